@@ -1,0 +1,44 @@
+// The built-in node models (`topsim topo models`): DGX-1 V100, DGX A100, HGX H100, an 8-GPU
+// PCIe box and DGX-2, each laid out after the vendor's published topology.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/node_model.h"
+
+namespace topsim {
+
+struct BuiltinModelInfo {
+  std::string name;
+  std::string summary;  // one line
+};
+
+std::vector<BuiltinModelInfo> builtin_models();
+// nullopt when `name` is not a built-in model.
+std::optional<NodeModel> builtin_model(std::string_view name);
+
+// A synthetic NVSwitch domain of `gpus` GPUs of `gpu_model` (e.g. 72 x "b200", NVL72-like),
+// `gpus_per_numa` to a NUMA node; used by benchmarks and large-domain tests.
+NodeModel nvswitch_domain_model(int gpus, std::string_view gpu_model, int gpus_per_numa);
+
+// Helpers for building models in code (used by the catalog and the importers).
+class NodeModelBuilder {
+ public:
+  explicit NodeModelBuilder(std::string name, std::string description = "");
+  int numa(CpuKind cpu, std::string cpu_affinity = "");           // returns NUMA index
+  int host_bridge(int numa, int pcie_gen = 3, int pcie_width = 16);  // returns bridge index
+  int pcie_switch(int parent, int pcie_gen = 3, int pcie_width = 16);
+  // REQUIRES: find_gpu_model(gpu_model) != nullptr
+  int gpu(int bridge, std::string_view gpu_model, int nvswitch_links = 0);
+  int nic(int bridge, std::string name, double speed_gbit, NicTransport transport, int pcie_gen = 3);
+  void nvlink(int a, int b, int count);
+  NodeModel take() { return std::move(model_); }
+
+ private:
+  NodeModel model_;
+};
+
+}  // namespace topsim

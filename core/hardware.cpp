@@ -1,0 +1,138 @@
+#include "core/hardware.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace topsim {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+struct CatalogEntry {
+  GpuModel model;
+  std::vector<std::string> aliases;
+};
+
+// Memory, PCIe generation and NVLink port counts from the vendors' data sheets.
+const std::vector<CatalogEntry>& catalog() {
+  static const std::vector<CatalogEntry> entries = {
+      {{"p100", "Tesla P100-SXM2-16GB", 60, 16, 3, 16, 4}, {"p100-sxm2"}},
+      {{"v100", "Tesla V100-SXM2-16GB", 70, 16, 3, 16, 6}, {"v100-sxm2", "v100m16", "v100-16g"}},
+      {{"v100-32g", "Tesla V100-SXM2-32GB", 70, 32, 3, 16, 6}, {"v100m32", "v100-sxm2-32g"}},
+      {{"v100-sxm3", "Tesla V100-SXM3-32GB", 70, 32, 3, 16, 6}, {}},
+      {{"t4", "Tesla T4", 75, 16, 3, 16, 0}, {}},
+      {{"a100", "A100-SXM4-40GB", 80, 40, 4, 16, 12}, {"a100-sxm4", "a100-40g"}},
+      {{"a100-80g", "A100-SXM4-80GB", 80, 80, 4, 16, 12}, {"a100-sxm4-80g"}},
+      {{"a100-pcie", "A100-PCIE-40GB", 80, 40, 4, 16, 12}, {}},
+      {{"a10", "A10", 86, 24, 4, 16, 0}, {}},
+      {{"l40s", "L40S", 89, 48, 4, 16, 0}, {}},
+      {{"rtx4090", "GeForce RTX 4090", 89, 24, 4, 16, 0}, {"4090"}},
+      {{"rtx4090-48g", "GeForce RTX 4090 48GB", 89, 48, 4, 16, 0}, {}},
+      {{"h100", "H100-SXM5-80GB", 90, 80, 5, 16, 18}, {"h100-sxm5", "h100-80g"}},
+      {{"b200", "B200", 100, 180, 5, 16, 18}, {}},
+  };
+  return entries;
+}
+
+}  // namespace
+
+const GpuModel* find_gpu_model(std::string_view name) {
+  const std::string key = lower(name);
+  for (const auto& entry : catalog()) {
+    if (entry.model.name == key) return &entry.model;
+    for (const auto& alias : entry.aliases)
+      if (alias == key) return &entry.model;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> gpu_model_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : catalog()) names.push_back(entry.model.name);
+  return names;
+}
+
+std::string sm_architecture(int sm) {
+  if (sm >= 100) return "Blackwell";
+  if (sm >= 90) return "Hopper";
+  if (sm >= 89) return "Ada";
+  if (sm >= 80) return "Ampere";
+  if (sm >= 75) return "Turing";
+  if (sm >= 70) return "Volta";
+  if (sm >= 60) return "Pascal";
+  return "pre-Pascal";
+}
+
+double nvlink_gbps_per_link(int sm) {
+  // NCCL topo.h: SM60_NVLINK_BW 18.0, SM70_NVLINK_BW 20.0, SM80_NVLINK_BW 20.0,
+  // SM86_NVLINK_BW 12.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
+  if (sm >= 100) return 40.1;
+  if (sm >= 90) return 20.6;
+  if (sm == 86) return 12.0;
+  if (sm >= 70) return 20.0;
+  return 18.0;
+}
+
+double pcie_gbps(int gen, int width) {
+  // NCCL topo.cc encodes GT/s per generation so that width * value / 80 is GB/s.
+  static constexpr int kPerLane[] = {0, 15, 30, 60, 120, 240, 480};
+  const int g = std::clamp(gen, 1, 6);
+  return width * kPerLane[g] / 80.0;
+}
+
+double network_gbps(double speed_gbit) { return speed_gbit / 8.0; }
+
+double cpu_interconnect_gbps(CpuKind kind) {
+  switch (kind) {
+    case CpuKind::IntelBroadwell: return 6.0;        // NCCL QPI_BW
+    case CpuKind::IntelSkylake: return 10.0;         // NCCL SKL_QPI_BW
+    case CpuKind::IntelSapphireRapids: return 22.0;  // NCCL SPR_QPI_BW
+    case CpuKind::IntelEmeraldRapids: return 40.0;   // NCCL ERP_QPI_BW
+    case CpuKind::Amd: return 16.0;                  // NCCL AMD_BW
+    case CpuKind::Arm: return 6.0;                   // NCCL ARM_BW
+    case CpuKind::Power9: return 32.0;               // NCCL P9_BW
+  }
+  return 6.0;
+}
+
+bool is_intel(CpuKind kind) {
+  return kind == CpuKind::IntelBroadwell || kind == CpuKind::IntelSkylake ||
+         kind == CpuKind::IntelSapphireRapids || kind == CpuKind::IntelEmeraldRapids;
+}
+
+namespace {
+constexpr std::pair<CpuKind, std::string_view> kCpuNames[] = {
+    {CpuKind::IntelBroadwell, "intel-broadwell"},
+    {CpuKind::IntelSkylake, "intel-skylake"},
+    {CpuKind::IntelSapphireRapids, "intel-sapphire-rapids"},
+    {CpuKind::IntelEmeraldRapids, "intel-emerald-rapids"},
+    {CpuKind::Amd, "amd"},
+    {CpuKind::Arm, "arm"},
+    {CpuKind::Power9, "power9"},
+};
+}  // namespace
+
+std::string_view cpu_kind_name(CpuKind kind) {
+  for (const auto& [k, name] : kCpuNames)
+    if (k == kind) return name;
+  return "unknown";
+}
+
+std::optional<CpuKind> parse_cpu_kind(std::string_view name) {
+  const std::string key = lower(name);
+  for (const auto& [k, n] : kCpuNames)
+    if (n == key) return k;
+  return std::nullopt;
+}
+
+std::vector<std::string> cpu_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& [k, n] : kCpuNames) names.emplace_back(n);
+  return names;
+}
+
+}  // namespace topsim

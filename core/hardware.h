@@ -1,0 +1,61 @@
+// Hardware facts the topology model is built from: GPU models, CPU kinds and the per-link
+// bandwidth constants NCCL uses for its path model.
+//
+// Bandwidths are GB/s in one direction (NCCL's convention); names ending in `_gbps` are GB/s.
+// Sources: NCCL `src/graph/topo.h` (link constants) and `topo.cc` (PCIe width x speed / 80),
+// collected in REFERENCE.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topsim {
+
+struct GpuModel {
+  std::string name;         // catalog key, e.g. "v100"
+  std::string product;      // e.g. "Tesla V100-SXM2-16GB"
+  int sm = 0;               // compute capability x 10 (70 = Volta)
+  double memory_gib = 0;    // on-board memory
+  int pcie_gen = 3;         // host link generation
+  int pcie_width = 16;      // host link lanes
+  int max_nvlinks = 0;      // NVLink ports per GPU (0: no NVLink)
+};
+
+// Finds a GPU model by catalog name (case-insensitive; aliases such as "V100M32" accepted).
+const GpuModel* find_gpu_model(std::string_view name);
+// All catalog names, in catalog order.
+std::vector<std::string> gpu_model_names();
+// Architecture name for an SM version, e.g. 70 -> "Volta".
+std::string sm_architecture(int sm);
+
+// NCCL topo.h: SM60 18.0, SM70 20.0, SM80 20.0, SM86 12.0, SM90 20.6, SM100 40.1 GB/s per link.
+double nvlink_gbps_per_link(int sm);
+// NCCL topo.cc: width x per-lane speed / 80; Gen3 x16 = 12, Gen4 x16 = 24, Gen5 x16 = 48 GB/s.
+double pcie_gbps(int gen, int width);
+// NCCL: a network port of `speed_gbit` Gb/s gives speed / 8 GB/s (100G = 12.5).
+double network_gbps(double speed_gbit);
+
+enum class CpuKind {
+  IntelBroadwell,       // QPI, NCCL QPI_BW 6
+  IntelSkylake,         // Skylake / Cascade Lake UPI, NCCL SKL_QPI_BW 10
+  IntelSapphireRapids,  // UPI 2.0, NCCL 22
+  IntelEmeraldRapids,   // NCCL 40
+  Amd,                  // Infinity Fabric, NCCL AMD_BW 16
+  Arm,                  // NCCL ARM_BW 6
+  Power9,               // NCCL P9_BW 32
+};
+
+// Bandwidth of the link between two NUMA nodes / sockets of this kind, GB/s.
+double cpu_interconnect_gbps(CpuKind kind);
+bool is_intel(CpuKind kind);
+std::string_view cpu_kind_name(CpuKind kind);  // e.g. "intel-skylake"
+std::optional<CpuKind> parse_cpu_kind(std::string_view name);
+std::vector<std::string> cpu_kind_names();
+
+// NCCL search.cc INTEL_P2P_OVERHEAD: GPU-to-GPU traffic through an Intel root complex costs
+// 6/5 of its bandwidth, so such a path delivers bandwidth / 1.2.
+inline constexpr double kIntelP2pOverhead = 1.2;
+
+}  // namespace topsim

@@ -1,0 +1,114 @@
+#include "core/node_model.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace topsim {
+namespace {
+
+std::string field(std::string_view list, size_t index, std::string_view name) {
+  return std::string(list) + "[" + std::to_string(index) + "]." + std::string(name);
+}
+
+Status check_pcie(const std::string& where, int gen, int width) {
+  if (gen < 1 || gen > 6)
+    return Error{where + ".pcie_gen: " + std::to_string(gen) + " is not a PCIe generation (1-6)"};
+  if (width < 1 || width > 32)
+    return Error{where + ".pcie_width: " + std::to_string(width) + " lanes is out of range (1-32)"};
+  return {};
+}
+
+Status check_bridge_ref(const NodeModel& m, const std::string& where, int bridge) {
+  if (bridge < 0 || bridge >= static_cast<int>(m.bridges.size()))
+    return Error{where + ": " + std::to_string(bridge) + " is not a bridge index (node has " +
+                 std::to_string(m.bridges.size()) + " bridges)"};
+  return {};
+}
+
+Status validate_bridges(const NodeModel& m) {
+  for (size_t i = 0; i < m.bridges.size(); ++i) {
+    const PcieBridge& b = m.bridges[i];
+    if (b.kind == BridgeKind::HostBridge) {
+      if (b.parent != -1) return Error{field("bridges", i, "parent") + ": a host bridge has no parent bridge"};
+      if (b.numa < 0 || b.numa >= static_cast<int>(m.numa_nodes.size()))
+        return Error{field("bridges", i, "numa") + ": " + std::to_string(b.numa) +
+                     " is not a NUMA node index (node has " + std::to_string(m.numa_nodes.size()) + ")"};
+    } else if (b.parent < 0 || b.parent >= static_cast<int>(i)) {
+      return Error{field("bridges", i, "parent") + ": a switch needs a parent bridge listed before it, got " +
+                   std::to_string(b.parent)};
+    }
+    if (Status s = check_pcie(field("bridges", i, ""), b.pcie_gen, b.pcie_width); !s) return s;
+  }
+  return {};
+}
+
+Status validate_gpus(const NodeModel& m) {
+  for (size_t i = 0; i < m.gpus.size(); ++i) {
+    const Gpu& g = m.gpus[i];
+    if (Status s = check_bridge_ref(m, field("gpus", i, "bridge"), g.bridge); !s) return s;
+    if (g.sm < 10) return Error{field("gpus", i, "sm") + ": " + std::to_string(g.sm) + " is not a compute capability x 10"};
+    if (!(g.memory_gib > 0)) return Error{field("gpus", i, "memory_gib") + ": must be positive"};
+    if (g.nvswitch_links < 0) return Error{field("gpus", i, "nvswitch_links") + ": must not be negative"};
+    if (Status s = check_pcie(field("gpus", i, ""), g.pcie_gen, g.pcie_width); !s) return s;
+  }
+  return {};
+}
+
+Status validate_nics(const NodeModel& m) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < m.nics.size(); ++i) {
+    const Nic& n = m.nics[i];
+    if (n.name.empty()) return Error{field("nics", i, "name") + ": must not be empty"};
+    if (!names.insert(n.name).second) return Error{field("nics", i, "name") + ": duplicate NIC name '" + n.name + "'"};
+    if (!(n.speed_gbit > 0)) return Error{field("nics", i, "speed_gbit") + ": must be positive"};
+    if (Status s = check_bridge_ref(m, field("nics", i, "bridge"), n.bridge); !s) return s;
+    if (Status s = check_pcie(field("nics", i, ""), n.pcie_gen, n.pcie_width); !s) return s;
+  }
+  return {};
+}
+
+Status validate_nvlinks(const NodeModel& m) {
+  const int gpus = static_cast<int>(m.gpus.size());
+  std::set<std::pair<int, int>> seen;
+  for (size_t i = 0; i < m.nvlinks.size(); ++i) {
+    const NvLinkBond& l = m.nvlinks[i];
+    if (l.gpu_a < 0 || l.gpu_a >= gpus || l.gpu_b < 0 || l.gpu_b >= gpus)
+      return Error{field("nvlinks", i, "gpus") + ": GPU index out of range (node has " + std::to_string(gpus) + " GPUs)"};
+    if (l.gpu_a == l.gpu_b) return Error{field("nvlinks", i, "gpus") + ": a GPU cannot link to itself"};
+    if (l.count < 1) return Error{field("nvlinks", i, "count") + ": must be at least 1"};
+    if (!seen.insert(std::minmax(l.gpu_a, l.gpu_b)).second)
+      return Error{field("nvlinks", i, "gpus") + ": GPU pair listed twice"};
+  }
+  return {};
+}
+
+}  // namespace
+
+Status validate(const NodeModel& m) {
+  if (m.name.empty()) return Error{"name: must not be empty"};
+  if (m.numa_nodes.empty()) return Error{"numa_nodes: a node needs at least one NUMA node"};
+  if (m.gpus.empty()) return Error{"gpus: a node needs at least one GPU"};
+  if (m.gpus.size() > kMaxGpusPerNode)
+    return Error{"gpus: at most " + std::to_string(kMaxGpusPerNode) + " GPUs per node are supported, got " +
+                 std::to_string(m.gpus.size())};
+  for (Status s : {validate_bridges(m), validate_gpus(m), validate_nics(m), validate_nvlinks(m)})
+    if (!s) return s;
+  return {};
+}
+
+int bridge_numa(const NodeModel& model, int bridge) {
+  while (model.bridges[bridge].kind != BridgeKind::HostBridge) bridge = model.bridges[bridge].parent;
+  return model.bridges[bridge].numa;
+}
+
+std::string_view nic_transport_name(NicTransport transport) {
+  switch (transport) {
+    case NicTransport::InfiniBand: return "ib";
+    case NicTransport::RoCE: return "roce";
+    case NicTransport::Ethernet: return "ethernet";
+  }
+  return "ib";
+}
+
+}  // namespace topsim
