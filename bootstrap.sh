@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One-step set-up for a fresh Debian machine: installs what is missing, configures, builds,
+# then either runs the main job (`run`) or the whole test suite (`test`).
+#   bash bootstrap.sh run     # build, then the main job on the built-in default scenario
+#   bash bootstrap.sh test    # build, then every test (ctest)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode="${1:-run}"
+case "$mode" in run|test) ;; *) echo "usage: bash bootstrap.sh run|test" >&2; exit 2 ;; esac
+
+packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
+          libfmt-dev catch2 libpugixml-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "installing: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPSIM_WERROR=ON >/dev/null
+cmake --build build -j"$jobs" >/dev/null
+
+if [ "$mode" = run ]; then
+  exec build/cli/topsim topo show dgx1-v100
+else
+  exec ctest --test-dir build --output-on-failure -j"$jobs"
+fi

@@ -1,0 +1,78 @@
+// Helpers shared by the tests: where the real inputs in ../shared are, and running the CLI.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+namespace topsim::test {
+
+// ../shared (topologies/, traces/); empty when absent.
+inline std::filesystem::path shared_dir() {
+  std::filesystem::path dir = TOPSIM_SHARED_DIR;
+  return std::filesystem::is_directory(dir) ? dir : std::filesystem::path();
+}
+
+// Path of a file under ../shared, or "" after a WARN when ../shared is absent.
+inline std::string shared_file(const std::string& relative) {
+  const auto dir = shared_dir();
+  if (dir.empty()) {
+    WARN("skipped: ../shared is absent (" TOPSIM_SHARED_DIR "), real inputs are not available");
+    return "";
+  }
+  return (dir / relative).string();
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `topsim <args>` (args are passed to the shell as written).
+inline CliResult run_cli(const std::string& args) {
+  const auto tmp = std::filesystem::temp_directory_path();
+  static int counter = 0;
+  const auto err_path = tmp / ("topsim_test_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const std::string command = std::string(TOPSIM_CLI_PATH) + " " + args + " 2>" + err_path.string();
+  CliResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = read_text(err_path);
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+// A fresh empty directory under the temp dir, removed by the destructor.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("topsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+}  // namespace topsim::test
