@@ -61,19 +61,30 @@ struct NoThirdDevice {
   }
 };
 
-double widest_pcie_path_gbps(const HardwareGraph& graph, Vertex from, Vertex to) {
+// Widest (max-bottleneck) path from `from` to every vertex over PCIe/CPU edges; fills the
+// bottleneck widths and the predecessor of each vertex on its widest path.
+void widest_pcie_paths(const HardwareGraph& graph, Vertex from, Vertex to, std::vector<double>& width,
+                       std::vector<Vertex>& predecessor) {
   boost::filtered_graph<HardwareGraph, PcieEdgesOnly, NoThirdDevice> view(
       graph, PcieEdgesOnly{&graph}, NoThirdDevice{&graph, from, to});
-  std::vector<double> width(boost::num_vertices(graph), 0.0);
+  width.assign(boost::num_vertices(graph), 0.0);
+  predecessor.resize(boost::num_vertices(graph));
   auto index = boost::get(boost::vertex_index, graph);
   boost::dijkstra_shortest_paths(
       view, from,
       boost::weight_map(boost::get(&HardwareEdge::bandwidth_gbps, graph))
           .distance_map(boost::make_iterator_property_map(width.begin(), index))
+          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), index))
           .distance_compare(std::greater<double>())
           .distance_combine([](double a, double b) { return std::min(a, b); })
           .distance_inf(0.0)
           .distance_zero(std::numeric_limits<double>::infinity()));
+}
+
+double widest_pcie_path_gbps(const HardwareGraph& graph, Vertex from, Vertex to) {
+  std::vector<double> width;
+  std::vector<Vertex> predecessor;
+  widest_pcie_paths(graph, from, to, width, predecessor);
   return width[to];
 }
 
@@ -97,6 +108,22 @@ Expected<Topology> Topology::build(NodeModel model) {
   return topo;
 }
 
+void Topology::add_edge(Vertex a, Vertex b, EdgeKind kind, double bandwidth_gbps, int nvlinks) {
+  const int id = static_cast<int>(boost::num_edges(graph_));
+  boost::add_edge(a, b, HardwareEdge{kind, bandwidth_gbps, nvlinks, id}, graph_);
+}
+
+std::vector<Vertex> Topology::pcie_route(int endpoint_a, int endpoint_b) const {
+  const Vertex from = endpoint_vertex(endpoint_a), to = endpoint_vertex(endpoint_b);
+  std::vector<double> width;
+  std::vector<Vertex> predecessor;
+  widest_pcie_paths(graph_, from, to, width, predecessor);
+  std::vector<Vertex> route{to};
+  while (route.back() != from) route.push_back(predecessor[route.back()]);
+  std::reverse(route.begin(), route.end());
+  return route;
+}
+
 void Topology::build_graph() {
   const NodeModel& m = model_;
   for (size_t i = 0; i < m.numa_nodes.size(); ++i)
@@ -104,39 +131,38 @@ void Topology::build_graph() {
   for (size_t i = 0; i < m.numa_nodes.size(); ++i)
     for (size_t j = i + 1; j < m.numa_nodes.size(); ++j) {
       const double bw = std::min(cpu_interconnect_gbps(m.numa_nodes[i].cpu), cpu_interconnect_gbps(m.numa_nodes[j].cpu));
-      boost::add_edge(numa_vertex_[i], numa_vertex_[j], {EdgeKind::CpuInterconnect, bw, 0}, graph_);
+      add_edge(numa_vertex_[i], numa_vertex_[j], EdgeKind::CpuInterconnect, bw);
     }
   for (size_t i = 0; i < m.bridges.size(); ++i) {
     const PcieBridge& b = m.bridges[i];
     const bool host = b.kind == BridgeKind::HostBridge;
     bridge_vertex_.push_back(boost::add_vertex({host ? VertexKind::HostBridge : VertexKind::Switch, static_cast<int>(i)}, graph_));
     const Vertex up = host ? numa_vertex_[b.numa] : bridge_vertex_[b.parent];
-    boost::add_edge(bridge_vertex_[i], up, {EdgeKind::Pcie, pcie_gbps(b.pcie_gen, b.pcie_width), 0}, graph_);
+    add_edge(bridge_vertex_[i], up, EdgeKind::Pcie, pcie_gbps(b.pcie_gen, b.pcie_width));
   }
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const Gpu& g = m.gpus[i];
     gpu_vertex_.push_back(boost::add_vertex({VertexKind::Gpu, static_cast<int>(i)}, graph_));
-    boost::add_edge(gpu_vertex_[i], bridge_vertex_[g.bridge], {EdgeKind::Pcie, pcie_gbps(g.pcie_gen, g.pcie_width), 0}, graph_);
+    add_edge(gpu_vertex_[i], bridge_vertex_[g.bridge], EdgeKind::Pcie, pcie_gbps(g.pcie_gen, g.pcie_width));
     gpu_numa_.push_back(bridge_numa(m, g.bridge));
   }
   for (size_t i = 0; i < m.nics.size(); ++i) {
     const Nic& n = m.nics[i];
     nic_vertex_.push_back(boost::add_vertex({VertexKind::Nic, static_cast<int>(i)}, graph_));
-    boost::add_edge(nic_vertex_[i], bridge_vertex_[n.bridge], {EdgeKind::Pcie, pcie_gbps(n.pcie_gen, n.pcie_width), 0}, graph_);
+    add_edge(nic_vertex_[i], bridge_vertex_[n.bridge], EdgeKind::Pcie, pcie_gbps(n.pcie_gen, n.pcie_width));
     nic_numa_.push_back(bridge_numa(m, n.bridge));
   }
   for (const NvLinkBond& l : m.nvlinks) {
     const int sm = std::min(m.gpus[l.gpu_a].sm, m.gpus[l.gpu_b].sm);
-    boost::add_edge(gpu_vertex_[l.gpu_a], gpu_vertex_[l.gpu_b],
-                    {EdgeKind::NvLink, l.count * nvlink_gbps_per_link(sm), l.count}, graph_);
+    add_edge(gpu_vertex_[l.gpu_a], gpu_vertex_[l.gpu_b], EdgeKind::NvLink, l.count * nvlink_gbps_per_link(sm), l.count);
   }
   // NCCL merges the NVSwitch chips of a node into one fabric node (topo.cc); so does this model.
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const Gpu& g = m.gpus[i];
     if (g.nvswitch_links == 0) continue;
     if (nvswitch_vertex_ < 0) nvswitch_vertex_ = static_cast<long>(boost::add_vertex({VertexKind::NvSwitch, 0}, graph_));
-    boost::add_edge(gpu_vertex_[i], static_cast<Vertex>(nvswitch_vertex_),
-                    {EdgeKind::NvSwitchLink, g.nvswitch_links * nvlink_gbps_per_link(g.sm), g.nvswitch_links}, graph_);
+    add_edge(gpu_vertex_[i], static_cast<Vertex>(nvswitch_vertex_), EdgeKind::NvSwitchLink,
+             g.nvswitch_links * nvlink_gbps_per_link(g.sm), g.nvswitch_links);
   }
 }
 
@@ -181,14 +207,14 @@ std::optional<PairLink> Topology::nvlink_pair(int a, int b) const {
   for (const NvLinkBond& l : model_.nvlinks) {
     if (std::minmax(l.gpu_a, l.gpu_b) != std::minmax(a, b)) continue;
     const int sm = std::min(model_.gpus[a].sm, model_.gpus[b].sm);
-    best = PairLink{LinkClass::NVLink, l.count, false, l.count * nvlink_gbps_per_link(sm), true};
+    best = PairLink{LinkClass::NVLink, l.count, false, l.count * nvlink_gbps_per_link(sm), true, LinkClass::Sys};
   }
   const Gpu& ga = model_.gpus[a];
   const Gpu& gb = model_.gpus[b];
   if (ga.nvswitch_links > 0 && gb.nvswitch_links > 0) {
     const double bw = std::min(ga.nvswitch_links * nvlink_gbps_per_link(ga.sm), gb.nvswitch_links * nvlink_gbps_per_link(gb.sm));
     if (!best || bw > best->bandwidth_gbps)
-      best = PairLink{LinkClass::NVLink, std::min(ga.nvswitch_links, gb.nvswitch_links), true, bw, true};
+      best = PairLink{LinkClass::NVLink, std::min(ga.nvswitch_links, gb.nvswitch_links), true, bw, true, LinkClass::Sys};
   }
   return best;
 }
@@ -197,11 +223,13 @@ void Topology::compute_pairs() {
   endpoints_ = gpu_count() + nic_count();
   pairs_.assign(static_cast<size_t>(endpoints_) * endpoints_, PairLink{});
   for (int a = 0; a < endpoints_; ++a) {
-    pairs_[a * endpoints_ + a] = PairLink{LinkClass::Self, 0, false, 0, true};
+    pairs_[a * endpoints_ + a] = PairLink{LinkClass::Self, 0, false, 0, true, LinkClass::Self};
     for (int b = a + 1; b < endpoints_; ++b) {
+      const PairLink pcie = pcie_pair(a, b);
       std::optional<PairLink> link;
       if (a < gpu_count() && b < gpu_count()) link = nvlink_pair(a, b);
-      if (!link) link = pcie_pair(a, b);
+      if (!link) link = pcie;
+      link->pcie_cls = pcie.cls;
       pairs_[a * endpoints_ + b] = *link;
       pairs_[b * endpoints_ + a] = *link;
     }

@@ -43,6 +43,7 @@ struct PairLink {
   bool via_nvswitch = false;   // NVLink through the NVSwitch fabric rather than direct
   double bandwidth_gbps = 0;   // P2P path bandwidth, GB/s one direction
   bool p2p = false;            // NCCL's default P2P level (PXB) allows direct P2P
+  LinkClass pcie_cls = LinkClass::Sys;  // the PCIe/CPU relation alone, even when NVLink exists
 };
 
 enum class VertexKind { Numa, HostBridge, Switch, Gpu, Nic, NvSwitch };
@@ -55,6 +56,7 @@ struct HardwareEdge {
   EdgeKind kind = EdgeKind::Pcie;
   double bandwidth_gbps = 0;  // capacity in each direction
   int nvlinks = 0;            // NVLink edges: bonded links
+  int id = 0;                 // dense edge number, 0..num_edges-1
 };
 using HardwareGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
                                             HardwareVertex, HardwareEdge>;
@@ -82,6 +84,12 @@ class Topology {
   int nearest_nic(int gpu) const { return nearest_nic_[gpu]; }
   bool has_nvswitch() const { return nvswitch_vertex_ >= 0; }
 
+  // Vertices of the widest PCIe/CPU path between two endpoints (GPUs 0..G-1, then NICs
+  // G..G+N-1), both ends included; the path never passes through a third GPU or NIC.
+  std::vector<HardwareGraph::vertex_descriptor> pcie_route(int endpoint_a, int endpoint_b) const;
+  // The NVSwitch fabric vertex. REQUIRES: has_nvswitch()
+  HardwareGraph::vertex_descriptor nvswitch_vertex() const { return static_cast<HardwareGraph::vertex_descriptor>(nvswitch_vertex_); }
+
   const HardwareGraph& graph() const { return graph_; }
   HardwareGraph::vertex_descriptor gpu_vertex(int gpu) const { return gpu_vertex_[gpu]; }
   HardwareGraph::vertex_descriptor nic_vertex(int nic) const { return nic_vertex_[nic]; }
@@ -89,6 +97,8 @@ class Topology {
  private:
   explicit Topology(NodeModel model) : model_(std::move(model)) {}
   void build_graph();
+  void add_edge(HardwareGraph::vertex_descriptor a, HardwareGraph::vertex_descriptor b, EdgeKind kind,
+                double bandwidth_gbps, int nvlinks = 0);
   void compute_pairs();
   PairLink pcie_pair(int endpoint_a, int endpoint_b) const;
   std::optional<PairLink> nvlink_pair(int gpu_a, int gpu_b) const;

@@ -1,0 +1,287 @@
+#include "core/allocator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace topsim {
+
+struct Allocator::Score {
+  int64_t bus_mbps = -1;
+  int64_t next_mbps = 0;
+  int64_t leftover_mbps = 0;
+  int numa_span = 0;
+  GpuSet set;
+};
+
+namespace {
+
+constexpr uint32_t kUnknown = ~0u;
+
+// True when the sorted id list of `a` is lexicographically smaller than that of `b`
+// (REQUIRES: equal sizes): the lowest id in which they differ belongs to `a`.
+bool lower_ids(const GpuSet& a, const GpuSet& b) {
+  const GpuSet diff = a ^ b;
+  const size_t first = diff._Find_first();
+  return first < diff.size() && a.test(first);
+}
+
+bool better(const Allocator::Score& a, const Allocator::Score& b) {
+  if (a.bus_mbps != b.bus_mbps) return a.bus_mbps > b.bus_mbps;
+  if (a.next_mbps != b.next_mbps) return a.next_mbps > b.next_mbps;
+  if (a.leftover_mbps != b.leftover_mbps) return a.leftover_mbps > b.leftover_mbps;
+  if (a.numa_span != b.numa_span) return a.numa_span < b.numa_span;
+  return lower_ids(a.set, b.set);
+}
+
+int64_t to_mbps(double gbps) { return std::llround(gbps * 1000.0); }
+
+// Calls `visit(mask)` for every subset of `pool` with `size` bits that contains `required`
+// (pool, required: bitmasks over at most 32 GPUs), in increasing order of the chosen positions.
+template <class Visit>
+void for_each_subset(uint32_t pool, uint32_t required, int size, const Visit& visit) {
+  const uint32_t optional = pool & ~required;
+  const int need = size - __builtin_popcount(required);
+  std::vector<int> positions;
+  for (int i = 0; i < 32; ++i)
+    if (optional & (1u << i)) positions.push_back(i);
+  const int m = static_cast<int>(positions.size());
+  if (need < 0 || need > m) return;
+  if (need == 0) { visit(required); return; }
+  for (uint64_t combo = (1ull << need) - 1; combo < (1ull << m);) {
+    uint32_t mask = required;
+    for (int i = 0; i < m; ++i)
+      if (combo & (1ull << i)) mask |= 1u << positions[i];
+    visit(mask);
+    const uint64_t low = combo & -combo, ripple = combo + low;  // Gosper's hack: next combination
+    combo = (((ripple ^ combo) >> 2) / low) | ripple;
+  }
+}
+
+uint32_t small_mask(const GpuSet& set) { return static_cast<uint32_t>(set.to_ulong()); }
+
+}  // namespace
+
+std::string_view policy_name(PlacementPolicy policy) {
+  switch (policy) {
+    case PlacementPolicy::BestFit: return "best-fit";
+    case PlacementPolicy::FirstFit: return "first-fit";
+    case PlacementPolicy::Pack: return "pack";
+    case PlacementPolicy::Spread: return "spread";
+    case PlacementPolicy::DevicePlugin: return "device-plugin";
+  }
+  return "best-fit";
+}
+
+std::vector<std::string> policy_names() { return {"best-fit", "first-fit", "pack", "spread", "device-plugin"}; }
+
+std::optional<PlacementPolicy> parse_policy(std::string_view name) {
+  for (auto p : {PlacementPolicy::BestFit, PlacementPolicy::FirstFit, PlacementPolicy::Pack, PlacementPolicy::Spread,
+                 PlacementPolicy::DevicePlugin})
+    if (policy_name(p) == name) return p;
+  return std::nullopt;
+}
+
+std::string describe(const PlacementConstraints& c) {
+  std::vector<std::string> parts;
+  if (c.same_numa) parts.push_back("same-numa");
+  if (c.require_nvlink) parts.push_back("require-nvlink");
+  if (c.max_link_class) parts.push_back("max-link-class " + link_code(*c.max_link_class, 0));
+  if (c.min_bandwidth_gbps > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "min-bandwidth %.1f GB/s", c.min_bandwidth_gbps);
+    parts.push_back(buf);
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out.empty() ? "no constraints" : out;
+}
+
+Status apply_annotations(const std::map<std::string, std::string>& annotations, PlacementRequest& request) {
+  const std::string prefix = "gpu.topology/";
+  for (const auto& [key, value] : annotations) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string name = key.substr(prefix.size());
+    if (name == "policy") {
+      if (value == "single-numa") request.constraints.same_numa = true;
+      else if (value == "nvlink") request.constraints.require_nvlink = true;
+      else if (value == "spread") request.policy = PlacementPolicy::Spread;
+      else if (value != "best-effort")
+        return Error{key + ": '" + value + "' is not one of single-numa, nvlink, best-effort, spread"};
+    } else if (name == "min-bandwidth") {
+      char* end = nullptr;
+      const double gbps = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(gbps >= 0) || !std::isfinite(gbps))
+        return Error{key + ": '" + value + "' is not a bandwidth in GB/s (a number >= 0)"};
+      request.constraints.min_bandwidth_gbps = gbps;
+    } else if (name == "require-nvlink") {
+      if (value != "true" && value != "false") return Error{key + ": '" + value + "' is not true or false"};
+      request.constraints.require_nvlink = value == "true";
+    } else if (name != "multi-node-policy" && name != "max-nodes" && name != "min-gpus-per-node") {
+      return Error{key + ": unknown annotation (known: policy, min-bandwidth, require-nvlink, multi-node-policy, "
+                         "max-nodes, min-gpus-per-node)"};
+    }
+  }
+  return {};
+}
+
+Allocator::Allocator(const Topology& topology)
+    : topology_(&topology), rings_(topology), gpu_count_(topology.gpu_count()) {
+  pair_mbps_.assign(static_cast<size_t>(gpu_count_) * gpu_count_, 0);
+  for (int a = 0; a < gpu_count_; ++a)
+    for (int b = 0; b < gpu_count_; ++b)
+      if (a != b) pair_mbps_[a * gpu_count_ + b] = to_mbps(topology.gpu_pair(a, b).bandwidth_gbps);
+  if (small()) {
+    const size_t masks = size_t{1} << gpu_count_;
+    bus_memo_.assign(masks, RingSummary{});
+    next_memo_.assign(masks * (gpu_count_ + 1), -1);
+    answer_memo_.assign(masks * (gpu_count_ + 1), kUnknown);
+  }
+}
+
+Allocator::RingSummary Allocator::fresh_ring_summary(const GpuSet& set) const {
+  const RingPlan plan = rings_.plan(to_ids(set));
+  return {to_mbps(plan.bus_bandwidth_gbps), plan.nvlink_only};
+}
+
+Allocator::RingSummary Allocator::ring_summary(const GpuSet& set) const {
+  if (small()) {
+    RingSummary& slot = bus_memo_[small_mask(set)];
+    if (slot.mbps < 0) slot = fresh_ring_summary(set);
+    return slot;
+  }
+  auto it = large_bus_memo_.find(set);
+  if (it == large_bus_memo_.end()) it = large_bus_memo_.emplace(set, fresh_ring_summary(set)).first;
+  return it->second;
+}
+
+int64_t Allocator::best_next_mbps(uint32_t leftover, int size) const {
+  const int count = __builtin_popcount(leftover);
+  if (size < 2 || count < size) return 0;  // a single GPU needs no bandwidth
+  if (count == size) return bus_mbps(GpuSet(leftover));
+  int64_t& slot = next_memo_[static_cast<size_t>(leftover) * (gpu_count_ + 1) + size];
+  if (slot >= 0) return slot;
+  int64_t best = 0;
+  for (uint32_t rest = leftover; rest; rest &= rest - 1)
+    best = std::max(best, best_next_mbps(leftover & ~(rest & -rest), size));
+  return slot = best;
+}
+
+int64_t Allocator::connectivity_mbps(const GpuSet& set) const {
+  const std::vector<int> ids = to_ids(set);
+  int64_t total = 0;
+  for (size_t i = 0; i < ids.size(); ++i)
+    for (size_t j = i + 1; j < ids.size(); ++j) total += pair_mbps_[ids[i] * gpu_count_ + ids[j]];
+  return total;
+}
+
+int Allocator::numa_span(const GpuSet& set) const {
+  uint64_t numa_bits = 0;
+  for (int id : to_ids(set)) numa_bits |= uint64_t{1} << (topology_->gpu_numa(id) & 63);
+  return __builtin_popcountll(numa_bits);
+}
+
+Allocator::Score Allocator::score(const GpuSet& free, const GpuSet& set) const {
+  const GpuSet leftover = free & ~set;
+  const int size = static_cast<int>(set.count());
+  Score s;
+  s.bus_mbps = bus_mbps(set);
+  s.next_mbps = small() ? best_next_mbps(small_mask(leftover), size) : 0;
+  s.leftover_mbps = connectivity_mbps(leftover);
+  s.numa_span = numa_span(set);
+  s.set = set;
+  return s;
+}
+
+Allocator::Score Allocator::fresh_score(const GpuSet& free, const GpuSet& set) const {
+  const GpuSet leftover = free & ~set;
+  const int size = static_cast<int>(set.count());
+  Score s;
+  s.bus_mbps = fresh_ring_summary(set).mbps;
+  if (size >= 2)
+    for_each_subset(small_mask(leftover), 0, size, [&](uint32_t next) {
+      s.next_mbps = std::max(s.next_mbps, fresh_ring_summary(GpuSet(next)).mbps);
+    });
+  s.leftover_mbps = connectivity_mbps(leftover);
+  s.numa_span = numa_span(set);
+  s.set = set;
+  return s;
+}
+
+bool Allocator::meets(const GpuSet& set, const PlacementConstraints& c) const {
+  if (c.same_numa && numa_span(set) > 1) return false;
+  if (c.max_link_class) {
+    const std::vector<int> ids = to_ids(set);
+    for (size_t i = 0; i < ids.size(); ++i)
+      for (size_t j = i + 1; j < ids.size(); ++j)
+        if (topology_->gpu_pair(ids[i], ids[j]).cls > *c.max_link_class) return false;
+  }
+  if (c.require_nvlink && set.count() > 1 && !ring_summary(set).nvlink_only) return false;
+  if (c.min_bandwidth_gbps > 0 && set.count() > 1 && ring_summary(set).mbps < to_mbps(c.min_bandwidth_gbps)) return false;
+  return true;
+}
+
+std::optional<GpuSet> Allocator::best_fit_small(const GpuSet& free, const PlacementRequest& r) const {
+  const uint32_t pool = small_mask(free), required = small_mask(to_gpu_set(r.must_include));
+  const bool plain = !r.constraints.any() && r.must_include.empty();
+  uint32_t* memo = plain ? &answer_memo_[static_cast<size_t>(pool) * (gpu_count_ + 1) + r.gpus] : nullptr;
+  if (memo && *memo != kUnknown) return GpuSet(*memo);
+  std::optional<Score> best;
+  for_each_subset(pool, required, r.gpus, [&](uint32_t mask) {
+    const GpuSet set(mask);
+    if (!meets(set, r.constraints)) return;
+    Score s = score(free, set);
+    if (!best || better(s, *best)) best = s;
+  });
+  if (!best) return std::nullopt;
+  if (memo) *memo = small_mask(best->set);
+  return best->set;
+}
+
+GpuSet Allocator::best_fit_exhaustive(const GpuSet& free, const PlacementRequest& r) const {
+  std::optional<Score> best;
+  for_each_subset(small_mask(free), small_mask(to_gpu_set(r.must_include)), r.gpus, [&](uint32_t mask) {
+    const GpuSet set(mask);
+    if (!meets(set, r.constraints)) return;
+    Score s = fresh_score(free, set);
+    if (!best || better(s, *best)) best = s;
+  });
+  return best ? best->set : GpuSet();
+}
+
+std::optional<GpuSet> Allocator::best_fit_large(const GpuSet& free, const PlacementRequest& r) const {
+  // Seeds: the required GPUs, else the lowest free GPU of every NUMA node.
+  std::vector<GpuSet> seeds;
+  if (!r.must_include.empty()) {
+    seeds.push_back(to_gpu_set(r.must_include));
+  } else {
+    std::vector<bool> seen(topology_->model().numa_nodes.size(), false);
+    for (int id : to_ids(free))
+      if (!seen[topology_->gpu_numa(id)]) { seen[topology_->gpu_numa(id)] = true; seeds.push_back(GpuSet().set(id)); }
+  }
+  std::optional<Score> best;
+  for (const GpuSet& seed : seeds) {
+    GpuSet set = seed;
+    const int home = topology_->gpu_numa(to_ids(seed).front());
+    std::vector<int64_t> weakest(gpu_count_, INT64_MAX);  // weakest pair bandwidth into the set
+    for (int m : to_ids(seed))
+      for (int g = 0; g < gpu_count_; ++g) weakest[g] = std::min(weakest[g], pair_mbps_[m * gpu_count_ + g]);
+    while (static_cast<int>(set.count()) < r.gpus) {
+      int pick = -1;
+      for (int g : to_ids(free & ~set)) {
+        if (pick < 0 || weakest[g] > weakest[pick] ||
+            (weakest[g] == weakest[pick] && topology_->gpu_numa(g) == home && topology_->gpu_numa(pick) != home))
+          pick = g;
+      }
+      set.set(pick);
+      for (int g = 0; g < gpu_count_; ++g) weakest[g] = std::min(weakest[g], pair_mbps_[pick * gpu_count_ + g]);
+    }
+    if (!meets(set, r.constraints)) continue;
+    Score s = score(free, set);
+    if (!best || better(s, *best)) best = s;
+  }
+  if (!best) return std::nullopt;
+  return best->set;
+}
+
+}  // namespace topsim

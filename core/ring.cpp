@@ -1,0 +1,230 @@
+#include "core/ring.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+namespace topsim {
+namespace {
+
+using Vertex = HardwareGraph::vertex_descriptor;
+
+constexpr int kMaxChannels = 16;       // NCCL ring search keeps at most MAXCHANNELS/2 rings
+constexpr int kExactRingMaxGpus = 10;  // dynamic programming over subsets up to this size
+constexpr double kMinChannelFraction = 0.01;
+
+int directed_edge(const HardwareGraph& graph, Vertex from, Vertex to) {
+  auto [edge, found] = boost::edge(from, to, graph);
+  assert(found && "route step without an edge");
+  return 2 * graph[edge].id + (from < to ? 0 : 1);
+}
+
+// Bottleneck of the closed ring `order` under per-hop capacities `cap(a, b)`.
+template <class Cap>
+double ring_bottleneck(const std::vector<int>& order, const Cap& cap) {
+  double bottleneck = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < order.size(); ++i) bottleneck = std::min(bottleneck, cap(order[i], order[(i + 1) % order.size()]));
+  return bottleneck;
+}
+
+// Exact widest ring by dynamic programming over subsets (Held-Karp with min/max); local ids.
+template <class Cap>
+std::vector<int> exact_widest_ring(int n, const Cap& cap) {
+  const int full = (1 << n) - 1;
+  std::vector<double> best(static_cast<size_t>(full + 1) * n, -1.0);
+  std::vector<int8_t> parent(best.size(), -1);
+  auto at = [n](int mask, int last) { return static_cast<size_t>(mask) * n + last; };
+  for (int j = 1; j < n; ++j) best[at(1 | (1 << j), j)] = cap(0, j);
+  for (int mask = 1; mask <= full; mask += 2) {
+    for (int j = 1; j < n; ++j) {
+      const double here = best[at(mask, j)];
+      if (here < 0) continue;
+      for (int k = 1; k < n; ++k) {
+        if (mask & (1 << k)) continue;
+        const double width = std::min(here, cap(j, k));
+        double& slot = best[at(mask | (1 << k), k)];
+        if (width > slot) { slot = width; parent[at(mask | (1 << k), k)] = static_cast<int8_t>(j); }
+      }
+    }
+  }
+  int last = -1;
+  double width = 0;
+  for (int j = 1; j < n; ++j) {
+    const double closed = std::min(best[at(full, j)], cap(j, 0));
+    if (closed > width) { width = closed; last = j; }
+  }
+  if (last < 0) return {};
+  std::vector<int> order;
+  for (int mask = full; last > 0;) {
+    order.push_back(last);
+    const int prev = parent[at(mask, last)];
+    mask &= ~(1 << last);
+    last = prev;
+  }
+  order.push_back(0);
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+// Nearest-widest-neighbour ring improved by 2-opt segment reversals; local ids.
+template <class Cap>
+std::vector<int> heuristic_widest_ring(int n, const Cap& cap) {
+  std::vector<int> order{0};
+  std::vector<bool> used(n, false);
+  used[0] = true;
+  for (int step = 1; step < n; ++step) {
+    int next = -1;
+    for (int k = 0; k < n; ++k)
+      if (!used[k] && (next < 0 || cap(order.back(), k) > cap(order.back(), next))) next = k;
+    used[next] = true;
+    order.push_back(next);
+  }
+  double width = ring_bottleneck(order, cap);
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (int i = 1; i < n - 1 && !improved; ++i)
+      for (int j = i + 1; j < n && !improved; ++j) {
+        std::reverse(order.begin() + i, order.begin() + j + 1);
+        const double candidate = ring_bottleneck(order, cap);
+        if (candidate > width) { width = candidate; improved = true; }
+        else std::reverse(order.begin() + i, order.begin() + j + 1);
+      }
+  }
+  return width > 0 ? order : std::vector<int>{};
+}
+
+}  // namespace
+
+RingModel::RingModel(const Topology& topology) : topology_(&topology) {
+  const HardwareGraph& graph = topology.graph();
+  edge_capacity_gbps_.assign(boost::num_edges(graph), 0.0);
+  for (auto [it, end] = boost::edges(graph); it != end; ++it) edge_capacity_gbps_[graph[*it].id] = graph[*it].bandwidth_gbps;
+  route_hops();
+}
+
+std::vector<int> RingModel::route_edges(const std::vector<Vertex>& vertices) const {
+  std::vector<int> route;
+  for (size_t i = 0; i + 1 < vertices.size(); ++i) route.push_back(directed_edge(topology_->graph(), vertices[i], vertices[i + 1]));
+  return route;
+}
+
+void RingModel::route_hops() {
+  const Topology& t = *topology_;
+  const int n = t.gpu_count();
+  hops_.assign(static_cast<size_t>(n) * n, Hop{});
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const PairLink& link = t.gpu_pair(a, b);
+      Hop& h = hops_[a * n + b];
+      h.nvlink = link.cls == LinkClass::NVLink;
+      if (h.nvlink && !link.via_nvswitch) {
+        h.route = route_edges({t.gpu_vertex(a), t.gpu_vertex(b)});
+      } else if (h.nvlink) {
+        h.route = route_edges({t.gpu_vertex(a), t.nvswitch_vertex(), t.gpu_vertex(b)});
+      } else {
+        h.route = route_edges(t.pcie_route(a, b));
+        const auto& numa = t.model().numa_nodes;
+        const bool intel = is_intel(numa[t.gpu_numa(a)].cpu) || is_intel(numa[t.gpu_numa(b)].cpu);
+        if (link.cls >= LinkClass::PHB && intel) h.cost_factor = kIntelP2pOverhead;
+      }
+    }
+}
+
+double RingModel::hop_capacity(int a, int b, const std::vector<double>& residual, bool nvlink_only) const {
+  const Hop& h = hop(a, b);
+  if (nvlink_only && !h.nvlink) return 0;
+  double cap = std::numeric_limits<double>::infinity();
+  for (int e : h.route) cap = std::min(cap, residual[e]);
+  return cap / h.cost_factor;
+}
+
+std::vector<int> RingModel::widest_ring(const std::vector<int>& gpus, const std::vector<double>& residual,
+                                        bool nvlink_only) const {
+  const int n = static_cast<int>(gpus.size());
+  std::vector<double> capacity(static_cast<size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) capacity[i * n + j] = hop_capacity(gpus[i], gpus[j], residual, nvlink_only);
+  auto cap = [&capacity, n](int i, int j) { return capacity[i * n + j]; };
+  std::vector<int> local = n <= kExactRingMaxGpus ? exact_widest_ring(n, cap) : heuristic_widest_ring(n, cap);
+  for (int& i : local) i = gpus[i];
+  return local;
+}
+
+bool RingModel::all_through_nvswitch(const std::vector<int>& gpus) const {
+  for (size_t i = 0; i < gpus.size(); ++i)
+    for (size_t j = i + 1; j < gpus.size(); ++j)
+      if (!topology_->gpu_pair(gpus[i], gpus[j]).via_nvswitch) return false;
+  return true;
+}
+
+RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
+  std::vector<int> gpus = unsorted;
+  std::sort(gpus.begin(), gpus.end());
+  RingPlan plan;
+  plan.order = gpus;
+  if (gpus.size() < 2) return plan;
+  std::vector<double> residual(2 * edge_capacity_gbps_.size());
+  for (size_t e = 0; e < edge_capacity_gbps_.size(); ++e) residual[2 * e] = residual[2 * e + 1] = edge_capacity_gbps_[e];
+
+  // NVSwitch fast path: one ring through the fabric takes every member's full uplink.
+  const bool switched = all_through_nvswitch(gpus);
+  bool nvlink_only = switched || !widest_ring(gpus, residual, true).empty();
+  for (int channel = 0; channel < kMaxChannels; ++channel) {
+    std::vector<int> order = switched && channel == 0 ? gpus : widest_ring(gpus, residual, nvlink_only);
+    if (order.empty()) break;
+    std::vector<double> uses(residual.size(), 0.0);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Hop& h = hop(order[i], order[(i + 1) % order.size()]);
+      for (int e : h.route) uses[e] += h.cost_factor;
+    }
+    double rate = std::numeric_limits<double>::infinity();
+    for (size_t e = 0; e < uses.size(); ++e)
+      if (uses[e] > 0) rate = std::min(rate, residual[e] / uses[e]);
+    const double floor = plan.channel_gbps.empty() ? 1e-9 : kMinChannelFraction * plan.channel_gbps.front();
+    if (!(rate > floor)) break;
+    for (size_t e = 0; e < uses.size(); ++e) residual[e] -= rate * uses[e];
+    if (plan.channel_gbps.empty()) plan.order = order;
+    plan.channel_gbps.push_back(rate);
+    plan.bus_bandwidth_gbps += rate;
+  }
+  plan.nvlink_only = nvlink_only && !plan.channel_gbps.empty();
+  for (size_t i = 0; i < plan.order.size(); ++i) {
+    const PairLink& l = topology_->gpu_pair(plan.order[i], plan.order[(i + 1) % plan.order.size()]);
+    plan.worst_hop = std::max(plan.worst_hop, l.cls);
+  }
+  return plan;
+}
+
+const char* protocol_name(NcclProtocol protocol) {
+  switch (protocol) {
+    case NcclProtocol::LL: return "LL";
+    case NcclProtocol::LL128: return "LL128";
+    case NcclProtocol::Simple: return "Simple";
+  }
+  return "Simple";
+}
+
+AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops) {
+  AllReduceEstimate best;
+  if (ranks < 2 || bytes <= 0) return best;
+  // NCCL tuning.cc: ring base latency and per-hop latencies (µs) for {LL, LL128, Simple}.
+  constexpr double kBase[] = {6.6, 14.0, 8.4};
+  constexpr double kNvlinkHop[] = {0.6, 1.9, 3.4};
+  constexpr double kPcieHop[] = {1.0, 2.5, 5.7};
+  constexpr double kNetHop[] = {2.7, 4.0, 14.0};
+  constexpr double kEfficiency[] = {0.5, 0.92, 1.0};  // fraction of bus bandwidth per protocol
+  const int inter_steps = 2 * (nodes - 1);
+  const int intra_steps = std::max(0, 2 * (ranks - 1) - inter_steps);
+  const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;
+  best.time_us = std::numeric_limits<double>::infinity();
+  for (int p = 0; p < 3; ++p) {
+    const double latency = kBase[p] + intra_steps * (nvlink_hops ? kNvlinkHop[p] : kPcieHop[p]) + inter_steps * kNetHop[p];
+    const double transfer = moved_bytes / (bus_bandwidth_gbps * kEfficiency[p] * 1e3);  // GB/s = 1e3 bytes/µs
+    if (latency + transfer < best.time_us) best = {latency + transfer, static_cast<NcclProtocol>(p)};
+  }
+  return best;
+}
+
+}  // namespace topsim

@@ -1,0 +1,88 @@
+// NCCL ring model: ring order, channels and predicted all-reduce bus bandwidth for a set of GPUs
+// on one node, and the all-reduce time for a message size.
+//
+// Model (NCCL src/graph/search.cc, tuning.cc; REFERENCE.md), and where it simplifies:
+// - Every ordered GPU pair (a -> b) is a "hop" routed over directed edges of the hardware graph:
+//   a direct NVLink bond, GPU -> NVSwitch -> GPU, or the widest PCIe/CPU path. Each directed
+//   edge has the capacity of its link in that direction.
+// - NCCL runs several rings (channels) at once. Channels are found greedily: the ring order
+//   with the widest bottleneck over the residual capacities (exact dynamic programming over
+//   subsets for up to 10 GPUs; nearest-neighbour plus 2-opt beyond), its rate is what every
+//   edge it crosses can still carry (an edge crossed by two hops of one ring gives each half),
+//   that rate is subtracted, and the search repeats, at most 16 channels. Like NCCL, all
+//   channels stay on NVLink when an NVLink-only ring exists; only otherwise do they use PCIe.
+//   On NVSwitch a GPU's links into the fabric are one edge, so every ring through the switch
+//   shares the GPU's total NVLink bandwidth (the per-GPU figure, not per-pair x n).
+// - Hops through an Intel CPU consume 1.2x their rate (NCCL INTEL_P2P_OVERHEAD).
+// - Ring all-reduce moves 2(n-1)/n x S bytes per GPU; bus bandwidth is the sum of the channel
+//   rates (what nccl-tests reports as busBw for large messages with the Simple protocol).
+// - Not modelled: tree/NVLS/CollNet algorithms, PXN, SM limits on channel count, and the
+//   protocol's chunking; NCCL finds channels by a timed search, this model by the greedy above.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/gpu_set.h"
+#include "core/topology.h"
+
+namespace topsim {
+
+struct RingPlan {
+  std::vector<int> order;             // GPU ids of the first (widest) ring, starting at the lowest id
+  std::vector<double> channel_gbps;   // rate of each channel found, GB/s
+  double bus_bandwidth_gbps = 0;      // sum of channel rates; 0 for fewer than 2 GPUs
+  bool nvlink_only = false;           // every hop of every channel is NVLink (direct or NVSwitch)
+  LinkClass worst_hop = LinkClass::Self;  // worst link class among the ring's hops
+};
+
+class RingModel {
+ public:
+  // REQUIRES: `topology` outlives the model.
+  explicit RingModel(const Topology& topology);
+
+  // Plans the rings for `gpus` (distinct node GPU ids, any order).
+  RingPlan plan(const std::vector<int>& gpus) const;
+  // Bus bandwidth of plan(gpus), GB/s.
+  double bus_bandwidth_gbps(const std::vector<int>& gpus) const { return plan(gpus).bus_bandwidth_gbps; }
+
+  const Topology& topology() const { return *topology_; }
+
+ private:
+  struct Hop {
+    std::vector<int> route;    // directed edges: 2 x edge id + (1 when walked high -> low vertex)
+    double cost_factor = 1.0;  // capacity consumed per unit of rate (Intel P2P overhead)
+    bool nvlink = false;
+  };
+  const Hop& hop(int a, int b) const { return hops_[a * topology_->gpu_count() + b]; }
+  void route_hops();
+  std::vector<int> route_edges(const std::vector<HardwareGraph::vertex_descriptor>& vertices) const;
+  // Widest-bottleneck ring over `gpus` given residual directed capacities; empty if none.
+  std::vector<int> widest_ring(const std::vector<int>& gpus, const std::vector<double>& residual,
+                               bool nvlink_only) const;
+  double hop_capacity(int a, int b, const std::vector<double>& residual, bool nvlink_only) const;
+  bool all_through_nvswitch(const std::vector<int>& gpus) const;
+
+  const Topology* topology_;
+  std::vector<double> edge_capacity_gbps_;  // per undirected edge, per direction
+  std::vector<Hop> hops_;                   // gpu_count x gpu_count
+};
+
+enum class NcclProtocol { LL, LL128, Simple };
+const char* protocol_name(NcclProtocol protocol);
+
+struct AllReduceEstimate {
+  double time_us = 0;
+  NcclProtocol protocol = NcclProtocol::Simple;
+};
+
+// Ring all-reduce time for `bytes` over `ranks` GPUs on `nodes` nodes with the given bus
+// bandwidth (GB/s), choosing the fastest protocol as NCCL's tuner does:
+// time = latency + 2(n-1)/n x S / (busBw x efficiency), efficiency LL 0.5, LL128 0.92,
+// Simple 1.0; latency = base + (2(n-1) - nInter) x intra-hop + nInter x inter-hop,
+// nInter = 2(nodes-1) (NCCL tuning.cc constants in REFERENCE.md). `nvlink_hops` picks the
+// NVLink or PCIe intra-node hop latency.
+// REQUIRES: ranks >= 1, nodes >= 1, bus_bandwidth_gbps > 0 when ranks > 1.
+AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops);
+
+}  // namespace topsim
