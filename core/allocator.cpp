@@ -136,7 +136,37 @@ Allocator::Allocator(const Topology& topology)
     bus_memo_.assign(masks, RingSummary{});
     next_memo_.assign(masks * (gpu_count_ + 1), -1);
     answer_memo_.assign(masks * (gpu_count_ + 1), kUnknown);
+    global_best_.assign(gpu_count_ + 1, -1);
+    // Connectivity and NUMA span of every mask, each from the mask without its lowest GPU.
+    connectivity_table_.assign(masks, 0);
+    numa_span_table_.assign(masks, 0);
+    std::vector<uint64_t> numa_bits(masks, 0);
+    for (uint32_t mask = 1; mask < masks; ++mask) {
+      const int low = __builtin_ctz(mask);
+      const uint32_t rest = mask & (mask - 1);
+      int64_t added = 0;
+      for (uint32_t m = rest; m; m &= m - 1) added += pair_mbps_[low * gpu_count_ + __builtin_ctz(m)];
+      connectivity_table_[mask] = connectivity_table_[rest] + added;
+      numa_bits[mask] = numa_bits[rest] | (uint64_t{1} << (topology.gpu_numa(low) & 63));
+      numa_span_table_[mask] = static_cast<uint8_t>(__builtin_popcountll(numa_bits[mask]));
+    }
   }
+}
+
+const RingPlan& Allocator::plan(const GpuSet& set) const {
+  auto it = plan_memo_.find(set);
+  if (it == plan_memo_.end()) it = plan_memo_.emplace(set, rings_.plan(to_ids(set))).first;
+  return it->second;
+}
+
+int64_t Allocator::global_best_mbps(int size) const {
+  int64_t& best = global_best_[size];
+  if (best < 0) {
+    best = 0;
+    for_each_subset(small_mask(all_gpus(gpu_count_)), 0, size,
+                    [&](uint32_t mask) { best = std::max(best, bus_mbps(GpuSet(mask))); });
+  }
+  return best;
 }
 
 Allocator::RingSummary Allocator::fresh_ring_summary(const GpuSet& set) const {
@@ -161,13 +191,16 @@ int64_t Allocator::best_next_mbps(uint32_t leftover, int size) const {
   if (count == size) return bus_mbps(GpuSet(leftover));
   int64_t& slot = next_memo_[static_cast<size_t>(leftover) * (gpu_count_ + 1) + size];
   if (slot >= 0) return slot;
+  // Branch and bound: no subset beats the best `size` GPUs of the whole node.
+  const int64_t bound = global_best_mbps(size);
   int64_t best = 0;
-  for (uint32_t rest = leftover; rest; rest &= rest - 1)
+  for (uint32_t rest = leftover; rest && best < bound; rest &= rest - 1)
     best = std::max(best, best_next_mbps(leftover & ~(rest & -rest), size));
   return slot = best;
 }
 
 int64_t Allocator::connectivity_mbps(const GpuSet& set) const {
+  if (small()) return connectivity_table_[small_mask(set)];
   const std::vector<int> ids = to_ids(set);
   int64_t total = 0;
   for (size_t i = 0; i < ids.size(); ++i)
@@ -176,21 +209,10 @@ int64_t Allocator::connectivity_mbps(const GpuSet& set) const {
 }
 
 int Allocator::numa_span(const GpuSet& set) const {
+  if (small()) return numa_span_table_[small_mask(set)];
   uint64_t numa_bits = 0;
   for (int id : to_ids(set)) numa_bits |= uint64_t{1} << (topology_->gpu_numa(id) & 63);
   return __builtin_popcountll(numa_bits);
-}
-
-Allocator::Score Allocator::score(const GpuSet& free, const GpuSet& set) const {
-  const GpuSet leftover = free & ~set;
-  const int size = static_cast<int>(set.count());
-  Score s;
-  s.bus_mbps = bus_mbps(set);
-  s.next_mbps = small() ? best_next_mbps(small_mask(leftover), size) : 0;
-  s.leftover_mbps = connectivity_mbps(leftover);
-  s.numa_span = numa_span(set);
-  s.set = set;
-  return s;
 }
 
 Allocator::Score Allocator::fresh_score(const GpuSet& free, const GpuSet& set) const {
@@ -228,14 +250,25 @@ std::optional<GpuSet> Allocator::best_fit_small(const GpuSet& free, const Placem
   if (memo && *memo != kUnknown) return GpuSet(*memo);
   std::optional<Score> best;
   for_each_subset(pool, required, r.gpus, [&](uint32_t mask) {
-    const GpuSet set(mask);
-    if (!meets(set, r.constraints)) return;
-    Score s = score(free, set);
-    if (!best || better(s, *best)) best = s;
+    Score s;
+    s.set = GpuSet(mask);
+    if (!meets(s.set, r.constraints)) return;
+    s.bus_mbps = bus_mbps(s.set);
+    if (beats(s, free, best)) best = s;
   });
   if (!best) return std::nullopt;
   if (memo) *memo = small_mask(best->set);
   return best->set;
+}
+
+bool Allocator::beats(Score& s, const GpuSet& free, const std::optional<Score>& incumbent) const {
+  if (incumbent && s.bus_mbps < incumbent->bus_mbps) return false;  // later terms cannot matter
+  const GpuSet leftover = free & ~s.set;
+  const int size = static_cast<int>(s.set.count());
+  s.next_mbps = small() ? best_next_mbps(small_mask(leftover), size) : 0;
+  s.leftover_mbps = connectivity_mbps(leftover);
+  s.numa_span = numa_span(s.set);
+  return !incumbent || better(s, *incumbent);
 }
 
 GpuSet Allocator::best_fit_exhaustive(const GpuSet& free, const PlacementRequest& r) const {
@@ -277,8 +310,10 @@ std::optional<GpuSet> Allocator::best_fit_large(const GpuSet& free, const Placem
       for (int g = 0; g < gpu_count_; ++g) weakest[g] = std::min(weakest[g], pair_mbps_[pick * gpu_count_ + g]);
     }
     if (!meets(set, r.constraints)) continue;
-    Score s = score(free, set);
-    if (!best || better(s, *best)) best = s;
+    Score s;
+    s.set = set;
+    s.bus_mbps = bus_mbps(set);
+    if (beats(s, free, best)) best = s;
   }
   if (!best) return std::nullopt;
   return best->set;

@@ -120,7 +120,11 @@ class Allocator {
   std::optional<GpuSet> ranked_large(const GpuSet& free, const PlacementRequest& request) const;
   std::optional<GpuSet> device_plugin(const GpuSet& free, const PlacementRequest& request) const;
   bool meets(const GpuSet& set, const PlacementConstraints& constraints) const;
-  Score score(const GpuSet& free, const GpuSet& set) const;
+  // Fills the terms of `s` (whose bus and set are set) after the bus term, unless the bus term
+  // alone already loses to `incumbent`; returns whether `s` beats it.
+  bool beats(Score& s, const GpuSet& free, const std::optional<Score>& incumbent) const;
+  const RingPlan& plan(const GpuSet& set) const;
+  int64_t global_best_mbps(int size) const;
   Score fresh_score(const GpuSet& free, const GpuSet& set) const;
   int64_t best_next_mbps(uint32_t leftover, int size) const;
   int64_t connectivity_mbps(const GpuSet& set) const;
@@ -133,10 +137,14 @@ class Allocator {
   int gpu_count_;
   std::vector<int64_t> pair_mbps_;  // gpu_count x gpu_count, P2P path bandwidth in MB/s
   // Memo tables for small nodes, indexed by GPU bitmask (and size): -1 / ~0u = not yet known.
+  std::vector<int64_t> connectivity_table_;   // small nodes: connectivity of every mask
+  std::vector<uint8_t> numa_span_table_;      // small nodes: NUMA nodes spanned by every mask
   mutable std::vector<RingSummary> bus_memo_;
   mutable std::unordered_map<GpuSet, RingSummary> large_bus_memo_;
   mutable std::vector<int64_t> next_memo_;
   mutable std::vector<uint32_t> answer_memo_;
+  mutable std::vector<int64_t> global_best_;   // best bus bandwidth of any k GPUs of the node; -1 unknown
+  mutable std::unordered_map<GpuSet, RingPlan> plan_memo_;
   mutable std::unordered_map<std::string, GpuSet> device_plugin_memo_;
 };
 

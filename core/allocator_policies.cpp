@@ -273,7 +273,7 @@ Expected<Placement> Allocator::place(const GpuSet& free, const PlacementRequest&
     }
   }
   placement.gpus = to_ids(*chosen);
-  placement.ring = rings_.plan(placement.gpus);
+  placement.ring = plan(*chosen);
   return placement;
 }
 
