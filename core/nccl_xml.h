@@ -18,18 +18,39 @@
 
 namespace topsim {
 
-class Topology;
-
-// Writes the node as NCCL topology XML. `gpus` selects GPUs by node index (empty = all), and
-// they are numbered 0.. in that order as `dev`/`rank`; NVLinks to GPUs left out are dropped,
-// NVSwitch links kept. All NICs are kept. Bus ids missing from the model are synthesized
-// deterministically. Host bridges have no XML element: their children sit under `<cpu>`.
-// REQUIRES: every index in `gpus` is a valid, distinct GPU index.
+// Writes the node as NCCL topology XML, deterministically, indented by two spaces.
+// - `gpus` selects GPUs by node index (empty = all), numbered 0.. in that order as `dev`/`rank`;
+//   NVLinks to GPUs left out are dropped, NVSwitch links kept (one `<nvlink>` per GPU to a
+//   synthetic NVSwitch bus id, tclass 0x068000, count = nvswitch_links). All NICs are kept.
+// - One `<cpu>` per NUMA node holding included devices; the CPU kind is written as arch, vendor,
+//   familyid and modelid (x86 only) that NCCL maps back to the same inter-socket bandwidth; the
+//   affinity list becomes NCCL's hex cpumask, and is left out when empty or not a CPU list.
+// - Host bridges have no XML element: their children sit under `<cpu>`, and each such child's
+//   link carries the narrower of its own and its host bridge's link (NCCL sees one link from it
+//   to the CPU). Only bridges leading to included devices are written.
+// - Bus ids missing from the model are synthesized deterministically ("0000:01:00.0", ...).
+// - InfiniBand NICs are class 0x020700, others 0x020000; Ethernet NICs have gdr="0".
+// REQUIRES: validate(model).ok(); every index in `gpus` is a valid, distinct GPU index.
 std::string export_nccl_xml(const NodeModel& model, const std::vector<int>& gpus = {});
 
-// Reads NCCL topology XML into a node model. GPU models come from the `sm` attribute and the
-// PCI device id when known; NVSwitch links (tclass 0x068000) of a GPU are summed into one
-// fabric (NCCL merges NVSwitches the same way). Errors name the source and the element.
+// Reads NCCL topology XML (a full dump) into a node model named after the source's file stem.
+// - `<cpu>` -> NumaNode (id = numaid); the CPU kind follows NCCL topo.cc: AMD -> amd, arm64 ->
+//   arm, ppc64 -> power9, Intel family 6 by modelid (>= 207 emerald-rapids, >= 143
+//   sapphire-rapids, >= 85 skylake, else broadwell, as NCCL treats every older Intel as QPI).
+// - A `<pci>` directly under `<cpu>` gets a host bridge of its own (so devices under different
+//   such elements are NODE apart); a bridge element becomes a switch. Subtrees without GPUs or
+//   NICs, and NVSwitch pci elements, are skipped. link_width 0 or missing means x16 and a missing
+//   or "Unknown" link_speed Gen3 (NCCL topo.cc).
+// - GPUs are ordered by `dev`. The model comes from the PCI device id (table in nccl_xml.cpp,
+//   sm must agree), else the first catalog model with that `sm`; memory from the catalog.
+// - NVLinks to GPUs (tclass 0x03...) become bonds (both ends must agree on the count); links to
+//   NVSwitches (0x068000) are summed into nvswitch_links (NCCL merges NVSwitches the same way);
+//   links to the CPU (0x068001) are not modelled and are left out.
+// - Each `<net>` is a NIC (speed Mb/s -> Gb/s), ordered by its `dev`. Transport: class 0x0207..
+//   -> InfiniBand; else gdr="1" -> RoCE (RDMA over Ethernet), else Ethernet.
+// Anything inferred (unknown device id, renumbered devs, dropped CPU NVLinks) is appended to the
+// model's description. Hint files without `<gpu>`/`<net>` details (AWS, Azure) are rejected.
+// Errors read "<source>:<line>: <pci busid=...> <gpu dev=...>: <what>".
 Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view source_name);
 
 }  // namespace topsim

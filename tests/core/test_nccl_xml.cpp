@@ -1,0 +1,357 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/builtin_models.h"
+#include "core/nccl_xml.h"
+#include "core/topology.h"
+#include "test_support.h"
+
+using namespace topsim;
+
+namespace {
+
+Topology build(const NodeModel& model) {
+  auto topo = Topology::build(model);
+  INFO((topo.ok() ? std::string() : topo.error().message));
+  REQUIRE(topo.ok());
+  return std::move(topo).value();
+}
+
+NodeModel import_ok(const std::string& text, const std::string& source) {
+  auto imported = import_nccl_xml(text, source);
+  INFO((imported.ok() ? std::string() : imported.error().message));
+  REQUIRE(imported.ok());
+  return std::move(imported).value();
+}
+
+std::string import_error(const std::string& text, const std::string& source) {
+  auto imported = import_nccl_xml(text, source);
+  REQUIRE_FALSE(imported.ok());
+  return imported.error().message;
+}
+
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++count;
+  return count;
+}
+
+// Values of `attribute` on the lines of `xml` that contain `marker`, in order.
+std::vector<std::string> attribute_values(const std::string& xml, const std::string& marker, const std::string& attribute) {
+  std::vector<std::string> values;
+  std::istringstream lines(xml);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find(" " + attribute + "=\"");
+    if (line.find(marker) == std::string::npos || at == std::string::npos) continue;
+    const size_t begin = at + attribute.size() + 3;
+    values.push_back(line.substr(begin, line.find('"', begin) - begin));
+  }
+  return values;
+}
+
+int nic_index(const NodeModel& model, const std::string& name) {
+  for (size_t i = 0; i < model.nics.size(); ++i)
+    if (model.nics[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Same class, NV count and bandwidth; `what` names the pair in a failure.
+void check_same_link(const PairLink& expected, const PairLink& actual, const std::string& what) {
+  INFO(what << ": expected " << link_code(expected.cls, expected.nvlinks) << " " << expected.bandwidth_gbps
+            << " GB/s, got " << link_code(actual.cls, actual.nvlinks) << " " << actual.bandwidth_gbps << " GB/s");
+  CHECK(actual.cls == expected.cls);
+  CHECK(actual.nvlinks == expected.nvlinks);
+  CHECK(actual.via_nvswitch == expected.via_nvswitch);
+  CHECK(actual.bandwidth_gbps == Approx(expected.bandwidth_gbps));
+}
+
+// GPU i of `copy` is GPU gpus[i] of `original`; NICs correspond by index.
+void check_same_pairs(const Topology& original, const Topology& copy, const std::vector<int>& gpus) {
+  REQUIRE(copy.gpu_count() == static_cast<int>(gpus.size()));
+  REQUIRE(copy.nic_count() == original.nic_count());
+  for (size_t a = 0; a < gpus.size(); ++a) {
+    for (size_t b = 0; b < gpus.size(); ++b)
+      check_same_link(original.gpu_pair(gpus[a], gpus[b]), copy.gpu_pair(a, b),
+                      "GPU" + std::to_string(a) + "-GPU" + std::to_string(b));
+    for (int n = 0; n < copy.nic_count(); ++n)
+      check_same_link(original.gpu_nic(gpus[a], n), copy.gpu_nic(a, n), "GPU" + std::to_string(a) + "-NIC" + std::to_string(n));
+  }
+}
+
+std::vector<int> all_gpus(const NodeModel& model) {
+  std::vector<int> gpus;
+  for (size_t g = 0; g < model.gpus.size(); ++g) gpus.push_back(static_cast<int>(g));
+  return gpus;
+}
+
+// Two V100s on one switch joined by NVLinks; the parameters break one attribute at a time.
+std::string two_gpu_xml(const std::string& count = "2", const std::string& target = "0000:03:00.0",
+                        const std::string& width = "16", const std::string& dev1 = "1") {
+  return "<system version=\"1\">\n"
+         "  <cpu numaid=\"0\" affinity=\"0000ffff\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"85\">\n"
+         "    <pci busid=\"0000:01:00.0\" class=\"0x060400\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n"
+         "      <pci busid=\"0000:02:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n"
+         "        <gpu dev=\"0\" sm=\"70\" rank=\"0\" gdr=\"1\">\n"
+         "          <nvlink target=\"" + target + "\" count=\"" + count + "\" tclass=\"0x030200\"/>\n"
+         "        </gpu>\n"
+         "      </pci>\n"
+         "      <pci busid=\"0000:03:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" link_width=\"" + width + "\">\n"
+         "        <gpu dev=\"" + dev1 + "\" sm=\"70\" rank=\"1\" gdr=\"1\">\n"
+         "          <nvlink target=\"0000:02:00.0\" count=\"2\" tclass=\"0x030200\"/>\n"
+         "        </gpu>\n"
+         "      </pci>\n"
+         "    </pci>\n"
+         "  </cpu>\n"
+         "</system>\n";
+}
+
+}  // namespace
+
+TEST_CASE("core::nccl_xml imports the IBM Cloud HGX H100 dump", "[core][nccl]") {
+  const std::string path = test::shared_file("topologies/ibm-hgx-h100-8gpu-nccl-topo.xml");
+  if (path.empty()) return;
+  const NodeModel model = import_ok(test::read_text(path), path);
+  const Topology topo = build(model);
+
+  SECTION("8 H100 GPUs (sm 90, device 0x2330), each with 5+5+4+4 = 18 links into the NVSwitch fabric") {
+    REQUIRE(model.gpus.size() == 8);
+    for (const Gpu& gpu : model.gpus) {
+      CHECK(gpu.model == "h100");
+      CHECK(gpu.sm == 90);
+      CHECK(gpu.memory_gib == 80);
+      CHECK(gpu.nvswitch_links == 18);
+      CHECK(gpu.pcie_gen == 5);     // 32.0 GT/s
+      CHECK(gpu.pcie_width == 16);  // link_width="0" is x16 to NCCL
+    }
+    CHECK(model.nvlinks.empty());
+    CHECK(model.gpus[0].bus_id == "0000:a4:00.0");
+    CHECK(model.gpus[7].bus_id == "0000:ea:00.0");
+  }
+  SECTION("every GPU pair is NV18 through the NVSwitch at 18 x 20.6 GB/s (NCCL SM90)") {
+    CHECK(topo.has_nvswitch());
+    for (int a = 0; a < 8; ++a)
+      for (int b = 0; b < 8; ++b) {
+        if (a == b) continue;
+        const PairLink& link = topo.gpu_pair(a, b);
+        CHECK(link_code(link.cls, link.nvlinks) == "NV18");
+        CHECK(link.via_nvswitch);
+        CHECK(link.bandwidth_gbps == Approx(18 * 20.6));
+      }
+  }
+  SECTION("8 NICs mlx5_0..mlx5_7 in net dev order, 200 Gb/s, RoCE (class 0x020000 with GPUDirect RDMA)") {
+    REQUIRE(model.nics.size() == 8);
+    for (int n = 0; n < 8; ++n) {
+      CHECK(model.nics[n].name == "mlx5_" + std::to_string(n));
+      CHECK(model.nics[n].speed_gbit == 200);
+      CHECK(model.nics[n].transport == NicTransport::RoCE);
+    }
+  }
+  SECTION("2 Sapphire Rapids NUMA nodes (modelid 143); GPUs 0-3 on the first, 4-7 on the second") {
+    REQUIRE(model.numa_nodes.size() == 2);
+    for (const NumaNode& node : model.numa_nodes) CHECK(node.cpu == CpuKind::IntelSapphireRapids);
+    CHECK(model.numa_nodes[0].id == 0);
+    CHECK(model.numa_nodes[1].id == 1);
+    for (int g = 0; g < 8; ++g) CHECK(topo.gpu_numa(g) == (g < 4 ? 0 : 1));
+    CHECK(model.numa_nodes[0].cpu_affinity == "0-79");  // 0000ffff,ffffffff,ffffffff
+    CHECK(model.numa_nodes[1].cpu_affinity == "80-159");
+  }
+  SECTION("GPU0 and mlx5_7 sit under the same bridge: PIX, and mlx5_7 is GPU0's nearest NIC") {
+    const int mlx5_7 = nic_index(model, "mlx5_7");
+    REQUIRE(mlx5_7 >= 0);
+    CHECK(topo.gpu_nic(0, mlx5_7).cls == LinkClass::PIX);
+    CHECK(topo.nearest_nic(0) == mlx5_7);
+    CHECK(topo.gpu_nic(0, nic_index(model, "mlx5_6")).cls == LinkClass::Node);
+    CHECK(topo.gpu_nic(0, nic_index(model, "mlx5_0")).cls == LinkClass::Sys);
+  }
+  SECTION("the model is named after the file and says where it came from") {
+    CHECK(model.name == "ibm-hgx-h100-8gpu-nccl-topo");
+    CHECK(model.description.find("imported from NCCL topology XML") != std::string::npos);
+    CHECK(model.description.find("not in the device table") == std::string::npos);
+  }
+}
+
+TEST_CASE("core::nccl_xml round trip of every built-in model", "[core][nccl]") {
+  SECTION("import(export(model)) keeps every GPU-GPU and GPU-NIC link class, NV count and bandwidth") {
+    for (const BuiltinModelInfo& info : builtin_models()) {
+      INFO("model " << info.name);
+      const NodeModel model = *builtin_model(info.name);
+      const NodeModel copy = import_ok(export_nccl_xml(model), info.name + ".xml");
+      check_same_pairs(build(model), build(copy), all_gpus(model));
+    }
+  }
+  SECTION("GPU models, the NUMA node of each GPU, NIC names, speeds and transports survive") {
+    for (const BuiltinModelInfo& info : builtin_models()) {
+      INFO("model " << info.name);
+      const NodeModel model = *builtin_model(info.name);
+      const NodeModel copy = import_ok(export_nccl_xml(model), info.name + ".xml");
+      const Topology original = build(model), imported = build(copy);
+      REQUIRE(copy.gpus.size() == model.gpus.size());
+      for (size_t g = 0; g < model.gpus.size(); ++g) {
+        CHECK(copy.gpus[g].model == model.gpus[g].model);
+        CHECK(copy.gpus[g].nvswitch_links == model.gpus[g].nvswitch_links);
+        const NumaNode& numa_before = model.numa_nodes[original.gpu_numa(static_cast<int>(g))];
+        const NumaNode& numa_after = copy.numa_nodes[imported.gpu_numa(static_cast<int>(g))];
+        CHECK(numa_after.id == numa_before.id);
+        CHECK(numa_after.cpu == numa_before.cpu);
+        CHECK(numa_after.cpu_affinity == numa_before.cpu_affinity);
+      }
+      REQUIRE(copy.nics.size() == model.nics.size());
+      for (size_t n = 0; n < model.nics.size(); ++n) {
+        CHECK(copy.nics[n].name == model.nics[n].name);
+        CHECK(copy.nics[n].speed_gbit == model.nics[n].speed_gbit);
+        CHECK(copy.nics[n].transport == model.nics[n].transport);
+      }
+    }
+  }
+  SECTION("a 72-GPU NVSwitch domain on Arm, GPUs directly under host bridges, survives too") {
+    const NodeModel model = nvswitch_domain_model(72, "b200", 36);
+    const std::string xml = export_nccl_xml(model);
+    CHECK(count_of(xml, "<cpu ") == 2);
+    CHECK(count_of(xml, "arch=\"arm64\"") == 2);
+    CHECK(count_of(xml, "class=\"0x060400\"") == 0);  // host bridges have no element
+    CHECK(count_of(xml, "device=\"0x2901\"") == 72);
+    const NodeModel copy = import_ok(xml, "nvl72.xml");
+    check_same_pairs(build(model), build(copy), all_gpus(model));
+    CHECK(copy.numa_nodes[0].cpu == CpuKind::Arm);
+  }
+  SECTION("every CPU kind maps back to itself through arch / vendor / familyid / modelid") {
+    for (const std::string& name : cpu_kind_names()) {
+      const CpuKind kind = *parse_cpu_kind(name);
+      NodeModelBuilder builder("cpu-" + name);
+      builder.gpu(builder.host_bridge(builder.numa(kind, "0-7")), "t4");
+      const NodeModel copy = import_ok(export_nccl_xml(builder.take()), name + ".xml");
+      INFO("cpu kind " << name);
+      CHECK(copy.numa_nodes.at(0).cpu == kind);
+      CHECK(copy.numa_nodes.at(0).cpu_affinity == "0-7");
+    }
+  }
+  SECTION("export is deterministic and shaped like NCCL's dump") {
+    const NodeModel model = *builtin_model("dgx1-v100");
+    const std::string xml = export_nccl_xml(model);
+    CHECK(xml == export_nccl_xml(model));
+    CHECK(xml.rfind("<system version=\"1\">\n  <cpu numaid=\"0\" affinity=\"0fffff00,000fffff\" arch=\"x86_64\" "
+                    "vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"79\">\n    <pci busid=",
+                    0) == 0);
+    CHECK(count_of(xml, "class=\"0x060400\"") == 4);  // the four PLX switches
+    CHECK(count_of(xml, "device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\"") == 8);
+    CHECK(count_of(xml, "<nvlink ") == 32);           // 16 bonds, both ends
+    CHECK(count_of(xml, "class=\"0x020700\"") == 1);  // the EDR InfiniBand HCA
+    CHECK(count_of(xml, "<net name=\"mlx5_0\" dev=\"0\" speed=\"100000\" port=\"1\"") == 1);
+  }
+  SECTION("NVSwitch GPUs link to one synthetic NVSwitch bus id with their nvswitch_links") {
+    const std::string xml = export_nccl_xml(*builtin_model("hgx-h100"));
+    CHECK(count_of(xml, "count=\"18\" tclass=\"0x068000\"") == 8);
+    const auto targets = attribute_values(xml, "tclass=\"0x068000\"", "target");
+    CHECK(std::set<std::string>(targets.begin(), targets.end()).size() == 1);
+    CHECK(count_of(xml, "link_speed=\"32.0 GT/s PCIe\"") > 0);
+  }
+}
+
+TEST_CASE("core::nccl_xml subset export", "[core][nccl]") {
+  const NodeModel model = *builtin_model("dgx1-v100");
+  const std::vector<int> chosen = {4, 5, 6, 7};
+  const std::string xml = export_nccl_xml(model, chosen);
+
+  SECTION("4 <gpu> elements, numbered dev 0..3 in the order given") {
+    CHECK(attribute_values(xml, "<gpu ", "dev") == std::vector<std::string>{"0", "1", "2", "3"});
+  }
+  SECTION("only NVLinks among the chosen GPUs: 6 bonds, 12 ends, every target a chosen GPU's bus id") {
+    const auto gpu_bus = attribute_values(xml, "class=\"0x030200\"", "busid");
+    REQUIRE(gpu_bus.size() == 4);
+    const auto targets = attribute_values(xml, "<nvlink ", "target");
+    CHECK(targets.size() == 12);
+    for (const std::string& target : targets)
+      CHECK(std::find(gpu_bus.begin(), gpu_bus.end(), target) != gpu_bus.end());
+  }
+  SECTION("a GPU keeps its synthesized bus id whatever the subset") {
+    const auto full = attribute_values(export_nccl_xml(model), "class=\"0x030200\"", "busid");
+    const auto subset = attribute_values(xml, "class=\"0x030200\"", "busid");
+    REQUIRE(full.size() == 8);
+    CHECK(subset == std::vector<std::string>(full.begin() + 4, full.end()));
+  }
+  SECTION("re-import gives a 4-GPU node whose pairs match the original's 4..7 sub-matrix") {
+    const NodeModel copy = import_ok(xml, "dgx1-subset.xml");
+    CHECK(copy.gpus.size() == 4);
+    CHECK(copy.nvlinks.size() == 6);
+    check_same_pairs(build(model), build(copy), chosen);
+  }
+  SECTION("GPUs given out of order are numbered in that order, and pairs follow them") {
+    const std::vector<int> shuffled = {6, 1, 3};
+    const NodeModel copy = import_ok(export_nccl_xml(model, shuffled), "dgx1-shuffled.xml");
+    check_same_pairs(build(model), build(copy), shuffled);
+  }
+  SECTION("a subset of an NVSwitch node keeps the NVSwitch links: NV18 between the two GPUs") {
+    const NodeModel h100 = *builtin_model("hgx-h100");
+    const NodeModel copy = import_ok(export_nccl_xml(h100, {2, 5}), "h100-pair.xml");
+    check_same_pairs(build(h100), build(copy), {2, 5});
+    CHECK(link_code(build(copy).gpu_pair(0, 1).cls, build(copy).gpu_pair(0, 1).nvlinks) == "NV18");
+  }
+}
+
+TEST_CASE("core::nccl_xml import errors name the source and the element", "[core][nccl]") {
+  SECTION("the two-GPU fixture itself imports as NV2 (so each broken copy fails for one reason)") {
+    const NodeModel model = import_ok(two_gpu_xml(), "fixture.xml");
+    REQUIRE(model.nvlinks.size() == 1);
+    CHECK(model.nvlinks[0].count == 2);
+    CHECK(model.gpus[0].model == "v100");
+    CHECK(model.numa_nodes[0].cpu == CpuKind::IntelSkylake);
+    CHECK(model.numa_nodes[0].cpu_affinity == "0-15");
+  }
+  SECTION("malformed XML: a parse error with line, column and byte offset") {
+    const std::string message = import_error("<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n", "broken.xml");
+    CHECK(message.rfind("broken.xml:3:", 0) == 0);
+    CHECK(message.find("XML parse error") != std::string::npos);
+    CHECK(message.find("byte offset") != std::string::npos);
+  }
+  SECTION("a document without <system> is not an NCCL topology file") {
+    CHECK(import_error("<topology><cpu/></topology>", "other.xml") ==
+          "other.xml: no <system> element: not an NCCL topology file");
+  }
+  SECTION("a non-numeric NVLink count names the nvlink, its GPU and the line") {
+    CHECK(import_error(two_gpu_xml("two"), "count.xml") ==
+          "count.xml:6: <pci busid=0000:02:00.0> <gpu dev=0> <nvlink target=0000:03:00.0>: count 'two' is not a number");
+  }
+  SECTION("an NVLink target that is no GPU's bus id is named") {
+    CHECK(import_error(two_gpu_xml("2", "0000:99:00.0"), "target.xml") ==
+          "target.xml:6: <pci busid=0000:02:00.0> <gpu dev=0> <nvlink target=0000:99:00.0>: "
+          "target 0000:99:00.0 is not the busid of a GPU in this file");
+  }
+  SECTION("a non-numeric link_width names the pci element") {
+    CHECK(import_error(two_gpu_xml("2", "0000:03:00.0", "x"), "width.xml") ==
+          "width.xml:9: <pci busid=0000:03:00.0>: link_width 'x' is not a number");
+  }
+  SECTION("the two ends of a bond must agree on its count") {
+    CHECK(import_error(two_gpu_xml("3"), "asym.xml").find("GPU 0 lists 3 NVLinks to GPU 1, which lists 2 back") !=
+          std::string::npos);
+  }
+  SECTION("two GPUs with the same dev are rejected") {
+    CHECK(import_error(two_gpu_xml("2", "0000:03:00.0", "16", "0"), "dev.xml").find("dev 0 is used by two GPUs") !=
+          std::string::npos);
+  }
+  SECTION("an unknown device id falls back to the first catalog model of that sm, and says so") {
+    std::string xml = two_gpu_xml();
+    xml.replace(xml.find("0x1db1"), 6, "0x1db4");  // V100 PCIe 16GB: not in the table
+    const NodeModel model = import_ok(xml, "pcie-v100.xml");
+    CHECK(model.gpus[0].model == "v100");
+    CHECK(model.gpus[1].model == "v100");
+    CHECK(model.description.find("GPU device 0x1db4 (sm 70) is not in the device table: imported as v100") != std::string::npos);
+  }
+  SECTION("hint files without GPU or CPU details (AWS p4d / p5, Azure NDv2 / NDv4) are rejected with the reason") {
+    const std::string dir = test::shared_file("topologies");
+    if (dir.empty()) return;
+    for (const char* file : {"aws-p4d.24xlarge-nccl-topo.xml", "azure-ndv2-topo.xml", "azure-ndv4-topo.xml"}) {
+      const std::string message = import_error(test::read_text(dir + "/" + file), file);
+      INFO(message);
+      CHECK(message.rfind(file, 0) == 0);
+      CHECK(message.find("GPU has no <gpu sm=...> child: hint files without GPU details cannot be imported") !=
+            std::string::npos);
+    }
+    const std::string message = import_error(test::read_text(dir + "/aws-p5.48xlarge-nccl-topo.xml"), "p5.xml");
+    CHECK(message == "p5.xml:17: <cpu numaid=0>: no arch attribute: hint files without CPU details cannot be imported");
+  }
+}
