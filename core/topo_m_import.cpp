@@ -644,8 +644,8 @@ NodeModel Importer::build_model(const Matrix& m, const GpuModel& gpu, const NvLi
   NodeModel model = b.take();
   for (size_t k = 0; k < numa.nodes.size(); ++k) model.numa_nodes[k].id = numa.nodes[k].id;
   if (!m.nic_names.empty())
-    notes_.push_back("NIC speed " + std::to_string(static_cast<int>(options_.nic_speed_gbit)) +
-                     " Gb/s and transport (InfiniBand for mlx5/ib names, else Ethernet) assumed: not in the text");
+    notes_.push_back("assumed NIC speed " + std::to_string(static_cast<int>(options_.nic_speed_gbit)) +
+                     " Gb/s (use --nic-speed) and transport from the names (mlx5/ib InfiniBand, else Ethernet)");
   return model;
 }
 
