@@ -1,0 +1,43 @@
+// Resolution of a `<model|file>` argument into a node model: a built-in model name, a node JSON
+// file (.json), an NCCL topology XML file (.xml), or `nvidia-smi topo -m` text (any other file).
+//
+// Built-in names win over files of the same name. File reading lives here: `core` does no I/O.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+#include "core/node_model.h"
+#include "core/topo_m_import.h"
+
+namespace topsim {
+
+enum class NodeSourceKind { Builtin, NodeJson, NcclXml, TopoM };
+
+// "built-in model", "node JSON", "NCCL topology XML", "nvidia-smi topo -m text".
+std::string_view node_source_kind_name(NodeSourceKind kind);
+
+struct NodeLoadOptions {
+  // Used only for `nvidia-smi topo -m` text (see core/topo_m_import.h for each default).
+  TopoImportOptions topo_m;
+};
+
+// What load_node found besides the model.
+struct NodeSourceInfo {
+  NodeSourceKind kind = NodeSourceKind::Builtin;
+  std::vector<std::string> notes;  // what an importer inferred or assumed, one line each
+};
+
+// Loads the node named by `spec`. Errors are one line, e.g.
+//   unknown node model 'dgx-1' (not a built-in model nor a file); did you mean 'dgx1-v100'? ...
+//   cannot open 'x.json': No such file or directory
+// `info`, when given, receives the source kind and the importer's notes.
+Expected<NodeModel> load_node(std::string_view spec, const NodeLoadOptions& options = {},
+                              NodeSourceInfo* info = nullptr);
+
+// Reads a whole file; the error is "cannot open '<path>': <reason>".
+Expected<std::string> read_text_file(const std::string& path);
+
+}  // namespace topsim
