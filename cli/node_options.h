@@ -1,0 +1,41 @@
+// The `<model|file>` argument of the topo commands and the options that say how to read
+// `nvidia-smi topo -m` text (--gpu-model, --matrix, --cpu; with import options also
+// --nic-speed and --name). Values are checked when parsed; an option that does not apply to the
+// source given (e.g. --gpu-model with a built-in model) is an error, never silently ignored.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/command_table.h"
+#include "sim/node_source.h"
+
+namespace topsim::cli {
+
+class NodeArgument {
+ public:
+  enum class Options { Read, Import };  // Import adds --nic-speed and --name
+
+  explicit NodeArgument(Options options = Options::Read) : options_(options) {}
+
+  void declare(OptionSet& options);
+  // Checks the option values (GPU model and CPU kind names, ranges) and that the argument is there.
+  Status finish(const po::variables_map& values);
+  // Loads the node; prints the importer's notes as "topsim: note: ..." lines on `err`.
+  Expected<NodeModel> load(std::ostream& err, NodeSourceInfo* info = nullptr) const;
+
+  const std::string& spec() const { return spec_; }
+  const NodeLoadOptions& load_options() const { return load_; }
+
+ private:
+  Options options_;
+  std::string spec_;
+  std::string gpu_model_, cpu_, name_;
+  int matrix_ = 1;
+  double nic_speed_gbit_ = 100;
+  std::vector<std::string> topo_m_flags_given_;  // e.g. "--gpu-model"
+  NodeLoadOptions load_;
+};
+
+}  // namespace topsim::cli

@@ -1,0 +1,227 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.h"
+
+using topsim::test::CliResult;
+using topsim::test::run_cli;
+using topsim::test::TempDir;
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) out.push_back(word);
+  return out;
+}
+
+// The cells of row `label` in the table that follows the line starting with `title`.
+std::vector<std::string> table_row(const std::string& report, const std::string& title, const std::string& label) {
+  bool in_table = false;
+  for (const std::string& line : split_lines(report)) {
+    if (line.rfind(title, 0) == 0) in_table = true;
+    else if (in_table && line.rfind(label + " ", 0) == 0) return words(line);
+  }
+  return {};
+}
+
+// The link codes (row label and one code per GPU/NIC column) of every row of the link matrix.
+std::vector<std::vector<std::string>> link_codes(const std::string& report, int columns) {
+  std::vector<std::vector<std::string>> rows;
+  for (const char* label : {"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "GPU6", "GPU7", "mlx5_0"}) {
+    std::vector<std::string> row = table_row(report, "Link matrix", label);
+    if (row.size() > static_cast<size_t>(columns) + 1) row.resize(static_cast<size_t>(columns) + 1);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Exit code 2 and exactly one stderr line, which contains `needle`.
+void check_bad_input(const CliResult& r, const std::string& needle) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("topsim: error: ") && Catch::Contains(needle));
+  CHECK(r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("cli::topo models and show", "[cli]") {
+  SECTION("topo models lists the 5 built-in models with their GPU counts") {
+    const CliResult r = run_cli("topo models");
+    REQUIRE(r.exit_code == 0);
+    for (const char* name : {"dgx1-v100", "dgx-a100", "hgx-h100", "pcie-8gpu", "dgx2-v100"})
+      CHECK_THAT(r.out, Catch::Contains(name));
+    CHECK(table_row(r.out, "NAME", "dgx1-v100").at(1) == "8");
+    CHECK(table_row(r.out, "NAME", "dgx2-v100").at(1) == "16");
+  }
+  SECTION("topo show dgx1-v100: GPU0-GPU3 is NV2 at 40.0 GB/s, GPU0-GPU5 is SYS at 5.0 without P2P") {
+    const CliResult r = run_cli("topo show dgx1-v100");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+    const auto links = table_row(r.out, "Link matrix", "GPU0");
+    REQUIRE(links.size() >= 9);
+    CHECK(links[4] == "NV2");
+    CHECK(links[6] == "SYS");
+    const auto bandwidth = table_row(r.out, "P2P bandwidth", "GPU0");
+    REQUIRE(bandwidth.size() >= 9);
+    CHECK(bandwidth[4] == "40.0");
+    CHECK(bandwidth[6] == "5.0*");
+    CHECK_THAT(r.out, Catch::Contains("* = no P2P at NCCL's default level (PXB)"));
+    CHECK(table_row(r.out, "GPUs:", "GPU2") == std::vector<std::string>{"GPU2", "v100", "0", "mlx5_0", "(PIX,", "100", "Gb/s", "ib)"});
+  }
+  SECTION("topo show --json is valid JSON with per-pair class, bandwidth and P2P") {
+    const CliResult r = run_cli("topo show dgx1-v100 --json");
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    CHECK(doc["gpus"].size() == 8);
+    CHECK(doc["nvswitch"] == false);
+    bool found = false;
+    for (const auto& pair : doc["pairs"])
+      if (pair["a"] == "GPU0" && pair["b"] == "GPU3") {
+        found = true;
+        CHECK(pair["class"] == "NV2");
+        CHECK(pair["bandwidth_gbps"] == 40.0);
+        CHECK(pair["p2p"] == true);
+      }
+    CHECK(found);
+  }
+  SECTION("an NVSwitch node says so in the header") {
+    const CliResult r = run_cli("topo show dgx-a100");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(split_lines(r.out).at(0), Catch::Contains("NVSwitch fabric (NV12 per GPU)"));
+  }
+}
+
+TEST_CASE("cli::topo import and export-nccl", "[cli]") {
+  TempDir dir;
+  SECTION("importing the DGX-1 nvidia-smi output gives the built-in model's link matrix") {
+    const std::string source = topsim::test::shared_file("topologies/dgx1-v100-hybrid-cube-mesh_topo-m.txt");
+    if (source.empty()) return;
+    const std::string node = dir.file("node.json");
+    const CliResult r = run_cli("topo import " + quoted(source) + " -o " + quoted(node));
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == "imported 8 GPUs (v100, inferred from NV1/NV2 links), 2 NUMA nodes, 1 NIC -> " + node + "\n");
+    CHECK_THAT(r.err, Catch::StartsWith("topsim: note: "));
+    const CliResult imported = run_cli("topo show " + quoted(node));
+    const CliResult builtin = run_cli("topo show dgx1-v100");
+    REQUIRE(imported.exit_code == 0);
+    CHECK(link_codes(imported.out, 9) == link_codes(builtin.out, 9));
+    CHECK(link_codes(imported.out, 9)[0].size() == 10);
+  }
+  SECTION("topo import -o - writes the JSON on stdout and the summary on stderr") {
+    const CliResult r = run_cli("topo import dgx-a100 -o -");
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["name"] == "dgx-a100");
+    CHECK_THAT(r.err, Catch::Contains("-> stdout"));
+  }
+  SECTION("export-nccl --gpus 0,1,2,3 writes XML with 4 GPUs") {
+    const std::string xml = dir.file("topo.xml");
+    const CliResult r = run_cli("topo export-nccl dgx1-v100 --gpus 0,1,2,3 -o " + quoted(xml));
+    REQUIRE(r.exit_code == 0);
+    const std::string text = topsim::test::read_text(xml);
+    size_t gpus = 0;
+    for (size_t at = text.find("<gpu "); at != std::string::npos; at = text.find("<gpu ", at + 1)) ++gpus;
+    CHECK(gpus == 4);
+    CHECK_FALSE(std::filesystem::exists(xml + ".tmp"));
+  }
+}
+
+TEST_CASE("cli::topo bad input exits 2 with one line", "[cli]") {
+  TempDir dir;
+  const std::string out = dir.file("out.json");
+  SECTION("unknown model name, with did-you-mean") {
+    check_bad_input(run_cli("topo show dgx-1"), "unknown node model 'dgx-1' (not a built-in model nor a file); did you mean 'dgx1-v100'?");
+  }
+  SECTION("missing file") {
+    check_bad_input(run_cli("topo show " + quoted(dir.file("nope.json"))),
+                    "cannot open '" + dir.file("nope.json") + "': No such file or directory");
+  }
+  SECTION("empty matrix file: no output file written") {
+    const std::string path = dir.file("empty.txt");
+    write_file(path, "");
+    check_bad_input(run_cli("topo import " + quoted(path) + " -o " + quoted(out)), path + ":");
+    CHECK_FALSE(std::filesystem::exists(out));
+    CHECK_FALSE(std::filesystem::exists(out + ".tmp"));
+  }
+  SECTION("non-square matrix file") {
+    const std::string path = dir.file("short.txt");
+    write_file(path, "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV1\tNV1\nGPU1\tNV1\t X \tNV1\n");
+    check_bad_input(run_cli("topo show " + quoted(path)), path + ":");
+  }
+  SECTION("unknown link code file") {
+    const std::string path = dir.file("code.txt");
+    write_file(path, "\tGPU0\tGPU1\nGPU0\t X \tFOO\nGPU1\tFOO\t X \n");
+    check_bad_input(run_cli("topo import " + quoted(path) + " -o " + quoted(out)), path + ":");
+    CHECK_THAT(run_cli("topo show " + quoted(path)).err, Catch::Contains("FOO"));
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  SECTION("JSON node with a negative GPU count names the file and the JSON path") {
+    const std::string path = dir.file("node.json");
+    const CliResult exported = run_cli("topo import pcie-8gpu -o " + quoted(path));
+    REQUIRE(exported.exit_code == 0);
+    nlohmann::json node = nlohmann::json::parse(topsim::test::read_text(path));
+    node["gpus"][0]["count"] = -2;
+    write_file(path, node.dump(2));
+    check_bad_input(run_cli("topo show " + quoted(path)), path + ": /gpus/0/count: must be a positive integer, got -2");
+  }
+  SECTION("--gpus 9 is out of range on an 8-GPU node: no XML written") {
+    const std::string xml = dir.file("topo.xml");
+    check_bad_input(run_cli("topo export-nccl dgx1-v100 --gpus 9 -o " + quoted(xml)),
+                    "--gpus: GPU 9 is out of range (dgx1-v100 has 8 GPUs: 0-7)");
+    CHECK_FALSE(std::filesystem::exists(xml));
+  }
+  SECTION("--gpus items must be distinct integers") {
+    check_bad_input(run_cli("topo export-nccl dgx1-v100 --gpus 0,x -o -"), "--gpus: 'x' is not a GPU index");
+    check_bad_input(run_cli("topo export-nccl dgx1-v100 --gpus 1,1 -o -"), "--gpus: GPU 1 is listed twice");
+  }
+  SECTION("unknown command, with did-you-mean") {
+    check_bad_input(run_cli("topo shwo dgx1-v100"), "unknown command 'topo shwo'; did you mean 'topo show'?");
+    check_bad_input(run_cli("frobnicate"), "unknown command 'frobnicate'; run 'topsim help'");
+  }
+  SECTION("bad options: unknown, missing -o, option that does not apply to the source") {
+    check_bad_input(run_cli("topo show dgx1-v100 --jsn"), "unrecognised option '--jsn'; did you mean '--json'? see 'topsim topo show --help'");
+    check_bad_input(run_cli("topo import dgx1-v100"), "'--output' is required");
+    check_bad_input(run_cli("topo show dgx1-v100 --gpu-model v100"), "--gpu-model applies only to nvidia-smi topo -m text");
+    check_bad_input(run_cli("topo show x.txt --cpu skylake"), "did you mean 'intel-skylake'?");
+  }
+}
+
+TEST_CASE("cli::topo help and version", "[cli]") {
+  SECTION("topsim help lists every command with its one-line help") {
+    const CliResult r = run_cli("help");
+    REQUIRE(r.exit_code == 0);
+    for (const char* name : {"topo models", "topo show", "topo import", "topo export-nccl"})
+      CHECK_THAT(r.out, Catch::Contains(std::string("  ") + name + " "));
+    CHECK(run_cli("--help").out == r.out);
+  }
+  SECTION("--help on a command prints its usage and options, exit 0") {
+    const CliResult r = run_cli("topo export-nccl --help");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("usage: topsim topo export-nccl <model|file>") && Catch::Contains("--gpus"));
+    CHECK(run_cli("help topo export-nccl").out == r.out);
+  }
+  SECTION("--version prints the version") {
+    CHECK(run_cli("--version").out == "topsim 0.1.0\n");
+  }
+  SECTION("no command, or a group without subcommand, is a usage error") {
+    check_bad_input(run_cli(""), "no command given");
+    check_bad_input(run_cli("topo"), "'topo' needs a subcommand: export-nccl, import, models, show");
+  }
+}
