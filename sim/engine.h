@@ -1,0 +1,76 @@
+// Internal to sim: the event engine behind `simulate` (simulation.h), split over
+// simulation.cpp (events, lifecycle, throughput), topology_scheduler.cpp and
+// default_scheduler.cpp (the two schedulers' passes).
+#pragma once
+
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "sim/node_index.h"
+#include "sim/simulation.h"
+
+namespace topsim {
+
+class Engine {
+ public:
+  Engine(const ClusterState& cluster, const Workload& workload, const SimOptions& options);
+  SimResult run();
+
+ private:
+  struct Event {
+    int64_t time_ms;
+    uint64_t seq;
+    uint32_t job;  // finish of this job
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time_ms != b.time_ms ? a.time_ms > b.time_ms : a.seq > b.seq;
+    }
+  };
+  // Job shapes that failed in the current pass (the cluster only fills up within a pass).
+  using FailedShapes = std::set<std::pair<int, int>>;
+
+  // lifecycle (simulation.cpp)
+  void submit(uint32_t job);
+  void finish(uint32_t job);
+  void schedule_pass();
+  void start(uint32_t job);
+  void set_state(uint32_t job, JobState state);
+  void reject(uint32_t job, std::string reason);
+  std::string admission_problem(const JobSpec& job) const;
+  void take(int node, const std::vector<int>& gpus);
+  void release(int node, const std::vector<int>& gpus);
+  Expected<ThroughputEstimate> throughput(const JobSpec& job, int node_type, const CommPath& path) const;
+  double ideal_samples_per_sec(const JobSpec& job, int node_type);
+  bool cross_numa(const std::vector<PodPlacement>& pods) const;
+
+  // topology-aware scheduler (topology_scheduler.cpp)
+  bool place_topology(uint32_t job);
+  bool place_on_one_node(uint32_t job, const PlacementRequest& request);
+  bool place_gang_across_nodes(uint32_t job, const GangRequest& request);
+  PlacementRequest node_request(uint32_t job) const;
+
+  // default scheduler (default_scheduler.cpp)
+  bool place_default_pods(uint32_t job);
+  int pick_spreading_node(int gpus);
+  CommPath default_comm_path(const JobRecord& record) const;
+
+  ClusterState cluster_;
+  const Workload& workload_;
+  SimOptions options_;
+  NodeIndex index_;
+  NodeLabel serving_ = NodeLabel::Topology;  // label of the nodes this scheduler uses
+  SimResult result_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  uint64_t seq_ = 0;
+  int64_t now_ms_ = 0;
+  std::vector<uint32_t> pending_;  // FIFO by submission
+  std::mt19937_64 rng_;
+  std::map<std::tuple<int, int, int, int, int, int>, double> ideal_cache_;
+};
+
+}  // namespace topsim

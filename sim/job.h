@@ -1,0 +1,52 @@
+// A training job as the simulator sees it: when it arrives, its pods and their GPU requests,
+// what it trains (for the throughput model) and how much work it carries.
+//
+// Kept compact (a million-job workload must fit in well under 2 GB): names and unequal pod
+// lists only exist for scenario-embedded jobs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace topsim {
+
+enum class Framework : uint8_t { TensorFlow, PyTorch };
+const char* framework_name(Framework framework);  // "tensorflow", "pytorch"
+
+// Which scheduler serves the job's pods (node label `ack.node.gpu.schedule`): `Topology` pods
+// request `aliyun.com/gpu` and go to topology nodes; `Default` pods request `nvidia.com/gpu`.
+enum class JobClass : uint8_t { Topology, Default };
+
+struct JobSpec {
+  uint32_t id = 0;                 // its index in Workload::jobs (0..N-1, in submission order)
+  int64_t submit_ms = 0;           // arrival time, ms from the start of the simulation
+  uint16_t workers = 1;            // pods (master + workers), all requesting gpus_per_worker
+  uint16_t gpus_per_worker = 1;    // GPUs per pod
+  Framework framework = Framework::PyTorch;
+  uint16_t model = 0;              // index into the model catalog (core/model_catalog.h)
+  uint16_t batch_per_gpu = 64;
+  // Work, one of the two (the other 0): iterations to run, or the job's duration in ms under
+  // an ideal placement (a trace duration); the actual run time stretches with the placement's
+  // throughput relative to the ideal one.
+  int64_t iterations = 0;
+  int64_t ideal_duration_ms = 0;
+  std::vector<uint16_t> unequal_pod_gpus;  // non-empty only when pods request different counts
+  int total_gpus() const { return int{workers} * gpus_per_worker; }
+};
+
+// Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).
+struct JobExtras {
+  std::string name;                                  // default "job-<id>"
+  std::map<std::string, std::string> annotations;    // gpu.topology/* pod annotations
+};
+
+struct Workload {
+  std::vector<JobSpec> jobs;                  // sorted by (submit_ms, id)
+  std::map<uint32_t, JobExtras> extras;       // by job id; most trace jobs have none
+  std::string source;                         // e.g. "philly.csv", "synthetic(seed=7)"
+  std::string job_name(uint32_t id) const;
+};
+
+}  // namespace topsim
