@@ -20,7 +20,7 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
   cluster.network_ = spec.network;
   for (size_t g = 0; g < spec.groups.size(); ++g) {
     const NodeGroupSpec& group = spec.groups[g];
-    const std::string where = "cluster/nodes/" + std::to_string(g);
+    const std::string where = "/cluster/nodes/" + std::to_string(g);
     if (group.count < 1) return Error{where + "/count: must be at least 1, got " + std::to_string(group.count)};
     NodeModel model = group.model;
     // Plain TCP networking uses every NIC as Ethernet; RDMA keeps the NICs' own fabric.
@@ -50,7 +50,7 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
       cluster.total_gpus_ += gpus;
     }
   }
-  if (cluster.nodes_.empty()) return Error{"cluster/nodes: the cluster has no nodes"};
+  if (cluster.nodes_.empty()) return Error{"/cluster/nodes: the cluster has no nodes"};
   cluster.free_gpus_ = cluster.total_gpus_;
   return cluster;
 }

@@ -104,6 +104,7 @@ std::string Engine::admission_problem(const JobSpec& job) const {
 
 void Engine::submit(uint32_t job) {
   ++result_.events;
+  result_.jobs[job].submit_ms = workload_.jobs[job].submit_ms;
   set_state(job, JobState::Pending);
   std::string problem = admission_problem(workload_.jobs[job]);
   if (!problem.empty()) return reject(job, std::move(problem));

@@ -53,6 +53,7 @@ struct PodPlacement {
 
 struct JobRecord {
   JobState state = JobState::Pending;
+  int64_t submit_ms = 0;
   int64_t start_ms = -1;            // all pods placed and the job started
   int64_t finish_ms = -1;
   int64_t first_pod_ms = -1;        // default scheduler: first pod placed (GPUs held from here)
