@@ -1,0 +1,232 @@
+#include "core/model_catalog.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "core/hardware.h"
+
+namespace topsim {
+namespace {
+
+std::string normalized(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name)
+    if (c != '-' && c != '_' && c != ' ') out.push_back(static_cast<char>(std::tolower(c)));
+  return out;
+}
+
+// Training FLOPs per image of a CNN: forward multiply-adds x 2 FLOP x 3 (backward = 2 x forward,
+// REFERENCE.md: backward is ~2/3 of compute).
+constexpr double cnn_training_gflop(double forward_gmac) { return 6.0 * forward_gmac; }
+
+// Training FLOPs per sequence of a transformer (Kaplan et al. 2020, "Scaling Laws for Neural
+// Language Models", Table 1: forward 2N + 2 n_layer n_ctx d per token, training 3 x forward).
+// N counts every parameter: the token embedding stands in for the (tied) output projection.
+constexpr double transformer_training_gflop(double params, int layers, int d_model, int seq) {
+  const double per_token = 6.0 * params + 6.0 * layers * static_cast<double>(seq) * d_model;
+  return per_token * seq / 1e9;
+}
+
+// Forward GMAC per image from the torchvision model documentation ("GFLOPS" column, which counts
+// multiply-adds; 224 x 224 input, 299 x 299 for Inception v3).
+constexpr double kVgg16ForwardGmac = 15.47;
+constexpr double kResnet50ForwardGmac = 4.09;
+constexpr double kResnet101ForwardGmac = 7.80;
+constexpr double kInceptionV3ForwardGmac = 5.71;
+constexpr double kAlexnetForwardGmac = 0.71;
+
+// Parameters: REFERENCE.md "Models". GPT-2 counts are the exact sizes of the released
+// checkpoints (12 d^2 + 13 d per layer + embeddings), matching REFERENCE.md's 124.4 / 774.0 /
+// 1,557.6 M and 497.8 / 3,096 / 6,230 MB. Architectures: BERT-large 24 x 1024, sequence 128
+// (pre-training phase 1); GPT-2 small 12 x 768, large 36 x 1280, XL 48 x 1600, context 1024.
+const std::vector<DnnModel>& catalog() {
+  static const std::vector<DnnModel> models = {
+      {"vgg16", "VGG16", 138357544, SampleUnit::Images, 0, cnn_training_gflop(kVgg16ForwardGmac)},
+      {"resnet50", "ResNet-50", 25557032, SampleUnit::Images, 0, cnn_training_gflop(kResnet50ForwardGmac)},
+      {"resnet101", "ResNet-101", 44549160, SampleUnit::Images, 0, cnn_training_gflop(kResnet101ForwardGmac)},
+      {"inceptionv3", "Inception v3", 27161264, SampleUnit::Images, 0, cnn_training_gflop(kInceptionV3ForwardGmac)},
+      {"alexnet", "AlexNet", 61100840, SampleUnit::Images, 0, cnn_training_gflop(kAlexnetForwardGmac)},
+      {"bert-large", "BERT-large", 335141888, SampleUnit::Samples, 128,
+       transformer_training_gflop(335141888, 24, 1024, 128)},
+      {"gpt2-small", "GPT-2 small", 124439808, SampleUnit::Samples, 1024,
+       transformer_training_gflop(124439808, 12, 768, 1024)},
+      {"gpt2-large", "GPT-2 large", 774030080, SampleUnit::Samples, 1024,
+       transformer_training_gflop(774030080, 36, 1280, 1024)},
+      {"gpt2-xl", "GPT-2 XL", 1557611200, SampleUnit::Samples, 1024,
+       transformer_training_gflop(1557611200, 48, 1600, 1024)},
+  };
+  return models;
+}
+
+enum ModelIndex { kVgg16 = 0, kResnet50 = 1, kAlexnet = 4 };
+
+// The GPU generations with figures, by SM version.
+constexpr int kGenerations = 3;
+constexpr std::array<int, kGenerations> kGenerationSm = {70, 80, 90};
+constexpr std::array<const char*, kGenerations> kGenerationName = {"V100", "A100", "H100"};
+
+int generation_of(int sm) {
+  for (int g = 0; g < kGenerations; ++g)
+    if (kGenerationSm[g] == sm) return g;
+  return -1;
+}
+
+// REFERENCE.md, "Single-GPU training throughput", images/sec.
+constexpr double kV100TfVgg16 = 248, kV100TfResnet50 = 368;  // tf_cnn_benchmarks, b64, FP32
+constexpr double kV100PtVgg16 = 205, kV100PtResnet50 = 330;  // PyTorch 1.6 Horovod synthetic, b64, FP32
+constexpr double kA100TfVgg16 = 364, kA100TfResnet50 = 572;  // TensorFlow, large batch
+constexpr double kA100PtResnet50 = 938;                      // PyTorch TF32, b256
+constexpr double kH100PtResnet50 = 1800;                     // PyTorch TF32, large batch
+constexpr int kV100ReferenceBatch = 64;
+constexpr int kLargeBatch = 256;  // "large batch" read as 256, the A100 PyTorch figure's batch
+
+struct Entry {
+  double samples_per_sec = 0;  // 0: none
+  int reference_batch = 0;
+  bool derived = false;
+  std::string derivation;
+};
+
+using Table = std::vector<std::array<std::array<Entry, 2>, kGenerations>>;  // [model][gen][fw]
+
+constexpr int kTf = static_cast<int>(TrainingFramework::TensorFlow);
+constexpr int kPt = static_cast<int>(TrainingFramework::PyTorch);
+
+void set_anchors(Table& t) {
+  const auto given = [](double v, int batch, const char* what) { return Entry{v, batch, false, std::string("given: REFERENCE.md ") + what}; };
+  const auto derived = [](double v, const char* how) { return Entry{v, kLargeBatch, true, std::string("derived: ") + how}; };
+  t[kVgg16][0][kTf] = given(kV100TfVgg16, kV100ReferenceBatch, "V100 SXM2 TensorFlow tf_cnn_benchmarks b64 FP32");
+  t[kResnet50][0][kTf] = given(kV100TfResnet50, kV100ReferenceBatch, "V100 SXM2 TensorFlow tf_cnn_benchmarks b64 FP32");
+  t[kVgg16][0][kPt] = given(kV100PtVgg16, kV100ReferenceBatch, "V100 SXM2 PyTorch 1.6 Horovod synthetic b64 FP32");
+  t[kResnet50][0][kPt] = given(kV100PtResnet50, kV100ReferenceBatch, "V100 SXM2 PyTorch 1.6 Horovod synthetic b64 FP32");
+  t[kVgg16][1][kTf] = given(kA100TfVgg16, kLargeBatch, "A100 SXM4 TensorFlow large batch (taken as b256)");
+  t[kResnet50][1][kTf] = given(kA100TfResnet50, kLargeBatch, "A100 SXM4 TensorFlow large batch (taken as b256)");
+  t[kResnet50][1][kPt] = given(kA100PtResnet50, kLargeBatch, "A100 PyTorch TF32 b256");
+  t[kResnet50][2][kPt] = given(kH100PtResnet50, kLargeBatch, "H100 SXM5 PyTorch TF32 large batch (taken as b256)");
+  t[kVgg16][1][kPt] = derived(kA100PtResnet50 * kV100PtVgg16 / kV100PtResnet50,
+                              "A100 PyTorch ResNet50 938 x V100 PyTorch VGG16/ResNet50 205/330");
+  t[kVgg16][2][kPt] = derived(kH100PtResnet50 * kV100PtVgg16 / kV100PtResnet50,
+                              "H100 PyTorch ResNet50 1800 x V100 PyTorch VGG16/ResNet50 205/330");
+  t[kResnet50][2][kTf] = derived(kH100PtResnet50 * kA100TfResnet50 / kA100PtResnet50,
+                                 "H100 PyTorch ResNet50 1800 x A100 TensorFlow/PyTorch ResNet50 572/938");
+  t[kVgg16][2][kTf] = derived(kH100PtResnet50 * kA100TfResnet50 / kA100PtResnet50 * kA100TfVgg16 / kA100TfResnet50,
+                              "H100 TensorFlow ResNet50 (1800 x 572/938) x A100 TensorFlow VGG16/ResNet50 364/572");
+}
+
+int anchor_of(int model) { return model == kAlexnet ? kVgg16 : kResnet50; }
+
+std::string describe_flops_derivation(int model, int anchor, int gen, int fw, const Entry& base, int batch) {
+  const auto& m = catalog();
+  char text[320];
+  std::snprintf(text, sizeof text, "derived: %s on %s %s (%.1f/s at b%d) x F(%s)/F(%s) = %.2f/%.2f GFLOP per sample; reference batch %d",
+                m[anchor].name.c_str(), kGenerationName[gen], fw == kTf ? "tensorflow" : "pytorch", base.samples_per_sec,
+                base.reference_batch, m[anchor].name.c_str(), m[model].name.c_str(), m[anchor].training_gflop_per_sample,
+                m[model].training_gflop_per_sample, batch);
+  return text;
+}
+
+void derive_by_flops(Table& t) {
+  const auto& m = catalog();
+  for (int model = 0; model < static_cast<int>(m.size()); ++model) {
+    if (model == kVgg16 || model == kResnet50) continue;
+    const int anchor = anchor_of(model);
+    const double ratio = m[anchor].training_gflop_per_sample / m[model].training_gflop_per_sample;
+    for (int gen = 0; gen < kGenerations; ++gen)
+      for (int fw : {kTf, kPt}) {
+        const Entry& base = t[anchor][gen][fw];
+        const int batch = std::max(1, static_cast<int>(std::ceil(base.reference_batch * ratio - 1e-9)));
+        t[model][gen][fw] = Entry{base.samples_per_sec * ratio, batch, true,
+                                  describe_flops_derivation(model, anchor, gen, fw, base, batch)};
+      }
+  }
+}
+
+const Table& table() {
+  static const Table t = [] {
+    Table built(catalog().size());
+    set_anchors(built);
+    derive_by_flops(built);
+    return built;
+  }();
+  return t;
+}
+
+std::string covered_generations() {
+  std::string out;
+  for (int g = 0; g < kGenerations; ++g)
+    out += (g ? ", " : "") + std::string(kGenerationName[g]) + " (SM" + std::to_string(kGenerationSm[g]) + ")";
+  return out;
+}
+
+}  // namespace
+
+std::string_view training_framework_name(TrainingFramework framework) {
+  return framework == TrainingFramework::TensorFlow ? "tensorflow" : "pytorch";
+}
+
+std::optional<TrainingFramework> parse_training_framework(std::string_view name) {
+  const std::string key = normalized(name);
+  if (key == "tensorflow" || key == "tf") return TrainingFramework::TensorFlow;
+  if (key == "pytorch" || key == "torch") return TrainingFramework::PyTorch;
+  return std::nullopt;
+}
+
+std::string_view sample_unit_name(SampleUnit unit) { return unit == SampleUnit::Images ? "images" : "samples"; }
+
+const std::vector<DnnModel>& model_catalog() { return catalog(); }
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : catalog()) names.push_back(m.name);
+  return names;
+}
+
+Expected<int> find_model(std::string_view name) {
+  const std::string key = normalized(name);
+  const auto& m = catalog();
+  for (int i = 0; i < static_cast<int>(m.size()); ++i)
+    if (normalized(m[i].name) == key) return i;
+  if (key == "gpt2") return find_model("gpt2-small");  // the released checkpoint's name
+  std::string known;
+  for (const auto& model : m) known += (known.empty() ? "" : ", ") + model.name;
+  return Error{"unknown model '" + std::string(name) + "'; known: " + known};
+}
+
+const DnnModel* model_at(int index) {
+  const auto& m = catalog();
+  return index >= 0 && index < static_cast<int>(m.size()) ? &m[index] : nullptr;
+}
+
+Expected<int> training_gpu_sm(std::string_view gpu_name) {
+  const GpuModel* gpu = find_gpu_model(gpu_name);
+  if (gpu == nullptr) return Error{"unknown GPU '" + std::string(gpu_name) + "'"};
+  if (generation_of(gpu->sm) < 0)
+    return Error{"no training-throughput figures for GPU '" + std::string(gpu_name) + "' (SM" + std::to_string(gpu->sm) +
+                 "); covered: " + covered_generations()};
+  return gpu->sm;
+}
+
+Expected<SingleGpuThroughput> single_gpu_throughput(int model, int gpu_sm, TrainingFramework framework) {
+  if (model_at(model) == nullptr) return Error{"model index " + std::to_string(model) + " is not in the model catalog"};
+  const int gen = generation_of(gpu_sm);
+  if (gen < 0)
+    return Error{"no training-throughput figures for " + model_at(model)->name + " on SM" + std::to_string(gpu_sm) + " (" +
+                 sm_architecture(gpu_sm) + "); covered: " + covered_generations()};
+  const Entry& e = table()[model][gen][static_cast<int>(framework)];
+  return SingleGpuThroughput{e.samples_per_sec, e.reference_batch, e.derived, e.derivation};
+}
+
+Expected<double> compute_step_ms(int model, int gpu_sm, TrainingFramework framework, int batch) {
+  if (batch < 1) return Error{"batch per GPU must be at least 1, got " + std::to_string(batch)};
+  auto single = single_gpu_throughput(model, gpu_sm, framework);
+  if (!single) return single.error();
+  const double per_sample_ms = 1e3 / single->samples_per_sec;
+  if (batch >= single->reference_batch) return batch * per_sample_ms;
+  const double reference_step_ms = single->reference_batch * per_sample_ms;
+  return reference_step_ms * (kFixedStepShare + (1.0 - kFixedStepShare) * batch / single->reference_batch);
+}
+
+}  // namespace topsim

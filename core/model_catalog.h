@@ -1,0 +1,92 @@
+// The DNN model catalog of the training-throughput model: what each model weighs on the wire
+// (FP32 gradient bytes) and how fast one GPU trains it, per GPU generation and framework.
+//
+// Single-GPU figures (samples/sec at a reference batch, each GPU's default full-precision mode:
+// FP32 on V100, TF32 on A100/H100; never AMP):
+// - Given (REFERENCE.md, "Single-GPU training throughput"): V100 TensorFlow b64 VGG16 248 /
+//   ResNet50 368, V100 PyTorch b64 205 / 330, A100 TensorFlow 364 / 572, A100 PyTorch (TF32,
+//   b256) ResNet50 938, H100 PyTorch (TF32) ResNet50 1800. "Large batch" is taken as 256.
+// - Derived anchors (VGG16 / ResNet50 where REFERENCE.md has no figure), by ratios measured
+//   between given figures, assuming throughput factors into (model) x (GPU, framework):
+//   A100 / H100 PyTorch VGG16 = that GPU's PyTorch ResNet50 x 205/330 (V100 PyTorch
+//   VGG16/ResNet50); H100 TensorFlow ResNet50 = 1800 x 572/938 (A100 TensorFlow/PyTorch);
+//   H100 TensorFlow VGG16 = that x 364/572 (A100 TensorFlow VGG16/ResNet50).
+// - Other models, from an anchor of the same kind on the same GPU and framework, by training
+//   FLOPs per sample: T(m) = T(anchor) x F(anchor) / F(m). Plain conv + FC stacks (AlexNet)
+//   use VGG16; everything else uses ResNet50 (transformers assume the GPU sustains the FLOP rate
+//   it sustains on ResNet50 - an approximation: large GEMMs usually do somewhat better).
+//   Each model's F and its source are in model_catalog.cpp.
+// - Reference batch of a derived entry: the anchor's reference batch scaled to the same work
+//   per step, ceil(b_anchor x F(anchor) / F(m)) (the GPU saturates at the same FLOPs per step).
+// Batch scaling (compute_step_ms): at or above the reference batch the time per sample is the
+// reference one (throughput flat); below it, a fixed 10% of the reference step does not shrink
+// with the batch (kFixedStepShare), so small batches lose throughput (half the batch: -9%).
+//
+// GPU generations covered: V100 (SM70), A100 (SM80), H100 (SM90). Anything else (T4, A10,
+// L40S, P100, B200, ...) is an error, never a default: REFERENCE.md has no figure to derive from.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace topsim {
+
+// Enumerators in the order of sim's Framework (sim/job.h), so the two convert by value.
+enum class TrainingFramework : uint8_t { TensorFlow, PyTorch };
+std::string_view training_framework_name(TrainingFramework framework);  // "tensorflow", "pytorch"
+std::optional<TrainingFramework> parse_training_framework(std::string_view name);  // case-insensitive
+
+enum class SampleUnit : uint8_t { Images, Samples };
+std::string_view sample_unit_name(SampleUnit unit);  // "images", "samples"
+
+struct DnnModel {
+  std::string name;                     // catalog key, lower case, e.g. "resnet50"
+  std::string display_name;             // e.g. "ResNet-50"
+  int64_t parameters = 0;               // trainable parameters (REFERENCE.md)
+  SampleUnit unit = SampleUnit::Images; // what one sample is: an image, or a sequence
+  int sequence_length = 0;              // tokens per sample (transformers), 0 for images
+  double training_gflop_per_sample = 0; // forward + backward GFLOP per sample (F above)
+  // FP32 gradient bytes all-reduced every step: 4 x parameters (REFERENCE.md).
+  double gradient_bytes() const { return 4.0 * static_cast<double>(parameters); }
+};
+
+// The catalog, in a fixed order: its indices are what JobSpec::model refers to.
+const std::vector<DnnModel>& model_catalog();
+std::vector<std::string> model_names();
+// Index of the model named `name` (case-insensitive; "-" and "_" ignored, so "ResNet-50",
+// "bert_large" and "GPT2-XL" all match). Error: "unknown model '<name>'; known: ...".
+Expected<int> find_model(std::string_view name);
+// nullptr when `index` is not a catalog index.
+const DnnModel* model_at(int index);
+
+// SM version of a GPU catalog name (core/hardware.h, aliases accepted) whose generation the
+// throughput catalog covers. Errors: unknown GPU name; GPU without throughput figures.
+Expected<int> training_gpu_sm(std::string_view gpu_name);
+
+struct SingleGpuThroughput {
+  double samples_per_sec = 0;  // one GPU, at reference_batch
+  int reference_batch = 0;     // samples per GPU per step the figure refers to
+  bool derived = false;        // false: given in REFERENCE.md
+  std::string_view derivation; // how the figure was obtained (static storage)
+};
+
+// Single-GPU training throughput of catalog model `model` on a GPU of SM version `gpu_sm`.
+// Errors: model index out of range; a GPU generation outside V100/A100/H100.
+Expected<SingleGpuThroughput> single_gpu_throughput(int model, int gpu_sm, TrainingFramework framework);
+
+// Per-GPU compute time (forward + backward + update) of one step at `batch` samples, ms,
+// under the batch-scaling model above. Errors: as single_gpu_throughput, or batch < 1.
+Expected<double> compute_step_ms(int model, int gpu_sm, TrainingFramework framework, int batch);
+
+// Share of the reference step that does not shrink with a smaller batch (batch scaling above).
+// A modelling assumption of this project, not a measurement: per-step work independent of the
+// batch (optimizer update, kernel launches, framework overhead); 0.1 makes ResNet50 at half its
+// reference batch ~9% slower per sample, the order of the b32-vs-b64 gap of CNN benchmarks.
+inline constexpr double kFixedStepShare = 0.1;
+
+}  // namespace topsim

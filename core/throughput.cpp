@@ -1,0 +1,179 @@
+#include "core/throughput.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+
+#include "core/hardware.h"
+
+namespace topsim {
+namespace {
+
+struct TransportName {
+  CommTransport transport;
+  std::string_view name;
+};
+constexpr std::array<TransportName, 7> kTransportNames = {{
+    {CommTransport::None, "none"},
+    {CommTransport::NvLinkP2p, "nvlink-p2p"},
+    {CommTransport::PcieP2p, "pcie-p2p"},
+    {CommTransport::Shm, "shm"},
+    {CommTransport::PodSockets, "pod-sockets"},
+    {CommTransport::Tcp, "tcp"},
+    {CommTransport::Rdma, "rdma"},
+}};
+
+// REFERENCE.md "Data-parallel step": the backward pass is ~2/3 of the compute time.
+constexpr double kBackwardShare = 2.0 / 3.0;
+
+Status validate_path(const CommPath& path) {
+  if (path.ranks < 1) return Error{"communication path: ranks must be at least 1, got " + std::to_string(path.ranks)};
+  if (path.hosts < 1 || path.hosts > path.ranks)
+    return Error{"communication path: hosts must be in 1.." + std::to_string(path.ranks) + ", got " + std::to_string(path.hosts)};
+  if (path.ranks > 1 && !(path.bus_bandwidth_gbps > 0))
+    return Error{"communication path: " + std::to_string(path.ranks) + " ranks need a positive bus bandwidth"};
+  return Status::success();
+}
+
+// Egress (or ingress) hops per node of a rank-ordered ring that cross nodes.
+std::vector<int> crossing_hops_per_node(const std::vector<int>& rank_nodes, size_t node_count, bool egress) {
+  std::vector<int> hops(node_count, 0);
+  for (size_t i = 0; i < rank_nodes.size(); ++i) {
+    const int from = rank_nodes[i], to = rank_nodes[(i + 1) % rank_nodes.size()];
+    if (from != to) ++hops[egress ? from : to];
+  }
+  return hops;
+}
+
+}  // namespace
+
+std::string_view comm_transport_name(CommTransport transport) {
+  for (const auto& entry : kTransportNames)
+    if (entry.transport == transport) return entry.name;
+  return "none";
+}
+
+std::optional<CommTransport> parse_comm_transport(std::string_view name) {
+  for (const auto& entry : kTransportNames)
+    if (entry.name == name) return entry.transport;
+  return std::nullopt;
+}
+
+CommPath ring_plan_path(const RingPlan& plan) {
+  CommPath path;
+  path.ranks = std::max<int>(1, static_cast<int>(plan.order.size()));
+  if (path.ranks < 2) return path;
+  path.bus_bandwidth_gbps = plan.bus_bandwidth_gbps;
+  path.nvlink_hops = plan.nvlink_only;
+  if (plan.nvlink_only) path.transport = CommTransport::NvLinkP2p;
+  else path.transport = plan.worst_hop <= LinkClass::PXB ? CommTransport::PcieP2p : CommTransport::Shm;
+  return path;
+}
+
+CommPath gang_comm_path(const GangPlacement& placement, const std::vector<GangNode>& nodes) {
+  if (!placement.multi_node()) {
+    CommPath path = placement.node_rings.empty() ? CommPath{} : ring_plan_path(placement.node_rings.front());
+    path.bus_bandwidth_gbps = path.ranks > 1 ? placement.bus_bandwidth_gbps : 0;
+    return path;
+  }
+  CommPath path;
+  path.ranks = placement.gpu_count();
+  path.hosts = static_cast<int>(placement.nodes.size());
+  path.bus_bandwidth_gbps = placement.bus_bandwidth_gbps;
+  path.nvlink_hops = std::all_of(placement.node_rings.begin(), placement.node_rings.end(),
+                                 [](const RingPlan& ring) { return ring.order.size() < 2 || ring.nvlink_only; });
+  path.transport = CommTransport::Rdma;
+  for (size_t i = 0; i < placement.nodes.size(); ++i) {
+    const auto& nics = nodes[placement.nodes[i]].allocator->topology().model().nics;
+    for (int nic : placement.nics_per_node[i])
+      if (nics[nic].transport == NicTransport::Ethernet) path.transport = CommTransport::Tcp;
+  }
+  return path;
+}
+
+Expected<double> network_hop_gbps(CommTransport transport, double nic_speed_gbit, const NetworkModel& net,
+                                  NicTransport fabric) {
+  if (transport == CommTransport::PodSockets) return kPodSocketGbps;
+  if (transport != CommTransport::Tcp && transport != CommTransport::Rdma)
+    return Error{"network_hop_gbps: " + std::string(comm_transport_name(transport)) +
+                 " is an intra-host transport; its bandwidth comes from the ring model"};
+  if (!(nic_speed_gbit > 0)) return Error{"network_hop_gbps: NIC speed must be positive, got " + std::to_string(nic_speed_gbit) + " Gb/s"};
+  if (transport == CommTransport::Tcp) return network_gbps(nic_speed_gbit) * net.tcp_socket_efficiency;
+  if (fabric == NicTransport::Ethernet) return Error{"network_hop_gbps: RDMA needs an InfiniBand or RoCE fabric, not plain Ethernet"};
+  return network_gbps(nic_speed_gbit) * net.efficiency(fabric);
+}
+
+Expected<double> socket_ring_bus_gbps(const std::vector<int>& rank_nodes, const std::vector<double>& node_nic_gbit,
+                                      const NetworkModel& net, double pod_socket_gbps) {
+  for (int node : rank_nodes)
+    if (node < 0 || node >= static_cast<int>(node_nic_gbit.size()))
+      return Error{"socket ring: node " + std::to_string(node) + " has no NIC speed (" + std::to_string(node_nic_gbit.size()) + " given)"};
+  if (rank_nodes.size() < 2) return 0.0;
+  const std::vector<int> egress = crossing_hops_per_node(rank_nodes, node_nic_gbit.size(), true);
+  const std::vector<int> ingress = crossing_hops_per_node(rank_nodes, node_nic_gbit.size(), false);
+  double bus_gbps = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < rank_nodes.size(); ++i) {
+    const int from = rank_nodes[i], to = rank_nodes[(i + 1) % rank_nodes.size()];
+    if (from == to) { bus_gbps = std::min(bus_gbps, pod_socket_gbps); continue; }
+    auto send = network_hop_gbps(CommTransport::Tcp, node_nic_gbit[from], net);
+    auto receive = network_hop_gbps(CommTransport::Tcp, node_nic_gbit[to], net);
+    if (!send) return send.error();
+    if (!receive) return receive.error();
+    bus_gbps = std::min({bus_gbps, *send / egress[from], *receive / ingress[to]});
+  }
+  return bus_gbps;
+}
+
+Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std::vector<double>& node_nic_gbit,
+                                   const NetworkModel& net, double pod_socket_gbps) {
+  if (pods.size() == 1) return pods.front().gpus ? ring_plan_path(*pods.front().gpus) : CommPath{};
+  std::vector<int> rank_nodes;
+  CommPath path;
+  path.ranks = 0;
+  bool all_pods_nvlink = true, any_multi_gpu_pod = false;
+  double bus_gbps = std::numeric_limits<double>::infinity();
+  for (const PodInRing& pod : pods) {
+    rank_nodes.push_back(pod.node);
+    const int gpus = pod.gpus ? std::max<int>(1, static_cast<int>(pod.gpus->order.size())) : 1;
+    path.ranks += gpus;
+    if (gpus < 2) continue;
+    bus_gbps = std::min(bus_gbps, pod.gpus->bus_bandwidth_gbps);
+    any_multi_gpu_pod = true;
+    all_pods_nvlink = all_pods_nvlink && pod.gpus->nvlink_only;
+  }
+  auto ring_gbps = socket_ring_bus_gbps(rank_nodes, node_nic_gbit, net, pod_socket_gbps);
+  if (!ring_gbps) return ring_gbps.error();
+  if (pods.empty()) return CommPath{};
+  path.hosts = static_cast<int>(pods.size());
+  path.nvlink_hops = any_multi_gpu_pod && all_pods_nvlink;
+  path.bus_bandwidth_gbps = std::min(bus_gbps, *ring_gbps);
+  const bool crosses_nodes = std::any_of(rank_nodes.begin(), rank_nodes.end(), [&](int n) { return n != rank_nodes[0]; });
+  path.transport = crosses_nodes ? CommTransport::Tcp : CommTransport::PodSockets;
+  return path;
+}
+
+Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const CommPath& path, const OverlapModel& overlap) {
+  if (Status valid = validate_path(path); !valid) return valid.error();
+  const double overlap_share = overlap.fraction(job.framework);
+  if (!(overlap_share >= 0 && overlap_share <= 1))
+    return Error{"overlap for " + std::string(training_framework_name(job.framework)) + " must be in [0, 1], got " + std::to_string(overlap_share)};
+  auto compute_ms = compute_step_ms(job.model, job.gpu_sm, job.framework, job.batch_per_gpu);
+  if (!compute_ms) return compute_ms.error();
+
+  ThroughputEstimate estimate;
+  estimate.compute_ms = *compute_ms;
+  if (path.ranks > 1) {
+    const AllReduceEstimate allreduce = allreduce_time(model_at(job.model)->gradient_bytes(), path.ranks, path.hosts,
+                                                       path.bus_bandwidth_gbps, path.nvlink_hops);
+    estimate.comm_ms = allreduce.time_us / 1e3;
+    estimate.protocol = allreduce.protocol;
+    const double hidden_ms = std::min(estimate.comm_ms, overlap_share * kBackwardShare * estimate.compute_ms);
+    estimate.exposed_comm_ms = estimate.comm_ms - hidden_ms;
+  }
+  estimate.step_ms = estimate.compute_ms + estimate.exposed_comm_ms;
+  estimate.samples_per_sec = path.ranks * static_cast<double>(job.batch_per_gpu) * 1e3 / estimate.step_ms;
+  return estimate;
+}
+
+}  // namespace topsim
