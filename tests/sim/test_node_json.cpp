@@ -4,6 +4,8 @@
 #include "core/builtin_models.h"
 #include "core/topology.h"
 #include "sim/node_json.h"
+#include "sim/node_source.h"
+#include "test_support.h"
 
 using namespace topsim;
 using Json = nlohmann::json;
@@ -170,5 +172,24 @@ TEST_CASE("sim::node_json rejects bad input with file and JSON path", "[sim]") {
   SECTION("empty text and a non-object document") {
     CHECK_THAT(node_from_json("", "node.json").error().message, Catch::StartsWith("node.json:1:1: invalid JSON"));
     CHECK(node_from_json("[1]", "node.json").error().message == "node.json: /: must be an object, got an array");
+  }
+}
+
+TEST_CASE("sim::node_json round trip of imported real machines", "[sim]") {
+  for (const char* file : {"dgx1-v100-hybrid-cube-mesh_topo-m.txt", "dgx-a100_topo-m.txt", "hgx-a100-8gpu-8nic-roce_topo-m.txt",
+                           "dgx-h100-class_8gpu-8ib-ndr_topo-m.txt", "aws-p5.48xlarge_topo-m.txt",
+                           "ibm-hgx-h100-8gpu-nccl-topo.xml"}) {
+    SECTION(file) {
+      // an imported node written as JSON and read back has the same pairs and the same JSON text
+      const std::string path = test::shared_file(std::string("topologies/") + file);
+      if (path.empty()) return;
+      const Expected<NodeModel> imported = load_node(path);
+      REQUIRE(imported.ok());
+      const std::string text = node_to_json(*imported);
+      const Expected<NodeModel> loaded = node_from_json(text, "imported.json");
+      REQUIRE(loaded.ok());
+      CHECK(node_to_json(*loaded) == text);
+      CHECK(link_facts(*Topology::build(*imported)) == link_facts(*Topology::build(*loaded)));
+    }
   }
 }
