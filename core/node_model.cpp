@@ -7,9 +7,9 @@
 namespace topsim {
 namespace {
 
-std::string field(std::string_view list, size_t index, std::string_view name) {
-  return std::string(list) + "[" + std::to_string(index) + "]." + std::string(name);
-}
+std::string entry(std::string_view list, size_t index) { return std::string(list) + "[" + std::to_string(index) + "]"; }
+
+std::string field(std::string_view list, size_t index, std::string_view name) { return entry(list, index) + "." + std::string(name); }
 
 Status check_pcie(const std::string& where, int gen, int width) {
   if (gen < 1 || gen > 6)
@@ -38,7 +38,7 @@ Status validate_bridges(const NodeModel& m) {
       return Error{field("bridges", i, "parent") + ": a switch needs a parent bridge listed before it, got " +
                    std::to_string(b.parent)};
     }
-    if (Status s = check_pcie(field("bridges", i, ""), b.pcie_gen, b.pcie_width); !s) return s;
+    if (Status s = check_pcie(entry("bridges", i), b.pcie_gen, b.pcie_width); !s) return s;
   }
   return {};
 }
@@ -50,7 +50,7 @@ Status validate_gpus(const NodeModel& m) {
     if (g.sm < 10) return Error{field("gpus", i, "sm") + ": " + std::to_string(g.sm) + " is not a compute capability x 10"};
     if (!(g.memory_gib > 0)) return Error{field("gpus", i, "memory_gib") + ": must be positive"};
     if (g.nvswitch_links < 0) return Error{field("gpus", i, "nvswitch_links") + ": must not be negative"};
-    if (Status s = check_pcie(field("gpus", i, ""), g.pcie_gen, g.pcie_width); !s) return s;
+    if (Status s = check_pcie(entry("gpus", i), g.pcie_gen, g.pcie_width); !s) return s;
   }
   return {};
 }
@@ -63,7 +63,7 @@ Status validate_nics(const NodeModel& m) {
     if (!names.insert(n.name).second) return Error{field("nics", i, "name") + ": duplicate NIC name '" + n.name + "'"};
     if (!(n.speed_gbit > 0)) return Error{field("nics", i, "speed_gbit") + ": must be positive"};
     if (Status s = check_bridge_ref(m, field("nics", i, "bridge"), n.bridge); !s) return s;
-    if (Status s = check_pcie(field("nics", i, ""), n.pcie_gen, n.pcie_width); !s) return s;
+    if (Status s = check_pcie(entry("nics", i), n.pcie_gen, n.pcie_width); !s) return s;
   }
   return {};
 }
