@@ -28,7 +28,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPSIM_WERROR=ON >/dev/n
 cmake --build build -j"$jobs" >/dev/null
 
 if [ "$mode" = run ]; then
-  exec build/cli/topsim topo show dgx1-v100
+  exec build/cli/topsim run
 else
   exec ctest --test-dir build --output-on-failure -j"$jobs"
 fi
