@@ -37,7 +37,7 @@ ordered_json summary_json(const RunSummary& s) {
           {"gpu_utilisation", round_to(s.gpu_utilisation, 1e-6)},
           {"held_idle_gpu_hours", round_to(s.held_idle_gpu_hours, 0.001)},
           {"cross_numa_ratio", round_to(s.cross_numa_ratio, 1e-6)},
-          {"topology_success_rate", round_to(s.topology_success_rate, 1e-6)},
+          {"topology_success_rate", s.topology_success_rate < 0 ? ordered_json() : ordered_json(round_to(s.topology_success_rate, 1e-6))},
           {"fallbacks", s.fallbacks},
           {"placement_efficiency", round_to(s.placement_efficiency, 1e-6)},
           {"events", s.events}};
@@ -158,6 +158,7 @@ std::string render_run_text(const Scenario& scenario, const std::vector<Schedule
   out += row("placement efficiency", runs, [](const SchedulerRun& r) { return fmt::format("{:.1f}%", 100 * r.summary.placement_efficiency); });
   out += row("cross-NUMA ratio", runs, [](const SchedulerRun& r) { return fmt::format("{:.3f}", r.summary.cross_numa_ratio); });
   out += row("topology success rate / fallbacks", runs, [](const SchedulerRun& r) {
+    if (r.summary.topology_success_rate < 0) return std::string("n/a");
     return fmt::format("{:.3f} / {}", r.summary.topology_success_rate, r.summary.fallbacks);
   });
   out += row("GPU-hours held by partial jobs", runs, [](const SchedulerRun& r) { return fmt::format("{:.2f}", r.summary.held_idle_gpu_hours); });

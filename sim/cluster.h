@@ -35,8 +35,10 @@ const char* network_transport_name(NetworkTransport transport);  // "tcp", "roce
 struct NetworkSpec {
   NetworkTransport transport = NetworkTransport::Tcp;  // default: plain Kubernetes pod networking
   double nic_speed_gbit = 0;        // overrides every node NIC's speed when > 0; default 0 (keep)
-  int nodes_per_rack = 0;           // 0 = no rack level
-  double rack_oversubscription = 1; // uplink oversubscription for traffic leaving a rack (>= 1)
+  int nodes_per_rack = 0;           // 0 = no rack level (default); nodes fill racks in order
+  // Oversubscription of the rack uplinks (>= 1, default 1): a job whose nodes span racks gets
+  // at most its per-node network bandwidth divided by this (its ring crosses the uplinks).
+  double rack_oversubscription = 1;
 };
 
 struct NodeGroupSpec {

@@ -91,7 +91,9 @@ CommPath Engine::default_comm_path(const JobRecord& record) const {
     pods.push_back(in_ring);
   }
   auto path = pod_socket_path(pods, node_nic_gbit, options_.network);
-  return path ? *path : CommPath{};
+  if (!path) return CommPath{};
+  if (spans_racks(nodes)) path->bus_bandwidth_gbps /= cluster_.network().rack_oversubscription;  // network-bound ring
+  return *path;
 }
 
 }  // namespace topsim

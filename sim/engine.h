@@ -47,6 +47,8 @@ class Engine {
   Expected<ThroughputEstimate> throughput(const JobSpec& job, int node_type, const CommPath& path) const;
   double ideal_samples_per_sec(const JobSpec& job, int node_type);
   bool cross_numa(const std::vector<PodPlacement>& pods) const;
+  // True when the nodes sit in more than one rack (rack level configured).
+  bool spans_racks(const std::vector<int>& nodes) const;
 
   // topology-aware scheduler (topology_scheduler.cpp)
   bool place_topology(uint32_t job);

@@ -64,7 +64,9 @@ RunSummary summarize(const SimResult& result) {
     s.gpu_utilisation = static_cast<double>(result.busy_gpu_ms) / (static_cast<double>(result.total_gpus) * result.makespan_ms);
   s.held_idle_gpu_hours = result.held_idle_gpu_ms / 3.6e6;
   s.cross_numa_ratio = multi_gpu ? static_cast<double>(cross) / multi_gpu : 0;
-  s.topology_success_rate = placed ? static_cast<double>(placed - s.fallbacks) / placed : 0;
+  // The default scheduler has no topology constraints to meet: the rate does not apply (-1).
+  s.topology_success_rate = result.scheduler != SchedulerKind::TopologyAware ? -1
+                            : placed ? static_cast<double>(placed - s.fallbacks) / placed : 0;
   s.placement_efficiency = efficiency_jobs ? efficiency_sum / efficiency_jobs : 0;
   return s;
 }

@@ -24,7 +24,8 @@ struct RunSummary {
   double held_idle_gpu_hours = 0; // GPUs held by partially placed jobs while not running
   // Multi-GPU placements: share that spans several NUMA nodes on some node (> 0.5 warns).
   double cross_numa_ratio = 0;
-  // Placements made without dropping a constraint, over all placements (< 0.8 warns).
+  // Topology-aware only: placements made without dropping a constraint, over all placements
+  // (< 0.8 warns); -1 for the default scheduler, which has no topology constraints.
   double topology_success_rate = 0;
   uint64_t fallbacks = 0;         // placements that dropped a constraint
   // Mean over finished multi-GPU jobs of placed throughput / ideal-placement throughput.

@@ -165,6 +165,13 @@ bool Engine::cross_numa(const std::vector<PodPlacement>& pods) const {
   return false;
 }
 
+bool Engine::spans_racks(const std::vector<int>& nodes) const {
+  if (cluster_.network().nodes_per_rack <= 0) return false;
+  for (int n : nodes)
+    if (cluster_.node(n).rack != cluster_.node(nodes.front()).rack) return true;
+  return false;
+}
+
 Expected<ThroughputEstimate> Engine::throughput(const JobSpec& job, int node_type, const CommPath& path) const {
   const int sm = cluster_.type(node_type).topology->model().gpus.front().sm;
   TrainingJob tj{job.model, static_cast<TrainingFramework>(job.framework), job.batch_per_gpu, sm};

@@ -118,6 +118,10 @@ bool Engine::place_gang_across_nodes(uint32_t id, const GangRequest& request) {
     take(node_ids[worker.node], worker.gpus);
   }
   r.comm = gang_comm_path(*gang, candidates);
+  std::vector<int> used;
+  for (int n : gang->nodes) used.push_back(node_ids[n]);
+  if (spans_racks(used))  // the job ring leaves the rack: its network hops share the uplinks
+    r.comm.bus_bandwidth_gbps = std::min(r.comm.bus_bandwidth_gbps, gang->network_gbps / cluster_.network().rack_oversubscription);
   r.relaxed = gang->relaxed;
   return true;
 }
