@@ -1,0 +1,279 @@
+#include "core/fragmentation.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace topsim {
+namespace {
+
+bool spec_type_ok(const TaskSpec& spec, int gpu_type) {
+  return spec.gpu_type_mask == 0 || (gpu_type >= 0 && gpu_type < 32 && ((spec.gpu_type_mask >> gpu_type) & 1u) != 0);
+}
+
+// F_n(m) over the free shares of one node's cards; `node_ok` says whether the spec's CPU and
+// GPU type fit the node (the card count is checked here).
+template <class FreeRange>
+int64_t spec_fragment_milli(const FreeRange& free, const TaskSpec& spec, bool node_ok) {
+  int64_t all = 0, below = 0;
+  int fitting = 0;
+  for (const auto value : free) {
+    all += value;
+    if (value < spec.gpu_milli) below += value;
+    else ++fitting;
+  }
+  const bool can_run = spec.gpu_count > 0 && node_ok && fitting >= spec.gpu_count;
+  return can_run ? below : all;
+}
+
+void append_int(std::string& key, int64_t value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+}  // namespace
+
+TaskSpec task_spec(const PodRequest& pod, int card_mem_gib) {
+  TaskSpec spec;
+  spec.cpu_milli = pod.cpu_milli;
+  if (pod.gpu.kind == GpuAskKind::None) return spec;
+  spec.gpu_milli = ask_card_milli(pod.gpu, card_mem_gib);
+  spec.gpu_count = pod.gpu.count;
+  spec.gpu_type_mask = pod.gpu_type_mask;
+  return spec;
+}
+
+TargetWorkload derive_target_workload(const std::vector<TaskSpec>& tasks, double coverage) {
+  std::map<TaskSpec, int64_t> counts;
+  for (const TaskSpec& task : tasks) ++counts[task];
+  std::vector<std::pair<TaskSpec, int64_t>> ranked(counts.begin(), counts.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  TargetWorkload workload;
+  workload.tasks_seen = static_cast<int64_t>(tasks.size());
+  for (const auto& [spec, count] : ranked) {
+    if (static_cast<double>(workload.weight_total) >= coverage * static_cast<double>(tasks.size())) break;
+    workload.specs.push_back(spec);
+    workload.weights.push_back(count);
+    workload.weight_total += count;
+  }
+  return workload;
+}
+
+int64_t task_fragmentation_milli(const ShareNode& node, const TaskSpec& spec) {
+  std::vector<int> free(node.cards.size());
+  for (size_t g = 0; g < free.size(); ++g) free[g] = card_free_milli(node, static_cast<int>(g));
+  const bool node_ok = spec_type_ok(spec, node.gpu_type) && node.cpu_milli - node.cpu_used_milli >= spec.cpu_milli;
+  return spec_fragment_milli(free, spec, node_ok);
+}
+
+double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& workload) {
+  double total = 0;
+  for (size_t m = 0; m < workload.specs.size(); ++m) {
+    total += workload.popularity(m) * static_cast<double>(task_fragmentation_milli(node, workload.specs[m]));
+  }
+  return total / kMilliPerGpu;
+}
+
+// ---- FragmentationTracker: state interning and the memoised F_n(M) --------------------------
+
+FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster)
+    : workload_(&workload) {
+  assert(!workload.specs.empty() && "FragmentationTracker: empty target workload");
+  for (const TaskSpec& spec : workload.specs) cpu_thresholds_.push_back(spec.cpu_milli);
+  std::sort(cpu_thresholds_.begin(), cpu_thresholds_.end());
+  cpu_thresholds_.erase(std::unique(cpu_thresholds_.begin(), cpu_thresholds_.end()), cpu_thresholds_.end());
+  for (const TaskSpec& spec : workload.specs) {
+    const auto it = std::lower_bound(cpu_thresholds_.begin(), cpu_thresholds_.end(), spec.cpu_milli);
+    spec_cpu_index_.push_back(static_cast<int>(it - cpu_thresholds_.begin()));
+  }
+  nodes_.resize(cluster.nodes.size());
+  for (size_t n = 0; n < cluster.nodes.size(); ++n) update_node(cluster, static_cast<int>(n));
+}
+
+int FragmentationTracker::cpu_bucket(int64_t free_cpu_milli) const {
+  return static_cast<int>(std::upper_bound(cpu_thresholds_.begin(), cpu_thresholds_.end(), free_cpu_milli) -
+                          cpu_thresholds_.begin());
+}
+
+void FragmentationTracker::compute_facts(State& state) const {
+  const auto& specs = workload_->specs;
+  std::vector<char> can_run(specs.size());
+  int64_t weighted = 0;
+  for (size_t m = 0; m < specs.size(); ++m) {
+    const bool node_ok = spec_type_ok(specs[m], state.gpu_type) && state.cpu_bucket > spec_cpu_index_[m];
+    const int64_t fragment = spec_fragment_milli(state.free, specs[m], node_ok);
+    weighted += workload_->weights[m] * fragment;
+    const int fitting = static_cast<int>(state.free.end() - std::lower_bound(state.free.begin(), state.free.end(),
+                                                                             static_cast<uint16_t>(std::min(specs[m].gpu_milli, 65535))));
+    can_run[m] = specs[m].gpu_count > 0 && node_ok && fitting >= specs[m].gpu_count;
+  }
+  int64_t unusable = 0;
+  for (const uint16_t value : state.free) {
+    bool usable = false;
+    for (size_t m = 0; m < specs.size() && !usable; ++m) usable = can_run[m] && value >= specs[m].gpu_milli;
+    if (!usable) unusable += value;
+  }
+  state.weighted = weighted;
+  state.unusable = unusable;
+}
+
+int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket, std::vector<uint16_t> free) {
+  std::string key;
+  key.reserve(32 + 2 * free.size());
+  append_int(key, static_cast<int64_t>(mode));
+  append_int(key, gpu_type);
+  append_int(key, card_mem_gib);
+  append_int(key, bucket);
+  key.append(reinterpret_cast<const char*>(free.data()), free.size() * sizeof(uint16_t));
+  const auto [it, inserted] = state_ids_.try_emplace(std::move(key), static_cast<int>(states_.size()));
+  if (!inserted) return it->second;
+  State state{mode, gpu_type, card_mem_gib, bucket, std::move(free), 0, 0};
+  compute_facts(state);
+  states_.push_back(std::move(state));
+  return it->second;
+}
+
+int FragmentationTracker::intern_node(const ShareNode& node) {
+  std::vector<uint16_t> free(node.cards.size());
+  for (size_t g = 0; g < free.size(); ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
+  std::sort(free.begin(), free.end());
+  const int card_mem = node.cards.empty() ? 0 : node.cards.front().mem_total_gib;
+  return intern(node.mode, node.gpu_type, card_mem, cpu_bucket(node.cpu_milli - node.cpu_used_milli), std::move(free));
+}
+
+void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
+  const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
+  NodeFacts& facts = nodes_[static_cast<size_t>(node)];
+  total_weighted_ -= facts.weighted;
+  total_unusable_ -= facts.unusable;
+  total_free_ -= facts.free;
+  total_idle_ -= facts.idle;
+  facts.state = intern_node(n);
+  const State& state = states_[static_cast<size_t>(facts.state)];
+  facts.weighted = state.weighted;
+  facts.unusable = state.unusable;
+  facts.free = std::accumulate(state.free.begin(), state.free.end(), int64_t{0});
+  facts.idle = node_idle_cards(n);
+  total_weighted_ += facts.weighted;
+  total_unusable_ += facts.unusable;
+  total_free_ += facts.free;
+  total_idle_ += facts.idle;
+}
+
+double FragmentationTracker::fragmentation_gpus() const {
+  return static_cast<double>(total_weighted_) / (static_cast<double>(workload_->weight_total) * kMilliPerGpu);
+}
+
+double FragmentationTracker::fragmentation_rate() const {
+  return total_free_ > 0 ? fragmentation_gpus() / free_gpus() : 0.0;
+}
+
+double FragmentationTracker::free_gpus() const { return static_cast<double>(total_free_) / kMilliPerGpu; }
+double FragmentationTracker::unusable_gpus() const { return static_cast<double>(total_unusable_) / kMilliPerGpu; }
+int FragmentationTracker::idle_cards() const { return total_idle_; }
+
+// ---- FGD: fragmentation growth of a placement ------------------------------------------------
+
+bool FragmentationTracker::memo_applies(const ShareNode& node) const {
+  // On these modes a card fits a share exactly when its free milli is at least the share, so
+  // the node state alone decides the answer. share / core_mem nodes also account memory.
+  return node.mode == NodeMode::Milli || node.mode == NodeMode::Default || node.mode == NodeMode::Topology;
+}
+
+std::optional<int64_t> FragmentationTracker::placement_growth(const ShareCluster& cluster, int node, const PodRequest& pod) {
+  const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
+  if (!node_fits(n, pod)) return std::nullopt;
+  if (!memo_applies(n)) {
+    const Growth growth = direct_growth(n, pod);
+    return growth.fits ? std::optional(growth.delta) : std::nullopt;
+  }
+  const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
+  return growth.fits ? std::optional(growth.delta) : std::nullopt;
+}
+
+const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const ShareNode& node, int state_id,
+                                                                      const PodRequest& pod) {
+  const int count = pod.gpu.kind == GpuAskKind::None ? 0 : pod.gpu.count;
+  const int demand = ask_card_milli(pod.gpu, node.cards.empty() ? 0 : node.cards.front().mem_total_gib);
+  const auto [shape, unused] = shape_ids_.try_emplace(int64_t{demand} * 4096 + count, static_cast<int>(shape_ids_.size()));
+  const int after_bucket = cpu_bucket(node.cpu_milli - node.cpu_used_milli - pod.cpu_milli);
+  assert(shape->second < (1 << 16) && after_bucket < (1 << 16) && "growth memo key overflow");
+  const uint64_t key = (static_cast<uint64_t>(state_id) << 32) | (static_cast<uint64_t>(shape->second) << 16) |
+                       static_cast<uint64_t>(after_bucket);
+  const auto it = growth_memo_.find(key);
+  if (it != growth_memo_.end()) return it->second;
+  return growth_memo_.emplace(key, evaluate_growth(state_id, demand, count, after_bucket)).first->second;
+}
+
+FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, int demand, int count, int after_bucket) {
+  // Copy what we need: interning below may grow states_.
+  const State before = states_[static_cast<size_t>(state_id)];
+  auto growth_of = [&](std::vector<uint16_t> free) {
+    std::sort(free.begin(), free.end());
+    const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, std::move(free));
+    return states_[static_cast<size_t>(id)].weighted - before.weighted;
+  };
+  Growth growth;
+  if (count == 0) return Growth{true, growth_of(before.free), {}};
+  if (count > 1) {
+    // Whole cards only: the `count` largest values must be idle cards (1000).
+    const auto idle = std::count(before.free.begin(), before.free.end(), static_cast<uint16_t>(kMilliPerGpu));
+    if (idle < count) return growth;
+    std::vector<uint16_t> after = before.free;
+    std::fill(after.end() - count, after.end(), uint16_t{0});
+    return Growth{true, growth_of(std::move(after)), {}};
+  }
+  for (size_t i = 0; i < before.free.size(); ++i) {
+    const uint16_t value = before.free[i];
+    if (value < demand || (i > 0 && before.free[i - 1] == value)) continue;  // one try per distinct value
+    std::vector<uint16_t> after = before.free;
+    after[i] = static_cast<uint16_t>(value - demand);
+    const int64_t delta = growth_of(std::move(after));
+    if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}};
+    if (delta == growth.delta) growth.best_free.push_back(value);
+  }
+  return growth;
+}
+
+FragmentationTracker::Growth FragmentationTracker::direct_growth(const ShareNode& node, const PodRequest& pod) {
+  const int64_t before = states_[static_cast<size_t>(intern_node(node))].weighted;
+  auto growth_with = [&](const std::vector<int>& cards) {
+    ShareNode after = node;
+    apply_placement(after, pod, cards);
+    return states_[static_cast<size_t>(intern_node(after))].weighted - before;
+  };
+  Growth growth;
+  if (pod.gpu.kind == GpuAskKind::None) return Growth{true, growth_with({}), {}};
+  if (pod.gpu.count > 1 || pod.gpu.kind == GpuAskKind::Whole) {
+    const std::vector<int> cards = lowest_idle_cards(node, pod.gpu.count);
+    if (static_cast<int>(cards.size()) < pod.gpu.count) return growth;
+    return Growth{true, growth_with(cards), {}};
+  }
+  for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) {
+    if (!card_fits(node, g, pod.gpu)) continue;
+    const int64_t delta = growth_with({g});
+    if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}, g};
+  }
+  return growth;
+}
+
+std::vector<int> FragmentationTracker::least_growth_cards(const ShareCluster& cluster, int node, const PodRequest& pod) {
+  const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
+  if (pod.gpu.kind == GpuAskKind::None) return {};
+  if (pod.gpu.count > 1 || pod.gpu.kind == GpuAskKind::Whole) return lowest_idle_cards(n, pod.gpu.count);
+  if (!memo_applies(n)) {
+    const Growth growth = direct_growth(n, pod);
+    return growth.fits ? std::vector<int>{growth.best_card} : std::vector<int>{};
+  }
+  const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
+  for (int g = 0; g < static_cast<int>(n.cards.size()); ++g) {
+    const auto value = static_cast<uint16_t>(card_free_milli(n, g));
+    if (card_fits(n, g, pod.gpu) && std::find(growth.best_free.begin(), growth.best_free.end(), value) != growth.best_free.end()) {
+      return {g};
+    }
+  }
+  return {};
+}
+
+}  // namespace topsim

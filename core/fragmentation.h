@@ -1,0 +1,139 @@
+// GPU fragmentation as defined by FGD ("Beware of Fragmentation: Scheduling GPU-Sharing
+// Workloads with Fragmentation Gradient Descent", USENIX ATC '23; REFERENCE.md):
+//
+// - the target workload M is the set of distinct task specs (CPU, per-card GPU share d_m, GPU
+//   count, allowed GPU types) of a trace, with popularity p_m; the most popular specs covering
+//   95% of the tasks are kept and their popularities renormalised;
+// - for a node n with free share R_g on each card g and a spec m: if m cannot run on n at all
+//   (free CPU, type, fewer than count_m cards with R_g >= d_m, or m asks no GPU)
+//   F_n(m) = sum_g R_g, else F_n(m) = sum_g R_g * [R_g < d_m];
+// - F_n(M) = sum_m p_m F_n(m); the cluster's F = sum_n F_n(M); the fragmentation rate is F
+//   divided by the cluster's unallocated GPU share.
+//
+// Arithmetic is exact: popularity is kept as integer counts, so F_n(M) is stored as
+// "weighted milli" = sum_m count_m * F_n(m) (thousandths of a GPU times occurrences); divide by
+// weight_total * 1000 for GPUs. Equal fragmentation growths therefore tie exactly.
+//
+// FragmentationTracker keeps F_n(M) per node and updates only the node a placement changed
+// (never a cluster rescan). F_n(M) is memoised by node state: (mode, GPU type, card memory, the
+// free CPU reduced to "which specs' CPU fits", the sorted free shares) — many nodes share a state.
+// The tracker also answers FGD's question, how much F grows when a pod goes to a node (trying
+// every card for a share), memoised by (node state, pod shape, CPU after placement).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/gpu_share.h"
+
+namespace topsim {
+
+struct TaskSpec {
+  int64_t cpu_milli = 0;
+  int gpu_milli = 0;           // per-card share d_m, 1..1000; 0 for CPU-only specs
+  int gpu_count = 0;           // cards; 0 for CPU-only specs
+  uint32_t gpu_type_mask = 0;  // allowed GPU types (bit t); 0 = any
+  auto operator<=>(const TaskSpec&) const = default;
+};
+
+// The spec of a pod: its per-card share as ask_card_milli(pod.gpu, card_mem_gib).
+TaskSpec task_spec(const PodRequest& pod, int card_mem_gib = 0);
+
+struct TargetWorkload {
+  std::vector<TaskSpec> specs;   // most popular first (ties: ascending spec)
+  std::vector<int64_t> weights;  // occurrences of each spec in the trace
+  int64_t weight_total = 0;      // sum of weights (p_m = weights[m] / weight_total)
+  int64_t tasks_seen = 0;        // tasks the workload was derived from
+  double popularity(size_t m) const { return static_cast<double>(weights[m]) / static_cast<double>(weight_total); }
+};
+
+// Counts distinct specs, sorts them by occurrences (descending, ties by spec) and keeps the
+// shortest prefix covering at least `coverage` of the tasks (FGD: 0.95).
+TargetWorkload derive_target_workload(const std::vector<TaskSpec>& tasks, double coverage = 0.95);
+
+// Reference (unmemoised) forms of the definition, for tests and one-off reports.
+// F_n(m) in thousandths of a GPU.
+int64_t task_fragmentation_milli(const ShareNode& node, const TaskSpec& spec);
+// F_n(M) in GPUs.
+double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& workload);
+
+class FragmentationTracker {
+ public:
+  // Computes every node's F_n(M). REQUIRES: `workload` outlives the tracker and has at least
+  // one spec. Not thread-safe (memo tables): one tracker per simulation.
+  FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster);
+
+  // Call after `cluster.nodes[node]` changed (placement or release). O(cards) + memo lookup.
+  void update_node(const ShareCluster& cluster, int node);
+
+  double fragmentation_gpus() const;  // cluster F
+  double fragmentation_rate() const;  // F / unallocated GPU share; 0 when nothing is free
+  double free_gpus() const;           // unallocated GPU share
+  // Free share on cards that no spec of the target workload can use on their node
+  // (R_g < d_m or m cannot run there, for every m): GPU share stranded for typical pods.
+  double unusable_gpus() const;
+  int idle_cards() const;             // cards without any pod
+  int64_t weighted_milli() const { return total_weighted_; }
+  int64_t node_weighted_milli(int node) const { return nodes_[static_cast<size_t>(node)].weighted; }
+  int64_t weight_total() const { return workload_->weight_total; }
+
+  // FGD: the growth of the cluster F (weighted milli) if `pod` were placed on `node` with the
+  // card choice that grows it least; nullopt when the pod does not fit there.
+  // REQUIRES: update_node was called for every change of `cluster` since construction.
+  std::optional<int64_t> placement_growth(const ShareCluster& cluster, int node, const PodRequest& pod);
+  // The cards of that least-growth choice (ties: lowest card index); empty for CPU-only pods.
+  // REQUIRES: placement_growth(cluster, node, pod) has a value.
+  std::vector<int> least_growth_cards(const ShareCluster& cluster, int node, const PodRequest& pod);
+
+  size_t distinct_states() const { return states_.size(); }
+
+ private:
+  struct State {
+    NodeMode mode = NodeMode::Milli;
+    int gpu_type = 0;
+    int card_mem_gib = 0;
+    int cpu_bucket = 0;              // thresholds (distinct spec CPU values) at or below free CPU
+    std::vector<uint16_t> free;      // free share per card, thousandths, ascending
+    int64_t weighted = 0;            // count-weighted F_n(M), milli
+    int64_t unusable = 0;            // milli
+  };
+  struct NodeFacts {
+    int state = -1;
+    int64_t weighted = 0;
+    int64_t unusable = 0;
+    int64_t free = 0;
+    int idle = 0;
+  };
+  struct Growth {
+    bool fits = false;
+    int64_t delta = 0;
+    std::vector<uint16_t> best_free;  // memo path: free values of the cards achieving `delta`
+    int best_card = -1;               // direct path: lowest card index achieving `delta`
+  };
+
+  int cpu_bucket(int64_t free_cpu_milli) const;
+  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, std::vector<uint16_t> free);
+  int intern_node(const ShareNode& node);
+  void compute_facts(State& state) const;
+  bool memo_applies(const ShareNode& node) const;
+  const Growth& memo_growth(const ShareNode& node, int state_id, const PodRequest& pod);
+  Growth evaluate_growth(int state_id, int demand, int count, int after_bucket);
+  Growth direct_growth(const ShareNode& node, const PodRequest& pod);
+
+  const TargetWorkload* workload_;
+  std::vector<int64_t> cpu_thresholds_;   // distinct spec CPU values, ascending
+  std::vector<int> spec_cpu_index_;       // per spec: index of its CPU in cpu_thresholds_
+  std::vector<State> states_;
+  std::unordered_map<std::string, int> state_ids_;
+  std::unordered_map<uint64_t, Growth> growth_memo_;
+  std::unordered_map<int64_t, int> shape_ids_;
+  std::vector<NodeFacts> nodes_;
+  int64_t total_weighted_ = 0, total_unusable_ = 0, total_free_ = 0;
+  int total_idle_ = 0;
+};
+
+}  // namespace topsim

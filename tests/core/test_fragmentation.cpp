@@ -1,0 +1,226 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "core/fragmentation.h"
+#include "core/share_policies.h"
+
+using namespace topsim;
+
+namespace {
+
+TaskSpec spec(int64_t cpu_milli, int gpu_milli, int gpu_count, uint32_t type_mask = 0) {
+  return TaskSpec{cpu_milli, gpu_milli, gpu_count, type_mask};
+}
+
+// A workload with the given specs, each repeated `count` times.
+TargetWorkload workload_of(const std::vector<std::pair<TaskSpec, int>>& counts, double coverage = 1.0) {
+  std::vector<TaskSpec> tasks;
+  for (const auto& [s, n] : counts) tasks.insert(tasks.end(), static_cast<size_t>(n), s);
+  return derive_target_workload(tasks, coverage);
+}
+
+PodRequest milli_pod(int milli, int cards = 1, int64_t cpu_milli = 0) {
+  PodRequest pod;
+  pod.cpu_milli = cpu_milli;
+  pod.gpu = GpuAsk::milli_share(milli, cards);
+  return pod;
+}
+
+// A milli-mode node (GPU type 0) whose cards carry the given used thousandths.
+ShareNode milli_node(const std::vector<int>& used_milli, int64_t cpu_milli = 8000) {
+  ShareNode node = make_share_node("n", NodeMode::Milli, 0, static_cast<int>(used_milli.size()), 0, cpu_milli, 1 << 20);
+  for (size_t g = 0; g < used_milli.size(); ++g) {
+    if (used_milli[g] > 0) apply_placement(node, milli_pod(used_milli[g]), {static_cast<int>(g)});
+  }
+  return node;
+}
+
+double reference_cluster_f(const ShareCluster& cluster, const TargetWorkload& workload) {
+  double total = 0;
+  for (const ShareNode& node : cluster.nodes) total += node_fragmentation_gpus(node, workload);
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("core::fragmentation FGD measure on a hand example", "[core][fragmentation]") {
+  // One node, 4 cards with free share R = [1000, 500, 200, 0] milli, 8 CPUs free, GPU type 0.
+  const ShareNode node = milli_node({0, 500, 800, 1000});
+  SECTION("F_n(m) per spec, from REFERENCE.md's definition") {
+    // m1 (1 CPU, 300 milli x 1): runs (cards with R >= 300: 1000, 500); fragments R < 300: 200 + 0 = 200.
+    CHECK(task_fragmentation_milli(node, spec(1000, 300, 1)) == 200);
+    // m2 (1 CPU, 1000 x 2): only one card has R >= 1000, so m2 cannot run: all free, 1000+500+200 = 1700.
+    CHECK(task_fragmentation_milli(node, spec(1000, 1000, 2)) == 1700);
+    // m3 (16 CPUs, 100 x 1): not enough CPU (8 free): 1700.
+    CHECK(task_fragmentation_milli(node, spec(16000, 100, 1)) == 1700);
+    // m4 (CPU only): a task that asks no GPU sees every free GPU as fragment: 1700.
+    CHECK(task_fragmentation_milli(node, spec(1000, 0, 0)) == 1700);
+    // m5 (100 x 1, only GPU type 1 allowed; the node is type 0): 1700.
+    CHECK(task_fragmentation_milli(node, spec(1000, 100, 1, 1u << 1)) == 1700);
+    // m6 (500 x 1): runs; R < 500: 200 + 0 = 200 (the 500 card is not a fragment for it).
+    CHECK(task_fragmentation_milli(node, spec(0, 500, 1)) == 200);
+  }
+  SECTION("F_n(M) weights specs by popularity: (6 x 200 + 2 x 1700 + 2 x 1700) / 10 = 800 milli") {
+    const TargetWorkload w = workload_of({{spec(1000, 300, 1), 6}, {spec(1000, 1000, 2), 2}, {spec(1000, 0, 0), 2}});
+    CHECK(node_fragmentation_gpus(node, w) == Approx(0.8));
+    ShareCluster cluster{{node}};
+    const FragmentationTracker tracker(w, cluster);
+    CHECK(tracker.fragmentation_gpus() == Approx(0.8));
+    // rate = F / free = 0.8 / 1.7
+    CHECK(tracker.fragmentation_rate() == Approx(0.8 / 1.7));
+    CHECK(tracker.free_gpus() == Approx(1.7));
+    // Unusable: the 200 card fits no spec that can run here (m1 needs 300, m2 cannot run, m4
+    // takes no GPU); the 500 and 1000 cards fit m1. So 0.2 GPUs. One idle card.
+    CHECK(tracker.unusable_gpus() == Approx(0.2));
+    CHECK(tracker.idle_cards() == 1);
+  }
+  SECTION("a full node and an idle node that fits everything have F = 0") {
+    const TargetWorkload w = workload_of({{spec(1000, 300, 1), 1}});
+    CHECK(node_fragmentation_gpus(milli_node({1000, 1000}), w) == 0);
+    CHECK(node_fragmentation_gpus(milli_node({0, 0}), w) == 0);
+  }
+}
+
+TEST_CASE("core::fragmentation target workload", "[core][fragmentation]") {
+  // Specs seen 50, 30, 15 and 5 times (100 tasks).
+  const std::vector<std::pair<TaskSpec, int>> counts = {
+      {spec(1000, 500, 1), 30}, {spec(2000, 1000, 1), 50}, {spec(0, 0, 0), 5}, {spec(4000, 1000, 8), 15}};
+  SECTION("95% coverage keeps the 3 most popular (50 + 30 + 15 = 95), renormalised over 95") {
+    const TargetWorkload w = workload_of(counts, 0.95);
+    REQUIRE(w.specs.size() == 3);
+    CHECK(w.specs[0] == spec(2000, 1000, 1));
+    CHECK(w.specs[1] == spec(1000, 500, 1));
+    CHECK(w.specs[2] == spec(4000, 1000, 8));
+    CHECK(w.weight_total == 95);
+    CHECK(w.popularity(0) == Approx(50.0 / 95));
+    CHECK(w.tasks_seen == 100);
+  }
+  SECTION("full coverage keeps all 4") {
+    CHECK(workload_of(counts, 1.0).specs.size() == 4);
+  }
+  SECTION("a pod's spec: per-card share and count; multi-GPU asks are whole cards") {
+    CHECK(task_spec(milli_pod(1000, 8, 4000)) == spec(4000, 1000, 8));
+    CHECK(task_spec(milli_pod(250)) == spec(0, 250, 1));
+  }
+}
+
+TEST_CASE("core::fragmentation incremental tracking equals a full recomputation", "[core][fragmentation]") {
+  // Random placements on a small mixed cluster; after each one the tracker's F (one node
+  // updated) must equal the sum of F_n(M) recomputed from scratch.
+  const TargetWorkload w = workload_of({{spec(2000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(4000, 250, 1), 3},
+                                        {spec(8000, 1000, 4), 1}, {spec(1000, 0, 0), 2}});
+  ShareCluster cluster;
+  for (int n = 0; n < 6; ++n) cluster.nodes.push_back(milli_node(std::vector<int>(n % 2 ? 8 : 2, 0), 16000 + 8000 * n));
+  FragmentationTracker tracker(w, cluster);
+  std::mt19937_64 rng(3);
+  const int shares[] = {100, 250, 500, 700, 1000};
+  for (int step = 0; step < 60; ++step) {
+    const PodRequest pod = milli_pod(shares[rng() % 5], 1, static_cast<int64_t>(rng() % 3) * 1000);
+    const int n = static_cast<int>(rng() % cluster.nodes.size());
+    ShareNode& node = cluster.nodes[static_cast<size_t>(n)];
+    for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) {
+      if (node_fits(node, pod) && card_fits(node, g, pod.gpu)) {
+        apply_placement(node, pod, {g});
+        tracker.update_node(cluster, n);
+        break;
+      }
+    }
+    REQUIRE(tracker.fragmentation_gpus() == Approx(reference_cluster_f(cluster, w)).margin(1e-9));
+  }
+}
+
+TEST_CASE("core::fragmentation FGD growth equals the change of F", "[core][fragmentation]") {
+  // For every node and pod shape, placement_growth must be what F becomes after applying the
+  // chosen cards, minus F before, and no other card of the node may do better.
+  const TargetWorkload w = workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3},
+                                        {spec(1000, 1000, 2), 1}});
+  ShareCluster cluster;
+  cluster.nodes.push_back(milli_node({0, 500, 800, 0}));
+  cluster.nodes.push_back(milli_node({300, 0}));
+  cluster.nodes.push_back(milli_node({0, 0, 0, 0, 0, 0, 0, 0}));
+  FragmentationTracker tracker(w, cluster);
+  const PodRequest pods[] = {milli_pod(200), milli_pod(500), milli_pod(1000), milli_pod(1000, 2), milli_pod(300, 1, 500)};
+  auto growth_with = [&](int n, const PodRequest& pod, const std::vector<int>& cards) {
+    ShareCluster after = cluster;
+    apply_placement(after.nodes[static_cast<size_t>(n)], pod, cards);
+    return FragmentationTracker(w, after).weighted_milli() - tracker.weighted_milli();
+  };
+  for (const PodRequest& pod : pods) {
+    for (int n = 0; n < 3; ++n) {
+      const ShareNode& node = cluster.nodes[static_cast<size_t>(n)];
+      const auto growth = tracker.placement_growth(cluster, n, pod);
+      REQUIRE(growth.has_value() == node_fits(node, pod));  // node 1 has a single idle card
+      if (!growth) continue;
+      CHECK(growth_with(n, pod, tracker.least_growth_cards(cluster, n, pod)) == *growth);
+      for (int g = 0; g < static_cast<int>(node.cards.size()) && pod.gpu.count == 1; ++g) {
+        if (card_fits(node, g, pod.gpu)) CHECK(growth_with(n, pod, {g}) >= *growth);
+      }
+    }
+  }
+}
+
+TEST_CASE("core::fgd places where fragmentation grows least", "[core][fragmentation][fgd]") {
+  // Target workload: specs A (200 milli) and B (500 milli), equally popular, no CPU.
+  const TargetWorkload w = workload_of({{spec(0, 200, 1), 1}, {spec(0, 500, 1), 1}});
+  const PodRequest pod = milli_pod(200);
+  SECTION("across nodes: fgd avoids the card binpack would fill") {
+    // Node 0: one card with 600 free; node 1: one idle card.
+    // Node 0 -> free 400: A fits (0), B cannot run (400): growth +400 from 0.
+    // Node 1 -> free 800: A 0, B 0: growth 0. fgd picks node 1; binpack picks node 0 (fuller).
+    ShareCluster cluster{{milli_node({400}), milli_node({0})}};
+    FragmentationTracker tracker(w, cluster);
+    CHECK(*tracker.placement_growth(cluster, 0, pod) == 400);  // weighted milli, weights 1 + 1
+    CHECK(*tracker.placement_growth(cluster, 1, pod) == 0);
+    auto fgd = make_share_policy(SharePolicyKind::Fgd, SharePolicyContext{0, &tracker});
+    auto binpack = make_share_policy(SharePolicyKind::Binpack, SharePolicyContext{});
+    CHECK((*fgd)->place(cluster, pod)->node == 1);
+    CHECK((*binpack)->place(cluster, pod)->node == 0);
+  }
+  SECTION("within a node: fgd tries every card ([600, 1000] free: card 1, binpack card 0)") {
+    // Card 0 -> [400, 1000]: A 0, B runs (1000 card) but 400 < 500 is a fragment: +400.
+    // Card 1 -> [600, 800]: A 0, B 0: +0.
+    ShareCluster cluster{{milli_node({400, 0})}};
+    FragmentationTracker tracker(w, cluster);
+    auto fgd = make_share_policy(SharePolicyKind::Fgd, SharePolicyContext{0, &tracker});
+    CHECK((*fgd)->place(cluster, pod)->cards == std::vector<int>{1});
+    CHECK(tracker.least_growth_cards(cluster, 0, pod) == std::vector<int>{1});
+  }
+  SECTION("a share that fills a stranded hole lowers F: [300 free] + 200 -> 100 free") {
+    // Before: A fits (0), B cannot run (300) = 300. After: A, B cannot run: 100 + 100 = 200. Growth -100.
+    ShareCluster cluster{{milli_node({700}), milli_node({0})}};
+    FragmentationTracker tracker(w, cluster);
+    CHECK(*tracker.placement_growth(cluster, 0, pod) == -100);
+    auto fgd = make_share_policy(SharePolicyKind::Fgd, SharePolicyContext{0, &tracker});
+    CHECK((*fgd)->place(cluster, pod)->node == 0);
+  }
+  SECTION("no fit: nullopt") {
+    ShareCluster cluster{{milli_node({900})}};
+    FragmentationTracker tracker(w, cluster);
+    CHECK_FALSE(tracker.placement_growth(cluster, 0, milli_pod(200)).has_value());
+    auto fgd = make_share_policy(SharePolicyKind::Fgd, SharePolicyContext{0, &tracker});
+    CHECK_FALSE((*fgd)->place(cluster, milli_pod(200)).has_value());
+  }
+}
+
+TEST_CASE("core::fgd on share and core_mem nodes (direct evaluation)", "[core][fragmentation][fgd]") {
+  // core_mem node: free share = 10 x free compute percent. Workload: 50% shares.
+  const TargetWorkload w = workload_of({{spec(0, 500, 1), 1}});
+  ShareCluster cluster{{make_share_node("c", NodeMode::CoreMem, 0, 2, 16, 8000, 65536)}};
+  PodRequest first;
+  first.gpu = GpuAsk::mem(4, 30);
+  apply_placement(cluster.nodes[0], first, {0});  // card 0: 70% free, card 1: 100% free
+  FragmentationTracker tracker(w, cluster);
+  SECTION("a 20% pod: card 0 leaves 500 (fits the 50% spec, +0), card 1 leaves 800 (+0): ties go to card 0") {
+    PodRequest pod;
+    pod.gpu = GpuAsk::mem(4, 20);
+    CHECK(*tracker.placement_growth(cluster, 0, pod) == 0);
+    CHECK(tracker.least_growth_cards(cluster, 0, pod) == std::vector<int>{0});
+  }
+  SECTION("a 40% pod: card 0 leaves 300 (< 500, +300), card 1 leaves 600 (+0): card 1") {
+    PodRequest pod;
+    pod.gpu = GpuAsk::mem(4, 40);
+    CHECK(*tracker.placement_growth(cluster, 0, pod) == 0);
+    CHECK(tracker.least_growth_cards(cluster, 0, pod) == std::vector<int>{1});
+  }
+}

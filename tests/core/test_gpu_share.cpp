@@ -1,0 +1,252 @@
+#include <catch2/catch.hpp>
+
+#include "core/gpu_share.h"
+#include "core/share_policies.h"
+
+using namespace topsim;
+
+namespace {
+
+PodRequest mem_pod(int gib, std::optional<int> core = std::nullopt) {
+  PodRequest pod;
+  pod.gpu = GpuAsk::mem(gib, core);
+  return pod;
+}
+
+PodRequest milli_pod(int milli, int cards = 1, int64_t cpu_milli = 0) {
+  PodRequest pod;
+  pod.cpu_milli = cpu_milli;
+  pod.gpu = GpuAsk::milli_share(milli, cards);
+  return pod;
+}
+
+std::string rejection(const PodRequest& pod, int max_card_gib = 16) {
+  const Status status = validate_request(pod, max_card_gib);
+  return status ? "" : status.error().message;
+}
+
+std::optional<SharePlacement> place_with(SharePolicyKind kind, const ShareCluster& cluster, const PodRequest& pod) {
+  auto policy = make_share_policy(kind, SharePolicyContext{});
+  REQUIRE(policy.ok());
+  return (*policy)->place(cluster, pod);
+}
+
+// A milli-mode node whose cards already carry the given used thousandths.
+ShareNode milli_node(std::vector<int> used_milli, int64_t cpu_milli = 64000) {
+  ShareNode node = make_share_node("n", NodeMode::Milli, 0, static_cast<int>(used_milli.size()), 0, cpu_milli, 1 << 20);
+  for (size_t g = 0; g < used_milli.size(); ++g) {
+    if (used_milli[g] > 0) apply_placement(node, milli_pod(used_milli[g]), {static_cast<int>(g)});
+  }
+  return node;
+}
+
+}  // namespace
+
+TEST_CASE("core::share validation", "[core][share]") {
+  SECTION("gpu-core 7% is rejected: not a multiple of 5") {
+    CHECK(rejection(mem_pod(4, 7)) == "aliyun.com/gpu-core.percentage 7 is not a multiple of 5");
+  }
+  SECTION("gpu-core 0% is rejected: below the minimum 5") {
+    CHECK(rejection(mem_pod(4, 0)) == "aliyun.com/gpu-core.percentage 0 is below the minimum 5");
+  }
+  SECTION("gpu-core 105% is rejected: above 100 per card") {
+    CHECK(rejection(mem_pod(4, 105)) == "aliyun.com/gpu-core.percentage 105 is above the maximum 100");
+  }
+  SECTION("gpu-core 5%, 30% and 100% are accepted, as is memory without a core share") {
+    CHECK(rejection(mem_pod(4, 5)).empty());
+    CHECK(rejection(mem_pod(4, 30)).empty());
+    CHECK(rejection(mem_pod(4, 100)).empty());
+    CHECK(rejection(mem_pod(4)).empty());
+  }
+  SECTION("gpu-mem beyond the card (17 GiB on 16 GiB cards) is rejected; exactly 16 GiB is accepted") {
+    CHECK(rejection(mem_pod(17), 16) == "aliyun.com/gpu-mem 17 GiB exceeds the largest card's memory (16 GiB)");
+    CHECK(rejection(mem_pod(16), 16).empty());
+  }
+  SECTION("gpu-mem 0 is rejected") {
+    CHECK(rejection(mem_pod(0)) == "aliyun.com/gpu-mem 0 must be positive");
+  }
+  SECTION("gpu_milli: negative and 0 are rejected, 1..1000 accepted, 1001 rejected") {
+    CHECK(rejection(milli_pod(-5)) == "gpu_milli -5 is negative");
+    CHECK(rejection(milli_pod(0)) == "gpu_milli 0 is below the minimum 1");
+    CHECK(rejection(milli_pod(1)).empty());
+    CHECK(rejection(milli_pod(1000)).empty());
+    CHECK(rejection(milli_pod(1001)) == "gpu_milli 1001 is above the maximum 1000 (one card)");
+  }
+  SECTION("a multi-GPU pod must ask whole GPUs") {
+    CHECK(rejection(milli_pod(500, 2)) == "a pod asking 2 GPUs must ask whole GPUs (gpu_milli 1000), got 500");
+    CHECK(rejection(milli_pod(1000, 8)).empty());
+  }
+  SECTION("whole GPUs: at least one; negative CPU is rejected") {
+    PodRequest pod;
+    pod.gpu = GpuAsk::whole(0);
+    CHECK(rejection(pod) == "GPU count 0 must be at least 1");
+    pod.gpu = GpuAsk::none();
+    pod.cpu_milli = -1;
+    CHECK(rejection(pod) == "cpu_milli -1 is negative");
+  }
+}
+
+TEST_CASE("core::share node modes and allocatable", "[core][share]") {
+  SECTION("the label ack.node.gpu.schedule names the mode; absent means default") {
+    CHECK(*node_mode_from_labels({{"ack.node.gpu.schedule", "core_mem"}}) == NodeMode::CoreMem);
+    CHECK(*node_mode_from_labels({{"ack.node.gpu.schedule", "share"}}) == NodeMode::Share);
+    CHECK(*node_mode_from_labels({{"ack.node.gpu.schedule", "topology"}}) == NodeMode::Topology);
+    CHECK(*node_mode_from_labels({}) == NodeMode::Default);
+  }
+  SECTION("an unknown mode is an error listing the accepted values") {
+    const auto mode = parse_node_mode("binpack");
+    REQUIRE_FALSE(mode.ok());
+    CHECK(mode.error().message ==
+          "ack.node.gpu.schedule=binpack: unknown mode (expected default, topology, share, core_mem or milli)");
+  }
+  SECTION("allocatable: gpu-core.percentage = 100 x cards, gpu-mem = total GiB, gpu-count = cards") {
+    const NodeAllocatable a = allocatable(make_share_node("n", NodeMode::CoreMem, 0, 4, 16, 32000, 65536));
+    CHECK(a.gpu_core_percentage == 400);
+    CHECK(a.gpu_mem_gib == 64);
+    CHECK(a.gpu_count == 4);
+  }
+  SECTION("topology nodes serve only topology-aware whole-GPU jobs; default nodes only regular ones") {
+    CHECK(mode_accepts(NodeMode::Topology, GpuAsk::whole(2, true)));
+    CHECK_FALSE(mode_accepts(NodeMode::Topology, GpuAsk::whole(2)));
+    CHECK(mode_accepts(NodeMode::Default, GpuAsk::whole(2)));
+    CHECK_FALSE(mode_accepts(NodeMode::Default, GpuAsk::mem(4)));
+  }
+}
+
+TEST_CASE("core::share memory-only and memory+compute pods never share a node", "[core][share]") {
+  ShareCluster cluster;
+  cluster.nodes.push_back(make_share_node("share-node", NodeMode::Share, 0, 2, 16, 32000, 65536));
+  cluster.nodes.push_back(make_share_node("core-mem-node", NodeMode::CoreMem, 0, 2, 16, 32000, 65536));
+  SECTION("a memory-only pod goes to the share node, a memory+compute pod to the core_mem node") {
+    CHECK(place_with(SharePolicyKind::Binpack, cluster, mem_pod(4))->node == 0);
+    CHECK(place_with(SharePolicyKind::Binpack, cluster, mem_pod(4, 50))->node == 1);
+    CHECK_FALSE(mode_accepts(NodeMode::CoreMem, GpuAsk::mem(4)));
+    CHECK_FALSE(mode_accepts(NodeMode::Share, GpuAsk::mem(4, 50)));
+  }
+  SECTION("with the core_mem node's compute used up, a memory+compute pod fails although the share node is empty") {
+    ShareNode& core_node = cluster.nodes[1];
+    apply_placement(core_node, mem_pod(2, 100), {0});
+    apply_placement(core_node, mem_pod(2, 100), {1});
+    CHECK_FALSE(place_with(SharePolicyKind::Spread, cluster, mem_pod(2, 5)).has_value());
+    CHECK(place_with(SharePolicyKind::Spread, cluster, mem_pod(2))->node == 0);
+  }
+}
+
+TEST_CASE("core::share per-card accounting", "[core][share]") {
+  SECTION("three 30% pods on one card show 90% compute used; memory adds up; release restores") {
+    ShareNode node = make_share_node("n", NodeMode::CoreMem, 0, 2, 16, 32000, 65536);
+    for (int i = 0; i < 3; ++i) apply_placement(node, mem_pod(4, 30), {0});
+    CHECK(node.cards[0].core_used_percent == 90);
+    CHECK(node.cards[0].mem_used_gib == 12);
+    CHECK(node.cards[0].tasks == 3);
+    CHECK(card_free_milli(node, 0) == 100);  // 10 x (100 - 90)
+    CHECK(card_fits(node, 0, GpuAsk::mem(4, 10)));
+    CHECK_FALSE(card_fits(node, 0, GpuAsk::mem(4, 15)));  // only 10% compute left
+    CHECK_FALSE(card_fits(node, 0, GpuAsk::mem(5, 5)));   // only 4 GiB left
+    release_placement(node, mem_pod(4, 30), {0});
+    CHECK(node.cards[0].core_used_percent == 60);
+    CHECK(node.cards[0].mem_used_gib == 8);
+  }
+  SECTION("milli shares add per card; the node summary follows") {
+    ShareNode node = milli_node({300, 0, 1000});
+    CHECK(node.free_milli == 700 + 1000 + 0);
+    CHECK(node.max_card_free_milli == 1000);
+    CHECK(node.idle_cards == 1);
+    CHECK(node.pods == 2);
+  }
+  SECTION("CPU and host memory are accounted per node and must fit") {
+    ShareNode node = milli_node({0}, 8000);
+    PodRequest big = milli_pod(100, 1, 9000);
+    CHECK_FALSE(node_fits(node, big));
+    big.cpu_milli = 8000;
+    CHECK(node_fits(node, big));
+    big.memory_mib = (1 << 20) + 1;
+    CHECK_FALSE(node_fits(node, big));
+  }
+}
+
+TEST_CASE("core::share multi-GPU pods need whole idle cards on one node", "[core][share]") {
+  ShareCluster cluster;
+  cluster.nodes.push_back(milli_node({0, 500}));  // one idle card
+  cluster.nodes.push_back(milli_node({100, 0}));  // one idle card
+  SECTION("two nodes with one idle card each cannot take a 2-GPU pod") {
+    CHECK_FALSE(place_with(SharePolicyKind::Binpack, cluster, milli_pod(1000, 2)).has_value());
+  }
+  SECTION("a node with two idle cards can, and gets its lowest idle cards") {
+    cluster.nodes.push_back(milli_node({0, 200, 0, 0}));
+    const auto placement = place_with(SharePolicyKind::Binpack, cluster, milli_pod(1000, 2));
+    REQUIRE(placement);
+    CHECK(placement->node == 2);
+    CHECK(placement->cards == std::vector<int>{0, 2});
+  }
+}
+
+TEST_CASE("core::share binpack and spread card choice", "[core][share]") {
+  // One share node, 4 cards of 16 GiB with 10, 4, 0 and 12 GiB used: free 6, 12, 16, 4 GiB.
+  ShareCluster cluster;
+  cluster.nodes.push_back(make_share_node("n", NodeMode::Share, 0, 4, 16, 32000, 65536));
+  const int used[] = {10, 4, 0, 12};
+  for (int g = 0; g < 4; ++g) {
+    if (used[g] > 0) apply_placement(cluster.nodes[0], mem_pod(used[g]), {g});
+  }
+  SECTION("binpack picks the fullest card that fits: 4 GiB -> card 3 (4 free), 5 GiB -> card 0 (6 free)") {
+    CHECK(place_with(SharePolicyKind::Binpack, cluster, mem_pod(4))->cards == std::vector<int>{3});
+    CHECK(place_with(SharePolicyKind::Binpack, cluster, mem_pod(5))->cards == std::vector<int>{0});
+    CHECK(place_with(SharePolicyKind::Binpack, cluster, mem_pod(13))->cards == std::vector<int>{2});
+  }
+  SECTION("spread picks the emptiest card: card 2 (16 free)") {
+    CHECK(place_with(SharePolicyKind::Spread, cluster, mem_pod(4))->cards == std::vector<int>{2});
+  }
+  SECTION("nothing fits 17 GiB") {
+    CHECK_FALSE(place_with(SharePolicyKind::Binpack, cluster, mem_pod(17)).has_value());
+  }
+}
+
+TEST_CASE("core::share policies across nodes", "[core][share]") {
+  // Node 0 idle, node 1 with a card at 600 used, node 2 with a card at 300 used.
+  ShareCluster cluster;
+  cluster.nodes.push_back(milli_node({0, 0}));
+  cluster.nodes.push_back(milli_node({600, 0}));
+  cluster.nodes.push_back(milli_node({300, 0}));
+  const PodRequest pod = milli_pod(300);
+  SECTION("binpack: the fullest card that fits across the cluster (node 1 card 0, 400 free)") {
+    const auto p = place_with(SharePolicyKind::Binpack, cluster, pod);
+    CHECK((p->node == 1 && p->cards == std::vector<int>{0}));
+  }
+  SECTION("spread: the emptiest card on the emptiest node (node 0 card 0, ties to the lowest index)") {
+    const auto p = place_with(SharePolicyKind::Spread, cluster, pod);
+    CHECK((p->node == 0 && p->cards == std::vector<int>{0}));
+  }
+  SECTION("gpu-packing: an already shared card first, the fullest one (node 1 card 0)") {
+    const auto p = place_with(SharePolicyKind::GpuPacking, cluster, pod);
+    CHECK((p->node == 1 && p->cards == std::vector<int>{0}));
+  }
+  SECTION("gpu-packing: a whole GPU goes to an idle card of a used node before an idle node") {
+    const auto p = place_with(SharePolicyKind::GpuPacking, cluster, milli_pod(1000));
+    CHECK((p->node == 1 && p->cards == std::vector<int>{1}));
+  }
+  SECTION("gpu-clustering: a card holding equal shares (300 on node 2) before others") {
+    const auto p = place_with(SharePolicyKind::GpuClustering, cluster, pod);
+    CHECK((p->node == 2 && p->cards == std::vector<int>{0}));
+  }
+  SECTION("random: the same seed gives the same choices; every choice fits") {
+    auto a = make_share_policy(SharePolicyKind::Random, SharePolicyContext{7, nullptr});
+    auto b = make_share_policy(SharePolicyKind::Random, SharePolicyContext{7, nullptr});
+    for (int i = 0; i < 20; ++i) {
+      const auto pa = (*a)->place(cluster, pod);
+      const auto pb = (*b)->place(cluster, pod);
+      REQUIRE((pa && pb));
+      CHECK((pa->node == pb->node && pa->cards == pb->cards));
+      CHECK(card_fits(cluster.nodes[static_cast<size_t>(pa->node)], pa->cards[0], pod.gpu));
+    }
+  }
+  SECTION("fgd without a fragmentation tracker is an error") {
+    const auto policy = make_share_policy(SharePolicyKind::Fgd, SharePolicyContext{});
+    REQUIRE_FALSE(policy.ok());
+    CHECK(policy.error().message == "policy fgd needs a fragmentation tracker (target workload)");
+  }
+  SECTION("policy names round-trip") {
+    for (const std::string& name : share_policy_names()) CHECK(share_policy_name(*parse_share_policy(name)) == name);
+    CHECK_FALSE(parse_share_policy("fdg").has_value());
+  }
+}
