@@ -1,0 +1,156 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/alibaba_trace.h"
+#include "test_support.h"
+
+using namespace topsim;
+
+namespace {
+
+const char* kPodHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+
+// Reads pod-list text; returns the error message ("" on success) and the pods read.
+std::string read_pods(const std::string& text, std::vector<TracePod>* pods = nullptr, const char* source = "pods.csv") {
+  std::istringstream in(text);
+  const Status status = read_pod_list(in, source, [&](TracePod&& pod) {
+    if (pods) pods->push_back(std::move(pod));
+  });
+  return status ? "" : status.error().message;
+}
+
+std::string read_nodes(const std::string& text, std::vector<TraceNode>* nodes = nullptr) {
+  std::istringstream in(text);
+  const Status status = read_node_list(in, "nodes.csv", [&](TraceNode&& node) {
+    if (nodes) nodes->push_back(std::move(node));
+  });
+  return status ? "" : status.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("sim::alibaba trace parses both pod list layouts", "[sim][trace]") {
+  SECTION("11 columns: gpu_spec 'A|B' becomes a type mask, an empty scheduled_time is -1") {
+    std::vector<TracePod> pods;
+    REQUIRE(read_pods(std::string(kPodHeader) +
+                          "p0,12000,16384,1,460,V100M16|V100M32,LS,Running,427061,12902960,\n"
+                          "p1,6000,12288,8,1000,,BE,Failed,5,10,6\r\n",
+                      &pods) == "");
+    REQUIRE(pods.size() == 2);
+    CHECK(pods[0].gpu_milli == 460);
+    CHECK(pods[0].gpu_type_mask == ((1u << *alibaba_gpu_type("V100M16")) | (1u << *alibaba_gpu_type("V100M32"))));
+    CHECK(pods[0].creation_time_s == 427061);
+    CHECK(pods[0].scheduled_time_s == -1);
+    CHECK(pods[0].qos == "LS");
+    CHECK(pods[1].num_gpu == 8);
+    CHECK(pods[1].gpu_type_mask == 0);  // any model
+    CHECK(pods[1].pod_phase == "Failed");
+  }
+  SECTION("5 columns (multigpu variants): times absent") {
+    std::vector<TracePod> pods;
+    REQUIRE(read_pods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,2048,4,1000\n", &pods) == "");
+    REQUIRE(pods.size() == 1);
+    CHECK(pods[0].num_gpu == 4);
+    CHECK(pods[0].creation_time_s == -1);
+  }
+  SECTION("a trace pod becomes a milli request; num_gpu 0 is CPU-only") {
+    TracePod pod;
+    pod.num_gpu = 2;
+    pod.gpu_milli = 1000;
+    pod.cpu_milli = 3000;
+    const PodRequest request = trace_pod_request(pod);
+    CHECK(request.gpu.kind == GpuAskKind::Milli);
+    CHECK(request.gpu.count == 2);
+    CHECK(request.cpu_milli == 3000);
+    pod.num_gpu = 0;
+    CHECK(trace_pod_request(pod).gpu.kind == GpuAskKind::None);
+  }
+  SECTION("node rows: CPU-only nodes have an empty model") {
+    std::vector<TraceNode> nodes;
+    REQUIRE(read_nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\nn1,96000,786432,8,G2\n", &nodes) == "");
+    REQUIRE(nodes.size() == 2);
+    CHECK(nodes[0].gpu_type == -1);
+    CHECK(nodes[1].gpu_type == *alibaba_gpu_type("G2"));
+    CHECK(trace_share_node(nodes[1]).cards.size() == 8);
+  }
+}
+
+TEST_CASE("sim::alibaba trace bad input names file, line and column", "[sim][trace]") {
+  SECTION("a header without gpu_milli: missing column") {
+    const std::string error = read_pods("name,cpu_milli,memory_mib,num_gpu,gpu_spec\n");
+    CHECK_THAT(error, Catch::StartsWith("pods.csv:1: header: missing column gpu_milli"));
+  }
+  SECTION("a row with a field missing: the first missing column is named") {
+    CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,1000,,LS,Running,0,1,0\np1,1,1,1\n") ==
+          "pods.csv:3: column gpu_milli: missing (the row has 4 of 11 fields)");
+  }
+  SECTION("a negative gpu_milli") {
+    CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,-5,,LS,Running,0,1,0\n") == "pods.csv:2: column gpu_milli: -5 is negative");
+  }
+  SECTION("an unknown GPU model in gpu_spec") {
+    CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,500,T4|H100,LS,Running,0,1,0\n") ==
+          "pods.csv:2: column gpu_spec: unknown GPU model 'H100' (known: G2,G3,T4,P100,V100M16,V100M32,A10)");
+  }
+  SECTION("a non-numeric field") {
+    CHECK(read_pods(std::string(kPodHeader) + "p0,abc,1,1,500,,LS,Running,0,1,0\n") ==
+          "pods.csv:2: column cpu_milli: 'abc' is not a number");
+    CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,500,,LS,Running,1.5,1,0\n") ==
+          "pods.csv:2: column creation_time: '1.5' is not a number");
+  }
+  SECTION("an extra field") {
+    CHECK(read_pods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,1,1,500,x\n") == "pods.csv:2: 6 fields, expected 5");
+  }
+  SECTION("node list: unknown model, empty model on a GPU node") {
+    CHECK(read_nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,H100\n") ==
+          "nodes.csv:2: column model: unknown GPU model 'H100' (known: G2,G3,T4,P100,V100M16,V100M32,A10)");
+    CHECK(read_nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,\n") == "nodes.csv:2: column model: empty for a node with 2 GPUs");
+  }
+  SECTION("a file: the error starts with its path; a missing file cannot be opened") {
+    test::TempDir dir;
+    const std::string path = dir.file("openb_pod_list_x.csv");
+    std::ofstream(path) << kPodHeader << "p0,1,1,1,500,,LS,Running,0,1,0\n"
+                        << "p1,1,1,1,-5,,LS,Running,0,1,0\n";
+    const auto pods = load_pod_list(path);
+    REQUIRE_FALSE(pods.ok());
+    CHECK(pods.error().message == path + ":3: column gpu_milli: -5 is negative");
+    const auto missing = load_pod_list(dir.file("absent.csv"));
+    REQUIRE_FALSE(missing.ok());
+    CHECK_THAT(missing.error().message, Catch::Contains("absent.csv: cannot open"));
+  }
+}
+
+TEST_CASE("sim::alibaba trace real files", "[sim][trace][shared]") {
+  const std::string dir = test::shared_file("traces/alibaba-gpu-v2023");
+  if (dir.empty()) return;
+  SECTION("default pod list: 8152 pods; GPU node list: 1213 nodes, 6212 GPUs") {
+    const auto pods = load_pod_list(dir + "/openb_pod_list_default.csv");
+    REQUIRE(pods.ok());
+    CHECK(pods->size() == 8152);
+    const auto nodes = load_node_list(dir + "/openb_node_list_gpu_node.csv");
+    REQUIRE(nodes.ok());
+    CHECK(nodes->size() == 1213);
+    int gpus = 0;
+    for (const TraceNode& node : *nodes) gpus += node.gpu_count;
+    CHECK(gpus == 6212);
+  }
+  SECTION("all-node list: 1523 nodes of which 310 are CPU-only") {
+    const auto nodes = load_node_list(dir + "/openb_node_list_all_node.csv");
+    REQUIRE(nodes.ok());
+    CHECK(nodes->size() == 1523);
+    CHECK(std::count_if(nodes->begin(), nodes->end(), [](const TraceNode& n) { return n.gpu_count == 0; }) == 310);
+  }
+  SECTION("every pod list variant (including the 5-column multigpu files) loads") {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("openb_pod_list_", 0) != 0) continue;
+      const auto pods = load_pod_list(entry.path().string());
+      INFO(name);
+      REQUIRE(pods.ok());
+      CHECK(pods->size() > 7000);
+    }
+  }
+}
