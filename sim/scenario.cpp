@@ -73,12 +73,27 @@ void read_cluster(JsonErrors& errors, const JsonAt& at, const std::string& base_
   if (auto net = o.member("network")) read_network(errors, *net, s.cluster.network, s.options);
 }
 
+// Launches every job as pods of `pod_gpus` GPUs (one process per GPU with MPI/Horovod when 1),
+// when its GPU count divides evenly; jobs with explicit unequal pods keep theirs.
+void split_into_pods(Workload& workload, int pod_gpus) {
+  for (JobSpec& job : workload.jobs) {
+    const int total = job.total_gpus();
+    if (!job.unequal_pod_gpus.empty() || total % pod_gpus != 0 || total / pod_gpus > 65535) continue;
+    job.workers = static_cast<uint16_t>(total / pod_gpus);
+    job.gpus_per_worker = static_cast<uint16_t>(pod_gpus);
+  }
+}
+
 void read_workload(JsonErrors& errors, Verbatim& verbatim, const JsonAt& at, const std::string& source,
                    const std::string& base_dir, Scenario& s) {
   if (!at.value->is_object()) return errors.fail(at.pointer, "must be an object with a \"kind\" (jobs, synthetic, philly)");
   const std::string kind = at.value->contains("kind") && (*at.value)["kind"].is_string() ? (*at.value)["kind"].get<std::string>() : "";
+  int pod_gpus = 0;  // 0: keep the workload's pod shapes
+  if (at.value->contains("pod_gpus")) {
+    if (auto v = json_integer(errors, at.member("pod_gpus"), 1, 65535)) pod_gpus = static_cast<int>(*v);
+  }
   if (kind == "jobs") {
-    JsonObject o(errors, at, {"kind", "jobs"});
+    JsonObject o(errors, at, {"kind", "jobs", "pod_gpus"});
     if (!o.require("jobs")) return;
     auto w = read_job_list(*o.member("jobs"), source);
     if (!w) return verbatim.emplace(w.error()), void();
@@ -86,13 +101,13 @@ void read_workload(JsonErrors& errors, Verbatim& verbatim, const JsonAt& at, con
   } else if (kind == "synthetic") {
     SyntheticOptions defaults;
     defaults.seed = s.seed;
-    auto options = read_synthetic_options(at, source, defaults, {"kind"});
+    auto options = read_synthetic_options(at, source, defaults, {"kind", "pod_gpus"});
     if (!options) return verbatim.emplace(options.error()), void();
     s.workload = generate_synthetic(*options);
   } else if (kind == "philly") {
     PhillyOptions defaults;
     defaults.seed = s.seed;
-    auto philly = read_philly_source(at, source, defaults, {"kind"});
+    auto philly = read_philly_source(at, source, defaults, {"kind", "pod_gpus"});
     if (!philly) return verbatim.emplace(philly.error()), void();
     auto w = load_philly(resolve(base_dir, philly->path), philly->options);
     if (!w) return errors.fail(at.pointer + "/path", w.error().message);
@@ -100,6 +115,7 @@ void read_workload(JsonErrors& errors, Verbatim& verbatim, const JsonAt& at, con
   } else {
     errors.fail(at.pointer + "/kind", "must be one of jobs, synthetic, philly");
   }
+  if (pod_gpus > 0) split_into_pods(s.workload, pod_gpus);
 }
 
 void read_schedulers(JsonErrors& errors, const JsonAt& at, Scenario& s) {
