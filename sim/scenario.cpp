@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/builtin_models.h"
+#include "sim/alibaba_workload.h"
 #include "sim/job_list_json.h"
 #include "sim/json_util.h"
 #include "sim/node_source.h"
@@ -86,7 +87,7 @@ void split_into_pods(Workload& workload, int pod_gpus) {
 
 void read_workload(JsonErrors& errors, Verbatim& verbatim, const JsonAt& at, const std::string& source,
                    const std::string& base_dir, Scenario& s) {
-  if (!at.value->is_object()) return errors.fail(at.pointer, "must be an object with a \"kind\" (jobs, synthetic, philly)");
+  if (!at.value->is_object()) return errors.fail(at.pointer, "must be an object with a \"kind\" (jobs, synthetic, philly, alibaba)");
   const std::string kind = at.value->contains("kind") && (*at.value)["kind"].is_string() ? (*at.value)["kind"].get<std::string>() : "";
   int pod_gpus = 0;  // 0: keep the workload's pod shapes
   if (at.value->contains("pod_gpus")) {
@@ -112,8 +113,16 @@ void read_workload(JsonErrors& errors, Verbatim& verbatim, const JsonAt& at, con
     auto w = load_philly(resolve(base_dir, philly->path), philly->options);
     if (!w) return errors.fail(at.pointer + "/path", w.error().message);
     s.workload = std::move(w).value();
+  } else if (kind == "alibaba") {
+    JsonObject o(errors, at, {"kind", "path", "seed", "pod_gpus"});
+    if (!o.require("path")) return;
+    AlibabaJobOptions options;
+    options.seed = static_cast<uint64_t>(o.integer("seed", 0, INT64_MAX).value_or(static_cast<int64_t>(s.seed)));
+    auto w = load_alibaba_jobs(resolve(base_dir, o.string("path").value_or("")), options);
+    if (!w) return errors.fail(at.pointer + "/path", w.error().message);
+    s.workload = std::move(w).value();
   } else {
-    errors.fail(at.pointer + "/kind", "must be one of jobs, synthetic, philly");
+    errors.fail(at.pointer + "/kind", "must be one of jobs, synthetic, philly, alibaba");
   }
   if (pod_gpus > 0) split_into_pods(s.workload, pod_gpus);
 }

@@ -1,0 +1,46 @@
+#include "sim/alibaba_workload.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "sim/alibaba_trace.h"
+#include "sim/workload_mix.h"
+
+namespace topsim {
+
+Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOptions& options) {
+  Workload workload;
+  size_t shared = 0, cpu_only = 0, untimed = 0;
+  const Status read = read_pod_list_file(path, [&](TracePod&& pod) {
+    if (pod.num_gpu == 0) return void(++cpu_only);
+    if (pod.gpu_milli < 1000) return void(++shared);
+    const int64_t begin_s = pod.scheduled_time_s >= 0 ? pod.scheduled_time_s : pod.creation_time_s;
+    if (pod.creation_time_s < 0 || pod.deletion_time_s < begin_s || begin_s < 0) return void(++untimed);
+    JobSpec job;
+    job.submit_ms = pod.creation_time_s * 1000;
+    job.workers = 1;
+    job.gpus_per_worker = static_cast<uint16_t>(pod.num_gpu);
+    job.ideal_duration_ms = std::max<int64_t>(1, (pod.deletion_time_s - begin_s) * 1000);
+    workload.jobs.push_back(job);
+  });
+  if (!read) return read.error();
+  if (workload.jobs.empty() && untimed > 0)
+    return Error{path + ": no pod has creation and deletion times (the 5-column variants cannot be replayed over time)"};
+  std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
+                   [](const JobSpec& a, const JobSpec& b) { return a.submit_ms < b.submit_ms; });
+  const int64_t start_ms = workload.jobs.empty() ? 0 : workload.jobs.front().submit_ms;
+  const TrainingDraw draw(default_model_mix(), 0.5);
+  std::mt19937_64 rng(options.seed);
+  for (size_t i = 0; i < workload.jobs.size(); ++i) {
+    workload.jobs[i].id = static_cast<uint32_t>(i);
+    workload.jobs[i].submit_ms -= start_ms;
+    draw.assign(workload.jobs[i], rng);
+  }
+  workload.source = std::filesystem::path(path).filename().string() + " (" + std::to_string(workload.jobs.size()) +
+                    " whole-GPU pods; skipped: " + std::to_string(shared) + " shared-GPU, " + std::to_string(cpu_only) +
+                    " CPU-only, " + std::to_string(untimed) + " without times)";
+  return workload;
+}
+
+}  // namespace topsim
