@@ -1,0 +1,173 @@
+#include "sim/json_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/suggest.h"
+
+namespace topsim {
+namespace {
+
+using Json = nlohmann::json;
+
+// RFC 6901: '~' -> "~0", '/' -> "~1".
+std::string pointer_token(std::string_view key) {
+  std::string token;
+  for (char c : key) {
+    if (c == '~') token += "~0";
+    else if (c == '/') token += "~1";
+    else token += c;
+  }
+  return token;
+}
+
+// "<source>:<line>:<column>" of the 1-based byte offset `byte` in `text`.
+std::string text_position(std::string_view text, std::string_view source, size_t byte) {
+  const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') ++line, column = 1;
+    else ++column;
+  }
+  return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// nlohmann's what() starts "[json.exception.parse_error.101] parse error at line 1, column 2: ";
+// keep the reason after the last ": ".
+std::string parse_reason(const Json::parse_error& e) {
+  const std::string what = e.what();
+  const size_t colon = what.find(": ");
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+// Whole numbers without a fraction ("0", not "0.0"), others as JSON writes them.
+std::string number_text(double v) {
+  if (std::abs(v) < 1e15 && v == std::floor(v)) return std::to_string(static_cast<int64_t>(v));
+  return Json(v).dump();
+}
+std::string number_text(int64_t v) { return std::to_string(v); }
+
+template <class Number>
+std::string range_text(Number min, Number max) {
+  auto text = [](Number v) { return number_text(v); };
+  if (max >= std::numeric_limits<Number>::max()) return ">= " + text(min);
+  return "in " + text(min) + ".." + text(max);
+}
+
+}  // namespace
+
+JsonAt JsonAt::member(std::string_view key) const {
+  return JsonAt{&value->at(std::string(key)), pointer + "/" + pointer_token(key)};
+}
+
+JsonAt JsonAt::element(size_t index) const { return JsonAt{&value->at(index), pointer + "/" + std::to_string(index)}; }
+
+Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    return Error{text_position(text, source, e.byte) + ": " + parse_reason(e)};
+  } catch (const Json::exception& e) {
+    return Error{std::string(source) + ": " + e.what()};
+  }
+}
+
+std::string describe_json(const Json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  const std::string text = value.dump();
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+void JsonErrors::fail(std::string_view pointer, std::string_view what) {
+  if (error_) return;
+  error_ = Error{source_ + ": " + (pointer.empty() ? std::string("/") : std::string(pointer)) + ": " + std::string(what)};
+}
+
+std::optional<int64_t> json_integer(JsonErrors& errors, const JsonAt& at, int64_t min, int64_t max) {
+  const Json& v = *at.value;
+  const bool integral = v.is_number_integer();  // signed or unsigned, not float
+  const bool in_int64 = integral && (!v.is_number_unsigned() ||
+                                     v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+  const int64_t value = in_int64 ? v.get<int64_t>() : 0;
+  if (!in_int64 || value < min || value > max) {
+    errors.fail(at.pointer, "must be an integer " + range_text(min, max) + ", got " + describe_json(v));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> json_number(JsonErrors& errors, const JsonAt& at, double min, double max) {
+  const Json& v = *at.value;
+  const double value = v.is_number() ? v.get<double>() : std::nan("");
+  if (!(value >= min && value <= max)) {
+    errors.fail(at.pointer, "must be a number " + range_text(min, max) + ", got " + describe_json(v));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string> json_string(JsonErrors& errors, const JsonAt& at) {
+  if (at.value->is_string()) return at.value->get<std::string>();
+  errors.fail(at.pointer, "must be a string, got " + describe_json(*at.value));
+  return std::nullopt;
+}
+
+JsonObject::JsonObject(JsonErrors& errors, JsonAt at, const std::vector<std::string>& allowed)
+    : errors_(errors), at_(std::move(at)) {
+  if (!at_.value->is_object()) {
+    errors_.fail(at_.pointer, "must be an object, got " + describe_json(*at_.value));
+    return;
+  }
+  object_ = at_.value;
+  for (const auto& [key, value] : object_->items())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      const auto close = closest_name(key, allowed);
+      fail(key, "unknown key (allowed: " + join_names(allowed) + ")" + (close ? "; did you mean '" + *close + "'?" : ""));
+    }
+}
+
+bool JsonObject::has(std::string_view key) const { return object_ && object_->contains(std::string(key)); }
+
+std::string JsonObject::pointer(std::string_view key) const { return at_.pointer + "/" + pointer_token(key); }
+
+std::optional<JsonAt> JsonObject::member(std::string_view key) const {
+  if (!has(key)) return std::nullopt;
+  return at_.member(key);
+}
+
+void JsonObject::fail(std::string_view key, std::string_view what) const { errors_.fail(pointer(key), what); }
+
+bool JsonObject::require(std::string_view key) const {
+  if (!is_object() || has(key)) return is_object();
+  fail(key, "missing required key");
+  return false;
+}
+
+std::optional<int64_t> JsonObject::integer(std::string_view key, int64_t min, int64_t max) const {
+  const auto at = member(key);
+  return at ? json_integer(errors_, *at, min, max) : std::nullopt;
+}
+
+std::optional<double> JsonObject::number(std::string_view key, double min, double max) const {
+  const auto at = member(key);
+  return at ? json_number(errors_, *at, min, max) : std::nullopt;
+}
+
+std::optional<double> JsonObject::positive_number(std::string_view key) const {
+  const auto at = member(key);
+  if (!at) return std::nullopt;
+  const Json& v = *at->value;
+  const double value = v.is_number() ? v.get<double>() : 0;
+  if (value > 0 && std::isfinite(value)) return value;
+  errors_.fail(at->pointer, "must be a positive number, got " + describe_json(v));
+  return std::nullopt;
+}
+
+std::optional<std::string> JsonObject::string(std::string_view key) const {
+  const auto at = member(key);
+  return at ? json_string(errors_, *at) : std::nullopt;
+}
+
+}  // namespace topsim
