@@ -196,14 +196,56 @@ const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const Shar
                                                                       const PodRequest& pod) {
   const int count = pod.gpu.kind == GpuAskKind::None ? 0 : pod.gpu.count;
   const int demand = ask_card_milli(pod.gpu, node.cards.empty() ? 0 : node.cards.front().mem_total_gib);
-  const auto [shape, unused] = shape_ids_.try_emplace(int64_t{demand} * 4096 + count, static_cast<int>(shape_ids_.size()));
+  const int64_t shape_key = int64_t{demand} * 4096 + count;
+  if (shape_key != last_shape_key_) {  // a policy asks about one pod for every node in a row
+    last_shape_key_ = shape_key;
+    last_shape_id_ = shape_ids_.try_emplace(shape_key, static_cast<int>(shape_ids_.size())).first->second;
+  }
   const int after_bucket = cpu_bucket(node.cpu_milli - node.cpu_used_milli - pod.cpu_milli);
-  assert(shape->second < (1 << 16) && after_bucket < (1 << 16) && "growth memo key overflow");
-  const uint64_t key = (static_cast<uint64_t>(state_id) << 32) | (static_cast<uint64_t>(shape->second) << 16) |
+  assert(last_shape_id_ < (1 << 16) && after_bucket < (1 << 16) && "growth memo key overflow");
+  const uint64_t key = (static_cast<uint64_t>(state_id) << 32) | (static_cast<uint64_t>(last_shape_id_) << 16) |
                        static_cast<uint64_t>(after_bucket);
-  const auto it = growth_memo_.find(key);
-  if (it != growth_memo_.end()) return it->second;
-  return growth_memo_.emplace(key, evaluate_growth(state_id, demand, count, after_bucket)).first->second;
+  bool inserted = false;
+  int32_t* slot = growth_index_.find_or_insert(key, inserted);
+  if (!inserted) return growths_[static_cast<size_t>(*slot)];
+  *slot = static_cast<int32_t>(growths_.size());
+  const size_t index = growths_.size();
+  Growth growth = evaluate_growth(state_id, demand, count, after_bucket);  // may intern states, not growths
+  growths_.push_back(std::move(growth));
+  return growths_[index];
+}
+
+int32_t* FragmentationTracker::GrowthIndex::find_or_insert(uint64_t key, bool& inserted) {
+  if (2 * (size + 1) > keys.size()) {  // keep the load factor at most 1/2
+    std::vector<uint64_t> old_keys = std::move(keys);
+    std::vector<int32_t> old_values = std::move(values);
+    keys.assign(std::max<size_t>(1024, 2 * old_keys.size()), kEmpty);
+    values.assign(keys.size(), -1);
+    size = 0;
+    for (size_t i = 0; i < old_keys.size(); ++i) {
+      if (old_keys[i] == kEmpty) continue;
+      bool unused = false;
+      *find_or_insert(old_keys[i], unused) = old_values[i];
+    }
+  }
+  const size_t mask = keys.size() - 1;
+  // splitmix64 finaliser: spreads the packed (state, shape, bucket) bits over the table.
+  uint64_t h = key + 0x9E3779B97F4A7C15ULL;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  h ^= h >> 31;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    if (keys[i] == key) {
+      inserted = false;
+      return &values[i];
+    }
+    if (keys[i] == kEmpty) {
+      keys[i] = key;
+      ++size;
+      inserted = true;
+      return &values[i];
+    }
+  }
 }
 
 FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, int demand, int count, int after_bucket) {

@@ -129,8 +129,20 @@ class FragmentationTracker {
   std::vector<int> spec_cpu_index_;       // per spec: index of its CPU in cpu_thresholds_
   std::vector<State> states_;
   std::unordered_map<std::string, int> state_ids_;
-  std::unordered_map<uint64_t, Growth> growth_memo_;
-  std::unordered_map<int64_t, int> shape_ids_;
+  // Open-addressing map from a growth memo key to an index into growths_ (the hot lookup of
+  // fgd: one per candidate node and pod).
+  struct GrowthIndex {
+    static constexpr uint64_t kEmpty = ~uint64_t{0};
+    std::vector<uint64_t> keys;
+    std::vector<int32_t> values;
+    size_t size = 0;
+    int32_t* find_or_insert(uint64_t key, bool& inserted);
+  };
+  GrowthIndex growth_index_;
+  std::vector<Growth> growths_;
+  std::unordered_map<int64_t, int> shape_ids_;   // (per-card share, count) -> dense id
+  int64_t last_shape_key_ = -1;
+  int last_shape_id_ = -1;
   std::vector<NodeFacts> nodes_;
   int64_t total_weighted_ = 0, total_unusable_ = 0, total_free_ = 0;
   int total_idle_ = 0;
