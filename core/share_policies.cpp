@@ -244,6 +244,13 @@ std::vector<std::string> share_policy_names() {
   return names;
 }
 
+Expected<SharePolicyKind> card_placement_from_labels(const std::map<std::string, std::string>& labels) {
+  const auto it = labels.find(std::string(kCardPlacementLabel));
+  if (it == labels.end() || it->second == "spread") return SharePolicyKind::Spread;
+  if (it->second == "binpack") return SharePolicyKind::Binpack;
+  return Error{std::string(kCardPlacementLabel) + "=" + it->second + ": unknown card placement (expected binpack or spread)"};
+}
+
 Expected<std::unique_ptr<SharePolicy>> make_share_policy(SharePolicyKind kind, const SharePolicyContext& context) {
   if (kind == SharePolicyKind::Random) return std::unique_ptr<SharePolicy>(std::make_unique<RandomPolicy>(context.seed));
   if (kind == SharePolicyKind::Fgd) {

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,12 @@ enum class SharePolicyKind { Binpack, Spread, BestFit, DotProduct, GpuPacking, G
 std::string_view share_policy_name(SharePolicyKind kind);  // "binpack", "best-fit", "fgd", ...
 std::optional<SharePolicyKind> parse_share_policy(std::string_view name);
 std::vector<std::string> share_policy_names();              // all, in enum order
+
+// Brief section 3: node label `ack.node.gpu.placement=binpack` picks cards by bin-packing, any
+// other node spreads. Returns Binpack for "binpack", Spread for "spread" or an absent label;
+// other values are errors naming the label.
+inline constexpr std::string_view kCardPlacementLabel = "ack.node.gpu.placement";
+Expected<SharePolicyKind> card_placement_from_labels(const std::map<std::string, std::string>& labels);
 
 struct SharePolicyContext {
   uint64_t seed = 0;                              // random: engine seed; default 0

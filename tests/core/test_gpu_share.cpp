@@ -245,6 +245,13 @@ TEST_CASE("core::share policies across nodes", "[core][share]") {
     REQUIRE_FALSE(policy.ok());
     CHECK(policy.error().message == "policy fgd needs a fragmentation tracker (target workload)");
   }
+  SECTION("ack.node.gpu.placement=binpack picks binpack; absent or spread picks spread; others are errors") {
+    CHECK(*card_placement_from_labels({{"ack.node.gpu.placement", "binpack"}}) == SharePolicyKind::Binpack);
+    CHECK(*card_placement_from_labels({}) == SharePolicyKind::Spread);
+    const auto bad = card_placement_from_labels({{"ack.node.gpu.placement", "pack"}});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message == "ack.node.gpu.placement=pack: unknown card placement (expected binpack or spread)");
+  }
   SECTION("policy names round-trip") {
     for (const std::string& name : share_policy_names()) CHECK(share_policy_name(*parse_share_policy(name)) == name);
     CHECK_FALSE(parse_share_policy("fdg").has_value());
