@@ -1,4 +1,4 @@
-// "fill" mode: the FGD experiment ("Beware of Fragmentation", USENIX ATC '23, section 6) on the
+// "fill" mode: the FGD experiment ("Beware of Fragmentation", USENIX ATC '23) on the
 // Alibaba 2023 trace, exactly as published:
 // - the cluster is the node list's GPU nodes (CPU-only rows only when `include_cpu_nodes`);
 // - pods are drawn from the pod list uniformly with replacement, in random order, until the
