@@ -50,7 +50,11 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   if (!model) return;
   NodeLoadOptions load;
   if (auto g = o.string("gpu_model")) load.topo_m.gpu_model = *g;
-  const std::string spec = builtin_model(*model) ? *model : resolve(base_dir, *model);
+  std::string spec = builtin_model(*model) ? *model : resolve(base_dir, *model);
+  // A bare name that is no file (beside the scenario or here) is a mistyped model: load_node
+  // answers it with "did you mean" instead of "cannot open '<folder>/<name>'".
+  std::error_code ec;
+  if (model->find_first_of("/.") == std::string::npos && !fs::exists(spec, ec) && !fs::exists(*model, ec)) spec = *model;
   auto node = load_node(spec, load);
   if (!node) return o.fail("model", node.error().message);
   group.model = std::move(node).value();
