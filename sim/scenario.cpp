@@ -200,7 +200,10 @@ Expected<Scenario> parse_scenario(std::string_view text, std::string_view source
     if (auto v = overlap.number("tensorflow", 0, 1)) s.options.overlap.tensorflow = *v;
     if (auto v = overlap.number("pytorch", 0, 1)) s.options.overlap.pytorch = *v;
   }
-  if (auto rt = top.member("record_transitions"); rt && rt->value->is_boolean()) s.options.record_transitions = rt->value->get<bool>();
+  if (auto rt = top.member("record_transitions")) {
+    if (!rt->value->is_boolean()) top.fail("record_transitions", "must be true or false");
+    else s.options.record_transitions = rt->value->get<bool>();
+  }
   if (errors.failed()) return errors.error();
   auto cluster = ClusterState::build(s.cluster);
   if (!cluster) return Error{std::string(source) + ": " + cluster.error().message};
