@@ -32,8 +32,16 @@ struct JobSpec {
   // throughput relative to the ideal one.
   int64_t iterations = 0;
   int64_t ideal_duration_ms = 0;
-  std::vector<uint16_t> unequal_pod_gpus;  // non-empty only when pods request different counts
-  int total_gpus() const { return int{workers} * gpus_per_worker; }
+  // Non-empty only when pods request different counts: GPUs of each of the `workers` pods
+  // (gpus_per_worker then holds the largest).
+  std::vector<uint16_t> unequal_pod_gpus;
+  // workers x gpus_per_worker, or the sum of unequal_pod_gpus when pods differ.
+  int total_gpus() const {
+    if (unequal_pod_gpus.empty()) return int{workers} * gpus_per_worker;
+    int total = 0;
+    for (uint16_t gpus : unequal_pod_gpus) total += gpus;
+    return total;
+  }
 };
 
 // Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).

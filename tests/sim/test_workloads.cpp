@@ -325,6 +325,7 @@ TEST_CASE("sim::job_list reads scenario job lists", "[sim][workload]") {
     const JobSpec& bert = w->jobs[4];
     CHECK(bert.unequal_pod_gpus == std::vector<uint16_t>{2, 2, 1});
     CHECK((bert.workers == 3 && bert.gpus_per_worker == 2));
+    CHECK(bert.total_gpus() == 5);
   }
   SECTION("a named entry with count > 1 numbers its replicas") {
     const auto w = load_job_list(R"([{"name": "r", "model": "resnet50", "iterations": 5, "count": 2}])", "s.json");
