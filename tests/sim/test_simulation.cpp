@@ -1,0 +1,431 @@
+// The simulator's behaviour (issue 4, "What it must show"): gang atomicity, node labels, default
+// scheduling's spreading and sockets, calibration through the simulator's own placements, run
+// time feeding back from placement, stuck detection and backfill.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "core/throughput.h"
+#include "sim/cluster.h"
+#include "sim/metrics.h"
+#include "sim/scenario.h"
+#include "sim/simulation.h"
+#include "test_support.h"
+
+using namespace topsim;
+
+namespace {
+
+// A scenario from its JSON text; REQUIREs that it loads.
+Scenario scenario_from(const std::string& json) {
+  auto scenario = parse_scenario(json, "test.json", "");
+  INFO((scenario.ok() ? std::string() : scenario.error().message));
+  REQUIRE(scenario.ok());
+  return std::move(scenario).value();
+}
+
+// `nodes` and `jobs` are JSON arrays; `extra` adds top-level members (", \"queue\": ..."),
+// `network` members of "cluster" (", \"network\": ...").
+std::string scenario_json(const std::string& nodes, const std::string& jobs, const std::string& extra = "",
+                          const std::string& network = "") {
+  return R"({"cluster": {"nodes": )" + nodes + network + R"(}, "workload": {"kind": "jobs", "jobs": )" + jobs + "}" + extra + "}";
+}
+
+// Runs the scenario as `topsim run` does: its options, the given scheduler, its seed unless
+// `seed` is given.
+SimResult run(const Scenario& scenario, SchedulerKind scheduler, std::optional<uint64_t> seed = std::nullopt) {
+  auto cluster = ClusterState::build(scenario.cluster);
+  REQUIRE(cluster.ok());
+  SimOptions options = scenario.options;
+  options.scheduler = scheduler;
+  options.seed = seed.value_or(scenario.seed);
+  return simulate(*cluster, scenario.workload, options);
+}
+
+uint32_t job_id(const Scenario& scenario, const std::string& name) {
+  for (const JobSpec& job : scenario.workload.jobs)
+    if (scenario.workload.job_name(job.id) == name) return job.id;
+  FAIL("no job named " << name);
+  return 0;
+}
+
+const JobRecord& record(const SimResult& result, const Scenario& scenario, const std::string& name) {
+  return result.jobs.at(job_id(scenario, name));
+}
+
+std::vector<Transition> transitions_of(const SimResult& result, uint32_t job) {
+  std::vector<Transition> out;
+  for (const Transition& t : result.transitions)
+    if (t.job == job) out.push_back(t);
+  return out;
+}
+
+// Pods per node of a placed job.
+std::map<int, int> pods_per_node(const JobRecord& r) {
+  std::map<int, int> count;
+  for (const PodPlacement& pod : r.pods) ++count[pod.node];
+  return count;
+}
+
+// Every GPU of the job's pods, as (node, gpu) pairs.
+std::set<std::pair<int, int>> job_gpus(const JobRecord& r) {
+  std::set<std::pair<int, int>> gpus;
+  for (const PodPlacement& pod : r.pods)
+    for (int g : pod.gpus) gpus.insert({pod.node, g});
+  return gpus;
+}
+
+std::string benchmark_path() { return std::string(TOPSIM_SOURCE_DIR) + "/scenarios/ack-v100-benchmark.json"; }
+
+// A job entry of a job list; `work` is `"iterations": N` or `"duration_s": S`.
+std::string job(const std::string& name, double submit_s, int workers, int gpus, const std::string& work,
+                const std::string& model = "resnet50") {
+  return "{\"name\": \"" + name + "\", \"submit_s\": " + std::to_string(submit_s) + ", \"workers\": " + std::to_string(workers) +
+         ", \"gpus_per_worker\": " + std::to_string(gpus) + ", \"model\": \"" + model + "\", " + work + "}";
+}
+
+constexpr const char* kTwoDgx1 = R"([{"model": "dgx1-v100", "count": 2}])";
+constexpr const char* kOneDgx1 = R"([{"model": "dgx1-v100", "count": 1}])";
+
+}  // namespace
+
+TEST_CASE("sim::Simulation gang atomicity", "[sim]") {
+  SECTION("a 4 x 2-GPU gang on a node with room for only 3 pods stays pending with 0 pods, then runs with all 4") {
+    // A 2-GPU blocker leaves 6 of the DGX-1's 8 GPUs free: room for 3 of the gang's pods.
+    const Scenario s = scenario_from(scenario_json(
+        kOneDgx1, "[" + job("blocker", 0, 1, 2, "\"duration_s\": 100") + "," + job("gang", 0, 4, 2, "\"duration_s\": 50") + "]"));
+    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const JobRecord& blocker = record(r, s, "blocker");
+    const JobRecord& gang = record(r, s, "gang");
+    REQUIRE(blocker.state == JobState::Finished);
+    REQUIRE(gang.state == JobState::Finished);
+    const int64_t freed_ms = blocker.finish_ms;
+    CHECK(freed_ms == 100000);
+    // Every transition of the gang: pending from 0, running (all pods at once) when the
+    // blocker's GPUs come back, never partially placed.
+    const auto transitions = transitions_of(r, job_id(s, "gang"));
+    REQUIRE(transitions.size() == 3);
+    CHECK(transitions[0].to == JobState::Pending);
+    CHECK(transitions[0].time_ms == 0);
+    CHECK(transitions[1].to == JobState::Running);
+    CHECK(transitions[1].time_ms == freed_ms);
+    CHECK(transitions[2].to == JobState::Finished);
+    CHECK(gang.start_ms == freed_ms);
+    REQUIRE(gang.pods.size() == 4);
+    for (const PodPlacement& pod : gang.pods) {
+      CHECK(pod.gpus.size() == 2);
+      CHECK(pod.placed_ms == freed_ms);
+      CHECK(pod.node == 0);
+    }
+    CHECK(job_gpus(gang).size() == 8);  // 4 pods x 2 distinct GPUs
+    CHECK(r.held_idle_gpu_ms == 0);
+  }
+
+  SECTION("the same job under the default scheduler holds 3 pods partially placed from 0 (the contrast)") {
+    const Scenario s = scenario_from(scenario_json(
+        kOneDgx1, "[" + job("blocker", 0, 1, 2, "\"duration_s\": 100") + "," + job("gang", 0, 4, 2, "\"duration_s\": 50") + "]"));
+    const SimResult r = run(s, SchedulerKind::Default);
+    const JobRecord& blocker = record(r, s, "blocker");
+    const JobRecord& gang = record(r, s, "gang");
+    const auto transitions = transitions_of(r, job_id(s, "gang"));
+    REQUIRE(transitions.size() == 4);
+    CHECK(transitions[1].to == JobState::Partial);
+    CHECK(transitions[1].time_ms == 0);
+    CHECK(transitions[2].to == JobState::Running);
+    CHECK(transitions[2].time_ms == blocker.finish_ms);
+    REQUIRE(gang.pods.size() == 4);
+    CHECK(std::count_if(gang.pods.begin(), gang.pods.end(), [](const PodPlacement& p) { return p.placed_ms == 0; }) == 3);
+    CHECK(gang.first_pod_ms == 0);
+    // 3 pods x 2 GPUs held idle until the blocker finished.
+    CHECK(r.held_idle_gpu_ms == 6 * blocker.finish_ms);
+  }
+
+  SECTION("a 2 x 8-GPU gang on 2 x dgx1-v100 waits for a 1-GPU job, then gets both whole nodes at once") {
+    const Scenario s = scenario_from(scenario_json(
+        kTwoDgx1, "[" + job("blocker", 0, 1, 1, "\"duration_s\": 100") + "," + job("gang", 0, 2, 8, "\"duration_s\": 50") + "]"));
+    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const JobRecord& blocker = record(r, s, "blocker");
+    const JobRecord& gang = record(r, s, "gang");
+    REQUIRE(gang.state == JobState::Finished);
+    const auto transitions = transitions_of(r, job_id(s, "gang"));
+    REQUIRE(transitions.size() == 3);
+    CHECK(transitions[0].to == JobState::Pending);
+    CHECK(transitions[1].to == JobState::Running);
+    CHECK(transitions[1].time_ms == blocker.finish_ms);
+    REQUIRE(gang.pods.size() == 2);
+    CHECK(gang.pods[0].node != gang.pods[1].node);
+    for (const PodPlacement& pod : gang.pods) {
+      CHECK(pod.gpus == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+      CHECK(pod.placed_ms == blocker.finish_ms);
+    }
+    CHECK(gang.comm.hosts == 2);
+    CHECK(gang.comm.ranks == 16);
+  }
+
+  SECTION("a job whose pods request unequal GPU counts is rejected by topology-aware, run by default") {
+    const Scenario s = scenario_from(scenario_json(
+        kOneDgx1, R"([{"name": "uneven", "pods": [2, 1], "model": "resnet50", "duration_s": 10}])"));
+    const JobRecord topo = run(s, SchedulerKind::TopologyAware).jobs.at(0);
+    CHECK(topo.state == JobState::Rejected);
+    CHECK_THAT(topo.reason, Catch::Contains("unequal GPU counts (2,1)"));
+    CHECK(topo.pods.empty());
+    const JobRecord plain = run(s, SchedulerKind::Default).jobs.at(0);
+    CHECK(plain.state == JobState::Finished);
+    REQUIRE(plain.pods.size() == 2);
+    CHECK(plain.pods[0].gpus.size() + plain.pods[1].gpus.size() == 3);
+  }
+}
+
+TEST_CASE("sim::Simulation node labels decide which requests a node serves", "[sim]") {
+  SECTION("topology-labelled nodes reject the default scheduler's nvidia.com/gpu requests") {
+    const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2, "label": "topology"}])",
+                                                   "[" + job("plain", 0, 1, 1, "\"duration_s\": 10") + "]"));
+    const SimResult r = run(s, SchedulerKind::Default);
+    CHECK(r.jobs.at(0).state == JobState::Rejected);
+    CHECK_THAT(r.jobs.at(0).reason, Catch::Contains("no node serves nvidia.com/gpu requests"));
+    CHECK(r.jobs.at(0).pods.empty());
+    CHECK(run(s, SchedulerKind::TopologyAware).jobs.at(0).state == JobState::Finished);
+  }
+
+  SECTION("default-labelled nodes reject the topology-aware scheduler's aliyun.com/gpu requests") {
+    const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2, "label": "default"}])",
+                                                   "[" + job("gang", 0, 1, 1, "\"duration_s\": 10") + "]"));
+    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    CHECK(r.jobs.at(0).state == JobState::Rejected);
+    CHECK_THAT(r.jobs.at(0).reason, Catch::Contains("no node serves aliyun.com/gpu requests"));
+    CHECK(run(s, SchedulerKind::Default).jobs.at(0).state == JobState::Finished);
+  }
+
+  SECTION("with one node of each label, each scheduler uses only its own node and counts only its GPUs") {
+    // Node 0 is labelled topology, node 1 default.
+    const Scenario s = scenario_from(scenario_json(
+        R"([{"model": "dgx1-v100", "label": "topology"}, {"model": "dgx1-v100", "label": "default"}])",
+        "[" + job("pair", 0, 2, 1, "\"duration_s\": 10") + "," + job("both-nodes", 0, 2, 8, "\"duration_s\": 10") + "]"));
+    const SimResult topo = run(s, SchedulerKind::TopologyAware);
+    const SimResult plain = run(s, SchedulerKind::Default);
+    CHECK(pods_per_node(record(topo, s, "pair")) == std::map<int, int>{{0, 2}});
+    CHECK(pods_per_node(record(plain, s, "pair")) == std::map<int, int>{{1, 2}});
+    for (const SimResult* r : {&topo, &plain}) {
+      const JobRecord& big = record(*r, s, "both-nodes");
+      CHECK(big.state == JobState::Rejected);
+      CHECK_THAT(big.reason, Catch::Contains("needs 16 GPUs, the nodes serving it have 8"));
+    }
+  }
+}
+
+TEST_CASE("sim::Simulation default scheduling spreads and talks over sockets", "[sim]") {
+  auto scenario = load_scenario(benchmark_path());
+  REQUIRE(scenario.ok());
+  const Scenario& s = *scenario;
+  REQUIRE(s.workload.jobs.size() == 6);
+
+  SECTION("default: every benchmark job runs 2 + 2 pods on the two nodes over TCP, each pod its own host (any seed)") {
+    for (uint64_t seed : {1, 2, 3}) {
+      const SimResult r = run(s, SchedulerKind::Default, seed);
+      for (const JobRecord& j : r.jobs) {
+        INFO("seed " << seed << ", job submitted at " << j.submit_ms);
+        REQUIRE(j.state == JobState::Finished);
+        CHECK(pods_per_node(j) == std::map<int, int>{{0, 2}, {1, 2}});
+        CHECK(j.comm.transport == CommTransport::Tcp);
+        CHECK(j.comm.hosts == 4);
+        CHECK(j.comm.ranks == 4);
+        CHECK_FALSE(j.comm.nvlink_hops);
+      }
+    }
+  }
+
+  SECTION("topology-aware: all 4 pods of every benchmark job on one node over NVLink P2P, one host") {
+    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    for (const JobRecord& j : r.jobs) {
+      REQUIRE(j.state == JobState::Finished);
+      CHECK(pods_per_node(j).size() == 1);
+      CHECK(j.pods.size() == 4);
+      CHECK(j.comm.transport == CommTransport::NvLinkP2p);
+      CHECK(j.comm.hosts == 1);
+    }
+  }
+
+  SECTION("two default pods on one node use pod sockets (2.2 GB/s), not the NVLink topology-aware pods get") {
+    const Scenario one = scenario_from(scenario_json(kOneDgx1, "[" + job("pair", 0, 2, 1, "\"iterations\": 10") + "]"));
+    const JobRecord plain = run(one, SchedulerKind::Default).jobs.at(0);
+    REQUIRE(plain.pods.size() == 2);
+    CHECK(plain.pods[0].node == plain.pods[1].node);
+    CHECK(plain.comm.transport == CommTransport::PodSockets);
+    CHECK(plain.comm.hosts == 2);
+    CHECK(plain.comm.bus_bandwidth_gbps == Approx(kPodSocketGbps));
+    const JobRecord topo = run(one, SchedulerKind::TopologyAware).jobs.at(0);
+    CHECK(topo.comm.transport == CommTransport::NvLinkP2p);
+    CHECK(topo.comm.hosts == 1);
+    CHECK(topo.comm.bus_bandwidth_gbps > 10 * kPodSocketGbps);
+    CHECK(topo.samples_per_sec > plain.samples_per_sec);
+  }
+}
+
+TEST_CASE("sim::Simulation calibration through the simulator's own placements", "[sim]") {
+  // The brief's table (TF + Horovod, 2 x DGX-1 V100, 4 workers x 1 GPU, batch 64), images/sec:
+  // VGG16 991.92 topology-aware vs 200.47 default; ResNet50 1471.55 vs 745.38. Each within +-10%.
+  auto scenario = load_scenario(benchmark_path());
+  REQUIRE(scenario.ok());
+  const Scenario& s = *scenario;
+  const SimResult topo = run(s, SchedulerKind::TopologyAware);
+  const SimResult plain = run(s, SchedulerKind::Default);
+  auto within_10_percent = [](double predicted, double measured) {
+    INFO("predicted " << predicted << " images/sec, measured " << measured);
+    CHECK(std::abs(predicted - measured) <= 0.10 * measured);
+  };
+
+  SECTION("VGG16: 991.92 images/sec topology-aware, 200.47 default, each within 10%") {
+    within_10_percent(record(topo, s, "tf-vgg16").samples_per_sec, 991.92);
+    within_10_percent(record(plain, s, "tf-vgg16").samples_per_sec, 200.47);
+  }
+  SECTION("ResNet50: 1471.55 images/sec topology-aware, 745.38 default, each within 10%") {
+    within_10_percent(record(topo, s, "tf-resnet50").samples_per_sec, 1471.55);
+    within_10_percent(record(plain, s, "tf-resnet50").samples_per_sec, 745.38);
+  }
+  SECTION("the placements behind those numbers are the ones the schedulers chose: one node vs 2 + 2") {
+    CHECK(pods_per_node(record(topo, s, "tf-vgg16")).size() == 1);
+    CHECK(pods_per_node(record(plain, s, "tf-vgg16")).size() == 2);
+    CHECK(pods_per_node(record(topo, s, "tf-resnet50")).size() == 1);
+    CHECK(pods_per_node(record(plain, s, "tf-resnet50")).size() == 2);
+  }
+}
+
+TEST_CASE("sim::Simulation run time feeds back from placement", "[sim]") {
+  // The benchmark's network (10 GbE, TCP at 60%) so default placement is as slow as measured.
+  const std::string network = R"(, "network": {"transport": "tcp", "nic_speed_gbit": 10, "tcp_efficiency": 0.6})";
+  auto with_network = [&](const std::string& jobs) { return scenario_from(scenario_json(kTwoDgx1, jobs, "", network)); };
+
+  SECTION("an iterations job runs iterations x step time; default placement makes its JCT longer") {
+    const Scenario s = with_network("[" + job("vgg", 0, 4, 1, "\"iterations\": 500", "vgg16") + "]");
+    const JobRecord topo = run(s, SchedulerKind::TopologyAware).jobs.at(0);
+    const JobRecord plain = run(s, SchedulerKind::Default).jobs.at(0);
+    for (const JobRecord* j : {&topo, &plain}) {
+      // samples/sec = 4 ranks x batch 64 / step: 500 steps take 500 x 256 / samples_per_sec s.
+      const double expected_ms = 500 * 256 * 1000.0 / j->samples_per_sec;
+      CHECK(std::abs((j->finish_ms - j->start_ms) - expected_ms) <= 1.0);
+    }
+    CHECK(plain.finish_ms - plain.submit_ms > topo.finish_ms - topo.submit_ms);
+    CHECK(static_cast<double>(plain.finish_ms - plain.start_ms) / (topo.finish_ms - topo.start_ms) ==
+          Approx(topo.samples_per_sec / plain.samples_per_sec).epsilon(1e-4));
+  }
+
+  SECTION("a duration job finishes in exactly its duration under the ideal placement, longer under default") {
+    const Scenario s = with_network("[" + job("trace", 0, 4, 1, "\"duration_s\": 600", "vgg16") + "]");
+    const JobRecord topo = run(s, SchedulerKind::TopologyAware).jobs.at(0);
+    CHECK(topo.finish_ms - topo.start_ms == 600000);
+    CHECK(topo.samples_per_sec == topo.ideal_samples_per_sec);
+    const JobRecord plain = run(s, SchedulerKind::Default).jobs.at(0);
+    CHECK(plain.ideal_samples_per_sec == topo.ideal_samples_per_sec);
+    const int64_t stretched = static_cast<int64_t>(std::ceil(600000 * plain.ideal_samples_per_sec / plain.samples_per_sec));
+    CHECK(plain.finish_ms - plain.start_ms == stretched);
+    CHECK(stretched > 600000);
+  }
+
+  SECTION("Philly trace jobs (4 GPUs, and 16 GPUs as a 2 x 8 gang) run exactly their trace durations under topology-aware") {
+    test::TempDir dir;
+    std::ofstream(dir.file("philly.csv")) << "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                          << "2017-10-09 07:00:00,600,4,2400,vc1\n"
+                                          << "2017-10-09 07:00:10,1200,16,19200,vc2\n";
+    std::ofstream(dir.file("s.json")) << R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 2}]},
+      "workload": {"kind": "philly", "path": "philly.csv"}})";
+    auto s = load_scenario(dir.file("s.json"));
+    REQUIRE(s.ok());
+    const SimResult r = run(*s, SchedulerKind::TopologyAware);
+    REQUIRE(r.jobs.size() == 2);
+    CHECK(r.jobs[0].state == JobState::Finished);
+    CHECK(r.jobs[0].finish_ms - r.jobs[0].start_ms == 600000);
+    CHECK(r.jobs[1].state == JobState::Finished);
+    CHECK(r.jobs[1].pods.size() == 2);
+    CHECK(r.jobs[1].finish_ms - r.jobs[1].start_ms == 1200000);
+    // The gang needs both nodes: it starts when the 4-GPU job is done.
+    CHECK(r.jobs[1].start_ms == r.jobs[0].finish_ms);
+  }
+}
+
+TEST_CASE("sim::Simulation stuck detection", "[sim]") {
+  // 2 x dgx1-v100 (16 GPUs). All submitted at 0, in this order:
+  //   blocker: 1 pod x 4 GPUs for 100 s;  A: 2 pods x 8 GPUs;  B: 3 pods x 4 GPUs.
+  // Default scheduler (LeastAllocated score = free-after-pod x 100 / 8, pods of a job placed
+  // before the next job's): the blocker goes to a random node X (both score 50); A's first pod
+  // (8 GPUs) only fits on the other node Y; its second does not fit (X has 4 free): A holds Y.
+  // B's first pod takes X's last 4 GPUs. At 100 s the blocker ends: A's 8-GPU pod still does
+  // not fit, B's second pod takes X's 4 GPUs, its third has nowhere to go. Nothing runs: A holds
+  // 8 GPUs, B 8, both stuck, whichever node the seed picks as X.
+  // Jobs of equal pod size cannot deadlock this way: the earlier job always gets freed GPUs
+  // first, so a later job only places pods once the earlier one is complete.
+  const Scenario s = scenario_from(scenario_json(
+      kTwoDgx1, "[" + job("blocker", 0, 1, 4, "\"duration_s\": 100") + "," + job("A", 0, 2, 8, "\"duration_s\": 100") + "," +
+                    job("B", 0, 3, 4, "\"duration_s\": 100") + "]"));
+
+  SECTION("default: A and B end stuck with 1 of 2 and 2 of 3 pods, 12 GPUs x 100 s held idle, for any seed") {
+    for (uint64_t seed : {1, 2, 3, 4}) {
+      INFO("seed " << seed);
+      const SimResult r = run(s, SchedulerKind::Default, seed);
+      const JobRecord& blocker = record(r, s, "blocker");
+      const JobRecord& a = record(r, s, "A");
+      const JobRecord& b = record(r, s, "B");
+      CHECK(blocker.state == JobState::Finished);
+      CHECK(blocker.finish_ms == 100000);
+      REQUIRE(a.state == JobState::Stuck);
+      REQUIRE(b.state == JobState::Stuck);
+      CHECK_THAT(a.reason, Catch::StartsWith("stuck: 1 of 2 pods placed"));
+      CHECK_THAT(b.reason, Catch::StartsWith("stuck: 2 of 3 pods placed"));
+      CHECK(a.start_ms == -1);
+      CHECK(b.start_ms == -1);
+      // A and B together hold all 16 GPUs.
+      CHECK(job_gpus(a).size() + job_gpus(b).size() == 16);
+      // A: 8 GPUs from 0 to 100 s; B: 4 GPUs from 0 and 4 from 100 s, to the end at 100 s.
+      CHECK(r.held_idle_gpu_ms == (8 + 4) * 100000);
+      const RunSummary summary = summarize(r);
+      CHECK(summary.stuck == 2);
+      CHECK(summary.held_idle_gpu_hours == Approx(12 * 100 / 3600.0));
+      const auto a_transitions = transitions_of(r, job_id(s, "A"));
+      REQUIRE(a_transitions.size() == 3);
+      CHECK(a_transitions[1].to == JobState::Partial);
+      CHECK(a_transitions[2].to == JobState::Stuck);
+      CHECK(a_transitions[2].time_ms == 100000);
+    }
+  }
+
+  SECTION("topology-aware: B runs beside the blocker (backfill), A after both; everything finishes, nothing held") {
+    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const JobRecord& blocker = record(r, s, "blocker");
+    const JobRecord& a = record(r, s, "A");
+    const JobRecord& b = record(r, s, "B");
+    CHECK(blocker.state == JobState::Finished);
+    CHECK(a.state == JobState::Finished);
+    CHECK(b.state == JobState::Finished);
+    CHECK(b.start_ms == 0);
+    CHECK(a.start_ms == std::max(blocker.finish_ms, b.finish_ms));
+    CHECK(r.held_idle_gpu_ms == 0);
+    CHECK(summarize(r).stuck == 0);
+  }
+}
+
+TEST_CASE("sim::Simulation backfill", "[sim]") {
+  // 2 x dgx1-v100. blocker: 1 x 8 GPUs at 0 for 100 s; big: 2 x 8 at 1 s (needs both nodes);
+  // small: 1 x 4 at 2 s for 50 s, which fits beside the blocker.
+  const std::string jobs = "[" + job("blocker", 0, 1, 8, "\"duration_s\": 100") + "," + job("big", 1, 2, 8, "\"duration_s\": 100") +
+                           "," + job("small", 2, 1, 4, "\"duration_s\": 50") + "]";
+
+  SECTION("with backfill the small job starts at 2 s, without it waits for the big one to finish (200 s)") {
+    const Scenario with = scenario_from(scenario_json(kTwoDgx1, jobs, R"(, "queue": {"backfill": true})"));
+    const Scenario without = scenario_from(scenario_json(kTwoDgx1, jobs, R"(, "queue": {"backfill": false})"));
+    const SimResult r_with = run(with, SchedulerKind::TopologyAware);
+    const SimResult r_without = run(without, SchedulerKind::TopologyAware);
+    CHECK(record(r_with, with, "small").start_ms == 2000);
+    CHECK(record(r_without, without, "small").start_ms == record(r_without, without, "big").finish_ms);
+    CHECK(record(r_without, without, "big").finish_ms == 200000);
+    CHECK(record(r_with, with, "small").start_ms < record(r_without, without, "small").start_ms);
+    // Here backfilling does not delay the big job: the small one ends before the blocker.
+    CHECK(record(r_with, with, "big").start_ms == 100000);
+    CHECK(record(r_without, without, "big").start_ms == 100000);
+  }
+}
