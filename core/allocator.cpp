@@ -86,7 +86,8 @@ std::string describe(const PlacementConstraints& c) {
   std::vector<std::string> parts;
   if (c.same_numa) parts.push_back("same-numa");
   if (c.require_nvlink) parts.push_back("require-nvlink");
-  if (c.max_link_class) parts.push_back("max-link-class " + link_code(*c.max_link_class, 0));
+  if (c.max_link_class)
+    parts.push_back("max-link-class " + (*c.max_link_class == LinkClass::NVLink ? std::string("NV") : link_code(*c.max_link_class)));
   if (c.min_bandwidth_gbps > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "min-bandwidth %.1f GB/s", c.min_bandwidth_gbps);

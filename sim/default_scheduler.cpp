@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "sim/engine.h"
+#include "sim/workload_mix.h"
 
 namespace topsim {
 
@@ -28,7 +29,9 @@ int Engine::pick_spreading_node(int gpus) {
     }
   }
   if (best_score < 0) return -1;
-  int pick = static_cast<int>(std::uniform_int_distribution<int>(0, ties - 1)(rng_));
+  // One draw mapped by the project's own arithmetic (standard distributions differ between
+  // standard libraries; this keeps a seed's output identical everywhere).
+  int pick = std::min(ties - 1, static_cast<int>(uniform01(rng_) * ties));
   for (int t = 0; t < index_.type_count(); ++t) {
     const int capacity = index_.type_gpus(t);
     for (int c = gpus; c <= capacity; ++c) {

@@ -1,6 +1,7 @@
 #include "sim/scenario.h"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "core/builtin_models.h"
@@ -143,19 +144,33 @@ void read_schedulers(JsonErrors& errors, const JsonAt& at, Scenario& s) {
   }
 }
 
-// A job the cluster can never hold is an input error, not something to simulate.
+// Pods of `pod_gpus` GPUs the empty cluster holds at once (memoised per pod size).
+int pod_capacity(const ClusterState& cluster, int pod_gpus, std::map<int, int>& memo) {
+  auto [it, fresh] = memo.emplace(pod_gpus, 0);
+  if (fresh)
+    for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) it->second += cluster.gpus_per_node(n) / pod_gpus;
+  return it->second;
+}
+
+// A job the empty cluster can never hold is an input error, not something to simulate.
 void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& cluster) {
   int largest_node = 0;
   for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) largest_node = std::max(largest_node, cluster.gpus_per_node(n));
+  std::map<int, int> capacity;
   for (const JobSpec& job : s.workload.jobs) {
+    const std::string name = "job '" + s.workload.job_name(job.id) + "'";
     int largest_pod = job.gpus_per_worker;
     for (uint16_t g : job.unequal_pod_gpus) largest_pod = std::max<int>(largest_pod, g);
     if (job.total_gpus() > cluster.total_gpus())
-      return errors.fail("/workload", "job '" + s.workload.job_name(job.id) + "' needs " + std::to_string(job.total_gpus()) +
-                                          " GPUs, the cluster has " + std::to_string(cluster.total_gpus()));
+      return errors.fail("/workload", name + " needs " + std::to_string(job.total_gpus()) + " GPUs, the cluster has " +
+                                          std::to_string(cluster.total_gpus()));
     if (largest_pod > largest_node)
-      return errors.fail("/workload", "job '" + s.workload.job_name(job.id) + "' has a pod of " + std::to_string(largest_pod) +
-                                          " GPUs, the largest node has " + std::to_string(largest_node));
+      return errors.fail("/workload", name + " has a pod of " + std::to_string(largest_pod) + " GPUs, the largest node has " +
+                                          std::to_string(largest_node));
+    if (job.unequal_pod_gpus.empty() && pod_capacity(cluster, job.gpus_per_worker, capacity) < job.workers)
+      return errors.fail("/workload", name + " needs " + std::to_string(job.workers) + " pods of " +
+                                          std::to_string(job.gpus_per_worker) + " GPUs, the empty cluster holds " +
+                                          std::to_string(pod_capacity(cluster, job.gpus_per_worker, capacity)));
   }
 }
 

@@ -91,7 +91,11 @@ std::string Engine::admission_problem(const JobSpec& job) const {
     GangRequest annotated;
     if (Status s = apply_gang_annotations(it->second.annotations, annotated); !s) return s.error().message;
   }
+  std::vector<bool> serving_type(cluster_.type_count(), false);
+  for (const SimNode& node : cluster_.nodes())
+    if (node.label == serving_) serving_type[node.type] = true;
   for (int t = 0; t < cluster_.type_count(); ++t) {
+    if (!serving_type[t]) continue;
     if (options_.scheduler == SchedulerKind::Default && job.workers > 1 && cluster_.type(t).primary_nic_gbit <= 0)
       return "node type " + cluster_.type(t).topology->name() + " has no NIC: its pods cannot reach pods on other nodes";
     const int sm = cluster_.type(t).topology->model().gpus.front().sm;

@@ -259,11 +259,9 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
   }
 }
 
-// Known bug, reported: the loader only compares a job with the cluster's GPU total and its
-// largest node, so a gang whose identical pods cannot all be placed even on the empty cluster is
-// accepted; topology-aware then leaves it pending forever and default reports it stuck. Remove
-// [!shouldfail] when sim/scenario.cpp check_fits counts the pods each node can hold.
-TEST_CASE("sim::Scenario gang pods that cannot all fit are an input error (known bug)", "[sim][!shouldfail]") {
+// A gang whose identical pods cannot all be placed even on the empty cluster was accepted (the
+// loader only compared the job with the cluster's GPU total and its largest node).
+TEST_CASE("sim::Scenario gang pods that cannot all fit are an input error", "[sim]") {
   SECTION("4 pods x 6 GPUs on 3 x dgx1-v100: 24 GPUs, but each node holds one 6-GPU pod") {
     CHECK_THAT(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 3}]}, "workload": {"kind": "jobs",
                              "jobs": [{"name": "wide", "workers": 4, "gpus_per_worker": 6, "model": "resnet50", "iterations": 1}]}})"),
