@@ -41,7 +41,7 @@ std::string export_nccl_xml(const NodeModel& model, const std::vector<int>& gpus
 //   such elements are NODE apart); a bridge element becomes a switch. Subtrees without GPUs or
 //   NICs, and NVSwitch pci elements, are skipped. link_width 0 or missing means x16 and a missing
 //   or "Unknown" link_speed Gen3 (NCCL topo.cc).
-// - GPUs are ordered by `dev`. The model comes from the PCI device id (table in nccl_xml.cpp,
+// - GPUs are ordered by `dev`. The model comes from the PCI device id (table in nccl_xml_common.h,
 //   sm must agree), else the first catalog model with that `sm`; memory from the catalog.
 // - NVLinks to GPUs (tclass 0x03...) become bonds (both ends must agree on the count); links to
 //   NVSwitches (0x068000) are summed into nvswitch_links (NCCL merges NVSwitches the same way);
