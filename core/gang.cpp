@@ -3,76 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
-#include <limits>
-#include <numeric>
-#include <queue>
-#include <unordered_map>
+
+#include "core/gang_planner.h"
 
 namespace topsim {
-
-// --- network model ---------------------------------------------------------------------------
-
-double NetworkModel::efficiency(NicTransport transport) const {
-  switch (transport) {
-    case NicTransport::InfiniBand: return infiniband_efficiency;
-    case NicTransport::RoCE: return roce_efficiency;
-    case NicTransport::Ethernet: return tcp_socket_efficiency;
-  }
-  return tcp_socket_efficiency;
-}
-
-double NetworkModel::nic_gbps(const Nic& nic) const { return network_gbps(nic.speed_gbit) * efficiency(nic.transport); }
-
-namespace {
-
-// NICs with the best link class to `gpu`, then the highest bandwidth among those, ascending.
-std::vector<int> nearest_nic_group(const Topology& node, int gpu) {
-  std::vector<int> group;
-  for (int n = 0; n < node.nic_count(); ++n) {
-    if (!group.empty()) {
-      const PairLink& best = node.gpu_nic(gpu, group.front());
-      const PairLink& cand = node.gpu_nic(gpu, n);
-      const bool better = cand.cls < best.cls || (cand.cls == best.cls && cand.bandwidth_gbps > best.bandwidth_gbps + 1e-9);
-      const bool equal = cand.cls == best.cls && std::abs(cand.bandwidth_gbps - best.bandwidth_gbps) <= 1e-9;
-      if (better) group.clear();
-      else if (!equal) continue;
-    }
-    group.push_back(n);
-  }
-  return group;
-}
-
-}  // namespace
-
-int network_nic(const Topology& node, int gpu) {
-  const std::vector<int> group = nearest_nic_group(node, gpu);
-  if (group.empty()) return -1;
-  // NCCL ncclTopoGetLocalNet: a GPU's rank among the GPUs sharing its nearest NICs picks one.
-  int rank = 0;
-  for (int g = 0; g < gpu; ++g)
-    if (nearest_nic_group(node, g) == group) ++rank;
-  return group[rank % group.size()];
-}
-
-std::vector<int> network_nics(const Topology& node, const std::vector<int>& gpus) {
-  std::vector<int> nics;
-  for (int gpu : gpus)
-    if (const int nic = network_nic(node, gpu); nic >= 0) nics.push_back(nic);
-  std::sort(nics.begin(), nics.end());
-  nics.erase(std::unique(nics.begin(), nics.end()), nics.end());
-  return nics;
-}
-
-double node_network_gbps(const Topology& node, const std::vector<int>& gpus, const NetworkModel& net) {
-  std::map<int, double> best_path_gbps;  // NIC -> widest GPU-to-NIC path among the GPUs using it
-  for (int gpu : gpus)
-    if (const int nic = network_nic(node, gpu); nic >= 0)
-      best_path_gbps[nic] = std::max(best_path_gbps[nic], node.gpu_nic(gpu, nic).bandwidth_gbps);
-  double total = 0;
-  for (const auto& [nic, path_gbps] : best_path_gbps) total += std::min(net.nic_gbps(node.model().nics[nic]), path_gbps);
-  return total;
-}
 
 // --- names and annotations -------------------------------------------------------------------
 
@@ -127,11 +61,20 @@ int GangPlacement::gpu_count() const {
   return total;
 }
 
-namespace {
-
-constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+namespace gang_detail {
 
 Error cannot(const std::string& reason) { return Error{"cannot place gang: " + reason}; }
+
+std::string count_text(long n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+long total_capacity(const std::vector<Candidate>& cands) {
+  long total = 0;
+  for (const Candidate& c : cands) total += c.capacity;
+  return total;
+}
+
+namespace {
+
 Error invalid(const std::string& reason) { return Error{"invalid gang request: " + reason}; }
 
 std::string gbps_text(double gbps) {
@@ -140,7 +83,6 @@ std::string gbps_text(double gbps) {
   return buf;
 }
 
-std::string count_text(long n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 const char* has(long n) { return n == 1 ? " has" : " have"; }
 
 // "a, b, c and 4 more"
@@ -151,25 +93,6 @@ std::string first_names(const std::vector<std::string>& names) {
   return out;
 }
 
-// A node that can hold at least one worker.
-struct Candidate {
-  int node = 0;
-  int capacity = 0;        // workers it can take by free GPU count, at most W
-  int free_gpus = 0;
-  double rating_gbps = 0;  // node bandwidth at `capacity` workers (ranking); -1 = cannot place
-};
-
-struct Share {
-  int node = 0;
-  int workers = 0;
-};
-
-long total_capacity(const std::vector<Candidate>& cands) {
-  long total = 0;
-  for (const Candidate& c : cands) total += c.capacity;
-  return total;
-}
-
 // Sum of the `k` largest capacities among `cands`.
 long top_capacity(std::vector<Candidate> cands, size_t k) {
   k = std::min(k, cands.size());
@@ -178,104 +101,7 @@ long top_capacity(std::vector<Candidate> cands, size_t k) {
   return total_capacity({cands.begin(), cands.begin() + static_cast<long>(k)});
 }
 
-// Worker counts for `chosen` (in this order) summing to `workers`, each at least `floor`:
-// every node takes as many as it can while leaving `floor` for each later one.
-// REQUIRES: capacities sum to >= workers, each >= floor, size x floor <= workers.
-std::vector<Share> fill(const std::vector<Candidate>& chosen, int workers, int floor) {
-  std::vector<Share> shares;
-  int left = workers;
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    const int reserve = floor * static_cast<int>(chosen.size() - i - 1);
-    const int take = std::min(chosen[i].capacity, left - reserve);
-    shares.push_back({chosen[i].node, take});
-    left -= take;
-  }
-  return shares;
-}
-
-// Worker counts dealt round-robin over `chosen` (in this order), `floor` each first.
-std::vector<Share> deal(const std::vector<Candidate>& chosen, int workers, int floor) {
-  std::vector<Share> shares;
-  for (const Candidate& c : chosen) shares.push_back({c.node, floor});
-  int left = workers - floor * static_cast<int>(chosen.size());
-  while (left > 0)
-    for (size_t i = 0; i < chosen.size() && left > 0; ++i)
-      if (shares[i].workers < chosen[i].capacity) { ++shares[i].workers; --left; }
-  return shares;
-}
-
-// One node's placement for some number of workers, and the network bandwidth of its GPUs.
-struct Probe {
-  Expected<Placement> placement;
-  double network_gbps = 0;
-};
-
-struct ProbeKey {
-  const Allocator* allocator;
-  GpuSet free;
-  int gpus;
-  bool operator==(const ProbeKey& o) const { return allocator == o.allocator && free == o.free && gpus == o.gpus; }
-};
-struct ProbeKeyHash {
-  size_t operator()(const ProbeKey& k) const {
-    return std::hash<GpuSet>()(k.free) ^ (std::hash<const void*>()(k.allocator) * 31) ^ (static_cast<size_t>(k.gpus) << 7);
-  }
-};
-
-// One place_gang call: candidates, the memoised per-node probes, selection by policy and the
-// verification that excludes nodes whose actual placement breaks a limit.
-class GangPlanner {
- public:
-  GangPlanner(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net)
-      : nodes_(nodes), r_(request), net_(net), excluded_(nodes.size(), false), single_only_(nodes.size(), false) {
-    const int g = std::max(1, r_.gpus_per_worker);
-    floor_ = std::max(1, (r_.min_gpus_per_node + g - 1) / g);
-  }
-
-  Expected<GangPlacement> run();
-
- private:
-  Status validate() const;
-  const Probe& probe(int node, int workers);
-  double node_gbps(int node, int workers, bool multi);
-  const Topology& topo(int node) const { return nodes_[node].allocator->topology(); }
-
-  Expected<std::vector<Share>> select();
-  Expected<std::vector<Candidate>> capable_candidates();
-  Expected<std::vector<Candidate>> multi_node_candidates(std::vector<Candidate> cands);
-  Status check_node_count(const std::vector<Candidate>& cands, size_t needed) const;
-  Error node_count_error(const std::vector<Candidate>& cands, size_t needed) const;
-  std::vector<Share> single_node(std::vector<Candidate> capable);
-  Expected<std::vector<Share>> pack(std::vector<Candidate> cands);
-  Expected<std::vector<Share>> spread(const std::vector<Candidate>& cands);
-  Expected<std::vector<Share>> best_fit(std::vector<Candidate> cands);
-  struct Fit {
-    std::vector<Share> shares;
-    double job_gbps = 0;
-    long leftover_gpus = 0;
-  };
-  Fit fit_at(std::vector<Candidate> cands, size_t needed, double threshold_gbps, bool roomiest);
-  std::vector<Candidate> tightest(std::vector<Candidate> cands, size_t needed) const;
-  std::vector<Share> balance(const std::vector<Candidate>& chosen);
-  std::vector<Share> split_at(const std::vector<Candidate>& chosen, const std::vector<std::vector<double>>& gbps,
-                              double level) const;
-  Expected<bool> reject_failing(const std::vector<Share>& shares);
-  GangPlacement assemble(std::vector<Share> shares);
-  std::string with_exclusions(const std::string& reason) const;
-  // "holding 3 of 4 workers": what `cands` can hold against the gang.
-  std::string holding(const std::vector<Candidate>& cands) const {
-    return "holding " + std::to_string(total_capacity(cands)) + " of " + count_text(r_.workers, "worker");
-  }
-
-  const std::vector<GangNode>& nodes_;
-  const GangRequest& r_;
-  const NetworkModel& net_;
-  int floor_ = 1;  // fewest workers on a used node (min-gpus-per-node)
-  std::vector<bool> excluded_;     // its placement failed (per-node constraints without relaxing)
-  std::vector<bool> single_only_;  // its placed GPUs fell below min-network: not for multi-node
-  std::vector<std::string> exclusions_;  // "name (why)" for nodes excluded after a failed check
-  std::unordered_map<ProbeKey, Probe, ProbeKeyHash> probes_;
-};
+}  // namespace
 
 Status GangPlanner::validate() const {
   if (r_.workers < 1) return invalid("workers must be at least 1, got " + std::to_string(r_.workers));
@@ -398,181 +224,6 @@ Error GangPlanner::node_count_error(const std::vector<Candidate>& cands, size_t 
   return cannot(with_exclusions("no " + count_text(static_cast<long>(needed), "node") + " can hold the gang"));
 }
 
-std::vector<Share> GangPlanner::single_node(std::vector<Candidate> capable) {
-  for (Candidate& c : capable) c.rating_gbps = node_gbps(c.node, r_.workers, false);
-  std::sort(capable.begin(), capable.end(), [&](const Candidate& a, const Candidate& b) {
-    if (r_.policy == MultiNodePolicy::Spread && a.free_gpus != b.free_gpus) return a.free_gpus > b.free_gpus;
-    if (r_.policy != MultiNodePolicy::Spread && a.rating_gbps != b.rating_gbps) return a.rating_gbps > b.rating_gbps;
-    if (r_.policy == MultiNodePolicy::BestFit && a.free_gpus != b.free_gpus) return a.free_gpus < b.free_gpus;  // least left
-    return a.node < b.node;
-  });
-  return {{capable.front().node, r_.workers}};
-}
-
-// Fewest nodes: the most workers first, then the better node bandwidth, then the lower index.
-Expected<std::vector<Share>> GangPlanner::pack(std::vector<Candidate> cands) {
-  for (Candidate& c : cands) c.rating_gbps = node_gbps(c.node, c.capacity, true);
-  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.capacity != b.capacity) return a.capacity > b.capacity;
-    if (a.rating_gbps != b.rating_gbps) return a.rating_gbps > b.rating_gbps;
-    return a.node < b.node;
-  });
-  size_t needed = 0;
-  for (long held = 0; held < r_.workers; ++needed) held += cands[needed].capacity;
-  if (Status s = check_node_count(cands, needed); !s) return s.error();
-  cands.resize(needed);
-  return fill(cands, r_.workers, floor_);
-}
-
-// As many nodes as the gang, the per-node minimum and max-nodes allow; the most free first.
-Expected<std::vector<Share>> GangPlanner::spread(const std::vector<Candidate>& capable) {
-  auto multi = multi_node_candidates(capable);
-  size_t width = multi ? multi->size() : 0;
-  width = std::min(width, static_cast<size_t>(r_.workers / floor_));
-  if (r_.max_nodes > 0) width = std::min(width, static_cast<size_t>(r_.max_nodes));
-  if (width < 2) {
-    std::vector<Candidate> whole;
-    for (const Candidate& c : capable)
-      if (c.capacity >= r_.workers) whole.push_back(c);
-    if (!whole.empty()) return single_node(whole);
-    if (!multi) return multi.error();
-    return node_count_error(*multi, 2);
-  }
-  std::vector<Candidate> cands = std::move(multi).value();
-  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    return a.free_gpus != b.free_gpus ? a.free_gpus > b.free_gpus : a.node < b.node;
-  });
-  cands.resize(width);
-  if (total_capacity(cands) < r_.workers) return node_count_error(cands, width + 1);  // wider would fit
-  return deal(cands, r_.workers, floor_);
-}
-
-// Fewest nodes, then the highest job bandwidth, then the fewest free GPUs left behind.
-Expected<std::vector<Share>> GangPlanner::best_fit(std::vector<Candidate> cands) {
-  for (Candidate& c : cands) c.rating_gbps = node_gbps(c.node, c.capacity, true);
-  std::erase_if(cands, [](const Candidate& c) { return c.rating_gbps < 0; });
-  if (total_capacity(cands) < r_.workers)
-    return cannot(with_exclusions("the per-node constraints leave " + count_text(static_cast<long>(cands.size()), "node") +
-                                  ", " + holding(cands)));
-  std::vector<Candidate> by_capacity = cands;
-  std::sort(by_capacity.begin(), by_capacity.end(), [](const Candidate& a, const Candidate& b) {
-    return a.capacity > b.capacity;
-  });
-  size_t needed = 0;
-  for (long held = 0; held < r_.workers; ++needed) held += by_capacity[needed].capacity;
-  if (Status s = check_node_count(by_capacity, needed); !s) return s.error();
-  // The highest rating whose nodes rated at least that hold the gang on `needed` nodes.
-  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.rating_gbps > b.rating_gbps; });
-  std::priority_queue<int, std::vector<int>, std::greater<int>> largest;  // the `needed` largest so far
-  long held = 0;
-  size_t pool = 0;
-  while (held < r_.workers) {
-    largest.push(cands[pool].capacity);
-    held += cands[pool++].capacity;
-    if (largest.size() > needed) { held -= largest.top(); largest.pop(); }
-  }
-  const double top = cands[pool - 1].rating_gbps;
-  // Candidate node sets at that rating: the tightest that hold the gang, and the roomiest
-  // (more room for a good split); ratings assume full nodes, so the tightest are tried again
-  // at the bandwidth actually reached. The best (bandwidth, then fewest GPUs left) wins.
-  Fit best = fit_at(cands, needed, top, false);
-  for (const auto& [threshold, roomiest] : {std::pair{top, true}, std::pair{-1.0, false}}) {
-    Fit other = fit_at(cands, needed, threshold < 0 ? std::min(top, best.job_gbps) : threshold, roomiest);
-    if (other.job_gbps > best.job_gbps + 1e-9 ||
-        (other.job_gbps > best.job_gbps - 1e-9 && other.leftover_gpus < best.leftover_gpus))
-      best = std::move(other);
-  }
-  return best.shares;
-}
-
-// The nodes rated at least `threshold_gbps` chosen to hold the gang on `needed` nodes, split by
-// `balance`, with their job bandwidth and leftover. `roomiest`: the most workers first (ties:
-// rating, index); else the tightest first, each taken when the rest can still complete the gang.
-// REQUIRES: those nodes can hold the gang on `needed` nodes.
-GangPlanner::Fit GangPlanner::fit_at(std::vector<Candidate> cands, size_t needed, double threshold_gbps, bool roomiest) {
-  std::erase_if(cands, [&](const Candidate& c) { return c.rating_gbps < threshold_gbps - 1e-9; });
-  std::vector<Candidate> chosen;
-  if (roomiest) {
-    std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-      if (a.capacity != b.capacity) return a.capacity > b.capacity;
-      return a.rating_gbps != b.rating_gbps ? a.rating_gbps > b.rating_gbps : a.node < b.node;
-    });
-    chosen.assign(cands.begin(), cands.begin() + static_cast<long>(needed));
-  } else {
-    chosen = tightest(std::move(cands), needed);
-  }
-  Fit fit{balance(chosen), kUnbounded, -long{r_.workers} * r_.gpus_per_worker};
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    fit.job_gbps = std::min(fit.job_gbps, node_gbps(chosen[i].node, fit.shares[i].workers, true));
-    fit.leftover_gpus += chosen[i].free_gpus;
-  }
-  return fit;
-}
-
-// The `needed` nodes with the fewest free GPUs that still hold the gang: in free-GPU order, each
-// taken when it and the largest of the rest can complete it. REQUIRES: `needed` of them can.
-std::vector<Candidate> GangPlanner::tightest(std::vector<Candidate> cands, size_t needed) const {
-  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    return a.free_gpus != b.free_gpus ? a.free_gpus < b.free_gpus : a.node < b.node;
-  });
-  // Capacity grows with free GPUs, so the best completion from the nodes after i is a suffix.
-  std::vector<long> suffix(cands.size() + 1, 0);
-  for (size_t i = cands.size(); i-- > 0;) suffix[i] = suffix[i + 1] + cands[i].capacity;
-  std::vector<Candidate> chosen;
-  long held = 0;
-  for (size_t i = 0; i < cands.size() && chosen.size() < needed; ++i) {
-    const size_t more = needed - chosen.size() - 1;
-    const long completion = suffix[std::max(i + 1, cands.size() - std::min(more, cands.size()))];
-    if (held + cands[i].capacity + completion < r_.workers) continue;
-    chosen.push_back(cands[i]);
-    held += cands[i].capacity;
-  }
-  return chosen;
-}
-
-// Worker counts for `chosen` maximising the job bandwidth, exactly for these nodes: the
-// highest level T such that every node can take a count in [floor, capacity] whose bandwidth
-// is >= T with the counts summing to W (binary search over the levels probed; feasibility by
-// a table of reachable sums, O(nodes x W x capacity)). Among equal splits, earlier nodes
-// take more. Falls back to `fill` when no level works (a node that cannot be placed at all).
-std::vector<Share> GangPlanner::balance(const std::vector<Candidate>& chosen) {
-  std::vector<std::vector<double>> gbps(chosen.size());  // [node][workers]
-  std::vector<double> levels;
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    gbps[i].assign(chosen[i].capacity + 1, -1);
-    for (int k = floor_; k <= chosen[i].capacity; ++k) {
-      gbps[i][k] = node_gbps(chosen[i].node, k, true);
-      if (gbps[i][k] >= 0) levels.push_back(gbps[i][k]);
-    }
-  }
-  std::sort(levels.begin(), levels.end(), std::greater<double>());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  size_t lo = 0, hi = levels.size();  // find the first (highest) feasible level
-  while (lo < hi) {
-    const size_t mid = (lo + hi) / 2;
-    if (split_at(chosen, gbps, levels[mid]).empty()) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < levels.size() ? split_at(chosen, gbps, levels[lo]) : fill(chosen, r_.workers, floor_);
-}
-
-// Counts summing to W with every node's bandwidth >= `level`; empty when there are none.
-std::vector<Share> GangPlanner::split_at(const std::vector<Candidate>& chosen, const std::vector<std::vector<double>>& gbps,
-                                         double level) const {
-  const size_t m = chosen.size(), w = static_cast<size_t>(r_.workers);
-  // reach[i][s]: the count node i takes so that nodes i.. sum to s (-1: impossible).
-  std::vector<std::vector<int>> reach(m + 1, std::vector<int>(w + 1, -1));
-  reach[m][0] = 0;
-  for (size_t i = m; i-- > 0;)
-    for (size_t sum = 0; sum <= w; ++sum)
-      for (int k = chosen[i].capacity; k >= floor_ && reach[i][sum] < 0; --k)
-        if (static_cast<size_t>(k) <= sum && gbps[i][k] >= level - 1e-9 && reach[i + 1][sum - k] >= 0) reach[i][sum] = k;
-  if (reach[0][w] < 0) return {};
-  std::vector<Share> shares;
-  for (size_t i = 0, sum = w; i < m; sum -= static_cast<size_t>(reach[i][sum]), ++i) shares.push_back({chosen[i].node, reach[i][sum]});
-  return shares;
-}
-
 Expected<std::vector<Share>> GangPlanner::select() {
   auto capable = capable_candidates();
   if (!capable) return capable.error();
@@ -647,10 +298,10 @@ Expected<GangPlacement> GangPlanner::run() {
   }
 }
 
-}  // namespace
+}  // namespace gang_detail
 
 Expected<GangPlacement> place_gang(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net) {
-  return GangPlanner(nodes, request, net).run();
+  return gang_detail::GangPlanner(nodes, request, net).run();
 }
 
 double job_allreduce_time_us(const GangPlacement& placement, double bytes) {

@@ -1,0 +1,55 @@
+// The network side of a multi-node job (gang.h): which NIC each GPU of a node uses for inter-node
+// traffic, how much of a NIC's line rate that traffic achieves by transport (NetworkModel), and
+// the resulting network bandwidth of a node's GPU set, in GB/s.
+//
+// Model: a node's network bandwidth is the sum over the distinct NICs its chosen GPUs use of
+// network_gbps(speed) x NetworkModel::efficiency(transport), each capped by the widest GPU-to-NIC
+// PCIe/CPU path among the GPUs using it (NCCL's GPU-to-NET path bandwidth: DGX-1 GPU 5 reaches
+// mlx5_0 across QPI at 6 GB/s). Each GPU uses one of its nearest NICs (best link class, then
+// bandwidth); GPUs that share the same nearest NICs are spread over them by their rank in that
+// group, as NCCL's ncclTopoGetLocalNet does (search.cc, without its bit mirroring), so DGX A100
+// GPUs 0 and 1 use mlx5_0 and mlx5_1. PXN / rail-optimised routing is not modelled.
+#pragma once
+
+#include <vector>
+
+#include "core/node_model.h"
+#include "core/topology.h"
+
+namespace topsim {
+
+// Achieved fraction of NIC line rate for NCCL's inter-node ring traffic (large messages).
+// InfiniBand: NCCL ring all-reduce bus bandwidth measured against NIC line rate: 12.2 of 12.5
+// GB/s on one EDR NIC (nccl-tests#29), ~47 of 50 on DGX-1's 4 x EDR (nccl#307), 192 of 200 on
+// DGX A100's 8 x HDR (nccl#1576): 0.94-0.98; the lower end is taken (multi-switch fabrics).
+inline constexpr double kInfiniBandEfficiency = 0.94;
+// RoCE v2 carries the same verbs traffic in Ethernet framing: per 4096-byte payload IB adds 26
+// bytes (LRH 8, BTH 12, ICRC 4, VCRC 2), RoCE v2 82 (Ethernet 14 + FCS 4 + preamble/gap 20,
+// IPv4 20, UDP 8, BTH 12, ICRC 4), so RoCE reaches (4096 + 26) / (4096 + 82) of IB's rate.
+inline constexpr double kRoceFramingRatio = (4096.0 + 26.0) / (4096.0 + 82.0);
+inline constexpr double kRoceEfficiency = kInfiniBandEfficiency * kRoceFramingRatio;  // ~0.927
+// NCCL's socket transport (TCP, default 1 thread x 1 socket per peer) is CPU- and
+// single-flow-bound: at most ~60% of wire speed on 32 Gb/s (nccl#209), 4-6 GB/s bus bandwidth
+// on 100 Gb/s, i.e. 0.32-0.48 (nccl#450); half the line rate is taken.
+inline constexpr double kTcpSocketEfficiency = 0.5;
+
+// How much of each NIC's line rate inter-node traffic achieves, by transport.
+struct NetworkModel {
+  double infiniband_efficiency = kInfiniBandEfficiency;  // default 0.94
+  double roce_efficiency = kRoceEfficiency;              // default ~0.927
+  double tcp_socket_efficiency = kTcpSocketEfficiency;   // Ethernet NICs (TCP sockets); default 0.5
+
+  double efficiency(NicTransport transport) const;
+  // Achieved GB/s of one NIC: network_gbps(speed) x efficiency(transport).
+  double nic_gbps(const Nic& nic) const;
+};
+
+// The NIC each GPU uses for inter-node traffic (model above); -1 when the node has no NIC.
+// REQUIRES: 0 <= gpu < node.gpu_count()
+int network_nic(const Topology& node, int gpu);
+// The distinct NICs used by `gpus`, ascending; empty when the node has no NIC.
+std::vector<int> network_nics(const Topology& node, const std::vector<int>& gpus);
+// Achieved inter-node bandwidth of those NICs (model above), GB/s; 0 without NICs.
+double node_network_gbps(const Topology& node, const std::vector<int>& gpus, const NetworkModel& net);
+
+}  // namespace topsim
