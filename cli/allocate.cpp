@@ -31,23 +31,6 @@ using OrderedJson = nlohmann::ordered_json;
 // dominates NCCL's latency terms, so the time follows the bus bandwidth.
 constexpr double kGradientBytes = 100e6;
 
-// Parses "0,1,5" into GPU ids for `option`: non-negative integers, none twice. The range is
-// checked once the node is loaded (check_range).
-Status parse_id_list(const std::string& option, const std::string& text, std::vector<int>& ids) {
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    int id = -1;
-    const auto [rest, error] = std::from_chars(item.data(), item.data() + item.size(), id);
-    if (item.empty() || error != std::errc() || rest != item.data() + item.size() || id < 0)
-      return Error{option + ": '" + item + "' is not a GPU index (expected comma-separated indices such as 0,1,5)"};
-    if (std::find(ids.begin(), ids.end(), id) != ids.end()) return Error{option + ": GPU " + item + " is listed twice"};
-    ids.push_back(id);
-    start = end + 1;
-  }
-  return {};
-}
 
 // "--free: GPU 9 is out of range (node dgx1-v100 has GPUs 0-7)" for the first id not on the node.
 Status check_range(const std::string& option, const std::vector<int>& ids, const Topology& topology) {

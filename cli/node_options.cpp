@@ -1,5 +1,8 @@
 #include "cli/node_options.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "core/hardware.h"
 #include "sim/suggest.h"
 
@@ -53,6 +56,22 @@ Expected<NodeModel> NodeArgument::load(std::ostream& err, NodeSourceInfo* info) 
   if (!name_.empty()) model->name = name_;
   for (const std::string& note : source.notes) err << "topsim: note: " << note << "\n";
   return model;
+}
+
+Status parse_id_list(const std::string& option, const std::string& text, std::vector<int>& ids) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    int id = -1;
+    const auto [rest, error] = std::from_chars(item.data(), item.data() + item.size(), id);
+    if (item.empty() || error != std::errc() || rest != item.data() + item.size() || id < 0)
+      return Error{option + ": '" + item + "' is not a GPU index (expected comma-separated indices such as 0,1,5)"};
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) return Error{option + ": GPU " + item + " is listed twice"};
+    ids.push_back(id);
+    start = end + 1;
+  }
+  return {};
 }
 
 }  // namespace topsim::cli

@@ -13,6 +13,10 @@
 
 namespace topsim::cli {
 
+// Parses a GPU list option such as "0,1,5" into `ids` (appended): non-negative integers, none
+// twice; errors name `option` and the bad item. Ranges are checked once the node is loaded.
+Status parse_id_list(const std::string& option, const std::string& text, std::vector<int>& ids);
+
 class NodeArgument {
  public:
   enum class Options { Read, Import };  // Import adds --nic-speed and --name

@@ -14,23 +14,6 @@ namespace {
 
 std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
-// Parses "0,1,2,3" into GPU indices: integers, no duplicates. Range is checked after loading.
-Status parse_gpu_list(const std::string& text, std::vector<int>& gpus) {
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    int gpu = -1;
-    const auto [rest, error] = std::from_chars(item.data(), item.data() + item.size(), gpu);
-    if (item.empty() || error != std::errc() || rest != item.data() + item.size() || gpu < 0)
-      return Error{"--gpus: '" + item + "' is not a GPU index (expected comma-separated indices such as 0,1,2,3)"};
-    if (std::find(gpus.begin(), gpus.end(), gpu) != gpus.end())
-      return Error{"--gpus: GPU " + item + " is listed twice"};
-    gpus.push_back(gpu);
-    start = end + 1;
-  }
-  return {};
-}
 
 class TopoExportNccl : public Command {
  public:
@@ -43,7 +26,7 @@ class TopoExportNccl : public Command {
   }
   Status finish(const po::variables_map& values) override {
     if (Status s = node_.finish(values); !s) return s;
-    return values.count("gpus") ? parse_gpu_list(gpu_list_, gpus_) : Status{};
+    return values.count("gpus") ? parse_id_list("--gpus", gpu_list_, gpus_) : Status{};
   }
 
   Outcome execute(Streams io) override {
