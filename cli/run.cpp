@@ -12,8 +12,10 @@
 #include "cli/output_file.h"
 #include "reports/fill_report.h"
 #include "reports/run_report.h"
+#include "reports/share_replay_report.h"
 #include "sim/fill_experiment.h"
 #include "sim/scenario.h"
+#include "sim/share_replay.h"
 
 namespace topsim::cli {
 namespace {
@@ -36,7 +38,8 @@ class Run : public Command {
     auto mode = scenario_mode(scenario_);
     if (!mode) return Outcome::bad_input(mode.error().message);
     if (*mode == "fill") return run_fill_mode(io);
-    if (*mode != "replay") return Outcome::bad_input(scenario_ + ": /mode: '" + *mode + "' is not one of replay, fill");
+    if (*mode == "share-replay") return run_share_replay_mode(io);
+    if (*mode != "replay") return Outcome::bad_input(scenario_ + ": /mode: '" + *mode + "' is not one of replay, fill, share-replay");
     auto scenario = load_scenario(scenario_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     auto cluster = ClusterState::build(scenario->cluster);
@@ -74,6 +77,18 @@ class Run : public Command {
     const std::string dir = output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_;
     if (Status s = write_results(dir, render_fill_json(*result), io); !s) return Outcome::bad_input(s.error().message);
     io.out << render_fill_text(*result);
+    io.out << "\nresults: " << (fs::path(dir) / "results.json").string() << "\n";
+    return Outcome::ok();
+  }
+
+  Outcome run_share_replay_mode(Streams io) {
+    auto scenario = load_share_replay_scenario(scenario_);
+    if (!scenario) return Outcome::bad_input(scenario.error().message);
+    auto result = run_share_replay(*scenario);
+    if (!result) return Outcome::bad_input(result.error().message);
+    const std::string dir = output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_;
+    if (Status s = write_results(dir, render_share_replay_json(*result), io); !s) return Outcome::bad_input(s.error().message);
+    io.out << render_share_replay_text(*result);
     io.out << "\nresults: " << (fs::path(dir) / "results.json").string() << "\n";
     return Outcome::ok();
   }
