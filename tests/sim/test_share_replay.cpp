@@ -137,3 +137,23 @@ TEST_CASE("sim::share-replay the default Alibaba pod list with every policy", "[
     CHECK(run.curve.size() > 100);
   }
 }
+
+TEST_CASE("cli::run dispatches share-replay scenarios", "[cli][share-replay]") {
+  const TinyTrace trace;
+  SECTION("valid scenario") {
+    // Exit 0, one table row per policy, results.json written to -o.
+    const test::CliResult result = test::run_cli("run " + trace.valid_scenario() + " -o " + trace.dir.file("out"));
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    CHECK(result.out.find("share-replay replay: 1 nodes, 2 GPUs, 3 timed pods") != std::string::npos);
+    CHECK(result.out.find("fgd") != std::string::npos);
+    CHECK(std::filesystem::is_regular_file(trace.dir.file("out/results.json")));
+  }
+  SECTION("missing pod_list") {
+    // Exit 2 and one line naming the JSON pointer.
+    const std::string path = trace.scenario(R"({"mode": "share-replay", "node_list": "nodes.csv"})");
+    const test::CliResult result = test::run_cli("run " + path);
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find("/pod_list: missing required key") != std::string::npos);
+  }
+}
