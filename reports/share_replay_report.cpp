@@ -1,5 +1,6 @@
 #include "reports/share_replay_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,7 @@ OrderedJson run_json(const ShareReplayRun& run) {
   out["mean_gpu_alloc_ratio"] = rounded(summary.mean_alloc_ratio);
   out["mean_frag_rate"] = rounded(summary.mean_frag_rate);
   out["mean_frag_gpus"] = rounded(summary.mean_frag_gpus);
+  out["peak_gpu_alloc_ratio"] = rounded(summary.peak_alloc_ratio);
   out["curve"] = curve_json(run);
   return out;
 }
@@ -56,6 +58,7 @@ ShareReplaySummary summarize_share_replay(const ShareReplayRun& run) {
     summary.mean_alloc_ratio += s.gpu_alloc_ratio;
     summary.mean_frag_rate += s.frag_rate;
     summary.mean_frag_gpus += s.frag_gpus;
+    summary.peak_alloc_ratio = std::max(summary.peak_alloc_ratio, s.gpu_alloc_ratio);
   }
   const auto n = static_cast<double>(run.curve.size());
   summary.mean_alloc_ratio /= n;
@@ -69,13 +72,18 @@ std::string render_share_replay_text(const ShareReplayResult& result) {
   std::string out = fmt::format("share-replay {}: {} nodes, {} GPUs, {} timed pods ({} without times skipped), sample every {} s\n",
                                 s.name, result.nodes, result.gpus, result.pods, result.untimed_pods, s.sample_every_s);
   if (!s.description.empty()) out += s.description + "\n";
-  out += fmt::format("\n{:<16}{:>14}{:>14}{:>13}{:>13}{:>10}{:>12}{:>12}\n", "policy", "mean wait s", "p95 wait s",
-                     "never placed", "peak pending", "rejected", "mean alloc", "mean frag");
+  if (!result.runs.empty() && !result.runs.front().curve.empty()) {
+    const ShareReplayRun& run = result.runs.front();
+    const int64_t span_s = run.end_s - run.curve.front().time_s;
+    out += fmt::format("replayed span: {} s ({:.1f} days), {} samples\n", span_s, static_cast<double>(span_s) / 86400.0, run.curve.size());
+  }
+  out += fmt::format("\n{:<16}{:>14}{:>14}{:>13}{:>13}{:>10}{:>12}{:>12}{:>12}\n", "policy", "mean wait s", "p95 wait s",
+                     "never placed", "peak pending", "rejected", "mean alloc", "peak alloc", "mean frag");
   for (const ShareReplayRun& run : result.runs) {
     const ShareReplaySummary summary = summarize_share_replay(run);
-    out += fmt::format("{:<16}{:>14.1f}{:>14.0f}{:>13}{:>13}{:>10}{:>11.1f}%{:>11.1f}%\n", share_policy_name(run.policy),
+    out += fmt::format("{:<16}{:>14.1f}{:>14.0f}{:>13}{:>13}{:>10}{:>11.1f}%{:>11.1f}%{:>11.1f}%\n", share_policy_name(run.policy),
                        run.mean_wait_s, run.p95_wait_s, run.never_placed, run.peak_pending, run.pods_rejected,
-                       100 * summary.mean_alloc_ratio, 100 * summary.mean_frag_rate);
+                       100 * summary.mean_alloc_ratio, 100 * summary.peak_alloc_ratio, 100 * summary.mean_frag_rate);
   }
   return out;
 }

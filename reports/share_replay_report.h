@@ -15,12 +15,14 @@ struct ShareReplaySummary {
   double mean_alloc_ratio = 0;  // mean of the sampled GPU allocation ratio
   double mean_frag_rate = 0;    // mean of the sampled fragmentation rate
   double mean_frag_gpus = 0;    // mean of the sampled F, GPUs
+  double peak_alloc_ratio = 0;  // largest sampled GPU allocation ratio
 };
 // Means over the run's samples (all 0 when it has none).
 ShareReplaySummary summarize_share_replay(const ShareReplayRun& run);
 
 // Text: scenario and cluster facts, then per policy: mean and p95 wait (s), never placed, peak
-// pending, rejected, mean allocation ratio and mean fragmentation rate over time. Ends with "\n".
+// pending, rejected, mean and peak allocation ratio and mean fragmentation rate over time, and
+// the replayed time span. Ends with "\n".
 std::string render_share_replay_text(const ShareReplayResult& result);
 
 // JSON (2-space indent): "scenario", "cluster", "pods", and "policies": per policy the queueing
