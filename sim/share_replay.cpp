@@ -1,5 +1,7 @@
 #include "sim/share_replay.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -59,7 +61,7 @@ Expected<ShareReplayScenario> load_share_replay_scenario(const std::string& path
   if (!json) return json.error();
   JsonErrors errors(path);
   JsonObject top(errors, JsonAt{&*json, ""},
-                 {"mode", "name", "description", "node_list", "pod_list", "policies", "max_pods", "sample_every_s"});
+                 {"mode", "name", "description", "node_list", "pod_list", "policies", "max_pods", "node_fraction", "sample_every_s"});
   if (!top.is_object()) return errors.error();
   ShareReplayScenario scenario;
   if (top.require("mode")) {
@@ -72,6 +74,7 @@ Expected<ShareReplayScenario> load_share_replay_scenario(const std::string& path
   if (top.require("pod_list")) scenario.pod_list = resolve_path(top, "pod_list", dir, scenario.pod_list_source);
   read_policies(errors, top, scenario);
   scenario.max_pods = top.integer("max_pods", 0, INT64_MAX).value_or(scenario.max_pods);
+  scenario.node_fraction = top.number("node_fraction", 1e-6, 1).value_or(scenario.node_fraction);
   scenario.sample_every_s = top.integer("sample_every_s", 1, kMaxSamplePeriodS).value_or(scenario.sample_every_s);
   if (errors.failed()) return errors.error();
   return scenario;
@@ -79,8 +82,12 @@ Expected<ShareReplayScenario> load_share_replay_scenario(const std::string& path
 
 Expected<ShareReplayInputs> load_share_replay_inputs(const ShareReplayScenario& scenario) {
   ShareReplayInputs inputs;
+  int64_t gpu_node_index = 0;
   const Status nodes = read_node_list_file(scenario.node_list, [&](TraceNode&& node) {
-    if (node.gpu_count > 0) inputs.nodes.push_back(trace_share_node(node));
+    if (node.gpu_count == 0) return;
+    const double i = static_cast<double>(gpu_node_index++);
+    if (std::floor((i + 1) * scenario.node_fraction) > std::floor(i * scenario.node_fraction))
+      inputs.nodes.push_back(trace_share_node(node));
   });
   if (!nodes) return nodes.error();
   for (const ShareNode& node : inputs.nodes) inputs.gpus += static_cast<int>(node.cards.size());

@@ -15,7 +15,7 @@
 //
 // Scenario JSON:
 //   { "mode": "share-replay", "name": "...", "description": "...", "node_list": "...",
-//     "pod_list": "...", "policies": [...], "max_pods": 0, "sample_every_s": 3600 }
+//     "pod_list": "...", "policies": [...], "max_pods": 0, "node_fraction": 1, "sample_every_s": 3600 }
 // Relative trace paths resolve against the scenario file's folder.
 #pragma once
 
@@ -39,6 +39,10 @@ struct ShareReplayScenario {
   std::string pod_list_source;            // as written in the scenario
   std::vector<SharePolicyKind> policies;  // default: all share policies, in enum order
   int64_t max_pods = 0;                   // first N timed pods of the list; default 0 = all
+  // Share of the node list kept, evenly over it (node i is kept when floor((i+1) x f) >
+  // floor(i x f)), so the mix of GPU models stays; default 1 = every node. Scales the cluster
+  // down against the trace's arrivals to study queueing.
+  double node_fraction = 1;
   int64_t sample_every_s = 3600;          // sampling period, seconds; default 3600
 };
 
