@@ -116,7 +116,9 @@ const Registrar registered{{
     "transport, throughput, wait, JCT; per scheduler: wait/JCT distributions, makespan, utilisation,\n"
     "cross-NUMA ratio, topology success rate, fallbacks). Without a scenario it runs the built-in\n"
     "default, scenarios/ack-v100-benchmark.json. Scenarios with \"mode\": \"fill\" run the FGD\n"
-    "fragmentation experiment instead. Format: docs/scenarios.md.",
+    "fragmentation experiment instead, and \"mode\": \"share-replay\" replays GPU-sharing pods over\n"
+    "time (queueing and fragmentation per share policy). Formats: docs/scenarios.md,\n"
+    "docs/fill-scenarios.md.",
     [] { return std::make_unique<Run>(); },
 }};
 
