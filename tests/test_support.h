@@ -1,6 +1,7 @@
 // Helpers shared by the tests: where the real inputs in ../shared are, and running the CLI.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -60,6 +61,16 @@ inline CliResult run_cli(const std::string& args) {
   result.err = read_text(err_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+// Bad input: exit code 2, nothing on stdout and exactly one stderr line, "topsim: error: ..."
+// containing `needle`.
+inline void check_bad_input(const CliResult& r, const std::string& needle) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("topsim: error: ") && Catch::Contains(needle));
+  CHECK(r.out.empty());
 }
 
 // A fresh empty directory under the temp dir, removed by the destructor.

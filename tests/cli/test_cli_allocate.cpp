@@ -33,14 +33,6 @@ size_t count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
-// Exit code 2, nothing on stdout and exactly one stderr line, which contains `needle`.
-void check_bad_input(const CliResult& r, const std::string& needle) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("topsim: error: ") && Catch::Contains(needle));
-  CHECK(r.out.empty());
-}
 
 }  // namespace
 

@@ -51,14 +51,6 @@ std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-// Exit code 2 and exactly one stderr line, which contains `needle`.
-void check_bad_input(const CliResult& r, const std::string& needle) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("topsim: error: ") && Catch::Contains(needle));
-  CHECK(r.out.empty());
-}
 
 }  // namespace
 
