@@ -3,11 +3,7 @@
 namespace topsim {
 
 const char* framework_name(Framework framework) {
-  switch (framework) {
-    case Framework::TensorFlow: return "tensorflow";
-    case Framework::PyTorch: return "pytorch";
-  }
-  return "?";
+  return training_framework_name(framework).data();  // names are string literals
 }
 
 std::string Workload::job_name(uint32_t id) const {

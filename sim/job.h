@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "core/model_catalog.h"
+
 namespace topsim {
 
-enum class Framework : uint8_t { TensorFlow, PyTorch };
+// The throughput model's framework type (core/model_catalog.h), used as is.
+using Framework = TrainingFramework;
 const char* framework_name(Framework framework);  // "tensorflow", "pytorch"
 
 // Which scheduler serves the job's pods (node label `ack.node.gpu.schedule`): `Topology` pods

@@ -99,7 +99,7 @@ std::string Engine::admission_problem(const JobSpec& job) const {
     if (options_.scheduler == SchedulerKind::Default && job.workers > 1 && cluster_.type(t).primary_nic_gbit <= 0)
       return "node type " + cluster_.type(t).topology->name() + " has no NIC: its pods cannot reach pods on other nodes";
     const int sm = cluster_.type(t).topology->model().gpus.front().sm;
-    TrainingJob tj{job.model, static_cast<TrainingFramework>(job.framework), job.batch_per_gpu, sm};
+    TrainingJob tj{job.model, job.framework, job.batch_per_gpu, sm};
     if (auto e = estimate_throughput(tj, CommPath{}); !e)
       return "no throughput model for it on " + cluster_.type(t).topology->name() + ": " + e.error().message;
   }
@@ -178,7 +178,7 @@ bool Engine::spans_racks(const std::vector<int>& nodes) const {
 
 Expected<ThroughputEstimate> Engine::throughput(const JobSpec& job, int node_type, const CommPath& path) const {
   const int sm = cluster_.type(node_type).topology->model().gpus.front().sm;
-  TrainingJob tj{job.model, static_cast<TrainingFramework>(job.framework), job.batch_per_gpu, sm};
+  TrainingJob tj{job.model, job.framework, job.batch_per_gpu, sm};
   return estimate_throughput(tj, path, options_.overlap);
 }
 
