@@ -130,18 +130,25 @@ Expected<uint32_t> parse_gpu_spec(const Row& row, size_t column) {
   return mask;
 }
 
-Expected<TraceNode> parse_node(const Row& row) {
-  TraceNode node;
-  node.name = std::string(row.text(0));
+// The columns node and pod rows share: name, cpu_milli, memory_mib and a GPU count.
+template <class Record>
+Status parse_common(const Row& row, Record& record, int& gpu_count) {
+  record.name = std::string(row.text(0));
   auto cpu = row.number(1);
   if (!cpu) return cpu.error();
   auto memory = row.number(2);
   if (!memory) return memory.error();
   auto gpus = row.small_number(3);
   if (!gpus) return gpus.error();
-  node.cpu_milli = *cpu;
-  node.memory_mib = *memory;
-  node.gpu_count = *gpus;
+  record.cpu_milli = *cpu;
+  record.memory_mib = *memory;
+  gpu_count = *gpus;
+  return Status::success();
+}
+
+Expected<TraceNode> parse_node(const Row& row) {
+  TraceNode node;
+  if (Status s = parse_common(row, node, node.gpu_count); !s) return s.error();
   const std::string_view model = row.text(4);
   if (model.empty()) {
     if (node.gpu_count > 0) return row.error(4, "empty for a node with " + std::to_string(node.gpu_count) + " GPUs");
@@ -167,18 +174,9 @@ Status parse_pod_times(const Row& row, TracePod& pod) {
 
 Expected<TracePod> parse_pod(const Row& row, size_t columns) {
   TracePod pod;
-  pod.name = std::string(row.text(0));
-  auto cpu = row.number(1);
-  if (!cpu) return cpu.error();
-  auto memory = row.number(2);
-  if (!memory) return memory.error();
-  auto gpus = row.small_number(3);
-  if (!gpus) return gpus.error();
+  if (Status s = parse_common(row, pod, pod.num_gpu); !s) return s.error();
   auto milli = row.small_number(4);
   if (!milli) return milli.error();
-  pod.cpu_milli = *cpu;
-  pod.memory_mib = *memory;
-  pod.num_gpu = *gpus;
   pod.gpu_milli = *milli;
   if (columns == kShortPodColumns) return pod;
   auto mask = parse_gpu_spec(row, 5);
