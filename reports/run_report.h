@@ -20,6 +20,8 @@ struct SchedulerRun {
 struct ReportOptions {
   bool job_details = true;      // per-job records in the JSON; default true
   size_t max_text_jobs = 20;    // per-job lines in the text summary when the workload is this small
+  size_t max_text_samples = 12; // rows of the over-time table in the text summary (printed instead
+                                // of the per-job lines when the workload is larger)
 };
 
 std::string render_run_json(const Scenario& scenario, const std::vector<SchedulerRun>& runs,

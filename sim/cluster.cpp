@@ -1,10 +1,43 @@
 #include "sim/cluster.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace topsim {
 
-const char* node_label_name(NodeLabel label) { return label == NodeLabel::Topology ? "topology" : "default"; }
+const char* node_label_name(NodeLabel label) {
+  switch (label) {
+    case NodeLabel::Topology: return "topology";
+    case NodeLabel::Default: return "default";
+    case NodeLabel::Share: return "share";
+    case NodeLabel::CoreMem: return "core_mem";
+  }
+  return "default";
+}
+
+NodeMode node_label_mode(NodeLabel label) {
+  switch (label) {
+    case NodeLabel::Topology: return NodeMode::Topology;
+    case NodeLabel::Default: return NodeMode::Default;
+    case NodeLabel::Share: return NodeMode::Share;
+    case NodeLabel::CoreMem: return NodeMode::CoreMem;
+  }
+  return NodeMode::Default;
+}
+
+int card_mem_gib(const NodeModel& model) {
+  if (model.gpus.empty()) return 0;
+  double smallest = model.gpus.front().memory_gib;
+  for (const Gpu& gpu : model.gpus) smallest = std::min(smallest, gpu.memory_gib);
+  return static_cast<int>(std::floor(smallest));
+}
+
+NodeLabel share_label(const JobSpec& job) { return job.gpu_core_percent > 0 ? NodeLabel::CoreMem : NodeLabel::Share; }
+
+GpuAsk share_ask(const JobSpec& job) {
+  return GpuAsk::mem(job.gpu_mem_gib, job.gpu_core_percent > 0 ? std::optional<int>(job.gpu_core_percent) : std::nullopt);
+}
 
 const char* network_transport_name(NetworkTransport transport) {
   switch (transport) {
@@ -58,6 +91,13 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
 void ClusterState::relabel_unpinned(NodeLabel label) {
   for (SimNode& n : nodes_)
     if (!n.label_pinned) n.label = label;
+}
+
+int ClusterState::max_card_mem_gib(NodeLabel label) const {
+  int best = 0;
+  for (const SimNode& n : nodes_)
+    if (n.label == label) best = std::max(best, card_mem_gib(types_[n.type]->topology->model()));
+  return best;
 }
 
 int ClusterState::max_node_gpus(NodeLabel label) const {

@@ -13,17 +13,29 @@
 #include "core/allocator.h"
 #include "core/expected.h"
 #include "core/gpu_set.h"
+#include "core/gpu_share.h"
 #include "core/node_model.h"
 #include "sim/job.h"
 
 namespace topsim {
 
-// Value of the node label `ack.node.gpu.schedule` relevant to whole-GPU jobs.
+// Value of the node label `ack.node.gpu.schedule` (BRIEF sections 1 and 3).
 enum class NodeLabel : uint8_t {
   Topology,  // serves `aliyun.com/gpu` (topology-aware) requests only
   Default,   // serves plain `nvidia.com/gpu` requests
+  Share,     // serves memory-only GPU shares (`aliyun.com/gpu-mem`)
+  CoreMem,   // serves memory + compute shares (`aliyun.com/gpu-mem` + `gpu-core.percentage`)
 };
-const char* node_label_name(NodeLabel label);  // "topology", "default"
+inline constexpr int kNodeLabelCount = 4;
+const char* node_label_name(NodeLabel label);  // "topology", "default", "share", "core_mem"
+// The node mode of the share accounting (core/gpu_share.h) that a label stands for.
+NodeMode node_label_mode(NodeLabel label);
+// A node's card memory for share accounting: the smallest GPU's memory, whole GiB.
+int card_mem_gib(const NodeModel& model);
+// The label serving a share job's pod: CoreMem when it asks a compute share, else Share.
+NodeLabel share_label(const JobSpec& job);
+// A share job's ask: gpu_mem_gib GiB of one card, plus gpu_core_percent of its compute if > 0.
+GpuAsk share_ask(const JobSpec& job);
 
 enum class NetworkTransport : uint8_t {
   Tcp,         // NCCL socket transport over the node's NICs (Ethernet)
@@ -84,6 +96,8 @@ class ClusterState {
 
   // Relabels every node whose group did not pin its label.
   void relabel_unpinned(NodeLabel label);
+  // Largest card memory (GiB) among nodes with this label (0 if none).
+  int max_card_mem_gib(NodeLabel label) const;
   // Largest single-node GPU count among nodes with this label (0 if none).
   int max_node_gpus(NodeLabel label) const;
   // GPUs on all nodes with this label.

@@ -22,14 +22,25 @@ const char* framework_name(Framework framework);  // "tensorflow", "pytorch"
 // request `aliyun.com/gpu` and go to topology nodes; `Default` pods request `nvidia.com/gpu`.
 enum class JobClass : uint8_t { Topology, Default };
 
+inline constexpr uint16_t kNoModel = 0xFFFF;
+
 struct JobSpec {
   uint32_t id = 0;                 // its index in Workload::jobs (0..N-1, in submission order)
   int64_t submit_ms = 0;           // arrival time, ms from the start of the simulation
   uint16_t workers = 1;            // pods (master + workers), all requesting gpus_per_worker
   uint16_t gpus_per_worker = 1;    // GPUs per pod
   Framework framework = Framework::PyTorch;
-  uint16_t model = 0;              // index into the model catalog (core/model_catalog.h)
+  uint16_t model = 0;              // index into the model catalog (core/model_catalog.h), or
+                                   // kNoModel (a shared-GPU job that names none)
   uint16_t batch_per_gpu = 64;
+  // A shared-GPU job (BRIEF section 3) when gpu_mem_gib > 0: one pod asking
+  // `aliyun.com/gpu-mem: gpu_mem_gib` of one card and, when gpu_core_percent > 0,
+  // `aliyun.com/gpu-core.percentage: gpu_core_percent` of its compute (workers and
+  // gpus_per_worker are then 1). It runs for ideal_duration_ms: the speed of a share is not
+  // modelled.
+  uint16_t gpu_mem_gib = 0;
+  uint8_t gpu_core_percent = 0;
+  bool is_share() const { return gpu_mem_gib > 0; }
   // Work, one of the two (the other 0): iterations to run, or the job's duration in ms under
   // an ideal placement (a trace duration); the actual run time stretches with the placement's
   // throughput relative to the ideal one.

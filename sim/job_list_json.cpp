@@ -8,6 +8,7 @@
 
 #include "core/gang.h"
 #include "sim/json_util.h"
+#include "core/gpu_share.h"
 #include "sim/suggest.h"
 
 namespace topsim {
@@ -23,7 +24,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 const std::vector<std::string> kEntryKeys = {"name",       "submit_s",      "workers", "gpus_per_worker",
                                              "pods",       "framework",     "model",   "batch_per_gpu",
-                                             "iterations", "duration_s",    "count",   "annotations"};
+                                             "iterations", "duration_s",    "count",   "annotations",
+                                             "gpu_mem_gib", "gpu_core_percent"};
 const std::vector<std::string> kFrameworks = {"tensorflow", "pytorch"};
 
 // "unknown model 'vgg61' (did you mean 'vgg16'?)", or the known names when none is close.
@@ -122,6 +124,29 @@ void read_training(JsonErrors& errors, const JsonObject& entry, JobSpec& job) {
   job.batch_per_gpu = static_cast<uint16_t>(entry.integer("batch_per_gpu", 1, kMaxUint16).value_or(batch));
 }
 
+// A shared-GPU job: one pod with `gpu_mem_gib` GiB of one card and optionally
+// `gpu_core_percent` of its compute, checked by the core's submission rules; it runs
+// `duration_s` (the speed of a share is not modelled) and needs no model.
+void read_share(const JsonObject& entry, JobSpec& job) {
+  for (const char* key : {"workers", "gpus_per_worker", "pods"})
+    if (entry.has(key)) return entry.fail(key, "cannot be combined with \"gpu_mem_gib\": a shared-GPU job is one pod holding a share of one GPU");
+  if (entry.has("iterations"))
+    return entry.fail("iterations", "a shared-GPU job needs \"duration_s\": the speed of a GPU share is not modelled");
+  const auto mem = entry.integer("gpu_mem_gib", 1, kMaxUint16);
+  PodRequest pod;
+  pod.gpu = GpuAsk::mem(static_cast<int>(mem.value_or(1)));
+  if (entry.has("gpu_core_percent")) {
+    const auto core = entry.integer("gpu_core_percent", std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    if (!core) return;
+    pod.gpu.core_percent = static_cast<int>(*core);
+  }
+  if (!mem) return;
+  if (const Status status = validate_request(pod, std::numeric_limits<int>::max()); !status)
+    return entry.fail(pod.gpu.core_percent ? "gpu_core_percent" : "gpu_mem_gib", status.error().message);
+  job.gpu_mem_gib = static_cast<uint16_t>(*mem);
+  job.gpu_core_percent = static_cast<uint8_t>(pod.gpu.core_percent.value_or(0));
+}
+
 Entry read_entry(JsonErrors& errors, const JsonAt& at) {
   Entry out;
   out.pointer = at.pointer;
@@ -130,13 +155,19 @@ Entry read_entry(JsonErrors& errors, const JsonAt& at) {
   out.extras.name = entry.string("name").value_or("");
   if (entry.has("name") && out.extras.name.empty()) entry.fail("name", "must not be empty");
   out.job.submit_ms = seconds_as_ms(entry, "submit_s", 0).value_or(0);
-  if (entry.has("pods")) {
+  const bool share = entry.has("gpu_mem_gib");
+  if (share) {
+    read_share(entry, out.job);
+  } else if (entry.has("gpu_core_percent")) {
+    entry.fail("gpu_core_percent", "needs \"gpu_mem_gib\": a compute share comes with a memory share (aliyun.com/gpu-mem)");
+  } else if (entry.has("pods")) {
     read_pods(errors, entry, out.job);
   } else {
     out.job.workers = static_cast<uint16_t>(entry.integer("workers", 1, kMaxUint16).value_or(1));
     out.job.gpus_per_worker = static_cast<uint16_t>(entry.integer("gpus_per_worker", 1, kMaxUint16).value_or(1));
   }
-  read_training(errors, entry, out.job);
+  if (!share || entry.has("model")) read_training(errors, entry, out.job);
+  else out.job.model = kNoModel;
   read_work(entry, out.job);
   out.count = entry.integer("count", 1, kMaxCount).value_or(1);
   if (entry.has("annotations")) read_annotations(errors, entry, out.extras);

@@ -32,15 +32,17 @@ RunSummary summarize(const SimResult& result) {
   s.scheduler = result.scheduler;
   s.jobs = result.jobs.size();
   s.events = result.events;
-  std::vector<double> waits, jcts;
+  std::vector<double> waits, jcts, share_waits;
+  s.averages = result.averages;
   uint64_t placed = 0, multi_gpu = 0, cross = 0, efficiency_jobs = 0;
   double efficiency_sum = 0;
   for (const JobRecord& r : result.jobs) {
     if (r.state == JobState::Rejected) ++s.rejected;
     if (r.state == JobState::Stuck) ++s.stuck;
     if (r.state == JobState::Pending) ++s.never_placed;
+    if (r.share) ++s.share_jobs;
     if (r.start_ms < 0) continue;
-    ++placed;
+    if (!r.share) ++placed;  // topology placements (shares have no topology constraints)
     if (!r.relaxed.empty()) ++s.fallbacks;
     size_t gpus = 0;
     for (const PodPlacement& pod : r.pods) gpus += pod.gpus.size();
@@ -55,10 +57,12 @@ RunSummary summarize(const SimResult& result) {
     if (r.state != JobState::Finished) continue;
     ++s.finished;
     waits.push_back((r.start_ms - r.submit_ms) / 1000.0);
+    if (r.share) share_waits.push_back(waits.back());
     jcts.push_back((r.finish_ms - r.submit_ms) / 1000.0);
   }
   s.wait_s = distribution(std::move(waits));
   s.jct_s = distribution(std::move(jcts));
+  s.share_wait_s = distribution(std::move(share_waits));
   s.makespan_s = result.makespan_ms / 1000.0;
   if (result.makespan_ms > 0 && result.total_gpus > 0)
     s.gpu_utilisation = static_cast<double>(result.busy_gpu_ms) / (static_cast<double>(result.total_gpus) * result.makespan_ms);

@@ -31,6 +31,9 @@ struct RunSummary {
   // Mean over finished multi-GPU jobs of placed throughput / ideal-placement throughput.
   double placement_efficiency = 0;
   uint64_t events = 0;
+  uint64_t share_jobs = 0;        // shared-GPU jobs in the workload
+  Distribution share_wait_s;      // start - submit, finished shared-GPU jobs
+  TimeAverages averages;          // allocation, fragmentation and queue over time (SimResult)
 };
 
 RunSummary summarize(const SimResult& result);

@@ -25,7 +25,7 @@ class NodeIndex {
 
  private:
   // [label][type][free count] -> sorted node indices
-  std::vector<std::vector<std::vector<int>>> buckets_[2];
+  std::vector<std::vector<std::vector<int>>> buckets_[kNodeLabelCount];
 };
 
 }  // namespace topsim

@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "sim/job_list_json.h"
 #include "sim/json_util.h"
 #include "sim/node_source.h"
+#include "sim/suggest.h"
 
 namespace topsim {
 namespace {
@@ -64,7 +66,9 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
     group.label_pinned = true;
     if (*l == "topology") group.label = NodeLabel::Topology;
     else if (*l == "default") group.label = NodeLabel::Default;
-    else o.fail("label", "'" + *l + "' is not one of topology, default (ack.node.gpu.schedule)");
+    else if (*l == "share") group.label = NodeLabel::Share;
+    else if (*l == "core_mem") group.label = NodeLabel::CoreMem;
+    else o.fail("label", "'" + *l + "' is not one of topology, default, share, core_mem (ack.node.gpu.schedule)");
   }
   cluster.groups.push_back(std::move(group));
 }
@@ -84,7 +88,7 @@ void read_cluster(JsonErrors& errors, const JsonAt& at, const std::string& base_
 void split_into_pods(Workload& workload, int pod_gpus) {
   for (JobSpec& job : workload.jobs) {
     const int total = job.total_gpus();
-    if (!job.unequal_pod_gpus.empty() || total % pod_gpus != 0 || total / pod_gpus > 65535) continue;
+    if (job.is_share() || !job.unequal_pod_gpus.empty() || total % pod_gpus != 0 || total / pod_gpus > 65535) continue;
     job.workers = static_cast<uint16_t>(total / pod_gpus);
     job.gpus_per_worker = static_cast<uint16_t>(pod_gpus);
   }
@@ -157,8 +161,23 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
   int largest_node = 0;
   for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) largest_node = std::max(largest_node, cluster.gpus_per_node(n));
   std::map<int, int> capacity;
+  std::array<int, kNodeLabelCount> card_mem{};
+  for (const SimNode& node : cluster.nodes())
+    card_mem[static_cast<size_t>(node.label)] =
+        std::max(card_mem[static_cast<size_t>(node.label)], card_mem_gib(cluster.type(node.type).topology->model()));
   for (const JobSpec& job : s.workload.jobs) {
     const std::string name = "job '" + s.workload.job_name(job.id) + "'";
+    if (job.is_share()) {
+      const NodeLabel label = share_label(job);
+      const int mem = card_mem[static_cast<size_t>(label)];
+      if (mem == 0)
+        return errors.fail("/workload", name + " asks a " + (job.gpu_core_percent > 0 ? "memory + compute" : "memory-only") +
+                                            " GPU share, but no node group has \"label\": \"" + node_label_name(label) + "\"");
+      if (job.gpu_mem_gib > mem)
+        return errors.fail("/workload", name + " asks " + std::to_string(job.gpu_mem_gib) + " GiB of one GPU, the largest card on " +
+                                            node_label_name(label) + " nodes has " + std::to_string(mem) + " GiB");
+      continue;
+    }
     int largest_pod = job.gpus_per_worker;
     for (uint16_t g : job.unequal_pod_gpus) largest_pod = std::max<int>(largest_pod, g);
     if (job.total_gpus() > cluster.total_gpus())
@@ -192,7 +211,8 @@ Expected<Scenario> parse_scenario(std::string_view text, std::string_view source
   Scenario s;
   s.source = std::string(source);
   s.name = fs::path(std::string(source)).stem().string();
-  JsonObject top(errors, JsonAt{&*json, ""}, {"name", "description", "mode", "seed", "cluster", "workload", "schedulers", "queue", "overlap", "record_transitions"});
+  JsonObject top(errors, JsonAt{&*json, ""}, {"name", "description", "mode", "seed", "cluster", "workload", "schedulers", "queue", "overlap", "record_transitions",
+                                                     "share_policy", "sample_every_s"});
   if (!top.is_object()) return errors.error();
   if (auto n = top.string("name")) s.name = *n;
   if (auto d = top.string("description")) s.description = *d;
@@ -219,6 +239,12 @@ Expected<Scenario> parse_scenario(std::string_view text, std::string_view source
     if (!rt->value->is_boolean()) top.fail("record_transitions", "must be true or false");
     else s.options.record_transitions = rt->value->get<bool>();
   }
+  if (auto policy = top.string("share_policy")) {
+    if (auto kind = parse_share_policy(*policy)) s.options.share_policy = *kind;
+    else if (auto close = closest_name(*policy, share_policy_names())) top.fail("share_policy", "unknown policy '" + *policy + "' (did you mean '" + *close + "'?)");
+    else top.fail("share_policy", "unknown policy '" + *policy + "' (known: " + join_names(share_policy_names()) + ")");
+  }
+  if (auto every = top.number("sample_every_s", 0.001, 1e9)) s.options.sample_every_ms = std::max<int64_t>(1, std::llround(*every * 1000));
   if (errors.failed()) return errors.error();
   auto cluster = ClusterState::build(s.cluster);
   if (!cluster) return Error{std::string(source) + ": " + cluster.error().message};

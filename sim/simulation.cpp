@@ -27,6 +27,13 @@ Engine::Engine(const ClusterState& cluster, const Workload& workload, const SimO
   result_.scheduler = options.scheduler;
   result_.total_gpus = cluster_.total_gpus();
   result_.jobs.resize(workload.jobs.size());
+  result_.sample_every_ms = options.sample_every_ms > 0 ? options.sample_every_ms : auto_sample_period_ms(workload);
+  if (!workload.jobs.empty()) {
+    first_ms_ = last_ms_ = workload.jobs.front().submit_ms;
+    const int64_t every = result_.sample_every_ms;
+    next_sample_ms_ = (first_ms_ >= 0 ? first_ms_ / every : (first_ms_ - every + 1) / every) * every;
+  }
+  build_share_state();
 }
 
 SimResult Engine::run() {
@@ -35,6 +42,7 @@ SimResult Engine::run() {
   while (next_submit < jobs.size() || !events_.empty()) {
     int64_t t = events_.empty() ? jobs[next_submit].submit_ms : events_.top().time_ms;
     if (next_submit < jobs.size()) t = std::min(t, jobs[next_submit].submit_ms);
+    advance_to(t);
     now_ms_ = t;
     while (next_submit < jobs.size() && jobs[next_submit].submit_ms == t) submit(jobs[next_submit++].id);
     while (!events_.empty() && events_.top().time_ms == t) {
@@ -56,6 +64,7 @@ SimResult Engine::run() {
     }
   }
   result_.makespan_ms = now_ms_;
+  finish_averages();
   return std::move(result_);
 }
 
@@ -70,6 +79,7 @@ void Engine::reject(uint32_t job, std::string reason) {
 }
 
 std::string Engine::admission_problem(const JobSpec& job) const {
+  if (job.is_share()) return share_admission_problem(job);
   const char* resource = serving_ == NodeLabel::Topology ? "aliyun.com/gpu" : "nvidia.com/gpu";
   const int serving_gpus = cluster_.label_gpus(serving_);
   if (serving_gpus == 0)
@@ -109,40 +119,62 @@ std::string Engine::admission_problem(const JobSpec& job) const {
 void Engine::submit(uint32_t job) {
   ++result_.events;
   result_.jobs[job].submit_ms = workload_.jobs[job].submit_ms;
+  result_.jobs[job].share = workload_.jobs[job].is_share();
   set_state(job, JobState::Pending);
   std::string problem = admission_problem(workload_.jobs[job]);
   if (!problem.empty()) return reject(job, std::move(problem));
   pending_.push_back(job);
 }
 
-void Engine::take(int node, const std::vector<int>& gpus) {
+void Engine::occupy(int node, const std::vector<int>& gpus) {
   const int before = static_cast<int>(cluster_.node(node).free.count());
   cluster_.take(node, gpus);
   index_.update(cluster_.node(node), node, before, before - static_cast<int>(gpus.size()));
 }
 
-void Engine::release(int node, const std::vector<int>& gpus) {
+void Engine::vacate(int node, const std::vector<int>& gpus) {
   const int before = static_cast<int>(cluster_.node(node).free.count());
   cluster_.release(node, gpus);
   index_.update(cluster_.node(node), node, before, before + static_cast<int>(gpus.size()));
 }
 
+void Engine::take(int node, const std::vector<int>& gpus) {
+  occupy(node, gpus);
+  mirror_whole(node, gpus, true);
+}
+
+void Engine::release(int node, const std::vector<int>& gpus) {
+  vacate(node, gpus);
+  mirror_whole(node, gpus, false);
+}
+
 void Engine::finish(uint32_t job) {
   ++result_.events;
   JobRecord& r = result_.jobs[job];
-  for (const PodPlacement& pod : r.pods) release(pod.node, pod.gpus);
+  for (const PodPlacement& pod : r.pods) {
+    if (r.share) release_share(pod, workload_.jobs[job]);
+    else release(pod.node, pod.gpus);
+  }
+  --running_;
   r.finish_ms = now_ms_;
   set_state(job, JobState::Finished);
 }
 
 void Engine::schedule_pass() {
-  FailedShapes failed;
+  FailedShapes failed, failed_shares;
   std::vector<uint32_t> still_pending;
   bool blocked = false;
   for (uint32_t id : pending_) {
     const JobSpec& job = workload_.jobs[id];
     bool started = false;
-    if (!blocked && options_.scheduler == SchedulerKind::TopologyAware) {
+    if (job.is_share()) {  // the sharing extender, the same under both schedulers
+      const std::pair<int, int> shape{job.gpu_mem_gib, job.gpu_core_percent};
+      if (!blocked && !failed_shares.count(shape)) {
+        started = place_share(id);
+        if (!started) failed_shares.insert(shape);
+      }
+      blocked = blocked || (!started && !options_.backfill);
+    } else if (!blocked && options_.scheduler == SchedulerKind::TopologyAware) {
       const auto extras = workload_.extras.find(id);  // annotated jobs have their own constraints
       const bool plain = extras == workload_.extras.end() || extras->second.annotations.empty();
       const std::pair<int, int> shape{job.workers, job.gpus_per_worker};
@@ -211,6 +243,16 @@ double Engine::ideal_samples_per_sec(const JobSpec& job, int node_type) {
 void Engine::start(uint32_t id) {
   const JobSpec& job = workload_.jobs[id];
   JobRecord& r = result_.jobs[id];
+  ++running_;
+  if (job.is_share()) {  // runs its recorded duration; busy for its share of the card
+    const PodPlacement& pod = r.pods.front();
+    const int card_mem = shares_.nodes[static_cast<size_t>(pod.node)].cards[static_cast<size_t>(pod.gpus.front())].mem_total_gib;
+    r.start_ms = now_ms_;
+    result_.busy_gpu_ms += job.ideal_duration_ms * ask_card_milli(share_ask(job), card_mem) / kMilliPerGpu;
+    set_state(id, JobState::Running);
+    events_.push({now_ms_ + job.ideal_duration_ms, seq_++, id});
+    return;
+  }
   const int node_type = cluster_.node(r.pods.front().node).type;
   const auto estimate = throughput(job, node_type, r.comm);
   r.samples_per_sec = estimate ? estimate->samples_per_sec : 0;
