@@ -69,6 +69,9 @@ class Engine {
   // Integrates the sampled quantities up to `time_ms` and records samples before it.
   void advance_to(int64_t time_ms);
   SimSample sample_now(int64_t time_ms) const;
+  // Appends a sample at next_sample_ms_ (halving an automatic grid beyond kMaxAutoSamples).
+  void record_sample(const SimSample& now);
+  static constexpr size_t kMaxAutoSamples = 1000;
   void finish_averages();
 
   // topology-aware scheduler (topology_scheduler.cpp)

@@ -123,10 +123,17 @@ void read_workload(JsonErrors& errors, Verbatim& verbatim, const JsonAt& at, con
     if (!w) return errors.fail(at.pointer + "/path", w.error().message);
     s.workload = std::move(w).value();
   } else if (kind == "alibaba") {
-    JsonObject o(errors, at, {"kind", "path", "seed", "pod_gpus"});
+    JsonObject o(errors, at, {"kind", "path", "seed", "pod_gpus", "share_card_gib", "share_core"});
     if (!o.require("path")) return;
     AlibabaJobOptions options;
     options.seed = static_cast<uint64_t>(o.integer("seed", 0, INT64_MAX).value_or(static_cast<int64_t>(s.seed)));
+    options.share_card_gib = static_cast<int>(o.integer("share_card_gib", 1, 4096).value_or(0));
+    if (auto core = o.member("share_core")) {
+      if (!core->value->is_boolean()) o.fail("share_core", "must be true or false");
+      else if (!o.has("share_card_gib")) o.fail("share_core", "needs \"share_card_gib\" (the card size shares are converted to)");
+      else options.share_core = core->value->get<bool>();
+    }
+    if (errors.failed()) return;
     auto w = load_alibaba_jobs(resolve(base_dir, o.string("path").value_or("")), options);
     if (!w) return errors.fail(at.pointer + "/path", w.error().message);
     s.workload = std::move(w).value();

@@ -138,13 +138,25 @@ SimSample Engine::sample_now(int64_t time_ms) const {
   return s;
 }
 
+void Engine::record_sample(const SimSample& now) {
+  result_.samples.push_back(now);
+  result_.samples.back().time_ms = next_sample_ms_;
+  next_sample_ms_ += result_.sample_every_ms;
+  if (options_.sample_every_ms > 0 || result_.samples.size() <= kMaxAutoSamples) return;
+  // Automatic period and the run outlasted the expected span: keep every other sample (a grid
+  // of twice the period from the same origin).
+  std::vector<SimSample>& samples = result_.samples;
+  size_t kept = 0;
+  for (size_t i = 0; i < samples.size(); i += 2) samples[kept++] = samples[i];
+  samples.resize(kept);
+  result_.sample_every_ms *= 2;
+  next_sample_ms_ = samples.back().time_ms + result_.sample_every_ms;
+}
+
 void Engine::advance_to(int64_t time_ms) {
   if (time_ms <= last_ms_) return;
   const SimSample now = sample_now(0);
-  for (; next_sample_ms_ < time_ms; next_sample_ms_ += result_.sample_every_ms) {
-    result_.samples.push_back(now);
-    result_.samples.back().time_ms = next_sample_ms_;
-  }
+  while (next_sample_ms_ < time_ms) record_sample(now);
   const auto dt = static_cast<double>(time_ms - last_ms_);
   sum_allocated_ += now.allocated_gpus * dt;
   sum_fragmentation_ += now.fragmentation_gpus * dt;
@@ -157,10 +169,7 @@ void Engine::advance_to(int64_t time_ms) {
 
 void Engine::finish_averages() {
   const SimSample now = sample_now(0);
-  for (; next_sample_ms_ <= now_ms_ && !workload_.jobs.empty(); next_sample_ms_ += result_.sample_every_ms) {
-    result_.samples.push_back(now);
-    result_.samples.back().time_ms = next_sample_ms_;
-  }
+  while (next_sample_ms_ <= now_ms_ && !workload_.jobs.empty()) record_sample(now);
   result_.averages.peak_pending = std::max(result_.averages.peak_pending, now.pending);
   TimeAverages& a = result_.averages;
   const auto span = static_cast<double>(now_ms_ - first_ms_);

@@ -49,7 +49,9 @@ struct SimOptions {
   SharePolicyKind share_policy = SharePolicyKind::Binpack;
   // Period of the sampled state (SimResult::samples), ms; 0 = automatic: the smallest round
   // period (1 s, 2 s, 5 s, ... 1 h, 2 h, ... 1 d, 2 d, then whole weeks) giving at most 100
-  // samples from the first submission to the latest submission + trace duration. Default 0.
+  // samples from the first submission to the latest submission + trace duration; should the
+  // run last longer than that (iterations, queueing), the period doubles whenever the samples
+  // exceed 1,000. Default 0.
   int64_t sample_every_ms = 0;
 };
 

@@ -18,47 +18,12 @@
 #include "sim/scenario.h"
 #include "sim/simulation.h"
 #include "test_support.h"
+#include "sim/scenario_support.h"
 
 using namespace topsim;
+using namespace topsim::test;
 
 namespace {
-
-// A scenario from its JSON text; REQUIREs that it loads.
-Scenario scenario_from(const std::string& json) {
-  auto scenario = parse_scenario(json, "test.json", "");
-  INFO((scenario.ok() ? std::string() : scenario.error().message));
-  REQUIRE(scenario.ok());
-  return std::move(scenario).value();
-}
-
-// `nodes` and `jobs` are JSON arrays; `extra` adds top-level members (", \"queue\": ..."),
-// `network` members of "cluster" (", \"network\": ...").
-std::string scenario_json(const std::string& nodes, const std::string& jobs, const std::string& extra = "",
-                          const std::string& network = "") {
-  return R"({"cluster": {"nodes": )" + nodes + network + R"(}, "workload": {"kind": "jobs", "jobs": )" + jobs + "}" + extra + "}";
-}
-
-// Runs the scenario as `topsim run` does: its options, the given scheduler, its seed unless
-// `seed` is given.
-SimResult run(const Scenario& scenario, SchedulerKind scheduler, std::optional<uint64_t> seed = std::nullopt) {
-  auto cluster = ClusterState::build(scenario.cluster);
-  REQUIRE(cluster.ok());
-  SimOptions options = scenario.options;
-  options.scheduler = scheduler;
-  options.seed = seed.value_or(scenario.seed);
-  return simulate(*cluster, scenario.workload, options);
-}
-
-uint32_t job_id(const Scenario& scenario, const std::string& name) {
-  for (const JobSpec& job : scenario.workload.jobs)
-    if (scenario.workload.job_name(job.id) == name) return job.id;
-  FAIL("no job named " << name);
-  return 0;
-}
-
-const JobRecord& record(const SimResult& result, const Scenario& scenario, const std::string& name) {
-  return result.jobs.at(job_id(scenario, name));
-}
 
 std::vector<Transition> transitions_of(const SimResult& result, uint32_t job) {
   std::vector<Transition> out;
