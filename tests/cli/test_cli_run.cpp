@@ -269,3 +269,37 @@ TEST_CASE("cli::run bad scenario input", "[cli]") {
     check_bad_scenario(r, "cannot open '" + dir.file("nope.json") + "'", {}, out);
   }
 }
+
+TEST_CASE("cli::run a time-based scenario with GPU shares reports fragmentation over time next to queueing", "[cli][share]") {
+  if (topsim::test::shared_file("traces").empty()) return;
+  const std::string scenario = std::string(TOPSIM_SOURCE_DIR) + "/scenarios/alibaba-2023-shared-topology.json";
+  TempDir first, second;
+  const CliResult r = run_cli("run '" + scenario + "' -o '" + first.file("out") + "'");
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("3078 shared-GPU pods as gpu-mem shares of 16 GiB cards"));
+  CHECK_THAT(r.out, Catch::Contains("shared-GPU jobs: wait mean / p95 (s)"));
+  CHECK_THAT(r.out, Catch::Contains("fragmentation F, GPUs (rate)"));
+  CHECK_THAT(r.out, Catch::Contains("over time (every 06:00:00;"));
+  CHECK_THAT(r.out, Catch::Contains("running pending    alloc    fragmentation"));
+  const json results = json::parse(read_text(first.path / "out/results.json"));
+  for (const char* scheduler : {"topology-aware", "default"}) {
+    const json& run = results_of(results, scheduler);
+    CHECK(run.at("sample_every_s") == 21600.0);
+    const json& samples = run.at("samples");
+    REQUIRE(samples.size() > 100);
+    CHECK(samples[0].at("time_s") == 0.0);
+    CHECK(samples[1].at("time_s") == 21600.0);
+    double peak_pending = 0, peak_fragmentation = 0;
+    for (const json& s : samples) {
+      peak_pending = std::max(peak_pending, s.at("pending").get<double>());
+      peak_fragmentation = std::max(peak_fragmentation, s.at("fragmentation_gpus").get<double>());
+    }
+    CHECK(peak_fragmentation > 0);
+    CHECK(run.at("summary").at("share_jobs") == 3078);
+    CHECK(run.at("summary").at("time_averages").at("fragmentation_gpus").get<double>() > 0);
+    if (std::string(scheduler) == "default") CHECK(peak_pending > 0);  // the default scheduler queues on this cluster
+  }
+  REQUIRE(run_cli("run '" + scenario + "' -o '" + second.file("out") + "'").exit_code == 0);
+  CHECK(read_text(first.path / "out/results.json") == read_text(second.path / "out/results.json"));
+}

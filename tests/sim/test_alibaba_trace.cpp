@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/alibaba_trace.h"
+#include "sim/alibaba_workload.h"
 #include "test_support.h"
 
 using namespace topsim;
@@ -153,4 +154,36 @@ TEST_CASE("sim::alibaba trace real files", "[sim][trace][shared]") {
       CHECK(pods->size() > 7000);
     }
   }
+}
+
+TEST_CASE("sim::alibaba shared pods become gpu-mem shares when a card size is given", "[sim][trace][share]") {
+  // ceil(gpu_milli x card GiB / 1000) GiB; core: gpu_milli / 10 percent up to a multiple of 5.
+  CHECK(alibaba_share_units(810, 16, false) == std::pair<int, int>{13, 0});  // 12.96 GiB -> 13
+  CHECK(alibaba_share_units(470, 16, true) == std::pair<int, int>{8, 50});   // 7.52 -> 8; 47% -> 50%
+  CHECK(alibaba_share_units(500, 16, true) == std::pair<int, int>{8, 50});   // exact: 8 GiB, 50%
+  CHECK(alibaba_share_units(5, 16, true) == std::pair<int, int>{1, 5});      // at least 1 GiB and 5%
+  test::TempDir dir;
+  std::ofstream(dir.file("pods.csv")) << kPodHeader << "w,1000,1024,2,1000,,LS,Running,100,700,100\n"
+                                      << "s,1000,1024,1,470,,LS,Running,0,50,10\n"
+                                      << "c,1000,1024,0,0,,BE,Running,0,50,\n";
+  auto skipped = load_alibaba_jobs(dir.file("pods.csv"));
+  REQUIRE(skipped.ok());
+  REQUIRE(skipped->jobs.size() == 1);
+  CHECK_THAT(skipped->source, Catch::Contains("1 whole-GPU pods; skipped: 1 shared-GPU, 1 CPU-only"));
+  AlibabaJobOptions options;
+  options.share_card_gib = 16;
+  options.share_core = true;
+  auto shared = load_alibaba_jobs(dir.file("pods.csv"), options);
+  REQUIRE(shared.ok());
+  REQUIRE(shared->jobs.size() == 2);
+  const JobSpec& share = shared->jobs[0];  // created at 0 s, before the whole-GPU pod (100 s)
+  CHECK(share.is_share());
+  CHECK(share.gpu_mem_gib == 8);
+  CHECK(share.gpu_core_percent == 50);
+  CHECK(share.ideal_duration_ms == 40'000);  // scheduled 10 s -> deleted 50 s
+  CHECK(share.model == kNoModel);
+  CHECK_FALSE(shared->jobs[1].is_share());
+  CHECK(shared->jobs[1].gpus_per_worker == 2);
+  CHECK(shared->jobs[1].submit_ms == 100'000);
+  CHECK_THAT(shared->source, Catch::Contains("1 whole-GPU pods, 1 shared-GPU pods as gpu-mem shares of 16 GiB cards; skipped: 1 CPU-only"));
 }
