@@ -114,11 +114,13 @@ const Registrar registered{{
     "Runs every scheduler the scenario lists (topology-aware, default) on its cluster and workload,\n"
     "prints a side-by-side summary and writes DIR/results.json (per job: placement, ring bandwidth,\n"
     "transport, throughput, wait, JCT; per scheduler: wait/JCT distributions, makespan, utilisation,\n"
-    "cross-NUMA ratio, topology success rate, fallbacks). Without a scenario it runs the built-in\n"
-    "default, scenarios/ack-v100-benchmark.json. Scenarios with \"mode\": \"fill\" run the FGD\n"
-    "fragmentation experiment instead, and \"mode\": \"share-replay\" replays GPU-sharing pods over\n"
-    "time (queueing and fragmentation per share policy). Formats: docs/scenarios.md,\n"
-    "docs/fill-scenarios.md.",
+    "cross-NUMA ratio, topology success rate, fallbacks; over time: GPUs allocated, FGD\n"
+    "fragmentation, running and pending jobs, sampled and time-weighted). Shared-GPU jobs\n"
+    "(gpu_mem_gib, gpu_core_percent) run on nodes labelled share / core_mem beside whole-GPU jobs.\n"
+    "Without a scenario it runs the built-in default, scenarios/ack-v100-benchmark.json.\n"
+    "Scenarios with \"mode\": \"fill\" run the FGD fragmentation experiment instead, and\n"
+    "\"mode\": \"share-replay\" replays GPU-sharing pods over time (queueing and fragmentation per\n"
+    "share policy). Formats: docs/scenarios.md, docs/fill-scenarios.md.",
     [] { return std::make_unique<Run>(); },
 }};
 
