@@ -1,6 +1,7 @@
 #include "core/fragmentation.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <limits>
 #include <map>
@@ -9,23 +10,65 @@
 namespace topsim {
 namespace {
 
-bool spec_type_ok(const TaskSpec& spec, int gpu_type) {
-  return spec.gpu_type_mask == 0 || (gpu_type >= 0 && gpu_type < 32 && ((spec.gpu_type_mask >> gpu_type) & 1u) != 0);
+constexpr std::array<NodeMode, 5> kNodeModes{NodeMode::Default, NodeMode::Topology, NodeMode::Share, NodeMode::CoreMem,
+                                             NodeMode::Milli};
+
+// Share nodes account a card by memory, core_mem nodes by compute and memory.
+bool accounts_memory(NodeMode mode) { return mode == NodeMode::Share || mode == NodeMode::CoreMem; }
+
+// Free memory of a card in GiB where the node accounts memory, else 0 (see State::free_gib).
+uint16_t card_free_gib(const ShareNode& node, int card) {
+  if (!accounts_memory(node.mode)) return 0;
+  const CardState& c = node.cards[static_cast<size_t>(card)];
+  return static_cast<uint16_t>(std::clamp(c.mem_total_gib - c.mem_used_gib, 0, 65535));
 }
 
-// F_n(m) over the free shares of one node's cards; `node_ok` says whether the spec's CPU and
-// GPU type fit the node (the card count is checked here).
-template <class FreeRange>
-int64_t spec_fragment_milli(const FreeRange& free, const TaskSpec& spec, bool node_ok) {
-  int64_t all = 0, below = 0;
-  int fitting = 0;
-  for (const auto value : free) {
-    all += value;
-    if (value < spec.gpu_milli) below += value;
-    else ++fitting;
+// The cards of one node as the measure sees them: R_g per card and, on share / core_mem nodes,
+// the same cards' free GiB (empty elsewhere: read as 0).
+struct CardsView {
+  NodeMode mode;
+  const std::vector<uint16_t>& free;
+  const std::vector<uint16_t>& free_gib;
+  int gib(size_t g) const { return free_gib.empty() ? 0 : free_gib[g]; }
+};
+
+// Whether spec m can run on the node at all, cards aside: the node's mode (mask 0 = any), its
+// GPU type (mask 0 = any) and `cpu_fits` (the node's free CPU covers the spec).
+bool spec_node_ok(const TaskSpec& spec, NodeMode mode, int gpu_type, bool cpu_fits) {
+  const bool mode_ok = spec.mode_mask == 0 || ((spec.mode_mask >> static_cast<int>(mode)) & 1u) != 0;
+  const bool type_ok =
+      spec.gpu_type_mask == 0 || (gpu_type >= 0 && gpu_type < 32 && ((spec.gpu_type_mask >> gpu_type) & 1u) != 0);
+  return mode_ok && type_ok && cpu_fits;
+}
+
+// The one fit rule of the measure (F_n(m), `unusable`, growth): spec m can use card g, on a
+// node where spec_node_ok gave `node_ok`. Memory shares fit by GiB (and on core_mem nodes by
+// compute too); every other spec by R_g >= d_m.
+bool spec_can_use(const TaskSpec& spec, bool node_ok, const CardsView& cards, size_t g) {
+  if (!node_ok) return false;
+  const int milli = cards.free[g];
+  if (spec.mem_gib > 0) {
+    return cards.gib(g) >= spec.mem_gib && (cards.mode != NodeMode::CoreMem || milli >= spec.gpu_milli);
   }
-  const bool can_run = spec.gpu_count > 0 && node_ok && fitting >= spec.gpu_count;
-  return can_run ? below : all;
+  return milli >= spec.gpu_milli;
+}
+
+struct SpecFragment {
+  int64_t milli = 0;     // F_n(m), thousandths
+  bool can_run = false;  // m can run on the node (node_ok and count_m cards it can use)
+};
+
+// F_n(m) over one node's cards; `node_ok` from spec_node_ok.
+SpecFragment spec_fragment(const CardsView& cards, const TaskSpec& spec, bool node_ok) {
+  int64_t all = 0, unusable = 0;
+  int usable = 0;
+  for (size_t g = 0; g < cards.free.size(); ++g) {
+    all += cards.free[g];
+    if (spec_can_use(spec, node_ok, cards, g)) ++usable;
+    else unusable += cards.free[g];
+  }
+  const bool can_run = spec.gpu_count > 0 && node_ok && usable >= spec.gpu_count;
+  return SpecFragment{can_run ? unusable : all, can_run};
 }
 
 void append_int(std::string& key, int64_t value) {
@@ -38,9 +81,14 @@ TaskSpec task_spec(const PodRequest& pod, int card_mem_gib) {
   TaskSpec spec;
   spec.cpu_milli = pod.cpu_milli;
   if (pod.gpu.kind == GpuAskKind::None) return spec;
-  spec.gpu_milli = ask_card_milli(pod.gpu, card_mem_gib);
+  spec.gpu_milli = ask_card_milli(pod.gpu, card_mem_gib);  // memory shares: display / ordering only
   spec.gpu_count = pod.gpu.count;
   spec.gpu_type_mask = pod.gpu_type_mask;
+  if (pod.gpu.kind == GpuAskKind::Mem) spec.mem_gib = pod.gpu.mem_gib;
+  for (const NodeMode mode : kNodeModes) {
+    if (!mode_accepts(mode, pod.gpu)) continue;
+    spec.mode_mask = static_cast<uint8_t>(spec.mode_mask | (1u << static_cast<int>(mode)));
+  }
   return spec;
 }
 
@@ -61,10 +109,15 @@ TargetWorkload derive_target_workload(const std::vector<TaskSpec>& tasks, double
 }
 
 int64_t task_fragmentation_milli(const ShareNode& node, const TaskSpec& spec) {
-  std::vector<int> free(node.cards.size());
-  for (size_t g = 0; g < free.size(); ++g) free[g] = card_free_milli(node, static_cast<int>(g));
-  const bool node_ok = spec_type_ok(spec, node.gpu_type) && node.cpu_milli - node.cpu_used_milli >= spec.cpu_milli;
-  return spec_fragment_milli(free, spec, node_ok);
+  std::vector<uint16_t> free(node.cards.size());
+  std::vector<uint16_t> free_gib;
+  for (size_t g = 0; g < free.size(); ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
+  if (accounts_memory(node.mode)) {
+    for (size_t g = 0; g < free.size(); ++g) free_gib.push_back(card_free_gib(node, static_cast<int>(g)));
+  }
+  const bool cpu_fits = node.cpu_milli - node.cpu_used_milli >= spec.cpu_milli;
+  const bool node_ok = spec_node_ok(spec, node.mode, node.gpu_type, cpu_fits);
+  return spec_fragment(CardsView{node.mode, free, free_gib}, spec, node_ok).milli;
 }
 
 double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& workload) {
@@ -98,48 +151,69 @@ int FragmentationTracker::cpu_bucket(int64_t free_cpu_milli) const {
 
 void FragmentationTracker::compute_facts(State& state) const {
   const auto& specs = workload_->specs;
+  const CardsView cards{state.mode, state.free, state.free_gib};
   std::vector<char> can_run(specs.size());
   int64_t weighted = 0;
   for (size_t m = 0; m < specs.size(); ++m) {
-    const bool node_ok = spec_type_ok(specs[m], state.gpu_type) && state.cpu_bucket > spec_cpu_index_[m];
-    const int64_t fragment = spec_fragment_milli(state.free, specs[m], node_ok);
-    weighted += workload_->weights[m] * fragment;
-    const int fitting = static_cast<int>(state.free.end() - std::lower_bound(state.free.begin(), state.free.end(),
-                                                                             static_cast<uint16_t>(std::min(specs[m].gpu_milli, 65535))));
-    can_run[m] = specs[m].gpu_count > 0 && node_ok && fitting >= specs[m].gpu_count;
+    const bool node_ok = spec_node_ok(specs[m], state.mode, state.gpu_type, state.cpu_bucket > spec_cpu_index_[m]);
+    const SpecFragment fragment = spec_fragment(cards, specs[m], node_ok);
+    weighted += workload_->weights[m] * fragment.milli;
+    can_run[m] = fragment.can_run;
   }
   int64_t unusable = 0;
-  for (const uint16_t value : state.free) {
+  for (size_t g = 0; g < state.free.size(); ++g) {
     bool usable = false;
-    for (size_t m = 0; m < specs.size() && !usable; ++m) usable = can_run[m] && value >= specs[m].gpu_milli;
-    if (!usable) unusable += value;
+    for (size_t m = 0; m < specs.size() && !usable; ++m) usable = can_run[m] && spec_can_use(specs[m], true, cards, g);
+    if (!usable) unusable += state.free[g];
   }
   state.weighted = weighted;
   state.unusable = unusable;
 }
 
-int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket, std::vector<uint16_t> free) {
+int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket, std::vector<uint16_t> free,
+                                 std::vector<uint16_t> free_gib) {
+  assert((free_gib.empty() || free_gib.size() == free.size()) && "intern: free_gib is empty or one per card");
   std::string key;
-  key.reserve(32 + 2 * free.size());
+  key.reserve(32 + 2 * (free.size() + free_gib.size()));
   append_int(key, static_cast<int64_t>(mode));
   append_int(key, gpu_type);
   append_int(key, card_mem_gib);
   append_int(key, bucket);
+  // The mode fixes whether free_gib is present, so the key stays unambiguous.
   key.append(reinterpret_cast<const char*>(free.data()), free.size() * sizeof(uint16_t));
+  key.append(reinterpret_cast<const char*>(free_gib.data()), free_gib.size() * sizeof(uint16_t));
   const auto [it, inserted] = state_ids_.try_emplace(std::move(key), static_cast<int>(states_.size()));
   if (!inserted) return it->second;
-  State state{mode, gpu_type, card_mem_gib, bucket, std::move(free), 0, 0};
+  State state{mode, gpu_type, card_mem_gib, bucket, std::move(free), std::move(free_gib), 0, 0};
   compute_facts(state);
   states_.push_back(std::move(state));
   return it->second;
 }
 
 int FragmentationTracker::intern_node(const ShareNode& node) {
-  std::vector<uint16_t> free(node.cards.size());
-  for (size_t g = 0; g < free.size(); ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
-  std::sort(free.begin(), free.end());
+  const size_t cards = node.cards.size();
+  std::vector<uint16_t> free(cards);
+  std::vector<uint16_t> free_gib;
+  if (!accounts_memory(node.mode)) {
+    for (size_t g = 0; g < cards; ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
+    std::sort(free.begin(), free.end());
+  } else {
+    // Sort the cards by (R_g, free GiB): pack both into one word.
+    std::vector<uint32_t> packed(cards);
+    for (size_t g = 0; g < cards; ++g) {
+      const auto milli = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
+      packed[g] = (uint32_t{milli} << 16) | card_free_gib(node, static_cast<int>(g));
+    }
+    std::sort(packed.begin(), packed.end());
+    free_gib.resize(cards);
+    for (size_t g = 0; g < cards; ++g) {
+      free[g] = static_cast<uint16_t>(packed[g] >> 16);
+      free_gib[g] = static_cast<uint16_t>(packed[g] & 0xFFFFu);
+    }
+  }
   const int card_mem = node.cards.empty() ? 0 : node.cards.front().mem_total_gib;
-  return intern(node.mode, node.gpu_type, card_mem, cpu_bucket(node.cpu_milli - node.cpu_used_milli), std::move(free));
+  return intern(node.mode, node.gpu_type, card_mem, cpu_bucket(node.cpu_milli - node.cpu_used_milli), std::move(free),
+                std::move(free_gib));
 }
 
 void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
@@ -177,7 +251,8 @@ int FragmentationTracker::idle_cards() const { return total_idle_; }
 
 bool FragmentationTracker::memo_applies(const ShareNode& node) const {
   // On these modes a card fits a share exactly when its free milli is at least the share, so
-  // the node state alone decides the answer. share / core_mem nodes also account memory.
+  // the node state's free shares alone decide the answer (their states hold no free GiB).
+  // share / core_mem nodes also account memory: they are evaluated by direct_growth.
   return node.mode == NodeMode::Milli || node.mode == NodeMode::Default || node.mode == NodeMode::Topology;
 }
 
@@ -251,6 +326,7 @@ int32_t* FragmentationTracker::GrowthIndex::find_or_insert(uint64_t key, bool& i
 FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, int demand, int count, int after_bucket) {
   // Copy what we need: interning below may grow states_.
   const State before = states_[static_cast<size_t>(state_id)];
+  assert(before.free_gib.empty() && "evaluate_growth: memo path only for modes without memory accounting");
   auto growth_of = [&](std::vector<uint16_t> free) {
     std::sort(free.begin(), free.end());
     const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, std::move(free));

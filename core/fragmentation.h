@@ -2,13 +2,18 @@
 // Workloads with Fragmentation Gradient Descent", USENIX ATC '23; REFERENCE.md):
 //
 // - the target workload M is the set of distinct task specs (CPU, per-card GPU share d_m, GPU
-//   count, allowed GPU types) of a trace, with popularity p_m; the most popular specs covering
-//   95% of the tasks are kept and their popularities renormalised;
+//   count, allowed GPU types, node modes, memory share) of a trace, with popularity p_m; the most
+//   popular specs covering 95% of the tasks are kept and their popularities renormalised;
 // - for a node n with free share R_g on each card g and a spec m: if m cannot run on n at all
-//   (free CPU, type, fewer than count_m cards with R_g >= d_m, or m asks no GPU)
-//   F_n(m) = sum_g R_g, else F_n(m) = sum_g R_g * [R_g < d_m];
+//   (node mode, GPU type, free CPU, fewer than count_m cards m can use, or m asks no GPU)
+//   F_n(m) = sum_g R_g, else F_n(m) = sum_g R_g * [m cannot use g];
 // - F_n(M) = sum_m p_m F_n(m); the cluster's F = sum_n F_n(M); the fragmentation rate is F
 //   divided by the cluster's unallocated GPU share.
+//
+// "m can use card g": R_g >= d_m, except for memory shares (mem_gib > 0), which need the card's
+// free memory in GiB >= mem_gib, and on core_mem nodes also R_g >= d_m (the compute share).
+// Memory is compared in GiB because R_g on share nodes is floor(1000 x free GiB / card GiB)
+// while d_m is ceil(1000 x GiB / card GiB): comparing those in thousandths loses exact fits.
 //
 // Arithmetic is exact: popularity is kept as integer counts, so F_n(M) is stored as
 // "weighted milli" = sum_m count_m * F_n(m) (thousandths of a GPU times occurrences); divide by
@@ -16,7 +21,8 @@
 //
 // FragmentationTracker keeps F_n(M) per node and updates only the node a placement changed
 // (never a cluster rescan). F_n(M) is memoised by node state: (mode, GPU type, card memory, the
-// free CPU reduced to "which specs' CPU fits", the sorted free shares) — many nodes share a state.
+// free CPU reduced to "which specs' CPU fits", the sorted (free share, free GiB) of the cards;
+// free GiB only on share / core_mem nodes) — many nodes share a state.
 // The tracker also answers FGD's question, how much F grows when a pod goes to a node (trying
 // every card for a share), memoised by (node state, pod shape, CPU after placement).
 #pragma once
@@ -37,10 +43,17 @@ struct TaskSpec {
   int gpu_milli = 0;           // per-card share d_m, 1..1000; 0 for CPU-only specs
   int gpu_count = 0;           // cards; 0 for CPU-only specs
   uint32_t gpu_type_mask = 0;  // allowed GPU types (bit t); 0 = any
+  // Memory shares: GiB each card must have free (decides the fit on share / core_mem nodes;
+  // gpu_milli is then only the compute share on core_mem nodes). Default 0: not a memory share.
+  int mem_gib = 0;
+  // Node modes where the spec can run: bit (1u << static_cast<int>(NodeMode)). Default 0: any.
+  uint8_t mode_mask = 0;
   auto operator<=>(const TaskSpec&) const = default;
 };
 
-// The spec of a pod: its per-card share as ask_card_milli(pod.gpu, card_mem_gib).
+// The spec of a pod: its per-card share as ask_card_milli(pod.gpu, card_mem_gib), the node
+// modes that accept its GPU ask (mode_accepts; 0 = any for CPU-only pods) and, for memory
+// shares, its GiB.
 TaskSpec task_spec(const PodRequest& pod, int card_mem_gib = 0);
 
 struct TargetWorkload {
@@ -74,7 +87,7 @@ class FragmentationTracker {
   double fragmentation_rate() const;  // F / unallocated GPU share; 0 when nothing is free
   double free_gpus() const;           // unallocated GPU share
   // Free share on cards that no spec of the target workload can use on their node
-  // (R_g < d_m or m cannot run there, for every m): GPU share stranded for typical pods.
+  // (m cannot use the card or cannot run there, for every m): GPU share stranded for typical pods.
   double unusable_gpus() const;
   int idle_cards() const;             // cards without any pod
   int64_t weighted_milli() const { return total_weighted_; }
@@ -97,7 +110,10 @@ class FragmentationTracker {
     int gpu_type = 0;
     int card_mem_gib = 0;
     int cpu_bucket = 0;              // thresholds (distinct spec CPU values) at or below free CPU
-    std::vector<uint16_t> free;      // free share per card, thousandths, ascending
+    std::vector<uint16_t> free;      // free share R_g per card, thousandths, ascending
+    // Share / core_mem nodes: free memory of the same cards, GiB (cards sorted by (R_g, GiB));
+    // empty on other modes (read as 0), so their states are as compact as the free shares.
+    std::vector<uint16_t> free_gib;
     int64_t weighted = 0;            // count-weighted F_n(M), milli
     int64_t unusable = 0;            // milli
   };
@@ -116,7 +132,8 @@ class FragmentationTracker {
   };
 
   int cpu_bucket(int64_t free_cpu_milli) const;
-  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, std::vector<uint16_t> free);
+  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, std::vector<uint16_t> free,
+             std::vector<uint16_t> free_gib = {});
   int intern_node(const ShareNode& node);
   void compute_facts(State& state) const;
   bool memo_applies(const ShareNode& node) const;

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <iterator>
+#include <optional>
 #include <random>
 
 #include "core/fragmentation.h"
@@ -32,6 +34,30 @@ ShareNode milli_node(const std::vector<int>& used_milli, int64_t cpu_milli = 800
   ShareNode node = make_share_node("n", NodeMode::Milli, 0, static_cast<int>(used_milli.size()), 0, cpu_milli, 1 << 20);
   for (size_t g = 0; g < used_milli.size(); ++g) {
     if (used_milli[g] > 0) apply_placement(node, milli_pod(used_milli[g]), {static_cast<int>(g)});
+  }
+  return node;
+}
+
+PodRequest mem_pod(int gib, std::optional<int> core_percent = std::nullopt) {
+  PodRequest pod;
+  pod.gpu = GpuAsk::mem(gib, core_percent);
+  return pod;
+}
+
+PodRequest whole_pod(int cards, bool topology_aware) {
+  PodRequest pod;
+  pod.gpu = GpuAsk::whole(cards, topology_aware);
+  return pod;
+}
+
+uint8_t mode_bit(NodeMode mode) { return static_cast<uint8_t>(1u << static_cast<int>(mode)); }
+
+// A share / core_mem node (GPU type 0, 8 CPUs) with cards of `card_mem_gib`; pods[g], when
+// given, is placed on card g.
+ShareNode memory_node(NodeMode mode, int card_mem_gib, const std::vector<std::optional<PodRequest>>& pods) {
+  ShareNode node = make_share_node("m", mode, 0, static_cast<int>(pods.size()), card_mem_gib, 8000, 1 << 20);
+  for (size_t g = 0; g < pods.size(); ++g) {
+    if (pods[g]) apply_placement(node, *pods[g], {static_cast<int>(g)});
   }
   return node;
 }
@@ -100,8 +126,11 @@ TEST_CASE("core::fragmentation target workload", "[core][fragmentation]") {
     CHECK(workload_of(counts, 1.0).specs.size() == 4);
   }
   SECTION("a pod's spec: per-card share and count; multi-GPU asks are whole cards") {
-    CHECK(task_spec(milli_pod(1000, 8, 4000)) == spec(4000, 1000, 8));
-    CHECK(task_spec(milli_pod(250)) == spec(0, 250, 1));
+    // gpu_milli shares run only on milli nodes, so their specs carry that one mode bit.
+    TaskSpec whole8 = spec(4000, 1000, 8), share = spec(0, 250, 1);
+    whole8.mode_mask = share.mode_mask = mode_bit(NodeMode::Milli);
+    CHECK(task_spec(milli_pod(1000, 8, 4000)) == whole8);
+    CHECK(task_spec(milli_pod(250)) == share);
   }
 }
 
@@ -222,5 +251,163 @@ TEST_CASE("core::fgd on share and core_mem nodes (direct evaluation)", "[core][f
     pod.gpu = GpuAsk::mem(4, 40);
     CHECK(*tracker.placement_growth(cluster, 0, pod) == 0);
     CHECK(tracker.least_growth_cards(cluster, 0, pod) == std::vector<int>{1});
+  }
+}
+
+TEST_CASE("core::fragmentation a task spec names its node modes and memory share", "[core][fragmentation]") {
+  // mode_mask holds the modes where mode_accepts(mode, ask); mem_gib the GiB of a memory share.
+  SECTION("memory-only share: share nodes; gpu_milli = ceil(1000 x 3 / 16) = 188 (display only)") {
+    const TaskSpec s = task_spec(mem_pod(3), 16);
+    CHECK(s.mode_mask == mode_bit(NodeMode::Share));
+    CHECK(s.mem_gib == 3);
+    CHECK(s.gpu_milli == 188);
+    CHECK(s.gpu_count == 1);
+  }
+  SECTION("memory + compute share: core_mem nodes; gpu_milli = 10 x 20% = 200") {
+    const TaskSpec s = task_spec(mem_pod(4, 20), 16);
+    CHECK(s.mode_mask == mode_bit(NodeMode::CoreMem));
+    CHECK(s.mem_gib == 4);
+    CHECK(s.gpu_milli == 200);
+  }
+  SECTION("whole cards: topology-aware -> topology nodes; regular -> default and milli nodes") {
+    const TaskSpec topo = task_spec(whole_pod(4, true));
+    CHECK(topo.mode_mask == mode_bit(NodeMode::Topology));
+    CHECK(topo.mem_gib == 0);
+    CHECK(topo.gpu_milli == 1000);
+    CHECK(task_spec(whole_pod(1, false)).mode_mask == (mode_bit(NodeMode::Default) | mode_bit(NodeMode::Milli)));
+  }
+  SECTION("CPU-only pods run anywhere: mode_mask 0") {
+    PodRequest cpu;
+    cpu.cpu_milli = 2000;
+    CHECK(task_spec(cpu) == spec(2000, 0, 0));
+  }
+}
+
+TEST_CASE("core::fragmentation memory shares fit share nodes by GiB, not by rounded milli", "[core][fragmentation]") {
+  // share node, 2 cards x 16 GiB. Card 0 holds 13 GiB: 3 GiB free, R = floor(1000 x 3 / 16) =
+  // 187. Card 1 idle: R = 1000. A 3 GiB spec has d = ceil(1000 x 3 / 16) = 188 > 187, yet the
+  // card has exactly the 3 GiB it needs.
+  const ShareNode node = memory_node(NodeMode::Share, 16, {mem_pod(13), std::nullopt});
+  const TaskSpec three = task_spec(mem_pod(3), 16), four = task_spec(mem_pod(4), 16);
+  SECTION("a 3 GiB spec can use both cards: F_n(m) = 0") {
+    CHECK(task_fragmentation_milli(node, three) == 0);
+    ShareCluster cluster{{node}};
+    const FragmentationTracker tracker(workload_of({{three, 1}}), cluster);
+    CHECK(tracker.weighted_milli() == 0);
+    CHECK(tracker.unusable_gpus() == 0);
+  }
+  SECTION("a 4 GiB spec cannot use card 0 (3 GiB free) but runs on card 1: F_n(m) = 187") {
+    CHECK(task_fragmentation_milli(node, four) == 187);
+    ShareCluster cluster{{node}};
+    const FragmentationTracker tracker(workload_of({{four, 1}}), cluster);
+    CHECK(tracker.weighted_milli() == 187);
+    CHECK(tracker.unusable_gpus() == Approx(0.187));
+  }
+  SECTION("3 GiB seen 3 times, 4 GiB once: weighted 3 x 0 + 1 x 187 = 187; card 0 usable by the 3 GiB spec") {
+    ShareCluster cluster{{node}};
+    const FragmentationTracker tracker(workload_of({{three, 3}, {four, 1}}), cluster);
+    CHECK(tracker.weighted_milli() == 187);
+    CHECK(tracker.fragmentation_gpus() == Approx(0.187 / 4));
+    CHECK(tracker.unusable_gpus() == 0);
+  }
+}
+
+TEST_CASE("core::fragmentation a core_mem card with compute but no memory free is a fragment", "[core][fragmentation]") {
+  // core_mem node, 2 cards x 16 GiB. Card 0 holds a 16 GiB, 30% pod: R = 10 x 70 = 700, 0 GiB
+  // free. Card 1 idle: R = 1000, 16 GiB free.
+  const ShareNode node = memory_node(NodeMode::CoreMem, 16, {mem_pod(16, 30), std::nullopt});
+  SECTION("a 4 GiB + 20% spec cannot use card 0 (0 GiB < 4) and runs on card 1: F_n(m) = 700") {
+    const TaskSpec s = task_spec(mem_pod(4, 20), 16);
+    CHECK(task_fragmentation_milli(node, s) == 700);
+    ShareCluster cluster{{node}};
+    const FragmentationTracker tracker(workload_of({{s, 1}}), cluster);
+    CHECK(tracker.weighted_milli() == 700);
+    CHECK(tracker.unusable_gpus() == Approx(0.7));
+  }
+  SECTION("a spec with compute left but too little: 4 GiB + 80% uses only card 1 (700 < 800): F_n(m) = 700") {
+    CHECK(task_fragmentation_milli(node, task_spec(mem_pod(4, 80), 16)) == 700);
+  }
+  SECTION("a hand-built milli spec (no memory share, any mode) still fits by R: 700 >= 500, F_n(m) = 0") {
+    CHECK(task_fragmentation_milli(node, spec(0, 500, 1)) == 0);
+  }
+}
+
+TEST_CASE("core::fragmentation a spec that cannot run on a node's mode sees all its free share", "[core][fragmentation]") {
+  const TaskSpec topo = task_spec(whole_pod(1, true));  // topology nodes only
+  const TaskSpec mem4 = task_spec(mem_pod(4), 16);      // share nodes only
+  const ShareNode share = make_share_node("s", NodeMode::Share, 0, 2, 16, 8000, 1 << 20);
+  const ShareNode topology = make_share_node("t", NodeMode::Topology, 0, 4, 16, 8000, 1 << 20);
+  SECTION("topology-aware whole GPU: idle share node F = 1000 x 2 cards = 2000; idle topology node F = 0") {
+    CHECK(task_fragmentation_milli(share, topo) == 2000);
+    CHECK(task_fragmentation_milli(topology, topo) == 0);
+  }
+  SECTION("memory share on an idle topology node: F = 1000 x 4 cards = 4000; on the share node 0") {
+    CHECK(task_fragmentation_milli(topology, mem4) == 4000);
+    CHECK(task_fragmentation_milli(share, mem4) == 0);
+  }
+  SECTION("tracker: both specs once: share node 2000 + 0, topology node 0 + 4000; every card usable by one spec") {
+    ShareCluster cluster{{share, topology}};
+    const FragmentationTracker tracker(workload_of({{topo, 1}, {mem4, 1}}), cluster);
+    CHECK(tracker.node_weighted_milli(0) == 2000);
+    CHECK(tracker.node_weighted_milli(1) == 4000);
+    CHECK(tracker.unusable_gpus() == 0);
+  }
+}
+
+TEST_CASE("core::fgd on a share node grows F by GiB-exact fits", "[core][fragmentation][fgd]") {
+  // share node, 2 cards x 16 GiB: card 0 has 8 GiB free (R = 500), card 1 has 10 GiB free
+  // (R = 625). Target workload: the 5 GiB memory share (d = ceil(1000 x 5 / 16) = 313). Both
+  // cards hold 5 GiB: F = 0. A 5 GiB pod:
+  // - on card 0 leaves 3 GiB (R = 187 < 5 GiB): F = 187, growth +187;
+  // - on card 1 leaves 5 GiB (R = floor(312.5) = 312): the spec still fits (5 GiB >= 5 GiB), F = 0,
+  //   growth 0. Comparing milli (312 < 313) would have counted +312 and chosen card 0.
+  ShareCluster cluster{{memory_node(NodeMode::Share, 16, {mem_pod(8), mem_pod(6)})}};
+  const TargetWorkload w = workload_of({{task_spec(mem_pod(5), 16), 1}});
+  FragmentationTracker tracker(w, cluster);
+  REQUIRE(tracker.weighted_milli() == 0);
+  const PodRequest pod = mem_pod(5);
+  CHECK(*tracker.placement_growth(cluster, 0, pod) == 0);
+  REQUIRE(tracker.least_growth_cards(cluster, 0, pod) == std::vector<int>{1});
+  apply_placement(cluster.nodes[0], pod, {1});
+  tracker.update_node(cluster, 0);
+  CHECK(tracker.weighted_milli() == 0);
+  SECTION("then a second 5 GiB pod: card 0 (8 -> 3 GiB) +187, card 1 (5 -> 0 GiB, R 0) +0: card 1") {
+    CHECK(*tracker.placement_growth(cluster, 0, pod) == 0);
+    CHECK(tracker.least_growth_cards(cluster, 0, pod) == std::vector<int>{1});
+  }
+  SECTION("a 6 GiB pod fits only card 0 (8 -> 2 GiB, R 125; card 1 keeps its 5 GiB): growth +125") {
+    CHECK(*tracker.placement_growth(cluster, 0, mem_pod(6)) == 125);
+    CHECK(tracker.least_growth_cards(cluster, 0, mem_pod(6)) == std::vector<int>{0});
+  }
+}
+
+TEST_CASE("core::fragmentation tracking is exact on a cluster mixing node modes", "[core][fragmentation]") {
+  // Random placements on share, core_mem, milli and topology nodes with a workload of all pod
+  // kinds; after each one the tracker's F must equal the reference recomputation, and the growth
+  // the tracker predicted must be the change of F.
+  const PodRequest pods[] = {mem_pod(3),        mem_pod(5),        mem_pod(8),         mem_pod(4, 20),
+                             mem_pod(16, 30),   mem_pod(2, 60),    milli_pod(300),     milli_pod(1000, 2),
+                             whole_pod(1, true), whole_pod(2, true), whole_pod(1, false)};
+  std::vector<std::pair<TaskSpec, int>> counts;
+  for (size_t i = 0; i < std::size(pods); ++i) counts.push_back({task_spec(pods[i], 16), static_cast<int>(i % 3) + 1});
+  const TargetWorkload w = workload_of(counts);
+  ShareCluster cluster;
+  const NodeMode modes[] = {NodeMode::Share, NodeMode::CoreMem, NodeMode::Milli, NodeMode::Topology};
+  for (int n = 0; n < 8; ++n) {
+    cluster.nodes.push_back(make_share_node("n", modes[n % 4], 0, 2 + n % 3, 16, 16000, 1 << 20));
+  }
+  FragmentationTracker tracker(w, cluster);
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 80; ++step) {
+    const PodRequest& pod = pods[rng() % std::size(pods)];
+    const int n = static_cast<int>(rng() % cluster.nodes.size());
+    const auto growth = tracker.placement_growth(cluster, n, pod);
+    REQUIRE(growth.has_value() == node_fits(cluster.nodes[static_cast<size_t>(n)], pod));
+    if (!growth) continue;
+    const int64_t before = tracker.weighted_milli();
+    apply_placement(cluster.nodes[static_cast<size_t>(n)], pod, tracker.least_growth_cards(cluster, n, pod));
+    tracker.update_node(cluster, n);
+    REQUIRE(tracker.weighted_milli() - before == *growth);
+    REQUIRE(tracker.fragmentation_gpus() == Approx(reference_cluster_f(cluster, w)).margin(1e-9));
   }
 }
