@@ -35,7 +35,7 @@ struct CardsView {
 // Whether spec m can run on the node at all, cards aside: the node's mode (mask 0 = any), its
 // GPU type (mask 0 = any) and `cpu_fits` (the node's free CPU covers the spec).
 bool spec_node_ok(const TaskSpec& spec, NodeMode mode, int gpu_type, bool cpu_fits) {
-  const bool mode_ok = spec.mode_mask == 0 || ((spec.mode_mask >> static_cast<int>(mode)) & 1u) != 0;
+  const bool mode_ok = spec_serves_mode(spec, mode);
   const bool type_ok =
       spec.gpu_type_mask == 0 || (gpu_type >= 0 && gpu_type < 32 && ((spec.gpu_type_mask >> gpu_type) & 1u) != 0);
   return mode_ok && type_ok && cpu_fits;
@@ -92,6 +92,17 @@ TaskSpec task_spec(const PodRequest& pod, int card_mem_gib) {
   return spec;
 }
 
+bool spec_serves_mode(const TaskSpec& spec, NodeMode mode) {
+  return spec.mode_mask == 0 || ((spec.mode_mask >> static_cast<int>(mode)) & 1u) != 0;
+}
+
+int64_t TargetWorkload::mode_weight(NodeMode mode) const {
+  int64_t total = 0;
+  for (size_t m = 0; m < specs.size(); ++m)
+    if (spec_serves_mode(specs[m], mode)) total += weights[m];
+  return total;
+}
+
 TargetWorkload derive_target_workload(const std::vector<TaskSpec>& tasks, double coverage) {
   std::map<TaskSpec, int64_t> counts;
   for (const TaskSpec& task : tasks) ++counts[task];
@@ -121,11 +132,14 @@ int64_t task_fragmentation_milli(const ShareNode& node, const TaskSpec& spec) {
 }
 
 double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& workload) {
+  const int64_t mode_weight = workload.mode_weight(node.mode);
+  if (mode_weight == 0) return 0;
   double total = 0;
   for (size_t m = 0; m < workload.specs.size(); ++m) {
-    total += workload.popularity(m) * static_cast<double>(task_fragmentation_milli(node, workload.specs[m]));
+    if (!spec_serves_mode(workload.specs[m], node.mode)) continue;
+    total += static_cast<double>(workload.weights[m]) * static_cast<double>(task_fragmentation_milli(node, workload.specs[m]));
   }
-  return total / kMilliPerGpu;
+  return total / static_cast<double>(mode_weight) / kMilliPerGpu;
 }
 
 // ---- FragmentationTracker: state interning and the memoised F_n(M) --------------------------
@@ -140,6 +154,7 @@ FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const
     const auto it = std::lower_bound(cpu_thresholds_.begin(), cpu_thresholds_.end(), spec.cpu_milli);
     spec_cpu_index_.push_back(static_cast<int>(it - cpu_thresholds_.begin()));
   }
+  for (const NodeMode mode : kNodeModes) mode_weight_[static_cast<size_t>(mode)] = workload.mode_weight(mode);
   nodes_.resize(cluster.nodes.size());
   for (size_t n = 0; n < cluster.nodes.size(); ++n) update_node(cluster, static_cast<int>(n));
 }
@@ -157,7 +172,7 @@ void FragmentationTracker::compute_facts(State& state) const {
   for (size_t m = 0; m < specs.size(); ++m) {
     const bool node_ok = spec_node_ok(specs[m], state.mode, state.gpu_type, state.cpu_bucket > spec_cpu_index_[m]);
     const SpecFragment fragment = spec_fragment(cards, specs[m], node_ok);
-    weighted += workload_->weights[m] * fragment.milli;
+    if (spec_serves_mode(specs[m], state.mode)) weighted += workload_->weights[m] * fragment.milli;
     can_run[m] = fragment.can_run;
   }
   int64_t unusable = 0;
@@ -220,23 +235,31 @@ void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
   const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
   NodeFacts& facts = nodes_[static_cast<size_t>(node)];
   total_weighted_ -= facts.weighted;
+  mode_weighted_[static_cast<size_t>(facts.mode)] -= facts.weighted;
   total_unusable_ -= facts.unusable;
   total_free_ -= facts.free;
   total_idle_ -= facts.idle;
   facts.state = intern_node(n);
   const State& state = states_[static_cast<size_t>(facts.state)];
+  facts.mode = static_cast<int>(state.mode);
   facts.weighted = state.weighted;
   facts.unusable = state.unusable;
   facts.free = std::accumulate(state.free.begin(), state.free.end(), int64_t{0});
   facts.idle = node_idle_cards(n);
   total_weighted_ += facts.weighted;
+  mode_weighted_[static_cast<size_t>(facts.mode)] += facts.weighted;
   total_unusable_ += facts.unusable;
   total_free_ += facts.free;
   total_idle_ += facts.idle;
 }
 
 double FragmentationTracker::fragmentation_gpus() const {
-  return static_cast<double>(total_weighted_) / (static_cast<double>(workload_->weight_total) * kMilliPerGpu);
+  double total = 0;  // one mode (the trace's clusters): exactly weighted / (W x 1000)
+  for (size_t mode = 0; mode < mode_weight_.size(); ++mode) {
+    if (mode_weight_[mode] > 0)
+      total += static_cast<double>(mode_weighted_[mode]) / (static_cast<double>(mode_weight_[mode]) * kMilliPerGpu);
+  }
+  return total;
 }
 
 double FragmentationTracker::fragmentation_rate() const {

@@ -10,14 +10,24 @@
 // - F_n(M) = sum_m p_m F_n(m); the cluster's F = sum_n F_n(M); the fragmentation rate is F
 //   divided by the cluster's unallocated GPU share.
 //
+// Node modes partition a cluster (`ack.node.gpu.schedule`: whole-GPU topology nodes, memory-share
+// nodes, ...): the operator, not the placements, decides that a share node never serves a
+// whole-GPU job. So F_n(M) measures node n against the part of M its mode serves: the specs
+// whose mode_mask allows the node's mode (mask 0: every mode), with popularities renormalised
+// within that part (p_m = count_m / W_mode); a node whose mode serves no spec has F_n(M) = 0 (its
+// free share still counts as unusable). An idle partitioned cluster then has F = 0. Within one
+// mode, and so for the trace's single-mode clusters, this is FGD's definition exactly; F_n(m)
+// of a single spec (task_fragmentation_milli) keeps the definition's "cannot run: all of it".
+//
 // "m can use card g": R_g >= d_m, except for memory shares (mem_gib > 0), which need the card's
 // free memory in GiB >= mem_gib, and on core_mem nodes also R_g >= d_m (the compute share).
 // Memory is compared in GiB because R_g on share nodes is floor(1000 x free GiB / card GiB)
 // while d_m is ceil(1000 x GiB / card GiB): comparing those in thousandths loses exact fits.
 //
 // Arithmetic is exact: popularity is kept as integer counts, so F_n(M) is stored as
-// "weighted milli" = sum_m count_m * F_n(m) (thousandths of a GPU times occurrences); divide by
-// weight_total * 1000 for GPUs. Equal fragmentation growths therefore tie exactly.
+// "weighted milli" = sum_m count_m * F_n(m) over the specs the node's mode serves (thousandths
+// of a GPU times occurrences); divide by W_mode * 1000 for GPUs (W_mode = weight_total on a
+// single-mode cluster). Equal fragmentation growths on nodes of one mode therefore tie exactly.
 //
 // FragmentationTracker keeps F_n(M) per node and updates only the node a placement changed
 // (never a cluster rescan). F_n(M) is memoised by node state: (mode, GPU type, card memory, the
@@ -27,6 +37,7 @@
 // every card for a share), memoised by (node state, pod shape, CPU after placement).
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -62,6 +73,8 @@ struct TargetWorkload {
   int64_t weight_total = 0;      // sum of weights (p_m = weights[m] / weight_total)
   int64_t tasks_seen = 0;        // tasks the workload was derived from
   double popularity(size_t m) const { return static_cast<double>(weights[m]) / static_cast<double>(weight_total); }
+  // W_mode: the occurrences of the specs that can run on nodes of this mode (see above).
+  int64_t mode_weight(NodeMode mode) const;
 };
 
 // Counts distinct specs, sorts them by occurrences (descending, ties by spec) and keeps the
@@ -71,7 +84,9 @@ TargetWorkload derive_target_workload(const std::vector<TaskSpec>& tasks, double
 // Reference (unmemoised) forms of the definition, for tests and one-off reports.
 // F_n(m) in thousandths of a GPU.
 int64_t task_fragmentation_milli(const ShareNode& node, const TaskSpec& spec);
-// F_n(M) in GPUs.
+// Whether nodes of this mode serve the spec (mode_mask 0: every mode).
+bool spec_serves_mode(const TaskSpec& spec, NodeMode mode);
+// F_n(M) in GPUs, against the part of M the node's mode serves (see above).
 double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& workload);
 
 class FragmentationTracker {
@@ -90,12 +105,16 @@ class FragmentationTracker {
   // (m cannot use the card or cannot run there, for every m): GPU share stranded for typical pods.
   double unusable_gpus() const;
   int idle_cards() const;             // cards without any pod
+  // Sum of the nodes' weighted milli (each in its mode's units: divide by W_mode; on a
+  // single-mode cluster the whole sum divides by that mode's weight).
   int64_t weighted_milli() const { return total_weighted_; }
   int64_t node_weighted_milli(int node) const { return nodes_[static_cast<size_t>(node)].weighted; }
   int64_t weight_total() const { return workload_->weight_total; }
 
-  // FGD: the growth of the cluster F (weighted milli) if `pod` were placed on `node` with the
-  // card choice that grows it least; nullopt when the pod does not fit there.
+  // FGD: the growth of F_n(M) (weighted milli, in the units of the node's mode) if `pod` were
+  // placed on `node` with the card choice that grows it least; nullopt when the pod does not fit
+  // there. A pod fits the nodes of the modes accepting it — one mode for every ask kind except
+  // plain whole GPUs, which default and milli nodes both take; topsim's clusters have one of the two.
   // REQUIRES: update_node was called for every change of `cluster` since construction.
   std::optional<int64_t> placement_growth(const ShareCluster& cluster, int node, const PodRequest& pod);
   // The cards of that least-growth choice (ties: lowest card index); empty for CPU-only pods.
@@ -119,6 +138,7 @@ class FragmentationTracker {
   };
   struct NodeFacts {
     int state = -1;
+    int mode = 0;                    // static_cast<int>(NodeMode) of the state
     int64_t weighted = 0;
     int64_t unusable = 0;
     int64_t free = 0;
@@ -162,6 +182,9 @@ class FragmentationTracker {
   int last_shape_id_ = -1;
   std::vector<NodeFacts> nodes_;
   int64_t total_weighted_ = 0, total_unusable_ = 0, total_free_ = 0;
+  static constexpr int kModes = 5;                // NodeMode values
+  std::array<int64_t, kModes> mode_weight_{};     // W_mode
+  std::array<int64_t, kModes> mode_weighted_{};   // sum of weighted milli of the nodes of each mode
   int total_idle_ = 0;
 };
 

@@ -345,12 +345,32 @@ TEST_CASE("core::fragmentation a spec that cannot run on a node's mode sees all 
     CHECK(task_fragmentation_milli(topology, mem4) == 4000);
     CHECK(task_fragmentation_milli(share, mem4) == 0);
   }
-  SECTION("tracker: both specs once: share node 2000 + 0, topology node 0 + 4000; every card usable by one spec") {
+  SECTION("F_n(M) measures each node against the specs its mode serves: an idle partitioned cluster has F = 0") {
+    // Modes partition the cluster: the share node serves mem4 only (W_share = 1), the topology
+    // node topo only (W_topology = 1); neither counts the other kind's spec.
     ShareCluster cluster{{share, topology}};
     const FragmentationTracker tracker(workload_of({{topo, 1}, {mem4, 1}}), cluster);
-    CHECK(tracker.node_weighted_milli(0) == 2000);
-    CHECK(tracker.node_weighted_milli(1) == 4000);
+    CHECK(tracker.node_weighted_milli(0) == 0);
+    CHECK(tracker.node_weighted_milli(1) == 0);
+    CHECK(tracker.fragmentation_gpus() == 0);
     CHECK(tracker.unusable_gpus() == 0);
+    CHECK(node_fragmentation_gpus(share, workload_of({{topo, 1}, {mem4, 1}})) == 0);
+  }
+  SECTION("popularities renormalise within a mode: 3 GiB left on a share card is 187 milli for mem4, p = 1 there") {
+    // Share node card 0 holds 13 GiB (3 GiB free, R = floor(1000 x 3 / 16) = 187 < mem4's 4 GiB);
+    // card 1 idle. Target: topo x 3, mem4 x 1. On the share node only mem4 counts, with
+    // p = 1 / W_share = 1 / 1: F_share = 187 milli. The idle topology node: topo runs there and
+    // uses every card, 0. Cluster F = 0.187 GPUs.
+    const ShareNode used = memory_node(NodeMode::Share, 16, {mem_pod(13), std::nullopt});
+    ShareCluster cluster{{used, topology}};
+    const TargetWorkload workload = workload_of({{topo, 3}, {mem4, 1}});
+    CHECK(workload.mode_weight(NodeMode::Share) == 1);
+    CHECK(workload.mode_weight(NodeMode::Topology) == 3);
+    const FragmentationTracker tracker(workload, cluster);
+    CHECK(tracker.node_weighted_milli(0) == 187);
+    CHECK(tracker.fragmentation_gpus() == Approx(0.187));
+    CHECK(node_fragmentation_gpus(used, workload) == Approx(0.187));
+    CHECK(node_fragmentation_gpus(topology, workload) == 0);
   }
 }
 
