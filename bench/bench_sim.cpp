@@ -1,4 +1,4 @@
-// Simulator benchmark: the whole Philly trace on the 552-node cluster
+// Simulator benchmark through run_experiment: the whole Philly trace on the 552-node cluster
 // (scenarios/philly-552-nodes.json) and a synthetic 1,000,000-job workload on 10,000 GPUs
 // (1,250 x DGX A100), per scheduler: wall time, events/s and peak resident memory.
 //
@@ -13,9 +13,7 @@
 #include <sys/resource.h>
 
 #include "core/builtin_models.h"
-#include "sim/metrics.h"
-#include "sim/scenario.h"
-#include "sim/simulation.h"
+#include "sim/experiment.h"
 #include "sim/synthetic_workload.h"
 
 using namespace topsim;
@@ -26,20 +24,47 @@ namespace {
 double peak_rss_mb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-void run_all(const char* label, const ClusterState& cluster, const Workload& workload, SimOptions options) {
-  for (SchedulerKind kind : {SchedulerKind::TopologyAware, SchedulerKind::Default}) {
-    options.scheduler = kind;
+// Each scheduler alone (one thread), so the wall time is that scheduler's.
+void run_each(const char* label, const Scenario& scenario) {
+  for (const std::string& name : scenario.schedulers) {
+    Scenario one = scenario;
+    one.schedulers = {name};
+    ExperimentOptions options;
+    options.keep_jobs = false;
     const auto start = Clock::now();
-    const SimResult result = simulate(cluster, workload, options);
+    auto results = run_experiment(one, options);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    const RunSummary summary = summarize(result);
-    std::printf("%-28s %-15s jobs %8zu  events %9llu  %7.2f s  %9.0f events/s  finished %llu  mean JCT %.0f s  peak RSS %.0f MB\n",
-                label, scheduler_name(kind), workload.jobs.size(), static_cast<unsigned long long>(result.events), seconds,
-                result.events / seconds, static_cast<unsigned long long>(summary.finished), summary.jct_s.mean, peak_rss_mb());
+    if (!results) {
+      std::fprintf(stderr, "%s\n", results.error().message.c_str());
+      std::exit(2);
+    }
+    const Metrics& m = results->schedulers.front().runs.front().metrics;
+    const double events = m.value_or("events", 0);
+    std::printf("%-28s %-15s jobs %8.0f  events %9.0f  %7.2f s  %9.0f events/s  finished %.0f  mean JCT %.0f s  peak RSS %.0f MB\n", label,
+                name.c_str(), m.value_or("jobs", 0), events, seconds, events / seconds, m.value_or("finished", 0),
+                m.value_or("jct_s.mean", 0), peak_rss_mb());
   }
+}
+
+Scenario synthetic_scenario(uint32_t jobs) {
+  SyntheticOptions options;
+  options.jobs = jobs;
+  options.seed = 42;
+  options.arrival_rate_per_hour = 600;  // ~ the rate 10,000 GPUs sustain at the default size mix and durations
+  const auto start = Clock::now();
+  Scenario s;
+  s.name = "synthetic-10k-gpus";
+  s.workload = std::make_shared<const Workload>(generate_synthetic(options));
+  std::printf("synthetic: %u jobs generated in %.2f s (peak RSS %.0f MB)\n", jobs, std::chrono::duration<double>(Clock::now() - start).count(),
+              peak_rss_mb());
+  s.cluster.groups.push_back({*builtin_model("dgx-a100"), 1250, NodeMode::Topology, false});
+  s.cluster.network.transport = NetworkTransport::InfiniBand;
+  s.schedulers = {"topology-aware", "default"};
+  s.record_transitions = false;
+  return s;
 }
 
 }  // namespace
@@ -59,28 +84,14 @@ int main(int argc, char** argv) {
     } else {
       const auto start = Clock::now();
       auto scenario = load_scenario(path);
-      if (!scenario) { std::fprintf(stderr, "%s\n", scenario.error().message.c_str()); return 2; }
+      if (!scenario) {
+        std::fprintf(stderr, "%s\n", scenario.error().message.c_str());
+        return 2;
+      }
       std::printf("philly: scenario + trace loaded in %.2f s\n", std::chrono::duration<double>(Clock::now() - start).count());
-      auto cluster = ClusterState::build(scenario->cluster);
-      run_all("philly 552 nodes (2,490 GPUs)", *cluster, scenario->workload, scenario->options);
+      run_each("philly 552 nodes (2,490 GPUs)", *scenario);
     }
   }
-  if (synthetic) {
-    SyntheticOptions options;
-    options.jobs = jobs;
-    options.seed = 42;
-    options.arrival_rate_per_hour = 600;  // ~ the rate 10,000 GPUs sustain at the default size mix and durations
-    const auto start = Clock::now();
-    const Workload workload = generate_synthetic(options);
-    std::printf("synthetic: %u jobs generated in %.2f s (peak RSS %.0f MB)\n", jobs,
-                std::chrono::duration<double>(Clock::now() - start).count(), peak_rss_mb());
-    ClusterSpec spec;
-    spec.groups.push_back({*builtin_model("dgx-a100"), 1250, NodeLabel::Topology, false});
-    spec.network.transport = NetworkTransport::InfiniBand;
-    auto cluster = ClusterState::build(spec);
-    SimOptions sim;
-    sim.record_transitions = false;
-    run_all("synthetic on 10,000 GPUs", *cluster, workload, sim);
-  }
+  if (synthetic) run_each("synthetic on 10,000 GPUs", synthetic_scenario(jobs));
   return 0;
 }

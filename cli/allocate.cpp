@@ -8,7 +8,6 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 
@@ -19,12 +18,11 @@
 #include "core/nccl_config.h"
 #include "core/ring.h"
 #include "core/topology.h"
+#include "reports/placement_report.h"
 #include "sim/suggest.h"
 
 namespace topsim::cli {
 namespace {
-
-using OrderedJson = nlohmann::ordered_json;
 
 // The gradient whose all-reduce time is reported: 100 MB = 10^8 bytes (decimal, like GB/s),
 // about the fp32 gradients of ResNet-50 (25.6 M parameters, 102 MB). At this size the transfer
@@ -87,28 +85,14 @@ Status merge_annotations(const std::map<std::string, std::string>& annotations, 
   return {};
 }
 
-// `value` rounded to 1/`per_unit` (per_unit 1000: three decimals), so JSON carries no float noise.
-double rounded(double value, double per_unit) { return std::round(value * per_unit) / per_unit; }
-
-// Everything the command reports about one placement.
-struct AllocationReport {
-  const Topology* topology = nullptr;
-  std::vector<int> free;
-  PlacementRequest request;
-  Placement placement;
-  AllReduceEstimate allreduce;
-  std::vector<std::string> hop_codes;  // link class of ring hop i: order[i] -> order[i+1] (wrapping)
-  std::vector<int> numa_ids;           // OS NUMA node ids of the chosen GPUs, ascending
-  NcclConfig nccl;                     // env without NCCL_TOPO_FILE when no XML is written
-  std::string topo_xml_path;           // "" when --topo-xml was not given
-};
-
-AllocationReport make_report(const Topology& topology, std::vector<int> free, const PlacementRequest& request,
-                             Placement placement, const std::string& topo_xml_path) {
-  AllocationReport r{&topology, std::move(free), request, std::move(placement), {}, {}, {}, {}, topo_xml_path};
+// What the command reports about `placement`: its ring hops, all-reduce estimate, NUMA nodes
+// and NCCL configuration.
+PlacementReport make_report(const Topology& topology, std::vector<int> free, const PlacementRequest& request,
+                            Placement placement, const std::string& topo_xml_path) {
+  PlacementReport r{&topology, std::move(free), request, std::move(placement), kGradientBytes, {}, {}, {}, {}, topo_xml_path};
   const RingPlan& ring = r.placement.ring;
   const auto ranks = static_cast<int>(r.placement.gpus.size());
-  if (ranks > 1) r.allreduce = allreduce_time(kGradientBytes, ranks, 1, ring.bus_bandwidth_gbps, ring.nvlink_only);
+  if (ranks > 1) r.allreduce = allreduce_time(r.allreduce_bytes, ranks, 1, ring.bus_bandwidth_gbps, ring.nvlink_only);
   for (size_t i = 0; ranks > 1 && i < ring.order.size(); ++i) {
     const PairLink& link = topology.gpu_pair(ring.order[i], ring.order[(i + 1) % ring.order.size()]);
     r.hop_codes.push_back(link_code(link.cls, link.nvlinks));
@@ -132,7 +116,7 @@ std::string request_line(const PlacementRequest& request) {
 }
 
 // "0 -NV1- 1 -NV2- 3 -NV1- 2 -NV2- 0"
-std::string ring_line(const AllocationReport& r) {
+std::string ring_line(const PlacementReport& r) {
   const std::vector<int>& order = r.placement.ring.order;
   if (order.size() < 2) return format_ids(r.placement.gpus) + " (a single GPU: no ring)";
   std::string line;
@@ -151,7 +135,7 @@ std::string channels_line(const std::vector<double>& channel_gbps) {
   return fmt::format("{} ({} GB/s)", channel_gbps.size(), fmt::join(rates, ", "));
 }
 
-std::string render_text(const AllocationReport& r) {
+std::string render_text(const PlacementReport& r) {
   const Placement& p = r.placement;
   const RingPlan& ring = p.ring;
   std::string out = fmt::format("node: {} ({} GPUs; free {})\n", r.topology->name(), r.topology->gpu_count(), format_ids(r.free));
@@ -172,55 +156,6 @@ std::string render_text(const AllocationReport& r) {
   out += "NCCL environment:\n";
   for (const auto& [name, value] : r.nccl.env) out += name + "=" + value + "\n";
   return out;
-}
-
-// The spelling --max-link-class takes: "NV" for any NVLink, else the nvidia-smi code.
-std::string class_code(LinkClass cls) { return cls == LinkClass::NVLink ? "NV" : link_code(cls); }
-
-OrderedJson request_json(const PlacementRequest& request) {
-  const PlacementConstraints& c = request.constraints;
-  return {{"gpus", request.gpus},
-          {"policy", policy_name(request.policy)},
-          {"must_include", request.must_include},
-          {"constraints",
-           {{"same_numa", c.same_numa},
-            {"require_nvlink", c.require_nvlink},
-            {"max_link_class", c.max_link_class ? OrderedJson(class_code(*c.max_link_class)) : OrderedJson()},
-            {"min_bandwidth_gbps", c.min_bandwidth_gbps}}},
-          {"allow_relax", request.allow_relax}};
-}
-
-std::string render_json(const AllocationReport& r) {
-  const Placement& p = r.placement;
-  OrderedJson hops = OrderedJson::array();
-  for (size_t i = 0; i < r.hop_codes.size(); ++i)
-    hops.push_back({{"from", p.ring.order[i]}, {"to", p.ring.order[(i + 1) % p.ring.order.size()]}, {"link", r.hop_codes[i]}});
-  OrderedJson channels = OrderedJson::array();
-  for (double g : p.ring.channel_gbps) channels.push_back(rounded(g, 1000));
-  OrderedJson env = OrderedJson::object();
-  for (const auto& [name, value] : r.nccl.env) env[name] = value;
-  OrderedJson out = {
-      {"node", r.topology->name()},
-      {"node_gpus", r.topology->gpu_count()},
-      {"free", r.free},
-      {"request", request_json(r.request)},
-      {"gpus", p.gpus},
-      {"relaxed", p.relaxed},
-      {"fallback_reason", p.fallback_reason.empty() ? OrderedJson() : OrderedJson(p.fallback_reason)},
-      {"ring", p.gpus.size() > 1 ? p.ring.order : std::vector<int>{}},
-      {"hops", hops},
-      {"channels", p.ring.channel_gbps.size()},
-      {"channel_gbps", channels},
-      {"bus_bandwidth_gbps", rounded(p.ring.bus_bandwidth_gbps, 1000)},
-      {"nvlink_only", p.ring.nvlink_only},
-      {"allreduce", {{"bytes", static_cast<int64_t>(kGradientBytes)},
-                     {"time_us", rounded(r.allreduce.time_us, 10)},
-                     {"protocol", p.gpus.size() > 1 ? OrderedJson(protocol_name(r.allreduce.protocol)) : OrderedJson()}}},
-      {"numa_nodes", r.numa_ids},
-      {"nccl_env", env},
-      {"topo_xml", r.topo_xml_path.empty() ? OrderedJson() : OrderedJson(r.topo_xml_path)},
-  };
-  return out.dump(2) + "\n";
 }
 
 class Allocate : public Command {
@@ -277,10 +212,10 @@ class Allocate : public Command {
     const Allocator allocator(*topology);
     Expected<Placement> placement = allocator.place(to_gpu_set(free_ids_), request_);
     if (!placement) return Outcome::bad_input(placement.error().message);
-    const AllocationReport report = make_report(*topology, free_ids_, request_, std::move(*placement), topo_xml_);
+    const PlacementReport report = make_report(*topology, free_ids_, request_, std::move(*placement), topo_xml_);
     if (!topo_xml_.empty())
       if (Status s = write_output(topo_xml_, report.nccl.topo_xml, io.out); !s) return Outcome::bad_input(s.error().message);
-    io.out << (json_ ? render_json(report) : render_text(report));
+    io.out << (json_ ? render_placement_json(report) : render_text(report));
     return Outcome::ok();
   }
 

@@ -1,44 +1,71 @@
 #include "cli/output_file.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace topsim::cli {
 namespace {
 
-Error write_error(const std::string& path, const std::string& reason) {
-  return Error{"cannot write '" + path + "': " + reason};
-}
+namespace fs = std::filesystem;
+
+Error write_error(const std::string& path, const std::string& reason) { return Error{"cannot write '" + path + "': " + reason}; }
 
 }  // namespace
 
-Status write_output(const std::string& path, const std::string& text, std::ostream& out) {
+Status write_output_stream(const std::string& path, const std::function<void(std::ostream&)>& fill, std::ostream& out) {
   if (path == "-") {
-    out << text;
+    fill(out);
     return {};
   }
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return write_error(path, "it is a directory");
+  if (fs::is_directory(path, ec)) return write_error(path, "it is a directory");
   const std::string temporary = path + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return write_error(path, std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed) {
-    const std::string reason = std::strerror(written ? errno : write_errno);
-    std::filesystem::remove(temporary, ec);
-    return write_error(path, reason);
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file) return write_error(path, std::strerror(errno));
+    fill(file);
+    file.flush();
+    if (!file) {
+      const std::string reason = std::strerror(errno);
+      file.close();
+      fs::remove(temporary, ec);
+      return write_error(path, reason);
+    }
   }
-  std::filesystem::rename(temporary, path, ec);
+  fs::rename(temporary, path, ec);
   if (ec) {
     const std::string reason = ec.message();
-    std::filesystem::remove(temporary, ec);
+    fs::remove(temporary, ec);
     return write_error(path, reason);
   }
   return {};
+}
+
+Status write_output(const std::string& path, const std::string& text, std::ostream& out) {
+  return write_output_stream(path, [&](std::ostream& stream) { stream << text; }, out);
+}
+
+Status DirectorySink::prepare() const {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return Error{"cannot create '" + dir_ + "': " + ec.message()};
+  if (!fs::is_directory(dir_, ec)) return Error{"cannot create '" + dir_ + "': not a directory"};
+  return {};
+}
+
+std::string DirectorySink::path(std::string_view name) const { return (fs::path(dir_) / std::string(name)).string(); }
+
+void DirectorySink::remove_stale(std::string_view name) const {
+  std::error_code ec;
+  if (fs::is_regular_file(path(name), ec)) fs::remove(path(name), ec);
+}
+
+Status DirectorySink::write(std::string_view name, const std::function<void(std::ostream&)>& fill) {
+  std::ostringstream unused;
+  return write_output_stream(path(name), fill, unused);
 }
 
 }  // namespace topsim::cli

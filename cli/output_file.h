@@ -1,15 +1,34 @@
-// Writing a command's output file: atomically (to "<path>.tmp", then renamed over <path>), so
+// Writing a command's output files: atomically (to "<path>.tmp", then renamed over <path>), so
 // a failure never leaves a half-written file; "-" means stdout.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 
 #include "core/expected.h"
+#include "reports/reporter.h"
 
 namespace topsim::cli {
 
 // Writes `text` to `path`, or to `out` when `path` is "-". Error: "cannot write '<path>': <reason>".
-Status write_output(const std::string& path, const std::string& text, std::ostream& out);
+[[nodiscard]] Status write_output(const std::string& path, const std::string& text, std::ostream& out);
+// The same with the content streamed by `fill`.
+[[nodiscard]] Status write_output_stream(const std::string& path, const std::function<void(std::ostream&)>& fill, std::ostream& out);
+
+// Reporters' files in one folder, created when missing.
+class DirectorySink final : public OutputSink {
+ public:
+  explicit DirectorySink(std::string dir) : dir_(std::move(dir)) {}
+  // Creates the folder. Error: "cannot create '<dir>': <reason>".
+  [[nodiscard]] Status prepare() const;
+  [[nodiscard]] Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override;
+  std::string path(std::string_view name) const;
+  // Removes a file an earlier run left that this one does not write (no error when absent).
+  void remove_stale(std::string_view name) const;
+
+ private:
+  std::string dir_;
+};
 
 }  // namespace topsim::cli

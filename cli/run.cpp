@@ -1,7 +1,5 @@
-// `topsim run [<scenario>] [-o DIR]`: replays a scenario under every scheduler it lists and
-// prints the side-by-side comparison; writes DIR/results.json. Fill-mode scenarios (the FGD
-// fragmentation protocol) run their policies x seeds instead.
-#include <chrono>
+// `topsim run [<scenario>] [-o DIR]`: runs a scenario (every scheduler it lists, every seed),
+// prints the side-by-side comparison and writes the results through the reporters.
 #include <filesystem>
 #include <fmt/format.h>
 #include <ostream>
@@ -10,12 +8,10 @@
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
-#include "reports/fill_report.h"
-#include "reports/run_report.h"
-#include "reports/share_replay_report.h"
-#include "sim/fill_experiment.h"
+#include "reports/reporter.h"
+#include "reports/text_report.h"
+#include "sim/experiment.h"
 #include "sim/scenario.h"
-#include "sim/share_replay.h"
 
 namespace topsim::cli {
 namespace {
@@ -27,100 +23,67 @@ class Run : public Command {
   void declare(OptionSet& options) override {
     options.argument("scenario", &scenario_);
     options.visible.add_options()
-        ("output,o", po::value(&output_dir_), "folder for results.json (default: results/<scenario name>)")
-        ("summary-only", po::bool_switch(&summary_only_), "leave per-job records out of results.json")
-        ("threads", po::value(&threads_)->default_value(0), "fill mode: worker threads (default 0 = all cores)")
-        ("timing", po::bool_switch(&timing_), "print wall time and events/s per scheduler on stderr");
+        ("output,o", po::value(&output_dir_), "folder for results.json, jobs.jsonl and summary.txt (default: results/<scenario name>)")
+        ("summary-only", po::bool_switch(&summary_only_), "leave the per-job records (jobs.jsonl) out")
+        ("jobs", po::bool_switch(&jobs_), "fill experiments: write jobs.jsonl too (every drawn pod of every run; large)")
+        ("threads", po::value(&threads_)->default_value(0), "runs (scheduler x seed) at once (default 0 = all cores)")
+        ("timing", po::bool_switch(&timing_), "print wall time and events/s per run on stderr");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (summary_only_ && jobs_) return Error{"--summary-only and --jobs contradict each other"};
+    if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
+    return {};
   }
 
   Outcome execute(Streams io) override {
     if (scenario_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
-    auto mode = scenario_mode(scenario_);
-    if (!mode) return Outcome::bad_input(mode.error().message);
-    if (*mode == "fill") return run_fill_mode(io);
-    if (*mode == "share-replay") return run_share_replay_mode(io);
-    if (*mode != "replay") return Outcome::bad_input(scenario_ + ": /mode: '" + *mode + "' is not one of replay, fill, share-replay");
     auto scenario = load_scenario(scenario_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
-    auto cluster = ClusterState::build(scenario->cluster);
-    if (!cluster) return Outcome::bad_input(scenario_ + ": " + cluster.error().message);
-    std::vector<SchedulerRun> runs;
-    for (SchedulerKind kind : scenario->schedulers) {
-      SimOptions options = scenario->options;
-      options.scheduler = kind;
-      options.seed = scenario->seed;
-      const auto start = std::chrono::steady_clock::now();
-      SimResult result = simulate(*cluster, scenario->workload, options);
-      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (timing_ || isatty(STDERR_FILENO))
-        io.err << fmt::format("{}: {} jobs, {} events in {:.2f} s ({:.0f} events/s)\n", scheduler_name(kind),
-                              result.jobs.size(), result.events, wall_s, result.events / std::max(wall_s, 1e-9));
-      RunSummary summary = summarize(result);
-      runs.push_back({std::move(result), summary});
-    }
-    ReportOptions report;
-    report.job_details = !summary_only_;
-    const std::string dir = output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_;
-    if (Status s = write_results(dir, render_run_json(*scenario, runs, report), io); !s) return Outcome::bad_input(s.error().message);
-    io.out << render_run_text(*scenario, runs, report);
-    io.out << "\nresults: " << (fs::path(dir) / "results.json").string() << "\n";
+    DirectorySink sink(output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_);
+    if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
+    ExperimentOptions options;
+    options.threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
+    if (timing_ || isatty(STDERR_FILENO))
+      options.progress = [&io](const RunProgress& p) {
+        io.err << fmt::format("[{}/{}] {} seed {}: {} jobs, {} events in {:.2f} s ({:.0f} events/s)\n", p.done, p.total, p.scheduler, p.seed,
+                              p.jobs, p.events, p.wall_s, static_cast<double>(p.events) / std::max(p.wall_s, 1e-9));
+      };
+    auto results = run_experiment(*scenario, options);
+    if (!results) return Outcome::bad_input(results.error().message);
+    for (const auto& reporter : {make_json_reporter(options.keep_jobs), make_text_reporter()})
+      if (Status s = reporter->write(*results, sink); !s) return Outcome::bad_input(s.error().message);
+    if (!options.keep_jobs) sink.remove_stale("jobs.jsonl");
+    io.out << render_text(*results);
+    io.out << "\nresults: " << sink.path("results.json") << "\n";
     return Outcome::ok();
   }
 
  private:
-  Outcome run_fill_mode(Streams io) {
-    auto scenario = load_fill_scenario(scenario_);
-    if (!scenario) return Outcome::bad_input(scenario.error().message);
-    const int threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    auto result = run_fill(*scenario, threads);
-    if (!result) return Outcome::bad_input(result.error().message);
-    const std::string dir = output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_;
-    if (Status s = write_results(dir, render_fill_json(*result), io); !s) return Outcome::bad_input(s.error().message);
-    io.out << render_fill_text(*result);
-    io.out << "\nresults: " << (fs::path(dir) / "results.json").string() << "\n";
-    return Outcome::ok();
-  }
-
-  Outcome run_share_replay_mode(Streams io) {
-    auto scenario = load_share_replay_scenario(scenario_);
-    if (!scenario) return Outcome::bad_input(scenario.error().message);
-    auto result = run_share_replay(*scenario);
-    if (!result) return Outcome::bad_input(result.error().message);
-    const std::string dir = output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_;
-    if (Status s = write_results(dir, render_share_replay_json(*result), io); !s) return Outcome::bad_input(s.error().message);
-    io.out << render_share_replay_text(*result);
-    io.out << "\nresults: " << (fs::path(dir) / "results.json").string() << "\n";
-    return Outcome::ok();
-  }
-
-  static Status write_results(const std::string& dir, const std::string& json, Streams io) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return Error{"cannot create '" + dir + "': " + ec.message()};
-    return write_output((fs::path(dir) / "results.json").string(), json, io.out);
-  }
-
   std::string scenario_;
   std::string output_dir_;
   bool summary_only_ = false;
+  bool jobs_ = false;
   bool timing_ = false;
   int threads_ = 0;
 };
 
 const Registrar registered{{
     "run",
-    "replay a scenario under each scheduler and compare them",
+    "run a scenario under each scheduler and compare them",
     "[<scenario.json>] [-o DIR]",
-    "Runs every scheduler the scenario lists (topology-aware, default) on its cluster and workload,\n"
-    "prints a side-by-side summary and writes DIR/results.json (per job: placement, ring bandwidth,\n"
-    "transport, throughput, wait, JCT; per scheduler: wait/JCT distributions, makespan, utilisation,\n"
-    "cross-NUMA ratio, topology success rate, fallbacks; over time: GPUs allocated, FGD\n"
-    "fragmentation, running and pending jobs, sampled and time-weighted). Shared-GPU jobs\n"
-    "(gpu_mem_gib, gpu_core_percent) run on nodes labelled share / core_mem beside whole-GPU jobs.\n"
+    "Runs every scheduler the scenario lists (`topsim schedulers`) on its cluster and workload,\n"
+    "once per seed, prints a side-by-side summary and writes DIR/results.json (schema\n"
+    "topsim.results/1: per scheduler wait/JCT distributions, makespan, utilisation, images/sec,\n"
+    "ring bandwidth, cross-NUMA ratio, topology success rate, fallbacks; over time: GPUs\n"
+    "allocated, FGD fragmentation, running and pending jobs, sampled and time-weighted),\n"
+    "DIR/jobs.jsonl (per job: placement, ring bandwidth, transport, throughput, wait, JCT) and\n"
+    "DIR/summary.txt. Shared-GPU jobs (gpu_mem_gib, gpu_core_percent) run on nodes labelled\n"
+    "share / core_mem beside whole-GPU jobs.\n"
     "Without a scenario it runs the built-in default, scenarios/ack-v100-benchmark.json.\n"
-    "Scenarios with \"mode\": \"fill\" run the FGD fragmentation experiment instead, and\n"
-    "\"mode\": \"share-replay\" replays GPU-sharing pods over time (queueing and fragmentation per\n"
-    "share policy). Formats: docs/scenarios.md, docs/fill-scenarios.md.",
+    "Scenarios with \"mode\": \"fill\" run the FGD fragmentation experiment (pods arrive until a\n"
+    "target load, nothing departs). Formats: docs/scenarios.md, docs/results-format.md.",
     [] { return std::make_unique<Run>(); },
 }};
 

@@ -101,6 +101,7 @@ class FragmentationTracker {
   double fragmentation_gpus() const;  // cluster F
   double fragmentation_rate() const;  // F / unallocated GPU share; 0 when nothing is free
   double free_gpus() const;           // unallocated GPU share
+  int64_t free_milli() const { return total_free_; }  // the same in thousandths of a GPU
   // Free share on cards that no spec of the target workload can use on their node
   // (m cannot use the card or cannot run there, for every m): GPU share stranded for typical pods.
   double unusable_gpus() const;

@@ -8,14 +8,6 @@
 namespace topsim {
 namespace {
 
-constexpr std::array<std::pair<NodeMode, std::string_view>, 5> kModeNames{{
-    {NodeMode::Default, "default"},
-    {NodeMode::Topology, "topology"},
-    {NodeMode::Share, "share"},
-    {NodeMode::CoreMem, "core_mem"},
-    {NodeMode::Milli, "milli"},
-}};
-
 // Brief section 3: the compute share is a multiple of 5, at least 5, at most 100 per card.
 constexpr int kCoreStepPercent = 5;
 constexpr int kCoreMinPercent = 5;
@@ -72,17 +64,8 @@ void account_card(CardState& card, const GpuAsk& ask, int sign) {
 
 }  // namespace
 
-std::string_view node_mode_name(NodeMode mode) {
-  for (const auto& [m, name] : kModeNames) {
-    if (m == mode) return name;
-  }
-  return "?";
-}
-
 Expected<NodeMode> parse_node_mode(std::string_view value) {
-  for (const auto& [mode, name] : kModeNames) {
-    if (name == value) return mode;
-  }
+  if (const auto mode = parse_enum<NodeMode>(value)) return *mode;
   return Error{std::string(kNodeModeLabel) + "=" + std::string(value) +
                ": unknown mode (expected default, topology, share, core_mem or milli)"};
 }

@@ -16,6 +16,7 @@
 // Multi-GPU pods need whole free cards on one node.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 
 namespace topsim {
@@ -31,7 +33,14 @@ inline constexpr int kMilliPerGpu = 1000;                       // gpu_milli of 
 inline constexpr std::string_view kNodeModeLabel = "ack.node.gpu.schedule";
 
 enum class NodeMode { Default, Topology, Share, CoreMem, Milli };
-std::string_view node_mode_name(NodeMode mode);  // "default", "topology", "share", "core_mem", "milli"
+template <>
+struct EnumNames<NodeMode> {
+  static constexpr std::array<EnumName<NodeMode>, 5> table{{{NodeMode::Default, "default"},
+                                                            {NodeMode::Topology, "topology"},
+                                                            {NodeMode::Share, "share"},
+                                                            {NodeMode::CoreMem, "core_mem"},
+                                                            {NodeMode::Milli, "milli"}}};
+};
 // Parses a label value; the error lists the accepted values.
 Expected<NodeMode> parse_node_mode(std::string_view value);
 // The mode named by `ack.node.gpu.schedule` in `labels`; `default` when the label is absent.

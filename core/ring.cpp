@@ -1,23 +1,14 @@
 #include "core/ring.h"
 
 #include <algorithm>
-#include <cassert>
 #include <limits>
 
 namespace topsim {
 namespace {
 
-using Vertex = HardwareGraph::vertex_descriptor;
-
 constexpr int kMaxChannels = 16;       // NCCL ring search keeps at most MAXCHANNELS/2 rings
 constexpr int kExactRingMaxGpus = 10;  // dynamic programming over subsets up to this size
 constexpr double kMinChannelFraction = 0.01;
-
-int directed_edge(const HardwareGraph& graph, Vertex from, Vertex to) {
-  auto [edge, found] = boost::edge(from, to, graph);
-  assert(found && "route step without an edge");
-  return 2 * graph[edge].id + (from < to ? 0 : 1);
-}
 
 // Bottleneck of the closed ring `order` under per-hop capacities `cap(a, b)`.
 template <class Cap>
@@ -95,18 +86,7 @@ std::vector<int> heuristic_widest_ring(int n, const Cap& cap) {
 
 }  // namespace
 
-RingModel::RingModel(const Topology& topology) : topology_(&topology) {
-  const HardwareGraph& graph = topology.graph();
-  edge_capacity_gbps_.assign(boost::num_edges(graph), 0.0);
-  for (auto [it, end] = boost::edges(graph); it != end; ++it) edge_capacity_gbps_[graph[*it].id] = graph[*it].bandwidth_gbps;
-  route_hops();
-}
-
-std::vector<int> RingModel::route_edges(const std::vector<Vertex>& vertices) const {
-  std::vector<int> route;
-  for (size_t i = 0; i + 1 < vertices.size(); ++i) route.push_back(directed_edge(topology_->graph(), vertices[i], vertices[i + 1]));
-  return route;
-}
+RingModel::RingModel(const Topology& topology) : topology_(&topology) { route_hops(); }
 
 void RingModel::route_hops() {
   const Topology& t = *topology_;
@@ -118,12 +98,8 @@ void RingModel::route_hops() {
       const PairLink& link = t.gpu_pair(a, b);
       Hop& h = hops_[a * n + b];
       h.nvlink = link.cls == LinkClass::NVLink;
-      if (h.nvlink && !link.via_nvswitch) {
-        h.route = route_edges({t.gpu_vertex(a), t.gpu_vertex(b)});
-      } else if (h.nvlink) {
-        h.route = route_edges({t.gpu_vertex(a), t.nvswitch_vertex(), t.gpu_vertex(b)});
-      } else {
-        h.route = route_edges(t.pcie_route(a, b));
+      h.route = t.gpu_route(a, b);
+      if (!h.nvlink) {
         const auto& numa = t.model().numa_nodes;
         const bool intel = is_intel(numa[t.gpu_numa(a)].cpu) || is_intel(numa[t.gpu_numa(b)].cpu);
         if (link.cls >= LinkClass::PHB && intel) h.cost_factor = kIntelP2pOverhead;
@@ -165,8 +141,7 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
   RingPlan plan;
   plan.order = gpus;
   if (gpus.size() < 2) return plan;
-  std::vector<double> residual(2 * edge_capacity_gbps_.size());
-  for (size_t e = 0; e < edge_capacity_gbps_.size(); ++e) residual[2 * e] = residual[2 * e + 1] = edge_capacity_gbps_[e];
+  std::vector<double> residual = topology_->directed_edge_gbps();
 
   // NVSwitch fast path: one ring through the fabric takes every member's full uplink.
   const bool switched = all_through_nvswitch(gpus);

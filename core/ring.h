@@ -50,13 +50,12 @@ class RingModel {
 
  private:
   struct Hop {
-    std::vector<int> route;    // directed edges: 2 x edge id + (1 when walked high -> low vertex)
+    std::vector<int> route;    // directed edges, as Topology::gpu_route numbers them
     double cost_factor = 1.0;  // capacity consumed per unit of rate (Intel P2P overhead)
     bool nvlink = false;
   };
   const Hop& hop(int a, int b) const { return hops_[a * topology_->gpu_count() + b]; }
   void route_hops();
-  std::vector<int> route_edges(const std::vector<HardwareGraph::vertex_descriptor>& vertices) const;
   // Widest-bottleneck ring over `gpus` given residual directed capacities; empty if none.
   std::vector<int> widest_ring(const std::vector<int>& gpus, const std::vector<double>& residual,
                                bool nvlink_only) const;
@@ -64,8 +63,7 @@ class RingModel {
   bool all_through_nvswitch(const std::vector<int>& gpus) const;
 
   const Topology* topology_;
-  std::vector<double> edge_capacity_gbps_;  // per undirected edge, per direction
-  std::vector<Hop> hops_;                   // gpu_count x gpu_count
+  std::vector<Hop> hops_;  // gpu_count x gpu_count
 };
 
 enum class NcclProtocol { LL, LL128, Simple };

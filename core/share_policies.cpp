@@ -8,17 +8,6 @@
 namespace topsim {
 namespace {
 
-constexpr std::array<std::pair<SharePolicyKind, std::string_view>, 8> kPolicyNames{{
-    {SharePolicyKind::Binpack, "binpack"},
-    {SharePolicyKind::Spread, "spread"},
-    {SharePolicyKind::BestFit, "best-fit"},
-    {SharePolicyKind::DotProduct, "dot-product"},
-    {SharePolicyKind::GpuPacking, "gpu-packing"},
-    {SharePolicyKind::GpuClustering, "gpu-clustering"},
-    {SharePolicyKind::Random, "random"},
-    {SharePolicyKind::Fgd, "fgd"},
-}};
-
 // FGD paper's BestFit baseline: CPU and GPU leftovers weighted equally.
 constexpr double kBestFitCpuWeight = 0.5;
 constexpr double kBestFitGpuWeight = 0.5;
@@ -223,26 +212,6 @@ ScoreFn score_function(SharePolicyKind kind) {
 }
 
 }  // namespace
-
-std::string_view share_policy_name(SharePolicyKind kind) {
-  for (const auto& [k, name] : kPolicyNames) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
-
-std::optional<SharePolicyKind> parse_share_policy(std::string_view name) {
-  for (const auto& [kind, n] : kPolicyNames) {
-    if (n == name) return kind;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> share_policy_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kPolicyNames) names.emplace_back(entry.second);
-  return names;
-}
 
 Expected<SharePolicyKind> card_placement_from_labels(const std::map<std::string, std::string>& labels) {
   const auto it = labels.find(std::string(kCardPlacementLabel));

@@ -29,6 +29,7 @@
 //   (FragmentationTracker::placement_growth; a share tries every card of the node).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 #include "core/fragmentation.h"
 #include "core/gpu_share.h"
@@ -44,10 +46,17 @@
 namespace topsim {
 
 enum class SharePolicyKind { Binpack, Spread, BestFit, DotProduct, GpuPacking, GpuClustering, Random, Fgd };
-
-std::string_view share_policy_name(SharePolicyKind kind);  // "binpack", "best-fit", "fgd", ...
-std::optional<SharePolicyKind> parse_share_policy(std::string_view name);
-std::vector<std::string> share_policy_names();              // all, in enum order
+template <>
+struct EnumNames<SharePolicyKind> {
+  static constexpr std::array<EnumName<SharePolicyKind>, 8> table{{{SharePolicyKind::Binpack, "binpack"},
+                                                                   {SharePolicyKind::Spread, "spread"},
+                                                                   {SharePolicyKind::BestFit, "best-fit"},
+                                                                   {SharePolicyKind::DotProduct, "dot-product"},
+                                                                   {SharePolicyKind::GpuPacking, "gpu-packing"},
+                                                                   {SharePolicyKind::GpuClustering, "gpu-clustering"},
+                                                                   {SharePolicyKind::Random, "random"},
+                                                                   {SharePolicyKind::Fgd, "fgd"}}};
+};
 
 // Brief section 3: node label `ack.node.gpu.placement=binpack` picks cards by bin-packing, any
 // other node spreads. Returns Binpack for "binpack", Spread for "spread" or an absent label;

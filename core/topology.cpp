@@ -1,11 +1,9 @@
 #include "core/topology.h"
 
 #include <algorithm>
-#include <boost/graph/dijkstra_shortest_paths.hpp>
-#include <boost/graph/filtered_graph.hpp>
-#include <boost/property_map/property_map.hpp>
-#include <limits>
 #include <map>
+
+#include "core/topology_graph.h"
 
 namespace topsim {
 
@@ -40,54 +38,6 @@ std::optional<LinkCode> parse_link_code(std::string_view code) {
 
 namespace {
 
-using Vertex = HardwareGraph::vertex_descriptor;
-using Edge = HardwareGraph::edge_descriptor;
-
-// Widest-path search runs over PCIe and CPU edges only, and never through a device other than
-// the two ends (NCCL routes P2P through bridges and CPUs, not through other GPUs or NICs).
-struct PcieEdgesOnly {
-  const HardwareGraph* graph = nullptr;
-  bool operator()(Edge e) const {
-    const EdgeKind kind = (*graph)[e].kind;
-    return kind == EdgeKind::Pcie || kind == EdgeKind::CpuInterconnect;
-  }
-};
-struct NoThirdDevice {
-  const HardwareGraph* graph = nullptr;
-  Vertex from = 0, to = 0;
-  bool operator()(Vertex v) const {
-    const VertexKind kind = (*graph)[v].kind;
-    return v == from || v == to || (kind != VertexKind::Gpu && kind != VertexKind::Nic);
-  }
-};
-
-// Widest (max-bottleneck) path from `from` to every vertex over PCIe/CPU edges; fills the
-// bottleneck widths and the predecessor of each vertex on its widest path.
-void widest_pcie_paths(const HardwareGraph& graph, Vertex from, Vertex to, std::vector<double>& width,
-                       std::vector<Vertex>& predecessor) {
-  boost::filtered_graph<HardwareGraph, PcieEdgesOnly, NoThirdDevice> view(
-      graph, PcieEdgesOnly{&graph}, NoThirdDevice{&graph, from, to});
-  width.assign(boost::num_vertices(graph), 0.0);
-  predecessor.resize(boost::num_vertices(graph));
-  auto index = boost::get(boost::vertex_index, graph);
-  boost::dijkstra_shortest_paths(
-      view, from,
-      boost::weight_map(boost::get(&HardwareEdge::bandwidth_gbps, graph))
-          .distance_map(boost::make_iterator_property_map(width.begin(), index))
-          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), index))
-          .distance_compare(std::greater<double>())
-          .distance_combine([](double a, double b) { return std::min(a, b); })
-          .distance_inf(0.0)
-          .distance_zero(std::numeric_limits<double>::infinity()));
-}
-
-double widest_pcie_path_gbps(const HardwareGraph& graph, Vertex from, Vertex to) {
-  std::vector<double> width;
-  std::vector<Vertex> predecessor;
-  widest_pcie_paths(graph, from, to, width, predecessor);
-  return width[to];
-}
-
 // Bridges from a device's parent up to its host bridge.
 std::vector<int> bridge_chain(const NodeModel& model, int bridge) {
   std::vector<int> chain{bridge};
@@ -103,75 +53,30 @@ std::vector<int> bridge_chain(const NodeModel& model, int bridge) {
 Expected<Topology> Topology::build(NodeModel model) {
   if (Status s = validate(model); !s) return s.error();
   Topology topo(std::move(model));
-  topo.build_graph();
+  topo.graph_ = std::make_shared<const detail::TopologyGraph>(topo.model_);
+  topo.has_nvswitch_ = topo.graph_->has_nvswitch();
+  topo.compute_numa();
   topo.compute_pairs();
   return topo;
 }
 
-void Topology::add_edge(Vertex a, Vertex b, EdgeKind kind, double bandwidth_gbps, int nvlinks) {
-  const int id = static_cast<int>(boost::num_edges(graph_));
-  boost::add_edge(a, b, HardwareEdge{kind, bandwidth_gbps, nvlinks, id}, graph_);
+const std::vector<double>& Topology::directed_edge_gbps() const { return graph_->directed_edge_gbps(); }
+
+std::vector<int> Topology::gpu_route(int gpu_a, int gpu_b) const {
+  const PairLink& link = gpu_pair(gpu_a, gpu_b);
+  const detail::TopologyGraph& g = *graph_;
+  if (link.cls != LinkClass::NVLink) return g.directed_route(g.pcie_route(gpu_a, gpu_b));
+  if (!link.via_nvswitch) return g.directed_route({g.gpu(gpu_a), g.gpu(gpu_b)});
+  return g.directed_route({g.gpu(gpu_a), g.nvswitch(), g.gpu(gpu_b)});
 }
 
-std::vector<Vertex> Topology::pcie_route(int endpoint_a, int endpoint_b) const {
-  const Vertex from = endpoint_vertex(endpoint_a), to = endpoint_vertex(endpoint_b);
-  std::vector<double> width;
-  std::vector<Vertex> predecessor;
-  widest_pcie_paths(graph_, from, to, width, predecessor);
-  std::vector<Vertex> route{to};
-  while (route.back() != from) route.push_back(predecessor[route.back()]);
-  std::reverse(route.begin(), route.end());
-  return route;
-}
-
-void Topology::build_graph() {
-  const NodeModel& m = model_;
-  for (size_t i = 0; i < m.numa_nodes.size(); ++i)
-    numa_vertex_.push_back(boost::add_vertex({VertexKind::Numa, static_cast<int>(i)}, graph_));
-  for (size_t i = 0; i < m.numa_nodes.size(); ++i)
-    for (size_t j = i + 1; j < m.numa_nodes.size(); ++j) {
-      const double bw = std::min(cpu_interconnect_gbps(m.numa_nodes[i].cpu), cpu_interconnect_gbps(m.numa_nodes[j].cpu));
-      add_edge(numa_vertex_[i], numa_vertex_[j], EdgeKind::CpuInterconnect, bw);
-    }
-  for (size_t i = 0; i < m.bridges.size(); ++i) {
-    const PcieBridge& b = m.bridges[i];
-    const bool host = b.kind == BridgeKind::HostBridge;
-    bridge_vertex_.push_back(boost::add_vertex({host ? VertexKind::HostBridge : VertexKind::Switch, static_cast<int>(i)}, graph_));
-    const Vertex up = host ? numa_vertex_[b.numa] : bridge_vertex_[b.parent];
-    add_edge(bridge_vertex_[i], up, EdgeKind::Pcie, pcie_gbps(b.pcie_gen, b.pcie_width));
-  }
-  for (size_t i = 0; i < m.gpus.size(); ++i) {
-    const Gpu& g = m.gpus[i];
-    gpu_vertex_.push_back(boost::add_vertex({VertexKind::Gpu, static_cast<int>(i)}, graph_));
-    add_edge(gpu_vertex_[i], bridge_vertex_[g.bridge], EdgeKind::Pcie, pcie_gbps(g.pcie_gen, g.pcie_width));
-    gpu_numa_.push_back(bridge_numa(m, g.bridge));
-  }
-  for (size_t i = 0; i < m.nics.size(); ++i) {
-    const Nic& n = m.nics[i];
-    nic_vertex_.push_back(boost::add_vertex({VertexKind::Nic, static_cast<int>(i)}, graph_));
-    add_edge(nic_vertex_[i], bridge_vertex_[n.bridge], EdgeKind::Pcie, pcie_gbps(n.pcie_gen, n.pcie_width));
-    nic_numa_.push_back(bridge_numa(m, n.bridge));
-  }
-  for (const NvLinkBond& l : m.nvlinks) {
-    const int sm = std::min(m.gpus[l.gpu_a].sm, m.gpus[l.gpu_b].sm);
-    add_edge(gpu_vertex_[l.gpu_a], gpu_vertex_[l.gpu_b], EdgeKind::NvLink, l.count * nvlink_gbps_per_link(sm), l.count);
-  }
-  // NCCL merges the NVSwitch chips of a node into one fabric node (topo.cc); so does this model.
-  for (size_t i = 0; i < m.gpus.size(); ++i) {
-    const Gpu& g = m.gpus[i];
-    if (g.nvswitch_links == 0) continue;
-    if (nvswitch_vertex_ < 0) nvswitch_vertex_ = static_cast<long>(boost::add_vertex({VertexKind::NvSwitch, 0}, graph_));
-    add_edge(gpu_vertex_[i], static_cast<Vertex>(nvswitch_vertex_), EdgeKind::NvSwitchLink,
-             g.nvswitch_links * nvlink_gbps_per_link(g.sm), g.nvswitch_links);
-  }
+void Topology::compute_numa() {
+  for (const Gpu& g : model_.gpus) gpu_numa_.push_back(bridge_numa(model_, g.bridge));
+  for (const Nic& n : model_.nics) nic_numa_.push_back(bridge_numa(model_, n.bridge));
 }
 
 int Topology::endpoint_bridge(int endpoint) const {
   return endpoint < gpu_count() ? model_.gpus[endpoint].bridge : model_.nics[endpoint - gpu_count()].bridge;
-}
-
-Vertex Topology::endpoint_vertex(int endpoint) const {
-  return endpoint < gpu_count() ? gpu_vertex_[endpoint] : nic_vertex_[endpoint - gpu_count()];
 }
 
 PairLink Topology::pcie_pair(int a, int b) const {
@@ -192,7 +97,7 @@ PairLink Topology::pcie_pair(int a, int b) const {
       break;
     }
   }
-  link.bandwidth_gbps = widest_pcie_path_gbps(graph_, endpoint_vertex(a), endpoint_vertex(b));
+  link.bandwidth_gbps = graph_->widest_pcie_gbps(a, b);
   const bool both_gpus = a < gpu_count() && b < gpu_count();
   const bool through_cpu = link.cls >= LinkClass::PHB;
   if (both_gpus && through_cpu &&

@@ -1,5 +1,6 @@
-// The analysed topology of one node: its hardware graph (Boost.Graph) and, for every pair of
-// GPUs and NICs, the nvidia-smi link class, the P2P path bandwidth and whether NCCL allows P2P.
+// The analysed topology of one node: for every pair of GPUs and NICs, the nvidia-smi link
+// class, the P2P path bandwidth and whether NCCL allows P2P, and the routes GPU traffic takes
+// over the node's hardware graph (its links as numbered directed edges with capacities).
 //
 // Model (NCCL `src/graph/paths.cc`, `topo.h`, REFERENCE.md):
 // - A pair joined by direct NVLinks, or both attached to the node's NVSwitch fabric, is `NV#`
@@ -9,13 +10,14 @@
 // - Otherwise traffic follows the PCIe tree and, across NUMA nodes, the CPU interconnect. The
 //   class is the path's worst hop: PIX (one switch), PXB (several switches), PHB (a host
 //   bridge), NODE (between host bridges of one NUMA node), SYS (across NUMA nodes). The
-//   bandwidth is the widest path's bottleneck (min over hops), computed with Boost.Graph over
-//   PCIe/CPU edges only (a path never passes through another GPU or NIC), and divided by 1.2
-//   for GPU-to-GPU paths through an Intel CPU (NCCL INTEL_P2P_OVERHEAD).
+//   bandwidth is the widest path's bottleneck (min over hops) over PCIe/CPU edges only (a path
+//   never passes through another GPU or NIC), divided by 1.2 for GPU-to-GPU paths through an
+//   Intel CPU (NCCL INTEL_P2P_OVERHEAD).
 // - NCCL's default P2P level is PXB: P2P is allowed for NV#, PIX and PXB pairs.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,20 +48,9 @@ struct PairLink {
   LinkClass pcie_cls = LinkClass::Sys;  // the PCIe/CPU relation alone, even when NVLink exists
 };
 
-enum class VertexKind { Numa, HostBridge, Switch, Gpu, Nic, NvSwitch };
-struct HardwareVertex {
-  VertexKind kind = VertexKind::Numa;
-  int index = 0;  // into the NodeModel list of its kind (0 for the NVSwitch fabric)
-};
-enum class EdgeKind { Pcie, CpuInterconnect, NvLink, NvSwitchLink };
-struct HardwareEdge {
-  EdgeKind kind = EdgeKind::Pcie;
-  double bandwidth_gbps = 0;  // capacity in each direction
-  int nvlinks = 0;            // NVLink edges: bonded links
-  int id = 0;                 // dense edge number, 0..num_edges-1
-};
-using HardwareGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                            HardwareVertex, HardwareEdge>;
+namespace detail {
+class TopologyGraph;  // the hardware graph; private to core's implementation
+}
 
 class Topology {
  public:
@@ -82,36 +73,30 @@ class Topology {
   int nic_numa(int nic) const { return nic_numa_[nic]; }
   // The NIC with the best link class to `gpu` (then bandwidth, then lowest index); -1 if none.
   int nearest_nic(int gpu) const { return nearest_nic_[gpu]; }
-  bool has_nvswitch() const { return nvswitch_vertex_ >= 0; }
+  bool has_nvswitch() const { return has_nvswitch_; }
 
-  // Vertices of the widest PCIe/CPU path between two endpoints (GPUs 0..G-1, then NICs
-  // G..G+N-1), both ends included; the path never passes through a third GPU or NIC.
-  std::vector<HardwareGraph::vertex_descriptor> pcie_route(int endpoint_a, int endpoint_b) const;
-  // The NVSwitch fabric vertex. REQUIRES: has_nvswitch()
-  HardwareGraph::vertex_descriptor nvswitch_vertex() const { return static_cast<HardwareGraph::vertex_descriptor>(nvswitch_vertex_); }
-
-  const HardwareGraph& graph() const { return graph_; }
-  HardwareGraph::vertex_descriptor gpu_vertex(int gpu) const { return gpu_vertex_[gpu]; }
-  HardwareGraph::vertex_descriptor nic_vertex(int nic) const { return nic_vertex_[nic]; }
+  // The node's links as directed edges (each link once per direction), numbered
+  // 0..directed_edge_gbps().size()-1: the capacity of each in GB/s.
+  const std::vector<double>& directed_edge_gbps() const;
+  // The directed edges crossed by traffic from `gpu_a` to `gpu_b` on the link gpu_pair(a, b)
+  // describes: the direct NVLink bond, GPU -> NVSwitch fabric -> GPU, or the widest PCIe/CPU
+  // path (which never passes through a third GPU or NIC). REQUIRES: gpu_a != gpu_b, in range
+  std::vector<int> gpu_route(int gpu_a, int gpu_b) const;
 
  private:
   explicit Topology(NodeModel model) : model_(std::move(model)) {}
-  void build_graph();
-  void add_edge(HardwareGraph::vertex_descriptor a, HardwareGraph::vertex_descriptor b, EdgeKind kind,
-                double bandwidth_gbps, int nvlinks = 0);
+  void compute_numa();
   void compute_pairs();
   PairLink pcie_pair(int endpoint_a, int endpoint_b) const;
   std::optional<PairLink> nvlink_pair(int gpu_a, int gpu_b) const;
   int endpoint_bridge(int endpoint) const;
-  HardwareGraph::vertex_descriptor endpoint_vertex(int endpoint) const;
 
   NodeModel model_;
-  HardwareGraph graph_;
+  std::shared_ptr<const detail::TopologyGraph> graph_;  // immutable, shared by copies
   int endpoints_ = 0;  // GPUs then NICs
   std::vector<PairLink> pairs_;
   std::vector<int> gpu_numa_, nic_numa_, nearest_nic_;
-  std::vector<HardwareGraph::vertex_descriptor> gpu_vertex_, nic_vertex_, bridge_vertex_, numa_vertex_;
-  long nvswitch_vertex_ = -1;
+  bool has_nvswitch_ = false;
 };
 
 }  // namespace topsim

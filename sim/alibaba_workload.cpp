@@ -15,6 +15,8 @@ std::pair<int, int> alibaba_share_units(int gpu_milli, int share_card_gib, bool 
   return {gib, core};
 }
 
+TrainingDraw alibaba_training_draw() { return TrainingDraw(default_model_mix(), 0.5); }
+
 Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOptions& options) {
   Workload workload;
   size_t whole = 0, shared = 0, skipped_shared = 0, cpu_only = 0, untimed = 0;
@@ -31,6 +33,7 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
     job.ideal_duration_ms = std::max<int64_t>(1, (pod.deletion_time_s - begin_s) * 1000);
     if (share) {
       const auto [gib, core] = alibaba_share_units(pod.gpu_milli, options.share_card_gib, options.share_core);
+      job.kind = JobKind::Share;
       job.gpu_mem_gib = static_cast<uint16_t>(gib);
       job.gpu_core_percent = static_cast<uint8_t>(core);
       job.model = kNoModel;
@@ -44,13 +47,11 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
   std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_ms < b.submit_ms; });
   const int64_t start_ms = workload.jobs.empty() ? 0 : workload.jobs.front().submit_ms;
-  const TrainingDraw draw(default_model_mix(), 0.5);
-  std::mt19937_64 rng(options.seed);
   for (size_t i = 0; i < workload.jobs.size(); ++i) {
     workload.jobs[i].id = static_cast<uint32_t>(i);
     workload.jobs[i].submit_ms -= start_ms;
-    if (!workload.jobs[i].is_share()) draw.assign(workload.jobs[i], rng);
   }
+  draw_training(workload.jobs, alibaba_training_draw(), options.seed);
   const std::string shares = options.share_card_gib > 0 ? ", " + std::to_string(shared) + " shared-GPU pods as gpu-mem shares of " +
                                                               std::to_string(options.share_card_gib) + " GiB cards"
                                                         : "";

@@ -19,6 +19,7 @@
 
 #include "core/expected.h"
 #include "sim/job.h"
+#include "sim/workload_mix.h"
 
 namespace topsim {
 
@@ -30,6 +31,9 @@ struct AlibabaJobOptions {
 
 // The conversion above, for one shared pod: (GiB, core percent or 0).
 std::pair<int, int> alibaba_share_units(int gpu_milli, int share_card_gib, bool share_core);
+
+// What the trace's whole-GPU pods train: the default model mix, half TensorFlow.
+TrainingDraw alibaba_training_draw();
 
 // Errors: the trace reader's (file, line, column), or a pod list without creation/deletion
 // times (the 5-column multigpu variants).

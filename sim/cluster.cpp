@@ -3,28 +3,46 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <map>
 
 namespace topsim {
+namespace {
 
-const char* node_label_name(NodeLabel label) {
-  switch (label) {
-    case NodeLabel::Topology: return "topology";
-    case NodeLabel::Default: return "default";
-    case NodeLabel::Share: return "share";
-    case NodeLabel::CoreMem: return "core_mem";
+// The NIC fabric a scenario's network asks for: plain TCP uses every NIC as Ethernet, RoCE
+// every NIC as RoCE; InfiniBand keeps the NICs' own fabric.
+void apply_network(NodeModel& model, const NetworkSpec& network) {
+  for (Nic& nic : model.nics) {
+    if (network.nic_speed_gbit > 0) nic.speed_gbit = network.nic_speed_gbit;
+    if (network.transport == NetworkTransport::Tcp) nic.transport = NicTransport::Ethernet;
+    if (network.transport == NetworkTransport::Roce) nic.transport = NicTransport::RoCE;
   }
-  return "default";
 }
 
-NodeMode node_label_mode(NodeLabel label) {
-  switch (label) {
-    case NodeLabel::Topology: return NodeMode::Topology;
-    case NodeLabel::Default: return NodeMode::Default;
-    case NodeLabel::Share: return NodeMode::Share;
-    case NodeLabel::CoreMem: return NodeMode::CoreMem;
-  }
-  return NodeMode::Default;
+Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& group, const NetworkSpec& network) {
+  NodeModel model = group.model;
+  apply_network(model, network);
+  auto topology = Topology::build(std::move(model));
+  if (!topology) return topology.error();
+  auto type = std::make_shared<NodeType>();
+  type->topology = std::make_unique<Topology>(std::move(topology).value());
+  type->allocator = std::make_unique<Allocator>(*type->topology);
+  type->name = type->topology->name();
+  type->gpus = type->topology->gpu_count();
+  type->card_mem_gib = card_mem_gib(type->topology->model());
+  if (!type->topology->model().gpus.empty()) type->gpu_sm = type->topology->model().gpus.front().sm;
+  if (!type->topology->model().nics.empty()) type->primary_nic_gbit = type->topology->model().nics.front().speed_gbit;
+  return std::shared_ptr<const NodeType>(std::move(type));
 }
+
+std::shared_ptr<const NodeType> trace_type(const TraceNode& node) {
+  auto type = std::make_shared<NodeType>();
+  type->gpus = node.gpu_count;
+  type->name = node.gpu_count == 0 ? std::string("cpu")
+                                   : std::string(alibaba_gpu_type_name(node.gpu_type)) + " x" + std::to_string(node.gpu_count);
+  return type;
+}
+
+}  // namespace
 
 int card_mem_gib(const NodeModel& model) {
   if (model.gpus.empty()) return 0;
@@ -33,19 +51,39 @@ int card_mem_gib(const NodeModel& model) {
   return static_cast<int>(std::floor(smallest));
 }
 
-NodeLabel share_label(const JobSpec& job) { return job.gpu_core_percent > 0 ? NodeLabel::CoreMem : NodeLabel::Share; }
-
-GpuAsk share_ask(const JobSpec& job) {
-  return GpuAsk::mem(job.gpu_mem_gib, job.gpu_core_percent > 0 ? std::optional<int>(job.gpu_core_percent) : std::nullopt);
+ClusterState::ClusterState(const ClusterState& other)
+    : types_(other.types_),
+      nodes_(other.nodes_),
+      network_(other.network_),
+      modelled_(other.modelled_),
+      total_gpus_(other.total_gpus_),
+      free_gpus_(other.free_gpus_),
+      index_(other.index_),
+      prepared_(other.prepared_),
+      label_facts_(other.label_facts_),
+      shares_(other.shares_),
+      target_(other.target_) {
+  if (target_) tracker_ = std::make_unique<FragmentationTracker>(*target_, shares_);
 }
 
-const char* network_transport_name(NetworkTransport transport) {
-  switch (transport) {
-    case NetworkTransport::Tcp: return "tcp";
-    case NetworkTransport::Roce: return "roce";
-    case NetworkTransport::InfiniBand: return "ib";
-  }
-  return "tcp";
+ClusterState& ClusterState::operator=(const ClusterState& other) {
+  if (this != &other) *this = ClusterState(other);
+  return *this;
+}
+
+void ClusterState::add_type(std::shared_ptr<const NodeType> type) { types_.push_back(std::move(type)); }
+
+void ClusterState::add_node(int type, NodeMode label, bool pinned, ShareNode twin) {
+  SimNode node;
+  node.type = type;
+  node.label = label;
+  node.label_pinned = pinned;
+  const int index = node_count();
+  node.rack = network_.nodes_per_rack > 0 ? index / network_.nodes_per_rack : 0;
+  node.free = all_gpus(this->type(type).gpus);
+  nodes_.push_back(node);
+  shares_.nodes.push_back(std::move(twin));
+  total_gpus_ += this->type(type).gpus;
 }
 
 Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
@@ -55,32 +93,24 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
     const NodeGroupSpec& group = spec.groups[g];
     const std::string where = "/cluster/nodes/" + std::to_string(g);
     if (group.count < 1) return Error{where + "/count: must be at least 1, got " + std::to_string(group.count)};
-    NodeModel model = group.model;
-    // Plain TCP networking uses every NIC as Ethernet; RDMA keeps the NICs' own fabric.
-    for (Nic& nic : model.nics) {
-      if (spec.network.nic_speed_gbit > 0) nic.speed_gbit = spec.network.nic_speed_gbit;
-      if (spec.network.transport == NetworkTransport::Tcp) nic.transport = NicTransport::Ethernet;
-      if (spec.network.transport == NetworkTransport::Roce) nic.transport = NicTransport::RoCE;
-    }
-    auto topology = Topology::build(std::move(model));
-    if (!topology) return Error{where + "/model: " + topology.error().message};
-    auto type = std::make_shared<NodeType>();
-    type->topology = std::make_unique<Topology>(std::move(topology).value());
-    type->allocator = std::make_unique<Allocator>(*type->topology);
-    if (!type->topology->model().nics.empty()) type->primary_nic_gbit = type->topology->model().nics.front().speed_gbit;
-    const int type_index = static_cast<int>(cluster.types_.size());
-    const int gpus = type->topology->gpu_count();
-    cluster.types_.push_back(std::move(type));
-    for (int i = 0; i < group.count; ++i) {
-      SimNode node;
-      node.type = type_index;
-      node.label = group.label;
-      node.label_pinned = group.label_pinned;
-      const int index = static_cast<int>(cluster.nodes_.size());
-      node.rack = spec.network.nodes_per_rack > 0 ? index / spec.network.nodes_per_rack : 0;
-      node.free = all_gpus(gpus);
-      cluster.nodes_.push_back(node);
-      cluster.total_gpus_ += gpus;
+    auto type = modelled_type(group, spec.network);
+    if (!type) return Error{where + "/model: " + type.error().message};
+    const int type_index = cluster.type_count();
+    cluster.add_type(std::move(type).value());
+    const NodeType& t = cluster.type(type_index);
+    for (int i = 0; i < group.count; ++i)
+      cluster.add_node(type_index, group.label, group.label_pinned,
+                       make_share_node("node-" + std::to_string(cluster.node_count()), group.label, type_index, t.gpus,
+                                       t.card_mem_gib, 0, 0));
+  }
+  if (!spec.trace_nodes.empty()) {
+    if (!spec.groups.empty()) return Error{"/cluster: node groups and a trace's node list cannot be mixed"};
+    cluster.modelled_ = false;
+    std::map<std::pair<int, int>, int> type_of;  // (GPU type, count) -> type index
+    for (const TraceNode& node : spec.trace_nodes) {
+      auto [it, fresh] = type_of.emplace(std::make_pair(node.gpu_type, node.gpu_count), cluster.type_count());
+      if (fresh) cluster.add_type(trace_type(node));
+      cluster.add_node(it->second, NodeMode::Milli, true, trace_share_node(node));
     }
   }
   if (cluster.nodes_.empty()) return Error{"/cluster/nodes: the cluster has no nodes"};
@@ -88,46 +118,74 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
   return cluster;
 }
 
-void ClusterState::relabel_unpinned(NodeLabel label) {
-  for (SimNode& n : nodes_)
-    if (!n.label_pinned) n.label = label;
-}
-
-int ClusterState::max_card_mem_gib(NodeLabel label) const {
-  int best = 0;
-  for (const SimNode& n : nodes_)
-    if (n.label == label) best = std::max(best, card_mem_gib(types_[n.type]->topology->model()));
-  return best;
-}
-
-int ClusterState::max_node_gpus(NodeLabel label) const {
-  int best = 0;
-  for (const SimNode& n : nodes_)
-    if (n.label == label) best = std::max(best, types_[n.type]->topology->gpu_count());
-  return best;
-}
-
-int ClusterState::label_gpus(NodeLabel label) const {
-  int total = 0;
-  for (const SimNode& n : nodes_)
-    if (n.label == label) total += types_[n.type]->topology->gpu_count();
-  return total;
-}
-
-void ClusterState::take(int node, const std::vector<int>& gpus) {
-  for (int g : gpus) {
-    assert(nodes_[node].free.test(g) && "taking a GPU that is not free");
-    nodes_[node].free.reset(g);
+void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target) {
+  std::vector<int> type_gpus;
+  for (const auto& type : types_) type_gpus.push_back(type->gpus);
+  index_.reset(type_gpus);
+  for (int n = 0; n < node_count(); ++n) {
+    SimNode& node = nodes_[static_cast<size_t>(n)];
+    if (!node.label_pinned) node.label = unpinned_label;
+    shares_.nodes[static_cast<size_t>(n)].mode = node.label;
+    index_.add(node.label, node.type, static_cast<int>(node.free.count()), n);
   }
-  free_gpus_ -= static_cast<int>(gpus.size());
+  for (size_t label = 0; label < label_facts_.size(); ++label) label_facts_[label] = compute_label_facts(static_cast<NodeMode>(label));
+  prepared_ = true;
+  target_ = target && !target->specs.empty() ? target : nullptr;
+  tracker_ = target_ ? std::make_unique<FragmentationTracker>(*target_, shares_) : nullptr;
 }
 
-void ClusterState::release(int node, const std::vector<int>& gpus) {
-  for (int g : gpus) {
-    assert(!nodes_[node].free.test(g) && "releasing a GPU that is free");
-    nodes_[node].free.set(g);
+ClusterState::LabelFacts ClusterState::compute_label_facts(NodeMode label) const {
+  LabelFacts facts;
+  for (const SimNode& n : nodes_) {
+    if (n.label != label) continue;
+    const NodeType& t = type(n.type);
+    facts.max_card_mem_gib = std::max(facts.max_card_mem_gib, t.card_mem_gib);
+    facts.max_node_gpus = std::max(facts.max_node_gpus, t.gpus);
+    facts.gpus += t.gpus;
   }
-  free_gpus_ += static_cast<int>(gpus.size());
+  return facts;
+}
+
+ClusterState::LabelFacts ClusterState::label_facts(NodeMode label) const {
+  return prepared_ ? label_facts_[static_cast<size_t>(label)] : compute_label_facts(label);
+}
+
+double ClusterState::allocated_gpus() const {
+  if (tracker_) return total_gpus_ - tracker_->free_gpus();
+  return total_gpus_ - free_gpus_;
+}
+
+void ClusterState::set_free(int node, const std::vector<int>& cards, bool free) {
+  if (cards.empty()) return;
+  SimNode& n = nodes_[static_cast<size_t>(node)];
+  const int before = static_cast<int>(n.free.count());
+  for (int card : cards) {
+    assert(n.free.test(static_cast<size_t>(card)) != free && "card already in that state");
+    n.free.set(static_cast<size_t>(card), free);
+  }
+  const int change = static_cast<int>(cards.size()) * (free ? 1 : -1);
+  free_gpus_ += change;
+  index_.update(n.label, n.type, node, before, before + change);
+}
+
+void ClusterState::bind(int node, const PodRequest& pod, const std::vector<int>& cards) {
+  ShareNode& twin = shares_.nodes[static_cast<size_t>(node)];
+  std::vector<int> were_idle;
+  for (int card : cards)
+    if (twin.cards[static_cast<size_t>(card)].tasks == 0) were_idle.push_back(card);
+  apply_placement(twin, pod, cards);
+  if (tracker_) tracker_->update_node(shares_, node);
+  set_free(node, were_idle, false);
+}
+
+void ClusterState::unbind(int node, const PodRequest& pod, const std::vector<int>& cards) {
+  ShareNode& twin = shares_.nodes[static_cast<size_t>(node)];
+  release_placement(twin, pod, cards);
+  if (tracker_) tracker_->update_node(shares_, node);
+  std::vector<int> now_idle;
+  for (int card : cards)
+    if (twin.cards[static_cast<size_t>(card)].tasks == 0) now_idle.push_back(card);
+  set_free(node, now_idle, true);
 }
 
 }  // namespace topsim

@@ -1,48 +1,45 @@
 // The simulated cluster: node types (each a topology with its allocator, shared by all nodes of
-// that type), the nodes with their labels and free GPUs, racks, and the network between nodes.
+// that type), the nodes with their labels and free GPUs, racks, the network between nodes, and
+// the per-card share accounting every placement updates (with FGD's fragmentation measure).
 //
-// ClusterState is the inventory only: schedulers decide placements with the allocator core and
-// the simulation applies them with `take` / `release`. Copies share the node types (topologies
-// and allocators, whose memo tables are not thread-safe): copy per thread by rebuilding.
+// ClusterState is the inventory only: schedulers read it and decide placements; the engine
+// (or a test) applies them with `bind` / `unbind`. A cluster is either modelled nodes (node
+// groups: built-in models or imported machines, with topology) or the nodes of a trace's node
+// list (CPU, memory and typed GPUs, no topology: FGD's cluster). Copies share the node types
+// (topologies and allocators, whose memo tables are not thread-safe): build one per thread.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/enum_names.h"
 #include "core/expected.h"
+#include "core/fragmentation.h"
 #include "core/gpu_set.h"
 #include "core/gpu_share.h"
 #include "core/node_model.h"
+#include "sim/alibaba_trace.h"
 #include "sim/job.h"
+#include "sim/node_index.h"
 
 namespace topsim {
 
-// Value of the node label `ack.node.gpu.schedule` (BRIEF sections 1 and 3).
-enum class NodeLabel : uint8_t {
-  Topology,  // serves `aliyun.com/gpu` (topology-aware) requests only
-  Default,   // serves plain `nvidia.com/gpu` requests
-  Share,     // serves memory-only GPU shares (`aliyun.com/gpu-mem`)
-  CoreMem,   // serves memory + compute shares (`aliyun.com/gpu-mem` + `gpu-core.percentage`)
-};
-inline constexpr int kNodeLabelCount = 4;
-const char* node_label_name(NodeLabel label);  // "topology", "default", "share", "core_mem"
-// The node mode of the share accounting (core/gpu_share.h) that a label stands for.
-NodeMode node_label_mode(NodeLabel label);
 // A node's card memory for share accounting: the smallest GPU's memory, whole GiB.
 int card_mem_gib(const NodeModel& model);
-// The label serving a share job's pod: CoreMem when it asks a compute share, else Share.
-NodeLabel share_label(const JobSpec& job);
-// A share job's ask: gpu_mem_gib GiB of one card, plus gpu_core_percent of its compute if > 0.
-GpuAsk share_ask(const JobSpec& job);
 
 enum class NetworkTransport : uint8_t {
   Tcp,         // NCCL socket transport over the node's NICs (Ethernet)
   Roce,        // RDMA over converged Ethernet
   InfiniBand,  // RDMA over InfiniBand
 };
-const char* network_transport_name(NetworkTransport transport);  // "tcp", "roce", "ib"
+template <>
+struct EnumNames<NetworkTransport> {
+  static constexpr std::array<EnumName<NetworkTransport>, 3> table{
+      {{NetworkTransport::Tcp, "tcp"}, {NetworkTransport::Roce, "roce"}, {NetworkTransport::InfiniBand, "ib"}}};
+};
 
 struct NetworkSpec {
   NetworkTransport transport = NetworkTransport::Tcp;  // default: plain Kubernetes pod networking
@@ -56,63 +53,103 @@ struct NetworkSpec {
 struct NodeGroupSpec {
   NodeModel model;
   int count = 1;
-  NodeLabel label = NodeLabel::Topology;
-  bool label_pinned = false;  // true when the scenario fixed the label for this group
+  NodeMode label = NodeMode::Topology;  // `ack.node.gpu.schedule`
+  bool label_pinned = false;            // true when the scenario fixed the label for this group
 };
 
 struct ClusterSpec {
-  std::vector<NodeGroupSpec> groups;
+  std::vector<NodeGroupSpec> groups;   // modelled nodes, or
+  std::vector<TraceNode> trace_nodes;  // the nodes of a trace's node list (milli mode, no topology)
   NetworkSpec network;
 };
 
 struct NodeType {
-  std::unique_ptr<Topology> topology;
-  std::unique_ptr<Allocator> allocator;
-  double primary_nic_gbit = 0;   // the first NIC's line rate (the pod network's eth0), Gb/s; 0 without NICs
+  std::string name;                      // the model's name, or "<GPU type> x<count>" (trace nodes)
+  int gpus = 0;
+  std::unique_ptr<Topology> topology;    // null for trace nodes
+  std::unique_ptr<Allocator> allocator;  // null for trace nodes
+  double primary_nic_gbit = 0;           // the first NIC's line rate (the pod network's eth0), Gb/s; 0 without NICs
+  int card_mem_gib = 0;                  // share accounting's card memory (0 for trace nodes)
+  int gpu_sm = 0;                        // the GPUs' SM version for the throughput model (0 for trace nodes)
 };
 
 struct SimNode {
-  int type = 0;       // index into ClusterState::types()
-  NodeLabel label = NodeLabel::Topology;
+  int type = 0;       // index into ClusterState::type()
+  NodeMode label = NodeMode::Topology;
   int rack = 0;
   bool label_pinned = false;
-  GpuSet free;
+  GpuSet free;        // cards without any pod
 };
 
 class ClusterState {
  public:
-  // Builds the node types and nodes; errors name the group (e.g. "cluster/nodes/1: ...").
-  static Expected<ClusterState> build(const ClusterSpec& spec);
+  ClusterState() = default;
+  // A copy tracks fragmentation on its own (the tracker is rebuilt for the copy's state).
+  ClusterState(const ClusterState& other);
+  ClusterState& operator=(const ClusterState& other);
+  ClusterState(ClusterState&&) = default;
+  ClusterState& operator=(ClusterState&&) = default;
+
+  // Builds the node types and nodes; errors name the group (e.g. "/cluster/nodes/1/model: ...").
+  [[nodiscard]] static Expected<ClusterState> build(const ClusterSpec& spec);
+
+  // Readies the cluster for one run: nodes whose label the scenario did not pin take `label`,
+  // the node index and share accounting are built, and FGD's fragmentation is tracked against
+  // `target` when given. REQUIRES: nothing bound yet; `target` outlives the cluster.
+  void prepare(NodeMode unpinned_label, const TargetWorkload* target);
 
   int type_count() const { return static_cast<int>(types_.size()); }
-  const NodeType& type(int index) const { return *types_[index]; }
+  const NodeType& type(int index) const { return *types_[static_cast<size_t>(index)]; }
   const std::vector<SimNode>& nodes() const { return nodes_; }
-  const SimNode& node(int index) const { return nodes_[index]; }
-  const NodeType& type_of(int node) const { return *types_[nodes_[node].type]; }
+  int node_count() const { return static_cast<int>(nodes_.size()); }
+  const SimNode& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
+  const NodeType& type_of(int node) const { return type(this->node(node).type); }
   const NetworkSpec& network() const { return network_; }
   int total_gpus() const { return total_gpus_; }
-  int free_gpus() const { return free_gpus_; }
-  int gpus_per_node(int node) const { return type_of(node).topology->gpu_count(); }
+  int free_gpus() const { return free_gpus_; }  // idle cards
+  int gpus_per_node(int node) const { return type_of(node).gpus; }
+  bool modelled() const { return modelled_; }   // node groups with topology (not a trace's node list)
 
-  // Relabels every node whose group did not pin its label.
-  void relabel_unpinned(NodeLabel label);
-  // Largest card memory (GiB) among nodes with this label (0 if none).
-  int max_card_mem_gib(NodeLabel label) const;
-  // Largest single-node GPU count among nodes with this label (0 if none).
-  int max_node_gpus(NodeLabel label) const;
-  // GPUs on all nodes with this label.
-  int label_gpus(NodeLabel label) const;
+  // Over the nodes with this label: the largest card memory (GiB), the largest node (GPUs) and
+  // all their GPUs; 0 when no node has the label. O(1) after prepare(), O(nodes) before.
+  int max_card_mem_gib(NodeMode label) const { return label_facts(label).max_card_mem_gib; }
+  int max_node_gpus(NodeMode label) const { return label_facts(label).max_node_gpus; }
+  int label_gpus(NodeMode label) const { return label_facts(label).gpus; }
 
-  // REQUIRES: every GPU in `gpus` is free on `node` / taken on `node`.
-  void take(int node, const std::vector<int>& gpus);
-  void release(int node, const std::vector<int>& gpus);
+  // Valid after prepare().
+  const NodeIndex& index() const { return index_; }
+  const ShareCluster& shares() const { return shares_; }
+  FragmentationTracker* fragmentation() const { return tracker_.get(); }  // null without a target
+  double allocated_gpus() const;  // GPU share allocated
+
+  // Binds one pod to `cards` of `node` / releases it. REQUIRES (bind): the pod fits there.
+  // Cards going from idle to used (and back) leave (and rejoin) the free whole-GPU set.
+  void bind(int node, const PodRequest& pod, const std::vector<int>& cards);
+  void unbind(int node, const PodRequest& pod, const std::vector<int>& cards);
 
  private:
+  struct LabelFacts {
+    int max_card_mem_gib = 0, max_node_gpus = 0, gpus = 0;
+  };
+  LabelFacts label_facts(NodeMode label) const;
+  LabelFacts compute_label_facts(NodeMode label) const;
+
+  void add_type(std::shared_ptr<const NodeType> type);
+  void add_node(int type, NodeMode label, bool pinned, ShareNode twin);
+  void set_free(int node, const std::vector<int>& cards, bool free);
+
   std::vector<std::shared_ptr<const NodeType>> types_;
   std::vector<SimNode> nodes_;
   NetworkSpec network_;
+  bool modelled_ = true;
   int total_gpus_ = 0;
   int free_gpus_ = 0;
+  NodeIndex index_;
+  bool prepared_ = false;
+  std::array<LabelFacts, NodeIndex::kLabels> label_facts_{};  // valid once prepared
+  ShareCluster shares_;
+  const TargetWorkload* target_ = nullptr;
+  std::unique_ptr<FragmentationTracker> tracker_;
 };
 
 }  // namespace topsim

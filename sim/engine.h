@@ -1,114 +1,71 @@
-// Internal to sim: the event engine behind `simulate` (simulation.h), split over
-// simulation.cpp (events, lifecycle, throughput), topology_scheduler.cpp and
-// default_scheduler.cpp (the two schedulers' passes).
+// The discrete-event engine: replays a workload on a cluster under one scheduler (and, for GPU
+// shares it does not place itself, a share scheduler) and records every job's lifecycle,
+// placement, communication path and throughput, and the cluster's state over time.
+//
+// Time is integer milliseconds. Events (submissions, then finishes) are ordered by (time,
+// sequence number): simultaneous events are handled in the order they were created, so a run
+// is deterministic. After all events of one instant are handled, each scheduler runs one pass
+// over its pending queue (sim/scheduler.h). Replays run jobs for their duration and retry
+// waiting jobs as resources free up; fill experiments (`jobs_wait` false) submit jobs that
+// never finish and fail a job that cannot start the instant it arrives.
+//
+// Run time feeds back from placement: a training job with `iterations` runs iterations x step
+// time; one with a trace duration runs duration x ideal / actual throughput, where "ideal" is
+// the throughput the topology-aware scheduler's placement gets for the same job on idle nodes
+// of the type it runs on (a trace records how long the job took; we take that as its best case).
+// Shares and trace pods run their recorded duration.
 #pragma once
 
-#include <array>
-#include <map>
-#include <memory>
-#include <queue>
-#include <random>
-#include <set>
-#include <tuple>
+#include <cstdint>
+#include <string>
 #include <vector>
 
-#include "core/fragmentation.h"
-#include "core/gpu_share.h"
-#include "core/share_policies.h"
-#include "sim/node_index.h"
-#include "sim/simulation.h"
+#include "core/network_model.h"
+#include "core/throughput.h"
+#include "sim/cluster.h"
+#include "sim/job.h"
+#include "sim/job_record.h"
+#include "sim/sampling.h"
+#include "sim/schedulers/registry.h"
 
 namespace topsim {
 
-class Engine {
- public:
-  Engine(const ClusterState& cluster, const Workload& workload, const SimOptions& options);
-  SimResult run();
-
- private:
-  struct Event {
-    int64_t time_ms;
-    uint64_t seq;
-    uint32_t job;  // finish of this job
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time_ms != b.time_ms ? a.time_ms > b.time_ms : a.seq > b.seq;
-    }
-  };
-  // Job shapes that failed in the current pass (the cluster only fills up within a pass).
-  using FailedShapes = std::set<std::pair<int, int>>;
-
-  // lifecycle (simulation.cpp)
-  void submit(uint32_t job);
-  void finish(uint32_t job);
-  void schedule_pass();
-  void start(uint32_t job);
-  void set_state(uint32_t job, JobState state);
-  void reject(uint32_t job, std::string reason);
-  std::string admission_problem(const JobSpec& job) const;
-  // Whole GPUs of a job: the cluster, the node index and the share mirror.
-  void take(int node, const std::vector<int>& gpus);
-  void release(int node, const std::vector<int>& gpus);
-  // The cluster and the node index only (cards a share makes busy / idle).
-  void occupy(int node, const std::vector<int>& gpus);
-  void vacate(int node, const std::vector<int>& gpus);
-  Expected<ThroughputEstimate> throughput(const JobSpec& job, int node_type, const CommPath& path) const;
-  double ideal_samples_per_sec(const JobSpec& job, int node_type);
-  bool cross_numa(const std::vector<PodPlacement>& pods) const;
-  // True when the nodes sit in more than one rack (rack level configured).
-  bool spans_racks(const std::vector<int>& nodes) const;
-
-  // shared-GPU jobs and the share / fragmentation mirror of the cluster (share_scheduler.cpp)
-  void build_share_state();
-  std::string share_admission_problem(const JobSpec& job) const;
-  bool place_share(uint32_t job);
-  void release_share(const PodPlacement& pod, const JobSpec& job);
-  // Whole-GPU placements change the mirror too.
-  void mirror_whole(int node, const std::vector<int>& gpus, bool take);
-  // Integrates the sampled quantities up to `time_ms` and records samples before it.
-  void advance_to(int64_t time_ms);
-  SimSample sample_now(int64_t time_ms) const;
-  // Appends a sample at next_sample_ms_ (halving an automatic grid beyond kMaxAutoSamples).
-  void record_sample(const SimSample& now);
-  static constexpr size_t kMaxAutoSamples = 1000;
-  void finish_averages();
-
-  // topology-aware scheduler (topology_scheduler.cpp)
-  bool place_topology(uint32_t job);
-  bool place_on_one_node(uint32_t job, const PlacementRequest& request);
-  bool place_gang_across_nodes(uint32_t job, const GangRequest& request);
-  PlacementRequest node_request(uint32_t job) const;
-
-  // default scheduler (default_scheduler.cpp)
-  bool place_default_pods(uint32_t job);
-  int pick_spreading_node(int gpus);
-  CommPath default_comm_path(const JobRecord& record) const;
-
-  ClusterState cluster_;
-  const Workload& workload_;
-  SimOptions options_;
-  NodeIndex index_;
-  NodeLabel serving_ = NodeLabel::Topology;  // label of the nodes this scheduler uses
-  SimResult result_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  uint64_t seq_ = 0;
-  int64_t now_ms_ = 0;
-  std::vector<uint32_t> pending_;  // FIFO by submission
-  std::mt19937_64 rng_;
-  std::map<std::tuple<int, int, int, int, int, int>, double> ideal_cache_;
-  // Share accounting: one ShareNode per node (mode from its label, cards with their memory).
-  ShareCluster shares_;
-  TargetWorkload target_;
-  std::unique_ptr<FragmentationTracker> tracker_;  // null when the workload has no pods
-  std::unique_ptr<SharePolicy> share_policy_;
-  std::array<int, kNodeLabelCount> label_card_mem_{};  // largest card memory per label, GiB
-  int64_t running_ = 0;
-  // Sampling and time-weighted integration.
-  int64_t last_ms_ = 0;
-  int64_t first_ms_ = 0;
-  int64_t next_sample_ms_ = 0;
-  double sum_allocated_ = 0, sum_fragmentation_ = 0, sum_rate_ = 0, sum_pending_ = 0, sum_running_ = 0;
+struct RunConfig {
+  const SchedulerInfo* scheduler = nullptr;        // REQUIRED: places every job it handles
+  const SchedulerInfo* share_scheduler = nullptr;  // places GPU shares `scheduler` does not handle (may be null)
+  uint64_t seed = 1;                 // the run seed (sim/seeds.h); default 1
+  bool backfill = true;              // queue: a job that cannot start does not block later ones; default true
+  bool jobs_wait = true;             // false: a job that cannot start on arrival fails (fill); default true
+  NetworkModel network;              // NIC efficiency per transport
+  OverlapModel overlap;              // all-reduce / backward overlap per framework
+  bool record_transitions = true;    // keep every lifecycle transition; default true
+  int64_t sample_every_ms = 0;       // sampling period over time; 0 = automatic (sim/sampling.h)
+  double fragmentation_coverage = 0.95;  // FGD's target workload: the specs covering this share of the tasks
+  int fill_last_percent = -1;        // >= 0: record the state against arrived load, 0..this %; default off
 };
+
+struct RunOutput {
+  std::vector<JobRecord> jobs;       // by job id
+  std::vector<Transition> transitions;
+  int64_t first_submit_ms = 0;
+  int64_t makespan_ms = 0;           // last event time
+  uint64_t events = 0;               // events processed
+  int64_t busy_gpu_ms = 0;           // GPU-time of running jobs (shares: their share of the card)
+  int64_t held_idle_gpu_ms = 0;      // GPU-time held by partially placed jobs while not running
+  int total_gpus = 0;
+  size_t target_specs = 0;           // task specs of FGD's target workload (0: not measured)
+  int64_t sample_every_ms = 0;
+  std::vector<ClusterSample> samples;  // every sample_every_ms from the first submission's multiple
+  TimeAverages averages;
+  // Fill experiments: the curve against arrived load and the state after the last arrival.
+  std::vector<LoadPoint> load_curve;
+  LoadPoint final_load;
+  int64_t arrived_milli = 0;         // GPU request of every submitted job
+  int64_t capacity_milli = 0;        // the cluster's GPUs x 1000
+};
+
+// Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.
+// REQUIRES: config.scheduler non-null.
+RunOutput simulate(const ClusterState& cluster, const Workload& workload, const RunConfig& config);
 
 }  // namespace topsim

@@ -1,62 +1,90 @@
-// A training job as the simulator sees it: when it arrives, its pods and their GPU requests,
-// what it trains (for the throughput model) and how much work it carries.
+// A job as the simulator sees it: when it arrives, its pods and what they ask of a node, what
+// it trains (for the throughput model) and how much work it carries.
+//
+// Three kinds, one record:
+// - a training job: `workers` pods of `gpus_per_worker` whole GPUs on modelled nodes, running a
+//   model whose speed depends on where its GPUs are;
+// - a GPU share (BRIEF section 3): one pod asking `aliyun.com/gpu-mem` GiB of one card and
+//   optionally `gpu-core.percentage`, on `share` / `core_mem` nodes;
+// - a trace pod (Alibaba 2023 trace, FGD): one pod asking CPU, memory and `gpu_milli`
+//   thousandths of each of `gpus_per_worker` cards (0 cards: CPU-only), of allowed GPU types, on
+//   nodes read from the trace's node list.
+// Shares and trace pods run their recorded duration: the speed of a share is not modelled.
 //
 // Kept compact (a million-job workload must fit in well under 2 GB): names and unequal pod
 // lists only exist for scenario-embedded jobs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
+#include "core/fragmentation.h"
+#include "core/gpu_share.h"
 #include "core/model_catalog.h"
 
 namespace topsim {
 
 // The throughput model's framework type (core/model_catalog.h), used as is.
 using Framework = TrainingFramework;
-const char* framework_name(Framework framework);  // "tensorflow", "pytorch"
 
-// Which scheduler serves the job's pods (node label `ack.node.gpu.schedule`): `Topology` pods
-// request `aliyun.com/gpu` and go to topology nodes; `Default` pods request `nvidia.com/gpu`.
-enum class JobClass : uint8_t { Topology, Default };
+enum class JobKind : uint8_t { Training, Share, TracePod };
+template <>
+struct EnumNames<JobKind> {
+  static constexpr std::array<EnumName<JobKind>, 3> table{
+      {{JobKind::Training, "training"}, {JobKind::Share, "share"}, {JobKind::TracePod, "trace-pod"}}};
+};
 
 inline constexpr uint16_t kNoModel = 0xFFFF;
+// A duration that never ends (fill experiments: nothing departs).
+inline constexpr int64_t kForeverMs = -1;
 
 struct JobSpec {
   uint32_t id = 0;                 // its index in Workload::jobs (0..N-1, in submission order)
   int64_t submit_ms = 0;           // arrival time, ms from the start of the simulation
+  JobKind kind = JobKind::Training;
   uint16_t workers = 1;            // pods (master + workers), all requesting gpus_per_worker
-  uint16_t gpus_per_worker = 1;    // GPUs per pod
+  uint16_t gpus_per_worker = 1;    // GPUs per pod (trace pods: cards, 0 for CPU-only pods)
   Framework framework = Framework::PyTorch;
-  uint16_t model = 0;              // index into the model catalog (core/model_catalog.h), or
-                                   // kNoModel (a shared-GPU job that names none)
+  uint16_t model = 0;              // index into the model catalog, or kNoModel (shares, trace pods)
   uint16_t batch_per_gpu = 64;
-  // A shared-GPU job (BRIEF section 3) when gpu_mem_gib > 0: one pod asking
-  // `aliyun.com/gpu-mem: gpu_mem_gib` of one card and, when gpu_core_percent > 0,
-  // `aliyun.com/gpu-core.percentage: gpu_core_percent` of its compute (workers and
-  // gpus_per_worker are then 1). It runs for ideal_duration_ms: the speed of a share is not
-  // modelled.
+  // Share: aliyun.com/gpu-mem GiB and gpu-core.percentage (0 = memory only).
   uint16_t gpu_mem_gib = 0;
   uint8_t gpu_core_percent = 0;
-  bool is_share() const { return gpu_mem_gib > 0; }
+  // Trace pod: allowed GPU types (bit t, 0 = any), thousandths of each card, CPU and memory.
+  uint8_t gpu_type_mask = 0;
+  uint16_t gpu_milli = 0;
+  int32_t cpu_milli = 0;
+  int32_t memory_mib = 0;
   // Work, one of the two (the other 0): iterations to run, or the job's duration in ms under
-  // an ideal placement (a trace duration); the actual run time stretches with the placement's
-  // throughput relative to the ideal one.
+  // an ideal placement (a trace duration, or kForeverMs); the actual run time of a training job
+  // stretches with the placement's throughput relative to the ideal one.
   int64_t iterations = 0;
   int64_t ideal_duration_ms = 0;
   // Non-empty only when pods request different counts: GPUs of each of the `workers` pods
   // (gpus_per_worker then holds the largest).
   std::vector<uint16_t> unequal_pod_gpus;
+
+  bool is_share() const { return kind == JobKind::Share; }
+  bool is_training() const { return kind == JobKind::Training; }
   // workers x gpus_per_worker, or the sum of unequal_pod_gpus when pods differ.
-  int total_gpus() const {
-    if (unequal_pod_gpus.empty()) return int{workers} * gpus_per_worker;
-    int total = 0;
-    for (uint16_t gpus : unequal_pod_gpus) total += gpus;
-    return total;
-  }
+  int total_gpus() const;
+  // GPUs of pod `pod` (rank order).
+  int pod_gpus(size_t pod) const { return unequal_pod_gpus.empty() ? gpus_per_worker : unequal_pod_gpus[pod]; }
+  // The GPU share the job asks, in thousandths of a card (whole GPUs 1000 each; a memory share
+  // measured on a card of `card_mem_gib`).
+  int64_t gpu_milli_total(int card_mem_gib = 0) const;
 };
+
+// What one pod of the job asks of a node, in the share accounting's terms (core/gpu_share.h):
+// whole cards (marked topology-aware when `topology_aware`), a memory share, or the trace
+// pod's CPU, memory and milli cards.
+PodRequest pod_request(const JobSpec& job, size_t pod = 0, bool topology_aware = false);
 
 // Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).
 struct JobExtras {
@@ -68,6 +96,9 @@ struct Workload {
   std::vector<JobSpec> jobs;                  // sorted by (submit_ms, id)
   std::map<uint32_t, JobExtras> extras;       // by job id; most trace jobs have none
   std::string source;                         // e.g. "philly.csv", "synthetic(seed=7)"
+  // The task specs FGD's fragmentation measure is derived from (a trace's whole pod list);
+  // empty: derived from the jobs themselves.
+  std::shared_ptr<const std::vector<TaskSpec>> fragmentation_specs;
   std::string job_name(uint32_t id) const;
 };
 

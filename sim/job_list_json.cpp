@@ -28,13 +28,6 @@ const std::vector<std::string> kEntryKeys = {"name",       "submit_s",      "wor
                                              "gpu_mem_gib", "gpu_core_percent"};
 const std::vector<std::string> kFrameworks = {"tensorflow", "pytorch"};
 
-// "unknown model 'vgg61' (did you mean 'vgg16'?)", or the known names when none is close.
-std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known) {
-  const auto close = closest_name(typed, known);
-  return "unknown " + std::string(what) + " '" + std::string(typed) + "' (" +
-         (close ? "did you mean '" + *close + "'?" : "known: " + join_names(known)) + ")";
-}
-
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
 }
@@ -143,6 +136,7 @@ void read_share(const JsonObject& entry, JobSpec& job) {
   if (!mem) return;
   if (const Status status = validate_request(pod, std::numeric_limits<int>::max()); !status)
     return entry.fail(pod.gpu.core_percent ? "gpu_core_percent" : "gpu_mem_gib", status.error().message);
+  job.kind = JobKind::Share;
   job.gpu_mem_gib = static_cast<uint16_t>(*mem);
   job.gpu_core_percent = static_cast<uint8_t>(pod.gpu.core_percent.value_or(0));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "sim/suggest.h"
 
@@ -55,6 +56,63 @@ std::string range_text(Number min, Number max) {
   return "in " + text(min) + ".." + text(max);
 }
 
+// Finds the first key repeated within one object (nlohmann keeps the last silently), as the
+// JSON pointer of the repeated key.
+class DuplicateKeyFinder : public nlohmann::json_sax<Json> {
+ public:
+  std::optional<std::string> duplicate;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_array() override { return close(); }
+  bool key(string_t& key) override {
+    Frame& frame = frames_.back();
+    if (!frame.keys.insert(key).second) {
+      duplicate = pointer_to_parent() + "/" + pointer_token(key);
+      return false;
+    }
+    frame.key = key;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;   // object: the member being read
+    size_t index = 0;  // array: the element being read
+  };
+  bool value() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool object) {
+    frames_.push_back(Frame{object, {}, {}, 0});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return value();
+  }
+  // The pointer of the innermost open object or array.
+  std::string pointer_to_parent() const {
+    std::string pointer;
+    for (size_t i = 0; i + 1 < frames_.size(); ++i)
+      pointer += "/" + (frames_[i].object ? pointer_token(frames_[i].key) : std::to_string(frames_[i].index));
+    return pointer;
+  }
+  std::vector<Frame> frames_;
+};
+
 }  // namespace
 
 JsonAt JsonAt::member(std::string_view key) const {
@@ -65,7 +123,12 @@ JsonAt JsonAt::element(size_t index) const { return JsonAt{&value->at(index), po
 
 Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
   try {
-    return Json::parse(text.begin(), text.end());
+    Json json = Json::parse(text.begin(), text.end());
+    DuplicateKeyFinder finder;
+    Json::sax_parse(text.begin(), text.end(), &finder);
+    if (finder.duplicate)
+      return Error{std::string(source) + ": " + *finder.duplicate + ": duplicate key (a key may appear once per object)"};
+    return json;
   } catch (const Json::parse_error& e) {
     return Error{text_position(text, source, e.byte) + ": " + parse_reason(e)};
   } catch (const Json::exception& e) {

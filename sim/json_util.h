@@ -28,7 +28,8 @@ struct JsonAt {
   JsonAt element(size_t index) const;
 };
 
-// Parses `text`; a syntax error reads "<source>:<line>:<column>: <reason>". Never throws.
+// Parses `text`; a syntax error reads "<source>:<line>:<column>: <reason>", a key repeated in
+// one object "<source>: <pointer of the key>: duplicate key ...". Never throws.
 Expected<nlohmann::json> parse_json_text(std::string_view text, std::string_view source);
 
 // How a found value appears in an error: scalars as (shortened) JSON text, else "an object" /

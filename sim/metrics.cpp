@@ -1,78 +1,238 @@
 #include "sim/metrics.h"
 
 #include <algorithm>
-#include <cmath>
-#include <vector>
+#include <map>
+
+#include "core/model_catalog.h"
 
 namespace topsim {
 namespace {
 
-Distribution distribution(std::vector<double> values) {
-  Distribution d;
-  d.count = values.size();
-  if (values.empty()) return d;
-  std::sort(values.begin(), values.end());
-  double sum = 0;
-  for (double v : values) sum += v;
-  d.mean = sum / static_cast<double>(values.size());
-  auto rank = [&](double p) {
-    const size_t r = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
-    return values[std::min(values.size() - 1, r == 0 ? 0 : r - 1)];
-  };
-  d.p50 = rank(0.50);
-  d.p95 = rank(0.95);
-  d.p99 = rank(0.99);
-  return d;
+using enum Better;
+using enum MetricShape;
+
+const std::vector<MetricInfo> kCatalog = {
+    {"jobs", "jobs", Neither, Scalar, "jobs submitted (fill: pods arrived)"},
+    {"placed", "jobs", Higher, Scalar, "jobs that started"},
+    {"finished", "jobs", Higher, Scalar, "jobs that ran to completion"},
+    {"rejected", "jobs", Lower, Scalar, "jobs rejected at submission (invalid, or nothing could ever run them)"},
+    {"failed", "jobs", Lower, Scalar, "fill: jobs no node fitted on arrival"},
+    {"stuck", "jobs", Lower, Scalar, "jobs partially placed when the run ended (partial-placement deadlock)"},
+    {"never_placed", "jobs", Lower, Scalar, "jobs still waiting, without any pod placed, when the run ended"},
+    {"share_jobs", "jobs", Neither, Scalar, "GPU-share jobs in the workload"},
+    {"wait_s", "s", Lower, OverJobs, "queueing delay of finished jobs: start - submit"},
+    {"jct_s", "s", Lower, OverJobs, "job completion time of finished jobs: finish - submit"},
+    {"share_wait_s", "s", Lower, OverJobs, "queueing delay of finished GPU-share jobs"},
+    {"images_per_sec", "images/s", Higher, OverJobs, "predicted throughput of started jobs training image models"},
+    {"ring_gbps", "GB/s", Higher, OverJobs, "predicted all-reduce bus bandwidth of started multi-GPU training jobs"},
+    {"makespan_s", "s", Lower, Scalar, "time of the last event, from the first submission's time origin"},
+    {"gpu_utilisation", "ratio", Higher, Scalar, "GPU-time of running jobs / (GPUs x makespan)"},
+    {"held_idle_gpu_hours", "GPU-hours", Lower, Scalar, "GPU-time held by partially placed jobs while not running"},
+    {"cross_numa_ratio", "ratio", Lower, Scalar, "started multi-GPU jobs with GPUs on several NUMA nodes of one node (> 0.5 warns)"},
+    {"topology_success_rate", "ratio", Higher, Scalar,
+     "topology-aware only: placements made without dropping a constraint, over all placements (< 0.8 warns)"},
+    {"fallbacks", "jobs", Lower, Scalar, "placements that dropped a constraint"},
+    {"placement_efficiency", "ratio", Higher, Scalar, "mean over started multi-GPU jobs of throughput / ideal-placement throughput"},
+    {"allocated_gpus", "GPUs", Higher, OverTime, "GPU share allocated"},
+    {"gpu_alloc_ratio", "ratio", Higher, OverTime, "GPU share allocated / GPUs"},
+    {"fragmentation_gpus", "GPUs", Lower, OverTime, "FGD's fragmentation F (USENIX ATC '23) over the cluster"},
+    {"fragmentation_rate", "ratio", Lower, OverTime, "F / unallocated GPU share"},
+    {"pending_jobs", "jobs", Lower, OverTime, "jobs waiting (partially placed ones included)"},
+    {"running_jobs", "jobs", Neither, OverTime, "jobs running"},
+    {"gpu_alloc_ratio", "ratio", Higher, Final, "fill: GPU share allocated / GPUs after the last arrival"},
+    {"fragmentation_rate", "ratio", Lower, Final, "fill: F / unallocated GPU share after the last arrival"},
+    {"fragmentation_gpus", "GPUs", Lower, Final, "fill: F after the last arrival"},
+    {"unusable_gpus", "GPUs", Lower, Final, "fill: free GPU share no pod of the target workload can use, after the last arrival"},
+    {"arrived_load", "ratio", Neither, Scalar, "fill: GPU request of the arrived jobs / GPU capacity"},
+    {"events", "events", Neither, Scalar, "events processed (submissions and finishes)"},
+};
+
+std::vector<std::string_view> statistics(MetricShape shape) {
+  switch (shape) {
+    case Scalar: return {""};
+    case OverJobs: return {"mean", "p50", "p95", "p99", "max"};
+    case OverTime: return {"mean", "max"};
+    case Final: return {"final"};
+  }
+  return {};
+}
+
+struct JobCounts {
+  uint64_t placed = 0, finished = 0, rejected = 0, failed = 0, stuck = 0, never_placed = 0, shares = 0;
+  uint64_t topology_placed = 0, fallbacks = 0, multi_gpu = 0, cross_numa = 0, efficiency_jobs = 0;
+  double efficiency_sum = 0;
+  std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;
+};
+
+bool trains_images(const JobSpec& job) {
+  const DnnModel* model = model_at(job.model);
+  return model && model->unit == SampleUnit::Images;
+}
+
+void count_placed(const JobSpec& job, const JobRecord& r, JobCounts& c) {
+  ++c.placed;
+  if (!job.is_share()) ++c.topology_placed;  // placements with topology constraints to meet
+  if (!r.relaxed.empty()) ++c.fallbacks;
+  size_t gpus = 0;
+  for (const PodPlacement& pod : r.pods) gpus += pod.gpus.size();
+  if (gpus > 1) {
+    ++c.multi_gpu;
+    if (r.cross_numa) ++c.cross_numa;
+    if (r.ideal_samples_per_sec > 0) {
+      c.efficiency_sum += r.samples_per_sec / r.ideal_samples_per_sec;
+      ++c.efficiency_jobs;
+    }
+  }
+  if (!job.is_training()) return;
+  if (trains_images(job)) c.images_per_sec.push_back(r.samples_per_sec);
+  if (r.comm.ranks > 1) c.ring_gbps.push_back(r.comm.bus_bandwidth_gbps);
+}
+
+JobCounts count_jobs(const RunOutput& run, const Workload& workload) {
+  JobCounts c;
+  for (size_t id = 0; id < run.jobs.size(); ++id) {
+    const JobRecord& r = run.jobs[id];
+    const JobSpec& job = workload.jobs[id];
+    if (job.is_share()) ++c.shares;
+    if (r.state == JobState::Rejected) ++c.rejected;
+    if (r.state == JobState::Failed) ++c.failed;
+    if (r.state == JobState::Stuck) ++c.stuck;
+    if (r.state == JobState::Pending) ++c.never_placed;
+    if (r.start_ms < 0) continue;
+    count_placed(job, r, c);
+    if (r.state != JobState::Finished) continue;
+    ++c.finished;
+    c.waits.push_back(static_cast<double>(r.start_ms - r.submit_ms) / 1000.0);
+    if (job.is_share()) c.share_waits.push_back(c.waits.back());
+    c.jcts.push_back(static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0);
+  }
+  return c;
+}
+
+void set_over_time(Metrics& m, const RunOutput& run) {
+  const TimeAverages& a = run.averages;
+  const double gpus = std::max(1, run.total_gpus);
+  m.set("allocated_gpus.mean", a.allocated_gpus);
+  m.set("allocated_gpus.max", a.peak_allocated_gpus);
+  m.set("gpu_alloc_ratio.mean", a.allocated_gpus / gpus);
+  m.set("gpu_alloc_ratio.max", a.peak_allocated_gpus / gpus);
+  m.set("fragmentation_gpus.mean", a.fragmentation_gpus);
+  m.set("fragmentation_rate.mean", a.fragmentation_rate);
+  m.set("pending_jobs.mean", a.pending);
+  m.set("pending_jobs.max", static_cast<double>(a.peak_pending));
+  m.set("running_jobs.mean", a.running);
+}
+
+void set_fill(Metrics& m, const RunOutput& run) {
+  m.set("gpu_alloc_ratio.final", run.final_load.gpu_alloc_ratio);
+  m.set("fragmentation_rate.final", run.final_load.frag_rate);
+  m.set("fragmentation_gpus.final", run.final_load.frag_gpus);
+  m.set("unusable_gpus.final", run.final_load.unusable_gpus);
+  m.set("arrived_load", run.capacity_milli > 0 ? static_cast<double>(run.arrived_milli) / static_cast<double>(run.capacity_milli) : 0);
 }
 
 }  // namespace
 
-RunSummary summarize(const SimResult& result) {
-  RunSummary s;
-  s.scheduler = result.scheduler;
-  s.jobs = result.jobs.size();
-  s.events = result.events;
-  std::vector<double> waits, jcts, share_waits;
-  s.averages = result.averages;
-  uint64_t placed = 0, multi_gpu = 0, cross = 0, efficiency_jobs = 0;
-  double efficiency_sum = 0;
-  for (const JobRecord& r : result.jobs) {
-    if (r.state == JobState::Rejected) ++s.rejected;
-    if (r.state == JobState::Stuck) ++s.stuck;
-    if (r.state == JobState::Pending) ++s.never_placed;
-    if (r.share) ++s.share_jobs;
-    if (r.start_ms < 0) continue;
-    if (!r.share) ++placed;  // topology placements (shares have no topology constraints)
-    if (!r.relaxed.empty()) ++s.fallbacks;
-    size_t gpus = 0;
-    for (const PodPlacement& pod : r.pods) gpus += pod.gpus.size();
-    if (gpus > 1) {
-      ++multi_gpu;
-      if (r.cross_numa) ++cross;
-      if (r.ideal_samples_per_sec > 0) {
-        efficiency_sum += r.samples_per_sec / r.ideal_samples_per_sec;
-        ++efficiency_jobs;
-      }
-    }
-    if (r.state != JobState::Finished) continue;
-    ++s.finished;
-    waits.push_back((r.start_ms - r.submit_ms) / 1000.0);
-    if (r.share) share_waits.push_back(waits.back());
-    jcts.push_back((r.finish_ms - r.submit_ms) / 1000.0);
+const std::vector<MetricInfo>& metric_catalog() { return kCatalog; }
+
+const MetricInfo* find_metric(std::string_view full_name) {
+  const size_t dot = full_name.find('.');
+  const std::string_view base = full_name.substr(0, dot);
+  const std::string_view statistic = dot == std::string_view::npos ? "" : full_name.substr(dot + 1);
+  for (const MetricInfo& info : kCatalog) {
+    if (info.name != base) continue;
+    const auto stats = statistics(info.shape);
+    if (std::find(stats.begin(), stats.end(), statistic) != stats.end()) return &info;
   }
-  s.wait_s = distribution(std::move(waits));
-  s.jct_s = distribution(std::move(jcts));
-  s.share_wait_s = distribution(std::move(share_waits));
-  s.makespan_s = result.makespan_ms / 1000.0;
-  if (result.makespan_ms > 0 && result.total_gpus > 0)
-    s.gpu_utilisation = static_cast<double>(result.busy_gpu_ms) / (static_cast<double>(result.total_gpus) * result.makespan_ms);
-  s.held_idle_gpu_hours = result.held_idle_gpu_ms / 3.6e6;
-  s.cross_numa_ratio = multi_gpu ? static_cast<double>(cross) / multi_gpu : 0;
-  // The default scheduler has no topology constraints to meet: the rate does not apply (-1).
-  s.topology_success_rate = result.scheduler != SchedulerKind::TopologyAware ? -1
-                            : placed ? static_cast<double>(placed - s.fallbacks) / placed : 0;
-  s.placement_efficiency = efficiency_jobs ? efficiency_sum / efficiency_jobs : 0;
-  return s;
+  return nullptr;
+}
+
+std::vector<std::string> full_metric_names(const MetricInfo& info) {
+  std::vector<std::string> names;
+  for (std::string_view statistic : statistics(info.shape))
+    names.push_back(statistic.empty() ? std::string(info.name) : std::string(info.name) + "." + std::string(statistic));
+  return names;
+}
+
+void Metrics::set(std::string name, double value) {
+  for (Metric& metric : values_)
+    if (metric.name == name) return void(metric.value = value);
+  values_.push_back({std::move(name), value});
+}
+
+void Metrics::set(std::string_view base, const Distribution& d) {
+  const std::string name(base);
+  set(name + ".mean", d.mean);
+  set(name + ".p50", d.p50);
+  set(name + ".p95", d.p95);
+  set(name + ".p99", d.p99);
+  set(name + ".max", d.max);
+}
+
+std::optional<double> Metrics::get(std::string_view name) const {
+  for (const Metric& metric : values_)
+    if (metric.name == name) return metric.value;
+  return std::nullopt;
+}
+
+Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill) {
+  JobCounts c = count_jobs(run, workload);
+  Metrics m;
+  m.set("jobs", static_cast<double>(run.jobs.size()));
+  m.set("placed", static_cast<double>(c.placed));
+  if (fill) {
+    m.set("failed", static_cast<double>(c.failed));
+    m.set("rejected", static_cast<double>(c.rejected));
+    set_fill(m, run);
+    m.set("events", static_cast<double>(run.events));
+    return m;
+  }
+  m.set("finished", static_cast<double>(c.finished));
+  m.set("rejected", static_cast<double>(c.rejected));
+  m.set("stuck", static_cast<double>(c.stuck));
+  m.set("never_placed", static_cast<double>(c.never_placed));
+  m.set("share_jobs", static_cast<double>(c.shares));
+  m.set("wait_s", distribution_of(std::move(c.waits)));
+  m.set("jct_s", distribution_of(std::move(c.jcts)));
+  m.set("share_wait_s", distribution_of(std::move(c.share_waits)));
+  m.set("images_per_sec", distribution_of(std::move(c.images_per_sec)));
+  m.set("ring_gbps", distribution_of(std::move(c.ring_gbps)));
+  m.set("makespan_s", static_cast<double>(run.makespan_ms) / 1000.0);
+  const double gpu_ms = static_cast<double>(run.total_gpus) * static_cast<double>(run.makespan_ms);
+  m.set("gpu_utilisation", gpu_ms > 0 ? static_cast<double>(run.busy_gpu_ms) / gpu_ms : 0);
+  m.set("held_idle_gpu_hours", static_cast<double>(run.held_idle_gpu_ms) / 3.6e6);
+  m.set("cross_numa_ratio", c.multi_gpu ? static_cast<double>(c.cross_numa) / static_cast<double>(c.multi_gpu) : 0);
+  if (topology_aware)
+    m.set("topology_success_rate",
+          c.topology_placed ? static_cast<double>(c.topology_placed - c.fallbacks) / static_cast<double>(c.topology_placed) : 0);
+  m.set("fallbacks", static_cast<double>(c.fallbacks));
+  m.set("placement_efficiency", c.efficiency_jobs ? c.efficiency_sum / static_cast<double>(c.efficiency_jobs) : 0);
+  set_over_time(m, run);
+  m.set("events", static_cast<double>(run.events));
+  return m;
+}
+
+std::vector<ModelThroughput> throughput_by_model(const RunOutput& run, const Workload& workload) {
+  std::map<uint16_t, ModelThroughput> by_model;
+  for (size_t id = 0; id < run.jobs.size(); ++id) {
+    const JobRecord& r = run.jobs[id];
+    const JobSpec& job = workload.jobs[id];
+    const DnnModel* model = model_at(job.model);
+    if (!job.is_training() || r.start_ms < 0 || !model) continue;
+    ModelThroughput& t = by_model[job.model];
+    t.model = model->name;
+    t.unit = sample_unit_name(model->unit);
+    ++t.jobs;
+    t.mean_samples_per_sec += r.samples_per_sec;
+    t.mean_ideal_samples_per_sec += r.ideal_samples_per_sec;
+  }
+  std::vector<ModelThroughput> out;
+  for (auto& [index, t] : by_model) {
+    t.mean_samples_per_sec /= static_cast<double>(t.jobs);
+    t.mean_ideal_samples_per_sec /= static_cast<double>(t.jobs);
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 }  // namespace topsim

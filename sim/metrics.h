@@ -1,41 +1,78 @@
-// Per-scheduler summary metrics of a simulation run: waiting time and JCT distributions,
-// makespan, GPU utilisation, and the placement-quality figures operators alert on
-// (topology-scheduling success rate, cross-NUMA allocation ratio, fallbacks).
+// The one vocabulary of result metrics: every figure a run produces has a name from this
+// catalog, a unit carried in the name where it has one (`wait_s`, `ring_gbps`), a direction
+// (which way is better) and a description. Reporters, the CI check and capacity planning all
+// refer to metrics by these names; docs/results-format.md lists them.
+//
+// A full name is "<base>[.<statistic>]": distributions over jobs have .mean .p50 .p95 .p99
+// .max (nearest rank); quantities over time have .mean (time-weighted) and .max; fill
+// experiments' state after the last arrival has .final.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
-#include "sim/simulation.h"
+#include "sim/engine.h"
+#include "sim/statistics.h"
 
 namespace topsim {
 
-struct Distribution {
-  double mean = 0, p50 = 0, p95 = 0, p99 = 0;  // nearest-rank percentiles
-  uint64_t count = 0;
+enum class Better : uint8_t { Higher, Lower, Neither };
+
+enum class MetricShape : uint8_t {
+  Scalar,        // one value, no statistic
+  OverJobs,      // .mean .p50 .p95 .p99 .max over jobs
+  OverTime,      // .mean (time-weighted) .max
+  Final,         // .final (fill: after the last arrival)
 };
 
-struct RunSummary {
-  SchedulerKind scheduler = SchedulerKind::TopologyAware;
-  uint64_t jobs = 0, finished = 0, rejected = 0, stuck = 0, never_placed = 0;
-  Distribution wait_s;            // start - submit, finished jobs
-  Distribution jct_s;             // finish - submit, finished jobs
-  double makespan_s = 0;
-  double gpu_utilisation = 0;     // GPU-time of running jobs / (GPUs x makespan)
-  double held_idle_gpu_hours = 0; // GPUs held by partially placed jobs while not running
-  // Multi-GPU placements: share that spans several NUMA nodes on some node (> 0.5 warns).
-  double cross_numa_ratio = 0;
-  // Topology-aware only: placements made without dropping a constraint, over all placements
-  // (< 0.8 warns); -1 for the default scheduler, which has no topology constraints.
-  double topology_success_rate = 0;
-  uint64_t fallbacks = 0;         // placements that dropped a constraint
-  // Mean over finished multi-GPU jobs of placed throughput / ideal-placement throughput.
-  double placement_efficiency = 0;
-  uint64_t events = 0;
-  uint64_t share_jobs = 0;        // shared-GPU jobs in the workload
-  Distribution share_wait_s;      // start - submit, finished shared-GPU jobs
-  TimeAverages averages;          // allocation, fragmentation and queue over time (SimResult)
+struct MetricInfo {
+  std::string_view name;  // base name
+  std::string_view unit;  // "s", "GPUs", "ratio", "jobs", ...
+  Better better = Better::Neither;
+  MetricShape shape = MetricShape::Scalar;
+  std::string_view description;
 };
 
-RunSummary summarize(const SimResult& result);
+const std::vector<MetricInfo>& metric_catalog();
+// The catalog entry of a full name ("wait_s.p95" -> wait_s), nullptr for a name outside it.
+const MetricInfo* find_metric(std::string_view full_name);
+// Every full name of one base name ("wait_s" -> wait_s.mean, wait_s.p50, ...).
+std::vector<std::string> full_metric_names(const MetricInfo& info);
+
+struct Metric {
+  std::string name;  // full name
+  double value = 0;
+};
+
+// Named values of one run, in the order they were set.
+class Metrics {
+ public:
+  // REQUIRES: find_metric(name) != nullptr.
+  void set(std::string name, double value);
+  void set(std::string_view base, const Distribution& d);
+  std::optional<double> get(std::string_view name) const;
+  double value_or(std::string_view name, double fallback) const { return get(name).value_or(fallback); }
+  const std::vector<Metric>& all() const { return values_; }
+
+ private:
+  std::vector<Metric> values_;
+};
+
+// Mean throughput of the jobs that trained one model, per scheduler run.
+struct ModelThroughput {
+  std::string model;
+  std::string unit;                    // "images", "samples"
+  uint64_t jobs = 0;                   // started jobs training it
+  double mean_samples_per_sec = 0;     // mean over those jobs of their whole-job throughput
+  double mean_ideal_samples_per_sec = 0;
+};
+
+// Everything `topsim` reports about one run, in the vocabulary above. `topology_aware`: the
+// run's scheduler has topology constraints to meet (topology_success_rate applies).
+Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill);
+std::vector<ModelThroughput> throughput_by_model(const RunOutput& run, const Workload& workload);
 
 }  // namespace topsim

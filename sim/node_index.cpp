@@ -4,24 +4,24 @@
 
 namespace topsim {
 
-NodeIndex::NodeIndex(const ClusterState& cluster) {
+void NodeIndex::reset(const std::vector<int>& type_gpus) {
   for (auto& by_label : buckets_) {
-    by_label.resize(cluster.type_count());
-    for (int t = 0; t < cluster.type_count(); ++t) by_label[t].resize(cluster.type(t).topology->gpu_count() + 1);
-  }
-  for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) {
-    const SimNode& node = cluster.node(n);
-    buckets_[static_cast<int>(node.label)][node.type][node.free.count()].push_back(n);  // ascending by construction
+    by_label.assign(type_gpus.size(), {});
+    for (size_t t = 0; t < type_gpus.size(); ++t) by_label[t].resize(static_cast<size_t>(type_gpus[t]) + 1);
   }
 }
 
-void NodeIndex::update(const SimNode& node, int node_index, int old_free, int new_free) {
+void NodeIndex::add(NodeMode label, int type, int free, int node) {
+  buckets_[static_cast<size_t>(label)][static_cast<size_t>(type)][static_cast<size_t>(free)].push_back(node);
+}
+
+void NodeIndex::update(NodeMode label, int type, int node, int old_free, int new_free) {
   if (old_free == new_free) return;
-  auto& by_free = buckets_[static_cast<int>(node.label)][node.type];
-  std::vector<int>& from = by_free[old_free];
-  from.erase(std::lower_bound(from.begin(), from.end(), node_index));
-  std::vector<int>& to = by_free[new_free];
-  to.insert(std::lower_bound(to.begin(), to.end(), node_index), node_index);
+  auto& by_free = buckets_[static_cast<size_t>(label)][static_cast<size_t>(type)];
+  std::vector<int>& from = by_free[static_cast<size_t>(old_free)];
+  from.erase(std::lower_bound(from.begin(), from.end(), node));
+  std::vector<int>& to = by_free[static_cast<size_t>(new_free)];
+  to.insert(std::lower_bound(to.begin(), to.end(), node), node);
 }
 
 }  // namespace topsim

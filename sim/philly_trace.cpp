@@ -81,14 +81,12 @@ void finish_jobs(std::vector<JobSpec>& jobs, const PhillyOptions& options) {
   if (options.max_jobs > 0 && jobs.size() > options.max_jobs) jobs.resize(options.max_jobs);
   jobs.shrink_to_fit();
   const int64_t start_ms = jobs.empty() ? 0 : jobs.front().submit_ms;
-  const TrainingDraw draw(options.model_mix, options.tensorflow_share);
-  std::mt19937_64 rng(options.seed);
   for (size_t i = 0; i < jobs.size(); ++i) {
     JobSpec& job = jobs[i];
     job.id = static_cast<uint32_t>(i);
     job.submit_ms = std::llround(static_cast<double>(job.submit_ms - start_ms) * options.arrival_time_scale);
-    draw.assign(job, rng);
   }
+  draw_training(jobs, TrainingDraw(options.model_mix, options.tensorflow_share), options.seed);
 }
 
 }  // namespace

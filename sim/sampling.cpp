@@ -1,97 +1,120 @@
-// The engine's view of the cluster over time: samples on a fixed grid (the state after every
-// event up to the sample time) and exact time-weighted means, integrated between events.
+#include "sim/sampling.h"
+
 #include <algorithm>
 #include <array>
 
-#include "sim/engine.h"
-
 namespace topsim {
+namespace {
 
-int64_t auto_sample_period_ms(const Workload& workload) {
+int64_t floor_multiple(int64_t time_ms, int64_t period_ms) {
+  return (time_ms >= 0 ? time_ms / period_ms : (time_ms - period_ms + 1) / period_ms) * period_ms;
+}
+
+}  // namespace
+
+ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending) {
+  ClusterSample s;
+  s.running = running;
+  s.pending = pending;
+  s.allocated_gpus = cluster.allocated_gpus();
+  if (const FragmentationTracker* tracker = cluster.fragmentation()) {
+    s.fragmentation_gpus = tracker->fragmentation_gpus();
+    s.fragmentation_rate = tracker->fragmentation_rate();
+    s.unusable_gpus = tracker->unusable_gpus();
+    s.idle_cards = tracker->idle_cards();
+  } else {
+    s.idle_cards = cluster.free_gpus();
+  }
+  return s;
+}
+
+int64_t auto_sample_period_ms(const std::vector<JobSpec>& jobs) {
   constexpr int64_t kSecond = 1000, kMinute = 60 * kSecond, kHour = 60 * kMinute, kDay = 24 * kHour;
   constexpr std::array<int64_t, 19> kRound = {kSecond,      2 * kSecond,  5 * kSecond,  10 * kSecond, 15 * kSecond,
                                               30 * kSecond, kMinute,      2 * kMinute,  5 * kMinute,  10 * kMinute,
                                               15 * kMinute, 30 * kMinute, kHour,        2 * kHour,    3 * kHour,
                                               6 * kHour,    12 * kHour,   kDay,         2 * kDay};
   constexpr int64_t kWeek = 7 * kDay, kMaxSamples = 100;
-  if (workload.jobs.empty()) return kMinute;
+  if (jobs.empty()) return kMinute;
   // The expected span: submissions, and trace durations where jobs carry them (a job with
   // iterations has no known duration before it is placed).
-  int64_t end = workload.jobs.back().submit_ms;
-  for (const JobSpec& job : workload.jobs) end = std::max(end, job.submit_ms + job.ideal_duration_ms);
-  const int64_t span = end - workload.jobs.front().submit_ms;
+  int64_t end = jobs.back().submit_ms;
+  for (const JobSpec& job : jobs) end = std::max(end, job.submit_ms + std::max<int64_t>(0, job.ideal_duration_ms));
+  const int64_t span = end - jobs.front().submit_ms;
   const int64_t wanted = (span + kMaxSamples - 1) / kMaxSamples;
   for (int64_t period : kRound)
     if (period >= wanted) return period;
   return (wanted + kWeek - 1) / kWeek * kWeek;
 }
 
-SimSample Engine::sample_now(int64_t time_ms) const {
-  SimSample s;
-  s.time_ms = time_ms;
-  s.running = running_;
-  s.pending = static_cast<int64_t>(pending_.size());
-  if (tracker_) {
-    s.allocated_gpus = result_.total_gpus - tracker_->free_gpus();
-    s.fragmentation_gpus = tracker_->fragmentation_gpus();
-    s.fragmentation_rate = tracker_->fragmentation_rate();
-    s.unusable_gpus = tracker_->unusable_gpus();
-    s.idle_cards = tracker_->idle_cards();
-  } else {
-    s.allocated_gpus = result_.total_gpus - cluster_.free_gpus();
-    s.idle_cards = cluster_.free_gpus();
-  }
-  return s;
+TimeSampler::TimeSampler(int64_t period_ms, const std::vector<JobSpec>& jobs)
+    : automatic_(period_ms <= 0), started_(!jobs.empty()), period_ms_(period_ms > 0 ? period_ms : auto_sample_period_ms(jobs)) {
+  const int64_t first_ms = jobs.empty() ? 0 : jobs.front().submit_ms;
+  next_ms_ = floor_multiple(first_ms, period_ms_);
+  last_ms_ = first_ms;
+  allocated_ = fragmentation_ = rate_ = pending_ = running_ = TimeIntegral(first_ms);
 }
 
-void Engine::record_sample(const SimSample& now) {
-  result_.samples.push_back(now);
-  result_.samples.back().time_ms = next_sample_ms_;
-  next_sample_ms_ += result_.sample_every_ms;
-  if (options_.sample_every_ms > 0 || result_.samples.size() <= kMaxAutoSamples) return;
-  // Automatic period and the run outlasted the expected span: keep every other sample (a grid
-  // of twice the period from the same origin).
-  std::vector<SimSample>& samples = result_.samples;
+void TimeSampler::record(const ClusterSample& now) {
+  samples_.push_back(now);
+  samples_.back().time_ms = next_ms_;
+  next_ms_ += period_ms_;
+  if (!automatic_ || samples_.size() <= kMaxAutoSamples) return;
+  // The run outlasted the expected span: keep every other sample (a grid of twice the period
+  // from the same origin).
   size_t kept = 0;
-  for (size_t i = 0; i < samples.size(); i += 2) samples[kept++] = samples[i];
-  samples.resize(kept);
-  result_.sample_every_ms *= 2;
-  next_sample_ms_ = samples.back().time_ms + result_.sample_every_ms;
+  for (size_t i = 0; i < samples_.size(); i += 2) samples_[kept++] = samples_[i];
+  samples_.resize(kept);
+  period_ms_ *= 2;
+  next_ms_ = samples_.back().time_ms + period_ms_;
 }
 
-void Engine::advance_to(int64_t time_ms) {
+void TimeSampler::advance_to(int64_t time_ms, const ClusterSample& now) {
   if (time_ms <= last_ms_) return;
-  const SimSample now = sample_now(0);
-  while (next_sample_ms_ < time_ms) record_sample(now);
-  const auto dt = static_cast<double>(time_ms - last_ms_);
-  sum_allocated_ += now.allocated_gpus * dt;
-  sum_fragmentation_ += now.fragmentation_gpus * dt;
-  sum_rate_ += now.fragmentation_rate * dt;
-  sum_pending_ += static_cast<double>(now.pending) * dt;
-  sum_running_ += static_cast<double>(now.running) * dt;
-  result_.averages.peak_pending = std::max(result_.averages.peak_pending, now.pending);
   last_ms_ = time_ms;
+  while (next_ms_ < time_ms) record(now);
+  allocated_.hold(now.allocated_gpus, time_ms);
+  fragmentation_.hold(now.fragmentation_gpus, time_ms);
+  rate_.hold(now.fragmentation_rate, time_ms);
+  pending_.hold(static_cast<double>(now.pending), time_ms);
+  running_.hold(static_cast<double>(now.running), time_ms);
 }
 
-void Engine::finish_averages() {
-  const SimSample now = sample_now(0);
-  while (next_sample_ms_ <= now_ms_ && !workload_.jobs.empty()) record_sample(now);
-  result_.averages.peak_pending = std::max(result_.averages.peak_pending, now.pending);
-  TimeAverages& a = result_.averages;
-  const auto span = static_cast<double>(now_ms_ - first_ms_);
-  if (span <= 0) {  // everything happened at one instant: the state then
-    a.allocated_gpus = now.allocated_gpus;
-    a.fragmentation_gpus = now.fragmentation_gpus;
-    a.fragmentation_rate = now.fragmentation_rate;
-    a.pending = static_cast<double>(now.pending);
-    a.running = static_cast<double>(now.running);
-    return;
+void TimeSampler::finish(int64_t end_ms, const ClusterSample& now) {
+  while (started_ && next_ms_ <= end_ms) record(now);
+  allocated_.hold(now.allocated_gpus, end_ms);
+  pending_.hold(static_cast<double>(now.pending), end_ms);
+  averages_.allocated_gpus = allocated_.mean(now.allocated_gpus);
+  averages_.fragmentation_gpus = fragmentation_.mean(now.fragmentation_gpus);
+  averages_.fragmentation_rate = rate_.mean(now.fragmentation_rate);
+  averages_.pending = pending_.mean(static_cast<double>(now.pending));
+  averages_.running = running_.mean(static_cast<double>(now.running));
+  averages_.peak_allocated_gpus = allocated_.max();
+  averages_.peak_pending = static_cast<int64_t>(pending_.max());
+}
+
+LoadPoint LoadCurve::point(int percent, const ClusterState& cluster, int64_t failed) const {
+  LoadPoint p;
+  p.load_percent = percent;
+  const int64_t free_milli = cluster.fragmentation() ? cluster.fragmentation()->free_milli() : int64_t{1000} * cluster.free_gpus();
+  p.gpu_alloc_ratio = static_cast<double>(capacity_milli_ - free_milli) / static_cast<double>(capacity_milli_);
+  if (const FragmentationTracker* tracker = cluster.fragmentation()) {
+    p.frag_gpus = tracker->fragmentation_gpus();
+    p.frag_rate = tracker->fragmentation_rate();
+    p.unusable_gpus = tracker->unusable_gpus();
+    p.idle_cards = tracker->idle_cards();
   }
-  a.allocated_gpus = sum_allocated_ / span;
-  a.fragmentation_gpus = sum_fragmentation_ / span;
-  a.fragmentation_rate = sum_rate_ / span;
-  a.pending = sum_pending_ / span;
-  a.running = sum_running_ / span;
+  p.failed = failed;
+  return p;
+}
+
+void LoadCurve::observe(int64_t arrived_milli, const ClusterState& cluster, int64_t failed) {
+  for (int p = static_cast<int>(points_.size()); p <= last_percent_ && arrived_milli * 100 >= p * capacity_milli_; ++p)
+    points_.push_back(point(p, cluster, failed));
+}
+
+LoadPoint LoadCurve::final_point(int64_t arrived_milli, const ClusterState& cluster, int64_t failed) const {
+  return point(static_cast<int>(arrived_milli * 100 / capacity_milli_), cluster, failed);
 }
 
 }  // namespace topsim

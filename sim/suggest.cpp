@@ -67,4 +67,10 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known) {
+  const auto close = closest_name(typed, known);
+  return "unknown " + std::string(what) + " '" + std::string(typed) + "' (" +
+         (close ? "did you mean '" + *close + "'?" : "known: " + join_names(known)) + ")";
+}
+
 }  // namespace topsim

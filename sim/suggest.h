@@ -21,6 +21,10 @@ std::optional<std::string> closest_name(std::string_view typed, const std::vecto
 // "; did you mean 'x'?" when a close candidate exists, else "".
 std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates);
 
+// "unknown <what> '<typed>' (did you mean 'x'?)" when a close candidate exists, else
+// "unknown <what> '<typed>' (known: a, b, c)".
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known);
+
 // Candidates joined with ", ".
 std::string join_names(const std::vector<std::string>& names);
 

@@ -97,4 +97,10 @@ void TrainingDraw::assign(JobSpec& job, std::mt19937_64& rng) const {
   job.framework = uniform01(rng) < tensorflow_share_ ? Framework::TensorFlow : Framework::PyTorch;
 }
 
+void draw_training(std::vector<JobSpec>& jobs, const TrainingDraw& draw, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (JobSpec& job : jobs)
+    if (job.is_training()) draw.assign(job, rng);
+}
+
 }  // namespace topsim

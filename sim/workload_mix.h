@@ -87,4 +87,9 @@ class TrainingDraw {
   double tensorflow_share_;
 };
 
+// Draws what every training job trains, in job order, from std::mt19937_64(seed) (two draws
+// per job, TrainingDraw::assign); other jobs draw nothing. Loading a trace with one seed and
+// redrawing with another gives the same jobs as loading it with the other seed.
+void draw_training(std::vector<JobSpec>& jobs, const TrainingDraw& draw, uint64_t seed);
+
 }  // namespace topsim

@@ -1,5 +1,6 @@
-// `topsim run`: the default scenario, results.json (placements, transports, calibration),
-// byte-identical reruns, seed dependence, and bad scenario input (exit 2, one line).
+// `topsim run`: the default scenario, results.json (schema topsim.results/1) and jobs.jsonl
+// (placements, transports, calibration), byte-identical reruns (also from other working
+// directories), seed dependence, and bad scenario input (exit 2, one line).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -34,19 +35,30 @@ json run_to(const std::string& scenario, const std::string& dir) {
   return json::parse(read_text(fs::path(dir) / "results.json"));
 }
 
-// The results entry of one scheduler.
+// The first run (seed) of one scheduler in results.json.
 const json& results_of(const json& results, const std::string& scheduler) {
-  for (const json& run : results.at("results"))
-    if (run.at("scheduler") == scheduler) return run;
+  for (const json& s : results.at("schedulers"))
+    if (s.at("name") == scheduler) return s.at("runs").at(0);
   FAIL("no results for " << scheduler);
   return results;
 }
 
-const json& job_named(const json& run, const std::string& name) {
-  for (const json& job : run.at("jobs"))
+// The job records of one scheduler in <dir>/jobs.jsonl, in job order.
+json jobs_of(const std::string& dir, const std::string& scheduler) {
+  json jobs = json::array();
+  std::istringstream lines(read_text(fs::path(dir) / "jobs.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    json job = json::parse(line);
+    if (job.at("scheduler") == scheduler) jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+const json& job_named(const json& jobs, const std::string& name) {
+  for (const json& job : jobs)
     if (job.at("name") == name) return job;
   FAIL("no job " << name);
-  return run;
+  return jobs;
 }
 
 // Pods per node of a job entry in results.json.
@@ -133,8 +145,11 @@ TEST_CASE("cli::run the default scenario", "[cli]") {
           std::vector<std::string>{"jobs", "finished", "/", "rejected", "/", "stuck", "6", "/", "0", "/", "0", "6", "/", "0", "/", "0"});
     CHECK_THAT(r.out, Catch::Contains("results: results/ack-v100-benchmark/results.json"));
     const json results = json::parse(read_text(dir.path / "results/ack-v100-benchmark/results.json"));
+    CHECK(results.at("schema") == "topsim.results/1");
     CHECK(results.at("scenario").at("name") == "ack-v100-benchmark");
-    CHECK(results.at("results").size() == 2);
+    CHECK(results.at("schedulers").size() == 2);
+    CHECK(fs::is_regular_file(dir.path / "results/ack-v100-benchmark/jobs.jsonl"));
+    CHECK(fs::is_regular_file(dir.path / "results/ack-v100-benchmark/summary.txt"));
   }
 
   SECTION("topsim run --help documents -o / --output and results.json") {
@@ -152,29 +167,38 @@ TEST_CASE("cli::run results.json of the benchmark", "[cli]") {
   const json results = run_to(benchmark_path(), dir.file("out"));
   const json& topo = results_of(results, "topology-aware");
   const json& plain = results_of(results, "default");
+  const json topo_jobs = jobs_of(dir.file("out"), "topology-aware");
+  const json plain_jobs = jobs_of(dir.file("out"), "default");
 
-  SECTION("the scenario block and the summary keys are there") {
+  SECTION("the scenario block and the metric names of the results model are there") {
+    CHECK(results.at("schema") == "topsim.results/1");
     CHECK(results.at("scenario").at("seed") == 1);
     CHECK(results.at("scenario").at("nodes") == 2);
     CHECK(results.at("scenario").at("network") == "tcp");
-    for (const char* key : {"jobs", "finished", "rejected", "stuck", "never_placed", "wait_s", "jct_s", "makespan_s",
-                            "gpu_utilisation", "held_idle_gpu_hours", "cross_numa_ratio", "topology_success_rate",
-                            "fallbacks", "placement_efficiency", "events"})
-      CHECK(topo.at("summary").contains(key));
-    CHECK(topo.at("summary").at("finished") == 6);
-    CHECK(plain.at("summary").at("finished") == 6);
+    CHECK(results.at("scenario").at("workload") == "ack-v100-benchmark.json#/workload/jobs");
+    for (const char* key : {"jobs", "finished", "rejected", "stuck", "never_placed", "wait_s.mean", "wait_s.p95", "jct_s.p99",
+                            "images_per_sec.mean", "ring_gbps.mean", "makespan_s", "gpu_utilisation", "held_idle_gpu_hours",
+                            "cross_numa_ratio", "topology_success_rate", "fallbacks", "placement_efficiency",
+                            "fragmentation_gpus.mean", "pending_jobs.max", "events"})
+      CHECK(topo.at("metrics").contains(key));
+    CHECK_FALSE(plain.at("metrics").contains("topology_success_rate"));  // no topology constraints to meet
+    CHECK(topo.at("metrics").at("finished") == 6);
+    CHECK(plain.at("metrics").at("finished") == 6);
+    CHECK(results.at("metric_units").at("wait_s.p95").at("unit") == "s");
+    CHECK(results.at("metric_units").at("images_per_sec.mean").at("better") == "higher");
   }
 
   SECTION("default: every job 2 + 2 pods over tcp; topology-aware: 4 pods on one node over nvlink-p2p") {
-    REQUIRE(plain.at("jobs").size() == 6);
-    for (const json& job : plain.at("jobs")) {
+    REQUIRE(plain_jobs.size() == 6);
+    REQUIRE(topo_jobs.size() == 6);
+    for (const json& job : plain_jobs) {
       INFO(job.at("name"));
       CHECK(job.at("transport") == "tcp");
       const auto per_node = pods_per_node(job);
       REQUIRE(per_node.size() == 2);
       for (const auto& [node, pods] : per_node) CHECK(pods == 2);
     }
-    for (const json& job : topo.at("jobs")) {
+    for (const json& job : topo_jobs) {
       INFO(job.at("name"));
       CHECK(job.at("transport") == "nvlink-p2p");
       CHECK(pods_per_node(job).size() == 1);
@@ -184,15 +208,18 @@ TEST_CASE("cli::run results.json of the benchmark", "[cli]") {
 
   SECTION("calibration in results.json: VGG16 991.92 vs 200.47, ResNet50 1471.55 vs 745.38 images/sec, within 10%") {
     auto within = [](const json& job, double measured) {
-      const double predicted = job.at("throughput").get<double>();
+      const double predicted = job.at("samples_per_sec").get<double>();
       INFO(job.at("name") << ": predicted " << predicted << ", measured " << measured);
-      CHECK(job.at("unit") == "images/sec");
+      CHECK(job.at("unit") == "images/s");
       CHECK(std::abs(predicted - measured) <= 0.10 * measured);
     };
-    within(job_named(topo, "tf-vgg16"), 991.92);
-    within(job_named(plain, "tf-vgg16"), 200.47);
-    within(job_named(topo, "tf-resnet50"), 1471.55);
-    within(job_named(plain, "tf-resnet50"), 745.38);
+    within(job_named(topo_jobs, "tf-vgg16"), 991.92);
+    within(job_named(plain_jobs, "tf-vgg16"), 200.47);
+    within(job_named(topo_jobs, "tf-resnet50"), 1471.55);
+    within(job_named(plain_jobs, "tf-resnet50"), 745.38);
+    // The same figures per model in results.json.
+    for (const json& model : topo.at("throughput_by_model"))
+      if (model.at("model") == "vgg16") CHECK(model.at("mean_samples_per_sec").get<double>() > 800);
   }
 }
 
@@ -207,21 +234,48 @@ TEST_CASE("cli::run determinism", "[cli]") {
       const std::string a = read_text(first.path / "out/results.json");
       CHECK_FALSE(a.empty());
       CHECK(a == read_text(second.path / "out/results.json"));
+      CHECK(read_text(first.path / "out/jobs.jsonl") == read_text(second.path / "out/jobs.jsonl"));
     }
+  }
+
+  SECTION("from two working directories, by relative and by absolute path: byte-identical results.json") {
+    // Nothing in the results depends on where the scenario was run from or how it was named.
+    TempDir a, b;
+    std::string relative = fs::relative(benchmark_path(), a.path).string();
+    CliResult r;
+    {
+      WorkingDirectory cwd(a.path);
+      r = run_cli("run '" + relative + "' -o out");
+    }
+    REQUIRE(r.exit_code == 0);
+    {
+      WorkingDirectory cwd(b.path);
+      r = run_cli("run '" + benchmark_path() + "' -o out --threads 1");
+    }
+    REQUIRE(r.exit_code == 0);
+    const std::string from_a = read_text(a.path / "out/results.json");
+    CHECK(from_a == read_text(b.path / "out/results.json"));
+    CHECK(read_text(a.path / "out/jobs.jsonl") == read_text(b.path / "out/jobs.jsonl"));
+    CHECK(from_a.find(TOPSIM_SOURCE_DIR) == std::string::npos);
+    CHECK(from_a.find("scenarios/") == std::string::npos);
   }
 
   SECTION("another seed: topology-aware's job records are unchanged, default's tie-breaking places pods elsewhere") {
     TempDir dir;
     write_file(dir.file("seed1.json"), tie_scenario(1));
     write_file(dir.file("seed2.json"), tie_scenario(2));
-    const json one = run_to(dir.file("seed1.json"), dir.file("out1"));
-    const json two = run_to(dir.file("seed2.json"), dir.file("out2"));
-    CHECK(results_of(one, "topology-aware").at("jobs") == results_of(two, "topology-aware").at("jobs"));
+    run_to(dir.file("seed1.json"), dir.file("out1"));
+    run_to(dir.file("seed2.json"), dir.file("out2"));
+    auto without_seed = [](json jobs) {
+      for (json& job : jobs) job.erase("seed");
+      return jobs;
+    };
+    CHECK(without_seed(jobs_of(dir.file("out1"), "topology-aware")) == without_seed(jobs_of(dir.file("out2"), "topology-aware")));
     // Seeds 1 and 2 break the default scheduler's ties differently: job a's first pod, placed
     // on the empty cluster where all 4 nodes score alike, lands on node 0 with seed 1 and on
     // node 3 with seed 2 (libstdc++; std::uniform_int_distribution is library-specific, so the
     // nodes themselves are not asserted). The seed is the only input that differs.
-    CHECK(results_of(one, "default").at("jobs") != results_of(two, "default").at("jobs"));
+    CHECK(without_seed(jobs_of(dir.file("out1"), "default")) != without_seed(jobs_of(dir.file("out2"), "default")));
   }
 }
 
@@ -254,7 +308,7 @@ TEST_CASE("cli::run bad scenario input", "[cli]") {
   SECTION("an unknown scheduler name: exit 2, /schedulers/1") {
     const CliResult r = run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, )" + std::string(kWorkload) +
                                 R"(, "schedulers": ["topology-aware", "kube"]})");
-    check_bad_scenario(r, file, {": /schedulers/1: 'kube' is not one of topology-aware, default"}, out);
+    check_bad_scenario(r, file, {": /schedulers/1: unknown scheduler 'kube' (known: topology-aware, default, binpack"}, out);
   }
   SECTION("a JSON syntax error: exit 2, file:line:column") {
     const CliResult r = run_bad("{\n  \"seed\": 1,\n  \"cluster\": {\"nodes\": [}\n}\n");
@@ -287,20 +341,20 @@ TEST_CASE("cli::run a time-based scenario with GPU shares reports fragmentation 
     const json& run = results_of(results, scheduler);
     CHECK(run.at("sample_every_s") == 21600.0);
     const json& samples = run.at("samples");
-    REQUIRE(samples.size() > 100);
-    CHECK(samples[0].at("time_s") == 0.0);
-    CHECK(samples[1].at("time_s") == 21600.0);
+    REQUIRE(samples.at("time_s").size() > 100);
+    CHECK(samples.at("time_s")[0] == 0.0);
+    CHECK(samples.at("time_s")[1] == 21600.0);
     double peak_pending = 0, peak_fragmentation = 0;
-    for (const json& s : samples) {
-      peak_pending = std::max(peak_pending, s.at("pending").get<double>());
-      peak_fragmentation = std::max(peak_fragmentation, s.at("fragmentation_gpus").get<double>());
+    for (size_t i = 0; i < samples.at("time_s").size(); ++i) {
+      peak_pending = std::max(peak_pending, samples.at("pending_jobs")[i].get<double>());
+      peak_fragmentation = std::max(peak_fragmentation, samples.at("fragmentation_gpus")[i].get<double>());
     }
     CHECK(peak_fragmentation > 0);
-    CHECK(run.at("summary").at("share_jobs") == 3078);
-    CHECK(run.at("summary").at("time_averages").at("fragmentation_gpus").get<double>() > 0);
+    CHECK(run.at("metrics").at("share_jobs") == 3078);
+    CHECK(run.at("metrics").at("fragmentation_gpus.mean").get<double>() > 0);
     // One share node holds 128 GiB: at the trace's peaks shares queue for memory (both runs).
     CHECK(peak_pending > 0);
-    CHECK(run.at("summary").at("share_wait_s").at("mean").get<double>() > 0);
+    CHECK(run.at("metrics").at("share_wait_s.mean").get<double>() > 0);
   }
   REQUIRE(run_cli("run '" + scenario + "' -o '" + second.file("out") + "'").exit_code == 0);
   CHECK(read_text(first.path / "out/results.json") == read_text(second.path / "out/results.json"));

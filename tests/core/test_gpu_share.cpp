@@ -253,7 +253,8 @@ TEST_CASE("core::share policies across nodes", "[core][share]") {
     CHECK(bad.error().message == "ack.node.gpu.placement=pack: unknown card placement (expected binpack or spread)");
   }
   SECTION("policy names round-trip") {
-    for (const std::string& name : share_policy_names()) CHECK(share_policy_name(*parse_share_policy(name)) == name);
-    CHECK_FALSE(parse_share_policy("fdg").has_value());
+    for (const std::string& name : enum_name_list<SharePolicyKind>()) CHECK(enum_name(*parse_enum<SharePolicyKind>(name)) == name);
+    CHECK(enum_name_list<SharePolicyKind>().size() == 8);
+    CHECK_FALSE(parse_enum<SharePolicyKind>("fdg").has_value());
   }
 }

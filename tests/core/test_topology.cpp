@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "core/builtin_models.h"
@@ -110,6 +111,54 @@ TEST_CASE("core::Topology PCIe classes on pcie-8gpu", "[core][topology]") {
     CHECK(t.gpu_pair(0, 2).bandwidth_gbps == Approx(24.0 / 1.2));
     CHECK(t.gpu_pair(1, 6).cls == LinkClass::Sys);
     CHECK(t.gpu_pair(1, 6).bandwidth_gbps == Approx(10.0 / 1.2));  // Skylake UPI
+  }
+}
+
+TEST_CASE("core::Topology GPU routes over directed edges", "[core][topology]") {
+  // The narrowest directed edge along a route, GB/s.
+  auto route_gbps = [](const Topology& t, int a, int b) {
+    double gbps = 1e30;
+    for (int e : t.gpu_route(a, b)) gbps = std::min(gbps, t.directed_edge_gbps().at(e));
+    return gbps;
+  };
+  // The route from b to a walks the same links as a -> b, backwards and in the other direction.
+  auto reversed = [](std::vector<int> route) {
+    std::reverse(route.begin(), route.end());
+    for (int& e : route) e ^= 1;
+    return route;
+  };
+  SECTION("every link is two directed edges of equal capacity") {
+    const Topology t = builtin("pcie-8gpu");
+    const std::vector<double>& gbps = t.directed_edge_gbps();
+    REQUIRE(gbps.size() % 2 == 0);
+    for (size_t e = 0; e < gbps.size(); e += 2) CHECK(gbps[e] == gbps[e + 1]);
+  }
+  SECTION("a direct NVLink bond is one edge: DGX-1 GPU0 -> GPU3 at NV2 = 40 GB/s") {
+    const Topology t = builtin("dgx1-v100");
+    CHECK(t.gpu_route(0, 3).size() == 1);
+    CHECK(route_gbps(t, 0, 3) == Approx(40.0));
+    CHECK(t.gpu_route(3, 0) == reversed(t.gpu_route(0, 3)));
+  }
+  SECTION("through the NVSwitch fabric: two edges at the GPU's 240 GB/s on dgx-a100") {
+    const Topology t = builtin("dgx-a100");
+    CHECK(t.gpu_route(0, 5).size() == 2);
+    CHECK(route_gbps(t, 0, 5) == Approx(240.0));
+    CHECK(t.gpu_route(5, 0) == reversed(t.gpu_route(0, 5)));
+  }
+  SECTION("PCIe pairs follow the widest path: PIX through one switch, SYS over the UPI link") {
+    const Topology t = builtin("pcie-8gpu");
+    CHECK(t.gpu_route(0, 1).size() == 2);
+    CHECK(route_gbps(t, 0, 1) == Approx(24.0));
+    CHECK(route_gbps(t, 1, 6) == Approx(10.0));  // the bandwidth before the Intel P2P overhead
+    for (int a = 0; a < 8; ++a)
+      for (int b = 0; b < 8; ++b)
+        if (a != b) CHECK(t.gpu_route(b, a) == reversed(t.gpu_route(a, b)));
+  }
+  SECTION("copies answer alike") {
+    const Topology t = builtin("dgx1-v100");
+    const Topology copy = t;
+    CHECK(copy.gpu_route(0, 5) == t.gpu_route(0, 5));
+    CHECK(copy.directed_edge_gbps() == t.directed_edge_gbps());
   }
 }
 

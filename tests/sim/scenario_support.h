@@ -1,5 +1,5 @@
-// Helpers for the simulator tests: scenarios from JSON text, runs as `topsim run` makes them,
-// and job records by name.
+// Helpers for the simulator tests: scenarios from JSON text, runs as `topsim run` makes them
+// (through run_experiment), and job records by name.
 #pragma once
 
 #include <optional>
@@ -7,15 +7,14 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/cluster.h"
+#include "sim/experiment.h"
 #include "sim/scenario.h"
-#include "sim/simulation.h"
 
 namespace topsim::test {
 
-// A scenario from its JSON text; REQUIREs that it loads.
-inline Scenario scenario_from(const std::string& json) {
-  auto scenario = parse_scenario(json, "test.json", "");
+// A scenario from its JSON text; REQUIREs that it loads. Relative paths resolve against `dir`.
+inline Scenario scenario_from(const std::string& json, const std::string& dir = "") {
+  auto scenario = parse_scenario(json, "test.json", dir);
   INFO((scenario.ok() ? std::string() : scenario.error().message));
   REQUIRE(scenario.ok());
   return std::move(scenario).value();
@@ -28,26 +27,41 @@ inline std::string scenario_json(const std::string& nodes, const std::string& jo
   return R"({"cluster": {"nodes": )" + nodes + network + R"(}, "workload": {"kind": "jobs", "jobs": )" + jobs + "}" + extra + "}";
 }
 
-// Runs the scenario as `topsim run` does: its options, the given scheduler, its seed unless
-// `seed` is given.
-inline SimResult run(const Scenario& scenario, SchedulerKind scheduler, std::optional<uint64_t> seed = std::nullopt) {
-  auto cluster = ClusterState::build(scenario.cluster);
-  REQUIRE(cluster.ok());
-  SimOptions options = scenario.options;
-  options.scheduler = scheduler;
-  options.seed = seed.value_or(scenario.seed);
-  return simulate(*cluster, scenario.workload, options);
+// Every scheduler of the scenario, every seed, as `topsim run` runs them.
+inline ResultSet run_all(const Scenario& scenario, int threads = 1) {
+  ExperimentOptions options;
+  options.threads = threads;
+  auto results = run_experiment(scenario, options);
+  INFO((results.ok() ? std::string() : results.error().message));
+  REQUIRE(results.ok());
+  return std::move(results).value();
+}
+
+// The scenario run under one scheduler, with its seed unless `seed` is given.
+inline RunResult run(const Scenario& scenario, const std::string& scheduler, std::optional<uint64_t> seed = std::nullopt) {
+  Scenario one = scenario;
+  one.schedulers = {scheduler};
+  one.seeds = 1;
+  if (seed) one.seed = *seed;
+  return std::move(run_all(one).schedulers.front().runs.front());
 }
 
 inline uint32_t job_id(const Scenario& scenario, const std::string& name) {
-  for (const JobSpec& job : scenario.workload.jobs)
-    if (scenario.workload.job_name(job.id) == name) return job.id;
+  for (const JobSpec& job : scenario.workload->jobs)
+    if (scenario.workload->job_name(job.id) == name) return job.id;
   FAIL("no job named " << name);
   return 0;
 }
 
-inline const JobRecord& record(const SimResult& result, const Scenario& scenario, const std::string& name) {
+inline const JobRecord& record(const RunResult& result, const Scenario& scenario, const std::string& name) {
   return result.jobs.at(job_id(scenario, name));
+}
+
+inline double metric(const RunResult& result, const std::string& name) {
+  const auto value = result.metrics.get(name);
+  INFO("metric " << name);
+  REQUIRE(value.has_value());
+  return *value;
 }
 
 }  // namespace topsim::test

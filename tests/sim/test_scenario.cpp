@@ -10,6 +10,7 @@
 #include "core/gang.h"
 #include "sim/node_json.h"
 #include "sim/scenario.h"
+#include "sim/scenario_support.h"
 #include "test_support.h"
 
 using namespace topsim;
@@ -45,15 +46,17 @@ TEST_CASE("sim::Scenario defaults", "[sim]") {
     const Scenario s = parsed(minimal());
     CHECK(s.name == "my-scenario");
     CHECK(s.description.empty());
-    CHECK(s.source == "dir/my-scenario.json");
     CHECK(s.seed == 1);
-    CHECK(s.schedulers == std::vector<SchedulerKind>{SchedulerKind::TopologyAware, SchedulerKind::Default});
-    CHECK(s.options.backfill);
-    CHECK(s.options.record_transitions);
-    CHECK(s.options.overlap.tensorflow == 0.3);
-    CHECK(s.options.overlap.pytorch == 0.3);
-    CHECK(s.options.network.tcp_socket_efficiency == kTcpSocketEfficiency);
-    CHECK(s.options.network.infiniband_efficiency == kInfiniBandEfficiency);
+    CHECK(s.schedulers == std::vector<std::string>{"topology-aware", "default"});
+    CHECK(s.seeds == 1);
+    CHECK(s.mode == ExperimentMode::Replay);
+    CHECK(s.share_scheduler == "binpack");
+    CHECK(s.backfill);
+    CHECK(s.record_transitions);
+    CHECK(s.overlap.tensorflow == 0.3);
+    CHECK(s.overlap.pytorch == 0.3);
+    CHECK(s.network.tcp_socket_efficiency == kTcpSocketEfficiency);
+    CHECK(s.network.infiniband_efficiency == kInfiniBandEfficiency);
     CHECK(s.cluster.network.transport == NetworkTransport::Tcp);
     CHECK(s.cluster.network.nic_speed_gbit == 0);
     CHECK(s.cluster.network.nodes_per_rack == 0);
@@ -61,11 +64,11 @@ TEST_CASE("sim::Scenario defaults", "[sim]") {
     REQUIRE(s.cluster.groups.size() == 1);
     CHECK(s.cluster.groups[0].count == 2);
     CHECK_FALSE(s.cluster.groups[0].label_pinned);
-    REQUIRE(s.workload.jobs.size() == 1);
-    CHECK(s.workload.jobs[0].workers == 2);
-    CHECK(s.workload.jobs[0].gpus_per_worker == 4);
-    CHECK(s.workload.jobs[0].batch_per_gpu == 64);  // resnet50's default batch
-    CHECK(s.workload.jobs[0].framework == Framework::PyTorch);
+    REQUIRE(s.workload->jobs.size() == 1);
+    CHECK(s.workload->jobs[0].workers == 2);
+    CHECK(s.workload->jobs[0].gpus_per_worker == 4);
+    CHECK(s.workload->jobs[0].batch_per_gpu == 64);  // resnet50's default batch
+    CHECK(s.workload->jobs[0].framework == Framework::PyTorch);
   }
 
   SECTION("a node group without count is one node") {
@@ -96,46 +99,62 @@ TEST_CASE("sim::Scenario every key is read", "[sim]") {
     CHECK(s.seed == 42);
     REQUIRE(s.cluster.groups.size() == 2);
     CHECK(s.cluster.groups[0].count == 3);
-    CHECK(s.cluster.groups[0].label == NodeLabel::Default);
+    CHECK(s.cluster.groups[0].label == NodeMode::Default);
     CHECK(s.cluster.groups[0].label_pinned);
-    CHECK(s.cluster.groups[1].label == NodeLabel::Topology);
+    CHECK(s.cluster.groups[1].label == NodeMode::Topology);
     CHECK(s.cluster.groups[1].label_pinned);
     CHECK(s.cluster.network.transport == NetworkTransport::Roce);
     CHECK(s.cluster.network.nic_speed_gbit == 200);
     CHECK(s.cluster.network.nodes_per_rack == 2);
     CHECK(s.cluster.network.rack_oversubscription == 3);
-    CHECK(s.options.network.tcp_socket_efficiency == 0.4);
-    CHECK(s.options.network.infiniband_efficiency == 0.9);
+    CHECK(s.network.tcp_socket_efficiency == 0.4);
+    CHECK(s.network.infiniband_efficiency == 0.9);
     // RoCE: the RDMA efficiency scaled by Ethernet framing (core/gang.h).
-    CHECK(s.options.network.roce_efficiency == Approx(0.9 * kRoceFramingRatio));
-    CHECK(s.schedulers == std::vector<SchedulerKind>{SchedulerKind::Default});
-    CHECK_FALSE(s.options.backfill);
-    CHECK(s.options.overlap.tensorflow == 0.25);
-    CHECK(s.options.overlap.pytorch == 0.5);
-    CHECK_FALSE(s.options.record_transitions);
-    REQUIRE(s.workload.jobs.size() == 1);
-    CHECK(s.workload.jobs[0].framework == Framework::TensorFlow);
-    CHECK(s.workload.jobs[0].batch_per_gpu == 32);
-    CHECK(s.workload.jobs[0].ideal_duration_ms == 60000);
+    CHECK(s.network.roce_efficiency == Approx(0.9 * kRoceFramingRatio));
+    CHECK(s.schedulers == std::vector<std::string>{"default"});
+    CHECK_FALSE(s.backfill);
+    CHECK(s.overlap.tensorflow == 0.25);
+    CHECK(s.overlap.pytorch == 0.5);
+    CHECK_FALSE(s.record_transitions);
+    REQUIRE(s.workload->jobs.size() == 1);
+    CHECK(s.workload->jobs[0].framework == Framework::TensorFlow);
+    CHECK(s.workload->jobs[0].batch_per_gpu == 32);
+    CHECK(s.workload->jobs[0].ideal_duration_ms == 60000);
   }
 
   SECTION("a synthetic workload without its own seed takes the scenario's seed") {
     const std::string json = std::string("{") + kCluster +
                              R"(, "seed": 9, "workload": {"kind": "synthetic", "jobs": 20, "size_mix": {"1": 1, "8": 1}}})";
     const Scenario s = parsed(json);
-    CHECK(s.workload.source == "synthetic(seed=9)");
-    CHECK(s.workload.jobs.size() == 20);
+    CHECK(s.workload->source == "synthetic(seed=9)");
+    CHECK(s.workload->jobs.size() == 20);
     const Scenario own = parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
-    CHECK(own.workload.source == "synthetic(seed=4)");
+    CHECK(own.workload->source == "synthetic(seed=4)");
   }
 
-  SECTION("record_transitions false leaves SimResult::transitions empty") {
+  SECTION("record_transitions false leaves the run's transitions empty") {
     const Scenario s = parsed(minimal(R"(, "record_transitions": false)"));
-    auto cluster = ClusterState::build(s.cluster);
-    REQUIRE(cluster.ok());
-    const SimResult r = simulate(*cluster, s.workload, s.options);
+    const RunResult r = test::run(s, "topology-aware");
     CHECK(r.transitions.empty());
     CHECK(r.jobs.at(0).state == JobState::Finished);
+    CHECK_FALSE(test::run(parsed(minimal()), "topology-aware").transitions.empty());
+  }
+
+  SECTION("seeds, share_policy, workload_coverage, sample_every_s") {
+    const Scenario s = parsed(minimal(R"(, "seeds": 4, "share_policy": "fgd", "workload_coverage": 0.9, "sample_every_s": 2.5)"));
+    CHECK(s.seeds == 4);
+    CHECK(s.share_scheduler == "fgd");
+    CHECK(s.fragmentation_coverage == 0.9);
+    CHECK(s.sample_every_ms == 2500);
+  }
+
+  SECTION("a synthetic workload without its own seed is drawn again for every run seed; with one it is not") {
+    const Scenario s = parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "jobs": 20}})");
+    REQUIRE(s.workload_for_seed);
+    CHECK(s.workload_for_seed(9).source == "synthetic(seed=9)");
+    CHECK(s.workload_for_seed(10).source == "synthetic(seed=10)");
+    const Scenario own = parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
+    CHECK_FALSE(own.workload_for_seed);
   }
 }
 
@@ -156,11 +175,11 @@ TEST_CASE("sim::Scenario relative paths resolve against the scenario file's fold
     REQUIRE(s.ok());
     REQUIRE(s->cluster.groups.size() == 1);
     CHECK(s->cluster.groups[0].model.gpus.size() == 8);
-    REQUIRE(s->workload.jobs.size() == 2);
-    CHECK(s->workload.jobs[0].workers == 2);  // 16 GPUs -> 2 x 8 (gang rule)
-    CHECK(s->workload.jobs[0].gpus_per_worker == 8);
-    CHECK(s->workload.jobs[1].submit_ms == 60000);
-    CHECK(s->workload.jobs[1].ideal_duration_ms == 30000);
+    REQUIRE(s->workload->jobs.size() == 2);
+    CHECK(s->workload->jobs[0].workers == 2);  // 16 GPUs -> 2 x 8 (gang rule)
+    CHECK(s->workload->jobs[0].gpus_per_worker == 8);
+    CHECK(s->workload->jobs[1].submit_ms == 60000);
+    CHECK(s->workload->jobs[1].ideal_duration_ms == 30000);
   }
 
   SECTION("the same paths from a scenario in a sub-folder do not resolve: errors name the pointer and the resolved file") {
@@ -224,12 +243,20 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
                Catch::StartsWith("bad.json: /schedulerz: unknown key") && Catch::Contains("did you mean 'schedulers'?"));
     CHECK_THAT(parse_error(std::string("{") + kWorkload + "}"), Catch::StartsWith("bad.json: /cluster: missing"));
     CHECK_THAT(parse_error(minimal(R"(, "seed": -1)")), Catch::StartsWith("bad.json: /seed: must be an integer"));
-    CHECK_THAT(parse_error(minimal(R"(, "mode": "fill")")), Catch::StartsWith("bad.json: /mode: 'fill' is not replay"));
-    CHECK(parse_error(minimal(R"(, "schedulers": ["topology-aware", "defualt"])")) ==
-          "bad.json: /schedulers/1: 'defualt' is not one of topology-aware, default");
+    CHECK_THAT(parse_error(minimal(R"(, "mode": "fil")")), Catch::StartsWith("bad.json: /mode: 'fil' is not one of replay, fill"));
+    CHECK_THAT(parse_error(minimal(R"(, "mode": "fill")")), Catch::StartsWith("bad.json: /workload/kind: a fill experiment draws pods"));
+    CHECK_THAT(parse_error(minimal(R"(, "schedulers": ["topology-aware", "defualt"])")),
+               Catch::StartsWith("bad.json: /schedulers/1: unknown scheduler 'defualt' (did you mean 'default'?)"));
+    CHECK(parse_error(minimal(R"(, "schedulers": ["default", "default"])")) == "bad.json: /schedulers/1: scheduler 'default' listed twice");
     CHECK_THAT(parse_error(minimal(R"(, "schedulers": [])")), Catch::StartsWith("bad.json: /schedulers: must be a non-empty array"));
     CHECK(parse_error(minimal(R"(, "queue": {"backfill": "yes"})")) == "bad.json: /queue/backfill: must be true or false");
     CHECK_THAT(parse_error(minimal(R"(, "overlap": {"tensorflow": 1.5})")), Catch::StartsWith("bad.json: /overlap/tensorflow: "));
+  }
+
+  SECTION("a key given twice in one object is an error naming its pointer (JSON parsers silently keep the last)") {
+    CHECK(parse_error(minimal(R"(, "seed": 1, "seed": 2)")) == "bad.json: /seed: duplicate key (a key may appear once per object)");
+    CHECK(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 1, "count": 2}]}, )" + std::string(kWorkload) + "}") ==
+          "bad.json: /cluster/nodes/0/count: duplicate key (a key may appear once per object)");
   }
 
   SECTION("a non-boolean record_transitions is an error, not silently ignored") {
@@ -238,7 +265,7 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
 
   SECTION("workload errors point into /workload") {
     CHECK_THAT(parse_error(std::string("{") + kCluster + R"(, "workload": {"kind": "csv"}})"),
-               Catch::StartsWith("bad.json: /workload/kind: must be one of jobs, synthetic, philly"));
+               Catch::StartsWith("bad.json: /workload/kind: must be one of jobs, synthetic, philly, alibaba, alibaba-pods"));
     CHECK(parse_error(std::string("{") + kCluster + R"(, "workload": {"kind": "jobs", "jobs": [{"model": "vgg61", "iterations": 1}]}})") ==
           "bad.json: /workload/jobs/0/model: unknown model 'vgg61' (did you mean 'vgg16'?)");
     CHECK_THAT(parse_error(std::string("{") + kCluster + R"(, "workload": {"kind": "philly", "path": "no/such/philly.csv"}})"),

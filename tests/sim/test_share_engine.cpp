@@ -6,9 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/metrics.h"
+#include "sim/engine.h"
 #include "sim/scenario.h"
-#include "sim/simulation.h"
 #include "sim/scenario_support.h"
 
 using namespace topsim;
@@ -34,8 +33,8 @@ std::string share_job(const std::string& name, double submit_s, int gib, int cor
   return job + "}";
 }
 
-const SimSample& sample_at(const SimResult& result, int64_t time_ms) {
-  for (const SimSample& s : result.samples)
+const ClusterSample& sample_at(const RunResult& result, int64_t time_ms) {
+  for (const ClusterSample& s : result.samples)
     if (s.time_ms == time_ms) return s;
   FAIL("no sample at " << time_ms << " ms");
   return result.samples.front();
@@ -54,7 +53,7 @@ TEST_CASE("sim::shares binpack cards of core_mem nodes by memory and compute", "
       v100_nodes({"core_mem", ""}),
       "[" + share_job("a", 0, 10, 50, 100) + ", " + share_job("b", 1, 4, 30, 100) + ", " + share_job("c", 2, 8, 20, 100) +
           ", " + share_job("d", 3, 2, 25, 100) + "]"));
-  const SimResult result = run(s, SchedulerKind::TopologyAware);
+  const RunResult result = run(s, "topology-aware");
   // a takes GPU 0 (10 of 16 GiB, 50%); b (4 GiB, 30%) fits beside it (6 GiB and 50% free): the
   // fullest card that fits; c (8 GiB) does not fit GPU 0 (2 GiB free) and opens GPU 1; d (2 GiB,
   // 25%) fits GPU 0's memory (2 GiB) but not its compute (100 - 50 - 30 = 20% < 25%), so it goes
@@ -75,8 +74,8 @@ TEST_CASE("sim::shares memory-only and memory+compute pods never share a node", 
   const Scenario s = scenario_from(scenario_json(
       v100_nodes({"share", "core_mem"}),
       "[" + share_job("mem", 0, 4, 0, 100, 3) + ", " + share_job("core", 0, 4, 30, 100, 3) + "]"));
-  for (SchedulerKind scheduler : {SchedulerKind::TopologyAware, SchedulerKind::Default}) {
-    const SimResult result = run(s, scheduler);
+  for (const char* scheduler : {"topology-aware", "default"}) {
+    const RunResult result = run(s, scheduler);
     for (int k = 0; k < 3; ++k) {
       CHECK(record(result, s, "mem-" + std::to_string(k)).pods.at(0).node == 0);   // the share node
       CHECK(record(result, s, "core-" + std::to_string(k)).pods.at(0).node == 1);  // the core_mem node
@@ -88,18 +87,17 @@ TEST_CASE("sim::shares wait for memory and whole-GPU jobs never use share nodes"
   const std::string jobs = "[" + share_job("full", 0, 16, 0, 100, 9) +
                            R"(, {"name": "train", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 50}])";
   const Scenario s = scenario_from(scenario_json(v100_nodes({"share", ""}), jobs));
-  const SimResult result = run(s, SchedulerKind::TopologyAware);
+  const RunResult result = run(s, "topology-aware");
   // Eight 16 GiB shares fill the share node's eight cards; the ninth waits for the first to end.
   for (int k = 0; k < 8; ++k) CHECK(record(result, s, "full-" + std::to_string(k)).start_ms == 0);
   CHECK(record(result, s, "full-8").start_ms == 100'000);
   // The 16-GPU gang needs both nodes but only the topology node serves it: rejected, with why.
   CHECK(record(result, s, "train").state == JobState::Rejected);
   CHECK_THAT(record(result, s, "train").reason, Catch::Contains("needs 16 GPUs"));
-  const RunSummary summary = summarize(result);
-  CHECK(summary.share_jobs == 9);
-  CHECK(summary.share_wait_s.count == 9);
-  CHECK(summary.share_wait_s.mean == Approx(100.0 / 9));
-  CHECK(summary.averages.peak_pending == 1);
+  CHECK(metric(result, "share_jobs") == 9);
+  for (int k = 0; k < 9; ++k) CHECK(record(result, s, "full-" + std::to_string(k)).state == JobState::Finished);
+  CHECK(metric(result, "share_wait_s.mean") == Approx(100.0 / 9));
+  CHECK(metric(result, "pending_jobs.max") == 1);
 }
 
 TEST_CASE("sim::shares a share the cluster's cards cannot hold is rejected at submission and counted", "[sim][share]") {
@@ -111,19 +109,23 @@ TEST_CASE("sim::shares a share the cluster's cards cannot hold is rejected at su
   for (uint32_t id = 0; id < 3; ++id) {
     JobSpec job;
     job.id = id;
+    job.kind = JobKind::Share;
     job.gpu_mem_gib = id == 0 ? 20 : 4;
     job.gpu_core_percent = id == 2 ? 30 : 0;
     job.ideal_duration_ms = 1000;
     job.model = kNoModel;
     workload.jobs.push_back(job);
   }
-  const SimResult result = simulate(*cluster, workload, SimOptions{});
+  RunConfig config;
+  config.scheduler = find_scheduler("topology-aware");
+  config.share_scheduler = find_scheduler("binpack");
+  const RunOutput result = simulate(*cluster, workload, config);
   CHECK(result.jobs[0].state == JobState::Rejected);
   CHECK_THAT(result.jobs[0].reason, Catch::Contains("aliyun.com/gpu-mem 20 GiB exceeds the largest card's memory (16 GiB)"));
   CHECK(result.jobs[1].state == JobState::Finished);
   CHECK(result.jobs[2].state == JobState::Rejected);
   CHECK_THAT(result.jobs[2].reason, Catch::Contains("ack.node.gpu.schedule=core_mem"));
-  CHECK(summarize(result).rejected == 2);
+  CHECK(summarize_run(result, workload, true, false).value_or("rejected", -1) == 2);
 }
 
 TEST_CASE("sim::shares fragmentation is sampled over time and integrated", "[sim][share]") {
@@ -133,10 +135,10 @@ TEST_CASE("sim::shares fragmentation is sampled over time and integrated", "[sim
   // idle cards are usable (F 0). Allocated = 8 - (7 + 0.25) = 0.75 GPUs. Rate = 0.25 / 7.25.
   const std::string extra = R"(, "sample_every_s": 50)";
   const Scenario s = scenario_from(scenario_json(v100_nodes({"share"}), "[" + share_job("x", 0, 6, 0, 100, 2) + "]", extra));
-  const SimResult result = run(s, SchedulerKind::TopologyAware);
+  const RunResult result = run(s, "topology-aware");
   CHECK(result.sample_every_ms == 50'000);
   REQUIRE(result.samples.size() == 3);  // 0, 50 and 100 s (the last event)
-  const SimSample& mid = sample_at(result, 50'000);
+  const ClusterSample& mid = sample_at(result, 50'000);
   CHECK(mid.running == 2);
   CHECK(mid.pending == 0);
   CHECK(mid.fragmentation_gpus == Approx(0.25));
@@ -144,14 +146,14 @@ TEST_CASE("sim::shares fragmentation is sampled over time and integrated", "[sim
   CHECK(mid.fragmentation_rate == Approx(0.25 / 7.25));
   CHECK(mid.idle_cards == 7);
   CHECK(mid.unusable_gpus == Approx(0.25));
-  const SimSample& end = sample_at(result, 100'000);  // both finished at 100 s
+  const ClusterSample& end = sample_at(result, 100'000);  // both finished at 100 s
   CHECK(end.running == 0);
   CHECK(end.fragmentation_gpus == Approx(0.0));
   CHECK(end.allocated_gpus == Approx(0.0));
   // Over [0, 100 s] the state held all along: the time means equal it.
-  CHECK(result.averages.fragmentation_gpus == Approx(0.25));
-  CHECK(result.averages.allocated_gpus == Approx(0.75));
-  CHECK(result.averages.running == Approx(2.0));
+  CHECK(metric(result, "fragmentation_gpus.mean") == Approx(0.25));
+  CHECK(metric(result, "allocated_gpus.mean") == Approx(0.75));
+  CHECK(metric(result, "running_jobs.mean") == Approx(2.0));
 }
 
 TEST_CASE("sim::shares whole-GPU placements count in the fragmentation of topology nodes", "[sim][share]") {
@@ -164,7 +166,7 @@ TEST_CASE("sim::shares whole-GPU placements count in the fragmentation of topolo
       R"([{"name": "four", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 100},
           {"name": "three", "submit_s": 10, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100}])";
   const Scenario s = scenario_from(scenario_json(v100_nodes({""}), jobs, R"(, "sample_every_s": 10)"));
-  const SimResult result = run(s, SchedulerKind::TopologyAware);
+  const RunResult result = run(s, "topology-aware");
   CHECK(result.target_specs == 2);
   CHECK(sample_at(result, 0).fragmentation_gpus == Approx(0.0));
   CHECK(sample_at(result, 20'000).fragmentation_gpus == Approx(1.0));
@@ -174,8 +176,8 @@ TEST_CASE("sim::shares whole-GPU placements count in the fragmentation of topolo
 TEST_CASE("sim::shares runs are deterministic and automatic sampling stays bounded", "[sim][share]") {
   const std::string jobs = "[" + share_job("s", 0, 5, 0, 3600, 40) + R"(, {"name": "t", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "vgg16", "iterations": 2000000}])";
   const Scenario s = scenario_from(scenario_json(v100_nodes({"share", ""}), jobs));
-  const SimResult a = run(s, SchedulerKind::TopologyAware);
-  const SimResult b = run(s, SchedulerKind::TopologyAware);
+  const RunResult a = run(s, "topology-aware");
+  const RunResult b = run(s, "topology-aware");
   REQUIRE(a.samples.size() == b.samples.size());
   for (size_t i = 0; i < a.samples.size(); ++i) {
     CHECK(a.samples[i].time_ms == b.samples[i].time_ms);
@@ -183,12 +185,13 @@ TEST_CASE("sim::shares runs are deterministic and automatic sampling stays bound
   }
   // The expected span is 1 h (the shares' duration): 1 min samples; the training job runs far
   // longer (iterations), and the grid doubles instead of growing past 1,000 samples.
-  CHECK(auto_sample_period_ms(s.workload) == 60'000);
-  CHECK(a.makespan_ms > 1000 * 60'000);
+  CHECK(auto_sample_period_ms(s.workload->jobs) == 60'000);
+  const auto makespan_ms = static_cast<int64_t>(metric(a, "makespan_s") * 1000);
+  CHECK(makespan_ms > 1000 * 60'000);
   CHECK(a.samples.size() <= 1000);
   CHECK(a.sample_every_ms > 60'000);
-  CHECK(a.samples.back().time_ms <= a.makespan_ms);
-  CHECK(a.samples.back().time_ms + a.sample_every_ms > a.makespan_ms);
+  CHECK(a.samples.back().time_ms <= makespan_ms);
+  CHECK(a.samples.back().time_ms + a.sample_every_ms > makespan_ms);
 }
 
 TEST_CASE("sim::shares scenario checks name the field", "[sim][share]") {

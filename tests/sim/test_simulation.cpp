@@ -14,9 +14,7 @@
 
 #include "core/throughput.h"
 #include "sim/cluster.h"
-#include "sim/metrics.h"
 #include "sim/scenario.h"
-#include "sim/simulation.h"
 #include "test_support.h"
 #include "sim/scenario_support.h"
 
@@ -25,7 +23,7 @@ using namespace topsim::test;
 
 namespace {
 
-std::vector<Transition> transitions_of(const SimResult& result, uint32_t job) {
+std::vector<Transition> transitions_of(const RunResult& result, uint32_t job) {
   std::vector<Transition> out;
   for (const Transition& t : result.transitions)
     if (t.job == job) out.push_back(t);
@@ -66,7 +64,7 @@ TEST_CASE("sim::Simulation gang atomicity", "[sim]") {
     // A 2-GPU blocker leaves 6 of the DGX-1's 8 GPUs free: room for 3 of the gang's pods.
     const Scenario s = scenario_from(scenario_json(
         kOneDgx1, "[" + job("blocker", 0, 1, 2, "\"duration_s\": 100") + "," + job("gang", 0, 4, 2, "\"duration_s\": 50") + "]"));
-    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const RunResult r = run(s, "topology-aware");
     const JobRecord& blocker = record(r, s, "blocker");
     const JobRecord& gang = record(r, s, "gang");
     REQUIRE(blocker.state == JobState::Finished);
@@ -90,13 +88,13 @@ TEST_CASE("sim::Simulation gang atomicity", "[sim]") {
       CHECK(pod.node == 0);
     }
     CHECK(job_gpus(gang).size() == 8);  // 4 pods x 2 distinct GPUs
-    CHECK(r.held_idle_gpu_ms == 0);
+    CHECK(metric(r, "held_idle_gpu_hours") == 0);
   }
 
   SECTION("the same job under the default scheduler holds 3 pods partially placed from 0 (the contrast)") {
     const Scenario s = scenario_from(scenario_json(
         kOneDgx1, "[" + job("blocker", 0, 1, 2, "\"duration_s\": 100") + "," + job("gang", 0, 4, 2, "\"duration_s\": 50") + "]"));
-    const SimResult r = run(s, SchedulerKind::Default);
+    const RunResult r = run(s, "default");
     const JobRecord& blocker = record(r, s, "blocker");
     const JobRecord& gang = record(r, s, "gang");
     const auto transitions = transitions_of(r, job_id(s, "gang"));
@@ -109,13 +107,13 @@ TEST_CASE("sim::Simulation gang atomicity", "[sim]") {
     CHECK(std::count_if(gang.pods.begin(), gang.pods.end(), [](const PodPlacement& p) { return p.placed_ms == 0; }) == 3);
     CHECK(gang.first_pod_ms == 0);
     // 3 pods x 2 GPUs held idle until the blocker finished.
-    CHECK(r.held_idle_gpu_ms == 6 * blocker.finish_ms);
+    CHECK(metric(r, "held_idle_gpu_hours") == Approx(6 * blocker.finish_ms / 3.6e6));
   }
 
   SECTION("a 2 x 8-GPU gang on 2 x dgx1-v100 waits for a 1-GPU job, then gets both whole nodes at once") {
     const Scenario s = scenario_from(scenario_json(
         kTwoDgx1, "[" + job("blocker", 0, 1, 1, "\"duration_s\": 100") + "," + job("gang", 0, 2, 8, "\"duration_s\": 50") + "]"));
-    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const RunResult r = run(s, "topology-aware");
     const JobRecord& blocker = record(r, s, "blocker");
     const JobRecord& gang = record(r, s, "gang");
     REQUIRE(gang.state == JobState::Finished);
@@ -137,11 +135,11 @@ TEST_CASE("sim::Simulation gang atomicity", "[sim]") {
   SECTION("a job whose pods request unequal GPU counts is rejected by topology-aware, run by default") {
     const Scenario s = scenario_from(scenario_json(
         kOneDgx1, R"([{"name": "uneven", "pods": [2, 1], "model": "resnet50", "duration_s": 10}])"));
-    const JobRecord topo = run(s, SchedulerKind::TopologyAware).jobs.at(0);
+    const JobRecord topo = run(s, "topology-aware").jobs.at(0);
     CHECK(topo.state == JobState::Rejected);
     CHECK_THAT(topo.reason, Catch::Contains("unequal GPU counts (2,1)"));
     CHECK(topo.pods.empty());
-    const JobRecord plain = run(s, SchedulerKind::Default).jobs.at(0);
+    const JobRecord plain = run(s, "default").jobs.at(0);
     CHECK(plain.state == JobState::Finished);
     REQUIRE(plain.pods.size() == 2);
     CHECK(plain.pods[0].gpus.size() + plain.pods[1].gpus.size() == 3);
@@ -152,20 +150,20 @@ TEST_CASE("sim::Simulation node labels decide which requests a node serves", "[s
   SECTION("topology-labelled nodes reject the default scheduler's nvidia.com/gpu requests") {
     const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2, "label": "topology"}])",
                                                    "[" + job("plain", 0, 1, 1, "\"duration_s\": 10") + "]"));
-    const SimResult r = run(s, SchedulerKind::Default);
+    const RunResult r = run(s, "default");
     CHECK(r.jobs.at(0).state == JobState::Rejected);
     CHECK_THAT(r.jobs.at(0).reason, Catch::Contains("no node serves nvidia.com/gpu requests"));
     CHECK(r.jobs.at(0).pods.empty());
-    CHECK(run(s, SchedulerKind::TopologyAware).jobs.at(0).state == JobState::Finished);
+    CHECK(run(s, "topology-aware").jobs.at(0).state == JobState::Finished);
   }
 
   SECTION("default-labelled nodes reject the topology-aware scheduler's aliyun.com/gpu requests") {
     const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2, "label": "default"}])",
                                                    "[" + job("gang", 0, 1, 1, "\"duration_s\": 10") + "]"));
-    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const RunResult r = run(s, "topology-aware");
     CHECK(r.jobs.at(0).state == JobState::Rejected);
     CHECK_THAT(r.jobs.at(0).reason, Catch::Contains("no node serves aliyun.com/gpu requests"));
-    CHECK(run(s, SchedulerKind::Default).jobs.at(0).state == JobState::Finished);
+    CHECK(run(s, "default").jobs.at(0).state == JobState::Finished);
   }
 
   SECTION("with one node of each label, each scheduler uses only its own node and counts only its GPUs") {
@@ -173,11 +171,11 @@ TEST_CASE("sim::Simulation node labels decide which requests a node serves", "[s
     const Scenario s = scenario_from(scenario_json(
         R"([{"model": "dgx1-v100", "label": "topology"}, {"model": "dgx1-v100", "label": "default"}])",
         "[" + job("pair", 0, 2, 1, "\"duration_s\": 10") + "," + job("both-nodes", 0, 2, 8, "\"duration_s\": 10") + "]"));
-    const SimResult topo = run(s, SchedulerKind::TopologyAware);
-    const SimResult plain = run(s, SchedulerKind::Default);
+    const RunResult topo = run(s, "topology-aware");
+    const RunResult plain = run(s, "default");
     CHECK(pods_per_node(record(topo, s, "pair")) == std::map<int, int>{{0, 2}});
     CHECK(pods_per_node(record(plain, s, "pair")) == std::map<int, int>{{1, 2}});
-    for (const SimResult* r : {&topo, &plain}) {
+    for (const RunResult* r : {&topo, &plain}) {
       const JobRecord& big = record(*r, s, "both-nodes");
       CHECK(big.state == JobState::Rejected);
       CHECK_THAT(big.reason, Catch::Contains("needs 16 GPUs, the nodes serving it have 8"));
@@ -189,11 +187,11 @@ TEST_CASE("sim::Simulation default scheduling spreads and talks over sockets", "
   auto scenario = load_scenario(benchmark_path());
   REQUIRE(scenario.ok());
   const Scenario& s = *scenario;
-  REQUIRE(s.workload.jobs.size() == 6);
+  REQUIRE(s.workload->jobs.size() == 6);
 
   SECTION("default: every benchmark job runs 2 + 2 pods on the two nodes over TCP, each pod its own host (any seed)") {
     for (uint64_t seed : {1, 2, 3}) {
-      const SimResult r = run(s, SchedulerKind::Default, seed);
+      const RunResult r = run(s, "default", seed);
       for (const JobRecord& j : r.jobs) {
         INFO("seed " << seed << ", job submitted at " << j.submit_ms);
         REQUIRE(j.state == JobState::Finished);
@@ -207,7 +205,7 @@ TEST_CASE("sim::Simulation default scheduling spreads and talks over sockets", "
   }
 
   SECTION("topology-aware: all 4 pods of every benchmark job on one node over NVLink P2P, one host") {
-    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const RunResult r = run(s, "topology-aware");
     for (const JobRecord& j : r.jobs) {
       REQUIRE(j.state == JobState::Finished);
       CHECK(pods_per_node(j).size() == 1);
@@ -219,13 +217,13 @@ TEST_CASE("sim::Simulation default scheduling spreads and talks over sockets", "
 
   SECTION("two default pods on one node use pod sockets (2.2 GB/s), not the NVLink topology-aware pods get") {
     const Scenario one = scenario_from(scenario_json(kOneDgx1, "[" + job("pair", 0, 2, 1, "\"iterations\": 10") + "]"));
-    const JobRecord plain = run(one, SchedulerKind::Default).jobs.at(0);
+    const JobRecord plain = run(one, "default").jobs.at(0);
     REQUIRE(plain.pods.size() == 2);
     CHECK(plain.pods[0].node == plain.pods[1].node);
     CHECK(plain.comm.transport == CommTransport::PodSockets);
     CHECK(plain.comm.hosts == 2);
     CHECK(plain.comm.bus_bandwidth_gbps == Approx(kPodSocketGbps));
-    const JobRecord topo = run(one, SchedulerKind::TopologyAware).jobs.at(0);
+    const JobRecord topo = run(one, "topology-aware").jobs.at(0);
     CHECK(topo.comm.transport == CommTransport::NvLinkP2p);
     CHECK(topo.comm.hosts == 1);
     CHECK(topo.comm.bus_bandwidth_gbps > 10 * kPodSocketGbps);
@@ -239,8 +237,8 @@ TEST_CASE("sim::Simulation calibration through the simulator's own placements", 
   auto scenario = load_scenario(benchmark_path());
   REQUIRE(scenario.ok());
   const Scenario& s = *scenario;
-  const SimResult topo = run(s, SchedulerKind::TopologyAware);
-  const SimResult plain = run(s, SchedulerKind::Default);
+  const RunResult topo = run(s, "topology-aware");
+  const RunResult plain = run(s, "default");
   auto within_10_percent = [](double predicted, double measured) {
     INFO("predicted " << predicted << " images/sec, measured " << measured);
     CHECK(std::abs(predicted - measured) <= 0.10 * measured);
@@ -269,8 +267,8 @@ TEST_CASE("sim::Simulation run time feeds back from placement", "[sim]") {
 
   SECTION("an iterations job runs iterations x step time; default placement makes its JCT longer") {
     const Scenario s = with_network("[" + job("vgg", 0, 4, 1, "\"iterations\": 500", "vgg16") + "]");
-    const JobRecord topo = run(s, SchedulerKind::TopologyAware).jobs.at(0);
-    const JobRecord plain = run(s, SchedulerKind::Default).jobs.at(0);
+    const JobRecord topo = run(s, "topology-aware").jobs.at(0);
+    const JobRecord plain = run(s, "default").jobs.at(0);
     for (const JobRecord* j : {&topo, &plain}) {
       // samples/sec = 4 ranks x batch 64 / step: 500 steps take 500 x 256 / samples_per_sec s.
       const double expected_ms = 500 * 256 * 1000.0 / j->samples_per_sec;
@@ -283,10 +281,10 @@ TEST_CASE("sim::Simulation run time feeds back from placement", "[sim]") {
 
   SECTION("a duration job finishes in exactly its duration under the ideal placement, longer under default") {
     const Scenario s = with_network("[" + job("trace", 0, 4, 1, "\"duration_s\": 600", "vgg16") + "]");
-    const JobRecord topo = run(s, SchedulerKind::TopologyAware).jobs.at(0);
+    const JobRecord topo = run(s, "topology-aware").jobs.at(0);
     CHECK(topo.finish_ms - topo.start_ms == 600000);
     CHECK(topo.samples_per_sec == topo.ideal_samples_per_sec);
-    const JobRecord plain = run(s, SchedulerKind::Default).jobs.at(0);
+    const JobRecord plain = run(s, "default").jobs.at(0);
     CHECK(plain.ideal_samples_per_sec == topo.ideal_samples_per_sec);
     const int64_t stretched = static_cast<int64_t>(std::ceil(600000 * plain.ideal_samples_per_sec / plain.samples_per_sec));
     CHECK(plain.finish_ms - plain.start_ms == stretched);
@@ -302,7 +300,7 @@ TEST_CASE("sim::Simulation run time feeds back from placement", "[sim]") {
       "workload": {"kind": "philly", "path": "philly.csv"}})";
     auto s = load_scenario(dir.file("s.json"));
     REQUIRE(s.ok());
-    const SimResult r = run(*s, SchedulerKind::TopologyAware);
+    const RunResult r = run(*s, "topology-aware");
     REQUIRE(r.jobs.size() == 2);
     CHECK(r.jobs[0].state == JobState::Finished);
     CHECK(r.jobs[0].finish_ms - r.jobs[0].start_ms == 600000);
@@ -332,7 +330,7 @@ TEST_CASE("sim::Simulation stuck detection", "[sim]") {
   SECTION("default: A and B end stuck with 1 of 2 and 2 of 3 pods, 12 GPUs x 100 s held idle, for any seed") {
     for (uint64_t seed : {1, 2, 3, 4}) {
       INFO("seed " << seed);
-      const SimResult r = run(s, SchedulerKind::Default, seed);
+      const RunResult r = run(s, "default", seed);
       const JobRecord& blocker = record(r, s, "blocker");
       const JobRecord& a = record(r, s, "A");
       const JobRecord& b = record(r, s, "B");
@@ -347,10 +345,9 @@ TEST_CASE("sim::Simulation stuck detection", "[sim]") {
       // A and B together hold all 16 GPUs.
       CHECK(job_gpus(a).size() + job_gpus(b).size() == 16);
       // A: 8 GPUs from 0 to 100 s; B: 4 GPUs from 0 and 4 from 100 s, to the end at 100 s.
-      CHECK(r.held_idle_gpu_ms == (8 + 4) * 100000);
-      const RunSummary summary = summarize(r);
-      CHECK(summary.stuck == 2);
-      CHECK(summary.held_idle_gpu_hours == Approx(12 * 100 / 3600.0));
+      CHECK(metric(r, "held_idle_gpu_hours") == Approx((8 + 4) * 100000 / 3.6e6));
+      CHECK(metric(r, "stuck") == 2);
+      CHECK(metric(r, "held_idle_gpu_hours") == Approx(12 * 100 / 3600.0));
       const auto a_transitions = transitions_of(r, job_id(s, "A"));
       REQUIRE(a_transitions.size() == 3);
       CHECK(a_transitions[1].to == JobState::Partial);
@@ -360,7 +357,7 @@ TEST_CASE("sim::Simulation stuck detection", "[sim]") {
   }
 
   SECTION("topology-aware: B runs beside the blocker (backfill), A after both; everything finishes, nothing held") {
-    const SimResult r = run(s, SchedulerKind::TopologyAware);
+    const RunResult r = run(s, "topology-aware");
     const JobRecord& blocker = record(r, s, "blocker");
     const JobRecord& a = record(r, s, "A");
     const JobRecord& b = record(r, s, "B");
@@ -369,8 +366,8 @@ TEST_CASE("sim::Simulation stuck detection", "[sim]") {
     CHECK(b.state == JobState::Finished);
     CHECK(b.start_ms == 0);
     CHECK(a.start_ms == std::max(blocker.finish_ms, b.finish_ms));
-    CHECK(r.held_idle_gpu_ms == 0);
-    CHECK(summarize(r).stuck == 0);
+    CHECK(metric(r, "held_idle_gpu_hours") == 0);
+    CHECK(metric(r, "stuck") == 0);
   }
 }
 
@@ -383,8 +380,8 @@ TEST_CASE("sim::Simulation backfill", "[sim]") {
   SECTION("with backfill the small job starts at 2 s, without it waits for the big one to finish (200 s)") {
     const Scenario with = scenario_from(scenario_json(kTwoDgx1, jobs, R"(, "queue": {"backfill": true})"));
     const Scenario without = scenario_from(scenario_json(kTwoDgx1, jobs, R"(, "queue": {"backfill": false})"));
-    const SimResult r_with = run(with, SchedulerKind::TopologyAware);
-    const SimResult r_without = run(without, SchedulerKind::TopologyAware);
+    const RunResult r_with = run(with, "topology-aware");
+    const RunResult r_without = run(without, "topology-aware");
     CHECK(record(r_with, with, "small").start_ms == 2000);
     CHECK(record(r_without, without, "small").start_ms == record(r_without, without, "big").finish_ms);
     CHECK(record(r_without, without, "big").finish_ms == 200000);

@@ -25,7 +25,7 @@ std::string fingerprint(const Workload& workload) {
   std::ostringstream out;
   for (const JobSpec& j : workload.jobs) {
     out << j.id << ' ' << j.submit_ms << ' ' << j.workers << 'x' << j.gpus_per_worker << ' '
-        << framework_name(j.framework) << ' ' << j.model << ' ' << j.batch_per_gpu << ' ' << j.iterations << ' '
+        << training_framework_name(j.framework) << ' ' << j.model << ' ' << j.batch_per_gpu << ' ' << j.iterations << ' '
         << j.ideal_duration_ms << ' ' << j.unequal_pod_gpus.size() << ' ' << workload.job_name(j.id) << '\n';
   }
   return out.str();
@@ -146,7 +146,7 @@ TEST_CASE("sim::philly loads the real trace", "[sim][workload]") {
     first.max_jobs = 1000;
     const auto prefix = load_philly(path, first);
     REQUIRE(prefix->jobs.size() == 1000);
-    CHECK(fingerprint(*prefix) == fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, ""}));
+    CHECK(fingerprint(*prefix) == fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", nullptr}));
   }
 }
 

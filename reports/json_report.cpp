@@ -1,0 +1,180 @@
+// results.json and jobs.jsonl (docs/results-format.md): the ResultSet as JSON, keys in a fixed
+// order, numbers rounded to 1e-6, nothing that depends on where or when it ran.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "core/model_catalog.h"
+#include "reports/json_report.h"
+
+namespace topsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+double rounded(double value) { return std::round(value * 1e6) / 1e6; }
+double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
+
+std::string_view better_name(Better better) {
+  return better == Better::Higher ? "higher" : better == Better::Lower ? "lower" : "neither";
+}
+
+Json scenario_json(const ScenarioInfo& s) {
+  Json groups = Json::array();
+  for (const NodeGroupInfo& g : s.node_groups) {
+    Json group = {{"model", g.model}, {"count", g.count}, {"gpus_per_node", g.gpus_per_node}};
+    if (!g.label.empty()) group["label"] = g.label;
+    groups.push_back(std::move(group));
+  }
+  Json out = {{"name", s.name},       {"description", s.description}, {"mode", s.mode},   {"seed", s.seed},
+              {"seeds", s.seeds},     {"workload", s.workload},       {"jobs", s.jobs},   {"nodes", s.nodes},
+              {"gpus", s.gpus},       {"node_groups", groups},        {"network", s.network},
+              {"share_policy", s.share_scheduler}, {"workload_coverage", rounded(s.fragmentation_coverage)}};
+  if (s.mode == "fill") out["target_load"] = rounded(s.target_load);
+  return out;
+}
+
+// The catalog entries of the metrics present, by full name.
+Json units_json(const ResultSet& results) {
+  Json units = Json::object();
+  for (const SchedulerResult& s : results.schedulers)
+    for (const MetricSummary& m : s.metrics)
+      if (const MetricInfo* info = find_metric(m.name); info && !units.contains(m.name))
+        units[m.name] = {{"unit", info->unit}, {"better", better_name(info->better)}};
+  return units;
+}
+
+Json metrics_json(const Metrics& metrics) {
+  Json out = Json::object();
+  for (const Metric& m : metrics.all()) out[m.name] = rounded(m.value);
+  return out;
+}
+
+Json over_seeds_json(const SchedulerResult& s) {
+  Json out = Json::object();
+  for (const MetricSummary& m : s.metrics)
+    out[m.name] = {{"mean", rounded(m.over_seeds.mean)}, {"sd", rounded(m.over_seeds.sd)},
+                   {"min", rounded(m.over_seeds.min)},   {"max", rounded(m.over_seeds.max)}};
+  return out;
+}
+
+// Columns of equal length: {"time_s": [...], "running": [...], ...}.
+Json samples_json(const std::vector<ClusterSample>& samples) {
+  Json time = Json::array(), running = Json::array(), pending = Json::array(), allocated = Json::array(), frag = Json::array(),
+       rate = Json::array(), unusable = Json::array(), idle = Json::array();
+  for (const ClusterSample& x : samples) {
+    time.push_back(seconds(x.time_ms));
+    running.push_back(x.running);
+    pending.push_back(x.pending);
+    allocated.push_back(rounded(x.allocated_gpus));
+    frag.push_back(rounded(x.fragmentation_gpus));
+    rate.push_back(rounded(x.fragmentation_rate));
+    unusable.push_back(rounded(x.unusable_gpus));
+    idle.push_back(x.idle_cards);
+  }
+  return {{"time_s", time},   {"running_jobs", running},       {"pending_jobs", pending},       {"allocated_gpus", allocated},
+          {"fragmentation_gpus", frag}, {"fragmentation_rate", rate}, {"unusable_gpus", unusable}, {"idle_cards", idle}};
+}
+
+Json load_curve_json(const std::vector<LoadPoint>& curve) {
+  Json load = Json::array(), alloc = Json::array(), frag = Json::array(), rate = Json::array(), unusable = Json::array(),
+       idle = Json::array(), failed = Json::array();
+  for (const LoadPoint& p : curve) {
+    load.push_back(p.load_percent);
+    alloc.push_back(rounded(p.gpu_alloc_ratio));
+    frag.push_back(rounded(p.frag_gpus));
+    rate.push_back(rounded(p.frag_rate));
+    unusable.push_back(rounded(p.unusable_gpus));
+    idle.push_back(p.idle_cards);
+    failed.push_back(p.failed);
+  }
+  return {{"load_percent", load}, {"gpu_alloc_ratio", alloc}, {"fragmentation_gpus", frag}, {"fragmentation_rate", rate},
+          {"unusable_gpus", unusable}, {"idle_cards", idle}, {"failed", failed}};
+}
+
+Json run_json(const RunResult& run) {
+  Json by_model = Json::array();
+  for (const ModelThroughput& t : run.by_model)
+    by_model.push_back({{"model", t.model}, {"unit", t.unit + "/s"}, {"jobs", t.jobs},
+                        {"mean_samples_per_sec", rounded(t.mean_samples_per_sec)},
+                        {"mean_ideal_samples_per_sec", rounded(t.mean_ideal_samples_per_sec)}});
+  Json out = {{"seed", run.seed}, {"metrics", metrics_json(run.metrics)}, {"throughput_by_model", by_model},
+              {"target_workload_specs", run.target_specs}};
+  if (!run.samples.empty()) {
+    out["sample_every_s"] = seconds(run.sample_every_ms);
+    out["samples"] = samples_json(run.samples);
+  }
+  if (!run.load_curve.empty()) out["load_curve"] = load_curve_json(run.load_curve);
+  out["rejections"] = run.rejections;
+  return out;
+}
+
+Json job_json(const Workload& workload, const JobRecord& r, uint32_t id) {
+  const JobSpec& job = workload.jobs[id];
+  Json pods = Json::array();
+  for (const PodPlacement& pod : r.pods) pods.push_back({{"node", pod.node}, {"gpus", pod.gpus}});
+  Json j = {{"id", id}, {"name", workload.job_name(id)}, {"kind", enum_name(job.kind)}, {"state", enum_name(r.state)}};
+  if (job.is_share()) {
+    j["gpu_mem_gib"] = job.gpu_mem_gib;
+    if (job.gpu_core_percent > 0) j["gpu_core_percent"] = job.gpu_core_percent;
+  } else if (job.kind == JobKind::TracePod) {
+    j["num_gpu"] = job.gpus_per_worker;
+    j["gpu_milli"] = job.gpu_milli;
+  } else {
+    j["workers"] = job.workers;
+    j["gpus_per_worker"] = job.gpus_per_worker;
+  }
+  if (const DnnModel* model = model_at(job.model)) {
+    j["model"] = model->name;
+    j["framework"] = training_framework_name(job.framework);
+  }
+  j["submit_s"] = seconds(r.submit_ms);
+  if (r.start_ms >= 0) j["wait_s"] = seconds(r.start_ms - r.submit_ms);
+  if (r.finish_ms >= 0) j["jct_s"] = seconds(r.finish_ms - r.submit_ms);
+  if (r.start_ms >= 0) j["start_s"] = seconds(r.start_ms);
+  if (r.finish_ms >= 0) j["finish_s"] = seconds(r.finish_ms);
+  j["pods"] = pods;
+  if (r.start_ms >= 0 && job.is_training()) {
+    const DnnModel* model = model_at(job.model);
+    j["transport"] = comm_transport_name(r.comm.transport);
+    j["ring_gbps"] = rounded(r.comm.bus_bandwidth_gbps);
+    j["samples_per_sec"] = rounded(r.samples_per_sec);
+    j["ideal_samples_per_sec"] = rounded(r.ideal_samples_per_sec);
+    j["unit"] = std::string(model ? sample_unit_name(model->unit) : "samples") + "/s";
+    j["cross_numa"] = r.cross_numa;
+    j["relaxed"] = r.relaxed;
+  }
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  return j;
+}
+
+}  // namespace
+
+void write_results_json(const ResultSet& results, std::ostream& out) {
+  Json root;
+  root["schema"] = kResultsSchema;
+  root["scenario"] = scenario_json(results.scenario);
+  root["metric_units"] = units_json(results);
+  Json schedulers = Json::array();
+  for (const SchedulerResult& s : results.schedulers) {
+    Json runs = Json::array();
+    for (const RunResult& run : s.runs) runs.push_back(run_json(run));
+    schedulers.push_back({{"name", s.name}, {"share_policy", s.share_scheduler}, {"metrics", over_seeds_json(s)}, {"runs", runs}});
+  }
+  root["schedulers"] = std::move(schedulers);
+  out << root.dump(2) << "\n";
+}
+
+void write_jobs_jsonl(const ResultSet& results, std::ostream& out) {
+  for (const SchedulerResult& s : results.schedulers)
+    for (const RunResult& run : s.runs) {
+      if (!run.workload) continue;
+      for (uint32_t id = 0; id < run.jobs.size(); ++id) {
+        Json line = {{"scheduler", s.name}, {"seed", run.seed}};
+        line.update(job_json(*run.workload, run.jobs[id], id));
+        out << line.dump() << "\n";
+      }
+    }
+}
+
+}  // namespace topsim

@@ -1,0 +1,203 @@
+#include "reports/text_report.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/model_catalog.h"
+
+namespace topsim {
+namespace {
+
+constexpr size_t kMaxColumns = 4;  // schedulers side by side; more are listed one per row
+
+// The mean over seeds of a metric (0 when the scheduler's runs do not have it).
+double mean(const SchedulerResult& s, std::string_view name) {
+  const MetricSummary* m = s.metric(name);
+  return m ? m->over_seeds.mean : 0;
+}
+bool has(const SchedulerResult& s, std::string_view name) { return s.metric(name) != nullptr; }
+
+std::string pm(const SchedulerResult& s, std::string_view name, int decimals) {
+  const MetricSummary* m = s.metric(name);
+  if (!m) return "n/a";
+  return fmt::format("{:.{}f} ± {:.{}f}", m->over_seeds.mean, decimals, m->over_seeds.sd, decimals);
+}
+
+template <class Cell>
+std::string row(const std::string& label, const ResultSet& results, Cell cell) {
+  std::string line = fmt::format("{:<34}", label);
+  for (const SchedulerResult& s : results.schedulers) line += fmt::format("{:>22}", cell(s));
+  return line + "\n";
+}
+
+std::string header(const ResultSet& results) {
+  const ScenarioInfo& sc = results.scenario;
+  std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
+                                   : fmt::format("seed {}", sc.seed);
+  std::string out = fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", sc.name, sc.nodes, sc.gpus, sc.jobs, sc.workload, seeds);
+  for (const SchedulerResult& s : results.schedulers)
+    if (!s.share_scheduler.empty()) return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
+  return out;
+}
+
+// "1d 02:03" from one day on, else "02:03:04".
+std::string clock(int64_t ms) {
+  const int64_t total_s = ms / 1000, days = total_s / 86400, h = total_s / 3600 % 24, m = total_s / 60 % 60, sec = total_s % 60;
+  if (days > 0) return fmt::format("{}d {:02}:{:02}", days, h, m);
+  return fmt::format("{:02}:{:02}:{:02}", h, m, sec);
+}
+
+std::string replay_columns(const ResultSet& r) {
+  std::string out = row("", r, [](const SchedulerResult& s) { return s.name; });
+  out += row("jobs finished / rejected / stuck", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.0f} / {:.0f} / {:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck"));
+  });
+  out += row("wait mean / p95 (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "wait_s.mean"), mean(s, "wait_s.p95")); });
+  out += row("JCT mean / p50 (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.mean"), mean(s, "jct_s.p50")); });
+  out += row("JCT p95 / p99 (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.p95"), mean(s, "jct_s.p99")); });
+  out += row("makespan (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
+  out += row("GPU utilisation", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
+  out += row("placement efficiency", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")); });
+  out += row("cross-NUMA ratio", r, [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
+  out += row("topology success rate / fallbacks", r, [](const SchedulerResult& s) {
+    if (!has(s, "topology_success_rate")) return std::string("n/a");
+    return fmt::format("{:.3f} / {:.0f}", mean(s, "topology_success_rate"), mean(s, "fallbacks"));
+  });
+  out += row("GPU-hours held by partial jobs", r, [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
+  if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return mean(s, "share_jobs") > 0; }))
+    out += row("shared-GPU jobs: wait mean / p95 (s)", r, [](const SchedulerResult& s) {
+      return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));
+    });
+  out += "time-weighted means:\n";
+  out += row("  GPUs allocated", r, [&](const SchedulerResult& s) {
+    return fmt::format("{:.2f} ({:.1f}%)", mean(s, "allocated_gpus.mean"), 100 * mean(s, "gpu_alloc_ratio.mean"));
+  });
+  out += row("  fragmentation F, GPUs (rate)", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.2f} ({:.1f}%)", mean(s, "fragmentation_gpus.mean"), 100 * mean(s, "fragmentation_rate.mean"));
+  });
+  out += row("  jobs pending mean / peak", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.2f} / {:.0f}", mean(s, "pending_jobs.mean"), mean(s, "pending_jobs.max"));
+  });
+  return out;
+}
+
+// One row per scheduler, for comparisons of many.
+std::string replay_rows(const ResultSet& r) {
+  std::string out = fmt::format("{:<16}{:>20}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "finished/rej/stuck", "mean wait s",
+                                "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
+  for (const SchedulerResult& s : r.schedulers)
+    out += fmt::format("{:<16}{:>20}{:>13.1f}{:>13.1f}{:>13.1f}{:>11.0f}{:>11.1f}%{:>11.1f}%{:>11.1f}%\n", s.name,
+                       fmt::format("{:.0f}/{:.0f}/{:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck")), mean(s, "wait_s.mean"),
+                       mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"), 100 * mean(s, "gpu_alloc_ratio.mean"),
+                       100 * mean(s, "gpu_alloc_ratio.max"), 100 * mean(s, "fragmentation_rate.mean"));
+  return out + "(peak pend: most jobs waiting at once; alloc: GPU share allocated; frag: FGD fragmentation rate; means time-weighted)\n";
+}
+
+std::string unit_of(const JobSpec& job) {
+  const DnnModel* model = model_at(job.model);
+  return model ? std::string(sample_unit_name(model->unit)) : "samples";
+}
+
+std::string job_cell(const SchedulerResult& s, uint32_t id) {
+  const RunResult& run = s.runs.front();
+  const JobRecord& r = run.jobs[id];
+  const JobSpec& job = run.workload->jobs[id];
+  if (r.start_ms < 0) return std::string(enum_name(r.state));
+  if (job.is_share())
+    return job.gpu_core_percent > 0 ? fmt::format("share {} GiB + {}%", job.gpu_mem_gib, job.gpu_core_percent)
+                                    : fmt::format("share {} GiB", job.gpu_mem_gib);
+  if (!job.is_training()) return fmt::format("node {}", r.pods.front().node);
+  return fmt::format("{:.2f} {}", r.samples_per_sec, unit_of(job));
+}
+
+std::string placement_cell(const SchedulerResult& s, uint32_t id) {
+  const JobRecord& r = s.runs.front().jobs[id];
+  if (r.start_ms < 0) return "";
+  if (!s.runs.front().workload->jobs[id].is_training())
+    return r.pods.front().gpus.empty() ? std::string() : fmt::format("node {} GPU {}", r.pods.front().node, r.pods.front().gpus.front());
+  std::map<int, size_t> per_node;
+  for (const PodPlacement& pod : r.pods) per_node[pod.node] += pod.gpus.size();
+  std::string split;
+  for (const auto& [node, gpus] : per_node) split += (split.empty() ? "" : "+") + std::to_string(gpus);
+  return fmt::format("{} {}", comm_transport_name(r.comm.transport), split);
+}
+
+std::string job_lines(const ResultSet& r) {
+  const Workload& workload = *r.schedulers.front().runs.front().workload;
+  std::string out = "\nper job (throughput, transport, GPUs per node):\n";
+  for (uint32_t id = 0; id < workload.jobs.size(); ++id) {
+    out += row(workload.job_name(id), r, [&](const SchedulerResult& s) { return job_cell(s, id); });
+    out += row("", r, [&](const SchedulerResult& s) { return placement_cell(s, id); });
+  }
+  return out;
+}
+
+std::string timeline_cell(const SchedulerResult& s, size_t at, int gpus) {
+  const std::vector<ClusterSample>& samples = s.runs.front().samples;
+  if (at >= samples.size()) return fmt::format("  {:>42}", "(finished)");
+  const ClusterSample& x = samples[at];
+  const double share = gpus ? 100 * x.allocated_gpus / gpus : 0.0;
+  return fmt::format("  {:>8}{:>8}{:>9}{:>17}", x.running, x.pending, fmt::format("{:.1f}%", share),
+                     fmt::format("{:.2f} ({:.0f}%)", x.fragmentation_gpus, 100 * x.fragmentation_rate));
+}
+
+// The sampled state side by side, at up to `max_rows` times evenly spread over the longest run
+// (first and last sample included). Runs share the sampling grid (same workload and period).
+std::string timeline(const ResultSet& r, size_t max_rows) {
+  const SchedulerResult* longest = &r.schedulers.front();
+  for (const SchedulerResult& s : r.schedulers)
+    if (s.runs.front().samples.size() > longest->runs.front().samples.size()) longest = &s;
+  const std::vector<ClusterSample>& grid = longest->runs.front().samples;
+  if (grid.empty() || max_rows == 0) return "";
+  const size_t rows = std::min(max_rows, grid.size());
+  std::string out = fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n{:>12}",
+                                clock(longest->runs.front().sample_every_ms), rows, grid.size(), "");
+  for (const SchedulerResult& s : r.schedulers) out += fmt::format("  {:>42}", s.name);
+  out += fmt::format("\n{:>12}", "time");
+  for (size_t i = 0; i < r.schedulers.size(); ++i) out += fmt::format("  {:>8}{:>8}{:>9}{:>17}", "running", "pending", "alloc", "fragmentation");
+  out += "\n";
+  for (size_t i = 0; i < rows; ++i) {
+    const size_t at = rows == 1 ? 0 : i * (grid.size() - 1) / (rows - 1);
+    out += fmt::format("{:>12}", clock(grid[at].time_ms));
+    for (const SchedulerResult& s : r.schedulers) out += timeline_cell(s, at, r.scenario.gpus);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_replay(const ResultSet& r, const TextOptions& options) {
+  std::string out = header(r) + "\n";
+  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r);
+  out += replay_columns(r);
+  const RunResult& first = r.schedulers.front().runs.front();
+  if (first.workload && !first.jobs.empty() && first.workload->jobs.size() <= options.max_job_lines) return out + job_lines(r);
+  return out + timeline(r, options.max_time_rows);
+}
+
+std::string render_fill(const ResultSet& r) {
+  const ScenarioInfo& sc = r.scenario;
+  std::string out = fmt::format("fill experiment {}{}\n", sc.name, sc.description.empty() ? "" : ": " + sc.description);
+  out += fmt::format("  cluster: {} nodes, {} GPUs\n", sc.nodes, sc.gpus);
+  out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", sc.workload,
+                     r.schedulers.front().runs.front().target_specs, 100 * sc.fragmentation_coverage);
+  out += fmt::format("  protocol: pods drawn with replacement until {:.0f}% of GPU capacity has arrived, no departures, {} seed{} ({}..{})\n\n",
+                     100 * sc.target_load, sc.seeds, sc.seeds == 1 ? "" : "s", sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
+  out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods");
+  for (const SchedulerResult& s : r.schedulers)
+    out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4), pm(s, "fragmentation_rate.final", 4),
+                       pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1));
+  out += "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "
+         "capacity; frag = FGD fragmentation (USENIX ATC '23), rate = frag / unallocated GPU share\n";
+  for (const std::string& reason : r.schedulers.front().runs.front().rejections) out += "  rejected at submission: " + reason + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const ResultSet& results, const TextOptions& options) {
+  if (results.schedulers.empty() || results.schedulers.front().runs.empty()) return "no runs\n";
+  return results.scenario.mode == "fill" ? render_fill(results) : render_replay(results, options);
+}
+
+}  // namespace topsim

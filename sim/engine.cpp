@@ -1,0 +1,258 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <memory>
+#include <queue>
+
+#include "sim/job_timing.h"
+#include "sim/scheduler.h"
+
+namespace topsim {
+namespace {
+
+// FGD's target workload of a run: the trace's pod list when the workload brings one, else the
+// jobs' own pods (whole-GPU pods as the scheduler asks for them: topology-aware requests on
+// topology nodes).
+TargetWorkload target_workload(const ClusterState& cluster, const Workload& workload, const RunConfig& config) {
+  if (workload.fragmentation_specs) return derive_target_workload(*workload.fragmentation_specs, config.fragmentation_coverage);
+  const bool topology_aware = config.scheduler->serves == NodeMode::Topology;
+  std::vector<TaskSpec> specs;
+  for (const JobSpec& job : workload.jobs) {
+    if (job.is_share()) {
+      const NodeMode label = job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share;
+      specs.push_back(task_spec(pod_request(job), cluster.max_card_mem_gib(label)));
+    } else {
+      for (size_t pod = 0; pod < job.workers; ++pod) specs.push_back(task_spec(pod_request(job, pod, topology_aware)));
+    }
+  }
+  if (specs.empty()) return {};
+  return derive_target_workload(specs, config.fragmentation_coverage);
+}
+
+class Engine final : private Binder {
+ public:
+  Engine(const ClusterState& cluster, const Workload& workload, const RunConfig& config)
+      : cluster_(cluster),
+        workload_(workload),
+        config_(config),
+        target_(target_workload(cluster, workload, config)),
+        view_(cluster_, workload_, out_.jobs, now_ms_),
+        timer_(cluster_, config.network, config.overlap),
+        sampler_(config.sample_every_ms, workload.jobs),
+        curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent)) {
+    cluster_.prepare(config.scheduler->serves, &target_);
+    out_.jobs.resize(workload.jobs.size());
+    out_.total_gpus = cluster_.total_gpus();
+    out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
+    out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
+    SchedulerContext context{config.seed, config.network, config.backfill, cluster_.fragmentation()};
+    queues_.push_back({config.scheduler->make(context), {}});
+    if (!(config.scheduler->handles & kHandlesShares) && config.share_scheduler)
+      queues_.push_back({config.share_scheduler->make(context), {}});
+  }
+
+  RunOutput run() {
+    const std::vector<JobSpec>& jobs = workload_.jobs;
+    if (!jobs.empty()) out_.first_submit_ms = now_ms_ = jobs.front().submit_ms;
+    if (recording_load()) curve_.observe(0, cluster_, 0);
+    size_t next_submit = 0;
+    while (next_submit < jobs.size() || !events_.empty()) {
+      int64_t t = events_.empty() ? jobs[next_submit].submit_ms : events_.top().time_ms;
+      if (next_submit < jobs.size()) t = std::min(t, jobs[next_submit].submit_ms);
+      sampler_.advance_to(t, sample());
+      now_ms_ = t;
+      while (next_submit < jobs.size() && jobs[next_submit].submit_ms == t) submit(jobs[next_submit++].id);
+      while (!events_.empty() && events_.top().time_ms == t) {
+        const uint32_t job = events_.top().job;
+        events_.pop();
+        finish(job);
+      }
+      schedule_pass();
+      if (!config_.jobs_wait) fail_waiting();
+      if (recording_load()) curve_.observe(out_.arrived_milli, cluster_, failed_);
+    }
+    end_of_run();
+    return std::move(out_);
+  }
+
+ private:
+  struct Event {
+    int64_t time_ms;
+    uint64_t seq;
+    uint32_t job;  // finish of this job
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time_ms != b.time_ms ? a.time_ms > b.time_ms : a.seq > b.seq;
+    }
+  };
+  struct Queue {
+    std::unique_ptr<Scheduler> scheduler;
+    std::vector<uint32_t> pending;  // FIFO by submission
+  };
+
+  bool recording_load() const { return config_.fill_last_percent >= 0; }
+
+  ClusterSample sample() const {
+    int64_t pending = 0;
+    for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());
+    return sample_cluster(cluster_, running_, pending);
+  }
+
+  void set_state(uint32_t job, JobState state) {
+    out_.jobs[job].state = state;
+    if (config_.record_transitions) out_.transitions.push_back({now_ms_, job, state});
+  }
+
+  // The queue (and so the scheduler) of a job: shares go to the share scheduler when the
+  // run's scheduler does not place them; nullptr when no scheduler of the run places the job.
+  Queue* queue_for(const JobSpec& job) {
+    const unsigned handles = config_.scheduler->handles;
+    if (job.is_share() && !(handles & kHandlesShares)) return queues_.size() > 1 ? &queues_[1] : nullptr;
+    if (job.kind == JobKind::TracePod && !(handles & kHandlesTracePods)) return nullptr;
+    return &queues_[0];
+  }
+
+  void submit(uint32_t id) {
+    ++out_.events;
+    const JobSpec& job = workload_.jobs[id];
+    out_.jobs[id].submit_ms = job.submit_ms;
+    out_.arrived_milli += job.gpu_milli_total(cluster_.max_card_mem_gib(job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share));
+    set_state(id, JobState::Pending);
+    Queue* queue = queue_for(job);
+    std::string problem = queue ? queue->scheduler->admission_problem(view_, id)
+                                : "scheduler " + std::string(config_.scheduler->name) + " does not place " +
+                                      (job.is_share() ? "GPU shares" : "trace pods");
+    if (!problem.empty()) {
+      out_.jobs[id].reason = std::move(problem);
+      return set_state(id, JobState::Rejected);
+    }
+    queue->pending.push_back(id);
+  }
+
+  void finish(uint32_t id) {
+    ++out_.events;
+    JobRecord& r = out_.jobs[id];
+    const JobSpec& job = workload_.jobs[id];
+    for (size_t pod = 0; pod < r.pods.size(); ++pod) cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
+    --running_;
+    r.finish_ms = now_ms_;
+    set_state(id, JobState::Finished);
+  }
+
+  void schedule_pass() {
+    for (Queue& queue : queues_) {
+      if (queue.pending.empty()) continue;
+      queue.scheduler->schedule(view_, queue.pending, *this);
+      std::erase_if(queue.pending, [&](uint32_t id) {
+        JobRecord& r = out_.jobs[id];
+        if (r.state == JobState::Running) return true;
+        if (!r.pods.empty() && r.state != JobState::Partial) set_state(id, JobState::Partial);
+        return false;
+      });
+    }
+  }
+
+  // Fill experiments: whatever could not start on arrival fails (it never waits).
+  void fail_waiting() {
+    for (Queue& queue : queues_) {
+      for (uint32_t id : queue.pending) {
+        out_.jobs[id].reason = "no node fitted it on arrival";
+        set_state(id, JobState::Failed);
+        ++failed_;
+      }
+      queue.pending.clear();
+    }
+  }
+
+  void bind(uint32_t id, const PodBinding& pod) override {
+    JobRecord& r = out_.jobs[id];
+    cluster_.bind(pod.node, pod_request(workload_.jobs[id], r.pods.size()), pod.gpus);
+    r.pods.push_back({pod.node, pod.gpus, now_ms_});
+    if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
+  }
+
+  void start(uint32_t id, JobStart start) override {
+    const JobSpec& job = workload_.jobs[id];
+    JobRecord& r = out_.jobs[id];
+    if (!start.rank_order.empty()) {
+      std::vector<PodPlacement> ranked;
+      for (size_t i : start.rank_order) ranked.push_back(std::move(r.pods[i]));
+      r.pods = std::move(ranked);
+    }
+    r.comm = start.comm;
+    r.relaxed = std::move(start.relaxed);
+    for (const PodPlacement& pod : r.pods) out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
+    ++running_;
+    r.start_ms = now_ms_;
+    set_state(id, JobState::Running);
+    const int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
+    if (run_ms == kForeverMs) return;
+    if (!job.is_training()) out_.busy_gpu_ms += run_ms * job.gpu_milli_total(card_mem_of(r)) / kMilliPerGpu;
+    events_.push({now_ms_ + run_ms, seq_++, id});
+  }
+
+  int card_mem_of(const JobRecord& r) const {
+    const PodPlacement& pod = r.pods.front();
+    if (pod.gpus.empty()) return 0;
+    return cluster_.shares().nodes[static_cast<size_t>(pod.node)].cards[static_cast<size_t>(pod.gpus.front())].mem_total_gib;
+  }
+
+  int64_t timed_run_ms(const JobSpec& job, JobRecord& r) {
+    const JobTiming timing = timer_.time(job, r);
+    r.samples_per_sec = timing.samples_per_sec;
+    r.ideal_samples_per_sec = timing.ideal_samples_per_sec;
+    r.cross_numa = timing.cross_numa;
+    out_.busy_gpu_ms += timing.run_ms * job.total_gpus();
+    return timing.run_ms;
+  }
+
+  void end_of_run() {
+    for (Queue& queue : queues_) {
+      for (uint32_t id : queue.pending) {
+        JobRecord& r = out_.jobs[id];
+        if (r.state == JobState::Partial) {
+          for (const PodPlacement& pod : r.pods) out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
+          r.reason = "stuck: " + std::to_string(r.pods.size()) + " of " + std::to_string(workload_.jobs[id].workers) +
+                     " pods placed when nothing else could run (partial placement deadlock)";
+          set_state(id, JobState::Stuck);
+        } else if (r.reason.empty()) {
+          r.reason = "never placed: not enough free GPUs when the simulation ended";
+        }
+      }
+    }
+    out_.makespan_ms = now_ms_;
+    sampler_.finish(now_ms_, sample());
+    out_.sample_every_ms = sampler_.period_ms();
+    out_.samples = sampler_.take_samples();
+    out_.averages = sampler_.averages();
+    if (recording_load()) {
+      out_.final_load = curve_.final_point(out_.arrived_milli, cluster_, failed_);
+      out_.load_curve = curve_.take_points();
+    }
+  }
+
+  ClusterState cluster_;
+  const Workload& workload_;
+  RunConfig config_;
+  TargetWorkload target_;
+  RunOutput out_;
+  int64_t now_ms_ = 0;
+  SchedulingView view_;
+  JobTimer timer_;
+  TimeSampler sampler_;
+  LoadCurve curve_;
+  std::vector<Queue> queues_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  uint64_t seq_ = 0;
+  int64_t running_ = 0;
+  int64_t failed_ = 0;
+};
+
+}  // namespace
+
+RunOutput simulate(const ClusterState& cluster, const Workload& workload, const RunConfig& config) {
+  return Engine(cluster, workload, config).run();
+}
+
+}  // namespace topsim

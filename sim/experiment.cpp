@@ -1,0 +1,188 @@
+#include "sim/experiment.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <system_error>
+#include <thread>
+
+#include "sim/seeds.h"
+
+namespace topsim {
+namespace {
+
+constexpr size_t kMaxRejections = 10;  // distinct rejection reasons kept per run
+
+ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
+  ScenarioInfo info;
+  info.name = s.name;
+  info.description = s.description;
+  info.mode = std::string(enum_name(s.mode));
+  info.seed = s.seed;
+  info.seeds = s.seeds;
+  info.workload = s.workload->source;
+  info.jobs = s.workload->jobs.size();
+  info.nodes = cluster.node_count();
+  info.gpus = cluster.total_gpus();
+  info.network = std::string(enum_name(s.cluster.network.transport));
+  info.share_scheduler = s.share_scheduler;
+  info.fragmentation_coverage = s.fragmentation_coverage;
+  if (s.mode == ExperimentMode::Fill) info.target_load = s.target_load;
+  for (const NodeGroupSpec& g : s.cluster.groups)
+    info.node_groups.push_back({g.model.name, g.count, static_cast<int>(g.model.gpus.size()),
+                                g.label_pinned ? std::string(enum_name(g.label)) : ""});
+  std::map<int, size_t> group_of_type;  // trace nodes: one group per node type, in order of appearance
+  for (int n = 0; s.cluster.groups.empty() && n < cluster.node_count(); ++n) {
+    const int type = cluster.node(n).type;
+    auto [it, fresh] = group_of_type.emplace(type, info.node_groups.size());
+    if (fresh) info.node_groups.push_back({cluster.type(type).name, 0, cluster.type(type).gpus, "milli"});
+    ++info.node_groups[it->second].count;
+  }
+  return info;
+}
+
+std::vector<std::string> rejections(const RunOutput& run, const Workload& workload) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (size_t id = 0; id < run.jobs.size() && out.size() < kMaxRejections; ++id) {
+    const JobRecord& r = run.jobs[id];
+    if (r.state == JobState::Rejected && seen.insert(r.reason).second)
+      out.push_back(workload.job_name(static_cast<uint32_t>(id)) + ": " + r.reason);
+  }
+  return out;
+}
+
+struct RunTask {
+  size_t scheduler = 0;
+  int seed_index = 0;
+};
+
+class Experiment {
+ public:
+  Experiment(const Scenario& scenario, const ExperimentOptions& options) : scenario_(scenario), options_(options) {}
+
+  Expected<ResultSet> run() {
+    auto cluster = ClusterState::build(scenario_.cluster);
+    if (!cluster) return Error{scenario_.name + ": " + cluster.error().message};
+    if (Status s = resolve_schedulers(); !s) return s.error();
+    build_workloads();
+    ResultSet results;
+    results.scenario = scenario_info(scenario_, *cluster);
+    for (const SchedulerInfo* info : schedulers_) {
+      SchedulerResult r;
+      r.name = std::string(info->name);
+      if (!(info->handles & kHandlesShares) && scenario_.workload->jobs.end() !=
+          std::find_if(scenario_.workload->jobs.begin(), scenario_.workload->jobs.end(), [](const JobSpec& j) { return j.is_share(); }))
+        r.share_scheduler = scenario_.share_scheduler;
+      r.runs.resize(static_cast<size_t>(scenario_.seeds));
+      results.schedulers.push_back(std::move(r));
+    }
+    run_all(results);
+    for (SchedulerResult& r : results.schedulers) summarize_over_seeds(r);
+    return results;
+  }
+
+ private:
+  Status resolve_schedulers() {
+    for (const std::string& name : scenario_.schedulers) {
+      const SchedulerInfo* info = find_scheduler(name);
+      if (!info) return Error{scenario_.name + ": unknown scheduler '" + name + "'"};
+      schedulers_.push_back(info);
+    }
+    share_ = find_scheduler(scenario_.share_scheduler);
+    if (!share_) return Error{scenario_.name + ": unknown share scheduler '" + scenario_.share_scheduler + "'"};
+    return Status::success();
+  }
+
+  void build_workloads() {
+    workloads_.push_back(scenario_.workload);
+    for (int i = 1; i < scenario_.seeds; ++i)
+      workloads_.push_back(scenario_.workload_for_seed
+                               ? std::make_shared<const Workload>(scenario_.workload_for_seed(run_seed(scenario_.seed, i)))
+                               : scenario_.workload);
+  }
+
+  RunResult run_one(const RunTask& task) const {
+    const SchedulerInfo& info = *schedulers_[task.scheduler];
+    RunConfig config;
+    config.scheduler = &info;
+    config.share_scheduler = share_;
+    config.seed = run_seed(scenario_.seed, task.seed_index);
+    config.backfill = scenario_.backfill;
+    config.jobs_wait = scenario_.mode != ExperimentMode::Fill;
+    config.network = scenario_.network;
+    config.overlap = scenario_.overlap;
+    config.record_transitions = scenario_.record_transitions && options_.keep_jobs;
+    config.sample_every_ms = scenario_.sample_every_ms;
+    config.fragmentation_coverage = scenario_.fragmentation_coverage;
+    if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
+    const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
+    auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
+    RunOutput out = simulate(*cluster, *workload, config);
+    RunResult result;
+    result.seed = config.seed;
+    const bool fill = scenario_.mode == ExperimentMode::Fill;
+    result.metrics = summarize_run(out, *workload, info.serves == NodeMode::Topology, fill);
+    result.by_model = throughput_by_model(out, *workload);
+    result.target_specs = out.target_specs;
+    result.sample_every_ms = out.sample_every_ms;
+    if (!fill) result.samples = std::move(out.samples);
+    result.load_curve = std::move(out.load_curve);
+    result.rejections = rejections(out, *workload);
+    result.workload = workload;
+    if (options_.keep_jobs) {
+      result.jobs = std::move(out.jobs);
+      result.transitions = std::move(out.transitions);
+    }
+    return result;
+  }
+
+  void run_all(ResultSet& results) {
+    std::vector<RunTask> tasks;
+    for (size_t s = 0; s < schedulers_.size(); ++s)
+      for (int i = 0; i < scenario_.seeds; ++i) tasks.push_back({s, i});
+    std::atomic<size_t> next{0}, done{0};
+    std::mutex progress_mutex;
+    auto worker = [&]() {
+      for (size_t t = next++; t < tasks.size(); t = next++) {
+        const auto start = std::chrono::steady_clock::now();
+        RunResult& run = results.schedulers[tasks[t].scheduler].runs[static_cast<size_t>(tasks[t].seed_index)];
+        run = run_one(tasks[t]);
+        const size_t finished = ++done;
+        if (!options_.progress) continue;
+        RunProgress p{finished, tasks.size(), results.schedulers[tasks[t].scheduler].name, run.seed,
+                      static_cast<size_t>(run.metrics.value_or("jobs", 0)), static_cast<uint64_t>(run.metrics.value_or("events", 0)),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        options_.progress(p);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < options_.threads && static_cast<size_t>(t) < tasks.size(); ++t) {
+      try {
+        pool.emplace_back(worker);
+      } catch (const std::system_error&) {
+        break;  // fewer threads: the remaining runs go to the threads we have
+      }
+    }
+    worker();
+    for (std::thread& thread : pool) thread.join();
+  }
+
+  const Scenario& scenario_;
+  const ExperimentOptions& options_;
+  std::vector<const SchedulerInfo*> schedulers_;
+  const SchedulerInfo* share_ = nullptr;
+  std::vector<std::shared_ptr<const Workload>> workloads_;
+};
+
+}  // namespace
+
+Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options) {
+  return Experiment(scenario, options).run();
+}
+
+}  // namespace topsim

@@ -1,0 +1,36 @@
+// run_experiment: the one way a scenario runs, for the CLI, the tests and the benchmarks
+// alike. Every scheduler of the scenario runs once per seed, each run on its own copy of the
+// cluster; runs go to `threads` worker threads and are independent, so the results do not
+// depend on the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/expected.h"
+#include "sim/results.h"
+#include "sim/scenario.h"
+
+namespace topsim {
+
+// One finished run, for progress and timing lines (never part of the results).
+struct RunProgress {
+  size_t done = 0, total = 0;   // runs finished so far, runs in all
+  std::string scheduler;
+  uint64_t seed = 0;
+  size_t jobs = 0;
+  uint64_t events = 0;
+  double wall_s = 0;            // wall-clock time of this run
+};
+
+struct ExperimentOptions {
+  int threads = 1;          // runs at once; <= 1: the calling thread only; default 1
+  bool keep_jobs = true;    // per-job records in the results; default true
+  // Called after each run, one call at a time, from the thread that finished it.
+  std::function<void(const RunProgress&)> progress;
+};
+
+[[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});
+
+}  // namespace topsim

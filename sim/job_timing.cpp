@@ -1,0 +1,70 @@
+#include "sim/job_timing.h"
+
+#include <cmath>
+#include <set>
+
+#include "core/gang.h"
+
+namespace topsim {
+
+Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, int node_type, const CommPath& path) const {
+  const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, cluster_.type(node_type).gpu_sm};
+  return estimate_throughput(tj, path, overlap_);
+}
+
+double JobTimer::ideal_samples_per_sec(const JobSpec& job, int node_type) {
+  const auto key = std::make_tuple(node_type, int{job.workers}, int{job.gpus_per_worker}, int{job.model},
+                                   static_cast<int>(job.framework), int{job.batch_per_gpu});
+  if (auto it = ideal_cache_.find(key); it != ideal_cache_.end()) return it->second;
+  const NodeType& type = cluster_.type(node_type);
+  const int node_gpus = type.gpus;
+  CommPath path;
+  if (job.total_gpus() <= node_gpus) {
+    PlacementRequest request;
+    request.gpus = job.total_gpus();
+    auto placement = type.allocator->place(all_gpus(node_gpus), request);
+    if (placement) path = ring_plan_path(placement->ring);
+  } else {
+    const size_t nodes = static_cast<size_t>((job.total_gpus() + node_gpus - 1) / node_gpus);
+    std::vector<GangNode> idle(nodes, GangNode{type.allocator.get(), all_gpus(node_gpus), ""});
+    GangRequest request;
+    request.workers = job.workers;
+    request.gpus_per_worker = job.gpus_per_worker;
+    auto placement = place_gang(idle, request, network_);
+    if (placement) path = gang_comm_path(*placement, idle);
+  }
+  auto estimate = throughput(job, node_type, path);
+  const double ideal = estimate ? estimate->samples_per_sec : 0;
+  ideal_cache_.emplace(key, ideal);
+  return ideal;
+}
+
+bool JobTimer::cross_numa(const JobRecord& record) const {
+  std::map<int, std::set<int>> numa_by_node;
+  for (const PodPlacement& pod : record.pods) {
+    const Topology& topology = *cluster_.type_of(pod.node).topology;
+    for (int g : pod.gpus) numa_by_node[pod.node].insert(topology.gpu_numa(g));
+  }
+  for (const auto& [node, numa] : numa_by_node)
+    if (numa.size() > 1) return true;
+  return false;
+}
+
+JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
+  JobTiming t;
+  const int node_type = cluster_.node(record.pods.front().node).type;
+  const auto estimate = throughput(job, node_type, record.comm);
+  t.samples_per_sec = estimate ? estimate->samples_per_sec : 0;
+  t.ideal_samples_per_sec = ideal_samples_per_sec(job, node_type);
+  t.cross_numa = cross_numa(record);
+  if (job.iterations > 0 && estimate) {
+    t.run_ms = static_cast<int64_t>(std::ceil(static_cast<double>(job.iterations) * estimate->step_ms));
+  } else if (t.samples_per_sec > 0 && t.ideal_samples_per_sec > 0) {
+    t.run_ms = static_cast<int64_t>(std::ceil(static_cast<double>(job.ideal_duration_ms) * (t.ideal_samples_per_sec / t.samples_per_sec)));
+  } else {
+    t.run_ms = job.ideal_duration_ms;
+  }
+  return t;
+}
+
+}  // namespace topsim

@@ -1,0 +1,82 @@
+// The one results model: what an experiment produced, as data with a schema
+// ("topsim.results/1", docs/results-format.md). Every output (text, JSON, and the reporters
+// built on them) is a rendering of a ResultSet; nothing in it depends on the working directory,
+// the wall clock or the number of threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/engine.h"
+#include "sim/metrics.h"
+
+namespace topsim {
+
+inline constexpr std::string_view kResultsSchema = "topsim.results/1";
+
+struct NodeGroupInfo {
+  std::string model;      // node model (or trace node type) name
+  int count = 0;
+  int gpus_per_node = 0;
+  std::string label;      // ack.node.gpu.schedule as configured ("" when it follows the scheduler)
+};
+
+// Who ran what: the scenario's identity, without file paths.
+struct ScenarioInfo {
+  std::string name;
+  std::string description;
+  std::string mode;                    // "replay" or "fill"
+  uint64_t seed = 1;
+  int seeds = 1;
+  std::string workload;                // what the workload is, e.g. "philly.csv (82247 jobs)"
+  size_t jobs = 0;                     // jobs of the scenario seed's workload
+  int nodes = 0;
+  int gpus = 0;
+  std::vector<NodeGroupInfo> node_groups;
+  std::string network;                 // "tcp", "roce", "ib"
+  std::string share_scheduler;         // places GPU shares for schedulers that do not
+  double fragmentation_coverage = 0.95;
+  double target_load = 0;              // fill only
+};
+
+// One scheduler, one seed.
+struct RunResult {
+  uint64_t seed = 0;
+  Metrics metrics;
+  std::vector<ModelThroughput> by_model;
+  size_t target_specs = 0;                 // FGD target workload specs (0: not measured)
+  int64_t sample_every_ms = 0;
+  std::vector<ClusterSample> samples;      // over time (replay)
+  std::vector<LoadPoint> load_curve;       // against arrived load (fill)
+  std::shared_ptr<const Workload> workload;  // the jobs this run replayed
+  std::vector<JobRecord> jobs;             // per job (empty when not kept)
+  std::vector<Transition> transitions;     // lifecycle transitions, when recorded and kept
+  std::vector<std::string> rejections;     // distinct rejection reasons, "job: reason", first 10
+};
+
+struct MetricSummary {
+  std::string name;
+  SeedStats over_seeds;  // mean, sample sd, min, max over the runs
+};
+
+struct SchedulerResult {
+  std::string name;                     // registry name
+  std::string share_scheduler;          // places its GPU shares when it does not ("" otherwise)
+  std::vector<RunResult> runs;          // one per seed, ascending
+  std::vector<MetricSummary> metrics;   // every metric all runs have, over seeds
+  const MetricSummary* metric(std::string_view name) const;
+};
+
+struct ResultSet {
+  ScenarioInfo scenario;
+  std::vector<SchedulerResult> schedulers;  // in the scenario's order
+  const SchedulerResult* scheduler(std::string_view name) const;
+};
+
+// Fills SchedulerResult::metrics from its runs.
+void summarize_over_seeds(SchedulerResult& result);
+
+}  // namespace topsim

@@ -1,0 +1,103 @@
+// The engine's view of the cluster as a run goes: samples of its state on a time grid with
+// exact time-weighted means (replays), or against the load that has arrived (fill
+// experiments: every 1% of GPU capacity).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/statistics.h"
+
+namespace topsim {
+
+// The cluster at one instant (the state after every event up to then). GPU shares are in GPUs
+// (a card is 1): on `share` nodes a card's free share is its free memory over its memory, on
+// `core_mem` nodes its free compute, on trace nodes 1000 - its thousandths in use, elsewhere 1
+// while idle and 0 once taken.
+struct ClusterSample {
+  int64_t time_ms = 0;
+  int64_t running = 0;            // jobs running
+  int64_t pending = 0;            // jobs waiting (including partially placed ones)
+  double allocated_gpus = 0;      // GPU share allocated
+  double fragmentation_gpus = 0;  // FGD's F over the cluster (core/fragmentation.h)
+  double fragmentation_rate = 0;  // F / unallocated GPU share (0 when nothing is free)
+  double unusable_gpus = 0;       // free share no pod of the target workload can use where it is
+  int idle_cards = 0;             // cards without any pod
+};
+ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending);
+
+// Time-weighted means over [first submission, end of the run] of the sampled quantities, exact
+// (integrated between events), and the largest value each reached.
+struct TimeAverages {
+  double allocated_gpus = 0, fragmentation_gpus = 0, fragmentation_rate = 0, pending = 0, running = 0;
+  double peak_allocated_gpus = 0;
+  int64_t peak_pending = 0;
+};
+
+// The automatic sample period of a workload: the smallest round period (1 s, 2 s, 5 s, ... 1 h,
+// 2 h, ... 1 d, 2 d, then whole weeks) giving at most 100 samples from the first submission to
+// the latest submission + trace duration.
+int64_t auto_sample_period_ms(const std::vector<JobSpec>& jobs);
+
+class TimeSampler {
+ public:
+  // `period_ms` > 0 fixes the grid; 0 = automatic: auto_sample_period_ms, doubled whenever a
+  // run outlasting the expected span passes 1,000 samples. Samples lie on multiples of the
+  // period from the first submission's multiple.
+  TimeSampler(int64_t period_ms, const std::vector<JobSpec>& jobs);
+  // The state `now` held since the previous call: records grid points before `time_ms` and
+  // integrates up to it.
+  void advance_to(int64_t time_ms, const ClusterSample& now);
+  // Ends the run at `end_ms` in state `now`: the grid points up to it, and the means.
+  void finish(int64_t end_ms, const ClusterSample& now);
+
+  int64_t period_ms() const { return period_ms_; }
+  const std::vector<ClusterSample>& samples() const { return samples_; }
+  std::vector<ClusterSample> take_samples() { return std::move(samples_); }
+  const TimeAverages& averages() const { return averages_; }
+
+ private:
+  void record(const ClusterSample& now);
+  static constexpr size_t kMaxAutoSamples = 1000;
+
+  bool automatic_ = false;
+  bool started_ = false;
+  int64_t period_ms_ = 0;
+  int64_t next_ms_ = 0;
+  int64_t last_ms_ = 0;
+  TimeIntegral allocated_, fragmentation_, rate_, pending_, running_;
+  std::vector<ClusterSample> samples_;
+  TimeAverages averages_;
+};
+
+// The state when the arrived load (GPU request of every job submitted so far, placed or not)
+// first reached load_percent % of the cluster's GPU capacity.
+struct LoadPoint {
+  int load_percent = 0;
+  double gpu_alloc_ratio = 0;  // allocated GPU share / capacity
+  double frag_gpus = 0;        // FGD's F, GPUs
+  double frag_rate = 0;        // F / unallocated GPU share
+  double unusable_gpus = 0;
+  int idle_cards = 0;
+  int64_t failed = 0;          // jobs failed so far (no node fitted them on arrival)
+};
+
+class LoadCurve {
+ public:
+  // Points at 0%, 1%, ..., last_percent %.
+  LoadCurve(int64_t capacity_milli, int last_percent) : capacity_milli_(capacity_milli), last_percent_(last_percent) {}
+  // After the jobs of one instant: records every point the arrived load has crossed.
+  void observe(int64_t arrived_milli, const ClusterState& cluster, int64_t failed);
+  // The state at the end of the run (its load_percent: the arrived load, rounded down).
+  LoadPoint final_point(int64_t arrived_milli, const ClusterState& cluster, int64_t failed) const;
+  std::vector<LoadPoint> take_points() { return std::move(points_); }
+
+ private:
+  LoadPoint point(int percent, const ClusterState& cluster, int64_t failed) const;
+  int64_t capacity_milli_;
+  int last_percent_;
+  std::vector<LoadPoint> points_;
+};
+
+}  // namespace topsim

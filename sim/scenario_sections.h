@@ -1,0 +1,23 @@
+// The scenario loader's section readers (sim/scenario.h), private to sim: the cluster
+// (scenario_cluster.cpp) and the workload (scenario_workload.cpp). Each reports its first
+// problem through `errors` (file + JSON pointer), or, for errors that already carry their
+// context (a trace's file, line and column), through `verbatim`.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/json_util.h"
+#include "sim/scenario.h"
+
+namespace topsim {
+
+// "cluster": node groups with a network, or a trace's node list.
+void read_cluster(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& scenario);
+// "workload": every kind; a fill experiment's draws need the cluster read first.
+void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& source,
+                   const std::string& base_dir, Scenario& scenario);
+// A path as written in the scenario, resolved against the scenario's folder.
+std::string resolve_path(const std::string& base_dir, const std::string& path);
+
+}  // namespace topsim

@@ -1,0 +1,89 @@
+// The scheduler plug-in interface. A scheduler reads a const view of the cluster and of the
+// jobs, and decides: for each pending job, which pods go where now, or that it waits. It changes
+// nothing itself: it hands its decisions to a Binder, which applies them at once (so the view
+// shows them before the next decision of the same pass, as kube-scheduler's cache "assumes" a
+// pod). The engine is one Binder; a test can be another, over a hand-built ClusterState.
+//
+// A scheduler is one file under sim/schedulers/ and one line in the registry
+// (sim/schedulers/registry.cpp); docs/schedulers.md walks through adding one.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/fragmentation.h"
+#include "core/network_model.h"
+#include "core/throughput.h"
+#include "sim/cluster.h"
+#include "sim/job.h"
+#include "sim/job_record.h"
+
+namespace topsim {
+
+// What a scheduler may read: the cluster, the jobs with what is placed of them, the time.
+class SchedulingView {
+ public:
+  // REQUIRES: every argument outlives the view; `records` is indexed by job id.
+  SchedulingView(const ClusterState& cluster, const Workload& workload, const std::vector<JobRecord>& records,
+                 const int64_t& now_ms)
+      : cluster_(cluster), workload_(workload), records_(records), now_ms_(now_ms) {}
+
+  const ClusterState& cluster() const { return cluster_; }
+  const Workload& workload() const { return workload_; }
+  const JobSpec& job(uint32_t id) const { return workload_.jobs[id]; }
+  const JobRecord& record(uint32_t id) const { return records_[id]; }
+  // The job's gpu.topology/* annotations, or nullptr when it has none.
+  const std::map<std::string, std::string>* annotations(uint32_t id) const;
+  int64_t now_ms() const { return now_ms_; }
+
+ private:
+  const ClusterState& cluster_;
+  const Workload& workload_;
+  const std::vector<JobRecord>& records_;
+  const int64_t& now_ms_;
+};
+
+struct PodBinding {
+  int node = -1;
+  std::vector<int> gpus;  // cards of the node, ascending
+};
+
+// How a job whose pods are all bound starts.
+struct JobStart {
+  CommPath comm;                      // its communication path (sim/schedulers/comm_paths.h)
+  std::vector<std::string> relaxed;   // constraints the allocator dropped, if any
+  std::vector<size_t> rank_order;     // bound pods in rank order (indices in bind order); empty: bind order
+};
+
+// Applies a scheduler's decisions. Bindings take effect at once.
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  // Binds the job's next pod (rank order of binding). REQUIRES: the pod fits there now.
+  virtual void bind(uint32_t job, const PodBinding& pod) = 0;
+  // Starts the job. REQUIRES: every pod of the job is bound.
+  virtual void start(uint32_t job, JobStart start) = 0;
+};
+
+// What a scheduler is built with, per run.
+struct SchedulerContext {
+  uint64_t seed = 1;                              // the run's seed (sim/seeds.h derives streams)
+  NetworkModel network;                           // NIC efficiency per transport
+  bool backfill = true;                           // a job that cannot start does not block later ones
+  FragmentationTracker* fragmentation = nullptr;  // FGD's measure of the run's cluster (may be null)
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // Why this job can never run under this scheduler on this cluster, or "" when it can: asked
+  // once, at submission; the engine rejects the job with this reason.
+  virtual std::string admission_problem(const SchedulingView& view, uint32_t job) const = 0;
+  // One pass over the jobs waiting for this scheduler, in queue (submission) order: binds and
+  // starts what can run now; the rest wait for the next pass.
+  virtual void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) = 0;
+};
+
+}  // namespace topsim

@@ -1,0 +1,96 @@
+// Default Kubernetes scheduling (BRIEF section 2), the baseline: pods placed one at a time, no
+// gang; nodes scored like kube-scheduler's default NodeResourcesFit "LeastAllocated" strategy,
+// which spreads; GPU ids chosen by the NVIDIA device plugin's best-effort policy; every pod is
+// its own host to NCCL, so pods talk over sockets (pod network inside a node, TCP across
+// nodes). Serves nodes labelled `default` (requests `nvidia.com/gpu`). No queue order: every
+// pending job gets its pods placed as far as they fit, which can leave jobs partially placed.
+//
+// Scoring (kube-scheduler pkg/scheduler/framework/plugins/noderesources/least_allocated.go):
+// score = (allocatable - requested) x 100 / allocatable in integer arithmetic, requested
+// including the incoming pod; GPUs stand in for the pod's resources (GPU pods ask CPU and memory
+// in proportion). Equal top scores are broken at random (selectHost's reservoir sampling),
+// here with the run's seeded generator. Not modelled: percentageOfNodesToScore sampling and
+// the other score plugins.
+#include <algorithm>
+#include <random>
+
+#include "sim/schedulers/registry.h"
+#include "sim/schedulers/support.h"
+#include "sim/workload_mix.h"
+
+namespace topsim {
+namespace {
+
+constexpr NodeMode kServing = NodeMode::Default;
+
+class KubeDefault final : public Scheduler {
+ public:
+  explicit KubeDefault(const SchedulerContext& context) : context_(context), rng_(context.seed) {}
+
+  std::string admission_problem(const SchedulingView& view, uint32_t job) const override {
+    return training_admission_problem(view, job, {kServing, false, true, false});
+  }
+
+  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override {
+    for (uint32_t id : pending) place_pods(view, id, binder);
+  }
+
+ private:
+  // The highest-scoring node with `gpus` free GPUs; -1 when none has room.
+  int pick_spreading_node(const ClusterState& cluster, int gpus) {
+    const NodeIndex& index = cluster.index();
+    int best_score = -1, ties = 0;
+    for (int t = 0; t < index.type_count(); ++t) {
+      const int capacity = index.type_gpus(t);
+      for (int c = gpus; c <= capacity; ++c) {
+        const int count = static_cast<int>(index.bucket(kServing, t, c).size());
+        if (count == 0) continue;
+        const int score = (c - gpus) * 100 / capacity;
+        if (score > best_score) best_score = score, ties = 0;
+        if (score == best_score) ties += count;
+      }
+    }
+    if (best_score < 0) return -1;
+    // One draw mapped by the project's own arithmetic (standard distributions differ between
+    // standard libraries; this keeps a seed's output identical everywhere).
+    int pick = std::min(ties - 1, static_cast<int>(uniform01(rng_) * ties));
+    for (int t = 0; t < index.type_count(); ++t) {
+      const int capacity = index.type_gpus(t);
+      for (int c = gpus; c <= capacity; ++c) {
+        const std::vector<int>& bucket = index.bucket(kServing, t, c);
+        if (bucket.empty() || (c - gpus) * 100 / capacity != best_score) continue;
+        if (pick < static_cast<int>(bucket.size())) return bucket[static_cast<size_t>(pick)];
+        pick -= static_cast<int>(bucket.size());
+      }
+    }
+    return -1;
+  }
+
+  void place_pods(const SchedulingView& view, uint32_t id, Binder& binder) {
+    const JobSpec& job = view.job(id);
+    const ClusterState& cluster = view.cluster();
+    while (view.record(id).pods.size() < job.workers) {
+      const int gpus = job.pod_gpus(view.record(id).pods.size());
+      const int node = pick_spreading_node(cluster, gpus);
+      if (node < 0) return;
+      PlacementRequest request;
+      request.gpus = gpus;
+      request.policy = PlacementPolicy::DevicePlugin;
+      auto placement = cluster.type_of(node).allocator->place(cluster.node(node).free, request);
+      if (!placement) return;  // cannot happen: the node has `gpus` free
+      binder.bind(id, {node, placement->gpus});
+    }
+    binder.start(id, socket_job_start(view, id, context_.network));
+  }
+
+  SchedulerContext context_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_kube_default_scheduler(const SchedulerContext& context) {
+  return std::make_unique<KubeDefault>(context);
+}
+
+}  // namespace topsim

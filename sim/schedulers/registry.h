@@ -1,0 +1,53 @@
+// The scheduler registry: every scheduler's name, what it places, which nodes its whole-GPU
+// training jobs use, and its factory. One line per scheduler in registry.cpp; `topsim
+// schedulers` lists them, scenarios name them in "schedulers".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/scheduler.h"
+
+namespace topsim {
+
+// What a scheduler places (bits).
+enum SchedulerHandles : unsigned {
+  kHandlesGangs = 1,      // multi-pod training jobs, all pods or none
+  kHandlesPods = 2,       // training jobs pod by pod (a job may be partially placed)
+  kHandlesShares = 4,     // GPU shares: aliyun.com/gpu-mem GiB (+ gpu-core.percentage)
+  kHandlesTracePods = 8,  // trace pods: gpu_milli shares with CPU and memory on a trace's nodes
+};
+// "whole-GPU gangs, GPU shares, trace pods" style text of a handles set.
+std::string handles_text(unsigned handles);
+std::vector<std::string> handles_names(unsigned handles);
+
+struct SchedulerInfo {
+  std::string_view name;
+  std::string_view summary;   // one line
+  unsigned handles = 0;       // SchedulerHandles bits
+  NodeMode serves = NodeMode::Default;  // label of the nodes its training jobs use
+  std::string_view source;    // the file implementing it
+  std::unique_ptr<Scheduler> (*make)(const SchedulerContext& context) = nullptr;
+};
+
+// Every scheduler, in listing order.
+const std::vector<SchedulerInfo>& scheduler_registry();
+// The scheduler named exactly `name`, or nullptr.
+const SchedulerInfo* find_scheduler(std::string_view name);
+std::vector<std::string> scheduler_names();
+
+// The factories (one file each under sim/schedulers/).
+std::unique_ptr<Scheduler> make_topology_aware_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_kube_default_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_spread_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_best_fit_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_dot_product_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_gpu_packing_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_gpu_clustering_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_random_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_fgd_scheduler(const SchedulerContext& context);
+
+}  // namespace topsim

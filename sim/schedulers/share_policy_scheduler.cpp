@@ -1,0 +1,49 @@
+#include "sim/schedulers/share_policy_scheduler.h"
+
+#include "sim/seeds.h"
+
+namespace topsim {
+
+std::string pod_admission_problem(const SchedulingView& view, uint32_t job) {
+  switch (view.job(job).kind) {
+    case JobKind::Training: return training_admission_problem(view, job, {NodeMode::Default, false, true, false});
+    case JobKind::Share: return share_admission_problem(view, job);
+    case JobKind::TracePod: return trace_pod_admission_problem(view, job);
+  }
+  return "";
+}
+
+SharePolicyScheduler::SharePolicyScheduler(SharePolicyKind kind, const SchedulerContext& context) : context_(context) {
+  auto policy = make_share_policy(kind, SharePolicyContext{context.seed ^ kRandomPolicyStream, context.fragmentation});
+  if (policy) policy_ = std::move(policy).value();
+}
+
+std::string SharePolicyScheduler::admission_problem(const SchedulingView& view, uint32_t job) const {
+  if (!policy_) return "the fgd policy needs a fragmentation measure (the workload has no GPU pods)";
+  return pod_admission_problem(view, job);
+}
+
+bool SharePolicyScheduler::place_pods(const SchedulingView& view, uint32_t id, Binder& binder, FailedShapes& failed) {
+  const JobSpec& job = view.job(id);
+  while (view.record(id).pods.size() < job.workers) {
+    const PodRequest pod = pod_request(job, view.record(id).pods.size());
+    const FailedShapes::Shape shape = FailedShapes::of(pod);
+    if (failed.contains(shape)) return false;
+    const auto placement = policy_->place(view.cluster().shares(), pod);
+    if (!placement) {
+      failed.add(shape);
+      return false;
+    }
+    binder.bind(id, {placement->node, placement->cards});
+  }
+  binder.start(id, job.is_training() ? socket_job_start(view, id, context_.network) : JobStart{});
+  return true;
+}
+
+void SharePolicyScheduler::schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) {
+  FailedShapes failed;
+  for (uint32_t id : pending)
+    if (!place_pods(view, id, binder, failed) && !context_.backfill) return;
+}
+
+}  // namespace topsim

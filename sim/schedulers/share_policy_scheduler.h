@@ -1,0 +1,39 @@
+// Schedulers that place pods one at a time with one of core's share policies
+// (core/share_policies.h): the policies of the FGD experiment and the gpushare extender's, as
+// kube-scheduler score plugins would use them. They read the cluster's share accounting (every
+// card's free memory, compute or thousandths; CPU and memory of trace nodes), so they place GPU
+// shares, trace pods and whole-GPU pods alike; whole GPUs take the node's lowest idle cards
+// (topology-blind). A multi-pod training job is placed pod by pod, without gang (it may hold
+// GPUs while partially placed), its pods talking over sockets like default scheduling's.
+// Training jobs use nodes labelled `default` (plain `nvidia.com/gpu` requests).
+#pragma once
+
+#include <memory>
+
+#include "core/share_policies.h"
+#include "sim/schedulers/support.h"
+
+namespace topsim {
+
+class SharePolicyScheduler final : public Scheduler {
+ public:
+  // REQUIRES: context.fragmentation non-null for fgd.
+  SharePolicyScheduler(SharePolicyKind kind, const SchedulerContext& context);
+
+  std::string admission_problem(const SchedulingView& view, uint32_t job) const override;
+  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override;
+
+  // Places the job's remaining pods one by one as far as they fit (`failed`: request shapes
+  // that did not fit in this pass) and starts the job once all are placed; true when it started.
+  bool place_pods(const SchedulingView& view, uint32_t id, Binder& binder, FailedShapes& failed);
+
+ private:
+  SchedulerContext context_;
+  std::unique_ptr<SharePolicy> policy_;
+};
+
+// Admission shared by every scheduler placing shares and trace pods, and training jobs on
+// `default` nodes with pods talking over the network.
+std::string pod_admission_problem(const SchedulingView& view, uint32_t job);
+
+}  // namespace topsim

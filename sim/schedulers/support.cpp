@@ -1,0 +1,140 @@
+#include "sim/schedulers/support.h"
+
+#include <algorithm>
+
+#include "core/gang.h"
+
+namespace topsim {
+
+const std::map<std::string, std::string>* SchedulingView::annotations(uint32_t id) const {
+  const auto it = workload_.extras.find(id);
+  return it == workload_.extras.end() || it->second.annotations.empty() ? nullptr : &it->second.annotations;
+}
+
+namespace {
+
+std::string nodes_with_label(NodeMode label) {
+  return "no node is labelled ack.node.gpu.schedule=" + std::string(enum_name(label));
+}
+
+std::string list_gpus(const std::vector<uint16_t>& gpus) {
+  std::string out;
+  for (uint16_t g : gpus) out += (out.empty() ? "" : ",") + std::to_string(g);
+  return out;
+}
+
+// Every node type serving `label` can predict the job's throughput, and has NICs when `need_nic`.
+std::string serving_types_problem(const SchedulingView& view, const JobSpec& job, NodeMode label, bool need_nic) {
+  const ClusterState& cluster = view.cluster();
+  std::vector<bool> serving(static_cast<size_t>(cluster.type_count()), false);
+  for (const SimNode& node : cluster.nodes())
+    if (node.label == label) serving[static_cast<size_t>(node.type)] = true;
+  for (int t = 0; t < cluster.type_count(); ++t) {
+    if (!serving[static_cast<size_t>(t)]) continue;
+    const NodeType& type = cluster.type(t);
+    if (!type.topology) return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
+    if (need_nic && type.primary_nic_gbit <= 0)
+      return "node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes";
+    const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu_sm};
+    if (auto e = estimate_throughput(tj, CommPath{}); !e)
+      return "no throughput model for it on " + type.name + ": " + e.error().message;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string training_admission_problem(const SchedulingView& view, uint32_t id, const TrainingAdmission& rules) {
+  const JobSpec& job = view.job(id);
+  const ClusterState& cluster = view.cluster();
+  const char* resource = rules.serving == NodeMode::Topology ? "aliyun.com/gpu" : "nvidia.com/gpu";
+  const int serving_gpus = cluster.label_gpus(rules.serving);
+  if (serving_gpus == 0) return std::string("no node serves ") + resource + " requests (" + nodes_with_label(rules.serving) + ")";
+  if (rules.gang_needs_equal_pods && !job.unequal_pod_gpus.empty())
+    return "pods request unequal GPU counts (" + list_gpus(job.unequal_pod_gpus) + "): gang scheduling needs identical pods";
+  if (job.total_gpus() > serving_gpus)
+    return "needs " + std::to_string(job.total_gpus()) + " GPUs, the nodes serving it have " + std::to_string(serving_gpus);
+  int largest_pod = job.gpus_per_worker;
+  for (uint16_t g : job.unequal_pod_gpus) largest_pod = std::max<int>(largest_pod, g);
+  if (largest_pod > cluster.max_node_gpus(rules.serving))
+    return "a pod of " + std::to_string(largest_pod) + " GPUs fits on no node (largest has " +
+           std::to_string(cluster.max_node_gpus(rules.serving)) + ")";
+  if (const auto* annotations = view.annotations(id); annotations && rules.reads_annotations) {
+    GangRequest annotated;
+    if (Status s = apply_gang_annotations(*annotations, annotated); !s) return s.error().message;
+  }
+  return serving_types_problem(view, job, rules.serving, rules.pods_need_nic && job.workers > 1);
+}
+
+std::string share_admission_problem(const SchedulingView& view, uint32_t id) {
+  const JobSpec& job = view.job(id);
+  const NodeMode label = job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share;
+  const int card_mem = view.cluster().max_card_mem_gib(label);
+  if (card_mem == 0)
+    return std::string("no node serves ") + (job.gpu_core_percent > 0 ? "gpu-mem + gpu-core.percentage" : "memory-only gpu-mem") +
+           " shares (" + nodes_with_label(label) + ")";
+  if (const Status status = validate_request(pod_request(job), card_mem); !status) return status.error().message;
+  return "";
+}
+
+std::string trace_pod_admission_problem(const SchedulingView& view, uint32_t id) {
+  if (const Status status = validate_request(pod_request(view.job(id)), 0); !status) return status.error().message;
+  return "";
+}
+
+FailedShapes::Shape FailedShapes::of(const PodRequest& pod) {
+  return {pod.cpu_milli, pod.memory_mib, static_cast<int>(pod.gpu.kind), pod.gpu.count,
+          pod.gpu.kind == GpuAskKind::Mem ? pod.gpu.mem_gib * 1000 + pod.gpu.core_percent.value_or(0) : pod.gpu.milli,
+          pod.gpu_type_mask, pod.gpu.topology_aware ? 1 : 0};
+}
+
+std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {
+  std::vector<int> first_use;
+  for (const PodPlacement& pod : pods)
+    if (std::find(first_use.begin(), first_use.end(), pod.node) == first_use.end()) first_use.push_back(pod.node);
+  std::vector<size_t> order(pods.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto host_rank = [&](size_t pod) { return std::find(first_use.begin(), first_use.end(), pods[pod].node) - first_use.begin(); };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return host_rank(a) < host_rank(b); });
+  return order;
+}
+
+bool spans_racks(const ClusterState& cluster, const std::vector<int>& nodes) {
+  if (cluster.network().nodes_per_rack <= 0) return false;
+  for (int n : nodes)
+    if (cluster.node(n).rack != cluster.node(nodes.front()).rack) return true;
+  return false;
+}
+
+JobStart socket_job_start(const SchedulingView& view, uint32_t job, const NetworkModel& network) {
+  const ClusterState& cluster = view.cluster();
+  const std::vector<PodPlacement>& bound = view.record(job).pods;
+  JobStart start;
+  start.rank_order = host_by_host_order(bound);
+  std::vector<int> nodes;  // distinct nodes, index into node_nic_gbit
+  std::vector<double> node_nic_gbit;
+  std::vector<RingPlan> plans(bound.size());
+  std::vector<PodInRing> pods;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const PodPlacement& pod = bound[start.rank_order[i]];
+    auto at = std::find(nodes.begin(), nodes.end(), pod.node);
+    if (at == nodes.end()) {
+      nodes.push_back(pod.node);
+      node_nic_gbit.push_back(cluster.type_of(pod.node).primary_nic_gbit);
+      at = nodes.end() - 1;
+    }
+    PodInRing in_ring{static_cast<int>(at - nodes.begin()), nullptr};
+    if (pod.gpus.size() > 1 && cluster.type_of(pod.node).allocator) {
+      plans[i] = cluster.type_of(pod.node).allocator->rings().plan(pod.gpus);
+      in_ring.gpus = &plans[i];
+    }
+    pods.push_back(in_ring);
+  }
+  auto path = pod_socket_path(pods, node_nic_gbit, network);
+  if (!path) return start;
+  if (spans_racks(cluster, nodes)) path->bus_bandwidth_gbps /= cluster.network().rack_oversubscription;
+  start.comm = *path;
+  return start;
+}
+
+}  // namespace topsim

@@ -1,0 +1,56 @@
+// Building blocks the schedulers share: admission checks, the per-pass memory of request
+// shapes that did not fit, rank order and communication paths of placed pods.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/scheduler.h"
+
+namespace topsim {
+
+// Admission of a training job on nodes labelled `serving` (the label's resource name in
+// messages: "aliyun.com/gpu" for topology, else "nvidia.com/gpu"): some node serves it, the job
+// fits the label's GPUs and largest node, and every serving node type has a throughput model
+// for it. "" when admissible.
+struct TrainingAdmission {
+  NodeMode serving = NodeMode::Default;
+  bool gang_needs_equal_pods = false;  // reject pods of unequal sizes
+  bool pods_need_nic = false;          // a multi-pod job needs NICs (its pods talk over the network)
+  bool reads_annotations = false;      // the job's gpu.topology/* annotations must be valid
+};
+std::string training_admission_problem(const SchedulingView& view, uint32_t job, const TrainingAdmission& rules);
+// A share: some node has the label serving it (share or core_mem) and core's validate_request
+// accepts it against that label's largest card.
+std::string share_admission_problem(const SchedulingView& view, uint32_t job);
+// A trace pod: core's validate_request accepts it (it fits or fails on arrival).
+std::string trace_pod_admission_problem(const SchedulingView& view, uint32_t job);
+
+// Request shapes that failed in the current pass: within a pass the cluster only fills up, so
+// an identical request fails again and need not be tried.
+class FailedShapes {
+ public:
+  using Shape = std::tuple<int64_t, int64_t, int, int, int, uint32_t, int>;
+  static Shape of(const PodRequest& pod);
+  bool contains(const Shape& shape) const { return shapes_.count(shape) > 0; }
+  void add(const Shape& shape) { shapes_.insert(shape); }
+
+ private:
+  std::set<Shape> shapes_;
+};
+
+// Ranks handed out host by host (mpirun's by-slot mapping over a host list): pods of one node
+// get consecutive ranks, nodes in the order they were first used. Indices into `pods`.
+std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods);
+// True when the nodes sit in more than one rack (rack level configured).
+bool spans_racks(const ClusterState& cluster, const std::vector<int>& nodes);
+// How a job whose pods are separate containers (no host IPC/network) starts once all of them
+// are bound: ranks host by host, sockets between pods on one node, TCP through each node's
+// first NIC across nodes, rings inside multi-GPU pods; the ring is divided by the rack
+// oversubscription when its nodes span racks.
+JobStart socket_job_start(const SchedulingView& view, uint32_t job, const NetworkModel& network);
+
+}  // namespace topsim

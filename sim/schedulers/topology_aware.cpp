@@ -1,0 +1,163 @@
+// The topology-aware scheduler (BRIEF section 1): gang all-or-nothing, the best-fit GPU set,
+// pods packed onto as few nodes as possible, host IPC/network so pods of a node share NVLink.
+// Serves nodes labelled `topology` (requests `aliyun.com/gpu`).
+//
+// One node when the job fits on one: among nodes with room, the placement with no constraint
+// dropped, then the highest predicted bus bandwidth, then the fullest node (fewest GPUs left
+// free: bin packing), then the lowest node index. Otherwise a multi-node gang (core/gang.h,
+// pack policy unless the job's annotations say otherwise). Queue: FIFO with backfill (a job
+// that cannot start does not block later ones) unless the scenario turns backfill off.
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <unordered_set>
+
+#include "core/gang.h"
+#include "sim/schedulers/registry.h"
+#include "sim/schedulers/support.h"
+
+namespace topsim {
+namespace {
+
+constexpr NodeMode kServing = NodeMode::Topology;
+
+struct NodeChoice {
+  int node = -1;
+  int free_after = 0;
+  Placement placement;
+};
+
+bool better_choice(const Placement& p, int free_after, const NodeChoice& best) {
+  if (best.node < 0) return true;
+  if (p.relaxed.size() != best.placement.relaxed.size()) return p.relaxed.size() < best.placement.relaxed.size();
+  if (p.ring.bus_bandwidth_gbps != best.placement.ring.bus_bandwidth_gbps)
+    return p.ring.bus_bandwidth_gbps > best.placement.ring.bus_bandwidth_gbps;
+  return free_after < best.free_after;  // equal: the earlier (lower) node index stays
+}
+
+// Splits a node's GPU set into pods of `gpus_per_pod` consecutive GPUs along its ring.
+std::vector<std::vector<int>> split_along_ring(const RingPlan& ring, int gpus_per_pod) {
+  std::vector<std::vector<int>> pods;
+  for (size_t i = 0; i < ring.order.size(); i += static_cast<size_t>(gpus_per_pod)) {
+    std::vector<int> pod(ring.order.begin() + static_cast<long>(i), ring.order.begin() + static_cast<long>(i) + gpus_per_pod);
+    std::sort(pod.begin(), pod.end());
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
+
+class TopologyAware final : public Scheduler {
+ public:
+  explicit TopologyAware(const SchedulerContext& context) : context_(context) {}
+
+  std::string admission_problem(const SchedulingView& view, uint32_t job) const override {
+    return training_admission_problem(view, job, {kServing, true, false, true});
+  }
+
+  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override {
+    std::set<std::pair<int, int>> failed;  // (workers, GPUs per worker) of plain jobs that did not fit
+    for (uint32_t id : pending) {
+      const JobSpec& job = view.job(id);
+      const bool plain = view.annotations(id) == nullptr;  // annotated jobs have their own constraints
+      const std::pair<int, int> shape{job.workers, job.gpus_per_worker};
+      bool started = false;
+      if (!(plain && failed.count(shape))) {
+        started = place(view, id, binder);
+        if (!started && plain) failed.insert(shape);
+      }
+      if (!started && !context_.backfill) return;
+    }
+  }
+
+ private:
+  PlacementRequest node_request(const SchedulingView& view, uint32_t id) const {
+    PlacementRequest request;
+    request.gpus = view.job(id).total_gpus();
+    if (const auto* annotations = view.annotations(id)) (void)apply_annotations(*annotations, request);  // checked at admission
+    return request;
+  }
+
+  bool place(const SchedulingView& view, uint32_t id, Binder& binder) const {
+    const JobSpec& job = view.job(id);
+    const ClusterState& cluster = view.cluster();
+    const NodeIndex& index = cluster.index();
+    int free_serving = 0;
+    for (int t = 0; t < index.type_count(); ++t)
+      for (int c = 1; c <= index.type_gpus(t); ++c) free_serving += c * static_cast<int>(index.bucket(kServing, t, c).size());
+    if (free_serving < job.total_gpus()) return false;
+    GangRequest gang;
+    gang.workers = job.workers;
+    gang.gpus_per_worker = job.gpus_per_worker;
+    gang.per_node = node_request(view, id);
+    if (const auto* annotations = view.annotations(id)) (void)apply_gang_annotations(*annotations, gang);
+    if (job.total_gpus() <= cluster.max_node_gpus(kServing) && place_on_one_node(view, id, gang.per_node, binder)) return true;
+    if (job.workers == 1 || gang.max_nodes == 1) return false;
+    return place_gang_across_nodes(view, id, gang, binder);
+  }
+
+  static bool place_on_one_node(const SchedulingView& view, uint32_t id, const PlacementRequest& request, Binder& binder) {
+    const ClusterState& cluster = view.cluster();
+    const NodeIndex& index = cluster.index();
+    const int k = request.gpus;
+    NodeChoice best;
+    for (int t = 0; t < index.type_count(); ++t) {
+      const int type_gpus = index.type_gpus(t);
+      if (type_gpus < k) continue;
+      const Allocator& allocator = *cluster.type(t).allocator;
+      const auto idle = allocator.place(all_gpus(type_gpus), request);
+      const double bound = idle ? idle->ring.bus_bandwidth_gbps : std::numeric_limits<double>::infinity();
+      for (int c = k; c <= type_gpus; ++c) {
+        std::unordered_set<GpuSet> seen;  // nodes in one state give one answer: keep the lowest index
+        for (int node : index.bucket(kServing, t, c)) {
+          const GpuSet& free = cluster.node(node).free;
+          if (!seen.insert(free).second) continue;
+          auto placement = allocator.place(free, request);
+          if (!placement || !better_choice(*placement, c - k, best)) continue;
+          best = {node, c - k, std::move(placement).value()};
+        }
+        // Nothing in emptier buckets of this type can beat an unrelaxed optimum found here.
+        if (best.node >= 0 && cluster.node(best.node).type == t && best.placement.relaxed.empty() &&
+            best.placement.ring.bus_bandwidth_gbps >= bound)
+          break;
+      }
+    }
+    if (best.node < 0) return false;
+    for (auto& pod : split_along_ring(best.placement.ring, view.job(id).gpus_per_worker)) binder.bind(id, {best.node, std::move(pod)});
+    binder.start(id, {ring_plan_path(best.placement.ring), best.placement.relaxed, {}});
+    return true;
+  }
+
+  bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder) const {
+    const ClusterState& cluster = view.cluster();
+    const NodeIndex& index = cluster.index();
+    std::vector<GangNode> candidates;
+    std::vector<int> node_ids;
+    for (int t = 0; t < index.type_count(); ++t)
+      for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c)
+        for (int node : index.bucket(kServing, t, c)) {
+          candidates.push_back({cluster.type(t).allocator.get(), cluster.node(node).free, ""});
+          node_ids.push_back(node);
+        }
+    auto gang = place_gang(candidates, request, context_.network);
+    if (!gang) return false;
+    for (const WorkerPlacement& worker : gang->workers) binder.bind(id, {node_ids[static_cast<size_t>(worker.node)], worker.gpus});
+    JobStart start{gang_comm_path(*gang, candidates), gang->relaxed, {}};
+    std::vector<int> used;
+    for (int n : gang->nodes) used.push_back(node_ids[static_cast<size_t>(n)]);
+    if (spans_racks(cluster, used))  // the job ring leaves the rack: its network hops share the uplinks
+      start.comm.bus_bandwidth_gbps =
+          std::min(start.comm.bus_bandwidth_gbps, gang->network_gbps / cluster.network().rack_oversubscription);
+    binder.start(id, std::move(start));
+    return true;
+  }
+
+  SchedulerContext context_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_topology_aware_scheduler(const SchedulerContext& context) {
+  return std::make_unique<TopologyAware>(context);
+}
+
+}  // namespace topsim

@@ -1,0 +1,21 @@
+// The one seed rule. A scenario's `seed` s and `seeds` n (default 1) give n runs per scheduler,
+// with run seeds s, s + 1, ..., s + n - 1. Within a run every consumer of randomness draws from
+// its own std::mt19937_64 stream seeded from the run seed:
+// - the workload: synthetic arrivals and sizes, the model mix of trace jobs, the pod draws of a
+//   fill experiment: the run seed itself (a workload section that sets its own "seed" keeps it
+//   for every run);
+// - the default scheduler's tie-breaking among equal nodes: the run seed itself;
+// - the `random` share policy: run seed XOR kRandomPolicyStream, so its draws are independent
+//   of the workload's although both start from the same run seed.
+// Runs are independent of each other: results do not depend on how many run at once.
+#pragma once
+
+#include <cstdint>
+
+namespace topsim {
+
+inline constexpr uint64_t kRandomPolicyStream = 0x9E3779B97F4A7C15ULL;  // 2^64 / golden ratio
+
+inline constexpr uint64_t run_seed(uint64_t scenario_seed, int run) { return scenario_seed + static_cast<uint64_t>(run); }
+
+}  // namespace topsim
