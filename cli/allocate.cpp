@@ -74,8 +74,8 @@ Status merge_annotations(const std::map<std::string, std::string>& annotations, 
   if (Status s = apply_annotations(annotations, annotated); !s) return Error{"--annotation: " + s.error().message};
   if (annotated.policy != PlacementPolicy::BestFit) {
     if (policy_given && request.policy != annotated.policy)
-      return Error{fmt::format("--annotation: gpu.topology/policy={} conflicts with --policy {}",
-                               policy_name(annotated.policy), policy_name(request.policy))};
+      return Error{fmt::format("--annotation: gpu.topology/policy={} conflicts with --policy {}", enum_name(annotated.policy),
+                               enum_name(request.policy))};
     request.policy = annotated.policy;
   }
   PlacementConstraints& c = request.constraints;
@@ -110,7 +110,7 @@ PlacementReport make_report(const Topology& topology, std::vector<int> free, con
 std::string request_line(const PlacementRequest& request) {
   std::string line = fmt::format("{} GPU{}", request.gpus, request.gpus == 1 ? "" : "s");
   if (!request.must_include.empty()) line += " including " + format_ids(request.must_include);
-  line += fmt::format(", {}, {}", policy_name(request.policy), describe(request.constraints));
+  line += fmt::format(", {}, {}", enum_name(request.policy), describe(request.constraints));
   if (!request.allow_relax) line += " (no relaxing)";
   return line;
 }
@@ -147,7 +147,7 @@ std::string render_text(const PlacementReport& r) {
   if (p.gpus.size() > 1) {
     out += fmt::format("bus bandwidth: {:.1f} GB/s ({})\n", ring.bus_bandwidth_gbps, ring.nvlink_only ? "NVLink only" : "uses PCIe/CPU links");
     out += fmt::format("all-reduce 100 MB: {:.2f} ms (ring, {} protocol)\n", r.allreduce.time_us / 1e3,
-                       protocol_name(r.allreduce.protocol));
+                       enum_name(r.allreduce.protocol));
   } else {
     out += "bus bandwidth: - (a single GPU does no all-reduce)\n";
   }
@@ -223,10 +223,11 @@ class Allocate : public Command {
   // Policy, constraints and annotations into request_.
   Status finish_request(const po::variables_map& values) {
     if (values.count("policy")) {
-      const std::optional<PlacementPolicy> policy = parse_policy(policy_text_);
+      const std::optional<PlacementPolicy> policy = parse_enum<PlacementPolicy>(policy_text_);
+      const std::vector<std::string> names = enum_name_list<PlacementPolicy>();
       if (!policy)
-        return Error{"unknown policy '" + policy_text_ + "'" + did_you_mean(policy_text_, policy_names()) + " (" +
-                     join_names(policy_names()) + ")"};
+        return Error{"unknown policy '" + policy_text_ + "'" + did_you_mean(policy_text_, names) + " (" + join_names(names) +
+                     ")"};
       request_.policy = *policy;
     }
     if (values.count("max-link-class")) {

@@ -32,8 +32,8 @@ Status NodeArgument::finish(const po::variables_map& values) {
     return Error{"--gpu-model: unknown GPU model '" + gpu_model_ + "'" + did_you_mean(gpu_model_, gpu_model_names()) +
                  " (known models: " + join_names(gpu_model_names()) + ")"};
   if (values.count("cpu") && !parse_cpu_kind(cpu_))
-    return Error{"--cpu: unknown CPU kind '" + cpu_ + "'" + did_you_mean(cpu_, cpu_kind_names()) +
-                 " (known kinds: " + join_names(cpu_kind_names()) + ")"};
+    return Error{"--cpu: unknown CPU kind '" + cpu_ + "'" + did_you_mean(cpu_, enum_name_list<CpuKind>()) +
+                 " (known kinds: " + join_names(enum_name_list<CpuKind>()) + ")"};
   if (matrix_ < 1) return Error{"--matrix: must be 1 or more (the first matrix is 1), got " + std::to_string(matrix_)};
   if (!(nic_speed_gbit_ > 0)) return Error{"--nic-speed: must be a positive speed in Gb/s"};
   if (values.count("name") && name_.empty()) return Error{"--name: must not be empty"};
@@ -52,7 +52,7 @@ Expected<NodeModel> NodeArgument::load(std::ostream& err, NodeSourceInfo* info) 
   if (!model) return model;
   if (source.kind != NodeSourceKind::TopoM && !topo_m_flags_given_.empty())
     return Error{topo_m_flags_given_.front() + " applies only to nvidia-smi topo -m text, but '" + spec_ + "' is " +
-                 (source.kind == NodeSourceKind::Builtin ? "a " : "") + std::string(node_source_kind_name(source.kind))};
+                 (source.kind == NodeSourceKind::Builtin ? "a " : "") + std::string(enum_name(source.kind))};
   if (!name_.empty()) model->name = name_;
   for (const std::string& note : source.notes) err << "topsim: note: " << note << "\n";
   return model;

@@ -62,26 +62,6 @@ uint32_t small_mask(const GpuSet& set) { return static_cast<uint32_t>(set.to_ulo
 
 }  // namespace
 
-std::string_view policy_name(PlacementPolicy policy) {
-  switch (policy) {
-    case PlacementPolicy::BestFit: return "best-fit";
-    case PlacementPolicy::FirstFit: return "first-fit";
-    case PlacementPolicy::Pack: return "pack";
-    case PlacementPolicy::Spread: return "spread";
-    case PlacementPolicy::DevicePlugin: return "device-plugin";
-  }
-  return "best-fit";
-}
-
-std::vector<std::string> policy_names() { return {"best-fit", "first-fit", "pack", "spread", "device-plugin"}; }
-
-std::optional<PlacementPolicy> parse_policy(std::string_view name) {
-  for (auto p : {PlacementPolicy::BestFit, PlacementPolicy::FirstFit, PlacementPolicy::Pack, PlacementPolicy::Spread,
-                 PlacementPolicy::DevicePlugin})
-    if (policy_name(p) == name) return p;
-  return std::nullopt;
-}
-
 std::string describe(const PlacementConstraints& c) {
   std::vector<std::string> parts;
   if (c.same_numa) parts.push_back("same-numa");

@@ -33,6 +33,7 @@
 //   holding the required GPUs is returned. Exponential, as the original; memoised.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -41,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 #include "core/ring.h"
 #include "core/topology.h"
@@ -48,9 +50,14 @@
 namespace topsim {
 
 enum class PlacementPolicy { BestFit, FirstFit, Pack, Spread, DevicePlugin };
-std::string_view policy_name(PlacementPolicy policy);  // "best-fit", "first-fit", ...
-std::optional<PlacementPolicy> parse_policy(std::string_view name);
-std::vector<std::string> policy_names();
+template <>
+struct EnumNames<PlacementPolicy> {
+  static constexpr std::array<EnumName<PlacementPolicy>, 5> table{{{PlacementPolicy::BestFit, "best-fit"},
+                                                                   {PlacementPolicy::FirstFit, "first-fit"},
+                                                                   {PlacementPolicy::Pack, "pack"},
+                                                                   {PlacementPolicy::Spread, "spread"},
+                                                                   {PlacementPolicy::DevicePlugin, "device-plugin"}}};
+};
 
 struct PlacementConstraints {
   std::optional<LinkClass> max_link_class;  // every chosen pair at most this class; default none

@@ -17,7 +17,7 @@ struct Error {
 };
 
 template <class T>
-class Expected {
+class [[nodiscard]] Expected {
  public:
   Expected(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
   Expected(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
@@ -41,7 +41,7 @@ class Expected {
   std::variant<T, Error> state_;
 };
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design

@@ -10,23 +10,6 @@ namespace topsim {
 
 // --- names and annotations -------------------------------------------------------------------
 
-std::string_view multi_node_policy_name(MultiNodePolicy policy) {
-  switch (policy) {
-    case MultiNodePolicy::Pack: return "pack";
-    case MultiNodePolicy::Spread: return "spread";
-    case MultiNodePolicy::BestFit: return "best-fit";
-  }
-  return "pack";
-}
-
-std::vector<std::string> multi_node_policy_names() { return {"pack", "spread", "best-fit"}; }
-
-std::optional<MultiNodePolicy> parse_multi_node_policy(std::string_view name) {
-  for (auto p : {MultiNodePolicy::Pack, MultiNodePolicy::Spread, MultiNodePolicy::BestFit})
-    if (multi_node_policy_name(p) == name) return p;
-  return std::nullopt;
-}
-
 namespace {
 
 std::optional<int> parse_count(const std::string& text) {
@@ -35,14 +18,21 @@ std::optional<int> parse_count(const std::string& text) {
   return std::stoi(text);
 }
 
+// "pack, spread, best-fit": every policy name, for errors.
+std::string multi_node_policy_list() {
+  std::string list;
+  for (const std::string& name : enum_name_list<MultiNodePolicy>()) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
 }  // namespace
 
 Status apply_gang_annotations(const std::map<std::string, std::string>& annotations, GangRequest& request) {
   if (Status s = apply_annotations(annotations, request.per_node); !s) return s;
   for (const auto& [key, value] : annotations) {
     if (key == "gpu.topology/multi-node-policy") {
-      const auto policy = parse_multi_node_policy(value);
-      if (!policy) return Error{key + ": '" + value + "' is not one of pack, spread, best-fit"};
+      const auto policy = parse_enum<MultiNodePolicy>(value);
+      if (!policy) return Error{key + ": '" + value + "' is not one of " + multi_node_policy_list()};
       request.policy = *policy;
     } else if (key == "gpu.topology/max-nodes" || key == "gpu.topology/min-gpus-per-node") {
       const auto count = parse_count(value);

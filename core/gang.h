@@ -36,6 +36,7 @@
 //   NICs cannot take part in a multi-node gang.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +44,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/enum_names.h"
 #include "core/expected.h"
 #include "core/gpu_set.h"
 #include "core/network_model.h"
@@ -59,9 +61,11 @@ struct GangNode {
 };
 
 enum class MultiNodePolicy { Pack, Spread, BestFit };
-std::string_view multi_node_policy_name(MultiNodePolicy policy);  // "pack", "spread", "best-fit"
-std::optional<MultiNodePolicy> parse_multi_node_policy(std::string_view name);
-std::vector<std::string> multi_node_policy_names();
+template <>
+struct EnumNames<MultiNodePolicy> {
+  static constexpr std::array<EnumName<MultiNodePolicy>, 3> table{
+      {{MultiNodePolicy::Pack, "pack"}, {MultiNodePolicy::Spread, "spread"}, {MultiNodePolicy::BestFit, "best-fit"}}};
+};
 
 struct GangRequest {
   int workers = 1;              // W, at least 1

@@ -104,35 +104,6 @@ bool is_intel(CpuKind kind) {
          kind == CpuKind::IntelSapphireRapids || kind == CpuKind::IntelEmeraldRapids;
 }
 
-namespace {
-constexpr std::pair<CpuKind, std::string_view> kCpuNames[] = {
-    {CpuKind::IntelBroadwell, "intel-broadwell"},
-    {CpuKind::IntelSkylake, "intel-skylake"},
-    {CpuKind::IntelSapphireRapids, "intel-sapphire-rapids"},
-    {CpuKind::IntelEmeraldRapids, "intel-emerald-rapids"},
-    {CpuKind::Amd, "amd"},
-    {CpuKind::Arm, "arm"},
-    {CpuKind::Power9, "power9"},
-};
-}  // namespace
-
-std::string_view cpu_kind_name(CpuKind kind) {
-  for (const auto& [k, name] : kCpuNames)
-    if (k == kind) return name;
-  return "unknown";
-}
-
-std::optional<CpuKind> parse_cpu_kind(std::string_view name) {
-  const std::string key = lower(name);
-  for (const auto& [k, n] : kCpuNames)
-    if (n == key) return k;
-  return std::nullopt;
-}
-
-std::vector<std::string> cpu_kind_names() {
-  std::vector<std::string> names;
-  for (const auto& [k, n] : kCpuNames) names.emplace_back(n);
-  return names;
-}
+std::optional<CpuKind> parse_cpu_kind(std::string_view name) { return parse_enum<CpuKind>(lower(name)); }
 
 }  // namespace topsim

@@ -6,10 +6,13 @@
 // collected in REFERENCE.md.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/enum_names.h"
 
 namespace topsim {
 
@@ -46,13 +49,22 @@ enum class CpuKind {
   Arm,                  // NCCL ARM_BW 6
   Power9,               // NCCL P9_BW 32
 };
+template <>
+struct EnumNames<CpuKind> {
+  static constexpr std::array<EnumName<CpuKind>, 7> table{{{CpuKind::IntelBroadwell, "intel-broadwell"},
+                                                           {CpuKind::IntelSkylake, "intel-skylake"},
+                                                           {CpuKind::IntelSapphireRapids, "intel-sapphire-rapids"},
+                                                           {CpuKind::IntelEmeraldRapids, "intel-emerald-rapids"},
+                                                           {CpuKind::Amd, "amd"},
+                                                           {CpuKind::Arm, "arm"},
+                                                           {CpuKind::Power9, "power9"}}};
+};
 
 // Bandwidth of the link between two NUMA nodes / sockets of this kind, GB/s.
 double cpu_interconnect_gbps(CpuKind kind);
 bool is_intel(CpuKind kind);
-std::string_view cpu_kind_name(CpuKind kind);  // e.g. "intel-skylake"
+// The kind named `name` in any letter case ("Intel-Skylake"); nullopt for any other text.
 std::optional<CpuKind> parse_cpu_kind(std::string_view name);
-std::vector<std::string> cpu_kind_names();
 
 // NCCL search.cc INTEL_P2P_OVERHEAD: GPU-to-GPU traffic through an Intel root complex costs
 // 6/5 of its bandwidth, so such a path delivers bandwidth / 1.2.

@@ -120,10 +120,12 @@ int anchor_of(int model) { return model == kAlexnet ? kVgg16 : kResnet50; }
 
 std::string describe_flops_derivation(int model, int anchor, int gen, int fw, const Entry& base, int batch) {
   const auto& m = catalog();
+  const std::string framework(enum_name(static_cast<TrainingFramework>(fw)));
   char text[320];
-  std::snprintf(text, sizeof text, "derived: %s on %s %s (%.1f/s at b%d) x F(%s)/F(%s) = %.2f/%.2f GFLOP per sample; reference batch %d",
-                m[anchor].name.c_str(), kGenerationName[gen], fw == kTf ? "tensorflow" : "pytorch", base.samples_per_sec,
-                base.reference_batch, m[anchor].name.c_str(), m[model].name.c_str(), m[anchor].training_gflop_per_sample,
+  std::snprintf(text, sizeof text,
+                "derived: %s on %s %s (%.1f/s at b%d) x F(%s)/F(%s) = %.2f/%.2f GFLOP per sample; reference batch %d",
+                m[anchor].name.c_str(), kGenerationName[gen], framework.c_str(), base.samples_per_sec, base.reference_batch,
+                m[anchor].name.c_str(), m[model].name.c_str(), m[anchor].training_gflop_per_sample,
                 m[model].training_gflop_per_sample, batch);
   return text;
 }
@@ -163,18 +165,13 @@ std::string covered_generations() {
 
 }  // namespace
 
-std::string_view training_framework_name(TrainingFramework framework) {
-  return framework == TrainingFramework::TensorFlow ? "tensorflow" : "pytorch";
-}
-
 std::optional<TrainingFramework> parse_training_framework(std::string_view name) {
   const std::string key = normalized(name);
-  if (key == "tensorflow" || key == "tf") return TrainingFramework::TensorFlow;
-  if (key == "pytorch" || key == "torch") return TrainingFramework::PyTorch;
+  if (const auto framework = parse_enum<TrainingFramework>(key)) return framework;
+  if (key == "tf") return TrainingFramework::TensorFlow;
+  if (key == "torch") return TrainingFramework::PyTorch;
   return std::nullopt;
 }
-
-std::string_view sample_unit_name(SampleUnit unit) { return unit == SampleUnit::Images ? "images" : "samples"; }
 
 const std::vector<DnnModel>& model_catalog() { return catalog(); }
 

@@ -26,23 +26,34 @@
 // L40S, P100, B200, ...) is an error, never a default: REFERENCE.md has no figure to derive from.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 
 namespace topsim {
 
 // Enumerators in the order of sim's Framework (sim/job.h), so the two convert by value.
 enum class TrainingFramework : uint8_t { TensorFlow, PyTorch };
-std::string_view training_framework_name(TrainingFramework framework);  // "tensorflow", "pytorch"
-std::optional<TrainingFramework> parse_training_framework(std::string_view name);  // case-insensitive
+template <>
+struct EnumNames<TrainingFramework> {
+  static constexpr std::array<EnumName<TrainingFramework>, 2> table{
+      {{TrainingFramework::TensorFlow, "tensorflow"}, {TrainingFramework::PyTorch, "pytorch"}}};
+};
+// Lenient: the name in any letter case, '-', '_' and spaces ignored ("Py-Torch"), or the
+// alias "tf" / "torch"; nullopt for any other text.
+std::optional<TrainingFramework> parse_training_framework(std::string_view name);
 
 enum class SampleUnit : uint8_t { Images, Samples };
-std::string_view sample_unit_name(SampleUnit unit);  // "images", "samples"
+template <>
+struct EnumNames<SampleUnit> {
+  static constexpr std::array<EnumName<SampleUnit>, 2> table{{{SampleUnit::Images, "images"}, {SampleUnit::Samples, "samples"}}};
+};
 
 struct DnnModel {
   std::string name;                     // catalog key, lower case, e.g. "resnet50"

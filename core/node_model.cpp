@@ -102,13 +102,4 @@ int bridge_numa(const NodeModel& model, int bridge) {
   return model.bridges[bridge].numa;
 }
 
-std::string_view nic_transport_name(NicTransport transport) {
-  switch (transport) {
-    case NicTransport::InfiniBand: return "ib";
-    case NicTransport::RoCE: return "roce";
-    case NicTransport::Ethernet: return "ethernet";
-  }
-  return "ib";
-}
-
 }  // namespace topsim

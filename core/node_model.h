@@ -6,9 +6,11 @@
 // per-pair link facts.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 #include "core/hardware.h"
 
@@ -24,6 +26,11 @@ enum class BridgeKind {
   HostBridge,  // a CPU root complex / root port; `parent` is -1 and `numa` says which CPU
   Switch,      // a PCIe switch (PLX/Broadcom); `parent` is another bridge
 };
+template <>
+struct EnumNames<BridgeKind> {
+  static constexpr std::array<EnumName<BridgeKind>, 2> table{
+      {{BridgeKind::HostBridge, "host-bridge"}, {BridgeKind::Switch, "switch"}}};
+};
 
 struct PcieBridge {
   BridgeKind kind = BridgeKind::Switch;
@@ -34,6 +41,11 @@ struct PcieBridge {
 };
 
 enum class NicTransport { InfiniBand, RoCE, Ethernet };
+template <>
+struct EnumNames<NicTransport> {
+  static constexpr std::array<EnumName<NicTransport>, 3> table{
+      {{NicTransport::InfiniBand, "ib"}, {NicTransport::RoCE, "roce"}, {NicTransport::Ethernet, "ethernet"}}};
+};
 
 struct Gpu {
   std::string model;         // GPU catalog name, e.g. "v100"
@@ -82,7 +94,5 @@ Status validate(const NodeModel& model);
 // NUMA node index (into numa_nodes) of a bridge, following parents up to the host bridge.
 // REQUIRES: validate(model).ok()
 int bridge_numa(const NodeModel& model, int bridge);
-
-std::string_view nic_transport_name(NicTransport transport);  // "ib", "roce", "ethernet"
 
 }  // namespace topsim

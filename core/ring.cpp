@@ -172,15 +172,6 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
   return plan;
 }
 
-const char* protocol_name(NcclProtocol protocol) {
-  switch (protocol) {
-    case NcclProtocol::LL: return "LL";
-    case NcclProtocol::LL128: return "LL128";
-    case NcclProtocol::Simple: return "Simple";
-  }
-  return "Simple";
-}
-
 AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops) {
   AllReduceEstimate best;
   if (ranks < 2 || bytes <= 0) return best;

@@ -20,9 +20,11 @@
 //   protocol's chunking; NCCL finds channels by a timed search, this model by the greedy above.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/gpu_set.h"
 #include "core/topology.h"
 
@@ -67,7 +69,11 @@ class RingModel {
 };
 
 enum class NcclProtocol { LL, LL128, Simple };
-const char* protocol_name(NcclProtocol protocol);
+template <>
+struct EnumNames<NcclProtocol> {
+  static constexpr std::array<EnumName<NcclProtocol>, 3> table{
+      {{NcclProtocol::LL, "LL"}, {NcclProtocol::LL128, "LL128"}, {NcclProtocol::Simple, "Simple"}}};
+};
 
 struct AllReduceEstimate {
   double time_us = 0;

@@ -1,7 +1,6 @@
 #include "core/throughput.h"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <string>
 
@@ -9,20 +8,6 @@
 
 namespace topsim {
 namespace {
-
-struct TransportName {
-  CommTransport transport;
-  std::string_view name;
-};
-constexpr std::array<TransportName, 7> kTransportNames = {{
-    {CommTransport::None, "none"},
-    {CommTransport::NvLinkP2p, "nvlink-p2p"},
-    {CommTransport::PcieP2p, "pcie-p2p"},
-    {CommTransport::Shm, "shm"},
-    {CommTransport::PodSockets, "pod-sockets"},
-    {CommTransport::Tcp, "tcp"},
-    {CommTransport::Rdma, "rdma"},
-}};
 
 // REFERENCE.md "Data-parallel step": the backward pass is ~2/3 of the compute time.
 constexpr double kBackwardShare = 2.0 / 3.0;
@@ -47,18 +32,6 @@ std::vector<int> crossing_hops_per_node(const std::vector<int>& rank_nodes, size
 }
 
 }  // namespace
-
-std::string_view comm_transport_name(CommTransport transport) {
-  for (const auto& entry : kTransportNames)
-    if (entry.transport == transport) return entry.name;
-  return "none";
-}
-
-std::optional<CommTransport> parse_comm_transport(std::string_view name) {
-  for (const auto& entry : kTransportNames)
-    if (entry.name == name) return entry.transport;
-  return std::nullopt;
-}
 
 CommPath ring_plan_path(const RingPlan& plan) {
   CommPath path;
@@ -96,7 +69,7 @@ Expected<double> network_hop_gbps(CommTransport transport, double nic_speed_gbit
                                   NicTransport fabric) {
   if (transport == CommTransport::PodSockets) return kPodSocketGbps;
   if (transport != CommTransport::Tcp && transport != CommTransport::Rdma)
-    return Error{"network_hop_gbps: " + std::string(comm_transport_name(transport)) +
+    return Error{"network_hop_gbps: " + std::string(enum_name(transport)) +
                  " is an intra-host transport; its bandwidth comes from the ring model"};
   if (!(nic_speed_gbit > 0)) return Error{"network_hop_gbps: NIC speed must be positive, got " + std::to_string(nic_speed_gbit) + " Gb/s"};
   if (transport == CommTransport::Tcp) return network_gbps(nic_speed_gbit) * net.tcp_socket_efficiency;
@@ -157,7 +130,7 @@ Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const C
   if (Status valid = validate_path(path); !valid) return valid.error();
   const double overlap_share = overlap.fraction(job.framework);
   if (!(overlap_share >= 0 && overlap_share <= 1))
-    return Error{"overlap for " + std::string(training_framework_name(job.framework)) + " must be in [0, 1], got " + std::to_string(overlap_share)};
+    return Error{"overlap for " + std::string(enum_name(job.framework)) + " must be in [0, 1], got " + std::to_string(overlap_share)};
   auto compute_ms = compute_step_ms(job.model, job.gpu_sm, job.framework, job.batch_per_gpu);
   if (!compute_ms) return compute_ms.error();
 

@@ -22,11 +22,13 @@
 // The model never looks at the model name or job shape beyond these inputs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 #include "core/gang.h"
 #include "core/model_catalog.h"
@@ -45,8 +47,16 @@ enum class CommTransport : uint8_t {
   Tcp,         // across nodes, TCP sockets over the node NIC
   Rdma,        // across nodes, InfiniBand or RoCE verbs
 };
-std::string_view comm_transport_name(CommTransport transport);  // "nvlink-p2p", "pod-sockets", ...
-std::optional<CommTransport> parse_comm_transport(std::string_view name);
+template <>
+struct EnumNames<CommTransport> {
+  static constexpr std::array<EnumName<CommTransport>, 7> table{{{CommTransport::None, "none"},
+                                                                 {CommTransport::NvLinkP2p, "nvlink-p2p"},
+                                                                 {CommTransport::PcieP2p, "pcie-p2p"},
+                                                                 {CommTransport::Shm, "shm"},
+                                                                 {CommTransport::PodSockets, "pod-sockets"},
+                                                                 {CommTransport::Tcp, "tcp"},
+                                                                 {CommTransport::Rdma, "rdma"}}};
+};
 
 struct CommPath {
   int ranks = 1;                  // GPUs in the all-reduce (workers x GPUs per worker)

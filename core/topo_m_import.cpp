@@ -246,7 +246,7 @@ Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const GpuModel& gpu
 CpuKind Importer::resolve_cpu(const GpuModel& gpu) {
   if (options_.cpu) return *options_.cpu;
   const CpuKind cpu = default_cpu(gpu.sm);
-  notes_.push_back("assumed CPU " + std::string(cpu_kind_name(cpu)) + " (use --cpu): the default for " +
+  notes_.push_back("assumed CPU " + std::string(enum_name(cpu)) + " (use --cpu): the default for " +
                    sm_architecture(gpu.sm) + "-era nodes");
   return cpu;
 }

@@ -15,10 +15,6 @@ using Json = nlohmann::ordered_json;
 double rounded(double value) { return std::round(value * 1e6) / 1e6; }
 double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
 
-std::string_view better_name(Better better) {
-  return better == Better::Higher ? "higher" : better == Better::Lower ? "lower" : "neither";
-}
-
 Json scenario_json(const ScenarioInfo& s) {
   Json groups = Json::array();
   for (const NodeGroupInfo& g : s.node_groups) {
@@ -40,7 +36,7 @@ Json units_json(const ResultSet& results) {
   for (const SchedulerResult& s : results.schedulers)
     for (const MetricSummary& m : s.metrics)
       if (const MetricInfo* info = find_metric(m.name); info && !units.contains(m.name))
-        units[m.name] = {{"unit", info->unit}, {"better", better_name(info->better)}};
+        units[m.name] = {{"unit", info->unit}, {"better", enum_name(info->better)}};
   return units;
 }
 
@@ -126,7 +122,7 @@ Json job_json(const Workload& workload, const JobRecord& r, uint32_t id) {
   }
   if (const DnnModel* model = model_at(job.model)) {
     j["model"] = model->name;
-    j["framework"] = training_framework_name(job.framework);
+    j["framework"] = enum_name(job.framework);
   }
   j["submit_s"] = seconds(r.submit_ms);
   if (r.start_ms >= 0) j["wait_s"] = seconds(r.start_ms - r.submit_ms);
@@ -136,11 +132,11 @@ Json job_json(const Workload& workload, const JobRecord& r, uint32_t id) {
   j["pods"] = pods;
   if (r.start_ms >= 0 && job.is_training()) {
     const DnnModel* model = model_at(job.model);
-    j["transport"] = comm_transport_name(r.comm.transport);
+    j["transport"] = enum_name(r.comm.transport);
     j["ring_gbps"] = rounded(r.comm.bus_bandwidth_gbps);
     j["samples_per_sec"] = rounded(r.samples_per_sec);
     j["ideal_samples_per_sec"] = rounded(r.ideal_samples_per_sec);
-    j["unit"] = std::string(model ? sample_unit_name(model->unit) : "samples") + "/s";
+    j["unit"] = std::string(model ? enum_name(model->unit) : "samples") + "/s";
     j["cross_numa"] = r.cross_numa;
     j["relaxed"] = r.relaxed;
   }

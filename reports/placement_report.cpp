@@ -18,7 +18,7 @@ std::string class_code(LinkClass cls) { return cls == LinkClass::NVLink ? "NV" :
 OrderedJson request_json(const PlacementRequest& request) {
   const PlacementConstraints& c = request.constraints;
   return {{"gpus", request.gpus},
-          {"policy", policy_name(request.policy)},
+          {"policy", enum_name(request.policy)},
           {"must_include", request.must_include},
           {"constraints",
            {{"same_numa", c.same_numa},
@@ -55,7 +55,7 @@ std::string render_placement_json(const PlacementReport& r) {
       {"nvlink_only", p.ring.nvlink_only},
       {"allreduce", {{"bytes", static_cast<int64_t>(r.allreduce_bytes)},
                      {"time_us", rounded(r.allreduce.time_us, 10)},
-                     {"protocol", p.gpus.size() > 1 ? OrderedJson(protocol_name(r.allreduce.protocol)) : OrderedJson()}}},
+                     {"protocol", p.gpus.size() > 1 ? OrderedJson(enum_name(r.allreduce.protocol)) : OrderedJson()}}},
       {"numa_nodes", r.numa_ids},
       {"nccl_env", env},
       {"topo_xml", r.topo_xml_path.empty() ? OrderedJson() : OrderedJson(r.topo_xml_path)},

@@ -96,7 +96,7 @@ std::string replay_rows(const ResultSet& r) {
 
 std::string unit_of(const JobSpec& job) {
   const DnnModel* model = model_at(job.model);
-  return model ? std::string(sample_unit_name(model->unit)) : "samples";
+  return model ? std::string(enum_name(model->unit)) : "samples";
 }
 
 std::string job_cell(const SchedulerResult& s, uint32_t id) {
@@ -120,7 +120,7 @@ std::string placement_cell(const SchedulerResult& s, uint32_t id) {
   for (const PodPlacement& pod : r.pods) per_node[pod.node] += pod.gpus.size();
   std::string split;
   for (const auto& [node, gpus] : per_node) split += (split.empty() ? "" : "+") + std::to_string(gpus);
-  return fmt::format("{} {}", comm_transport_name(r.comm.transport), split);
+  return fmt::format("{} {}", enum_name(r.comm.transport), split);
 }
 
 std::string job_lines(const ResultSet& r) {

@@ -61,7 +61,7 @@ std::string gpu_summary(const NodeModel& m) {
 std::string numa_summary(const NodeModel& m) {
   std::vector<std::string> kinds;
   for (const NumaNode& numa : m.numa_nodes) {
-    const std::string kind(cpu_kind_name(numa.cpu));
+    const std::string kind(enum_name(numa.cpu));
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   }
   std::string joined;
@@ -135,8 +135,7 @@ std::string gpu_table(const Topology& t) {
     std::string nearest = "none";
     if (nic >= 0) {
       const Nic& n = t.model().nics[nic];
-      nearest = fmt::format("{} ({}, {:g} Gb/s {})", n.name, pair_code(t.gpu_nic(g, nic)), n.speed_gbit,
-                            nic_transport_name(n.transport));
+      nearest = fmt::format("{} ({}, {:g} Gb/s {})", n.name, pair_code(t.gpu_nic(g, nic)), n.speed_gbit, enum_name(n.transport));
     }
     rows.push_back({gpu_label(g), t.model().gpus[g].model, std::to_string(t.model().numa_nodes[t.gpu_numa(g)].id), nearest});
   }
@@ -210,7 +209,7 @@ OrderedJson nics_json(const Topology& t) {
     nics.push_back({{"index", n},
                     {"name", nic.name},
                     {"speed_gbit", nic.speed_gbit},
-                    {"transport", std::string(nic_transport_name(nic.transport))},
+                    {"transport", std::string(enum_name(nic.transport))},
                     {"numa", t.model().numa_nodes[t.nic_numa(n)].id}});
   }
   return nics;
@@ -219,7 +218,7 @@ OrderedJson nics_json(const Topology& t) {
 OrderedJson numa_json(const NodeModel& m) {
   OrderedJson nodes = OrderedJson::array();
   for (const NumaNode& numa : m.numa_nodes)
-    nodes.push_back({{"id", numa.id}, {"cpu", std::string(cpu_kind_name(numa.cpu))}, {"cpu_affinity", numa.cpu_affinity}});
+    nodes.push_back({{"id", numa.id}, {"cpu", std::string(enum_name(numa.cpu))}, {"cpu_affinity", numa.cpu_affinity}});
   return nodes;
 }
 

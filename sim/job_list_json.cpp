@@ -26,7 +26,6 @@ const std::vector<std::string> kEntryKeys = {"name",       "submit_s",      "wor
                                              "pods",       "framework",     "model",   "batch_per_gpu",
                                              "iterations", "duration_s",    "count",   "annotations",
                                              "gpu_mem_gib", "gpu_core_percent"};
-const std::vector<std::string> kFrameworks = {"tensorflow", "pytorch"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -39,10 +38,9 @@ std::optional<uint16_t> model_at(JsonErrors& errors, const JsonAt& at, std::stri
 }
 
 std::optional<Framework> framework_at(JsonErrors& errors, const JsonAt& at, std::string_view typed) {
-  if (typed == "tensorflow") return Framework::TensorFlow;
-  if (typed == "pytorch") return Framework::PyTorch;
-  errors.fail(at.pointer, unknown_name("framework", typed, kFrameworks));
-  return std::nullopt;
+  const std::optional<Framework> framework = parse_enum<Framework>(typed);
+  if (!framework) errors.fail(at.pointer, unknown_name("framework", typed, enum_name_list<Framework>()));
+  return framework;
 }
 
 // ---- one job entry ----
@@ -233,9 +231,9 @@ std::vector<ModelShare> read_model_mix(JsonErrors& errors, const JsonAt& at) {
 
 // {"tensorflow": a, "pytorch": b} -> a / (a + b).
 std::optional<double> read_framework_mix(JsonErrors& errors, const JsonAt& at) {
-  const JsonObject object(errors, at, kFrameworks);
-  const double tensorflow = object.number("tensorflow", 0, kInfinity).value_or(0);
-  const double pytorch = object.number("pytorch", 0, kInfinity).value_or(0);
+  const JsonObject object(errors, at, enum_name_list<Framework>());
+  const double tensorflow = object.number(enum_name(Framework::TensorFlow), 0, kInfinity).value_or(0);
+  const double pytorch = object.number(enum_name(Framework::PyTorch), 0, kInfinity).value_or(0);
   if (!(tensorflow + pytorch > 0)) {
     errors.fail(at.pointer, "shares must not all be 0");
     return std::nullopt;

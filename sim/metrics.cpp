@@ -221,7 +221,7 @@ std::vector<ModelThroughput> throughput_by_model(const RunOutput& run, const Wor
     if (!job.is_training() || r.start_ms < 0 || !model) continue;
     ModelThroughput& t = by_model[job.model];
     t.model = model->name;
-    t.unit = sample_unit_name(model->unit);
+    t.unit = enum_name(model->unit);
     ++t.jobs;
     t.mean_samples_per_sec += r.samples_per_sec;
     t.mean_ideal_samples_per_sec += r.ideal_samples_per_sec;

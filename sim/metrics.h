@@ -8,18 +8,25 @@
 // experiments' state after the last arrival has .final.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "sim/engine.h"
 #include "sim/statistics.h"
 
 namespace topsim {
 
 enum class Better : uint8_t { Higher, Lower, Neither };
+template <>
+struct EnumNames<Better> {
+  static constexpr std::array<EnumName<Better>, 3> table{
+      {{Better::Higher, "higher"}, {Better::Lower, "lower"}, {Better::Neither, "neither"}}};
+};
 
 enum class MetricShape : uint8_t {
   Scalar,        // one value, no statistic

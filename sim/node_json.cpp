@@ -115,12 +115,14 @@ class ObjectReader {
     check(key, value >= 1, "must be a positive integer, got " + std::to_string(value));
     return value;
   }
-  // One of `names`, e.g. a bridge kind; returns "" when absent or not one of them.
-  std::string choice(std::string_view key, const std::vector<std::string>& names) {
+  // One of the names of E (core/enum_names.h), e.g. a bridge kind; nullopt when absent or not one of them.
+  template <class E>
+  std::optional<E> choice(std::string_view key) {
     const std::string value = string(key, Need::Required).value_or("");
-    if (!has(key) || std::find(names.begin(), names.end(), value) != names.end()) return value;
-    fail(key, "must be one of " + join_names(names) + ", got \"" + value + "\"" + did_you_mean(value, names));
-    return "";
+    if (const std::optional<E> parsed = parse_enum<E>(value)) return parsed;
+    const std::vector<std::string> names = enum_name_list<E>();
+    if (has(key)) fail(key, "must be one of " + join_names(names) + ", got \"" + value + "\"" + did_you_mean(value, names));
+    return std::nullopt;
   }
 
  private:
@@ -144,9 +146,6 @@ void for_each_element(const Json* list, const std::string& pointer, Read read) {
   for (size_t i = 0; i < list->size(); ++i) read((*list)[i], index_path(pointer, i));
 }
 
-const std::vector<std::string> kTransports = {"ib", "roce", "ethernet"};
-const std::vector<std::string> kBridgeKinds = {"host-bridge", "switch"};
-
 void read_numa_nodes(LoadContext& ctx, const Json* list, const std::string& pointer, NodeModel& model) {
   for_each_element(list, pointer, [&](const Json& element, const std::string& at) {
     ObjectReader r(ctx, element, at, {"id", "cpu", "cpu_affinity"});
@@ -155,8 +154,7 @@ void read_numa_nodes(LoadContext& ctx, const Json* list, const std::string& poin
     r.check("id", numa.id >= 0, "must be a non-negative integer, got " + std::to_string(numa.id));
     for (const NumaNode& other : model.numa_nodes)
       r.check("id", !r.has("id") || other.id != numa.id, "NUMA id " + std::to_string(numa.id) + " is listed twice");
-    const std::string cpu = r.choice("cpu", cpu_kind_names());
-    numa.cpu = parse_cpu_kind(cpu).value_or(CpuKind::IntelSkylake);
+    numa.cpu = r.choice<CpuKind>("cpu").value_or(CpuKind::IntelSkylake);
     numa.cpu_affinity = r.string("cpu_affinity", Need::Optional).value_or("");
     model.numa_nodes.push_back(numa);
   });
@@ -166,8 +164,8 @@ void read_bridges(LoadContext& ctx, const Json* list, const std::string& pointer
   for_each_element(list, pointer, [&](const Json& element, const std::string& at) {
     ObjectReader r(ctx, element, at, {"kind", "numa", "parent", "pcie_gen", "pcie_width"});
     PcieBridge bridge;
-    const bool host = r.choice("kind", kBridgeKinds) != "switch";
-    bridge.kind = host ? BridgeKind::HostBridge : BridgeKind::Switch;
+    bridge.kind = r.choice<BridgeKind>("kind").value_or(BridgeKind::HostBridge);
+    const bool host = bridge.kind == BridgeKind::HostBridge;
     if (host) {
       r.check("parent", !r.has("parent"), "a host bridge has no parent; it hangs off the NUMA node given by \"numa\"");
       bridge.numa = r.index("numa", model.numa_nodes.size(), "a numa_nodes index");
@@ -226,9 +224,7 @@ void read_nics(LoadContext& ctx, const Json* list, const std::string& pointer, N
     r.check("name", !r.has("name") || !nic.name.empty(), "must be a NIC name such as \"mlx5_0\", got \"\"");
     nic.speed_gbit = r.number("speed_gbit", Need::Required).value_or(100);
     r.check("speed_gbit", nic.speed_gbit > 0, "must be a positive speed in Gb/s, got " + describe(Json(nic.speed_gbit)));
-    const std::string transport = r.choice("transport", kTransports);
-    nic.transport = transport == "roce" ? NicTransport::RoCE
-                    : transport == "ethernet" ? NicTransport::Ethernet : NicTransport::InfiniBand;
+    nic.transport = r.choice<NicTransport>("transport").value_or(NicTransport::InfiniBand);
     nic.bridge = r.index("bridge", model.bridges.size(), "a bridge index");
     nic.pcie_gen = r.integer("pcie_gen", Need::Required).value_or(3);
     nic.pcie_width = r.integer("pcie_width", Need::Optional).value_or(16);
@@ -334,18 +330,15 @@ std::string inline_json(const OrderedJson& value) {
 }
 
 OrderedJson numa_json(const NumaNode& numa) {
-  OrderedJson j = {{"id", numa.id}, {"cpu", std::string(cpu_kind_name(numa.cpu))}};
+  OrderedJson j = {{"id", numa.id}, {"cpu", std::string(enum_name(numa.cpu))}};
   if (!numa.cpu_affinity.empty()) j["cpu_affinity"] = numa.cpu_affinity;
   return j;
 }
 
 OrderedJson bridge_json(const PcieBridge& bridge) {
-  OrderedJson j;
-  if (bridge.kind == BridgeKind::HostBridge) {
-    j = {{"kind", "host-bridge"}, {"numa", bridge.numa}};
-  } else {
-    j = {{"kind", "switch"}, {"parent", bridge.parent}};
-  }
+  OrderedJson j = {{"kind", std::string(enum_name(bridge.kind))}};
+  if (bridge.kind == BridgeKind::HostBridge) j["numa"] = bridge.numa;
+  else j["parent"] = bridge.parent;
   j["pcie_gen"] = bridge.pcie_gen;
   if (bridge.pcie_width != 16) j["pcie_width"] = bridge.pcie_width;
   return j;
@@ -386,7 +379,7 @@ std::vector<OrderedJson> gpu_entries(const std::vector<Gpu>& gpus) {
 OrderedJson nic_json(const Nic& nic) {
   OrderedJson j = {{"name", nic.name},
                    {"speed_gbit", number_value(nic.speed_gbit)},
-                   {"transport", std::string(nic_transport_name(nic.transport))},
+                   {"transport", std::string(enum_name(nic.transport))},
                    {"bridge", nic.bridge},
                    {"pcie_gen", nic.pcie_gen}};
   if (nic.pcie_width != 16) j["pcie_width"] = nic.pcie_width;

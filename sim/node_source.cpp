@@ -55,16 +55,6 @@ Expected<NodeModel> load_file(const std::string& path, const NodeLoadOptions& op
 
 }  // namespace
 
-std::string_view node_source_kind_name(NodeSourceKind kind) {
-  switch (kind) {
-    case NodeSourceKind::Builtin: return "built-in model";
-    case NodeSourceKind::NodeJson: return "node JSON";
-    case NodeSourceKind::NcclXml: return "NCCL topology XML";
-    case NodeSourceKind::TopoM: return "nvidia-smi topo -m text";
-  }
-  return "built-in model";
-}
-
 Expected<std::string> read_text_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error{"cannot open '" + path + "': it is a directory"};

@@ -4,10 +4,12 @@
 // Built-in names win over files of the same name. File reading lives here: `core` does no I/O.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/expected.h"
 #include "core/node_model.h"
 #include "core/topo_m_import.h"
@@ -15,9 +17,14 @@
 namespace topsim {
 
 enum class NodeSourceKind { Builtin, NodeJson, NcclXml, TopoM };
-
-// "built-in model", "node JSON", "NCCL topology XML", "nvidia-smi topo -m text".
-std::string_view node_source_kind_name(NodeSourceKind kind);
+// Names are phrases for messages ("'x.json' is node JSON").
+template <>
+struct EnumNames<NodeSourceKind> {
+  static constexpr std::array<EnumName<NodeSourceKind>, 4> table{{{NodeSourceKind::Builtin, "built-in model"},
+                                                                  {NodeSourceKind::NodeJson, "node JSON"},
+                                                                  {NodeSourceKind::NcclXml, "NCCL topology XML"},
+                                                                  {NodeSourceKind::TopoM, "nvidia-smi topo -m text"}}};
+};
 
 struct NodeLoadOptions {
   // Used only for `nvidia-smi topo -m` text (see core/topo_m_import.h for each default).

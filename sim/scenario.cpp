@@ -75,9 +75,9 @@ void read_options(JsonErrors& errors, const JsonObject& top, Scenario& s) {
     }
   }
   if (auto ov = top.member("overlap")) {
-    JsonObject overlap(errors, *ov, {"tensorflow", "pytorch"});
-    if (auto v = overlap.number("tensorflow", 0, 1)) s.overlap.tensorflow = *v;
-    if (auto v = overlap.number("pytorch", 0, 1)) s.overlap.pytorch = *v;
+    JsonObject overlap(errors, *ov, enum_name_list<Framework>());
+    if (auto v = overlap.number(enum_name(Framework::TensorFlow), 0, 1)) s.overlap.tensorflow = *v;
+    if (auto v = overlap.number(enum_name(Framework::PyTorch), 0, 1)) s.overlap.pytorch = *v;
   }
   if (auto rt = top.member("record_transitions")) {
     if (!rt->value->is_boolean()) top.fail("record_transitions", "must be true or false");

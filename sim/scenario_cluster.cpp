@@ -1,5 +1,7 @@
 // The "cluster" section of a scenario: node groups (built-in models or node files) with their
 // network, or the nodes of a trace's node list.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 
@@ -31,8 +33,15 @@ void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, Networ
   if (auto v = o.number("rack_oversubscription", 1, 1000)) net.rack_oversubscription = *v;
 }
 
-// The labels a node group may pin (`milli` is the trace nodes' own mode, not a label).
-const std::vector<std::string> kGroupLabels = {"topology", "default", "share", "core_mem"};
+// The labels a node group may pin, in the order errors list them (`milli` is the trace nodes'
+// own mode, not a label).
+constexpr std::array<NodeMode, 4> kGroupLabels = {NodeMode::Topology, NodeMode::Default, NodeMode::Share, NodeMode::CoreMem};
+
+std::string group_label_list() {
+  std::vector<std::string> names;
+  for (const NodeMode label : kGroupLabels) names.emplace_back(enum_name(label));
+  return join_names(names);
+}
 
 void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, ClusterSpec& cluster) {
   JsonObject o(errors, at, {"model", "count", "label", "gpu_model"});
@@ -54,8 +63,8 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   if (auto l = o.string("label")) {
     group.label_pinned = true;
     const auto label = parse_enum<NodeMode>(*l);
-    if (label && *label != NodeMode::Milli) group.label = *label;
-    else o.fail("label", "'" + *l + "' is not one of " + join_names(kGroupLabels) + " (ack.node.gpu.schedule)");
+    if (label && std::find(kGroupLabels.begin(), kGroupLabels.end(), *label) != kGroupLabels.end()) group.label = *label;
+    else o.fail("label", "'" + *l + "' is not one of " + group_label_list() + " (ack.node.gpu.schedule)");
   }
   cluster.groups.push_back(std::move(group));
 }

@@ -33,17 +33,12 @@ const std::vector<SchedulerInfo> kRegistry = {
      NodeMode::Default, "sim/schedulers/fgd.cpp", make_fgd_scheduler},
 };
 
-constexpr std::array<std::pair<unsigned, std::string_view>, 4> kHandlesNames{{{kHandlesGangs, "whole-GPU gangs"},
-                                                                              {kHandlesPods, "whole-GPU pods"},
-                                                                              {kHandlesShares, "GPU shares"},
-                                                                              {kHandlesTracePods, "trace pods"}}};
-
 }  // namespace
 
 std::vector<std::string> handles_names(unsigned handles) {
   std::vector<std::string> names;
-  for (const auto& [bit, name] : kHandlesNames)
-    if (handles & bit) names.emplace_back(name);
+  for (const SchedulerHandles bit : enum_values<SchedulerHandles>())
+    if (handles & bit) names.emplace_back(enum_name(bit));
   return names;
 }
 

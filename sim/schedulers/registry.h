@@ -3,11 +3,13 @@
 // schedulers` lists them, scenarios name them in "schedulers".
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "sim/scheduler.h"
 
 namespace topsim {
@@ -19,8 +21,17 @@ enum SchedulerHandles : unsigned {
   kHandlesShares = 4,     // GPU shares: aliyun.com/gpu-mem GiB (+ gpu-core.percentage)
   kHandlesTracePods = 8,  // trace pods: gpu_milli shares with CPU and memory on a trace's nodes
 };
+// One name per bit, in listing order.
+template <>
+struct EnumNames<SchedulerHandles> {
+  static constexpr std::array<EnumName<SchedulerHandles>, 4> table{{{kHandlesGangs, "whole-GPU gangs"},
+                                                                    {kHandlesPods, "whole-GPU pods"},
+                                                                    {kHandlesShares, "GPU shares"},
+                                                                    {kHandlesTracePods, "trace pods"}}};
+};
 // "whole-GPU gangs, GPU shares, trace pods" style text of a handles set.
 std::string handles_text(unsigned handles);
+// The names of the bits set in `handles`, in table order.
 std::vector<std::string> handles_names(unsigned handles);
 
 struct SchedulerInfo {

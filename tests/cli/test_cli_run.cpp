@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-std::string benchmark_path() { return std::string(TOPSIM_SOURCE_DIR) + "/scenarios/ack-v100-benchmark.json"; }
+std::string benchmark_path() { return (fs::path(TOPSIM_SOURCE_DIR) / "scenarios" / "ack-v100-benchmark.json").string(); }
 
 // Runs `topsim run <scenario> -o <dir>` and parses <dir>/results.json.
 json run_to(const std::string& scenario, const std::string& dir) {

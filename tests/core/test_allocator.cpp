@@ -194,8 +194,8 @@ TEST_CASE("core::Allocator rejects bad requests", "[core][allocator]") {
   }
   SECTION("a free id beyond the node") { CHECK_FALSE(allocator.place(to_gpu_set({0, 9}), request(1)).ok()); }
   SECTION("unknown policy names do not parse") {
-    CHECK_FALSE(parse_policy("bestfit"));
-    CHECK(parse_policy("device-plugin") == PlacementPolicy::DevicePlugin);
+    CHECK_FALSE(parse_enum<PlacementPolicy>("bestfit"));
+    CHECK(parse_enum<PlacementPolicy>("device-plugin") == PlacementPolicy::DevicePlugin);
   }
   SECTION("device-plugin refuses constraints") {
     PlacementRequest r = request(2, PlacementPolicy::DevicePlugin);

@@ -376,12 +376,12 @@ TEST_CASE("core::NetworkModel and the NICs a node's GPUs use", "[core][gang]") {
 
 TEST_CASE("core::MultiNodePolicy names and gang annotations", "[core][gang]") {
   SECTION("names round-trip") {
-    for (const std::string& name : multi_node_policy_names()) {
-      auto policy = parse_multi_node_policy(name);
+    for (const std::string& name : enum_name_list<MultiNodePolicy>()) {
+      auto policy = parse_enum<MultiNodePolicy>(name);
       REQUIRE(policy);
-      CHECK(multi_node_policy_name(*policy) == name);
+      CHECK(enum_name(*policy) == name);
     }
-    CHECK_FALSE(parse_multi_node_policy("fastest"));
+    CHECK_FALSE(parse_enum<MultiNodePolicy>("fastest"));
   }
   SECTION("annotations set the gang fields and the per-node request; bad values name the key") {
     GangRequest r;

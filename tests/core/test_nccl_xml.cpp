@@ -220,8 +220,8 @@ TEST_CASE("core::nccl_xml round trip of every built-in model", "[core][nccl]") {
     CHECK(copy.numa_nodes[0].cpu == CpuKind::Arm);
   }
   SECTION("every CPU kind maps back to itself through arch / vendor / familyid / modelid") {
-    for (const std::string& name : cpu_kind_names()) {
-      const CpuKind kind = *parse_cpu_kind(name);
+    for (const CpuKind kind : enum_values<CpuKind>()) {
+      const std::string name(enum_name(kind));
       NodeModelBuilder builder("cpu-" + name);
       builder.gpu(builder.host_bridge(builder.numa(kind, "0-7")), "t4");
       const NodeModel copy = import_ok(export_nccl_xml(builder.take()), name + ".xml");

@@ -229,6 +229,19 @@ TEST_CASE("core::throughput model catalog", "[core][throughput]") {
     CHECK(model_at(model("vgg16"))->gradient_bytes() == Approx(553.43e6).epsilon(1e-4));
     CHECK(model_at(model("gpt2-xl"))->gradient_bytes() == Approx(6230.4e6).epsilon(1e-4));
   }
+  SECTION("framework names are exact in files; parse_training_framework is lenient") {
+    // Expectation: letter case, '-' and '_' are ignored and "tf" / "torch" are aliases; the
+    // exact parse takes only "tensorflow" and "pytorch".
+    CHECK(enum_name(TrainingFramework::TensorFlow) == "tensorflow");
+    CHECK(enum_name(TrainingFramework::PyTorch) == "pytorch");
+    CHECK(parse_training_framework("Py-Torch") == TrainingFramework::PyTorch);
+    CHECK(parse_training_framework("TENSOR_FLOW") == TrainingFramework::TensorFlow);
+    CHECK(parse_training_framework("TF") == TrainingFramework::TensorFlow);
+    CHECK(parse_training_framework("torch") == TrainingFramework::PyTorch);
+    CHECK_FALSE(parse_training_framework("jax"));
+    CHECK_FALSE(parse_enum<TrainingFramework>("tf"));
+    CHECK_FALSE(parse_enum<TrainingFramework>("PyTorch"));
+  }
   SECTION("given figures are returned as given; derived ones say how") {
     // Expectation: V100 TF ResNet50 368 at b64 (given); A100 PyTorch VGG16 = 938 x 205/330.
     auto given = single_gpu_throughput(model("resnet50"), 70, TrainingFramework::TensorFlow);

@@ -220,6 +220,17 @@ TEST_CASE("core::link codes parse and print", "[core][topology]") {
   }
 }
 
+TEST_CASE("core::CPU kind names", "[core][topology]") {
+  SECTION("names round-trip; parse_cpu_kind ignores letter case only") {
+    for (const CpuKind kind : enum_values<CpuKind>()) CHECK(parse_cpu_kind(enum_name(kind)) == kind);
+    CHECK(enum_name_list<CpuKind>().size() == 7);
+    CHECK(parse_cpu_kind("Intel-Skylake") == CpuKind::IntelSkylake);
+    CHECK_FALSE(parse_cpu_kind("intel_skylake"));
+    CHECK_FALSE(parse_cpu_kind("skylake"));
+    CHECK_FALSE(parse_enum<CpuKind>("AMD"));
+  }
+}
+
 TEST_CASE("core::nvswitch_domain_model builds a 72-GPU domain", "[core][topology]") {
   auto t = Topology::build(nvswitch_domain_model(72, "b200", 36));
   REQUIRE(t.ok());

@@ -22,7 +22,11 @@ constexpr const char* kWorkload =
     R"("workload": {"kind": "jobs", "jobs": [{"name": "j", "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "iterations": 10}]})";
 
 // {cluster, workload} plus `extra` members (", \"seed\": 3").
-std::string minimal(const std::string& extra = "") { return std::string("{") + kCluster + ", " + kWorkload + extra + "}"; }
+std::string minimal(const std::string& extra = "") {
+  std::string json = "{";
+  json.append(kCluster).append(", ").append(kWorkload).append(extra).append("}");
+  return json;
+}
 
 Scenario parsed(const std::string& json) {
   auto scenario = parse_scenario(json, "dir/my-scenario.json", "");

@@ -24,9 +24,9 @@ constexpr const char* kPhillyHeader = "timestamp,duration,num_gpus,gpu_time,clus
 std::string fingerprint(const Workload& workload) {
   std::ostringstream out;
   for (const JobSpec& j : workload.jobs) {
-    out << j.id << ' ' << j.submit_ms << ' ' << j.workers << 'x' << j.gpus_per_worker << ' '
-        << training_framework_name(j.framework) << ' ' << j.model << ' ' << j.batch_per_gpu << ' ' << j.iterations << ' '
-        << j.ideal_duration_ms << ' ' << j.unequal_pod_gpus.size() << ' ' << workload.job_name(j.id) << '\n';
+    out << j.id << ' ' << j.submit_ms << ' ' << j.workers << 'x' << j.gpus_per_worker << ' ' << enum_name(j.framework) << ' '
+        << j.model << ' ' << j.batch_per_gpu << ' ' << j.iterations << ' ' << j.ideal_duration_ms << ' '
+        << j.unequal_pod_gpus.size() << ' ' << workload.job_name(j.id) << '\n';
   }
   return out.str();
 }
