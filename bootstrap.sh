@@ -11,6 +11,8 @@ case "$mode" in run|test) ;; *) echo "usage: bash bootstrap.sh run|test" >&2; ex
 
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
           libfmt-dev catch2 libpugixml-dev)
+# The test suite also checks the formatting (.clang-format).
+if [ "$mode" = test ]; then packages+=(clang-format-14); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -59,7 +59,10 @@ Stats time_decisions(const std::vector<GpuSet>& masks, const Decide& decide) {
 
 void bench_node(const NodeModel& model, int samples, int exhaustive_samples) {
   auto topo = Topology::build(model);
-  if (!topo) { std::fprintf(stderr, "%s\n", topo.error().message.c_str()); std::exit(2); }
+  if (!topo) {
+    std::fprintf(stderr, "%s\n", topo.error().message.c_str());
+    std::exit(2);
+  }
   std::printf("\n%s (%d GPUs)\n", model.name.c_str(), topo->gpu_count());
   std::printf("  %2s  %22s  %22s  %22s\n", "k", "best-fit cold med/p99", "best-fit warm med/p99", "exhaustive med/p99");
   std::mt19937_64 rng(42);
@@ -79,8 +82,8 @@ void bench_node(const NodeModel& model, int samples, int exhaustive_samples) {
       std::snprintf(buf, sizeof buf, "%9.1f / %9.1f", ex.median_us, ex.p99_us);
       exhaustive = buf;
     }
-    std::printf("  %2d  %10.2f / %9.2f  %10.3f / %9.3f  %22s\n", k, cold.median_us, cold.p99_us, warm.median_us,
-                warm.p99_us, exhaustive.c_str());
+    std::printf("  %2d  %10.2f / %9.2f  %10.3f / %9.3f  %22s\n", k, cold.median_us, cold.p99_us, warm.median_us, warm.p99_us,
+                exhaustive.c_str());
   }
 }
 

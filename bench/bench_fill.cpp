@@ -8,13 +8,13 @@
 //   --threads N: threads for the whole set (default: hardware concurrency, at least 2);
 //   --serial: also time the whole set on one thread;
 //   --runs-only: only the single runs (for profiling).
+#include <time.h>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
-#include <time.h>
 
 #include "reports/text_report.h"
 #include "sim/experiment.h"
@@ -60,10 +60,14 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   bool serial = false, runs_only = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--serial") == 0) serial = true;
-    else if (std::strcmp(argv[i], "--runs-only") == 0) runs_only = true;
-    else path = argv[i];
+    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--serial") == 0)
+      serial = true;
+    else if (std::strcmp(argv[i], "--runs-only") == 0)
+      runs_only = true;
+    else
+      path = argv[i];
   }
   if (!std::filesystem::is_directory(std::string(TOPSIM_SHARED_DIR) + "/traces/alibaba-gpu-v2023")) {
     std::printf("bench_fill: skipped: %s/traces/alibaba-gpu-v2023 is absent (the Alibaba 2023 trace)\n", TOPSIM_SHARED_DIR);
@@ -85,15 +89,15 @@ int main(int argc, char** argv) {
     one.seeds = 1;
     const Timed t = timed_run(one, 1);
     const RunResult& run = t.results.schedulers.front().runs.front();
-    std::printf("  %-16s wall %.3f s, cpu %.3f s  (%.0f pods, alloc ratio %.4f, frag rate %.4f)\n", name.c_str(), t.wall_s, t.cpu_s,
-                run.metrics.value_or("jobs", 0), run.metrics.value_or("gpu_alloc_ratio.final", 0),
+    std::printf("  %-16s wall %.3f s, cpu %.3f s  (%.0f pods, alloc ratio %.4f, frag rate %.4f)\n", name.c_str(), t.wall_s,
+                t.cpu_s, run.metrics.value_or("jobs", 0), run.metrics.value_or("gpu_alloc_ratio.final", 0),
                 run.metrics.value_or("fragmentation_rate.final", 0));
   }
   if (runs_only) return 0;
   const size_t runs = scenario->schedulers.size() * static_cast<size_t>(scenario->seeds);
   const Timed all = timed_run(*scenario, threads);
-  std::printf("whole set (%zu schedulers x %d seeds = %zu runs) on %d threads: wall %.2f s, cpu %.2f s\n", scenario->schedulers.size(),
-              scenario->seeds, runs, threads, all.wall_s, all.cpu_s);
+  std::printf("whole set (%zu schedulers x %d seeds = %zu runs) on %d threads: wall %.2f s, cpu %.2f s\n",
+              scenario->schedulers.size(), scenario->seeds, runs, threads, all.wall_s, all.cpu_s);
   if (serial) {
     const Timed one = timed_run(*scenario, 1);
     std::printf("whole set on 1 thread: wall %.2f s, cpu %.2f s\n", one.wall_s, one.cpu_s);

@@ -5,12 +5,12 @@
 //   build/bench/bench_sim [--jobs N] [--skip-philly] [--skip-synthetic]
 //
 // Reads ../shared/traces/philly/philly.csv (skipped with a message when absent).
+#include <sys/resource.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <sys/resource.h>
 
 #include "core/builtin_models.h"
 #include "sim/experiment.h"
@@ -43,9 +43,10 @@ void run_each(const char* label, const Scenario& scenario) {
     }
     const Metrics& m = results->schedulers.front().runs.front().metrics;
     const double events = m.value_or("events", 0);
-    std::printf("%-28s %-15s jobs %8.0f  events %9.0f  %7.2f s  %9.0f events/s  finished %.0f  mean JCT %.0f s  peak RSS %.0f MB\n", label,
-                name.c_str(), m.value_or("jobs", 0), events, seconds, events / seconds, m.value_or("finished", 0),
-                m.value_or("jct_s.mean", 0), peak_rss_mb());
+    std::printf(
+        "%-28s %-15s jobs %8.0f  events %9.0f  %7.2f s  %9.0f events/s  finished %.0f  mean JCT %.0f s  peak RSS %.0f MB\n",
+        label, name.c_str(), m.value_or("jobs", 0), events, seconds, events / seconds, m.value_or("finished", 0),
+        m.value_or("jct_s.mean", 0), peak_rss_mb());
   }
 }
 
@@ -58,8 +59,8 @@ Scenario synthetic_scenario(uint32_t jobs) {
   Scenario s;
   s.name = "synthetic-10k-gpus";
   s.workload = std::make_shared<const Workload>(generate_synthetic(options));
-  std::printf("synthetic: %u jobs generated in %.2f s (peak RSS %.0f MB)\n", jobs, std::chrono::duration<double>(Clock::now() - start).count(),
-              peak_rss_mb());
+  std::printf("synthetic: %u jobs generated in %.2f s (peak RSS %.0f MB)\n", jobs,
+              std::chrono::duration<double>(Clock::now() - start).count(), peak_rss_mb());
   s.cluster.groups.push_back({*builtin_model("dgx-a100"), 1250, NodeMode::Topology, false});
   s.cluster.network.transport = NetworkTransport::InfiniBand;
   s.schedulers = {"topology-aware", "default"};

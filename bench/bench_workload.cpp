@@ -70,8 +70,10 @@ int main(int argc, char** argv) {
   uint32_t jobs = 1'000'000;
   std::string philly = std::string(TOPSIM_SHARED_DIR) + "/traces/philly/philly.csv";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--jobs") == 0) jobs = static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
-    else if (std::strcmp(argv[i], "--philly") == 0) philly = argv[i + 1];
+    if (std::strcmp(argv[i], "--jobs") == 0)
+      jobs = static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (std::strcmp(argv[i], "--philly") == 0)
+      philly = argv[i + 1];
   }
   bench_philly(philly);
   bench_synthetic(std::max<uint32_t>(1, jobs));

@@ -3,10 +3,10 @@
 // the ring NCCL would build, its predicted all-reduce bus bandwidth and the time of a 100 MB
 // gradient all-reduce, the NUMA nodes spanned, the NCCL environment and, with --topo-xml, the
 // NCCL topology XML of the chosen GPUs.
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <ostream>
 #include <set>
@@ -28,7 +28,6 @@ namespace {
 // about the fp32 gradients of ResNet-50 (25.6 M parameters, 102 MB). At this size the transfer
 // dominates NCCL's latency terms, so the time follows the bus bandwidth.
 constexpr double kGradientBytes = 100e6;
-
 
 // "--free: GPU 9 is out of range (node dgx1-v100 has GPUs 0-7)" for the first id not on the node.
 Status check_range(const std::string& option, const std::vector<int>& ids, const Topology& topology) {
@@ -59,8 +58,7 @@ Status parse_annotations(const std::vector<std::string>& items, std::map<std::st
     const std::string key = item.substr(0, equals);
     if (key.rfind("gpu.topology/", 0) != 0)
       return Error{"--annotation: '" + key + "' is not a gpu.topology/ annotation (e.g. gpu.topology/policy=nvlink)"};
-    if (!annotations.emplace(key, item.substr(equals + 1)).second)
-      return Error{"--annotation: '" + key + "' is given twice"};
+    if (!annotations.emplace(key, item.substr(equals + 1)).second) return Error{"--annotation: '" + key + "' is given twice"};
   }
   return {};
 }
@@ -68,8 +66,7 @@ Status parse_annotations(const std::vector<std::string>& items, std::map<std::st
 // Adds the annotations to a request built from the flags: constraints add up (the stricter
 // minimum bandwidth wins); gpu.topology/policy=spread sets the policy unless --policy names
 // another one.
-Status merge_annotations(const std::map<std::string, std::string>& annotations, bool policy_given,
-                         PlacementRequest& request) {
+Status merge_annotations(const std::map<std::string, std::string>& annotations, bool policy_given, PlacementRequest& request) {
   PlacementRequest annotated;
   if (Status s = apply_annotations(annotations, annotated); !s) return Error{"--annotation: " + s.error().message};
   if (annotated.policy != PlacementPolicy::BestFit) {
@@ -87,8 +84,8 @@ Status merge_annotations(const std::map<std::string, std::string>& annotations, 
 
 // What the command reports about `placement`: its ring hops, all-reduce estimate, NUMA nodes
 // and NCCL configuration.
-PlacementReport make_report(const Topology& topology, std::vector<int> free, const PlacementRequest& request,
-                            Placement placement, const std::string& topo_xml_path) {
+PlacementReport make_report(const Topology& topology, std::vector<int> free, const PlacementRequest& request, Placement placement,
+                            const std::string& topo_xml_path) {
   PlacementReport r{&topology, std::move(free), request, std::move(placement), kGradientBytes, {}, {}, {}, {}, topo_xml_path};
   const RingPlan& ring = r.placement.ring;
   const auto ranks = static_cast<int>(r.placement.gpus.size());
@@ -101,8 +98,7 @@ PlacementReport make_report(const Topology& topology, std::vector<int> free, con
   for (int gpu : r.placement.gpus) numa.insert(topology.model().numa_nodes[topology.gpu_numa(gpu)].id);
   r.numa_ids.assign(numa.begin(), numa.end());
   r.nccl = nccl_config(topology, r.placement.gpus, ring, false, topo_xml_path.empty() ? kDefaultNcclTopoFile : topo_xml_path);
-  if (topo_xml_path.empty())
-    std::erase_if(r.nccl.env, [](const auto& entry) { return entry.first == "NCCL_TOPO_FILE"; });
+  if (topo_xml_path.empty()) std::erase_if(r.nccl.env, [](const auto& entry) { return entry.first == "NCCL_TOPO_FILE"; });
   return r;
 }
 
@@ -127,8 +123,8 @@ std::string ring_line(const PlacementReport& r) {
 // "4 (4 x 20.0 GB/s)" or "3 (20.0, 20.0, 10.0 GB/s)"
 std::string channels_line(const std::vector<double>& channel_gbps) {
   if (channel_gbps.empty()) return "0";
-  const bool equal = std::all_of(channel_gbps.begin(), channel_gbps.end(),
-                                 [&](double g) { return std::abs(g - channel_gbps.front()) < 1e-6; });
+  const bool equal =
+      std::all_of(channel_gbps.begin(), channel_gbps.end(), [&](double g) { return std::abs(g - channel_gbps.front()) < 1e-6; });
   if (equal) return fmt::format("{} ({} x {:.1f} GB/s)", channel_gbps.size(), channel_gbps.size(), channel_gbps.front());
   std::vector<std::string> rates;
   for (double g : channel_gbps) rates.push_back(fmt::format("{:.1f}", g));
@@ -145,13 +141,15 @@ std::string render_text(const PlacementReport& r) {
   out += "ring: " + ring_line(r) + "\n";
   out += "channels: " + channels_line(ring.channel_gbps) + "\n";
   if (p.gpus.size() > 1) {
-    out += fmt::format("bus bandwidth: {:.1f} GB/s ({})\n", ring.bus_bandwidth_gbps, ring.nvlink_only ? "NVLink only" : "uses PCIe/CPU links");
+    out += fmt::format("bus bandwidth: {:.1f} GB/s ({})\n", ring.bus_bandwidth_gbps,
+                       ring.nvlink_only ? "NVLink only" : "uses PCIe/CPU links");
     out += fmt::format("all-reduce 100 MB: {:.2f} ms (ring, {} protocol)\n", r.allreduce.time_us / 1e3,
                        enum_name(r.allreduce.protocol));
   } else {
     out += "bus bandwidth: - (a single GPU does no all-reduce)\n";
   }
-  out += fmt::format("NUMA nodes: {} ({} of {})\n", format_ids(r.numa_ids), r.numa_ids.size(), r.topology->model().numa_nodes.size());
+  out += fmt::format("NUMA nodes: {} ({} of {})\n", format_ids(r.numa_ids), r.numa_ids.size(),
+                     r.topology->model().numa_nodes.size());
   if (!r.topo_xml_path.empty()) out += "NCCL topology XML: " + r.topo_xml_path + "\n";
   out += "NCCL environment:\n";
   for (const auto& [name, value] : r.nccl.env) out += name + "=" + value + "\n";
@@ -161,23 +159,22 @@ std::string render_text(const PlacementReport& r) {
 class Allocate : public Command {
  public:
   void declare(OptionSet& options) override {
-    options.visible.add_options()
-        ("gpus", po::value(&gpus_)->value_name("K"), "number of GPUs to allocate; required")
-        ("free", po::value(&free_list_)->value_name("LIST"), "free GPUs, e.g. 0,1,5 (default: every GPU of the node)")
-        ("policy", po::value(&policy_text_)->value_name("P"),
-         "best-fit, first-fit, pack, spread or device-plugin (default: best-fit)")
-        ("require-nvlink", po::bool_switch(&request_.constraints.require_nvlink), "every ring hop on NVLink")
-        ("same-numa", po::bool_switch(&request_.constraints.same_numa), "all chosen GPUs on one NUMA node")
-        ("max-link-class", po::value(&max_link_text_)->value_name("C"),
-         "worst link class allowed between any two chosen GPUs: NV, PIX, PXB, PHB, NODE or SYS (default: any)")
-        ("min-bandwidth", po::value(&request_.constraints.min_bandwidth_gbps)->value_name("GBPS"),
-         "minimum predicted all-reduce bus bandwidth in GB/s (default: 0, none)")
-        ("must-include", po::value(&must_include_list_)->value_name("LIST"), "GPUs that must be part of the set, e.g. 4")
-        ("no-relax", po::bool_switch(&no_relax_), "fail when the constraints cannot be met (default: drop them one by one)")
-        ("annotation", po::value(&annotation_items_)->value_name("KEY=VALUE"),
-         "a pod annotation, e.g. gpu.topology/policy=nvlink (repeatable); adds to the flags")
-        ("json", po::bool_switch(&json_), "print the result as one JSON object")
-        ("topo-xml", po::value(&topo_xml_)->value_name("FILE"), "write the NCCL topology XML of the chosen GPUs to FILE");
+    options.visible.add_options()("gpus", po::value(&gpus_)->value_name("K"), "number of GPUs to allocate; required")(
+        "free", po::value(&free_list_)->value_name("LIST"), "free GPUs, e.g. 0,1,5 (default: every GPU of the node)")(
+        "policy", po::value(&policy_text_)->value_name("P"),
+        "best-fit, first-fit, pack, spread or device-plugin (default: best-fit)")(
+        "require-nvlink", po::bool_switch(&request_.constraints.require_nvlink), "every ring hop on NVLink")(
+        "same-numa", po::bool_switch(&request_.constraints.same_numa), "all chosen GPUs on one NUMA node")(
+        "max-link-class", po::value(&max_link_text_)->value_name("C"),
+        "worst link class allowed between any two chosen GPUs: NV, PIX, PXB, PHB, NODE or SYS (default: any)")(
+        "min-bandwidth", po::value(&request_.constraints.min_bandwidth_gbps)->value_name("GBPS"),
+        "minimum predicted all-reduce bus bandwidth in GB/s (default: 0, none)")(
+        "must-include", po::value(&must_include_list_)->value_name("LIST"), "GPUs that must be part of the set, e.g. 4")(
+        "no-relax", po::bool_switch(&no_relax_), "fail when the constraints cannot be met (default: drop them one by one)")(
+        "annotation", po::value(&annotation_items_)->value_name("KEY=VALUE"),
+        "a pod annotation, e.g. gpu.topology/policy=nvlink (repeatable); adds to the flags")(
+        "json", po::bool_switch(&json_), "print the result as one JSON object")(
+        "topo-xml", po::value(&topo_xml_)->value_name("FILE"), "write the NCCL topology XML of the chosen GPUs to FILE");
     node_.declare(options);
   }
 

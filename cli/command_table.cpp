@@ -69,8 +69,7 @@ constexpr auto kStyle = po::command_line_style::default_style & ~po::command_lin
 
 // Parses `args` into `command`. Returns false with `outcome` set when parsing ended the run
 // (an error, or --help printed).
-bool parse_into(Command& command, const CommandSpec& spec, const std::vector<std::string>& args, Streams io,
-                Outcome& outcome) {
+bool parse_into(Command& command, const CommandSpec& spec, const std::vector<std::string>& args, Streams io, Outcome& outcome) {
   OptionSet options;
   options.visible.add_options()("help,h", "print this help");
   command.declare(options);
@@ -112,8 +111,8 @@ Outcome group_without_subcommand(const std::vector<std::string>& args, Streams i
   std::vector<std::string> subcommands;
   for (const CommandSpec* spec : commands())
     if (spec->name.rfind(args[0] + " ", 0) == 0) subcommands.push_back(spec->name.substr(args[0].size() + 1));
-  return Outcome::bad_input("'" + args[0] + "' needs a subcommand: " + join_names(subcommands) + "; see 'topsim " +
-                            args[0] + " --help'");
+  return Outcome::bad_input("'" + args[0] + "' needs a subcommand: " + join_names(subcommands) + "; see 'topsim " + args[0] +
+                            " --help'");
 }
 
 Outcome dispatch(const std::vector<std::string>& args, Streams io) {
@@ -178,8 +177,9 @@ std::string command_list(std::string_view group) {
       out += "  " + spec->name + std::string(width + 2 - spec->name.size(), ' ') + spec->summary + "\n";
   out += "\n'topsim <command> --help' shows a command's arguments and options.\n";
   if (group.empty())
-    out += "Global options: --help (this list), --version (print the version).\n"
-           "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
+    out +=
+        "Global options: --help (this list), --version (print the version).\n"
+        "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
   return out;
 }
 
@@ -189,8 +189,7 @@ std::string command_help(const CommandSpec& spec) {
   options.visible.add_options()("help,h", "print this help");
   command->declare(options);
   std::ostringstream out;
-  out << "usage: topsim " << spec.name << (spec.usage.empty() ? "" : " " + spec.usage) << "\n\n"
-      << spec.summary << "\n";
+  out << "usage: topsim " << spec.name << (spec.usage.empty() ? "" : " " + spec.usage) << "\n\n" << spec.summary << "\n";
   if (!spec.details.empty()) out << "\n" << spec.details << (spec.details.back() == '\n' ? "" : "\n");
   out << "\n" << options.visible;
   return out.str();

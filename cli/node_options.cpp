@@ -10,18 +10,15 @@ namespace topsim::cli {
 
 void NodeArgument::declare(OptionSet& options) {
   options.argument("node", &spec_);
-  options.visible.add_options()
-      ("gpu-model", po::value(&gpu_model_)->value_name("MODEL"),
-       "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts)")
-      ("matrix", po::value(&matrix_)->value_name("N"),
-       "nvidia-smi text: which matrix of the file to read, 1-based (default: 1)")
-      ("cpu", po::value(&cpu_)->value_name("KIND"),
-       "nvidia-smi text: CPU kind of every NUMA node, e.g. intel-skylake (default: inferred from the GPU era)");
+  options.visible.add_options()("gpu-model", po::value(&gpu_model_)->value_name("MODEL"),
+                                "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts)")(
+      "matrix", po::value(&matrix_)->value_name("N"), "nvidia-smi text: which matrix of the file to read, 1-based (default: 1)")(
+      "cpu", po::value(&cpu_)->value_name("KIND"),
+      "nvidia-smi text: CPU kind of every NUMA node, e.g. intel-skylake (default: inferred from the GPU era)");
   if (options_ == Options::Import)
-    options.visible.add_options()
-        ("nic-speed", po::value(&nic_speed_gbit_)->value_name("GBIT"),
-         "nvidia-smi text: port speed of every NIC in Gb/s (default: 100)")
-        ("name", po::value(&name_)->value_name("NAME"), "name of the node model (default: from the file name)");
+    options.visible.add_options()("nic-speed", po::value(&nic_speed_gbit_)->value_name("GBIT"),
+                                  "nvidia-smi text: port speed of every NIC in Gb/s (default: 100)")(
+        "name", po::value(&name_)->value_name("NAME"), "name of the node model (default: from the file name)");
 }
 
 Status NodeArgument::finish(const po::variables_map& values) {

@@ -45,7 +45,8 @@ Status write_output_stream(const std::string& path, const std::function<void(std
 }
 
 Status write_output(const std::string& path, const std::string& text, std::ostream& out) {
-  return write_output_stream(path, [&](std::ostream& stream) { stream << text; }, out);
+  return write_output_stream(
+      path, [&](std::ostream& stream) { stream << text; }, out);
 }
 
 Status DirectorySink::prepare() const {

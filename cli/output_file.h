@@ -14,7 +14,8 @@ namespace topsim::cli {
 // Writes `text` to `path`, or to `out` when `path` is "-". Error: "cannot write '<path>': <reason>".
 [[nodiscard]] Status write_output(const std::string& path, const std::string& text, std::ostream& out);
 // The same with the content streamed by `fill`.
-[[nodiscard]] Status write_output_stream(const std::string& path, const std::function<void(std::ostream&)>& fill, std::ostream& out);
+[[nodiscard]] Status write_output_stream(const std::string& path, const std::function<void(std::ostream&)>& fill,
+                                         std::ostream& out);
 
 // Reporters' files in one folder, created when missing.
 class DirectorySink final : public OutputSink {

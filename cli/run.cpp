@@ -1,10 +1,10 @@
 // `topsim run [<scenario>] [-o DIR]`: runs a scenario (every scheduler it lists, every seed),
 // prints the side-by-side comparison and writes the results through the reporters.
-#include <filesystem>
 #include <fmt/format.h>
+#include <unistd.h>
+#include <filesystem>
 #include <ostream>
 #include <thread>
-#include <unistd.h>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
@@ -22,12 +22,12 @@ class Run : public Command {
  public:
   void declare(OptionSet& options) override {
     options.argument("scenario", &scenario_);
-    options.visible.add_options()
-        ("output,o", po::value(&output_dir_), "folder for results.json, jobs.jsonl and summary.txt (default: results/<scenario name>)")
-        ("summary-only", po::bool_switch(&summary_only_), "leave the per-job records (jobs.jsonl) out")
-        ("jobs", po::bool_switch(&jobs_), "fill experiments: write jobs.jsonl too (every drawn pod of every run; large)")
-        ("threads", po::value(&threads_)->default_value(0), "runs (scheduler x seed) at once (default 0 = all cores)")
-        ("timing", po::bool_switch(&timing_), "print wall time and events/s per run on stderr");
+    options.visible.add_options()("output,o", po::value(&output_dir_),
+                                  "folder for results.json, jobs.jsonl and summary.txt (default: results/<scenario name>)")(
+        "summary-only", po::bool_switch(&summary_only_), "leave the per-job records (jobs.jsonl) out")(
+        "jobs", po::bool_switch(&jobs_), "fill experiments: write jobs.jsonl too (every drawn pod of every run; large)")(
+        "threads", po::value(&threads_)->default_value(0), "runs (scheduler x seed) at once (default 0 = all cores)")(
+        "timing", po::bool_switch(&timing_), "print wall time and events/s per run on stderr");
   }
 
   Status finish(const po::variables_map&) override {
@@ -47,8 +47,9 @@ class Run : public Command {
     options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
     if (timing_ || isatty(STDERR_FILENO))
       options.progress = [&io](const RunProgress& p) {
-        io.err << fmt::format("[{}/{}] {} seed {}: {} jobs, {} events in {:.2f} s ({:.0f} events/s)\n", p.done, p.total, p.scheduler, p.seed,
-                              p.jobs, p.events, p.wall_s, static_cast<double>(p.events) / std::max(p.wall_s, 1e-9));
+        io.err << fmt::format("[{}/{}] {} seed {}: {} jobs, {} events in {:.2f} s ({:.0f} events/s)\n", p.done, p.total,
+                              p.scheduler, p.seed, p.jobs, p.events, p.wall_s,
+                              static_cast<double>(p.events) / std::max(p.wall_s, 1e-9));
       };
     auto results = run_experiment(*scenario, options);
     if (!results) return Outcome::bad_input(results.error().message);

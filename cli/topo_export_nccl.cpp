@@ -1,6 +1,6 @@
 // `topsim topo export-nccl <model|file> -o topo.xml`: NCCL topology XML for NCCL_TOPO_FILE.
-#include <charconv>
 #include <fmt/format.h>
+#include <charconv>
 #include <ostream>
 
 #include "cli/command_table.h"
@@ -14,15 +14,13 @@ namespace {
 
 std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
-
 class TopoExportNccl : public Command {
  public:
   void declare(OptionSet& options) override {
     node_.declare(options);
-    options.visible.add_options()
-        ("gpus", po::value(&gpu_list_)->value_name("LIST"),
-         "GPUs to export, by node index, e.g. 0,1,2,3; numbered 0.. in that order (default: all)")
-        ("output,o", po::value(&output_)->required()->value_name("PATH"), "XML file to write ('-' for stdout); required");
+    options.visible.add_options()("gpus", po::value(&gpu_list_)->value_name("LIST"),
+                                  "GPUs to export, by node index, e.g. 0,1,2,3; numbered 0.. in that order (default: all)")(
+        "output,o", po::value(&output_)->required()->value_name("PATH"), "XML file to write ('-' for stdout); required");
   }
   Status finish(const po::variables_map& values) override {
     if (Status s = node_.finish(values); !s) return s;
@@ -37,14 +35,14 @@ class TopoExportNccl : public Command {
     const int count = static_cast<int>(model->gpus.size());
     for (int gpu : gpus_)
       if (gpu >= count)
-        return Outcome::bad_input(fmt::format("--gpus: GPU {} is out of range ({} has {} GPUs: 0-{})", gpu,
-                                              model->name, count, count - 1));
+        return Outcome::bad_input(
+            fmt::format("--gpus: GPU {} is out of range ({} has {} GPUs: 0-{})", gpu, model->name, count, count - 1));
     if (Status s = write_output(output_, export_nccl_xml(*model, gpus_), io.out); !s)
       return Outcome::bad_input(s.error().message);
     const size_t exported = gpus_.empty() ? model->gpus.size() : gpus_.size();
-    (output_ == "-" ? io.err : io.out) << fmt::format("wrote NCCL topology of {} and {} of {} -> {}\n",
-                                                      plural(exported, "GPU"), plural(model->nics.size(), "NIC"),
-                                                      model->name, output_ == "-" ? "stdout" : output_);
+    (output_ == "-" ? io.err : io.out) << fmt::format("wrote NCCL topology of {} and {} of {} -> {}\n", plural(exported, "GPU"),
+                                                      plural(model->nics.size(), "NIC"), model->name,
+                                                      output_ == "-" ? "stdout" : output_);
     return Outcome::ok();
   }
 

@@ -47,7 +47,10 @@ void for_each_subset(uint32_t pool, uint32_t required, int size, const Visit& vi
     if (optional & (1u << i)) positions.push_back(i);
   const int m = static_cast<int>(positions.size());
   if (need < 0 || need > m) return;
-  if (need == 0) { visit(required); return; }
+  if (need == 0) {
+    visit(required);
+    return;
+  }
   for (uint64_t combo = (1ull << need) - 1; combo < (1ull << m);) {
     uint32_t mask = required;
     for (int i = 0; i < m; ++i)
@@ -67,7 +70,8 @@ std::string describe(const PlacementConstraints& c) {
   if (c.same_numa) parts.push_back("same-numa");
   if (c.require_nvlink) parts.push_back("require-nvlink");
   if (c.max_link_class)
-    parts.push_back("max-link-class " + (*c.max_link_class == LinkClass::NVLink ? std::string("NV") : link_code(*c.max_link_class)));
+    parts.push_back("max-link-class " +
+                    (*c.max_link_class == LinkClass::NVLink ? std::string("NV") : link_code(*c.max_link_class)));
   if (c.min_bandwidth_gbps > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "min-bandwidth %.1f GB/s", c.min_bandwidth_gbps);
@@ -84,9 +88,12 @@ Status apply_annotations(const std::map<std::string, std::string>& annotations, 
     if (key.rfind(prefix, 0) != 0) continue;
     const std::string name = key.substr(prefix.size());
     if (name == "policy") {
-      if (value == "single-numa") request.constraints.same_numa = true;
-      else if (value == "nvlink") request.constraints.require_nvlink = true;
-      else if (value == "spread") request.policy = PlacementPolicy::Spread;
+      if (value == "single-numa")
+        request.constraints.same_numa = true;
+      else if (value == "nvlink")
+        request.constraints.require_nvlink = true;
+      else if (value == "spread")
+        request.policy = PlacementPolicy::Spread;
       else if (value != "best-effort")
         return Error{key + ": '" + value + "' is not one of single-numa, nvlink, best-effort, spread"};
     } else if (name == "min-bandwidth") {
@@ -99,15 +106,15 @@ Status apply_annotations(const std::map<std::string, std::string>& annotations, 
       if (value != "true" && value != "false") return Error{key + ": '" + value + "' is not true or false"};
       request.constraints.require_nvlink = value == "true";
     } else if (name != "multi-node-policy" && name != "max-nodes" && name != "min-gpus-per-node") {
-      return Error{key + ": unknown annotation (known: policy, min-bandwidth, require-nvlink, multi-node-policy, "
-                         "max-nodes, min-gpus-per-node)"};
+      return Error{key +
+                   ": unknown annotation (known: policy, min-bandwidth, require-nvlink, multi-node-policy, "
+                   "max-nodes, min-gpus-per-node)"};
     }
   }
   return {};
 }
 
-Allocator::Allocator(const Topology& topology)
-    : topology_(&topology), rings_(topology), gpu_count_(topology.gpu_count()) {
+Allocator::Allocator(const Topology& topology) : topology_(&topology), rings_(topology), gpu_count_(topology.gpu_count()) {
   pair_mbps_.assign(static_cast<size_t>(gpu_count_) * gpu_count_, 0);
   for (int a = 0; a < gpu_count_; ++a)
     for (int b = 0; b < gpu_count_; ++b)
@@ -202,9 +209,8 @@ Allocator::Score Allocator::fresh_score(const GpuSet& free, const GpuSet& set) c
   Score s;
   s.bus_mbps = fresh_ring_summary(set).mbps;
   if (size >= 2)
-    for_each_subset(small_mask(leftover), 0, size, [&](uint32_t next) {
-      s.next_mbps = std::max(s.next_mbps, fresh_ring_summary(GpuSet(next)).mbps);
-    });
+    for_each_subset(small_mask(leftover), 0, size,
+                    [&](uint32_t next) { s.next_mbps = std::max(s.next_mbps, fresh_ring_summary(GpuSet(next)).mbps); });
   s.leftover_mbps = connectivity_mbps(leftover);
   s.numa_span = numa_span(set);
   s.set = set;
@@ -271,7 +277,10 @@ std::optional<GpuSet> Allocator::best_fit_large(const GpuSet& free, const Placem
   } else {
     std::vector<bool> seen(topology_->model().numa_nodes.size(), false);
     for (int id : to_ids(free))
-      if (!seen[topology_->gpu_numa(id)]) { seen[topology_->gpu_numa(id)] = true; seeds.push_back(GpuSet().set(id)); }
+      if (!seen[topology_->gpu_numa(id)]) {
+        seen[topology_->gpu_numa(id)] = true;
+        seeds.push_back(GpuSet().set(id));
+      }
   }
   std::optional<Score> best;
   for (const GpuSet& seed : seeds) {

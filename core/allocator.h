@@ -68,11 +68,11 @@ struct PlacementConstraints {
 };
 
 struct PlacementRequest {
-  int gpus = 1;                              // GPUs wanted on this node
+  int gpus = 1;  // GPUs wanted on this node
   PlacementPolicy policy = PlacementPolicy::BestFit;
   PlacementConstraints constraints;
-  std::vector<int> must_include;             // GPUs that must be part of the set (device-plugin semantics)
-  bool allow_relax = true;                   // on failure retry with constraints dropped; default true
+  std::vector<int> must_include;  // GPUs that must be part of the set (device-plugin semantics)
+  bool allow_relax = true;        // on failure retry with constraints dropped; default true
 };
 
 // Maps the pod annotations of the topology-aware scheduler onto a request:
@@ -82,10 +82,10 @@ struct PlacementRequest {
 Status apply_annotations(const std::map<std::string, std::string>& annotations, PlacementRequest& request);
 
 struct Placement {
-  std::vector<int> gpus;               // chosen GPU ids, ascending
-  RingPlan ring;                       // rings and predicted bus bandwidth of the set
-  std::vector<std::string> relaxed;    // constraints dropped to find it, in order, e.g. "require-nvlink"
-  std::string fallback_reason;         // why the request as given could not be met ("" if it was)
+  std::vector<int> gpus;             // chosen GPU ids, ascending
+  RingPlan ring;                     // rings and predicted bus bandwidth of the set
+  std::vector<std::string> relaxed;  // constraints dropped to find it, in order, e.g. "require-nvlink"
+  std::string fallback_reason;       // why the request as given could not be met ("" if it was)
 };
 
 // One line naming constraint names as the CLI spells them ("same-numa", "max-link-class", ...).
@@ -144,13 +144,13 @@ class Allocator {
   int gpu_count_;
   std::vector<int64_t> pair_mbps_;  // gpu_count x gpu_count, P2P path bandwidth in MB/s
   // Memo tables for small nodes, indexed by GPU bitmask (and size): -1 / ~0u = not yet known.
-  std::vector<int64_t> connectivity_table_;   // small nodes: connectivity of every mask
-  std::vector<uint8_t> numa_span_table_;      // small nodes: NUMA nodes spanned by every mask
+  std::vector<int64_t> connectivity_table_;  // small nodes: connectivity of every mask
+  std::vector<uint8_t> numa_span_table_;     // small nodes: NUMA nodes spanned by every mask
   mutable std::vector<RingSummary> bus_memo_;
   mutable std::unordered_map<GpuSet, RingSummary> large_bus_memo_;
   mutable std::vector<int64_t> next_memo_;
   mutable std::vector<uint32_t> answer_memo_;
-  mutable std::vector<int64_t> global_best_;   // best bus bandwidth of any k GPUs of the node; -1 unknown
+  mutable std::vector<int64_t> global_best_;  // best bus bandwidth of any k GPUs of the node; -1 unknown
   mutable std::unordered_map<GpuSet, RingPlan> plan_memo_;
   mutable std::unordered_map<std::string, GpuSet> device_plugin_memo_;
 };

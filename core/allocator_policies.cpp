@@ -39,7 +39,10 @@ Key policy_key(const Topology& t, PlacementPolicy policy, const GpuSet& free, co
     for (int g : to_ids(left)) {
       if (per_numa[t.gpu_numa(g)] > 0) ++numa_left;
       for (int id : ids)
-        if (t.model().gpus[id].bridge == t.model().gpus[g].bridge) { ++switch_left; break; }
+        if (t.model().gpus[id].bridge == t.model().gpus[g].bridge) {
+          ++switch_left;
+          break;
+        }
     }
     key = {span, numa_left, switch_left};
     append_ids(key, ids);
@@ -116,7 +119,8 @@ void plugin_sets(const std::vector<int>& devices, int size, const std::function<
 
 // Partitions of `devices` (-1 = padding) into sets of `size`, first element of each set in
 // increasing order, sets holding some but not all of the padding skipped (as the original).
-void plugin_partitions(std::vector<int> devices, int size, const std::function<void(const std::vector<std::vector<int>>&)>& visit) {
+void plugin_partitions(std::vector<int> devices, int size,
+                       const std::function<void(const std::vector<std::vector<int>>&)>& visit) {
   if (size == 1) {
     for (int d : devices) visit({{d}});
     return;
@@ -148,8 +152,7 @@ void plugin_partitions(std::vector<int> devices, int size, const std::function<v
 }
 
 bool holds_all(const std::vector<int>& set, const std::vector<int>& required) {
-  return std::all_of(required.begin(), required.end(),
-                     [&](int r) { return std::find(set.begin(), set.end(), r) != set.end(); });
+  return std::all_of(required.begin(), required.end(), [&](int r) { return std::find(set.begin(), set.end(), r) != set.end(); });
 }
 
 bool has_padding(const std::vector<int>& set) { return std::find(set.begin(), set.end(), -1) != set.end(); }
@@ -170,7 +173,10 @@ std::optional<GpuSet> Allocator::ranked_small(const GpuSet& free, const Placemen
     GpuSet set = to_gpu_set(r.must_include) | to_gpu_set(extra);
     if (!meets(set, r.constraints)) return;
     Key key = policy_key(*topology_, r.policy, free, set);
-    if (!best || key < best_key) { best = set; best_key = std::move(key); }
+    if (!best || key < best_key) {
+      best = set;
+      best_key = std::move(key);
+    }
   });
   if (need == 0 && meets(to_gpu_set(r.must_include), r.constraints)) best = to_gpu_set(r.must_include);
   return best;
@@ -191,20 +197,26 @@ std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const Placeme
   int best_score = 0;
   bool found = false;
   plugin_partitions(to_ids(free), r.gpus, [&](const std::vector<std::vector<int>>& partition) {
-    const bool usable = std::any_of(partition.begin(), partition.end(), [&](const std::vector<int>& s) {
-      return holds_all(s, required) && !has_padding(s);
-    });
+    const bool usable = std::any_of(partition.begin(), partition.end(),
+                                    [&](const std::vector<int>& s) { return holds_all(s, required) && !has_padding(s); });
     if (!usable) return;
     int score = 0;
     for (const auto& s : partition) score += plugin_set_score(*topology_, s);
-    if (!found || score > best_score) { best_partition = partition; best_score = score; found = true; }
+    if (!found || score > best_score) {
+      best_partition = partition;
+      best_score = score;
+      found = true;
+    }
   });
   std::optional<GpuSet> best;
   int best_set_score = 0;
   for (const auto& s : best_partition) {
     if (!holds_all(s, required) || has_padding(s)) continue;
     const int score = plugin_set_score(*topology_, s);
-    if (!best || score > best_set_score) { best = to_gpu_set(s); best_set_score = score; }
+    if (!best || score > best_set_score) {
+      best = to_gpu_set(s);
+      best_set_score = score;
+    }
   }
   if (best) device_plugin_memo_.emplace(memo_key, *best);
   return best;
@@ -212,9 +224,12 @@ std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const Placeme
 
 std::optional<GpuSet> Allocator::search(const GpuSet& free, const PlacementRequest& r) const {
   switch (r.policy) {
-    case PlacementPolicy::BestFit: return small() ? best_fit_small(free, r) : best_fit_large(free, r);
-    case PlacementPolicy::DevicePlugin: return device_plugin(free, r);
-    default: return small() ? ranked_small(free, r) : ranked_large(free, r);
+    case PlacementPolicy::BestFit:
+      return small() ? best_fit_small(free, r) : best_fit_large(free, r);
+    case PlacementPolicy::DevicePlugin:
+      return device_plugin(free, r);
+    default:
+      return small() ? ranked_small(free, r) : ranked_large(free, r);
   }
 }
 
@@ -223,33 +238,51 @@ namespace {
 Status check_request(const Topology& t, const GpuSet& free, const PlacementRequest& r) {
   const int n = t.gpu_count();
   if (r.gpus < 1) return Error{"GPU count must be at least 1, got " + std::to_string(r.gpus)};
-  if (r.gpus > n) return Error{"node " + t.name() + " has " + std::to_string(n) + " GPUs, " + std::to_string(r.gpus) + " requested"};
-  if ((free & ~all_gpus(n)).any()) return Error{"free GPU id out of range: node " + t.name() + " has GPUs 0-" + std::to_string(n - 1)};
+  if (r.gpus > n)
+    return Error{"node " + t.name() + " has " + std::to_string(n) + " GPUs, " + std::to_string(r.gpus) + " requested"};
+  if ((free & ~all_gpus(n)).any())
+    return Error{"free GPU id out of range: node " + t.name() + " has GPUs 0-" + std::to_string(n - 1)};
   GpuSet seen;
   for (int id : r.must_include) {
-    if (id < 0 || id >= n) return Error{"must-include GPU " + std::to_string(id) + " is out of range (GPUs 0-" + std::to_string(n - 1) + ")"};
+    if (id < 0 || id >= n)
+      return Error{"must-include GPU " + std::to_string(id) + " is out of range (GPUs 0-" + std::to_string(n - 1) + ")"};
     if (seen.test(id)) return Error{"must-include GPU " + std::to_string(id) + " is listed twice"};
     if (!free.test(id)) return Error{"cannot satisfy: must-include GPU " + std::to_string(id) + " is not free"};
     seen.set(id);
   }
   if (static_cast<int>(r.must_include.size()) > r.gpus)
-    return Error{"must-include lists " + std::to_string(r.must_include.size()) + " GPUs but only " + std::to_string(r.gpus) + " are requested"};
+    return Error{"must-include lists " + std::to_string(r.must_include.size()) + " GPUs but only " + std::to_string(r.gpus) +
+                 " are requested"};
   if (static_cast<int>(free.count()) < r.gpus)
-    return Error{"cannot satisfy: " + std::to_string(r.gpus) + " GPUs requested, " + std::to_string(free.count()) +
-                 " free (" + format_ids(to_ids(free)) + ")"};
+    return Error{"cannot satisfy: " + std::to_string(r.gpus) + " GPUs requested, " + std::to_string(free.count()) + " free (" +
+                 format_ids(to_ids(free)) + ")"};
   if (r.policy == PlacementPolicy::DevicePlugin && r.constraints.any())
-    return Error{"the device-plugin policy takes no constraints (it models the NVIDIA device plugin), got " + describe(r.constraints)};
+    return Error{"the device-plugin policy takes no constraints (it models the NVIDIA device plugin), got " +
+                 describe(r.constraints)};
   if (r.policy == PlacementPolicy::DevicePlugin && free.count() > 16)
-    return Error{"the device-plugin policy enumerates partitions (exponential): at most 16 free GPUs, got " + std::to_string(free.count())};
+    return Error{"the device-plugin policy enumerates partitions (exponential): at most 16 free GPUs, got " +
+                 std::to_string(free.count())};
   return {};
 }
 
 // Drops the next constraint in relaxation order; returns its name, or "" when none is left.
 std::string drop_one(PlacementConstraints& c) {
-  if (c.min_bandwidth_gbps > 0) { c.min_bandwidth_gbps = 0; return "min-bandwidth"; }
-  if (c.max_link_class) { c.max_link_class.reset(); return "max-link-class"; }
-  if (c.require_nvlink) { c.require_nvlink = false; return "require-nvlink"; }
-  if (c.same_numa) { c.same_numa = false; return "same-numa"; }
+  if (c.min_bandwidth_gbps > 0) {
+    c.min_bandwidth_gbps = 0;
+    return "min-bandwidth";
+  }
+  if (c.max_link_class) {
+    c.max_link_class.reset();
+    return "max-link-class";
+  }
+  if (c.require_nvlink) {
+    c.require_nvlink = false;
+    return "require-nvlink";
+  }
+  if (c.same_numa) {
+    c.same_numa = false;
+    return "same-numa";
+  }
   return "";
 }
 
@@ -260,8 +293,8 @@ Expected<Placement> Allocator::place(const GpuSet& free, const PlacementRequest&
   Placement placement;
   std::optional<GpuSet> chosen = search(free, request);
   if (!chosen) {
-    const std::string why = "no " + std::to_string(request.gpus) + " of the free GPUs (" + format_ids(to_ids(free)) +
-                            ") meet " + describe(request.constraints);
+    const std::string why = "no " + std::to_string(request.gpus) + " of the free GPUs (" + format_ids(to_ids(free)) + ") meet " +
+                            describe(request.constraints);
     if (!request.allow_relax) return Error{"cannot satisfy: " + why};
     placement.fallback_reason = why;
     PlacementRequest relaxed = request;

@@ -52,9 +52,8 @@ NodeModel dgx1_v100() {
   for (int s = 0; s < 4; ++s) gpu_switch[s] = b.pcie_switch(b.host_bridge(s < 2 ? cpu0 : cpu1));
   for (int g = 0; g < 8; ++g) b.gpu(gpu_switch[g / 2], "v100");
   b.nic(gpu_switch[1], "mlx5_0", 100, NicTransport::InfiniBand);
-  const int bonds[][3] = {{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2}, {1, 2, 2}, {1, 3, 1}, {1, 5, 2},
-                          {2, 3, 2}, {2, 6, 1}, {3, 7, 1}, {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2},
-                          {5, 7, 1}, {6, 7, 2}};
+  const int bonds[][3] = {{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2}, {1, 2, 2}, {1, 3, 1}, {1, 5, 2}, {2, 3, 2},
+                          {2, 6, 1}, {3, 7, 1}, {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2}};
   for (const auto& bond : bonds) b.nvlink(bond[0], bond[1], bond[2]);
   return b.take();
 }

@@ -28,7 +28,7 @@ NodeModel nvswitch_domain_model(int gpus, std::string_view gpu_model, int gpus_p
 class NodeModelBuilder {
  public:
   explicit NodeModelBuilder(std::string name, std::string description = "");
-  int numa(CpuKind cpu, std::string cpu_affinity = "");           // returns NUMA index
+  int numa(CpuKind cpu, std::string cpu_affinity = "");              // returns NUMA index
   int host_bridge(int numa, int pcie_gen = 3, int pcie_width = 16);  // returns bridge index
   int pcie_switch(int parent, int pcie_gen = 3, int pcie_width = 16);
   // REQUIRES: find_gpu_model(gpu_model) != nullptr

@@ -19,23 +19,35 @@ struct Error {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
-  Expected(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
+  Expected(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
+  Expected(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
   // REQUIRES: ok()
-  T& value() & { assert(ok() && "Expected::value() on an error"); return std::get<0>(state_); }
-  const T& value() const& { assert(ok() && "Expected::value() on an error"); return std::get<0>(state_); }
-  T&& value() && { assert(ok() && "Expected::value() on an error"); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    assert(ok() && "Expected::value() on an error");
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    assert(ok() && "Expected::value() on an error");
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    assert(ok() && "Expected::value() on an error");
+    return std::get<0>(std::move(state_));
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
   // REQUIRES: !ok()
-  const Error& error() const { assert(!ok() && "Expected::error() on a value"); return std::get<1>(state_); }
+  const Error& error() const {
+    assert(!ok() && "Expected::error() on a value");
+    return std::get<1>(state_);
+  }
 
  private:
   std::variant<T, Error> state_;
@@ -50,7 +62,10 @@ class [[nodiscard]] Status {
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
   // REQUIRES: !ok()
-  const Error& error() const { assert(!ok_ && "Status::error() on success"); return error_; }
+  const Error& error() const {
+    assert(!ok_ && "Status::error() on success");
+    return error_;
+  }
 
  private:
   Error error_;

@@ -64,16 +64,16 @@ SpecFragment spec_fragment(const CardsView& cards, const TaskSpec& spec, bool no
   int usable = 0;
   for (size_t g = 0; g < cards.free.size(); ++g) {
     all += cards.free[g];
-    if (spec_can_use(spec, node_ok, cards, g)) ++usable;
-    else unusable += cards.free[g];
+    if (spec_can_use(spec, node_ok, cards, g))
+      ++usable;
+    else
+      unusable += cards.free[g];
   }
   const bool can_run = spec.gpu_count > 0 && node_ok && usable >= spec.gpu_count;
   return SpecFragment{can_run ? unusable : all, can_run};
 }
 
-void append_int(std::string& key, int64_t value) {
-  key.append(reinterpret_cast<const char*>(&value), sizeof(value));
-}
+void append_int(std::string& key, int64_t value) { key.append(reinterpret_cast<const char*>(&value), sizeof(value)); }
 
 }  // namespace
 
@@ -144,8 +144,7 @@ double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& work
 
 // ---- FragmentationTracker: state interning and the memoised F_n(M) --------------------------
 
-FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster)
-    : workload_(&workload) {
+FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster) : workload_(&workload) {
   assert(!workload.specs.empty() && "FragmentationTracker: empty target workload");
   for (const TaskSpec& spec : workload.specs) cpu_thresholds_.push_back(spec.cpu_milli);
   std::sort(cpu_thresholds_.begin(), cpu_thresholds_.end());
@@ -262,9 +261,7 @@ double FragmentationTracker::fragmentation_gpus() const {
   return total;
 }
 
-double FragmentationTracker::fragmentation_rate() const {
-  return total_free_ > 0 ? fragmentation_gpus() / free_gpus() : 0.0;
-}
+double FragmentationTracker::fragmentation_rate() const { return total_free_ > 0 ? fragmentation_gpus() / free_gpus() : 0.0; }
 
 double FragmentationTracker::free_gpus() const { return static_cast<double>(total_free_) / kMilliPerGpu; }
 double FragmentationTracker::unusable_gpus() const { return static_cast<double>(total_unusable_) / kMilliPerGpu; }
@@ -410,7 +407,8 @@ std::vector<int> FragmentationTracker::least_growth_cards(const ShareCluster& cl
   const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
   for (int g = 0; g < static_cast<int>(n.cards.size()); ++g) {
     const auto value = static_cast<uint16_t>(card_free_milli(n, g));
-    if (card_fits(n, g, pod.gpu) && std::find(growth.best_free.begin(), growth.best_free.end(), value) != growth.best_free.end()) {
+    if (card_fits(n, g, pod.gpu) &&
+        std::find(growth.best_free.begin(), growth.best_free.end(), value) != growth.best_free.end()) {
       return {g};
     }
   }

@@ -98,14 +98,14 @@ class FragmentationTracker {
   // Call after `cluster.nodes[node]` changed (placement or release). O(cards) + memo lookup.
   void update_node(const ShareCluster& cluster, int node);
 
-  double fragmentation_gpus() const;  // cluster F
-  double fragmentation_rate() const;  // F / unallocated GPU share; 0 when nothing is free
-  double free_gpus() const;           // unallocated GPU share
+  double fragmentation_gpus() const;                  // cluster F
+  double fragmentation_rate() const;                  // F / unallocated GPU share; 0 when nothing is free
+  double free_gpus() const;                           // unallocated GPU share
   int64_t free_milli() const { return total_free_; }  // the same in thousandths of a GPU
   // Free share on cards that no spec of the target workload can use on their node
   // (m cannot use the card or cannot run there, for every m): GPU share stranded for typical pods.
   double unusable_gpus() const;
-  int idle_cards() const;             // cards without any pod
+  int idle_cards() const;  // cards without any pod
   // Sum of the nodes' weighted milli (each in its mode's units: divide by W_mode; on a
   // single-mode cluster the whole sum divides by that mode's weight).
   int64_t weighted_milli() const { return total_weighted_; }
@@ -129,17 +129,17 @@ class FragmentationTracker {
     NodeMode mode = NodeMode::Milli;
     int gpu_type = 0;
     int card_mem_gib = 0;
-    int cpu_bucket = 0;              // thresholds (distinct spec CPU values) at or below free CPU
-    std::vector<uint16_t> free;      // free share R_g per card, thousandths, ascending
+    int cpu_bucket = 0;          // thresholds (distinct spec CPU values) at or below free CPU
+    std::vector<uint16_t> free;  // free share R_g per card, thousandths, ascending
     // Share / core_mem nodes: free memory of the same cards, GiB (cards sorted by (R_g, GiB));
     // empty on other modes (read as 0), so their states are as compact as the free shares.
     std::vector<uint16_t> free_gib;
-    int64_t weighted = 0;            // count-weighted F_n(M), milli
-    int64_t unusable = 0;            // milli
+    int64_t weighted = 0;  // count-weighted F_n(M), milli
+    int64_t unusable = 0;  // milli
   };
   struct NodeFacts {
     int state = -1;
-    int mode = 0;                    // static_cast<int>(NodeMode) of the state
+    int mode = 0;  // static_cast<int>(NodeMode) of the state
     int64_t weighted = 0;
     int64_t unusable = 0;
     int64_t free = 0;
@@ -163,8 +163,8 @@ class FragmentationTracker {
   Growth direct_growth(const ShareNode& node, const PodRequest& pod);
 
   const TargetWorkload* workload_;
-  std::vector<int64_t> cpu_thresholds_;   // distinct spec CPU values, ascending
-  std::vector<int> spec_cpu_index_;       // per spec: index of its CPU in cpu_thresholds_
+  std::vector<int64_t> cpu_thresholds_;  // distinct spec CPU values, ascending
+  std::vector<int> spec_cpu_index_;      // per spec: index of its CPU in cpu_thresholds_
   std::vector<State> states_;
   std::unordered_map<std::string, int> state_ids_;
   // Open-addressing map from a growth memo key to an index into growths_ (the hot lookup of
@@ -178,14 +178,14 @@ class FragmentationTracker {
   };
   GrowthIndex growth_index_;
   std::vector<Growth> growths_;
-  std::unordered_map<int64_t, int> shape_ids_;   // (per-card share, count) -> dense id
+  std::unordered_map<int64_t, int> shape_ids_;  // (per-card share, count) -> dense id
   int64_t last_shape_key_ = -1;
   int last_shape_id_ = -1;
   std::vector<NodeFacts> nodes_;
   int64_t total_weighted_ = 0, total_unusable_ = 0, total_free_ = 0;
-  static constexpr int kModes = 5;                // NodeMode values
-  std::array<int64_t, kModes> mode_weight_{};     // W_mode
-  std::array<int64_t, kModes> mode_weighted_{};   // sum of weighted milli of the nodes of each mode
+  static constexpr int kModes = 5;               // NodeMode values
+  std::array<int64_t, kModes> mode_weight_{};    // W_mode
+  std::array<int64_t, kModes> mode_weighted_{};  // sum of weighted milli of the nodes of each mode
   int total_idle_ = 0;
 };
 

@@ -95,11 +95,9 @@ long top_capacity(std::vector<Candidate> cands, size_t k) {
 
 Status GangPlanner::validate() const {
   if (r_.workers < 1) return invalid("workers must be at least 1, got " + std::to_string(r_.workers));
-  if (r_.gpus_per_worker < 1)
-    return invalid("gpus-per-worker must be at least 1, got " + std::to_string(r_.gpus_per_worker));
+  if (r_.gpus_per_worker < 1) return invalid("gpus-per-worker must be at least 1, got " + std::to_string(r_.gpus_per_worker));
   if (r_.max_nodes < 0) return invalid("max-nodes must be >= 0 (0 = unlimited), got " + std::to_string(r_.max_nodes));
-  if (r_.min_gpus_per_node < 0)
-    return invalid("min-gpus-per-node must be >= 0, got " + std::to_string(r_.min_gpus_per_node));
+  if (r_.min_gpus_per_node < 0) return invalid("min-gpus-per-node must be >= 0, got " + std::to_string(r_.min_gpus_per_node));
   if (!(r_.min_network_gbps >= 0) || !std::isfinite(r_.min_network_gbps))
     return invalid("min-network must be a bandwidth >= 0 GB/s");
   if (!r_.per_node.must_include.empty()) return invalid("per-node must-include is not supported for gangs");
@@ -149,7 +147,10 @@ Expected<std::vector<Candidate>> GangPlanner::capable_candidates() {
     if (excluded_[i]) continue;
     const int free_gpus = static_cast<int>(nodes_[i].free.count());
     const int capacity = std::min(free_gpus / r_.gpus_per_worker, r_.workers);
-    if (capacity >= 1) { ++with_room; room += capacity; }
+    if (capacity >= 1) {
+      ++with_room;
+      room += capacity;
+    }
     if (capacity >= floor_) cands.push_back({static_cast<int>(i), capacity, free_gpus, 0});
   }
   if (room < r_.workers) {
@@ -237,7 +238,8 @@ Expected<bool> GangPlanner::reject_failing(const std::vector<Share>& shares) {
     std::string why;
     if (!p.placement && p.placement.error().message.rfind("cannot satisfy", 0) != 0)
       return invalid("node " + nodes_[s.node].name + ": " + p.placement.error().message);
-    if (!p.placement) why = p.placement.error().message;
+    if (!p.placement)
+      why = p.placement.error().message;
     else if (shares.size() > 1 && p.network_gbps < r_.min_network_gbps)
       why = "network " + gbps_text(p.network_gbps) + " < min-network " + gbps_text(r_.min_network_gbps);
     if (why.empty()) continue;
@@ -268,7 +270,10 @@ GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
     for (const std::string& c : p.relaxed) gang.relaxed.push_back(nodes_[s.node].name + ": " + c);
     gang.nics_per_node.push_back(multi ? network_nics(topo(s.node), p.gpus) : std::vector<int>{});
     gang.node_network_gbps.push_back(multi ? probed.network_gbps : 0.0);
-    if (!multi) { gang.bus_bandwidth_gbps = p.ring.bus_bandwidth_gbps; continue; }
+    if (!multi) {
+      gang.bus_bandwidth_gbps = p.ring.bus_bandwidth_gbps;
+      continue;
+    }
     gang.network_gbps = std::min(gang.network_gbps, gang.node_network_gbps.back());
     const double intra = p.gpus.size() >= 2 ? p.ring.bus_bandwidth_gbps : kUnbounded;
     gang.bus_bandwidth_gbps = std::min({gang.bus_bandwidth_gbps, intra, gang.node_network_gbps.back()});

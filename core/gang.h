@@ -68,10 +68,10 @@ struct EnumNames<MultiNodePolicy> {
 };
 
 struct GangRequest {
-  int workers = 1;              // W, at least 1
-  int gpus_per_worker = 1;      // G, at least 1
-  PlacementRequest per_node;    // policy and constraints for the GPUs chosen on each node; its
-                                // `gpus` is ignored and its `must_include` must be empty
+  int workers = 1;            // W, at least 1
+  int gpus_per_worker = 1;    // G, at least 1
+  PlacementRequest per_node;  // policy and constraints for the GPUs chosen on each node; its
+                              // `gpus` is ignored and its `must_include` must be empty
   MultiNodePolicy policy = MultiNodePolicy::Pack;
   int max_nodes = 0;            // at most this many nodes; default 0 = unlimited
   int min_gpus_per_node = 0;    // every used node gets at least this many GPUs; default 0 = none
@@ -91,20 +91,20 @@ struct WorkerPlacement {
 };
 
 struct GangPlacement {
-  std::vector<WorkerPlacement> workers;  // rank order: along the job ring
-  std::vector<int> nodes;                // distinct node indices in job-ring order (ascending)
-  std::vector<RingPlan> node_rings;      // per entry of `nodes`: rings over that node's GPUs
+  std::vector<WorkerPlacement> workers;         // rank order: along the job ring
+  std::vector<int> nodes;                       // distinct node indices in job-ring order (ascending)
+  std::vector<RingPlan> node_rings;             // per entry of `nodes`: rings over that node's GPUs
   std::vector<std::vector<int>> nics_per_node;  // per entry of `nodes`: NICs used (empty on one node)
   std::vector<double> node_network_gbps;        // per entry of `nodes`: their achieved GB/s (0 on one node)
-  double bus_bandwidth_gbps = 0;  // job-wide predicted all-reduce bus bandwidth (model above)
-  double network_gbps = 0;        // min of node_network_gbps over nodes; 0 on one node
+  double bus_bandwidth_gbps = 0;                // job-wide predicted all-reduce bus bandwidth (model above)
+  double network_gbps = 0;                      // min of node_network_gbps over nodes; 0 on one node
   // Ring edges between nodes per channel: 0 on one node, else one per node (the ring enters
   // and leaves every node once: 2 crossings for 2 nodes, 3 for 3). NCCL's latency model counts
   // 2(nodes - 1) network steps of the all-reduce instead (allreduce_time).
   int network_crossings = 0;
   std::vector<std::string> relaxed;  // per-node constraints dropped, as "<node name>: <constraint>"
 
-  int gpu_count() const;             // W x G
+  int gpu_count() const;  // W x G
   bool multi_node() const { return nodes.size() > 1; }
 };
 
@@ -112,8 +112,7 @@ struct GangPlacement {
 // (counts, must-include, a per-node request the allocator rejects), and "cannot place gang:
 // <reason>" naming the binding limit (capacity, max-nodes, min-gpus-per-node, min-network,
 // nodes without NICs, per-node constraints that cannot be met).
-Expected<GangPlacement> place_gang(const std::vector<GangNode>& nodes, const GangRequest& request,
-                                   const NetworkModel& net = {});
+Expected<GangPlacement> place_gang(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net = {});
 
 // Predicted all-reduce time of `bytes` over the gang: core's allreduce_time (ring.h) with ranks
 // = W x G, nodes = the number of nodes, and NVLink hop latency when every node's ring is

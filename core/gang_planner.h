@@ -17,13 +17,13 @@ namespace topsim::gang_detail {
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
-Error cannot(const std::string& reason);  // "cannot place gang: <reason>"
+Error cannot(const std::string& reason);                  // "cannot place gang: <reason>"
 std::string count_text(long n, const std::string& noun);  // "1 node", "3 nodes"
 
 // A node that can hold at least one worker.
 struct Candidate {
   int node = 0;
-  int capacity = 0;        // workers it can take by free GPU count, at most W
+  int capacity = 0;  // workers it can take by free GPU count, at most W
   int free_gpus = 0;
   double rating_gbps = 0;  // node bandwidth at `capacity` workers (ranking); -1 = cannot place
 };
@@ -102,9 +102,9 @@ class GangPlanner {
   const std::vector<GangNode>& nodes_;
   const GangRequest& r_;
   const NetworkModel& net_;
-  int floor_ = 1;  // fewest workers on a used node (min-gpus-per-node)
-  std::vector<bool> excluded_;     // its placement failed (per-node constraints without relaxing)
-  std::vector<bool> single_only_;  // its placed GPUs fell below min-network: not for multi-node
+  int floor_ = 1;                        // fewest workers on a used node (min-gpus-per-node)
+  std::vector<bool> excluded_;           // its placement failed (per-node constraints without relaxing)
+  std::vector<bool> single_only_;        // its placed GPUs fell below min-network: not for multi-node
   std::vector<std::string> exclusions_;  // "name (why)" for nodes excluded after a failed check
   std::unordered_map<ProbeKey, Probe, ProbeKeyHash> probes_;
 };

@@ -32,7 +32,10 @@ std::vector<Share> deal(const std::vector<Candidate>& chosen, int workers, int f
   int left = workers - floor * static_cast<int>(chosen.size());
   while (left > 0)
     for (size_t i = 0; i < chosen.size() && left > 0; ++i)
-      if (shares[i].workers < chosen[i].capacity) { ++shares[i].workers; --left; }
+      if (shares[i].workers < chosen[i].capacity) {
+        ++shares[i].workers;
+        --left;
+      }
   return shares;
 }
 
@@ -92,12 +95,11 @@ Expected<std::vector<Share>> GangPlanner::best_fit(std::vector<Candidate> cands)
   for (Candidate& c : cands) c.rating_gbps = node_gbps(c.node, c.capacity, true);
   std::erase_if(cands, [](const Candidate& c) { return c.rating_gbps < 0; });
   if (total_capacity(cands) < r_.workers)
-    return cannot(with_exclusions("the per-node constraints leave " + count_text(static_cast<long>(cands.size()), "node") +
-                                  ", " + holding(cands)));
+    return cannot(with_exclusions("the per-node constraints leave " + count_text(static_cast<long>(cands.size()), "node") + ", " +
+                                  holding(cands)));
   std::vector<Candidate> by_capacity = cands;
-  std::sort(by_capacity.begin(), by_capacity.end(), [](const Candidate& a, const Candidate& b) {
-    return a.capacity > b.capacity;
-  });
+  std::sort(by_capacity.begin(), by_capacity.end(),
+            [](const Candidate& a, const Candidate& b) { return a.capacity > b.capacity; });
   size_t needed = 0;
   for (long held = 0; held < r_.workers; ++needed) held += by_capacity[needed].capacity;
   if (Status s = check_node_count(by_capacity, needed); !s) return s.error();
@@ -109,7 +111,10 @@ Expected<std::vector<Share>> GangPlanner::best_fit(std::vector<Candidate> cands)
   while (held < r_.workers) {
     largest.push(cands[pool].capacity);
     held += cands[pool++].capacity;
-    if (largest.size() > needed) { held -= largest.top(); largest.pop(); }
+    if (largest.size() > needed) {
+      held -= largest.top();
+      largest.pop();
+    }
   }
   const double top = cands[pool - 1].rating_gbps;
   // Candidate node sets at that rating: the tightest that hold the gang, and the roomiest
@@ -190,8 +195,10 @@ std::vector<Share> GangPlanner::balance(const std::vector<Candidate>& chosen) {
   size_t lo = 0, hi = levels.size();  // find the first (highest) feasible level
   while (lo < hi) {
     const size_t mid = (lo + hi) / 2;
-    if (split_at(chosen, gbps, levels[mid]).empty()) lo = mid + 1;
-    else hi = mid;
+    if (split_at(chosen, gbps, levels[mid]).empty())
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < levels.size() ? split_at(chosen, gbps, levels[lo]) : fill(chosen, r_.workers, floor_);
 }
@@ -209,7 +216,8 @@ std::vector<Share> GangPlanner::split_at(const std::vector<Candidate>& chosen, c
         if (static_cast<size_t>(k) <= sum && gbps[i][k] >= level - 1e-9 && reach[i + 1][sum - k] >= 0) reach[i][sum] = k;
   if (reach[0][w] < 0) return {};
   std::vector<Share> shares;
-  for (size_t i = 0, sum = w; i < m; sum -= static_cast<size_t>(reach[i][sum]), ++i) shares.push_back({chosen[i].node, reach[i][sum]});
+  for (size_t i = 0, sum = w; i < m; sum -= static_cast<size_t>(reach[i][sum]), ++i)
+    shares.push_back({chosen[i].node, reach[i][sum]});
   return shares;
 }
 

@@ -29,7 +29,7 @@
 
 namespace topsim {
 
-inline constexpr int kMilliPerGpu = 1000;                       // gpu_milli of one whole card
+inline constexpr int kMilliPerGpu = 1000;  // gpu_milli of one whole card
 inline constexpr std::string_view kNodeModeLabel = "ack.node.gpu.schedule";
 
 enum class NodeMode { Default, Topology, Share, CoreMem, Milli };
@@ -68,8 +68,8 @@ struct GpuAsk {
 };
 
 struct PodRequest {
-  int64_t cpu_milli = 0;       // CPU, thousandths of a core
-  int64_t memory_mib = 0;      // host memory, MiB
+  int64_t cpu_milli = 0;   // CPU, thousandths of a core
+  int64_t memory_mib = 0;  // host memory, MiB
   GpuAsk gpu;
   uint32_t gpu_type_mask = 0;  // allowed GPU types, bit t = type t (ShareNode::gpu_type); 0 = any
 };
@@ -87,7 +87,7 @@ int ask_card_milli(const GpuAsk& ask, int card_mem_gib);
 int64_t ask_total_milli(const GpuAsk& ask, int card_mem_gib);
 
 struct CardState {
-  int mem_total_gib = 0;      // card memory (0 when the node does not account memory)
+  int mem_total_gib = 0;  // card memory (0 when the node does not account memory)
   int mem_used_gib = 0;
   int core_used_percent = 0;  // sum of compute shares (core_mem nodes)
   int milli_used = 0;         // sum of thousandths (default, topology and milli nodes)
@@ -98,23 +98,23 @@ struct CardState {
 struct ShareNode {
   std::string name;
   NodeMode mode = NodeMode::Milli;
-  int gpu_type = 0;            // index into the caller's GPU type table (trace models, catalog)
-  int64_t cpu_milli = 0;       // capacity
+  int gpu_type = 0;       // index into the caller's GPU type table (trace models, catalog)
+  int64_t cpu_milli = 0;  // capacity
   int64_t cpu_used_milli = 0;
-  int64_t memory_mib = 0;      // capacity
+  int64_t memory_mib = 0;  // capacity
   int64_t memory_used_mib = 0;
-  int pods = 0;                // pods placed on this node
+  int pods = 0;  // pods placed on this node
   std::vector<CardState> cards;
   // Derived from `cards`, kept current by make_share_node / apply_placement /
   // release_placement (call refresh_card_summary after editing cards directly); lets a policy
   // reject a node in O(1).
-  int64_t free_milli = 0;          // sum of card_free_milli
-  int max_card_free_milli = 0;     // largest card_free_milli
-  int idle_cards = 0;              // cards without any pod
+  int64_t free_milli = 0;       // sum of card_free_milli
+  int max_card_free_milli = 0;  // largest card_free_milli
+  int idle_cards = 0;           // cards without any pod
 };
 
-ShareNode make_share_node(std::string name, NodeMode mode, int gpu_type, int gpu_count, int card_mem_gib,
-                          int64_t cpu_milli, int64_t memory_mib);
+ShareNode make_share_node(std::string name, NodeMode mode, int gpu_type, int gpu_count, int card_mem_gib, int64_t cpu_milli,
+                          int64_t memory_mib);
 
 // The node's extended resources as the service advertises them.
 struct NodeAllocatable {

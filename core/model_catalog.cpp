@@ -49,14 +49,10 @@ const std::vector<DnnModel>& catalog() {
       {"resnet101", "ResNet-101", 44549160, SampleUnit::Images, 0, cnn_training_gflop(kResnet101ForwardGmac)},
       {"inceptionv3", "Inception v3", 27161264, SampleUnit::Images, 0, cnn_training_gflop(kInceptionV3ForwardGmac)},
       {"alexnet", "AlexNet", 61100840, SampleUnit::Images, 0, cnn_training_gflop(kAlexnetForwardGmac)},
-      {"bert-large", "BERT-large", 335141888, SampleUnit::Samples, 128,
-       transformer_training_gflop(335141888, 24, 1024, 128)},
-      {"gpt2-small", "GPT-2 small", 124439808, SampleUnit::Samples, 1024,
-       transformer_training_gflop(124439808, 12, 768, 1024)},
-      {"gpt2-large", "GPT-2 large", 774030080, SampleUnit::Samples, 1024,
-       transformer_training_gflop(774030080, 36, 1280, 1024)},
-      {"gpt2-xl", "GPT-2 XL", 1557611200, SampleUnit::Samples, 1024,
-       transformer_training_gflop(1557611200, 48, 1600, 1024)},
+      {"bert-large", "BERT-large", 335141888, SampleUnit::Samples, 128, transformer_training_gflop(335141888, 24, 1024, 128)},
+      {"gpt2-small", "GPT-2 small", 124439808, SampleUnit::Samples, 1024, transformer_training_gflop(124439808, 12, 768, 1024)},
+      {"gpt2-large", "GPT-2 large", 774030080, SampleUnit::Samples, 1024, transformer_training_gflop(774030080, 36, 1280, 1024)},
+      {"gpt2-xl", "GPT-2 XL", 1557611200, SampleUnit::Samples, 1024, transformer_training_gflop(1557611200, 48, 1600, 1024)},
   };
   return models;
 }
@@ -96,7 +92,9 @@ constexpr int kTf = static_cast<int>(TrainingFramework::TensorFlow);
 constexpr int kPt = static_cast<int>(TrainingFramework::PyTorch);
 
 void set_anchors(Table& t) {
-  const auto given = [](double v, int batch, const char* what) { return Entry{v, batch, false, std::string("given: REFERENCE.md ") + what}; };
+  const auto given = [](double v, int batch, const char* what) {
+    return Entry{v, batch, false, std::string("given: REFERENCE.md ") + what};
+  };
   const auto derived = [](double v, const char* how) { return Entry{v, kLargeBatch, true, std::string("derived: ") + how}; };
   t[kVgg16][0][kTf] = given(kV100TfVgg16, kV100ReferenceBatch, "V100 SXM2 TensorFlow tf_cnn_benchmarks b64 FP32");
   t[kResnet50][0][kTf] = given(kV100TfResnet50, kV100ReferenceBatch, "V100 SXM2 TensorFlow tf_cnn_benchmarks b64 FP32");
@@ -140,8 +138,8 @@ void derive_by_flops(Table& t) {
       for (int fw : {kTf, kPt}) {
         const Entry& base = t[anchor][gen][fw];
         const int batch = std::max(1, static_cast<int>(std::ceil(base.reference_batch * ratio - 1e-9)));
-        t[model][gen][fw] = Entry{base.samples_per_sec * ratio, batch, true,
-                                  describe_flops_derivation(model, anchor, gen, fw, base, batch)};
+        t[model][gen][fw] =
+            Entry{base.samples_per_sec * ratio, batch, true, describe_flops_derivation(model, anchor, gen, fw, base, batch)};
       }
   }
 }

@@ -56,12 +56,12 @@ struct EnumNames<SampleUnit> {
 };
 
 struct DnnModel {
-  std::string name;                     // catalog key, lower case, e.g. "resnet50"
-  std::string display_name;             // e.g. "ResNet-50"
-  int64_t parameters = 0;               // trainable parameters (REFERENCE.md)
-  SampleUnit unit = SampleUnit::Images; // what one sample is: an image, or a sequence
-  int sequence_length = 0;              // tokens per sample (transformers), 0 for images
-  double training_gflop_per_sample = 0; // forward + backward GFLOP per sample (F above)
+  std::string name;                      // catalog key, lower case, e.g. "resnet50"
+  std::string display_name;              // e.g. "ResNet-50"
+  int64_t parameters = 0;                // trainable parameters (REFERENCE.md)
+  SampleUnit unit = SampleUnit::Images;  // what one sample is: an image, or a sequence
+  int sequence_length = 0;               // tokens per sample (transformers), 0 for images
+  double training_gflop_per_sample = 0;  // forward + backward GFLOP per sample (F above)
   // FP32 gradient bytes all-reduced every step: 4 x parameters (REFERENCE.md).
   double gradient_bytes() const { return 4.0 * static_cast<double>(parameters); }
 };
@@ -80,10 +80,10 @@ const DnnModel* model_at(int index);
 Expected<int> training_gpu_sm(std::string_view gpu_name);
 
 struct SingleGpuThroughput {
-  double samples_per_sec = 0;  // one GPU, at reference_batch
-  int reference_batch = 0;     // samples per GPU per step the figure refers to
-  bool derived = false;        // false: given in REFERENCE.md
-  std::string_view derivation; // how the figure was obtained (static storage)
+  double samples_per_sec = 0;   // one GPU, at reference_batch
+  int reference_batch = 0;      // samples per GPU per step the figure refers to
+  bool derived = false;         // false: given in REFERENCE.md
+  std::string_view derivation;  // how the figure was obtained (static storage)
 };
 
 // Single-GPU training throughput of catalog model `model` on a GPU of SM version `gpu_sm`.

@@ -41,7 +41,7 @@ inline constexpr std::string_view kDefaultNcclTopoFile = "nccl-topo.xml";
 
 struct NcclConfig {
   std::vector<std::pair<std::string, std::string>> env;  // name, value; order above
-  std::string topo_xml;  // export_nccl_xml(node model, GPUs ascending)
+  std::string topo_xml;                                  // export_nccl_xml(node model, GPUs ascending)
 
   // The value of `name`, or nullptr when it is not set.
   const std::string* find(std::string_view name) const;

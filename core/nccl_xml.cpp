@@ -19,13 +19,8 @@ namespace {
 using namespace nccl_xml_detail;
 
 // NCCL topo.cc kvDictPciGen: the link_speed strings Linux >= 5.7 writes; index = PCIe generation.
-constexpr std::string_view kLinkSpeeds[] = {"",
-                                            "2.5 GT/s PCIe",
-                                            "5.0 GT/s PCIe",
-                                            "8.0 GT/s PCIe",
-                                            "16.0 GT/s PCIe",
-                                            "32.0 GT/s PCIe",
-                                            "64.0 GT/s PCIe"};
+constexpr std::string_view kLinkSpeeds[] = {
+    "", "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
 
 PcieLink narrower(PcieLink a, PcieLink b) { return pcie_gbps(b.gen, b.width) < pcie_gbps(a.gen, a.width) ? b : a; }
 
@@ -48,7 +43,8 @@ class XmlWriter {
  private:
   void line(std::string_view tag, const Attributes& attributes, std::string_view end) {
     out_.append(2 * depth_, ' ').append("<").append(tag);
-    for (const auto& [name, value] : attributes) out_.append(" ").append(name).append("=\"").append(escape_xml(value)).append("\"");
+    for (const auto& [name, value] : attributes)
+      out_.append(" ").append(name).append("=\"").append(escape_xml(value)).append("\"");
     out_.append(end).append("\n");
   }
   std::string out_;
@@ -150,7 +146,8 @@ class NcclXmlExporter {
       if (dev_of_gpu_[g] >= 0 && model_.gpus[g].bridge == bridge)
         write_gpu(static_cast<int>(g), link(model_.gpus[g].pcie_gen, model_.gpus[g].pcie_width));
     for (size_t n = 0; n < model_.nics.size(); ++n)
-      if (model_.nics[n].bridge == bridge) write_nic(static_cast<int>(n), link(model_.nics[n].pcie_gen, model_.nics[n].pcie_width));
+      if (model_.nics[n].bridge == bridge)
+        write_nic(static_cast<int>(n), link(model_.nics[n].pcie_gen, model_.nics[n].pcie_width));
   }
 
   static void add_link(Attributes& attributes, PcieLink link) {
@@ -192,15 +189,15 @@ class NcclXmlExporter {
       if (bond.gpu_a != gpu && bond.gpu_b != gpu) continue;
       const int peer = bond.gpu_a == gpu ? bond.gpu_b : bond.gpu_a;
       if (dev_of_gpu_[peer] < 0) continue;
-      by_peer_dev[dev_of_gpu_[peer]] = {{"target", gpu_bus_[peer]}, {"count", std::to_string(bond.count)},
-                                        {"tclass", std::string(kClassGpu)}};
+      by_peer_dev[dev_of_gpu_[peer]] = {
+          {"target", gpu_bus_[peer]}, {"count", std::to_string(bond.count)}, {"tclass", std::string(kClassGpu)}};
     }
     std::vector<Attributes> links;
     for (auto& [dev, attributes] : by_peer_dev) links.push_back(std::move(attributes));
     const int nvswitch_links = model_.gpus[gpu].nvswitch_links;
     if (nvswitch_links > 0)
-      links.push_back({{"target", nvswitch_bus_}, {"count", std::to_string(nvswitch_links)},
-                       {"tclass", std::string(kClassNvSwitch)}});
+      links.push_back(
+          {{"target", nvswitch_bus_}, {"count", std::to_string(nvswitch_links)}, {"tclass", std::string(kClassNvSwitch)}});
     return links;
   }
 
@@ -209,8 +206,7 @@ class NcclXmlExporter {
   void write_nic(int nic, PcieLink link) {
     const Nic& n = model_.nics[nic];
     const bool infiniband = n.transport == NicTransport::InfiniBand;
-    Attributes pci{{"busid", nic_bus_[nic]},
-                   {"class", std::string(infiniband ? kClassInfiniBandNic : kClassEthernetNic)}};
+    Attributes pci{{"busid", nic_bus_[nic]}, {"class", std::string(infiniband ? kClassInfiniBandNic : kClassEthernetNic)}};
     if (starts_with(n.name, "mlx5")) pci.push_back({"vendor", "0x15b3"});  // Mellanox / NVIDIA Networking
     add_link(pci, link);
     xml_.open("pci", pci);
@@ -237,8 +233,6 @@ class NcclXmlExporter {
 
 }  // namespace
 
-std::string export_nccl_xml(const NodeModel& model, const std::vector<int>& gpus) {
-  return NcclXmlExporter(model, gpus).run();
-}
+std::string export_nccl_xml(const NodeModel& model, const std::vector<int>& gpus) { return NcclXmlExporter(model, gpus).run(); }
 
 }  // namespace topsim

@@ -17,13 +17,20 @@ std::optional<unsigned> gpu_device_id(std::string_view model) {
 
 CpuIdentity cpu_identity(CpuKind kind) {
   switch (kind) {
-    case CpuKind::IntelBroadwell: return {"x86_64", "GenuineIntel", 6, 79};
-    case CpuKind::IntelSkylake: return {"x86_64", "GenuineIntel", 6, 85};
-    case CpuKind::IntelSapphireRapids: return {"x86_64", "GenuineIntel", 6, 143};
-    case CpuKind::IntelEmeraldRapids: return {"x86_64", "GenuineIntel", 6, 207};
-    case CpuKind::Amd: return {"x86_64", "AuthenticAMD", 23, 49};
-    case CpuKind::Arm: return {"arm64", "", 0, 0};
-    case CpuKind::Power9: return {"ppc64", "", 0, 0};
+    case CpuKind::IntelBroadwell:
+      return {"x86_64", "GenuineIntel", 6, 79};
+    case CpuKind::IntelSkylake:
+      return {"x86_64", "GenuineIntel", 6, 85};
+    case CpuKind::IntelSapphireRapids:
+      return {"x86_64", "GenuineIntel", 6, 143};
+    case CpuKind::IntelEmeraldRapids:
+      return {"x86_64", "GenuineIntel", 6, 207};
+    case CpuKind::Amd:
+      return {"x86_64", "AuthenticAMD", 23, 49};
+    case CpuKind::Arm:
+      return {"arm64", "", 0, 0};
+    case CpuKind::Power9:
+      return {"ppc64", "", 0, 0};
   }
   return {"x86_64", "GenuineIntel", 6, 85};
 }
@@ -42,9 +49,7 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 std::optional<long long> parse_integer(std::string_view text) {
   int base = 10;
@@ -113,8 +118,7 @@ std::optional<std::string> cpu_list_from_mask(std::string_view mask) {
     const std::string_view group = mask.substr(pos, comma - pos);
     uint32_t word = 0;
     const auto [end, error] = std::from_chars(group.data(), group.data() + group.size(), word, 16);
-    if (group.empty() || group.size() > 8 || error != std::errc() || end != group.data() + group.size())
-      return std::nullopt;
+    if (group.empty() || group.size() > 8 || error != std::errc() || end != group.data() + group.size()) return std::nullopt;
     words.push_back(word);
     pos = comma + 1;
   }
@@ -130,11 +134,20 @@ std::string escape_xml(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

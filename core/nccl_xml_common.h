@@ -38,10 +38,9 @@ struct GpuDeviceId {
   unsigned device_id;
 };
 inline constexpr GpuDeviceId kGpuDeviceIds[] = {
-    {"p100", 0x15f9},     {"v100", 0x1db1},      {"v100-32g", 0x1db5}, {"v100-sxm3", 0x1db8},
-    {"t4", 0x1eb8},       {"a100", 0x20b0},      {"a100-80g", 0x20b2}, {"a100-pcie", 0x20f1},
-    {"a10", 0x2236},      {"l40s", 0x26b9},      {"rtx4090", 0x2684},  {"rtx4090-48g", 0x2684},
-    {"h100", 0x2330},     {"b200", 0x2901},
+    {"p100", 0x15f9},    {"v100", 0x1db1},        {"v100-32g", 0x1db5},  {"v100-sxm3", 0x1db8}, {"t4", 0x1eb8},
+    {"a100", 0x20b0},    {"a100-80g", 0x20b2},    {"a100-pcie", 0x20f1}, {"a10", 0x2236},       {"l40s", 0x26b9},
+    {"rtx4090", 0x2684}, {"rtx4090-48g", 0x2684}, {"h100", 0x2330},      {"b200", 0x2901},
 };
 
 // The PCI device id of a catalog GPU model; nullopt when the table does not list it.

@@ -135,8 +135,7 @@ class NcclXmlImporter {
     const std::vector<int> order = gpu_order();
     for (int found : order) model_.gpus.push_back(found_gpus_[found].gpu);
     resolve_nvlinks(order);
-    std::stable_sort(found_nics_.begin(), found_nics_.end(),
-                     [](const FoundNic& a, const FoundNic& b) { return a.dev < b.dev; });
+    std::stable_sort(found_nics_.begin(), found_nics_.end(), [](const FoundNic& a, const FoundNic& b) { return a.dev < b.dev; });
     for (const FoundNic& found : found_nics_) model_.nics.push_back(found.nic);
     return std::move(model_);
   }
@@ -165,7 +164,8 @@ class NcclXmlImporter {
     std::set<std::string> hosts;
     for (pugi::xml_node cpu : system.children("cpu"))
       if (cpu.attribute("host_hash")) hosts.insert(cpu.attribute("host_hash").value());
-    if (hosts.size() > 1) fail(system, "the file describes " + std::to_string(hosts.size()) + " hosts (host_hash); import one node at a time");
+    if (hosts.size() > 1)
+      fail(system, "the file describes " + std::to_string(hosts.size()) + " hosts (host_hash); import one node at a time");
   }
 
   int add_bridge(BridgeKind kind, int numa, int parent, PcieLink link) {
@@ -180,7 +180,9 @@ class NcclXmlImporter {
     NumaNode node{numaid, read_cpu_kind(cpu), ""};
     if (cpu.attribute("affinity")) {
       const auto list = cpu_list_from_mask(cpu.attribute("affinity").value());
-      if (!list) fail(cpu, std::string("affinity '") + cpu.attribute("affinity").value() + "' is not a CPU mask (comma-separated hex groups)");
+      if (!list)
+        fail(cpu,
+             std::string("affinity '") + cpu.attribute("affinity").value() + "' is not a CPU mask (comma-separated hex groups)");
       node.cpu_affinity = *list;
     }
     model_.numa_nodes.push_back(node);
@@ -228,7 +230,8 @@ class NcclXmlImporter {
       if (!device_id || *device_id != entry.device_id) continue;
       const GpuModel* spec = find_gpu_model(entry.model);
       if (spec->sm != sm)
-        fail(pci, "device " + device + " is a " + spec->name + " (sm " + std::to_string(spec->sm) + ") but <gpu> says sm " + std::to_string(sm));
+        fail(pci, "device " + device + " is a " + spec->name + " (sm " + std::to_string(spec->sm) + ") but <gpu> says sm " +
+                      std::to_string(sm));
       return *spec;
     }
     for (const std::string& name : gpu_model_names()) {
@@ -272,7 +275,8 @@ class NcclXmlImporter {
       const double speed_gbit = integer_attribute(net, "speed", 1, 100'000'000) / 1000.0;  // Mb/s
       const bool gdr = net.attribute("gdr") && integer_attribute(net, "gdr", 0, 1) == 1;
       const NicTransport transport = infiniband ? NicTransport::InfiniBand : gdr ? NicTransport::RoCE : NicTransport::Ethernet;
-      const long long dev = net.attribute("dev") ? integer_attribute(net, "dev", 0, kMaxDeviceIndex) : std::numeric_limits<long long>::max();
+      const long long dev =
+          net.attribute("dev") ? integer_attribute(net, "dev", 0, kMaxDeviceIndex) : std::numeric_limits<long long>::max();
       found_nics_.push_back({Nic{name, speed_gbit, transport, bridge, link.gen, link.width, bus_id}, dev});
     }
   }
@@ -284,7 +288,8 @@ class NcclXmlImporter {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return found_gpus_[a].dev < found_gpus_[b].dev; });
     for (size_t i = 0; i < order.size(); ++i) {
       const FoundGpu& gpu = found_gpus_[order[i]];
-      if (i > 0 && gpu.dev == found_gpus_[order[i - 1]].dev) fail(gpu.element, "dev " + std::to_string(gpu.dev) + " is used by two GPUs");
+      if (i > 0 && gpu.dev == found_gpus_[order[i - 1]].dev)
+        fail(gpu.element, "dev " + std::to_string(gpu.dev) + " is used by two GPUs");
       if (gpu.dev != static_cast<int>(i))
         notes_.insert("GPU dev numbers are not 0.." + std::to_string(order.size() - 1) + ": GPUs renumbered in dev order");
     }
@@ -341,8 +346,8 @@ Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view sour
   const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!parsed) {
     const auto [line, column] = line_and_column(text, parsed.offset);
-    return Error{source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": XML parse error: " +
-                 parsed.description() + " (byte offset " + std::to_string(parsed.offset) + ")"};
+    return Error{source + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                 ": XML parse error: " + parsed.description() + " (byte offset " + std::to_string(parsed.offset) + ")"};
   }
   const pugi::xml_node system = doc.child("system");
   if (!system) return Error{source + ": no <system> element: not an NCCL topology file"};
@@ -357,7 +362,8 @@ Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view sour
   model.name = model_name_from_source(source);
   model.description = "imported from NCCL topology XML " + source;
   for (const std::string& note : importer.notes()) model.description += "; " + note;
-  if (Status status = validate(model); !status) return Error{source + ": the imported node is not valid: " + status.error().message};
+  if (Status status = validate(model); !status)
+    return Error{source + ": the imported node is not valid: " + status.error().message};
   return model;
 }
 

@@ -10,9 +10,12 @@ namespace topsim {
 
 double NetworkModel::efficiency(NicTransport transport) const {
   switch (transport) {
-    case NicTransport::InfiniBand: return infiniband_efficiency;
-    case NicTransport::RoCE: return roce_efficiency;
-    case NicTransport::Ethernet: return tcp_socket_efficiency;
+    case NicTransport::InfiniBand:
+      return infiniband_efficiency;
+    case NicTransport::RoCE:
+      return roce_efficiency;
+    case NicTransport::Ethernet:
+      return tcp_socket_efficiency;
   }
   return tcp_socket_efficiency;
 }
@@ -30,8 +33,10 @@ std::vector<int> nearest_nic_group(const Topology& node, int gpu) {
       const PairLink& cand = node.gpu_nic(gpu, n);
       const bool better = cand.cls < best.cls || (cand.cls == best.cls && cand.bandwidth_gbps > best.bandwidth_gbps + 1e-9);
       const bool equal = cand.cls == best.cls && std::abs(cand.bandwidth_gbps - best.bandwidth_gbps) <= 1e-9;
-      if (better) group.clear();
-      else if (!equal) continue;
+      if (better)
+        group.clear();
+      else if (!equal)
+        continue;
     }
     group.push_back(n);
   }

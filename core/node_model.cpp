@@ -9,20 +9,20 @@ namespace {
 
 std::string entry(std::string_view list, size_t index) { return std::string(list) + "[" + std::to_string(index) + "]"; }
 
-std::string field(std::string_view list, size_t index, std::string_view name) { return entry(list, index) + "." + std::string(name); }
+std::string field(std::string_view list, size_t index, std::string_view name) {
+  return entry(list, index) + "." + std::string(name);
+}
 
 Status check_pcie(const std::string& where, int gen, int width) {
-  if (gen < 1 || gen > 6)
-    return Error{where + ".pcie_gen: " + std::to_string(gen) + " is not a PCIe generation (1-6)"};
-  if (width < 1 || width > 32)
-    return Error{where + ".pcie_width: " + std::to_string(width) + " lanes is out of range (1-32)"};
+  if (gen < 1 || gen > 6) return Error{where + ".pcie_gen: " + std::to_string(gen) + " is not a PCIe generation (1-6)"};
+  if (width < 1 || width > 32) return Error{where + ".pcie_width: " + std::to_string(width) + " lanes is out of range (1-32)"};
   return {};
 }
 
 Status check_bridge_ref(const NodeModel& m, const std::string& where, int bridge) {
   if (bridge < 0 || bridge >= static_cast<int>(m.bridges.size()))
-    return Error{where + ": " + std::to_string(bridge) + " is not a bridge index (node has " +
-                 std::to_string(m.bridges.size()) + " bridges)"};
+    return Error{where + ": " + std::to_string(bridge) + " is not a bridge index (node has " + std::to_string(m.bridges.size()) +
+                 " bridges)"};
   return {};
 }
 
@@ -32,8 +32,8 @@ Status validate_bridges(const NodeModel& m) {
     if (b.kind == BridgeKind::HostBridge) {
       if (b.parent != -1) return Error{field("bridges", i, "parent") + ": a host bridge has no parent bridge"};
       if (b.numa < 0 || b.numa >= static_cast<int>(m.numa_nodes.size()))
-        return Error{field("bridges", i, "numa") + ": " + std::to_string(b.numa) +
-                     " is not a NUMA node index (node has " + std::to_string(m.numa_nodes.size()) + ")"};
+        return Error{field("bridges", i, "numa") + ": " + std::to_string(b.numa) + " is not a NUMA node index (node has " +
+                     std::to_string(m.numa_nodes.size()) + ")"};
     } else if (b.parent < 0 || b.parent >= static_cast<int>(i)) {
       return Error{field("bridges", i, "parent") + ": a switch needs a parent bridge listed before it, got " +
                    std::to_string(b.parent)};
@@ -77,8 +77,7 @@ Status validate_nvlinks(const NodeModel& m) {
       return Error{field("nvlinks", i, "gpus") + ": GPU index out of range (node has " + std::to_string(gpus) + " GPUs)"};
     if (l.gpu_a == l.gpu_b) return Error{field("nvlinks", i, "gpus") + ": a GPU cannot link to itself"};
     if (l.count < 1) return Error{field("nvlinks", i, "count") + ": must be at least 1"};
-    if (!seen.insert(std::minmax(l.gpu_a, l.gpu_b)).second)
-      return Error{field("nvlinks", i, "gpus") + ": GPU pair listed twice"};
+    if (!seen.insert(std::minmax(l.gpu_a, l.gpu_b)).second) return Error{field("nvlinks", i, "gpus") + ": GPU pair listed twice"};
   }
   return {};
 }

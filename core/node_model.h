@@ -17,9 +17,9 @@
 namespace topsim {
 
 struct NumaNode {
-  int id = 0;                      // OS NUMA node id
+  int id = 0;  // OS NUMA node id
   CpuKind cpu = CpuKind::IntelSkylake;
-  std::string cpu_affinity;        // e.g. "0-11,24-35" (informational)
+  std::string cpu_affinity;  // e.g. "0-11,24-35" (informational)
 };
 
 enum class BridgeKind {
@@ -34,10 +34,10 @@ struct EnumNames<BridgeKind> {
 
 struct PcieBridge {
   BridgeKind kind = BridgeKind::Switch;
-  int numa = 0;        // index into NodeModel::numa_nodes (host bridges only; switches inherit)
-  int parent = -1;     // index into NodeModel::bridges; -1 for host bridges
-  int pcie_gen = 3;    // upstream link generation
-  int pcie_width = 16; // upstream link lanes
+  int numa = 0;         // index into NodeModel::numa_nodes (host bridges only; switches inherit)
+  int parent = -1;      // index into NodeModel::bridges; -1 for host bridges
+  int pcie_gen = 3;     // upstream link generation
+  int pcie_width = 16;  // upstream link lanes
 };
 
 enum class NicTransport { InfiniBand, RoCE, Ethernet };
@@ -48,21 +48,21 @@ struct EnumNames<NicTransport> {
 };
 
 struct Gpu {
-  std::string model;         // GPU catalog name, e.g. "v100"
-  int sm = 70;               // compute capability x 10
+  std::string model;  // GPU catalog name, e.g. "v100"
+  int sm = 70;        // compute capability x 10
   double memory_gib = 16;
-  int bridge = 0;            // parent bridge index
+  int bridge = 0;  // parent bridge index
   int pcie_gen = 3;
   int pcie_width = 16;
-  int nvswitch_links = 0;    // NVLinks from this GPU into the node's NVSwitch fabric (0: none)
-  std::string bus_id;        // PCI bus id; synthesized when empty
+  int nvswitch_links = 0;  // NVLinks from this GPU into the node's NVSwitch fabric (0: none)
+  std::string bus_id;      // PCI bus id; synthesized when empty
 };
 
 struct Nic {
-  std::string name;          // e.g. "mlx5_0"
-  double speed_gbit = 100;   // port speed, Gb/s
+  std::string name;         // e.g. "mlx5_0"
+  double speed_gbit = 100;  // port speed, Gb/s
   NicTransport transport = NicTransport::InfiniBand;
-  int bridge = 0;            // parent bridge index
+  int bridge = 0;  // parent bridge index
   int pcie_gen = 3;
   int pcie_width = 16;
   std::string bus_id;
@@ -82,7 +82,7 @@ struct NodeModel {
   std::string description;
   std::vector<NumaNode> numa_nodes;
   std::vector<PcieBridge> bridges;
-  std::vector<Gpu> gpus;    // index = GPU id (CUDA / nvidia-smi order)
+  std::vector<Gpu> gpus;  // index = GPU id (CUDA / nvidia-smi order)
   std::vector<Nic> nics;
   std::vector<NvLinkBond> nvlinks;
 };

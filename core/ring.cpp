@@ -34,7 +34,10 @@ std::vector<int> exact_widest_ring(int n, const Cap& cap) {
         if (mask & (1 << k)) continue;
         const double width = std::min(here, cap(j, k));
         double& slot = best[at(mask | (1 << k), k)];
-        if (width > slot) { slot = width; parent[at(mask | (1 << k), k)] = static_cast<int8_t>(j); }
+        if (width > slot) {
+          slot = width;
+          parent[at(mask | (1 << k), k)] = static_cast<int8_t>(j);
+        }
       }
     }
   }
@@ -42,7 +45,10 @@ std::vector<int> exact_widest_ring(int n, const Cap& cap) {
   double width = 0;
   for (int j = 1; j < n; ++j) {
     const double closed = std::min(best[at(full, j)], cap(j, 0));
-    if (closed > width) { width = closed; last = j; }
+    if (closed > width) {
+      width = closed;
+      last = j;
+    }
   }
   if (last < 0) return {};
   std::vector<int> order;
@@ -77,8 +83,11 @@ std::vector<int> heuristic_widest_ring(int n, const Cap& cap) {
       for (int j = i + 1; j < n && !improved; ++j) {
         std::reverse(order.begin() + i, order.begin() + j + 1);
         const double candidate = ring_bottleneck(order, cap);
-        if (candidate > width) { width = candidate; improved = true; }
-        else std::reverse(order.begin() + i, order.begin() + j + 1);
+        if (candidate > width) {
+          width = candidate;
+          improved = true;
+        } else
+          std::reverse(order.begin() + i, order.begin() + j + 1);
       }
   }
   return width > 0 ? order : std::vector<int>{};

@@ -31,10 +31,10 @@
 namespace topsim {
 
 struct RingPlan {
-  std::vector<int> order;             // GPU ids of the first (widest) ring, starting at the lowest id
-  std::vector<double> channel_gbps;   // rate of each channel found, GB/s
-  double bus_bandwidth_gbps = 0;      // sum of channel rates; 0 for fewer than 2 GPUs
-  bool nvlink_only = false;           // every hop of every channel is NVLink (direct or NVSwitch)
+  std::vector<int> order;                 // GPU ids of the first (widest) ring, starting at the lowest id
+  std::vector<double> channel_gbps;       // rate of each channel found, GB/s
+  double bus_bandwidth_gbps = 0;          // sum of channel rates; 0 for fewer than 2 GPUs
+  bool nvlink_only = false;               // every hop of every channel is NVLink (direct or NVSwitch)
   LinkClass worst_hop = LinkClass::Self;  // worst link class among the ring's hops
 };
 
@@ -59,8 +59,7 @@ class RingModel {
   const Hop& hop(int a, int b) const { return hops_[a * topology_->gpu_count() + b]; }
   void route_hops();
   // Widest-bottleneck ring over `gpus` given residual directed capacities; empty if none.
-  std::vector<int> widest_ring(const std::vector<int>& gpus, const std::vector<double>& residual,
-                               bool nvlink_only) const;
+  std::vector<int> widest_ring(const std::vector<int>& gpus, const std::vector<double>& residual, bool nvlink_only) const;
   double hop_capacity(int a, int b, const std::vector<double>& residual, bool nvlink_only) const;
   bool all_through_nvswitch(const std::vector<int>& gpus) const;
 

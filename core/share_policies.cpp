@@ -29,7 +29,7 @@ struct CardView {
   double free_units = 0;   // free capacity in the ask's unit: GiB for memory shares, else milli
   double after_units = 0;  // the same after placement
   int tasks = 0;
-  int demand_milli = 0;    // CardState::demand_milli
+  int demand_milli = 0;  // CardState::demand_milli
 };
 
 struct Score {
@@ -42,9 +42,7 @@ bool better(const Score& a, const Score& b) {
 }
 
 // Asks that choose one card among several (whole single cards take the lowest idle one).
-bool single_card(const GpuAsk& ask) {
-  return ask.kind == GpuAskKind::Mem || (ask.kind == GpuAskKind::Milli && ask.count == 1);
-}
+bool single_card(const GpuAsk& ask) { return ask.kind == GpuAskKind::Mem || (ask.kind == GpuAskKind::Milli && ask.count == 1); }
 
 int card_mem(const ShareNode& node) { return node.cards.empty() ? 0 : node.cards.front().mem_total_gib; }
 
@@ -52,10 +50,17 @@ NodeView node_view(const ShareNode& node, const PodRequest& pod) {
   const double cpu_free = static_cast<double>(node.cpu_milli - node.cpu_used_milli);
   const double gpu_free = static_cast<double>(node.free_milli);
   const double pod_gpu = static_cast<double>(ask_total_milli(pod.gpu, card_mem(node)));
-  return NodeView{node, pod, cpu_free, cpu_free - static_cast<double>(pod.cpu_milli),
-                  static_cast<double>(std::max<int64_t>(1, node.cpu_milli)), gpu_free, gpu_free - pod_gpu,
-                  static_cast<double>(std::max<size_t>(1, node.cards.size())) * kMilliPerGpu, pod_gpu,
-                  ask_card_milli(pod.gpu, card_mem(node)), node.idle_cards < static_cast<int>(node.cards.size())};
+  return NodeView{node,
+                  pod,
+                  cpu_free,
+                  cpu_free - static_cast<double>(pod.cpu_milli),
+                  static_cast<double>(std::max<int64_t>(1, node.cpu_milli)),
+                  gpu_free,
+                  gpu_free - pod_gpu,
+                  static_cast<double>(std::max<size_t>(1, node.cards.size())) * kMilliPerGpu,
+                  pod_gpu,
+                  ask_card_milli(pod.gpu, card_mem(node)),
+                  node.idle_cards < static_cast<int>(node.cards.size())};
 }
 
 CardView card_view(const NodeView& v, int index) {
@@ -146,8 +151,10 @@ class ScoredPolicy final : public SharePolicy {
 
   static SharePlacement finish(const ShareCluster& cluster, const PodRequest& pod, int node, int card) {
     SharePlacement placement{node, {}};
-    if (card >= 0) placement.cards = {card};
-    else if (pod.gpu.kind != GpuAskKind::None) placement.cards = lowest_idle_cards(cluster.nodes[static_cast<size_t>(node)], pod.gpu.count);
+    if (card >= 0)
+      placement.cards = {card};
+    else if (pod.gpu.kind != GpuAskKind::None)
+      placement.cards = lowest_idle_cards(cluster.nodes[static_cast<size_t>(node)], pod.gpu.count);
     return placement;
   }
 
@@ -201,13 +208,20 @@ class FgdPolicy final : public SharePolicy {
 
 ScoreFn score_function(SharePolicyKind kind) {
   switch (kind) {
-    case SharePolicyKind::Binpack: return binpack_score;
-    case SharePolicyKind::Spread: return spread_score;
-    case SharePolicyKind::BestFit: return best_fit_score;
-    case SharePolicyKind::DotProduct: return dot_product_score;
-    case SharePolicyKind::GpuPacking: return gpu_packing_score;
-    case SharePolicyKind::GpuClustering: return gpu_clustering_score;
-    default: return nullptr;
+    case SharePolicyKind::Binpack:
+      return binpack_score;
+    case SharePolicyKind::Spread:
+      return spread_score;
+    case SharePolicyKind::BestFit:
+      return best_fit_score;
+    case SharePolicyKind::DotProduct:
+      return dot_product_score;
+    case SharePolicyKind::GpuPacking:
+      return gpu_packing_score;
+    case SharePolicyKind::GpuClustering:
+      return gpu_clustering_score;
+    default:
+      return nullptr;
   }
 }
 

@@ -39,8 +39,10 @@ CommPath ring_plan_path(const RingPlan& plan) {
   if (path.ranks < 2) return path;
   path.bus_bandwidth_gbps = plan.bus_bandwidth_gbps;
   path.nvlink_hops = plan.nvlink_only;
-  if (plan.nvlink_only) path.transport = CommTransport::NvLinkP2p;
-  else path.transport = plan.worst_hop <= LinkClass::PXB ? CommTransport::PcieP2p : CommTransport::Shm;
+  if (plan.nvlink_only)
+    path.transport = CommTransport::NvLinkP2p;
+  else
+    path.transport = plan.worst_hop <= LinkClass::PXB ? CommTransport::PcieP2p : CommTransport::Shm;
   return path;
 }
 
@@ -65,15 +67,16 @@ CommPath gang_comm_path(const GangPlacement& placement, const std::vector<GangNo
   return path;
 }
 
-Expected<double> network_hop_gbps(CommTransport transport, double nic_speed_gbit, const NetworkModel& net,
-                                  NicTransport fabric) {
+Expected<double> network_hop_gbps(CommTransport transport, double nic_speed_gbit, const NetworkModel& net, NicTransport fabric) {
   if (transport == CommTransport::PodSockets) return kPodSocketGbps;
   if (transport != CommTransport::Tcp && transport != CommTransport::Rdma)
     return Error{"network_hop_gbps: " + std::string(enum_name(transport)) +
                  " is an intra-host transport; its bandwidth comes from the ring model"};
-  if (!(nic_speed_gbit > 0)) return Error{"network_hop_gbps: NIC speed must be positive, got " + std::to_string(nic_speed_gbit) + " Gb/s"};
+  if (!(nic_speed_gbit > 0))
+    return Error{"network_hop_gbps: NIC speed must be positive, got " + std::to_string(nic_speed_gbit) + " Gb/s"};
   if (transport == CommTransport::Tcp) return network_gbps(nic_speed_gbit) * net.tcp_socket_efficiency;
-  if (fabric == NicTransport::Ethernet) return Error{"network_hop_gbps: RDMA needs an InfiniBand or RoCE fabric, not plain Ethernet"};
+  if (fabric == NicTransport::Ethernet)
+    return Error{"network_hop_gbps: RDMA needs an InfiniBand or RoCE fabric, not plain Ethernet"};
   return network_gbps(nic_speed_gbit) * net.efficiency(fabric);
 }
 
@@ -81,14 +84,18 @@ Expected<double> socket_ring_bus_gbps(const std::vector<int>& rank_nodes, const 
                                       const NetworkModel& net, double pod_socket_gbps) {
   for (int node : rank_nodes)
     if (node < 0 || node >= static_cast<int>(node_nic_gbit.size()))
-      return Error{"socket ring: node " + std::to_string(node) + " has no NIC speed (" + std::to_string(node_nic_gbit.size()) + " given)"};
+      return Error{"socket ring: node " + std::to_string(node) + " has no NIC speed (" + std::to_string(node_nic_gbit.size()) +
+                   " given)"};
   if (rank_nodes.size() < 2) return 0.0;
   const std::vector<int> egress = crossing_hops_per_node(rank_nodes, node_nic_gbit.size(), true);
   const std::vector<int> ingress = crossing_hops_per_node(rank_nodes, node_nic_gbit.size(), false);
   double bus_gbps = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < rank_nodes.size(); ++i) {
     const int from = rank_nodes[i], to = rank_nodes[(i + 1) % rank_nodes.size()];
-    if (from == to) { bus_gbps = std::min(bus_gbps, pod_socket_gbps); continue; }
+    if (from == to) {
+      bus_gbps = std::min(bus_gbps, pod_socket_gbps);
+      continue;
+    }
     auto send = network_hop_gbps(CommTransport::Tcp, node_nic_gbit[from], net);
     auto receive = network_hop_gbps(CommTransport::Tcp, node_nic_gbit[to], net);
     if (!send) return send.error();
@@ -130,15 +137,16 @@ Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const C
   if (Status valid = validate_path(path); !valid) return valid.error();
   const double overlap_share = overlap.fraction(job.framework);
   if (!(overlap_share >= 0 && overlap_share <= 1))
-    return Error{"overlap for " + std::string(enum_name(job.framework)) + " must be in [0, 1], got " + std::to_string(overlap_share)};
+    return Error{"overlap for " + std::string(enum_name(job.framework)) + " must be in [0, 1], got " +
+                 std::to_string(overlap_share)};
   auto compute_ms = compute_step_ms(job.model, job.gpu_sm, job.framework, job.batch_per_gpu);
   if (!compute_ms) return compute_ms.error();
 
   ThroughputEstimate estimate;
   estimate.compute_ms = *compute_ms;
   if (path.ranks > 1) {
-    const AllReduceEstimate allreduce = allreduce_time(model_at(job.model)->gradient_bytes(), path.ranks, path.hosts,
-                                                       path.bus_bandwidth_gbps, path.nvlink_hops);
+    const AllReduceEstimate allreduce =
+        allreduce_time(model_at(job.model)->gradient_bytes(), path.ranks, path.hosts, path.bus_bandwidth_gbps, path.nvlink_hops);
     estimate.comm_ms = allreduce.time_us / 1e3;
     estimate.protocol = allreduce.protocol;
     const double hidden_ms = std::min(estimate.comm_ms, overlap_share * kBackwardShare * estimate.compute_ms);

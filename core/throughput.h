@@ -148,9 +148,7 @@ inline constexpr double kCalibrationTcpSocketEfficiency = 0.6;
 struct OverlapModel {
   double tensorflow = kTensorFlowHorovodOverlap;  // default 0.3
   double pytorch = kPyTorchHorovodOverlap;        // default 0.3
-  double fraction(TrainingFramework framework) const {
-    return framework == TrainingFramework::TensorFlow ? tensorflow : pytorch;
-  }
+  double fraction(TrainingFramework framework) const { return framework == TrainingFramework::TensorFlow ? tensorflow : pytorch; }
 };
 
 struct TrainingJob {
@@ -161,17 +159,16 @@ struct TrainingJob {
 };
 
 struct ThroughputEstimate {
-  double samples_per_sec = 0;  // whole job (all ranks), in the model's unit
-  double step_ms = 0;          // compute + exposed communication
-  double compute_ms = 0;       // per GPU: forward + backward + update
-  double comm_ms = 0;          // full gradient all-reduce time
-  double exposed_comm_ms = 0;  // the part not hidden behind the backward pass
+  double samples_per_sec = 0;                    // whole job (all ranks), in the model's unit
+  double step_ms = 0;                            // compute + exposed communication
+  double compute_ms = 0;                         // per GPU: forward + backward + update
+  double comm_ms = 0;                            // full gradient all-reduce time
+  double exposed_comm_ms = 0;                    // the part not hidden behind the backward pass
   NcclProtocol protocol = NcclProtocol::Simple;  // chosen by allreduce_time (meaningless without comm)
 };
 
 // Errors: unknown model index, unsupported GPU generation, batch < 1, ranks < 1, hosts < 1 or
 // hosts > ranks, ranks > 1 with a non-positive bus bandwidth, overlap outside [0, 1].
-Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const CommPath& path,
-                                                 const OverlapModel& overlap = {});
+Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const CommPath& path, const OverlapModel& overlap = {});
 
 }  // namespace topsim

@@ -26,12 +26,18 @@ std::string join(const std::vector<std::string>& items) {
 
 int pcie_level(const LinkCode& code) {  // PIX 1 .. SYS 5; 0 = no PCIe evidence (X, NV#)
   switch (code.cls) {
-    case LinkClass::PIX: return 1;
-    case LinkClass::PXB: return 2;
-    case LinkClass::PHB: return 3;
-    case LinkClass::Node: return 4;
-    case LinkClass::Sys: return 5;
-    default: return 0;
+    case LinkClass::PIX:
+      return 1;
+    case LinkClass::PXB:
+      return 2;
+    case LinkClass::PHB:
+      return 3;
+    case LinkClass::Node:
+      return 4;
+    case LinkClass::Sys:
+      return 5;
+    default:
+      return 0;
   }
 }
 
@@ -137,7 +143,7 @@ struct NumaDraft {
   std::vector<int> members;  // endpoints
   int os_id = -1;
   std::string cpu_affinity;
-  bool evidence = false;     // some member has NUMA or CPU affinity
+  bool evidence = false;  // some member has NUMA or CPU affinity
 };
 
 struct NumaPlan {
@@ -176,8 +182,10 @@ NvSummary summarize_nvlinks(const Matrix& m) {
   bool all_nvlink = m.header.gpus >= 2;
   for (int a = 0; a < m.header.gpus; ++a)
     for (int b = a + 1; b < m.header.gpus; ++b) {
-      if (m.code[a][b].cls == LinkClass::NVLink) nv.counts.insert(m.code[a][b].nvlinks);
-      else all_nvlink = false;
+      if (m.code[a][b].cls == LinkClass::NVLink)
+        nv.counts.insert(m.code[a][b].nvlinks);
+      else
+        all_nvlink = false;
     }
   nv.uniform_mesh = all_nvlink && nv.counts.size() == 1;
   return nv;
@@ -208,7 +216,8 @@ Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvS
   std::vector<std::string> seen;
   for (int c : nv.counts) seen.push_back("NV" + std::to_string(c));
   if (name.empty())
-    return fail(line, "cannot infer the GPU model from NVLink counts " + join(seen) + "; pass --gpu-model (one of " + valid + ")");
+    return fail(line,
+                "cannot infer the GPU model from NVLink counts " + join(seen) + "; pass --gpu-model (one of " + valid + ")");
   notes_.push_back("inferred GPU model " + name + " from " + why + " (use --gpu-model to override)");
   return find_gpu_model(name);
 }
@@ -246,8 +255,8 @@ Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const GpuModel& gpu
 CpuKind Importer::resolve_cpu(const GpuModel& gpu) {
   if (options_.cpu) return *options_.cpu;
   const CpuKind cpu = default_cpu(gpu.sm);
-  notes_.push_back("assumed CPU " + std::string(enum_name(cpu)) + " (use --cpu): the default for " +
-                   sm_architecture(gpu.sm) + "-era nodes");
+  notes_.push_back("assumed CPU " + std::string(enum_name(cpu)) + " (use --cpu): the default for " + sm_architecture(gpu.sm) +
+                   "-era nodes");
   return cpu;
 }
 
@@ -404,8 +413,7 @@ Expected<TopoImportResult> Importer::run() {
 
 }  // namespace
 
-Expected<TopoImportResult> import_topo_m(std::string_view text, std::string_view source_name,
-                                          const TopoImportOptions& options) {
+Expected<TopoImportResult> import_topo_m(std::string_view text, std::string_view source_name, const TopoImportOptions& options) {
   return Importer(text, source_name, options).run();
 }
 

@@ -32,15 +32,15 @@
 namespace topsim {
 
 struct TopoImportOptions {
-  std::string gpu_model;           // GPU catalog name; default "" = infer from NVLink counts
-  int matrix = 1;                  // which matrix in the text, 1-based; default 1
-  std::optional<CpuKind> cpu;      // CPU kind of every NUMA node; default by GPU era: sm 80 amd,
-                                   // sm 90 intel-sapphire-rapids, sm >= 100 intel-emerald-rapids,
-                                   // else intel-skylake (reported in `notes`)
-  double nic_speed_gbit = 100;     // speed of imported NICs (not in the text); default 100.
-                                   // Transport is guessed from the name: mlx5*/ib* InfiniBand
-                                   // unless it contains "eth", else Ethernet
-  std::string node_name;           // model name; default: the source's file stem
+  std::string gpu_model;        // GPU catalog name; default "" = infer from NVLink counts
+  int matrix = 1;               // which matrix in the text, 1-based; default 1
+  std::optional<CpuKind> cpu;   // CPU kind of every NUMA node; default by GPU era: sm 80 amd,
+                                // sm 90 intel-sapphire-rapids, sm >= 100 intel-emerald-rapids,
+                                // else intel-skylake (reported in `notes`)
+  double nic_speed_gbit = 100;  // speed of imported NICs (not in the text); default 100.
+                                // Transport is guessed from the name: mlx5*/ib* InfiniBand
+                                // unless it contains "eth", else Ethernet
+  std::string node_name;        // model name; default: the source's file stem
 };
 
 struct TopoImportResult {
@@ -54,6 +54,6 @@ struct TopoImportResult {
 // asymmetric pairs, a diagonal other than X, NVLinks beyond the GPU's ports, conflicting NUMA
 // evidence, link classes that are not tree-consistent, unknown `gpu_model`, `matrix` out of range.
 Expected<TopoImportResult> import_topo_m(std::string_view text, std::string_view source_name,
-                                          const TopoImportOptions& options = {});
+                                         const TopoImportOptions& options = {});
 
 }  // namespace topsim

@@ -31,8 +31,7 @@ bool is_digits(std::string_view s) {
 int parse_index(std::string_view s) { return is_digits(s) && s.size() <= 6 ? std::stoi(std::string(s)) : -1; }
 
 bool is_indexed_name(std::string_view token, std::string_view prefix) {
-  return token.size() > prefix.size() && token.substr(0, prefix.size()) == prefix &&
-         is_digits(token.substr(prefix.size()));
+  return token.size() > prefix.size() && token.substr(0, prefix.size()) == prefix && is_digits(token.substr(prefix.size()));
 }
 
 bool is_link_code(const std::string& token) { return parse_link_code(token).has_value(); }
@@ -56,9 +55,7 @@ bool is_row(const TextLine& line) {
 }
 
 // Trailing row values (CPU / NUMA affinity) start with a digit or read N/A; link fields never do.
-bool is_affinity_value(const std::string& token) {
-  return token == "N/A" || std::isdigit(static_cast<unsigned char>(token[0]));
-}
+bool is_affinity_value(const std::string& token) { return token == "N/A" || std::isdigit(static_cast<unsigned char>(token[0])); }
 
 // "GPU5" -> {"GPU", 5}; index -1 when the name has no numeric suffix.
 std::pair<std::string, int> split_suffix(const std::string& name) {
@@ -75,8 +72,7 @@ bool is_successor(const std::string& a, const std::string& b) {
 
 // Splits the words after the device columns into known multi-word column names.
 std::vector<std::string> trailing_columns(const std::vector<std::string>& tokens, size_t from) {
-  static const std::vector<std::vector<std::string>> kKnown = {
-      {"CPU", "Affinity"}, {"NUMA", "Affinity"}, {"GPU", "NUMA", "ID"}};
+  static const std::vector<std::vector<std::string>> kKnown = {{"CPU", "Affinity"}, {"NUMA", "Affinity"}, {"GPU", "NUMA", "ID"}};
   std::vector<std::string> columns;
   while (from < tokens.size()) {
     auto match = std::find_if(kKnown.begin(), kKnown.end(), [&](const auto& words) {
@@ -180,8 +176,8 @@ Status TopoMParser::missing_rows(const Matrix& m, size_t index, int row) const {
     for (const auto& token : lines_[index].tokens) found += (found.empty() ? "" : " ") + token;
     found = found.empty() ? "a blank line" : "'" + found.substr(0, 48) + "'";
   }
-  return fail(line_number(index), "incomplete matrix: expected row " + m.name(row) + ", found " + found +
-                                      "; missing rows " + describe_names(missing));
+  return fail(line_number(index), "incomplete matrix: expected row " + m.name(row) + ", found " + found + "; missing rows " +
+                                      describe_names(missing));
 }
 
 Status TopoMParser::parse_row(Matrix& m, size_t index, int row) const {
@@ -216,8 +212,8 @@ Status TopoMParser::parse_codes(Matrix& m, const TextLine& line, int row) const 
     const std::optional<LinkCode> code = parse_link_code(token);
     if (!code) return fail(line.number, "unknown link code '" + token + "' in " + where);
     if ((col == row) != (code->cls == LinkClass::Self))
-      return fail(line.number, col == row ? "diagonal is " + token + " in " + where + ", expected X"
-                                          : "X off the diagonal in " + where);
+      return fail(line.number,
+                  col == row ? "diagonal is " + token + " in " + where + ", expected X" : "X off the diagonal in " + where);
     if (code->cls == LinkClass::NVLink && (row >= m.header.gpus || col >= m.header.gpus))
       return fail(line.number, token + " in " + where + ": NVLink joins GPUs only");
     m.code[row][col] = *code;

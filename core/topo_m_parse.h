@@ -22,21 +22,21 @@ struct TextLine {
 };
 
 struct Header {
-  size_t line = 0;                    // index into the lines
-  std::vector<std::string> devices;   // column names: GPUs first, then NICs
+  size_t line = 0;                   // index into the lines
+  std::vector<std::string> devices;  // column names: GPUs first, then NICs
   int gpus = 0;
   std::vector<std::string> trailing;  // "CPU Affinity", "NUMA Affinity", "GPU NUMA ID", ...
 };
 
 struct Matrix {
   Header header;
-  size_t end = 0;                             // index of the first line after the rows
-  std::vector<int> row_line;                  // source line number of each row
-  std::vector<std::vector<LinkCode>> code;    // [row][column]
-  std::vector<std::string> cpu_affinity;      // per row; "" when absent
-  std::vector<int> numa_affinity;             // per row; -1 when absent or N/A
+  size_t end = 0;                           // index of the first line after the rows
+  std::vector<int> row_line;                // source line number of each row
+  std::vector<std::vector<LinkCode>> code;  // [row][column]
+  std::vector<std::string> cpu_affinity;    // per row; "" when absent
+  std::vector<int> numa_affinity;           // per row; -1 when absent or N/A
   bool has_numa_column = false;
-  std::vector<std::string> nic_names;         // NIC columns renamed by the "NIC Legend"
+  std::vector<std::string> nic_names;  // NIC columns renamed by the "NIC Legend"
   int devices() const { return static_cast<int>(header.devices.size()); }
   const std::string& name(int e) const { return header.devices[e]; }
 };
@@ -56,9 +56,7 @@ class TopoMParser {
   // Every pair must read the same in both directions.
   Status check_symmetry(const Matrix& m) const;
 
-  Error fail(int line, const std::string& what) const {
-    return Error{source_ + ":" + std::to_string(line) + ": " + what};
-  }
+  Error fail(int line, const std::string& what) const { return Error{source_ + ":" + std::to_string(line) + ": " + what}; }
   // The source line number of line `index` (one past the last line at the end of the input).
   int line_number(size_t index) const {
     return index < lines_.size() ? lines_[index].number : static_cast<int>(lines_.size()) + 1;

@@ -9,21 +9,28 @@ namespace topsim {
 
 std::string link_code(LinkClass cls, int nvlinks) {
   switch (cls) {
-    case LinkClass::Self: return "X";
-    case LinkClass::NVLink: return "NV" + std::to_string(nvlinks);
-    case LinkClass::PIX: return "PIX";
-    case LinkClass::PXB: return "PXB";
-    case LinkClass::PHB: return "PHB";
-    case LinkClass::Node: return "NODE";
-    case LinkClass::Sys: return "SYS";
+    case LinkClass::Self:
+      return "X";
+    case LinkClass::NVLink:
+      return "NV" + std::to_string(nvlinks);
+    case LinkClass::PIX:
+      return "PIX";
+    case LinkClass::PXB:
+      return "PXB";
+    case LinkClass::PHB:
+      return "PHB";
+    case LinkClass::Node:
+      return "NODE";
+    case LinkClass::Sys:
+      return "SYS";
   }
   return "SYS";
 }
 
 std::optional<LinkCode> parse_link_code(std::string_view code) {
-  static const std::map<std::string_view, LinkClass, std::less<>> kFixed = {
-      {"X", LinkClass::Self}, {"PIX", LinkClass::PIX},   {"PXB", LinkClass::PXB},
-      {"PHB", LinkClass::PHB}, {"NODE", LinkClass::Node}, {"SYS", LinkClass::Sys}};
+  static const std::map<std::string_view, LinkClass, std::less<>> kFixed = {{"X", LinkClass::Self},    {"PIX", LinkClass::PIX},
+                                                                            {"PXB", LinkClass::PXB},   {"PHB", LinkClass::PHB},
+                                                                            {"NODE", LinkClass::Node}, {"SYS", LinkClass::Sys}};
   if (auto it = kFixed.find(code); it != kFixed.end()) return LinkCode{it->second, 0};
   if (code.size() > 2 && code.substr(0, 2) == "NV") {
     int count = 0;
@@ -100,8 +107,7 @@ PairLink Topology::pcie_pair(int a, int b) const {
   link.bandwidth_gbps = graph_->widest_pcie_gbps(a, b);
   const bool both_gpus = a < gpu_count() && b < gpu_count();
   const bool through_cpu = link.cls >= LinkClass::PHB;
-  if (both_gpus && through_cpu &&
-      (is_intel(model_.numa_nodes[numa_a].cpu) || is_intel(model_.numa_nodes[numa_b].cpu)))
+  if (both_gpus && through_cpu && (is_intel(model_.numa_nodes[numa_a].cpu) || is_intel(model_.numa_nodes[numa_b].cpu)))
     link.bandwidth_gbps /= kIntelP2pOverhead;
   link.p2p = link.cls <= LinkClass::PXB;
   return link;
@@ -142,7 +148,10 @@ void Topology::compute_pairs() {
   for (int g = 0; g < gpu_count(); ++g) {
     int best = -1;
     for (int n = 0; n < nic_count(); ++n) {
-      if (best < 0) { best = n; continue; }
+      if (best < 0) {
+        best = n;
+        continue;
+      }
       const PairLink& cand = gpu_nic(g, n);
       const PairLink& cur = gpu_nic(g, best);
       if (cand.cls < cur.cls || (cand.cls == cur.cls && cand.bandwidth_gbps > cur.bandwidth_gbps)) best = n;

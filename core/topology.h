@@ -41,10 +41,10 @@ std::optional<LinkCode> parse_link_code(std::string_view code);
 
 struct PairLink {
   LinkClass cls = LinkClass::Sys;
-  int nvlinks = 0;             // NVLinks shown by nvidia-smi (NVLink class only)
-  bool via_nvswitch = false;   // NVLink through the NVSwitch fabric rather than direct
-  double bandwidth_gbps = 0;   // P2P path bandwidth, GB/s one direction
-  bool p2p = false;            // NCCL's default P2P level (PXB) allows direct P2P
+  int nvlinks = 0;                      // NVLinks shown by nvidia-smi (NVLink class only)
+  bool via_nvswitch = false;            // NVLink through the NVSwitch fabric rather than direct
+  double bandwidth_gbps = 0;            // P2P path bandwidth, GB/s one direction
+  bool p2p = false;                     // NCCL's default P2P level (PXB) allows direct P2P
   LinkClass pcie_cls = LinkClass::Sys;  // the PCIe/CPU relation alone, even when NVLink exists
 };
 
@@ -65,9 +65,7 @@ class Topology {
   // REQUIRES: indices in range. gpu_pair(a, a) is Self.
   const PairLink& gpu_pair(int a, int b) const { return pairs_[a * endpoints_ + b]; }
   const PairLink& gpu_nic(int gpu, int nic) const { return pairs_[gpu * endpoints_ + gpu_count() + nic]; }
-  const PairLink& nic_pair(int a, int b) const {
-    return pairs_[(gpu_count() + a) * endpoints_ + gpu_count() + b];
-  }
+  const PairLink& nic_pair(int a, int b) const { return pairs_[(gpu_count() + a) * endpoints_ + gpu_count() + b]; }
 
   int gpu_numa(int gpu) const { return gpu_numa_[gpu]; }  // index into model().numa_nodes
   int nic_numa(int nic) const { return nic_numa_[nic]; }
@@ -93,7 +91,7 @@ class Topology {
 
   NodeModel model_;
   std::shared_ptr<const detail::TopologyGraph> graph_;  // immutable, shared by copies
-  int endpoints_ = 0;  // GPUs then NICs
+  int endpoints_ = 0;                                   // GPUs then NICs
   std::vector<PairLink> pairs_;
   std::vector<int> gpu_numa_, nic_numa_, nearest_nic_;
   bool has_nvswitch_ = false;

@@ -34,20 +34,19 @@ struct NoThirdDevice {
 // bottleneck widths and the predecessor of each vertex on its widest path.
 void widest_pcie_paths(const HardwareGraph& graph, Vertex from, Vertex to, std::vector<double>& width,
                        std::vector<Vertex>& predecessor) {
-  boost::filtered_graph<HardwareGraph, PcieEdgesOnly, NoThirdDevice> view(
-      graph, PcieEdgesOnly{&graph}, NoThirdDevice{&graph, from, to});
+  boost::filtered_graph<HardwareGraph, PcieEdgesOnly, NoThirdDevice> view(graph, PcieEdgesOnly{&graph},
+                                                                          NoThirdDevice{&graph, from, to});
   width.assign(boost::num_vertices(graph), 0.0);
   predecessor.resize(boost::num_vertices(graph));
   auto index = boost::get(boost::vertex_index, graph);
-  boost::dijkstra_shortest_paths(
-      view, from,
-      boost::weight_map(boost::get(&HardwareEdge::bandwidth_gbps, graph))
-          .distance_map(boost::make_iterator_property_map(width.begin(), index))
-          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), index))
-          .distance_compare(std::greater<double>())
-          .distance_combine([](double a, double b) { return std::min(a, b); })
-          .distance_inf(0.0)
-          .distance_zero(std::numeric_limits<double>::infinity()));
+  boost::dijkstra_shortest_paths(view, from,
+                                 boost::weight_map(boost::get(&HardwareEdge::bandwidth_gbps, graph))
+                                     .distance_map(boost::make_iterator_property_map(width.begin(), index))
+                                     .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), index))
+                                     .distance_compare(std::greater<double>())
+                                     .distance_combine([](double a, double b) { return std::min(a, b); })
+                                     .distance_inf(0.0)
+                                     .distance_zero(std::numeric_limits<double>::infinity()));
 }
 
 }  // namespace
@@ -63,7 +62,8 @@ TopologyGraph::TopologyGraph(const NodeModel& m) {
   for (size_t i = 0; i < m.bridges.size(); ++i) {
     const PcieBridge& b = m.bridges[i];
     const bool host = b.kind == BridgeKind::HostBridge;
-    bridge_vertex_.push_back(boost::add_vertex({host ? VertexKind::HostBridge : VertexKind::Switch, static_cast<int>(i)}, graph_));
+    bridge_vertex_.push_back(
+        boost::add_vertex({host ? VertexKind::HostBridge : VertexKind::Switch, static_cast<int>(i)}, graph_));
     const Vertex up = host ? numa_vertex_[b.numa] : bridge_vertex_[b.parent];
     add_edge(bridge_vertex_[i], up, EdgeKind::Pcie, pcie_gbps(b.pcie_gen, b.pcie_width));
   }
@@ -86,8 +86,7 @@ TopologyGraph::TopologyGraph(const NodeModel& m) {
     const Gpu& g = m.gpus[i];
     if (g.nvswitch_links == 0) continue;
     if (nvswitch_vertex_ < 0) nvswitch_vertex_ = static_cast<long>(boost::add_vertex({VertexKind::NvSwitch, 0}, graph_));
-    add_edge(gpu_vertex_[i], nvswitch(), EdgeKind::NvSwitchLink, g.nvswitch_links * nvlink_gbps_per_link(g.sm),
-             g.nvswitch_links);
+    add_edge(gpu_vertex_[i], nvswitch(), EdgeKind::NvSwitchLink, g.nvswitch_links * nvlink_gbps_per_link(g.sm), g.nvswitch_links);
   }
 }
 

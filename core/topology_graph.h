@@ -27,8 +27,7 @@ struct HardwareEdge {
   int nvlinks = 0;            // NVLink edges: bonded links
   int id = 0;                 // dense edge number, 0..num_edges-1
 };
-using HardwareGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                            HardwareVertex, HardwareEdge>;
+using HardwareGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, HardwareVertex, HardwareEdge>;
 using Vertex = HardwareGraph::vertex_descriptor;
 
 // Endpoints are numbered as in Topology: GPUs 0..G-1, then NICs G..G+N-1.

@@ -22,10 +22,19 @@ Json scenario_json(const ScenarioInfo& s) {
     if (!g.label.empty()) group["label"] = g.label;
     groups.push_back(std::move(group));
   }
-  Json out = {{"name", s.name},       {"description", s.description}, {"mode", s.mode},   {"seed", s.seed},
-              {"seeds", s.seeds},     {"workload", s.workload},       {"jobs", s.jobs},   {"nodes", s.nodes},
-              {"gpus", s.gpus},       {"node_groups", groups},        {"network", s.network},
-              {"share_policy", s.share_scheduler}, {"workload_coverage", rounded(s.fragmentation_coverage)}};
+  Json out = {{"name", s.name},
+              {"description", s.description},
+              {"mode", s.mode},
+              {"seed", s.seed},
+              {"seeds", s.seeds},
+              {"workload", s.workload},
+              {"jobs", s.jobs},
+              {"nodes", s.nodes},
+              {"gpus", s.gpus},
+              {"node_groups", groups},
+              {"network", s.network},
+              {"share_policy", s.share_scheduler},
+              {"workload_coverage", rounded(s.fragmentation_coverage)}};
   if (s.mode == "fill") out["target_load"] = rounded(s.target_load);
   return out;
 }
@@ -49,8 +58,10 @@ Json metrics_json(const Metrics& metrics) {
 Json over_seeds_json(const SchedulerResult& s) {
   Json out = Json::object();
   for (const MetricSummary& m : s.metrics)
-    out[m.name] = {{"mean", rounded(m.over_seeds.mean)}, {"sd", rounded(m.over_seeds.sd)},
-                   {"min", rounded(m.over_seeds.min)},   {"max", rounded(m.over_seeds.max)}};
+    out[m.name] = {{"mean", rounded(m.over_seeds.mean)},
+                   {"sd", rounded(m.over_seeds.sd)},
+                   {"min", rounded(m.over_seeds.min)},
+                   {"max", rounded(m.over_seeds.max)}};
   return out;
 }
 
@@ -68,8 +79,14 @@ Json samples_json(const std::vector<ClusterSample>& samples) {
     unusable.push_back(rounded(x.unusable_gpus));
     idle.push_back(x.idle_cards);
   }
-  return {{"time_s", time},   {"running_jobs", running},       {"pending_jobs", pending},       {"allocated_gpus", allocated},
-          {"fragmentation_gpus", frag}, {"fragmentation_rate", rate}, {"unusable_gpus", unusable}, {"idle_cards", idle}};
+  return {{"time_s", time},
+          {"running_jobs", running},
+          {"pending_jobs", pending},
+          {"allocated_gpus", allocated},
+          {"fragmentation_gpus", frag},
+          {"fragmentation_rate", rate},
+          {"unusable_gpus", unusable},
+          {"idle_cards", idle}};
 }
 
 Json load_curve_json(const std::vector<LoadPoint>& curve) {
@@ -84,17 +101,26 @@ Json load_curve_json(const std::vector<LoadPoint>& curve) {
     idle.push_back(p.idle_cards);
     failed.push_back(p.failed);
   }
-  return {{"load_percent", load}, {"gpu_alloc_ratio", alloc}, {"fragmentation_gpus", frag}, {"fragmentation_rate", rate},
-          {"unusable_gpus", unusable}, {"idle_cards", idle}, {"failed", failed}};
+  return {{"load_percent", load},
+          {"gpu_alloc_ratio", alloc},
+          {"fragmentation_gpus", frag},
+          {"fragmentation_rate", rate},
+          {"unusable_gpus", unusable},
+          {"idle_cards", idle},
+          {"failed", failed}};
 }
 
 Json run_json(const RunResult& run) {
   Json by_model = Json::array();
   for (const ModelThroughput& t : run.by_model)
-    by_model.push_back({{"model", t.model}, {"unit", t.unit + "/s"}, {"jobs", t.jobs},
+    by_model.push_back({{"model", t.model},
+                        {"unit", t.unit + "/s"},
+                        {"jobs", t.jobs},
                         {"mean_samples_per_sec", rounded(t.mean_samples_per_sec)},
                         {"mean_ideal_samples_per_sec", rounded(t.mean_ideal_samples_per_sec)}});
-  Json out = {{"seed", run.seed}, {"metrics", metrics_json(run.metrics)}, {"throughput_by_model", by_model},
+  Json out = {{"seed", run.seed},
+              {"metrics", metrics_json(run.metrics)},
+              {"throughput_by_model", by_model},
               {"target_workload_specs", run.target_specs}};
   if (!run.samples.empty()) {
     out["sample_every_s"] = seconds(run.sample_every_ms);
@@ -155,7 +181,8 @@ void write_results_json(const ResultSet& results, std::ostream& out) {
   for (const SchedulerResult& s : results.schedulers) {
     Json runs = Json::array();
     for (const RunResult& run : s.runs) runs.push_back(run_json(run));
-    schedulers.push_back({{"name", s.name}, {"share_policy", s.share_scheduler}, {"metrics", over_seeds_json(s)}, {"runs", runs}});
+    schedulers.push_back(
+        {{"name", s.name}, {"share_policy", s.share_scheduler}, {"metrics", over_seeds_json(s)}, {"runs", runs}});
   }
   root["schedulers"] = std::move(schedulers);
   out << root.dump(2) << "\n";

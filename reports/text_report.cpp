@@ -1,7 +1,7 @@
 #include "reports/text_report.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 #include "core/model_catalog.h"
@@ -33,11 +33,14 @@ std::string row(const std::string& label, const ResultSet& results, Cell cell) {
 
 std::string header(const ResultSet& results) {
   const ScenarioInfo& sc = results.scenario;
-  std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
+  std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed,
+                                                 sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
                                    : fmt::format("seed {}", sc.seed);
-  std::string out = fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", sc.name, sc.nodes, sc.gpus, sc.jobs, sc.workload, seeds);
+  std::string out =
+      fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", sc.name, sc.nodes, sc.gpus, sc.jobs, sc.workload, seeds);
   for (const SchedulerResult& s : results.schedulers)
-    if (!s.share_scheduler.empty()) return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
+    if (!s.share_scheduler.empty())
+      return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
   return out;
 }
 
@@ -53,18 +56,26 @@ std::string replay_columns(const ResultSet& r) {
   out += row("jobs finished / rejected / stuck", r, [](const SchedulerResult& s) {
     return fmt::format("{:.0f} / {:.0f} / {:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck"));
   });
-  out += row("wait mean / p95 (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "wait_s.mean"), mean(s, "wait_s.p95")); });
-  out += row("JCT mean / p50 (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.mean"), mean(s, "jct_s.p50")); });
-  out += row("JCT p95 / p99 (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.p95"), mean(s, "jct_s.p99")); });
+  out += row("wait mean / p95 (s)", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.1f} / {:.1f}", mean(s, "wait_s.mean"), mean(s, "wait_s.p95"));
+  });
+  out += row("JCT mean / p50 (s)", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.mean"), mean(s, "jct_s.p50"));
+  });
+  out += row("JCT p95 / p99 (s)", r,
+             [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.p95"), mean(s, "jct_s.p99")); });
   out += row("makespan (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
-  out += row("GPU utilisation", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
-  out += row("placement efficiency", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")); });
+  out += row("GPU utilisation", r,
+             [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
+  out += row("placement efficiency", r,
+             [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")); });
   out += row("cross-NUMA ratio", r, [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
   out += row("topology success rate / fallbacks", r, [](const SchedulerResult& s) {
     if (!has(s, "topology_success_rate")) return std::string("n/a");
     return fmt::format("{:.3f} / {:.0f}", mean(s, "topology_success_rate"), mean(s, "fallbacks"));
   });
-  out += row("GPU-hours held by partial jobs", r, [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
+  out += row("GPU-hours held by partial jobs", r,
+             [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return mean(s, "share_jobs") > 0; }))
     out += row("shared-GPU jobs: wait mean / p95 (s)", r, [](const SchedulerResult& s) {
       return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));
@@ -84,14 +95,17 @@ std::string replay_columns(const ResultSet& r) {
 
 // One row per scheduler, for comparisons of many.
 std::string replay_rows(const ResultSet& r) {
-  std::string out = fmt::format("{:<16}{:>20}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "finished/rej/stuck", "mean wait s",
-                                "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
+  std::string out = fmt::format("{:<16}{:>20}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "finished/rej/stuck",
+                                "mean wait s", "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
   for (const SchedulerResult& s : r.schedulers)
     out += fmt::format("{:<16}{:>20}{:>13.1f}{:>13.1f}{:>13.1f}{:>11.0f}{:>11.1f}%{:>11.1f}%{:>11.1f}%\n", s.name,
-                       fmt::format("{:.0f}/{:.0f}/{:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck")), mean(s, "wait_s.mean"),
-                       mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"), 100 * mean(s, "gpu_alloc_ratio.mean"),
-                       100 * mean(s, "gpu_alloc_ratio.max"), 100 * mean(s, "fragmentation_rate.mean"));
-  return out + "(peak pend: most jobs waiting at once; alloc: GPU share allocated; frag: FGD fragmentation rate; means time-weighted)\n";
+                       fmt::format("{:.0f}/{:.0f}/{:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck")),
+                       mean(s, "wait_s.mean"), mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"),
+                       100 * mean(s, "gpu_alloc_ratio.mean"), 100 * mean(s, "gpu_alloc_ratio.max"),
+                       100 * mean(s, "fragmentation_rate.mean"));
+  return out +
+         "(peak pend: most jobs waiting at once; alloc: GPU share allocated; frag: FGD fragmentation rate; means "
+         "time-weighted)\n";
 }
 
 std::string unit_of(const JobSpec& job) {
@@ -115,7 +129,8 @@ std::string placement_cell(const SchedulerResult& s, uint32_t id) {
   const JobRecord& r = s.runs.front().jobs[id];
   if (r.start_ms < 0) return "";
   if (!s.runs.front().workload->jobs[id].is_training())
-    return r.pods.front().gpus.empty() ? std::string() : fmt::format("node {} GPU {}", r.pods.front().node, r.pods.front().gpus.front());
+    return r.pods.front().gpus.empty() ? std::string()
+                                       : fmt::format("node {} GPU {}", r.pods.front().node, r.pods.front().gpus.front());
   std::map<int, size_t> per_node;
   for (const PodPlacement& pod : r.pods) per_node[pod.node] += pod.gpus.size();
   std::string split;
@@ -155,7 +170,8 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
                                 clock(longest->runs.front().sample_every_ms), rows, grid.size(), "");
   for (const SchedulerResult& s : r.schedulers) out += fmt::format("  {:>42}", s.name);
   out += fmt::format("\n{:>12}", "time");
-  for (size_t i = 0; i < r.schedulers.size(); ++i) out += fmt::format("  {:>8}{:>8}{:>9}{:>17}", "running", "pending", "alloc", "fragmentation");
+  for (size_t i = 0; i < r.schedulers.size(); ++i)
+    out += fmt::format("  {:>8}{:>8}{:>9}{:>17}", "running", "pending", "alloc", "fragmentation");
   out += "\n";
   for (size_t i = 0; i < rows; ++i) {
     const size_t at = rows == 1 ? 0 : i * (grid.size() - 1) / (rows - 1);
@@ -181,15 +197,18 @@ std::string render_fill(const ResultSet& r) {
   out += fmt::format("  cluster: {} nodes, {} GPUs\n", sc.nodes, sc.gpus);
   out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", sc.workload,
                      r.schedulers.front().runs.front().target_specs, 100 * sc.fragmentation_coverage);
-  out += fmt::format("  protocol: pods drawn with replacement until {:.0f}% of GPU capacity has arrived, no departures, {} seed{} ({}..{})\n\n",
-                     100 * sc.target_load, sc.seeds, sc.seeds == 1 ? "" : "s", sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
+  out += fmt::format(
+      "  protocol: pods drawn with replacement until {:.0f}% of GPU capacity has arrived, no departures, {} seed{} ({}..{})\n\n",
+      100 * sc.target_load, sc.seeds, sc.seeds == 1 ? "" : "s", sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
   out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4), pm(s, "fragmentation_rate.final", 4),
-                       pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1));
-  out += "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "
-         "capacity; frag = FGD fragmentation (USENIX ATC '23), rate = frag / unallocated GPU share\n";
-  for (const std::string& reason : r.schedulers.front().runs.front().rejections) out += "  rejected at submission: " + reason + "\n";
+    out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4),
+                       pm(s, "fragmentation_rate.final", 4), pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1));
+  out +=
+      "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "
+      "capacity; frag = FGD fragmentation (USENIX ATC '23), rate = frag / unallocated GPU share\n";
+  for (const std::string& reason : r.schedulers.front().runs.front().rejections)
+    out += "  rejected at submission: " + reason + "\n";
   return out;
 }
 

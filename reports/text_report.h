@@ -11,8 +11,8 @@
 namespace topsim {
 
 struct TextOptions {
-  size_t max_job_lines = 20;    // per-job lines when the workload has at most this many jobs; default 20
-  size_t max_time_rows = 12;    // rows of the over-time table otherwise; default 12
+  size_t max_job_lines = 20;  // per-job lines when the workload has at most this many jobs; default 20
+  size_t max_time_rows = 12;  // rows of the over-time table otherwise; default 12
 };
 
 // Ends with a newline.

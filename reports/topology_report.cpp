@@ -1,8 +1,8 @@
 #include "reports/topology_report.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -80,8 +80,8 @@ std::string nvlink_summary(const Topology& t) {
 
 std::string header(const Topology& t) {
   const NodeModel& m = t.model();
-  std::string out = fmt::format("Node {}: {}, {}, {} NIC{}, {}\n", m.name, gpu_summary(m), numa_summary(m),
-                                m.nics.size(), m.nics.size() == 1 ? "" : "s", nvlink_summary(t));
+  std::string out = fmt::format("Node {}: {}, {}, {} NIC{}, {}\n", m.name, gpu_summary(m), numa_summary(m), m.nics.size(),
+                                m.nics.size() == 1 ? "" : "s", nvlink_summary(t));
   if (!m.description.empty()) out += m.description + "\n";
   return out;
 }
@@ -123,8 +123,7 @@ std::string bandwidth_matrix(const Topology& t) {
   }
   std::string out = "P2P bandwidth between GPUs, GB/s in one direction (NCCL path model):\n" + render_table(rows);
   if (any_without_p2p) out += "* = no P2P at NCCL's default level (PXB): traffic goes through host memory\n";
-  if (t.has_nvswitch())
-    out += "NVSwitch pairs show a GPU's whole NVLink bandwidth, shared by all of its peers\n";
+  if (t.has_nvswitch()) out += "NVSwitch pairs show a GPU's whole NVLink bandwidth, shared by all of its peers\n";
   return out;
 }
 
@@ -155,8 +154,8 @@ constexpr const char* kLegend =
 }  // namespace
 
 std::string render_topology(const Topology& topology) {
-  return header(topology) + "\n" + link_matrix(topology) + "\n" + bandwidth_matrix(topology) + "\n" +
-         gpu_table(topology) + "\n" + kLegend;
+  return header(topology) + "\n" + link_matrix(topology) + "\n" + bandwidth_matrix(topology) + "\n" + gpu_table(topology) + "\n" +
+         kLegend;
 }
 
 // ---- JSON

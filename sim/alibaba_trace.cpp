@@ -11,9 +11,9 @@ namespace topsim {
 namespace {
 
 constexpr std::array<std::string_view, 5> kNodeColumns = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
-constexpr std::array<std::string_view, 11> kPodColumns = {
-    "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
-    "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
+constexpr std::array<std::string_view, 11> kPodColumns = {"name",          "cpu_milli",     "memory_mib",    "num_gpu",
+                                                          "gpu_milli",     "gpu_spec",      "qos",           "pod_phase",
+                                                          "creation_time", "deletion_time", "scheduled_time"};
 constexpr size_t kShortPodColumns = 5;  // the multigpu* variants
 
 std::vector<std::string_view> split_fields(std::string_view line) {
@@ -85,7 +85,8 @@ Expected<size_t> check_header(std::string_view source, std::string_view header, 
   const std::vector<std::string_view> fields = split_fields(header);
   const std::string where = std::string(source) + ":1: header: ";
   const std::string expected = " (expected " + join(columns, columns + all_columns) +
-                               (min_columns < all_columns ? ", or its first " + std::to_string(min_columns) + " columns" : "") + ")";
+                               (min_columns < all_columns ? ", or its first " + std::to_string(min_columns) + " columns" : "") +
+                               ")";
   for (size_t i = 0; i < all_columns && i < fields.size(); ++i) {
     if (fields[i] == columns[i]) continue;
     for (size_t j = i + 1; j < fields.size(); ++j) {
@@ -94,7 +95,8 @@ Expected<size_t> check_header(std::string_view source, std::string_view header, 
     return Error{where + "missing column " + std::string(columns[i]) + expected};
   }
   if (fields.size() == all_columns || fields.size() == min_columns) return fields.size();
-  if (fields.size() > all_columns) return Error{where + "unexpected column '" + std::string(fields[all_columns]) + "'" + expected};
+  if (fields.size() > all_columns)
+    return Error{where + "unexpected column '" + std::string(fields[all_columns]) + "'" + expected};
   return Error{where + "missing column " + std::string(columns[fields.size()]) + expected};
 }
 
@@ -208,9 +210,7 @@ bool read_header(std::istream& in, std::string& header) {
   return true;
 }
 
-Error cannot_open(const std::string& path) {
-  return Error{path + ": cannot open (" + std::strerror(errno) + ")"};
-}
+Error cannot_open(const std::string& path) { return Error{path + ": cannot open (" + std::strerror(errno) + ")"}; }
 
 }  // namespace
 

@@ -36,11 +36,11 @@ std::optional<int> alibaba_gpu_type(std::string_view model);  // exact, case-sen
 std::string_view alibaba_gpu_type_name(int type);             // "?" when out of range
 
 struct TraceNode {
-  std::string name;      // sn
+  std::string name;  // sn
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   int gpu_count = 0;
-  int gpu_type = -1;     // index into kAlibabaGpuModels; -1 for CPU-only nodes
+  int gpu_type = -1;  // index into kAlibabaGpuModels; -1 for CPU-only nodes
 };
 
 struct TracePod {
@@ -48,11 +48,11 @@ struct TracePod {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   int num_gpu = 0;
-  int gpu_milli = 0;              // per GPU, thousandths
-  uint32_t gpu_type_mask = 0;     // gpu_spec as a bit set over kAlibabaGpuModels; 0 = any
-  std::string qos;                // empty in 5-column files
-  std::string pod_phase;          // empty in 5-column files
-  int64_t creation_time_s = -1;   // -1 = absent (5-column files, empty field)
+  int gpu_milli = 0;             // per GPU, thousandths
+  uint32_t gpu_type_mask = 0;    // gpu_spec as a bit set over kAlibabaGpuModels; 0 = any
+  std::string qos;               // empty in 5-column files
+  std::string pod_phase;         // empty in 5-column files
+  int64_t creation_time_s = -1;  // -1 = absent (5-column files, empty field)
   int64_t deletion_time_s = -1;
   int64_t scheduled_time_s = -1;
 };

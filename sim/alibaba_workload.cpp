@@ -52,9 +52,10 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
     workload.jobs[i].submit_ms -= start_ms;
   }
   draw_training(workload.jobs, alibaba_training_draw(), options.seed);
-  const std::string shares = options.share_card_gib > 0 ? ", " + std::to_string(shared) + " shared-GPU pods as gpu-mem shares of " +
-                                                              std::to_string(options.share_card_gib) + " GiB cards"
-                                                        : "";
+  const std::string shares = options.share_card_gib > 0
+                                 ? ", " + std::to_string(shared) + " shared-GPU pods as gpu-mem shares of " +
+                                       std::to_string(options.share_card_gib) + " GiB cards"
+                                 : "";
   workload.source = std::filesystem::path(path).filename().string() + " (" + std::to_string(whole) + " whole-GPU pods" + shares +
                     "; skipped: " + (options.share_card_gib > 0 ? "" : std::to_string(skipped_shared) + " shared-GPU, ") +
                     std::to_string(cpu_only) + " CPU-only, " + std::to_string(untimed) + " without times)";

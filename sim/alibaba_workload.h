@@ -24,9 +24,9 @@
 namespace topsim {
 
 struct AlibabaJobOptions {
-  uint64_t seed = 1;       // seed of the model / framework draw; default 1
-  int share_card_gib = 0;  // > 0: shared pods become gpu-mem jobs on cards of this size; default 0 (skip)
-  bool share_core = false; // with share_card_gib: add gpu-core.percentage; default false
+  uint64_t seed = 1;        // seed of the model / framework draw; default 1
+  int share_card_gib = 0;   // > 0: shared pods become gpu-mem jobs on cards of this size; default 0 (skip)
+  bool share_core = false;  // with share_card_gib: add gpu-core.percentage; default false
 };
 
 // The conversion above, for one shared pod: (GiB, core percent or 0).

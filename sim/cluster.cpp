@@ -99,9 +99,9 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
     cluster.add_type(std::move(type).value());
     const NodeType& t = cluster.type(type_index);
     for (int i = 0; i < group.count; ++i)
-      cluster.add_node(type_index, group.label, group.label_pinned,
-                       make_share_node("node-" + std::to_string(cluster.node_count()), group.label, type_index, t.gpus,
-                                       t.card_mem_gib, 0, 0));
+      cluster.add_node(
+          type_index, group.label, group.label_pinned,
+          make_share_node("node-" + std::to_string(cluster.node_count()), group.label, type_index, t.gpus, t.card_mem_gib, 0, 0));
   }
   if (!spec.trace_nodes.empty()) {
     if (!spec.groups.empty()) return Error{"/cluster: node groups and a trace's node list cannot be mixed"};
@@ -128,7 +128,8 @@ void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target
     shares_.nodes[static_cast<size_t>(n)].mode = node.label;
     index_.add(node.label, node.type, static_cast<int>(node.free.count()), n);
   }
-  for (size_t label = 0; label < label_facts_.size(); ++label) label_facts_[label] = compute_label_facts(static_cast<NodeMode>(label));
+  for (size_t label = 0; label < label_facts_.size(); ++label)
+    label_facts_[label] = compute_label_facts(static_cast<NodeMode>(label));
   prepared_ = true;
   target_ = target && !target->specs.empty() ? target : nullptr;
   tracker_ = target_ ? std::make_unique<FragmentationTracker>(*target_, shares_) : nullptr;

@@ -43,8 +43,8 @@ struct EnumNames<NetworkTransport> {
 
 struct NetworkSpec {
   NetworkTransport transport = NetworkTransport::Tcp;  // default: plain Kubernetes pod networking
-  double nic_speed_gbit = 0;        // overrides every node NIC's speed when > 0; default 0 (keep)
-  int nodes_per_rack = 0;           // 0 = no rack level (default); nodes fill racks in order
+  double nic_speed_gbit = 0;                           // overrides every node NIC's speed when > 0; default 0 (keep)
+  int nodes_per_rack = 0;                              // 0 = no rack level (default); nodes fill racks in order
   // Oversubscription of the rack uplinks (>= 1, default 1): a job whose nodes span racks gets
   // at most its per-node network bandwidth divided by this (its ring crosses the uplinks).
   double rack_oversubscription = 1;
@@ -64,7 +64,7 @@ struct ClusterSpec {
 };
 
 struct NodeType {
-  std::string name;                      // the model's name, or "<GPU type> x<count>" (trace nodes)
+  std::string name;  // the model's name, or "<GPU type> x<count>" (trace nodes)
   int gpus = 0;
   std::unique_ptr<Topology> topology;    // null for trace nodes
   std::unique_ptr<Allocator> allocator;  // null for trace nodes
@@ -74,11 +74,11 @@ struct NodeType {
 };
 
 struct SimNode {
-  int type = 0;       // index into ClusterState::type()
+  int type = 0;  // index into ClusterState::type()
   NodeMode label = NodeMode::Topology;
   int rack = 0;
   bool label_pinned = false;
-  GpuSet free;        // cards without any pod
+  GpuSet free;  // cards without any pod
 };
 
 class ClusterState {
@@ -108,7 +108,7 @@ class ClusterState {
   int total_gpus() const { return total_gpus_; }
   int free_gpus() const { return free_gpus_; }  // idle cards
   int gpus_per_node(int node) const { return type_of(node).gpus; }
-  bool modelled() const { return modelled_; }   // node groups with topology (not a trace's node list)
+  bool modelled() const { return modelled_; }  // node groups with topology (not a trace's node list)
 
   // Over the nodes with this label: the largest card memory (GiB), the largest node (GPUs) and
   // all their GPUs; 0 when no node has the label. O(1) after prepare(), O(nodes) before.
@@ -120,7 +120,7 @@ class ClusterState {
   const NodeIndex& index() const { return index_; }
   const ShareCluster& shares() const { return shares_; }
   FragmentationTracker* fragmentation() const { return tracker_.get(); }  // null without a target
-  double allocated_gpus() const;  // GPU share allocated
+  double allocated_gpus() const;                                          // GPU share allocated
 
   // Binds one pod to `cards` of `node` / releases it. REQUIRES (bind): the pod fits there.
   // Cards going from idle to used (and back) leave (and rejoin) the free whole-GPU set.

@@ -117,7 +117,8 @@ class Engine final : private Binder {
     ++out_.events;
     const JobSpec& job = workload_.jobs[id];
     out_.jobs[id].submit_ms = job.submit_ms;
-    out_.arrived_milli += job.gpu_milli_total(cluster_.max_card_mem_gib(job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share));
+    out_.arrived_milli +=
+        job.gpu_milli_total(cluster_.max_card_mem_gib(job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share));
     set_state(id, JobState::Pending);
     Queue* queue = queue_for(job);
     std::string problem = queue ? queue->scheduler->admission_problem(view_, id)
@@ -182,7 +183,8 @@ class Engine final : private Binder {
     }
     r.comm = start.comm;
     r.relaxed = std::move(start.relaxed);
-    for (const PodPlacement& pod : r.pods) out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
+    for (const PodPlacement& pod : r.pods)
+      out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
     ++running_;
     r.start_ms = now_ms_;
     set_state(id, JobState::Running);
@@ -212,7 +214,8 @@ class Engine final : private Binder {
       for (uint32_t id : queue.pending) {
         JobRecord& r = out_.jobs[id];
         if (r.state == JobState::Partial) {
-          for (const PodPlacement& pod : r.pods) out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
+          for (const PodPlacement& pod : r.pods)
+            out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
           r.reason = "stuck: " + std::to_string(r.pods.size()) + " of " + std::to_string(workload_.jobs[id].workers) +
                      " pods placed when nothing else could run (partial placement deadlock)";
           set_state(id, JobState::Stuck);

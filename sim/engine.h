@@ -33,35 +33,35 @@ namespace topsim {
 struct RunConfig {
   const SchedulerInfo* scheduler = nullptr;        // REQUIRED: places every job it handles
   const SchedulerInfo* share_scheduler = nullptr;  // places GPU shares `scheduler` does not handle (may be null)
-  uint64_t seed = 1;                 // the run seed (sim/seeds.h); default 1
-  bool backfill = true;              // queue: a job that cannot start does not block later ones; default true
-  bool jobs_wait = true;             // false: a job that cannot start on arrival fails (fill); default true
-  NetworkModel network;              // NIC efficiency per transport
-  OverlapModel overlap;              // all-reduce / backward overlap per framework
-  bool record_transitions = true;    // keep every lifecycle transition; default true
-  int64_t sample_every_ms = 0;       // sampling period over time; 0 = automatic (sim/sampling.h)
-  double fragmentation_coverage = 0.95;  // FGD's target workload: the specs covering this share of the tasks
-  int fill_last_percent = -1;        // >= 0: record the state against arrived load, 0..this %; default off
+  uint64_t seed = 1;                               // the run seed (sim/seeds.h); default 1
+  bool backfill = true;                            // queue: a job that cannot start does not block later ones; default true
+  bool jobs_wait = true;                           // false: a job that cannot start on arrival fails (fill); default true
+  NetworkModel network;                            // NIC efficiency per transport
+  OverlapModel overlap;                            // all-reduce / backward overlap per framework
+  bool record_transitions = true;                  // keep every lifecycle transition; default true
+  int64_t sample_every_ms = 0;                     // sampling period over time; 0 = automatic (sim/sampling.h)
+  double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
+  int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off
 };
 
 struct RunOutput {
-  std::vector<JobRecord> jobs;       // by job id
+  std::vector<JobRecord> jobs;  // by job id
   std::vector<Transition> transitions;
   int64_t first_submit_ms = 0;
-  int64_t makespan_ms = 0;           // last event time
-  uint64_t events = 0;               // events processed
-  int64_t busy_gpu_ms = 0;           // GPU-time of running jobs (shares: their share of the card)
-  int64_t held_idle_gpu_ms = 0;      // GPU-time held by partially placed jobs while not running
+  int64_t makespan_ms = 0;       // last event time
+  uint64_t events = 0;           // events processed
+  int64_t busy_gpu_ms = 0;       // GPU-time of running jobs (shares: their share of the card)
+  int64_t held_idle_gpu_ms = 0;  // GPU-time held by partially placed jobs while not running
   int total_gpus = 0;
-  size_t target_specs = 0;           // task specs of FGD's target workload (0: not measured)
+  size_t target_specs = 0;  // task specs of FGD's target workload (0: not measured)
   int64_t sample_every_ms = 0;
   std::vector<ClusterSample> samples;  // every sample_every_ms from the first submission's multiple
   TimeAverages averages;
   // Fill experiments: the curve against arrived load and the state after the last arrival.
   std::vector<LoadPoint> load_curve;
   LoadPoint final_load;
-  int64_t arrived_milli = 0;         // GPU request of every submitted job
-  int64_t capacity_milli = 0;        // the cluster's GPUs x 1000
+  int64_t arrived_milli = 0;   // GPU request of every submitted job
+  int64_t capacity_milli = 0;  // the cluster's GPUs x 1000
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

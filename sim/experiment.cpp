@@ -32,8 +32,8 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.fragmentation_coverage = s.fragmentation_coverage;
   if (s.mode == ExperimentMode::Fill) info.target_load = s.target_load;
   for (const NodeGroupSpec& g : s.cluster.groups)
-    info.node_groups.push_back({g.model.name, g.count, static_cast<int>(g.model.gpus.size()),
-                                g.label_pinned ? std::string(enum_name(g.label)) : ""});
+    info.node_groups.push_back(
+        {g.model.name, g.count, static_cast<int>(g.model.gpus.size()), g.label_pinned ? std::string(enum_name(g.label)) : ""});
   std::map<int, size_t> group_of_type;  // trace nodes: one group per node type, in order of appearance
   for (int n = 0; s.cluster.groups.empty() && n < cluster.node_count(); ++n) {
     const int type = cluster.node(n).type;
@@ -74,8 +74,9 @@ class Experiment {
     for (const SchedulerInfo* info : schedulers_) {
       SchedulerResult r;
       r.name = std::string(info->name);
-      if (!(info->handles & kHandlesShares) && scenario_.workload->jobs.end() !=
-          std::find_if(scenario_.workload->jobs.begin(), scenario_.workload->jobs.end(), [](const JobSpec& j) { return j.is_share(); }))
+      if (!(info->handles & kHandlesShares) &&
+          scenario_.workload->jobs.end() != std::find_if(scenario_.workload->jobs.begin(), scenario_.workload->jobs.end(),
+                                                         [](const JobSpec& j) { return j.is_share(); }))
         r.share_scheduler = scenario_.share_scheduler;
       r.runs.resize(static_cast<size_t>(scenario_.seeds));
       results.schedulers.push_back(std::move(r));
@@ -153,8 +154,12 @@ class Experiment {
         run = run_one(tasks[t]);
         const size_t finished = ++done;
         if (!options_.progress) continue;
-        RunProgress p{finished, tasks.size(), results.schedulers[tasks[t].scheduler].name, run.seed,
-                      static_cast<size_t>(run.metrics.value_or("jobs", 0)), static_cast<uint64_t>(run.metrics.value_or("events", 0)),
+        RunProgress p{finished,
+                      tasks.size(),
+                      results.schedulers[tasks[t].scheduler].name,
+                      run.seed,
+                      static_cast<size_t>(run.metrics.value_or("jobs", 0)),
+                      static_cast<uint64_t>(run.metrics.value_or("events", 0)),
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
         std::lock_guard<std::mutex> lock(progress_mutex);
         options_.progress(p);

@@ -16,17 +16,17 @@ namespace topsim {
 
 // One finished run, for progress and timing lines (never part of the results).
 struct RunProgress {
-  size_t done = 0, total = 0;   // runs finished so far, runs in all
+  size_t done = 0, total = 0;  // runs finished so far, runs in all
   std::string scheduler;
   uint64_t seed = 0;
   size_t jobs = 0;
   uint64_t events = 0;
-  double wall_s = 0;            // wall-clock time of this run
+  double wall_s = 0;  // wall-clock time of this run
 };
 
 struct ExperimentOptions {
-  int threads = 1;          // runs at once; <= 1: the calling thread only; default 1
-  bool keep_jobs = true;    // per-job records in the results; default true
+  int threads = 1;        // runs at once; <= 1: the calling thread only; default 1
+  bool keep_jobs = true;  // per-job records in the results; default true
   // Called after each run, one call at a time, from the thread that finished it.
   std::function<void(const RunProgress&)> progress;
 };

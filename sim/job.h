@@ -45,13 +45,13 @@ inline constexpr uint16_t kNoModel = 0xFFFF;
 inline constexpr int64_t kForeverMs = -1;
 
 struct JobSpec {
-  uint32_t id = 0;                 // its index in Workload::jobs (0..N-1, in submission order)
-  int64_t submit_ms = 0;           // arrival time, ms from the start of the simulation
+  uint32_t id = 0;        // its index in Workload::jobs (0..N-1, in submission order)
+  int64_t submit_ms = 0;  // arrival time, ms from the start of the simulation
   JobKind kind = JobKind::Training;
-  uint16_t workers = 1;            // pods (master + workers), all requesting gpus_per_worker
-  uint16_t gpus_per_worker = 1;    // GPUs per pod (trace pods: cards, 0 for CPU-only pods)
+  uint16_t workers = 1;          // pods (master + workers), all requesting gpus_per_worker
+  uint16_t gpus_per_worker = 1;  // GPUs per pod (trace pods: cards, 0 for CPU-only pods)
   Framework framework = Framework::PyTorch;
-  uint16_t model = 0;              // index into the model catalog, or kNoModel (shares, trace pods)
+  uint16_t model = 0;  // index into the model catalog, or kNoModel (shares, trace pods)
   uint16_t batch_per_gpu = 64;
   // Share: aliyun.com/gpu-mem GiB and gpu-core.percentage (0 = memory only).
   uint16_t gpu_mem_gib = 0;
@@ -88,14 +88,14 @@ PodRequest pod_request(const JobSpec& job, size_t pod = 0, bool topology_aware =
 
 // Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).
 struct JobExtras {
-  std::string name;                                  // default "job-<id>"
-  std::map<std::string, std::string> annotations;    // gpu.topology/* pod annotations
+  std::string name;                                // default "job-<id>"
+  std::map<std::string, std::string> annotations;  // gpu.topology/* pod annotations
 };
 
 struct Workload {
-  std::vector<JobSpec> jobs;                  // sorted by (submit_ms, id)
-  std::map<uint32_t, JobExtras> extras;       // by job id; most trace jobs have none
-  std::string source;                         // e.g. "philly.csv", "synthetic(seed=7)"
+  std::vector<JobSpec> jobs;             // sorted by (submit_ms, id)
+  std::map<uint32_t, JobExtras> extras;  // by job id; most trace jobs have none
+  std::string source;                    // e.g. "philly.csv", "synthetic(seed=7)"
   // The task specs FGD's fragmentation measure is derived from (a trace's whole pod list);
   // empty: derived from the jobs themselves.
   std::shared_ptr<const std::vector<TaskSpec>> fragmentation_specs;

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "core/gang.h"
-#include "sim/json_util.h"
 #include "core/gpu_share.h"
+#include "sim/json_util.h"
 #include "sim/suggest.h"
 
 namespace topsim {
@@ -16,16 +16,15 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int64_t kMaxUint16 = 65535;          // JobSpec stores pods, GPUs and batch as uint16
-constexpr int64_t kMaxCount = 10'000'000;      // replicas of one entry
-constexpr double kMaxSeconds = 1e12;           // ~31,700 years: keeps ms within int64
+constexpr int64_t kMaxUint16 = 65535;      // JobSpec stores pods, GPUs and batch as uint16
+constexpr int64_t kMaxCount = 10'000'000;  // replicas of one entry
+constexpr double kMaxSeconds = 1e12;       // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kEntryKeys = {"name",       "submit_s",      "workers", "gpus_per_worker",
-                                             "pods",       "framework",     "model",   "batch_per_gpu",
-                                             "iterations", "duration_s",    "count",   "annotations",
-                                             "gpu_mem_gib", "gpu_core_percent"};
+const std::vector<std::string> kEntryKeys = {"name",      "submit_s",    "workers",       "gpus_per_worker", "pods",
+                                             "framework", "model",       "batch_per_gpu", "iterations",      "duration_s",
+                                             "count",     "annotations", "gpu_mem_gib",   "gpu_core_percent"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -73,8 +72,7 @@ void read_pods(JsonErrors& errors, const JsonObject& entry, JobSpec& job) {
     gpus.push_back(static_cast<uint16_t>(json_integer(errors, pods.element(i), 1, kMaxUint16).value_or(1)));
   job.workers = static_cast<uint16_t>(gpus.size());
   job.gpus_per_worker = *std::max_element(gpus.begin(), gpus.end());
-  if (std::adjacent_find(gpus.begin(), gpus.end(), std::not_equal_to<>()) != gpus.end())
-    job.unequal_pod_gpus = std::move(gpus);
+  if (std::adjacent_find(gpus.begin(), gpus.end(), std::not_equal_to<>()) != gpus.end()) job.unequal_pod_gpus = std::move(gpus);
 }
 
 // Exactly one of "iterations" and "duration_s".
@@ -120,7 +118,8 @@ void read_training(JsonErrors& errors, const JsonObject& entry, JobSpec& job) {
 // `duration_s` (the speed of a share is not modelled) and needs no model.
 void read_share(const JsonObject& entry, JobSpec& job) {
   for (const char* key : {"workers", "gpus_per_worker", "pods"})
-    if (entry.has(key)) return entry.fail(key, "cannot be combined with \"gpu_mem_gib\": a shared-GPU job is one pod holding a share of one GPU");
+    if (entry.has(key))
+      return entry.fail(key, "cannot be combined with \"gpu_mem_gib\": a shared-GPU job is one pod holding a share of one GPU");
   if (entry.has("iterations"))
     return entry.fail("iterations", "a shared-GPU job needs \"duration_s\": the speed of a GPU share is not modelled");
   const auto mem = entry.integer("gpu_mem_gib", 1, kMaxUint16);
@@ -158,8 +157,10 @@ Entry read_entry(JsonErrors& errors, const JsonAt& at) {
     out.job.workers = static_cast<uint16_t>(entry.integer("workers", 1, kMaxUint16).value_or(1));
     out.job.gpus_per_worker = static_cast<uint16_t>(entry.integer("gpus_per_worker", 1, kMaxUint16).value_or(1));
   }
-  if (!share || entry.has("model")) read_training(errors, entry, out.job);
-  else out.job.model = kNoModel;
+  if (!share || entry.has("model"))
+    read_training(errors, entry, out.job);
+  else
+    out.job.model = kNoModel;
   read_work(entry, out.job);
   out.count = entry.integer("count", 1, kMaxCount).value_or(1);
   if (entry.has("annotations")) read_annotations(errors, entry, out.extras);
@@ -192,7 +193,8 @@ std::vector<Pending> expand(const std::vector<Entry>& entries, JsonErrors& error
 
 // Sorted, numbered jobs with their extras; fails on a job name used twice.
 Workload assemble(std::vector<Pending> jobs, JsonErrors& errors) {
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Pending& a, const Pending& b) { return a.job.submit_ms < b.job.submit_ms; });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Pending& a, const Pending& b) { return a.job.submit_ms < b.job.submit_ms; });
   Workload workload;
   workload.jobs.reserve(jobs.size());
   for (Pending& pending : jobs) {
@@ -205,8 +207,8 @@ Workload assemble(std::vector<Pending> jobs, JsonErrors& errors) {
   for (const JobSpec& job : workload.jobs) {
     const auto [it, fresh] = by_name.emplace(workload.job_name(job.id), job.id);
     if (!fresh)
-      errors.fail(*jobs[job.id].entry_pointer + "/name", "job name '" + it->first + "' is used twice (also by " +
-                                                             *jobs[it->second].entry_pointer + ")");
+      errors.fail(*jobs[job.id].entry_pointer + "/name",
+                  "job name '" + it->first + "' is used twice (also by " + *jobs[it->second].entry_pointer + ")");
   }
   return workload;
 }
@@ -254,7 +256,8 @@ std::vector<SizeShare> read_size_mix(JsonErrors& errors, const JsonAt& at) {
     const int64_t gpus = std::atoll(key.c_str());
     if (gpus < 1 || gpus > kMaxUint16 || std::to_string(gpus) != key)
       errors.fail(share.pointer, "'" + key + "' is not a GPU count (an integer in 1.." + std::to_string(kMaxUint16) + ")");
-    mix.push_back({static_cast<int>(std::clamp<int64_t>(gpus, 1, kMaxUint16)), json_number(errors, share, 0, kInfinity).value_or(0)});
+    mix.push_back(
+        {static_cast<int>(std::clamp<int64_t>(gpus, 1, kMaxUint16)), json_number(errors, share, 0, kInfinity).value_or(0)});
     total += mix.back().weight;
   }
   if (!(total > 0)) errors.fail(at.pointer, "shares must not all be 0");
@@ -297,8 +300,7 @@ Expected<Workload> load_job_list(std::string_view json_text, std::string_view so
 }
 
 Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::string_view source,
-                                                  const SyntheticOptions& defaults,
-                                                  const std::vector<std::string>& caller_keys) {
+                                                  const SyntheticOptions& defaults, const std::vector<std::string>& caller_keys) {
   JsonErrors errors(source);
   const JsonObject object(errors, section,
                           with_caller_keys({"seed", "jobs", "arrival_rate_per_hour", "size_mix", "gpus_per_node", "model_mix",
@@ -330,17 +332,18 @@ Expected<SyntheticOptions> synthetic_options_from_json(std::string_view json_tex
 Expected<PhillySource> read_philly_source(const JsonAt& section, std::string_view source, const PhillyOptions& defaults,
                                           const std::vector<std::string>& caller_keys) {
   JsonErrors errors(source);
-  const JsonObject object(errors, section,
-                          with_caller_keys({"path", "seed", "gpus_per_node", "max_jobs", "arrival_time_scale", "model_mix",
-                                            "framework_mix"},
-                                           caller_keys));
+  const JsonObject object(
+      errors, section,
+      with_caller_keys({"path", "seed", "gpus_per_node", "max_jobs", "arrival_time_scale", "model_mix", "framework_mix"},
+                       caller_keys));
   PhillySource out{"", defaults};
   PhillyOptions& options = out.options;
   if (object.require("path")) out.path = object.string("path").value_or("");
   if (object.has("path") && out.path.empty()) object.fail("path", "must not be empty");
   options.seed = static_cast<uint64_t>(object.integer("seed", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.seed)));
   options.gpus_per_node = static_cast<int>(object.integer("gpus_per_node", 1, kMaxUint16).value_or(defaults.gpus_per_node));
-  options.max_jobs = static_cast<size_t>(object.integer("max_jobs", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.max_jobs)));
+  options.max_jobs =
+      static_cast<size_t>(object.integer("max_jobs", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.max_jobs)));
   options.arrival_time_scale = object.positive_number("arrival_time_scale").value_or(defaults.arrival_time_scale);
   if (const auto at = object.member("model_mix")) options.model_mix = read_model_mix(errors, *at);
   if (const auto at = object.member("framework_mix"))

@@ -28,8 +28,7 @@ struct JsonAt;  // sim/json_util.h
 // Workload::extras. Checked: types, ranges, unknown keys, unknown models and frameworks,
 // exactly one of iterations / duration_s, pods versus workers, duplicate job names, and
 // gpu.topology/* annotations (core's apply_gang_annotations).
-Expected<Workload> load_job_list(std::string_view json_text, std::string_view source,
-                                 std::string_view json_path_prefix = "");
+Expected<Workload> load_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix = "");
 Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source);
 
 // ---- Synthetic workload section ----
@@ -45,15 +44,13 @@ Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::st
 
 // ---- Philly workload section ----
 struct PhillySource {
-  std::string path;       // the "path" value as written; resolving it is the caller's job
+  std::string path;  // the "path" value as written; resolving it is the caller's job
   PhillyOptions options;
 };
 Expected<PhillySource> philly_source_from_json(std::string_view json_text, std::string_view source,
-                                               std::string_view json_path_prefix = "",
-                                               const PhillyOptions& defaults = {},
+                                               std::string_view json_path_prefix = "", const PhillyOptions& defaults = {},
                                                const std::vector<std::string>& caller_keys = {});
-Expected<PhillySource> read_philly_source(const JsonAt& section, std::string_view source,
-                                          const PhillyOptions& defaults = {},
+Expected<PhillySource> read_philly_source(const JsonAt& section, std::string_view source, const PhillyOptions& defaults = {},
                                           const std::vector<std::string>& caller_keys = {});
 
 }  // namespace topsim

@@ -38,16 +38,16 @@ struct PodPlacement {
 struct JobRecord {
   JobState state = JobState::Pending;
   int64_t submit_ms = 0;
-  int64_t start_ms = -1;            // all pods placed and the job started
+  int64_t start_ms = -1;  // all pods placed and the job started
   int64_t finish_ms = -1;
-  int64_t first_pod_ms = -1;        // first pod placed (GPUs held from here)
-  std::vector<PodPlacement> pods;   // placed pods, in rank order
-  CommPath comm;                    // communication path of the running job
-  double samples_per_sec = 0;       // predicted throughput of the whole job
-  double ideal_samples_per_sec = 0; // throughput under the ideal placement (sim/engine.h)
-  bool cross_numa = false;          // some node holds GPUs of this job on several NUMA nodes
-  std::vector<std::string> relaxed; // constraints the allocator dropped (fallback)
-  std::string reason;               // rejection / failure / stuck reason
+  int64_t first_pod_ms = -1;         // first pod placed (GPUs held from here)
+  std::vector<PodPlacement> pods;    // placed pods, in rank order
+  CommPath comm;                     // communication path of the running job
+  double samples_per_sec = 0;        // predicted throughput of the whole job
+  double ideal_samples_per_sec = 0;  // throughput under the ideal placement (sim/engine.h)
+  bool cross_numa = false;           // some node holds GPUs of this job on several NUMA nodes
+  std::vector<std::string> relaxed;  // constraints the allocator dropped (fallback)
+  std::string reason;                // rejection / failure / stuck reason
 };
 
 struct Transition {

@@ -60,7 +60,8 @@ JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   if (job.iterations > 0 && estimate) {
     t.run_ms = static_cast<int64_t>(std::ceil(static_cast<double>(job.iterations) * estimate->step_ms));
   } else if (t.samples_per_sec > 0 && t.ideal_samples_per_sec > 0) {
-    t.run_ms = static_cast<int64_t>(std::ceil(static_cast<double>(job.ideal_duration_ms) * (t.ideal_samples_per_sec / t.samples_per_sec)));
+    t.run_ms = static_cast<int64_t>(
+        std::ceil(static_cast<double>(job.ideal_duration_ms) * (t.ideal_samples_per_sec / t.samples_per_sec)));
   } else {
     t.run_ms = job.ideal_duration_ms;
   }

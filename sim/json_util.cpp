@@ -16,9 +16,12 @@ using Json = nlohmann::json;
 std::string pointer_token(std::string_view key) {
   std::string token;
   for (char c : key) {
-    if (c == '~') token += "~0";
-    else if (c == '/') token += "~1";
-    else token += c;
+    if (c == '~')
+      token += "~0";
+    else if (c == '/')
+      token += "~1";
+    else
+      token += c;
   }
   return token;
 }
@@ -28,8 +31,10 @@ std::string text_position(std::string_view text, std::string_view source, size_t
   const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
   size_t line = 1, column = 1;
   for (size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') ++line, column = 1;
-    else ++column;
+    if (text[i] == '\n')
+      ++line, column = 1;
+    else
+      ++column;
   }
   return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
@@ -151,8 +156,8 @@ void JsonErrors::fail(std::string_view pointer, std::string_view what) {
 std::optional<int64_t> json_integer(JsonErrors& errors, const JsonAt& at, int64_t min, int64_t max) {
   const Json& v = *at.value;
   const bool integral = v.is_number_integer();  // signed or unsigned, not float
-  const bool in_int64 = integral && (!v.is_number_unsigned() ||
-                                     v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+  const bool in_int64 =
+      integral && (!v.is_number_unsigned() || v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
   const int64_t value = in_int64 ? v.get<int64_t>() : 0;
   if (!in_int64 || value < min || value > max) {
     errors.fail(at.pointer, "must be an integer " + range_text(min, max) + ", got " + describe_json(v));

@@ -28,11 +28,13 @@ const std::vector<MetricInfo> kCatalog = {
     {"makespan_s", "s", Lower, Scalar, "time of the last event, from the first submission's time origin"},
     {"gpu_utilisation", "ratio", Higher, Scalar, "GPU-time of running jobs / (GPUs x makespan)"},
     {"held_idle_gpu_hours", "GPU-hours", Lower, Scalar, "GPU-time held by partially placed jobs while not running"},
-    {"cross_numa_ratio", "ratio", Lower, Scalar, "started multi-GPU jobs with GPUs on several NUMA nodes of one node (> 0.5 warns)"},
+    {"cross_numa_ratio", "ratio", Lower, Scalar,
+     "started multi-GPU jobs with GPUs on several NUMA nodes of one node (> 0.5 warns)"},
     {"topology_success_rate", "ratio", Higher, Scalar,
      "topology-aware only: placements made without dropping a constraint, over all placements (< 0.8 warns)"},
     {"fallbacks", "jobs", Lower, Scalar, "placements that dropped a constraint"},
-    {"placement_efficiency", "ratio", Higher, Scalar, "mean over started multi-GPU jobs of throughput / ideal-placement throughput"},
+    {"placement_efficiency", "ratio", Higher, Scalar,
+     "mean over started multi-GPU jobs of throughput / ideal-placement throughput"},
     {"allocated_gpus", "GPUs", Higher, OverTime, "GPU share allocated"},
     {"gpu_alloc_ratio", "ratio", Higher, OverTime, "GPU share allocated / GPUs"},
     {"fragmentation_gpus", "GPUs", Lower, OverTime, "FGD's fragmentation F (USENIX ATC '23) over the cluster"},
@@ -49,10 +51,14 @@ const std::vector<MetricInfo> kCatalog = {
 
 std::vector<std::string_view> statistics(MetricShape shape) {
   switch (shape) {
-    case Scalar: return {""};
-    case OverJobs: return {"mean", "p50", "p95", "p99", "max"};
-    case OverTime: return {"mean", "max"};
-    case Final: return {"final"};
+    case Scalar:
+      return {""};
+    case OverJobs:
+      return {"mean", "p50", "p95", "p99", "max"};
+    case OverTime:
+      return {"mean", "max"};
+    case Final:
+      return {"final"};
   }
   return {};
 }
@@ -128,7 +134,8 @@ void set_fill(Metrics& m, const RunOutput& run) {
   m.set("fragmentation_rate.final", run.final_load.frag_rate);
   m.set("fragmentation_gpus.final", run.final_load.frag_gpus);
   m.set("unusable_gpus.final", run.final_load.unusable_gpus);
-  m.set("arrived_load", run.capacity_milli > 0 ? static_cast<double>(run.arrived_milli) / static_cast<double>(run.capacity_milli) : 0);
+  m.set("arrived_load",
+        run.capacity_milli > 0 ? static_cast<double>(run.arrived_milli) / static_cast<double>(run.capacity_milli) : 0);
 }
 
 }  // namespace

@@ -29,10 +29,10 @@ struct EnumNames<Better> {
 };
 
 enum class MetricShape : uint8_t {
-  Scalar,        // one value, no statistic
-  OverJobs,      // .mean .p50 .p95 .p99 .max over jobs
-  OverTime,      // .mean (time-weighted) .max
-  Final,         // .final (fill: after the last arrival)
+  Scalar,    // one value, no statistic
+  OverJobs,  // .mean .p50 .p95 .p99 .max over jobs
+  OverTime,  // .mean (time-weighted) .max
+  Final,     // .final (fill: after the last arrival)
 };
 
 struct MetricInfo {
@@ -71,9 +71,9 @@ class Metrics {
 // Mean throughput of the jobs that trained one model, per scheduler run.
 struct ModelThroughput {
   std::string model;
-  std::string unit;                    // "images", "samples"
-  uint64_t jobs = 0;                   // started jobs training it
-  double mean_samples_per_sec = 0;     // mean over those jobs of their whole-job throughput
+  std::string unit;                 // "images", "samples"
+  uint64_t jobs = 0;                // started jobs training it
+  double mean_samples_per_sec = 0;  // mean over those jobs of their whole-job throughput
   double mean_ideal_samples_per_sec = 0;
 };
 

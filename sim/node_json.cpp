@@ -52,7 +52,7 @@ std::string index_path(const std::string& pointer, size_t index) { return pointe
 std::optional<int> as_int(LoadContext& ctx, const Json& v, const std::string& pointer) {
   constexpr int64_t kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
   const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t{kMax}
-                    : v.is_number_integer() && v.get<int64_t>() >= kMin && v.get<int64_t>() <= kMax;
+                                           : v.is_number_integer() && v.get<int64_t>() >= kMin && v.get<int64_t>() <= kMax;
   if (!fits) ctx.fail(pointer, "must be an integer, got " + describe(v));
   return fits ? std::optional(v.get<int>()) : std::nullopt;
 }
@@ -84,7 +84,9 @@ class ObjectReader {
   std::string path(std::string_view key) const { return pointer_ + "/" + pointer_token(key); }
   bool has(std::string_view key) const { return object_ && object_->contains(std::string(key)); }
   void fail(std::string_view key, const std::string& what) { ctx_.fail(path(key), what); }
-  void check(std::string_view key, bool ok, const std::string& what) { if (!ok) fail(key, what); }
+  void check(std::string_view key, bool ok, const std::string& what) {
+    if (!ok) fail(key, what);
+  }
 
   std::optional<std::string> string(std::string_view key, Need need) {
     const Json* v = find(key, need);
@@ -337,8 +339,10 @@ OrderedJson numa_json(const NumaNode& numa) {
 
 OrderedJson bridge_json(const PcieBridge& bridge) {
   OrderedJson j = {{"kind", std::string(enum_name(bridge.kind))}};
-  if (bridge.kind == BridgeKind::HostBridge) j["numa"] = bridge.numa;
-  else j["parent"] = bridge.parent;
+  if (bridge.kind == BridgeKind::HostBridge)
+    j["numa"] = bridge.numa;
+  else
+    j["parent"] = bridge.parent;
   j["pcie_gen"] = bridge.pcie_gen;
   if (bridge.pcie_width != 16) j["pcie_width"] = bridge.pcie_width;
   return j;
@@ -360,9 +364,8 @@ OrderedJson gpu_json(const Gpu& gpu, int count) {
 }
 
 bool same_gpu(const Gpu& a, const Gpu& b) {
-  return a.model == b.model && a.sm == b.sm && a.memory_gib == b.memory_gib && a.bridge == b.bridge &&
-         a.pcie_gen == b.pcie_gen && a.pcie_width == b.pcie_width && a.nvswitch_links == b.nvswitch_links &&
-         a.bus_id.empty() && b.bus_id.empty();
+  return a.model == b.model && a.sm == b.sm && a.memory_gib == b.memory_gib && a.bridge == b.bridge && a.pcie_gen == b.pcie_gen &&
+         a.pcie_width == b.pcie_width && a.nvswitch_links == b.nvswitch_links && a.bus_id.empty() && b.bus_id.empty();
 }
 
 std::vector<OrderedJson> gpu_entries(const std::vector<Gpu>& gpus) {
@@ -390,8 +393,7 @@ OrderedJson nic_json(const Nic& nic) {
 std::string list_json(const std::vector<OrderedJson>& entries) {
   if (entries.empty()) return "[]";
   std::string out = "[\n";
-  for (size_t i = 0; i < entries.size(); ++i)
-    out += "    " + inline_json(entries[i]) + (i + 1 < entries.size() ? ",\n" : "\n");
+  for (size_t i = 0; i < entries.size(); ++i) out += "    " + inline_json(entries[i]) + (i + 1 < entries.size() ? ",\n" : "\n");
   return out + "  ]";
 }
 
@@ -405,9 +407,7 @@ std::vector<OrderedJson> map_entries(const std::vector<T>& items, ToJson to_json
 }  // namespace
 
 std::string node_to_json(const NodeModel& model) {
-  const auto nvlink_json = [](const NvLinkBond& l) {
-    return OrderedJson{{"gpus", {l.gpu_a, l.gpu_b}}, {"count", l.count}};
-  };
+  const auto nvlink_json = [](const NvLinkBond& l) { return OrderedJson{{"gpus", {l.gpu_a, l.gpu_b}}, {"count", l.count}}; };
   std::string out = "{\n";
   out += "  \"name\": " + OrderedJson(model.name).dump() + ",\n";
   out += "  \"description\": " + OrderedJson(model.description).dump() + ",\n";

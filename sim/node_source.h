@@ -41,8 +41,7 @@ struct NodeSourceInfo {
 //   unknown node model 'dgx-1' (not a built-in model nor a file); did you mean 'dgx1-v100'? ...
 //   cannot open 'x.json': No such file or directory
 // `info`, when given, receives the source kind and the importer's notes.
-Expected<NodeModel> load_node(std::string_view spec, const NodeLoadOptions& options = {},
-                              NodeSourceInfo* info = nullptr);
+Expected<NodeModel> load_node(std::string_view spec, const NodeLoadOptions& options = {}, NodeSourceInfo* info = nullptr);
 
 // Reads a whole file; the error is "cannot open '<path>': <reason>".
 Expected<std::string> read_text_file(const std::string& path);

@@ -16,8 +16,8 @@ namespace {
 
 constexpr std::string_view kHeader = "timestamp,duration,num_gpus,gpu_time,cluster";
 constexpr size_t kColumns = 5;
-constexpr int64_t kMaxGpus = 65535;            // JobSpec stores pods and GPUs per pod as uint16
-constexpr double kMaxDurationS = 1e12;         // ~31,700 years: far above any trace, far below int64 ms
+constexpr int64_t kMaxGpus = 65535;     // JobSpec stores pods and GPUs per pod as uint16
+constexpr double kMaxDurationS = 1e12;  // ~31,700 years: far above any trace, far below int64 ms
 
 // A field as shown in an error, quoted and shortened.
 std::string quoted(std::string_view field) {
@@ -44,8 +44,7 @@ Status check_header(CsvLines& lines) {
   if (!lines.next()) return Error{lines.source() + ": empty file, expected the header '" + std::string(kHeader) + "'"};
   std::string_view header = lines.line();
   if (header.substr(0, 3) == "\xEF\xBB\xBF") header.remove_prefix(3);  // UTF-8 byte order mark
-  if (header != kHeader)
-    return lines.error("bad header " + quoted(header) + " (expected '" + std::string(kHeader) + "')");
+  if (header != kHeader) return lines.error("bad header " + quoted(header) + " (expected '" + std::string(kHeader) + "')");
   return Status::success();
 }
 

@@ -32,13 +32,13 @@
 namespace topsim {
 
 struct PhillyOptions {
-  uint64_t seed = 1;                      // seed of the model / framework draw; default 1
-  int gpus_per_node = 8;                  // the gang rule's pod limit; default 8 (DGX-class nodes)
-  size_t max_jobs = 0;                    // keep the N earliest jobs by submit time; default 0 = all
-  double arrival_time_scale = 1.0;        // multiplies submit times (0.5 = arrivals twice as dense);
-                                          // durations are unchanged; default 1
+  uint64_t seed = 1;                                        // seed of the model / framework draw; default 1
+  int gpus_per_node = 8;                                    // the gang rule's pod limit; default 8 (DGX-class nodes)
+  size_t max_jobs = 0;                                      // keep the N earliest jobs by submit time; default 0 = all
+  double arrival_time_scale = 1.0;                          // multiplies submit times (0.5 = arrivals twice as dense);
+                                                            // durations are unchanged; default 1
   std::vector<ModelShare> model_mix = default_model_mix();  // default: default_model_mix()
-  double tensorflow_share = 0.5;          // share of TensorFlow jobs, the rest PyTorch; default 0.5
+  double tensorflow_share = 0.5;                            // share of TensorFlow jobs, the rest PyTorch; default 0.5
 };
 
 // OK when gpus_per_node >= 1, arrival_time_scale > 0, the mix is valid and the TensorFlow

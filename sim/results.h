@@ -18,28 +18,28 @@ namespace topsim {
 inline constexpr std::string_view kResultsSchema = "topsim.results/1";
 
 struct NodeGroupInfo {
-  std::string model;      // node model (or trace node type) name
+  std::string model;  // node model (or trace node type) name
   int count = 0;
   int gpus_per_node = 0;
-  std::string label;      // ack.node.gpu.schedule as configured ("" when it follows the scheduler)
+  std::string label;  // ack.node.gpu.schedule as configured ("" when it follows the scheduler)
 };
 
 // Who ran what: the scenario's identity, without file paths.
 struct ScenarioInfo {
   std::string name;
   std::string description;
-  std::string mode;                    // "replay" or "fill"
+  std::string mode;  // "replay" or "fill"
   uint64_t seed = 1;
   int seeds = 1;
-  std::string workload;                // what the workload is, e.g. "philly.csv (82247 jobs)"
-  size_t jobs = 0;                     // jobs of the scenario seed's workload
+  std::string workload;  // what the workload is, e.g. "philly.csv (82247 jobs)"
+  size_t jobs = 0;       // jobs of the scenario seed's workload
   int nodes = 0;
   int gpus = 0;
   std::vector<NodeGroupInfo> node_groups;
-  std::string network;                 // "tcp", "roce", "ib"
-  std::string share_scheduler;         // places GPU shares for schedulers that do not
+  std::string network;          // "tcp", "roce", "ib"
+  std::string share_scheduler;  // places GPU shares for schedulers that do not
   double fragmentation_coverage = 0.95;
-  double target_load = 0;              // fill only
+  double target_load = 0;  // fill only
 };
 
 // One scheduler, one seed.
@@ -47,14 +47,14 @@ struct RunResult {
   uint64_t seed = 0;
   Metrics metrics;
   std::vector<ModelThroughput> by_model;
-  size_t target_specs = 0;                 // FGD target workload specs (0: not measured)
+  size_t target_specs = 0;  // FGD target workload specs (0: not measured)
   int64_t sample_every_ms = 0;
-  std::vector<ClusterSample> samples;      // over time (replay)
-  std::vector<LoadPoint> load_curve;       // against arrived load (fill)
+  std::vector<ClusterSample> samples;        // over time (replay)
+  std::vector<LoadPoint> load_curve;         // against arrived load (fill)
   std::shared_ptr<const Workload> workload;  // the jobs this run replayed
-  std::vector<JobRecord> jobs;             // per job (empty when not kept)
-  std::vector<Transition> transitions;     // lifecycle transitions, when recorded and kept
-  std::vector<std::string> rejections;     // distinct rejection reasons, "job: reason", first 10
+  std::vector<JobRecord> jobs;               // per job (empty when not kept)
+  std::vector<Transition> transitions;       // lifecycle transitions, when recorded and kept
+  std::vector<std::string> rejections;       // distinct rejection reasons, "job: reason", first 10
 };
 
 struct MetricSummary {
@@ -63,10 +63,10 @@ struct MetricSummary {
 };
 
 struct SchedulerResult {
-  std::string name;                     // registry name
-  std::string share_scheduler;          // places its GPU shares when it does not ("" otherwise)
-  std::vector<RunResult> runs;          // one per seed, ascending
-  std::vector<MetricSummary> metrics;   // every metric all runs have, over seeds
+  std::string name;                    // registry name
+  std::string share_scheduler;         // places its GPU shares when it does not ("" otherwise)
+  std::vector<RunResult> runs;         // one per seed, ascending
+  std::vector<MetricSummary> metrics;  // every metric all runs have, over seeds
   const MetricSummary* metric(std::string_view name) const;
 };
 

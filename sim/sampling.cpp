@@ -30,10 +30,10 @@ ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64
 
 int64_t auto_sample_period_ms(const std::vector<JobSpec>& jobs) {
   constexpr int64_t kSecond = 1000, kMinute = 60 * kSecond, kHour = 60 * kMinute, kDay = 24 * kHour;
-  constexpr std::array<int64_t, 19> kRound = {kSecond,      2 * kSecond,  5 * kSecond,  10 * kSecond, 15 * kSecond,
-                                              30 * kSecond, kMinute,      2 * kMinute,  5 * kMinute,  10 * kMinute,
-                                              15 * kMinute, 30 * kMinute, kHour,        2 * kHour,    3 * kHour,
-                                              6 * kHour,    12 * kHour,   kDay,         2 * kDay};
+  constexpr std::array<int64_t, 19> kRound = {kSecond,      2 * kSecond,  5 * kSecond, 10 * kSecond, 15 * kSecond,
+                                              30 * kSecond, kMinute,      2 * kMinute, 5 * kMinute,  10 * kMinute,
+                                              15 * kMinute, 30 * kMinute, kHour,       2 * kHour,    3 * kHour,
+                                              6 * kHour,    12 * kHour,   kDay,        2 * kDay};
   constexpr int64_t kWeek = 7 * kDay, kMaxSamples = 100;
   if (jobs.empty()) return kMinute;
   // The expected span: submissions, and trace durations where jobs carry them (a job with
@@ -96,7 +96,8 @@ void TimeSampler::finish(int64_t end_ms, const ClusterSample& now) {
 LoadPoint LoadCurve::point(int percent, const ClusterState& cluster, int64_t failed) const {
   LoadPoint p;
   p.load_percent = percent;
-  const int64_t free_milli = cluster.fragmentation() ? cluster.fragmentation()->free_milli() : int64_t{1000} * cluster.free_gpus();
+  const int64_t free_milli =
+      cluster.fragmentation() ? cluster.fragmentation()->free_milli() : int64_t{1000} * cluster.free_gpus();
   p.gpu_alloc_ratio = static_cast<double>(capacity_milli_ - free_milli) / static_cast<double>(capacity_milli_);
   if (const FragmentationTracker* tracker = cluster.fragmentation()) {
     p.frag_gpus = tracker->fragmentation_gpus();

@@ -80,7 +80,7 @@ struct LoadPoint {
   double frag_rate = 0;        // F / unallocated GPU share
   double unusable_gpus = 0;
   int idle_cards = 0;
-  int64_t failed = 0;          // jobs failed so far (no node fitted them on arrival)
+  int64_t failed = 0;  // jobs failed so far (no node fitted them on arrival)
 };
 
 class LoadCurve {

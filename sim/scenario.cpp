@@ -17,10 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name",     "description", "mode",    "seed",    "seeds",
-                                           "cluster",  "workload",    "schedulers", "share_policy", "queue",
-                                           "overlap",  "record_transitions", "sample_every_s", "workload_coverage",
-                                           "target_load"};
+const std::vector<std::string> kTopKeys = {
+    "name",           "description",       "mode",         "seed",  "seeds",   "cluster",
+    "workload",       "schedulers",        "share_policy", "queue", "overlap", "record_transitions",
+    "sample_every_s", "workload_coverage", "target_load"};
 constexpr int kMaxSeeds = 100000;
 constexpr double kMaxTargetLoad = 10.0;
 
@@ -44,10 +44,10 @@ void read_schedulers(JsonErrors& errors, const JsonAt& at, Scenario& s) {
     const auto name = json_string(errors, item);
     if (!name) return;
     const SchedulerInfo* info = find_scheduler(*name);
-    if (!info)
-      return errors.fail(item.pointer, unknown_name("scheduler", *name, scheduler_names()));
+    if (!info) return errors.fail(item.pointer, unknown_name("scheduler", *name, scheduler_names()));
     if (!runs_on(*info, s))
-      return errors.fail(item.pointer, "'" + *name + "' cannot place a trace's pods (its nodes have no topology); on a node list: " +
+      return errors.fail(item.pointer, "'" + *name +
+                                           "' cannot place a trace's pods (its nodes have no topology); on a node list: " +
                                            join_names(schedulers_for(s)));
     if (std::find(s.schedulers.begin(), s.schedulers.end(), *name) != s.schedulers.end())
       return errors.fail(item.pointer, "scheduler '" + *name + "' listed twice");
@@ -70,8 +70,10 @@ void read_options(JsonErrors& errors, const JsonObject& top, Scenario& s) {
   if (auto q = top.member("queue")) {
     JsonObject queue(errors, *q, {"backfill"});
     if (auto b = queue.member("backfill")) {
-      if (!b->value->is_boolean()) queue.fail("backfill", "must be true or false");
-      else s.backfill = b->value->get<bool>();
+      if (!b->value->is_boolean())
+        queue.fail("backfill", "must be true or false");
+      else
+        s.backfill = b->value->get<bool>();
     }
   }
   if (auto ov = top.member("overlap")) {
@@ -80,10 +82,13 @@ void read_options(JsonErrors& errors, const JsonObject& top, Scenario& s) {
     if (auto v = overlap.number(enum_name(Framework::PyTorch), 0, 1)) s.overlap.pytorch = *v;
   }
   if (auto rt = top.member("record_transitions")) {
-    if (!rt->value->is_boolean()) top.fail("record_transitions", "must be true or false");
-    else s.record_transitions = rt->value->get<bool>();
+    if (!rt->value->is_boolean())
+      top.fail("record_transitions", "must be true or false");
+    else
+      s.record_transitions = rt->value->get<bool>();
   }
-  if (auto every = top.number("sample_every_s", 0.001, 1e9)) s.sample_every_ms = std::max<int64_t>(1, std::llround(*every * 1000));
+  if (auto every = top.number("sample_every_s", 0.001, 1e9))
+    s.sample_every_ms = std::max<int64_t>(1, std::llround(*every * 1000));
   if (auto coverage = top.number("workload_coverage", 1e-6, 1)) s.fragmentation_coverage = *coverage;
   read_share_policy(top, s);
 }
@@ -91,8 +96,10 @@ void read_options(JsonErrors& errors, const JsonObject& top, Scenario& s) {
 // The mode first: it decides which keys apply and the default schedulers.
 void read_mode(const JsonObject& top, Scenario& s) {
   if (auto m = top.string("mode")) {
-    if (auto mode = parse_enum<ExperimentMode>(*m)) s.mode = *mode;
-    else top.fail("mode", "'" + *m + "' is not one of " + join_names(enum_name_list<ExperimentMode>()));
+    if (auto mode = parse_enum<ExperimentMode>(*m))
+      s.mode = *mode;
+    else
+      top.fail("mode", "'" + *m + "' is not one of " + join_names(enum_name_list<ExperimentMode>()));
   }
   if (s.mode == ExperimentMode::Fill) {
     if (auto load = top.number("target_load", 0.01, kMaxTargetLoad)) s.target_load = *load;

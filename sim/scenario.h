@@ -29,30 +29,31 @@ namespace topsim {
 enum class ExperimentMode : uint8_t { Replay, Fill };
 template <>
 struct EnumNames<ExperimentMode> {
-  static constexpr std::array<EnumName<ExperimentMode>, 2> table{{{ExperimentMode::Replay, "replay"}, {ExperimentMode::Fill, "fill"}}};
+  static constexpr std::array<EnumName<ExperimentMode>, 2> table{
+      {{ExperimentMode::Replay, "replay"}, {ExperimentMode::Fill, "fill"}}};
 };
 
 struct Scenario {
-  std::string name;                      // default: the file's stem
-  std::string description;               // default ""
+  std::string name;         // default: the file's stem
+  std::string description;  // default ""
   ExperimentMode mode = ExperimentMode::Replay;
-  uint64_t seed = 1;                     // default 1; run i uses seed + i (sim/seeds.h)
-  int seeds = 1;                         // runs per scheduler; default 1
+  uint64_t seed = 1;  // default 1; run i uses seed + i (sim/seeds.h)
+  int seeds = 1;      // runs per scheduler; default 1
   ClusterSpec cluster;
-  std::string cluster_source;            // a trace node list's file name ("" for node groups)
+  std::string cluster_source;  // a trace node list's file name ("" for node groups)
   // The workload of the scenario's seed, and how to build it for another run seed (empty when
   // every run uses the same workload).
   std::shared_ptr<const Workload> workload;
   std::function<Workload(uint64_t run_seed)> workload_for_seed;
-  std::vector<std::string> schedulers;   // registry names; default topology-aware, default
+  std::vector<std::string> schedulers;      // registry names; default topology-aware, default
   std::string share_scheduler = "binpack";  // places GPU shares for schedulers that do not; default binpack
-  bool backfill = true;                  // "queue": {"backfill"}; default true
-  NetworkModel network;                  // NIC efficiencies ("cluster": {"network": ...})
-  OverlapModel overlap;                  // all-reduce / backward overlap per framework
-  bool record_transitions = true;        // default true
-  int64_t sample_every_ms = 0;           // "sample_every_s"; default 0 = automatic
-  double fragmentation_coverage = 0.95;  // FGD's target workload coverage; default 0.95
-  double target_load = 1.3;              // fill: arrived GPU request / capacity to stop at; default 1.3
+  bool backfill = true;                     // "queue": {"backfill"}; default true
+  NetworkModel network;                     // NIC efficiencies ("cluster": {"network": ...})
+  OverlapModel overlap;                     // all-reduce / backward overlap per framework
+  bool record_transitions = true;           // default true
+  int64_t sample_every_ms = 0;              // "sample_every_s"; default 0 = automatic
+  double fragmentation_coverage = 0.95;     // FGD's target workload coverage; default 0.95
+  double target_load = 1.3;                 // fill: arrived GPU request / capacity to stop at; default 1.3
 };
 
 [[nodiscard]] Expected<Scenario> load_scenario(const std::string& path);

@@ -17,11 +17,13 @@ namespace {
 namespace fs = std::filesystem;
 
 void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, NetworkModel& model) {
-  JsonObject o(errors, at, {"transport", "nic_speed_gbit", "tcp_efficiency", "rdma_efficiency", "nodes_per_rack",
-                            "rack_oversubscription"});
+  JsonObject o(errors, at,
+               {"transport", "nic_speed_gbit", "tcp_efficiency", "rdma_efficiency", "nodes_per_rack", "rack_oversubscription"});
   if (auto t = o.string("transport")) {
-    if (auto transport = parse_enum<NetworkTransport>(*t)) net.transport = *transport;
-    else o.fail("transport", "'" + *t + "' is not one of " + join_names(enum_name_list<NetworkTransport>()));
+    if (auto transport = parse_enum<NetworkTransport>(*t))
+      net.transport = *transport;
+    else
+      o.fail("transport", "'" + *t + "' is not one of " + join_names(enum_name_list<NetworkTransport>()));
   }
   if (auto v = o.number("nic_speed_gbit", 0.001, 1e6)) net.nic_speed_gbit = *v;
   if (auto v = o.number("tcp_efficiency", 0.01, 1)) model.tcp_socket_efficiency = *v;
@@ -63,8 +65,10 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   if (auto l = o.string("label")) {
     group.label_pinned = true;
     const auto label = parse_enum<NodeMode>(*l);
-    if (label && std::find(kGroupLabels.begin(), kGroupLabels.end(), *label) != kGroupLabels.end()) group.label = *label;
-    else o.fail("label", "'" + *l + "' is not one of " + group_label_list() + " (ack.node.gpu.schedule)");
+    if (label && std::find(kGroupLabels.begin(), kGroupLabels.end(), *label) != kGroupLabels.end())
+      group.label = *label;
+    else
+      o.fail("label", "'" + *l + "' is not one of " + group_label_list() + " (ack.node.gpu.schedule)");
   }
   cluster.groups.push_back(std::move(group));
 }

@@ -68,7 +68,8 @@ void read_philly(JsonErrors& errors, const JsonAt& at, const std::string& source
   if (!w) return errors.fail(at.pointer + "/path", w.error().message);
   auto base = std::make_shared<const Workload>(std::move(w).value());
   s.workload = base;
-  if (!at.value->contains("seed")) s.workload_for_seed = redraw_with(base, TrainingDraw(philly->options.model_mix, philly->options.tensorflow_share));
+  if (!at.value->contains("seed"))
+    s.workload_for_seed = redraw_with(base, TrainingDraw(philly->options.model_mix, philly->options.tensorflow_share));
 }
 
 void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& s) {
@@ -78,9 +79,12 @@ void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_
   options.seed = static_cast<uint64_t>(o.integer("seed", 0, INT64_MAX).value_or(static_cast<int64_t>(s.seed)));
   options.share_card_gib = static_cast<int>(o.integer("share_card_gib", 1, 4096).value_or(0));
   if (auto core = o.member("share_core")) {
-    if (!core->value->is_boolean()) o.fail("share_core", "must be true or false");
-    else if (!o.has("share_card_gib")) o.fail("share_core", "needs \"share_card_gib\" (the card size shares are converted to)");
-    else options.share_core = core->value->get<bool>();
+    if (!core->value->is_boolean())
+      o.fail("share_core", "must be true or false");
+    else if (!o.has("share_card_gib"))
+      o.fail("share_core", "needs \"share_card_gib\" (the card size shares are converted to)");
+    else
+      options.share_core = core->value->get<bool>();
   }
   if (errors.failed()) return;
   auto w = load_alibaba_jobs(resolve_path(base_dir, o.string("path").value_or("")), options);
@@ -96,7 +100,8 @@ void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& 
   const int64_t max_pods = o.integer("max_pods", 0, INT64_MAX).value_or(0);
   if (errors.failed()) return;
   if (s.cluster.trace_nodes.empty())
-    return o.fail("kind", "alibaba-pods runs on a trace's nodes: give the cluster a \"node_list\" (for modelled nodes use kind alibaba)");
+    return o.fail("kind",
+                  "alibaba-pods runs on a trace's nodes: give the cluster a \"node_list\" (for modelled nodes use kind alibaba)");
   auto list = load_trace_pods(resolve_path(base_dir, *o.string("path")));
   if (!list) return o.fail("path", list.error().message);
   auto pods = std::make_shared<const TracePodList>(std::move(list).value());
@@ -119,7 +124,8 @@ void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& 
 void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& source,
                    const std::string& base_dir, Scenario& s) {
   if (!at.value->is_object()) return errors.fail(at.pointer, "must be an object with a \"kind\" (" + join_names(kKinds) + ")");
-  const std::string kind = at.value->contains("kind") && (*at.value)["kind"].is_string() ? (*at.value)["kind"].get<std::string>() : "";
+  const std::string kind =
+      at.value->contains("kind") && (*at.value)["kind"].is_string() ? (*at.value)["kind"].get<std::string>() : "";
   if (s.mode == ExperimentMode::Fill && kind != "alibaba-pods")
     return errors.fail(at.pointer + "/kind", "a fill experiment draws pods from a trace's pod list: kind must be alibaba-pods");
   if (!s.cluster.trace_nodes.empty() && kind != "alibaba-pods")
@@ -134,7 +140,8 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     if (!o.require("jobs")) return;
     auto w = read_job_list(*o.member("jobs"), source);
     if (!w) return verbatim.emplace(w.error()), void();
-    w->source = std::filesystem::path(source).filename().string() + "#" + at.pointer + "/jobs";  // no folder: results do not depend on it
+    w->source =
+        std::filesystem::path(source).filename().string() + "#" + at.pointer + "/jobs";  // no folder: results do not depend on it
     s.workload = std::make_shared<const Workload>(std::move(w).value());
   } else if (kind == "synthetic") {
     read_synthetic(at, source, s, verbatim);

@@ -18,14 +18,14 @@ struct SizeShare {
 };
 
 struct SyntheticOptions {
-  uint64_t seed = 1;                    // the generator's only source of randomness; default 1
-  uint32_t jobs = 1000;                 // number of jobs; default 1000
-  double arrival_rate_per_hour = 60;    // Poisson arrival rate; default 60 (one a minute on average)
+  uint64_t seed = 1;                  // the generator's only source of randomness; default 1
+  uint32_t jobs = 1000;               // number of jobs; default 1000
+  double arrival_rate_per_hour = 60;  // Poisson arrival rate; default 60 (one a minute on average)
   // Job sizes; default 1 GPU 50%, 2 20%, 4 15%, 8 10%, 16 5%.
   std::vector<SizeShare> size_mix = {{1, 0.5}, {2, 0.2}, {4, 0.15}, {8, 0.1}, {16, 0.05}};
-  int gpus_per_node = 8;                // the gang rule's pod limit; default 8
+  int gpus_per_node = 8;                                    // the gang rule's pod limit; default 8
   std::vector<ModelShare> model_mix = default_model_mix();  // default: default_model_mix()
-  double tensorflow_share = 0.5;        // share of TensorFlow jobs, the rest PyTorch; default 0.5
+  double tensorflow_share = 0.5;                            // share of TensorFlow jobs, the rest PyTorch; default 0.5
   // Ideal run time ~ LogNormal(ln(median), sigma): median_duration_minutes is the median,
   // sigma the standard deviation of the log (1.0: the middle 50% lie within x0.51..x1.96 of the
   // median, mean = median x e^(sigma^2/2) = 1.65 x median). Defaults 60 minutes and 1.0.

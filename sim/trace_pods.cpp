@@ -69,7 +69,8 @@ Expected<Workload> replay_trace_pods(const TracePodList& list, int64_t max_pods)
   std::vector<size_t> timed;
   for (size_t i = 0; i < list.pods.size(); ++i)
     if (list.arrival_s[i] >= 0 && (max_pods <= 0 || static_cast<int64_t>(timed.size()) < max_pods)) timed.push_back(i);
-  if (timed.empty()) return Error{list.file + ": no pod has creation and deletion times (the 5-column variants cannot be replayed over time)"};
+  if (timed.empty())
+    return Error{list.file + ": no pod has creation and deletion times (the 5-column variants cannot be replayed over time)"};
   std::stable_sort(timed.begin(), timed.end(), [&](size_t a, size_t b) { return list.arrival_s[a] < list.arrival_s[b]; });
   const int64_t origin_s = list.arrival_s[timed.front()];
   Workload workload;

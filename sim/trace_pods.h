@@ -23,11 +23,11 @@
 namespace topsim {
 
 struct TracePodList {
-  std::string file;                     // the file name, without its folder
-  std::vector<JobSpec> pods;            // every pod, in file order (submit and duration unset)
-  std::vector<std::string> names;       // pod names, by index
-  std::vector<int64_t> arrival_s;       // creation time, -1 when absent
-  std::vector<int64_t> run_s;           // recorded run time, -1 when a time is absent
+  std::string file;                                    // the file name, without its folder
+  std::vector<JobSpec> pods;                           // every pod, in file order (submit and duration unset)
+  std::vector<std::string> names;                      // pod names, by index
+  std::vector<int64_t> arrival_s;                      // creation time, -1 when absent
+  std::vector<int64_t> run_s;                          // recorded run time, -1 when a time is absent
   std::shared_ptr<const std::vector<TaskSpec>> specs;  // FGD task specs of every pod
 };
 

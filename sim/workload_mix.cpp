@@ -29,8 +29,8 @@ PodShape gang_shape(int total_gpus, int gpus_per_node) {
 
 const std::vector<ModelShare>& default_model_mix() {
   static const std::vector<ModelShare> mix = {
-      {"resnet50", 0.40, 64},    {"vgg16", 0.15, 64},       {"resnet101", 0.15, 64},
-      {"bert-large", 0.15, 32},  {"inceptionv3", 0.10, 64}, {"gpt2-small", 0.05, 16},
+      {"resnet50", 0.40, 64},   {"vgg16", 0.15, 64},       {"resnet101", 0.15, 64},
+      {"bert-large", 0.15, 32}, {"inceptionv3", 0.10, 64}, {"gpt2-small", 0.05, 16},
   };
   return mix;
 }

@@ -1,6 +1,8 @@
 // Helpers shared by the tests: where the real inputs in ../shared are, and running the CLI.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -8,8 +10,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -78,8 +78,8 @@ struct TempDir {
   std::filesystem::path path;
   TempDir() {
     static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("topsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    path =
+        std::filesystem::temp_directory_path() / ("topsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     std::filesystem::create_directories(path);
   }
   ~TempDir() { std::filesystem::remove_all(path); }

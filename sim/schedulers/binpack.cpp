@@ -45,7 +45,8 @@ class Binpack final : public Scheduler {
   void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override {
     FailedShapes failed;
     for (uint32_t id : pending) {
-      const bool started = view.job(id).is_training() ? place_gang(view, id, binder) : shares_.place_pods(view, id, binder, failed);
+      const bool started =
+          view.job(id).is_training() ? place_gang(view, id, binder) : shares_.place_pods(view, id, binder, failed);
       if (!started && !context_.backfill) return;
     }
   }
@@ -107,8 +108,6 @@ class Binpack final : public Scheduler {
 
 }  // namespace
 
-std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& context) {
-  return std::make_unique<Binpack>(context);
-}
+std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& context) { return std::make_unique<Binpack>(context); }
 
 }  // namespace topsim

@@ -9,13 +9,16 @@ constexpr unsigned kSharePolicyHandles = kHandlesPods | kHandlesShares | kHandle
 
 const std::vector<SchedulerInfo> kRegistry = {
     {"topology-aware",
-     "gang all-or-nothing; the GPU set with the best predicted ring bandwidth; fewest nodes; host IPC, so pods of a node use NVLink",
+     "gang all-or-nothing; the GPU set with the best predicted ring bandwidth; fewest nodes; host IPC, so pods of a node use "
+     "NVLink",
      kHandlesGangs, NodeMode::Topology, "sim/schedulers/topology_aware.cpp", make_topology_aware_scheduler},
     {"default",
-     "kube-scheduler LeastAllocated (spreads) + NVIDIA device plugin GPU ids; pods one at a time, no gang; pods talk over sockets",
+     "kube-scheduler LeastAllocated (spreads) + NVIDIA device plugin GPU ids; pods one at a time, no gang; pods talk over "
+     "sockets",
      kHandlesPods, NodeMode::Default, "sim/schedulers/kube_default.cpp", make_kube_default_scheduler},
     {"binpack",
-     "Volcano-style: gang all-or-nothing, most-allocated node first, lowest free GPU ids (topology-blind); shares on the fullest card",
+     "Volcano-style: gang all-or-nothing, most-allocated node first, lowest free GPU ids (topology-blind); shares on the fullest "
+     "card",
      kHandlesGangs | kHandlesShares | kHandlesTracePods, NodeMode::Default, "sim/schedulers/binpack.cpp", make_binpack_scheduler},
     {"spread", "gpushare spread: the card, then the node, with the most free share", kSharePolicyHandles, NodeMode::Default,
      "sim/schedulers/spread.cpp", make_spread_scheduler},

@@ -36,10 +36,10 @@ std::vector<std::string> handles_names(unsigned handles);
 
 struct SchedulerInfo {
   std::string_view name;
-  std::string_view summary;   // one line
-  unsigned handles = 0;       // SchedulerHandles bits
+  std::string_view summary;             // one line
+  unsigned handles = 0;                 // SchedulerHandles bits
   NodeMode serves = NodeMode::Default;  // label of the nodes its training jobs use
-  std::string_view source;    // the file implementing it
+  std::string_view source;              // the file implementing it
   std::unique_ptr<Scheduler> (*make)(const SchedulerContext& context) = nullptr;
 };
 

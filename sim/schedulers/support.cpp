@@ -32,7 +32,8 @@ std::string serving_types_problem(const SchedulingView& view, const JobSpec& job
   for (int t = 0; t < cluster.type_count(); ++t) {
     if (!serving[static_cast<size_t>(t)]) continue;
     const NodeType& type = cluster.type(t);
-    if (!type.topology) return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
+    if (!type.topology)
+      return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
     if (need_nic && type.primary_nic_gbit <= 0)
       return "node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes";
     const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu_sm};
@@ -83,9 +84,13 @@ std::string trace_pod_admission_problem(const SchedulingView& view, uint32_t id)
 }
 
 FailedShapes::Shape FailedShapes::of(const PodRequest& pod) {
-  return {pod.cpu_milli, pod.memory_mib, static_cast<int>(pod.gpu.kind), pod.gpu.count,
+  return {pod.cpu_milli,
+          pod.memory_mib,
+          static_cast<int>(pod.gpu.kind),
+          pod.gpu.count,
           pod.gpu.kind == GpuAskKind::Mem ? pod.gpu.mem_gib * 1000 + pod.gpu.core_percent.value_or(0) : pod.gpu.milli,
-          pod.gpu_type_mask, pod.gpu.topology_aware ? 1 : 0};
+          pod.gpu_type_mask,
+          pod.gpu.topology_aware ? 1 : 0};
 }
 
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {

@@ -122,7 +122,8 @@ class TopologyAware final : public Scheduler {
       }
     }
     if (best.node < 0) return false;
-    for (auto& pod : split_along_ring(best.placement.ring, view.job(id).gpus_per_worker)) binder.bind(id, {best.node, std::move(pod)});
+    for (auto& pod : split_along_ring(best.placement.ring, view.job(id).gpus_per_worker))
+      binder.bind(id, {best.node, std::move(pod)});
     binder.start(id, {ring_plan_path(best.placement.ring), best.placement.relaxed, {}});
     return true;
   }
@@ -140,7 +141,8 @@ class TopologyAware final : public Scheduler {
         }
     auto gang = place_gang(candidates, request, context_.network);
     if (!gang) return false;
-    for (const WorkerPlacement& worker : gang->workers) binder.bind(id, {node_ids[static_cast<size_t>(worker.node)], worker.gpus});
+    for (const WorkerPlacement& worker : gang->workers)
+      binder.bind(id, {node_ids[static_cast<size_t>(worker.node)], worker.gpus});
     JobStart start{gang_comm_path(*gang, candidates), gang->relaxed, {}};
     std::vector<int> used;
     for (int n : gang->nodes) used.push_back(node_ids[static_cast<size_t>(n)]);

@@ -33,7 +33,6 @@ size_t count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
-
 }  // namespace
 
 TEST_CASE("cli::allocate on an idle DGX-1", "[cli]") {

@@ -141,8 +141,9 @@ TEST_CASE("cli::run the default scenario", "[cli]") {
     CHECK_THAT(r.out, Catch::StartsWith("scenario ack-v100-benchmark: 2 nodes, 16 GPUs, 6 jobs"));
     // The column header row: the two schedulers, in the scenario's order.
     CHECK(line_words(r.out, "                ") == std::vector<std::string>{"topology-aware", "default"});
-    CHECK(line_words(r.out, "jobs finished / rejected / stuck") ==
-          std::vector<std::string>{"jobs", "finished", "/", "rejected", "/", "stuck", "6", "/", "0", "/", "0", "6", "/", "0", "/", "0"});
+    CHECK(line_words(r.out, "jobs finished / rejected / stuck") == std::vector<std::string>{"jobs", "finished", "/", "rejected",
+                                                                                            "/", "stuck", "6", "/", "0", "/", "0",
+                                                                                            "6", "/", "0", "/", "0"});
     CHECK_THAT(r.out, Catch::Contains("results: results/ack-v100-benchmark/results.json"));
     const json results = json::parse(read_text(dir.path / "results/ack-v100-benchmark/results.json"));
     CHECK(results.at("schema") == "topsim.results/1");
@@ -176,10 +177,26 @@ TEST_CASE("cli::run results.json of the benchmark", "[cli]") {
     CHECK(results.at("scenario").at("nodes") == 2);
     CHECK(results.at("scenario").at("network") == "tcp");
     CHECK(results.at("scenario").at("workload") == "ack-v100-benchmark.json#/workload/jobs");
-    for (const char* key : {"jobs", "finished", "rejected", "stuck", "never_placed", "wait_s.mean", "wait_s.p95", "jct_s.p99",
-                            "images_per_sec.mean", "ring_gbps.mean", "makespan_s", "gpu_utilisation", "held_idle_gpu_hours",
-                            "cross_numa_ratio", "topology_success_rate", "fallbacks", "placement_efficiency",
-                            "fragmentation_gpus.mean", "pending_jobs.max", "events"})
+    for (const char* key : {"jobs",
+                            "finished",
+                            "rejected",
+                            "stuck",
+                            "never_placed",
+                            "wait_s.mean",
+                            "wait_s.p95",
+                            "jct_s.p99",
+                            "images_per_sec.mean",
+                            "ring_gbps.mean",
+                            "makespan_s",
+                            "gpu_utilisation",
+                            "held_idle_gpu_hours",
+                            "cross_numa_ratio",
+                            "topology_success_rate",
+                            "fallbacks",
+                            "placement_efficiency",
+                            "fragmentation_gpus.mean",
+                            "pending_jobs.max",
+                            "events"})
       CHECK(topo.at("metrics").contains(key));
     CHECK_FALSE(plain.at("metrics").contains("topology_success_rate"));  // no topology constraints to meet
     CHECK(topo.at("metrics").at("finished") == 6);
@@ -290,10 +307,12 @@ TEST_CASE("cli::run bad scenario input", "[cli]") {
 
   SECTION("unknown node model: exit 2, the pointer and a did-you-mean") {
     const CliResult r = run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v10"}]}, )" + std::string(kWorkload) + "}");
-    check_bad_scenario(r, file, {": /cluster/nodes/0/model: ", "unknown node model 'dgx1-v10'", "did you mean 'dgx1-v100'?"}, out);
+    check_bad_scenario(r, file, {": /cluster/nodes/0/model: ", "unknown node model 'dgx1-v10'", "did you mean 'dgx1-v100'?"},
+                       out);
   }
   SECTION("negative node count: exit 2, /cluster/nodes/0/count") {
-    const CliResult r = run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": -2}]}, )" + std::string(kWorkload) + "}");
+    const CliResult r =
+        run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": -2}]}, )" + std::string(kWorkload) + "}");
     check_bad_scenario(r, file, {": /cluster/nodes/0/count: must be an integer in 1..100000, got -2"}, out);
   }
   SECTION("a job larger than the cluster: exit 2, the job named") {
@@ -302,7 +321,8 @@ TEST_CASE("cli::run bad scenario input", "[cli]") {
     check_bad_scenario(r, file, {": /workload: job 'big' needs 24 GPUs, the cluster has 16"}, out);
   }
   SECTION("a Philly trace path that does not exist: exit 2, /workload/path and the resolved file") {
-    const CliResult r = run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, "workload": {"kind": "philly", "path": "missing/philly.csv"}})");
+    const CliResult r = run_bad(
+        R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, "workload": {"kind": "philly", "path": "missing/philly.csv"}})");
     check_bad_scenario(r, file, {": /workload/path: cannot open '" + dir.file("missing/philly.csv") + "'"}, out);
   }
   SECTION("an unknown scheduler name: exit 2, /schedulers/1") {
@@ -315,7 +335,8 @@ TEST_CASE("cli::run bad scenario input", "[cli]") {
     check_bad_scenario(r, file, {file + ":3:"}, out);
   }
   SECTION("an unknown top-level key: exit 2, its pointer and the key it resembles") {
-    const CliResult r = run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, )" + std::string(kWorkload) + R"(, "sede": 3})");
+    const CliResult r =
+        run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, )" + std::string(kWorkload) + R"(, "sede": 3})");
     check_bad_scenario(r, file, {": /sede: unknown key", "did you mean 'seed'?"}, out);
   }
   SECTION("a scenario file that does not exist: exit 2, cannot open") {

@@ -31,7 +31,8 @@ TEST_CASE("cli::schedulers lists every scheduler, as a table and as JSON", "[cli
     const auto r = run_cli("schedulers");
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::StartsWith("NAME"));
-    for (const char* name : {"topology-aware", "default", "binpack", "fgd", "gpu-clustering"}) CHECK_THAT(r.out, Catch::Contains(name));
+    for (const char* name : {"topology-aware", "default", "binpack", "fgd", "gpu-clustering"})
+      CHECK_THAT(r.out, Catch::Contains(name));
     CHECK_THAT(r.out, Catch::Contains("whole-GPU gangs, GPU shares, trace pods"));
   }
   SECTION("--json: ten schedulers with name, summary, handles, label and source; binpack among them") {

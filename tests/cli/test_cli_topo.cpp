@@ -30,8 +30,10 @@ std::vector<std::string> words(const std::string& line) {
 std::vector<std::string> table_row(const std::string& report, const std::string& title, const std::string& label) {
   bool in_table = false;
   for (const std::string& line : split_lines(report)) {
-    if (line.rfind(title, 0) == 0) in_table = true;
-    else if (in_table && line.rfind(label + " ", 0) == 0) return words(line);
+    if (line.rfind(title, 0) == 0)
+      in_table = true;
+    else if (in_table && line.rfind(label + " ", 0) == 0)
+      return words(line);
   }
   return {};
 }
@@ -50,7 +52,6 @@ std::vector<std::vector<std::string>> link_codes(const std::string& report, int 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 
 }  // namespace
 
@@ -76,7 +77,8 @@ TEST_CASE("cli::topo models and show", "[cli]") {
     CHECK(bandwidth[4] == "40.0");
     CHECK(bandwidth[6] == "5.0*");
     CHECK_THAT(r.out, Catch::Contains("* = no P2P at NCCL's default level (PXB)"));
-    CHECK(table_row(r.out, "GPUs:", "GPU2") == std::vector<std::string>{"GPU2", "v100", "0", "mlx5_0", "(PIX,", "100", "Gb/s", "ib)"});
+    CHECK(table_row(r.out, "GPUs:", "GPU2") ==
+          std::vector<std::string>{"GPU2", "v100", "0", "mlx5_0", "(PIX,", "100", "Gb/s", "ib)"});
   }
   SECTION("topo show --json is valid JSON with per-pair class, bandwidth and P2P") {
     const CliResult r = run_cli("topo show dgx1-v100 --json");
@@ -139,7 +141,8 @@ TEST_CASE("cli::topo bad input exits 2 with one line", "[cli]") {
   TempDir dir;
   const std::string out = dir.file("out.json");
   SECTION("unknown model name, with did-you-mean") {
-    check_bad_input(run_cli("topo show dgx-1"), "unknown node model 'dgx-1' (not a built-in model nor a file); did you mean 'dgx1-v100'?");
+    check_bad_input(run_cli("topo show dgx-1"),
+                    "unknown node model 'dgx-1' (not a built-in model nor a file); did you mean 'dgx1-v100'?");
   }
   SECTION("missing file") {
     check_bad_input(run_cli("topo show " + quoted(dir.file("nope.json"))),
@@ -188,7 +191,8 @@ TEST_CASE("cli::topo bad input exits 2 with one line", "[cli]") {
     check_bad_input(run_cli("frobnicate"), "unknown command 'frobnicate'; run 'topsim help'");
   }
   SECTION("bad options: unknown, missing -o, option that does not apply to the source") {
-    check_bad_input(run_cli("topo show dgx1-v100 --jsn"), "unrecognised option '--jsn'; did you mean '--json'? see 'topsim topo show --help'");
+    check_bad_input(run_cli("topo show dgx1-v100 --jsn"),
+                    "unrecognised option '--jsn'; did you mean '--json'? see 'topsim topo show --help'");
     check_bad_input(run_cli("topo import dgx1-v100"), "'--output' is required");
     check_bad_input(run_cli("topo show dgx1-v100 --gpu-model v100"), "--gpu-model applies only to nvidia-smi topo -m text");
     check_bad_input(run_cli("topo show x.txt --cpu skylake"), "did you mean 'intel-skylake'?");
@@ -209,9 +213,7 @@ TEST_CASE("cli::topo help and version", "[cli]") {
     CHECK_THAT(r.out, Catch::StartsWith("usage: topsim topo export-nccl <model|file>") && Catch::Contains("--gpus"));
     CHECK(run_cli("help topo export-nccl").out == r.out);
   }
-  SECTION("--version prints the version") {
-    CHECK(run_cli("--version").out == "topsim 0.1.0\n");
-  }
+  SECTION("--version prints the version") { CHECK(run_cli("--version").out == "topsim 0.1.0\n"); }
   SECTION("no command, or a group without subcommand, is a usage error") {
     check_bad_input(run_cli(""), "no command given");
     check_bad_input(run_cli("topo"), "'topo' needs a subcommand: export-nccl, import, models, show");

@@ -122,9 +122,7 @@ TEST_CASE("core::fragmentation target workload", "[core][fragmentation]") {
     CHECK(w.popularity(0) == Approx(50.0 / 95));
     CHECK(w.tasks_seen == 100);
   }
-  SECTION("full coverage keeps all 4") {
-    CHECK(workload_of(counts, 1.0).specs.size() == 4);
-  }
+  SECTION("full coverage keeps all 4") { CHECK(workload_of(counts, 1.0).specs.size() == 4); }
   SECTION("a pod's spec: per-card share and count; multi-GPU asks are whole cards") {
     // gpu_milli shares run only on milli nodes, so their specs carry that one mode bit.
     TaskSpec whole8 = spec(4000, 1000, 8), share = spec(0, 250, 1);
@@ -137,8 +135,11 @@ TEST_CASE("core::fragmentation target workload", "[core][fragmentation]") {
 TEST_CASE("core::fragmentation incremental tracking equals a full recomputation", "[core][fragmentation]") {
   // Random placements on a small mixed cluster; after each one the tracker's F (one node
   // updated) must equal the sum of F_n(M) recomputed from scratch.
-  const TargetWorkload w = workload_of({{spec(2000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(4000, 250, 1), 3},
-                                        {spec(8000, 1000, 4), 1}, {spec(1000, 0, 0), 2}});
+  const TargetWorkload w = workload_of({{spec(2000, 1000, 1), 5},
+                                        {spec(1000, 500, 1), 4},
+                                        {spec(4000, 250, 1), 3},
+                                        {spec(8000, 1000, 4), 1},
+                                        {spec(1000, 0, 0), 2}});
   ShareCluster cluster;
   for (int n = 0; n < 6; ++n) cluster.nodes.push_back(milli_node(std::vector<int>(n % 2 ? 8 : 2, 0), 16000 + 8000 * n));
   FragmentationTracker tracker(w, cluster);
@@ -162,8 +163,8 @@ TEST_CASE("core::fragmentation incremental tracking equals a full recomputation"
 TEST_CASE("core::fragmentation FGD growth equals the change of F", "[core][fragmentation]") {
   // For every node and pod shape, placement_growth must be what F becomes after applying the
   // chosen cards, minus F before, and no other card of the node may do better.
-  const TargetWorkload w = workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3},
-                                        {spec(1000, 1000, 2), 1}});
+  const TargetWorkload w =
+      workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3}, {spec(1000, 1000, 2), 1}});
   ShareCluster cluster;
   cluster.nodes.push_back(milli_node({0, 500, 800, 0}));
   cluster.nodes.push_back(milli_node({300, 0}));
@@ -405,8 +406,8 @@ TEST_CASE("core::fragmentation tracking is exact on a cluster mixing node modes"
   // Random placements on share, core_mem, milli and topology nodes with a workload of all pod
   // kinds; after each one the tracker's F must equal the reference recomputation, and the growth
   // the tracker predicted must be the change of F.
-  const PodRequest pods[] = {mem_pod(3),        mem_pod(5),        mem_pod(8),         mem_pod(4, 20),
-                             mem_pod(16, 30),   mem_pod(2, 60),    milli_pod(300),     milli_pod(1000, 2),
+  const PodRequest pods[] = {mem_pod(3),         mem_pod(5),         mem_pod(8),         mem_pod(4, 20),
+                             mem_pod(16, 30),    mem_pod(2, 60),     milli_pod(300),     milli_pod(1000, 2),
                              whole_pod(1, true), whole_pod(2, true), whole_pod(1, false)};
   std::vector<std::pair<TaskSpec, int>> counts;
   for (size_t i = 0; i < std::size(pods); ++i) counts.push_back({task_spec(pods[i], 16), static_cast<int>(i % 3) + 1});

@@ -293,8 +293,9 @@ TEST_CASE("core::place_gang is all-or-nothing and names the binding limit", "[co
   SECTION("nodes without NICs cannot join a multi-node gang") {
     c.add(nvswitch_domain_model(8, "h100", 4), 2);
     const std::string error = error_of(place_gang(c.nodes, gang(2, 8)));
-    CHECK(error == "cannot place gang: no single node fits and nodes without NICs cannot join a multi-node gang "
-                   "(nvswitch-8xh100-0, nvswitch-8xh100-1); 0 nodes with NICs, holding 0 of 2 workers");
+    CHECK(error ==
+          "cannot place gang: no single node fits and nodes without NICs cannot join a multi-node gang "
+          "(nvswitch-8xh100-0, nvswitch-8xh100-1); 0 nodes with NICs, holding 0 of 2 workers");
     CHECK(place_gang(c.nodes, gang(1, 8)).ok());
   }
   SECTION("per-node constraints: relaxed and recorded by default, binding when relaxing is off") {

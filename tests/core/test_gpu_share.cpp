@@ -62,9 +62,7 @@ TEST_CASE("core::share validation", "[core][share]") {
     CHECK(rejection(mem_pod(17), 16) == "aliyun.com/gpu-mem 17 GiB exceeds the largest card's memory (16 GiB)");
     CHECK(rejection(mem_pod(16), 16).empty());
   }
-  SECTION("gpu-mem 0 is rejected") {
-    CHECK(rejection(mem_pod(0)) == "aliyun.com/gpu-mem 0 must be positive");
-  }
+  SECTION("gpu-mem 0 is rejected") { CHECK(rejection(mem_pod(0)) == "aliyun.com/gpu-mem 0 must be positive"); }
   SECTION("gpu_milli: negative and 0 are rejected, 1..1000 accepted, 1001 rejected") {
     CHECK(rejection(milli_pod(-5)) == "gpu_milli -5 is negative");
     CHECK(rejection(milli_pod(0)) == "gpu_milli 0 is below the minimum 1");
@@ -197,9 +195,7 @@ TEST_CASE("core::share binpack and spread card choice", "[core][share]") {
   SECTION("spread picks the emptiest card: card 2 (16 free)") {
     CHECK(place_with(SharePolicyKind::Spread, cluster, mem_pod(4))->cards == std::vector<int>{2});
   }
-  SECTION("nothing fits 17 GiB") {
-    CHECK_FALSE(place_with(SharePolicyKind::Binpack, cluster, mem_pod(17)).has_value());
-  }
+  SECTION("nothing fits 17 GiB") { CHECK_FALSE(place_with(SharePolicyKind::Binpack, cluster, mem_pod(17)).has_value()); }
 }
 
 TEST_CASE("core::share policies across nodes", "[core][share]") {
@@ -253,7 +249,8 @@ TEST_CASE("core::share policies across nodes", "[core][share]") {
     CHECK(bad.error().message == "ack.node.gpu.placement=pack: unknown card placement (expected binpack or spread)");
   }
   SECTION("policy names round-trip") {
-    for (const std::string& name : enum_name_list<SharePolicyKind>()) CHECK(enum_name(*parse_enum<SharePolicyKind>(name)) == name);
+    for (const std::string& name : enum_name_list<SharePolicyKind>())
+      CHECK(enum_name(*parse_enum<SharePolicyKind>(name)) == name);
     CHECK(enum_name_list<SharePolicyKind>().size() == 8);
     CHECK_FALSE(parse_enum<SharePolicyKind>("fdg").has_value());
   }

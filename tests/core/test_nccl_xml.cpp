@@ -62,8 +62,8 @@ int nic_index(const NodeModel& model, const std::string& name) {
 
 // Same class, NV count and bandwidth; `what` names the pair in a failure.
 void check_same_link(const PairLink& expected, const PairLink& actual, const std::string& what) {
-  INFO(what << ": expected " << link_code(expected.cls, expected.nvlinks) << " " << expected.bandwidth_gbps
-            << " GB/s, got " << link_code(actual.cls, actual.nvlinks) << " " << actual.bandwidth_gbps << " GB/s");
+  INFO(what << ": expected " << link_code(expected.cls, expected.nvlinks) << " " << expected.bandwidth_gbps << " GB/s, got "
+            << link_code(actual.cls, actual.nvlinks) << " " << actual.bandwidth_gbps << " GB/s");
   CHECK(actual.cls == expected.cls);
   CHECK(actual.nvlinks == expected.nvlinks);
   CHECK(actual.via_nvswitch == expected.via_nvswitch);
@@ -95,13 +95,21 @@ std::string two_gpu_xml(const std::string& count = "2", const std::string& targe
   return "<system version=\"1\">\n"
          "  <cpu numaid=\"0\" affinity=\"0000ffff\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"85\">\n"
          "    <pci busid=\"0000:01:00.0\" class=\"0x060400\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n"
-         "      <pci busid=\"0000:02:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n"
+         "      <pci busid=\"0000:02:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" "
+         "link_width=\"16\">\n"
          "        <gpu dev=\"0\" sm=\"70\" rank=\"0\" gdr=\"1\">\n"
-         "          <nvlink target=\"" + target + "\" count=\"" + count + "\" tclass=\"0x030200\"/>\n"
+         "          <nvlink target=\"" +
+         target + "\" count=\"" + count +
+         "\" tclass=\"0x030200\"/>\n"
          "        </gpu>\n"
          "      </pci>\n"
-         "      <pci busid=\"0000:03:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" link_width=\"" + width + "\">\n"
-         "        <gpu dev=\"" + dev1 + "\" sm=\"70\" rank=\"1\" gdr=\"1\">\n"
+         "      <pci busid=\"0000:03:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db1\" link_speed=\"8.0 GT/s PCIe\" "
+         "link_width=\"" +
+         width +
+         "\">\n"
+         "        <gpu dev=\"" +
+         dev1 +
+         "\" sm=\"70\" rank=\"1\" gdr=\"1\">\n"
          "          <nvlink target=\"0000:02:00.0\" count=\"2\" tclass=\"0x030200\"/>\n"
          "        </gpu>\n"
          "      </pci>\n"
@@ -265,8 +273,7 @@ TEST_CASE("core::nccl_xml subset export", "[core][nccl]") {
     REQUIRE(gpu_bus.size() == 4);
     const auto targets = attribute_values(xml, "<nvlink ", "target");
     CHECK(targets.size() == 12);
-    for (const std::string& target : targets)
-      CHECK(std::find(gpu_bus.begin(), gpu_bus.end(), target) != gpu_bus.end());
+    for (const std::string& target : targets) CHECK(std::find(gpu_bus.begin(), gpu_bus.end(), target) != gpu_bus.end());
   }
   SECTION("a GPU keeps its synthesized bus id whatever the subset") {
     const auto full = attribute_values(export_nccl_xml(model), "class=\"0x030200\"", "busid");

@@ -97,7 +97,8 @@ TEST_CASE("core::throughput calibration on 2 x dgx1-v100, TF + Horovod, 4 x 1 GP
     CHECK(estimate(resnet50, nvlink).samples_per_sec == Approx(4 * 330.0));
     CHECK(estimate(vgg16, sockets).samples_per_sec < 0.25 * 4 * 205.0);
     CHECK(estimate(resnet50, sockets).samples_per_sec < 0.6 * 4 * 330.0);
-    CHECK(estimate(vgg16, sockets).samples_per_sec < estimate(job("vgg16", TrainingFramework::TensorFlow), sockets).samples_per_sec);
+    CHECK(estimate(vgg16, sockets).samples_per_sec <
+          estimate(job("vgg16", TrainingFramework::TensorFlow), sockets).samples_per_sec);
   }
 }
 
@@ -262,7 +263,9 @@ TEST_CASE("core::throughput model catalog", "[core][throughput]") {
   SECTION("throughput is flat above the reference batch and lower below it") {
     // Expectation: b128 keeps 368/s; b32 runs at 368 / 1.1 (10% fixed share of the b64 step).
     const int resnet50 = model("resnet50");
-    const auto rate = [&](int batch) { return batch * 1e3 / *compute_step_ms(resnet50, 70, TrainingFramework::TensorFlow, batch); };
+    const auto rate = [&](int batch) {
+      return batch * 1e3 / *compute_step_ms(resnet50, 70, TrainingFramework::TensorFlow, batch);
+    };
     CHECK(rate(128) == Approx(368.0));
     CHECK(rate(32) == Approx(368.0 / 1.1));
     CHECK_FALSE(compute_step_ms(resnet50, 70, TrainingFramework::TensorFlow, 0).ok());

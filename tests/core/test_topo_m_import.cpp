@@ -303,8 +303,7 @@ TEST_CASE("core::import_topo_m rejects bad input with source, line and the probl
           "inline.txt:2: non-square matrix: row GPU0 has 1 link fields, expected 2 (one per header device)");
   }
   SECTION("unknown link codes are named with their row and column") {
-    CHECK(import_error("  GPU0 GPU1\nGPU0 X NV\nGPU1 NV X\n") ==
-          "inline.txt:2: unknown link code 'NV' in row GPU0, column GPU1");
+    CHECK(import_error("  GPU0 GPU1\nGPU0 X NV\nGPU1 NV X\n") == "inline.txt:2: unknown link code 'NV' in row GPU0, column GPU1");
     CHECK(import_error("  GPU0 GPU1\nGPU0 X PIX\nGPU1 FOO X\n") ==
           "inline.txt:3: unknown link code 'FOO' in row GPU1, column GPU0");
   }
@@ -336,8 +335,9 @@ TEST_CASE("core::import_topo_m rejects bad input with source, line and the probl
     CHECK(message.find("h100") != std::string::npos);
   }
   SECTION("a matrix without NVLink and no --gpu-model is an error, never a guess") {
-    CHECK(import_error("  GPU0 GPU1\nGPU0 X PIX\nGPU1 PIX X\n").rfind(
-              "inline.txt:1: cannot infer the GPU model from a matrix without NVLink; pass --gpu-model (one of p100,", 0) == 0);
+    CHECK(import_error("  GPU0 GPU1\nGPU0 X PIX\nGPU1 PIX X\n")
+              .rfind("inline.txt:1: cannot infer the GPU model from a matrix without NVLink; pass --gpu-model (one of p100,",
+                     0) == 0);
   }
   SECTION("NVLinks beyond the GPU's ports outside a uniform NVSwitch layout are an error") {
     CHECK(import_error("  GPU0 GPU1 GPU2\nGPU0 X NV4 NV4\nGPU1 NV4 X NV2\nGPU2 NV4 NV2 X\n", {"v100", 1, {}, 100, ""}) ==

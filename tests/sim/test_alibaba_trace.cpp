@@ -13,7 +13,8 @@ using namespace topsim;
 
 namespace {
 
-const char* kPodHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+const char* kPodHeader =
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
 
 // Reads pod-list text; returns the error message ("" on success) and the pods read.
 std::string read_pods(const std::string& text, std::vector<TracePod>* pods = nullptr, const char* source = "pods.csv") {
@@ -37,9 +38,8 @@ std::string read_nodes(const std::string& text, std::vector<TraceNode>* nodes = 
 TEST_CASE("sim::alibaba trace parses both pod list layouts", "[sim][trace]") {
   SECTION("11 columns: gpu_spec 'A|B' becomes a type mask, an empty scheduled_time is -1") {
     std::vector<TracePod> pods;
-    REQUIRE(read_pods(std::string(kPodHeader) +
-                          "p0,12000,16384,1,460,V100M16|V100M32,LS,Running,427061,12902960,\n"
-                          "p1,6000,12288,8,1000,,BE,Failed,5,10,6\r\n",
+    REQUIRE(read_pods(std::string(kPodHeader) + "p0,12000,16384,1,460,V100M16|V100M32,LS,Running,427061,12902960,\n"
+                                                "p1,6000,12288,8,1000,,BE,Failed,5,10,6\r\n",
                       &pods) == "");
     REQUIRE(pods.size() == 2);
     CHECK(pods[0].gpu_milli == 460);
@@ -90,7 +90,8 @@ TEST_CASE("sim::alibaba trace bad input names file, line and column", "[sim][tra
           "pods.csv:3: column gpu_milli: missing (the row has 4 of 11 fields)");
   }
   SECTION("a negative gpu_milli") {
-    CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,-5,,LS,Running,0,1,0\n") == "pods.csv:2: column gpu_milli: -5 is negative");
+    CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,-5,,LS,Running,0,1,0\n") ==
+          "pods.csv:2: column gpu_milli: -5 is negative");
   }
   SECTION("an unknown GPU model in gpu_spec") {
     CHECK(read_pods(std::string(kPodHeader) + "p0,1,1,1,500,T4|H100,LS,Running,0,1,0\n") ==
@@ -108,7 +109,8 @@ TEST_CASE("sim::alibaba trace bad input names file, line and column", "[sim][tra
   SECTION("node list: unknown model, empty model on a GPU node") {
     CHECK(read_nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,H100\n") ==
           "nodes.csv:2: column model: unknown GPU model 'H100' (known: G2,G3,T4,P100,V100M16,V100M32,A10)");
-    CHECK(read_nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,\n") == "nodes.csv:2: column model: empty for a node with 2 GPUs");
+    CHECK(read_nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,\n") ==
+          "nodes.csv:2: column model: empty for a node with 2 GPUs");
   }
   SECTION("a file: the error starts with its path; a missing file cannot be opened") {
     test::TempDir dir;
@@ -185,5 +187,6 @@ TEST_CASE("sim::alibaba shared pods become gpu-mem shares when a card size is gi
   CHECK_FALSE(shared->jobs[1].is_share());
   CHECK(shared->jobs[1].gpus_per_worker == 2);
   CHECK(shared->jobs[1].submit_ms == 100'000);
-  CHECK_THAT(shared->source, Catch::Contains("1 whole-GPU pods, 1 shared-GPU pods as gpu-mem shares of 16 GiB cards; skipped: 1 CPU-only"));
+  CHECK_THAT(shared->source,
+             Catch::Contains("1 whole-GPU pods, 1 shared-GPU pods as gpu-mem shares of 16 GiB cards; skipped: 1 CPU-only"));
 }

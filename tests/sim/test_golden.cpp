@@ -72,7 +72,9 @@ void check_golden(const std::string& scenario_name, bool needs_traces) {
 
 }  // namespace
 
-TEST_CASE("golden: the brief's benchmark (the TF and PyTorch table)", "[sim][golden]") { check_golden("ack-v100-benchmark", false); }
+TEST_CASE("golden: the brief's benchmark (the TF and PyTorch table)", "[sim][golden]") {
+  check_golden("ack-v100-benchmark", false);
+}
 TEST_CASE("golden: mixed H100 / A100, synthetic workload", "[sim][golden]") { check_golden("mixed-h100-a100-synthetic", false); }
 TEST_CASE("golden: Philly on 552 nodes", "[sim][golden][shared]") { check_golden("philly-552-nodes", true); }
 TEST_CASE("golden: Philly on DGX A100", "[sim][golden][shared]") { check_golden("philly-dgx-a100", true); }
@@ -80,7 +82,9 @@ TEST_CASE("golden: Alibaba 2023 replay", "[sim][golden][shared]") { check_golden
 TEST_CASE("golden: Alibaba 2023 with GPU shares on modelled nodes", "[sim][golden][shared]") {
   check_golden("alibaba-2023-shared-topology", true);
 }
-TEST_CASE("golden: Alibaba 2023 pods on 2% of the trace's nodes", "[sim][golden][shared]") { check_golden("alibaba-share-replay", true); }
+TEST_CASE("golden: Alibaba 2023 pods on 2% of the trace's nodes", "[sim][golden][shared]") {
+  check_golden("alibaba-share-replay", true);
+}
 TEST_CASE("golden: the FGD table (fill, default pod list, 8 schedulers x 10 seeds)", "[sim][golden][shared]") {
   check_golden("fgd-openb-default", true);
 }

@@ -135,8 +135,7 @@ TEST_CASE("sim::node_json rejects bad input with file and JSON path", "[sim]") {
     CHECK(error_after([](Json& n) { n["gpus"] = Json::object(); }) == "node.json: /gpus: must be an array, got an object");
   }
   SECTION("missing required key") {
-    CHECK(error_after([](Json& n) { n["nics"][0].erase("transport"); }) ==
-          "node.json: /nics/0/transport: missing required key");
+    CHECK(error_after([](Json& n) { n["nics"][0].erase("transport"); }) == "node.json: /nics/0/transport: missing required key");
     CHECK(error_after([](Json& n) { n.erase("gpus"); }) == "node.json: /gpus: missing required key");
   }
   SECTION("unknown key") {
@@ -176,9 +175,9 @@ TEST_CASE("sim::node_json rejects bad input with file and JSON path", "[sim]") {
 }
 
 TEST_CASE("sim::node_json round trip of imported real machines", "[sim]") {
-  for (const char* file : {"dgx1-v100-hybrid-cube-mesh_topo-m.txt", "dgx-a100_topo-m.txt", "hgx-a100-8gpu-8nic-roce_topo-m.txt",
-                           "dgx-h100-class_8gpu-8ib-ndr_topo-m.txt", "aws-p5.48xlarge_topo-m.txt",
-                           "ibm-hgx-h100-8gpu-nccl-topo.xml"}) {
+  for (const char* file :
+       {"dgx1-v100-hybrid-cube-mesh_topo-m.txt", "dgx-a100_topo-m.txt", "hgx-a100-8gpu-8nic-roce_topo-m.txt",
+        "dgx-h100-class_8gpu-8ib-ndr_topo-m.txt", "aws-p5.48xlarge_topo-m.txt", "ibm-hgx-h100-8gpu-nccl-topo.xml"}) {
     SECTION(file) {
       // an imported node written as JSON and read back has the same pairs and the same JSON text
       const std::string path = test::shared_file(std::string("topologies/") + file);

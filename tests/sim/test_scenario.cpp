@@ -132,7 +132,8 @@ TEST_CASE("sim::Scenario every key is read", "[sim]") {
     const Scenario s = parsed(json);
     CHECK(s.workload->source == "synthetic(seed=9)");
     CHECK(s.workload->jobs.size() == 20);
-    const Scenario own = parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
+    const Scenario own =
+        parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
     CHECK(own.workload->source == "synthetic(seed=4)");
   }
 
@@ -157,7 +158,8 @@ TEST_CASE("sim::Scenario every key is read", "[sim]") {
     REQUIRE(s.workload_for_seed);
     CHECK(s.workload_for_seed(9).source == "synthetic(seed=9)");
     CHECK(s.workload_for_seed(10).source == "synthetic(seed=10)");
-    const Scenario own = parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
+    const Scenario own =
+        parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
     CHECK_FALSE(own.workload_for_seed);
   }
 }
@@ -167,8 +169,9 @@ TEST_CASE("sim::Scenario relative paths resolve against the scenario file's fold
   std::filesystem::create_directories(dir.path / "nodes");
   std::filesystem::create_directories(dir.path / "traces");
   write_file(dir.file("nodes/box.json"), node_to_json(*builtin_model("dgx1-v100")));
-  write_file(dir.file("traces/philly.csv"),
-             "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:00:00,60,16,960,vc1\n2017-10-09 07:01:00,30,2,60,vc1\n");
+  write_file(
+      dir.file("traces/philly.csv"),
+      "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:00:00,60,16,960,vc1\n2017-10-09 07:01:00,30,2,60,vc1\n");
   const std::string body = R"({"cluster": {"nodes": [{"model": "nodes/box.json", "count": 2}]},
                                "workload": {"kind": "philly", "path": "traces/philly.csv"}})";
 
@@ -213,8 +216,9 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
   SECTION("cluster errors point into /cluster") {
     CHECK(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": -2}]}, )" + std::string(kWorkload) + "}") ==
           "bad.json: /cluster/nodes/0/count: must be an integer in 1..100000, got -2");
-    CHECK_THAT(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "label": "topo"}]}, )" + std::string(kWorkload) + "}"),
-               Catch::StartsWith("bad.json: /cluster/nodes/0/label: 'topo' is not one of topology, default"));
+    CHECK_THAT(
+        parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "label": "topo"}]}, )" + std::string(kWorkload) + "}"),
+        Catch::StartsWith("bad.json: /cluster/nodes/0/label: 'topo' is not one of topology, default"));
     CHECK_THAT(parse_error(R"({"cluster": {"nodes": []}, )" + std::string(kWorkload) + "}"),
                Catch::StartsWith("bad.json: /cluster/nodes: must be a non-empty array"));
     CHECK_THAT(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}], "network": {"transport": "udp"}}, )" +
@@ -238,8 +242,9 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
     write_file(dir.file("s.json"), R"({"cluster": {"nodes": [{"model": "dgx1-v10"}]}, )" + std::string(kWorkload) + "}");
     auto s = load_scenario(dir.file("s.json"));
     REQUIRE_FALSE(s.ok());
-    CHECK_THAT(s.error().message, Catch::StartsWith(dir.file("s.json") + ": /cluster/nodes/0/model: unknown node model 'dgx1-v10'") &&
-                                      Catch::Contains("did you mean 'dgx1-v100'?"));
+    CHECK_THAT(s.error().message,
+               Catch::StartsWith(dir.file("s.json") + ": /cluster/nodes/0/model: unknown node model 'dgx1-v10'") &&
+                   Catch::Contains("did you mean 'dgx1-v100'?"));
   }
 
   SECTION("top-level errors: unknown key, missing cluster, seed, mode, schedulers, queue, overlap") {
@@ -247,20 +252,25 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
                Catch::StartsWith("bad.json: /schedulerz: unknown key") && Catch::Contains("did you mean 'schedulers'?"));
     CHECK_THAT(parse_error(std::string("{") + kWorkload + "}"), Catch::StartsWith("bad.json: /cluster: missing"));
     CHECK_THAT(parse_error(minimal(R"(, "seed": -1)")), Catch::StartsWith("bad.json: /seed: must be an integer"));
-    CHECK_THAT(parse_error(minimal(R"(, "mode": "fil")")), Catch::StartsWith("bad.json: /mode: 'fil' is not one of replay, fill"));
-    CHECK_THAT(parse_error(minimal(R"(, "mode": "fill")")), Catch::StartsWith("bad.json: /workload/kind: a fill experiment draws pods"));
+    CHECK_THAT(parse_error(minimal(R"(, "mode": "fil")")),
+               Catch::StartsWith("bad.json: /mode: 'fil' is not one of replay, fill"));
+    CHECK_THAT(parse_error(minimal(R"(, "mode": "fill")")),
+               Catch::StartsWith("bad.json: /workload/kind: a fill experiment draws pods"));
     CHECK_THAT(parse_error(minimal(R"(, "schedulers": ["topology-aware", "defualt"])")),
                Catch::StartsWith("bad.json: /schedulers/1: unknown scheduler 'defualt' (did you mean 'default'?)"));
-    CHECK(parse_error(minimal(R"(, "schedulers": ["default", "default"])")) == "bad.json: /schedulers/1: scheduler 'default' listed twice");
-    CHECK_THAT(parse_error(minimal(R"(, "schedulers": [])")), Catch::StartsWith("bad.json: /schedulers: must be a non-empty array"));
+    CHECK(parse_error(minimal(R"(, "schedulers": ["default", "default"])")) ==
+          "bad.json: /schedulers/1: scheduler 'default' listed twice");
+    CHECK_THAT(parse_error(minimal(R"(, "schedulers": [])")),
+               Catch::StartsWith("bad.json: /schedulers: must be a non-empty array"));
     CHECK(parse_error(minimal(R"(, "queue": {"backfill": "yes"})")) == "bad.json: /queue/backfill: must be true or false");
     CHECK_THAT(parse_error(minimal(R"(, "overlap": {"tensorflow": 1.5})")), Catch::StartsWith("bad.json: /overlap/tensorflow: "));
   }
 
   SECTION("a key given twice in one object is an error naming its pointer (JSON parsers silently keep the last)") {
-    CHECK(parse_error(minimal(R"(, "seed": 1, "seed": 2)")) == "bad.json: /seed: duplicate key (a key may appear once per object)");
-    CHECK(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 1, "count": 2}]}, )" + std::string(kWorkload) + "}") ==
-          "bad.json: /cluster/nodes/0/count: duplicate key (a key may appear once per object)");
+    CHECK(parse_error(minimal(R"(, "seed": 1, "seed": 2)")) ==
+          "bad.json: /seed: duplicate key (a key may appear once per object)");
+    CHECK(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 1, "count": 2}]}, )" + std::string(kWorkload) +
+                      "}") == "bad.json: /cluster/nodes/0/count: duplicate key (a key may appear once per object)");
   }
 
   SECTION("a non-boolean record_transitions is an error, not silently ignored") {
@@ -270,19 +280,24 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
   SECTION("workload errors point into /workload") {
     CHECK_THAT(parse_error(std::string("{") + kCluster + R"(, "workload": {"kind": "csv"}})"),
                Catch::StartsWith("bad.json: /workload/kind: must be one of jobs, synthetic, philly, alibaba, alibaba-pods"));
-    CHECK(parse_error(std::string("{") + kCluster + R"(, "workload": {"kind": "jobs", "jobs": [{"model": "vgg61", "iterations": 1}]}})") ==
+    CHECK(parse_error(std::string("{") + kCluster +
+                      R"(, "workload": {"kind": "jobs", "jobs": [{"model": "vgg61", "iterations": 1}]}})") ==
           "bad.json: /workload/jobs/0/model: unknown model 'vgg61' (did you mean 'vgg16'?)");
     CHECK_THAT(parse_error(std::string("{") + kCluster + R"(, "workload": {"kind": "philly", "path": "no/such/philly.csv"}})"),
                Catch::StartsWith("bad.json: /workload/path: cannot open 'no/such/philly.csv'"));
   }
 
   SECTION("a job the cluster can never hold is an input error naming the job") {
-    CHECK(parse_error(std::string("{") + kCluster +
-                      R"(, "workload": {"kind": "jobs", "jobs": [{"name": "big", "workers": 3, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1}]}})") ==
-          "bad.json: /workload: job 'big' needs 24 GPUs, the cluster has 16");
-    CHECK(parse_error(std::string("{") + kCluster +
-                      R"(, "workload": {"kind": "jobs", "jobs": [{"name": "wide", "gpus_per_worker": 16, "model": "resnet50", "iterations": 1}]}})") ==
-          "bad.json: /workload: job 'wide' has a pod of 16 GPUs, the largest node has 8");
+    CHECK(
+        parse_error(
+            std::string("{") + kCluster +
+            R"(, "workload": {"kind": "jobs", "jobs": [{"name": "big", "workers": 3, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1}]}})") ==
+        "bad.json: /workload: job 'big' needs 24 GPUs, the cluster has 16");
+    CHECK(
+        parse_error(
+            std::string("{") + kCluster +
+            R"(, "workload": {"kind": "jobs", "jobs": [{"name": "wide", "gpus_per_worker": 16, "model": "resnet50", "iterations": 1}]}})") ==
+        "bad.json: /workload: job 'wide' has a pod of 16 GPUs, the largest node has 8");
   }
 
   SECTION("a JSON syntax error names the file, line and column") {

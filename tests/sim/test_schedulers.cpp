@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/builtin_models.h"
-#include "sim/schedulers/registry.h"
 #include "sim/scenario_support.h"
+#include "sim/schedulers/registry.h"
 
 using namespace topsim;
 using namespace topsim::test;
@@ -198,7 +198,8 @@ TEST_CASE("sim::binpack runs in a replay scenario like any scheduler", "[sim][sc
     {"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 2, "model": "resnet50", "duration_s": 100},
     {"name": "b", "submit_s": 1, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 100},
     {"name": "c", "submit_s": 2, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 50}])";
-  const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs, R"(, "schedulers": ["binpack", "default"])"));
+  const Scenario s =
+      scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs, R"(, "schedulers": ["binpack", "default"])"));
   const ResultSet results = run_all(s);
   const RunResult& packed = results.scheduler("binpack")->runs.front();
   CHECK(record(packed, s, "a").pods.at(0).node == 0);
@@ -214,7 +215,7 @@ TEST_CASE("sim::binpack runs in a replay scenario like any scheduler", "[sim][sc
 }
 
 TEST_CASE("sim::registry names every scheduler once, each with a factory and what it places", "[sim][scheduler]") {
-  const std::vector<std::string> expected = {"topology-aware", "default",        "binpack", "spread", "best-fit",
+  const std::vector<std::string> expected = {"topology-aware", "default",     "binpack",        "spread", "best-fit",
                                              "dot-product",    "gpu-packing", "gpu-clustering", "random", "fgd"};
   CHECK(scheduler_names() == expected);
   for (const SchedulerInfo& info : scheduler_registry()) {

@@ -50,9 +50,8 @@ std::string load_error(const std::string& json) {
 
 TEST_CASE("sim::shares binpack cards of core_mem nodes by memory and compute", "[sim][share]") {
   const Scenario s = scenario_from(scenario_json(
-      v100_nodes({"core_mem", ""}),
-      "[" + share_job("a", 0, 10, 50, 100) + ", " + share_job("b", 1, 4, 30, 100) + ", " + share_job("c", 2, 8, 20, 100) +
-          ", " + share_job("d", 3, 2, 25, 100) + "]"));
+      v100_nodes({"core_mem", ""}), "[" + share_job("a", 0, 10, 50, 100) + ", " + share_job("b", 1, 4, 30, 100) + ", " +
+                                        share_job("c", 2, 8, 20, 100) + ", " + share_job("d", 3, 2, 25, 100) + "]"));
   const RunResult result = run(s, "topology-aware");
   // a takes GPU 0 (10 of 16 GiB, 50%); b (4 GiB, 30%) fits beside it (6 GiB and 50% free): the
   // fullest card that fits; c (8 GiB) does not fit GPU 0 (2 GiB free) and opens GPU 1; d (2 GiB,
@@ -71,9 +70,9 @@ TEST_CASE("sim::shares binpack cards of core_mem nodes by memory and compute", "
 }
 
 TEST_CASE("sim::shares memory-only and memory+compute pods never share a node", "[sim][share]") {
-  const Scenario s = scenario_from(scenario_json(
-      v100_nodes({"share", "core_mem"}),
-      "[" + share_job("mem", 0, 4, 0, 100, 3) + ", " + share_job("core", 0, 4, 30, 100, 3) + "]"));
+  const Scenario s =
+      scenario_from(scenario_json(v100_nodes({"share", "core_mem"}),
+                                  "[" + share_job("mem", 0, 4, 0, 100, 3) + ", " + share_job("core", 0, 4, 30, 100, 3) + "]"));
   for (const char* scheduler : {"topology-aware", "default"}) {
     const RunResult result = run(s, scheduler);
     for (int k = 0; k < 3; ++k) {
@@ -84,8 +83,9 @@ TEST_CASE("sim::shares memory-only and memory+compute pods never share a node", 
 }
 
 TEST_CASE("sim::shares wait for memory and whole-GPU jobs never use share nodes", "[sim][share]") {
-  const std::string jobs = "[" + share_job("full", 0, 16, 0, 100, 9) +
-                           R"(, {"name": "train", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 50}])";
+  const std::string jobs =
+      "[" + share_job("full", 0, 16, 0, 100, 9) +
+      R"(, {"name": "train", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 50}])";
   const Scenario s = scenario_from(scenario_json(v100_nodes({"share", ""}), jobs));
   const RunResult result = run(s, "topology-aware");
   // Eight 16 GiB shares fill the share node's eight cards; the ninth waits for the first to end.
@@ -103,7 +103,8 @@ TEST_CASE("sim::shares wait for memory and whole-GPU jobs never use share nodes"
 TEST_CASE("sim::shares a share the cluster's cards cannot hold is rejected at submission and counted", "[sim][share]") {
   // Built directly (a scenario file refuses it at load): 20 GiB on 16 GiB cards, and a compute
   // share with no core_mem node.
-  auto cluster = ClusterState::build(scenario_from(scenario_json(v100_nodes({"share"}), "[" + share_job("ok", 0, 4, 0, 10) + "]")).cluster);
+  auto cluster =
+      ClusterState::build(scenario_from(scenario_json(v100_nodes({"share"}), "[" + share_job("ok", 0, 4, 0, 10) + "]")).cluster);
   REQUIRE(cluster.ok());
   Workload workload;
   for (uint32_t id = 0; id < 3; ++id) {
@@ -174,7 +175,9 @@ TEST_CASE("sim::shares whole-GPU placements count in the fragmentation of topolo
 }
 
 TEST_CASE("sim::shares runs are deterministic and automatic sampling stays bounded", "[sim][share]") {
-  const std::string jobs = "[" + share_job("s", 0, 5, 0, 3600, 40) + R"(, {"name": "t", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "vgg16", "iterations": 2000000}])";
+  const std::string jobs =
+      "[" + share_job("s", 0, 5, 0, 3600, 40) +
+      R"(, {"name": "t", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "vgg16", "iterations": 2000000}])";
   const Scenario s = scenario_from(scenario_json(v100_nodes({"share", ""}), jobs));
   const RunResult a = run(s, "topology-aware");
   const RunResult b = run(s, "topology-aware");
@@ -206,7 +209,8 @@ TEST_CASE("sim::shares scenario checks name the field", "[sim][share]") {
   CHECK_THAT(load_error(with(R"({"gpu_mem_gib": -3, "duration_s": 1})")), Catch::Contains("/workload/jobs/0/gpu_mem_gib"));
   CHECK_THAT(load_error(with(R"({"gpu_core_percent": 30, "model": "vgg16", "duration_s": 1})")),
              Catch::Contains("/workload/jobs/0/gpu_core_percent: needs \"gpu_mem_gib\""));
-  CHECK_THAT(load_error(with(R"({"gpu_mem_gib": 4, "workers": 2, "duration_s": 1})")), Catch::Contains("/workload/jobs/0/workers"));
+  CHECK_THAT(load_error(with(R"({"gpu_mem_gib": 4, "workers": 2, "duration_s": 1})")),
+             Catch::Contains("/workload/jobs/0/workers"));
   CHECK_THAT(load_error(with(R"({"gpu_mem_gib": 4, "iterations": 10})")), Catch::Contains("/workload/jobs/0/iterations"));
   CHECK_THAT(load_error(with(share_job("big", 0, 20, 0, 10))),
              Catch::Contains("/workload: job 'big' asks 20 GiB of one GPU, the largest card on share nodes has 16 GiB"));

@@ -15,8 +15,8 @@
 #include "core/throughput.h"
 #include "sim/cluster.h"
 #include "sim/scenario.h"
-#include "test_support.h"
 #include "sim/scenario_support.h"
+#include "test_support.h"
 
 using namespace topsim;
 using namespace topsim::test;
@@ -133,8 +133,8 @@ TEST_CASE("sim::Simulation gang atomicity", "[sim]") {
   }
 
   SECTION("a job whose pods request unequal GPU counts is rejected by topology-aware, run by default") {
-    const Scenario s = scenario_from(scenario_json(
-        kOneDgx1, R"([{"name": "uneven", "pods": [2, 1], "model": "resnet50", "duration_s": 10}])"));
+    const Scenario s =
+        scenario_from(scenario_json(kOneDgx1, R"([{"name": "uneven", "pods": [2, 1], "model": "resnet50", "duration_s": 10}])"));
     const JobRecord topo = run(s, "topology-aware").jobs.at(0);
     CHECK(topo.state == JobState::Rejected);
     CHECK_THAT(topo.reason, Catch::Contains("unequal GPU counts (2,1)"));
@@ -323,9 +323,9 @@ TEST_CASE("sim::Simulation stuck detection", "[sim]") {
   // 8 GPUs, B 8, both stuck, whichever node the seed picks as X.
   // Jobs of equal pod size cannot deadlock this way: the earlier job always gets freed GPUs
   // first, so a later job only places pods once the earlier one is complete.
-  const Scenario s = scenario_from(scenario_json(
-      kTwoDgx1, "[" + job("blocker", 0, 1, 4, "\"duration_s\": 100") + "," + job("A", 0, 2, 8, "\"duration_s\": 100") + "," +
-                    job("B", 0, 3, 4, "\"duration_s\": 100") + "]"));
+  const Scenario s = scenario_from(scenario_json(kTwoDgx1, "[" + job("blocker", 0, 1, 4, "\"duration_s\": 100") + "," +
+                                                               job("A", 0, 2, 8, "\"duration_s\": 100") + "," +
+                                                               job("B", 0, 3, 4, "\"duration_s\": 100") + "]"));
 
   SECTION("default: A and B end stuck with 1 of 2 and 2 of 3 pods, 12 GPUs x 100 s held idle, for any seed") {
     for (uint64_t seed : {1, 2, 3, 4}) {
@@ -374,8 +374,8 @@ TEST_CASE("sim::Simulation stuck detection", "[sim]") {
 TEST_CASE("sim::Simulation backfill", "[sim]") {
   // 2 x dgx1-v100. blocker: 1 x 8 GPUs at 0 for 100 s; big: 2 x 8 at 1 s (needs both nodes);
   // small: 1 x 4 at 2 s for 50 s, which fits beside the blocker.
-  const std::string jobs = "[" + job("blocker", 0, 1, 8, "\"duration_s\": 100") + "," + job("big", 1, 2, 8, "\"duration_s\": 100") +
-                           "," + job("small", 2, 1, 4, "\"duration_s\": 50") + "]";
+  const std::string jobs = "[" + job("blocker", 0, 1, 8, "\"duration_s\": 100") + "," +
+                           job("big", 1, 2, 8, "\"duration_s\": 100") + "," + job("small", 2, 1, 4, "\"duration_s\": 50") + "]";
 
   SECTION("with backfill the small job starts at 2 s, without it waits for the big one to finish (200 s)") {
     const Scenario with = scenario_from(scenario_json(kTwoDgx1, jobs, R"(, "queue": {"backfill": true})"));

@@ -33,7 +33,8 @@ struct TinyTrace {
   }
   std::string json(const std::string& extra = "") const {
     return R"({"cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"},
-               "sample_every_s": 10)" + extra + "}";
+               "sample_every_s": 10)" +
+           extra + "}";
   }
 };
 
@@ -42,8 +43,9 @@ struct TinyTrace {
 struct SmallTrace {
   TempDir dir;
   SmallTrace() {
-    std::ofstream(dir.file("nodes.csv")) << "sn,cpu_milli,memory_mib,gpu,model\n"
-                                            "n0,32000,131072,2,T4\nn1,32000,131072,4,V100M16\nn2,64000,262144,8,G2\nn3,16000,65536,0,\n";
+    std::ofstream(dir.file("nodes.csv"))
+        << "sn,cpu_milli,memory_mib,gpu,model\n"
+           "n0,32000,131072,2,T4\nn1,32000,131072,4,V100M16\nn2,64000,262144,8,G2\nn3,16000,65536,0,\n";
     std::ofstream(dir.file("pods.csv")) << kPodHeader << "p0,4000,8192,1,500,,LS,Running,0,10,0\n"
                                         << "p1,8000,16384,1,1000,,LS,Running,0,10,0\n"
                                         << "p2,2000,4096,0,0,,BE,Running,0,10,0\n"
@@ -130,13 +132,17 @@ TEST_CASE("sim::trace pods replayed: deterministic, and bad input names the JSON
                Catch::Contains("/schedulers/1: unknown scheduler 'bestfit'") && Catch::Contains("did you mean 'best-fit'?"));
     CHECK_THAT(load_error(trace.json(R"(, "schedulers": ["topology-aware"])"), dir),
                Catch::Contains("/schedulers/0: 'topology-aware' cannot place a trace's pods"));
-    CHECK_THAT(load_error(trace.json(R"(, "schedulers": ["fgd", "fgd"])"), dir), Catch::Contains("/schedulers/1: scheduler 'fgd' listed twice"));
+    CHECK_THAT(load_error(trace.json(R"(, "schedulers": ["fgd", "fgd"])"), dir),
+               Catch::Contains("/schedulers/1: scheduler 'fgd' listed twice"));
     CHECK_THAT(load_error(R"({"cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "philly", "path": "x"}})", dir),
                Catch::Contains("/workload/kind: a cluster from a node list runs the trace's pods"));
-    CHECK_THAT(load_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})", dir),
-               Catch::Contains("/workload/kind: alibaba-pods runs on a trace's nodes"));
-    CHECK_THAT(load_error(R"({"cluster": {"node_list": "missing.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})", dir),
-               Catch::Contains("/cluster/node_list: ") && Catch::Contains("missing.csv: cannot open"));
+    CHECK_THAT(
+        load_error(
+            R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})", dir),
+        Catch::Contains("/workload/kind: alibaba-pods runs on a trace's nodes"));
+    CHECK_THAT(
+        load_error(R"({"cluster": {"node_list": "missing.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})", dir),
+        Catch::Contains("/cluster/node_list: ") && Catch::Contains("missing.csv: cannot open"));
     CHECK_THAT(load_error(trace.json(R"(, "sample_every_s": 0)"), dir), Catch::Contains("/sample_every_s"));
   }
 }
@@ -207,8 +213,10 @@ TEST_CASE("sim::fill determinism and seeds", "[sim][fill]") {
     CHECK(fgd.runs[0].workload != fgd.runs[1].workload);  // another seed, other draws
     const MetricSummary* alloc = fgd.metric("gpu_alloc_ratio.final");
     REQUIRE(alloc);
-    CHECK(alloc->over_seeds.mean == Approx((metric(fgd.runs[0], "gpu_alloc_ratio.final") + metric(fgd.runs[1], "gpu_alloc_ratio.final") +
-                                            metric(fgd.runs[2], "gpu_alloc_ratio.final")) / 3));
+    CHECK(alloc->over_seeds.mean ==
+          Approx((metric(fgd.runs[0], "gpu_alloc_ratio.final") + metric(fgd.runs[1], "gpu_alloc_ratio.final") +
+                  metric(fgd.runs[2], "gpu_alloc_ratio.final")) /
+                 3));
     const std::string text = render_text(results);
     CHECK_THAT(text, Catch::Contains("\nfgd ") && Catch::Contains("\nrandom ") && Catch::Contains(" ± "));
     CHECK_THAT(text, Catch::Contains("rejected at submission: p5: gpu_milli 0 is below the minimum 1"));
@@ -221,15 +229,25 @@ TEST_CASE("sim::fill scenario errors name the JSON pointer", "[sim][fill]") {
   CHECK_THAT(load_error(trace.json(R"(, "schedulers": ["binpack", "fdg"])"), dir),
              Catch::Contains("test.json: /schedulers/1: unknown scheduler 'fdg'") && Catch::Contains("did you mean 'fgd'?"));
   CHECK_THAT(load_error(trace.json(R"(, "seeds": 0)"), dir), Catch::Contains("/seeds: must be an integer in 1..100000, got 0"));
-  CHECK_THAT(load_error(trace.json(R"(, "target_load": 0)"), dir), Catch::Contains("/target_load: must be a number in 0.01..10, got 0"));
+  CHECK_THAT(load_error(trace.json(R"(, "target_load": 0)"), dir),
+             Catch::Contains("/target_load: must be a number in 0.01..10, got 0"));
   CHECK_THAT(load_error(trace.json(R"(, "seed_count": 3)"), dir), Catch::Contains("/seed_count: unknown key"));
-  CHECK_THAT(load_error(trace.json(R"(, "queue": {"backfill": false})"), dir), Catch::Contains("/queue: does not apply to a fill experiment"));
-  CHECK_THAT(load_error(R"({"mode": "gang", "cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})", dir),
-             Catch::Contains("/mode: 'gang' is not one of replay, fill"));
-  CHECK_THAT(load_error(R"({"target_load": 1.3, "cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})", dir),
-             Catch::Contains("/target_load: applies to \"mode\": \"fill\" only"));
-  CHECK_THAT(load_error(R"({"mode": "fill", "cluster": {"nodes": [{"model": "dgx1-v100"}]}, "workload": {"kind": "jobs", "jobs": []}})", dir),
-             Catch::Contains("/workload/kind: a fill experiment draws pods from a trace's pod list"));
+  CHECK_THAT(load_error(trace.json(R"(, "queue": {"backfill": false})"), dir),
+             Catch::Contains("/queue: does not apply to a fill experiment"));
+  CHECK_THAT(
+      load_error(
+          R"({"mode": "gang", "cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})",
+          dir),
+      Catch::Contains("/mode: 'gang' is not one of replay, fill"));
+  CHECK_THAT(
+      load_error(
+          R"({"target_load": 1.3, "cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}})",
+          dir),
+      Catch::Contains("/target_load: applies to \"mode\": \"fill\" only"));
+  CHECK_THAT(
+      load_error(R"({"mode": "fill", "cluster": {"nodes": [{"model": "dgx1-v100"}]}, "workload": {"kind": "jobs", "jobs": []}})",
+                 dir),
+      Catch::Contains("/workload/kind: a fill experiment draws pods from a trace's pod list"));
 }
 
 TEST_CASE("sim::fill on the Alibaba default trace", "[sim][fill][shared]") {

@@ -115,13 +115,21 @@ TEST_CASE("sim::philly loads the real trace", "[sim][workload]") {
     std::map<std::string, int> by_shape;  // "GPUs: workers x per-worker"
     for (const JobSpec& job : jobs) {
       ++by_gpus[job.total_gpus()];
-      ++by_shape[std::to_string(job.total_gpus()) + ": " + std::to_string(job.workers) + "x" + std::to_string(job.gpus_per_worker)];
+      ++by_shape[std::to_string(job.total_gpus()) + ": " + std::to_string(job.workers) + "x" +
+                 std::to_string(job.gpus_per_worker)];
     }
-    CHECK(by_gpus == std::map<int, int>{{1, 76627}, {2, 1818}, {4, 1870}, {8, 1643}, {12, 7},
-                                        {16, 199}, {24, 7}, {32, 67}, {64, 6}, {128, 3}});
-    CHECK(by_shape == std::map<std::string, int>{{"1: 1x1", 76627}, {"2: 1x2", 1818}, {"4: 1x4", 1870}, {"8: 1x8", 1643},
-                                                 {"12: 2x6", 7}, {"16: 2x8", 199}, {"24: 3x8", 7}, {"32: 4x8", 67},
-                                                 {"64: 8x8", 6}, {"128: 16x8", 3}});
+    CHECK(by_gpus == std::map<int, int>{
+                         {1, 76627}, {2, 1818}, {4, 1870}, {8, 1643}, {12, 7}, {16, 199}, {24, 7}, {32, 67}, {64, 6}, {128, 3}});
+    CHECK(by_shape == std::map<std::string, int>{{"1: 1x1", 76627},
+                                                 {"2: 1x2", 1818},
+                                                 {"4: 1x4", 1870},
+                                                 {"8: 1x8", 1643},
+                                                 {"12: 2x6", 7},
+                                                 {"16: 2x8", 199},
+                                                 {"24: 3x8", 7},
+                                                 {"32: 4x8", 67},
+                                                 {"64: 8x8", 6},
+                                                 {"128: 16x8", 3}});
   }
   SECTION("the seeded model mix is within 1 point of the default shares, frameworks about 50/50") {
     const auto shares = model_shares(*workload);
@@ -173,15 +181,13 @@ TEST_CASE("sim::philly rows become jobs as documented", "[sim][workload]") {
   SECTION("arrival_time_scale 0.5 halves submit times and keeps durations") {
     PhillyOptions options;
     options.arrival_time_scale = 0.5;
-    const auto w = philly_text(std::string(kPhillyHeader) + "2017-10-09 07:00:00,60,1,60,a\n2017-10-09 07:01:00,60,1,60,a\n",
-                               options);
+    const auto w =
+        philly_text(std::string(kPhillyHeader) + "2017-10-09 07:00:00,60,1,60,a\n2017-10-09 07:01:00,60,1,60,a\n", options);
     REQUIRE(w.ok());
     CHECK(w->jobs[1].submit_ms == 30'000);
     CHECK(w->jobs[1].ideal_duration_ms == 60'000);
   }
-  SECTION("a header-only file is an empty workload") {
-    CHECK(philly_text(kPhillyHeader)->jobs.empty());
-  }
+  SECTION("a header-only file is an empty workload") { CHECK(philly_text(kPhillyHeader)->jobs.empty()); }
 }
 
 TEST_CASE("sim::philly bad input gives one error naming file, line and column", "[sim][workload]") {
@@ -202,8 +208,7 @@ TEST_CASE("sim::philly bad input gives one error naming file, line and column", 
           "philly.csv:3: column num_gpus: 'x' is not an integer");
   }
   SECTION("num_gpus below 1 or a negative duration is rejected") {
-    CHECK(philly_error("2017-10-09 07:01:55,66.0,0,66.0,a\n") ==
-          "philly.csv:2: column num_gpus: '0' is out of range (1-65535)");
+    CHECK(philly_error("2017-10-09 07:01:55,66.0,0,66.0,a\n") == "philly.csv:2: column num_gpus: '0' is out of range (1-65535)");
     CHECK(philly_error(good + good + "2017-10-09 07:01:55,-5.0,1,66.0,a\n") ==
           "philly.csv:4: column duration: '-5.0' is negative");
   }
@@ -290,8 +295,10 @@ const char* const kJobList = R"([
 // The error of kJobList with entry `index`'s `key` set to `value` (parsed JSON text).
 std::string job_list_error(size_t index, const std::string& key, const std::string& value) {
   nlohmann::json list = nlohmann::json::parse(kJobList);
-  if (value.empty()) list[index].erase(key);
-  else list[index][key] = nlohmann::json::parse(value);
+  if (value.empty())
+    list[index].erase(key);
+  else
+    list[index][key] = nlohmann::json::parse(value);
   const auto w = load_job_list(list.dump(), "scenario.json", "/workload/jobs");
   return w.ok() ? "" : w.error().message;
 }
@@ -353,7 +360,8 @@ TEST_CASE("sim::job_list errors name the source and the JSON path", "[sim][workl
   SECTION("wrong types, unknown keys and unknown frameworks") {
     CHECK(job_list_error(0, "iterations", "\"many\"") ==
           "scenario.json: /workload/jobs/0/iterations: must be an integer >= 1, got \"many\"");
-    CHECK(job_list_error(1, "pods", "[2, \"x\"]") == "scenario.json: /workload/jobs/1/pods/1: must be an integer in 1..65535, got \"x\"");
+    CHECK(job_list_error(1, "pods", "[2, \"x\"]") ==
+          "scenario.json: /workload/jobs/1/pods/1: must be an integer in 1..65535, got \"x\"");
     CHECK(job_list_error(0, "worker", "2").rfind("scenario.json: /workload/jobs/0/worker: unknown key (allowed: ", 0) == 0);
     CHECK(job_list_error(0, "worker", "2").find("did you mean 'workers'?") != std::string::npos);
     CHECK(job_list_error(0, "framework", "\"tensorflw\"") ==
@@ -370,7 +378,8 @@ TEST_CASE("sim::job_list errors name the source and the JSON path", "[sim][workl
           "scenario.json: /workload/jobs/1/name: job name 'vgg16-tf' is used twice (also by /workload/jobs/0)");
   }
   SECTION("not an array, and syntax errors with line and column") {
-    CHECK(load_job_list("{}", "s.json", "/jobs").error().message == "s.json: /jobs: must be an array of job entries, got an object");
+    CHECK(load_job_list("{}", "s.json", "/jobs").error().message ==
+          "s.json: /jobs: must be an array of job entries, got an object");
     CHECK(load_job_list("[\n  {,}\n]", "s.json").error().message.rfind("s.json:2:4: ", 0) == 0);
   }
 }
@@ -397,8 +406,9 @@ TEST_CASE("sim::workload sections read synthetic and Philly options from JSON", 
           "s.json: /workload/size_mix/two: 'two' is not a GPU count (an integer in 1..65535)");
     CHECK(synthetic_options_from_json(R"({"model_mix": {"resnet5": 1}})", "s.json", "/workload").error().message ==
           "s.json: /workload/model_mix/resnet5: unknown model 'resnet5' (did you mean 'resnet50'?)");
-    CHECK(synthetic_options_from_json(R"({"kind": "synthetic"})", "s.json", "/workload").error().message.rfind(
-              "s.json: /workload/kind: unknown key", 0) == 0);
+    CHECK(synthetic_options_from_json(R"({"kind": "synthetic"})", "s.json", "/workload")
+              .error()
+              .message.rfind("s.json: /workload/kind: unknown key", 0) == 0);
   }
   SECTION("philly: path required, options read") {
     const auto source = philly_source_from_json(R"({"path": "philly.csv", "max_jobs": 100, "seed": 3})", "s.json", "/workload");
