@@ -224,12 +224,9 @@ std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const Placeme
 
 std::optional<GpuSet> Allocator::search(const GpuSet& free, const PlacementRequest& r) const {
   switch (r.policy) {
-    case PlacementPolicy::BestFit:
-      return small() ? best_fit_small(free, r) : best_fit_large(free, r);
-    case PlacementPolicy::DevicePlugin:
-      return device_plugin(free, r);
-    default:
-      return small() ? ranked_small(free, r) : ranked_large(free, r);
+    case PlacementPolicy::BestFit: return small() ? best_fit_small(free, r) : best_fit_large(free, r);
+    case PlacementPolicy::DevicePlugin: return device_plugin(free, r);
+    default: return small() ? ranked_small(free, r) : ranked_large(free, r);
   }
 }
 

@@ -107,27 +107,21 @@ Status validate_request(const PodRequest& pod, int max_card_mem_gib) {
   if (pod.cpu_milli < 0) return reject("cpu_milli " + std::to_string(pod.cpu_milli) + " is negative");
   if (pod.memory_mib < 0) return reject("memory_mib " + std::to_string(pod.memory_mib) + " is negative");
   switch (pod.gpu.kind) {
-    case GpuAskKind::None:
-      return Status::success();
+    case GpuAskKind::None: return Status::success();
     case GpuAskKind::Whole:
       if (pod.gpu.count < 1) return reject("GPU count " + std::to_string(pod.gpu.count) + " must be at least 1");
       return Status::success();
-    case GpuAskKind::Mem:
-      return validate_mem(pod.gpu, max_card_mem_gib);
-    case GpuAskKind::Milli:
-      return validate_milli(pod.gpu);
+    case GpuAskKind::Mem: return validate_mem(pod.gpu, max_card_mem_gib);
+    case GpuAskKind::Milli: return validate_milli(pod.gpu);
   }
   return Status::success();
 }
 
 int ask_card_milli(const GpuAsk& ask, int card_mem_gib) {
   switch (ask.kind) {
-    case GpuAskKind::None:
-      return 0;
-    case GpuAskKind::Whole:
-      return kMilliPerGpu;
-    case GpuAskKind::Milli:
-      return ask.count > 1 ? kMilliPerGpu : ask.milli;
+    case GpuAskKind::None: return 0;
+    case GpuAskKind::Whole: return kMilliPerGpu;
+    case GpuAskKind::Milli: return ask.count > 1 ? kMilliPerGpu : ask.milli;
     case GpuAskKind::Mem:
       if (ask.core_percent) return 10 * *ask.core_percent;
       if (card_mem_gib <= 0) return kMilliPerGpu;
@@ -166,12 +160,9 @@ NodeAllocatable allocatable(const ShareNode& node) {
 int card_free_milli(const ShareNode& node, int card) {
   const CardState& c = node.cards[static_cast<size_t>(card)];
   switch (node.mode) {
-    case NodeMode::Share:
-      return c.mem_total_gib > 0 ? kMilliPerGpu * (c.mem_total_gib - c.mem_used_gib) / c.mem_total_gib : 0;
-    case NodeMode::CoreMem:
-      return 10 * (100 - c.core_used_percent);
-    default:
-      return kMilliPerGpu - c.milli_used;
+    case NodeMode::Share: return c.mem_total_gib > 0 ? kMilliPerGpu * (c.mem_total_gib - c.mem_used_gib) / c.mem_total_gib : 0;
+    case NodeMode::CoreMem: return 10 * (100 - c.core_used_percent);
+    default: return kMilliPerGpu - c.milli_used;
   }
 }
 
@@ -189,15 +180,12 @@ void refresh_card_summary(ShareNode& node) {
 
 bool mode_accepts(NodeMode mode, const GpuAsk& ask) {
   switch (ask.kind) {
-    case GpuAskKind::None:
-      return true;
+    case GpuAskKind::None: return true;
     case GpuAskKind::Whole:
       if (ask.topology_aware) return mode == NodeMode::Topology;
       return mode == NodeMode::Default || mode == NodeMode::Milli;
-    case GpuAskKind::Mem:
-      return mode == (ask.core_percent ? NodeMode::CoreMem : NodeMode::Share);
-    case GpuAskKind::Milli:
-      return mode == NodeMode::Milli;
+    case GpuAskKind::Mem: return mode == (ask.core_percent ? NodeMode::CoreMem : NodeMode::Share);
+    case GpuAskKind::Milli: return mode == NodeMode::Milli;
   }
   return false;
 }
@@ -214,10 +202,8 @@ bool card_fits(const ShareNode& node, int card, const GpuAsk& ask) {
     case GpuAskKind::Mem:
       return c.mem_total_gib - c.mem_used_gib >= ask.mem_gib &&
              (!ask.core_percent || 100 - c.core_used_percent >= *ask.core_percent);
-    case GpuAskKind::Milli:
-      return kMilliPerGpu - c.milli_used >= ask.milli;
-    default:
-      return false;
+    case GpuAskKind::Milli: return kMilliPerGpu - c.milli_used >= ask.milli;
+    default: return false;
   }
 }
 

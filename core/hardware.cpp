@@ -88,20 +88,13 @@ double network_gbps(double speed_gbit) { return speed_gbit / 8.0; }
 
 double cpu_interconnect_gbps(CpuKind kind) {
   switch (kind) {
-    case CpuKind::IntelBroadwell:
-      return 6.0;  // NCCL QPI_BW
-    case CpuKind::IntelSkylake:
-      return 10.0;  // NCCL SKL_QPI_BW
-    case CpuKind::IntelSapphireRapids:
-      return 22.0;  // NCCL SPR_QPI_BW
-    case CpuKind::IntelEmeraldRapids:
-      return 40.0;  // NCCL ERP_QPI_BW
-    case CpuKind::Amd:
-      return 16.0;  // NCCL AMD_BW
-    case CpuKind::Arm:
-      return 6.0;  // NCCL ARM_BW
-    case CpuKind::Power9:
-      return 32.0;  // NCCL P9_BW
+    case CpuKind::IntelBroadwell: return 6.0;        // NCCL QPI_BW
+    case CpuKind::IntelSkylake: return 10.0;         // NCCL SKL_QPI_BW
+    case CpuKind::IntelSapphireRapids: return 22.0;  // NCCL SPR_QPI_BW
+    case CpuKind::IntelEmeraldRapids: return 40.0;   // NCCL ERP_QPI_BW
+    case CpuKind::Amd: return 16.0;                  // NCCL AMD_BW
+    case CpuKind::Arm: return 6.0;                   // NCCL ARM_BW
+    case CpuKind::Power9: return 32.0;               // NCCL P9_BW
   }
   return 6.0;
 }

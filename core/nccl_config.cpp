@@ -12,19 +12,13 @@ std::string p2p_level(const RingPlan& ring) {
   if (ring.order.size() < 2) return "LOC";
   if (ring.nvlink_only) return "NVL";
   switch (ring.worst_hop) {
-    case LinkClass::Self:
-      return "LOC";
-    case LinkClass::NVLink:
-      return "NVL";
-    case LinkClass::PIX:
-      return "PIX";
-    case LinkClass::PXB:
-      return "PXB";
+    case LinkClass::Self: return "LOC";
+    case LinkClass::NVLink: return "NVL";
+    case LinkClass::PIX: return "PIX";
+    case LinkClass::PXB: return "PXB";
     case LinkClass::PHB:
-    case LinkClass::Node:
-      return "PHB";  // NCCL has no NODE level: a path via host bridges is PHB
-    case LinkClass::Sys:
-      return "SYS";
+    case LinkClass::Node: return "PHB";  // NCCL has no NODE level: a path via host bridges is PHB
+    case LinkClass::Sys: return "SYS";
   }
   return "SYS";
 }

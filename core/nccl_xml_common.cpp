@@ -17,20 +17,13 @@ std::optional<unsigned> gpu_device_id(std::string_view model) {
 
 CpuIdentity cpu_identity(CpuKind kind) {
   switch (kind) {
-    case CpuKind::IntelBroadwell:
-      return {"x86_64", "GenuineIntel", 6, 79};
-    case CpuKind::IntelSkylake:
-      return {"x86_64", "GenuineIntel", 6, 85};
-    case CpuKind::IntelSapphireRapids:
-      return {"x86_64", "GenuineIntel", 6, 143};
-    case CpuKind::IntelEmeraldRapids:
-      return {"x86_64", "GenuineIntel", 6, 207};
-    case CpuKind::Amd:
-      return {"x86_64", "AuthenticAMD", 23, 49};
-    case CpuKind::Arm:
-      return {"arm64", "", 0, 0};
-    case CpuKind::Power9:
-      return {"ppc64", "", 0, 0};
+    case CpuKind::IntelBroadwell: return {"x86_64", "GenuineIntel", 6, 79};
+    case CpuKind::IntelSkylake: return {"x86_64", "GenuineIntel", 6, 85};
+    case CpuKind::IntelSapphireRapids: return {"x86_64", "GenuineIntel", 6, 143};
+    case CpuKind::IntelEmeraldRapids: return {"x86_64", "GenuineIntel", 6, 207};
+    case CpuKind::Amd: return {"x86_64", "AuthenticAMD", 23, 49};
+    case CpuKind::Arm: return {"arm64", "", 0, 0};
+    case CpuKind::Power9: return {"ppc64", "", 0, 0};
   }
   return {"x86_64", "GenuineIntel", 6, 85};
 }
@@ -134,20 +127,11 @@ std::string escape_xml(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
     }
   }
   return out;

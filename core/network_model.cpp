@@ -10,12 +10,9 @@ namespace topsim {
 
 double NetworkModel::efficiency(NicTransport transport) const {
   switch (transport) {
-    case NicTransport::InfiniBand:
-      return infiniband_efficiency;
-    case NicTransport::RoCE:
-      return roce_efficiency;
-    case NicTransport::Ethernet:
-      return tcp_socket_efficiency;
+    case NicTransport::InfiniBand: return infiniband_efficiency;
+    case NicTransport::RoCE: return roce_efficiency;
+    case NicTransport::Ethernet: return tcp_socket_efficiency;
   }
   return tcp_socket_efficiency;
 }

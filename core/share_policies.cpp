@@ -208,20 +208,13 @@ class FgdPolicy final : public SharePolicy {
 
 ScoreFn score_function(SharePolicyKind kind) {
   switch (kind) {
-    case SharePolicyKind::Binpack:
-      return binpack_score;
-    case SharePolicyKind::Spread:
-      return spread_score;
-    case SharePolicyKind::BestFit:
-      return best_fit_score;
-    case SharePolicyKind::DotProduct:
-      return dot_product_score;
-    case SharePolicyKind::GpuPacking:
-      return gpu_packing_score;
-    case SharePolicyKind::GpuClustering:
-      return gpu_clustering_score;
-    default:
-      return nullptr;
+    case SharePolicyKind::Binpack: return binpack_score;
+    case SharePolicyKind::Spread: return spread_score;
+    case SharePolicyKind::BestFit: return best_fit_score;
+    case SharePolicyKind::DotProduct: return dot_product_score;
+    case SharePolicyKind::GpuPacking: return gpu_packing_score;
+    case SharePolicyKind::GpuClustering: return gpu_clustering_score;
+    default: return nullptr;
   }
 }
 

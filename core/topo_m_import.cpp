@@ -26,18 +26,12 @@ std::string join(const std::vector<std::string>& items) {
 
 int pcie_level(const LinkCode& code) {  // PIX 1 .. SYS 5; 0 = no PCIe evidence (X, NV#)
   switch (code.cls) {
-    case LinkClass::PIX:
-      return 1;
-    case LinkClass::PXB:
-      return 2;
-    case LinkClass::PHB:
-      return 3;
-    case LinkClass::Node:
-      return 4;
-    case LinkClass::Sys:
-      return 5;
-    default:
-      return 0;
+    case LinkClass::PIX: return 1;
+    case LinkClass::PXB: return 2;
+    case LinkClass::PHB: return 3;
+    case LinkClass::Node: return 4;
+    case LinkClass::Sys: return 5;
+    default: return 0;
   }
 }
 

@@ -9,20 +9,13 @@ namespace topsim {
 
 std::string link_code(LinkClass cls, int nvlinks) {
   switch (cls) {
-    case LinkClass::Self:
-      return "X";
-    case LinkClass::NVLink:
-      return "NV" + std::to_string(nvlinks);
-    case LinkClass::PIX:
-      return "PIX";
-    case LinkClass::PXB:
-      return "PXB";
-    case LinkClass::PHB:
-      return "PHB";
-    case LinkClass::Node:
-      return "NODE";
-    case LinkClass::Sys:
-      return "SYS";
+    case LinkClass::Self: return "X";
+    case LinkClass::NVLink: return "NV" + std::to_string(nvlinks);
+    case LinkClass::PIX: return "PIX";
+    case LinkClass::PXB: return "PXB";
+    case LinkClass::PHB: return "PHB";
+    case LinkClass::Node: return "NODE";
+    case LinkClass::Sys: return "SYS";
   }
   return "SYS";
 }

@@ -65,49 +65,44 @@ Json over_seeds_json(const SchedulerResult& s) {
   return out;
 }
 
-// Columns of equal length: {"time_s": [...], "running": [...], ...}.
-Json samples_json(const std::vector<ClusterSample>& samples) {
-  Json time = Json::array(), running = Json::array(), pending = Json::array(), allocated = Json::array(), frag = Json::array(),
-       rate = Json::array(), unusable = Json::array(), idle = Json::array();
-  for (const ClusterSample& x : samples) {
-    time.push_back(seconds(x.time_ms));
-    running.push_back(x.running);
-    pending.push_back(x.pending);
-    allocated.push_back(rounded(x.allocated_gpus));
-    frag.push_back(rounded(x.fragmentation_gpus));
-    rate.push_back(rounded(x.fragmentation_rate));
-    unusable.push_back(rounded(x.unusable_gpus));
-    idle.push_back(x.idle_cards);
+// Rows as columns of equal length: {"<name>": [value of row 0, row 1, ...], ...}.
+template <class Row>
+struct Column {
+  const char* name;
+  Json (*value)(const Row&);
+};
+
+template <class Row>
+Json columns_json(const std::vector<Row>& rows, std::initializer_list<Column<Row>> columns) {
+  Json out = Json::object();
+  for (const Column<Row>& column : columns) {
+    Json values = Json::array();
+    for (const Row& row : rows) values.push_back(column.value(row));
+    out[column.name] = std::move(values);
   }
-  return {{"time_s", time},
-          {"running_jobs", running},
-          {"pending_jobs", pending},
-          {"allocated_gpus", allocated},
-          {"fragmentation_gpus", frag},
-          {"fragmentation_rate", rate},
-          {"unusable_gpus", unusable},
-          {"idle_cards", idle}};
+  return out;
+}
+
+Json samples_json(const std::vector<ClusterSample>& samples) {
+  return columns_json<ClusterSample>(
+      samples, {{"time_s", [](const ClusterSample& x) { return Json(seconds(x.time_ms)); }},
+                {"running_jobs", [](const ClusterSample& x) { return Json(x.running); }},
+                {"pending_jobs", [](const ClusterSample& x) { return Json(x.pending); }},
+                {"allocated_gpus", [](const ClusterSample& x) { return Json(rounded(x.allocated_gpus)); }},
+                {"fragmentation_gpus", [](const ClusterSample& x) { return Json(rounded(x.fragmentation_gpus)); }},
+                {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded(x.fragmentation_rate)); }},
+                {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded(x.unusable_gpus)); }},
+                {"idle_cards", [](const ClusterSample& x) { return Json(x.idle_cards); }}});
 }
 
 Json load_curve_json(const std::vector<LoadPoint>& curve) {
-  Json load = Json::array(), alloc = Json::array(), frag = Json::array(), rate = Json::array(), unusable = Json::array(),
-       idle = Json::array(), failed = Json::array();
-  for (const LoadPoint& p : curve) {
-    load.push_back(p.load_percent);
-    alloc.push_back(rounded(p.gpu_alloc_ratio));
-    frag.push_back(rounded(p.frag_gpus));
-    rate.push_back(rounded(p.frag_rate));
-    unusable.push_back(rounded(p.unusable_gpus));
-    idle.push_back(p.idle_cards);
-    failed.push_back(p.failed);
-  }
-  return {{"load_percent", load},
-          {"gpu_alloc_ratio", alloc},
-          {"fragmentation_gpus", frag},
-          {"fragmentation_rate", rate},
-          {"unusable_gpus", unusable},
-          {"idle_cards", idle},
-          {"failed", failed}};
+  return columns_json<LoadPoint>(curve, {{"load_percent", [](const LoadPoint& p) { return Json(p.load_percent); }},
+                                         {"gpu_alloc_ratio", [](const LoadPoint& p) { return Json(rounded(p.gpu_alloc_ratio)); }},
+                                         {"fragmentation_gpus", [](const LoadPoint& p) { return Json(rounded(p.frag_gpus)); }},
+                                         {"fragmentation_rate", [](const LoadPoint& p) { return Json(rounded(p.frag_rate)); }},
+                                         {"unusable_gpus", [](const LoadPoint& p) { return Json(rounded(p.unusable_gpus)); }},
+                                         {"idle_cards", [](const LoadPoint& p) { return Json(p.idle_cards); }},
+                                         {"failed", [](const LoadPoint& p) { return Json(p.failed); }}});
 }
 
 Json run_json(const RunResult& run) {

@@ -11,12 +11,9 @@ int JobSpec::total_gpus() const {
 
 int64_t JobSpec::gpu_milli_total(int card_mem_gib) const {
   switch (kind) {
-    case JobKind::Training:
-      return int64_t{kMilliPerGpu} * total_gpus();
-    case JobKind::Share:
-      return ask_total_milli(pod_request(*this).gpu, card_mem_gib);
-    case JobKind::TracePod:
-      return int64_t{gpus_per_worker} * gpu_milli;
+    case JobKind::Training: return int64_t{kMilliPerGpu} * total_gpus();
+    case JobKind::Share: return ask_total_milli(pod_request(*this).gpu, card_mem_gib);
+    case JobKind::TracePod: return int64_t{gpus_per_worker} * gpu_milli;
   }
   return 0;
 }
@@ -24,9 +21,7 @@ int64_t JobSpec::gpu_milli_total(int card_mem_gib) const {
 PodRequest pod_request(const JobSpec& job, size_t pod, bool topology_aware) {
   PodRequest request;
   switch (job.kind) {
-    case JobKind::Training:
-      request.gpu = GpuAsk::whole(job.pod_gpus(pod), topology_aware);
-      break;
+    case JobKind::Training: request.gpu = GpuAsk::whole(job.pod_gpus(pod), topology_aware); break;
     case JobKind::Share:
       request.gpu =
           GpuAsk::mem(job.gpu_mem_gib, job.gpu_core_percent > 0 ? std::optional<int>(job.gpu_core_percent) : std::nullopt);

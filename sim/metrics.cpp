@@ -51,14 +51,10 @@ const std::vector<MetricInfo> kCatalog = {
 
 std::vector<std::string_view> statistics(MetricShape shape) {
   switch (shape) {
-    case Scalar:
-      return {""};
-    case OverJobs:
-      return {"mean", "p50", "p95", "p99", "max"};
-    case OverTime:
-      return {"mean", "max"};
-    case Final:
-      return {"final"};
+    case Scalar: return {""};
+    case OverJobs: return {"mean", "p50", "p95", "p99", "max"};
+    case OverTime: return {"mean", "max"};
+    case Final: return {"final"};
   }
   return {};
 }

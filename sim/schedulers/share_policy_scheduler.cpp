@@ -6,12 +6,9 @@ namespace topsim {
 
 std::string pod_admission_problem(const SchedulingView& view, uint32_t job) {
   switch (view.job(job).kind) {
-    case JobKind::Training:
-      return training_admission_problem(view, job, {NodeMode::Default, false, true, false});
-    case JobKind::Share:
-      return share_admission_problem(view, job);
-    case JobKind::TracePod:
-      return trace_pod_admission_problem(view, job);
+    case JobKind::Training: return training_admission_problem(view, job, {NodeMode::Default, false, true, false});
+    case JobKind::Share: return share_admission_problem(view, job);
+    case JobKind::TracePod: return trace_pod_admission_problem(view, job);
   }
   return "";
 }
