@@ -10,9 +10,10 @@ mode="${1:-run}"
 case "$mode" in run|test) ;; *) echo "usage: bash bootstrap.sh run|test" >&2; exit 2 ;; esac
 
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
-          libfmt-dev catch2 libpugixml-dev)
-# The test suite also checks the formatting (.clang-format).
-if [ "$mode" = test ]; then packages+=(clang-format-14); fi
+          libfmt-dev catch2 libpugixml-dev libjs-chart.js)
+# The tests also check the formatting (.clang-format), render report.html in headless Chromium
+# and check metrics.prom with promtool (Debian prometheus).
+if [ "$mode" = test ]; then packages+=(clang-format-14 chromium prometheus); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

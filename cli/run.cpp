@@ -8,6 +8,7 @@
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
+#include "reports/report_files.h"
 #include "reports/reporter.h"
 #include "reports/text_report.h"
 #include "sim/experiment.h"
@@ -23,14 +24,19 @@ class Run : public Command {
   void declare(OptionSet& options) override {
     options.argument("scenario", &scenario_);
     options.visible.add_options()("output,o", po::value(&output_dir_),
-                                  "folder for results.json, jobs.jsonl and summary.txt (default: results/<scenario name>)")(
+                                  "folder for the results and the report (default: results/<scenario name>)")(
         "summary-only", po::bool_switch(&summary_only_), "leave the per-job records (jobs.jsonl) out")(
         "jobs", po::bool_switch(&jobs_), "fill experiments: write jobs.jsonl too (every drawn pod of every run; large)")(
         "threads", po::value(&threads_)->default_value(0), "runs (scheduler x seed) at once (default 0 = all cores)")(
-        "timing", po::bool_switch(&timing_), "print wall time and events/s per run on stderr");
+        "timing", po::bool_switch(&timing_), "print wall time and events/s per run on stderr")(
+        "report", po::bool_switch(&report_)->default_value(true),
+        "write the report: report.html, summary.md, CSV files, metrics.prom (the default)")(
+        "no-report", po::bool_switch(&no_report_), "leave the report out");
   }
 
-  Status finish(const po::variables_map&) override {
+  Status finish(const po::variables_map& values) override {
+    if (no_report_ && values.count("report") && !values["report"].defaulted())
+      return Error{"--report and --no-report contradict each other"};
     if (summary_only_ && jobs_) return Error{"--summary-only and --jobs contradict each other"};
     if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
     return {};
@@ -53,11 +59,16 @@ class Run : public Command {
       };
     auto results = run_experiment(*scenario, options);
     if (!results) return Outcome::bad_input(results.error().message);
-    for (const auto& reporter : {make_json_reporter(options.keep_jobs), make_text_reporter()})
+    std::vector<std::unique_ptr<Reporter>> reporters;
+    reporters.push_back(make_json_reporter(options.keep_jobs));
+    reporters.push_back(make_text_reporter());
+    if (!no_report_) reporters.push_back(make_report_reporter());
+    for (const auto& reporter : reporters)
       if (Status s = reporter->write(*results, sink); !s) return Outcome::bad_input(s.error().message);
     if (!options.keep_jobs) sink.remove_stale("jobs.jsonl");
     io.out << render_text(*results);
     io.out << "\nresults: " << sink.path("results.json") << "\n";
+    if (!no_report_) io.out << "report: " << sink.path("report.html") << "\n";
     return Outcome::ok();
   }
 
@@ -66,6 +77,8 @@ class Run : public Command {
   std::string output_dir_;
   bool summary_only_ = false;
   bool jobs_ = false;
+  bool report_ = true;
+  bool no_report_ = false;
   bool timing_ = false;
   int threads_ = 0;
 };
@@ -80,8 +93,10 @@ const Registrar registered{{
     "ring bandwidth, cross-NUMA ratio, topology success rate, fallbacks; over time: GPUs\n"
     "allocated, FGD fragmentation, running and pending jobs, sampled and time-weighted),\n"
     "DIR/jobs.jsonl (per job: placement, ring bandwidth, transport, throughput, wait, JCT) and\n"
-    "DIR/summary.txt. Shared-GPU jobs (gpu_mem_gib, gpu_core_percent) run on nodes labelled\n"
-    "share / core_mem beside whole-GPU jobs.\n"
+    "DIR/summary.txt, and the report: DIR/report.html (charts, opens offline), summary.md,\n"
+    "summary.csv, jobs.csv, timeseries.csv, fill_curves.csv and metrics.prom (docs/reports.md;\n"
+    "`topsim report` makes one from saved results, or compares several). Shared-GPU jobs\n"
+    "(gpu_mem_gib, gpu_core_percent) run on nodes labelled share / core_mem beside whole-GPU jobs.\n"
     "Without a scenario it runs the built-in default, scenarios/ack-v100-benchmark.json.\n"
     "Scenarios with \"mode\": \"fill\" run the FGD fragmentation experiment (pods arrive until a\n"
     "target load, nothing departs). Formats: docs/scenarios.md, docs/results-format.md.",

@@ -109,6 +109,7 @@ Json run_json(const RunResult& run) {
   Json by_model = Json::array();
   for (const ModelThroughput& t : run.by_model)
     by_model.push_back({{"model", t.model},
+                        {"framework", t.framework},
                         {"unit", t.unit + "/s"},
                         {"jobs", t.jobs},
                         {"mean_samples_per_sec", rounded(t.mean_samples_per_sec)},

@@ -216,14 +216,15 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
 }
 
 std::vector<ModelThroughput> throughput_by_model(const RunOutput& run, const Workload& workload) {
-  std::map<uint16_t, ModelThroughput> by_model;
+  std::map<std::pair<uint16_t, TrainingFramework>, ModelThroughput> by_model;
   for (size_t id = 0; id < run.jobs.size(); ++id) {
     const JobRecord& r = run.jobs[id];
     const JobSpec& job = workload.jobs[id];
     const DnnModel* model = model_at(job.model);
     if (!job.is_training() || r.start_ms < 0 || !model) continue;
-    ModelThroughput& t = by_model[job.model];
+    ModelThroughput& t = by_model[{job.model, job.framework}];
     t.model = model->name;
+    t.framework = std::string(enum_name(job.framework));
     t.unit = enum_name(model->unit);
     ++t.jobs;
     t.mean_samples_per_sec += r.samples_per_sec;

@@ -68,9 +68,10 @@ class Metrics {
   std::vector<Metric> values_;
 };
 
-// Mean throughput of the jobs that trained one model, per scheduler run.
+// Mean throughput of the jobs that trained one model with one framework, per scheduler run.
 struct ModelThroughput {
   std::string model;
+  std::string framework;            // "tensorflow", "pytorch"
   std::string unit;                 // "images", "samples"
   uint64_t jobs = 0;                // started jobs training it
   double mean_samples_per_sec = 0;  // mean over those jobs of their whole-job throughput

@@ -44,12 +44,12 @@ struct CliResult {
   std::string err;  // stderr
 };
 
-// Runs `topsim <args>` (args are passed to the shell as written).
-inline CliResult run_cli(const std::string& args) {
+// Runs a shell command, capturing its stdout and stderr.
+inline CliResult run_shell(const std::string& shell_command) {
   const auto tmp = std::filesystem::temp_directory_path();
   static int counter = 0;
   const auto err_path = tmp / ("topsim_test_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  const std::string command = std::string(TOPSIM_CLI_PATH) + " " + args + " 2>" + err_path.string();
+  const std::string command = "{ " + shell_command + "; } 2>" + err_path.string();
   CliResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return result;
@@ -62,6 +62,9 @@ inline CliResult run_cli(const std::string& args) {
   std::filesystem::remove(err_path);
   return result;
 }
+
+// Runs `topsim <args>` (args are passed to the shell as written).
+inline CliResult run_cli(const std::string& args) { return run_shell(std::string(TOPSIM_CLI_PATH) + " " + args); }
 
 // Bad input: exit code 2, nothing on stdout and exactly one stderr line, "topsim: error: ..."
 // containing `needle`.

@@ -1,0 +1,109 @@
+// `topsim report RESULTS_DIR... [-o DIR] [--label A,B...]`: the report of saved results (folders
+// written by `topsim run`), or, with several folders, a comparison of the runs: every chart
+// overlays them, and a delta table gives each metric in each run with its % change against the
+// first, worse cells marked.
+#include <filesystem>
+#include <ostream>
+
+#include "cli/command_table.h"
+#include "cli/output_file.h"
+#include "reports/report_files.h"
+#include "sim/results_json.h"
+
+namespace topsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "a,b,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_labels(const std::string& text) {
+  std::vector<std::string> labels;
+  size_t start = 0;
+  for (size_t comma = text.find(',');; comma = text.find(',', start)) {
+    labels.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return labels;
+    start = comma + 1;
+  }
+}
+
+class Report : public Command {
+ public:
+  void declare(OptionSet& options) override {
+    options.argument("results", &dirs_, -1);
+    options.visible.add_options()("output,o", po::value(&output_dir_),
+                                  "folder for the report (default: the results folder; several: results/compare-<labels>)")(
+        "label", po::value(&labels_text_), "names of the runs, comma-separated, in order (default: each run's scenario name)");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (dirs_.empty()) return Error{"give at least one results folder (written by `topsim run`)"};
+    if (labels_text_.empty()) return {};
+    labels_ = split_labels(labels_text_);
+    if (labels_.size() != dirs_.size())
+      return Error{"--label names " + std::to_string(labels_.size()) + " runs, " + std::to_string(dirs_.size()) +
+                   " results folders are given"};
+    for (size_t i = 0; i < labels_.size(); ++i) {
+      if (labels_[i].empty()) return Error{"--label: label " + std::to_string(i + 1) + " is empty"};
+      for (size_t k = 0; k < i; ++k)
+        if (labels_[k] == labels_[i]) return Error{"--label: '" + labels_[i] + "' is given twice"};
+    }
+    return {};
+  }
+
+  Outcome execute(Streams io) override {
+    std::vector<ResultSet> results;
+    for (const std::string& dir : dirs_) {
+      auto loaded = load_results(dir);
+      if (!loaded) return Outcome::bad_input(loaded.error().message);
+      results.push_back(std::move(loaded).value());
+    }
+    std::vector<LabelledResults> inputs;
+    for (size_t i = 0; i < results.size(); ++i)
+      inputs.push_back({labels_.empty() ? default_label(results, i) : labels_[i], &results[i]});
+    DirectorySink sink(output_dir_.empty() ? default_output(inputs) : output_dir_);
+    if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
+    if (Status s = write_report(inputs, sink); !s) return Outcome::bad_input(s.error().message);
+    io.out << "report: " << sink.path("report.html") << "\n";
+    return Outcome::ok();
+  }
+
+ private:
+  // The scenario's name; runs of one scenario are told apart by their folder's name.
+  std::string default_label(const std::vector<ResultSet>& results, size_t i) const {
+    const std::string& name = results[i].scenario.name;
+    for (size_t k = 0; k < results.size(); ++k)
+      if (k != i && results[k].scenario.name == name)
+        return fs::path(dirs_[i]).lexically_normal().filename().string() + "/" + name;
+    return name;
+  }
+
+  std::string default_output(const std::vector<LabelledResults>& inputs) const {
+    if (inputs.size() == 1) return dirs_.front();
+    std::string name = "compare";
+    for (const LabelledResults& in : inputs) name += "-" + in.label;
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    return (fs::path("results") / name).string();
+  }
+
+  std::vector<std::string> dirs_;
+  std::string output_dir_;
+  std::string labels_text_;
+  std::vector<std::string> labels_;
+};
+
+const Registrar registered{{
+    "report",
+    "make the report of saved results, or compare several runs",
+    "RESULTS_DIR... [-o DIR] [--label A,B...]",
+    "Reads results folders written by `topsim run` (results.json, and jobs.jsonl when present)\n"
+    "and writes report.html (charts with Chart.js embedded: opens offline), summary.md (for a PR\n"
+    "comment or $GITHUB_STEP_SUMMARY), summary.csv, jobs.csv, timeseries.csv, fill_curves.csv and\n"
+    "metrics.prom (Prometheus text format). With several folders the charts overlay the runs (one\n"
+    "colour per scheduler, later runs dashed) and a delta table gives every key metric per run with\n"
+    "its % change against the first run, worse changes marked. Files: docs/reports.md.",
+    [] { return std::make_unique<Report>(); },
+}};
+
+}  // namespace
+}  // namespace topsim::cli

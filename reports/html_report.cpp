@@ -1,0 +1,181 @@
+// report.html: one self-contained page. Chart.js is inlined; the data of every chart is one
+// JSON document in a <script type="application/json"> element (escaped so nothing in it can
+// end the script); a short page script turns each chart's data into a Chart.js configuration
+// (title, axis titles with units, legend, one colour per scheduler). Under each chart, a table
+// of the same numbers, so the page reads without JavaScript. After drawing, the page marks
+// each canvas `data-rendered="yes"` and the body `data-charts-drawn="<n>"`; script errors are
+// listed in <pre id="errors"> (the browser test reads both).
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/escape.h"
+#include "reports/report_files.h"
+
+namespace topsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kStyle = R"(
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+.facts { color: #555; }
+.cards { display: flex; flex-wrap: wrap; gap: 1em; margin: 1em 0; }
+.card { border: 1px solid #ccc; border-radius: 6px; padding: 0.8em 1em; min-width: 14em; }
+.card .value { font-size: 1.4em; font-weight: 600; }
+.better { color: #1a7f37; } .worse { color: #cf222e; font-weight: 600; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.chart { position: relative; height: 380px; }
+.note { color: #666; font-size: 0.85em; }
+#errors:empty { display: none; }
+#errors { color: #cf222e; }
+)";
+
+// The page script: Chart.js configurations from the data. No plotting of its own.
+constexpr const char* kPageScript = R"(
+(function () {
+  const errors = document.getElementById('errors');
+  window.addEventListener('error', e => { errors.textContent += (e.message || 'error') + '\n'; });
+  const report = JSON.parse(document.getElementById('topsim-data').textContent);
+  let drawn = 0;
+  for (const spec of report.charts) {
+    try {
+      const canvas = document.getElementById(spec.id);
+      const line = spec.kind === 'line';
+      const datasets = spec.datasets.map(d => ({
+        label: d.name, data: d.points.map(p => ({x: line ? p[0] : spec.categories[p[0]], y: p[1]})),
+        borderColor: d.colour, borderWidth: d.band ? 0 : 2, borderDash: d.dashed ? [6, 4] : [],
+        backgroundColor: d.band ? d.colour + '33' : d.colour + Math.round(d.alpha * 255).toString(16).padStart(2, '0'),
+        fill: d.band === -1 ? '-1' : false, pointRadius: 0, topsimBand: d.band
+      }));
+      const chart = new Chart(canvas, {
+        type: spec.kind,
+        data: line ? {datasets} : {labels: spec.categories, datasets},
+        options: {
+          animation: false, responsive: true, maintainAspectRatio: false, parsing: line ? false : true,
+          plugins: {
+            title: {display: true, text: spec.title},
+            legend: {display: true, labels: {filter: (item, data) => !data.datasets[item.datasetIndex].topsimBand}}
+          },
+          scales: {
+            x: {type: line ? (spec.x_log ? 'logarithmic' : 'linear') : 'category', title: {display: true, text: spec.x_label}},
+            y: {title: {display: true, text: spec.y_label}}
+          }
+        }
+      });
+      if (chart.width > 0 && chart.height > 0) { canvas.dataset.rendered = 'yes'; drawn++; }
+    } catch (e) { errors.textContent += spec.id + ': ' + e.message + '\n'; }
+  }
+  document.body.dataset.chartsDrawn = String(drawn);
+})();
+)";
+
+std::string table_html(const ChartTable& t) {
+  std::string out = "<table><thead><tr>";
+  for (const std::string& h : t.header) out += "<th>" + html_escape(h) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (const std::string& cell : row) out += "<td>" + html_escape(cell) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</tbody></table>\n";
+  return t.note.empty() ? out : out + "<p class=\"note\">" + html_escape(t.note) + "</p>\n";
+}
+
+std::string change_html(double percent, bool worse, Better better) {
+  if (better == Better::Neither || percent == 0) return fmt::format("{:+.1f}%", percent);
+  return fmt::format("<span class=\"{}\">{:+.1f}%</span>", worse ? "worse" : "better", percent);
+}
+
+std::string cards_html(const ReportModel& m) {
+  if (m.headlines.empty()) return "";
+  std::string out = "<section class=\"cards\">\n";
+  for (const Headline& h : m.headlines) {
+    out += "<div class=\"card\"><div>" + html_escape(h.title) + "</div>";
+    out += "<div class=\"value\">" + html_escape(format_number(h.other)) + " " + html_escape(h.unit) + "</div><div>" +
+           html_escape(h.other_name) + "</div>";
+    if (!h.base_name.empty())
+      out += "<div>" + change_html(h.change_percent, h.worse, h.better) + " against " + html_escape(h.base_name) + " (" +
+             html_escape(format_number(h.base)) + ")</div>";
+    out += "</div>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string deltas_html(const ReportModel& m) {
+  if (m.deltas.empty()) return "";
+  std::string out = "<h2>Comparison of runs</h2>\n<table><thead><tr><th>scheduler</th><th>metric</th><th>unit</th>";
+  for (const std::string& label : m.labels) out += "<th>" + html_escape(label) + "</th>";
+  for (size_t l = 1; l < m.labels.size(); ++l)
+    out += "<th>" + html_escape(m.labels[l]) + " vs " + html_escape(m.labels[0]) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const DeltaRow& row : m.deltas) {
+    const MetricInfo* info = find_metric(row.metric);
+    out += "<tr><td>" + html_escape(row.scheduler) + "</td><td>" + html_escape(row.metric) + "</td><td>" + html_escape(row.unit) +
+           "</td>";
+    for (double v : row.values) out += "<td>" + format_number(v) + "</td>";
+    for (size_t l = 1; l < row.values.size(); ++l)
+      out += "<td>" + change_html(row.change_percent[l], row.worse[l], info ? info->better : Better::Neither) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table>\n";
+}
+
+// Nodes read from a trace's node list (no network modelled).
+bool trace_nodes(const ScenarioInfo& s) { return !s.node_groups.empty() && s.node_groups.front().label == "milli"; }
+
+std::string facts_html(const ReportModel& m) {
+  std::string out;
+  for (const LabelledResults* run : m.runs) {
+    const ScenarioInfo& s = run->results->scenario;
+    out += "<p class=\"facts\">" + (m.runs.size() > 1 ? "<b>" + html_escape(run->label) + "</b>: " : std::string()) +
+           html_escape(fmt::format("{} ({}): {} nodes, {} GPUs, {} jobs ({}){}, seed {}{}", s.name, s.mode, s.nodes, s.gpus,
+                                   s.jobs, s.workload, trace_nodes(s) ? ", the trace's nodes" : ", " + s.network + " network",
+                                   s.seed, s.seeds > 1 ? fmt::format(" x {} seeds", s.seeds) : "")) +
+           (s.description.empty() ? "" : "<br>" + html_escape(s.description)) + "</p>\n";
+  }
+  return out;
+}
+
+Json chart_json(const Chart& c) {
+  Json datasets = Json::array();
+  for (const ChartDataset& d : c.datasets) {
+    Json points = Json::array();
+    for (const Point& p : d.points) points.push_back({std::round(p.x * 1e6) / 1e6, std::round(p.y * 1e6) / 1e6});
+    datasets.push_back(
+        {{"name", d.name}, {"colour", d.colour}, {"dashed", d.dashed}, {"alpha", d.alpha}, {"band", d.band}, {"points", points}});
+  }
+  return {{"id", c.id},       {"title", c.title},           {"kind", c.kind},      {"x_label", c.x_label}, {"y_label", c.y_label},
+          {"x_log", c.x_log}, {"categories", c.categories}, {"datasets", datasets}};
+}
+
+std::string charts_html(const ReportModel& m) {
+  std::string out;
+  for (const Chart& c : m.charts)
+    out += "<section><h2>" + html_escape(c.title) + "</h2>\n<div class=\"chart\"><canvas id=\"" + c.id +
+           "\" role=\"img\" aria-label=\"" + html_escape(c.title) + "\"></canvas></div>\n" + table_html(c.table) + "</section>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_report_html(const ReportModel& m) {
+  Json data = {{"charts", Json::array()}};
+  for (const Chart& c : m.charts) data["charts"].push_back(chart_json(c));
+  std::string title = "topsim report";
+  for (size_t i = 0; i < m.runs.size(); ++i) title += (i ? " vs " : ": ") + m.runs[i]->label;
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + html_escape(title) + "</title>\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + std::string(kStyle) + "</style>\n";
+  out += "<script>\n" + std::string(chartjs_source()) + "\n</script>\n</head>\n<body>\n";
+  out += "<h1>" + html_escape(title) + "</h1>\n" + facts_html(m) + cards_html(m) + deltas_html(m) + charts_html(m);
+  out += "<pre id=\"errors\"></pre>\n<script type=\"application/json\" id=\"topsim-data\">" + script_safe_json(data.dump()) +
+         "</script>\n";
+  out += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace topsim

@@ -1,0 +1,101 @@
+// summary.md: GitHub-flavoured Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY.
+// The headline comparisons first, then the comparison of runs (worse cells in bold with
+// "worse"), then one table row per scheduler. Names from inputs are escaped per cell.
+#include <fmt/format.h>
+
+#include "reports/escape.h"
+#include "reports/report_files.h"
+
+namespace topsim {
+namespace {
+
+struct Column {
+  const char* metric;
+  const char* title;
+};
+constexpr Column kReplayColumns[] = {{"finished", "finished"},
+                                     {"rejected", "rejected"},
+                                     {"stuck", "stuck"},
+                                     {"wait_s.mean", "mean wait (s)"},
+                                     {"wait_s.p95", "p95 wait (s)"},
+                                     {"jct_s.mean", "mean JCT (s)"},
+                                     {"images_per_sec.mean", "images/s per job"},
+                                     {"gpu_utilisation", "GPU utilisation"},
+                                     {"fragmentation_gpus.mean", "fragmented GPUs"}};
+constexpr Column kFillColumns[] = {{"gpu_alloc_ratio.final", "GPU alloc ratio"},
+                                   {"fragmentation_rate.final", "frag rate"},
+                                   {"fragmentation_gpus.final", "frag GPUs"},
+                                   {"failed", "failed pods"}};
+
+std::string change_text(double percent, bool worse, bool directed) {
+  const std::string text = fmt::format("{:+.1f}%", percent);
+  if (!directed || percent == 0) return text;
+  return worse ? "**" + text + " worse**" : text + " better";
+}
+
+std::string headline_lines(const ReportModel& m) {
+  std::string out;
+  for (const Headline& h : m.headlines) {
+    out += "- " + markdown_cell(h.title) + ": **" + format_number(h.other) + " " + markdown_cell(h.unit) + "** " +
+           markdown_cell(h.other_name);
+    if (!h.base_name.empty())
+      out += " against " + format_number(h.base) + " " + markdown_cell(h.base_name) + " (" +
+             change_text(h.change_percent, h.worse, h.better != Better::Neither) + ")";
+    out += "\n";
+  }
+  return out.empty() ? out : out + "\n";
+}
+
+std::string delta_table(const ReportModel& m) {
+  if (m.deltas.empty()) return "";
+  std::string out = "### Comparison of runs\n\n| scheduler | metric | unit |";
+  std::string rule = "| --- | --- | --- |";
+  for (const std::string& label : m.labels) out += " " + markdown_cell(label) + " |", rule += " ---: |";
+  for (size_t l = 1; l < m.labels.size(); ++l)
+    out += " " + markdown_cell(m.labels[l]) + " vs " + markdown_cell(m.labels[0]) + " |", rule += " ---: |";
+  out += "\n" + rule + "\n";
+  for (const DeltaRow& row : m.deltas) {
+    const MetricInfo* info = find_metric(row.metric);
+    out += "| " + markdown_cell(row.scheduler) + " | " + markdown_cell(row.metric) + " | " + markdown_cell(row.unit) + " |";
+    for (double v : row.values) out += " " + format_number(v) + " |";
+    for (size_t l = 1; l < row.values.size(); ++l)
+      out += " " + change_text(row.change_percent[l], row.worse[l], info && info->better != Better::Neither) + " |";
+    out += "\n";
+  }
+  return out + "\n";
+}
+
+template <size_t N>
+std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
+  std::string out = "### Schedulers\n\n| run | scheduler |", rule = "| --- | --- |";
+  for (const Column& c : columns) out += " " + std::string(c.title) + " |", rule += " ---: |";
+  out += "\n" + rule + "\n";
+  for (const Series& s : m.series) {
+    out += "| " + markdown_cell(s.label) + " | " + markdown_cell(s.scheduler) + " |";
+    for (const Column& c : columns) {
+      const MetricSummary* metric = s.result->metric(c.metric);
+      out += " " + (metric ? format_number(metric->over_seeds.mean) : std::string("n/a")) + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_report_markdown(const ReportModel& m) {
+  std::string title;
+  for (size_t i = 0; i < m.labels.size(); ++i) title += (i ? " vs " : "") + markdown_cell(m.labels[i]);
+  std::string out = "## topsim: " + title + "\n\n";
+  for (const LabelledResults* run : m.runs) {
+    const ScenarioInfo& s = run->results->scenario;
+    out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " +
+           fmt::format("{} nodes, {} GPUs, {} jobs, seed {}", s.nodes, s.gpus, s.jobs, s.seed) +
+           (s.seeds > 1 ? fmt::format(", mean of {} seeds", s.seeds) : "") + "\n\n";
+  }
+  out += headline_lines(m) + delta_table(m);
+  out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
+  return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";
+}
+
+}  // namespace topsim

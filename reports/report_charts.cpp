@@ -1,0 +1,282 @@
+#include "reports/report_charts.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "core/model_catalog.h"
+
+namespace topsim {
+namespace {
+
+constexpr size_t kMaxTableRows = 25;                                             // rows of a table under a line chart
+constexpr std::array<double, 6> kCdfShares = {0.25, 0.5, 0.9, 0.95, 0.99, 1.0};  // CDF table rows
+constexpr double kMsPerHour = 3.6e6;
+
+Chart make_chart(std::string title, std::string kind, std::string x_label, std::string y_label) {
+  Chart c;
+  c.title = std::move(title);
+  c.kind = std::move(kind);
+  c.x_label = std::move(x_label);
+  c.y_label = std::move(y_label);
+  return c;
+}
+
+ChartDataset dataset(const Series& s, std::vector<Point> points) {
+  const double alpha = s.label_index == 0 ? 1.0 : std::max(0.35, 1.0 - 0.3 * static_cast<double>(s.label_index));
+  return ChartDataset{s.name, s.colour, s.label_index > 0, alpha, 0, std::move(points)};
+}
+
+const RunResult& first_run(const Series& s) { return s.result->runs.front(); }
+
+// Calls `each(job, record)` for every job of the series' first run.
+void for_each_job(const Series& s, const std::function<void(const JobSpec&, const JobRecord&)>& each) {
+  const RunResult& run = first_run(s);
+  for (size_t id = 0; id < run.jobs.size() && run.workload && id < run.workload->jobs.size(); ++id)
+    each(run.workload->jobs[id], run.jobs[id]);
+}
+
+std::vector<std::string> series_header(const std::string& first, const ReportModel& m) {
+  std::vector<std::string> header{first};
+  for (const Series& s : m.series) header.push_back(s.name);
+  return header;
+}
+
+// A table of a bar chart: one row per category, one column per dataset.
+ChartTable bar_table(const Chart& chart, const std::string& first_column) {
+  ChartTable t;
+  t.header.push_back(first_column);
+  for (const ChartDataset& d : chart.datasets) t.header.push_back(d.name);
+  for (size_t c = 0; c < chart.categories.size(); ++c) {
+    std::vector<std::string> row{chart.categories[c]};
+    for (const ChartDataset& d : chart.datasets) {
+      const auto it =
+          std::find_if(d.points.begin(), d.points.end(), [&](const Point& p) { return p.x == static_cast<double>(c); });
+      row.push_back(it == d.points.end() ? "" : format_number(it->y));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+// A table of a line chart over time: up to kMaxTableRows rows spread over the longest dataset.
+ChartTable line_table(const Chart& chart, const std::string& first_column) {
+  ChartTable t;
+  t.header.push_back(first_column);
+  size_t longest = 0;
+  for (size_t d = 0; d < chart.datasets.size(); ++d) {
+    t.header.push_back(chart.datasets[d].name);
+    if (chart.datasets[d].points.size() > chart.datasets[longest].points.size()) longest = d;
+  }
+  const size_t n = chart.datasets.empty() ? 0 : chart.datasets[longest].points.size();
+  const size_t rows = std::min(n, kMaxTableRows);
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t at = rows == 1 ? 0 : r * (n - 1) / (rows - 1);
+    std::vector<std::string> row{format_number(chart.datasets[longest].points[at].x)};
+    for (const ChartDataset& d : chart.datasets) row.push_back(at < d.points.size() ? format_number(d.points[at].y) : "");
+    t.rows.push_back(std::move(row));
+  }
+  if (n > rows) t.note = fmt::format("{} of {} points, evenly spread; every point is in timeseries.csv", rows, n);
+  return t;
+}
+
+std::optional<Chart> throughput_chart(const ReportModel& m) {
+  Chart c =
+      make_chart("Training throughput per model", "bar", "model / framework", "samples/s per job (images/s for image models)");
+  auto category = [](const ModelThroughput& t) { return t.model + " / " + t.framework; };
+  for (const Series& s : m.series)
+    for (const ModelThroughput& t : first_run(s).by_model)
+      if (std::find(c.categories.begin(), c.categories.end(), category(t)) == c.categories.end())
+        c.categories.push_back(category(t));
+  if (c.categories.empty()) return std::nullopt;
+  for (const Series& s : m.series) {
+    std::vector<Point> points;
+    for (const ModelThroughput& t : first_run(s).by_model)
+      points.push_back(
+          {static_cast<double>(std::find(c.categories.begin(), c.categories.end(), category(t)) - c.categories.begin()),
+           t.mean_samples_per_sec});
+    c.datasets.push_back(dataset(s, std::move(points)));
+  }
+  c.table = bar_table(c, "model / framework");
+  return c;
+}
+
+std::optional<Chart> cdf_chart(const ReportModel& m, const std::string& title, const std::string& axis,
+                               const std::function<double(const JobRecord&)>& value) {
+  Chart c = make_chart(title, "line", axis, "share of finished jobs");
+  c.table.header = series_header("share of finished jobs", m);
+  std::vector<std::vector<double>> sorted;
+  for (const Series& s : m.series) {
+    std::vector<double> values;
+    for_each_job(s, [&](const JobSpec&, const JobRecord& r) {
+      if (r.state == JobState::Finished) values.push_back(value(r));
+    });
+    std::sort(values.begin(), values.end());
+    c.datasets.push_back(dataset(s, cdf_points(values, kMaxCdfPoints)));
+    sorted.push_back(std::move(values));
+  }
+  if (std::all_of(sorted.begin(), sorted.end(), [](const auto& v) { return v.empty(); })) return std::nullopt;
+  // Heavy tails (seconds to weeks) read on a log axis; zeros cannot sit on one.
+  double low = INFINITY, high = 0;
+  for (const auto& v : sorted)
+    if (!v.empty()) low = std::min(low, v.front()), high = std::max(high, v.back());
+  c.x_log = low > 0 && high / low >= 100;
+  if (c.x_log) c.x_label += ", log scale";
+  for (double share : kCdfShares) {
+    std::vector<std::string> row{format_number(share)};
+    for (const auto& v : sorted) row.push_back(v.empty() ? "" : format_number(nearest_rank(v, share)));
+    c.table.rows.push_back(std::move(row));
+  }
+  return c;
+}
+
+std::optional<Chart> over_time_chart(const ReportModel& m, const std::string& title, const std::string& y_label,
+                                     double (*value)(const ClusterSample&)) {
+  Chart c = make_chart(title, "line", "time (h)", y_label);
+  for (const Series& s : m.series) {
+    std::vector<Point> points;
+    for (const ClusterSample& x : first_run(s).samples) points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, value(x)});
+    c.datasets.push_back(dataset(s, downsample(points, kMaxSeriesPoints)));
+  }
+  if (std::all_of(c.datasets.begin(), c.datasets.end(), [](const ChartDataset& d) { return d.points.empty(); }))
+    return std::nullopt;
+  c.table = line_table(c, "time (h)");
+  return c;
+}
+
+// A bar chart of the mean of `value` over the first run's jobs, grouped by `category`.
+using JobCategory = std::function<std::optional<std::string>(const JobSpec&, const JobRecord&)>;
+std::optional<Chart> grouped_mean_chart(const ReportModel& m, Chart c, const JobCategory& category,
+                                        const std::function<double(const JobRecord&)>& value) {
+  std::vector<std::map<std::string, std::pair<double, int>>> sums;
+  for (const Series& s : m.series) {
+    std::map<std::string, std::pair<double, int>> by;
+    for_each_job(s, [&](const JobSpec& job, const JobRecord& r) {
+      if (auto key = category(job, r)) by[*key].first += value(r), ++by[*key].second;
+    });
+    for (const auto& [key, sum] : by)
+      if (std::find(c.categories.begin(), c.categories.end(), key) == c.categories.end()) c.categories.push_back(key);
+    sums.push_back(std::move(by));
+  }
+  if (c.categories.empty()) return std::nullopt;
+  std::sort(c.categories.begin(), c.categories.end());
+  for (size_t i = 0; i < m.series.size(); ++i) {
+    std::vector<Point> points;
+    for (const auto& [key, sum] : sums[i])
+      points.push_back({static_cast<double>(std::find(c.categories.begin(), c.categories.end(), key) - c.categories.begin()),
+                        sum.first / sum.second});
+    c.datasets.push_back(dataset(m.series[i], std::move(points)));
+  }
+  c.table = bar_table(c, c.x_label);
+  return c;
+}
+
+std::optional<Chart> transport_chart(const ReportModel& m) {
+  Chart c = make_chart("Ring bandwidth by transport", "bar", "transport (slowest hop of the job's ring)",
+                       "mean all-reduce bus bandwidth (GB/s)");
+  return grouped_mean_chart(
+      m, c,
+      [](const JobSpec& job, const JobRecord& r) -> std::optional<std::string> {
+        if (!job.is_training() || r.start_ms < 0 || r.comm.transport == CommTransport::None) return std::nullopt;
+        return std::string(enum_name(r.comm.transport));
+      },
+      [](const JobRecord& r) { return r.comm.bus_bandwidth_gbps; });
+}
+
+// Shares by their GiB (and compute percent), trace pods by the GPU share they ask.
+std::optional<std::string> share_size(const JobSpec& job, const JobRecord& r) {
+  if (r.state != JobState::Finished) return std::nullopt;
+  if (job.is_share())
+    return job.gpu_core_percent > 0 ? fmt::format("{:>3} GiB + {}%", job.gpu_mem_gib, job.gpu_core_percent)
+                                    : fmt::format("{:>3} GiB", job.gpu_mem_gib);
+  if (job.kind != JobKind::TracePod) return std::nullopt;
+  if (job.gpus_per_worker == 0) return "CPU only";
+  if (job.gpus_per_worker > 1) return fmt::format("{} GPUs", job.gpus_per_worker);
+  if (job.gpu_milli >= 1000) return "1 GPU";
+  return job.gpu_milli <= 250 ? "<= 0.25 GPU" : job.gpu_milli <= 500 ? "0.26-0.5 GPU" : "0.51-0.99 GPU";
+}
+
+std::optional<Chart> share_wait_chart(const ReportModel& m) {
+  Chart c = make_chart("Queueing delay by share size", "bar", "share size", "mean wait (s)");
+  return grouped_mean_chart(m, c, share_size,
+                            [](const JobRecord& r) { return static_cast<double>(r.start_ms - r.submit_ms) / 1000.0; });
+}
+
+// Mean and sample sd over seeds of one quantity of the load curves, per load point.
+std::vector<std::pair<Point, double>> curve_stats(const SchedulerResult& s, double (*value)(const LoadPoint&)) {
+  std::vector<std::pair<Point, double>> out;
+  for (size_t p = 0; !s.runs.empty() && p < s.runs.front().load_curve.size(); ++p) {
+    std::vector<double> values;
+    for (const RunResult& run : s.runs)
+      if (p < run.load_curve.size()) values.push_back(value(run.load_curve[p]));
+    const SeedStats stats = seed_stats(values);
+    out.push_back({{static_cast<double>(s.runs.front().load_curve[p].load_percent), stats.mean}, stats.sd});
+  }
+  return out;
+}
+
+std::optional<Chart> load_chart(const ReportModel& m, const std::string& title, const std::string& y_label,
+                                double (*value)(const LoadPoint&)) {
+  Chart c = make_chart(title, "line", "arrived load (% of GPU capacity)", y_label);
+  c.table.header = series_header("arrived load (%)", m);
+  std::vector<std::vector<std::pair<Point, double>>> stats;
+  for (const Series& s : m.series) {
+    stats.push_back(curve_stats(*s.result, value));
+    std::vector<Point> mean, upper, lower;
+    for (const auto& [p, sd] : stats.back())
+      mean.push_back(p), upper.push_back({p.x, p.y + sd}), lower.push_back({p.x, p.y - sd});
+    ChartDataset band_top = dataset(s, std::move(upper)), band_bottom = dataset(s, std::move(lower));
+    band_top.band = 1, band_bottom.band = -1;
+    band_top.name = band_bottom.name = s.name + " ± sd";
+    c.datasets.push_back(dataset(s, std::move(mean)));
+    c.datasets.push_back(std::move(band_top));
+    c.datasets.push_back(std::move(band_bottom));
+  }
+  if (stats.empty() || stats.front().empty()) return std::nullopt;
+  for (size_t p = 0; p < stats.front().size(); p += 10) {
+    std::vector<std::string> row{format_number(stats.front()[p].first.x)};
+    for (const auto& st : stats)
+      row.push_back(p < st.size() ? format_number(st[p].first.y) + " ± " + format_number(st[p].second) : "");
+    c.table.rows.push_back(std::move(row));
+  }
+  c.table.note = "mean ± sample sd over seeds, every 10% of arrived load; every point is in fill_curves.csv";
+  return c;
+}
+
+std::vector<Chart> numbered(std::vector<std::optional<Chart>> charts) {
+  std::vector<Chart> out;
+  for (auto& c : charts)
+    if (c) {
+      c->id = "chart-" + std::to_string(out.size() + 1);
+      out.push_back(std::move(*c));
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Chart> replay_charts(const ReportModel& m) {
+  auto wait = [](const JobRecord& r) { return static_cast<double>(r.start_ms - r.submit_ms) / 1000.0; };
+  auto jct = [](const JobRecord& r) { return static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0; };
+  return numbered(
+      {throughput_chart(m), cdf_chart(m, "Queueing delay (CDF)", "wait (s)", wait),
+       cdf_chart(m, "Job completion time (CDF)", "JCT (s)", jct),
+       over_time_chart(m, "Allocated GPUs over time", "GPUs allocated", [](const ClusterSample& x) { return x.allocated_gpus; }),
+       over_time_chart(m, "Fragmentation over time (FGD)", "fragmented GPUs",
+                       [](const ClusterSample& x) { return x.fragmentation_gpus; }),
+       over_time_chart(m, "Pending jobs over time", "jobs waiting",
+                       [](const ClusterSample& x) { return static_cast<double>(x.pending); }),
+       transport_chart(m), share_wait_chart(m)});
+}
+
+std::vector<Chart> fill_charts(const ReportModel& m) {
+  return numbered({load_chart(m, "GPU allocation ratio against arrived load", "GPU allocation ratio (allocated / capacity)",
+                              [](const LoadPoint& p) { return p.gpu_alloc_ratio; }),
+                   load_chart(m, "Fragmented GPUs against arrived load (FGD)", "fragmented GPUs",
+                              [](const LoadPoint& p) { return p.frag_gpus; })});
+}
+
+}  // namespace topsim

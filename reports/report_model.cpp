@@ -1,0 +1,200 @@
+#include "reports/report_model.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "reports/report_charts.h"
+#include "sim/schedulers/registry.h"
+
+namespace topsim {
+namespace {
+
+// Okabe-Ito's colour-blind-safe palette, then two more; by registry order.
+constexpr std::array<const char*, 10> kPalette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+                                                  "#56B4E9", "#F0E442", "#000000", "#999999", "#882255"};
+
+struct CardMetric {
+  const char* metric;
+  const char* title;
+};
+constexpr std::array<CardMetric, 4> kReplayCards = {{{"images_per_sec.mean", "images/sec per job, mean"},
+                                                     {"wait_s.p95", "wait, p95"},
+                                                     {"jct_s.mean", "job completion time, mean"},
+                                                     {"fragmentation_gpus.mean", "fragmented GPUs, time-weighted mean"}}};
+constexpr std::array<CardMetric, 3> kFillCards = {{{"gpu_alloc_ratio.final", "GPU allocation ratio at the end"},
+                                                   {"fragmentation_gpus.final", "fragmented GPUs at the end"},
+                                                   {"failed", "pods no node could take"}}};
+
+constexpr std::array<const char*, 14> kReplayDeltaMetrics = {"finished",
+                                                             "rejected",
+                                                             "stuck",
+                                                             "wait_s.mean",
+                                                             "wait_s.p95",
+                                                             "jct_s.mean",
+                                                             "jct_s.p95",
+                                                             "images_per_sec.mean",
+                                                             "ring_gbps.mean",
+                                                             "gpu_utilisation",
+                                                             "gpu_alloc_ratio.mean",
+                                                             "fragmentation_gpus.mean",
+                                                             "pending_jobs.max",
+                                                             "makespan_s"};
+constexpr std::array<const char*, 5> kFillDeltaMetrics = {"gpu_alloc_ratio.final", "fragmentation_rate.final",
+                                                          "fragmentation_gpus.final", "unusable_gpus.final", "failed"};
+
+double mean_of(const SchedulerResult& s, const std::string& metric, bool& found) {
+  const MetricSummary* m = s.metric(metric);
+  found = m != nullptr;
+  return m ? m->over_seeds.mean : 0;
+}
+
+double change_percent(double base, double other) { return base != 0 ? (other - base) / std::abs(base) * 100 : 0; }
+
+bool is_worse(Better better, double base, double other) {
+  if (better == Better::Higher) return other < base;
+  if (better == Better::Lower) return other > base;
+  return false;
+}
+
+std::vector<Series> make_series(const std::vector<LabelledResults>& inputs) {
+  std::vector<Series> series;
+  for (size_t l = 0; l < inputs.size(); ++l)
+    for (const SchedulerResult& s : inputs[l].results->schedulers) {
+      const std::string name = inputs.size() > 1 ? inputs[l].label + ": " + s.name : s.name;
+      series.push_back({name, inputs[l].label, s.name, scheduler_colour(s.name), l, &s});
+    }
+  return series;
+}
+
+// In a fill experiment, the series other than `except` with the highest final allocation ratio.
+const Series* best_other(const ReportModel& m, const Series& except) {
+  const Series* best = nullptr;
+  double best_ratio = -1;
+  for (const Series& s : m.series) {
+    bool found = false;
+    const double ratio = mean_of(*s.result, "gpu_alloc_ratio.final", found);
+    if (&s != &except && s.label_index == except.label_index && found && ratio > best_ratio) best = &s, best_ratio = ratio;
+  }
+  return best;
+}
+
+// The pair a headline compares: (base, other), or other alone when there is nothing to compare.
+std::pair<const Series*, const Series*> headline_pair(const ReportModel& m) {
+  const auto find = [&](const std::string& scheduler, size_t label) -> const Series* {
+    for (const Series& s : m.series)
+      if (s.scheduler == scheduler && s.label_index == label) return &s;
+    return nullptr;
+  };
+  if (m.series.empty()) return {nullptr, nullptr};
+  if (m.labels.size() > 1) {
+    for (const Series& s : m.series)
+      if (const Series* later = s.label_index == 0 ? find(s.scheduler, m.labels.size() - 1) : nullptr) return {&s, later};
+  }
+  if (const Series* topo = find("topology-aware", 0), *plain = find("default", 0); topo && plain) return {plain, topo};
+  if (const Series* fgd = find("fgd", 0); fgd && m.fill && m.series.size() > 1) return {best_other(m, *fgd), fgd};
+  if (m.series.size() > 1) return {&m.series[1], &m.series[0]};
+  return {nullptr, &m.series[0]};
+}
+
+template <size_t N>
+std::vector<Headline> make_headlines(const ReportModel& m, const std::array<CardMetric, N>& cards) {
+  const auto [base, other] = headline_pair(m);
+  std::vector<Headline> out;
+  for (const CardMetric& card : cards) {
+    if (!other) break;
+    bool in_other = false, in_base = false;
+    Headline h;
+    h.title = card.title;
+    h.metric = card.metric;
+    const MetricInfo* info = find_metric(card.metric);
+    h.unit = info ? std::string(info->unit) : "";
+    h.better = info ? info->better : Better::Neither;
+    h.other_name = other->name;
+    h.other = mean_of(*other->result, card.metric, in_other);
+    if (base) {
+      h.base_name = base->name;
+      h.base = mean_of(*base->result, card.metric, in_base);
+      h.change_percent = change_percent(h.base, h.other);
+      h.worse = is_worse(h.better, h.base, h.other);
+    }
+    if (in_other && (!base || in_base)) out.push_back(h);
+  }
+  return out;
+}
+
+template <size_t N>
+std::vector<DeltaRow> make_deltas(const std::vector<LabelledResults>& inputs, const std::array<const char*, N>& metrics) {
+  std::vector<DeltaRow> rows;
+  if (inputs.size() < 2) return rows;
+  for (const SchedulerResult& first : inputs.front().results->schedulers) {
+    for (const char* metric : metrics) {
+      DeltaRow row{first.name, metric, "", {}, {}, {}};
+      const MetricInfo* info = find_metric(metric);
+      row.unit = info ? std::string(info->unit) : "";
+      for (const LabelledResults& in : inputs) {
+        const SchedulerResult* s = in.results->scheduler(first.name);
+        bool found = false;
+        const double value = s ? mean_of(*s, metric, found) : 0;
+        if (!found) break;
+        row.values.push_back(value);
+        row.change_percent.push_back(change_percent(row.values.front(), value));
+        row.worse.push_back(is_worse(info ? info->better : Better::Neither, row.values.front(), value));
+      }
+      if (row.values.size() == inputs.size()) rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string scheduler_colour(const std::string& scheduler) {
+  const std::vector<std::string> names = scheduler_names();
+  const auto it = std::find(names.begin(), names.end(), scheduler);
+  return kPalette[static_cast<size_t>(it - names.begin()) % kPalette.size()];
+}
+
+std::vector<Point> downsample(const std::vector<Point>& points, size_t max_points) {
+  if (points.size() <= max_points || max_points < 2) return points;
+  std::vector<Point> out;
+  for (size_t i = 0; i < max_points; ++i) out.push_back(points[i * (points.size() - 1) / (max_points - 1)]);
+  return out;
+}
+
+std::vector<Point> cdf_points(std::vector<double> values, size_t max_points) {
+  std::sort(values.begin(), values.end());
+  std::vector<Point> points;
+  const auto n = static_cast<double>(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    if (i + 1 == values.size() || values[i + 1] != values[i]) points.push_back({values[i], static_cast<double>(i + 1) / n});
+  if (!points.empty()) points.insert(points.begin(), {points.front().x, 0});
+  return downsample(points, max_points);
+}
+
+std::string format_number(double value) {
+  if (!std::isfinite(value)) return "n/a";
+  const double size = std::abs(value);
+  const int decimals = size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4;
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
+}
+
+ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
+  ReportModel m;
+  for (const LabelledResults& in : inputs) {
+    m.labels.push_back(in.label);
+    m.runs.push_back(&in);
+  }
+  m.fill = !inputs.empty() && inputs.front().results->scenario.mode == "fill";
+  m.series = make_series(inputs);
+  m.headlines = m.fill ? make_headlines(m, kFillCards) : make_headlines(m, kReplayCards);
+  m.deltas = m.fill ? make_deltas(inputs, kFillDeltaMetrics) : make_deltas(inputs, kReplayDeltaMetrics);
+  m.charts = m.fill ? fill_charts(m) : replay_charts(m);
+  return m;
+}
+
+}  // namespace topsim

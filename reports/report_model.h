@@ -1,0 +1,113 @@
+// What the report files show, computed once from one or more labelled ResultSets and rendered
+// by each format (HTML, Markdown, CSV): the series (one per run label x scheduler, one colour
+// per scheduler in every chart), the headline comparisons with their % change, the delta table
+// of a comparison of runs, and the charts with the numbers under them.
+//
+// Series are downsampled for display: time series to at most kMaxSeriesPoints, CDFs to at most
+// kMaxCdfPoints, both keeping the first and last point exactly.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "sim/metrics.h"
+#include "sim/results.h"
+
+namespace topsim {
+
+inline constexpr size_t kMaxSeriesPoints = 2000;
+inline constexpr size_t kMaxCdfPoints = 500;
+
+struct LabelledResults {
+  std::string label;                   // names the run ("before", "after"); a lone run: the scenario's name
+  const ResultSet* results = nullptr;  // REQUIRES: non-null, outliving the report
+};
+
+// One scheduler of one labelled run.
+struct Series {
+  std::string name;   // "topology-aware", or "after: topology-aware" in a comparison
+  std::string label;  // the run's label
+  std::string scheduler;
+  std::string colour;      // "#rrggbb", the scheduler's in every chart
+  size_t label_index = 0;  // 0 for the first run (others are drawn dashed / lighter)
+  const SchedulerResult* result = nullptr;
+};
+
+// Points of a chart series; `x` is a category index for bar charts.
+struct Point {
+  double x = 0, y = 0;
+};
+
+struct ChartDataset {
+  std::string name;
+  std::string colour;
+  bool dashed = false;  // later runs of a comparison
+  double alpha = 1;     // bar fill opacity (later runs lighter)
+  int band = 0;         // 0: a line or bars; 1 / -1: the upper / lower edge of a ±sd band
+  std::vector<Point> points;
+};
+
+struct ChartTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::string note;  // e.g. "every 4th of 87 points"
+};
+
+struct Chart {
+  std::string id;  // element id: "chart-<n>"
+  std::string title;
+  std::string kind;                     // "line" or "bar"
+  std::string x_label, y_label;         // with units
+  bool x_log = false;                   // a logarithmic x axis (line charts of values spanning decades)
+  std::vector<std::string> categories;  // bar charts: the x categories
+  std::vector<ChartDataset> datasets;
+  ChartTable table;  // the same numbers, readable without JavaScript
+};
+
+// A headline card: one metric, one series against another.
+struct Headline {
+  std::string title;   // "images/sec", "p95 wait", ...
+  std::string metric;  // full metric name
+  std::string unit;
+  Better better = Better::Neither;
+  std::string base_name, other_name;  // "default", "topology-aware"
+  double base = 0, other = 0;
+  double change_percent = 0;  // (other - base) / base x 100; 0 when base is 0
+  bool worse = false;         // other is worse than base by the metric's direction
+};
+
+// A comparison of labelled runs: for one scheduler and metric, the value in each run.
+struct DeltaRow {
+  std::string scheduler;
+  std::string metric;
+  std::string unit;
+  std::vector<double> values;          // one per label, in label order (mean over seeds)
+  std::vector<double> change_percent;  // vs the first label
+  std::vector<bool> worse;
+};
+
+struct ReportModel {
+  std::vector<std::string> labels;
+  std::vector<const LabelledResults*> runs;
+  std::vector<Series> series;
+  std::vector<Headline> headlines;
+  std::vector<DeltaRow> deltas;  // empty unless several runs are compared
+  std::vector<Chart> charts;
+  bool fill = false;  // fill experiments (charts against arrived load)
+};
+
+// REQUIRES: `inputs` non-empty and outliving the model.
+ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
+
+// Helpers shared by the renderers and tested on their own.
+std::string scheduler_colour(const std::string& scheduler);
+// At most `max_points` of `points`, evenly spaced by index, first and last included.
+std::vector<Point> downsample(const std::vector<Point>& points, size_t max_points);
+// The empirical CDF of `values`: (value, share of values <= it), at most `max_points` points,
+// the smallest and the largest value included.
+std::vector<Point> cdf_points(std::vector<double> values, size_t max_points);
+// A figure as the report prints it: up to 4 significant decimals, no trailing zeros.
+std::string format_number(double value);
+
+}  // namespace topsim

@@ -1,0 +1,236 @@
+// The report (reports/report_files.h): the model behind it (series, headlines, comparisons,
+// downsampling), every file's format, and escaping: a job and a scenario named with HTML,
+// script, Markdown, CSV and Prometheus metacharacters go through every output without
+// breaking out of their place.
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "reports/escape.h"
+#include "reports/json_report.h"
+#include "reports/report_files.h"
+#include "sim/scenario_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+// Keeps the files a reporter writes.
+struct MemorySink final : OutputSink {
+  std::map<std::string, std::string> files;
+  Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override {
+    std::ostringstream out;
+    fill(out);
+    files[std::string(name)] = out.str();
+    return Status::success();
+  }
+};
+
+constexpr const char* kNasty = "</script><img src=x onerror=alert(1)>|\"a,b\"\n";
+// The same as a JSON string literal.
+constexpr const char* kNastyJson = R"("</script><img src=x onerror=alert(1)>|\"a,b\"\n")";
+
+std::string jobs_json(const std::string& first_name) {
+  return R"([{"name": )" + first_name +
+         R"(, "submit_s": 0, "workers": 4, "gpus_per_worker": 1, "model": "vgg16", "iterations": 100},
+             {"name": "second", "submit_s": 10, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "iterations": 100}])";
+}
+
+ResultSet run_scenario(const std::string& json) { return run_all(scenario_from(json)); }
+
+// RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        records.back().back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        records.back().back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      records.back().emplace_back();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      records.emplace_back(1);
+      ++i;
+    } else {
+      records.back().back() += c;
+    }
+  }
+  if (records.back().size() == 1 && records.back()[0].empty()) records.pop_back();
+  return records;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("reports::escape for each format", "[reports]") {
+  CHECK(html_escape(R"(<a href="x">&'</a>)") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  CHECK(script_safe_json(R"({"a": "</script>&"})") == R"({"a": "\u003c/script\u003e\u0026"})");
+  CHECK(markdown_cell("a|b\nc*d_e") == "a\\|b c\\*d\\_e");
+  CHECK(csv_field("plain") == "plain");
+  CHECK(csv_field("a,\"b\"\n") == "\"a,\"\"b\"\"\n\"");
+  CHECK(prometheus_label("a\\b\"c\nd") == "a\\\\b\\\"c\\nd");
+}
+
+TEST_CASE("reports::downsampling keeps the ends", "[reports]") {
+  std::vector<Point> points;
+  for (int i = 0; i < 10001; ++i) points.push_back({static_cast<double>(i), static_cast<double>(i % 7)});
+  const std::vector<Point> down = downsample(points, kMaxSeriesPoints);
+  CHECK(down.size() == kMaxSeriesPoints);
+  CHECK(down.front().x == 0);
+  CHECK(down.back().x == 10000);
+  SECTION("a CDF: at most 500 points, from 0 at the smallest value to 1 at the largest") {
+    std::vector<double> values;
+    for (int i = 1; i <= 100000; ++i) values.push_back(static_cast<double>(i));
+    const std::vector<Point> cdf = cdf_points(values, kMaxCdfPoints);
+    CHECK(cdf.size() <= kMaxCdfPoints);
+    CHECK(cdf.front().x == 1);
+    CHECK(cdf.front().y == 0);
+    CHECK(cdf.back().x == 100000);
+    CHECK(cdf.back().y == 1);
+  }
+  SECTION("numbers print with precision for their size") {
+    CHECK(format_number(1071.70519) == "1071.7");
+    CHECK(format_number(12.3456) == "12.35");
+    CHECK(format_number(0.88781) == "0.8878");
+    CHECK(format_number(0) == "0");
+    CHECK(format_number(-0.00001) == "0");
+  }
+}
+
+TEST_CASE("reports::model: headlines compare topology-aware with default, colours follow the scheduler", "[reports]") {
+  const ResultSet results = run_scenario(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs_json(R"("first")"), "",
+                                                       R"(, "network": {"nic_speed_gbit": 10})"));
+  const ReportModel m = build_report_model({{"bench", &results}});
+  REQUIRE(m.series.size() == 2);
+  CHECK(m.series[0].colour == scheduler_colour("topology-aware"));
+  CHECK(m.series[0].colour != m.series[1].colour);
+  REQUIRE_FALSE(m.headlines.empty());
+  const Headline& images = m.headlines.front();
+  CHECK(images.metric == "images_per_sec.mean");
+  CHECK(images.other_name == "topology-aware");
+  CHECK(images.base_name == "default");
+  CHECK(images.change_percent == Approx((images.other - images.base) / images.base * 100));
+  CHECK(images.change_percent > 0);  // NVLink against TCP
+  CHECK_FALSE(images.worse);
+  CHECK(m.deltas.empty());  // one run: nothing to compare across runs
+  std::vector<std::string> titles;
+  for (const Chart& c : m.charts) titles.push_back(c.title);
+  CHECK(std::find(titles.begin(), titles.end(), "Job completion time (CDF)") != titles.end());
+  CHECK(std::find(titles.begin(), titles.end(), "Ring bandwidth by transport") != titles.end());
+  for (const Chart& c : m.charts) {
+    INFO(c.title);
+    CHECK_FALSE(c.x_label.empty());
+    CHECK_FALSE(c.y_label.empty());
+    CHECK_FALSE(c.table.rows.empty());
+  }
+}
+
+TEST_CASE("reports::comparison of two runs: deltas with % change, worse marked", "[reports]") {
+  // The same jobs on two nodes, then on one: the second job waits for the first.
+  const std::string jobs = jobs_json(R"("first")");
+  const ResultSet two =
+      run_scenario(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs, R"(, "schedulers": ["topology-aware"])"));
+  const ResultSet one =
+      run_scenario(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs, R"(, "schedulers": ["topology-aware"])"));
+  const ReportModel m = build_report_model({{"two nodes", &two}, {"one node", &one}});
+  REQUIRE(m.series.size() == 2);
+  CHECK(m.series[1].name == "one node: topology-aware");
+  CHECK(m.series[1].colour == m.series[0].colour);  // one colour per scheduler, the later run dashed
+  const auto row = std::find_if(m.deltas.begin(), m.deltas.end(), [](const DeltaRow& r) { return r.metric == "wait_s.mean"; });
+  REQUIRE(row != m.deltas.end());
+  CHECK(row->values[0] == 0);
+  CHECK(row->values[1] > 0);
+  CHECK(row->worse[1]);
+  MemorySink sink;
+  REQUIRE(write_report({{"two nodes", &two}, {"one node", &one}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("| one node vs two nodes |") && Catch::Contains(" worse**"));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("Comparison of runs") && Catch::Contains("class=\"worse\""));
+}
+
+TEST_CASE("reports::files: every one written, CSV headers with units, Prometheus families", "[reports]") {
+  const ResultSet results = run_scenario(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs_json(R"("first")")));
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  for (const std::string& name : report_file_names()) CHECK(sink.files.count(name) == 1);
+  const auto summary = parse_csv(sink.files.at("summary.csv"));
+  REQUIRE(summary.size() == 3);  // header + 2 schedulers
+  CHECK(summary[0][0] == "run");
+  CHECK(std::find(summary[0].begin(), summary[0].end(), "wait_s.p95") != summary[0].end());
+  CHECK(std::find(summary[0].begin(), summary[0].end(), "ring_gbps.mean") != summary[0].end());
+  const auto jobs = parse_csv(sink.files.at("jobs.csv"));
+  CHECK(jobs.size() == 1 + 2 * 2);
+  CHECK(std::find(jobs[0].begin(), jobs[0].end(), "jct_s") != jobs[0].end());
+  CHECK(sink.files.at("summary.csv").find("\r\n") != std::string::npos);
+  const std::string& prom = sink.files.at("metrics.prom");
+  CHECK_THAT(prom, Catch::Contains("# TYPE topsim_wait_seconds gauge") && Catch::Contains("# HELP topsim_wait_seconds "));
+  CHECK_THAT(prom,
+             Catch::Contains(
+                 "topsim_wait_seconds{run=\"bench\",scenario=\"test\",scheduler=\"default\",policy=\"none\",stat=\"p95\"} "));
+  CHECK_THAT(sink.files.at("summary.md"), Catch::StartsWith("## topsim: bench\n"));
+}
+
+TEST_CASE("reports::escaping: a job and a scenario named to break out go through every output intact", "[reports][escape]") {
+  const std::string json =
+      R"({"name": )" + std::string(kNastyJson) +
+      R"(, "cluster": {"nodes": [{"model": "dgx1-v100", "count": 2}]}, "workload": {"kind": "jobs", "jobs": )" +
+      jobs_json(kNastyJson) + "}}";
+  const ResultSet results = run_scenario(json);
+  REQUIRE(results.scenario.name == kNasty);
+  MemorySink sink;
+  REQUIRE(write_report({{kNasty, &results}}, sink).ok());
+  SECTION("report.html: no raw tag from the name; only the page's own three scripts close") {
+    const std::string& html = sink.files.at("report.html");
+    CHECK(html.find("<img src=x") == std::string::npos);
+    CHECK(count(html, "</script>") == 3);
+    CHECK_THAT(html, Catch::Contains("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;|&quot;a,b&quot;"));
+  }
+  SECTION("summary.md: the name stays inside its cell and its line") {
+    const std::string& md = sink.files.at("summary.md");
+    for (size_t at = md.find('<'); at != std::string::npos; at = md.find('<', at + 1)) CHECK(md[at - 1] == '\\');
+    CHECK_THAT(md, Catch::Contains("\\<img src=x onerror=alert(1)\\>\\|\"a,b\""));
+    std::istringstream lines(md);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty() && line[0] == '|') CHECK(line.back() == '|');
+  }
+  SECTION("CSV: the name comes back exactly from an RFC 4180 reader") {
+    const auto jobs = parse_csv(sink.files.at("jobs.csv"));
+    REQUIRE(jobs.size() == 5);
+    const size_t name = static_cast<size_t>(std::find(jobs[0].begin(), jobs[0].end(), "name") - jobs[0].begin());
+    CHECK(jobs[1][0] == kNasty);  // the run's label
+    CHECK((jobs[1][name] == kNasty || jobs[2][name] == kNasty));
+    const auto summary = parse_csv(sink.files.at("summary.csv"));
+    CHECK(summary[1][1] == kNasty);  // the scenario
+  }
+  SECTION("metrics.prom: label values escaped") {
+    CHECK_THAT(sink.files.at("metrics.prom"),
+               Catch::Contains(R"(run="</script><img src=x onerror=alert(1)>|\"a,b\"\n",scenario=)"));
+  }
+  SECTION("results.json and jobs.jsonl: JSON gives the names back") {
+    std::ostringstream results_json, jobs_jsonl;
+    write_results_json(results, results_json);
+    write_jobs_jsonl(results, jobs_jsonl);
+    CHECK(nlohmann::json::parse(results_json.str())["scenario"]["name"] == kNasty);
+    std::istringstream lines(jobs_jsonl.str());
+    std::string first;
+    std::getline(lines, first);
+    CHECK(nlohmann::json::parse(first)["name"] == kNasty);
+  }
+}
