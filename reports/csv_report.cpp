@@ -11,13 +11,7 @@
 namespace topsim {
 namespace {
 
-std::string number(double value) {
-  if (!std::isfinite(value)) return "";
-  std::string text = fmt::format("{:.6f}", value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text == "-0" ? "0" : text;
-}
+std::string number(double value) { return format_data(value); }
 
 void row(std::ostream& out, const std::vector<std::string>& fields) {
   for (size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);

@@ -49,13 +49,7 @@ constexpr PromName kNames[] = {
     {"events", "topsim_events", 1},
 };
 
-std::string value_text(double value) {
-  if (!std::isfinite(value)) return "NaN";
-  std::string text = fmt::format("{:.6f}", value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text == "-0" ? "0" : text;
-}
+std::string value_text(double value) { return format_data(value, "NaN"); }
 
 // HELP text: backslash and line feed escaped.
 std::string help_text(std::string_view text) {
