@@ -203,7 +203,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     outcome = Outcome::bad_input(std::string("internal error: ") + e.what());
   }
   out.flush();
-  if (outcome.code != ExitCode::Ok) err << "topsim: error: " << outcome.message << "\n";
+  if (outcome.code == ExitCode::CheckFailed)
+    err << "topsim: check failed: " << outcome.message << "\n";
+  else if (outcome.code != ExitCode::Ok)
+    err << "topsim: error: " << outcome.message << "\n";
   return static_cast<int>(outcome.code);
 }
 

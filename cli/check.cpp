@@ -1,0 +1,170 @@
+// `topsim check SUITE.json`: the CI gate on scheduling quality (docs/ci.md). Runs every scenario
+// of the suite, compares the watched metrics with the committed baseline and exits 0 (nothing
+// regressed beyond tolerance), 1 (something did: each regression named) or 2 (bad input).
+// `--update` (re)writes the baseline; `--list-metrics SCENARIO` prints the names a suite can watch.
+#include <fmt/format.h>
+#include <unistd.h>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <thread>
+
+#include "cli/command_table.h"
+#include "cli/output_file.h"
+#include "reports/check_report.h"
+#include "sim/experiment.h"
+#include "sim/quality_gate.h"
+
+namespace topsim::cli {
+namespace {
+
+using Values = std::map<std::string, std::map<std::string, MeasuredValue>>;
+
+class Check : public Command {
+ public:
+  void declare(OptionSet& options) override {
+    options.argument("suite", &suite_path_);
+    options.visible.add_options()("baseline", po::value(&baseline_path_),
+                                  "the baseline file (default: the suite's \"baseline\")")(
+        "update", po::bool_switch(&update_), "run the suite and (re)write the baseline instead of comparing")(
+        "junit", po::value(&junit_path_), "write the verdicts as JUnit XML (one testcase per scenario x metric)")(
+        "markdown", po::value(&markdown_path_),
+        "write the verdicts as a Markdown table (also appended to $GITHUB_STEP_SUMMARY when set)")(
+        "threads", po::value(&threads_)->default_value(0),
+        "runs at once (default 0 = all cores); the verdicts do not depend on it")(
+        "candidate", po::value(&candidates_)->composing(),
+        "SCHEDULER=OTHER: run OTHER where a scenario lists SCHEDULER and judge it against SCHEDULER's baseline (repeatable)")(
+        "list-metrics", po::value(&list_scenario_), "SCENARIO: print every metric name a suite can watch for it, and exit");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
+    if (list_scenario_.empty() && suite_path_.empty()) return Error{"give a suite file (or --list-metrics SCENARIO)"};
+    if (update_ && !candidates_.empty())
+      return Error{"--candidate measures a scheduler against the baseline; it cannot write one (--update)"};
+    for (const std::string& text : candidates_) {
+      const size_t eq = text.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        return Error{"--candidate '" + text + "': expected SCHEDULER=OTHER"};
+      substitutions_.push_back({text.substr(0, eq), text.substr(eq + 1)});
+    }
+    return {};
+  }
+
+  Outcome execute(Streams io) override {
+    if (!list_scenario_.empty()) return list_metrics(io);
+    auto suite = load_suite(suite_path_);
+    if (!suite) return Outcome::bad_input(suite.error().message);
+    if (!baseline_path_.empty()) suite->baseline_path = baseline_path_;
+    std::optional<Baseline> baseline;
+    if (!update_) {
+      auto loaded = load_baseline(suite->baseline_path);
+      if (!loaded) return Outcome::bad_input(loaded.error().message);
+      if (loaded->suite != suite->name)
+        return Outcome::bad_input(suite->baseline_path + ": written for suite '" + loaded->suite + "', not '" + suite->name +
+                                  "'");
+      baseline = std::move(loaded).value();
+    }
+    auto values = run_suite(*suite, io);
+    if (!values) return Outcome::bad_input(values.error().message);
+    if (update_) return write_baseline(*suite, *values, io);
+    auto result = compare_to_baseline(*suite, *baseline, *values);
+    if (!result) return Outcome::bad_input(result.error().message);
+    return report(*result, io);
+  }
+
+ private:
+  int threads() const { return threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+  Expected<ResultSet> run(const Scenario& scenario) const {
+    ExperimentOptions options;
+    options.threads = threads();
+    options.keep_jobs = false;
+    return run_experiment(scenario, options);
+  }
+
+  Expected<Values> run_suite(const Suite& suite, Streams io) const {
+    Values values;
+    for (const SuiteScenario& entry : suite.scenarios) {
+      const auto start = std::chrono::steady_clock::now();
+      auto scenario = scenario_to_run(entry, substitutions_);
+      if (!scenario) return scenario.error();
+      auto results = run(*scenario);
+      if (!results) return results.error();
+      auto measured = measure(entry, *results, substitutions_);
+      if (!measured) return measured.error();
+      values[entry.key] = std::move(measured).value();
+      if (isatty(STDERR_FILENO))
+        io.err << fmt::format("{}: {:.1f} s\n", entry.key,
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return values;
+  }
+
+  Outcome write_baseline(const Suite& suite, const Values& values, Streams io) const {
+    if (Status s = write_output(suite.baseline_path, render_baseline(suite, values), io.out); !s)
+      return Outcome::bad_input(s.error().message);
+    size_t metrics = 0;
+    for (const auto& [key, watched] : values) metrics += watched.size();
+    io.out << "baseline: " << suite.baseline_path << " (" << metrics << " metrics of " << values.size() << " scenarios)\n";
+    return Outcome::ok();
+  }
+
+  Outcome report(const CheckResult& result, Streams io) const {
+    io.out << render_check_text(result);
+    if (!junit_path_.empty())
+      if (Status s = write_output(junit_path_, render_check_junit(result), io.out); !s)
+        return Outcome::bad_input(s.error().message);
+    const std::string markdown = render_check_markdown(result);
+    if (!markdown_path_.empty())
+      if (Status s = write_output(markdown_path_, markdown, io.out); !s) return Outcome::bad_input(s.error().message);
+    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
+      std::ofstream(summary, std::ios::app) << markdown;
+    if (result.regressions == 0) return Outcome::ok();
+    std::string names;
+    for (const MetricCheck& c : result.checks)
+      if (c.verdict == Verdict::Regressed) names += (names.empty() ? "" : ", ") + c.scenario + " " + c.watched.name;
+    return Outcome::check_failed(
+        fmt::format("{} regression{}: {}", result.regressions, result.regressions == 1 ? "" : "s", names));
+  }
+
+  Outcome list_metrics(Streams io) const {
+    auto scenario = load_scenario(list_scenario_);
+    if (!scenario) return Outcome::bad_input(scenario.error().message);
+    scenario->seeds = 1;
+    auto results = run(*scenario);
+    if (!results) return Outcome::bad_input(results.error().message);
+    for (const SchedulerResult& s : results->schedulers)
+      for (const MetricSummary& m : s.metrics) {
+        const MetricInfo* info = find_metric(m.name);
+        const char* better = info->better == Better::Higher ? "higher" : info->better == Better::Lower ? "lower" : "-";
+        io.out << fmt::format("{:<48} {:<10} {:<7} {}\n", s.name + "/" + m.name, info->unit, better, info->description);
+      }
+    return Outcome::ok();
+  }
+
+  std::string suite_path_, baseline_path_, junit_path_, markdown_path_, list_scenario_;
+  std::vector<std::string> candidates_;
+  std::vector<Substitution> substitutions_;
+  bool update_ = false;
+  int threads_ = 0;
+};
+
+const Registrar registered{{
+    "check",
+    "CI gate: run a suite of scenarios and fail when scheduling quality regressed",
+    "SUITE.json [--baseline FILE] [--update] [--junit FILE] [--markdown FILE] [--threads N]",
+    "Runs every scenario of the suite (paths relative to the suite file), compares each watched\n"
+    "metric (<scheduler>/<metric>[.<statistic>], `--list-metrics SCENARIO` prints them) with the\n"
+    "baseline and prints one line per metric: baseline, now, delta, verdict. A metric regresses\n"
+    "when it moves the worse way by more than its tolerance and, with several seeds, by more than\n"
+    "the seed noise. Exit 0: no regression (improvements are reported, with a hint to --update);\n"
+    "1: regressions, each named; 2: bad input (unknown metric, missing or foreign baseline,\n"
+    "malformed files). --update (re)writes the baseline: sorted keys, fixed rounding, so an\n"
+    "unchanged tree gives the same bytes. Adopting it in CI: docs/ci.md.",
+    [] { return std::make_unique<Check>(); },
+}};
+
+}  // namespace
+}  // namespace topsim::cli

@@ -1,0 +1,21 @@
+// Renderings of a quality check (sim/quality_gate.h): the console lines (one per metric:
+// baseline, now, delta, verdict), the Markdown table for a pull request, JUnit XML (one
+// testcase per scenario x metric) for GitLab and Jenkins, and the baseline file itself
+// (sorted keys, numbers rounded to 1e-6: an unchanged tree writes the same bytes).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "sim/quality_gate.h"
+
+namespace topsim {
+
+std::string verdict_name(Verdict verdict);  // "ok", "improved", "within noise", "REGRESSED"
+
+std::string render_check_text(const CheckResult& result);
+std::string render_check_markdown(const CheckResult& result);
+std::string render_check_junit(const CheckResult& result);
+std::string render_baseline(const Suite& suite, const std::map<std::string, std::map<std::string, MeasuredValue>>& values);
+
+}  // namespace topsim

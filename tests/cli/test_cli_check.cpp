@@ -1,0 +1,163 @@
+// `topsim check`: the CI gate. An unchanged tree passes (exit 0) and rewrites a byte-identical
+// baseline; a worse scheduler measured against the baseline fails (exit 1) naming the metric;
+// every kind of bad input is exit 2 with one line; JUnit and Markdown outputs; seed noise.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <pugixml.hpp>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/quality_gate.h"
+#include "test_support.h"
+
+using topsim::test::check_bad_input;
+using topsim::test::CliResult;
+using topsim::test::read_text;
+using topsim::test::run_cli;
+using topsim::test::TempDir;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A suite in `dir` watching the benchmark; `metrics` is the JSON object of watched metrics.
+std::string write_suite(const TempDir& dir, const std::string& metrics, const std::string& extra = "") {
+  const std::string scenario = (fs::path(TOPSIM_SOURCE_DIR) / "scenarios" / "ack-v100-benchmark.json").string();
+  const std::string path = dir.file("suite.json");
+  std::ofstream(path) << R"({"baseline": "base.json", "scenarios": [{"scenario": ")" << scenario << R"(", "metrics": )" << metrics
+                      << "}]" << extra << "}";
+  return path;
+}
+
+constexpr const char* kWatched = R"({"topology-aware/images_per_sec.mean": {"better": "higher", "tolerance": "1%"},
+                                     "topology-aware/wait_s.p95": {"better": "lower", "tolerance": "5s"},
+                                     "default/jct_s.mean": {"tolerance": "2%"}})";
+
+}  // namespace
+
+TEST_CASE("cli::check passes on an unchanged tree, fails naming the metric when the scheduler gets worse", "[cli][check]") {
+  TempDir dir;
+  const std::string suite = write_suite(dir, kWatched);
+  const CliResult update = run_cli("check '" + suite + "' --update");
+  INFO(update.err);
+  REQUIRE(update.exit_code == 0);
+  CHECK(update.out == "baseline: " + dir.file("base.json") + " (3 metrics of 1 scenarios)\n");
+  const std::string baseline = read_text(dir.file("base.json"));
+
+  SECTION("unchanged: exit 0, one line per metric; --update again writes the same bytes") {
+    const CliResult r = run_cli("check '" + suite + "' --threads 1");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("topology-aware/images_per_sec.mean") && Catch::Contains("no regression in 3 metrics"));
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 3 + 1);
+    REQUIRE(run_cli("check '" + suite + "' --update --threads 2").exit_code == 0);
+    CHECK(read_text(dir.file("base.json")) == baseline);
+  }
+  SECTION("default measured against topology-aware's baseline: exit 1, the regression named, JUnit and Markdown written") {
+    const CliResult r = run_cli("check '" + suite + "' --candidate topology-aware=default --junit '" + dir.file("junit.xml") +
+                                "' --markdown '" + dir.file("check.md") + "'");
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err,
+               Catch::StartsWith("topsim: check failed: 1 regression: ack-v100-benchmark topology-aware/images_per_sec.mean"));
+    CHECK_THAT(r.out, Catch::Contains("REGRESSED (tolerance 1%, higher is better)"));
+    pugi::xml_document junit;
+    REQUIRE(junit.load_file(dir.file("junit.xml").c_str()));
+    const pugi::xml_node suite_node = junit.child("testsuites").child("testsuite");
+    CHECK(suite_node.attribute("tests").as_int() == 3);
+    CHECK(suite_node.attribute("failures").as_int() == 1);
+    const pugi::xml_node failed = suite_node.find_child_by_attribute("testcase", "name", "topology-aware/images_per_sec.mean");
+    REQUIRE(failed);
+    CHECK_THAT(std::string(failed.child("failure").child_value()), Catch::Contains("baseline 1071.7, now "));
+    CHECK_THAT(read_text(dir.file("check.md")), Catch::Contains("**regressed**"));
+  }
+  SECTION("an improvement is reported with a hint to --update; $GITHUB_STEP_SUMMARY gets the table") {
+    // A baseline worse than the tree: the tree improves on it.
+    std::string worse = baseline;
+    const size_t at = worse.find("\"mean\": 1071.");
+    REQUIRE(at != std::string::npos);
+    worse.replace(at, 13, "\"mean\": 900.");
+    std::ofstream(dir.file("base.json")) << worse;
+    const CliResult r = run_cli("check '" + suite + "'");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("improved") && Catch::Contains("run topsim check --update to raise the baseline"));
+    const CliResult summary = topsim::test::run_shell("GITHUB_STEP_SUMMARY='" + dir.file("summary.md") + "' " + TOPSIM_CLI_PATH +
+                                                      " check '" + suite + "'");
+    CHECK(summary.exit_code == 0);
+    CHECK_THAT(read_text(dir.file("summary.md")), Catch::StartsWith("## topsim check: suite"));
+  }
+}
+
+TEST_CASE("cli::check bad input: exit 2, one line", "[cli][check]") {
+  TempDir dir;
+  SECTION("an unknown metric, with did-you-mean") {
+    const std::string suite = write_suite(dir, R"({"topology-aware/images_per_sec.maen": {}})");
+    check_bad_input(
+        run_cli("check '" + suite + "' --update"),
+        "/scenarios/0/metrics/topology-aware~1images_per_sec.maen: unknown metric 'topology-aware/images_per_sec.maen' "
+        "(did you mean 'topology-aware/images_per_sec.mean'?)");
+    check_bad_input(run_cli("check '" + write_suite(dir, R"({"kube/wait_s.p95": {}})") + "'"),
+                    "unknown metric 'kube/wait_s.p95'");
+  }
+  SECTION("a missing baseline") {
+    check_bad_input(run_cli("check '" + write_suite(dir, kWatched) + "'"),
+                    "base.json': No such file or directory (write it with topsim check --update)");
+  }
+  SECTION("a baseline from another suite") {
+    const std::string suite = write_suite(dir, kWatched);
+    REQUIRE(run_cli("check '" + suite + "' --update").exit_code == 0);
+    std::ofstream(dir.file("other.json")) << read_text(dir.file("suite.json")).replace(1, 0, "\"name\": \"other\", ");
+    check_bad_input(run_cli("check '" + dir.file("other.json") + "'"), "written for suite 'suite', not 'other'");
+  }
+  SECTION("malformed files and values") {
+    std::ofstream(dir.file("bad.json")) << "{\"scenarios\": [}";
+    check_bad_input(run_cli("check '" + dir.file("bad.json") + "'"), "bad.json:1:");
+    check_bad_input(run_cli("check '" + write_suite(dir, R"({"topology-aware/wait_s.p95": {"tolerance": "5 GPUs"}})") + "'"),
+                    "tolerance: '5 GPUs': the unit must be % or the metric's unit (s)");
+    check_bad_input(run_cli("check '" + write_suite(dir, R"({"topology-aware/wait_s.p95": {"better": "up"}})") + "'"),
+                    "/better: 'up' is not one of higher, lower");
+    check_bad_input(run_cli("check '" + write_suite(dir, R"({"topology-aware/events": {}})") + "'"),
+                    "/better: missing: events has no better direction of its own");
+    const std::string suite = write_suite(dir, kWatched);
+    std::ofstream(dir.file("base.json"))
+        << "{\"schema\": \"topsim.quality-baseline/1\", \"suite\": \"suite\", \"scenarios\": {}}";
+    check_bad_input(run_cli("check '" + suite + "'"), "no baseline for ack-v100-benchmark");
+    check_bad_input(run_cli("check '" + suite + "' --candidate topology-aware"),
+                    "--candidate 'topology-aware': expected SCHEDULER=OTHER");
+    check_bad_input(run_cli("check"), "give a suite file");
+  }
+}
+
+TEST_CASE("cli::check --list-metrics prints every name a suite can watch", "[cli][check]") {
+  const CliResult r =
+      run_cli("check --list-metrics '" + (fs::path(TOPSIM_SOURCE_DIR) / "scenarios" / "ack-v100-benchmark.json").string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("topology-aware/images_per_sec.mean") && Catch::Contains("default/wait_s.p95"));
+  CHECK_THAT(r.out, Catch::Contains("topology-aware/topology_success_rate"));
+  CHECK(r.out.find("default/topology_success_rate") == std::string::npos);
+}
+
+TEST_CASE("sim::quality gate: seed noise decides between a regression and a wobble", "[sim][check]") {
+  using namespace topsim;
+  Suite suite;
+  suite.name = "s";
+  SuiteScenario entry;
+  entry.key = "x";
+  WatchedMetric w{"fgd/gpu_alloc_ratio.final", "fgd", "gpu_alloc_ratio.final", Better::Higher, Tolerance{1, true, "1%"}};
+  entry.metrics = {w};
+  suite.scenarios.push_back(entry);
+  Baseline baseline{"s", {{"x", {{w.name, MeasuredValue{0.94, 0.01, 3}}}}}};
+  auto verdict = [&](double now_mean, double now_sd, int runs) {
+    const auto result = compare_to_baseline(suite, baseline, {{"x", {{w.name, MeasuredValue{now_mean, now_sd, runs}}}}});
+    REQUIRE(result.ok());
+    return result->checks.front().verdict;
+  };
+  // 0.94 - 0.925 = 0.015 worse: beyond the 1% tolerance (0.0094) ...
+  CHECK(verdict(0.925, 0.01, 3) == Verdict::WithinNoise);  // ... but within 2 x sqrt(2 x 0.01^2 / 3) = 0.0163
+  CHECK(verdict(0.90, 0.01, 3) == Verdict::Regressed);     // 0.04 is beyond both
+  baseline.scenarios["x"][w.name] = MeasuredValue{0.94, 0, 1};
+  CHECK(verdict(0.925, 0, 1) == Verdict::Regressed);  // one seed: no noise, the tolerance alone
+  CHECK(verdict(0.935, 0, 1) == Verdict::Ok);         // within tolerance
+  CHECK(verdict(0.96, 0, 1) == Verdict::Improved);
+}
