@@ -2,7 +2,8 @@
 // (scenarios/philly-552-nodes.json) and a synthetic 1,000,000-job workload on 10,000 GPUs
 // (1,250 x DGX A100), per scheduler: wall time, events/s and peak resident memory.
 //
-//   build/bench/bench_sim [--jobs N] [--skip-philly] [--skip-synthetic]
+//   build/bench/bench_sim [--jobs N] [--skip-philly] [--skip-synthetic] [--overload N]
+// --overload N adds N synthetic jobs arriving at 150% of a 512-GPU cluster's capacity.
 //
 // Reads ../shared/traces/philly/philly.csv (skipped with a message when absent).
 #include <sys/resource.h>
@@ -68,15 +69,35 @@ Scenario synthetic_scenario(uint32_t jobs) {
   return s;
 }
 
+// `jobs` synthetic jobs arriving at 150% of what 64 DGX A100 (512 GPUs) sustain: the default
+// size mix asks 3.1 GPUs per job and the log-normal durations last 1.65 x 60 min on average,
+// 5.1 GPU-hours a job, so 512 GPUs sustain 100 jobs an hour. The backlog grows all run long.
+Scenario overload_scenario(uint32_t jobs) {
+  SyntheticOptions options;
+  options.jobs = jobs;
+  options.seed = 42;
+  options.arrival_rate_per_hour = 150;
+  Scenario s;
+  s.name = "overload-512-gpus";
+  s.workload = std::make_shared<const Workload>(generate_synthetic(options));
+  s.cluster.groups.push_back({*builtin_model("dgx-a100"), 64, NodeMode::Topology, false});
+  s.cluster.network.transport = NetworkTransport::InfiniBand;
+  s.schedulers = {"topology-aware", "default"};
+  s.record_transitions = false;
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   uint32_t jobs = 1000000;
   bool philly = true, synthetic = true;
+  uint32_t overload = 0;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) jobs = static_cast<uint32_t>(std::atol(argv[++i]));
     if (std::strcmp(argv[i], "--skip-philly") == 0) philly = false;
     if (std::strcmp(argv[i], "--skip-synthetic") == 0) synthetic = false;
+    if (std::strcmp(argv[i], "--overload") == 0 && i + 1 < argc) overload = static_cast<uint32_t>(std::atol(argv[++i]));
   }
   if (philly) {
     const std::string path = std::string(TOPSIM_SOURCE_DIR) + "/scenarios/philly-552-nodes.json";
@@ -94,5 +115,6 @@ int main(int argc, char** argv) {
     }
   }
   if (synthetic) run_each("synthetic on 10,000 GPUs", synthetic_scenario(jobs));
+  if (overload > 0) run_each("overload 150% on 512 GPUs", overload_scenario(overload));
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "sim/job_timing.h"
+#include "sim/pending_queue.h"
 #include "sim/scheduler.h"
 
 namespace topsim {
@@ -88,14 +89,14 @@ class Engine final : private Binder {
   };
   struct Queue {
     std::unique_ptr<Scheduler> scheduler;
-    std::vector<uint32_t> pending;  // FIFO by submission
+    PendingQueue pending;
   };
 
   bool recording_load() const { return config_.fill_last_percent >= 0; }
 
   ClusterSample sample() const {
     int64_t pending = 0;
-    for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());
+    for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());  // O(queues)
     return sample_cluster(cluster_, running_, pending);
   }
 
@@ -128,7 +129,7 @@ class Engine final : private Binder {
       out_.jobs[id].reason = std::move(problem);
       return set_state(id, JobState::Rejected);
     }
-    queue->pending.push_back(id);
+    queue->pending.push(id, queue->scheduler->shape(view_, id));
   }
 
   void finish(uint32_t id) {
@@ -137,6 +138,7 @@ class Engine final : private Binder {
     const JobSpec& job = workload_.jobs[id];
     for (size_t pod = 0; pod < r.pods.size(); ++pod) cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
     --running_;
+    ++release_version_;
     r.finish_ms = now_ms_;
     set_state(id, JobState::Finished);
   }
@@ -144,26 +146,24 @@ class Engine final : private Binder {
   void schedule_pass() {
     for (Queue& queue : queues_) {
       if (queue.pending.empty()) continue;
-      queue.scheduler->schedule(view_, queue.pending, *this);
-      std::erase_if(queue.pending, [&](uint32_t id) {
+      Scheduler& scheduler = *queue.scheduler;
+      queue.pending.pass(release_version_, scheduler.blocks_queue(), [&](uint32_t id) {
+        if (scheduler.try_place(view_, id, *this)) return PendingQueue::Attempt{true, {}};
         JobRecord& r = out_.jobs[id];
-        if (r.state == JobState::Running) return true;
         if (!r.pods.empty() && r.state != JobState::Partial) set_state(id, JobState::Partial);
-        return false;
+        return PendingQueue::Attempt{false, scheduler.shape(view_, id)};
       });
     }
   }
 
   // Fill experiments: whatever could not start on arrival fails (it never waits).
   void fail_waiting() {
-    for (Queue& queue : queues_) {
-      for (uint32_t id : queue.pending) {
+    for (Queue& queue : queues_)
+      for (uint32_t id : queue.pending.take_all()) {
         out_.jobs[id].reason = "no node fitted it on arrival";
         set_state(id, JobState::Failed);
         ++failed_;
       }
-      queue.pending.clear();
-    }
   }
 
   void bind(uint32_t id, const PodBinding& pod) override {
@@ -211,7 +211,7 @@ class Engine final : private Binder {
 
   void end_of_run() {
     for (Queue& queue : queues_) {
-      for (uint32_t id : queue.pending) {
+      for (uint32_t id : queue.pending.take_all()) {
         JobRecord& r = out_.jobs[id];
         if (r.state == JobState::Partial) {
           for (const PodPlacement& pod : r.pods)
@@ -249,6 +249,7 @@ class Engine final : private Binder {
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   uint64_t seq_ = 0;
   int64_t running_ = 0;
+  uint64_t release_version_ = 0;  // bumped whenever a job releases resources
   int64_t failed_ = 0;
 };
 

@@ -8,8 +8,9 @@
 // (sim/schedulers/registry.cpp); docs/schedulers.md walks through adding one.
 #pragma once
 
+#include <array>
+#include <compare>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -75,15 +76,31 @@ struct SchedulerContext {
   FragmentationTracker* fragmentation = nullptr;  // FGD's measure of the run's cluster (may be null)
 };
 
+// Jobs of one shape succeed or fail alike against one cluster state (and a cluster that only
+// fills up): once one has failed, the others need not be tried until resources are released.
+// A job whose attempt depends on more than its shape (annotations) has a shape of its own.
+struct ShapeKey {
+  std::array<int64_t, 4> values{};
+  auto operator<=>(const ShapeKey&) const = default;
+  static ShapeKey of_job(uint32_t job) { return {{-1, int64_t{job}, 0, 0}}; }
+};
+
+// The queue is the engine's (sim/pending_queue.h): it offers each scheduler its waiting jobs in
+// submission order, one attempt at a time, and skips jobs whose shape failed since the last
+// release, so a pass costs what it tries, not the length of the queue.
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
   // Why this job can never run under this scheduler on this cluster, or "" when it can: asked
   // once, at submission; the engine rejects the job with this reason.
   virtual std::string admission_problem(const SchedulingView& view, uint32_t job) const = 0;
-  // One pass over the jobs waiting for this scheduler, in queue (submission) order: binds and
-  // starts what can run now; the rest wait for the next pass.
-  virtual void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) = 0;
+  // The shape of the job's next attempt (above).
+  virtual ShapeKey shape(const SchedulingView& view, uint32_t job) const = 0;
+  // Places the job now if it can: binds its pods (all of them; schedulers without gangs bind as
+  // many as fit) and starts it once all are bound. True when it started.
+  virtual bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) = 0;
+  // True when a job that cannot start holds back every job behind it (FIFO without backfill).
+  virtual bool blocks_queue() const { return false; }
 };
 
 }  // namespace topsim

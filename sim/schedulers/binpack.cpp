@@ -42,14 +42,13 @@ class Binpack final : public Scheduler {
     return pod_admission_problem(view, job);
   }
 
-  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override {
-    FailedShapes failed;
-    for (uint32_t id : pending) {
-      const bool started =
-          view.job(id).is_training() ? place_gang(view, id, binder) : shares_.place_pods(view, id, binder, failed);
-      if (!started && !context_.backfill) return;
-    }
+  ShapeKey shape(const SchedulingView& view, uint32_t job) const override {
+    return view.job(job).is_training() ? training_shape(view, job) : shares_.shape(view, job);
   }
+  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override {
+    return view.job(job).is_training() ? place_gang(view, job, binder) : shares_.try_place(view, job, binder);
+  }
+  bool blocks_queue() const override { return !context_.backfill; }
 
  private:
   // GPUs this gang has already claimed, per node, while its pods are being chosen.

@@ -31,9 +31,12 @@ class KubeDefault final : public Scheduler {
     return training_admission_problem(view, job, {kServing, false, true, false});
   }
 
-  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override {
-    for (uint32_t id : pending) place_pods(view, id, binder);
+  // Pods that find no node with room fail alike: the shape is the size of the next pod.
+  ShapeKey shape(const SchedulingView& view, uint32_t job) const override {
+    const size_t next = view.record(job).pods.size();
+    return {{1, view.job(job).pod_gpus(next < view.job(job).workers ? next : 0), 0, 0}};
   }
+  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override { return place_pods(view, job, binder); }
 
  private:
   // The highest-scoring node with `gpus` free GPUs; -1 when none has room.
@@ -66,21 +69,22 @@ class KubeDefault final : public Scheduler {
     return -1;
   }
 
-  void place_pods(const SchedulingView& view, uint32_t id, Binder& binder) {
+  bool place_pods(const SchedulingView& view, uint32_t id, Binder& binder) {
     const JobSpec& job = view.job(id);
     const ClusterState& cluster = view.cluster();
     while (view.record(id).pods.size() < job.workers) {
       const int gpus = job.pod_gpus(view.record(id).pods.size());
       const int node = pick_spreading_node(cluster, gpus);
-      if (node < 0) return;
+      if (node < 0) return false;
       PlacementRequest request;
       request.gpus = gpus;
       request.policy = PlacementPolicy::DevicePlugin;
       auto placement = cluster.type_of(node).allocator->place(cluster.node(node).free, request);
-      if (!placement) return;  // cannot happen: the node has `gpus` free
+      if (!placement) return false;  // cannot happen: the node has `gpus` free
       binder.bind(id, {node, placement->gpus});
     }
     binder.start(id, socket_job_start(view, id, context_.network));
+    return true;
   }
 
   SchedulerContext context_;

@@ -23,27 +23,20 @@ std::string SharePolicyScheduler::admission_problem(const SchedulingView& view, 
   return pod_admission_problem(view, job);
 }
 
-bool SharePolicyScheduler::place_pods(const SchedulingView& view, uint32_t id, Binder& binder, FailedShapes& failed) {
+ShapeKey SharePolicyScheduler::shape(const SchedulingView& view, uint32_t job) const {
+  const size_t next = view.record(job).pods.size();
+  return pod_shape(pod_request(view.job(job), next < view.job(job).workers ? next : 0));
+}
+
+bool SharePolicyScheduler::try_place(const SchedulingView& view, uint32_t id, Binder& binder) {
   const JobSpec& job = view.job(id);
   while (view.record(id).pods.size() < job.workers) {
-    const PodRequest pod = pod_request(job, view.record(id).pods.size());
-    const FailedShapes::Shape shape = FailedShapes::of(pod);
-    if (failed.contains(shape)) return false;
-    const auto placement = policy_->place(view.cluster().shares(), pod);
-    if (!placement) {
-      failed.add(shape);
-      return false;
-    }
+    const auto placement = policy_->place(view.cluster().shares(), pod_request(job, view.record(id).pods.size()));
+    if (!placement) return false;
     binder.bind(id, {placement->node, placement->cards});
   }
   binder.start(id, job.is_training() ? socket_job_start(view, id, context_.network) : JobStart{});
   return true;
-}
-
-void SharePolicyScheduler::schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) {
-  FailedShapes failed;
-  for (uint32_t id : pending)
-    if (!place_pods(view, id, binder, failed) && !context_.backfill) return;
 }
 
 }  // namespace topsim

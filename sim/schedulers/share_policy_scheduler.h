@@ -21,11 +21,9 @@ class SharePolicyScheduler final : public Scheduler {
   SharePolicyScheduler(SharePolicyKind kind, const SchedulerContext& context);
 
   std::string admission_problem(const SchedulingView& view, uint32_t job) const override;
-  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override;
-
-  // Places the job's remaining pods one by one as far as they fit (`failed`: request shapes
-  // that did not fit in this pass) and starts the job once all are placed; true when it started.
-  bool place_pods(const SchedulingView& view, uint32_t id, Binder& binder, FailedShapes& failed);
+  ShapeKey shape(const SchedulingView& view, uint32_t job) const override;
+  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override;
+  bool blocks_queue() const override { return !context_.backfill; }
 
  private:
   SchedulerContext context_;

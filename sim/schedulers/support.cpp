@@ -83,14 +83,17 @@ std::string trace_pod_admission_problem(const SchedulingView& view, uint32_t id)
   return "";
 }
 
-FailedShapes::Shape FailedShapes::of(const PodRequest& pod) {
-  return {pod.cpu_milli,
-          pod.memory_mib,
-          static_cast<int>(pod.gpu.kind),
-          pod.gpu.count,
-          pod.gpu.kind == GpuAskKind::Mem ? pod.gpu.mem_gib * 1000 + pod.gpu.core_percent.value_or(0) : pod.gpu.milli,
-          pod.gpu_type_mask,
-          pod.gpu.topology_aware ? 1 : 0};
+ShapeKey pod_shape(const PodRequest& pod) {
+  const int64_t ask = pod.gpu.kind == GpuAskKind::Mem ? pod.gpu.mem_gib * 1000 + pod.gpu.core_percent.value_or(0) : pod.gpu.milli;
+  return {{pod.cpu_milli, pod.memory_mib,
+           (static_cast<int64_t>(pod.gpu.kind) << 32) | (int64_t{pod.gpu.count} << 8) | (pod.gpu.topology_aware ? 1 : 0),
+           (ask << 32) | pod.gpu_type_mask}};
+}
+
+ShapeKey training_shape(const SchedulingView& view, uint32_t job) {
+  const JobSpec& spec = view.job(job);
+  if (!spec.unequal_pod_gpus.empty() || view.annotations(job)) return ShapeKey::of_job(job);
+  return {{0, spec.workers, spec.gpus_per_worker, 0}};
 }
 
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {

@@ -3,9 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "sim/scheduler.h"
@@ -29,18 +27,10 @@ std::string share_admission_problem(const SchedulingView& view, uint32_t job);
 // A trace pod: core's validate_request accepts it (it fits or fails on arrival).
 std::string trace_pod_admission_problem(const SchedulingView& view, uint32_t job);
 
-// Request shapes that failed in the current pass: within a pass the cluster only fills up, so
-// an identical request fails again and need not be tried.
-class FailedShapes {
- public:
-  using Shape = std::tuple<int64_t, int64_t, int, int, int, uint32_t, int>;
-  static Shape of(const PodRequest& pod);
-  bool contains(const Shape& shape) const { return shapes_.count(shape) > 0; }
-  void add(const Shape& shape) { shapes_.insert(shape); }
-
- private:
-  std::set<Shape> shapes_;
-};
+// The shape of a pod request (every field a placement reads).
+ShapeKey pod_shape(const PodRequest& pod);
+// A training job's shape: its pods, or one of its own when they are unequal or annotated.
+ShapeKey training_shape(const SchedulingView& view, uint32_t job);
 
 // Ranks handed out host by host (mpirun's by-slot mapping over a host list): pods of one node
 // get consecutive ranks, nodes in the order they were first used. Indices into `pods`.

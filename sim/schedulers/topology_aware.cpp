@@ -9,7 +9,6 @@
 // that cannot start does not block later ones) unless the scenario turns backfill off.
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <unordered_set>
 
 #include "core/gang.h"
@@ -54,20 +53,9 @@ class TopologyAware final : public Scheduler {
     return training_admission_problem(view, job, {kServing, true, false, true});
   }
 
-  void schedule(const SchedulingView& view, std::span<const uint32_t> pending, Binder& binder) override {
-    std::set<std::pair<int, int>> failed;  // (workers, GPUs per worker) of plain jobs that did not fit
-    for (uint32_t id : pending) {
-      const JobSpec& job = view.job(id);
-      const bool plain = view.annotations(id) == nullptr;  // annotated jobs have their own constraints
-      const std::pair<int, int> shape{job.workers, job.gpus_per_worker};
-      bool started = false;
-      if (!(plain && failed.count(shape))) {
-        started = place(view, id, binder);
-        if (!started && plain) failed.insert(shape);
-      }
-      if (!started && !context_.backfill) return;
-    }
-  }
+  ShapeKey shape(const SchedulingView& view, uint32_t job) const override { return training_shape(view, job); }
+  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override { return place(view, job, binder); }
+  bool blocks_queue() const override { return !context_.backfill; }
 
  private:
   PlacementRequest node_request(const SchedulingView& view, uint32_t id) const {

@@ -39,13 +39,12 @@ class HandBuiltState final : public Binder {
     return job.id;
   }
 
-  // One scheduling pass over every job not yet started, in id order.
+  // One attempt at every job not yet started, in id order; without backfill, up to the first
+  // that cannot start.
   void pass(Scheduler& scheduler) {
-    std::vector<uint32_t> pending;
-    for (uint32_t id = 0; id < records.size(); ++id)
-      if (records[id].start_ms < 0) pending.push_back(id);
     const SchedulingView view(cluster, workload, records, now);
-    scheduler.schedule(view, pending, *this);
+    for (uint32_t id = 0; id < records.size(); ++id)
+      if (records[id].start_ms < 0 && !scheduler.try_place(view, id, *this) && scheduler.blocks_queue()) return;
   }
 
   std::string admission(Scheduler& scheduler, uint32_t job) const {
