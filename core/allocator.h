@@ -110,6 +110,8 @@ class Allocator {
   const Topology& topology() const { return *topology_; }
   // Predicted bus bandwidth of a set in MB/s (memoised for nodes of up to 16 GPUs).
   int64_t bus_mbps(const GpuSet& set) const { return ring_summary(set).mbps; }
+  // The ring over a set (rings().plan of its ids, ascending), memoised.
+  const RingPlan& ring_plan(const GpuSet& set) const { return plan(set); }
 
   struct Score;  // best-fit objective value of one candidate (allocator.cpp)
 

@@ -126,10 +126,13 @@ void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target
     SimNode& node = nodes_[static_cast<size_t>(n)];
     if (!node.label_pinned) node.label = unpinned_label;
     shares_.nodes[static_cast<size_t>(n)].mode = node.label;
-    index_.add(node.label, node.type, static_cast<int>(node.free.count()), n);
+    index_.add(node.label, node.type, node.free, n);
   }
-  for (size_t label = 0; label < label_facts_.size(); ++label)
+  for (size_t label = 0; label < label_facts_.size(); ++label) {
     label_facts_[label] = compute_label_facts(static_cast<NodeMode>(label));
+    label_types_[label].assign(types_.size(), false);
+  }
+  for (const SimNode& n : nodes_) label_types_[static_cast<size_t>(n.label)][static_cast<size_t>(n.type)] = true;
   prepared_ = true;
   target_ = target && !target->specs.empty() ? target : nullptr;
   tracker_ = target_ ? std::make_unique<FragmentationTracker>(*target_, shares_) : nullptr;
@@ -147,6 +150,11 @@ ClusterState::LabelFacts ClusterState::compute_label_facts(NodeMode label) const
   return facts;
 }
 
+bool ClusterState::label_has_type(NodeMode label, int type) const {
+  if (prepared_) return label_types_[static_cast<size_t>(label)][static_cast<size_t>(type)];
+  return std::any_of(nodes_.begin(), nodes_.end(), [&](const SimNode& n) { return n.label == label && n.type == type; });
+}
+
 ClusterState::LabelFacts ClusterState::label_facts(NodeMode label) const {
   return prepared_ ? label_facts_[static_cast<size_t>(label)] : compute_label_facts(label);
 }
@@ -159,14 +167,13 @@ double ClusterState::allocated_gpus() const {
 void ClusterState::set_free(int node, const std::vector<int>& cards, bool free) {
   if (cards.empty()) return;
   SimNode& n = nodes_[static_cast<size_t>(node)];
-  const int before = static_cast<int>(n.free.count());
+  const GpuSet before = n.free;
   for (int card : cards) {
     assert(n.free.test(static_cast<size_t>(card)) != free && "card already in that state");
     n.free.set(static_cast<size_t>(card), free);
   }
-  const int change = static_cast<int>(cards.size()) * (free ? 1 : -1);
-  free_gpus_ += change;
-  index_.update(n.label, n.type, node, before, before + change);
+  free_gpus_ += static_cast<int>(cards.size()) * (free ? 1 : -1);
+  index_.update(n.label, n.type, node, before, n.free);
 }
 
 void ClusterState::bind(int node, const PodRequest& pod, const std::vector<int>& cards) {

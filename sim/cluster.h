@@ -115,6 +115,8 @@ class ClusterState {
   int max_card_mem_gib(NodeMode label) const { return label_facts(label).max_card_mem_gib; }
   int max_node_gpus(NodeMode label) const { return label_facts(label).max_node_gpus; }
   int label_gpus(NodeMode label) const { return label_facts(label).gpus; }
+  // Whether a node of `type` has this label. O(1) after prepare(), O(nodes) before.
+  bool label_has_type(NodeMode label, int type) const;
 
   // Valid after prepare().
   const NodeIndex& index() const { return index_; }
@@ -146,7 +148,8 @@ class ClusterState {
   int free_gpus_ = 0;
   NodeIndex index_;
   bool prepared_ = false;
-  std::array<LabelFacts, NodeIndex::kLabels> label_facts_{};  // valid once prepared
+  std::array<LabelFacts, NodeIndex::kLabels> label_facts_{};         // valid once prepared
+  std::array<std::vector<bool>, NodeIndex::kLabels> label_types_{};  // [label][type], valid once prepared
   ShareCluster shares_;
   const TargetWorkload* target_ = nullptr;
   std::unique_ptr<FragmentationTracker> tracker_;

@@ -1,26 +1,69 @@
 #include "sim/node_index.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace topsim {
 
+size_t NodeIndex::GpuSetHash::operator()(const GpuSet& s) const {
+  static const GpuSet kLow = ~GpuSet() >> (kMaxGpusPerNode - 64);
+  const uint64_t low = (s & kLow).to_ullong();
+  uint64_t high = 0;
+  for (size_t shift = 64; shift < kMaxGpusPerNode; shift += 64)
+    high = high * 0x9E3779B97F4A7C15ULL + ((s >> shift) & kLow).to_ullong();
+  return static_cast<size_t>((low ^ (high * 0xBF58476D1CE4E5B9ULL)) * 0x94D049BB133111EBULL);
+}
+
 void NodeIndex::reset(const std::vector<int>& type_gpus) {
-  for (auto& by_label : buckets_) {
+  for (auto& by_label : groups_) {
     by_label.assign(type_gpus.size(), {});
-    for (size_t t = 0; t < type_gpus.size(); ++t) by_label[t].resize(static_cast<size_t>(type_gpus[t]) + 1);
+    for (size_t t = 0; t < type_gpus.size(); ++t) {
+      by_label[t].buckets.resize(idx(type_gpus[t]) + 1);
+      by_label[t].classes.resize(idx(type_gpus[t]) + 1);
+    }
   }
 }
 
-void NodeIndex::add(NodeMode label, int type, int free, int node) {
-  buckets_[static_cast<size_t>(label)][static_cast<size_t>(type)][static_cast<size_t>(free)].push_back(node);
+void NodeIndex::add(NodeMode label, int type, const GpuSet& free, int node) {
+  Group& g = group(label, type);
+  g.buckets[free.count()].push_back(node);
+  join_class(g, free, node);
 }
 
-void NodeIndex::update(NodeMode label, int type, int node, int old_free, int new_free) {
+void NodeIndex::join_class(Group& g, const GpuSet& free, int node) {
+  std::vector<FreeClass>& classes = g.classes[free.count()];
+  const auto [at, fresh] = g.class_at.try_emplace(free, classes.size());
+  if (fresh) classes.push_back({free, {}});
+  std::vector<int>& nodes = classes[at->second].nodes;
+  nodes.insert(std::lower_bound(nodes.begin(), nodes.end(), node), node);
+}
+
+void NodeIndex::leave_class(Group& g, const GpuSet& free, int node) {
+  std::vector<FreeClass>& classes = g.classes[free.count()];
+  const auto at = g.class_at.find(free);
+  assert(at != g.class_at.end() && "node not in its class");
+  const size_t place = at->second;
+  std::vector<int>& nodes = classes[place].nodes;
+  nodes.erase(std::lower_bound(nodes.begin(), nodes.end(), node));
+  if (!nodes.empty()) return;
+  g.class_at.erase(at);
+  if (place + 1 != classes.size()) {  // the last class takes the empty one's place
+    classes[place] = std::move(classes.back());
+    g.class_at[classes[place].free] = place;
+  }
+  classes.pop_back();
+}
+
+void NodeIndex::update(NodeMode label, int type, int node, const GpuSet& before, const GpuSet& after) {
+  if (before == after) return;
+  Group& g = group(label, type);
+  leave_class(g, before, node);
+  join_class(g, after, node);
+  const size_t old_free = before.count(), new_free = after.count();
   if (old_free == new_free) return;
-  auto& by_free = buckets_[static_cast<size_t>(label)][static_cast<size_t>(type)];
-  std::vector<int>& from = by_free[static_cast<size_t>(old_free)];
+  std::vector<int>& from = g.buckets[old_free];
   from.erase(std::lower_bound(from.begin(), from.end(), node));
-  std::vector<int>& to = by_free[static_cast<size_t>(new_free)];
+  std::vector<int>& to = g.buckets[new_free];
   to.insert(std::lower_bound(to.begin(), to.end(), node), node);
 }
 

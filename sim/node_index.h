@@ -1,11 +1,15 @@
 // Nodes grouped by (label, node type, free GPU count), each group sorted by node index, so
 // schedulers find candidates without scanning the cluster: the fullest nodes that fit, or the
-// emptiest ones, in a few bucket lookups.
+// emptiest ones, in a few bucket lookups. Within a group, nodes with the same free GPU set form
+// a class: a placement depends only on the node type and its free set, so a scheduler that
+// scores nodes evaluates one node per class (its lowest index) instead of every node.
 #pragma once
 
 #include <array>
+#include <unordered_map>
 #include <vector>
 
+#include "core/gpu_set.h"
 #include "core/gpu_share.h"
 
 namespace topsim {
@@ -14,24 +18,44 @@ class NodeIndex {
  public:
   static constexpr int kLabels = 5;  // NodeMode values
 
+  struct FreeClass {
+    GpuSet free;
+    std::vector<int> nodes;  // ascending, never empty
+  };
+
   // Empty buckets for node types of `type_gpus[t]` GPUs each.
   void reset(const std::vector<int>& type_gpus);
   // Adds a node with the highest index so far.
-  void add(NodeMode label, int type, int free, int node);
+  void add(NodeMode label, int type, const GpuSet& free, int node);
 
   // Nodes with this label and type that have exactly `free` free GPUs, ascending.
-  const std::vector<int>& bucket(NodeMode label, int type, int free) const {
-    return buckets_[static_cast<size_t>(label)][static_cast<size_t>(type)][static_cast<size_t>(free)];
+  const std::vector<int>& bucket(NodeMode label, int type, int free) const { return group(label, type).buckets[idx(free)]; }
+  // The same nodes by free GPU set, in no particular order.
+  const std::vector<FreeClass>& classes(NodeMode label, int type, int free) const {
+    return group(label, type).classes[idx(free)];
   }
-  int type_gpus(int type) const { return static_cast<int>(buckets_[0][static_cast<size_t>(type)].size()) - 1; }
-  int type_count() const { return static_cast<int>(buckets_[0].size()); }
+  int type_gpus(int type) const { return static_cast<int>(groups_[0][idx(type)].buckets.size()) - 1; }
+  int type_count() const { return static_cast<int>(groups_[0].size()); }
 
-  // Moves `node` from the bucket of `old_free` to that of `new_free`.
-  void update(NodeMode label, int type, int node, int old_free, int new_free);
+  // The node's free set changed from `before` to `after`.
+  void update(NodeMode label, int type, int node, const GpuSet& before, const GpuSet& after);
 
  private:
-  // [label][type][free count] -> sorted node indices
-  std::array<std::vector<std::vector<std::vector<int>>>, kLabels> buckets_;
+  struct GpuSetHash {
+    size_t operator()(const GpuSet& s) const;
+  };
+  struct Group {                                              // one (label, type)
+    std::vector<std::vector<int>> buckets;                    // [free count] -> sorted node indices
+    std::vector<std::vector<FreeClass>> classes;              // [free count] -> classes
+    std::unordered_map<GpuSet, size_t, GpuSetHash> class_at;  // free set -> its place in classes[count]
+  };
+  static size_t idx(int i) { return static_cast<size_t>(i); }
+  const Group& group(NodeMode label, int type) const { return groups_[idx(static_cast<int>(label))][idx(type)]; }
+  Group& group(NodeMode label, int type) { return groups_[idx(static_cast<int>(label))][idx(type)]; }
+  static void join_class(Group& g, const GpuSet& free, int node);
+  static void leave_class(Group& g, const GpuSet& free, int node);
+
+  std::array<std::vector<Group>, kLabels> groups_;  // [label][type]
 };
 
 }  // namespace topsim

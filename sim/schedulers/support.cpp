@@ -26,11 +26,8 @@ std::string list_gpus(const std::vector<uint16_t>& gpus) {
 // Every node type serving `label` can predict the job's throughput, and has NICs when `need_nic`.
 std::string serving_types_problem(const SchedulingView& view, const JobSpec& job, NodeMode label, bool need_nic) {
   const ClusterState& cluster = view.cluster();
-  std::vector<bool> serving(static_cast<size_t>(cluster.type_count()), false);
-  for (const SimNode& node : cluster.nodes())
-    if (node.label == label) serving[static_cast<size_t>(node.type)] = true;
   for (int t = 0; t < cluster.type_count(); ++t) {
-    if (!serving[static_cast<size_t>(t)]) continue;
+    if (!cluster.label_has_type(label, t)) continue;
     const NodeType& type = cluster.type(t);
     if (!type.topology)
       return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
@@ -121,7 +118,6 @@ JobStart socket_job_start(const SchedulingView& view, uint32_t job, const Networ
   start.rank_order = host_by_host_order(bound);
   std::vector<int> nodes;  // distinct nodes, index into node_nic_gbit
   std::vector<double> node_nic_gbit;
-  std::vector<RingPlan> plans(bound.size());
   std::vector<PodInRing> pods;
   for (size_t i = 0; i < bound.size(); ++i) {
     const PodPlacement& pod = bound[start.rank_order[i]];
@@ -132,10 +128,8 @@ JobStart socket_job_start(const SchedulingView& view, uint32_t job, const Networ
       at = nodes.end() - 1;
     }
     PodInRing in_ring{static_cast<int>(at - nodes.begin()), nullptr};
-    if (pod.gpus.size() > 1 && cluster.type_of(pod.node).allocator) {
-      plans[i] = cluster.type_of(pod.node).allocator->rings().plan(pod.gpus);
-      in_ring.gpus = &plans[i];
-    }
+    if (pod.gpus.size() > 1 && cluster.type_of(pod.node).allocator)
+      in_ring.gpus = &cluster.type_of(pod.node).allocator->ring_plan(to_gpu_set(pod.gpus));  // pod.gpus ascending
     pods.push_back(in_ring);
   }
   auto path = pod_socket_path(pods, node_nic_gbit, network);

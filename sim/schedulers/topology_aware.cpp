@@ -9,7 +9,6 @@
 // that cannot start does not block later ones) unless the scenario turns backfill off.
 #include <algorithm>
 #include <limits>
-#include <unordered_set>
 
 #include "core/gang.h"
 #include "sim/schedulers/registry.h"
@@ -26,12 +25,13 @@ struct NodeChoice {
   Placement placement;
 };
 
-bool better_choice(const Placement& p, int free_after, const NodeChoice& best) {
+bool better_choice(const Placement& p, int free_after, int node, const NodeChoice& best) {
   if (best.node < 0) return true;
   if (p.relaxed.size() != best.placement.relaxed.size()) return p.relaxed.size() < best.placement.relaxed.size();
   if (p.ring.bus_bandwidth_gbps != best.placement.ring.bus_bandwidth_gbps)
     return p.ring.bus_bandwidth_gbps > best.placement.ring.bus_bandwidth_gbps;
-  return free_after < best.free_after;  // equal: the earlier (lower) node index stays
+  if (free_after != best.free_after) return free_after < best.free_after;
+  return node < best.node;
 }
 
 // Splits a node's GPU set into pods of `gpus_per_pod` consecutive GPUs along its ring.
@@ -95,12 +95,10 @@ class TopologyAware final : public Scheduler {
       const auto idle = allocator.place(all_gpus(type_gpus), request);
       const double bound = idle ? idle->ring.bus_bandwidth_gbps : std::numeric_limits<double>::infinity();
       for (int c = k; c <= type_gpus; ++c) {
-        std::unordered_set<GpuSet> seen;  // nodes in one state give one answer: keep the lowest index
-        for (int node : index.bucket(kServing, t, c)) {
-          const GpuSet& free = cluster.node(node).free;
-          if (!seen.insert(free).second) continue;
-          auto placement = allocator.place(free, request);
-          if (!placement || !better_choice(*placement, c - k, best)) continue;
+        for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {  // one answer per free set
+          const int node = same.nodes.front();
+          auto placement = allocator.place(same.free, request);
+          if (!placement || !better_choice(*placement, c - k, node, best)) continue;
           best = {node, c - k, std::move(placement).value()};
         }
         // Nothing in emptier buckets of this type can beat an unrelaxed optimum found here.
@@ -119,14 +117,21 @@ class TopologyAware final : public Scheduler {
   bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
-    std::vector<GangNode> candidates;
+    // Nodes of one type and free set are interchangeable and a gang uses at most `workers`
+    // nodes: the lowest-indexed `workers` of each class are all the planner needs. It breaks
+    // ties by candidate order, which stays that of the buckets (type, free count, node index).
     std::vector<int> node_ids;
     for (int t = 0; t < index.type_count(); ++t)
-      for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c)
-        for (int node : index.bucket(kServing, t, c)) {
-          candidates.push_back({cluster.type(t).allocator.get(), cluster.node(node).free, ""});
-          node_ids.push_back(node);
-        }
+      for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
+        const size_t from = node_ids.size();
+        for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c))
+          node_ids.insert(node_ids.end(), same.nodes.begin(),
+                          same.nodes.begin() + std::min<long>(request.workers, static_cast<long>(same.nodes.size())));
+        std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
+      }
+    std::vector<GangNode> candidates;
+    candidates.reserve(node_ids.size());
+    for (int node : node_ids) candidates.push_back({cluster.type_of(node).allocator.get(), cluster.node(node).free, ""});
     auto gang = place_gang(candidates, request, context_.network);
     if (!gang) return false;
     for (const WorkerPlacement& worker : gang->workers)
