@@ -37,12 +37,12 @@ class Engine final : private Binder {
         workload_(workload),
         config_(config),
         target_(target_workload(cluster, workload, config)),
-        view_(cluster_, workload_, out_.jobs, now_ms_),
+        book_(workload.jobs.size(), config.keep_jobs),
+        view_(cluster_, workload_, book_, now_ms_),
         timer_(cluster_, config.network, config.overlap),
         sampler_(config.sample_every_ms, workload.jobs),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent)) {
     cluster_.prepare(config.scheduler->serves, &target_);
-    out_.jobs.resize(workload.jobs.size());
     out_.total_gpus = cluster_.total_gpus();
     out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
     out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
@@ -73,6 +73,7 @@ class Engine final : private Binder {
       if (recording_load()) curve_.observe(out_.arrived_milli, cluster_, failed_);
     }
     end_of_run();
+    out_.jobs = book_.take();
     return std::move(out_);
   }
 
@@ -101,8 +102,14 @@ class Engine final : private Binder {
   }
 
   void set_state(uint32_t job, JobState state) {
-    out_.jobs[job].state = state;
+    book_[job].state = state;
     if (config_.record_transitions) out_.transitions.push_back({now_ms_, job, state});
+  }
+
+  // The job's record is final: counted, then kept or let go.
+  void close(uint32_t job) {
+    out_.tally.add(workload_, job, book_[job]);
+    book_.close(job);
   }
 
   // The queue (and so the scheduler) of a job: shares go to the share scheduler when the
@@ -117,7 +124,7 @@ class Engine final : private Binder {
   void submit(uint32_t id) {
     ++out_.events;
     const JobSpec& job = workload_.jobs[id];
-    out_.jobs[id].submit_ms = job.submit_ms;
+    book_.open(id).submit_ms = job.submit_ms;
     out_.arrived_milli +=
         job.gpu_milli_total(cluster_.max_card_mem_gib(job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share));
     set_state(id, JobState::Pending);
@@ -126,21 +133,23 @@ class Engine final : private Binder {
                                 : "scheduler " + std::string(config_.scheduler->name) + " does not place " +
                                       (job.is_share() ? "GPU shares" : "trace pods");
     if (!problem.empty()) {
-      out_.jobs[id].reason = std::move(problem);
-      return set_state(id, JobState::Rejected);
+      book_[id].reason = std::move(problem);
+      set_state(id, JobState::Rejected);
+      return close(id);
     }
     queue->pending.push(id, queue->scheduler->shape(view_, id));
   }
 
   void finish(uint32_t id) {
     ++out_.events;
-    JobRecord& r = out_.jobs[id];
+    JobRecord& r = book_[id];
     const JobSpec& job = workload_.jobs[id];
     for (size_t pod = 0; pod < r.pods.size(); ++pod) cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
     --running_;
     ++release_version_;
     r.finish_ms = now_ms_;
     set_state(id, JobState::Finished);
+    close(id);
   }
 
   void schedule_pass() {
@@ -149,7 +158,7 @@ class Engine final : private Binder {
       Scheduler& scheduler = *queue.scheduler;
       queue.pending.pass(release_version_, scheduler.blocks_queue(), [&](uint32_t id) {
         if (scheduler.try_place(view_, id, *this)) return PendingQueue::Attempt{true, {}};
-        JobRecord& r = out_.jobs[id];
+        JobRecord& r = book_[id];
         if (!r.pods.empty() && r.state != JobState::Partial) set_state(id, JobState::Partial);
         return PendingQueue::Attempt{false, scheduler.shape(view_, id)};
       });
@@ -160,14 +169,15 @@ class Engine final : private Binder {
   void fail_waiting() {
     for (Queue& queue : queues_)
       for (uint32_t id : queue.pending.take_all()) {
-        out_.jobs[id].reason = "no node fitted it on arrival";
+        book_[id].reason = "no node fitted it on arrival";
         set_state(id, JobState::Failed);
+        close(id);
         ++failed_;
       }
   }
 
   void bind(uint32_t id, const PodBinding& pod) override {
-    JobRecord& r = out_.jobs[id];
+    JobRecord& r = book_[id];
     cluster_.bind(pod.node, pod_request(workload_.jobs[id], r.pods.size()), pod.gpus);
     r.pods.push_back({pod.node, pod.gpus, now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
@@ -175,7 +185,7 @@ class Engine final : private Binder {
 
   void start(uint32_t id, JobStart start) override {
     const JobSpec& job = workload_.jobs[id];
-    JobRecord& r = out_.jobs[id];
+    JobRecord& r = book_[id];
     if (!start.rank_order.empty()) {
       std::vector<PodPlacement> ranked;
       for (size_t i : start.rank_order) ranked.push_back(std::move(r.pods[i]));
@@ -212,7 +222,7 @@ class Engine final : private Binder {
   void end_of_run() {
     for (Queue& queue : queues_) {
       for (uint32_t id : queue.pending.take_all()) {
-        JobRecord& r = out_.jobs[id];
+        JobRecord& r = book_[id];
         if (r.state == JobState::Partial) {
           for (const PodPlacement& pod : r.pods)
             out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
@@ -224,6 +234,8 @@ class Engine final : private Binder {
         }
       }
     }
+    for (uint32_t id = 0; id < workload_.jobs.size(); ++id)  // running forever (fill), stuck, never placed
+      if (book_.is_open(id)) close(id);
     out_.makespan_ms = now_ms_;
     sampler_.finish(now_ms_, sample());
     out_.sample_every_ms = sampler_.period_ms();
@@ -241,6 +253,7 @@ class Engine final : private Binder {
   TargetWorkload target_;
   RunOutput out_;
   int64_t now_ms_ = 0;
+  JobBook book_;
   SchedulingView view_;
   JobTimer timer_;
   TimeSampler sampler_;

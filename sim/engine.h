@@ -25,6 +25,7 @@
 #include "sim/cluster.h"
 #include "sim/job.h"
 #include "sim/job_record.h"
+#include "sim/job_tally.h"
 #include "sim/sampling.h"
 #include "sim/schedulers/registry.h"
 
@@ -39,13 +40,15 @@ struct RunConfig {
   NetworkModel network;                            // NIC efficiency per transport
   OverlapModel overlap;                            // all-reduce / backward overlap per framework
   bool record_transitions = true;                  // keep every lifecycle transition; default true
+  bool keep_jobs = true;                           // keep every job's record in RunOutput::jobs; default true
   int64_t sample_every_ms = 0;                     // sampling period over time; 0 = automatic (sim/sampling.h)
   double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
   int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off
 };
 
 struct RunOutput {
-  std::vector<JobRecord> jobs;  // by job id
+  std::vector<JobRecord> jobs;  // by job id, when kept (RunConfig::keep_jobs)
+  JobTally tally;               // every job, counted as its record became final
   std::vector<Transition> transitions;
   int64_t first_submit_ms = 0;
   int64_t makespan_ms = 0;       // last event time

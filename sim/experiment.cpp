@@ -5,7 +5,6 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <set>
 #include <system_error>
 #include <thread>
 
@@ -13,8 +12,6 @@
 
 namespace topsim {
 namespace {
-
-constexpr size_t kMaxRejections = 10;  // distinct rejection reasons kept per run
 
 ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   ScenarioInfo info;
@@ -42,17 +39,6 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
     ++info.node_groups[it->second].count;
   }
   return info;
-}
-
-std::vector<std::string> rejections(const RunOutput& run, const Workload& workload) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (size_t id = 0; id < run.jobs.size() && out.size() < kMaxRejections; ++id) {
-    const JobRecord& r = run.jobs[id];
-    if (r.state == JobState::Rejected && seen.insert(r.reason).second)
-      out.push_back(workload.job_name(static_cast<uint32_t>(id)) + ": " + r.reason);
-  }
-  return out;
 }
 
 struct RunTask {
@@ -117,6 +103,7 @@ class Experiment {
     config.network = scenario_.network;
     config.overlap = scenario_.overlap;
     config.record_transitions = scenario_.record_transitions && options_.keep_jobs;
+    config.keep_jobs = options_.keep_jobs;
     config.sample_every_ms = scenario_.sample_every_ms;
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
@@ -127,12 +114,12 @@ class Experiment {
     result.seed = config.seed;
     const bool fill = scenario_.mode == ExperimentMode::Fill;
     result.metrics = summarize_run(out, *workload, info.serves == NodeMode::Topology, fill);
-    result.by_model = throughput_by_model(out, *workload);
+    result.by_model = throughput_by_model(out);
     result.target_specs = out.target_specs;
     result.sample_every_ms = out.sample_every_ms;
     if (!fill) result.samples = std::move(out.samples);
     result.load_curve = std::move(out.load_curve);
-    result.rejections = rejections(out, *workload);
+    result.rejections = out.tally.rejections;
     result.workload = workload;
     if (options_.keep_jobs) {
       result.jobs = std::move(out.jobs);

@@ -50,6 +50,54 @@ struct JobRecord {
   std::string reason;                // rejection / failure / stuck reason
 };
 
+// The records of a run's jobs, by job id. Kept (`keep`): every record stays to the end of the
+// run. Not kept: only the records of open jobs (submitted, not yet final) exist, in slots that
+// closed jobs give back, so memory follows the jobs in the system rather than the workload.
+class JobBook {
+ public:
+  JobBook(size_t jobs, bool keep) : keep_(keep), slot_of_(jobs, kUnopened) {
+    if (keep_) records_.resize(jobs);
+  }
+
+  // The record of an open job (or, when kept, of any job opened so far).
+  JobRecord& operator[](uint32_t id) { return records_[keep_ ? id : slot_of_[id]]; }
+  const JobRecord& operator[](uint32_t id) const { return records_[keep_ ? id : slot_of_[id]]; }
+  bool is_open(uint32_t id) const { return slot_of_[id] != kUnopened && slot_of_[id] != kClosed; }
+
+  // A fresh record for job `id`. REQUIRES: not opened before.
+  JobRecord& open(uint32_t id) {
+    uint32_t slot = id;
+    if (!keep_) {
+      if (free_slots_.empty()) {
+        slot = static_cast<uint32_t>(records_.size());
+        records_.emplace_back();
+      } else {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+      }
+    }
+    slot_of_[id] = slot;
+    return records_[slot];
+  }
+  // The job's record is final; when not kept its slot is reused. REQUIRES: open.
+  void close(uint32_t id) {
+    if (!keep_) {
+      records_[slot_of_[id]] = JobRecord{};
+      free_slots_.push_back(slot_of_[id]);
+    }
+    slot_of_[id] = kClosed;
+  }
+  // Every record by id when kept, else nothing. Leaves the book empty.
+  std::vector<JobRecord> take() { return keep_ ? std::move(records_) : std::vector<JobRecord>{}; }
+
+ private:
+  static constexpr uint32_t kUnopened = ~uint32_t{0}, kClosed = kUnopened - 1;
+  bool keep_;
+  std::vector<uint32_t> slot_of_;  // job id -> slot in records_ (not kept), or the two markers
+  std::vector<JobRecord> records_;
+  std::vector<uint32_t> free_slots_;
+};
+
 struct Transition {
   int64_t time_ms = 0;
   uint32_t job = 0;

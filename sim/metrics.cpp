@@ -59,58 +59,6 @@ std::vector<std::string_view> statistics(MetricShape shape) {
   return {};
 }
 
-struct JobCounts {
-  uint64_t placed = 0, finished = 0, rejected = 0, failed = 0, stuck = 0, never_placed = 0, shares = 0;
-  uint64_t topology_placed = 0, fallbacks = 0, multi_gpu = 0, cross_numa = 0, efficiency_jobs = 0;
-  double efficiency_sum = 0;
-  std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;
-};
-
-bool trains_images(const JobSpec& job) {
-  const DnnModel* model = model_at(job.model);
-  return model && model->unit == SampleUnit::Images;
-}
-
-void count_placed(const JobSpec& job, const JobRecord& r, JobCounts& c) {
-  ++c.placed;
-  if (!job.is_share()) ++c.topology_placed;  // placements with topology constraints to meet
-  if (!r.relaxed.empty()) ++c.fallbacks;
-  size_t gpus = 0;
-  for (const PodPlacement& pod : r.pods) gpus += pod.gpus.size();
-  if (gpus > 1) {
-    ++c.multi_gpu;
-    if (r.cross_numa) ++c.cross_numa;
-    if (r.ideal_samples_per_sec > 0) {
-      c.efficiency_sum += r.samples_per_sec / r.ideal_samples_per_sec;
-      ++c.efficiency_jobs;
-    }
-  }
-  if (!job.is_training()) return;
-  if (trains_images(job)) c.images_per_sec.push_back(r.samples_per_sec);
-  if (r.comm.ranks > 1) c.ring_gbps.push_back(r.comm.bus_bandwidth_gbps);
-}
-
-JobCounts count_jobs(const RunOutput& run, const Workload& workload) {
-  JobCounts c;
-  for (size_t id = 0; id < run.jobs.size(); ++id) {
-    const JobRecord& r = run.jobs[id];
-    const JobSpec& job = workload.jobs[id];
-    if (job.is_share()) ++c.shares;
-    if (r.state == JobState::Rejected) ++c.rejected;
-    if (r.state == JobState::Failed) ++c.failed;
-    if (r.state == JobState::Stuck) ++c.stuck;
-    if (r.state == JobState::Pending) ++c.never_placed;
-    if (r.start_ms < 0) continue;
-    count_placed(job, r, c);
-    if (r.state != JobState::Finished) continue;
-    ++c.finished;
-    c.waits.push_back(static_cast<double>(r.start_ms - r.submit_ms) / 1000.0);
-    if (job.is_share()) c.share_waits.push_back(c.waits.back());
-    c.jcts.push_back(static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0);
-  }
-  return c;
-}
-
 void set_over_time(Metrics& m, const RunOutput& run) {
   const TimeAverages& a = run.averages;
   const double gpus = std::max(1, run.total_gpus);
@@ -179,9 +127,9 @@ std::optional<double> Metrics::get(std::string_view name) const {
 }
 
 Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill) {
-  JobCounts c = count_jobs(run, workload);
+  const JobTally& c = run.tally;
   Metrics m;
-  m.set("jobs", static_cast<double>(run.jobs.size()));
+  m.set("jobs", static_cast<double>(workload.jobs.size()));
   m.set("placed", static_cast<double>(c.placed));
   if (fill) {
     m.set("failed", static_cast<double>(c.failed));
@@ -195,11 +143,11 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   m.set("stuck", static_cast<double>(c.stuck));
   m.set("never_placed", static_cast<double>(c.never_placed));
   m.set("share_jobs", static_cast<double>(c.shares));
-  m.set("wait_s", distribution_of(std::move(c.waits)));
-  m.set("jct_s", distribution_of(std::move(c.jcts)));
-  m.set("share_wait_s", distribution_of(std::move(c.share_waits)));
-  m.set("images_per_sec", distribution_of(std::move(c.images_per_sec)));
-  m.set("ring_gbps", distribution_of(std::move(c.ring_gbps)));
+  m.set("wait_s", distribution_of(c.waits));
+  m.set("jct_s", distribution_of(c.jcts));
+  m.set("share_wait_s", distribution_of(c.share_waits));
+  m.set("images_per_sec", distribution_of(c.images_per_sec));
+  m.set("ring_gbps", distribution_of(c.ring_gbps));
   m.set("makespan_s", static_cast<double>(run.makespan_ms) / 1000.0);
   const double gpu_ms = static_cast<double>(run.total_gpus) * static_cast<double>(run.makespan_ms);
   m.set("gpu_utilisation", gpu_ms > 0 ? static_cast<double>(run.busy_gpu_ms) / gpu_ms : 0);
@@ -215,26 +163,13 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   return m;
 }
 
-std::vector<ModelThroughput> throughput_by_model(const RunOutput& run, const Workload& workload) {
-  std::map<std::pair<uint16_t, TrainingFramework>, ModelThroughput> by_model;
-  for (size_t id = 0; id < run.jobs.size(); ++id) {
-    const JobRecord& r = run.jobs[id];
-    const JobSpec& job = workload.jobs[id];
-    const DnnModel* model = model_at(job.model);
-    if (!job.is_training() || r.start_ms < 0 || !model) continue;
-    ModelThroughput& t = by_model[{job.model, job.framework}];
-    t.model = model->name;
-    t.framework = std::string(enum_name(job.framework));
-    t.unit = enum_name(model->unit);
-    ++t.jobs;
-    t.mean_samples_per_sec += r.samples_per_sec;
-    t.mean_ideal_samples_per_sec += r.ideal_samples_per_sec;
-  }
+std::vector<ModelThroughput> throughput_by_model(const RunOutput& run) {
   std::vector<ModelThroughput> out;
-  for (auto& [index, t] : by_model) {
-    t.mean_samples_per_sec /= static_cast<double>(t.jobs);
-    t.mean_ideal_samples_per_sec /= static_cast<double>(t.jobs);
-    out.push_back(std::move(t));
+  for (const auto& [key, sums] : run.tally.by_model) {
+    const DnnModel& model = *model_at(key.first);
+    out.push_back({model.name, std::string(enum_name(key.second)), std::string(enum_name(model.unit)), sums.jobs,
+                   sums.samples_per_sec / static_cast<double>(sums.jobs),
+                   sums.ideal_samples_per_sec / static_cast<double>(sums.jobs)});
   }
   return out;
 }

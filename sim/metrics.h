@@ -81,6 +81,6 @@ struct ModelThroughput {
 // Everything `topsim` reports about one run, in the vocabulary above. `topology_aware`: the
 // run's scheduler has topology constraints to meet (topology_success_rate applies).
 Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill);
-std::vector<ModelThroughput> throughput_by_model(const RunOutput& run, const Workload& workload);
+std::vector<ModelThroughput> throughput_by_model(const RunOutput& run);
 
 }  // namespace topsim

@@ -29,12 +29,14 @@ class SchedulingView {
   // REQUIRES: every argument outlives the view; `records` is indexed by job id.
   SchedulingView(const ClusterState& cluster, const Workload& workload, const std::vector<JobRecord>& records,
                  const int64_t& now_ms)
-      : cluster_(cluster), workload_(workload), records_(records), now_ms_(now_ms) {}
+      : cluster_(cluster), workload_(workload), records_(&records), now_ms_(now_ms) {}
+  SchedulingView(const ClusterState& cluster, const Workload& workload, const JobBook& book, const int64_t& now_ms)
+      : cluster_(cluster), workload_(workload), book_(&book), now_ms_(now_ms) {}
 
   const ClusterState& cluster() const { return cluster_; }
   const Workload& workload() const { return workload_; }
   const JobSpec& job(uint32_t id) const { return workload_.jobs[id]; }
-  const JobRecord& record(uint32_t id) const { return records_[id]; }
+  const JobRecord& record(uint32_t id) const { return book_ ? (*book_)[id] : (*records_)[id]; }
   // The job's gpu.topology/* annotations, or nullptr when it has none.
   const std::map<std::string, std::string>* annotations(uint32_t id) const;
   int64_t now_ms() const { return now_ms_; }
@@ -42,7 +44,8 @@ class SchedulingView {
  private:
   const ClusterState& cluster_;
   const Workload& workload_;
-  const std::vector<JobRecord>& records_;
+  const std::vector<JobRecord>* records_ = nullptr;
+  const JobBook* book_ = nullptr;
   const int64_t& now_ms_;
 };
 

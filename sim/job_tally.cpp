@@ -1,0 +1,64 @@
+#include "sim/job_tally.h"
+
+#include "core/model_catalog.h"
+
+namespace topsim {
+namespace {
+
+bool trains_images(const JobSpec& job) {
+  const DnnModel* model = model_at(job.model);
+  return model && model->unit == SampleUnit::Images;
+}
+
+void count_placed(const JobSpec& job, const JobRecord& r, JobTally& t) {
+  ++t.placed;
+  if (!job.is_share()) ++t.topology_placed;  // placements with topology constraints to meet
+  if (!r.relaxed.empty()) ++t.fallbacks;
+  size_t gpus = 0;
+  for (const PodPlacement& pod : r.pods) gpus += pod.gpus.size();
+  if (gpus > 1) {
+    ++t.multi_gpu;
+    if (r.cross_numa) ++t.cross_numa;
+    if (r.ideal_samples_per_sec > 0) {
+      t.efficiency_sum += r.samples_per_sec / r.ideal_samples_per_sec;
+      ++t.efficiency_jobs;
+    }
+  }
+  if (!job.is_training()) return;
+  if (trains_images(job)) t.images_per_sec.push_back(r.samples_per_sec);
+  if (r.comm.ranks > 1) t.ring_gbps.push_back(r.comm.bus_bandwidth_gbps);
+  if (model_at(job.model)) {
+    JobTally::ModelSums& sums = t.by_model[{job.model, job.framework}];
+    ++sums.jobs;
+    sums.samples_per_sec += r.samples_per_sec;
+    sums.ideal_samples_per_sec += r.ideal_samples_per_sec;
+  }
+}
+
+}  // namespace
+
+void JobTally::add(const Workload& workload, uint32_t id, const JobRecord& r) {
+  const JobSpec& job = workload.jobs[id];
+  ++jobs;
+  if (job.is_share()) ++shares;
+  switch (r.state) {
+    case JobState::Rejected:
+      ++rejected;
+      if (rejections.size() < kMaxRejections && rejection_reasons.insert(r.reason).second)
+        rejections.push_back(workload.job_name(id) + ": " + r.reason);
+      break;
+    case JobState::Failed: ++failed; break;
+    case JobState::Stuck: ++stuck; break;
+    case JobState::Pending: ++never_placed; break;
+    default: break;
+  }
+  if (r.start_ms < 0) return;
+  count_placed(job, r, *this);
+  if (r.state != JobState::Finished) return;
+  ++finished;
+  waits.push_back(static_cast<double>(r.start_ms - r.submit_ms) / 1000.0);
+  if (job.is_share()) share_waits.push_back(waits.back());
+  jcts.push_back(static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0);
+}
+
+}  // namespace topsim

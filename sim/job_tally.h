@@ -1,0 +1,38 @@
+// What a run's job metrics need from its jobs, gathered one job at a time as each record
+// becomes final (finished, rejected, failed, or whatever it was when the run ended), so a run
+// need not keep a million records to report on them: counts, the per-job values of the
+// distributions (sim/metrics.h), sums per model and the first distinct rejection reasons.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/job.h"
+#include "sim/job_record.h"
+
+namespace topsim {
+
+struct JobTally {
+  struct ModelSums {
+    uint64_t jobs = 0;  // started jobs training the model with the framework
+    double samples_per_sec = 0, ideal_samples_per_sec = 0;
+  };
+  static constexpr size_t kMaxRejections = 10;
+
+  uint64_t jobs = 0, placed = 0, finished = 0, rejected = 0, failed = 0, stuck = 0, never_placed = 0, shares = 0;
+  uint64_t topology_placed = 0, fallbacks = 0, multi_gpu = 0, cross_numa = 0, efficiency_jobs = 0;
+  double efficiency_sum = 0;
+  std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
+  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model index, framework)
+  std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
+  std::set<std::string> rejection_reasons;                                  // those reasons
+
+  // Counts job `id` of `workload` with its final record.
+  void add(const Workload& workload, uint32_t id, const JobRecord& record);
+};
+
+}  // namespace topsim
