@@ -231,6 +231,11 @@ int FragmentationTracker::intern_node(const ShareNode& node) {
 }
 
 void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
+  if (change_log_.size() >= 4 * nodes_.size() + 1024) {  // readers that far behind re-evaluate every node anyway
+    log_begin_ += change_log_.size();
+    change_log_.clear();
+  }
+  change_log_.push_back(node);
   const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
   NodeFacts& facts = nodes_[static_cast<size_t>(node)];
   total_weighted_ -= facts.weighted;

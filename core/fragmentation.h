@@ -124,6 +124,14 @@ class FragmentationTracker {
 
   size_t distinct_states() const { return states_.size(); }
 
+  // The log of node changes (update_node calls), positions counting from construction: entries
+  // [change_log_begin(), change_log_end()) are held, older ones are dropped once the log is
+  // a few times the node count. A caller caching per-node answers re-evaluates the nodes
+  // changed since its last look, or everything when that part of the log is gone.
+  uint64_t change_log_begin() const { return log_begin_; }
+  uint64_t change_log_end() const { return log_begin_ + change_log_.size(); }
+  int changed_node(uint64_t position) const { return change_log_[static_cast<size_t>(position - log_begin_)]; }
+
  private:
   struct State {
     NodeMode mode = NodeMode::Milli;
@@ -182,6 +190,8 @@ class FragmentationTracker {
   int64_t last_shape_key_ = -1;
   int last_shape_id_ = -1;
   std::vector<NodeFacts> nodes_;
+  std::vector<int> change_log_;  // nodes updated, from position log_begin_
+  uint64_t log_begin_ = 0;
   int64_t total_weighted_ = 0, total_unusable_ = 0, total_free_ = 0;
   static constexpr int kModes = 5;               // NodeMode values
   std::array<int64_t, kModes> mode_weight_{};    // W_mode

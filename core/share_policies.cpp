@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <cstdint>
+#include <map>
 #include <random>
 #include <utility>
 
@@ -187,23 +190,68 @@ class RandomPolicy final : public SharePolicy {
   std::mt19937_64 engine_;
 };
 
+// FGD: the node where the pod grows the cluster's fragmentation least, ties to the lowest
+// index. A node's growth for a pod depends on that node alone, so for each pod shape the
+// growths live in a min-tree over the nodes and a query re-evaluates only the nodes changed
+// since that shape's last query (the tracker's change log): the answer of a scan of every
+// node, at the cost of the changes in between.
 class FgdPolicy final : public SharePolicy {
  public:
   explicit FgdPolicy(FragmentationTracker& tracker) : tracker_(&tracker) {}
 
   std::optional<SharePlacement> place(const ShareCluster& cluster, const PodRequest& pod) override {
-    int best_node = -1;
-    int64_t best_growth = 0;
-    for (int n = 0; n < static_cast<int>(cluster.nodes.size()); ++n) {
-      const std::optional<int64_t> growth = tracker_->placement_growth(cluster, n, pod);
-      if (growth && (best_node < 0 || *growth < best_growth)) best_node = n, best_growth = *growth;
-    }
-    if (best_node < 0) return std::nullopt;
+    GrowthTree& tree = trees_[shape_of(pod)];
+    refresh(tree, cluster, pod);
+    const auto [growth, best_node] = tree.slots[1];
+    if (growth == kNoFit) return std::nullopt;
     return SharePlacement{best_node, tracker_->least_growth_cards(cluster, best_node, pod)};
   }
 
  private:
+  static constexpr int64_t kNoFit = INT64_MAX;
+  using Shape = std::array<int64_t, 9>;
+  using Slot = std::pair<int64_t, int>;  // (growth, node): the least is the choice
+  struct GrowthTree {
+    std::vector<Slot> slots;  // 1-based heap layout: leaves at [leaves, 2 x leaves)
+    size_t leaves = 0;
+    uint64_t synced = 0;  // change log position evaluated up to
+    bool built = false;
+  };
+
+  static Shape shape_of(const PodRequest& pod) {
+    return {pod.cpu_milli, pod.memory_mib,         static_cast<int64_t>(pod.gpu.kind),
+            pod.gpu.count, pod.gpu.mem_gib,        pod.gpu.core_percent.value_or(-1),
+            pod.gpu.milli, pod.gpu.topology_aware, pod.gpu_type_mask};
+  }
+
+  void set(GrowthTree& tree, const ShareCluster& cluster, const PodRequest& pod, int node) {
+    const std::optional<int64_t> growth = tracker_->placement_growth(cluster, node, pod);
+    size_t i = tree.leaves + static_cast<size_t>(node);
+    tree.slots[i] = {growth.value_or(kNoFit), node};
+    for (i /= 2; i >= 1; i /= 2) tree.slots[i] = std::min(tree.slots[2 * i], tree.slots[2 * i + 1]);
+  }
+
+  void refresh(GrowthTree& tree, const ShareCluster& cluster, const PodRequest& pod) {
+    const size_t nodes = cluster.nodes.size();
+    const uint64_t end = tracker_->change_log_end();
+    if (!tree.built || tree.synced < tracker_->change_log_begin() || end - tree.synced > nodes) {
+      tree.leaves = 1;
+      while (tree.leaves < nodes) tree.leaves *= 2;
+      tree.slots.assign(2 * tree.leaves, {kNoFit, INT_MAX});
+      for (size_t n = 0; n < nodes; ++n) {
+        const std::optional<int64_t> growth = tracker_->placement_growth(cluster, static_cast<int>(n), pod);
+        tree.slots[tree.leaves + n] = {growth.value_or(kNoFit), static_cast<int>(n)};
+      }
+      for (size_t i = tree.leaves - 1; i >= 1; --i) tree.slots[i] = std::min(tree.slots[2 * i], tree.slots[2 * i + 1]);
+      tree.built = true;
+    } else {
+      for (uint64_t p = tree.synced; p < end; ++p) set(tree, cluster, pod, tracker_->changed_node(p));
+    }
+    tree.synced = end;
+  }
+
   FragmentationTracker* tracker_;
+  std::map<Shape, GrowthTree> trees_;
 };
 
 ScoreFn score_function(SharePolicyKind kind) {
