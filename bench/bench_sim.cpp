@@ -1,17 +1,31 @@
-// Simulator benchmark through run_experiment: the whole Philly trace on the 552-node cluster
-// (scenarios/philly-552-nodes.json) and a synthetic 1,000,000-job workload on 10,000 GPUs
-// (1,250 x DGX A100), per scheduler: wall time, events/s and peak resident memory.
+// Engine benchmark: the cases of docs/performance.md, each scheduler of a case in a process of
+// its own (so its peak RSS is its own), through run_experiment as `topsim plan` and `topsim
+// check` run it (per-job records not kept). Prints, per case and scheduler: jobs, events, the
+// time to build the workload (trace read or generation), the run's wall time, events/s, jobs/s
+// and the process's peak resident memory.
 //
-//   build/bench/bench_sim [--jobs N] [--skip-philly] [--skip-synthetic] [--overload N]
-// --overload N adds N synthetic jobs arriving at 150% of a 512-GPU cluster's capacity.
+//   build/bench/bench_sim [CASE...] [--jobs N] [--markdown]
 //
-// Reads ../shared/traces/philly/philly.csv (skipped with a message when absent).
+// Cases (default: philly overload synthetic fgd):
+//   philly         scenarios/philly-552-nodes.json: the whole Philly trace, 552 nodes, 2,490 GPUs
+//   overload       10^5 synthetic jobs arriving at 150% of what 512 GPUs (64 DGX A100) sustain
+//   synthetic      10^6 synthetic jobs on 10,000 GPUs (1,250 DGX A100), 600 an hour (31% of what they sustain)
+//   synthetic-10m  10^7 synthetic jobs on 100,000 GPUs (12,500 DGX A100), 6,000 an hour (the same load)
+//   fgd            scenarios/fgd-openb-default.json, one seed, the fgd policy (fill mode)
+//   scaling        overload and synthetic at 1/4, 1/2, 1 and 2 x their job counts: time per doubling
+// --jobs N overrides the job count of overload / synthetic / synthetic-10m.
+// Cases on ../shared traces are skipped with a message when the trace is absent.
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "core/builtin_models.h"
 #include "sim/experiment.h"
@@ -22,99 +36,153 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+constexpr int kNoSuchScheduler = 3;  // child exit code: the case has fewer schedulers
+
+bool markdown = false;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
 double peak_rss_mb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-// Each scheduler alone (one thread), so the wall time is that scheduler's.
-void run_each(const char* label, const Scenario& scenario) {
-  for (const std::string& name : scenario.schedulers) {
-    Scenario one = scenario;
-    one.schedulers = {name};
-    ExperimentOptions options;
-    options.keep_jobs = false;
-    const auto start = Clock::now();
-    auto results = run_experiment(one, options);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (!results) {
-      std::fprintf(stderr, "%s\n", results.error().message.c_str());
+// `jobs` synthetic jobs on `nodes` DGX A100 (8 GPUs each). The default size mix asks 3.1 GPUs
+// per job and the log-normal durations last 1.65 x 60 min on average, 5.1 GPU-hours a job: 64
+// nodes (512 GPUs) sustain 100 jobs an hour. `load` is the arrival rate as a share of that.
+Scenario synthetic_scenario(const std::string& name, uint32_t jobs, int nodes, double load) {
+  SyntheticOptions options;
+  options.jobs = jobs;
+  options.seed = 42;
+  options.arrival_rate_per_hour = load * 100.0 * nodes / 64.0;
+  Scenario s;
+  s.name = name;
+  s.workload = std::make_shared<const Workload>(generate_synthetic(options));
+  s.cluster.groups.push_back({*builtin_model("dgx-a100"), nodes, NodeMode::Topology, false});
+  s.cluster.network.transport = NetworkTransport::InfiniBand;
+  s.schedulers = {"topology-aware", "default"};
+  s.record_transitions = false;
+  return s;
+}
+
+Scenario load_or_exit(const std::string& relative) {
+  auto scenario = load_scenario(std::string(TOPSIM_SOURCE_DIR) + "/" + relative);
+  if (!scenario) {
+    std::fprintf(stderr, "bench_sim: %s\n", scenario.error().message.c_str());
+    std::exit(2);
+  }
+  return std::move(scenario).value();
+}
+
+void print_header() {
+  if (markdown) {
+    std::printf("| case | scheduler | jobs | events | workload s | run s | events/s | jobs/s | peak RSS MB |\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  } else {
+    std::printf("%-22s %-15s %10s %10s %10s %8s %11s %11s %8s\n", "case", "scheduler", "jobs", "events", "workload s", "run s",
+                "events/s", "jobs/s", "RSS MB");
+  }
+  std::fflush(stdout);
+}
+
+// Child process: builds case `name`'s scenario, runs its scheduler `index` and prints one row.
+[[noreturn]] void run_case(const std::string& name, uint32_t jobs, size_t index) {
+  const auto build_start = Clock::now();
+  Scenario scenario;
+  std::string label = name;
+  if (name == "philly") {
+    scenario = load_or_exit("scenarios/philly-552-nodes.json");
+  } else if (name == "fgd") {
+    scenario = load_or_exit("scenarios/fgd-openb-default.json");
+    scenario.schedulers = {"fgd"};
+    scenario.seeds = 1;
+  } else if (name == "overload") {
+    scenario = synthetic_scenario(name, jobs ? jobs : 100000, 64, 1.5);
+  } else if (name == "synthetic") {
+    scenario = synthetic_scenario(name, jobs ? jobs : 1000000, 1250, 0.3072);  // 600 jobs/h
+  } else if (name == "synthetic-10m") {
+    scenario = synthetic_scenario(name, jobs ? jobs : 10000000, 12500, 0.3072);  // 6,000 jobs/h
+  }
+  const double build_s = seconds_since(build_start);
+  if (index >= scenario.schedulers.size()) std::_Exit(kNoSuchScheduler);
+  scenario.schedulers = {scenario.schedulers[index]};
+  ExperimentOptions options;
+  options.keep_jobs = false;
+  const auto start = Clock::now();
+  auto results = run_experiment(scenario, options);
+  const double run_s = seconds_since(start);
+  if (!results) {
+    std::fprintf(stderr, "bench_sim: %s\n", results.error().message.c_str());
+    std::_Exit(2);
+  }
+  const Metrics& m = results->schedulers.front().runs.front().metrics;
+  const double n = m.value_or("jobs", 0), events = m.value_or("events", 0);
+  if (jobs && (name == "overload" || name == "synthetic")) label += " " + std::to_string(jobs);
+  const char* format = markdown ? "| %s | %s | %.0f | %.0f | %.2f | %.3f | %.0f | %.0f | %.0f |\n"
+                                : "%-22s %-15s %10.0f %10.0f %10.2f %8.3f %11.0f %11.0f %8.0f\n";
+  std::printf(format, label.c_str(), scenario.schedulers.front().c_str(), n, events, build_s, run_s, events / run_s, n / run_s,
+              peak_rss_mb());
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
+// Runs every scheduler of the case, one child process each.
+void run_all_schedulers(const std::string& name, uint32_t jobs) {
+  for (size_t index = 0;; ++index) {
+    const pid_t child = fork();
+    if (child < 0) {
+      std::perror("bench_sim: fork");
       std::exit(2);
     }
-    const Metrics& m = results->schedulers.front().runs.front().metrics;
-    const double events = m.value_or("events", 0);
-    std::printf(
-        "%-28s %-15s jobs %8.0f  events %9.0f  %7.2f s  %9.0f events/s  finished %.0f  mean JCT %.0f s  peak RSS %.0f MB\n",
-        label, name.c_str(), m.value_or("jobs", 0), events, seconds, events / seconds, m.value_or("finished", 0),
-        m.value_or("jct_s.mean", 0), peak_rss_mb());
+    if (child == 0) run_case(name, jobs, index);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kNoSuchScheduler) return;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "bench_sim: case %s failed\n", name.c_str());
+      std::exit(2);
+    }
   }
 }
 
-Scenario synthetic_scenario(uint32_t jobs) {
-  SyntheticOptions options;
-  options.jobs = jobs;
-  options.seed = 42;
-  options.arrival_rate_per_hour = 600;  // ~ the rate 10,000 GPUs sustain at the default size mix and durations
-  const auto start = Clock::now();
-  Scenario s;
-  s.name = "synthetic-10k-gpus";
-  s.workload = std::make_shared<const Workload>(generate_synthetic(options));
-  std::printf("synthetic: %u jobs generated in %.2f s (peak RSS %.0f MB)\n", jobs,
-              std::chrono::duration<double>(Clock::now() - start).count(), peak_rss_mb());
-  s.cluster.groups.push_back({*builtin_model("dgx-a100"), 1250, NodeMode::Topology, false});
-  s.cluster.network.transport = NetworkTransport::InfiniBand;
-  s.schedulers = {"topology-aware", "default"};
-  s.record_transitions = false;
-  return s;
-}
-
-// `jobs` synthetic jobs arriving at 150% of what 64 DGX A100 (512 GPUs) sustain: the default
-// size mix asks 3.1 GPUs per job and the log-normal durations last 1.65 x 60 min on average,
-// 5.1 GPU-hours a job, so 512 GPUs sustain 100 jobs an hour. The backlog grows all run long.
-Scenario overload_scenario(uint32_t jobs) {
-  SyntheticOptions options;
-  options.jobs = jobs;
-  options.seed = 42;
-  options.arrival_rate_per_hour = 150;
-  Scenario s;
-  s.name = "overload-512-gpus";
-  s.workload = std::make_shared<const Workload>(generate_synthetic(options));
-  s.cluster.groups.push_back({*builtin_model("dgx-a100"), 64, NodeMode::Topology, false});
-  s.cluster.network.transport = NetworkTransport::InfiniBand;
-  s.schedulers = {"topology-aware", "default"};
-  s.record_transitions = false;
-  return s;
+bool shared_file_present(const char* relative, const std::string& name) {
+  if (std::filesystem::exists(std::string(TOPSIM_SHARED_DIR) + "/" + relative)) return true;
+  std::printf("%s: skipped, %s/%s is absent\n", name.c_str(), TOPSIM_SHARED_DIR, relative);
+  return false;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  uint32_t jobs = 1000000;
-  bool philly = true, synthetic = true;
-  uint32_t overload = 0;
+  std::vector<std::string> cases;
+  uint32_t jobs = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) jobs = static_cast<uint32_t>(std::atol(argv[++i]));
-    if (std::strcmp(argv[i], "--skip-philly") == 0) philly = false;
-    if (std::strcmp(argv[i], "--skip-synthetic") == 0) synthetic = false;
-    if (std::strcmp(argv[i], "--overload") == 0 && i + 1 < argc) overload = static_cast<uint32_t>(std::atol(argv[++i]));
-  }
-  if (philly) {
-    const std::string path = std::string(TOPSIM_SOURCE_DIR) + "/scenarios/philly-552-nodes.json";
-    if (!std::filesystem::exists(std::string(TOPSIM_SOURCE_DIR) + "/../shared/traces/philly/philly.csv")) {
-      std::printf("philly: skipped, ../shared/traces/philly/philly.csv is absent\n");
+    const std::string arg = argv[i];
+    if (arg == "--jobs" && i + 1 < argc) {
+      jobs = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    } else if (arg == "--markdown") {
+      markdown = true;
+    } else if (arg == "philly" || arg == "overload" || arg == "synthetic" || arg == "synthetic-10m" || arg == "fgd" ||
+               arg == "scaling") {
+      cases.push_back(arg);
     } else {
-      const auto start = Clock::now();
-      auto scenario = load_scenario(path);
-      if (!scenario) {
-        std::fprintf(stderr, "%s\n", scenario.error().message.c_str());
-        return 2;
-      }
-      std::printf("philly: scenario + trace loaded in %.2f s\n", std::chrono::duration<double>(Clock::now() - start).count());
-      run_each("philly 552 nodes (2,490 GPUs)", *scenario);
+      std::fprintf(stderr, "bench_sim: unknown argument '%s' (cases: philly overload synthetic synthetic-10m fgd scaling)\n",
+                   arg.c_str());
+      return 2;
     }
   }
-  if (synthetic) run_each("synthetic on 10,000 GPUs", synthetic_scenario(jobs));
-  if (overload > 0) run_each("overload 150% on 512 GPUs", overload_scenario(overload));
+  if (cases.empty()) cases = {"philly", "overload", "synthetic", "fgd"};
+  print_header();
+  for (const std::string& name : cases) {
+    if (name == "philly" && !shared_file_present("traces/philly/philly.csv", name)) continue;
+    if (name == "fgd" && !shared_file_present("traces/alibaba-gpu-v2023/openb_pod_list_default.csv", name)) continue;
+    if (name != "scaling") {
+      run_all_schedulers(name, jobs);
+      continue;
+    }
+    for (uint32_t n : {25000u, 50000u, 100000u, 200000u}) run_all_schedulers("overload", n);
+    for (uint32_t n : {250000u, 500000u, 1000000u, 2000000u}) run_all_schedulers("synthetic", n);
+  }
   return 0;
 }

@@ -3,7 +3,6 @@
 // regressed beyond tolerance), 1 (something did: each regression named) or 2 (bad input).
 // `--update` (re)writes the baseline; `--list-metrics SCENARIO` prints the names a suite can watch.
 #include <fmt/format.h>
-#include <unistd.h>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +11,7 @@
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
+#include "cli/progress.h"
 #include "reports/check_report.h"
 #include "sim/experiment.h"
 #include "sim/quality_gate.h"
@@ -35,7 +35,10 @@ class Check : public Command {
         "runs at once (default 0 = all cores); the verdicts do not depend on it")(
         "candidate", po::value(&candidates_)->composing(),
         "SCHEDULER=OTHER: run OTHER where a scenario lists SCHEDULER and judge it against SCHEDULER's baseline (repeatable)")(
-        "list-metrics", po::value(&list_scenario_), "SCENARIO: print every metric name a suite can watch for it, and exit");
+        "list-metrics", po::value(&list_scenario_), "SCENARIO: print every metric name a suite can watch for it, and exit")(
+        "timing", po::bool_switch(&timing_), "print wall time and events/s of each run on stderr")(
+        "quiet,q", po::bool_switch(&quiet_),
+        "no progress on stderr (on a terminal: a live line per scenario, then its wall time)");
   }
 
   Status finish(const po::variables_map&) override {
@@ -77,10 +80,11 @@ class Check : public Command {
  private:
   int threads() const { return threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-  Expected<ResultSet> run(const Scenario& scenario) const {
+  Expected<ResultSet> run(const std::string& key, const Scenario& scenario, Streams io) const {
     ExperimentOptions options;
     options.threads = threads();
     options.keep_jobs = false;
+    attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), key});
     return run_experiment(scenario, options);
   }
 
@@ -90,12 +94,12 @@ class Check : public Command {
       const auto start = std::chrono::steady_clock::now();
       auto scenario = scenario_to_run(entry, substitutions_);
       if (!scenario) return scenario.error();
-      auto results = run(*scenario);
+      auto results = run(entry.key, *scenario, io);
       if (!results) return results.error();
       auto measured = measure(entry, *results, substitutions_);
       if (!measured) return measured.error();
       values[entry.key] = std::move(measured).value();
-      if (isatty(STDERR_FILENO))
+      if (stderr_is_terminal() && !quiet_)
         io.err << fmt::format("{}: {:.1f} s\n", entry.key,
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
@@ -133,7 +137,7 @@ class Check : public Command {
     auto scenario = load_scenario(list_scenario_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     scenario->seeds = 1;
-    auto results = run(*scenario);
+    auto results = run(scenario->name, *scenario, io);
     if (!results) return Outcome::bad_input(results.error().message);
     for (const SchedulerResult& s : results->schedulers)
       for (const MetricSummary& m : s.metrics) {
@@ -148,6 +152,8 @@ class Check : public Command {
   std::vector<std::string> candidates_;
   std::vector<Substitution> substitutions_;
   bool update_ = false;
+  bool timing_ = false;
+  bool quiet_ = false;
   int threads_ = 0;
 };
 

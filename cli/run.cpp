@@ -1,13 +1,12 @@
 // `topsim run [<scenario>] [-o DIR]`: runs a scenario (every scheduler it lists, every seed),
 // prints the side-by-side comparison and writes the results through the reporters.
-#include <fmt/format.h>
-#include <unistd.h>
 #include <filesystem>
 #include <ostream>
 #include <thread>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
+#include "cli/progress.h"
 #include "reports/report_files.h"
 #include "reports/reporter.h"
 #include "reports/text_report.h"
@@ -28,7 +27,9 @@ class Run : public Command {
         "summary-only", po::bool_switch(&summary_only_), "leave the per-job records (jobs.jsonl) out")(
         "jobs", po::bool_switch(&jobs_), "fill experiments: write jobs.jsonl too (every drawn pod of every run; large)")(
         "threads", po::value(&threads_)->default_value(0), "runs (scheduler x seed) at once (default 0 = all cores)")(
-        "timing", po::bool_switch(&timing_), "print wall time and events/s per run on stderr")(
+        "timing", po::bool_switch(&timing_), "print wall time and events/s of each run on stderr (any mode)")(
+        "quiet,q", po::bool_switch(&quiet_),
+        "no live progress line (on a terminal, stderr shows simulated time, jobs done, events/s, ETA)")(
         "report", po::bool_switch(&report_)->default_value(true),
         "write the report: report.html, summary.md, CSV files, metrics.prom (the default)")(
         "no-report", po::bool_switch(&no_report_), "leave the report out");
@@ -51,12 +52,7 @@ class Run : public Command {
     ExperimentOptions options;
     options.threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
-    if (timing_ || isatty(STDERR_FILENO))
-      options.progress = [&io](const RunProgress& p) {
-        io.err << fmt::format("[{}/{}] {} seed {}: {} jobs, {} events in {:.2f} s ({:.0f} events/s)\n", p.done, p.total,
-                              p.scheduler, p.seed, p.jobs, p.events, p.wall_s,
-                              static_cast<double>(p.events) / std::max(p.wall_s, 1e-9));
-      };
+    attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), scenario->name});
     auto results = run_experiment(*scenario, options);
     if (!results) return Outcome::bad_input(results.error().message);
     std::vector<std::unique_ptr<Reporter>> reporters;
@@ -80,6 +76,7 @@ class Run : public Command {
   bool report_ = true;
   bool no_report_ = false;
   bool timing_ = false;
+  bool quiet_ = false;
   int threads_ = 0;
 };
 

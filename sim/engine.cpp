@@ -56,7 +56,7 @@ class Engine final : private Binder {
     const std::vector<JobSpec>& jobs = workload_.jobs;
     if (!jobs.empty()) out_.first_submit_ms = now_ms_ = jobs.front().submit_ms;
     if (recording_load()) curve_.observe(0, cluster_, 0);
-    size_t next_submit = 0;
+    size_t& next_submit = next_submit_;
     while (next_submit < jobs.size() || !events_.empty()) {
       int64_t t = events_.empty() ? jobs[next_submit].submit_ms : events_.top().time_ms;
       if (next_submit < jobs.size()) t = std::min(t, jobs[next_submit].submit_ms);
@@ -71,8 +71,10 @@ class Engine final : private Binder {
       schedule_pass();
       if (!config_.jobs_wait) fail_waiting();
       if (recording_load()) curve_.observe(out_.arrived_milli, cluster_, failed_);
+      if (config_.monitor && out_.events - reported_events_ >= kReportEvery) report();
     }
     end_of_run();
+    if (config_.monitor) report();
     out_.jobs = book_.take();
     return std::move(out_);
   }
@@ -94,6 +96,18 @@ class Engine final : private Binder {
   };
 
   bool recording_load() const { return config_.fill_last_percent >= 0; }
+
+  static constexpr uint64_t kReportEvery = 4096;  // events between two reports to the monitor
+
+  void report() {
+    RunMonitor& m = *config_.monitor;
+    const uint64_t done = config_.jobs_wait ? out_.tally.jobs : next_submit_;
+    m.events += out_.events - reported_events_;
+    m.jobs_done += done - reported_done_;
+    m.sim_ms = now_ms_ - out_.first_submit_ms;
+    reported_events_ = out_.events;
+    reported_done_ = done;
+  }
 
   ClusterSample sample() const {
     int64_t pending = 0;
@@ -262,7 +276,9 @@ class Engine final : private Binder {
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   uint64_t seq_ = 0;
   int64_t running_ = 0;
-  uint64_t release_version_ = 0;  // bumped whenever a job releases resources
+  uint64_t release_version_ = 0;                      // bumped whenever a job releases resources
+  size_t next_submit_ = 0;                            // jobs submitted so far
+  uint64_t reported_events_ = 0, reported_done_ = 0;  // what the monitor has been told
   int64_t failed_ = 0;
 };
 

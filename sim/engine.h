@@ -16,6 +16,7 @@
 // Shares and trace pods run their recorded duration.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,14 @@
 
 namespace topsim {
 
+// Live counters of runs in progress, shared by the runs of an experiment, for a progress line:
+// each run adds to them every few thousand events and when it ends.
+struct RunMonitor {
+  std::atomic<uint64_t> events{0};     // events processed
+  std::atomic<uint64_t> jobs_done{0};  // replays: jobs whose record is final; fill: jobs arrived
+  std::atomic<int64_t> sim_ms{0};      // simulated time of the run that reported last, from its first submission
+};
+
 struct RunConfig {
   const SchedulerInfo* scheduler = nullptr;        // REQUIRED: places every job it handles
   const SchedulerInfo* share_scheduler = nullptr;  // places GPU shares `scheduler` does not handle (may be null)
@@ -44,6 +53,7 @@ struct RunConfig {
   int64_t sample_every_ms = 0;                     // sampling period over time; 0 = automatic (sim/sampling.h)
   double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
   int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off
+  RunMonitor* monitor = nullptr;                   // live counters to add to (may be null)
 };
 
 struct RunOutput {

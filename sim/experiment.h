@@ -24,11 +24,25 @@ struct RunProgress {
   double wall_s = 0;  // wall-clock time of this run
 };
 
+// The whole experiment while it runs, for a live progress line (never part of the results).
+struct LiveProgress {
+  size_t runs_done = 0, runs = 0;
+  uint64_t jobs_done = 0, jobs = 0;          // over all runs (replays: final; fill: arrived)
+  uint64_t events = 0, expected_events = 0;  // over all runs; expected: 2 a job in replays, 1 in fill
+  double simulated_s = 0;                    // simulated time of the run that reported last
+  double elapsed_s = 0;                      // wall-clock time since the experiment started
+  bool finished = false;                     // the last call: every run is done
+};
+
 struct ExperimentOptions {
   int threads = 1;        // runs at once; <= 1: the calling thread only; default 1
   bool keep_jobs = true;  // per-job records in the results; default true
   // Called after each run, one call at a time, from the thread that finished it.
   std::function<void(const RunProgress&)> progress;
+  // Called at the start, every `live_every_s` seconds and at the end (`finished`), one call at a
+  // time (never at once with `progress`), from a thread of its own.
+  std::function<void(const LiveProgress&)> live;
+  double live_every_s = 0.5;
 };
 
 [[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});
