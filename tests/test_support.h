@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace topsim::test {
 
@@ -74,6 +77,22 @@ inline void check_bad_input(const CliResult& r, const std::string& needle) {
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK_THAT(r.err, Catch::StartsWith("topsim: error: ") && Catch::Contains(needle));
   CHECK(r.out.empty());
+}
+
+// The pinned content of tests/golden/<name>.json, REQUIREd present. With TOPSIM_UPDATE_GOLDEN set
+// in the environment, writes `actual` there instead (indented by `indent`) and returns nullopt.
+inline std::optional<nlohmann::ordered_json> golden(const std::string& name, const nlohmann::ordered_json& actual,
+                                                    int indent = 2) {
+  const std::string path = std::string(TOPSIM_SOURCE_DIR) + "/tests/golden/" + name + ".json";
+  if (std::getenv("TOPSIM_UPDATE_GOLDEN")) {
+    std::ofstream(path) << actual.dump(indent) << "\n";
+    WARN("updated " << path);
+    return std::nullopt;
+  }
+  std::ifstream in(path);
+  INFO("golden file " << path << " (TOPSIM_UPDATE_GOLDEN=1 writes it)");
+  REQUIRE(in.good());
+  return nlohmann::ordered_json::parse(in);
 }
 
 // A fresh empty directory under the temp dir, removed by the destructor.

@@ -58,16 +58,7 @@ void check_golden(const std::string& scenario_name, bool needs_traces) {
   auto scenario = load_scenario(std::string(TOPSIM_SOURCE_DIR) + "/scenarios/" + scenario_name + ".json");
   REQUIRE(scenario.ok());
   const ordered_json actual = figures(test::run_all(*scenario, 2));
-  const std::string golden = std::string(TOPSIM_SOURCE_DIR) + "/tests/golden/" + scenario_name + ".json";
-  if (std::getenv("TOPSIM_UPDATE_GOLDEN")) {
-    std::ofstream(golden) << actual.dump(2) << "\n";
-    WARN("updated " << golden);
-    return;
-  }
-  std::ifstream in(golden);
-  INFO("golden file " << golden << " (TOPSIM_UPDATE_GOLDEN=1 writes it)");
-  REQUIRE(in.good());
-  check_same(ordered_json::parse(in), actual, "");
+  if (const auto expected = test::golden(scenario_name, actual)) check_same(*expected, actual, "");
 }
 
 }  // namespace

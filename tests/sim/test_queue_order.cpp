@@ -44,16 +44,9 @@ ordered_json starts(const ResultSet& results) {
 
 void check_order(const std::string& name, const Scenario& scenario) {
   const ordered_json actual = starts(test::run_all(scenario, 2));
-  const std::string golden = std::string(TOPSIM_SOURCE_DIR) + "/tests/golden/queue-order-" + name + ".json";
-  if (std::getenv("TOPSIM_UPDATE_GOLDEN")) {
-    std::ofstream(golden) << actual.dump(1) << "\n";
-    WARN("updated " << golden);
-    return;
-  }
-  std::ifstream in(golden);
-  INFO("golden file " << golden << " (TOPSIM_UPDATE_GOLDEN=1 writes it)");
-  REQUIRE(in.good());
-  const ordered_json expected = ordered_json::parse(in);
+  const auto pinned = test::golden("queue-order-" + name, actual, 1);
+  if (!pinned) return;
+  const ordered_json& expected = *pinned;
   REQUIRE(expected.size() == actual.size());
   for (const auto& [scheduler, jobs] : expected.items()) {
     INFO("scheduler " << scheduler);
