@@ -179,7 +179,7 @@ std::string command_list(std::string_view group) {
   if (group.empty())
     out +=
         "Global options: --help (this list), --version (print the version).\n"
-        "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
+        "Exit codes: 0 ok, 1 a check failed or a plan's SLOs are not met, 2 bad input or usage.\n";
   return out;
 }
 
@@ -204,7 +204,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   out.flush();
   if (outcome.code == ExitCode::CheckFailed)
-    err << "topsim: check failed: " << outcome.message << "\n";
+    err << "topsim: " << outcome.what_failed << ": " << outcome.message << "\n";
   else if (outcome.code != ExitCode::Ok)
     err << "topsim: error: " << outcome.message << "\n";
   return static_cast<int>(outcome.code);

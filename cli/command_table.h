@@ -29,10 +29,13 @@ enum class ExitCode : int { Ok = 0, CheckFailed = 1, BadInput = 2 };
 struct Outcome {
   ExitCode code = ExitCode::Ok;
   std::string message;
+  std::string what_failed = "check failed";  // exit 1: "topsim: <what_failed>: <message>"
 
   static Outcome ok() { return {}; }
   static Outcome bad_input(std::string message) { return {ExitCode::BadInput, std::move(message)}; }
   static Outcome check_failed(std::string message) { return {ExitCode::CheckFailed, std::move(message)}; }
+  // Exit 1 for a plan: some growth step has no configuration meeting the SLOs.
+  static Outcome slos_not_met(std::string message) { return {ExitCode::CheckFailed, std::move(message), "SLOs not met"}; }
 };
 
 // Where a command writes: results to `out` (stdout), notes to `err` (stderr).

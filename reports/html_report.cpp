@@ -48,7 +48,7 @@ constexpr const char* kPageScript = R"(
         label: d.name, data: d.points.map(p => ({x: line ? p[0] : spec.categories[p[0]], y: p[1]})),
         borderColor: d.colour, borderWidth: d.band ? 0 : 2, borderDash: d.dashed ? [6, 4] : [],
         backgroundColor: d.band ? d.colour + '33' : d.colour + Math.round(d.alpha * 255).toString(16).padStart(2, '0'),
-        fill: d.band === -1 ? '-1' : false, pointRadius: 0, topsimBand: d.band
+        fill: d.band === -1 ? '-1' : false, pointRadius: d.markers ? 4 : 0, topsimBand: d.band
       }));
       const chart = new Chart(canvas, {
         type: spec.kind,
@@ -145,16 +145,18 @@ Json chart_json(const Chart& c) {
   for (const ChartDataset& d : c.datasets) {
     Json points = Json::array();
     for (const Point& p : d.points) points.push_back({std::round(p.x * 1e6) / 1e6, std::round(p.y * 1e6) / 1e6});
-    datasets.push_back(
-        {{"name", d.name}, {"colour", d.colour}, {"dashed", d.dashed}, {"alpha", d.alpha}, {"band", d.band}, {"points", points}});
+    Json dataset = {{"name", d.name},   {"colour", d.colour}, {"dashed", d.dashed},
+                    {"alpha", d.alpha}, {"band", d.band},     {"points", points}};
+    if (d.markers) dataset["markers"] = true;
+    datasets.push_back(std::move(dataset));
   }
   return {{"id", c.id},       {"title", c.title},           {"kind", c.kind},      {"x_label", c.x_label}, {"y_label", c.y_label},
           {"x_log", c.x_log}, {"categories", c.categories}, {"datasets", datasets}};
 }
 
-std::string charts_html(const ReportModel& m) {
+std::string charts_html(const std::vector<Chart>& charts) {
   std::string out;
-  for (const Chart& c : m.charts)
+  for (const Chart& c : charts)
     out += "<section><h2>" + html_escape(c.title) + "</h2>\n<div class=\"chart\"><canvas id=\"" + c.id +
            "\" role=\"img\" aria-label=\"" + html_escape(c.title) + "\"></canvas></div>\n" + table_html(c.table) + "</section>\n";
   return out;
@@ -162,20 +164,24 @@ std::string charts_html(const ReportModel& m) {
 
 }  // namespace
 
-std::string render_report_html(const ReportModel& m) {
+std::string render_html_page(const std::string& title, const std::string& body_html, const std::vector<Chart>& charts) {
   Json data = {{"charts", Json::array()}};
-  for (const Chart& c : m.charts) data["charts"].push_back(chart_json(c));
-  std::string title = "topsim report";
-  for (size_t i = 0; i < m.runs.size(); ++i) title += (i ? " vs " : ": ") + m.runs[i]->label;
+  for (const Chart& c : charts) data["charts"].push_back(chart_json(c));
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + html_escape(title) + "</title>\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + std::string(kStyle) + "</style>\n";
   out += "<script>\n" + std::string(chartjs_source()) + "\n</script>\n</head>\n<body>\n";
-  out += "<h1>" + html_escape(title) + "</h1>\n" + facts_html(m) + cards_html(m) + deltas_html(m) + charts_html(m);
+  out += "<h1>" + html_escape(title) + "</h1>\n" + body_html + charts_html(charts);
   out += "<pre id=\"errors\"></pre>\n<script type=\"application/json\" id=\"topsim-data\">" + script_safe_json(data.dump()) +
          "</script>\n";
   out += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
   return out;
+}
+
+std::string render_report_html(const ReportModel& m) {
+  std::string title = "topsim report";
+  for (size_t i = 0; i < m.runs.size(); ++i) title += (i ? " vs " : ": ") + m.runs[i]->label;
+  return render_html_page(title, facts_html(m) + cards_html(m) + deltas_html(m), m.charts);
 }
 
 }  // namespace topsim

@@ -21,6 +21,9 @@ namespace topsim {
 std::string_view chartjs_source();
 
 std::string render_report_html(const ReportModel& model);
+// A self-contained page: the title, `body_html` (already escaped), then each chart with the
+// table of its numbers; Chart.js inlined, the charts' data in one JSON script element.
+std::string render_html_page(const std::string& title, const std::string& body_html, const std::vector<Chart>& charts);
 std::string render_report_markdown(const ReportModel& model);
 std::string render_prometheus(const ReportModel& model);
 // CSV files: a header row, then one row per (run, scheduler[, seed, ...]); CRLF line breaks.

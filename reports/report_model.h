@@ -46,6 +46,7 @@ struct ChartDataset {
   double alpha = 1;     // bar fill opacity (later runs lighter)
   int band = 0;         // 0: a line or bars; 1 / -1: the upper / lower edge of a ±sd band
   std::vector<Point> points;
+  bool markers = false;  // line charts: draw each point (a frontier of a few configurations)
 };
 
 struct ChartTable {

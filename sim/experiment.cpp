@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <system_error>
 #include <thread>
 
+#include "sim/periodic_call.h"
 #include "sim/seeds.h"
 
 namespace topsim {
@@ -86,6 +86,10 @@ class Experiment {
   }
 
   void build_workloads() {
+    if (!options_.workloads.empty()) {
+      workloads_ = options_.workloads;
+      return;
+    }
     workloads_.push_back(scenario_.workload);
     for (int i = 1; i < scenario_.seeds; ++i)
       workloads_.push_back(scenario_.workload_for_seed
@@ -108,7 +112,7 @@ class Experiment {
     config.sample_every_ms = scenario_.sample_every_ms;
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
-    if (options_.live) config.monitor = &monitor_;
+    if (options_.live || options_.monitor) config.monitor = monitor();
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
     auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
     RunOutput out = simulate(*cluster, *workload, config);
@@ -162,81 +166,45 @@ class Experiment {
         break;  // fewer threads: the remaining runs go to the threads we have
       }
     }
-    LiveTicker ticker(*this, tasks.size(), done, progress_mutex);
+    const auto start = std::chrono::steady_clock::now();
+    std::function<void(bool)> tick;
+    if (options_.live)
+      tick = [&](bool finished) {
+        LiveProgress p = live_progress(tasks.size(), done, start);
+        p.finished = finished;
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        options_.live(p);
+      };
+    const PeriodicCall ticker(std::move(tick), options_.live_every_s);
     worker();
     for (std::thread& thread : pool) thread.join();
   }
 
-  // Calls options.live from a thread of its own: at once, every live_every_s, and at the end.
-  class LiveTicker {
-   public:
-    LiveTicker(const Experiment& e, size_t runs, const std::atomic<size_t>& done, std::mutex& call_mutex)
-        : e_(e), runs_(runs), done_(done), call_mutex_(call_mutex) {
-      if (!e_.options_.live) return;
-      for (const auto& workload : e_.workloads_) jobs_ += workload->jobs.size();
-      jobs_ *= e_.schedulers_.size();
-      try {
-        thread_ = std::thread([this] { tick_until_stopped(); });
-      } catch (const std::system_error&) {
-        // no live line without a thread to draw it
-      }
-    }
-    ~LiveTicker() {
-      if (!thread_.joinable()) return;
-      {
-        std::lock_guard<std::mutex> lock(stop_mutex_);
-        stopped_ = true;
-      }
-      wake_.notify_all();
-      thread_.join();
-      call(true);
-    }
+  LiveProgress live_progress(size_t runs, size_t runs_done, std::chrono::steady_clock::time_point start) const {
+    uint64_t jobs = 0;
+    for (const auto& workload : workloads_) jobs += workload->jobs.size();
+    jobs *= schedulers_.size();
+    const RunMonitor& m = *monitor();
+    LiveProgress p;
+    p.runs_done = runs_done;
+    p.runs = runs;
+    p.jobs_done = m.jobs_done;
+    p.jobs = jobs;
+    p.events = m.events;
+    p.expected_events = scenario_.mode == ExperimentMode::Fill ? jobs : 2 * jobs;
+    p.simulated_s = static_cast<double>(m.sim_ms.load()) / 1000.0;
+    p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return p;
+  }
 
-   private:
-    void tick_until_stopped() {
-      std::unique_lock<std::mutex> lock(stop_mutex_);
-      const auto every = std::chrono::duration<double>(std::max(0.05, e_.options_.live_every_s));
-      do {
-        lock.unlock();
-        call(false);
-        lock.lock();
-      } while (!wake_.wait_for(lock, every, [this] { return stopped_; }));
-    }
-
-    void call(bool finished) {
-      const RunMonitor& m = e_.monitor_;
-      LiveProgress p;
-      p.runs_done = done_;
-      p.runs = runs_;
-      p.jobs_done = m.jobs_done;
-      p.jobs = jobs_;
-      p.events = m.events;
-      p.expected_events = e_.scenario_.mode == ExperimentMode::Fill ? jobs_ : 2 * jobs_;
-      p.simulated_s = static_cast<double>(m.sim_ms.load()) / 1000.0;
-      p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      p.finished = finished;
-      std::lock_guard<std::mutex> lock(call_mutex_);
-      e_.options_.live(p);
-    }
-
-    const Experiment& e_;
-    const size_t runs_;
-    const std::atomic<size_t>& done_;
-    std::mutex& call_mutex_;
-    uint64_t jobs_ = 0;
-    const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-    std::mutex stop_mutex_;
-    std::condition_variable wake_;
-    bool stopped_ = false;
-    std::thread thread_;
-  };
+  RunMonitor* monitor() const { return options_.monitor ? options_.monitor : &monitor_; }
 
   const Scenario& scenario_;
   const ExperimentOptions& options_;
   std::vector<const SchedulerInfo*> schedulers_;
   const SchedulerInfo* share_ = nullptr;
   std::vector<std::shared_ptr<const Workload>> workloads_;
-  RunMonitor monitor_;
+  mutable RunMonitor monitor_;
 };
 
 }  // namespace

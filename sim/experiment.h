@@ -43,6 +43,11 @@ struct ExperimentOptions {
   // time (never at once with `progress`), from a thread of its own.
   std::function<void(const LiveProgress&)> live;
   double live_every_s = 0.5;
+  // Counters every run adds to (events, jobs done, simulated time), for a caller's own progress
+  // line; null: the experiment's own (which `live` reads).
+  RunMonitor* monitor = nullptr;
+  // The workload of each seed index when given (all `seeds` of them); else the scenario's.
+  std::vector<std::shared_ptr<const Workload>> workloads;
 };
 
 [[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});

@@ -180,10 +180,15 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
 Expected<Scenario> parse_scenario(std::string_view text, std::string_view source, const std::string& base_dir) {
   auto json = parse_json_text(text, source);
   if (!json) return json.error();
+  return read_scenario(*json, source, base_dir, true);
+}
+
+Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_view source, const std::string& base_dir,
+                                 bool check_jobs_fit) {
   JsonErrors errors(source);
   Scenario s;
   s.name = fs::path(std::string(source)).stem().string();
-  const JsonObject top(errors, JsonAt{&*json, ""}, kTopKeys);
+  const JsonObject top(errors, JsonAt{&document, ""}, kTopKeys);
   if (!top.is_object()) return errors.error();
   std::optional<Error> verbatim;
   read_top(errors, top, source, base_dir, s, verbatim);
@@ -191,7 +196,7 @@ Expected<Scenario> parse_scenario(std::string_view text, std::string_view source
   if (errors.failed()) return errors.error();
   auto cluster = ClusterState::build(s.cluster);
   if (!cluster) return Error{std::string(source) + ": " + cluster.error().message};
-  check_fits(errors, s, *cluster);
+  if (check_jobs_fit) check_fits(errors, s, *cluster);
   if (errors.failed()) return errors.error();
   return s;
 }

@@ -16,6 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+}  // namespace
+
 void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, NetworkModel& model) {
   JsonObject o(errors, at,
                {"transport", "nic_speed_gbit", "tcp_efficiency", "rdma_efficiency", "nodes_per_rack", "rack_oversubscription"});
@@ -35,6 +37,8 @@ void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, Networ
   if (auto v = o.number("rack_oversubscription", 1, 1000)) net.rack_oversubscription = *v;
 }
 
+namespace {
+
 // The labels a node group may pin, in the order errors list them (`milli` is the trace nodes'
 // own mode, not a label).
 constexpr std::array<NodeMode, 4> kGroupLabels = {NodeMode::Topology, NodeMode::Default, NodeMode::Share, NodeMode::CoreMem};
@@ -45,8 +49,13 @@ std::string group_label_list() {
   return join_names(names);
 }
 
-void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, ClusterSpec& cluster) {
-  JsonObject o(errors, at, {"model", "count", "label", "gpu_model"});
+}  // namespace
+
+void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, ClusterSpec& cluster,
+                     const std::vector<std::string>& extra_keys) {
+  std::vector<std::string> keys = {"model", "count", "label", "gpu_model"};
+  keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
+  JsonObject o(errors, at, keys);
   if (!o.is_object() || !o.require("model")) return;
   NodeGroupSpec group;
   const auto model = o.string("model");
@@ -72,6 +81,8 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   }
   cluster.groups.push_back(std::move(group));
 }
+
+namespace {
 
 // Keeps a `fraction` of the nodes, evenly over the list (node i is kept when
 // floor((i + 1) x f) > floor(i x f)), so the mix of node types stays.

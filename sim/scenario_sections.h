@@ -14,9 +14,19 @@ namespace topsim {
 
 // "cluster": node groups with a network, or a trace's node list.
 void read_cluster(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& scenario);
+// One node group ({"model", "count", "label", "gpu_model"}), appended to `cluster`. `extra_keys`
+// are allowed beside those (and left to the caller).
+void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, ClusterSpec& cluster,
+                     const std::vector<std::string>& extra_keys = {});
+// "network": transport, NIC speed and efficiencies, racks.
+void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, NetworkModel& model);
 // "workload": every kind; a fill experiment's draws need the cluster read first.
 void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& source,
                    const std::string& base_dir, Scenario& scenario);
+// A whole scenario from its parsed document, `check_jobs_fit`: a job the empty cluster can never
+// hold is an input error (a plan leaves it to the SLOs: such a job is rejected when it runs).
+[[nodiscard]] Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_view source,
+                                               const std::string& base_dir, bool check_jobs_fit);
 // A path as written in the scenario, resolved against the scenario's folder.
 std::string resolve_path(const std::string& base_dir, const std::string& path);
 

@@ -1,0 +1,251 @@
+// `topsim plan PLAN.json [-o DIR] [--threads N] [--shard I/N | --shards N]` and
+// `topsim merge PART... -o DIR`: capacity planning against SLOs (sim/plan.h,
+// docs/planning.md), whole or sharded over a batch system (docs/distributed.md).
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "cli/command_table.h"
+#include "cli/output_file.h"
+#include "cli/progress.h"
+#include "reports/plan_report.h"
+#include "sim/plan_parts.h"
+
+namespace topsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Shard {
+  size_t index = 0, count = 1;
+  std::string from;  // "--shard", "Slurm", "Kubernetes"
+};
+
+std::optional<long long> env_integer(const char* name) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return std::nullopt;
+  long long value = 0;
+  const char* end = text + std::string_view(text).size();
+  const auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// The shard from --shard I/N, from --shards N with JOB_COMPLETION_INDEX (Kubernetes Indexed
+// Jobs), or from a Slurm job array (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of
+// SLURM_ARRAY_TASK_COUNT); none: the whole plan.
+Expected<std::optional<Shard>> choose_shard(const std::string& shard_text, int shards) {
+  if (!shard_text.empty()) {
+    const size_t slash = shard_text.find('/');
+    long long i = -1, n = -1;
+    if (slash != std::string::npos) {
+      const std::string a = shard_text.substr(0, slash), b = shard_text.substr(slash + 1);
+      const auto ra = std::from_chars(a.data(), a.data() + a.size(), i);
+      const auto rb = std::from_chars(b.data(), b.data() + b.size(), n);
+      if (ra.ec != std::errc() || ra.ptr != a.data() + a.size() || rb.ec != std::errc() || rb.ptr != b.data() + b.size())
+        i = n = -1;
+    }
+    if (i < 0 || n < 1 || i >= n) return Error{"--shard '" + shard_text + "': expected I/N with 0 <= I < N, e.g. 0/4"};
+    return std::optional<Shard>(Shard{static_cast<size_t>(i), static_cast<size_t>(n), "--shard"});
+  }
+  if (shards > 0) {
+    const auto index = env_integer("JOB_COMPLETION_INDEX");
+    if (!index)
+      return Error{"--shards " + std::to_string(shards) +
+                   ": JOB_COMPLETION_INDEX is not set to a number (a Kubernetes Indexed Job sets it); use --shard I/N elsewhere"};
+    if (*index < 0 || *index >= shards)
+      return Error{"JOB_COMPLETION_INDEX " + std::to_string(*index) + " is not below --shards " + std::to_string(shards)};
+    return std::optional<Shard>(Shard{static_cast<size_t>(*index), static_cast<size_t>(shards), "Kubernetes"});
+  }
+  if (std::getenv("SLURM_ARRAY_TASK_ID")) {
+    const auto id = env_integer("SLURM_ARRAY_TASK_ID");
+    const auto count = env_integer("SLURM_ARRAY_TASK_COUNT");
+    const auto min = env_integer("SLURM_ARRAY_TASK_MIN");
+    if (!id || !count || !min)
+      return Error{"a Slurm job array needs SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT as numbers"};
+    const long long index = *id - *min;
+    if (*count < 1 || index < 0 || index >= *count)
+      return Error{
+          fmt::format("Slurm array task {} (min {}, count {}) is not a shard 0..{}: use a contiguous array (--array=0-{})", *id,
+                      *min, *count, *count - 1, *count - 1)};
+    return std::optional<Shard>(Shard{static_cast<size_t>(index), static_cast<size_t>(*count), "Slurm"});
+  }
+  return std::optional<Shard>();
+}
+
+int all_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+void attach_plan_progress(PlanRunOptions& options, std::ostream& err, const ProgressOptions& progress) {
+  const bool live = progress.terminal && !progress.quiet;
+  if (progress.timing)
+    options.chain_done = [&err, live](const PlanChain& chain, double wall_s) {
+      if (live) err << "\r\033[K";
+      err << fmt::format("{} / {} / x{}: {} sizes in {:.2f} s\n", chain.scheduler, chain.candidate, chain.growth,
+                         chain.evaluations.size(), wall_s);
+      err.flush();
+    };
+  if (live)
+    options.live = [&err, label = progress.label](const PlanProgress& p) {
+      err << "\r\033[K";
+      if (!p.finished) {
+        const double rate = p.elapsed_s > 0 ? static_cast<double>(p.events) / p.elapsed_s : 0;
+        std::string eta = "--:--:--";
+        if (p.chains_done > 0)
+          eta = format_duration(p.elapsed_s / static_cast<double>(p.chains_done) * static_cast<double>(p.chains - p.chains_done));
+        err << fmt::format("{}: {}/{} searches done, {} sizes evaluated, {:.0f} events/s, ETA {}", label, p.chains_done, p.chains,
+                           p.evaluations, rate, eta);
+      }
+      err.flush();
+    };
+}
+
+// Writes the plan's files and says where; exit 1 when some growth step has no configuration.
+Outcome finish_plan(const PlanResult& result, const std::string& dir, bool report, Streams io) {
+  DirectorySink sink(dir);
+  if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
+  if (Status s = write_plan_reports(result, sink, report); !s) return Outcome::bad_input(s.error().message);
+  if (!report)
+    for (const char* stale : {"summary.md", "report.html"}) sink.remove_stale(stale);
+  io.out << render_plan_text(result);
+  io.out << "\nplan: " << sink.path("plan.json") << "\n";
+  if (report) io.out << "report: " << sink.path("report.html") << "\n";
+  if (plan_feasible(result)) return Outcome::ok();
+  std::string steps;
+  const auto headlines = plan_headlines(result);
+  for (size_t g = 0; g < result.info.growth.size(); ++g) {
+    const auto best = cheapest_per_scheduler(result, g);
+    if (std::none_of(best.begin(), best.end(), [](const PlanChain* c) { return c != nullptr; }))
+      steps += (steps.empty() ? "" : ", ") + fmt::format("x{}", result.info.growth[g]);
+  }
+  return Outcome::slos_not_met("no configuration within the bounds meets every SLO at growth " + steps +
+                               " (the report says which SLO binds)");
+}
+
+class Plan : public Command {
+ public:
+  void declare(OptionSet& options) override {
+    options.argument("plan", &plan_path_);
+    options.visible.add_options()("output,o", po::value(&output_dir_), "folder for the results (default: results/<plan name>)")(
+        "threads", po::value(&threads_)->default_value(0),
+        "searches at once (default 0 = all cores); results do not depend on it")(
+        "shard", po::value(&shard_), "I/N: run only shard I of N (0 <= I < N) and write its part for `topsim merge`")(
+        "shards", po::value(&shards_)->default_value(0),
+        "N shards, this one JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs); a Slurm job array needs neither option")(
+        "no-report", po::bool_switch(&no_report_), "leave report.html and summary.md out")(
+        "timing", po::bool_switch(&timing_), "print each search's sizes and wall time on stderr")(
+        "quiet,q", po::bool_switch(&quiet_), "no live progress line on stderr");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (plan_path_.empty()) return Error{"give a plan file (docs/planning.md)"};
+    if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
+    if (shards_ < 0) return Error{"--shards must be 1 or more, got " + std::to_string(shards_)};
+    if (!shard_.empty() && shards_ > 0) return Error{"--shard I/N and --shards N contradict each other (give one)"};
+    return {};
+  }
+
+  Outcome execute(Streams io) override {
+    auto shard = choose_shard(shard_, shards_);
+    if (!shard) return Outcome::bad_input(shard.error().message);
+    auto plan = load_plan(plan_path_);
+    if (!plan) return Outcome::bad_input(plan.error().message);
+    const std::string dir = output_dir_.empty() ? (fs::path("results") / plan->name).string() : output_dir_;
+    PlanRunOptions options;
+    options.threads = threads_ > 0 ? threads_ : all_cores();
+    const size_t chains = plan_chains(*plan).size();
+    if (*shard) options.chains = plan_shard(chains, (*shard)->index, (*shard)->count);
+    attach_plan_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), plan->name});
+    if (*shard && options.chains.empty())
+      io.err << fmt::format("topsim: note: shard {} of {} has no search to run (the plan has {})\n", (*shard)->index,
+                            (*shard)->count, chains);
+    auto result = run_plan(*plan, options);
+    if (!result) return Outcome::bad_input(result.error().message);
+    if (!*shard) return finish_plan(*result, dir, !no_report_, io);
+    DirectorySink sink(dir);
+    if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
+    const std::string name = plan_part_name((*shard)->index, (*shard)->count);
+    if (Status s =
+            sink.write(name, [&](std::ostream& out) { out << render_plan_part(*result, (*shard)->index, (*shard)->count); });
+        !s)
+      return Outcome::bad_input(s.error().message);
+    io.out << fmt::format("shard {} of {} ({}): {} of {} searches -> {}\n", (*shard)->index, (*shard)->count, (*shard)->from,
+                          options.chains.size(), chains, sink.path(name));
+    return Outcome::ok();
+  }
+
+ private:
+  std::string plan_path_, output_dir_, shard_;
+  int threads_ = 0, shards_ = 0;
+  bool no_report_ = false, timing_ = false, quiet_ = false;
+};
+
+class Merge : public Command {
+ public:
+  void declare(OptionSet& options) override {
+    options.argument("parts", &inputs_, -1);
+    options.visible.add_options()("output,o", po::value(&output_dir_), "folder for the merged results (required)")(
+        "no-report", po::bool_switch(&no_report_), "leave report.html and summary.md out");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (inputs_.empty()) return Error{"give the shards' output folders or their plan-part-*.json files"};
+    if (output_dir_.empty()) return Error{"-o DIR is required: the folder for the merged results"};
+    return {};
+  }
+
+  Outcome execute(Streams io) override {
+    std::vector<PlanPart> parts;
+    for (const std::string& input : inputs_) {
+      auto files = find_plan_parts(input);
+      if (!files) return Outcome::bad_input(files.error().message);
+      for (const std::string& file : *files) {
+        auto part = read_plan_part(file);
+        if (!part) return Outcome::bad_input(part.error().message);
+        parts.push_back(std::move(part).value());
+      }
+    }
+    auto merged = merge_plan_parts(std::move(parts));
+    if (!merged) return Outcome::bad_input(merged.error().message);
+    return finish_plan(*merged, output_dir_, !no_report_, io);
+  }
+
+ private:
+  std::vector<std::string> inputs_;
+  std::string output_dir_;
+  bool no_report_ = false;
+};
+
+const Registrar plan_registered{{
+    "plan",
+    "find the smallest cluster meeting SLOs, per scheduler, node type and growth step",
+    "<plan.json> [-o DIR] [--threads N] [--shard I/N | --shards N]",
+    "For every scheduler x candidate (a node type, or a mix of types) x growth step of the plan,\n"
+    "replays the workload (arrivals compressed by the growth factor) on clusters of doubling size,\n"
+    "then bisects, to find the smallest one meeting every SLO (p95 / p99 wait, mean / p95 JCT,\n"
+    "placement efficiency, GPU allocation, rejected jobs, ... any metric of `topsim check\n"
+    "--list-metrics`) within the bounds, and its cost. Writes DIR/plan.json (every evaluated\n"
+    "configuration with its metrics), summary.txt, plan.csv, summary.md and report.html (the\n"
+    "cost vs p95 wait frontier per scheduler). Exit 0 when every growth step has a configuration\n"
+    "meeting the SLOs, 1 when one has none within the bounds, 2 on a bad plan.\n"
+    "Sharded: --shard I/N (or a Slurm job array, or --shards N in a Kubernetes Indexed Job) runs\n"
+    "1/N of the searches and writes DIR/plan-part-I-of-N.json; `topsim merge` joins the parts.\n"
+    "Formats: docs/planning.md; batch systems: docs/distributed.md.",
+    [] { return std::make_unique<Plan>(); },
+}};
+
+const Registrar merge_registered{{
+    "merge",
+    "join the parts of a sharded plan into its results and report",
+    "<folder|part.json>... -o DIR",
+    "Reads every plan-part-*.json in the given folders (or the given part files), checks that\n"
+    "they are the parts of one plan (same plan file, same shard count, each shard once), and\n"
+    "writes what the unsharded `topsim plan` writes, byte for byte. Exit codes as `topsim plan`.",
+    [] { return std::make_unique<Merge>(); },
+}};
+
+}  // namespace
+}  // namespace topsim::cli

@@ -1,0 +1,180 @@
+// Capacity planning (sim/plan.h): the doubling + bisection search against a brute-force scan of
+// every size, growth steps, the round-robin shards, and the plan loader's one-line errors.
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/plan.h"
+
+using namespace topsim;
+
+namespace {
+
+// 300 synthetic jobs; 2 schedulers x 3 candidates (two node types and their 1:1 mix) x 2 growth steps.
+const std::string kSmallPlan = R"({"name": "small", "seed": 4,
+ "workload": {"kind": "synthetic", "jobs": 300, "arrival_rate_per_hour": 20,
+              "size_mix": {"1": 3, "2": 2, "4": 2, "8": 1}, "median_duration_minutes": 30},
+ "network": {"transport": "ib"},
+ "growth": [1, 2],
+ "node_types": [{"model": "dgx1-v100", "cost_per_node_hour": 24.48},
+                {"model": "dgx-a100", "cost_per_node_hour": 32.77, "watts": 6500}],
+ "mixes": [{"parts": {"dgx1-v100": 1, "dgx-a100": 1}}],
+ "schedulers": ["topology-aware", "default"],
+ "slo": {"wait_s.p95": 900, "rejected": 0},
+ "bounds": {"max_nodes": 16}})";
+
+PlanSpec small_plan(const std::string& text = kSmallPlan) {
+  auto plan = parse_plan(text, "plan.json", "");
+  INFO((plan.ok() ? std::string() : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+std::string plan_error(const std::string& text) {
+  auto plan = parse_plan(text, "plan.json", "");
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.error().message.find('\n') == std::string::npos);
+  return plan.error().message;
+}
+
+// The small plan with one top-level key set to `value` (JSON text).
+std::string with(const std::string& key, const std::string& value) {
+  nlohmann::ordered_json plan = nlohmann::ordered_json::parse(kSmallPlan);
+  plan[key] = nlohmann::ordered_json::parse(value);
+  return plan.dump();
+}
+
+}  // namespace
+
+TEST_CASE("plan: the search finds what a scan of every size finds", "[sim][plan]") {
+  const PlanSpec plan = small_plan();
+  auto result = run_plan(plan, {});
+  REQUIRE(result.ok());
+  const std::vector<ChainKey> keys = plan_chains(plan);
+  REQUIRE(result->chains.size() == keys.size());
+  REQUIRE(keys.size() == 12);
+  size_t compared = 0;
+  for (const PlanChain& chain : result->chains) {
+    const int per_unit = plan.candidates[chain.key.candidate].nodes_per_unit;
+    const int max_units = plan.max_nodes / per_unit;
+    std::vector<bool> feasible;
+    for (int units = 1; units <= max_units; ++units) {
+      auto e = evaluate_plan_size(plan, chain.key, units);
+      REQUIRE(e.ok());
+      feasible.push_back(e->feasible);
+      // The search's evaluation of a size is the scan's, figure for figure.
+      for (const PlanEvaluation& searched : chain.evaluations)
+        if (searched.units == units) CHECK(searched.metrics == e->metrics);
+    }
+    INFO(chain.scheduler << " / " << chain.candidate << " / x" << chain.growth);
+    const auto first = std::find(feasible.begin(), feasible.end(), true);
+    const bool monotone = std::find(first, feasible.end(), false) == feasible.end();
+    if (first == feasible.end()) {
+      CHECK_FALSE(chain.answer);
+      continue;
+    }
+    REQUIRE(chain.best());
+    CHECK(chain.best()->feasible);
+    if (monotone) {
+      CHECK(chain.best()->units == 1 + (first - feasible.begin()));
+      ++compared;
+    } else {
+      WARN("non-monotone in the scan: the search's answer (" << chain.best()->units << " units) is feasible");
+    }
+  }
+  CHECK(compared >= 8);  // most chains are monotone on this plan: the comparison is real
+}
+
+TEST_CASE("plan: answers and figures do not depend on the thread count", "[sim][plan]") {
+  const PlanSpec plan = small_plan();
+  PlanRunOptions one, two;
+  two.threads = 2;
+  auto a = run_plan(plan, one), b = run_plan(plan, two);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  REQUIRE(a->chains.size() == b->chains.size());
+  for (size_t i = 0; i < a->chains.size(); ++i) {
+    CHECK(a->chains[i].answer == b->chains[i].answer);
+    REQUIRE(a->chains[i].evaluations.size() == b->chains[i].evaluations.size());
+    for (size_t e = 0; e < a->chains[i].evaluations.size(); ++e)
+      CHECK(a->chains[i].evaluations[e].metrics == b->chains[i].evaluations[e].metrics);
+  }
+}
+
+TEST_CASE("plan: a growth step compresses the arrivals", "[sim][plan]") {
+  const PlanSpec plan = small_plan();
+  auto at1 = evaluate_plan_size(plan, {0, 0, 0}, 16), at2 = evaluate_plan_size(plan, {0, 0, 1}, 16);
+  REQUIRE(at1.ok());
+  REQUIRE(at2.ok());
+  // 300 jobs at 20 an hour arrive over ~15 hours; at x2 over ~7.5: the run ends hours earlier.
+  CHECK(at2->metrics.at("makespan_s") < at1->metrics.at("makespan_s") - 3 * 3600);
+  CHECK(at2->metrics.at("gpu_utilisation") > at1->metrics.at("gpu_utilisation") * 1.5);
+  CHECK(at1->nodes == 16);
+  CHECK(at1->gpus == 128);
+  CHECK(at1->cost_per_hour == Approx(16 * 24.48));
+}
+
+TEST_CASE("plan: candidates, mixes and the grid", "[sim][plan]") {
+  const PlanSpec plan = small_plan();
+  REQUIRE(plan.candidates.size() == 3);
+  CHECK(plan.candidates[2].name == "1 dgx1-v100 + 1 dgx-a100");
+  CHECK(plan.candidates[2].nodes_per_unit == 2);
+  CHECK(plan.candidates[2].cost_per_unit_hour == Approx(24.48 + 32.77));
+  const PlanSpec grid = small_plan(with("mix_grid", R"({"types": ["dgx1-v100", "dgx-a100"], "max_part": 3})"));
+  // 2 alone, the 1:1 mix, then the grid's 1:2, 1:3, 2:1, 2:3, 3:1, 3:2 (1:1, 2:2, 3:3 are the mix).
+  CHECK(grid.candidates.size() == 9);
+  std::set<std::string> names;
+  for (const PlanCandidate& c : grid.candidates) names.insert(c.name);
+  CHECK(names.count("3 dgx1-v100 + 2 dgx-a100") == 1);
+}
+
+TEST_CASE("plan: shards split the searches evenly and cover them once", "[sim][plan]") {
+  for (size_t chains : {1u, 7u, 12u, 100u})
+    for (size_t count : {1u, 2u, 3u, 5u}) {
+      std::vector<int> seen(chains, 0);
+      size_t smallest = chains, largest = 0;
+      for (size_t shard = 0; shard < count; ++shard) {
+        const auto mine = plan_shard(chains, shard, count);
+        smallest = std::min(smallest, mine.size());
+        largest = std::max(largest, mine.size());
+        for (size_t c : mine) ++seen[c];
+      }
+      CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      CHECK(largest - smallest <= 1);
+    }
+}
+
+TEST_CASE("plan: bad plans are one-line errors naming the key", "[sim][plan]") {
+  CHECK_THAT(plan_error(with("slo", R"({"jct_s.maen": 600})")),
+             Catch::Contains("plan.json: /slo/jct_s.maen: unknown SLO metric 'jct_s.maen' (did you mean 'jct_s.mean'?)"));
+  CHECK_THAT(plan_error(with("slo", R"({"wait_s.p95": {"min": 700, "max": 600}})")),
+             Catch::Contains("/slo/wait_s.p95: contradictory: min 700 is above max 600"));
+  CHECK_THAT(plan_error(with("slo", "{}")), Catch::Contains("/slo: must be an object of metric bounds"));
+  CHECK_THAT(plan_error(with("slo", R"({"jobs": 5})")), Catch::Contains("is neither better high nor low"));
+  CHECK_THAT(plan_error(with("slo", R"({"gpu_alloc_ratio.final": 0.9})")), Catch::Contains("unknown SLO metric"));
+  CHECK_THAT(plan_error(with("node_types", "[]")), Catch::Contains("/node_types: must be a non-empty array"));
+  CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a100"}])")),
+             Catch::Contains("/node_types/0/cost_per_node_hour: missing"));
+  CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a100", "count": 4, "cost_per_node_hour": 1}])")),
+             Catch::Contains("/node_types/0/count: is what the plan searches"));
+  CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a10", "cost_per_node_hour": 1}])")),
+             Catch::Contains("/node_types/0/model: ") && Catch::Contains("did you mean 'dgx-a100'"));
+  nlohmann::ordered_json no_candidates = nlohmann::ordered_json::parse(kSmallPlan);
+  no_candidates.erase("mixes");
+  no_candidates["node_types"] =
+      nlohmann::ordered_json::parse(R"([{"model": "dgx-a100", "cost_per_node_hour": 1, "alone": false}])");
+  CHECK_THAT(plan_error(no_candidates.dump()), Catch::Contains("plan.json: /node_types: no candidates"));
+  CHECK_THAT(plan_error(with("mixes", R"([{"parts": {"dgx-h100": 1}}])")),
+             Catch::Contains("/mixes/0/parts/dgx-h100: unknown node type 'dgx-h100'"));
+  CHECK_THAT(plan_error(with("bounds", R"({"max_nodes": 0})")),
+             Catch::Contains("/bounds/max_nodes: must be an integer in 1..100000"));
+  CHECK_THAT(plan_error(with("bounds", R"({"max_cost_per_hour": 10})")),
+             Catch::Contains("/bounds: below one unit of every candidate"));
+  CHECK_THAT(plan_error(with("growth", "[1, 1]")), Catch::Contains("/growth/1: growth step 1 is listed twice"));
+  CHECK_THAT(plan_error(with("growth", "[0]")), Catch::Contains("/growth/0: must be a number in"));
+  CHECK_THAT(plan_error(with("mode", R"("fill")")), Catch::Contains("/mode: a plan replays its workload"));
+  CHECK_THAT(plan_error(with("schedulers", R"(["topology-awar"])")), Catch::Contains("did you mean 'topology-aware'"));
+  CHECK_THAT(plan_error(with("nodes", "1")), Catch::Contains("/nodes: unknown key"));
+}
