@@ -137,10 +137,12 @@ class Plan : public Command {
         "N shards, this one JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs); a Slurm job array needs neither option")(
         "no-report", po::bool_switch(&no_report_), "leave report.html and summary.md out")(
         "timing", po::bool_switch(&timing_), "print each search's sizes and wall time on stderr")(
-        "quiet,q", po::bool_switch(&quiet_), "no live progress line on stderr");
+        "quiet,q", po::bool_switch(&quiet_), "no live progress line on stderr")(
+        "list-slos", po::bool_switch(&list_slos_), "print every metric an SLO can bound (unit, better direction), and exit");
   }
 
   Status finish(const po::variables_map&) override {
+    if (list_slos_) return {};
     if (plan_path_.empty()) return Error{"give a plan file (docs/planning.md)"};
     if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
     if (shards_ < 0) return Error{"--shards must be 1 or more, got " + std::to_string(shards_)};
@@ -149,6 +151,7 @@ class Plan : public Command {
   }
 
   Outcome execute(Streams io) override {
+    if (list_slos_) return list_slos(io);
     auto shard = choose_shard(shard_, shards_);
     if (!shard) return Outcome::bad_input(shard.error().message);
     auto plan = load_plan(plan_path_);
@@ -180,7 +183,16 @@ class Plan : public Command {
  private:
   std::string plan_path_, output_dir_, shard_;
   int threads_ = 0, shards_ = 0;
-  bool no_report_ = false, timing_ = false, quiet_ = false;
+  bool no_report_ = false, timing_ = false, quiet_ = false, list_slos_ = false;
+
+  static Outcome list_slos(Streams io) {
+    for (const std::string& name : slo_metric_names()) {
+      const MetricInfo& info = *find_metric(name);
+      const std::string_view better = info.better == Better::Lower ? "lower" : info.better == Better::Higher ? "higher" : "-";
+      io.out << fmt::format("{:<28} {:<10} {:<7} {}\n", name, info.unit, better, info.description);
+    }
+    return Outcome::ok();
+  }
 };
 
 class Merge : public Command {
@@ -226,11 +238,11 @@ const Registrar plan_registered{{
     "For every scheduler x candidate (a node type, or a mix of types) x growth step of the plan,\n"
     "replays the workload (arrivals compressed by the growth factor) on clusters of doubling size,\n"
     "then bisects, to find the smallest one meeting every SLO (p95 / p99 wait, mean / p95 JCT,\n"
-    "placement efficiency, GPU allocation, rejected jobs, ... any metric of `topsim check\n"
-    "--list-metrics`) within the bounds, and its cost. Writes DIR/plan.json (every evaluated\n"
-    "configuration with its metrics), summary.txt, plan.csv, summary.md and report.html (the\n"
-    "cost vs p95 wait frontier per scheduler). Exit 0 when every growth step has a configuration\n"
-    "meeting the SLOs, 1 when one has none within the bounds, 2 on a bad plan.\n"
+    "placement efficiency, GPU allocation, rejected jobs, ... any metric of --list-slos) within\n"
+    "the bounds, and its cost. Writes DIR/plan.json (every evaluated configuration with its\n"
+    "metrics), summary.txt, plan.csv, summary.md and report.html (the cost vs p95 wait frontier\n"
+    "per scheduler). Exit 0 when every growth step has a configuration meeting the SLOs, 1 when\n"
+    "one has none within the bounds, 2 on a bad plan.\n"
     "Sharded: --shard I/N (or a Slurm job array, or --shards N in a Kubernetes Indexed Job) runs\n"
     "1/N of the searches and writes DIR/plan-part-I-of-N.json; `topsim merge` joins the parts.\n"
     "Formats: docs/planning.md; batch systems: docs/distributed.md.",

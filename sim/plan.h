@@ -62,6 +62,9 @@ struct PlanSpec {
   std::optional<double> max_cost_per_hour;
 };
 
+// The metrics an SLO can bound: every per-run metric of sim/metrics.h (not the fill curves).
+std::vector<std::string> slo_metric_names();
+
 [[nodiscard]] Expected<PlanSpec> load_plan(const std::string& path);
 [[nodiscard]] Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir);
 

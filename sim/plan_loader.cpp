@@ -41,14 +41,6 @@ uint64_t fnv1a(std::string_view text) {
 }
 
 // Every metric name an SLO may bound: the replay statistics of the catalog.
-std::vector<std::string> slo_metric_names() {
-  std::vector<std::string> names;
-  for (const MetricInfo& info : metric_catalog())
-    for (const std::string& full : full_metric_names(info))
-      if (info.shape != MetricShape::Final && full != "failed" && full != "arrived_load") names.push_back(full);
-  return names;
-}
-
 void read_growth(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   const auto at = top.member("growth");
   if (!at) return;
@@ -203,7 +195,7 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   for (const auto& [name, value] : at.value->items()) {
     const JsonAt item = at.member(name);
     if (std::find(names.begin(), names.end(), name) == names.end())
-      return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim check --list-metrics` lists them");
+      return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim plan --list-slos` lists them");
     const MetricInfo& info = *find_metric(name);
     Slo slo{name, std::nullopt, std::nullopt};
     if (value.is_number()) {
@@ -260,6 +252,14 @@ json scenario_document(const json& plan) {
 }
 
 }  // namespace
+
+std::vector<std::string> slo_metric_names() {
+  std::vector<std::string> names;
+  for (const MetricInfo& info : metric_catalog())
+    for (const std::string& full : full_metric_names(info))
+      if (info.shape != MetricShape::Final && full != "failed" && full != "arrived_load") names.push_back(full);
+  return names;
+}
 
 Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir) {
   auto document = parse_json_text(text, source);

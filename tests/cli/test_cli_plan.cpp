@@ -168,6 +168,10 @@ TEST_CASE("cli::plan rejects bad plans and options with one line, exit 2", "[cli
   std::string bad = kPlan;
   bad.replace(bad.find("\"wait_s.p95\": 900"), 17, "\"wait_s.p95\": {\"min\": 5, \"max\": 1}");
   check_bad_input(run_cli("plan '" + write_plan(dir, "bad.json", bad) + "'"), "bad.json: /slo/wait_s.p95: contradictory");
+  std::string unknown = kPlan;
+  unknown.replace(unknown.find("\"wait_s.p95\": 900"), 17, "\"wait_s.p96\": 900");
+  check_bad_input(run_cli("plan '" + write_plan(dir, "unknown.json", unknown) + "'"),
+                  "unknown.json: /slo/wait_s.p96: unknown SLO metric");
   check_bad_input(run_cli("plan '" + plan + "' --shard 3/3"), "--shard '3/3': expected I/N with 0 <= I < N");
   check_bad_input(run_cli("plan '" + plan + "' --shard x"), "--shard 'x'");
   check_bad_input(run_cli("plan '" + plan + "' --shard 0/2 --shards 2"), "contradict");
@@ -186,4 +190,12 @@ TEST_CASE("cli::plan report draws the cost vs p95 wait frontier", "[cli][plan][b
   const std::string html = read_text(fs::path(dir.file("out")) / "report.html");
   CHECK_THAT(html, Catch::Contains("Cost vs p95 wait, growth x1") && Catch::Contains("Cost vs p95 wait, growth x2"));
   topsim::test::check_in_browser(chromium, dir.file("out"));
+}
+
+TEST_CASE("cli::plan --list-slos prints the metrics an SLO can bound", "[cli][plan]") {
+  const CliResult r = run_cli("plan --list-slos");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("wait_s.p95") && Catch::Contains("placement_efficiency") &&
+                        Catch::Contains("gpu_alloc_ratio.mean") && Catch::Contains("rejected"));
+  CHECK_THAT(r.out, !Catch::Contains("\nfailed ") && !Catch::Contains("arrived_load"));  // fill-only metrics
 }
