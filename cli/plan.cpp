@@ -162,7 +162,7 @@ class Plan : public Command {
     const size_t chains = plan_chains(*plan).size();
     if (*shard) options.chains = plan_shard(chains, (*shard)->index, (*shard)->count);
     attach_plan_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), plan->name});
-    if (*shard && options.chains.empty())
+    if (*shard && options.chains->empty())
       io.err << fmt::format("topsim: note: shard {} of {} has no search to run (the plan has {})\n", (*shard)->index,
                             (*shard)->count, chains);
     auto result = run_plan(*plan, options);
@@ -176,7 +176,7 @@ class Plan : public Command {
         !s)
       return Outcome::bad_input(s.error().message);
     io.out << fmt::format("shard {} of {} ({}): {} of {} searches -> {}\n", (*shard)->index, (*shard)->count, (*shard)->from,
-                          options.chains.size(), chains, sink.path(name));
+                          options.chains->size(), chains, sink.path(name));
     return Outcome::ok();
   }
 

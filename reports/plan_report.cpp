@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -106,7 +107,7 @@ std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const s
   cells.push_back(e ? std::to_string(e->nodes) : "-");
   cells.push_back(e ? std::to_string(e->gpus) : "-");
   cells.push_back(e ? dollars(per_month(e->cost_per_hour)) : "-");
-  if (any_watts(info)) cells.push_back(e ? format_number(e->watts / 1000) : "-");
+  if (any_watts(info)) cells.push_back(e && e->watts > 0 ? format_number(e->watts / 1000) : "-");
   for (const std::string& m : metrics) cells.push_back(e ? metric_cell(*e, m) : "-");
   cells.push_back(row.chain->best() ? "meets the SLOs" : "none within the bounds: " + binding(*row.chain));
   return cells;
@@ -273,10 +274,20 @@ std::vector<std::string> plan_headlines(const PlanResult& r) {
     const auto best = cheapest_per_scheduler(r, g);
     std::string line = r.info.growth.size() > 1 || r.info.growth[g] != 1 ? "At " + growth_name(r.info.growth[g]) + " load, " : "";
     const PlanChain* base = best.front();
+    // "default cannot meet the SLOs within the bounds (wait_s.p95 <= 600 (got 1234) at 16 nodes)".
     auto infeasible = [&](size_t s) {
-      const auto chains = chains_at(r, g, s);
-      return r.info.schedulers[s] + (s == 0 ? " meets the SLOs" : " meets them") + " with no candidate within the bounds (" +
-             (chains.empty() ? std::string("not run") : binding(*chains.front())) + ")";
+      auto chains = chains_at(r, g, s);  // the nearest miss first: fewest SLOs missed at its largest size
+      std::stable_sort(chains.begin(), chains.end(), [](const PlanChain* a, const PlanChain* b) {
+        const size_t ma = a->largest() ? a->largest()->unmet.size() : SIZE_MAX;
+        const size_t mb = b->largest() ? b->largest()->unmet.size() : SIZE_MAX;
+        return ma < mb;
+      });
+      const bool either = s > 0 && !base;
+      return r.info.schedulers[s] +
+             (either   ? " cannot either"
+              : s == 0 ? " cannot meet the SLOs within the bounds"
+                       : " cannot meet them within the bounds") +
+             " (" + (chains.empty() ? std::string("not run") : binding(*chains.front())) + ")";
     };
     if (base) {
       const PlanEvaluation& b = *base->best();

@@ -263,9 +263,15 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
   Planner planner(plan);
   if (Status s = planner.prepare(); !s) return s.error();
   const std::vector<ChainKey> keys = plan_chains(plan);
-  std::vector<size_t> todo = options.chains;
-  if (todo.empty())
+  std::vector<size_t> todo;
+  if (options.chains) {
+    todo = *options.chains;
+    for (size_t c : todo)
+      if (c >= keys.size())
+        return Error{"search " + std::to_string(c) + " is not one of the plan's " + std::to_string(keys.size())};
+  } else {
     for (size_t i = 0; i < keys.size(); ++i) todo.push_back(i);
+  }
   PlanResult result;
   result.info = plan_info(plan);
   result.chains.resize(todo.size());

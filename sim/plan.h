@@ -38,7 +38,7 @@ struct PlanCandidate {
   std::vector<int> parts;
   int nodes_per_unit = 0;
   double cost_per_unit_hour = 0;
-  double watts_per_unit = 0;
+  double watts_per_unit = 0;  // 0 = unknown (some node type in it gives no watts)
 };
 
 // A bound on one metric (full name, sim/metrics.h); either or both sides.
@@ -139,8 +139,8 @@ struct PlanProgress {
 };
 
 struct PlanRunOptions {
-  int threads = 1;             // chains at once; default 1
-  std::vector<size_t> chains;  // which to run, ascending (empty: all)
+  int threads = 1;                            // chains at once; default 1
+  std::optional<std::vector<size_t>> chains;  // which to run, ascending (none: all; empty: none)
   // At the start, every live_every_s and at the end, from a thread of its own, one call at a
   // time (never at once with chain_done).
   std::function<void(const PlanProgress&)> live;

@@ -3,6 +3,7 @@
 // SLOs and bounds here. Every error is one line naming the file and the JSON pointer.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <numeric>
 
@@ -105,14 +106,17 @@ bool add_candidate(PlanSpec& plan, PlanCandidate c) {
   int common = 0;
   for (int p : c.parts) common = std::gcd(common, p);
   std::string name;
+  bool power_known = true;  // a unit's power only when every node type in it gives watts
   for (size_t i = 0; i < c.types.size(); ++i) {
     c.parts[i] /= common;
     const PlanNodeType& t = plan.node_types[c.types[i]];
     c.nodes_per_unit += c.parts[i];
     c.cost_per_unit_hour += c.parts[i] * t.cost_per_node_hour;
     c.watts_per_unit += c.parts[i] * t.watts;
+    power_known = power_known && t.watts > 0;
     name += (name.empty() ? "" : " + ") + std::to_string(c.parts[i]) + " " + t.name;
   }
+  if (!power_known) c.watts_per_unit = 0;
   if (c.types.size() == 1 && c.parts[0] == 1) name = plan.node_types[c.types[0]].name;
   if (c.name.empty()) c.name = name;
   for (const PlanCandidate& other : plan.candidates)
@@ -236,9 +240,11 @@ void check_bounds(JsonErrors& errors, const PlanSpec& plan) {
   for (const PlanCandidate& c : plan.candidates)
     if (c.nodes_per_unit <= plan.max_nodes && (!plan.max_cost_per_hour || c.cost_per_unit_hour <= *plan.max_cost_per_hour))
       return;
-  errors.fail("/bounds", "below one unit of every candidate (the smallest is " +
-                             std::to_string(plan.candidates.front().nodes_per_unit) + " node(s) at " +
-                             std::to_string(plan.candidates.front().cost_per_unit_hour) + " an hour)");
+  const PlanCandidate& first = plan.candidates.front();
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "$%.2f", first.cost_per_unit_hour);
+  errors.fail("/bounds", "below one unit of every candidate (one unit of '" + first.name + "' is " +
+                             std::to_string(first.nodes_per_unit) + " node(s) at " + cost + " an hour)");
 }
 
 // The shared keys as a scenario document, with a placeholder cluster (each evaluation brings its own).

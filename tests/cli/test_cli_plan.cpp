@@ -87,6 +87,19 @@ TEST_CASE("cli::plan shards merge into the unsharded results, byte for byte", "[
     REQUIRE(merged.exit_code == 0);
     check_same_files(dir.file("whole"), dir.file("merged"));
   }
+  SECTION("more shards than searches: the extra shards write empty parts") {
+    for (int i = 0; i < 13; ++i) {
+      const CliResult r = run_cli("plan '" + plan + "' -o '" + dir.file("many") + "' --shard " + std::to_string(i) + "/13");
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK_THAT(r.out, Catch::Contains(i < 12 ? "1 of 12 searches" : "0 of 12 searches"));
+      if (i == 12) CHECK_THAT(r.err, Catch::Contains("shard 12 of 13 has no search to run (the plan has 12)"));
+    }
+    const CliResult merged = run_cli("merge '" + dir.file("many") + "' -o '" + dir.file("merged") + "'");
+    INFO(merged.err);
+    REQUIRE(merged.exit_code == 0);
+    check_same_files(dir.file("whole"), dir.file("merged"));
+  }
   SECTION("a Slurm job array (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT)") {
     for (int id : {7, 8}) {
       const CliResult r = run_shell("SLURM_ARRAY_TASK_ID=" + std::to_string(id) +
@@ -158,6 +171,9 @@ TEST_CASE("cli::plan exits 1 when a growth step has no configuration within the 
   CHECK_THAT(r.err,
              Catch::StartsWith("topsim: SLOs not met: no configuration within the bounds meets every SLO at growth x1, x2"));
   CHECK_THAT(r.out, Catch::Contains("none within the bounds: wait_s.p95 <= 900"));
+  CHECK_THAT(r.out,
+             Catch::Contains("At x1 load, topology-aware cannot meet the SLOs within the bounds (wait_s.p95 <= 900 (got ") &&
+                 Catch::Contains("default cannot either (wait_s.p95 <= 900 (got "));
   CHECK(fs::exists(fs::path(dir.file("out")) / "report.html"));  // the report says what binds
 }
 

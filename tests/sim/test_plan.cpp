@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/plan.h"
+#include "test_support.h"
 
 using namespace topsim;
 
@@ -170,11 +171,25 @@ TEST_CASE("plan: bad plans are one-line errors naming the key", "[sim][plan]") {
              Catch::Contains("/mixes/0/parts/dgx-h100: unknown node type 'dgx-h100'"));
   CHECK_THAT(plan_error(with("bounds", R"({"max_nodes": 0})")),
              Catch::Contains("/bounds/max_nodes: must be an integer in 1..100000"));
-  CHECK_THAT(plan_error(with("bounds", R"({"max_cost_per_hour": 10})")),
-             Catch::Contains("/bounds: below one unit of every candidate"));
+  CHECK_THAT(
+      plan_error(with("bounds", R"({"max_cost_per_hour": 10})")),
+      Catch::Contains("/bounds: below one unit of every candidate (one unit of 'dgx1-v100' is 1 node(s) at $24.48 an hour)"));
   CHECK_THAT(plan_error(with("growth", "[1, 1]")), Catch::Contains("/growth/1: growth step 1 is listed twice"));
   CHECK_THAT(plan_error(with("growth", "[0]")), Catch::Contains("/growth/0: must be a number in"));
   CHECK_THAT(plan_error(with("mode", R"("fill")")), Catch::Contains("/mode: a plan replays its workload"));
   CHECK_THAT(plan_error(with("schedulers", R"(["topology-awar"])")), Catch::Contains("did you mean 'topology-aware'"));
   CHECK_THAT(plan_error(with("nodes", "1")), Catch::Contains("/nodes: unknown key"));
+}
+
+TEST_CASE("sim::plan shipped plans load", "[sim][plan][shared]") {
+  if (topsim::test::shared_file("traces").empty()) return;
+  for (const char* name : {"plan-philly.json", "plan-alibaba-shares.json"}) {
+    INFO(name);
+    const auto plan = load_plan(std::string(TOPSIM_SOURCE_DIR) + "/scenarios/" + name);
+    INFO((plan.ok() ? std::string() : plan.error().message));
+    REQUIRE(plan.ok());
+    CHECK(plan->base.schedulers == std::vector<std::string>{"topology-aware", "default"});
+    CHECK(plan->growth.size() == 2);
+    CHECK(plan->candidates.size() >= 3);
+  }
 }

@@ -1,0 +1,131 @@
+// Planning benchmark: runs shipped plans through run_plan, as `topsim plan` does (reports not
+// written), and prints per plan: searches, configurations evaluated, wall time, configurations
+// per second and events per second. Then, from each search's wall time, how even the shards of
+// `--shard I/N` are for several N: the slowest shard's work over the mean shard's.
+//
+//   build/bench/bench_plan [PLAN.json...] [--threads N] [--markdown]
+//
+// Default plans: scenarios/plan-philly.json and scenarios/plan-alibaba-shares.json (skipped with
+// a message when their ../shared trace is absent). --threads: searches at once (default: all
+// cores).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/plan.h"
+
+using namespace topsim;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool markdown = false;
+std::vector<std::string> balance_lines;  // --markdown: printed under the table
+
+struct Balance {
+  size_t shards = 0;
+  double max_over_mean = 0;
+};
+
+// The shard loads of plan_shard's split for `shards` shards, from each search's wall time.
+Balance shard_balance(const std::vector<double>& chain_wall, size_t shards) {
+  std::vector<double> load(shards, 0);
+  double total = 0;
+  for (size_t s = 0; s < shards; ++s)
+    for (size_t chain : plan_shard(chain_wall.size(), s, shards)) load[s] += chain_wall[chain];
+  for (double l : load) total += l;
+  const double mean = total / static_cast<double>(shards);
+  return {shards, mean > 0 ? *std::max_element(load.begin(), load.end()) / mean : 0};
+}
+
+bool bench_plan(const std::string& path, int threads) {
+  auto plan = load_plan(path);
+  if (!plan) {
+    std::printf("%s: skipped: %s\n", path.c_str(), plan.error().message.c_str());
+    return false;
+  }
+  std::vector<double> chain_wall(plan_chains(*plan).size(), 0);
+  std::mutex mutex;
+  uint64_t events = 0;
+  PlanRunOptions options;
+  options.threads = threads;
+  options.chain_done = [&](const PlanChain& chain, double wall_s) {
+    const std::lock_guard lock(mutex);
+    chain_wall[chain.index] = wall_s;
+  };
+  options.live = [&](const PlanProgress& p) {
+    if (p.finished) events = p.events;
+  };
+  const auto start = Clock::now();
+  auto result = run_plan(*plan, options);
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!result) {
+    std::fprintf(stderr, "bench_plan: %s: %s\n", path.c_str(), result.error().message.c_str());
+    return false;
+  }
+  size_t configurations = 0;
+  for (const PlanChain& chain : result->chains) configurations += chain.evaluations.size();
+  const char* row = markdown ? "| %s | %d | %zu | %zu | %.2f | %.1f | %.3g |\n" : "%-22s %7d %8zu %14zu %8.2f %10.1f %10.3g\n";
+  std::printf(row, plan->name.c_str(), threads, chain_wall.size(), configurations, wall,
+              static_cast<double>(configurations) / wall, static_cast<double>(events) / wall);
+  std::string balance;
+  for (size_t shards : {2, 3, 4, 6, 8, 16})
+    if (shards <= chain_wall.size()) {
+      const Balance b = shard_balance(chain_wall, shards);
+      char text[48];
+      std::snprintf(text, sizeof text, "%s%zu: %.2f", balance.empty() ? "" : ", ", b.shards, b.max_over_mean);
+      balance += text;
+    }
+  const std::string line = plan->name + ": shard balance, slowest / mean shard (N: ratio): " + balance;
+  if (markdown)
+    balance_lines.push_back(line);  // after the table
+  else
+    std::printf("  %s\n", line.c_str());
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> plans;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--markdown") {
+      markdown = true;
+    } else if (arg == "--threads" && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+      if (threads < 1) {
+        std::fprintf(stderr, "bench_plan: --threads must be 1 or more\n");
+        return 2;
+      }
+    } else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "bench_plan: unknown option '%s' (usage: bench_plan [PLAN.json...] [--threads N] [--markdown])\n",
+                   arg.c_str());
+      return 2;
+    } else {
+      plans.push_back(arg);
+    }
+  }
+  if (plans.empty())
+    for (const char* name : {"plan-philly.json", "plan-alibaba-shares.json"})
+      plans.push_back((std::filesystem::path(TOPSIM_SOURCE_DIR) / "scenarios" / name).string());
+  if (markdown) {
+    std::printf("| plan | threads | searches | configurations | wall s | configurations/s | events/s |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  } else {
+    std::printf("%-22s %7s %8s %14s %8s %10s %10s\n", "plan", "threads", "searches", "configurations", "wall s", "configs/s",
+                "events/s");
+  }
+  for (const std::string& path : plans) bench_plan(path, threads);
+  if (!balance_lines.empty()) std::printf("\n");
+  for (const std::string& line : balance_lines) std::printf("- %s\n", line.c_str());
+  return 0;
+}
