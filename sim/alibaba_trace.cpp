@@ -7,6 +7,8 @@
 #include <istream>
 #include <limits>
 
+#include "sim/input_file.h"
+
 namespace topsim {
 namespace {
 
@@ -210,8 +212,6 @@ bool read_header(std::istream& in, std::string& header) {
   return true;
 }
 
-Error cannot_open(const std::string& path) { return Error{path + ": cannot open (" + std::strerror(errno) + ")"}; }
-
 }  // namespace
 
 std::optional<int> alibaba_gpu_type(std::string_view model) {
@@ -256,15 +256,15 @@ Status read_pod_list(std::istream& in, std::string_view source, const TracePodSi
 }
 
 Status read_node_list_file(const std::string& path, const TraceNodeSink& sink) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return cannot_open(path);
-  return read_node_list(in, path, sink);
+  auto in = open_input_file(path);
+  if (!in) return in.error();
+  return read_node_list(*in, path, sink);
 }
 
 Status read_pod_list_file(const std::string& path, const TracePodSink& sink) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return cannot_open(path);
-  return read_pod_list(in, path, sink);
+  auto in = open_input_file(path);
+  if (!in) return in.error();
+  return read_pod_list(*in, path, sink);
 }
 
 Expected<std::vector<TraceNode>> load_node_list(const std::string& path) {

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "sim/csv.h"
+#include "sim/input_file.h"
 
 namespace topsim {
 namespace {
@@ -118,9 +119,9 @@ Expected<Workload> read_philly(std::istream& in, std::string_view source, const 
 }
 
 Expected<Workload> load_philly(const std::string& path, const PhillyOptions& options) {
-  std::ifstream in(path);
-  if (!in) return Error{"cannot open '" + path + "': " + std::strerror(errno)};
-  Expected<Workload> workload = read_philly(in, path, options);
+  auto in = open_input_file(path);
+  if (!in) return in.error();
+  Expected<Workload> workload = read_philly(*in, path, options);
   if (workload.ok()) workload->source = std::filesystem::path(path).filename().string();
   return workload;
 }
