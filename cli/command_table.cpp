@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <new>
 #include <ostream>
 #include <sstream>
 
+#include "core/one_line.h"
 #include "sim/suggest.h"
 
 #ifndef TOPSIM_VERSION
@@ -179,7 +181,8 @@ std::string command_list(std::string_view group) {
   if (group.empty())
     out +=
         "Global options: --help (this list), --version (print the version).\n"
-        "Exit codes: 0 ok, 1 a check failed or a plan's SLOs are not met, 2 bad input or usage.\n";
+        "Exit codes: 0 ok, 1 a check failed or a plan's SLOs are not met, 2 bad input or usage, 3 internal\n"
+        "error (a bug: please report it).\n";
   return out;
 }
 
@@ -199,14 +202,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   Outcome outcome;
   try {
     outcome = dispatch(args, Streams{out, err});
+  } catch (const std::bad_alloc&) {  // an input beyond this machine's memory
+    outcome = Outcome::bad_input("out of memory: the input is too large for this machine (docs/limits.md)");
   } catch (const std::exception& e) {  // a bug, not an input problem: still one line, no trace
-    outcome = Outcome::bad_input(std::string("internal error: ") + e.what());
+    outcome = {ExitCode::Internal, std::string("internal error, please report: ") + e.what()};
   }
   out.flush();
+  // Messages quote inputs and arguments: one line whatever they hold (core/one_line.h).
   if (outcome.code == ExitCode::CheckFailed)
-    err << "topsim: " << outcome.what_failed << ": " << outcome.message << "\n";
+    err << "topsim: " << outcome.what_failed << ": " << one_line(outcome.message) << "\n";
   else if (outcome.code != ExitCode::Ok)
-    err << "topsim: error: " << outcome.message << "\n";
+    err << "topsim: error: " << one_line(outcome.message) << "\n";
   return static_cast<int>(outcome.code);
 }
 

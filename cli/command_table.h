@@ -22,7 +22,7 @@ namespace topsim::cli {
 
 namespace po = boost::program_options;
 
-enum class ExitCode : int { Ok = 0, CheckFailed = 1, BadInput = 2 };
+enum class ExitCode : int { Ok = 0, CheckFailed = 1, BadInput = 2, Internal = 3 };
 
 // What a command's execution reports: success, or one line (without the "topsim: error: "
 // prefix) and its exit code.

@@ -10,10 +10,17 @@
 #include <utility>
 #include <variant>
 
+#include "core/one_line.h"
+
 namespace topsim {
 
+// One line of text: the constructor escapes control bytes (a newline or CR from an input would
+// split the line) and invalid UTF-8 (core/one_line.h), so a message can quote input as it came.
 struct Error {
-  std::string message;  // one line, no trailing newline
+  Error() = default;
+  Error(std::string text) : message(one_line(text)) {}  // NOLINT: implicit by design
+  Error(const char* text) : message(one_line(text)) {}  // NOLINT: implicit by design
+  std::string message;                                  // one line, no trailing newline
 };
 
 template <class T>

@@ -111,7 +111,11 @@ void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt
 Expected<Suite> load_suite(const std::string& path) {
   auto text = read_text_file(path);
   if (!text) return text.error();
-  auto json = parse_json_text(*text, path);
+  return parse_suite(*text, path);
+}
+
+Expected<Suite> parse_suite(std::string_view text, const std::string& path) {
+  auto json = parse_json_text(text, path);
   if (!json) return json.error();
   JsonErrors errors(path);
   JsonObject top(errors, JsonAt{&*json, ""}, {"name", "baseline", "scenarios"});

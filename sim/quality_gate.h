@@ -58,6 +58,8 @@ struct Suite {
 };
 
 [[nodiscard]] Expected<Suite> load_suite(const std::string& path);
+// The same from the suite's text; `path` names it in errors and anchors its relative paths.
+[[nodiscard]] Expected<Suite> parse_suite(std::string_view text, const std::string& path);
 
 // One metric's value over seeds.
 struct MeasuredValue {

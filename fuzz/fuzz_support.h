@@ -1,0 +1,40 @@
+// What every fuzz target checks beyond "no crash, no sanitizer report, no hang": an input that
+// is refused gets one error line, without raw control bytes the reader did not escape.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "core/expected.h"
+
+namespace topsim::fuzz {
+
+inline std::string_view text_of(const uint8_t* data, size_t size) { return {reinterpret_cast<const char*>(data), size}; }
+
+// Aborts (a finding) when an error message spans lines or is empty.
+inline void check_error(const Error& error) {
+  const std::string& m = error.message;
+  if (m.empty() || m.find('\n') != std::string::npos || m.find('\r') != std::string::npos) {
+    std::fprintf(stderr, "fuzz: error message is empty or not one line: [%s]\n", m.c_str());
+    std::abort();
+  }
+}
+
+template <typename T>
+void check(const Expected<T>& result) {
+  if (!result.ok()) check_error(result.error());
+}
+
+inline void check(const Status& status) {
+  if (!status.ok()) check_error(status.error());
+}
+
+[[noreturn]] inline void finding(const char* what) {
+  std::fprintf(stderr, "fuzz: %s\n", what);
+  std::abort();
+}
+
+}  // namespace topsim::fuzz
