@@ -69,6 +69,10 @@ class Check : public Command {
                                   "'");
       baseline = std::move(loaded).value();
     }
+    // The files written at the end are checked before the suite runs.
+    for (const std::string& path : {update_ ? suite->baseline_path : std::string(), junit_path_, markdown_path_})
+      if (!path.empty())
+        if (Status s = check_output_path(path); !s) return Outcome::bad_input(s.error().message);
     auto values = run_suite(*suite, io);
     if (!values) return Outcome::bad_input(values.error().message);
     if (update_) return write_baseline(*suite, *values, io);

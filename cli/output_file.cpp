@@ -1,5 +1,7 @@
 #include "cli/output_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,9 +22,13 @@ Status write_output_stream(const std::string& path, const std::function<void(std
     fill(out);
     return {};
   }
+  // Only regular files are replaced: renaming over a device, a FIFO or a folder is refused.
+  if (Status s = check_output_path(path); !s) return s;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return write_error(path, "it is a directory");
   const std::string temporary = path + ".tmp";
+  const fs::file_status leftover = fs::symlink_status(temporary, ec);
+  if (fs::exists(leftover) && !fs::is_regular_file(leftover))
+    return write_error(path, "'" + temporary + "' exists and is not a regular file");
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
     if (!file) return write_error(path, std::strerror(errno));
@@ -44,6 +50,20 @@ Status write_output_stream(const std::string& path, const std::function<void(std
   return {};
 }
 
+Status check_output_path(const std::string& path) {
+  if (path == "-") return {};
+  std::error_code ec;
+  const fs::file_status target = fs::symlink_status(path, ec);
+  if (fs::is_directory(target)) return write_error(path, "it is a directory");
+  if (fs::exists(target) && !fs::is_regular_file(target) && !fs::is_symlink(target))
+    return write_error(path, "it exists and is not a regular file");
+  std::string dir = fs::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) return write_error(path, "the folder '" + dir + "' does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return write_error(path, std::strerror(errno));
+  return {};
+}
+
 Status write_output(const std::string& path, const std::string& text, std::ostream& out) {
   return write_output_stream(
       path, [&](std::ostream& stream) { stream << text; }, out);
@@ -54,6 +74,7 @@ Status DirectorySink::prepare() const {
   fs::create_directories(dir_, ec);
   if (ec) return Error{"cannot create '" + dir_ + "': " + ec.message()};
   if (!fs::is_directory(dir_, ec)) return Error{"cannot create '" + dir_ + "': not a directory"};
+  if (::access(dir_.c_str(), W_OK | X_OK) != 0) return Error{"cannot write in '" + dir_ + "': " + std::strerror(errno)};
   return {};
 }
 

@@ -17,11 +17,16 @@ namespace topsim::cli {
 [[nodiscard]] Status write_output_stream(const std::string& path, const std::function<void(std::ostream&)>& fill,
                                          std::ostream& out);
 
+// Whether write_output could write `path` (before a long run, so that it does not fail at the
+// end): its folder exists and is writable, and `path` is absent, a regular file or a link.
+[[nodiscard]] Status check_output_path(const std::string& path);
+
 // Reporters' files in one folder, created when missing.
 class DirectorySink final : public OutputSink {
  public:
   explicit DirectorySink(std::string dir) : dir_(std::move(dir)) {}
-  // Creates the folder. Error: "cannot create '<dir>': <reason>".
+  // Creates the folder and checks it can be written in, before any work is done.
+  // Error: "cannot create '<dir>': <reason>" or "cannot write in '<dir>': <reason>".
   [[nodiscard]] Status prepare() const;
   [[nodiscard]] Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override;
   std::string path(std::string_view name) const;

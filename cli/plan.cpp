@@ -13,6 +13,7 @@
 #include "cli/output_file.h"
 #include "cli/progress.h"
 #include "reports/plan_report.h"
+#include "sim/file_names.h"
 #include "sim/plan_parts.h"
 
 namespace topsim::cli {
@@ -156,7 +157,8 @@ class Plan : public Command {
     if (!shard) return Outcome::bad_input(shard.error().message);
     auto plan = load_plan(plan_path_);
     if (!plan) return Outcome::bad_input(plan.error().message);
-    const std::string dir = output_dir_.empty() ? (fs::path("results") / plan->name).string() : output_dir_;
+    const std::string dir = output_dir_.empty() ? (fs::path("results") / safe_file_name(plan->name)).string() : output_dir_;
+    if (Status s = DirectorySink(dir).prepare(); !s) return Outcome::bad_input(s.error().message);  // before any work
     PlanRunOptions options;
     options.threads = threads_ > 0 ? threads_ : all_cores();
     const size_t chains = plan_chains(*plan).size();

@@ -8,6 +8,7 @@
 #include "cli/command_table.h"
 #include "cli/output_file.h"
 #include "reports/report_files.h"
+#include "sim/file_names.h"
 #include "sim/results_json.h"
 
 namespace topsim::cli {
@@ -81,9 +82,7 @@ class Report : public Command {
     if (inputs.size() == 1) return dirs_.front();
     std::string name = "compare";
     for (const LabelledResults& in : inputs) name += "-" + in.label;
-    for (char& c : name)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-    return (fs::path("results") / name).string();
+    return (fs::path("results") / safe_file_name(name)).string();
   }
 
   std::vector<std::string> dirs_;

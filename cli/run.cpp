@@ -11,6 +11,7 @@
 #include "reports/reporter.h"
 #include "reports/text_report.h"
 #include "sim/experiment.h"
+#include "sim/file_names.h"
 #include "sim/scenario.h"
 
 namespace topsim::cli {
@@ -47,7 +48,7 @@ class Run : public Command {
     if (scenario_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
     auto scenario = load_scenario(scenario_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
-    DirectorySink sink(output_dir_.empty() ? (fs::path("results") / scenario->name).string() : output_dir_);
+    DirectorySink sink(output_dir_.empty() ? (fs::path("results") / safe_file_name(scenario->name)).string() : output_dir_);
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     ExperimentOptions options;
     options.threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

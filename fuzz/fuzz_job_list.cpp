@@ -1,0 +1,9 @@
+// Embedded job lists (`"kind": "jobs"`, docs/workloads.md).
+#include "fuzz/fuzz_support.h"
+#include "sim/job_list_json.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace topsim;
+  fuzz::check(load_job_list(fuzz::text_of(data, size), "fuzz.json"));
+  return 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets (docs/fuzzing.md).
+#   bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]
+# BUILD_DIR was configured with clang and -DTOPSIM_FUZZ=ON. Each target runs SECONDS seconds on
+# a corpus in BUILD_DIR/fuzz-corpus/<target>, seeded from the repository (scenarios, plans,
+# suites, node files) and from ../shared (topologies, the head of each trace) when present.
+# Prints one line per target (executions, corpus size, findings); a finding (crash, sanitizer
+# report, hang over 10 s, over 2 GB) is saved under BUILD_DIR/fuzz-findings/ and the script exits 1.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
+build="$1"; seconds="$2"; shift 2
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba)
+shared=../shared
+
+seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
+  local dir="$build/fuzz-corpus/$1"; shift
+  mkdir -p "$dir"
+  for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/seed-$(basename "$f")"; done
+}
+seed_head() {  # seed_head TARGET PREFIX FILE...: the first 40 lines of each file, PREFIX in front
+  local target="$1" prefix="$2"; shift 2
+  local dir="$build/fuzz-corpus/$target"
+  mkdir -p "$dir"
+  for f in "$@"; do [ -f "$f" ] && { printf '%s' "$prefix"; head -40 "$f"; } > "$dir/seed-$(basename "$f")"; done
+}
+seed topo_m "$shared"/topologies/*topo-m*.txt
+seed nccl_xml "$shared"/topologies/*.xml
+seed node_json scenarios/nodes/*.json
+seed scenario scenarios/*.json
+seed plan scenarios/plan-*.json
+seed suite ci/quality-suite.json
+seed job_list scenarios/ack-v100-benchmark.json
+seed_head philly "" "$shared"/traces/philly/*.csv
+seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
+seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
+  "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv
+
+status=0
+mkdir -p "$build/fuzz-findings"
+for t in "${targets[@]}"; do
+  bin="$build/fuzz/fuzz_$t"
+  if [ ! -x "$bin" ]; then echo "fuzz_$t: not built in $build (configure with -DTOPSIM_FUZZ=ON)" >&2; status=2; continue; fi
+  corpus="$build/fuzz-corpus/$t"
+  mkdir -p "$corpus"
+  log="$build/fuzz-findings/$t.log"
+  "$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="$build/fuzz-findings/$t-" -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  size=$(ls "$corpus" | wc -l)
+  if [ $rc -ne 0 ]; then
+    status=1
+    echo "fuzz_$t: FINDING after ${runs:-?} executions: $(grep -m1 -E 'ERROR|fuzz:|SUMMARY' "$log")  (log: $log)"
+  else
+    echo "fuzz_$t: ${runs:-?} executions in ${seconds} s, corpus ${size}, no finding"
+  fi
+done
+exit $status
