@@ -38,7 +38,10 @@ class Check : public Command {
         "list-metrics", po::value(&list_scenario_), "SCENARIO: print every metric name a suite can watch for it, and exit")(
         "timing", po::bool_switch(&timing_), "print wall time and events/s of each run on stderr")(
         "quiet,q", po::bool_switch(&quiet_),
-        "no progress on stderr (on a terminal: a live line per scenario, then its wall time)");
+        "no progress on stderr (on a terminal: a live line per scenario, then its wall time)")(
+        "check-invariants", po::bool_switch(&check_invariants_),
+        "verify the run invariants after every event (no resource over-allocated, gangs whole, every job accounted for); on in "
+        "Debug builds");
   }
 
   Status finish(const po::variables_map&) override {
@@ -74,7 +77,7 @@ class Check : public Command {
       if (!path.empty())
         if (Status s = check_output_path(path); !s) return Outcome::bad_input(s.error().message);
     auto values = run_suite(*suite, io);
-    if (!values) return Outcome::bad_input(values.error().message);
+    if (!values) return Outcome::failed(values.error());
     if (update_) return write_baseline(*suite, *values, io);
     auto result = compare_to_baseline(*suite, *baseline, *values);
     if (!result) return Outcome::bad_input(result.error().message);
@@ -87,6 +90,7 @@ class Check : public Command {
   Expected<ResultSet> run(const std::string& key, const Scenario& scenario, Streams io) const {
     ExperimentOptions options;
     options.threads = threads();
+    options.check_invariants = options.check_invariants || check_invariants_;
     options.keep_jobs = false;
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), key});
     return run_experiment(scenario, options);
@@ -158,6 +162,7 @@ class Check : public Command {
   bool update_ = false;
   bool timing_ = false;
   bool quiet_ = false;
+  bool check_invariants_ = false;
   int threads_ = 0;
 };
 

@@ -33,6 +33,11 @@ struct Outcome {
 
   static Outcome ok() { return {}; }
   static Outcome bad_input(std::string message) { return {ExitCode::BadInput, std::move(message)}; }
+  // An error from the libraries: bad input (exit 2), or a bug (exit 3) when it says so.
+  static Outcome failed(const Error& error) {
+    if (error.internal) return {ExitCode::Internal, "internal error, please report: " + error.message};
+    return bad_input(error.message);
+  }
   static Outcome check_failed(std::string message) { return {ExitCode::CheckFailed, std::move(message)}; }
   // Exit 1 for a plan: some growth step has no configuration meeting the SLOs.
   static Outcome slos_not_met(std::string message) { return {ExitCode::CheckFailed, std::move(message), "SLOs not met"}; }

@@ -139,7 +139,10 @@ class Plan : public Command {
         "no-report", po::bool_switch(&no_report_), "leave report.html and summary.md out")(
         "timing", po::bool_switch(&timing_), "print each search's sizes and wall time on stderr")(
         "quiet,q", po::bool_switch(&quiet_), "no live progress line on stderr")(
-        "list-slos", po::bool_switch(&list_slos_), "print every metric an SLO can bound (unit, better direction), and exit");
+        "check-invariants", po::bool_switch(&check_invariants_),
+        "verify the run invariants after every event (no resource over-allocated, gangs whole, every job accounted for); on in "
+        "Debug builds")("list-slos", po::bool_switch(&list_slos_),
+                        "print every metric an SLO can bound (unit, better direction), and exit");
   }
 
   Status finish(const po::variables_map&) override {
@@ -161,6 +164,7 @@ class Plan : public Command {
     if (Status s = DirectorySink(dir).prepare(); !s) return Outcome::bad_input(s.error().message);  // before any work
     PlanRunOptions options;
     options.threads = threads_ > 0 ? threads_ : all_cores();
+    options.check_invariants = options.check_invariants || check_invariants_;
     const size_t chains = plan_chains(*plan).size();
     if (*shard) options.chains = plan_shard(chains, (*shard)->index, (*shard)->count);
     attach_plan_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), plan->name});
@@ -168,7 +172,7 @@ class Plan : public Command {
       io.err << fmt::format("topsim: note: shard {} of {} has no search to run (the plan has {})\n", (*shard)->index,
                             (*shard)->count, chains);
     auto result = run_plan(*plan, options);
-    if (!result) return Outcome::bad_input(result.error().message);
+    if (!result) return Outcome::failed(result.error());
     if (!*shard) return finish_plan(*result, dir, !no_report_, io);
     DirectorySink sink(dir);
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
@@ -185,7 +189,7 @@ class Plan : public Command {
  private:
   std::string plan_path_, output_dir_, shard_;
   int threads_ = 0, shards_ = 0;
-  bool no_report_ = false, timing_ = false, quiet_ = false, list_slos_ = false;
+  bool no_report_ = false, timing_ = false, quiet_ = false, list_slos_ = false, check_invariants_ = false;
 
   static Outcome list_slos(Streams io) {
     for (const std::string& name : slo_metric_names()) {

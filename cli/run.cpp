@@ -33,7 +33,10 @@ class Run : public Command {
         "no live progress line (on a terminal, stderr shows simulated time, jobs done, events/s, ETA)")(
         "report", po::bool_switch(&report_)->default_value(true),
         "write the report: report.html, summary.md, CSV files, metrics.prom (the default)")(
-        "no-report", po::bool_switch(&no_report_), "leave the report out");
+        "no-report", po::bool_switch(&no_report_), "leave the report out")(
+        "check-invariants", po::bool_switch(&check_invariants_),
+        "verify the run invariants after every event (no resource over-allocated, gangs whole, every job accounted for); on in "
+        "Debug builds");
   }
 
   Status finish(const po::variables_map& values) override {
@@ -51,11 +54,12 @@ class Run : public Command {
     DirectorySink sink(output_dir_.empty() ? (fs::path("results") / safe_file_name(scenario->name)).string() : output_dir_);
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     ExperimentOptions options;
+    options.check_invariants = options.check_invariants || check_invariants_;
     options.threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), scenario->name});
     auto results = run_experiment(*scenario, options);
-    if (!results) return Outcome::bad_input(results.error().message);
+    if (!results) return Outcome::failed(results.error());
     std::vector<std::unique_ptr<Reporter>> reporters;
     reporters.push_back(make_json_reporter(options.keep_jobs));
     reporters.push_back(make_text_reporter());
@@ -78,6 +82,7 @@ class Run : public Command {
   bool no_report_ = false;
   bool timing_ = false;
   bool quiet_ = false;
+  bool check_invariants_ = false;
   int threads_ = 0;
 };
 

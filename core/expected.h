@@ -20,7 +20,14 @@ struct Error {
   Error() = default;
   Error(std::string text) : message(one_line(text)) {}  // NOLINT: implicit by design
   Error(const char* text) : message(one_line(text)) {}  // NOLINT: implicit by design
-  std::string message;                                  // one line, no trailing newline
+  // An error that is a bug in topsim (a violated invariant), not a problem with the input.
+  static Error bug(std::string text) {
+    Error e(std::move(text));
+    e.internal = true;
+    return e;
+  }
+  std::string message;    // one line, no trailing newline
+  bool internal = false;  // a bug: the CLI exits 3 with "internal error, please report"
 };
 
 template <class T>

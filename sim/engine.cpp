@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <queue>
 
+#include "sim/invariants.h"
 #include "sim/job_timing.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
@@ -43,6 +45,7 @@ class Engine final : private Binder {
         sampler_(config.sample_every_ms, workload.jobs),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent)) {
     cluster_.prepare(config.scheduler->serves, &target_);
+    if (config.check_invariants) invariants_.emplace(cluster_);
     out_.total_gpus = cluster_.total_gpus();
     out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
     out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
@@ -72,6 +75,7 @@ class Engine final : private Binder {
       if (!config_.jobs_wait) fail_waiting();
       if (recording_load()) curve_.observe(out_.arrived_milli, cluster_, failed_);
       if (config_.monitor && out_.events - reported_events_ >= kReportEvery) report();
+      if (invariants_ && !check_instant()) break;
     }
     end_of_run();
     if (config_.monitor) report();
@@ -96,6 +100,20 @@ class Engine final : private Binder {
   };
 
   bool recording_load() const { return config_.fill_last_percent >= 0; }
+
+  // False (the run stops) on the first violated invariant.
+  bool check_instant() {
+    InvariantChecker::Counts counts;
+    counts.arrived = next_submit_;
+    for (const Queue& queue : queues_) counts.waiting += queue.pending.size();
+    counts.running = static_cast<uint64_t>(running_);
+    counts.closed = out_.tally.jobs;
+    if (auto violation = invariants_->after_instant(now_ms_, cluster_, counts)) {
+      out_.invariant_violation = std::move(*violation);
+      return false;
+    }
+    return true;
+  }
 
   static constexpr uint64_t kReportEvery = 4096;  // events between two reports to the monitor
 
@@ -158,7 +176,10 @@ class Engine final : private Binder {
     ++out_.events;
     JobRecord& r = book_[id];
     const JobSpec& job = workload_.jobs[id];
-    for (size_t pod = 0; pod < r.pods.size(); ++pod) cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
+    for (size_t pod = 0; pod < r.pods.size(); ++pod) {
+      cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
+      if (invariants_) invariants_->released(r.pods[pod].node, id, r.pods[pod].gpus);
+    }
     --running_;
     ++release_version_;
     r.finish_ms = now_ms_;
@@ -174,6 +195,7 @@ class Engine final : private Binder {
         if (scheduler.try_place(view_, id, *this)) return PendingQueue::Attempt{true, {}};
         JobRecord& r = book_[id];
         if (!r.pods.empty() && r.state != JobState::Partial) set_state(id, JobState::Partial);
+        if (invariants_) invariants_->waiting(id, r.pods.size(), workload_.jobs[id].workers);
         return PendingQueue::Attempt{false, scheduler.shape(view_, id)};
       });
     }
@@ -193,6 +215,7 @@ class Engine final : private Binder {
   void bind(uint32_t id, const PodBinding& pod) override {
     JobRecord& r = book_[id];
     cluster_.bind(pod.node, pod_request(workload_.jobs[id], r.pods.size()), pod.gpus);
+    if (invariants_) invariants_->bound(pod.node, id, pod.gpus);
     r.pods.push_back({pod.node, pod.gpus, now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
   }
@@ -205,6 +228,7 @@ class Engine final : private Binder {
       for (size_t i : start.rank_order) ranked.push_back(std::move(r.pods[i]));
       r.pods = std::move(ranked);
     }
+    if (invariants_) invariants_->started(id, r.pods.size(), job.workers);
     r.comm = start.comm;
     r.relaxed = std::move(start.relaxed);
     for (const PodPlacement& pod : r.pods)
@@ -280,6 +304,7 @@ class Engine final : private Binder {
   size_t next_submit_ = 0;                            // jobs submitted so far
   uint64_t reported_events_ = 0, reported_done_ = 0;  // what the monitor has been told
   int64_t failed_ = 0;
+  std::optional<InvariantChecker> invariants_;  // with RunConfig::check_invariants
 };
 
 }  // namespace

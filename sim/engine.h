@@ -54,6 +54,7 @@ struct RunConfig {
   double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
   int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off
   RunMonitor* monitor = nullptr;                   // live counters to add to (may be null)
+  bool check_invariants = false;                   // verify after every instant (sim/invariants.h); default off
 };
 
 struct RunOutput {
@@ -73,8 +74,9 @@ struct RunOutput {
   // Fill experiments: the curve against arrived load and the state after the last arrival.
   std::vector<LoadPoint> load_curve;
   LoadPoint final_load;
-  int64_t arrived_milli = 0;   // GPU request of every submitted job
-  int64_t capacity_milli = 0;  // the cluster's GPUs x 1000
+  int64_t arrived_milli = 0;        // GPU request of every submitted job
+  int64_t capacity_milli = 0;       // the cluster's GPUs x 1000
+  std::string invariant_violation;  // with check_invariants: the first violation (the run stopped there)
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -69,6 +70,7 @@ class Experiment {
       results.schedulers.push_back(std::move(r));
     }
     run_all(results);
+    if (violation_) return Error::bug(*violation_);
     for (SchedulerResult& r : results.schedulers) summarize_over_seeds(r);
     return results;
   }
@@ -113,10 +115,16 @@ class Experiment {
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
     if (options_.live || options_.monitor) config.monitor = monitor();
+    config.check_invariants = options_.check_invariants;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
     auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
     RunOutput out = simulate(*cluster, *workload, config);
     RunResult result;
+    if (!out.invariant_violation.empty()) {
+      const std::lock_guard lock(violation_mutex_);
+      if (!violation_)
+        violation_ = std::string(info.name) + " seed " + std::to_string(config.seed) + ": " + out.invariant_violation;
+    }
     result.seed = config.seed;
     const bool fill = scenario_.mode == ExperimentMode::Fill;
     result.metrics = summarize_run(out, *workload, info.serves == NodeMode::Topology, fill);
@@ -205,6 +213,8 @@ class Experiment {
   const SchedulerInfo* share_ = nullptr;
   std::vector<std::shared_ptr<const Workload>> workloads_;
   mutable RunMonitor monitor_;
+  std::mutex violation_mutex_;
+  std::optional<std::string> violation_;  // the first run invariant violated (check_invariants)
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/expected.h"
+#include "sim/invariants.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
 
@@ -46,6 +47,9 @@ struct ExperimentOptions {
   // Counters every run adds to (events, jobs done, simulated time), for a caller's own progress
   // line; null: the experiment's own (which `live` reads).
   RunMonitor* monitor = nullptr;
+  // Verify the run invariants after every instant (sim/invariants.h); a violation fails the
+  // experiment with an internal error. Default: on in Debug builds or with TOPSIM_CHECK_INVARIANTS=1.
+  bool check_invariants = invariants_on_by_default();
   // The workload of each seed index when given (all `seeds` of them); else the scenario's.
   std::vector<std::shared_ptr<const Workload>> workloads;
 };

@@ -47,7 +47,7 @@ bool worse(Better better, double larger, double smaller) {
 
 class Planner {
  public:
-  explicit Planner(const PlanSpec& plan) : plan_(plan) {}
+  Planner(const PlanSpec& plan, bool check_invariants) : plan_(plan), check_invariants_(check_invariants) {}
 
   // The workloads of every growth step and seed, built once.
   Status prepare() {
@@ -84,6 +84,7 @@ class Planner {
     options.keep_jobs = false;
     options.workloads = workloads_[key.growth];
     options.monitor = monitor;
+    options.check_invariants = check_invariants_;
     auto results = run_experiment(scenario, options);
     if (!results) return results.error();
     for (const MetricSummary& m : results->schedulers.front().metrics) e.metrics[m.name] = m.over_seeds.mean;
@@ -191,6 +192,7 @@ class Planner {
   }
 
   const PlanSpec& plan_;
+  bool check_invariants_ = false;
   std::vector<std::vector<std::shared_ptr<const Workload>>> workloads_;  // [growth][seed]
 };
 
@@ -254,13 +256,13 @@ std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count) {
 }
 
 Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units) {
-  Planner planner(plan);
+  Planner planner(plan, invariants_on_by_default());
   if (Status s = planner.prepare(); !s) return s.error();
   return planner.evaluate(chain, units, nullptr);
 }
 
 Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& options) {
-  Planner planner(plan);
+  Planner planner(plan, options.check_invariants);
   if (Status s = planner.prepare(); !s) return s.error();
   const std::vector<ChainKey> keys = plan_chains(plan);
   std::vector<size_t> todo;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "sim/invariants.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
 
@@ -139,8 +140,9 @@ struct PlanProgress {
 };
 
 struct PlanRunOptions {
-  int threads = 1;                            // chains at once; default 1
-  std::optional<std::vector<size_t>> chains;  // which to run, ascending (none: all; empty: none)
+  int threads = 1;                                     // chains at once; default 1
+  bool check_invariants = invariants_on_by_default();  // in every replay (sim/invariants.h)
+  std::optional<std::vector<size_t>> chains;           // which to run, ascending (none: all; empty: none)
   // At the start, every live_every_s and at the end, from a thread of its own, one call at a
   // time (never at once with chain_done).
   std::function<void(const PlanProgress&)> live;
