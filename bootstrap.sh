@@ -2,7 +2,9 @@
 # One-step set-up for a fresh Debian machine: installs what is missing, configures, builds,
 # then either runs the main job (`run`) or the whole test suite (`test`).
 #   bash bootstrap.sh run     # build, then the main job on the built-in default scenario
-#   bash bootstrap.sh test    # build, then every test (ctest), then the quality gate (topsim check)
+#   bash bootstrap.sh test    # build, then every test (ctest), the quality gate (topsim check), then the
+#                             # sanitizer build (ASan + UBSan, clang) running every test again and a
+#                             # fuzz smoke run of every parser (docs/fuzzing.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,9 +13,9 @@ case "$mode" in run|test) ;; *) echo "usage: bash bootstrap.sh run|test" >&2; ex
 
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
           libfmt-dev catch2 libpugixml-dev libjs-chart.js)
-# The tests also check the formatting (.clang-format), render report.html in headless Chromium
-# and check metrics.prom with promtool (Debian prometheus).
-if [ "$mode" = test ]; then packages+=(clang-format-14 chromium prometheus); fi
+# The tests also check the formatting (.clang-format), render report.html in headless Chromium,
+# check metrics.prom with promtool (Debian prometheus), and build with clang + libFuzzer.
+if [ "$mode" = test ]; then packages+=(clang-format-14 chromium prometheus clang-14 libfuzzer-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -40,3 +42,11 @@ if [ -d ../shared/traces ]; then
 else
   echo "quality gate skipped: ../shared/traces (Philly and Alibaba traces) is absent" >&2
 fi
+
+# The sanitizer build (docs/fuzzing.md): the whole suite again under ASan + UBSan (any report
+# fails), then every fuzz target for a short smoke run.
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPSIM_SANITIZE=ON \
+  -DTOPSIM_FUZZ=ON -DTOPSIM_WERROR=ON >/dev/null
+cmake --build build-san -j"$jobs" >/dev/null
+ctest --test-dir build-san --output-on-failure -j"$jobs"
+bash fuzz/run.sh build-san "${TOPSIM_FUZZ_SECONDS:-15}"

@@ -43,6 +43,8 @@ struct EnumNames<JobKind> {
 inline constexpr uint16_t kNoModel = 0xFFFF;
 // A duration that never ends (fill experiments: nothing departs).
 inline constexpr int64_t kForeverMs = -1;
+// The longest run the engine times, 10^15 ms (about 31,700 years): longer estimates are cut here.
+inline constexpr int64_t kMaxRunMs = 1'000'000'000'000'000;
 
 struct JobSpec {
   uint32_t id = 0;        // its index in Workload::jobs (0..N-1, in submission order)

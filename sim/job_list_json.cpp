@@ -16,9 +16,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int64_t kMaxUint16 = 65535;      // JobSpec stores pods, GPUs and batch as uint16
-constexpr int64_t kMaxCount = 10'000'000;  // replicas of one entry
-constexpr double kMaxSeconds = 1e12;       // ~31,700 years: keeps ms within int64
+constexpr int64_t kMaxUint16 = 65535;              // JobSpec stores pods, GPUs and batch as uint16
+constexpr int64_t kMaxCount = 10'000'000;          // replicas of one entry
+constexpr int64_t kMaxIterations = 1'000'000'000;  // x any step time stays far below int64 ms
+constexpr double kMaxSeconds = 1e12;               // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -82,7 +83,7 @@ void read_work(const JsonObject& entry, JobSpec& job) {
     return entry.fail(iterations ? "duration_s" : "iterations",
                       iterations ? "cannot be combined with \"iterations\": give exactly one of them"
                                  : "missing: give exactly one of \"iterations\" and \"duration_s\"");
-  if (iterations) job.iterations = entry.integer("iterations", 1, kMaxInt64).value_or(1);
+  if (iterations) job.iterations = entry.integer("iterations", 1, kMaxIterations).value_or(1);
   if (duration) job.ideal_duration_ms = seconds_as_ms(entry, "duration_s", 1e-3).value_or(1);
 }
 

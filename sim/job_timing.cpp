@@ -1,5 +1,6 @@
 #include "sim/job_timing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -50,6 +51,16 @@ bool JobTimer::cross_numa(const JobRecord& record) const {
   return false;
 }
 
+namespace {
+
+// A run time in whole ms from a double, at most kMaxRunMs (a cast of a larger double is undefined).
+int64_t run_ms_of(double ms) {
+  if (!(ms < static_cast<double>(kMaxRunMs))) return kMaxRunMs;  // NaN too
+  return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(ms)));
+}
+
+}  // namespace
+
 JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
   const int node_type = cluster_.node(record.pods.front().node).type;
@@ -58,10 +69,9 @@ JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   t.ideal_samples_per_sec = ideal_samples_per_sec(job, node_type);
   t.cross_numa = cross_numa(record);
   if (job.iterations > 0 && estimate) {
-    t.run_ms = static_cast<int64_t>(std::ceil(static_cast<double>(job.iterations) * estimate->step_ms));
+    t.run_ms = run_ms_of(static_cast<double>(job.iterations) * estimate->step_ms);
   } else if (t.samples_per_sec > 0 && t.ideal_samples_per_sec > 0) {
-    t.run_ms = static_cast<int64_t>(
-        std::ceil(static_cast<double>(job.ideal_duration_ms) * (t.ideal_samples_per_sec / t.samples_per_sec)));
+    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (t.ideal_samples_per_sec / t.samples_per_sec));
   } else {
     t.run_ms = job.ideal_duration_ms;
   }

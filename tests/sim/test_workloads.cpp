@@ -350,6 +350,9 @@ TEST_CASE("sim::job_list errors name the source and the JSON path", "[sim][workl
     CHECK(job_list_error(2, "count", "-1") == "scenario.json: /workload/jobs/2/count: must be an integer in 1..10000000, got -1");
     CHECK(job_list_error(0, "workers", "0") == "scenario.json: /workload/jobs/0/workers: must be an integer in 1..65535, got 0");
     CHECK(job_list_error(1, "submit_s", "-3") == "scenario.json: /workload/jobs/1/submit_s: must be a number >= 0, got -3");
+    // Beyond this, iterations x step time could overflow the run time (it did: negative JCTs).
+    CHECK(job_list_error(0, "iterations", "9000000000000000000") ==
+          "scenario.json: /workload/jobs/0/iterations: must be an integer in 1..1000000000, got 9000000000000000000");
   }
   SECTION("both or neither of iterations and duration_s") {
     CHECK(job_list_error(0, "duration_s", "5") ==
@@ -359,7 +362,7 @@ TEST_CASE("sim::job_list errors name the source and the JSON path", "[sim][workl
   }
   SECTION("wrong types, unknown keys and unknown frameworks") {
     CHECK(job_list_error(0, "iterations", "\"many\"") ==
-          "scenario.json: /workload/jobs/0/iterations: must be an integer >= 1, got \"many\"");
+          "scenario.json: /workload/jobs/0/iterations: must be an integer in 1..1000000000, got \"many\"");
     CHECK(job_list_error(1, "pods", "[2, \"x\"]") ==
           "scenario.json: /workload/jobs/1/pods/1: must be an integer in 1..65535, got \"x\"");
     CHECK(job_list_error(0, "worker", "2").rfind("scenario.json: /workload/jobs/0/worker: unknown key (allowed: ", 0) == 0);
