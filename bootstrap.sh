@@ -49,4 +49,4 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build-san -DCMAKE_BUILD_TYPE=RelWithDeb
   -DTOPSIM_FUZZ=ON -DTOPSIM_WERROR=ON >/dev/null
 cmake --build build-san -j"$jobs" >/dev/null
 ctest --test-dir build-san --output-on-failure -j"$jobs"
-bash fuzz/run.sh build-san "${TOPSIM_FUZZ_SECONDS:-15}"
+TOPSIM_FUZZ_SEED="${TOPSIM_FUZZ_SEED:-1}" bash fuzz/run.sh build-san "${TOPSIM_FUZZ_SECONDS:-15}"

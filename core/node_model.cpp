@@ -1,8 +1,13 @@
 #include "core/node_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
+#include <string_view>
 #include <utility>
+#include <vector>
+
+#include "core/hardware.h"
 
 namespace topsim {
 namespace {
@@ -43,13 +48,40 @@ Status validate_bridges(const NodeModel& m) {
   return {};
 }
 
+// A PCI bus id as nvidia-smi and NCCL write it: [domain:]bus:device.function in hex, the
+// domain 4 or 8 digits (e.g. 0000:07:00.0, 00000000:07:00.0, 07:00.0).
+bool valid_bus_id(std::string_view id) {
+  const auto hex = [](std::string_view s, size_t digits) {
+    return s.size() == digits &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  };
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t colon = id.find(':', start);
+    parts.push_back(id.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) return false;
+  const std::string_view device = parts.back();  // "DD.F"
+  if (device.size() != 4 || !hex(device.substr(0, 2), 2) || device[2] != '.' || device[3] < '0' || device[3] > '7') return false;
+  if (!hex(parts[parts.size() - 2], 2)) return false;
+  return parts.size() == 2 || hex(parts[0], 4) || hex(parts[0], 8);
+}
+
 Status validate_gpus(const NodeModel& m) {
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const Gpu& g = m.gpus[i];
     if (Status s = check_bridge_ref(m, field("gpus", i, "bridge"), g.bridge); !s) return s;
-    if (g.sm < 10) return Error{field("gpus", i, "sm") + ": " + std::to_string(g.sm) + " is not a compute capability x 10"};
-    if (!(g.memory_gib > 0)) return Error{field("gpus", i, "memory_gib") + ": must be positive"};
+    if (g.sm < kMinSm || g.sm > kMaxSm)
+      return Error{field("gpus", i, "sm") + ": " + std::to_string(g.sm) + " is not a compute capability x 10 (" +
+                   std::to_string(kMinSm) + "-" + std::to_string(kMaxSm) + ")"};
+    if (!(g.memory_gib > 0) || g.memory_gib > kMaxGpuMemoryGib)
+      return Error{field("gpus", i, "memory_gib") + ": must be in (0, " + std::to_string(static_cast<int>(kMaxGpuMemoryGib)) +
+                   "]"};
     if (g.nvswitch_links < 0) return Error{field("gpus", i, "nvswitch_links") + ": must not be negative"};
+    if (!g.bus_id.empty() && !valid_bus_id(g.bus_id))
+      return Error{field("gpus", i, "bus_id") + ": '" + g.bus_id + "' is not a PCI bus id (e.g. 0000:07:00.0)"};
     if (Status s = check_pcie(entry("gpus", i), g.pcie_gen, g.pcie_width); !s) return s;
   }
   return {};
@@ -61,7 +93,9 @@ Status validate_nics(const NodeModel& m) {
     const Nic& n = m.nics[i];
     if (n.name.empty()) return Error{field("nics", i, "name") + ": must not be empty"};
     if (!names.insert(n.name).second) return Error{field("nics", i, "name") + ": duplicate NIC name '" + n.name + "'"};
-    if (!(n.speed_gbit > 0)) return Error{field("nics", i, "speed_gbit") + ": must be positive"};
+    if (!(n.speed_gbit > 0) || n.speed_gbit > kMaxNicGbit)
+      return Error{field("nics", i, "speed_gbit") + ": must be in (0, " + std::to_string(static_cast<int>(kMaxNicGbit)) +
+                   "] Gb/s"};
     if (Status s = check_bridge_ref(m, field("nics", i, "bridge"), n.bridge); !s) return s;
     if (Status s = check_pcie(entry("nics", i), n.pcie_gen, n.pcie_width); !s) return s;
   }
@@ -79,6 +113,20 @@ Status validate_nvlinks(const NodeModel& m) {
     if (l.count < 1) return Error{field("nvlinks", i, "count") + ": must be at least 1"};
     if (!seen.insert(std::minmax(l.gpu_a, l.gpu_b)).second) return Error{field("nvlinks", i, "gpus") + ": GPU pair listed twice"};
   }
+  // Every GPU's NVLinks (bonds and switch links) fit in its ports: its catalog model's count, and
+  // never more than any GPU has.
+  std::vector<int> used(m.gpus.size(), 0);
+  for (size_t g = 0; g < m.gpus.size(); ++g) used[g] = m.gpus[g].nvswitch_links;
+  for (const NvLinkBond& l : m.nvlinks)
+    used[static_cast<size_t>(l.gpu_a)] += l.count, used[static_cast<size_t>(l.gpu_b)] += l.count;
+  for (size_t g = 0; g < m.gpus.size(); ++g) {
+    const GpuModel* model = find_gpu_model(m.gpus[g].model);
+    const int ports = model && model->max_nvlinks > 0 ? model->max_nvlinks : kMaxNvlinkPorts;
+    if (used[g] > ports)
+      return Error{entry("gpus", g) + ": " + std::to_string(used[g]) + " NVLinks (bonds and nvswitch_links), but a " +
+                   (model ? m.gpus[g].model + " has " : std::string("GPU has at most ")) + std::to_string(ports) +
+                   " NVLink ports"};
+  }
   return {};
 }
 
@@ -86,6 +134,9 @@ Status validate_nvlinks(const NodeModel& m) {
 
 Status validate(const NodeModel& m) {
   if (m.name.empty()) return Error{"name: must not be empty"};
+  if (m.numa_nodes.size() > kMaxNumaNodes) return Error{"numa_nodes: at most " + std::to_string(kMaxNumaNodes) + " NUMA nodes"};
+  if (m.bridges.size() > kMaxBridges) return Error{"bridges: at most " + std::to_string(kMaxBridges) + " PCIe bridges"};
+  if (m.nics.size() > kMaxNics) return Error{"nics: at most " + std::to_string(kMaxNics) + " NICs"};
   if (m.numa_nodes.empty()) return Error{"numa_nodes: a node needs at least one NUMA node"};
   if (m.gpus.empty()) return Error{"gpus: a node needs at least one GPU"};
   if (m.gpus.size() > kMaxGpusPerNode)

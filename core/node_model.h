@@ -76,6 +76,12 @@ struct NvLinkBond {
 
 // Largest GPU count in one node / NVLink domain (GB200 NVL72 is 72).
 inline constexpr size_t kMaxGpusPerNode = 128;
+// What validate() accepts beyond that (docs/limits.md): generous, but no impossible hardware.
+inline constexpr size_t kMaxNumaNodes = 64, kMaxBridges = 1024, kMaxNics = 64;
+inline constexpr int kMinSm = 10, kMaxSm = 150;   // compute capability x 10: 1.0 .. 15.0
+inline constexpr double kMaxGpuMemoryGib = 4096;  // per GPU
+inline constexpr double kMaxNicGbit = 3200;       // per NIC port
+inline constexpr int kMaxNvlinkPorts = 18;        // per GPU, for a model the catalog does not know
 
 struct NodeModel {
   std::string name;

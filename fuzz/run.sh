@@ -6,6 +6,7 @@
 # suites, node files) and from ../shared (topologies, the head of each trace) when present.
 # Prints one line per target (executions, corpus size, findings); a finding (crash, sanitizer
 # report, hang over 10 s, over 2 GB) is saved under BUILD_DIR/fuzz-findings/ and the script exits 1.
+# TOPSIM_FUZZ_SEED=N fixes libFuzzer's random seed (CI's smoke run uses 1).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
@@ -37,6 +38,8 @@ seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_nod
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv
 
+seed_option=()
+[ -n "${TOPSIM_FUZZ_SEED:-}" ] && seed_option=(-seed="$TOPSIM_FUZZ_SEED")
 status=0
 mkdir -p "$build/fuzz-findings"
 for t in "${targets[@]}"; do
@@ -45,7 +48,7 @@ for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"
   mkdir -p "$corpus"
   log="$build/fuzz-findings/$t.log"
-  "$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  "$bin" "$corpus" "${seed_option[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$build/fuzz-findings/$t-" -print_final_stats=1 >"$log" 2>&1
   rc=$?
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The bad-input table: run.sh TOPSIM_BINARY [CASE...]
 #
-# Runs every case of tests/bad_inputs/cases/ (or the CASEs given: files, or names with or
-# without the .case suffix) and checks that topsim rejects the input as promised: exit code 2,
+# Runs every case of tests/bad_inputs/cases/ (or the CASEs given: files, names with or without
+# the .case suffix, or name prefixes such as 2 or 21) and checks that topsim rejects the input as promised: exit code 2,
 # exactly one line on stderr starting with "topsim: error: " and holding every `expect:`
 # substring, no raw control byte in it, nothing on stdout, nothing written or changed in the
 # case's folder. Prints one line per failing case, then "N cases, M failed"; exits 1 when a
-# case failed. Needs bash, coreutils and grep only. Format: tests/bad_inputs/README.md.
+# case failed. Needs bash, coreutils and grep only. The case format: tests/bad_inputs/README.md.
 #
 # Environment: BAD_INPUTS_JOBS (cases at once, default: nproc), BAD_INPUTS_TIMEOUT (seconds per
-# case, default 20), BAD_INPUTS_VERBOSE=1 (print the command of a failing case too),
-# BAD_INPUTS_KEEP=1 (keep the temporary folders).
+# case, default 20; a case's `timeout:` line overrides it), BAD_INPUTS_MEMORY_MB (virtual memory
+# limit of topsim, default 2048, 0 = none: needed for sanitizer builds), BAD_INPUTS_VERBOSE=1
+# (print the command of a failing case too), BAD_INPUTS_KEEP=1 (keep the temporary folders).
 set -u
 
 if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
@@ -24,10 +25,11 @@ shift
 [[ $bin == /* ]] || bin=$PWD/$bin
 jobs=${BAD_INPUTS_JOBS:-$(nproc 2>/dev/null || echo 2)}
 limit=${BAD_INPUTS_TIMEOUT:-20}
+memory_mb=${BAD_INPUTS_MEMORY_MB:-2048}
 verbose=${BAD_INPUTS_VERBOSE:-0}
 
 # The binary may be being rebuilt: wait a little for it.
-for _ in $(seq 1 30); do
+for _ in {1..60}; do
   [[ -x $bin ]] && break
   sleep 1
 done
@@ -44,6 +46,7 @@ else
     if [[ -f $c ]]; then cases+=("$c")
     elif [[ -f $here/cases/$c ]]; then cases+=("$here/cases/$c")
     elif [[ -f $here/cases/$c.case ]]; then cases+=("$here/cases/$c.case")
+    elif compgen -G "$here/cases/$c*.case" >/dev/null; then cases+=("$here"/cases/"$c"*.case)
     else
       echo "bad-inputs: no case '$c'" >&2
       exit 2
@@ -52,35 +55,35 @@ else
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/topsim-bad-inputs.XXXXXX")
-cleanup() { [[ ${BAD_INPUTS_KEEP:-0} == 1 ]] || rm -rf "$work"; }
+cleanup() {
+  if [[ ${BAD_INPUTS_KEEP:-0} == 1 ]]; then echo "kept: $work"; else rm -rf "$work"; fi
+}
 trap cleanup EXIT
 
-# Shows bytes readably on one line: control bytes as ^X / M-x (cat -v), at most 300 bytes.
+# Shows a file's bytes on one line: control bytes as ^X / M-x (cat -v), newlines as |, at most
+# 300 bytes.
 show() { head -c 300 "$1" | cat -v | tr '\n' '|'; }
 
-# Every path under a folder with a checksum for regular files (never opens FIFOs).
-snapshot() {
-  (cd "$1" && find . -print | LC_ALL=C sort | while IFS= read -r p; do
-    if [[ -f $p && ! -L $p ]]; then printf '%s %s\n' "$p" "$(cksum <"$p")"; else printf '%s\n' "$p"; fi
-  done)
-}
+# Every path under the current folder with its type, size and modification time (FIFOs are
+# listed, never opened).
+snapshot() { find . -printf '%y %s %T@ %p\n'; }
 
-# run_case CASE_FILE RESULT_FILE: writes "" (passed) or the failure line to RESULT_FILE.
+# run_case CASE_FILE RESULT_FILE: leaves RESULT_FILE empty (passed) or writes the failure line.
 run_case() {
-  local file=$1 result=$2 name
-  name=$(basename "$file" .case)
-  local dir=$work/$name
+  local file=$1 result=$2
+  local name=${file##*/}
+  name=${name%.case}
+  local dir=$work/$name/files
   local out=$dir/out
-  mkdir -p "$dir/files"
-  dir=$dir/files
-  out=$dir/out
+  mkdir -p "$dir"
   local reasons=() args_line="" expects=() envs=() line fname="" fmode="" body="" in_files=0 have_args=0
+  local case_limit=$limit
 
   flush_file() {
     [[ -z $fname ]] && return 0
     local target
     printf -v target '%b' "$fname"
-    mkdir -p "$dir/$(dirname "$target")"
+    [[ $target == */* ]] && mkdir -p "$dir/${target%/*}"
     if [[ $fmode == printf ]]; then
       printf '%b' "$body" >"$dir/$target"
     else
@@ -102,21 +105,20 @@ run_case() {
       continue
     fi
     if [[ $in_files == 1 ]]; then
-      line=${line//\{dir\}/$dir}
-      body+=$line$'\n'
+      body+=${line//\{dir\}/$dir}$'\n'
       continue
     fi
+    local value=${line#*:}
+    value=${value# }
     case $line in
       ''|'#'*) ;;
-      'args:'*) args_line=${line#args:}; have_args=1 ;;
-      'expect:'*) local e=${line#expect:}; e=${e# }; expects+=("$e") ;;
-      'env:'*) local v=${line#env:}; v=${v# }; envs+=("$v") ;;
-      'fifo:'*) local f=${line#fifo:}; f=${f# }; mkfifo "$dir/$f" ;;
-      'mkdir:'*) local m=${line#mkdir:}; m=${m# }; mkdir -p "$dir/$m" ;;
-      'symlink:'*)  # symlink: NAME TARGET
-        local s=${line#symlink:} sn st
-        read -r sn st <<<"$s"
-        ln -s "${st//\{dir\}/$dir}" "$dir/$sn" ;;
+      'args:'*) args_line=$value; have_args=1 ;;
+      'expect:'*) expects+=("$value") ;;
+      'env:'*) envs+=("$value") ;;
+      'fifo:'*) [[ $value == */* ]] && mkdir -p "$dir/${value%/*}"; mkfifo "$dir/$value" ;;
+      'mkdir:'*) mkdir -p "$dir/$value" ;;
+      'timeout:'*) case_limit=$value ;;
+      'truncate:'*) truncate -s "${value##* }" "$dir/${value% *}" ;;
       *) reasons+=("bad case file: unknown line '$line'") ;;
     esac
   done <"$file"
@@ -124,7 +126,7 @@ run_case() {
   [[ $have_args == 1 ]] || reasons+=("bad case file: no 'args:' line")
   [[ ${#expects[@]} -gt 0 ]] || reasons+=("bad case file: no 'expect:' line")
 
-  local argv=() word expanded
+  local argv=() words=() word expanded
   read -ra words <<<"$args_line"
   for word in "${words[@]}"; do
     word=${word//\{dir\}/$dir}
@@ -134,67 +136,75 @@ run_case() {
   done
 
   if [[ ${#reasons[@]} -gt 0 ]]; then
-    printf '%s: %s\n' "$name" "${reasons[*]}" >"$result"
+    printf 'FAIL %s: %s\n' "$name" "${reasons[*]}" >"$result"
     return
   fi
 
+  cd "$dir" || return
   local before after
-  before=$(snapshot "$dir")
-  local so=$work/$name.stdout se=$work/$name.stderr rc attempt
+  before=$(snapshot)
+  local so=$work/$name/stdout se=$work/$name/stderr rc attempt
   # A binary being rebuilt cannot be run for a moment (126: permission denied, text file busy;
   # 127: missing): try again for up to 60 s.
-  for attempt in $(seq 1 60); do
-    (
-      cd "$dir" || exit 99
+  for attempt in {1..60}; do
+    { (
+      [[ $memory_mb -gt 0 ]] && ulimit -v $((memory_mb * 1024))
       exec env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_MAX \
         -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_STEP -u SLURM_ARRAY_JOB_ID \
         -u JOB_COMPLETION_INDEX -u GITHUB_STEP_SUMMARY -u TOPSIM_CHECK_INVARIANTS \
-        "${envs[@]}" timeout -k 2 "$limit" "$bin" "${argv[@]}" </dev/null >"$so" 2>"$se"
-    )
+        "${envs[@]}" timeout -k 2 "$case_limit" "$bin" "${argv[@]}" </dev/null >"$so" 2>"$se"
+    ); } 2>/dev/null
     rc=$?
-    [[ ($rc == 126 || $rc == 127) && -z $(head -c 15 "$se" | grep -F "topsim: ") ]] || break
+    [[ ($rc == 126 || $rc == 127) && $(head -c 7 "$se") != "topsim:" ]] || break
     sleep 1
   done
-  after=$(snapshot "$dir")
+  after=$(snapshot)
 
   if [[ $rc == 124 || $rc == 137 ]]; then
-    reasons+=("hang: killed after ${limit}s")
+    reasons+=("hang: killed after ${case_limit}s")
+  elif [[ $rc -gt 128 ]]; then
+    reasons+=("crashed: killed by signal $((rc - 128)) (want exit 2)")
   elif [[ $rc != 2 ]]; then
     reasons+=("exit $rc (want 2)")
   fi
-  if [[ -s $so ]]; then reasons+=("stdout not empty: '$(show "$so")'"); fi
-  local newlines size
-  newlines=$(tr -cd '\n' <"$se" | wc -c)
-  size=$(wc -c <"$se")
-  if [[ $size == 0 ]]; then
+  [[ -s $so ]] && reasons+=("stdout not empty: '$(show "$so")'")
+
+  # The control bytes of stderr, in hex: exactly "0a" for one clean line.
+  local ctl content="" e
+  ctl=$(LC_ALL=C tr -d '\040-\176\200-\377' <"$se" | od -An -tx1 | tr -d ' \n')
+  if [[ ! -s $se ]]; then
     reasons+=("stderr empty")
   else
-    if [[ $newlines != 1 || $(tail -c 1 "$se" | od -An -tx1 | tr -d ' ') != 0a ]]; then
-      reasons+=("stderr is not one line ($newlines newlines)")
+    if [[ $ctl == 0a ]]; then
+      IFS= read -r -d '' content <"$se"
+      [[ $content == *$'\n' ]] || reasons+=("stderr does not end with its newline")
+    else
+      # bytes are 00-1f or 7f, so "0a" only matches whole bytes
+      local others=${ctl//0a/} newlines=${ctl//0a/x}
+      newlines=${newlines//[^x]/}
+      [[ ${#newlines} == 1 ]] || reasons+=("stderr is not one line (${#newlines} newlines)")
+      [[ -n $others ]] && reasons+=("$((${#others} / 2)) raw control byte(s) in stderr")
     fi
-    if [[ $(head -c 15 "$se") != "topsim: error: " ]]; then
-      reasons+=("stderr does not start with 'topsim: error: '")
-    fi
-    local ctl
-    ctl=$(LC_ALL=C tr -d '\n\040-\176\200-\377' <"$se" | wc -c)
-    if [[ $ctl != 0 ]]; then reasons+=("$ctl raw control byte(s) in stderr"); fi
-    local e
+    [[ $(head -c 15 "$se") == "topsim: error: " ]] || reasons+=("stderr does not start with 'topsim: error: '")
     for e in "${expects[@]}"; do
-      LC_ALL=C grep -aqF -- "$e" "$se" || reasons+=("stderr lacks '$e'")
+      if [[ -n $content ]]; then
+        [[ $content == *"$e"* ]] || reasons+=("stderr lacks '$e'")
+      else
+        LC_ALL=C grep -aqF -- "$e" "$se" || reasons+=("stderr lacks '$e'")
+      fi
     done
   fi
   if [[ $before != "$after" ]]; then
     local changed
-    changed=$(diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") | grep '^[<>]' |
-      sed 's/ [0-9]* [0-9]*$//' | sort -u | tr '\n' ' ')
-    reasons+=("files written or changed: $changed")
+    changed=$(diff <(LC_ALL=C sort <<<"$before") <(LC_ALL=C sort <<<"$after") | grep '^[<>]' |
+      cut -d' ' -f5- | LC_ALL=C sort -u | tr '\n' ' ')
+    reasons+=("files written or changed: ${changed% }")
   fi
 
   if [[ ${#reasons[@]} -gt 0 ]]; then
-    local msg="FAIL $name: $(IFS=';'; echo "${reasons[*]}") -- stderr: '$(show "$se")'"
-    if [[ $verbose == 1 ]]; then
-      msg+=" -- command: topsim $(printf '%q ' "${argv[@]}")"
-    fi
+    local msg
+    msg="FAIL $name: $(IFS=';'; echo "${reasons[*]}") -- stderr: '$(show "$se")'"
+    [[ $verbose == 1 ]] && msg+=" -- command: topsim $(printf '%q ' "${argv[@]}")"
     printf '%s\n' "$msg" >"$result"
   else
     : >"$result"
@@ -204,7 +214,8 @@ run_case() {
 mkdir -p "$work/results"
 running=0
 for file in "${cases[@]}"; do
-  run_case "$file" "$work/results/$(basename "$file" .case)" &
+  n=${file##*/}
+  run_case "$file" "$work/results/${n%.case}" &
   running=$((running + 1))
   if [[ $running -ge $jobs ]]; then
     wait -n
@@ -215,9 +226,10 @@ wait
 
 failed=0
 for file in "${cases[@]}"; do
-  r=$work/results/$(basename "$file" .case)
+  n=${file##*/}
+  r=$work/results/${n%.case}
   if [[ ! -f $r ]]; then
-    echo "FAIL $(basename "$file" .case): the runner itself failed on this case"
+    echo "FAIL ${n%.case}: the runner itself failed on this case"
     failed=$((failed + 1))
   elif [[ -s $r ]]; then
     cat "$r"

@@ -158,6 +158,22 @@ TEST_CASE("sim::node_json rejects bad input with file and JSON path", "[sim]") {
     CHECK_THAT(e, Catch::StartsWith("node.json: bridges[0]."));
     CHECK_THAT(e, Catch::EndsWith("pcie_gen: 9 is not a PCIe generation (1-6)"));
   }
+  SECTION("impossible hardware is refused (docs/limits.md)") {
+    CHECK(error_after([](Json& n) { n["nvlinks"][0]["count"] = 1000000; }) ==
+          "node.json: gpus[0]: 1000000 NVLinks (bonds and nvswitch_links), but a v100 has 6 NVLink ports");
+    CHECK_THAT(error_after([](Json& n) { n["gpus"][0]["sm"] = 9999; }),
+               Catch::EndsWith("sm: 9999 is not a compute capability x 10 (10-150)"));
+    CHECK_THAT(error_after([](Json& n) { n["gpus"][0]["memory_gib"] = 1e9; }),
+               Catch::EndsWith("memory_gib: must be in (0, 4096]"));
+    CHECK_THAT(error_after([](Json& n) { n["nics"][0]["speed_gbit"] = 1e7; }),
+               Catch::EndsWith("speed_gbit: must be in (0, 3200] Gb/s"));
+    CHECK_THAT(error_after([](Json& n) {
+                 n["gpus"][0]["count"] = 1;
+                 n["gpus"][0]["bus_id"] = "0000:zz:00.0";
+                 n.erase("nvlinks");
+               }),
+               Catch::EndsWith("bus_id: '0000:zz:00.0' is not a PCI bus id (e.g. 0000:07:00.0)"));
+  }
   SECTION("syntax error reports line and column") {
     // the missing comma shows at the end of the "gpus" token on line 3, where nlohmann's
     // own message places it too
