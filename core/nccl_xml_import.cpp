@@ -332,6 +332,20 @@ class NcclXmlImporter {
 };
 
 // "dir/ibm-hgx-h100.xml" -> "ibm-hgx-h100".
+// Real NCCL topology files nest 6-8 deep; the importer walks the tree recursively, so a deeper
+// file is refused first (its walk could exhaust the stack).
+constexpr int kMaxXmlDepth = 64;
+
+// The first element deeper than kMaxXmlDepth (pugixml's traversal is not recursive).
+struct DepthLimit final : pugi::xml_tree_walker {
+  pugi::xml_node too_deep;
+  bool for_each(pugi::xml_node& node) override {
+    if (depth() <= kMaxXmlDepth) return true;
+    too_deep = node;
+    return false;
+  }
+};
+
 std::string model_name_from_source(std::string_view source) {
   source = source.substr(source.rfind('/') == std::string_view::npos ? 0 : source.rfind('/') + 1);
   source = source.substr(0, source.rfind('.'));
@@ -348,6 +362,11 @@ Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view sour
     const auto [line, column] = line_and_column(text, parsed.offset);
     return Error{source + ":" + std::to_string(line) + ":" + std::to_string(column) +
                  ": XML parse error: " + parsed.description() + " (byte offset " + std::to_string(parsed.offset) + ")"};
+  }
+  if (DepthLimit limit; !doc.traverse(limit) && limit.too_deep) {
+    const long line = line_and_column(text, limit.too_deep.offset_debug()).first;
+    return Error{source + ":" + std::to_string(line) + ": elements nested more than " + std::to_string(kMaxXmlDepth) +
+                 " deep (an NCCL topology file nests fewer than 10)"};
   }
   const pugi::xml_node system = doc.child("system");
   if (!system) return Error{source + ": no <system> element: not an NCCL topology file"};

@@ -315,6 +315,14 @@ TEST_CASE("core::nccl_xml import errors name the source and the element", "[core
     CHECK(message.find("XML parse error") != std::string::npos);
     CHECK(message.find("byte offset") != std::string::npos);
   }
+  SECTION("a file nested deeper than any topology is refused before it is walked (it overflowed the stack)") {
+    std::string deep = "<system version=\"1\">\n";
+    for (int i = 0; i < 200000; ++i) deep += "<pci>";
+    for (int i = 0; i < 200000; ++i) deep += "</pci>";
+    deep += "\n</system>\n";
+    CHECK(import_error(deep, "deep.xml") ==
+          "deep.xml:2: elements nested more than 64 deep (an NCCL topology file nests fewer than 10)");
+  }
   SECTION("a document without <system> is not an NCCL topology file") {
     CHECK(import_error("<topology><cpu/></topology>", "other.xml") ==
           "other.xml: no <system> element: not an NCCL topology file");
