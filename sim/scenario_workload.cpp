@@ -15,6 +15,9 @@
 namespace topsim {
 namespace {
 
+// The most pods a fill experiment may draw for one run (docs/limits.md).
+constexpr double kMaxFillDraws = 1e7;
+
 const std::vector<std::string> kKinds = {"jobs", "synthetic", "philly", "alibaba", "alibaba-pods"};
 
 // Launches every job as pods of `pod_gpus` GPUs (one process per GPU with MPI/Horovod when 1),
@@ -108,6 +111,18 @@ void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& 
   if (s.mode == ExperimentMode::Fill) {
     if (o.has("max_pods")) return o.fail("max_pods", "applies to replays (a fill experiment draws from the whole list)");
     const int64_t capacity = cluster_capacity_milli(s.cluster);
+    // Draws go on until the GPU request reaches target_load x capacity: the list must ask GPUs,
+    // and not so little that the draws become endless.
+    double ask_milli = 0;
+    for (const JobSpec& pod : pods->pods) ask_milli += static_cast<double>(pod.gpu_milli_total());
+    if (!(ask_milli > 0))
+      return o.fail("path", pods->file + ": no pod asks for a GPU (" + std::to_string(pods->pods.size()) +
+                                " pods): a fill experiment draws pods until their GPU request reaches target_load");
+    const double draws = s.target_load * static_cast<double>(capacity) / (ask_milli / static_cast<double>(pods->pods.size()));
+    if (draws > kMaxFillDraws)
+      return o.fail("path", "reaching target_load would draw about " + std::to_string(static_cast<int64_t>(draws)) +
+                                " pods (at most " + std::to_string(static_cast<int64_t>(kMaxFillDraws)) +
+                                "): the pods ask too little GPU for this cluster");
     s.workload_for_seed = [pods, capacity, target = s.target_load](uint64_t seed) {
       return sample_trace_pods(*pods, seed, capacity, target);
     };

@@ -146,6 +146,14 @@ TEST_CASE("sim::trace pods replayed: deterministic, and bad input names the JSON
             Catch::Contains("missing.csv': No such file"));
     CHECK_THAT(load_error(trace.json(R"(, "sample_every_s": 0)"), dir), Catch::Contains("/sample_every_s"));
   }
+  SECTION("a fill experiment over pods that ask no GPU is refused (its draws never reached the target: a hang)") {
+    std::ofstream(dir + "/cpu.csv") << kPodHeader << "c0,1000,1024,0,0,,LS,Running,0,30,0\n";
+    CHECK_THAT(
+        load_error(
+            R"({"mode": "fill", "cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "cpu.csv"}})",
+            dir),
+        Catch::Contains("/workload/path: cpu.csv: no pod asks for a GPU (1 pods)"));
+  }
 }
 
 TEST_CASE("sim::fill protocol stops at the requested load", "[sim][fill]") {
