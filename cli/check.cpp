@@ -15,6 +15,8 @@
 #include "reports/check_report.h"
 #include "sim/experiment.h"
 #include "sim/quality_gate.h"
+#include "sim/schedulers/registry.h"
+#include "sim/suggest.h"
 
 namespace topsim::cli {
 namespace {
@@ -53,6 +55,9 @@ class Check : public Command {
       const size_t eq = text.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
         return Error{"--candidate '" + text + "': expected SCHEDULER=OTHER"};
+      for (const std::string& name : {text.substr(0, eq), text.substr(eq + 1)})
+        if (!find_scheduler(name))
+          return Error{"--candidate '" + text + "': " + unknown_name("scheduler", name, scheduler_names())};
       substitutions_.push_back({text.substr(0, eq), text.substr(eq + 1)});
     }
     return {};

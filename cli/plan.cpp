@@ -68,6 +68,15 @@ Expected<std::optional<Shard>> choose_shard(const std::string& shard_text, int s
     const auto min = env_integer("SLURM_ARRAY_TASK_MIN");
     if (!id || !count || !min)
       return Error{"a Slurm job array needs SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT as numbers"};
+    // A stepped array (--array=0-14:2) or one with holes (--array=1,5,9) numbers its tasks apart:
+    // the shards would not be 0..N-1.
+    const auto step = env_integer("SLURM_ARRAY_TASK_STEP");
+    const auto max = env_integer("SLURM_ARRAY_TASK_MAX");
+    if ((step && *step != 1) || (max && *max - *min + 1 != *count))
+      return Error{
+          fmt::format("Slurm array task {} is not in a contiguous array (SLURM_ARRAY_TASK_MIN {}, _MAX {}, _STEP {}, "
+                      "_COUNT {}): use --array=0-{}",
+                      *id, *min, max ? std::to_string(*max) : "-", step ? std::to_string(*step) : "-", *count, *count - 1)};
     const long long index = *id - *min;
     if (*count < 1 || index < 0 || index >= *count)
       return Error{

@@ -40,6 +40,8 @@ class Run : public Command {
   }
 
   Status finish(const po::variables_map& values) override {
+    // An empty argument (an unset "$SCENARIO") is not "no argument": it must not run the default.
+    if (values.count("scenario") && scenario_.empty()) return Error{"the scenario argument is empty"};
     if (no_report_ && values.count("report") && !values["report"].defaulted())
       return Error{"--report and --no-report contradict each other"};
     if (summary_only_ && jobs_) return Error{"--summary-only and --jobs contradict each other"};

@@ -47,6 +47,8 @@ class TopoImport : public Command {
   Status finish(const po::variables_map& values) override { return node_.finish(values); }
 
   Outcome execute(Streams io) override {
+    // Where the node goes is checked first, so a refusal is the only line (no import notes).
+    if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     NodeSourceInfo info;
     Expected<NodeModel> model = node_.load(io.err, &info);
     if (!model) return Outcome::bad_input(model.error().message);

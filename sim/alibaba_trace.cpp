@@ -7,6 +7,7 @@
 #include <istream>
 #include <limits>
 
+#include "core/node_model.h"
 #include "sim/input_file.h"
 
 namespace topsim {
@@ -153,6 +154,8 @@ Status parse_common(const Row& row, Record& record, int& gpu_count) {
 Expected<TraceNode> parse_node(const Row& row) {
   TraceNode node;
   if (Status s = parse_common(row, node, node.gpu_count); !s) return s.error();
+  if (node.gpu_count > static_cast<int>(kMaxGpusPerNode))
+    return row.error(3, std::to_string(node.gpu_count) + " GPUs; a node has at most " + std::to_string(kMaxGpusPerNode));
   const std::string_view model = row.text(4);
   if (model.empty()) {
     if (node.gpu_count > 0) return row.error(4, "empty for a node with " + std::to_string(node.gpu_count) + " GPUs");

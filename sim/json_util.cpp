@@ -136,8 +136,19 @@ Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
     return json;
   } catch (const Json::parse_error& e) {
     return Error{text_position(text, source, e.byte) + ": " + parse_reason(e)};
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double ("number overflow parsing '1e400'"): nlohmann gives no position,
+    // so the number is looked up in the text.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    if (open != std::string::npos && close > open) {
+      const std::string number = what.substr(open + 1, close - open - 1);
+      if (const size_t at = text.find(number); at != std::string_view::npos)
+        return Error{text_position(text, source, at + 1) + ": invalid JSON: the number " + number + " is out of range"};
+    }
+    return Error{std::string(source) + ": invalid JSON: a number is out of range"};
   } catch (const Json::exception& e) {
-    return Error{std::string(source) + ": " + e.what()};
+    return Error{std::string(source) + ": invalid JSON: " + e.what()};
   }
 }
 

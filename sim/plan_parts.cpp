@@ -96,6 +96,35 @@ Expected<std::vector<std::string>> find_plan_parts(const std::string& path) {
   return parts;
 }
 
+namespace {
+
+// Every search of a part is one of its plan's, in this shard, with its key where the plan's
+// canonical order puts it (plan_chains) and its answer among its evaluations.
+Status check_chains(const PlanPart& part) {
+  const PlanInfo& info = part.result.info;
+  const size_t schedulers = info.schedulers.size(), candidates = info.candidates.size(), steps = info.growth.size();
+  if (info.chains != schedulers * candidates * steps)
+    return Error{"/plan/chains: " + std::to_string(info.chains) + " searches, but the plan has " +
+                 std::to_string(schedulers * candidates * steps)};
+  for (size_t k = 0; k < part.result.chains.size(); ++k) {
+    const PlanChain& c = part.result.chains[k];
+    const std::string at = "/chains/" + std::to_string(k);
+    if (c.key.scheduler >= schedulers || c.key.candidate >= candidates || c.key.growth >= steps)
+      return Error{at + "/key: not a search of the plan (" + std::to_string(schedulers) + " schedulers, " +
+                   std::to_string(candidates) + " candidates, " + std::to_string(steps) + " growth steps)"};
+    const size_t index = (c.key.growth * schedulers + c.key.scheduler) * candidates + c.key.candidate;
+    if (c.index != index)
+      return Error{at + "/index: " + std::to_string(c.index) + ", but its key is search " + std::to_string(index)};
+    if (c.index % part.shards != part.shard)
+      return Error{at + "/index: search " + std::to_string(c.index) + " is not in shard " + std::to_string(part.shard) + " of " +
+                   std::to_string(part.shards)};
+    if (c.answer && *c.answer >= c.evaluations.size()) return Error{at + "/answer: not one of its evaluations"};
+  }
+  return {};
+}
+
+}  // namespace
+
 Expected<PlanPart> read_plan_part(const std::string& path) {
   auto text = read_text_file(path);
   if (!text) return text.error();
@@ -113,6 +142,7 @@ Expected<PlanPart> read_plan_part(const std::string& path) {
       return Error{path + ": shard " + std::to_string(part.shard) + " of " + std::to_string(part.shards) + " is out of range"};
     part.result.info = read_info(d.at("plan"));
     for (const json& c : d.at("chains")) part.result.chains.push_back(read_chain(c));
+    if (Status s = check_chains(part); !s) return Error{path + ": malformed plan part: " + s.error().message};
     return part;
   } catch (const std::exception& e) {
     return Error{path + ": malformed plan part: " + e.what()};

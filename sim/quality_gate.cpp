@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sim/input_file.h"
 #include "sim/json_util.h"
 #include "sim/node_source.h"
 #include "sim/scenario_sections.h"
@@ -91,6 +92,8 @@ void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt
   if (!o.is_object() || !o.require("scenario") || !o.require("metrics")) return;
   SuiteScenario entry;
   entry.path = resolve_path(dir.string(), o.string("scenario").value_or(""));
+  // A scenario that cannot be opened is the suite's mistake; one that does not load names itself.
+  if (Status s = check_input_file(entry.path); !s) return o.fail("scenario", s.error().message);
   auto scenario = load_scenario(entry.path);
   if (!scenario) return verbatim.emplace(scenario.error()), void();
   entry.scenario = std::move(scenario).value();

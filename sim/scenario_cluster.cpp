@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/builtin_models.h"
+#include "core/hardware.h"
 #include "sim/alibaba_trace.h"
 #include "sim/node_source.h"
 #include "sim/scenario_sections.h"
@@ -61,7 +62,10 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   const auto model = o.string("model");
   if (!model) return;
   NodeLoadOptions load;
-  if (auto g = o.string("gpu_model")) load.topo_m.gpu_model = *g;
+  if (auto g = o.string("gpu_model")) {
+    if (!find_gpu_model(*g)) return o.fail("gpu_model", unknown_name("GPU model", *g, gpu_model_names()));
+    load.topo_m.gpu_model = *g;
+  }
   std::string spec = builtin_model(*model) ? *model : resolve_path(base_dir, *model);
   // A bare name that is no file (beside the scenario or here) is a mistyped model: load_node
   // answers it with "did you mean" instead of "cannot open '<folder>/<name>'".
