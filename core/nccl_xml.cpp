@@ -81,7 +81,7 @@ class NcclXmlExporter {
 
  private:
   // Model bus ids are kept when set and unique; the rest are "DDDD:BB:00.0" from a counter,
-  // bridges first, skipping ids the model uses, so a GPU's id does not depend on the subset.
+  // switches first, skipping ids the model uses, so a GPU's id does not depend on the subset.
   void assign_bus_ids() {
     std::set<std::string> taken;
     auto keep = [&](const std::string& id) { return !id.empty() && taken.insert(lower(id)).second ? id : ""; };
@@ -95,8 +95,11 @@ class NcclXmlExporter {
         if (taken.insert(id).second) return id;
       }
     };
+    // Host bridges have no element in NCCL's format: only switches take a bus number, so an
+    // imported file (whose host bridges are its CPUs' root ports) exports to the same ids.
     bridge_bus_.resize(model_.bridges.size());
-    for (std::string& id : bridge_bus_) id = next();
+    for (size_t b = 0; b < model_.bridges.size(); ++b)
+      if (model_.bridges[b].kind == BridgeKind::Switch) bridge_bus_[b] = next();
     for (std::string& id : gpu_bus_) id = id.empty() ? next() : id;
     for (std::string& id : nic_bus_) id = id.empty() ? next() : id;
     nvswitch_bus_ = next();

@@ -92,6 +92,11 @@ Status validate_nics(const NodeModel& m) {
   for (size_t i = 0; i < m.nics.size(); ++i) {
     const Nic& n = m.nics[i];
     if (n.name.empty()) return Error{field("nics", i, "name") + ": must not be empty"};
+    // An interface name as the kernel and NCCL write it (mlx5_0, ib0, efa0, enp1s0f0): printable
+    // ASCII without spaces (IFNAMSIZ allows 15 bytes; we allow 64).
+    if (n.name.size() > 64 || !std::all_of(n.name.begin(), n.name.end(), [](char c) { return c > ' ' && c < 0x7f; }))
+      return Error{field("nics", i, "name") + ": '" + n.name +
+                   "' is not an interface name (printable ASCII, no spaces, at most 64)"};
     if (!names.insert(n.name).second) return Error{field("nics", i, "name") + ": duplicate NIC name '" + n.name + "'"};
     if (!(n.speed_gbit > 0) || n.speed_gbit > kMaxNicGbit)
       return Error{field("nics", i, "speed_gbit") + ": must be in (0, " + std::to_string(static_cast<int>(kMaxNicGbit)) +

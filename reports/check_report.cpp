@@ -95,7 +95,7 @@ std::string render_baseline(const Suite& suite, const std::map<std::string, std:
     for (const auto& [name, v] : metrics)
       root["scenarios"][scenario][name] = {
           {"mean", std::round(v.mean * 1e6) / 1e6}, {"sd", std::round(v.sd * 1e6) / 1e6}, {"runs", v.runs}};
-  return root.dump(2) + "\n";
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace topsim

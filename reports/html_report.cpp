@@ -172,8 +172,8 @@ std::string render_html_page(const std::string& title, const std::string& body_h
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + std::string(kStyle) + "</style>\n";
   out += "<script>\n" + std::string(chartjs_source()) + "\n</script>\n</head>\n<body>\n";
   out += "<h1>" + html_escape(title) + "</h1>\n" + body_html + charts_html(charts);
-  out += "<pre id=\"errors\"></pre>\n<script type=\"application/json\" id=\"topsim-data\">" + script_safe_json(data.dump()) +
-         "</script>\n";
+  out += "<pre id=\"errors\"></pre>\n<script type=\"application/json\" id=\"topsim-data\">" +
+         script_safe_json(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n";
   out += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
   return out;
 }

@@ -181,7 +181,7 @@ void write_results_json(const ResultSet& results, std::ostream& out) {
         {{"name", s.name}, {"share_policy", s.share_scheduler}, {"metrics", over_seeds_json(s)}, {"runs", runs}});
   }
   root["schedulers"] = std::move(schedulers);
-  out << root.dump(2) << "\n";
+  out << root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void write_jobs_jsonl(const ResultSet& results, std::ostream& out) {
@@ -191,7 +191,7 @@ void write_jobs_jsonl(const ResultSet& results, std::ostream& out) {
       for (uint32_t id = 0; id < run.jobs.size(); ++id) {
         Json line = {{"scheduler", s.name}, {"seed", run.seed}};
         line.update(job_json(*run.workload, run.jobs[id], id));
-        out << line.dump() << "\n";
+        out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       }
     }
 }

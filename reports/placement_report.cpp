@@ -61,7 +61,7 @@ std::string render_placement_json(const PlacementReport& r) {
       {"nccl_env", env},
       {"topo_xml", r.topo_xml_path.empty() ? OrderedJson() : OrderedJson(r.topo_xml_path)},
   };
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace topsim

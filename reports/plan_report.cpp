@@ -375,7 +375,7 @@ std::string render_plan_json(const PlanResult& r) {
   doc["feasible"] = plan_feasible(r);
   doc["headlines"] = plan_headlines(r);
   doc["chains"] = body["chains"];
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string render_plan_part(const PlanResult& r, size_t shard, size_t shards) {
@@ -383,7 +383,7 @@ std::string render_plan_part(const PlanResult& r, size_t shard, size_t shards) {
   Json body = plan_document(r, true);
   doc["plan"] = body["plan"];
   doc["chains"] = body["chains"];
-  return doc.dump(1) + "\n";
+  return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string render_plan_markdown(const PlanResult& r) {

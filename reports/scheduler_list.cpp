@@ -28,7 +28,7 @@ std::string render_scheduler_json() {
                     {"handles", handles_names(info.handles)},
                     {"serves_label", enum_name(info.serves)},
                     {"source", info.source}});
-  return nlohmann::ordered_json{{"schedulers", list}}.dump(2) + "\n";
+  return nlohmann::ordered_json{{"schedulers", list}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace topsim

@@ -239,7 +239,7 @@ std::string render_topology_json(const Topology& topology) {
                      {"nics", nics_json(topology)},
                      {"pairs", pairs_json(topology)},
                      {"nvlinks", nvlinks_json(m)}};
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace topsim

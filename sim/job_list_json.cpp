@@ -16,10 +16,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int64_t kMaxUint16 = 65535;              // JobSpec stores pods, GPUs and batch as uint16
-constexpr int64_t kMaxCount = 10'000'000;          // replicas of one entry
-constexpr int64_t kMaxIterations = 1'000'000'000;  // x any step time stays far below int64 ms
-constexpr double kMaxSeconds = 1e12;               // ~31,700 years: keeps ms within int64
+constexpr int64_t kMaxUint16 = 65535;      // JobSpec stores pods, GPUs and batch as uint16
+constexpr int64_t kMaxCount = 10'000'000;  // replicas of one entry
+constexpr int64_t kMaxIterations = 1'000'000'000;
+constexpr int64_t kMaxJobs =
+    50'000'000;                       // in one workload: about 3.6 GB of job specs  // x any step time stays far below int64 ms
+constexpr double kMaxSeconds = 1e12;  // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -179,8 +181,8 @@ struct Pending {
 std::vector<Pending> expand(const std::vector<Entry>& entries, JsonErrors& errors) {
   std::vector<Pending> jobs;
   for (const Entry& entry : entries) {
-    if (static_cast<int64_t>(jobs.size()) + entry.count > std::numeric_limits<uint32_t>::max()) {
-      errors.fail(entry.pointer + "/count", "the job list would exceed 4,294,967,295 jobs");
+    if (static_cast<int64_t>(jobs.size()) + entry.count > kMaxJobs) {
+      errors.fail(entry.pointer + "/count", "the job list would exceed 50,000,000 jobs (docs/limits.md)");
       break;
     }
     for (int64_t k = 0; k < entry.count; ++k) {
@@ -309,7 +311,7 @@ Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::st
                                            caller_keys));
   SyntheticOptions options = defaults;
   options.seed = static_cast<uint64_t>(object.integer("seed", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.seed)));
-  options.jobs = static_cast<uint32_t>(object.integer("jobs", 1, std::numeric_limits<uint32_t>::max()).value_or(defaults.jobs));
+  options.jobs = static_cast<uint32_t>(object.integer("jobs", 1, kMaxJobs).value_or(defaults.jobs));
   options.arrival_rate_per_hour = object.positive_number("arrival_rate_per_hour").value_or(defaults.arrival_rate_per_hour);
   options.gpus_per_node = static_cast<int>(object.integer("gpus_per_node", 1, kMaxUint16).value_or(defaults.gpus_per_node));
   options.median_duration_minutes = object.positive_number("median_duration_minutes").value_or(defaults.median_duration_minutes);

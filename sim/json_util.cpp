@@ -50,7 +50,7 @@ std::string parse_reason(const Json::parse_error& e) {
 // Whole numbers without a fraction ("0", not "0.0"), others as JSON writes them.
 std::string number_text(double v) {
   if (std::abs(v) < 1e15 && v == std::floor(v)) return std::to_string(static_cast<int64_t>(v));
-  return Json(v).dump();
+  return Json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 std::string number_text(int64_t v) { return std::to_string(v); }
 
@@ -155,7 +155,7 @@ Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
 std::string describe_json(const Json& value) {
   if (value.is_object()) return "an object";
   if (value.is_array()) return "an array";
-  const std::string text = value.dump();
+  const std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
 }
 

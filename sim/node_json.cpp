@@ -36,7 +36,7 @@ class LoadContext {
 std::string describe(const Json& value) {
   if (value.is_object()) return "an object";
   if (value.is_array()) return "an array";
-  std::string text = value.dump();
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
 }
 
@@ -319,13 +319,13 @@ OrderedJson number_value(double x) {
 
 // One line: {"a": 1, "b": [0, 3]}.
 std::string inline_json(const OrderedJson& value) {
-  if (!value.is_object() && !value.is_array()) return value.dump();
+  if (!value.is_object() && !value.is_array()) return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out = value.is_object() ? "{" : "[";
   bool first = true;
   for (auto it = value.begin(); it != value.end(); ++it) {
     out += first ? "" : ", ";
     first = false;
-    if (value.is_object()) out += OrderedJson(it.key()).dump() + ": ";
+    if (value.is_object()) out += OrderedJson(it.key()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ": ";
     out += inline_json(it.value());
   }
   return out + (value.is_object() ? "}" : "]");
@@ -409,8 +409,9 @@ std::vector<OrderedJson> map_entries(const std::vector<T>& items, ToJson to_json
 std::string node_to_json(const NodeModel& model) {
   const auto nvlink_json = [](const NvLinkBond& l) { return OrderedJson{{"gpus", {l.gpu_a, l.gpu_b}}, {"count", l.count}}; };
   std::string out = "{\n";
-  out += "  \"name\": " + OrderedJson(model.name).dump() + ",\n";
-  out += "  \"description\": " + OrderedJson(model.description).dump() + ",\n";
+  out += "  \"name\": " + OrderedJson(model.name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ",\n";
+  out += "  \"description\": " + OrderedJson(model.description).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         ",\n";
   out += "  \"numa_nodes\": " + list_json(map_entries(model.numa_nodes, numa_json)) + ",\n";
   out += "  \"bridges\": " + list_json(map_entries(model.bridges, bridge_json)) + ",\n";
   out += "  \"gpus\": " + list_json(gpu_entries(model.gpus)) + ",\n";

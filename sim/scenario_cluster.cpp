@@ -15,6 +15,8 @@
 namespace topsim {
 namespace {
 
+constexpr int64_t kMaxClusterNodes = 1'000'000;  // over all node groups
+
 namespace fs = std::filesystem;
 
 }  // namespace
@@ -143,7 +145,15 @@ void read_cluster(JsonErrors& errors, const JsonAt& at, const std::string& base_
   const JsonAt nodes = *o.member("nodes");
   if (!nodes.value->is_array() || nodes.value->empty())
     return errors.fail(nodes.pointer, "must be a non-empty array of node groups");
-  for (size_t i = 0; i < nodes.value->size(); ++i) read_node_group(errors, nodes.element(i), base_dir, s.cluster);
+  int64_t total = 0;
+  for (size_t i = 0; i < nodes.value->size() && !errors.failed(); ++i) {
+    read_node_group(errors, nodes.element(i), base_dir, s.cluster);
+    if (errors.failed()) return;
+    total += s.cluster.groups.back().count;
+    if (total > kMaxClusterNodes)
+      return errors.fail(nodes.element(i).pointer + "/count",
+                         "the cluster would have more than " + std::to_string(kMaxClusterNodes) + " nodes (docs/limits.md)");
+  }
   if (auto net = o.member("network")) read_network(errors, *net, s.cluster.network, s.network);
 }
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "core/builtin_models.h"
 #include "core/nccl_xml.h"
 #include "core/topology.h"
+#include "sim/node_json.h"
 #include "test_support.h"
 
 using namespace topsim;
@@ -368,5 +370,73 @@ TEST_CASE("core::nccl_xml import errors name the source and the element", "[core
     }
     const std::string message = import_error(test::read_text(dir + "/aws-p5.48xlarge-nccl-topo.xml"), "p5.xml");
     CHECK(message == "p5.xml:17: <cpu numaid=0>: no arch attribute: hint files without CPU details cannot be imported");
+  }
+}
+
+namespace {
+
+// A random valid node: 1-2 sockets, host bridges with 0-2 switches under each, 1-8 GPUs (at least
+// one per bridge) of one NVLink-capable model, direct NVLink bonds within every GPU's ports, 0-2 NICs.
+NodeModel random_node(uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const char* models[] = {"v100", "a100", "h100"};
+  const std::string gpu_model = models[pick(0, 2)];
+  const int ports = find_gpu_model(gpu_model)->max_nvlinks;
+  NodeModelBuilder b("random-" + std::to_string(seed));
+  std::vector<int> bridges;
+  const int sockets = pick(1, 2);
+  for (int s = 0; s < sockets; ++s) {
+    const int host = b.host_bridge(b.numa(s == 0 ? CpuKind::IntelSkylake : CpuKind::IntelSkylake,
+                                          std::to_string(s * 16) + "-" + std::to_string(s * 16 + 15)),
+                                   pick(3, 5));
+    bridges.push_back(host);
+    for (int k = pick(0, 2); k > 0; --k) bridges.push_back(b.pcie_switch(host, pick(3, 5)));
+  }
+  // Every switch gets a GPU first (NCCL's dumps have no empty switch; the export leaves one out
+  // but keeps its synthetic bus number, so a node with one is not a fixed point).
+  const int gpus = std::max(pick(1, 8), static_cast<int>(bridges.size()));
+  for (int g = 0; g < gpus; ++g)
+    b.gpu(g < static_cast<int>(bridges.size()) ? bridges[static_cast<size_t>(g)]
+                                               : bridges[static_cast<size_t>(pick(0, static_cast<int>(bridges.size()) - 1))],
+          gpu_model);
+  std::vector<int> used(static_cast<size_t>(gpus), 0);
+  for (int a = 0; a < gpus; ++a)
+    for (int c = a + 1; c < gpus; ++c) {
+      const int count = pick(0, 2);
+      if (count == 0 || used[static_cast<size_t>(a)] + count > ports || used[static_cast<size_t>(c)] + count > ports) continue;
+      b.nvlink(a, c, count);
+      used[static_cast<size_t>(a)] += count, used[static_cast<size_t>(c)] += count;
+    }
+  for (int n = pick(0, 2); n > 0; --n)
+    b.nic(bridges[static_cast<size_t>(pick(0, static_cast<int>(bridges.size()) - 1))], "mlx5_" + std::to_string(n),
+          pick(0, 1) ? 100 : 200, NicTransport::InfiniBand);
+  return b.take();
+}
+
+}  // namespace
+
+TEST_CASE("core::nccl_xml and node JSON round trips hold for random valid nodes", "[core][nccl][roundtrip]") {
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    INFO("seed " << seed);
+    const NodeModel model = random_node(seed);
+    REQUIRE(validate(model).ok());
+    // node JSON: export -> load -> export is the identity
+    const std::string json = node_to_json(model);
+    const auto loaded = node_from_json(json, "random.json");
+    REQUIRE(loaded.ok());
+    CHECK(node_to_json(*loaded) == json);
+    // NCCL XML: what is exported imports, and exports again to the same file. (NCCL's format has
+    // no element for a host bridge: GPUs directly under one host bridge come back on separate
+    // root ports of the socket, PHB read as NODE, so the node itself is not always the same.)
+    const std::string xml = export_nccl_xml(model);
+    const NodeModel copy = import_ok(xml, "random.xml");
+    CHECK(export_nccl_xml(copy) == xml);
+    REQUIRE(copy.gpus.size() == model.gpus.size());
+    CHECK(copy.nics.size() == model.nics.size());
+    CHECK(copy.nvlinks.size() == model.nvlinks.size());
+    for (size_t g = 0; g < model.gpus.size(); ++g) CHECK(copy.gpus[g].model == model.gpus[g].model);
+    // and the imported node exports to JSON its own loader accepts
+    CHECK(node_from_json(node_to_json(copy), "copy.json").ok());
   }
 }
