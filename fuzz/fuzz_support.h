@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "core/expected.h"
+#include "core/node_model.h"
+#include "sim/node_json.h"
 
 namespace topsim::fuzz {
 
@@ -35,6 +37,19 @@ inline void check(const Status& status) {
 [[noreturn]] inline void finding(const char* what) {
   std::fprintf(stderr, "fuzz: %s\n", what);
   std::abort();
+}
+
+// A node an importer accepted must export to node JSON that the node loader accepts and that
+// exports to the same bytes again (what `topo import` writes, its own loader reads).
+inline void check_node_round_trip(const NodeModel& model, const char* importer) {
+  const std::string json = node_to_json(model);
+  const auto again = node_from_json(json, "exported.json");
+  if (!again) {
+    std::fprintf(stderr, "%s\n%s\n", again.error().message.c_str(), json.c_str());
+    std::fprintf(stderr, "fuzz: %s accepted a node its JSON export does not load\n", importer);
+    std::abort();
+  }
+  if (node_to_json(*again) != json) finding("node JSON round trip changed the node");
 }
 
 }  // namespace topsim::fuzz

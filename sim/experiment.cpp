@@ -11,6 +11,7 @@
 
 #include "sim/periodic_call.h"
 #include "sim/seeds.h"
+#include "sim/workers.h"
 
 namespace topsim {
 namespace {
@@ -166,14 +167,6 @@ class Experiment {
         options_.progress(p);
       }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < options_.threads && static_cast<size_t>(t) < tasks.size(); ++t) {
-      try {
-        pool.emplace_back(worker);
-      } catch (const std::system_error&) {
-        break;  // fewer threads: the remaining runs go to the threads we have
-      }
-    }
     const auto start = std::chrono::steady_clock::now();
     std::function<void(bool)> tick;
     if (options_.live)
@@ -184,8 +177,7 @@ class Experiment {
         options_.live(p);
       };
     const PeriodicCall ticker(std::move(tick), options_.live_every_s);
-    worker();
-    for (std::thread& thread : pool) thread.join();
+    run_workers(options_.threads, tasks.size(), worker);
   }
 
   LiveProgress live_progress(size_t runs, size_t runs_done, std::chrono::steady_clock::time_point start) const {

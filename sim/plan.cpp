@@ -13,6 +13,7 @@
 #include "sim/experiment.h"
 #include "sim/periodic_call.h"
 #include "sim/seeds.h"
+#include "sim/workers.h"
 
 namespace topsim {
 namespace {
@@ -310,17 +311,8 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
       options.live(p);
     };
   {
-    std::vector<std::thread> pool;
-    for (int t = 1; t < options.threads && static_cast<size_t>(t) < todo.size(); ++t) {
-      try {
-        pool.emplace_back(worker);
-      } catch (const std::system_error&) {
-        break;  // fewer threads: the remaining chains go to the threads we have
-      }
-    }
     const PeriodicCall ticker(std::move(tick), options.live_every_s);
-    worker();
-    for (std::thread& thread : pool) thread.join();
+    run_workers(options.threads, todo.size(), worker);
   }
   for (const auto& error : errors)
     if (error) return *error;

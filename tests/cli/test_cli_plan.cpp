@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli/browser_support.h"
+#include "plan_fixture.h"
 #include "test_support.h"
 
 using topsim::test::check_bad_input;
@@ -22,17 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kPlan = R"({"name": "small", "seed": 4,
- "workload": {"kind": "synthetic", "jobs": 300, "arrival_rate_per_hour": 20,
-              "size_mix": {"1": 3, "2": 2, "4": 2, "8": 1}, "median_duration_minutes": 30},
- "network": {"transport": "ib"},
- "growth": [1, 2],
- "node_types": [{"model": "dgx1-v100", "cost_per_node_hour": 24.48},
-                {"model": "dgx-a100", "cost_per_node_hour": 32.77, "watts": 6500}],
- "mixes": [{"parts": {"dgx1-v100": 1, "dgx-a100": 1}}],
- "schedulers": ["topology-aware", "default"],
- "slo": {"wait_s.p95": 900, "rejected": 0},
- "bounds": {"max_nodes": 16}})";
+const char* const kPlan = topsim::test::kSmallPlan;
 
 const std::vector<std::string> kFiles = {"plan.json", "summary.txt", "plan.csv", "summary.md", "report.html"};
 
