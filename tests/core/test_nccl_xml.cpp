@@ -325,6 +325,16 @@ TEST_CASE("core::nccl_xml import errors name the source and the element", "[core
     CHECK(import_error(deep, "deep.xml") ==
           "deep.xml:2: elements nested more than 64 deep (an NCCL topology file nests fewer than 10)");
   }
+  SECTION("invalid UTF-8 quoted in the import notes still exports as JSON (fuzz finding: the export threw)") {
+    std::string xml = export_nccl_xml(*builtin_model("dgx1-v100"));
+    const size_t at = xml.find("device=\"0x1db1\"");
+    REQUIRE(at != std::string::npos);
+    xml.replace(at, 15, "device=\"0x1db1\x87\x87\"");
+    const NodeModel model = import_ok(xml, "bytes.xml");
+    const std::string json = node_to_json(model);
+    CHECK_THAT(json, Catch::Contains("0x1db1\xef\xbf\xbd\xef\xbf\xbd"));  // U+FFFD twice
+    CHECK(node_from_json(json, "bytes.json").ok());
+  }
   SECTION("a document without <system> is not an NCCL topology file") {
     CHECK(import_error("<topology><cpu/></topology>", "other.xml") ==
           "other.xml: no <system> element: not an NCCL topology file");

@@ -284,6 +284,18 @@ TEST_CASE("core::import_topo_m small inline matrices", "[core][import]") {
 }
 
 TEST_CASE("core::import_topo_m rejects bad input with source, line and the problem", "[core][import]") {
+  SECTION("a NIC name that is no interface name is refused, its bytes escaped (fuzz finding: it broke the JSON export)") {
+    const std::string text =
+        "\tGPU0\tGPU1\tNIC0\nGPU0\tX\tPIX\tPXB\nGPU1\tPIX\tX\tPXB\nNIC0\tPXB\tPXB\tX\n\nNIC Legend:\n\n  NIC0: mlx5_\xff"
+        "0\n";
+    TopoImportOptions options;
+    options.gpu_model = "a10";
+    const auto result = import_topo_m(text, "nic.txt", options);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().message ==
+          "nic.txt:1: imported model is invalid: nics[0].name: 'mlx5_\\xff0' is not an interface name (printable ASCII, no "
+          "spaces, at most 64)");
+  }
   SECTION("empty text is an error on line 1") {
     CHECK(import_error("") == "inline.txt:1: empty input: no nvidia-smi topo -m matrix");
     CHECK(import_error("# only a comment\n").rfind("inline.txt:1: no nvidia-smi topo -m matrix found", 0) == 0);
