@@ -1,34 +1,33 @@
-// `topsim topo models`: the built-in node models.
-#include <fmt/format.h>
+// `topsim topo models [--json]`: the built-in node models (reports/model_list.h).
 #include <ostream>
 
 #include "cli/command_table.h"
-#include "core/builtin_models.h"
+#include "reports/model_list.h"
 
 namespace topsim::cli {
 namespace {
 
 class TopoModels : public Command {
  public:
-  void declare(OptionSet&) override {}
+  void declare(OptionSet& options) override {
+    options.visible.add_options()(
+        "json", po::bool_switch(&json_),
+        "print JSON for scripts: every model's GPUs, GPU models and memory, NUMA nodes, NVLink kind, NICs");
+  }
 
   Outcome execute(Streams io) override {
-    const std::vector<BuiltinModelInfo> models = builtin_models();
-    size_t width = 4;
-    for (const BuiltinModelInfo& info : models) width = std::max(width, info.name.size());
-    io.out << fmt::format("{:<{}}  {:>4}  {}\n", "NAME", width, "GPUS", "SUMMARY");
-    for (const BuiltinModelInfo& info : models) {
-      const size_t gpus = builtin_model(info.name)->gpus.size();
-      io.out << fmt::format("{:<{}}  {:>4}  {}\n", info.name, width, gpus, info.summary);
-    }
+    io.out << (json_ ? render_model_json() : render_model_table());
     return Outcome::ok();
   }
+
+ private:
+  bool json_ = false;
 };
 
 const Registrar registered{{
     "topo models",
     "list the built-in node models",
-    "",
+    "[--json]",
     "Any command taking <model|file> accepts these names.",
     [] { return std::make_unique<TopoModels>(); },
 }};

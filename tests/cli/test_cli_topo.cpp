@@ -64,6 +64,21 @@ TEST_CASE("cli::topo models and show", "[cli]") {
     CHECK(table_row(r.out, "NAME", "dgx1-v100").at(1) == "8");
     CHECK(table_row(r.out, "NAME", "dgx2-v100").at(1) == "16");
   }
+  SECTION("topo models --json describes every model for scripts") {
+    const CliResult r = run_cli("topo models --json");
+    REQUIRE(r.exit_code == 0);
+    const auto models = nlohmann::json::parse(r.out).at("models");
+    REQUIRE(models.size() == 5);
+    const auto& dgx1 = models.at(0);
+    CHECK(dgx1.at("name") == "dgx1-v100");
+    CHECK(dgx1.at("gpus") == 8);
+    CHECK(dgx1.at("gpu_models") == nlohmann::json::array({"v100"}));
+    CHECK(dgx1.at("nvlink") == "bonds");
+    CHECK(dgx1.at("numa_nodes") == 2);
+    CHECK(dgx1.at("nics").at(0).at("name") == "mlx5_0");
+    CHECK(models.at(1).at("name") == "dgx-a100");
+    CHECK(models.at(1).at("nvlink") == "nvswitch");
+  }
   SECTION("topo show dgx1-v100: GPU0-GPU3 is NV2 at 40.0 GB/s, GPU0-GPU5 is SYS at 5.0 without P2P") {
     const CliResult r = run_cli("topo show dgx1-v100");
     REQUIRE(r.exit_code == 0);
