@@ -166,7 +166,21 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
   read_mode(top, s);
   if (auto seed = top.integer("seed", 0, INT64_MAX)) s.seed = static_cast<uint64_t>(*seed);
   if (auto seeds = top.integer("seeds", 1, kMaxSeeds)) s.seeds = static_cast<int>(*seeds);
-  if (top.require("cluster")) read_cluster(errors, *top.member("cluster"), base_dir, s);
+  if (top.require("cluster")) {
+    const JsonAt at = *top.member("cluster");
+    if (at.value->is_string()) {  // a cluster file, e.g. from `topsim import nodes`; its errors name it
+      const std::string path = resolve_path(base_dir, at.value->get<std::string>());
+      auto text = read_text_file(path);
+      if (!text) return top.fail("cluster", text.error().message);
+      auto document = parse_json_text(*text, path);
+      if (!document) return verbatim.emplace(document.error()), void();
+      JsonErrors file_errors(path);
+      read_cluster(file_errors, JsonAt{&*document, ""}, fs::path(path).parent_path().string(), s);
+      if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
+    } else {
+      read_cluster(errors, at, base_dir, s);
+    }
+  }
   if (errors.failed()) return;
   if (top.require("workload")) read_workload(errors, verbatim, *top.member("workload"), std::string(source), base_dir, s);
   if (verbatim || errors.failed()) return;

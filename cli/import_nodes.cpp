@@ -1,0 +1,78 @@
+// `topsim import nodes FILE -o cluster.json [--map PRODUCT=MODEL]...`: a Kubernetes cluster's
+// GPU nodes (`kubectl get nodes -o json`) as a scenario cluster (sim/kube_nodes.h).
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cli/command_table.h"
+#include "cli/output_file.h"
+#include "sim/kube_nodes.h"
+#include "sim/node_source.h"
+
+namespace topsim::cli {
+namespace {
+
+class ImportNodes : public Command {
+ public:
+  void declare(OptionSet& options) override {
+    options.argument("file", &input_);
+    options.visible.add_options()("output,o", po::value(&output_)->value_name("PATH"),
+                                  "the cluster JSON to write ('-' for stdout); required")(
+        "map", po::value(&maps_)->composing(),
+        "PRODUCT=MODEL: the node model (built-in name or node file) for a GPU product label (repeatable)");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (input_.empty()) return Error{"give the output of `kubectl get nodes -o json` (a file)"};
+    if (output_.empty()) return Error{"-o PATH is required: the cluster JSON to write"};
+    for (const std::string& m : maps_) {
+      const size_t eq = m.rfind('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == m.size()) return Error{"--map '" + m + "': expected PRODUCT=MODEL"};
+      mapping_[m.substr(0, eq)] = m.substr(eq + 1);
+    }
+    return {};
+  }
+
+  Outcome execute(Streams io) override {
+    if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
+    auto text = read_text_file(input_);
+    if (!text) return Outcome::bad_input(text.error().message);
+    auto imported = import_kube_nodes(*text, input_, mapping_);
+    if (!imported) return Outcome::bad_input(imported.error().message);
+    for (const auto& [product, model] : mapping_)
+      if (auto node = load_node(model); !node)
+        return Outcome::bad_input("--map '" + product + "=" + model + "': " + node.error().message);
+    if (Status s = write_output(output_, kube_cluster_json(*imported), io.out); !s) return Outcome::bad_input(s.error().message);
+    std::ostream& note = output_ == "-" ? io.err : io.out;
+    for (const KubeNodeGroup& g : imported->groups)
+      note << fmt::format("{} x {} ({} x {}{}) -> {}\n", g.count, g.model, g.gpus, g.product,
+                          g.label.empty() ? "" : ", " + g.label, output_ == "-" ? "stdout" : output_);
+    if (!imported->skipped.empty())
+      note << fmt::format("skipped {} node(s) without GPUs: {}{}\n", imported->skipped.size(), imported->skipped.front(),
+                          imported->skipped.size() > 1 ? ", ..." : "");
+    return Outcome::ok();
+  }
+
+ private:
+  std::string input_, output_;
+  std::vector<std::string> maps_;
+  std::map<std::string, std::string> mapping_;
+};
+
+const Registrar registered{{
+    "import nodes",
+    "turn `kubectl get nodes -o json` into a scenario cluster",
+    "<nodes.json> -o <cluster.json> [--map PRODUCT=MODEL]...",
+    "Groups the GPU nodes by GPU product (label nvidia.com/gpu.product, set by GPU feature\n"
+    "discovery), GPUs per node (allocatable nvidia.com/gpu, or aliyun.com/gpu-count) and\n"
+    "scheduling label (ack.node.gpu.schedule, kept), maps each group to the built-in model with\n"
+    "that GPU and count (`topsim topo models`), and writes {\"nodes\": [{\"model\", \"count\",\n"
+    "\"label\"}]}: a scenario's cluster, given inline or as \"cluster\": \"cluster.json\". Nodes\n"
+    "without GPUs are skipped (and named). A product no built-in model matches is an error listing\n"
+    "every such product: map it with --map 'PRODUCT=MODEL' (a built-in model or a node file).\n"
+    "Formats: docs/importers.md.",
+    [] { return std::make_unique<ImportNodes>(); },
+}};
+
+}  // namespace
+}  // namespace topsim::cli

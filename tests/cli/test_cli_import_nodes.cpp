@@ -1,0 +1,100 @@
+// `topsim import nodes`: `kubectl get nodes -o json` -> a scenario cluster, used by a scenario as
+// "cluster": "cluster.json". The sample below is written for this test in the shape kubectl
+// prints (a List of Nodes with GPU feature discovery labels and allocatable devices).
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using topsim::test::check_bad_input;
+using topsim::test::CliResult;
+using topsim::test::read_text;
+using topsim::test::run_cli;
+using topsim::test::TempDir;
+
+namespace {
+
+std::string node(const std::string& name, const std::string& product, int gpus, const std::string& extra_labels = "") {
+  const std::string labels = "\"kubernetes.io/hostname\": \"" + name + "\"" +
+                             (product.empty() ? "" : ", \"nvidia.com/gpu.product\": \"" + product + "\"") + extra_labels;
+  const std::string gpu = gpus > 0 ? ", \"nvidia.com/gpu\": \"" + std::to_string(gpus) + "\"" : "";
+  return R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": ")" + name + R"(", "labels": {)" + labels +
+         R"(}}, "status": {"capacity": {"cpu": "96", "memory": "1056757676Ki")" + gpu +
+         R"(}, "allocatable": {"cpu": "95500m", "memory": "1054558764Ki", "pods": "110")" + gpu + "}}}";
+}
+
+std::string node_list(const std::vector<std::string>& nodes) {
+  std::string items;
+  for (const std::string& n : nodes) items += (items.empty() ? "" : ",\n") + n;
+  return R"({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [)" + items + "]}";
+}
+
+std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir.file(name)) << text;
+  return dir.file(name);
+}
+
+}  // namespace
+
+TEST_CASE("cli::import nodes groups kubectl's GPU nodes into built-in models, and a scenario runs them", "[cli][import]") {
+  TempDir dir;
+  const std::string nodes =
+      write(dir, "nodes.json",
+            node_list({node("a100-0", "NVIDIA-A100-SXM4-40GB", 8), node("cpu-0", "", 0),
+                       node("a100-1", "NVIDIA-A100-SXM4-40GB", 8), node("h100-0", "NVIDIA-H100-80GB-HBM3", 8),
+                       node("v100-share-0", "Tesla-V100-SXM2-16GB", 8, R"(, "ack.node.gpu.schedule": "share")")}));
+  const CliResult r = run_cli("import nodes '" + nodes + "' -o '" + dir.file("cluster.json") + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("2 x dgx-a100 (8 x NVIDIA-A100-SXM4-40GB)") &&
+                        Catch::Contains("1 x hgx-h100 (8 x NVIDIA-H100-80GB-HBM3)") &&
+                        Catch::Contains("1 x dgx1-v100 (8 x Tesla-V100-SXM2-16GB, share)") &&
+                        Catch::Contains("skipped 1 node(s) without GPUs: cpu-0"));
+  const auto cluster = nlohmann::json::parse(read_text(dir.file("cluster.json")));
+  CHECK(cluster == nlohmann::json::parse(R"({"nodes": [{"model": "dgx-a100", "count": 2}, {"model": "hgx-h100", "count": 1},
+                                             {"model": "dgx1-v100", "count": 1, "label": "share"}]})"));
+  // A scenario takes the file as its cluster.
+  const std::string scenario = write(dir, "s.json", R"({"cluster": "cluster.json",
+    "workload": {"kind": "synthetic", "jobs": 20, "seed": 3}})");
+  const CliResult run = run_cli("run '" + scenario + "' -o '" + dir.file("out") + "' --no-report --quiet");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("4 nodes, 32 GPUs"));
+}
+
+TEST_CASE("cli::import nodes: unknown products are listed with how to map them", "[cli][import]") {
+  TempDir dir;
+  const std::string nodes = write(
+      dir, "nodes.json",
+      node_list({node("l4-0", "NVIDIA-L4", 4), node("a100-80-0", "NVIDIA-A100-SXM4-80GB", 8), node("l4-1", "NVIDIA-L4", 4)}));
+  check_bad_input(run_cli("import nodes '" + nodes + "' -o '" + dir.file("c.json") + "'"),
+                  "nodes.json: no built-in node model for 'NVIDIA-L4' x4, 'NVIDIA-A100-SXM4-80GB' x8");
+  CHECK_FALSE(std::filesystem::exists(dir.file("c.json")));
+  const CliResult mapped = run_cli("import nodes '" + nodes + "' -o '" + dir.file("c.json") +
+                                   "' --map NVIDIA-L4=pcie-8gpu --map NVIDIA-A100-SXM4-80GB=dgx-a100");
+  INFO(mapped.err);
+  REQUIRE(mapped.exit_code == 0);
+  CHECK_THAT(mapped.out, Catch::Contains("2 x pcie-8gpu (4 x NVIDIA-L4)"));
+  check_bad_input(run_cli("import nodes '" + nodes + "' -o '" + dir.file("d.json") +
+                          "' --map NVIDIA-L4=nope-1 --map "
+                          "NVIDIA-A100-SXM4-80GB=dgx-a100"),
+                  "--map 'NVIDIA-L4=nope-1': unknown node model 'nope-1'");
+}
+
+TEST_CASE("cli::import nodes: bad input is one line naming the file and node", "[cli][import]") {
+  TempDir dir;
+  check_bad_input(run_cli("import nodes '" + write(dir, "pods.json", R"({"kind": "PodList", "items": 3})") + "' -o '" +
+                          dir.file("c.json") + "'"),
+                  "pods.json: not `kubectl get nodes -o json` output");
+  check_bad_input(run_cli("import nodes '" + write(dir, "nolabel.json", node_list({node("g0", "", 8)})) + "' -o '" +
+                          dir.file("c.json") + "'"),
+                  "nolabel.json: /items/0 (g0): no nvidia.com/gpu.product label");
+  check_bad_input(
+      run_cli("import nodes '" + write(dir, "cpu.json", node_list({node("c0", "", 0)})) + "' -o '" + dir.file("c.json") + "'"),
+      "cpu.json: no GPU node among 1 nodes");
+  check_bad_input(run_cli("import nodes '" + dir.file("absent.json") + "' -o '" + dir.file("c.json") + "'"), "absent.json");
+  check_bad_input(run_cli("import nodes '" + dir.file("absent.json") + "'"), "-o PATH is required");
+}
