@@ -12,7 +12,7 @@ mode="${1:-run}"
 case "$mode" in run|test) ;; *) echo "usage: bash bootstrap.sh run|test" >&2; exit 2 ;; esac
 
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
-          libfmt-dev catch2 libpugixml-dev libjs-chart.js)
+          libfmt-dev catch2 libpugixml-dev libjs-chart.js libyaml-cpp-dev)
 # The tests also check the formatting (.clang-format), render report.html in headless Chromium,
 # check metrics.prom with promtool (Debian prometheus), and build with clang + libFuzzer.
 if [ "$mode" = test ]; then packages+=(clang-format-14 chromium prometheus clang-14 libfuzzer-14-dev); fi

@@ -182,7 +182,21 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
     }
   }
   if (errors.failed()) return;
-  if (top.require("workload")) read_workload(errors, verbatim, *top.member("workload"), std::string(source), base_dir, s);
+  if (top.require("workload")) {
+    const JsonAt at = *top.member("workload");
+    if (at.value->is_string()) {  // a workload file, e.g. from `topsim import jobs`; its errors name it
+      const std::string path = resolve_path(base_dir, at.value->get<std::string>());
+      auto text = read_text_file(path);
+      if (!text) return top.fail("workload", text.error().message);
+      auto document = parse_json_text(*text, path);
+      if (!document) return verbatim.emplace(document.error()), void();
+      JsonErrors file_errors(path);
+      read_workload(file_errors, verbatim, JsonAt{&*document, ""}, path, fs::path(path).parent_path().string(), s);
+      if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
+    } else {
+      read_workload(errors, verbatim, at, std::string(source), base_dir, s);
+    }
+  }
   if (verbatim || errors.failed()) return;
   s.schedulers = s.cluster.trace_nodes.empty() ? std::vector<std::string>{"topology-aware", "default"} : schedulers_for(s);
   if (auto sch = top.member("schedulers")) read_schedulers(errors, *sch, s);

@@ -7,6 +7,7 @@
 
 #include "sim/alibaba_workload.h"
 #include "sim/job_list_json.h"
+#include "sim/kube_manifests.h"
 #include "sim/scenario_sections.h"
 #include "sim/suggest.h"
 #include "sim/trace_pods.h"
@@ -18,7 +19,7 @@ namespace {
 // The most pods a fill experiment may draw for one run (docs/limits.md).
 constexpr double kMaxFillDraws = 1e7;
 
-const std::vector<std::string> kKinds = {"jobs", "synthetic", "philly", "alibaba", "alibaba-pods"};
+const std::vector<std::string> kKinds = {"jobs", "synthetic", "philly", "alibaba", "alibaba-pods", "kubernetes"};
 
 // Launches every job as pods of `pod_gpus` GPUs (one process per GPU with MPI/Horovod when 1),
 // when its GPU count divides evenly; jobs with explicit unequal pods keep theirs.
@@ -97,6 +98,35 @@ void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_
   if (!o.has("seed")) s.workload_for_seed = redraw_with(base, alibaba_training_draw());
 }
 
+// {"kind": "kubernetes", "path": "manifests/" | ["a.yaml", ...]}: workload manifests
+// (sim/kube_manifests.h), read as the job list `topsim import jobs` writes.
+void read_kubernetes(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& base_dir,
+                     Scenario& s) {
+  JsonObject o(errors, at, {"kind", "path", "pod_gpus"});
+  if (!o.require("path")) return;
+  std::vector<std::string> paths;
+  const JsonAt path = *o.member("path");
+  if (path.value->is_string()) {
+    paths.push_back(resolve_path(base_dir, path.value->get<std::string>()));
+  } else if (path.value->is_array() && !path.value->empty()) {
+    for (size_t i = 0; i < path.value->size(); ++i) {
+      const auto p = json_string(errors, path.element(i));
+      if (!p) return;
+      paths.push_back(resolve_path(base_dir, *p));
+    }
+  } else {
+    return o.fail("path", "must be a file or folder of manifests, or a non-empty list of them");
+  }
+  auto imported = import_kube_manifests(paths);
+  if (!imported) return o.fail("path", imported.error().message);
+  const nlohmann::json jobs = imported->jobs;
+  auto w = read_job_list(JsonAt{&jobs, at.pointer + "/path"}, "manifests");
+  if (!w) return verbatim.emplace(w.error()), void();
+  w->source = std::filesystem::path(paths.front()).filename().string() +
+              (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") + " (Kubernetes manifests)";
+  s.workload = std::make_shared<const Workload>(std::move(w).value());
+}
+
 void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& s) {
   JsonObject o(errors, at, {"kind", "path", "max_pods"});
   if (!o.require("path")) return;
@@ -166,6 +196,8 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     read_alibaba(errors, at, base_dir, s);
   } else if (kind == "alibaba-pods") {
     read_alibaba_pods(errors, at, base_dir, s);
+  } else if (kind == "kubernetes") {
+    read_kubernetes(errors, verbatim, at, base_dir, s);
   } else {
     return errors.fail(at.pointer + "/kind", "must be one of " + join_names(kKinds) + did_you_mean(kind, kKinds));
   }

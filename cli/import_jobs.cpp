@@ -1,0 +1,69 @@
+// `topsim import jobs MANIFEST... -o jobs.json`: Kubernetes workload manifests as a topsim job
+// list (sim/kube_manifests.h).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command_table.h"
+#include "cli/output_file.h"
+#include "sim/job_list_json.h"
+#include "sim/json_util.h"
+#include "sim/kube_manifests.h"
+
+namespace topsim::cli {
+namespace {
+
+class ImportJobs : public Command {
+ public:
+  void declare(OptionSet& options) override {
+    options.argument("manifests", &inputs_, -1);
+    options.visible.add_options()("output,o", po::value(&output_)->value_name("PATH"),
+                                  "the workload JSON to write ('-' for stdout); required");
+  }
+
+  Status finish(const po::variables_map&) override {
+    if (inputs_.empty()) return Error{"give manifest files or folders (YAML or JSON)"};
+    if (output_.empty()) return Error{"-o PATH is required: the workload JSON to write"};
+    return {};
+  }
+
+  Outcome execute(Streams io) override {
+    if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
+    auto imported = import_kube_manifests(inputs_);
+    if (!imported) return Outcome::bad_input(imported.error().message);
+    const nlohmann::json jobs = imported->jobs;
+    if (auto check = read_job_list(JsonAt{&jobs, ""}, "manifests"); !check) return Outcome::bad_input(check.error().message);
+    const nlohmann::ordered_json workload = {{"kind", "jobs"}, {"jobs", imported->jobs}};
+    const std::string text = workload.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (Status s = write_output(output_, text, io.out); !s) return Outcome::bad_input(s.error().message);
+    std::ostream& note = output_ == "-" ? io.err : io.out;
+    for (const std::string& n : imported->notes) note << "note: " << n << "\n";
+    for (const std::string& skipped : imported->skipped) note << "skipped " << skipped << "\n";
+    note << fmt::format("{} job(s) -> {}\n", imported->jobs.size(), output_ == "-" ? "stdout" : output_);
+    return Outcome::ok();
+  }
+
+ private:
+  std::vector<std::string> inputs_;
+  std::string output_;
+};
+
+const Registrar registered{{
+    "import jobs",
+    "turn Kubernetes workload manifests into a topsim job list",
+    "<manifest|folder>... -o <jobs.json>",
+    "Reads Pod, batch Job (parallelism), Deployment / StatefulSet / ReplicaSet (replicas), Kubeflow\n"
+    "PyTorchJob / TFJob / MPIJob (replica specs) and Volcano Job (tasks), in YAML (several\n"
+    "documents per file) or JSON, `kind: List` included; a folder gives its *.yaml, *.yml and\n"
+    "*.json files. Each manifest with GPU pods is one job: its GPU pods (nvidia.com/gpu,\n"
+    "aliyun.com/gpu; aliyun.com/gpu-mem and gpu-core.percentage make a GPU share) are the gang.\n"
+    "The annotations topsim/model, topsim/framework, topsim/duration-s or topsim/iterations say\n"
+    "what Kubernetes does not (defaults: resnet50, pytorch (tensorflow for TFJob), 3600 s, each\n"
+    "noted); metadata.creationTimestamp gives the arrival. Other kinds are listed as skipped.\n"
+    "Writes {\"kind\": \"jobs\", \"jobs\": [...]}: a scenario's workload, inline or as\n"
+    "\"workload\": \"jobs.json\". Formats: docs/importers.md.",
+    [] { return std::make_unique<ImportJobs>(); },
+}};
+
+}  // namespace
+}  // namespace topsim::cli

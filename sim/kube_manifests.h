@@ -1,0 +1,32 @@
+// Kubernetes workload manifests as a topsim job list (docs/importers.md): Pod, batch Job,
+// Deployment / StatefulSet / ReplicaSet, Kubeflow PyTorchJob / TFJob / MPIJob and Volcano Job,
+// YAML (multi-document) or JSON, `kind: List` included. Each manifest with GPU pods becomes one
+// job: its GPU pods are the gang (pods without GPUs, e.g. an MPI launcher, are left out).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/expected.h"
+
+namespace topsim {
+
+struct ManifestImport {
+  nlohmann::ordered_json jobs = nlohmann::ordered_json::array();  // native job list entries (docs/workloads.md)
+  std::vector<std::string> skipped;                               // "a.yaml document 2: Service web (not a workload)"
+  std::vector<std::string> notes;                                 // defaults assumed, once each
+};
+
+// Reads every file (a folder: its *.yaml, *.yml and *.json files, sorted). Errors name the file
+// and the document: "jobs.yaml: document 2 (PyTorchJob bert): spec.pytorchReplicaSpecs.Worker.replicas: ...".
+[[nodiscard]] Expected<ManifestImport> import_kube_manifests(const std::vector<std::string>& paths);
+
+// Annotations (or labels) a manifest can carry for what Kubernetes does not say:
+inline constexpr const char* kModelAnnotation = "topsim/model";          // catalog model; default resnet50
+inline constexpr const char* kFrameworkAnnotation = "topsim/framework";  // tensorflow | pytorch
+inline constexpr const char* kDurationAnnotation = "topsim/duration-s";  // run time under an ideal placement; default 3600
+inline constexpr const char* kIterationsAnnotation = "topsim/iterations";
+
+}  // namespace topsim

@@ -1,0 +1,187 @@
+// `topsim import jobs`: Kubernetes workload manifests -> a topsim job list, and the two-command
+// path from manifests and `kubectl get nodes -o json` to a comparison. The manifests are written
+// for this test in the shapes the operators document (Kubeflow training operator, Volcano).
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using topsim::test::check_bad_input;
+using topsim::test::CliResult;
+using topsim::test::read_text;
+using topsim::test::run_cli;
+using topsim::test::TempDir;
+
+namespace {
+
+// A PyTorchJob with one Master and three Workers of 4 GPUs each (16 GPUs: two DGX nodes).
+const char* kPyTorchJob = R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: bert-pretrain
+  namespace: nlp
+  creationTimestamp: "2024-05-01T10:00:00Z"
+  annotations:
+    topsim/model: bert-large
+    topsim/duration-s: "7200"
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: registry.example.com/bert:2.1
+              command: ["torchrun", "pretrain.py"]
+              resources:
+                limits:
+                  nvidia.com/gpu: 4
+                  memory: 200Gi
+    Worker:
+      replicas: 3
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: registry.example.com/bert:2.1
+              resources:
+                limits:
+                  nvidia.com/gpu: 4
+)";
+
+// An MPIJob (Horovod): the launcher has no GPU and is left out; 2 workers x 8 GPUs.
+// A Service in the same file is skipped. Two minutes after the PyTorchJob.
+const char* kMpiJobAndService = R"(apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: resnet-horovod
+  creationTimestamp: "2024-05-01T10:02:00Z"
+  annotations:
+    topsim/model: resnet50
+    topsim/framework: tensorflow
+    topsim/iterations: "5000"
+spec:
+  slotsPerWorker: 8
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: launcher
+              image: horovod/horovod:0.28.1
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: worker
+              image: horovod/horovod:0.28.1
+              resources:
+                limits:
+                  nvidia.com/gpu: 8
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: tensorboard
+spec:
+  ports: [{port: 6006}]
+)";
+
+// A Volcano job with 2 tasks of 1-GPU pods, and a notebook Deployment asking a 12 GiB share.
+const char* kVolcanoAndShare = R"({"apiVersion": "v1", "kind": "List", "items": [
+ {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+  "metadata": {"name": "vgg-sweep", "creationTimestamp": "2024-05-01T10:05:00Z", "annotations": {"topsim/model": "vgg16"}},
+  "spec": {"minAvailable": 4, "schedulerName": "volcano", "tasks": [
+    {"name": "ps", "replicas": 2, "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}},
+    {"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}]}},
+ {"apiVersion": "apps/v1", "kind": "Deployment",
+  "metadata": {"name": "notebook", "annotations": {"topsim/duration-s": "1800"}},
+  "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "jupyter",
+    "resources": {"limits": {"aliyun.com/gpu-mem": "12"}}}]}}}}]})";
+
+std::string write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("cli::import jobs reads Kubeflow, MPI, Volcano and plain manifests into a job list", "[cli][import]") {
+  TempDir dir;
+  const std::filesystem::path manifests = dir.path / "manifests";
+  write(manifests / "bert.yaml", kPyTorchJob);
+  write(manifests / "horovod.yml", kMpiJobAndService);
+  write(manifests / "more.json", kVolcanoAndShare);
+  const CliResult r = run_cli("import jobs '" + manifests.string() + "' -o '" + dir.file("jobs.json") + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("skipped ") && Catch::Contains("Service tensorboard (not a workload topsim reads)") &&
+                        Catch::Contains("4 job(s) -> "));
+  CHECK_THAT(r.out, Catch::Contains("note: no metadata.creationTimestamp on some manifests"));
+  const auto workload = nlohmann::json::parse(read_text(dir.file("jobs.json")));
+  CHECK(workload.at("kind") == "jobs");
+  const auto& jobs = workload.at("jobs");
+  REQUIRE(jobs.size() == 4);
+  CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "nlp/bert-pretrain", "workers": 4, "gpus_per_worker": 4,
+    "framework": "pytorch", "model": "bert-large", "duration_s": 7200, "submit_s": 0})"));
+  CHECK(jobs[1] == nlohmann::json::parse(R"({"name": "resnet-horovod", "workers": 2, "gpus_per_worker": 8,
+    "framework": "tensorflow", "model": "resnet50", "iterations": 5000, "submit_s": 120})"));
+  CHECK(jobs[2].at("workers") == 4);
+  CHECK(jobs[2].at("submit_s") == 300);
+  CHECK(jobs[3].at("gpu_mem_gib") == 12);
+  CHECK(jobs[3].at("submit_s") == 0);
+}
+
+TEST_CASE("cli::import: from manifests and kubectl nodes to a topology-aware vs default comparison", "[cli][import]") {
+  TempDir dir;
+  write(dir.path / "manifests" / "bert.yaml", kPyTorchJob);
+  write(dir.path / "manifests" / "horovod.yaml", kMpiJobAndService);
+  const std::string gpu_node = R"({"kind": "Node", "metadata": {"name": "NAME", "labels": {"nvidia.com/gpu.product":
+    "Tesla-V100-SXM2-16GB"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}})";
+  std::string a = gpu_node, b = gpu_node;
+  a.replace(a.find("NAME"), 4, "dgx-0");
+  b.replace(b.find("NAME"), 4, "dgx-1");
+  write(dir.path / "nodes.json", R"({"kind": "List", "items": [)" + a + "," + b + "]}");
+  REQUIRE(run_cli("import nodes '" + dir.file("nodes.json") + "' -o '" + dir.file("cluster.json") + "'").exit_code == 0);
+  REQUIRE(run_cli("import jobs '" + dir.file("manifests") + "' -o '" + dir.file("jobs.json") + "'").exit_code == 0);
+  write(dir.path / "s.json", R"({"name": "mine", "cluster": "cluster.json", "workload": "jobs.json"})");
+  const CliResult run = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' --no-report --quiet");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out,
+             Catch::Contains("2 nodes, 16 GPUs, 2 jobs") && Catch::Contains("topology-aware") && Catch::Contains("default"));
+  // The manifests can also be the workload directly.
+  write(dir.path / "k.json", R"({"cluster": "cluster.json", "workload": {"kind": "kubernetes", "path": "manifests"}})");
+  const CliResult direct = run_cli("run '" + dir.file("k.json") + "' -o '" + dir.file("out2") + "' --no-report --quiet");
+  INFO(direct.err);
+  REQUIRE(direct.exit_code == 0);
+  CHECK_THAT(direct.out, Catch::Contains("2 jobs"));
+}
+
+TEST_CASE("cli::import jobs: bad manifests are one line naming the file and document", "[cli][import]") {
+  TempDir dir;
+  std::string bad_replicas = kPyTorchJob;
+  bad_replicas.replace(bad_replicas.find("replicas: 3"), 11, "replicas: many");
+  check_bad_input(run_cli("import jobs '" + write(dir.path / "r.yaml", bad_replicas) + "' -o '" + dir.file("j.json") + "'"),
+                  "r.yaml document 1: spec.pytorchReplicaSpecs.Worker.replicas: must be an integer in 0..65535, got 'many'");
+  std::string bad_model = kPyTorchJob;
+  bad_model.replace(bad_model.find("bert-large"), 10, "bert-lrage");
+  check_bad_input(run_cli("import jobs '" + write(dir.path / "m.yaml", bad_model) + "' -o '" + dir.file("j.json") + "'"),
+                  "m.yaml document 1: topsim/model: unknown model 'bert-lrage'");
+  check_bad_input(run_cli("import jobs '" + write(dir.path / "y.yaml", "kind: Pod\nmetadata: {name: [\n") + "' -o '" +
+                          dir.file("j.json") + "'"),
+                  "y.yaml:");
+  check_bad_input(run_cli("import jobs '" + write(dir.path / "svc.yaml", "kind: Service\nmetadata: {name: web}\n") + "' -o '" +
+                          dir.file("j.json") + "'"),
+                  "no workload asking GPUs in 1 file(s) (1 objects skipped)");
+  CHECK_FALSE(std::filesystem::exists(dir.file("j.json")));
+}
