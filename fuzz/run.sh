@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba)
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube)
 shared=../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
@@ -34,6 +34,12 @@ seed plan scenarios/plan-*.json
 seed suite ci/quality-suite.json
 seed job_list scenarios/ack-v100-benchmark.json
 seed_head philly "" "$shared"/traces/philly/*.csv
+mkdir -p "$build/fuzz-corpus/kube"  # a manifest and a node list, written here (no shared file has them)
+printf '%s' 'Bkind: PyTorchJob
+metadata: {name: j, annotations: {topsim/model: resnet50}}
+spec: {pytorchReplicaSpecs: {Worker: {replicas: 2, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 4}}}]}}}}}
+' > "$build/fuzz-corpus/kube/seed-pytorchjob"
+printf '%s' 'A{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}]}' > "$build/fuzz-corpus/kube/seed-nodes"
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv

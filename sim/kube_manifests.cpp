@@ -257,17 +257,12 @@ std::vector<std::string> manifest_files(const std::vector<std::string>& paths) {
 
 }  // namespace
 
-Expected<ManifestImport> import_kube_manifests(const std::vector<std::string>& paths) {
+Expected<ManifestImport> import_kube_manifest_texts(const std::vector<std::pair<std::string, std::string>>& files) {
   Context ctx;
-  const std::vector<std::string> files = manifest_files(paths);
-  if (files.empty())
-    return Error{"no manifest files (*.yaml, *.yml, *.json) in " + (paths.empty() ? std::string("''") : paths.front())};
-  for (const std::string& file : files) {
-    auto text = read_text_file(file);
-    if (!text) return text.error();
+  for (const auto& [file, text] : files) {
     std::vector<YAML::Node> documents;
     try {
-      documents = YAML::LoadAll(*text);
+      documents = YAML::LoadAll(text);
     } catch (const YAML::Exception& e) {
       return Error{file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                    ": invalid YAML: " + e.msg};
@@ -293,6 +288,19 @@ Expected<ManifestImport> import_kube_manifests(const std::vector<std::string>& p
   for (size_t j = 0; j < ctx.created.size(); ++j)
     ctx.out.jobs[j]["submit_s"] = ctx.created[j] && first ? *ctx.created[j] - *first : 0;
   return std::move(ctx.out);
+}
+
+Expected<ManifestImport> import_kube_manifests(const std::vector<std::string>& paths) {
+  const std::vector<std::string> files = manifest_files(paths);
+  if (files.empty())
+    return Error{"no manifest files (*.yaml, *.yml, *.json) in " + (paths.empty() ? std::string("''") : paths.front())};
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const std::string& file : files) {
+    auto text = read_text_file(file);
+    if (!text) return text.error();
+    texts.emplace_back(file, std::move(text).value());
+  }
+  return import_kube_manifest_texts(texts);
 }
 
 }  // namespace topsim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,8 @@ struct ManifestImport {
 // Reads every file (a folder: its *.yaml, *.yml and *.json files, sorted). Errors name the file
 // and the document: "jobs.yaml: document 2 (PyTorchJob bert): spec.pytorchReplicaSpecs.Worker.replicas: ...".
 [[nodiscard]] Expected<ManifestImport> import_kube_manifests(const std::vector<std::string>& paths);
+// The same from (file name, text) pairs.
+[[nodiscard]] Expected<ManifestImport> import_kube_manifest_texts(const std::vector<std::pair<std::string, std::string>>& files);
 
 // Annotations (or labels) a manifest can carry for what Kubernetes does not say:
 inline constexpr const char* kModelAnnotation = "topsim/model";          // catalog model; default resnet50
