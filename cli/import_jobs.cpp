@@ -2,16 +2,28 @@
 // list (sim/kube_manifests.h).
 #include <fmt/format.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
+#include "sim/input_file.h"
 #include "sim/job_list_json.h"
 #include "sim/json_util.h"
 #include "sim/kube_manifests.h"
+#include "sim/sacct.h"
 
 namespace topsim::cli {
 namespace {
+
+// One file whose first line is a '|'-separated header naming JobID: `sacct --parsable2` output.
+bool is_sacct(const std::vector<std::string>& inputs) {
+  if (inputs.size() != 1 || !check_input_file(inputs.front()).ok()) return false;
+  std::ifstream in(inputs.front());
+  std::string header;
+  std::getline(in, header);
+  return header.find('|') != std::string::npos && header.find("JobID") != std::string::npos;
+}
 
 class ImportJobs : public Command {
  public:
@@ -29,7 +41,7 @@ class ImportJobs : public Command {
 
   Outcome execute(Streams io) override {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
-    auto imported = import_kube_manifests(inputs_);
+    auto imported = is_sacct(inputs_) ? load_sacct(inputs_.front()) : import_kube_manifests(inputs_);
     if (!imported) return Outcome::bad_input(imported.error().message);
     const nlohmann::json jobs = imported->jobs;
     if (auto check = read_job_list(JsonAt{&jobs, ""}, "manifests"); !check) return Outcome::bad_input(check.error().message);
@@ -50,8 +62,8 @@ class ImportJobs : public Command {
 
 const Registrar registered{{
     "import jobs",
-    "turn Kubernetes workload manifests into a topsim job list",
-    "<manifest|folder>... -o <jobs.json>",
+    "turn Kubernetes workload manifests or Slurm sacct output into a topsim job list",
+    "<manifest|folder>... -o <jobs.json> | <sacct.txt> -o <jobs.json>",
     "Reads Pod, batch Job (parallelism), Deployment / StatefulSet / ReplicaSet (replicas), Kubeflow\n"
     "PyTorchJob / TFJob / MPIJob (replica specs) and Volcano Job (tasks), in YAML (several\n"
     "documents per file) or JSON, `kind: List` included; a folder gives its *.yaml, *.yml and\n"
@@ -61,7 +73,10 @@ const Registrar registered{{
     "what Kubernetes does not (defaults: resnet50, pytorch (tensorflow for TFJob), 3600 s, each\n"
     "noted); metadata.creationTimestamp gives the arrival. Other kinds are listed as skipped.\n"
     "Writes {\"kind\": \"jobs\", \"jobs\": [...]}: a scenario's workload, inline or as\n"
-    "\"workload\": \"jobs.json\". Formats: docs/importers.md.",
+    "\"workload\": \"jobs.json\".\n"
+    "A file of `sacct --allocations --parsable2 --format=JobID,JobName,Submit,Start,End,Elapsed,\n"
+    "AllocTRES,NNodes,State` output is read as Slurm records instead: each allocation that ran\n"
+    "with gres/gpu is a job of NNodes pods. Formats: docs/importers.md.",
     [] { return std::make_unique<ImportJobs>(); },
 }};
 

@@ -1,16 +1,24 @@
-// Kubernetes inputs: workload manifests (YAML or JSON) and `kubectl get nodes -o json`; the first
-// byte picks which, the rest is the file.
+// Job and node records of other tools: Kubernetes workload manifests (YAML or JSON),
+// `kubectl get nodes -o json` and Slurm `sacct --parsable2` output; the first byte picks which
+// (0 manifests, 1 nodes, 2 sacct, modulo 3), the rest is the file.
+#include <sstream>
+
 #include "fuzz/fuzz_support.h"
 #include "sim/kube_manifests.h"
 #include "sim/kube_nodes.h"
+#include "sim/sacct.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
   if (size == 0) return 0;
   const std::string text(fuzz::text_of(data + 1, size - 1));
-  if (data[0] & 1)
-    fuzz::check(import_kube_nodes(text, "nodes.json"));
-  else
-    fuzz::check(import_kube_manifest_texts({{"jobs.yaml", text}}));
+  switch (data[0] % 3) {
+    case 0: fuzz::check(import_kube_manifest_texts({{"jobs.yaml", text}})); break;
+    case 1: fuzz::check(import_kube_nodes(text, "nodes.json")); break;
+    default: {
+      std::istringstream in(text);
+      fuzz::check(read_sacct(in, "sacct.txt"));
+    }
+  }
   return 0;
 }

@@ -8,17 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/expected.h"
+#include "sim/imported_jobs.h"
 
 namespace topsim {
 
-struct ManifestImport {
-  nlohmann::ordered_json jobs = nlohmann::ordered_json::array();  // native job list entries (docs/workloads.md)
-  std::vector<std::string> skipped;                               // "a.yaml document 2: Service web (not a workload)"
-  std::vector<std::string> notes;                                 // defaults assumed, once each
-};
+using ManifestImport = ImportedJobs;
 
 // Reads every file (a folder: its *.yaml, *.yml and *.json files, sorted). Errors name the file
 // and the document: "jobs.yaml: document 2 (PyTorchJob bert): spec.pytorchReplicaSpecs.Worker.replicas: ...".

@@ -8,6 +8,7 @@
 #include "sim/alibaba_workload.h"
 #include "sim/job_list_json.h"
 #include "sim/kube_manifests.h"
+#include "sim/sacct.h"
 #include "sim/scenario_sections.h"
 #include "sim/suggest.h"
 #include "sim/trace_pods.h"
@@ -19,7 +20,7 @@ namespace {
 // The most pods a fill experiment may draw for one run (docs/limits.md).
 constexpr double kMaxFillDraws = 1e7;
 
-const std::vector<std::string> kKinds = {"jobs", "synthetic", "philly", "alibaba", "alibaba-pods", "kubernetes"};
+const std::vector<std::string> kKinds = {"jobs", "synthetic", "philly", "alibaba", "alibaba-pods", "kubernetes", "sacct"};
 
 // Launches every job as pods of `pod_gpus` GPUs (one process per GPU with MPI/Horovod when 1),
 // when its GPU count divides evenly; jobs with explicit unequal pods keep theirs.
@@ -99,9 +100,10 @@ void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_
 }
 
 // {"kind": "kubernetes", "path": "manifests/" | ["a.yaml", ...]}: workload manifests
-// (sim/kube_manifests.h), read as the job list `topsim import jobs` writes.
-void read_kubernetes(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& base_dir,
-                     Scenario& s) {
+// (sim/kube_manifests.h); {"kind": "sacct", "path": "sacct.txt"}: Slurm records (sim/sacct.h).
+// Read as the job list `topsim import jobs` writes.
+void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& base_dir, Scenario& s,
+                   const std::string& kind) {
   JsonObject o(errors, at, {"kind", "path", "pod_gpus"});
   if (!o.require("path")) return;
   std::vector<std::string> paths;
@@ -117,13 +119,15 @@ void read_kubernetes(JsonErrors& errors, std::optional<Error>& verbatim, const J
   } else {
     return o.fail("path", "must be a file or folder of manifests, or a non-empty list of them");
   }
-  auto imported = import_kube_manifests(paths);
+  if (kind == "sacct" && paths.size() != 1) return o.fail("path", "one sacct output file");
+  auto imported = kind == "sacct" ? load_sacct(paths.front()) : import_kube_manifests(paths);
   if (!imported) return o.fail("path", imported.error().message);
   const nlohmann::json jobs = imported->jobs;
   auto w = read_job_list(JsonAt{&jobs, at.pointer + "/path"}, "manifests");
   if (!w) return verbatim.emplace(w.error()), void();
   w->source = std::filesystem::path(paths.front()).filename().string() +
-              (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") + " (Kubernetes manifests)";
+              (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") +
+              (kind == "sacct" ? " (Slurm sacct)" : " (Kubernetes manifests)");
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 
@@ -196,8 +200,8 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     read_alibaba(errors, at, base_dir, s);
   } else if (kind == "alibaba-pods") {
     read_alibaba_pods(errors, at, base_dir, s);
-  } else if (kind == "kubernetes") {
-    read_kubernetes(errors, verbatim, at, base_dir, s);
+  } else if (kind == "kubernetes" || kind == "sacct") {
+    read_imported(errors, verbatim, at, base_dir, s, kind);
   } else {
     return errors.fail(at.pointer + "/kind", "must be one of " + join_names(kKinds) + did_you_mean(kind, kKinds));
   }

@@ -185,3 +185,47 @@ TEST_CASE("cli::import jobs: bad manifests are one line naming the file and docu
                   "no workload asking GPUs in 1 file(s) (1 objects skipped)");
   CHECK_FALSE(std::filesystem::exists(dir.file("j.json")));
 }
+
+namespace {
+
+// `sacct --allocations --parsable2 --format=JobID,JobName,Submit,Start,End,Elapsed,AllocTRES,NNodes,State`
+// as Slurm 23 prints it, written for this test: a 2-node 16-GPU job, a 1-node 4-GPU job, a CPU
+// job, a pending one and a 3-node job with 10 GPUs (uneven).
+const char* kSacct =
+    "JobID|JobName|Submit|Start|End|Elapsed|AllocTRES|NNodes|State\n"
+    "1001|bert|2024-05-01T10:00:00|2024-05-01T10:00:05|2024-05-01T12:00:05|02:00:00|"
+    "billing=128,cpu=128,gres/gpu=16,mem=1000G,node=2|2|COMPLETED\n"
+    "1002|resnet|2024-05-01T10:01:00|2024-05-01T10:01:02|2024-05-01T10:31:02|00:30:00|"
+    "billing=16,cpu=16,gres/gpu:a100=4,gres/gpu=4,mem=200G,node=1|1|FAILED\n"
+    "1003|prep|2024-05-01T10:02:00|2024-05-01T10:02:01|2024-05-01T10:12:01|00:10:00|billing=8,cpu=8,mem=32G,node=1|1|COMPLETED\n"
+    "1004|wait|2024-05-01T10:03:00|Unknown|Unknown|00:00:00|billing=8,cpu=8,gres/gpu=8,node=1|1|PENDING\n"
+    "1005|odd|2024-05-01T10:04:00|2024-05-01T10:04:00|2024-05-01T11:04:00|01:00:00|cpu=24,gres/gpu=10,node=3|3|COMPLETED\n";
+
+}  // namespace
+
+TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
+  TempDir dir;
+  const CliResult r = run_cli("import jobs '" + write(dir.path / "sacct.txt", kSacct) + "' -o '" + dir.file("jobs.json") + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("skipped 1 allocations that never started or had not ended") &&
+                        Catch::Contains("skipped 1 allocations without GPUs") && Catch::Contains("3 job(s) -> "));
+  const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1001-bert", "workers": 2, "gpus_per_worker": 8, "model": "resnet50",
+    "duration_s": 7200, "submit_s": 0})"));
+  CHECK(jobs[1].at("gpus_per_worker") == 4);  // gres/gpu, not gres/gpu:a100 + gres/gpu
+  CHECK(jobs[1].at("submit_s") == 60);
+  CHECK(jobs[2].at("pods") == nlohmann::json::array({4, 3, 3}));
+  // and as a workload kind
+  write(dir.path / "s.json", R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 4}]},
+    "workload": {"kind": "sacct", "path": "sacct.txt"}})");
+  const CliResult run = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' --no-report --quiet");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("3 jobs (sacct.txt (Slurm sacct))"));
+  std::string bad = kSacct;
+  bad.replace(bad.find("|2|COMPLETED"), 12, "|two|COMPLETED");
+  check_bad_input(run_cli("import jobs '" + write(dir.path / "bad.txt", bad) + "' -o '" + dir.file("j.json") + "'"),
+                  "bad.txt:2: column NNodes: 'two' is not a node count");
+}

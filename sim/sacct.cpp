@@ -1,0 +1,154 @@
+#include "sim/sacct.h"
+
+#include <algorithm>
+#include <charconv>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "sim/input_file.h"
+
+namespace topsim {
+namespace {
+
+constexpr const char* kDefaultModel = "resnet50";
+const char* const kRequired[] = {"JobID", "Submit", "Start", "End", "AllocTRES", "NNodes", "State"};
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (size_t start = 0;;) {
+    const size_t bar = line.find('|', start);
+    fields.push_back(line.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+    if (bar == std::string_view::npos) return fields;
+    start = bar + 1;
+  }
+}
+
+// sacct's time format, "2024-05-01T10:00:00" (local time as Slurm prints it; only differences
+// are used), in seconds; nullopt for "Unknown", "None" or anything else.
+std::optional<int64_t> sacct_time(std::string_view text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
+  const std::string t(text);
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &used) != 6 ||
+      used != static_cast<int>(t.size()))
+    return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d, tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+// gres/gpu=N (or gres/gpu:<type>=N) in an AllocTRES list "billing=8,cpu=8,gres/gpu=8,mem=64G,node=1".
+std::optional<int64_t> tres_gpus(std::string_view tres) {
+  int64_t total = 0;
+  bool found = false;
+  size_t start = 0;
+  while (start <= tres.size()) {
+    const size_t comma = tres.find(',', start);
+    const std::string_view item = tres.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    if (eq != std::string_view::npos && (key == "gres/gpu" || key.rfind("gres/gpu:", 0) == 0)) {
+      int64_t n = 0;
+      const std::string_view value = item.substr(eq + 1);
+      const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || ptr != value.data() + value.size() || n < 0) return std::nullopt;
+      // gres/gpu and gres/gpu:<type> both count the same GPUs: keep the untyped total when given.
+      if (key == "gres/gpu")
+        total = n, found = true;
+      else if (!found)
+        total += n;
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return total;
+}
+
+}  // namespace
+
+Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
+  const std::string src(source);
+  std::string line;
+  int64_t number = 0;
+  std::map<std::string, size_t> column;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) break;
+  }
+  const std::vector<std::string_view> header = split(line);
+  for (size_t i = 0; i < header.size(); ++i) column[std::string(header[i])] = i;
+  for (const char* name : kRequired)
+    if (!column.count(name))
+      return Error{src + ":" + std::to_string(number) + ": no " + name +
+                   " column: expected sacct --parsable2 output with a header (docs/importers.md has the command)"};
+  ImportedJobs out;
+  std::vector<int64_t> submits;
+  size_t not_run = 0, no_gpu = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::vector<std::string_view> fields = split(line);
+    const std::string at = src + ":" + std::to_string(number);
+    if (fields.size() != header.size())
+      return Error{at + ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(header.size())};
+    auto field = [&](const char* name) { return fields[column.at(name)]; };
+    const std::string id(field("JobID"));
+    if (id.find('.') != std::string::npos) continue;  // a job step: --allocations leaves them out
+    const auto submit = sacct_time(field("Submit"));
+    if (!submit) return Error{at + ": column Submit: '" + std::string(field("Submit")) + "' is not a time (2024-05-01T10:00:00)"};
+    const auto start = sacct_time(field("Start")), end = sacct_time(field("End"));
+    if (!start || !end) {  // never started (PENDING, CANCELLED before start) or still running
+      ++not_run;
+      continue;
+    }
+    if (*end < *start) return Error{at + ": column End: before Start"};
+    const auto gpus = tres_gpus(field("AllocTRES"));
+    if (!gpus)
+      return Error{at + ": column AllocTRES: a gres/gpu count that is not a number in '" + std::string(field("AllocTRES")) + "'"};
+    if (*gpus == 0) {
+      ++no_gpu;
+      continue;
+    }
+    int64_t nodes = 0;
+    const std::string_view n = field("NNodes");
+    const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), nodes);
+    if (ec != std::errc() || ptr != n.data() + n.size() || nodes < 1 || nodes > 65535)
+      return Error{at + ": column NNodes: '" + std::string(n) + "' is not a node count (1-65535)"};
+    if (*gpus > 65535 * nodes) return Error{at + ": column AllocTRES: " + std::to_string(*gpus) + " GPUs is out of range"};
+    nlohmann::ordered_json job = {
+        {"name", column.count("JobName") && !field("JobName").empty() ? id + "-" + std::string(field("JobName")) : id}};
+    if (*gpus % nodes == 0) {
+      job["workers"] = nodes;
+      job["gpus_per_worker"] = *gpus / nodes;
+    } else {  // uneven: the remainder on the first nodes
+      std::vector<int64_t> pods(static_cast<size_t>(nodes), *gpus / nodes);
+      for (int64_t k = 0; k < *gpus % nodes; ++k) ++pods[static_cast<size_t>(k)];
+      job["pods"] = pods;
+    }
+    job["model"] = kDefaultModel;
+    job["duration_s"] = std::max<int64_t>(1, *end - *start);
+    submits.push_back(*submit);
+    out.jobs.push_back(std::move(job));
+  }
+  if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};
+  if (out.jobs.empty())
+    return Error{src + ": no allocation that ran with GPUs (" + std::to_string(not_run) + " did not run, " +
+                 std::to_string(no_gpu) + " without gres/gpu)"};
+  const int64_t first = *std::min_element(submits.begin(), submits.end());
+  for (size_t j = 0; j < submits.size(); ++j) out.jobs[j]["submit_s"] = submits[j] - first;
+  out.notes.push_back(std::string("sacct does not say what trains: every job trains ") + kDefaultModel);
+  if (not_run > 0) out.skipped.push_back(std::to_string(not_run) + " allocations that never started or had not ended");
+  if (no_gpu > 0) out.skipped.push_back(std::to_string(no_gpu) + " allocations without GPUs");
+  return out;
+}
+
+Expected<ImportedJobs> load_sacct(const std::string& path) {
+  auto in = open_input_file(path);
+  if (!in) return in.error();
+  return read_sacct(*in, path);
+}
+
+}  // namespace topsim
