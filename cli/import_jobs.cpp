@@ -16,13 +16,18 @@
 namespace topsim::cli {
 namespace {
 
-// One file whose first line is a '|'-separated header naming JobID: `sacct --parsable2` output.
-bool is_sacct(const std::vector<std::string>& inputs) {
-  if (inputs.size() != 1 || !check_input_file(inputs.front()).ok()) return false;
+// What one input file holds, from its first line: a '|'-separated header naming JobID is
+// `sacct --parsable2` output, a CSV header starting with job_id and naming gpu_num a Helios
+// cluster_log.csv; anything else (and several inputs, or folders) are manifests.
+enum class Records { Manifests, Sacct, Helios };
+Records records_in(const std::vector<std::string>& inputs) {
+  if (inputs.size() != 1 || !check_input_file(inputs.front()).ok()) return Records::Manifests;
   std::ifstream in(inputs.front());
   std::string header;
   std::getline(in, header);
-  return header.find('|') != std::string::npos && header.find("JobID") != std::string::npos;
+  if (header.find('|') != std::string::npos && header.find("JobID") != std::string::npos) return Records::Sacct;
+  if (header.rfind("job_id,", 0) == 0 && header.find("gpu_num") != std::string::npos) return Records::Helios;
+  return Records::Manifests;
 }
 
 class ImportJobs : public Command {
@@ -41,7 +46,10 @@ class ImportJobs : public Command {
 
   Outcome execute(Streams io) override {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
-    auto imported = is_sacct(inputs_) ? load_sacct(inputs_.front()) : import_kube_manifests(inputs_);
+    const Records records = records_in(inputs_);
+    auto imported = records == Records::Sacct    ? load_sacct(inputs_.front())
+                    : records == Records::Helios ? load_helios(inputs_.front())
+                                                 : import_kube_manifests(inputs_);
     if (!imported) return Outcome::bad_input(imported.error().message);
     const nlohmann::json jobs = imported->jobs;
     if (auto check = read_job_list(JsonAt{&jobs, ""}, "manifests"); !check) return Outcome::bad_input(check.error().message);
@@ -62,8 +70,8 @@ class ImportJobs : public Command {
 
 const Registrar registered{{
     "import jobs",
-    "turn Kubernetes workload manifests or Slurm sacct output into a topsim job list",
-    "<manifest|folder>... -o <jobs.json> | <sacct.txt> -o <jobs.json>",
+    "turn Kubernetes manifests, Slurm sacct output or Helios logs into a topsim job list",
+    "<manifest|folder>... -o <jobs.json> | <sacct.txt | cluster_log.csv> -o <jobs.json>",
     "Reads Pod, batch Job (parallelism), Deployment / StatefulSet / ReplicaSet (replicas), Kubeflow\n"
     "PyTorchJob / TFJob / MPIJob (replica specs) and Volcano Job (tasks), in YAML (several\n"
     "documents per file) or JSON, `kind: List` included; a folder gives its *.yaml, *.yml and\n"
@@ -76,7 +84,8 @@ const Registrar registered{{
     "\"workload\": \"jobs.json\".\n"
     "A file of `sacct --allocations --parsable2 --format=JobID,JobName,Submit,Start,End,Elapsed,\n"
     "AllocTRES,NNodes,State` output is read as Slurm records instead: each allocation that ran\n"
-    "with gres/gpu is a job of NNodes pods. Formats: docs/importers.md.",
+    "with gres/gpu is a job of NNodes pods. A Helios cluster_log.csv (header job_id,...,gpu_num,\n"
+    "...) is read the same way. Formats: docs/importers.md.",
     [] { return std::make_unique<ImportJobs>(); },
 }};
 

@@ -1,6 +1,6 @@
 // Job and node records of other tools: Kubernetes workload manifests (YAML or JSON),
-// `kubectl get nodes -o json` and Slurm `sacct --parsable2` output; the first byte picks which
-// (0 manifests, 1 nodes, 2 sacct, modulo 3), the rest is the file.
+// `kubectl get nodes -o json`, Slurm `sacct --parsable2` output and Helios cluster_log.csv; the
+// first byte picks which (0 manifests, 1 nodes, 2 sacct, 3 Helios, modulo 4), the rest is the file.
 #include <sstream>
 
 #include "fuzz/fuzz_support.h"
@@ -12,12 +12,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
   if (size == 0) return 0;
   const std::string text(fuzz::text_of(data + 1, size - 1));
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: fuzz::check(import_kube_manifest_texts({{"jobs.yaml", text}})); break;
     case 1: fuzz::check(import_kube_nodes(text, "nodes.json")); break;
-    default: {
+    case 2: {
       std::istringstream in(text);
       fuzz::check(read_sacct(in, "sacct.txt"));
+      break;
+    }
+    default: {
+      std::istringstream in(text);
+      fuzz::check(read_helios(in, "cluster_log.csv"));
     }
   }
   return 0;

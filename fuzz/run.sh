@@ -35,14 +35,17 @@ seed suite ci/quality-suite.json
 seed job_list scenarios/ack-v100-benchmark.json
 seed_head philly "" "$shared"/traces/philly/*.csv
 mkdir -p "$build/fuzz-corpus/kube"  # a manifest and a node list, written here (no shared file has them)
-printf '%s' 'Bkind: PyTorchJob
+printf '%s' 'Dkind: PyTorchJob
 metadata: {name: j, annotations: {topsim/model: resnet50}}
 spec: {pytorchReplicaSpecs: {Worker: {replicas: 2, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 4}}}]}}}}}
 ' > "$build/fuzz-corpus/kube/seed-pytorchjob"
-printf '%s' 'C{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}]}' > "$build/fuzz-corpus/kube/seed-nodes"
-printf '%s\n' 'AJobID|JobName|Submit|Start|End|Elapsed|AllocTRES|NNodes|State' \
+printf '%s' 'A{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}]}' > "$build/fuzz-corpus/kube/seed-nodes"
+printf '%s\n' 'BJobID|JobName|Submit|Start|End|Elapsed|AllocTRES|NNodes|State' \
   '7|t|2024-05-01T10:00:00|2024-05-01T10:00:01|2024-05-01T11:00:01|01:00:00|cpu=8,gres/gpu=8,node=1|1|COMPLETED' \
   > "$build/fuzz-corpus/kube/seed-sacct"
+printf '%s\n' 'Cjob_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue' \
+  '1,u,vc,8,16,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-09 19:41:01,3600,0' \
+  > "$build/fuzz-corpus/kube/seed-helios"
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv

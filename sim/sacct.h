@@ -17,4 +17,10 @@ namespace topsim {
 [[nodiscard]] Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source);
 [[nodiscard]] Expected<ImportedJobs> load_sacct(const std::string& path);
 
+// The Helios traces (SenseTime, SC '21 / NSDI '21 data release): a cluster's cluster_log.csv,
+// columns job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,
+// queue (the ones used: job_id, gpu_num, node_num and the three times), read the same way.
+[[nodiscard]] Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source);
+[[nodiscard]] Expected<ImportedJobs> load_helios(const std::string& path);
+
 }  // namespace topsim

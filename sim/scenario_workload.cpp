@@ -20,7 +20,8 @@ namespace {
 // The most pods a fill experiment may draw for one run (docs/limits.md).
 constexpr double kMaxFillDraws = 1e7;
 
-const std::vector<std::string> kKinds = {"jobs", "synthetic", "philly", "alibaba", "alibaba-pods", "kubernetes", "sacct"};
+const std::vector<std::string> kKinds = {"jobs",         "synthetic",  "philly", "alibaba",
+                                         "alibaba-pods", "kubernetes", "sacct",  "helios"};
 
 // Launches every job as pods of `pod_gpus` GPUs (one process per GPU with MPI/Horovod when 1),
 // when its GPU count divides evenly; jobs with explicit unequal pods keep theirs.
@@ -119,15 +120,19 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
   } else {
     return o.fail("path", "must be a file or folder of manifests, or a non-empty list of them");
   }
-  if (kind == "sacct" && paths.size() != 1) return o.fail("path", "one sacct output file");
-  auto imported = kind == "sacct" ? load_sacct(paths.front()) : import_kube_manifests(paths);
+  if (kind != "kubernetes" && paths.size() != 1) return o.fail("path", "one " + kind + " file");
+  auto imported = kind == "sacct"    ? load_sacct(paths.front())
+                  : kind == "helios" ? load_helios(paths.front())
+                                     : import_kube_manifests(paths);
   if (!imported) return o.fail("path", imported.error().message);
   const nlohmann::json jobs = imported->jobs;
   auto w = read_job_list(JsonAt{&jobs, at.pointer + "/path"}, "manifests");
   if (!w) return verbatim.emplace(w.error()), void();
   w->source = std::filesystem::path(paths.front()).filename().string() +
               (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") +
-              (kind == "sacct" ? " (Slurm sacct)" : " (Kubernetes manifests)");
+              (kind == "sacct"    ? " (Slurm sacct)"
+               : kind == "helios" ? " (Helios)"
+                                  : " (Kubernetes manifests)");
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 
@@ -200,7 +205,7 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     read_alibaba(errors, at, base_dir, s);
   } else if (kind == "alibaba-pods") {
     read_alibaba_pods(errors, at, base_dir, s);
-  } else if (kind == "kubernetes" || kind == "sacct") {
+  } else if (kind == "kubernetes" || kind == "sacct" || kind == "helios") {
     read_imported(errors, verbatim, at, base_dir, s, kind);
   } else {
     return errors.fail(at.pointer + "/kind", "must be one of " + join_names(kKinds) + did_you_mean(kind, kKinds));

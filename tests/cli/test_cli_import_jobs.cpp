@@ -208,8 +208,8 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   const CliResult r = run_cli("import jobs '" + write(dir.path / "sacct.txt", kSacct) + "' -o '" + dir.file("jobs.json") + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("skipped 1 allocations that never started or had not ended") &&
-                        Catch::Contains("skipped 1 allocations without GPUs") && Catch::Contains("3 job(s) -> "));
+  CHECK_THAT(r.out, Catch::Contains("skipped 1 jobs that never started or had not ended") &&
+                        Catch::Contains("skipped 1 jobs without GPUs") && Catch::Contains("3 job(s) -> "));
   const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
   REQUIRE(jobs.size() == 3);
   CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1001-bert", "workers": 2, "gpus_per_worker": 8, "model": "resnet50",
@@ -228,4 +228,32 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   bad.replace(bad.find("|2|COMPLETED"), 12, "|two|COMPLETED");
   check_bad_input(run_cli("import jobs '" + write(dir.path / "bad.txt", bad) + "' -o '" + dir.file("j.json") + "'"),
                   "bad.txt:2: column NNodes: 'two' is not a node count");
+}
+
+TEST_CASE("cli::import jobs reads a Helios cluster_log.csv", "[cli][import]") {
+  TempDir dir;
+  // The Helios schema (job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,
+  // end_time,duration,queue); rows written for this test.
+  const std::string log =
+      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
+      "1425511,uA,vcA,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
+      "1425512,uB,vcB,16,64,2,FAILED,2020-06-09 18:41:27,2020-06-09 18:42:27,2020-06-09 18:45:36,189,60\n"
+      "1425513,uC,vcC,0,8,1,COMPLETED,2020-06-09 18:41:28,2020-06-09 18:41:28,2020-06-09 18:51:28,600,0\n";
+  const CliResult r =
+      run_cli("import jobs '" + write(dir.path / "cluster_log.csv", log) + "' -o '" + dir.file("jobs.json") + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("skipped 1 jobs without GPUs") && Catch::Contains("2 job(s) -> "));
+  const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1425511", "workers": 1, "gpus_per_worker": 1, "model": "resnet50",
+    "duration_s": 36848, "submit_s": 0})"));
+  CHECK(jobs[1].at("workers") == 2);
+  CHECK(jobs[1].at("gpus_per_worker") == 8);
+  CHECK(jobs[1].at("submit_s") == 26);
+  CHECK(jobs[1].at("duration_s") == 189);
+  std::string bad = log;
+  bad.replace(bad.find("2020-06-09 18:41:27"), 19, "June 9th");
+  check_bad_input(run_cli("import jobs '" + write(dir.path / "h.csv", bad) + "' -o '" + dir.file("j.json") + "'"),
+                  "h.csv:3: column submit_time: 'June 9th' is not a time");
 }
