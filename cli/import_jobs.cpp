@@ -2,7 +2,6 @@
 // list (sim/kube_manifests.h).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command_table.h"
@@ -15,20 +14,6 @@
 
 namespace topsim::cli {
 namespace {
-
-// What one input file holds, from its first line: a '|'-separated header naming JobID is
-// `sacct --parsable2` output, a CSV header starting with job_id and naming gpu_num a Helios
-// cluster_log.csv; anything else (and several inputs, or folders) are manifests.
-enum class Records { Manifests, Sacct, Helios };
-Records records_in(const std::vector<std::string>& inputs) {
-  if (inputs.size() != 1 || !check_input_file(inputs.front()).ok()) return Records::Manifests;
-  std::ifstream in(inputs.front());
-  std::string header;
-  std::getline(in, header);
-  if (header.find('|') != std::string::npos && header.find("JobID") != std::string::npos) return Records::Sacct;
-  if (header.rfind("job_id,", 0) == 0 && header.find("gpu_num") != std::string::npos) return Records::Helios;
-  return Records::Manifests;
-}
 
 class ImportJobs : public Command {
  public:
@@ -46,10 +31,10 @@ class ImportJobs : public Command {
 
   Outcome execute(Streams io) override {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
-    const Records records = records_in(inputs_);
-    auto imported = records == Records::Sacct    ? load_sacct(inputs_.front())
-                    : records == Records::Helios ? load_helios(inputs_.front())
-                                                 : import_kube_manifests(inputs_);
+    const RecordFormat format = inputs_.size() == 1 ? record_format(inputs_.front()) : RecordFormat::Manifests;
+    auto imported = format == RecordFormat::Sacct    ? load_sacct(inputs_.front())
+                    : format == RecordFormat::Helios ? load_helios(inputs_.front())
+                                                     : import_kube_manifests(inputs_);
     if (!imported) return Outcome::bad_input(imported.error().message);
     const nlohmann::json jobs = imported->jobs;
     if (auto check = read_job_list(JsonAt{&jobs, ""}, "manifests"); !check) return Outcome::bad_input(check.error().message);

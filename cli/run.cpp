@@ -4,6 +4,8 @@
 #include <ostream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/command_table.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
@@ -13,6 +15,7 @@
 #include "sim/experiment.h"
 #include "sim/file_names.h"
 #include "sim/scenario.h"
+#include "sim/scenario_sections.h"
 
 namespace topsim::cli {
 namespace {
@@ -36,7 +39,12 @@ class Run : public Command {
         "no-report", po::bool_switch(&no_report_), "leave the report out")(
         "check-invariants", po::bool_switch(&check_invariants_),
         "verify the run invariants after every event (no resource over-allocated, gangs whole, every job accounted for); on in "
-        "Debug builds");
+        "Debug builds")(
+        "cluster", po::value(&cluster_)->value_name("FILE"),
+        "instead of a scenario: the cluster, a file as a scenario's \"cluster\" takes (`kubectl get nodes -o json` too)")(
+        "workload", po::value(&workload_)->value_name("PATH"),
+        "with --cluster: the workload, a file or folder as a scenario's \"workload\" takes (Kubernetes manifests, sacct, "
+        "Helios, a job list)");
   }
 
   Status finish(const po::variables_map& values) override {
@@ -46,12 +54,22 @@ class Run : public Command {
       return Error{"--report and --no-report contradict each other"};
     if (summary_only_ && jobs_) return Error{"--summary-only and --jobs contradict each other"};
     if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
+    if (cluster_.empty() != workload_.empty()) return Error{"--cluster and --workload go together (a scenario needs both)"};
+    if (!cluster_.empty() && !scenario_.empty()) return Error{"give a scenario or --cluster and --workload, not both"};
     return {};
   }
 
+  // A scenario of just a cluster and a workload, both files or folders (docs/importers.md).
+  Expected<Scenario> command_line_scenario() const {
+    const nlohmann::json document = {{"name", safe_file_name(fs::path(workload_).lexically_normal().filename().string())},
+                                     {"cluster", fs::absolute(cluster_).string()},
+                                     {"workload", fs::absolute(workload_).string()}};
+    return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
+  }
+
   Outcome execute(Streams io) override {
-    if (scenario_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
-    auto scenario = load_scenario(scenario_);
+    if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
+    auto scenario = cluster_.empty() ? load_scenario(scenario_) : command_line_scenario();
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     DirectorySink sink(output_dir_.empty() ? (fs::path("results") / safe_file_name(scenario->name)).string() : output_dir_);
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
@@ -85,13 +103,14 @@ class Run : public Command {
   bool timing_ = false;
   bool quiet_ = false;
   bool check_invariants_ = false;
+  std::string cluster_, workload_;
   int threads_ = 0;
 };
 
 const Registrar registered{{
     "run",
     "run a scenario under each scheduler and compare them",
-    "[<scenario.json>] [-o DIR]",
+    "[<scenario.json> | --cluster FILE --workload PATH] [-o DIR]",
     "Runs every scheduler the scenario lists (`topsim schedulers`) on its cluster and workload,\n"
     "once per seed, prints a side-by-side summary and writes DIR/results.json (schema\n"
     "topsim.results/1: per scheduler wait/JCT distributions, makespan, utilisation, images/sec,\n"
@@ -103,6 +122,9 @@ const Registrar registered{{
     "`topsim report` makes one from saved results, or compares several). Shared-GPU jobs\n"
     "(gpu_mem_gib, gpu_core_percent) run on nodes labelled share / core_mem beside whole-GPU jobs.\n"
     "Without a scenario it runs the built-in default, scenarios/ack-v100-benchmark.json.\n"
+    "--cluster and --workload make a scenario of your own files: `kubectl get nodes -o json` output\n"
+    "(or a cluster JSON) and a folder of Kubernetes manifests, sacct output, a Helios log or a job\n"
+    "list, e.g. `topsim run --cluster nodes.json --workload manifests/` (docs/importers.md).\n"
     "Scenarios with \"mode\": \"fill\" run the FGD fragmentation experiment (pods arrive until a\n"
     "target load, nothing departs). Formats: docs/scenarios.md, docs/results-format.md.",
     [] { return std::make_unique<Run>(); },

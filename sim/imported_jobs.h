@@ -15,4 +15,11 @@ struct ImportedJobs {
   std::vector<std::string> notes;                                 // defaults assumed, once each
 };
 
+// What a workload file or folder holds, from its name and first line: a folder or *.yaml / *.yml
+// file is Kubernetes manifests; a '|'-separated header naming JobID is `sacct --parsable2`
+// output; a CSV header starting with job_id and naming gpu_num a Helios cluster_log.csv;
+// anything else is JSON (a topsim workload section, or Kubernetes objects: those have apiVersion).
+enum class RecordFormat { Json, Manifests, Sacct, Helios };
+RecordFormat record_format(const std::string& path);
+
 }  // namespace topsim

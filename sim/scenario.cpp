@@ -1,10 +1,13 @@
 #include "sim/scenario.h"
+#include "sim/imported_jobs.h"
+#include "sim/kube_nodes.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "sim/json_util.h"
 #include "sim/node_source.h"
@@ -168,12 +171,18 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
   if (auto seeds = top.integer("seeds", 1, kMaxSeeds)) s.seeds = static_cast<int>(*seeds);
   if (top.require("cluster")) {
     const JsonAt at = *top.member("cluster");
-    if (at.value->is_string()) {  // a cluster file, e.g. from `topsim import nodes`; its errors name it
+    if (at.value->is_string()) {  // a cluster file, from `topsim import nodes` or kubectl's; its errors name it
       const std::string path = resolve_path(base_dir, at.value->get<std::string>());
       auto text = read_text_file(path);
       if (!text) return top.fail("cluster", text.error().message);
       auto document = parse_json_text(*text, path);
       if (!document) return verbatim.emplace(document.error()), void();
+      if (document->is_object() && (document->contains("apiVersion") || document->contains("items") ||
+                                    document->value("kind", "") == "Node")) {  // `kubectl get nodes -o json`
+        auto nodes = import_kube_nodes(*text, path);
+        if (!nodes) return verbatim.emplace(nodes.error()), void();
+        document = nlohmann::json::parse(kube_cluster_json(*nodes));
+      }
       JsonErrors file_errors(path);
       read_cluster(file_errors, JsonAt{&*document, ""}, fs::path(path).parent_path().string(), s);
       if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
@@ -186,10 +195,21 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
     const JsonAt at = *top.member("workload");
     if (at.value->is_string()) {  // a workload file, e.g. from `topsim import jobs`; its errors name it
       const std::string path = resolve_path(base_dir, at.value->get<std::string>());
-      auto text = read_text_file(path);
-      if (!text) return top.fail("workload", text.error().message);
-      auto document = parse_json_text(*text, path);
-      if (!document) return verbatim.emplace(document.error()), void();
+      RecordFormat format = record_format(path);
+      std::optional<nlohmann::json> document;
+      if (format == RecordFormat::Json) {
+        auto text = read_text_file(path);
+        if (!text) return top.fail("workload", text.error().message);
+        auto parsed = parse_json_text(*text, path);
+        if (!parsed) return verbatim.emplace(parsed.error()), void();
+        document = std::move(parsed).value();
+        if (document->is_object() && document->contains("apiVersion")) format = RecordFormat::Manifests;  // Kubernetes objects
+      }
+      // Records of other tools are read as their workload kind (docs/importers.md).
+      if (format != RecordFormat::Json) {
+        const char* kind = format == RecordFormat::Sacct ? "sacct" : format == RecordFormat::Helios ? "helios" : "kubernetes";
+        document = nlohmann::json{{"kind", kind}, {"path", path}};
+      }
       JsonErrors file_errors(path);
       read_workload(file_errors, verbatim, JsonAt{&*document, ""}, path, fs::path(path).parent_path().string(), s);
       if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();

@@ -159,6 +159,13 @@ TEST_CASE("cli::import: from manifests and kubectl nodes to a topology-aware vs 
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.out,
              Catch::Contains("2 nodes, 16 GPUs, 2 jobs") && Catch::Contains("topology-aware") && Catch::Contains("default"));
+  // Two commands: kubectl's node list and the manifests folder, straight into a run.
+  const CliResult two = run_cli("run --cluster '" + dir.file("nodes.json") + "' --workload '" + dir.file("manifests") + "' -o '" +
+                                dir.file("out3") + "' --no-report --quiet");
+  INFO(two.err);
+  REQUIRE(two.exit_code == 0);
+  CHECK_THAT(two.out, Catch::Contains("scenario manifests: 2 nodes, 16 GPUs, 2 jobs"));
+  check_bad_input(run_cli("run --cluster '" + dir.file("nodes.json") + "'"), "--cluster and --workload go together");
   // The manifests can also be the workload directly.
   write(dir.path / "k.json", R"({"cluster": "cluster.json", "workload": {"kind": "kubernetes", "path": "manifests"}})");
   const CliResult direct = run_cli("run '" + dir.file("k.json") + "' -o '" + dir.file("out2") + "' --no-report --quiet");

@@ -156,7 +156,7 @@ TEST_CASE("cli::run the default scenario", "[cli]") {
   SECTION("topsim run --help documents -o / --output and results.json") {
     const CliResult r = run_cli("run --help");
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::StartsWith("usage: topsim run [<scenario.json>] [-o DIR]"));
+    CHECK_THAT(r.out, Catch::StartsWith("usage: topsim run [<scenario.json> | --cluster FILE --workload PATH] [-o DIR]"));
     CHECK_THAT(r.out, Catch::Contains("-o [ --output ] arg"));
     CHECK_THAT(r.out, Catch::Contains("results.json"));
     CHECK_THAT(r.out, Catch::Contains("docs/scenarios.md"));
