@@ -235,6 +235,28 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   ctx.out.jobs.push_back(std::move(job));
 }
 
+// The documents of a YAML stream, split at "---" lines, each with the line it starts on (1-based).
+// yaml-cpp 0.7's LoadAll loops forever, allocating, on some malformed streams (fixed upstream in
+// jbeder/yaml-cpp#1319, not in Debian's 0.7); one Load per document does not.
+std::vector<std::pair<int64_t, std::string>> yaml_documents(const std::string& text) {
+  std::vector<std::pair<int64_t, std::string>> parts{{1, ""}};
+  int64_t line_number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    ++line_number;
+    const bool separator = line.rfind("---", 0) == 0 && (line.size() == 3 || line[3] == ' ' || line[3] == '\r');
+    if (separator)
+      parts.emplace_back(line_number + 1, "");
+    else
+      parts.back().second.append(line).append("\n");
+    start = end + 1;
+  }
+  return parts;
+}
+
 std::vector<std::string> manifest_files(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
@@ -261,11 +283,13 @@ Expected<ManifestImport> import_kube_manifest_texts(const std::vector<std::pair<
   Context ctx;
   for (const auto& [file, text] : files) {
     std::vector<YAML::Node> documents;
-    try {
-      documents = YAML::LoadAll(text);
-    } catch (const YAML::Exception& e) {
-      return Error{file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                   ": invalid YAML: " + e.msg};
+    for (const auto& [first_line, part] : yaml_documents(text)) {
+      try {
+        documents.push_back(YAML::Load(part));
+      } catch (const YAML::Exception& e) {
+        return Error{file + ":" + std::to_string(first_line + e.mark.line) + ":" + std::to_string(e.mark.column + 1) +
+                     ": invalid YAML: " + e.msg};
+      }
     }
     for (size_t d = 0; d < documents.size(); ++d) {
       const std::string where = file + " document " + std::to_string(d + 1);

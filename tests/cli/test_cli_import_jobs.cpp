@@ -190,6 +190,11 @@ TEST_CASE("cli::import jobs: bad manifests are one line naming the file and docu
   check_bad_input(run_cli("import jobs '" + write(dir.path / "svc.yaml", "kind: Service\nmetadata: {name: web}\n") + "' -o '" +
                           dir.file("j.json") + "'"),
                   "no workload asking GPUs in 1 file(s) (1 objects skipped)");
+  // Streams on which yaml-cpp 0.7's LoadAll looped forever, allocating (a fuzz finding): refused.
+  for (const char* text : {",\n", ",2020--0609 18:41:01\"name\": \"n\", \"labels\": {\"-40GB\"}}, \"s\": {\"a\": 8}}: }\n"}) {
+    const CliResult r = run_cli("import jobs '" + write(dir.path / "loop.yaml", text) + "' -o '" + dir.file("j.json") + "'");
+    CHECK(r.exit_code == 2);
+  }
   CHECK_FALSE(std::filesystem::exists(dir.file("j.json")));
 }
 
