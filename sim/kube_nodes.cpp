@@ -48,6 +48,15 @@ std::string builtin_for(const GpuModel& gpu, int gpus) {
   return "";
 }
 
+// A member of an object if it has that type, else empty: kubectl's output is read leniently,
+// never through nlohmann's value(), which throws when a key holds another type.
+std::string string_member(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : "";
+}
+Json object_member(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j.at(key).is_object() ? j.at(key) : Json::object();
+}
+
 // A Kubernetes quantity of whole devices ("8"); -1 when absent or not a plain count.
 int device_count(const Json& resources, const char* name) {
   if (!resources.is_object() || !resources.contains(name) || !resources.at(name).is_string()) return -1;
@@ -65,7 +74,7 @@ Expected<KubeNodeImport> import_kube_nodes(std::string_view text, std::string_vi
   if (!document) return document.error();
   const std::string src(source);
   std::vector<std::pair<std::string, const Json*>> items;  // (pointer, node)
-  if (document->is_object() && document->value("kind", "") == "Node") {
+  if (string_member(*document, "kind") == "Node") {
     items.emplace_back("", &*document);
   } else if (document->is_object() && document->contains("items") && document->at("items").is_array()) {
     const Json& list = document->at("items");
@@ -77,18 +86,18 @@ Expected<KubeNodeImport> import_kube_nodes(std::string_view text, std::string_vi
   std::vector<std::string> unmapped;
   for (const auto& [pointer, node] : items) {
     const std::string at = src + ": " + (pointer.empty() ? "/" : pointer);
-    if (!node->is_object() || node->value("kind", "Node") != "Node")
-      return Error{at + ": not a Node (kind " + (node->is_object() ? node->value("kind", "?") : describe_json(*node)) + ")"};
-    const Json metadata = node->value("metadata", Json::object());
-    const std::string name = metadata.is_object() ? metadata.value("name", "") : "";
+    const std::string kind = node->is_object() && node->contains("kind") ? string_member(*node, "kind") : "Node";
+    if (!node->is_object() || kind != "Node")
+      return Error{at + ": not a Node (kind " + (node->is_object() ? "'" + kind + "'" : describe_json(*node)) + ")"};
+    const Json metadata = object_member(*node, "metadata");
+    const std::string name = string_member(metadata, "name");
     if (name.empty()) return Error{at + "/metadata/name: missing"};
-    const Json labels_json = metadata.value("labels", Json::object());
+    const Json labels_json = object_member(metadata, "labels");
     std::map<std::string, std::string> labels;
     if (labels_json.is_object())
       for (const auto& [key, value] : labels_json.items())
         if (value.is_string()) labels[key] = value.get<std::string>();
-    const Json status = node->value("status", Json::object());
-    const Json allocatable = status.is_object() ? status.value("allocatable", Json::object()) : Json::object();
+    const Json allocatable = object_member(object_member(*node, "status"), "allocatable");
     int gpus = device_count(allocatable, "nvidia.com/gpu");
     if (gpus <= 0) gpus = device_count(allocatable, "aliyun.com/gpu-count");
     if (gpus <= 0) {

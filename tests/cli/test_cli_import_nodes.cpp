@@ -98,3 +98,17 @@ TEST_CASE("cli::import nodes: bad input is one line naming the file and node", "
   check_bad_input(run_cli("import nodes '" + dir.file("absent.json") + "' -o '" + dir.file("c.json") + "'"), "absent.json");
   check_bad_input(run_cli("import nodes '" + dir.file("absent.json") + "'"), "-o PATH is required");
 }
+
+TEST_CASE("cli::import nodes: fields of the wrong type are read leniently, never thrown (fuzz finding)", "[cli][import]") {
+  TempDir dir;
+  // "name" holding an object made nlohmann's value() throw: the node has no name, one line.
+  check_bad_input(
+      run_cli("import nodes '" +
+              write(dir, "odd.json",
+                    R"({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": {"nvidia.com/gpu": "5"}}}]})") +
+              "' -o '" + dir.file("c.json") + "'"),
+      "odd.json: /items/0/metadata/name: missing");
+  check_bad_input(run_cli("import nodes '" + write(dir, "kind.json", R"({"kind": 7, "items": [{"kind": ["Node"]}]})") + "' -o '" +
+                          dir.file("c.json") + "'"),
+                  "kind.json: /items/0: not a Node");
+}
