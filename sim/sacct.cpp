@@ -131,7 +131,9 @@ Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!line.empty()) break;
   }
-  const std::vector<std::string_view> header = split(line, '|');
+  // The header's names are copied: `line` is reused for the rows.
+  const std::vector<std::string_view> names = split(line, '|');
+  const std::vector<std::string> header(names.begin(), names.end());
   for (size_t i = 0; i < header.size(); ++i) column[std::string(header[i])] = i;
   for (const char* name : kRequired)
     if (!column.count(name))
@@ -174,7 +176,8 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
   int64_t number = 1;
   if (!std::getline(in, line)) return Error{src + ":1: empty: expected the Helios cluster_log.csv header"};
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  const std::vector<std::string_view> header = split(line, ',');
+  const std::vector<std::string_view> names = split(line, ',');
+  const std::vector<std::string> header(names.begin(), names.end());
   std::map<std::string, size_t> column;
   for (size_t i = 0; i < header.size(); ++i) column[std::string(header[i])] = i;
   for (const char* name : {"job_id", "gpu_num", "node_num", "submit_time", "start_time", "end_time"})
