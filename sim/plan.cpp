@@ -266,26 +266,26 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
   Planner planner(plan, options.check_invariants);
   if (Status s = planner.prepare(); !s) return s.error();
   const std::vector<ChainKey> keys = plan_chains(plan);
-  std::vector<size_t> todo;
+  std::vector<size_t> to_run;
   if (options.chains) {
-    todo = *options.chains;
-    for (size_t c : todo)
+    to_run = *options.chains;
+    for (size_t c : to_run)
       if (c >= keys.size())
         return Error{"search " + std::to_string(c) + " is not one of the plan's " + std::to_string(keys.size())};
   } else {
-    for (size_t i = 0; i < keys.size(); ++i) todo.push_back(i);
+    for (size_t i = 0; i < keys.size(); ++i) to_run.push_back(i);
   }
   PlanResult result;
   result.info = plan_info(plan);
-  result.chains.resize(todo.size());
-  std::vector<std::optional<Error>> errors(todo.size());
+  result.chains.resize(to_run.size());
+  std::vector<std::optional<Error>> errors(to_run.size());
   std::atomic<size_t> next{0}, done{0}, evaluations{0};
   RunMonitor monitor;
   std::mutex call_mutex;
   auto worker = [&] {
-    for (size_t t = next++; t < todo.size(); t = next++) {
+    for (size_t t = next++; t < to_run.size(); t = next++) {
       const auto start = std::chrono::steady_clock::now();
-      auto chain = planner.search(todo[t], keys[todo[t]], &monitor, evaluations);
+      auto chain = planner.search(to_run[t], keys[to_run[t]], &monitor, evaluations);
       ++done;
       if (!chain) {
         errors[t] = chain.error();
@@ -302,7 +302,7 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
   if (options.live)
     tick = [&](bool finished) {
       const PlanProgress p{done,
-                           todo.size(),
+                           to_run.size(),
                            evaluations,
                            monitor.events,
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
@@ -312,7 +312,7 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
     };
   {
     const PeriodicCall ticker(std::move(tick), options.live_every_s);
-    run_workers(options.threads, todo.size(), worker);
+    run_workers(options.threads, to_run.size(), worker);
   }
   for (const auto& error : errors)
     if (error) return *error;

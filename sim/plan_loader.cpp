@@ -247,7 +247,8 @@ void check_bounds(JsonErrors& errors, const PlanSpec& plan) {
                              std::to_string(first.nodes_per_unit) + " node(s) at " + cost + " an hour)");
 }
 
-// The shared keys as a scenario document, with a placeholder cluster (each evaluation brings its own).
+// The shared keys as a scenario document, with a one-node stand-in cluster: the loader requires a
+// cluster, and each evaluation brings its own.
 json scenario_document(const json& plan) {
   json scenario = json::object();
   for (const std::string& key : kScenarioKeys)
