@@ -77,6 +77,13 @@ double nvlink_gbps_per_link(int sm) {
   return 18.0;
 }
 
+double nvlink_achieved_gbps_per_link(int sm) {
+  constexpr double kPayloadShare = 128.0 / (128.0 + 16.0);  // 128-byte writes, one header flit
+  if (sm >= 80) return nvlink_gbps_per_link(sm);
+  if (sm >= 70) return 25.0 * kPayloadShare;
+  return 20.0 * kPayloadShare;
+}
+
 double pcie_gbps(int gen, int width) {
   // NCCL topo.cc encodes GT/s per generation so that width * value / 80 is GB/s.
   static constexpr int kPerLane[] = {0, 15, 30, 60, 120, 240, 480};

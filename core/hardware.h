@@ -35,6 +35,14 @@ std::string sm_architecture(int sm);
 
 // NCCL topo.h: SM60 18.0, SM70 20.0, SM80 20.0, SM86 12.0, SM90 20.6, SM100 40.1 GB/s per link.
 double nvlink_gbps_per_link(int sm);
+// What one direct NVLink delivers per direction to NCCL's kernels, GB/s. SMs store at most 128
+// bytes per NVLink write (nccl-tests#149); on NVLink 1 and 2 every packet carries one 16-byte
+// header flit ahead of its data flits (Tesla P100 whitepaper, 2016, NVLink section), so a link
+// moves 128/144 of its line rate: NVLink 1 (SM60, 20 GB/s) 17.8, which NCCL rounds to its 18.0,
+// and NVLink 2 (SM70, 25 GB/s) 22.2, where NCCL's search keeps a conservative 20.0. From NVLink 3
+// on, NCCL's figure is the achieved one: "25 GB/s line rate converts to ~20 GB/s effective with a
+// 128 B payload" on A100 (nccl-tests#149); SM86, SM90 and SM100 keep NCCL's values.
+double nvlink_achieved_gbps_per_link(int sm);
 // NCCL topo.cc: width x per-lane speed / 80; Gen3 x16 = 12, Gen4 x16 = 24, Gen5 x16 = 48 GB/s.
 double pcie_gbps(int gen, int width);
 // NCCL: a network port of `speed_gbit` Gb/s gives speed / 8 GB/s (100G = 12.5).

@@ -1,5 +1,7 @@
 #include "core/ring.h"
 
+#include "core/hardware.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -93,6 +95,110 @@ std::vector<int> heuristic_widest_ring(int n, const Cap& cap) {
   return width > 0 ? order : std::vector<int>{};
 }
 
+// Rings over single links: `lanes[i * n + j]` links from local GPU i to j. Every ring hop takes
+// one link; the packer finds the largest multiset of Hamiltonian rings the links carry.
+class LinkRingPacker {
+ public:
+  LinkRingPacker(int n, std::vector<int> lanes) : n_(n), lanes_(std::move(lanes)) {}
+
+  std::vector<std::vector<int>> pack(int max_rings) {
+    if (n_ > kExactPackMaxGpus) return greedy(max_rings);
+    enumerate_cycles();
+    int bound = max_rings;
+    for (int i = 0; i < n_; ++i) {
+      int out = 0, in = 0;
+      for (int j = 0; j < n_; ++j) out += lanes_[i * n_ + j], in += lanes_[j * n_ + i];
+      bound = std::min({bound, out, in});
+    }
+    for (int target = bound; target > 0; --target) {
+      chosen_.clear();
+      steps_ = 0;
+      if (place(target, 0)) return rings_of(chosen_);
+      if (steps_ > kStepBudget) return greedy(max_rings);
+    }
+    return {};
+  }
+
+ private:
+  static constexpr int kExactPackMaxGpus = 8;  // 7! = 5,040 directed rings at most
+  static constexpr long kStepBudget = 200000;
+
+  int lane(int i, int j) const { return lanes_[i * n_ + j]; }
+
+  // Every directed Hamiltonian ring starting at 0 over links with lanes, widest first.
+  void enumerate_cycles() {
+    std::vector<int> path{0};
+    std::vector<bool> used(n_, false);
+    used[0] = true;
+    extend(path, used);
+    auto width = [this](const std::vector<int>& c) {
+      int w = 1 << 30;
+      for (size_t i = 0; i < c.size(); ++i) w = std::min(w, lane(c[i], c[(i + 1) % c.size()]));
+      return w;
+    };
+    std::stable_sort(cycles_.begin(), cycles_.end(), [&](const auto& a, const auto& b) { return width(a) > width(b); });
+  }
+  void extend(std::vector<int>& path, std::vector<bool>& used) {
+    if (static_cast<int>(path.size()) == n_) {
+      if (lane(path.back(), 0) > 0) cycles_.push_back(path);
+      return;
+    }
+    for (int k = 1; k < n_; ++k) {
+      if (used[k] || lane(path.back(), k) == 0) continue;
+      used[k] = true;
+      path.push_back(k);
+      extend(path, used);
+      path.pop_back();
+      used[k] = false;
+    }
+  }
+  bool fits(const std::vector<int>& c) const {
+    for (size_t i = 0; i < c.size(); ++i)
+      if (lane(c[i], c[(i + 1) % c.size()]) == 0) return false;
+    return true;
+  }
+  void take(const std::vector<int>& c, int delta) {
+    for (size_t i = 0; i < c.size(); ++i) lanes_[c[i] * n_ + c[(i + 1) % c.size()]] -= delta;
+  }
+  // Places `left` more rings, choosing ring indices >= `from` (a multiset, no reorderings).
+  bool place(int left, size_t from) {
+    if (left == 0) return true;
+    for (size_t c = from; c < cycles_.size(); ++c) {
+      if (++steps_ > kStepBudget) return false;
+      if (!fits(cycles_[c])) continue;
+      take(cycles_[c], 1);
+      chosen_.push_back(c);
+      if (place(left - 1, c)) return true;
+      chosen_.pop_back();
+      take(cycles_[c], -1);
+    }
+    return false;
+  }
+  std::vector<std::vector<int>> rings_of(const std::vector<size_t>& chosen) const {
+    std::vector<std::vector<int>> rings;
+    for (size_t c : chosen) rings.push_back(cycles_[c]);
+    return rings;
+  }
+  // Beyond exact packing: the widest ring over the remaining links, again and again.
+  std::vector<std::vector<int>> greedy(int max_rings) {
+    std::vector<std::vector<int>> rings;
+    auto cap = [this](int i, int j) { return static_cast<double>(lane(i, j)); };
+    while (static_cast<int>(rings.size()) < max_rings) {
+      std::vector<int> ring = n_ <= kExactRingMaxGpus ? exact_widest_ring(n_, cap) : heuristic_widest_ring(n_, cap);
+      if (ring.empty() || !fits(ring)) break;
+      take(ring, 1);
+      rings.push_back(ring);
+    }
+    return rings;
+  }
+
+  int n_;
+  std::vector<int> lanes_;
+  std::vector<std::vector<int>> cycles_;
+  std::vector<size_t> chosen_;
+  long steps_ = 0;
+};
+
 }  // namespace
 
 RingModel::RingModel(const Topology& topology) : topology_(&topology) { route_hops(); }
@@ -144,6 +250,42 @@ bool RingModel::all_through_nvswitch(const std::vector<int>& gpus) const {
   return true;
 }
 
+bool RingModel::any_through_nvswitch(const std::vector<int>& gpus) const {
+  for (size_t i = 0; i < gpus.size(); ++i)
+    for (size_t j = i + 1; j < gpus.size(); ++j)
+      if (topology_->gpu_pair(gpus[i], gpus[j]).via_nvswitch) return true;
+  return false;
+}
+
+std::vector<std::vector<int>> RingModel::link_rings(const std::vector<int>& gpus) const {
+  const int n = static_cast<int>(gpus.size());
+  std::vector<int> lanes(static_cast<size_t>(n) * n, 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const PairLink& link = topology_->gpu_pair(gpus[i], gpus[j]);
+      if (link.cls == LinkClass::NVLink && !link.via_nvswitch) lanes[i * n + j] = link.nvlinks;
+    }
+  std::vector<std::vector<int>> rings = LinkRingPacker(n, std::move(lanes)).pack(kMaxChannels);
+  for (auto& ring : rings)
+    for (int& g : ring) g = gpus[g];
+  return rings;
+}
+
+bool RingModel::plan_link_rings(const std::vector<int>& gpus, RingPlan& plan) const {
+  const std::vector<std::vector<int>> rings = link_rings(gpus);
+  if (rings.empty()) return false;
+  double rate = std::numeric_limits<double>::infinity();
+  for (int g : gpus) rate = std::min(rate, nvlink_achieved_gbps_per_link(topology_->model().gpus[g].sm));
+  plan.order = rings.front();
+  plan.channel_rings = rings;
+  plan.channel_gbps.assign(rings.size(), rate);
+  plan.bus_bandwidth_gbps = rate * static_cast<double>(rings.size());
+  plan.nvlink_only = true;
+  plan.worst_hop = LinkClass::NVLink;
+  return true;
+}
+
 RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
   std::vector<int> gpus = unsorted;
   std::sort(gpus.begin(), gpus.end());
@@ -155,6 +297,7 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
   // NVSwitch fast path: one ring through the fabric takes every member's full uplink.
   const bool switched = all_through_nvswitch(gpus);
   bool nvlink_only = switched || !widest_ring(gpus, residual, true).empty();
+  if (nvlink_only && !any_through_nvswitch(gpus) && plan_link_rings(gpus, plan)) return plan;
   for (int channel = 0; channel < kMaxChannels; ++channel) {
     std::vector<int> order = switched && channel == 0 ? gpus : widest_ring(gpus, residual, nvlink_only);
     if (order.empty()) break;
@@ -171,6 +314,7 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
     for (size_t e = 0; e < uses.size(); ++e) residual[e] -= rate * uses[e];
     if (plan.channel_gbps.empty()) plan.order = order;
     plan.channel_gbps.push_back(rate);
+    plan.channel_rings.push_back(std::move(order));
     plan.bus_bandwidth_gbps += rate;
   }
   plan.nvlink_only = nvlink_only && !plan.channel_gbps.empty();

@@ -5,7 +5,14 @@
 // - Every ordered GPU pair (a -> b) is a "hop" routed over directed edges of the hardware graph:
 //   a direct NVLink bond, GPU -> NVSwitch -> GPU, or the widest PCIe/CPU path. Each directed
 //   edge has the capacity of its link in that direction.
-// - NCCL runs several rings (channels) at once. Channels are found greedily: the ring order
+// - Direct NVLink (no NVSwitch), when a ring over NVLink alone exists: rings over single links,
+//   as NCCL's search builds them at one link's speed. A bond of k NVLinks carries up to k rings
+//   per direction, each ring hop takes one link, and the search finds the largest set of rings
+//   that fits the links (exact packing by backtracking, within a step budget; greedy beyond).
+//   Every ring then runs at one link's achieved rate (nvlink_achieved_gbps_per_link: 22.2 GB/s
+//   on V100), so the bus bandwidth is rings x that rate. On the DGX-1 V100 hybrid cube-mesh, 8
+//   GPUs get 6 rings that use all six NVLinks of every GPU in both directions: 133.3 GB/s.
+// - Otherwise NCCL runs several rings (channels) at once. Channels are found greedily: the ring order
 //   with the widest bottleneck over the residual capacities (exact dynamic programming over
 //   subsets for up to 10 GPUs; nearest-neighbour plus 2-opt beyond), its rate is what every
 //   edge it crosses can still carry (an edge crossed by two hops of one ring gives each half),
@@ -31,11 +38,12 @@
 namespace topsim {
 
 struct RingPlan {
-  std::vector<int> order;                 // GPU ids of the first (widest) ring, starting at the lowest id
-  std::vector<double> channel_gbps;       // rate of each channel found, GB/s
-  double bus_bandwidth_gbps = 0;          // sum of channel rates; 0 for fewer than 2 GPUs
-  bool nvlink_only = false;               // every hop of every channel is NVLink (direct or NVSwitch)
-  LinkClass worst_hop = LinkClass::Self;  // worst link class among the ring's hops
+  std::vector<int> order;                       // GPU ids of the first (widest) ring, starting at the lowest id
+  std::vector<double> channel_gbps;             // rate of each channel found, GB/s
+  std::vector<std::vector<int>> channel_rings;  // ring order of each channel (GPU ids)
+  double bus_bandwidth_gbps = 0;                // sum of channel rates; 0 for fewer than 2 GPUs
+  bool nvlink_only = false;                     // every hop of every channel is NVLink (direct or NVSwitch)
+  LinkClass worst_hop = LinkClass::Self;        // worst link class among the ring's hops
 };
 
 class RingModel {
@@ -62,6 +70,11 @@ class RingModel {
   std::vector<int> widest_ring(const std::vector<int>& gpus, const std::vector<double>& residual, bool nvlink_only) const;
   double hop_capacity(int a, int b, const std::vector<double>& residual, bool nvlink_only) const;
   bool all_through_nvswitch(const std::vector<int>& gpus) const;
+  bool any_through_nvswitch(const std::vector<int>& gpus) const;
+  // The largest set of rings over single direct NVLinks among `gpus` (model above); node ids.
+  std::vector<std::vector<int>> link_rings(const std::vector<int>& gpus) const;
+  // The channel set of link_rings, when it finds any: one channel per ring at one link's rate.
+  bool plan_link_rings(const std::vector<int>& gpus, RingPlan& plan) const;
 
   const Topology* topology_;
   std::vector<Hop> hops_;  // gpu_count x gpu_count

@@ -190,6 +190,8 @@ std::string format_number(double value) {
   return fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4);
 }
 
+double results_rounded(double value) { return std::round(value * 1e6) / 1e6; }
+
 std::string format_data(double value, std::string_view not_finite) {
   return std::isfinite(value) ? fixed_trimmed(value, 6) : std::string(not_finite);
 }

@@ -36,20 +36,20 @@ size_t count_of(const std::string& text, const std::string& needle) {
 }  // namespace
 
 TEST_CASE("cli::allocate on an idle DGX-1", "[cli]") {
-  SECTION("4 GPUs: a fully NVLink quad at 80.0 GB/s over 4 channels, NCCL_P2P_LEVEL=NVL") {
+  SECTION("4 GPUs: a fully NVLink quad, 4 rings over single NVLinks at 22.2 GB/s each, NCCL_P2P_LEVEL=NVL") {
     const CliResult r = run_cli("allocate --node dgx1-v100 --gpus 4");
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(r.err.empty());
     const std::string gpus = field(r.out, "gpus");
     CHECK((gpus == "0,1,2,3" || gpus == "4,5,6,7"));
-    CHECK(field(r.out, "bus bandwidth") == "80.0 GB/s (NVLink only)");
-    CHECK(field(r.out, "channels") == "4 (4 x 20.0 GB/s)");
+    CHECK(field(r.out, "bus bandwidth") == "88.9 GB/s (NVLink only)");
+    CHECK(field(r.out, "channels") == "4 (4 x 22.2 GB/s)");
     CHECK(field(r.out, "NUMA nodes") == "0 (1 of 2)");
     CHECK(field(r.out, "request") == "4 GPUs, best-fit, no constraints");
     CHECK(field(r.out, "relaxed").empty());
-    // 1.5 x 10^8 bytes at 80 GB/s = 1875 us, plus 8.4 + 6 x 3.4 us of Simple latency
-    CHECK(field(r.out, "all-reduce 100 MB") == "1.90 ms (ring, Simple protocol)");
+    // 1.5 x 10^8 bytes at 88.9 GB/s = 1687.5 us, plus 8.4 + 6 x 3.4 us of Simple latency
+    CHECK(field(r.out, "all-reduce 100 MB") == "1.72 ms (ring, Simple protocol)");
     // every hop of the ring is an NVLink
     const std::string ring = field(r.out, "ring");
     CHECK(count_of(ring, " -NV") == 4);
@@ -113,7 +113,7 @@ TEST_CASE("cli::allocate constraints, fallback and annotations", "[cli]") {
     REQUIRE(nv.exit_code == 0);
     CHECK_THAT(field(nv.out, "relaxed"), Catch::StartsWith("max-link-class ("));
   }
-  SECTION("--min-bandwidth 100 for 4 GPUs cannot be met (80 GB/s at best): relaxed, or exit 2 with --no-relax") {
+  SECTION("--min-bandwidth 100 for 4 GPUs cannot be met (88.9 GB/s at best): relaxed, or exit 2 with --no-relax") {
     const CliResult r = run_cli("allocate --node dgx1-v100 --gpus 4 --min-bandwidth 100");
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(field(r.out, "relaxed"), Catch::StartsWith("min-bandwidth ("));
@@ -143,7 +143,7 @@ TEST_CASE("cli::allocate --json and --topo-xml", "[cli]") {
     CHECK(doc["gpus"].size() == 4);
     CHECK(doc["ring"].size() == 4);
     CHECK(doc["hops"].size() == 4);
-    CHECK(doc["bus_bandwidth_gbps"] == 80.0);
+    CHECK(doc["bus_bandwidth_gbps"] == 88.889);
     CHECK(doc["channels"] == 4);
     CHECK(doc["nvlink_only"] == true);
     CHECK(doc["nccl_env"]["NCCL_P2P_LEVEL"] == "NVL");

@@ -96,11 +96,11 @@ TEST_CASE("core::Allocator best-fit on an idle DGX-1", "[core][allocator]") {
   const Topology t = builtin("dgx1-v100");
   const Allocator allocator(t);
   const GpuSet idle = all_gpus(8);
-  SECTION("4 GPUs: a fully NVLink-connected quad, 80 GB/s over 4 channels") {
+  SECTION("4 GPUs: a fully NVLink-connected quad, 4 rings over single NVLinks: 4 x 22.2 GB/s") {
     const auto ids = place_ids(allocator, idle, request(4));
     CHECK((ids == std::vector<int>{0, 1, 2, 3} || ids == std::vector<int>{4, 5, 6, 7}));
     CHECK(fully_nvlink(t, ids));
-    CHECK(allocator.rings().bus_bandwidth_gbps(ids) == Approx(80.0));
+    CHECK(allocator.rings().bus_bandwidth_gbps(ids) == Approx(4 * 25.0 * 128 / 144));
   }
   SECTION("2 GPUs: an NV2 pair at 40 GB/s") {
     const auto ids = place_ids(allocator, idle, request(2));
@@ -114,10 +114,11 @@ TEST_CASE("core::Allocator best-fit on an idle DGX-1", "[core][allocator]") {
     const int partner = ids[0] == 4 ? ids[1] : ids[0];
     CHECK(t.gpu_pair(4, partner).nvlinks == 2);
   }
-  SECTION("8 GPUs: the whole node at 120 GB/s (6 NVLinks x 20 GB/s per GPU)") {
+  SECTION("8 GPUs: the whole node, 6 rings using all six NVLinks of every GPU: 133.3 GB/s") {
     auto p = allocator.place(idle, request(8));
     REQUIRE(p.ok());
-    CHECK(p->ring.bus_bandwidth_gbps == Approx(120.0));
+    CHECK(p->ring.bus_bandwidth_gbps == Approx(6 * 25.0 * 128 / 144));
+    CHECK(p->ring.channel_gbps.size() == 6);
     CHECK(p->ring.nvlink_only);
   }
   SECTION("leaves well-connected GPUs behind: after {0,1,2,3} are taken a 4-GPU job gets {4,5,6,7}") {

@@ -184,7 +184,7 @@ TEST_CASE("core::place_gang across DGX A100 nodes", "[core][gang]") {
   }
   SECTION("best-fit splits so the node with the slower NICs gets more GPUs (6 x HDR = 3 x NDR)") {
     // 3 x 3 GPUs on a DGX A100 with 6 free and an HGX H100 with 7 free: 6 + 3 GPUs reach
-    // 6 x 23.5 = 3 x 47 GB/s, while pack's 3 + 6 leaves the A100 with 3 NICs (70.5 GB/s).
+    // 6 x 22.1 = 3 x 44.3 GB/s, while pack's 3 + 6 leaves the A100 with 3 NICs (66.4 GB/s).
     Cluster mixed;
     mixed.add("dgx-a100", 1);
     mixed.add("hgx-h100", 1);
@@ -201,7 +201,7 @@ TEST_CASE("core::place_gang across DGX A100 nodes", "[core][gang]") {
   }
   SECTION("best-fit: among node pairs reaching the best bandwidth, the one leaving the fewest free GPUs") {
     // 3 x 4 GPUs need two nodes; one of them carries a single 4-GPU worker (4 NICs), so every
-    // pair reaches 4 x 23.5 GB/s; an idle node plus a 6-free node leaves 2 GPUs, two idle 4.
+    // pair reaches 4 x 22.1 GB/s; an idle node plus a 6-free node leaves 2 GPUs, two idle 4.
     c.add("dgx-a100", 1);
     c.nodes[1].free = to_gpu_set({0, 1, 2, 3, 4, 5});
     c.nodes[3].free = to_gpu_set({0, 1, 2, 3, 4, 5});
@@ -273,8 +273,8 @@ TEST_CASE("core::place_gang is all-or-nothing and names the binding limit", "[co
     r.min_network_gbps = 30;
     CHECK(error_of(place_gang(c.nodes, r)) ==
           "cannot place gang: no single node fits and min-network 30.0 GB/s leaves 0 nodes, holding 0 of 2 workers; "
-          "excluded after trying: dgx-a100-0 (network 23.5 GB/s < min-network 30.0 GB/s), "
-          "dgx-a100-1 (network 23.5 GB/s < min-network 30.0 GB/s)");
+          "excluded after trying: dgx-a100-0 (network 22.1 GB/s < min-network 30.0 GB/s), "
+          "dgx-a100-1 (network 22.1 GB/s < min-network 30.0 GB/s)");
   }
   SECTION("spread falls back to one node when spreading would break min-network") {
     c.add("dgx-a100", 2);
@@ -347,12 +347,12 @@ TEST_CASE("core::place_gang on a large mixed cluster", "[core][gang]") {
 }
 
 TEST_CASE("core::NetworkModel and the NICs a node's GPUs use", "[core][gang]") {
-  SECTION("efficiencies: IB 0.94, RoCE IB x framing ratio, TCP sockets 0.5") {
+  SECTION("efficiencies: IB 0.885 (several HDR rails), RoCE IB x framing ratio, TCP sockets 0.5") {
     const NetworkModel net;
-    CHECK(net.efficiency(NicTransport::InfiniBand) == Approx(0.94));
-    CHECK(net.efficiency(NicTransport::RoCE) == Approx(0.94 * 4122.0 / 4178.0));
+    CHECK(net.efficiency(NicTransport::InfiniBand) == Approx(0.885));
+    CHECK(net.efficiency(NicTransport::RoCE) == Approx(0.885 * 4122.0 / 4178.0));
     CHECK(net.efficiency(NicTransport::Ethernet) == Approx(0.5));
-    CHECK(net.nic_gbps(Nic{"mlx5_0", 100, NicTransport::InfiniBand, 0, 3, 16, ""}) == Approx(11.75));
+    CHECK(net.nic_gbps(Nic{"mlx5_0", 100, NicTransport::InfiniBand, 0, 3, 16, ""}) == Approx(12.5 * 0.885));
   }
   SECTION("DGX A100 GPUs 0 and 1 share two PXB NICs and use one each; HGX H100 GPU g uses mlx5_g") {
     const Topology a100 = Topology::build(*builtin_model("dgx-a100")).value();

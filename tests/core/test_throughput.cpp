@@ -63,14 +63,15 @@ TEST_CASE("core::throughput calibration on 2 x dgx1-v100, TF + Horovod, 4 x 1 GP
   const CommPath nvlink = topology_aware_path(allocator);
   const CommPath sockets = default_spread_path();
 
-  SECTION("the paths: best-fit quad is NVLink-only at 80 GB/s; the 2 + 2 pod ring runs TCP at 0.75 GB/s") {
-    // Expectation: 4 ranks on one host over NVLink P2P at the RingModel's 80 GB/s; 4 pods = 4
+  SECTION(
+      "the paths: best-fit quad is NVLink-only at 88.9 GB/s (4 single-link rings); the 2 + 2 pod ring runs TCP at 0.75 GB/s") {
+    // Expectation: 4 ranks on one host over NVLink P2P at the RingModel's 4 x 22.2 GB/s; 4 pods = 4
     // NCCL hosts whose slowest hop is a 10 GbE NIC at 60%: 1.25 x 0.6 = 0.75 GB/s.
     CHECK(nvlink.ranks == 4);
     CHECK(nvlink.hosts == 1);
     CHECK(nvlink.transport == CommTransport::NvLinkP2p);
     CHECK(nvlink.nvlink_hops);
-    CHECK(nvlink.bus_bandwidth_gbps == Approx(80.0));
+    CHECK(nvlink.bus_bandwidth_gbps == Approx(4 * 25.0 * 128 / 144));
     CHECK(sockets.ranks == 4);
     CHECK(sockets.hosts == 4);
     CHECK(sockets.transport == CommTransport::Tcp);
@@ -108,7 +109,7 @@ TEST_CASE("core::throughput placement and overlap ordering", "[core][throughput]
   const TrainingJob vgg16 = job("vgg16", TrainingFramework::TensorFlow);
 
   SECTION("NVLink placement beats PCIe beats sockets for the same job") {
-    // Expectation: with every ms of all-reduce exposed (overlap 0), 4 GPUs over NVLink (80 GB/s)
+    // Expectation: with every ms of all-reduce exposed (overlap 0), 4 GPUs over NVLink (88.9 GB/s)
     // > 4 GPUs over PCIe > 4 pods on one node over the pod network (2.2 GB/s); with the default
     // overlap the PCIe all-reduce may hide behind the backward pass too (>=), sockets cannot.
     const CommPath nvlink = ring_plan_path(RingModel(dgx1).plan({0, 1, 2, 3}));
@@ -179,7 +180,7 @@ TEST_CASE("core::throughput socket rings and network hops", "[core][throughput]"
     CHECK_FALSE(socket_ring_bus_gbps({0, 1}, {10.0, 0.0}).ok());
   }
   SECTION("network hop bandwidth per transport from the NIC speed") {
-    // Expectation: TCP 10 GbE = 1.25 x 0.5; RDMA 100G IB = 12.5 x 0.94; RoCE lower than IB;
+    // Expectation: TCP 10 GbE = 1.25 x 0.5; RDMA 100G IB = 12.5 x 0.885; RoCE lower than IB;
     // intra-host transports and RDMA over plain Ethernet are errors.
     CHECK(*network_hop_gbps(CommTransport::Tcp, 10) == Approx(0.625));
     CHECK(*network_hop_gbps(CommTransport::Rdma, 100) == Approx(12.5 * kInfiniBandEfficiency));
