@@ -66,11 +66,16 @@ struct CommPath {
   CommTransport transport = CommTransport::None;
 };
 
-// Pods on one node exchanging data over sockets through the pod network (veth pair + bridge):
-// TCP between two containers on one host over a Linux bridge measured 2.23 GB/s (netperf,
-// mtarsel.github.io 2017 "docker-thruput"), and NCCL's default socket transport (one thread,
-// one socket per peer) peaked at ~60% of a 32 Gb/s link, 2.4 GB/s (nccl#209): 2.2 GB/s.
-inline constexpr double kPodSocketGbps = 2.2;
+// Pods on one node exchanging data over sockets through the pod network (veth pair + bridge).
+// The bytes never reach a NIC: a veth pair and a bridge hand packets between two network
+// namespaces inside the kernel, so the hop is bound by the copies on either side, not by any
+// line rate. On a veth NCCL's socket transport finds no PCI vendor for the device and so
+// starts no helper threads and one socket per connection (net_socket.cc auto-detection): its
+// proxy thread moves every byte through send()/recv(). That transport's own ceiling was
+// measured at 2.4 GB/s, ~60% of a 32 Gb/s link it could not fill (nccl#209); a single netperf
+// TCP stream between containers over a Linux bridge measured 2.23 GB/s (mtarsel.github.io 2017
+// "docker-thruput"), within 8%. The NCCL figure is taken, as it measures the transport used.
+inline constexpr double kPodSocketGbps = 2.4;
 
 // Communication path of a single-host ring (`plan` over the job's GPUs of one node, all pods
 // sharing host IPC): NVLink P2P when the plan is NVLink-only, PCIe P2P when its worst hop is
@@ -126,9 +131,13 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
 // the backward pass), because concurrent NCCL and compute kernels share the GPU and Horovod
 // issues one fused all-reduce (<= 64 MB) at a time, negotiated every 5 ms cycle.
 inline constexpr double kTensorFlowHorovodOverlap = 0.3;
-// PyTorch + Horovod goes through the same Horovod engine (64 MB fusion buffer, 5 ms cycle;
-// REFERENCE.md), fed by per-parameter autograd hooks instead of graph ops; no source measures
-// its overlap separately, so it takes the TensorFlow value rather than a fitted one.
+// PyTorch jobs (Horovod or DistributedDataParallel) take the TensorFlow value: no source measures
+// their overlap separately. DDP launches each 25 MiB bucket's all-reduce as soon as the bucket is
+// full, one after another on one NCCL stream (Li et al., "PyTorch Distributed", VLDB 2020); the
+// share above is that pipeline's limit when an all-reduce is in flight for the whole backward
+// pass, which is the case on socket paths. Modelling the pipeline itself needs each model's
+// per-layer gradient readiness (docs/throughput-model.md, "PyTorch DDP"): with bytes ready
+// uniformly over the backward pass it hides less than the share, not more.
 inline constexpr double kPyTorchHorovodOverlap = 0.3;
 
 // The calibration network: the brief's 2 x dgx1-v100 cluster as the default scheduler uses it
