@@ -104,13 +104,7 @@ class LinkRingPacker {
   std::vector<std::vector<int>> pack(int max_rings) {
     if (n_ > kExactPackMaxGpus) return greedy(max_rings);
     enumerate_cycles();
-    int bound = max_rings;
-    for (int i = 0; i < n_; ++i) {
-      int out = 0, in = 0;
-      for (int j = 0; j < n_; ++j) out += lanes_[i * n_ + j], in += lanes_[j * n_ + i];
-      bound = std::min({bound, out, in});
-    }
-    for (int target = bound; target > 0; --target) {
+    for (int target = std::min(max_rings, lane_bound()); target > 0; --target) {
       chosen_.clear();
       steps_ = 0;
       if (place(target, 0)) return rings_of(chosen_);
@@ -124,6 +118,16 @@ class LinkRingPacker {
   static constexpr long kStepBudget = 200000;
 
   int lane(int i, int j) const { return lanes_[i * n_ + j]; }
+  // Rings the links left could still carry at most: every ring leaves and enters every GPU once.
+  int lane_bound() const {
+    int bound = 1 << 30;
+    for (int i = 0; i < n_; ++i) {
+      int out = 0, in = 0;
+      for (int j = 0; j < n_; ++j) out += lane(i, j), in += lane(j, i);
+      bound = std::min({bound, out, in});
+    }
+    return bound;
+  }
 
   // Every directed Hamiltonian ring starting at 0 over links with lanes, widest first.
   void enumerate_cycles() {
@@ -163,6 +167,7 @@ class LinkRingPacker {
   // Places `left` more rings, choosing ring indices >= `from` (a multiset, no reorderings).
   bool place(int left, size_t from) {
     if (left == 0) return true;
+    if (lane_bound() < left) return false;
     for (size_t c = from; c < cycles_.size(); ++c) {
       if (++steps_ > kStepBudget) return false;
       if (!fits(cycles_[c])) continue;
