@@ -16,7 +16,7 @@ struct SourceFlag {
   bool topo_m, nccl_xml;
 };
 constexpr SourceFlag kSourceFlags[] = {
-    {"gpu-model", true, false}, {"matrix", true, false}, {"cpu", true, true}, {"nic-speed", true, true}, {"fabric", false, true}};
+    {"gpu-model", true, true}, {"matrix", true, false}, {"cpu", true, true}, {"nic-speed", true, true}, {"fabric", false, true}};
 
 const SourceFlag& source_flag(const std::string& flag) {
   for (const SourceFlag& entry : kSourceFlags)
@@ -35,7 +35,8 @@ std::vector<std::string> builtin_names() {
 void NodeArgument::declare(OptionSet& options) {
   options.argument("node", &spec_);
   options.visible.add_options()("gpu-model", po::value(&gpu_model_)->value_name("MODEL"),
-                                "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts)")(
+                                "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts); "
+                                "NCCL XML hint file: of GPUs without a known PCI device id (default: the fabric's)")(
       "matrix", po::value(&matrix_)->value_name("N"), "nvidia-smi text: which matrix of the file to read, 1-based (default: 1)")(
       "cpu", po::value(&cpu_)->value_name("KIND"),
       "nvidia-smi text: CPU kind of every NUMA node, e.g. intel-skylake (default: inferred from the GPU era); "
@@ -73,6 +74,7 @@ Status NodeArgument::finish(const po::variables_map& values) {
   load_.topo_m.nic_speed_gbit = nic_speed_gbit_;
   load_.topo_m.node_name = name_;
   load_.nccl_xml.fabric = fabric_;
+  load_.nccl_xml.gpu_model = gpu_model_;
   load_.nccl_xml.cpu = load_.topo_m.cpu;
   if (values.count("nic-speed")) load_.nccl_xml.nic_speed_gbit = nic_speed_gbit_;
   return {};

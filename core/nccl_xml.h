@@ -65,6 +65,7 @@ struct NcclXmlImportOptions {
   // GPUs' PCI device id names a catalog GPU and exactly one built-in model with NVLink has that
   // many of it (e.g. 8 x 0x20b0 -> dgx-a100); otherwise the import fails naming --fabric.
   std::string fabric;
+  std::string gpu_model;                 // for GPUs without a known device id (the fabric's sm), e.g. v100-32g
   std::optional<CpuKind> cpu;            // for <cpu> elements without arch
   std::optional<double> nic_speed_gbit;  // for NICs without <nic><net speed=...>
 };
@@ -80,8 +81,9 @@ struct NcclXmlImportResult {
 // - GPUs are `<pci class="0x03...">` elements; without `<gpu sm=...>` (all of them, or none)
 //   they are ordered by bus id (CUDA_DEVICE_ORDER=PCI_BUS_ID) and their count must equal the
 //   fabric's; the model comes from the device id (its sm must equal the fabric GPU's), else
-//   from the fabric. A file with no GPU at all (AWS p5) gets the fabric's GPUs one per PCIe
-//   switch holding devices, in file order, when the counts are equal.
+//   from `gpu_model` (same rule), else from the fabric. A file with no GPU at all (AWS p5)
+//   gets the fabric's GPUs one per PCIe switch holding devices, in file order, when the
+//   counts are equal.
 // - A leaf `<pci>` without class, in a file listing no GPUs, is a NIC; a `<pci>` without class
 //   holding others is a bridge.
 // - NICs without `<net>` are named nic0.. in file order at `nic_speed_gbit`: class 0x0207 ->

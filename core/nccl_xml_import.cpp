@@ -173,6 +173,8 @@ class NcclXmlImporter {
       resolve_nvlinks(order);
     }
     add_nics(system);
+    if (!options_.gpu_model.empty() && !gpu_model_used_)
+      fail(system, "--gpu-model applies only to hint-file GPUs without a known PCI device id, and this file has none");
     return std::move(model_);
   }
   const std::set<std::string>& notes() const { return notes_; }
@@ -504,7 +506,15 @@ class NcclXmlImporter {
     if (spec && spec->sm != fabric_gpu.sm)
       fail(hint.pci, "device " + hint.device + " (" + spec->name + ", sm " + std::to_string(spec->sm) + ") does not match the " +
                          fabric_name_ + " fabric's " + fabric_gpu.model + " GPUs (sm " + std::to_string(fabric_gpu.sm) + ")");
-    if (hint.bus_id.empty()) {  // placed by place_on_switches: its note names the model
+    if (!spec && !options_.gpu_model.empty()) {
+      spec = find_gpu_model(options_.gpu_model);
+      if (!spec || spec->sm != fabric_gpu.sm)
+        fail(hint.pci, "--gpu-model " + options_.gpu_model + (spec ? " (sm " + std::to_string(spec->sm) + ")" : "") +
+                           " does not match the " + fabric_name_ + " fabric's " + fabric_gpu.model + " GPUs (sm " +
+                           std::to_string(fabric_gpu.sm) + ")");
+      gpu_model_used_ = true;
+      hint_note("GPUs have no <gpu sm=...> and no known device id: model " + spec->name + " from --gpu-model");
+    } else if (hint.bus_id.empty()) {  // placed by place_on_switches: its note names the model
       spec = find_gpu_model(fabric_gpu.model);
     } else if (spec) {
       hint_note("GPUs have no <gpu sm=...>: model " + spec->name + " from PCI device " + hint.device);
@@ -563,7 +573,7 @@ class NcclXmlImporter {
   std::set<std::string> notes_;
   std::vector<HintDevice> hint_gpus_, hint_nics_, unclassified_;
   std::vector<std::string> hint_notes_;
-  bool cpu_used_ = false;
+  bool cpu_used_ = false, gpu_model_used_ = false;
   std::string fabric_name_;
   bool fabric_inferred_ = false;
 };
