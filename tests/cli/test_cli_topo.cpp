@@ -267,11 +267,15 @@ TEST_CASE("cli::topo import of NCCL hint files", "[cli][hint]") {
     REQUIRE(shown.exit_code == 0);
     CHECK_THAT(shown.out, Catch::Contains("8 x a100 GPUs") && Catch::Contains("NVSwitch fabric (NV12 per GPU)"));
   }
-  SECTION("--fabric names the model in the summary; topo show accepts the node") {
+  SECTION("--fabric names the model in the summary; topo show accepts the node, or the XML with the same options") {
     const CliResult r = run_cli("topo import " + quoted(xml) + " --fabric dgx-a100 --nic-speed 200 -o " + quoted(node));
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::StartsWith("imported 8 GPUs (a100, fabric from --fabric dgx-a100)"));
-    CHECK(run_cli("topo show " + quoted(node)).exit_code == 0);
+    const CliResult from_json = run_cli("topo show " + quoted(node));
+    const CliResult from_xml = run_cli("topo show " + quoted(xml) + " --fabric dgx-a100 --nic-speed 200");
+    REQUIRE(from_json.exit_code == 0);
+    REQUIRE(from_xml.exit_code == 0);
+    CHECK(link_codes(from_xml.out, 9) == link_codes(from_json.out, 9));
   }
   SECTION("refusals are one line, exit 2, and write nothing") {
     check_bad_input(run_cli("topo import " + quoted(xml) + " -o " + quoted(node)), "give it with --nic-speed GBIT");

@@ -467,22 +467,6 @@ TEST_CASE("core::nccl_xml hint files: PCI GPUs without <gpu> get a built-in mode
     CHECK(topo.gpu_pair(0, 5).cls == LinkClass::PIX);  // no bond: the file's PCI tree
     CHECK(has_note(r, "hint.xml: GPUs have no <gpu sm=...> and no device id: model v100 taken from dgx1-v100"));
   }
-  SECTION("--gpu-model names GPUs without a known device id (same sm as the fabric); unused it is an error") {
-    NcclXmlImportOptions options = hint_options("dgx1-v100");
-    options.gpu_model = "v100-32g";
-    const NcclXmlImportResult r = hint_ok(hint_xml(8, ""), options);
-    CHECK(r.model.gpus[0].model == "v100-32g");
-    CHECK(r.model.gpus[0].memory_gib == 32);
-    CHECK(r.model.nvlinks.size() == 16);
-    CHECK(has_note(r, "hint.xml: GPUs have no <gpu sm=...> and no known device id: model v100-32g from --gpu-model"));
-    options.gpu_model = "a100";
-    CHECK(hint_error(hint_xml(8, ""), options) ==
-          "hint.xml:11: <pci busid=0000:00:00.0>: --gpu-model a100 (sm 80) does not match the dgx1-v100 fabric's v100 GPUs (sm "
-          "70)");
-    options.fabric = "dgx-a100";
-    CHECK_THAT(hint_error(hint_xml(8), options),
-               Catch::Contains("--gpu-model applies only to hint-file GPUs without a known PCI device id"));
-  }
   SECTION("a GPU count other than the fabric's is an error naming both") {
     CHECK(hint_error(hint_xml(4), hint_options("dgx-a100")) ==
           "hint.xml:1: <system>: the file lists 4 GPUs but the dgx-a100 fabric has 8");
@@ -502,6 +486,23 @@ TEST_CASE("core::nccl_xml hint files: PCI GPUs without <gpu> get a built-in mode
           "hint.xml:1: <system>: --fabric applies only to hint files, and this file's GPUs carry <gpu sm=...> with their own "
           "NVLinks");
   }
+}
+
+TEST_CASE("core::nccl_xml hint files: --gpu-model names GPUs without a known device id", "[core][nccl][hint]") {
+  NcclXmlImportOptions options = hint_options("dgx1-v100");
+  options.gpu_model = "v100-32g";
+  const NcclXmlImportResult r = hint_ok(hint_xml(8, ""), options);
+  CHECK(r.model.gpus[0].model == "v100-32g");
+  CHECK(r.model.gpus[0].memory_gib == 32);
+  CHECK(r.model.nvlinks.size() == 16);
+  CHECK(has_note(r, "hint.xml: GPUs have no <gpu sm=...> and no known device id: model v100-32g from --gpu-model"));
+  options.gpu_model = "a100";
+  CHECK(hint_error(hint_xml(8, ""), options) ==
+        "hint.xml:11: <pci busid=0000:00:00.0>: --gpu-model a100 (sm 80) does not match the dgx1-v100 fabric's v100 GPUs (sm "
+        "70)");
+  options.fabric = "dgx-a100";
+  CHECK_THAT(hint_error(hint_xml(8), options),
+             Catch::Contains("--gpu-model applies only to hint-file GPUs without a known PCI device id"));
 }
 
 TEST_CASE("core::nccl_xml hint files: the fabric is inferred only from real evidence", "[core][nccl][hint]") {
