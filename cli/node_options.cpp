@@ -3,28 +3,62 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/builtin_models.h"
 #include "core/hardware.h"
 #include "sim/suggest.h"
 
 namespace topsim::cli {
+namespace {
+
+// The source-specific flags and the sources they apply to; any other source is an error.
+struct SourceFlag {
+  const char* flag;
+  bool topo_m, nccl_xml;
+};
+constexpr SourceFlag kSourceFlags[] = {
+    {"gpu-model", true, true}, {"matrix", true, false}, {"cpu", true, true}, {"nic-speed", true, true}, {"fabric", false, true}};
+
+const SourceFlag& source_flag(const std::string& flag) {
+  for (const SourceFlag& entry : kSourceFlags)
+    if (flag == std::string("--") + entry.flag) return entry;
+  return kSourceFlags[0];
+}
+
+std::vector<std::string> builtin_names() {
+  std::vector<std::string> names;
+  for (const BuiltinModelInfo& info : builtin_models()) names.push_back(info.name);
+  return names;
+}
+
+}  // namespace
 
 void NodeArgument::declare(OptionSet& options) {
   options.argument("node", &spec_);
   options.visible.add_options()("gpu-model", po::value(&gpu_model_)->value_name("MODEL"),
-                                "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts)")(
+                                "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts); "
+                                "NCCL XML hint file: of GPUs without a known PCI device id (default: the fabric's)")(
       "matrix", po::value(&matrix_)->value_name("N"), "nvidia-smi text: which matrix of the file to read, 1-based (default: 1)")(
       "cpu", po::value(&cpu_)->value_name("KIND"),
-      "nvidia-smi text: CPU kind of every NUMA node, e.g. intel-skylake (default: inferred from the GPU era)");
+      "nvidia-smi text: CPU kind of every NUMA node, e.g. intel-skylake (default: inferred from the GPU era); "
+      "NCCL XML: of every <cpu> without arch")(
+      "fabric", po::value(&fabric_)->value_name("MODEL"),
+      "NCCL XML hint file: built-in model whose GPU fabric (GPU model, NVLink/NVSwitch) the file's GPUs get "
+      "(default: inferred from the GPUs' PCI device id and count, else an error)");
+  options.visible.add_options()("nic-speed", po::value(&nic_speed_gbit_)->value_name("GBIT"),
+                                "nvidia-smi text: port speed of every NIC in Gb/s (default: 100); NCCL XML: of every "
+                                "NIC without <nic><net>");
   if (options_ == Options::Import)
-    options.visible.add_options()("nic-speed", po::value(&nic_speed_gbit_)->value_name("GBIT"),
-                                  "nvidia-smi text: port speed of every NIC in Gb/s (default: 100)")(
-        "name", po::value(&name_)->value_name("NAME"), "name of the node model (default: from the file name)");
+    options.visible.add_options()("name", po::value(&name_)->value_name("NAME"),
+                                  "name of the node model (default: from the file name)");
 }
 
 Status NodeArgument::finish(const po::variables_map& values) {
   if (!values.count("node")) return Error{"missing the <model|file> argument"};
-  for (const char* flag : {"gpu-model", "matrix", "cpu", "nic-speed"})
-    if (values.count(flag)) topo_m_flags_given_.push_back(std::string("--") + flag);
+  for (const SourceFlag& entry : kSourceFlags)
+    if (values.count(entry.flag)) flags_given_.push_back(std::string("--") + entry.flag);
+  if (values.count("fabric") && !builtin_model(fabric_))
+    return Error{"--fabric: unknown built-in model '" + fabric_ + "'" + did_you_mean(fabric_, builtin_names()) +
+                 " (built-in models: " + join_names(builtin_names()) + ")"};
   if (values.count("gpu-model") && !find_gpu_model(gpu_model_))
     return Error{"--gpu-model: unknown GPU model '" + gpu_model_ + "'" + did_you_mean(gpu_model_, gpu_model_names()) +
                  " (known models: " + join_names(gpu_model_names()) + ")"};
@@ -39,6 +73,10 @@ Status NodeArgument::finish(const po::variables_map& values) {
   if (values.count("cpu")) load_.topo_m.cpu = parse_cpu_kind(cpu_);
   load_.topo_m.nic_speed_gbit = nic_speed_gbit_;
   load_.topo_m.node_name = name_;
+  load_.nccl_xml.fabric = fabric_;
+  load_.nccl_xml.gpu_model = gpu_model_;
+  load_.nccl_xml.cpu = load_.topo_m.cpu;
+  if (values.count("nic-speed")) load_.nccl_xml.nic_speed_gbit = nic_speed_gbit_;
   return {};
 }
 
@@ -47,9 +85,16 @@ Expected<NodeModel> NodeArgument::load(std::ostream& err, NodeSourceInfo* info) 
   NodeSourceInfo& source = info ? *info : local;
   Expected<NodeModel> model = load_node(spec_, load_, &source);
   if (!model) return model;
-  if (source.kind != NodeSourceKind::TopoM && !topo_m_flags_given_.empty())
-    return Error{topo_m_flags_given_.front() + " applies only to nvidia-smi topo -m text, but '" + spec_ + "' is " +
+  for (const std::string& flag : flags_given_) {
+    const SourceFlag& entry = source_flag(flag);
+    if ((source.kind == NodeSourceKind::TopoM && entry.topo_m) || (source.kind == NodeSourceKind::NcclXml && entry.nccl_xml))
+      continue;
+    const std::string applies = entry.topo_m && entry.nccl_xml ? "nvidia-smi topo -m text or NCCL topology XML"
+                                : entry.topo_m                 ? "nvidia-smi topo -m text"
+                                                               : "NCCL topology XML";
+    return Error{flag + " applies only to " + applies + ", but '" + spec_ + "' is " +
                  (source.kind == NodeSourceKind::Builtin ? "a " : "") + std::string(enum_name(source.kind))};
+  }
   if (!name_.empty()) model->name = name_;
   for (const std::string& note : source.notes) err << "topsim: note: " << note << "\n";
   return model;

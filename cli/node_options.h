@@ -1,7 +1,8 @@
 // The `<model|file>` argument of the topo commands and the options that say how to read
-// `nvidia-smi topo -m` text (--gpu-model, --matrix, --cpu; with import options also
-// --nic-speed and --name). Values are checked when parsed; an option that does not apply to the
-// source given (e.g. --gpu-model with a built-in model) is an error, never silently ignored.
+// `nvidia-smi topo -m` text (--gpu-model, --matrix, --cpu, --nic-speed; with import options also
+// --name) and NCCL topology XML hint files (--fabric, --cpu, --nic-speed).
+// Values are checked when parsed; an option that does not apply to the source given (e.g.
+// --gpu-model with a built-in model) is an error, never silently ignored.
 #pragma once
 
 #include <ostream>
@@ -19,7 +20,7 @@ Status parse_id_list(const std::string& option, const std::string& text, std::ve
 
 class NodeArgument {
  public:
-  enum class Options { Read, Import };  // Import adds --nic-speed and --name
+  enum class Options { Read, Import };  // Import adds --name
 
   explicit NodeArgument(Options options = Options::Read) : options_(options) {}
 
@@ -35,10 +36,10 @@ class NodeArgument {
  private:
   Options options_;
   std::string spec_;
-  std::string gpu_model_, cpu_, name_;
+  std::string gpu_model_, cpu_, name_, fabric_;
   int matrix_ = 1;
   double nic_speed_gbit_ = 100;
-  std::vector<std::string> topo_m_flags_given_;  // e.g. "--gpu-model"
+  std::vector<std::string> flags_given_;  // source-specific flags given, e.g. "--gpu-model"
   NodeLoadOptions load_;
 };
 

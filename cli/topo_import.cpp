@@ -33,7 +33,10 @@ std::string gpu_models(const NodeModel& m, const NodeSourceInfo& info, const Nod
   std::string out = fmt::format("{}", fmt::join(models, "+"));
   if (info.kind == NodeSourceKind::TopoM)
     out += options.topo_m.gpu_model.empty() ? ", inferred from " + nvlink_codes(m) + " links" : ", from --gpu-model";
-  if (info.kind == NodeSourceKind::NcclXml) out += ", from the XML";
+  if (info.kind == NodeSourceKind::NcclXml)
+    out += info.fabric.empty()    ? ", from the XML"
+           : info.fabric_inferred ? ", fabric inferred as " + info.fabric
+                                  : ", fabric from --fabric " + info.fabric;
   return out;
 }
 
@@ -71,7 +74,8 @@ const Registrar registered{{
     "topo import",
     "import 'nvidia-smi topo -m' text or NCCL topology XML into a node JSON file",
     "<file> -o <node.json> [options]",
-    "The format is chosen by extension: .xml is NCCL topology XML (NCCL_TOPO_DUMP_FILE), anything\n"
+    "The format is chosen by extension: .xml is NCCL topology XML (NCCL_TOPO_DUMP_FILE, or a hint\n"
+    "file such as AWS and Azure ship, completed with --fabric, --cpu and --nic-speed), anything\n"
     "else 'nvidia-smi topo -m' text. A built-in model name or a node JSON file is accepted too\n"
     "(to start a hand-edited copy). What the importer inferred or assumed is printed on stderr;\n"
     "the format written is described in docs/node-format.md.",

@@ -9,11 +9,13 @@
 // `<nic>` with `<net name dev speed port latency guid maxconn gdr>` (speed in Mb/s).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/expected.h"
+#include "core/hardware.h"
 #include "core/node_model.h"
 
 namespace topsim {
@@ -49,8 +51,45 @@ std::string export_nccl_xml(const NodeModel& model, const std::vector<int>& gpus
 // - Each `<net>` is a NIC (speed Mb/s -> Gb/s), ordered by its `dev`. Transport: class 0x0207..
 //   -> InfiniBand; else gdr="1" -> RoCE (RDMA over Ethernet), else Ethernet.
 // Anything inferred (unknown device id, renumbered devs, dropped CPU NVLinks) is appended to the
-// model's description. Hint files without `<gpu>`/`<net>` details (AWS, Azure) are rejected.
-// Errors read "<source>:<line>: <pci busid=...> <gpu dev=...>: <what>".
+// model's description. Errors read "<source>:<line>: <pci busid=...> <gpu dev=...>: <what>".
+// Hint files (below) are read with no options: they import only when the fabric can be inferred.
 Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view source_name);
+
+// Hint files (NCCL_TOPO_FILE as AWS and Azure ship them) give the PCI tree, NUMA nodes and device
+// classes but leave out what NCCL detects at run time: `<gpu sm>` and `<nvlink>`, `<nic><net>`,
+// sometimes the CPU arch, device classes or the GPUs themselves. What the file lacks comes from
+// these options, each named in a note; an option the file does not need is an error.
+struct NcclXmlImportOptions {
+  // A built-in node model (builtin_models()) whose GPU fabric -- GPU model, NVLink bonds or
+  // NVSwitch links, by GPU index -- is grafted onto the file's GPUs. Empty: inferred when the
+  // GPUs' PCI device id names a catalog GPU and exactly one built-in model with NVLink has that
+  // many of it (e.g. 8 x 0x20b0 -> dgx-a100); otherwise the import fails naming --fabric.
+  std::string fabric;
+  std::string gpu_model;                 // for GPUs without a known device id (the fabric's sm), e.g. v100-32g
+  std::optional<CpuKind> cpu;            // for <cpu> elements without arch
+  std::optional<double> nic_speed_gbit;  // for NICs without <nic><net speed=...>
+};
+
+struct NcclXmlImportResult {
+  NodeModel model;
+  std::vector<std::string> notes;  // "<source>: <what the file lacks and where it came from>"
+  std::string fabric;              // the built-in model grafted ("" for a full dump)
+  bool fabric_inferred = false;
+};
+
+// As above, with the hint-file rules:
+// - GPUs are `<pci class="0x03...">` elements; without `<gpu sm=...>` (all of them, or none)
+//   they are ordered by bus id (CUDA_DEVICE_ORDER=PCI_BUS_ID) and their count must equal the
+//   fabric's; the model comes from the device id (its sm must equal the fabric GPU's), else
+//   from `gpu_model` (same rule), else from the fabric. A file with no GPU at all (AWS p5)
+//   gets the fabric's GPUs one per PCIe switch holding devices, in file order, when the
+//   counts are equal.
+// - A leaf `<pci>` without class, in a file listing no GPUs, is a NIC; a `<pci>` without class
+//   holding others is a bridge.
+// - NICs without `<net>` are named nic0.. in file order at `nic_speed_gbit`: class 0x0207 ->
+//   InfiniBand, Amazon EFA (vendor 0x1d0f) -> RoCE, else Ethernet.
+// - `fabric` on a file whose GPUs carry `<gpu sm=...>` is an error (it has its own fabric).
+Expected<NcclXmlImportResult> import_nccl_xml(std::string_view text, std::string_view source_name,
+                                              const NcclXmlImportOptions& options);
 
 }  // namespace topsim

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include <pugixml.hpp>
 
+#include "core/builtin_models.h"
 #include "core/nccl_xml_common.h"
 
 namespace topsim {
@@ -94,7 +96,6 @@ PcieLink read_link(pugi::xml_node pci) {
 }
 
 CpuKind read_cpu_kind(pugi::xml_node cpu) {
-  if (!cpu.attribute("arch")) fail(cpu, "no arch attribute: hint files without CPU details cannot be imported");
   const std::string arch = cpu.attribute("arch").value();
   if (arch == "arm64") return CpuKind::Arm;
   if (arch == "ppc64") return CpuKind::Power9;
@@ -105,10 +106,12 @@ CpuKind read_cpu_kind(pugi::xml_node cpu) {
   return intel_cpu_kind(integer_attribute(cpu, "familyid", 0, 0xffff), integer_attribute(cpu, "modelid", 0, 0xffff));
 }
 
-enum class PciKind { Bridge, Gpu, Nic, NvSwitch };
+enum class PciKind { Bridge, Gpu, Nic, NvSwitch, Unclassified };
 
+// A pci without class (hint files: NCCL reads it from sysfs) is a bridge when it holds others,
+// else a device of unknown class.
 PciKind pci_kind(pugi::xml_node pci) {
-  if (!pci.attribute("class")) fail(pci, "no class attribute: hint files without device classes cannot be imported");
+  if (!pci.attribute("class")) return pci.child("pci") ? PciKind::Bridge : PciKind::Unclassified;
   const std::string pci_class = lower(pci.attribute("class").value());
   if (starts_with(pci_class, kClassPrefixGpu)) return PciKind::Gpu;
   if (starts_with(pci_class, kClassPrefixNic)) return PciKind::Nic;
@@ -118,30 +121,78 @@ PciKind pci_kind(pugi::xml_node pci) {
 
 bool leads_to_device(pugi::xml_node pci) {
   const PciKind kind = pci_kind(pci);
-  if (kind == PciKind::Gpu || kind == PciKind::Nic) return true;
+  if (kind == PciKind::Gpu || kind == PciKind::Nic || kind == PciKind::Unclassified) return true;
   if (kind == PciKind::NvSwitch) return false;
   for (pugi::xml_node child : pci.children("pci"))
     if (leads_to_device(child)) return true;
   return false;
 }
 
+// The catalog model of an NVIDIA PCI device id ("0x20b0"); nullptr when absent or not in the table.
+const GpuModel* device_model(std::string_view device) {
+  const auto device_id = parse_integer(device);
+  for (const GpuDeviceId& entry : kGpuDeviceIds)
+    if (device_id && *device_id == entry.device_id) return find_gpu_model(entry.model);
+  return nullptr;
+}
+
+bool has_nvlink(const NodeModel& model) {
+  return !model.nvlinks.empty() ||
+         std::any_of(model.gpus.begin(), model.gpus.end(), [](const Gpu& gpu) { return gpu.nvswitch_links > 0; });
+}
+
+// "NVSwitch, 12 links per GPU", "16 NVLink bonds" or "no NVLink".
+std::string fabric_summary(const NodeModel& model) {
+  if (!model.gpus.empty() && model.gpus.front().nvswitch_links > 0)
+    return "NVSwitch, " + std::to_string(model.gpus.front().nvswitch_links) + " links per GPU";
+  if (!model.nvlinks.empty()) return std::to_string(model.nvlinks.size()) + " NVLink bonds";
+  return "no NVLink";
+}
+
+const char* const kFabricHint = "; give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)";
+
 class NcclXmlImporter {
  public:
+  explicit NcclXmlImporter(const NcclXmlImportOptions& options) : options_(options) {}
+
   NodeModel run(pugi::xml_node system) {
     check_system(system);
     for (pugi::xml_node cpu : system.children("cpu")) read_cpu(cpu);
     if (model_.numa_nodes.empty()) fail(system, "no <cpu> elements");
-    if (found_gpus_.empty()) fail(system, "no GPUs (<pci class=\"0x03....\"> holding <gpu>)");
-    const std::vector<int> order = gpu_order();
-    for (int found : order) model_.gpus.push_back(found_gpus_[found].gpu);
-    resolve_nvlinks(order);
-    std::stable_sort(found_nics_.begin(), found_nics_.end(), [](const FoundNic& a, const FoundNic& b) { return a.dev < b.dev; });
-    for (const FoundNic& found : found_nics_) model_.nics.push_back(found.nic);
+    if (options_.cpu && !cpu_used_)
+      fail(system, "--cpu applies only to <cpu> elements without arch, and every <cpu> here has one");
+    if (found_gpus_.empty() || !hint_gpus_.empty()) {
+      read_hint_gpus(system);
+    } else {
+      if (!options_.fabric.empty())
+        fail(system, "--fabric applies only to hint files, and this file's GPUs carry <gpu sm=...> with their own NVLinks");
+      if (!unclassified_.empty())
+        fail(unclassified_.front().pci, "no class attribute: a device of unknown class cannot be placed beside described GPUs");
+      const std::vector<int> order = gpu_order();
+      for (int found : order) model_.gpus.push_back(found_gpus_[found].gpu);
+      resolve_nvlinks(order);
+    }
+    add_nics(system);
+    if (!options_.gpu_model.empty() && !gpu_model_used_)
+      fail(system, "--gpu-model applies only to hint-file GPUs without a known PCI device id, and this file has none");
     return std::move(model_);
   }
   const std::set<std::string>& notes() const { return notes_; }
+  // What a hint file lacked and where it came from, in the order found, each once.
+  const std::vector<std::string>& hint_notes() const { return hint_notes_; }
+  const std::string& fabric() const { return fabric_name_; }
+  bool fabric_inferred() const { return fabric_inferred_; }
 
  private:
+  // A device of a hint file: a GPU without <gpu sm>, a NIC without <net>, or a pci without class.
+  struct HintDevice {
+    int bridge;
+    PcieLink link;
+    std::string bus_id;
+    std::string device;  // lower-case PCI device id, "" when absent
+    NicTransport transport;
+    pugi::xml_node pci;
+  };
   struct FoundGpu {
     Gpu gpu;
     int dev;
@@ -173,11 +224,23 @@ class NcclXmlImporter {
     return static_cast<int>(model_.bridges.size()) - 1;
   }
 
+  void hint_note(const std::string& note) {
+    if (std::find(hint_notes_.begin(), hint_notes_.end(), note) == hint_notes_.end()) hint_notes_.push_back(note);
+  }
+
+  CpuKind cpu_kind(pugi::xml_node cpu) {
+    if (cpu.attribute("arch")) return read_cpu_kind(cpu);
+    if (!options_.cpu) fail(cpu, "no arch attribute: the CPU kind is not in the file; give it with --cpu KIND (e.g. --cpu amd)");
+    cpu_used_ = true;
+    hint_note("no arch on <cpu>: CPU kind " + std::string(enum_name(*options_.cpu)) + " taken from --cpu");
+    return *options_.cpu;
+  }
+
   void read_cpu(pugi::xml_node cpu) {
     const int numaid = integer_attribute(cpu, "numaid", -1, kMaxDeviceIndex);
     for (const NumaNode& node : model_.numa_nodes)
       if (node.id == numaid) fail(cpu, "numaid " + std::to_string(numaid) + " appears twice");
-    NumaNode node{numaid, read_cpu_kind(cpu), ""};
+    NumaNode node{numaid, cpu_kind(cpu), ""};
     if (cpu.attribute("affinity")) {
       const auto list = cpu_list_from_mask(cpu.attribute("affinity").value());
       if (!list)
@@ -205,14 +268,19 @@ class NcclXmlImporter {
     if (parent < 0) parent = add_bridge(BridgeKind::HostBridge, numa, -1, link);
     if (kind == PciKind::Gpu) return read_gpu(pci, parent, link);
     if (kind == PciKind::Nic) return read_nic(pci, parent, link);
+    if (kind == PciKind::Unclassified)
+      return unclassified_.push_back({parent, link, pci.attribute("busid").value(), "", NicTransport::Ethernet, pci});
     const int bridge = add_bridge(BridgeKind::Switch, numa, parent, link);
     for (pugi::xml_node child : pci.children("pci")) read_pci(child, numa, bridge);
   }
 
   void read_gpu(pugi::xml_node pci, int bridge, PcieLink link) {
     const pugi::xml_node element = pci.child("gpu");
-    if (!element || !element.attribute("sm"))
-      fail(pci, "GPU has no <gpu sm=...> child: hint files without GPU details cannot be imported");
+    if (!element || !element.attribute("sm")) {
+      hint_gpus_.push_back(
+          {bridge, link, required_attribute(pci, "busid"), lower(pci.attribute("device").value()), NicTransport::Ethernet, pci});
+      return;
+    }
     const int sm = integer_attribute(element, "sm", 10, 10000);
     const GpuModel& spec = gpu_model_for(pci, sm);
     Gpu gpu{spec.name, sm, spec.memory_gib, bridge, link.gen, link.width, 0, required_attribute(pci, "busid")};
@@ -261,9 +329,14 @@ class NcclXmlImporter {
 
   void read_nic(pugi::xml_node pci, int bridge, PcieLink link) {
     const pugi::xml_node nic = pci.child("nic");
-    if (!nic || !nic.child("net"))
-      fail(pci, "NIC has no <nic><net name=... speed=...> child: hint files without NIC details cannot be imported");
     const bool infiniband = starts_with(lower(pci.attribute("class").value()), kClassPrefixInfiniBand);
+    if (!nic || !nic.child("net")) {
+      // Amazon EFA (vendor 0x1d0f) is RDMA over Ethernet with GPUDirect RDMA on p4d/p5.
+      const bool efa = lower(pci.attribute("vendor").value()) == "0x1d0f";
+      const NicTransport transport = infiniband ? NicTransport::InfiniBand : efa ? NicTransport::RoCE : NicTransport::Ethernet;
+      hint_nics_.push_back({bridge, link, pci.attribute("busid").value(), "", transport, pci});
+      return;
+    }
     read_nets(nic, bridge, link, infiniband, pci.attribute("busid").value());
   }
 
@@ -324,11 +397,185 @@ class NcclXmlImporter {
     }
   }
 
+  // ---- hint files: the GPUs (and their fabric) and NICs the file leaves out or half-describes.
+
+  void read_hint_gpus(pugi::xml_node system) {
+    if (!found_gpus_.empty()) fail(hint_gpus_.front().pci, "GPU has no <gpu sm=...> child while other GPUs in the file have one");
+    const NodeModel fabric = choose_fabric(system);
+    const std::vector<HintDevice> gpus =
+        hint_gpus_.empty() ? place_on_switches(system, fabric) : sorted_hint_gpus(system, fabric);
+    for (size_t g = 0; g < gpus.size(); ++g) model_.gpus.push_back(hint_gpu(gpus[g], fabric.gpus[g]));
+    model_.nvlinks = fabric.nvlinks;
+    const std::string summary = fabric_name_ + " (" + fabric_summary(fabric) + ")";
+    const std::string lack = "no <nvlink> elements (NCCL detects NVLink at run time): GPU fabric ";
+    if (!fabric_inferred_) return hint_note(lack + "taken from --fabric " + summary);
+    hint_note(lack + "inferred as " + summary + " from " + std::to_string(gpus.size()) + " GPUs of PCI device " +
+              gpus.front().device + " (" + model_.gpus.front().model + "); give --fabric to choose another");
+  }
+
+  NodeModel choose_fabric(pugi::xml_node system) {
+    if (options_.fabric.empty()) return infer_fabric(system);
+    std::optional<NodeModel> fabric = builtin_model(options_.fabric);
+    if (!fabric) {
+      std::string names;
+      for (const BuiltinModelInfo& info : builtin_models()) names += (names.empty() ? "" : ", ") + info.name;
+      fail(system, "--fabric: unknown built-in model '" + options_.fabric + "' (built-in models: " + names + ")");
+    }
+    fabric_name_ = options_.fabric;
+    return std::move(*fabric);
+  }
+
+  // Inferred only from real evidence: every GPU has the same PCI device id, the table names its
+  // model, and exactly one built-in model with NVLink has that many GPUs of that model.
+  NodeModel infer_fabric(pugi::xml_node system) {
+    if (hint_gpus_.empty()) fail(system, std::string("no GPUs listed (NCCL finds them at run time)") + kFabricHint);
+    const std::string& device = hint_gpus_.front().device;
+    for (const HintDevice& gpu : hint_gpus_)
+      if (gpu.device != device)
+        fail(gpu.pci,
+             "device " + gpu.device + " differs from the first GPU's (" + device + "): no fabric to infer" + kFabricHint);
+    const GpuModel* spec = device_model(device);
+    if (!spec)
+      fail(hint_gpus_.front().pci, (device.empty() ? std::string("GPU has neither <gpu sm=...> nor a device id")
+                                                   : "device " + device + " is not in the GPU device table") +
+                                       ": the GPU model and its NVLink fabric are not in the file" + kFabricHint);
+    std::vector<std::string> matches;
+    for (const BuiltinModelInfo& info : builtin_models()) {
+      const NodeModel model = *builtin_model(info.name);
+      const bool same =
+          model.gpus.size() == hint_gpus_.size() &&
+          std::all_of(model.gpus.begin(), model.gpus.end(), [&](const Gpu& gpu) { return gpu.model == spec->name; });
+      if (same && has_nvlink(model)) matches.push_back(info.name);
+    }
+    if (matches.size() != 1)
+      fail(system, std::to_string(hint_gpus_.size()) + " GPUs of device " + device + " (" + spec->name + ") match " +
+                       std::to_string(matches.size()) + " built-in models with NVLink" + kFabricHint);
+    fabric_name_ = matches.front();
+    fabric_inferred_ = true;
+    return *builtin_model(fabric_name_);
+  }
+
+  // GPUs without <gpu dev> are numbered in bus id order, as CUDA_DEVICE_ORDER=PCI_BUS_ID does.
+  std::vector<HintDevice> sorted_hint_gpus(pugi::xml_node system, const NodeModel& fabric) {
+    if (!unclassified_.empty())
+      fail(unclassified_.front().pci, "no class attribute: a device of unknown class cannot be placed beside listed GPUs");
+    if (hint_gpus_.size() != fabric.gpus.size())
+      fail(system, "the file lists " + std::to_string(hint_gpus_.size()) + " GPUs but the " + fabric_name_ + " fabric has " +
+                       std::to_string(fabric.gpus.size()));
+    std::vector<HintDevice> gpus = hint_gpus_;
+    std::stable_sort(gpus.begin(), gpus.end(),
+                     [](const HintDevice& a, const HintDevice& b) { return lower(a.bus_id) < lower(b.bus_id); });
+    for (size_t g = 1; g < gpus.size(); ++g)
+      if (lower(gpus[g].bus_id) == lower(gpus[g - 1].bus_id)) fail(gpus[g].pci, "busid is used by two GPUs");
+    for (size_t g = 0; g < gpus.size(); ++g)
+      if (gpus[g].pci != hint_gpus_[g].pci) hint_note("GPUs have no <gpu dev=...>: numbered in bus id order, not file order");
+    return gpus;
+  }
+
+  // A file with no GPU at all (AWS p5): the fabric's GPUs go one per PCIe switch holding devices,
+  // in file order, when there are as many such switches as GPUs; its class-less leaves are NICs.
+  std::vector<HintDevice> place_on_switches(pugi::xml_node system, const NodeModel& fabric) {
+    std::set<int> holders;
+    for (const FoundNic& nic : found_nics_) holders.insert(nic.nic.bridge);
+    for (const HintDevice& device : hint_nics_) holders.insert(device.bridge);
+    for (const HintDevice& device : unclassified_) holders.insert(device.bridge);
+    std::vector<int> switches;
+    for (int bridge : holders)
+      if (model_.bridges[static_cast<size_t>(bridge)].kind == BridgeKind::Switch) switches.push_back(bridge);
+    if (switches.size() != fabric.gpus.size())
+      fail(system, "no GPUs listed, and the file's " + std::to_string(switches.size()) +
+                       " PCIe switches holding devices do not pair one to one with the " + std::to_string(fabric.gpus.size()) +
+                       " GPUs of " + fabric_name_);
+    std::vector<HintDevice> gpus;
+    for (size_t g = 0; g < switches.size(); ++g)
+      gpus.push_back(
+          {switches[g], PcieLink{fabric.gpus[g].pcie_gen, fabric.gpus[g].pcie_width}, "", "", NicTransport::Ethernet, system});
+    hint_note("no GPUs listed: the " + std::to_string(gpus.size()) + " " + fabric.gpus.front().model + " GPUs of " +
+              fabric_name_ + " placed one per PCIe switch holding devices, in file order");
+    if (!unclassified_.empty())
+      hint_note(std::to_string(unclassified_.size()) + " <pci> leaves have no class and the file lists no GPUs: read as NICs");
+    hint_nics_.insert(hint_nics_.end(), unclassified_.begin(), unclassified_.end());
+    unclassified_.clear();
+    return gpus;
+  }
+
+  // The model comes from the PCI device id when the table knows it (its sm must be the fabric
+  // GPU's), else from the fabric; the NVSwitch links from the fabric.
+  Gpu hint_gpu(const HintDevice& hint, const Gpu& fabric_gpu) {
+    const GpuModel* spec = device_model(hint.device);
+    if (spec && spec->sm != fabric_gpu.sm)
+      fail(hint.pci, "device " + hint.device + " (" + spec->name + ", sm " + std::to_string(spec->sm) + ") does not match the " +
+                         fabric_name_ + " fabric's " + fabric_gpu.model + " GPUs (sm " + std::to_string(fabric_gpu.sm) + ")");
+    if (!spec && !options_.gpu_model.empty()) {
+      spec = find_gpu_model(options_.gpu_model);
+      if (!spec || spec->sm != fabric_gpu.sm)
+        fail(hint.pci, "--gpu-model " + options_.gpu_model + (spec ? " (sm " + std::to_string(spec->sm) + ")" : "") +
+                           " does not match the " + fabric_name_ + " fabric's " + fabric_gpu.model + " GPUs (sm " +
+                           std::to_string(fabric_gpu.sm) + ")");
+      gpu_model_used_ = true;
+      hint_note("GPUs have no <gpu sm=...> and no known device id: model " + spec->name + " from --gpu-model");
+    } else if (hint.bus_id.empty()) {  // placed by place_on_switches: its note names the model
+      spec = find_gpu_model(fabric_gpu.model);
+    } else if (spec) {
+      hint_note("GPUs have no <gpu sm=...>: model " + spec->name + " from PCI device " + hint.device);
+    } else {
+      spec = find_gpu_model(fabric_gpu.model);
+      hint_note("GPUs have no <gpu sm=...>" +
+                std::string(hint.device.empty() ? " and no device id" : " and an unknown device id") + ": model " + spec->name +
+                " taken from " + fabric_name_);
+    }
+    return Gpu{spec->name,    spec->sm,        spec->memory_gib,          hint.bridge,
+               hint.link.gen, hint.link.width, fabric_gpu.nvswitch_links, hint.bus_id};
+  }
+
+  // NICs without <net> get names nic0.. (file order) and the --nic-speed port speed.
+  void add_nics(pugi::xml_node system) {
+    if (!hint_nics_.empty() && !options_.nic_speed_gbit)
+      fail(hint_nics_.front().pci,
+           "NIC has no <nic><net speed=...> child: the port speed is not in the file; give it with --nic-speed GBIT");
+    if (hint_nics_.empty() && options_.nic_speed_gbit)
+      fail(system, "--nic-speed applies only to NICs without <nic><net>, and this file has none");
+    for (size_t n = 0; n < hint_nics_.size(); ++n) {
+      const HintDevice& hint = hint_nics_[n];
+      found_nics_.push_back({Nic{"nic" + std::to_string(n), *options_.nic_speed_gbit, hint.transport, hint.bridge, hint.link.gen,
+                                 hint.link.width, hint.bus_id},
+                             std::numeric_limits<long long>::max()});
+    }
+    if (!hint_nics_.empty()) hint_nics_note();
+    std::stable_sort(found_nics_.begin(), found_nics_.end(), [](const FoundNic& a, const FoundNic& b) { return a.dev < b.dev; });
+    for (const FoundNic& found : found_nics_) model_.nics.push_back(found.nic);
+  }
+
+  // "4 NICs have no <nic><net>: named nic0..nic3 in file order, 100 Gb/s from --nic-speed, 4 roce
+  // (Amazon EFA, vendor 0x1d0f)".
+  void hint_nics_note() {
+    std::map<NicTransport, int> by_transport;
+    for (const HintDevice& nic : hint_nics_) ++by_transport[nic.transport];
+    std::string transports;
+    for (const auto& [transport, count] : by_transport)
+      transports += ", " + std::to_string(count) + " " + std::string(enum_name(transport)) +
+                    (transport == NicTransport::InfiniBand ? " (class 0x0207)"
+                     : transport == NicTransport::RoCE     ? " (Amazon EFA, vendor 0x1d0f)"
+                                                           : " (no class or vendor naming RDMA)");
+    const size_t n = hint_nics_.size();
+    char speed[32];
+    std::snprintf(speed, sizeof speed, "%g", *options_.nic_speed_gbit);
+    hint_note(std::to_string(n) + (n == 1 ? " NIC has" : " NICs have") + " no <nic><net>: named nic0" +
+              (n == 1 ? "" : "..nic" + std::to_string(n - 1)) + " in file order, " + speed + " Gb/s from --nic-speed" +
+              transports);
+  }
+
+  const NcclXmlImportOptions& options_;
   NodeModel model_;
   std::vector<FoundGpu> found_gpus_;
   std::vector<FoundNic> found_nics_;
   std::vector<FoundNvLink> found_nvlinks_;
   std::set<std::string> notes_;
+  std::vector<HintDevice> hint_gpus_, hint_nics_, unclassified_;
+  std::vector<std::string> hint_notes_;
+  bool cpu_used_ = false, gpu_model_used_ = false;
+  std::string fabric_name_;
+  bool fabric_inferred_ = false;
 };
 
 // "dir/ibm-hgx-h100.xml" -> "ibm-hgx-h100".
@@ -354,7 +601,8 @@ std::string model_name_from_source(std::string_view source) {
 
 }  // namespace
 
-Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view source_name) {
+Expected<NcclXmlImportResult> import_nccl_xml(std::string_view text, std::string_view source_name,
+                                              const NcclXmlImportOptions& options) {
   const std::string source(source_name);
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
@@ -370,20 +618,33 @@ Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view sour
   }
   const pugi::xml_node system = doc.child("system");
   if (!system) return Error{source + ": no <system> element: not an NCCL topology file"};
-  NcclXmlImporter importer;
-  NodeModel model;
+  NcclXmlImporter importer(options);
+  NcclXmlImportResult result;
   try {
-    model = importer.run(system);
+    result.model = importer.run(system);
   } catch (const XmlFault& fault) {
     const long line = line_and_column(text, fault.node.offset_debug()).first;
     return Error{source + ":" + std::to_string(line) + ": " + describe(fault.node) + ": " + fault.what};
   }
+  NodeModel& model = result.model;
   model.name = model_name_from_source(source);
   model.description = "imported from NCCL topology XML " + source;
   for (const std::string& note : importer.notes()) model.description += "; " + note;
+  for (const std::string& note : importer.hint_notes()) {
+    model.description += "; " + note;
+    result.notes.push_back(source + ": " + note);
+  }
   if (Status status = validate(model); !status)
     return Error{source + ": the imported node is not valid: " + status.error().message};
-  return model;
+  result.fabric = importer.fabric();
+  result.fabric_inferred = importer.fabric_inferred();
+  return result;
+}
+
+Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view source_name) {
+  Expected<NcclXmlImportResult> result = import_nccl_xml(text, source_name, NcclXmlImportOptions{});
+  if (!result) return result.error();
+  return std::move(result->model);
 }
 
 }  // namespace topsim

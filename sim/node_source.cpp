@@ -45,7 +45,12 @@ Expected<NodeModel> load_file(const std::string& path, const NodeLoadOptions& op
   }
   if (ext == ".xml") {
     info.kind = NodeSourceKind::NcclXml;
-    return import_nccl_xml(*text, path);
+    Expected<NcclXmlImportResult> imported = import_nccl_xml(*text, path, options.nccl_xml);
+    if (!imported) return imported.error();
+    info.notes = std::move(imported->notes);
+    info.fabric = imported->fabric;
+    info.fabric_inferred = imported->fabric_inferred;
+    return std::move(imported->model);
   }
   info.kind = NodeSourceKind::TopoM;
   Expected<TopoImportResult> imported = import_topo_m(*text, path, options.topo_m);

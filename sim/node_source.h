@@ -11,6 +11,7 @@
 
 #include "core/enum_names.h"
 #include "core/expected.h"
+#include "core/nccl_xml.h"
 #include "core/node_model.h"
 #include "core/topo_m_import.h"
 
@@ -29,12 +30,16 @@ struct EnumNames<NodeSourceKind> {
 struct NodeLoadOptions {
   // Used only for `nvidia-smi topo -m` text (see core/topo_m_import.h for each default).
   TopoImportOptions topo_m;
+  // Used only for NCCL topology XML hint files (see core/nccl_xml.h).
+  NcclXmlImportOptions nccl_xml;
 };
 
 // What load_node found besides the model.
 struct NodeSourceInfo {
   NodeSourceKind kind = NodeSourceKind::Builtin;
   std::vector<std::string> notes;  // what an importer inferred or assumed, one line each
+  std::string fabric;              // NCCL XML hint files: the built-in model whose fabric was grafted
+  bool fabric_inferred = false;
 };
 
 // Loads the node named by `spec`. Errors are one line, e.g.

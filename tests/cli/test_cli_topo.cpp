@@ -234,3 +234,83 @@ TEST_CASE("cli::topo help and version", "[cli]") {
     check_bad_input(run_cli("topo"), "'topo' needs a subcommand: export-nccl, import, models, show");
   }
 }
+
+namespace {
+
+// 8 bare A100 SXM4 GPU pci elements (device 0x20b0, no <gpu>) and an InfiniBand NIC without <net>.
+std::string a100_hint_xml() {
+  std::string xml =
+      "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"23\" modelid=\"49\">\n"
+      "    <pci busid=\"ffff:ff:01.0\" class=\"0x060400\" link_speed=\"16 GT/s\" link_width=\"16\">\n";
+  for (int g = 0; g < 8; ++g)
+    xml += "      <pci busid=\"000" + std::to_string(g) + ":00:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x20b0\"/>\n";
+  return xml + "      <pci busid=\"0100:00:00.0\" class=\"0x020700\"/>\n    </pci>\n  </cpu>\n</system>\n";
+}
+
+}  // namespace
+
+TEST_CASE("cli::topo import of NCCL hint files", "[cli][hint]") {
+  TempDir dir;
+  const std::string xml = dir.file("hint.xml");
+  write_file(xml, a100_hint_xml());
+  const std::string node = dir.file("node.json");
+  SECTION("the inferred fabric is in the summary and in a note; topo show accepts the node") {
+    const CliResult r = run_cli("topo import " + quoted(xml) + " --nic-speed 200 -o " + quoted(node));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == "imported 8 GPUs (a100, fabric inferred as dgx-a100), 1 NUMA node, 1 NIC -> " + node + "\n");
+    CHECK_THAT(r.err, Catch::Contains("topsim: note: " + xml +
+                                      ": no <nvlink> elements (NCCL detects NVLink at run time): GPU fabric inferred as "
+                                      "dgx-a100 (NVSwitch, 12 links per GPU) from 8 GPUs of PCI device 0x20b0 (a100); give "
+                                      "--fabric to choose another\n"));
+    const CliResult shown = run_cli("topo show " + quoted(node));
+    REQUIRE(shown.exit_code == 0);
+    CHECK_THAT(shown.out, Catch::Contains("8 x a100 GPUs") && Catch::Contains("NVSwitch fabric (NV12 per GPU)"));
+  }
+  SECTION("--fabric names the model in the summary; topo show accepts the node, or the XML with the same options") {
+    const CliResult r = run_cli("topo import " + quoted(xml) + " --fabric dgx-a100 --nic-speed 200 -o " + quoted(node));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("imported 8 GPUs (a100, fabric from --fabric dgx-a100)"));
+    const CliResult from_json = run_cli("topo show " + quoted(node));
+    const CliResult from_xml = run_cli("topo show " + quoted(xml) + " --fabric dgx-a100 --nic-speed 200");
+    REQUIRE(from_json.exit_code == 0);
+    REQUIRE(from_xml.exit_code == 0);
+    CHECK(link_codes(from_xml.out, 9) == link_codes(from_json.out, 9));
+  }
+  SECTION("refusals are one line, exit 2, and write nothing") {
+    check_bad_input(run_cli("topo import " + quoted(xml) + " -o " + quoted(node)), "give it with --nic-speed GBIT");
+    check_bad_input(run_cli("topo import " + quoted(xml) + " --fabric dgx-a10 --nic-speed 200 -o " + quoted(node)),
+                    "--fabric: unknown built-in model 'dgx-a10'; did you mean 'dgx-a100'?");
+    check_bad_input(run_cli("topo import " + quoted(xml) + " --fabric dgx1-v100 --nic-speed 200 -o " + quoted(node)),
+                    "device 0x20b0 (a100, sm 80) does not match the dgx1-v100 fabric's v100 GPUs (sm 70)");
+    check_bad_input(run_cli("topo import " + quoted(xml) + " --fabric dgx2-v100 --nic-speed 200 -o " + quoted(node)),
+                    "the file lists 8 GPUs but the dgx2-v100 fabric has 16");
+    check_bad_input(run_cli("topo show dgx-a100 --fabric dgx-a100"),
+                    "--fabric applies only to NCCL topology XML, but 'dgx-a100' is a built-in model");
+    CHECK_FALSE(std::filesystem::exists(node));
+  }
+}
+
+TEST_CASE("cli::topo import of the AWS and Azure hint files", "[cli][hint]") {
+  const std::string source_dir = topsim::test::shared_file("topologies");
+  if (source_dir.empty()) return;
+  TempDir dir;
+  const std::pair<const char*, const char*> files[] = {
+      {"aws-p4d.24xlarge-nccl-topo.xml", "--nic-speed 100"},
+      {"aws-p5.48xlarge-nccl-topo.xml", "--fabric hgx-h100 --cpu amd --nic-speed 100"},
+      {"azure-ndv2-topo.xml", "--fabric dgx1-v100 --nic-speed 100"},
+      {"azure-ndv4-topo.xml", "--fabric dgx-a100 --nic-speed 200"},
+  };
+  for (const auto& [file, options] : files) {
+    const std::string source = source_dir + "/" + file;
+    const std::string node = dir.file(std::string(file) + ".json");
+    const CliResult refused = run_cli("topo import " + quoted(source) + " -o " + quoted(node));
+    check_bad_input(refused, source + ":");
+    const CliResult r = run_cli("topo import " + quoted(source) + " " + options + " -o " + quoted(node));
+    INFO(file << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("imported 8 GPUs ("));
+    CHECK_THAT(r.err, Catch::Contains("no <nvlink> elements (NCCL detects NVLink at run time): GPU fabric "));
+    CHECK(run_cli("topo show " + quoted(node)).exit_code == 0);
+  }
+}
