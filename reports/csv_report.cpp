@@ -31,9 +31,8 @@ std::vector<std::string> metric_columns(const ReportModel& m) {
 
 std::string seconds(int64_t ms) { return ms < 0 ? "" : number(static_cast<double>(ms) / 1000.0); }
 
-std::vector<std::string> job_fields(const Series& s, const RunResult& run, uint32_t id) {
+std::vector<std::string> job_fields(const Series& s, const RunResult& run, uint32_t id, const JobRecord& r) {
   const JobSpec& job = run.workload->jobs[id];
-  const JobRecord& r = run.jobs[id];
   const DnnModel* model = model_at(job.model);
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
@@ -84,7 +83,7 @@ void write_summary_csv(const ReportModel& m, std::ostream& out) {
   }
 }
 
-void write_jobs_csv(const ReportModel& m, std::ostream& out) {
+Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
   row(out, {"run",
             "scheduler",
             "seed",
@@ -111,8 +110,14 @@ void write_jobs_csv(const ReportModel& m, std::ostream& out) {
             "nodes",
             "reason"});
   for (const Series& s : m.series)
-    for (const RunResult& run : s.result->runs)
-      for (uint32_t id = 0; run.workload && id < run.jobs.size(); ++id) row(out, job_fields(s, run, id));
+    for (const RunResult& run : s.result->runs) {
+      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) { row(out, job_fields(s, run, id, r)); });
+      if (!read) {
+        out.setstate(std::ios::badbit);
+        return read;
+      }
+    }
+  return Status::success();
 }
 
 void write_timeseries_csv(const ReportModel& m, std::ostream& out) {
