@@ -13,9 +13,19 @@ namespace {
 
 std::string number(double value) { return format_data(value); }
 
+// One row appended to `out`.
+void append_row(std::string& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += csv_field(fields[i]);
+  }
+  out += "\r\n";
+}
+
 void row(std::ostream& out, const std::vector<std::string>& fields) {
-  for (size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
-  out << "\r\n";
+  std::string text;
+  append_row(text, fields);
+  out << text;
 }
 
 // Every metric name some series has, in catalog order.
@@ -109,14 +119,22 @@ Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
             "ideal_samples_per_sec",
             "nodes",
             "reason"});
+  constexpr size_t kFlushBytes = 1 << 20;
+  std::string rows;
   for (const Series& s : m.series)
     for (const RunResult& run : s.result->runs) {
-      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) { row(out, job_fields(s, run, id, r)); });
+      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) {
+        append_row(rows, job_fields(s, run, id, r));
+        if (rows.size() < kFlushBytes) return;
+        out << rows;
+        rows.clear();
+      });
       if (!read) {
         out.setstate(std::ios::badbit);
         return read;
       }
     }
+  out << rows;
   return Status::success();
 }
 
