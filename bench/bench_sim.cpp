@@ -4,7 +4,7 @@
 // time to build the workload (trace read or generation), the run's wall time, events/s, jobs/s
 // and the process's peak resident memory.
 //
-//   build/bench/bench_sim [CASE...] [--jobs N] [--repeat N] [--markdown]
+//   build/bench/bench_sim [CASE...] [--jobs N] [--repeat N] [--records] [--markdown]
 //
 // Cases (default: philly overload synthetic fgd):
 //   philly         scenarios/philly-552-nodes.json: the whole Philly trace, 552 nodes, 2,490 GPUs
@@ -14,7 +14,10 @@
 //   fgd            scenarios/fgd-openb-default.json, one seed, the fgd policy (fill mode)
 //   scaling        overload and synthetic at 1/4, 1/2, 1 and 2 x their job counts: time per doubling
 // --jobs N overrides the job count of overload / synthetic / synthetic-10m; --repeat N reports the
-// best wall time of N runs (peak RSS is that of all of them: the same run N times).
+// best wall time of N runs (peak RSS is that of all of them: the same run N times). --records
+// keeps every job's record as `topsim run` does (on disk, sim/job_store.h) and includes in the
+// wall time writing jobs.jsonl (to a stream that only counts its bytes); the case is then named
+// "<case>+records".
 // Cases on ../shared traces are skipped with a message when the trace is absent.
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -26,10 +29,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
 #include "core/builtin_models.h"
+#include "reports/json_report.h"
 #include "sim/experiment.h"
 #include "sim/synthetic_workload.h"
 
@@ -41,7 +47,36 @@ namespace {
 constexpr int kNoSuchScheduler = 3;  // child exit code: the case has fewer schedulers
 
 bool markdown = false;
+bool records = false;
 int repeat = 1;
+
+// An output stream that keeps nothing and counts the bytes written to it.
+class CountingBuffer final : public std::streambuf {
+ public:
+  uint64_t bytes = 0;
+
+ protected:
+  std::streamsize xsputn(const char*, std::streamsize n) override {
+    bytes += static_cast<uint64_t>(n);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    ++bytes;
+    return traits_type::not_eof(c);
+  }
+};
+
+// Writes jobs.jsonl of `results` nowhere; its size in bytes.
+uint64_t jobs_jsonl_bytes(const ResultSet& results) {
+  CountingBuffer buffer;
+  std::ostream out(&buffer);
+  write_jobs_jsonl(results, out);
+  if (!out) {
+    std::fprintf(stderr, "bench_sim: jobs.jsonl could not be written\n");
+    std::_Exit(2);
+  }
+  return buffer.bytes;
+}
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -111,21 +146,24 @@ void print_header() {
   if (index >= scenario.schedulers.size()) std::_Exit(kNoSuchScheduler);
   scenario.schedulers = {scenario.schedulers[index]};
   ExperimentOptions options;
-  options.keep_jobs = false;
+  options.keep_jobs = records;
+  options.spill_dir = std::filesystem::temp_directory_path().string();
   double run_s = 1e300;
   Expected<ResultSet> results = Error{"not run"};
   for (int i = 0; i < repeat; ++i) {  // the best of `repeat` runs: the machine's noise only ever adds time
     const auto start = Clock::now();
     results = run_experiment(scenario, options);
-    run_s = std::min(run_s, seconds_since(start));
     if (!results) {
       std::fprintf(stderr, "bench_sim: %s\n", results.error().message.c_str());
       std::_Exit(2);
     }
+    if (records) jobs_jsonl_bytes(*results);
+    run_s = std::min(run_s, seconds_since(start));
   }
   const Metrics& m = results->schedulers.front().runs.front().metrics;
   const double n = m.value_or("jobs", 0), events = m.value_or("events", 0);
   if (jobs && (name == "overload" || name == "synthetic")) label += " " + std::to_string(jobs);
+  if (records) label += "+records";
   const char* format = markdown ? "| %s | %s | %.0f | %.0f | %.2f | %.3f | %.0f | %.0f | %.0f |\n"
                                 : "%-22s %-15s %10.0f %10.0f %10.2f %8.3f %11.0f %11.0f %8.0f\n";
   std::printf(format, label.c_str(), scenario.schedulers.front().c_str(), n, events, build_s, run_s, events / run_s, n / run_s,
@@ -170,6 +208,8 @@ int main(int argc, char** argv) {
       jobs = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
     } else if (arg == "--repeat" && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--records") {
+      records = true;
     } else if (arg == "--markdown") {
       markdown = true;
     } else if (arg == "philly" || arg == "overload" || arg == "synthetic" || arg == "synthetic-10m" || arg == "fgd" ||

@@ -30,6 +30,7 @@ class DirectorySink final : public OutputSink {
   [[nodiscard]] Status prepare() const;
   [[nodiscard]] Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override;
   std::string path(std::string_view name) const;
+  const std::string& dir() const { return dir_; }
   // Removes a file an earlier run left that this one does not write (no error when absent).
   void remove_stale(std::string_view name) const;
 

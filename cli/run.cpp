@@ -77,6 +77,7 @@ class Run : public Command {
     options.check_invariants = options.check_invariants || check_invariants_;
     options.threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
+    options.spill_dir = sink.dir();  // per-job records wait on disk, unnamed, until the reporters write them
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), scenario->name});
     auto results = run_experiment(*scenario, options);
     if (!results) return Outcome::failed(results.error());

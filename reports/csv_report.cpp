@@ -13,9 +13,19 @@ namespace {
 
 std::string number(double value) { return format_data(value); }
 
+// One row appended to `out`.
+void append_row(std::string& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += csv_field(fields[i]);
+  }
+  out += "\r\n";
+}
+
 void row(std::ostream& out, const std::vector<std::string>& fields) {
-  for (size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
-  out << "\r\n";
+  std::string text;
+  append_row(text, fields);
+  out << text;
 }
 
 // Every metric name some series has, in catalog order.
@@ -31,9 +41,8 @@ std::vector<std::string> metric_columns(const ReportModel& m) {
 
 std::string seconds(int64_t ms) { return ms < 0 ? "" : number(static_cast<double>(ms) / 1000.0); }
 
-std::vector<std::string> job_fields(const Series& s, const RunResult& run, uint32_t id) {
+std::vector<std::string> job_fields(const Series& s, const RunResult& run, uint32_t id, const JobRecord& r) {
   const JobSpec& job = run.workload->jobs[id];
-  const JobRecord& r = run.jobs[id];
   const DnnModel* model = model_at(job.model);
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
@@ -84,7 +93,7 @@ void write_summary_csv(const ReportModel& m, std::ostream& out) {
   }
 }
 
-void write_jobs_csv(const ReportModel& m, std::ostream& out) {
+Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
   row(out, {"run",
             "scheduler",
             "seed",
@@ -110,9 +119,23 @@ void write_jobs_csv(const ReportModel& m, std::ostream& out) {
             "ideal_samples_per_sec",
             "nodes",
             "reason"});
+  constexpr size_t kFlushBytes = 1 << 20;
+  std::string rows;
   for (const Series& s : m.series)
-    for (const RunResult& run : s.result->runs)
-      for (uint32_t id = 0; run.workload && id < run.jobs.size(); ++id) row(out, job_fields(s, run, id));
+    for (const RunResult& run : s.result->runs) {
+      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) {
+        append_row(rows, job_fields(s, run, id, r));
+        if (rows.size() < kFlushBytes) return;
+        out << rows;
+        rows.clear();
+      });
+      if (!read) {
+        out.setstate(std::ios::badbit);
+        return read;
+      }
+    }
+  out << rows;
+  return Status::success();
 }
 
 void write_timeseries_csv(const ReportModel& m, std::ostream& out) {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "core/model_catalog.h"
+#include "reports/job_line.h"
 #include "reports/json_report.h"
 
 namespace topsim {
@@ -127,45 +127,6 @@ Json run_json(const RunResult& run) {
   return out;
 }
 
-Json job_json(const Workload& workload, const JobRecord& r, uint32_t id) {
-  const JobSpec& job = workload.jobs[id];
-  Json pods = Json::array();
-  for (const PodPlacement& pod : r.pods) pods.push_back({{"node", pod.node}, {"gpus", pod.gpus}});
-  Json j = {{"id", id}, {"name", workload.job_name(id)}, {"kind", enum_name(job.kind)}, {"state", enum_name(r.state)}};
-  if (job.is_share()) {
-    j["gpu_mem_gib"] = job.gpu_mem_gib;
-    if (job.gpu_core_percent > 0) j["gpu_core_percent"] = job.gpu_core_percent;
-  } else if (job.kind == JobKind::TracePod) {
-    j["num_gpu"] = job.gpus_per_worker;
-    j["gpu_milli"] = job.gpu_milli;
-  } else {
-    j["workers"] = job.workers;
-    j["gpus_per_worker"] = job.gpus_per_worker;
-  }
-  if (const DnnModel* model = model_at(job.model)) {
-    j["model"] = model->name;
-    j["framework"] = enum_name(job.framework);
-  }
-  j["submit_s"] = seconds(r.submit_ms);
-  if (r.start_ms >= 0) j["wait_s"] = seconds(r.start_ms - r.submit_ms);
-  if (r.finish_ms >= 0) j["jct_s"] = seconds(r.finish_ms - r.submit_ms);
-  if (r.start_ms >= 0) j["start_s"] = seconds(r.start_ms);
-  if (r.finish_ms >= 0) j["finish_s"] = seconds(r.finish_ms);
-  j["pods"] = pods;
-  if (r.start_ms >= 0 && job.is_training()) {
-    const DnnModel* model = model_at(job.model);
-    j["transport"] = enum_name(r.comm.transport);
-    j["ring_gbps"] = rounded(r.comm.bus_bandwidth_gbps);
-    j["samples_per_sec"] = rounded(r.samples_per_sec);
-    j["ideal_samples_per_sec"] = rounded(r.ideal_samples_per_sec);
-    j["unit"] = std::string(model ? enum_name(model->unit) : "samples") + "/s";
-    j["cross_numa"] = r.cross_numa;
-    j["relaxed"] = r.relaxed;
-  }
-  if (!r.reason.empty()) j["reason"] = r.reason;
-  return j;
-}
-
 }  // namespace
 
 void write_results_json(const ResultSet& results, std::ostream& out) {
@@ -184,16 +145,26 @@ void write_results_json(const ResultSet& results, std::ostream& out) {
   out << root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
-void write_jobs_jsonl(const ResultSet& results, std::ostream& out) {
+Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out) {
+  constexpr size_t kFlushBytes = 1 << 20;
+  std::string lines;
   for (const SchedulerResult& s : results.schedulers)
     for (const RunResult& run : s.runs) {
-      if (!run.workload) continue;
-      for (uint32_t id = 0; id < run.jobs.size(); ++id) {
-        Json line = {{"scheduler", s.name}, {"seed", run.seed}};
-        line.update(job_json(*run.workload, run.jobs[id], id));
-        out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& record) {
+        append_job_line(lines, s.name, run.seed, *run.workload, id, record);
+        if (lines.size() < kFlushBytes) return;
+        out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+        lines.clear();
+      });
+      if (!read) {
+        out.setstate(std::ios::badbit);
+        return read;
       }
     }
+  out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+  return Status::success();
 }
+
+void write_jobs_jsonl(const ResultSet& results, std::ostream& out) { static_cast<void>(stream_jobs_jsonl(results, out)); }
 
 }  // namespace topsim

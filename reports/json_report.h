@@ -12,6 +12,10 @@
 namespace topsim {
 
 void write_results_json(const ResultSet& results, std::ostream& out);
+// jobs.jsonl: every per-job record of every run, runs in the order of results.json, jobs by id
+// (reports/job_line.h). When a run's records on disk cannot be read back, the stream is set bad.
 void write_jobs_jsonl(const ResultSet& results, std::ostream& out);
+// The same, returning that error.
+[[nodiscard]] Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out);
 
 }  // namespace topsim

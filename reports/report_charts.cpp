@@ -32,12 +32,13 @@ ChartDataset dataset(const Series& s, std::vector<Point> points) {
 
 const RunResult& first_run(const Series& s) { return s.result->runs.front(); }
 
-// Calls `each(job, record)` for every job of the series' first run.
-void for_each_job(const Series& s, const std::function<void(const JobSpec&, const JobRecord&)>& each) {
-  const RunResult& run = first_run(s);
-  for (size_t id = 0; id < run.jobs.size() && run.workload && id < run.workload->jobs.size(); ++id)
-    each(run.workload->jobs[id], run.jobs[id]);
-}
+// What the per-job charts read of the first run of a series, gathered in one pass over its jobs
+// by id: the values of the CDFs, and the sums of the grouped means (added in id order).
+using GroupedSums = std::map<std::string, std::pair<double, int>>;  // (sum, count) per category
+struct JobColumns {
+  std::vector<double> waits, jcts;                    // finished jobs, seconds
+  GroupedSums ring_by_transport, wait_by_share_size;  // GB/s of started training jobs; waits of finished shares
+};
 
 std::vector<std::string> series_header(const std::string& first, const ReportModel& m) {
   std::vector<std::string> header{first};
@@ -105,17 +106,14 @@ std::optional<Chart> throughput_chart(const ReportModel& m) {
 }
 
 std::optional<Chart> cdf_chart(const ReportModel& m, const std::string& title, const std::string& axis,
-                               const std::function<double(const JobRecord&)>& value) {
+                               const std::vector<JobColumns>& columns, std::vector<double> JobColumns::*finished) {
   Chart c = make_chart(title, "line", axis, "share of finished jobs");
   c.table.header = series_header("share of finished jobs", m);
   std::vector<std::vector<double>> sorted;
-  for (const Series& s : m.series) {
-    std::vector<double> values;
-    for_each_job(s, [&](const JobSpec&, const JobRecord& r) {
-      if (r.state == JobState::Finished) values.push_back(value(r));
-    });
+  for (size_t i = 0; i < m.series.size(); ++i) {
+    std::vector<double> values = columns[i].*finished;
     std::sort(values.begin(), values.end());
-    c.datasets.push_back(dataset(s, cdf_points(values, kMaxCdfPoints)));
+    c.datasets.push_back(dataset(m.series[i], cdf_points(values, kMaxCdfPoints)));
     sorted.push_back(std::move(values));
   }
   if (std::all_of(sorted.begin(), sorted.end(), [](const auto& v) { return v.empty(); })) return std::nullopt;
@@ -147,19 +145,14 @@ std::optional<Chart> over_time_chart(const ReportModel& m, const std::string& ti
   return c;
 }
 
-// A bar chart of the mean of `value` over the first run's jobs, grouped by `category`.
-using JobCategory = std::function<std::optional<std::string>(const JobSpec&, const JobRecord&)>;
-std::optional<Chart> grouped_mean_chart(const ReportModel& m, Chart c, const JobCategory& category,
-                                        const std::function<double(const JobRecord&)>& value) {
-  std::vector<std::map<std::string, std::pair<double, int>>> sums;
-  for (const Series& s : m.series) {
-    std::map<std::string, std::pair<double, int>> by;
-    for_each_job(s, [&](const JobSpec& job, const JobRecord& r) {
-      if (auto key = category(job, r)) by[*key].first += value(r), ++by[*key].second;
-    });
-    for (const auto& [key, sum] : by)
+// A bar chart of the means over the first run's jobs, by category (`by`: sum and count per category).
+std::optional<Chart> grouped_mean_chart(const ReportModel& m, Chart c, const std::vector<JobColumns>& columns,
+                                        GroupedSums JobColumns::*by) {
+  std::vector<GroupedSums> sums;
+  for (const JobColumns& column : columns) {
+    for (const auto& [key, sum] : column.*by)
       if (std::find(c.categories.begin(), c.categories.end(), key) == c.categories.end()) c.categories.push_back(key);
-    sums.push_back(std::move(by));
+    sums.push_back(column.*by);
   }
   if (c.categories.empty()) return std::nullopt;
   std::sort(c.categories.begin(), c.categories.end());
@@ -174,16 +167,10 @@ std::optional<Chart> grouped_mean_chart(const ReportModel& m, Chart c, const Job
   return c;
 }
 
-std::optional<Chart> transport_chart(const ReportModel& m) {
+std::optional<Chart> transport_chart(const ReportModel& m, const std::vector<JobColumns>& columns) {
   Chart c = make_chart("Ring bandwidth by transport", "bar", "transport (slowest hop of the job's ring)",
                        "mean all-reduce bus bandwidth (GB/s)");
-  return grouped_mean_chart(
-      m, c,
-      [](const JobSpec& job, const JobRecord& r) -> std::optional<std::string> {
-        if (!job.is_training() || r.start_ms < 0 || r.comm.transport == CommTransport::None) return std::nullopt;
-        return std::string(enum_name(r.comm.transport));
-      },
-      [](const JobRecord& r) { return r.comm.bus_bandwidth_gbps; });
+  return grouped_mean_chart(m, c, columns, &JobColumns::ring_by_transport);
 }
 
 // Shares by their GiB (and compute percent), trace pods by the GPU share they ask.
@@ -199,10 +186,36 @@ std::optional<std::string> share_size(const JobSpec& job, const JobRecord& r) {
   return job.gpu_milli <= 250 ? "<= 0.25 GPU" : job.gpu_milli <= 500 ? "0.26-0.5 GPU" : "0.51-0.99 GPU";
 }
 
-std::optional<Chart> share_wait_chart(const ReportModel& m) {
+std::optional<Chart> share_wait_chart(const ReportModel& m, const std::vector<JobColumns>& columns) {
   Chart c = make_chart("Queueing delay by share size", "bar", "share size", "mean wait (s)");
-  return grouped_mean_chart(m, c, share_size,
-                            [](const JobRecord& r) { return static_cast<double>(r.start_ms - r.submit_ms) / 1000.0; });
+  return grouped_mean_chart(m, c, columns, &JobColumns::wait_by_share_size);
+}
+
+// The per-job chart data of the first run of `s`. Error: its records could not be read back.
+Expected<JobColumns> job_columns(const Series& s) {
+  JobColumns c;
+  const RunResult& run = first_run(s);
+  const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) {
+    if (id >= run.workload->jobs.size()) return;
+    const JobSpec& job = run.workload->jobs[id];
+    const double wait_s = static_cast<double>(r.start_ms - r.submit_ms) / 1000.0;
+    if (r.state == JobState::Finished) {
+      c.waits.push_back(wait_s);
+      c.jcts.push_back(static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0);
+    }
+    if (job.is_training() && r.start_ms >= 0 && r.comm.transport != CommTransport::None) {
+      auto& [sum, count] = c.ring_by_transport[std::string(enum_name(r.comm.transport))];
+      sum += r.comm.bus_bandwidth_gbps;
+      ++count;
+    }
+    if (auto size = share_size(job, r)) {
+      auto& [sum, count] = c.wait_by_share_size[*size];
+      sum += wait_s;
+      ++count;
+    }
+  });
+  if (!read) return read.error();
+  return c;
 }
 
 // Mean and sample sd over seeds of one quantity of the load curves, per load point.
@@ -258,18 +271,22 @@ std::vector<Chart> numbered(std::vector<std::optional<Chart>> charts) {
 
 }  // namespace
 
-std::vector<Chart> replay_charts(const ReportModel& m) {
-  auto wait = [](const JobRecord& r) { return static_cast<double>(r.start_ms - r.submit_ms) / 1000.0; };
-  auto jct = [](const JobRecord& r) { return static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0; };
+std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
+  std::vector<JobColumns> columns;
+  for (const Series& s : m.series) {
+    auto column = job_columns(s);
+    if (!column) status = column.error();
+    columns.push_back(column ? std::move(*column) : JobColumns{});
+  }
   return numbered(
-      {throughput_chart(m), cdf_chart(m, "Queueing delay (CDF)", "wait (s)", wait),
-       cdf_chart(m, "Job completion time (CDF)", "JCT (s)", jct),
+      {throughput_chart(m), cdf_chart(m, "Queueing delay (CDF)", "wait (s)", columns, &JobColumns::waits),
+       cdf_chart(m, "Job completion time (CDF)", "JCT (s)", columns, &JobColumns::jcts),
        over_time_chart(m, "Allocated GPUs over time", "GPUs allocated", [](const ClusterSample& x) { return x.allocated_gpus; }),
        over_time_chart(m, "Fragmentation over time (FGD)", "fragmented GPUs",
                        [](const ClusterSample& x) { return x.fragmentation_gpus; }),
        over_time_chart(m, "Pending jobs over time", "jobs waiting",
                        [](const ClusterSample& x) { return static_cast<double>(x.pending); }),
-       transport_chart(m), share_wait_chart(m)});
+       transport_chart(m, columns), share_wait_chart(m, columns)});
 }
 
 std::vector<Chart> fill_charts(const ReportModel& m) {

@@ -13,7 +13,8 @@
 
 namespace topsim {
 
-std::vector<Chart> replay_charts(const ReportModel& model);
+// `status`: set to the error when a series' per-job records cannot be read back.
+std::vector<Chart> replay_charts(const ReportModel& model, Status& status);
 std::vector<Chart> fill_charts(const ReportModel& model);
 
 }  // namespace topsim

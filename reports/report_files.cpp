@@ -23,17 +23,22 @@ std::vector<std::string> report_file_names() {
 
 Status write_report(const std::vector<LabelledResults>& inputs, OutputSink& sink) {
   const ReportModel model = build_report_model(inputs);
+  if (!model.status) return model.status;
+  Status jobs_read = Status::success();
   const std::vector<std::pair<std::string, std::function<void(std::ostream&)>>> files = {
       {"report.html", [&](std::ostream& out) { out << render_report_html(model); }},
       {"summary.md", [&](std::ostream& out) { out << render_report_markdown(model); }},
       {"summary.csv", [&](std::ostream& out) { write_summary_csv(model, out); }},
-      {"jobs.csv", [&](std::ostream& out) { write_jobs_csv(model, out); }},
+      {"jobs.csv", [&](std::ostream& out) { jobs_read = write_jobs_csv(model, out); }},
       {"timeseries.csv", [&](std::ostream& out) { write_timeseries_csv(model, out); }},
       {"fill_curves.csv", [&](std::ostream& out) { write_fill_curves_csv(model, out); }},
       {"metrics.prom", [&](std::ostream& out) { out << render_prometheus(model); }},
   };
-  for (const auto& [name, fill] : files)
-    if (Status s = sink.write(name, fill); !s) return s;
+  for (const auto& [name, fill] : files) {
+    const Status s = sink.write(name, fill);
+    if (!jobs_read) return jobs_read;
+    if (!s) return s;
+  }
   return Status::success();
 }
 

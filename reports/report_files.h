@@ -28,7 +28,8 @@ std::string render_report_markdown(const ReportModel& model);
 std::string render_prometheus(const ReportModel& model);
 // CSV files: a header row, then one row per (run, scheduler[, seed, ...]); CRLF line breaks.
 void write_summary_csv(const ReportModel& model, std::ostream& out);
-void write_jobs_csv(const ReportModel& model, std::ostream& out);
+// Error (the stream then set bad): a run's per-job records on disk could not be read back.
+[[nodiscard]] Status write_jobs_csv(const ReportModel& model, std::ostream& out);
 void write_timeseries_csv(const ReportModel& model, std::ostream& out);
 void write_fill_curves_csv(const ReportModel& model, std::ostream& out);
 

@@ -206,7 +206,7 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   m.series = make_series(inputs);
   m.headlines = m.fill ? make_headlines(m, kFillCards) : make_headlines(m, kReplayCards);
   m.deltas = m.fill ? make_deltas(inputs, kFillDeltaMetrics) : make_deltas(inputs, kReplayDeltaMetrics);
-  m.charts = m.fill ? fill_charts(m) : replay_charts(m);
+  m.charts = m.fill ? fill_charts(m) : replay_charts(m, m.status);
   return m;
 }
 

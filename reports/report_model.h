@@ -96,6 +96,7 @@ struct ReportModel {
   std::vector<DeltaRow> deltas;  // empty unless several runs are compared
   std::vector<Chart> charts;
   bool fill = false;  // fill experiments (charts against arrived load)
+  Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };
 
 // REQUIRES: `inputs` non-empty and outliving the model.

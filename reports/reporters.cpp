@@ -28,7 +28,9 @@ class JsonReporter final : public Reporter {
   Status write(const ResultSet& results, OutputSink& sink) const override {
     if (Status s = sink.write("results.json", [&](std::ostream& out) { write_results_json(results, out); }); !s) return s;
     if (!jobs_) return Status::success();
-    return sink.write("jobs.jsonl", [&](std::ostream& out) { write_jobs_jsonl(results, out); });
+    Status read = Status::success();
+    const Status written = sink.write("jobs.jsonl", [&](std::ostream& out) { read = stream_jobs_jsonl(results, out); });
+    return read ? written : read;
   }
 
  private:

@@ -113,9 +113,22 @@ std::string unit_of(const JobSpec& job) {
   return model ? std::string(enum_name(model->unit)) : "samples";
 }
 
-std::string job_cell(const SchedulerResult& s, uint32_t id) {
-  const RunResult& run = s.runs.front();
-  const JobRecord& r = run.jobs[id];
+// The first run's records of each scheduler, by id. Error: records on disk could not be read back.
+using FirstRecords = std::map<const SchedulerResult*, std::vector<JobRecord>>;
+Expected<FirstRecords> first_records(const ResultSet& r) {
+  FirstRecords records;
+  for (const SchedulerResult& s : r.schedulers) {
+    std::vector<JobRecord>& kept = records[&s];
+    const Status read = for_each_job(s.runs.front(), [&](uint32_t id, const JobRecord& record) {
+      if (id >= kept.size()) kept.resize(id + 1);
+      kept[id] = record;
+    });
+    if (!read) return read.error();
+  }
+  return records;
+}
+
+std::string job_cell(const RunResult& run, const JobRecord& r, uint32_t id) {
   const JobSpec& job = run.workload->jobs[id];
   if (r.start_ms < 0) return std::string(enum_name(r.state));
   if (job.is_share())
@@ -125,10 +138,9 @@ std::string job_cell(const SchedulerResult& s, uint32_t id) {
   return fmt::format("{:.2f} {}", r.samples_per_sec, unit_of(job));
 }
 
-std::string placement_cell(const SchedulerResult& s, uint32_t id) {
-  const JobRecord& r = s.runs.front().jobs[id];
+std::string placement_cell(const RunResult& run, const JobRecord& r, uint32_t id) {
   if (r.start_ms < 0) return "";
-  if (!s.runs.front().workload->jobs[id].is_training())
+  if (!run.workload->jobs[id].is_training())
     return r.pods.front().gpus.empty() ? std::string()
                                        : fmt::format("node {} GPU {}", r.pods.front().node, r.pods.front().gpus.front());
   std::map<int, size_t> per_node;
@@ -138,12 +150,17 @@ std::string placement_cell(const SchedulerResult& s, uint32_t id) {
   return fmt::format("{} {}", enum_name(r.comm.transport), split);
 }
 
-std::string job_lines(const ResultSet& r) {
+std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   const Workload& workload = *r.schedulers.front().runs.front().workload;
   std::string out = "\nper job (throughput, transport, GPUs per node):\n";
+  using Cell = std::string (*)(const RunResult&, const JobRecord&, uint32_t);
+  const auto cell = [&](Cell render, const SchedulerResult& s, uint32_t id) {
+    const std::vector<JobRecord>& kept = records.at(&s);
+    return id < kept.size() ? render(s.runs.front(), kept[id], id) : std::string();
+  };
   for (uint32_t id = 0; id < workload.jobs.size(); ++id) {
-    out += row(workload.job_name(id), r, [&](const SchedulerResult& s) { return job_cell(s, id); });
-    out += row("", r, [&](const SchedulerResult& s) { return placement_cell(s, id); });
+    out += row(workload.job_name(id), r, [&](const SchedulerResult& s) { return cell(job_cell, s, id); });
+    out += row("", r, [&](const SchedulerResult& s) { return cell(placement_cell, s, id); });
   }
   return out;
 }
@@ -187,7 +204,11 @@ std::string render_replay(const ResultSet& r, const TextOptions& options) {
   if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r);
   out += replay_columns(r);
   const RunResult& first = r.schedulers.front().runs.front();
-  if (first.workload && !first.jobs.empty() && first.workload->jobs.size() <= options.max_job_lines) return out + job_lines(r);
+  if (has_job_records(first) && first.workload->jobs.size() <= options.max_job_lines) {
+    auto records = first_records(r);
+    if (records) return out + job_lines(r, *records);
+    out += "\nper-job records: " + records.error().message + "\n";
+  }
   return out + timeline(r, options.max_time_rows);
 }
 

@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "sim/invariants.h"
+#include "sim/job_store.h"
 #include "sim/job_timing.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
@@ -138,9 +139,10 @@ class Engine final : private Binder {
     if (config_.record_transitions) out_.transitions.push_back({now_ms_, job, state});
   }
 
-  // The job's record is final: counted, then kept or let go.
+  // The job's record is final: counted, stored when a store is given, then kept or let go.
   void close(uint32_t job) {
     out_.tally.add(workload_, job, book_[job]);
+    if (config_.job_store) config_.job_store->add(job, book_[job]);
     book_.close(job);
   }
 

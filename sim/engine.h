@@ -32,6 +32,8 @@
 
 namespace topsim {
 
+class JobStore;
+
 // Live counters of runs in progress, shared by the runs of an experiment, for a progress line:
 // each run adds to them every few thousand events and when it ends.
 struct RunMonitor {
@@ -50,6 +52,7 @@ struct RunConfig {
   OverlapModel overlap;                            // all-reduce / backward overlap per framework
   bool record_transitions = true;                  // keep every lifecycle transition; default true
   bool keep_jobs = true;                           // keep every job's record in RunOutput::jobs; default true
+  JobStore* job_store = nullptr;                   // receives each job's record when it becomes final (may be null)
   int64_t sample_every_ms = 0;                     // sampling period over time; 0 = automatic (sim/sampling.h)
   double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
   int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off

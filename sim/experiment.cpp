@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "sim/job_store.h"
 #include "sim/periodic_call.h"
 #include "sim/seeds.h"
 #include "sim/workers.h"
@@ -72,6 +73,7 @@ class Experiment {
     }
     run_all(results);
     if (violation_) return Error::bug(*violation_);
+    if (failure_) return *failure_;
     for (SchedulerResult& r : results.schedulers) summarize_over_seeds(r);
     return results;
   }
@@ -110,8 +112,11 @@ class Experiment {
     config.jobs_wait = scenario_.mode != ExperimentMode::Fill;
     config.network = scenario_.network;
     config.overlap = scenario_.overlap;
-    config.record_transitions = scenario_.record_transitions && options_.keep_jobs;
-    config.keep_jobs = options_.keep_jobs;
+    const std::shared_ptr<JobStore> store = open_store();
+    if (spills() && !store) return {};
+    config.keep_jobs = options_.keep_jobs && !store;
+    config.record_transitions = scenario_.record_transitions && config.keep_jobs;
+    config.job_store = store.get();
     config.sample_every_ms = scenario_.sample_every_ms;
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
@@ -122,7 +127,7 @@ class Experiment {
     RunOutput out = simulate(*cluster, *workload, config);
     RunResult result;
     if (!out.invariant_violation.empty()) {
-      const std::lock_guard lock(violation_mutex_);
+      const std::lock_guard lock(failure_mutex_);
       if (!violation_)
         violation_ = std::string(info.name) + " seed " + std::to_string(config.seed) + ": " + out.invariant_violation;
     }
@@ -136,11 +141,32 @@ class Experiment {
     result.load_curve = std::move(out.load_curve);
     result.rejections = out.tally.rejections;
     result.workload = workload;
-    if (options_.keep_jobs) {
+    if (store) {
+      if (Status s = store->finish(); !s) fail(s.error());
+      result.job_store = store;
+    }
+    if (config.keep_jobs) {
       result.jobs = std::move(out.jobs);
       result.transitions = std::move(out.transitions);
     }
     return result;
+  }
+
+  bool spills() const { return options_.keep_jobs && !options_.spill_dir.empty(); }
+
+  // A run's store of per-job records on disk; null when they stay in memory, or on an error
+  // (which fails the experiment).
+  std::shared_ptr<JobStore> open_store() {
+    if (!spills()) return nullptr;
+    auto store = JobStore::create(options_.spill_dir);
+    if (store) return std::move(*store);
+    fail(store.error());
+    return nullptr;
+  }
+
+  void fail(const Error& error) {
+    const std::lock_guard lock(failure_mutex_);
+    if (!failure_) failure_ = error;
   }
 
   void run_all(ResultSet& results) {
@@ -205,8 +231,9 @@ class Experiment {
   const SchedulerInfo* share_ = nullptr;
   std::vector<std::shared_ptr<const Workload>> workloads_;
   mutable RunMonitor monitor_;
-  std::mutex violation_mutex_;
+  std::mutex failure_mutex_;
   std::optional<std::string> violation_;  // the first run invariant violated (check_invariants)
+  std::optional<Error> failure_;          // the first run that could not keep its per-job records
 };
 
 }  // namespace

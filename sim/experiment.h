@@ -38,6 +38,10 @@ struct LiveProgress {
 struct ExperimentOptions {
   int threads = 1;        // runs at once; <= 1: the calling thread only; default 1
   bool keep_jobs = true;  // per-job records in the results; default true
+  // With keep_jobs: each run's per-job records go, as each becomes final, to an unnamed file in
+  // this folder (RunResult::job_store, sim/job_store.h) instead of memory, and lifecycle
+  // transitions are not recorded; default "" (records in memory).
+  std::string spill_dir;
   // Called after each run, one call at a time, from the thread that finished it.
   std::function<void(const RunProgress&)> progress;
   // Called at the start, every `live_every_s` seconds and at the end (`finished`), one call at a

@@ -16,6 +16,17 @@ const SchedulerResult* ResultSet::scheduler(std::string_view name) const {
   return nullptr;
 }
 
+bool has_job_records(const RunResult& run) {
+  return run.workload && (run.job_store ? run.job_store->size() > 0 : !run.jobs.empty());
+}
+
+Status for_each_job(const RunResult& run, const std::function<void(uint32_t, const JobRecord&)>& each) {
+  if (!run.workload) return Status::success();
+  if (run.job_store) return run.job_store->for_each(each);
+  for (uint32_t id = 0; id < run.jobs.size(); ++id) each(id, run.jobs[id]);
+  return Status::success();
+}
+
 void summarize_over_seeds(SchedulerResult& result) {
   result.metrics.clear();
   if (result.runs.empty()) return;

@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/expected.h"
 #include "sim/engine.h"
+#include "sim/job_store.h"
 #include "sim/metrics.h"
 
 namespace topsim {
@@ -49,12 +52,13 @@ struct RunResult {
   std::vector<ModelThroughput> by_model;
   size_t target_specs = 0;  // FGD target workload specs (0: not measured)
   int64_t sample_every_ms = 0;
-  std::vector<ClusterSample> samples;        // over time (replay)
-  std::vector<LoadPoint> load_curve;         // against arrived load (fill)
-  std::shared_ptr<const Workload> workload;  // the jobs this run replayed
-  std::vector<JobRecord> jobs;               // per job (empty when not kept)
-  std::vector<Transition> transitions;       // lifecycle transitions, when recorded and kept
-  std::vector<std::string> rejections;       // distinct rejection reasons, "job: reason", first 10
+  std::vector<ClusterSample> samples;         // over time (replay)
+  std::vector<LoadPoint> load_curve;          // against arrived load (fill)
+  std::shared_ptr<const Workload> workload;   // the jobs this run replayed
+  std::vector<JobRecord> jobs;                // per job, in memory (empty when not kept, or kept in job_store)
+  std::shared_ptr<const JobStore> job_store;  // per job, on disk (ExperimentOptions::spill_dir); else null
+  std::vector<Transition> transitions;        // lifecycle transitions, when recorded and kept
+  std::vector<std::string> rejections;        // distinct rejection reasons, "job: reason", first 10
 };
 
 struct MetricSummary {
@@ -75,6 +79,12 @@ struct ResultSet {
   std::vector<SchedulerResult> schedulers;  // in the scenario's order
   const SchedulerResult* scheduler(std::string_view name) const;
 };
+
+// Whether the run has its per-job records (in memory or on disk).
+bool has_job_records(const RunResult& run);
+// Calls `each(id, record)` for every per-job record of the run, by ascending id, wherever they
+// are kept; nothing when there are none. Error: records on disk could not be read back.
+[[nodiscard]] Status for_each_job(const RunResult& run, const std::function<void(uint32_t id, const JobRecord& record)>& each);
 
 // Fills SchedulerResult::metrics from its runs.
 void summarize_over_seeds(SchedulerResult& result);

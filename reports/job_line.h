@@ -1,0 +1,21 @@
+// One line of jobs.jsonl (docs/results-format.md): a job of one run as a JSON object, keys in
+// the documented order, numbers rounded to 1e-6 as results.json rounds them. Written by hand for
+// speed (a million lines a second): the bytes are exactly what nlohmann::json's dump() gives
+// for the same object (tests/reports/test_job_line.cpp compares them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/job.h"
+#include "sim/job_record.h"
+
+namespace topsim {
+
+// Appends job `id` of `workload` with its final `record`, run by `scheduler` with `seed`, as one
+// JSON object and a newline to `out`.
+void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, uint32_t id,
+                     const JobRecord& record);
+
+}  // namespace topsim
