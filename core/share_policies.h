@@ -30,13 +30,14 @@
 // - fgd-pack (topsim's): FGD's growth scored as the FGD artifact scores it, an integer
 //   floor(100 x sigmoid(-growth / 1000)) (artifact_fgd_score: every growth within about 40
 //   thousandths of a GPU of another scores the same, large falls and rises saturate), the
-//   highest score wins, and among equal scores gpu-packing's order for the card fgd chose: a
-//   card already shared, then an idle card of a node in use, then an idle node, then the fullest
-//   card, then the lowest index. Exact growths (fgd) chase small differences in F that do not
-//   last; the coarse score leaves those choices to packing, which keeps idle nodes whole for
-//   the multi-GPU pods that come later (docs/fill-scenarios.md measures both). Cost: fgd's scan
-//   without its min-tree (every node's growth per pod, memoised by node state) plus the
-//   growth's cards of each tied node.
+//   highest score wins; among equal scores gpu-packing's tier of the card fgd chose (a card
+//   already shared, then an idle card of a node in use, then an idle node), then a seeded
+//   random order of the nodes (artifact_node_ranks with `SharePolicyContext::seed`, as the
+//   artifact's ties). Exact growths (fgd) chase small differences in F that do not last; the
+//   coarse score leaves those choices to packing, which keeps idle nodes whole for the
+//   multi-GPU pods that come later, and the random order spreads the rest over node types
+//   (docs/fill-scenarios.md measures each part). Cost: fgd's scan without its min-tree (every
+//   node's growth per pod, memoised by node state) plus the growth's cards of each tied node.
 #pragma once
 
 #include <array>
@@ -76,7 +77,7 @@ inline constexpr std::string_view kCardPlacementLabel = "ack.node.gpu.placement"
 Expected<SharePolicyKind> card_placement_from_labels(const std::map<std::string, std::string>& labels);
 
 struct SharePolicyContext {
-  uint64_t seed = 0;                              // random: engine seed; default 0
+  uint64_t seed = 0;                              // random: engine seed; fgd-pack: tie order; default 0
   FragmentationTracker* fragmentation = nullptr;  // fgd: required (kept in sync by the caller)
 };
 
