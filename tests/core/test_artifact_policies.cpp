@@ -146,10 +146,10 @@ TEST_CASE("core::artifact random and unsupported policies", "[core][artifact]") 
   CHECK(chosen == std::set<int>{0, 2});  // only fitting nodes, both drawn
 }
 
-TEST_CASE("core::fgd-pack: fgd's least growth, ties packed", "[core][artifact]") {
+TEST_CASE("core::fgd-pack: the artifact's FGD score, ties packed, then in a seeded order", "[core][artifact]") {
   // Target workload: whole single cards only. Placing a whole card anywhere leaves F at 0
-  // (every remaining card is usable), so every node ties; fgd takes node 0 (an idle node),
-  // fgd-pack the node already in use.
+  // (every remaining card is usable), so every node scores 50; fgd takes node 0 (an idle
+  // node), fgd-pack the node already in use (gpu-packing's tier).
   const TargetWorkload workload = derive_target_workload({TaskSpec{0, 1000, 1, 0}}, 1.0);
   ShareCluster cluster;
   cluster.nodes = {node_of(4), node_of(4, {1000})};
@@ -166,4 +166,19 @@ TEST_CASE("core::fgd-pack: fgd's least growth, ties packed", "[core][artifact]")
   CHECK(by_pack->node == 1);
   CHECK(by_pack->cards == std::vector<int>{1});
   CHECK_FALSE(make_share_policy(SharePolicyKind::FgdPack, SharePolicyContext{}).ok());
+  SECTION("within one tier, the node first in the seeded order") {
+    ShareCluster idle;
+    idle.nodes = {node_of(4), node_of(4), node_of(4)};
+    FragmentationTracker idle_tracker(workload, idle);
+    std::set<int> chosen;
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      auto policy = make_share_policy(SharePolicyKind::FgdPack, SharePolicyContext{seed, &idle_tracker});
+      REQUIRE(policy.ok());
+      const auto placement = (*policy)->place(idle, pod_of(1000, 1));
+      REQUIRE(placement);
+      CHECK(artifact_node_ranks(3, seed)[static_cast<size_t>(placement->node)] == 0);
+      chosen.insert(placement->node);
+    }
+    CHECK(chosen.size() == 3);
+  }
 }
