@@ -109,7 +109,9 @@ TEST_CASE("sim::artifact scenarios: protocol key and its errors", "[sim][artifac
 
 TEST_CASE("sim::artifact shipped scenarios load", "[sim][artifact][shared]") {
   if (shared_file("traces").empty()) return;
-  for (const char* name : {"fgd-artifact-default", "fgd-artifact-gpushare100", "fgd-artifact-multigpu50"}) {
+  for (const char* name : {"fgd-artifact-default", "fgd-artifact-gpushare40", "fgd-artifact-gpushare60",
+                           "fgd-artifact-gpushare80", "fgd-artifact-gpushare100", "fgd-artifact-multigpu20",
+                           "fgd-artifact-multigpu30", "fgd-artifact-multigpu40", "fgd-artifact-multigpu50"}) {
     INFO(name);
     const auto s = load_scenario(std::string(TOPSIM_SOURCE_DIR) + "/scenarios/" + name + ".json");
     REQUIRE(s.ok());
