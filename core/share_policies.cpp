@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <map>
 #include <random>
+
 #include <utility>
+#include "core/artifact_policies.h"
 
 namespace topsim {
 namespace {
@@ -254,6 +256,54 @@ class FgdPolicy final : public SharePolicy {
   std::map<Shape, GrowthTree> trees_;
 };
 
+// fgd-pack (share_policies.h): the artifact's integer FGD score, ties by gpu-packing's tier,
+// then in the run's seeded node order.
+class FgdPackPolicy final : public SharePolicy {
+ public:
+  FgdPackPolicy(FragmentationTracker& tracker, uint64_t seed) : tracker_(&tracker), seed_(seed) {}
+
+  std::optional<SharePlacement> place(const ShareCluster& cluster, const PodRequest& pod) override {
+    int highest = -1;
+    tied_.clear();
+    const auto weight = static_cast<double>(tracker_->weight_total());
+    for (int n = 0; n < static_cast<int>(cluster.nodes.size()); ++n) {
+      if (!node_fits(cluster.nodes[static_cast<size_t>(n)], pod)) continue;
+      const std::optional<int64_t> growth = tracker_->placement_growth(cluster, n, pod);
+      if (!growth) continue;
+      const int score = artifact_fgd_score(static_cast<double>(*growth) / weight);
+      if (score < highest) continue;
+      if (score > highest) tied_.clear(), highest = score;
+      tied_.push_back(n);
+    }
+    if (tied_.empty()) return std::nullopt;
+    if (ranks_.size() != cluster.nodes.size()) ranks_ = artifact_node_ranks(cluster.nodes.size(), seed_);
+    SharePlacement best;
+    Score best_score;
+    for (int n : tied_) {
+      std::vector<int> cards = tracker_->least_growth_cards(cluster, n, pod);
+      const Score s{packing_tier(cluster.nodes[static_cast<size_t>(n)], pod, cards),
+                    static_cast<double>(ranks_[static_cast<size_t>(n)])};
+      if (best.node < 0 || better(s, best_score)) best = SharePlacement{n, std::move(cards)}, best_score = s;
+    }
+    return best;
+  }
+
+ private:
+  // gpu-packing's tier of FGD's card choice: 0 a card already shared, 1 an idle card on a node
+  // in use, 2 an idle node (CPU-only pods: 0 a node in use, 1 an idle one).
+  static double packing_tier(const ShareNode& node, const PodRequest& pod, const std::vector<int>& cards) {
+    if (pod.gpu.kind == GpuAskKind::None) return node.pods > 0 ? 0.0 : 1.0;
+    const NodeView view = node_view(node, pod);
+    const CardView card = single_card(pod.gpu) && cards.size() == 1 ? card_view(view, cards.front()) : CardView{};
+    return gpu_packing_score(view, card).primary;
+  }
+
+  FragmentationTracker* tracker_;
+  uint64_t seed_;
+  std::vector<int> ranks_;  // the run's node order (artifact_node_ranks)
+  std::vector<int> tied_;
+};
+
 ScoreFn score_function(SharePolicyKind kind) {
   switch (kind) {
     case SharePolicyKind::Binpack: return binpack_score;
@@ -280,6 +330,10 @@ Expected<std::unique_ptr<SharePolicy>> make_share_policy(SharePolicyKind kind, c
   if (kind == SharePolicyKind::Fgd) {
     if (!context.fragmentation) return Error{"policy fgd needs a fragmentation tracker (target workload)"};
     return std::unique_ptr<SharePolicy>(std::make_unique<FgdPolicy>(*context.fragmentation));
+  }
+  if (kind == SharePolicyKind::FgdPack) {
+    if (!context.fragmentation) return Error{"policy fgd-pack needs a fragmentation tracker (target workload)"};
+    return std::unique_ptr<SharePolicy>(std::make_unique<FgdPackPolicy>(*context.fragmentation, context.seed));
   }
   return std::unique_ptr<SharePolicy>(std::make_unique<ScoredPolicy>(score_function(kind)));
 }

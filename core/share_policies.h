@@ -27,6 +27,17 @@
 //   from a std::mt19937_64 seeded with `SharePolicyContext::seed` (draw = engine() % n).
 // - fgd: the node and card whose placement grows the cluster fragmentation F least
 //   (FragmentationTracker::placement_growth; a share tries every card of the node).
+// - fgd-pack (topsim's): FGD's growth scored as the FGD artifact scores it, an integer
+//   floor(100 x sigmoid(-growth / 1000)) (artifact_fgd_score: every growth within about 40
+//   thousandths of a GPU of another scores the same, large falls and rises saturate), the
+//   highest score wins; among equal scores gpu-packing's tier of the card fgd chose (a card
+//   already shared, then an idle card of a node in use, then an idle node), then a seeded
+//   random order of the nodes (artifact_node_ranks with `SharePolicyContext::seed`, as the
+//   artifact's ties). Exact growths (fgd) chase small differences in F that do not last; the
+//   coarse score leaves those choices to packing, which keeps idle nodes whole for the
+//   multi-GPU pods that come later, and the random order spreads the rest over node types
+//   (docs/fill-scenarios.md measures each part). Cost: fgd's scan without its min-tree (every
+//   node's growth per pod, memoised by node state) plus the growth's cards of each tied node.
 #pragma once
 
 #include <array>
@@ -45,17 +56,18 @@
 
 namespace topsim {
 
-enum class SharePolicyKind { Binpack, Spread, BestFit, DotProduct, GpuPacking, GpuClustering, Random, Fgd };
+enum class SharePolicyKind { Binpack, Spread, BestFit, DotProduct, GpuPacking, GpuClustering, Random, Fgd, FgdPack };
 template <>
 struct EnumNames<SharePolicyKind> {
-  static constexpr std::array<EnumName<SharePolicyKind>, 8> table{{{SharePolicyKind::Binpack, "binpack"},
+  static constexpr std::array<EnumName<SharePolicyKind>, 9> table{{{SharePolicyKind::Binpack, "binpack"},
                                                                    {SharePolicyKind::Spread, "spread"},
                                                                    {SharePolicyKind::BestFit, "best-fit"},
                                                                    {SharePolicyKind::DotProduct, "dot-product"},
                                                                    {SharePolicyKind::GpuPacking, "gpu-packing"},
                                                                    {SharePolicyKind::GpuClustering, "gpu-clustering"},
                                                                    {SharePolicyKind::Random, "random"},
-                                                                   {SharePolicyKind::Fgd, "fgd"}}};
+                                                                   {SharePolicyKind::Fgd, "fgd"},
+                                                                   {SharePolicyKind::FgdPack, "fgd-pack"}}};
 };
 
 // Brief section 3: node label `ack.node.gpu.placement=binpack` picks cards by bin-packing, any
@@ -65,7 +77,7 @@ inline constexpr std::string_view kCardPlacementLabel = "ack.node.gpu.placement"
 Expected<SharePolicyKind> card_placement_from_labels(const std::map<std::string, std::string>& labels);
 
 struct SharePolicyContext {
-  uint64_t seed = 0;                              // random: engine seed; default 0
+  uint64_t seed = 0;                              // random: engine seed; fgd-pack: tie order; default 0
   FragmentationTracker* fragmentation = nullptr;  // fgd: required (kept in sync by the caller)
 };
 

@@ -36,6 +36,7 @@ Json scenario_json(const ScenarioInfo& s) {
               {"share_policy", s.share_scheduler},
               {"workload_coverage", rounded(s.fragmentation_coverage)}};
   if (s.mode == "fill") out["target_load"] = rounded(s.target_load);
+  if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;
 }
 

@@ -23,7 +23,9 @@ constexpr std::array<CardMetric, 4> kReplayCards = {{{"images_per_sec.mean", "im
                                                      {"wait_s.p95", "wait, p95"},
                                                      {"jct_s.mean", "job completion time, mean"},
                                                      {"fragmentation_gpus.mean", "fragmented GPUs, time-weighted mean"}}};
-constexpr std::array<CardMetric, 3> kFillCards = {{{"gpu_alloc_ratio.final", "GPU allocation ratio at the end"},
+constexpr std::array<CardMetric, 5> kFillCards = {{{"gpu_alloc_ratio.final", "GPU allocation ratio at the end"},
+                                                   {"gpu_alloc_ratio.at_100", "GPU allocation ratio at 100% arrived load"},
+                                                   {"gpu_alloc_ratio.at_130", "GPU allocation ratio at 130% arrived load"},
                                                    {"fragmentation_gpus.final", "fragmented GPUs at the end"},
                                                    {"failed", "pods no node could take"}}};
 
@@ -41,8 +43,13 @@ constexpr std::array<const char*, 14> kReplayDeltaMetrics = {"finished",
                                                              "fragmentation_gpus.mean",
                                                              "pending_jobs.max",
                                                              "makespan_s"};
-constexpr std::array<const char*, 5> kFillDeltaMetrics = {"gpu_alloc_ratio.final", "fragmentation_rate.final",
-                                                          "fragmentation_gpus.final", "unusable_gpus.final", "failed"};
+constexpr std::array<const char*, 7> kFillDeltaMetrics = {"gpu_alloc_ratio.final",
+                                                          "gpu_alloc_ratio.at_100",
+                                                          "gpu_alloc_ratio.at_130",
+                                                          "fragmentation_rate.final",
+                                                          "fragmentation_gpus.final",
+                                                          "unusable_gpus.final",
+                                                          "failed"};
 
 double mean_of(const SchedulerResult& s, const std::string& metric, bool& found) {
   const MetricSummary* m = s.metric(metric);

@@ -17,6 +17,10 @@ std::string render_scheduler_table() {
   for (const SchedulerInfo& info : scheduler_registry())
     out += fmt::format("{:<{}}  {:<{}}  {:<8}  {}\n", info.name, name_width, handles_text(info.handles), handles_width,
                        enum_name(info.serves), info.summary);
+  out +=
+      "\nIn a fill scenario with \"protocol\": \"fgd-artifact\", random, dot-product, gpu-clustering, gpu-packing, best-fit\n"
+      "and fgd run the FGD artifact's versions (integer scores 0-100, ties in a seeded node order;\n"
+      "core/artifact_policies.h); fgd-pack runs as itself; binpack and spread are not available.\n";
   return out;
 }
 

@@ -44,13 +44,13 @@ class Engine final : private Binder {
         view_(cluster_, workload_, book_, now_ms_),
         timer_(cluster_, config.network, config.overlap),
         sampler_(config.sample_every_ms, workload.jobs),
-        curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent)) {
+        curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     cluster_.prepare(config.scheduler->serves, &target_);
     if (config.check_invariants) invariants_.emplace(cluster_);
     out_.total_gpus = cluster_.total_gpus();
     out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
     out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
-    SchedulerContext context{config.seed, config.network, config.backfill, cluster_.fragmentation()};
+    SchedulerContext context{config.seed, config.network, config.backfill, cluster_.fragmentation(), config.fgd_artifact};
     queues_.push_back({config.scheduler->make(context), {}});
     if (!(config.scheduler->handles & kHandlesShares) && config.share_scheduler)
       queues_.push_back({config.share_scheduler->make(context), {}});

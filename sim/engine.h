@@ -56,6 +56,7 @@ struct RunConfig {
   int64_t sample_every_ms = 0;                     // sampling period over time; 0 = automatic (sim/sampling.h)
   double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
   int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off
+  bool fgd_artifact = false;                       // fill: the FGD artifact's policies and load curve; default off
   RunMonitor* monitor = nullptr;                   // live counters to add to (may be null)
   bool check_invariants = false;                   // verify after every instant (sim/invariants.h); default off
 };

@@ -32,6 +32,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.share_scheduler = s.share_scheduler;
   info.fragmentation_coverage = s.fragmentation_coverage;
   if (s.mode == ExperimentMode::Fill) info.target_load = s.target_load;
+  if (s.mode == ExperimentMode::Fill && s.protocol != FillProtocol::Topsim) info.protocol = std::string(enum_name(s.protocol));
   for (const NodeGroupSpec& g : s.cluster.groups)
     info.node_groups.push_back(
         {g.model.name, g.count, static_cast<int>(g.model.gpus.size()), g.label_pinned ? std::string(enum_name(g.label)) : ""});
@@ -120,6 +121,7 @@ class Experiment {
     config.sample_every_ms = scenario_.sample_every_ms;
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
+    config.fgd_artifact = scenario_.protocol == FillProtocol::FgdArtifact;
     if (options_.live || options_.monitor) config.monitor = monitor();
     config.check_invariants = options_.check_invariants;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];

@@ -45,6 +45,9 @@ const std::vector<MetricInfo> kCatalog = {
     {"fragmentation_rate", "ratio", Lower, Final, "fill: F / unallocated GPU share after the last arrival"},
     {"fragmentation_gpus", "GPUs", Lower, Final, "fill: F after the last arrival"},
     {"unusable_gpus", "GPUs", Lower, Final, "fill: free GPU share no pod of the target workload can use, after the last arrival"},
+    {"gpu_alloc_ratio", "ratio", Higher, AtLoad,
+     "fill: GPU share allocated / GPUs at 100% (130%) arrived load: when the load first reached it (protocol fgd-artifact: "
+     "mean over the arrivals whose load rounds to it, as the artifact's analysis)"},
     {"arrived_load", "ratio", Neither, Scalar, "fill: GPU request of the arrived jobs / GPU capacity"},
     {"events", "events", Neither, Scalar, "events processed (submissions and finishes)"},
 };
@@ -55,6 +58,7 @@ std::vector<std::string_view> statistics(MetricShape shape) {
     case OverJobs: return {"mean", "p50", "p95", "p99", "max"};
     case OverTime: return {"mean", "max"};
     case Final: return {"final"};
+    case AtLoad: return {"at_100", "at_130"};
   }
   return {};
 }
@@ -78,6 +82,9 @@ void set_fill(Metrics& m, const RunOutput& run) {
   m.set("fragmentation_rate.final", run.final_load.frag_rate);
   m.set("fragmentation_gpus.final", run.final_load.frag_gpus);
   m.set("unusable_gpus.final", run.final_load.unusable_gpus);
+  for (const LoadPoint& point : run.load_curve)
+    if (point.load_percent == 100 || point.load_percent == 130)
+      m.set("gpu_alloc_ratio.at_" + std::to_string(point.load_percent), point.gpu_alloc_ratio);
   m.set("arrived_load",
         run.capacity_milli > 0 ? static_cast<double>(run.arrived_milli) / static_cast<double>(run.capacity_milli) : 0);
 }

@@ -5,7 +5,8 @@
 //
 // A full name is "<base>[.<statistic>]": distributions over jobs have .mean .p50 .p95 .p99
 // .max (nearest rank); quantities over time have .mean (time-weighted) and .max; fill
-// experiments' state after the last arrival has .final.
+// experiments' state after the last arrival has .final, and at 100% and 130% arrived load .at_100
+// and .at_130.
 #pragma once
 
 #include <array>
@@ -33,6 +34,7 @@ enum class MetricShape : uint8_t {
   OverJobs,  // .mean .p50 .p95 .p99 .max over jobs
   OverTime,  // .mean (time-weighted) .max
   Final,     // .final (fill: after the last arrival)
+  AtLoad,    // .at_100 .at_130 (fill: at that arrived load, when the run reached it)
 };
 
 struct MetricInfo {

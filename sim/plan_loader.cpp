@@ -264,7 +264,8 @@ std::vector<std::string> slo_metric_names() {
   std::vector<std::string> names;
   for (const MetricInfo& info : metric_catalog())
     for (const std::string& full : full_metric_names(info))
-      if (info.shape != MetricShape::Final && full != "failed" && full != "arrived_load") names.push_back(full);
+      if (info.shape != MetricShape::Final && info.shape != MetricShape::AtLoad && full != "failed" && full != "arrived_load")
+        names.push_back(full);
   return names;
 }
 

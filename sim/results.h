@@ -43,6 +43,7 @@ struct ScenarioInfo {
   std::string share_scheduler;  // places GPU shares for schedulers that do not
   double fragmentation_coverage = 0.95;
   double target_load = 0;  // fill only
+  std::string protocol;    // fill only, when not topsim's own: "fgd-artifact"
 };
 
 // One scheduler, one seed.

@@ -70,6 +70,7 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   info.share_scheduler = r.text(s, "share_policy", p);
   info.fragmentation_coverage = r.number(s, "workload_coverage", p);
   if (s.contains("target_load")) info.target_load = r.number(s, "target_load", p);
+  if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
   const Json& groups = r.array(s, "node_groups", p);
   for (size_t i = 0; groups.is_array() && i < groups.size(); ++i) {
     const std::string gp = p + "/node_groups/" + std::to_string(i);

@@ -110,8 +110,41 @@ LoadPoint LoadCurve::point(int percent, const ClusterState& cluster, int64_t fai
 }
 
 void LoadCurve::observe(int64_t arrived_milli, const ClusterState& cluster, int64_t failed) {
+  if (binned_) {
+    const int64_t bin = (200 * arrived_milli + capacity_milli_) / (2 * capacity_milli_);  // nearest percent
+    if (bin > last_percent_) return;
+    if (bins_.empty()) bins_.resize(static_cast<size_t>(last_percent_) + 1);
+    Bin& b = bins_[static_cast<size_t>(bin)];
+    b.last = point(static_cast<int>(bin), cluster, failed);
+    b.alloc_sum += b.last.gpu_alloc_ratio;
+    ++b.count;
+    return;
+  }
   for (int p = static_cast<int>(points_.size()); p <= last_percent_ && arrived_milli * 100 >= p * capacity_milli_; ++p)
     points_.push_back(point(p, cluster, failed));
+}
+
+std::vector<LoadPoint> LoadCurve::take_points() {
+  if (!binned_) return std::move(points_);
+  std::vector<LoadPoint> points;
+  for (int p = 0; p < static_cast<int>(bins_.size()); ++p) {
+    double sum = 0;
+    int64_t count = 0;
+    const Bin* last = nullptr;
+    for (int q = bins_[static_cast<size_t>(p)].count > 0 ? p : p - 1; q <= p + 1 && q < static_cast<int>(bins_.size()); ++q) {
+      if (q < 0 || bins_[static_cast<size_t>(q)].count == 0) continue;
+      sum += bins_[static_cast<size_t>(q)].alloc_sum;
+      count += bins_[static_cast<size_t>(q)].count;
+      last = &bins_[static_cast<size_t>(q)];
+      if (q == p) break;
+    }
+    if (count == 0) continue;
+    LoadPoint point = last->last;
+    point.load_percent = p;
+    point.gpu_alloc_ratio = sum / static_cast<double>(count);
+    points.push_back(point);
+  }
+  return points;
 }
 
 LoadPoint LoadCurve::final_point(int64_t arrived_milli, const ClusterState& cluster, int64_t failed) const {

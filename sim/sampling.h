@@ -72,7 +72,11 @@ class TimeSampler {
 };
 
 // The state when the arrived load (GPU request of every job submitted so far, placed or not)
-// first reached load_percent % of the cluster's GPU capacity.
+// first reached load_percent % of the cluster's GPU capacity. The FGD artifact's curve (binned)
+// instead reads, as its analysis does (experiments/analysis/merge_alloc_discrete.py), the mean
+// allocation ratio over every arrival whose arrived load rounds to load_percent % (when no
+// arrival does: over those rounding to load_percent - 1 .. + 1), the other fields at the last
+// of those arrivals.
 struct LoadPoint {
   int load_percent = 0;
   double gpu_alloc_ratio = 0;  // allocated GPU share / capacity
@@ -85,19 +89,28 @@ struct LoadPoint {
 
 class LoadCurve {
  public:
-  // Points at 0%, 1%, ..., last_percent %.
-  LoadCurve(int64_t capacity_milli, int last_percent) : capacity_milli_(capacity_milli), last_percent_(last_percent) {}
-  // After the jobs of one instant: records every point the arrived load has crossed.
+  // Points at 0%, 1%, ..., last_percent % (binned: the FGD artifact's curve, above).
+  LoadCurve(int64_t capacity_milli, int last_percent, bool binned = false)
+      : capacity_milli_(capacity_milli), last_percent_(last_percent), binned_(binned) {}
+  // After the jobs of one instant: records every point the arrived load has crossed (binned: adds
+  // the state to the bin of the arrived load, rounded to the nearest percent).
   void observe(int64_t arrived_milli, const ClusterState& cluster, int64_t failed);
   // The state at the end of the run (its load_percent: the arrived load, rounded down).
   LoadPoint final_point(int64_t arrived_milli, const ClusterState& cluster, int64_t failed) const;
-  std::vector<LoadPoint> take_points() { return std::move(points_); }
+  std::vector<LoadPoint> take_points();
 
  private:
+  struct Bin {
+    double alloc_sum = 0;
+    int64_t count = 0;
+    LoadPoint last;
+  };
   LoadPoint point(int percent, const ClusterState& cluster, int64_t failed) const;
   int64_t capacity_milli_;
   int last_percent_;
+  bool binned_;
   std::vector<LoadPoint> points_;
+  std::vector<Bin> bins_;
 };
 
 }  // namespace topsim

@@ -13,6 +13,7 @@
 #include "sim/node_source.h"
 #include "sim/scenario_sections.h"
 #include "sim/schedulers/registry.h"
+#include "sim/schedulers/share_policy_scheduler.h"
 #include "sim/suggest.h"
 
 namespace topsim {
@@ -21,14 +22,15 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {
-    "name",           "description",       "mode",         "seed",  "seeds",   "cluster",
-    "workload",       "schedulers",        "share_policy", "queue", "overlap", "record_transitions",
-    "sample_every_s", "workload_coverage", "target_load"};
+    "name",           "description",       "mode",         "seed",    "seeds",   "cluster",
+    "workload",       "schedulers",        "share_policy", "queue",   "overlap", "record_transitions",
+    "sample_every_s", "workload_coverage", "target_load",  "protocol"};
 constexpr int kMaxSeeds = 100000;
 constexpr double kMaxTargetLoad = 10.0;
 
 // The schedulers able to run on this cluster: a trace's nodes take only schedulers placing trace pods.
 bool runs_on(const SchedulerInfo& info, const Scenario& s) {
+  if (s.protocol == FillProtocol::FgdArtifact) return has_fgd_artifact_version(info.name);
   return s.cluster.trace_nodes.empty() || (info.handles & kHandlesTracePods);
 }
 
@@ -48,6 +50,9 @@ void read_schedulers(JsonErrors& errors, const JsonAt& at, Scenario& s) {
     if (!name) return;
     const SchedulerInfo* info = find_scheduler(*name);
     if (!info) return errors.fail(item.pointer, unknown_name("scheduler", *name, scheduler_names()));
+    if (!runs_on(*info, s) && s.protocol == FillProtocol::FgdArtifact)
+      return errors.fail(item.pointer, "'" + *name + "' has no version under \"protocol\": \"fgd-artifact\"; the artifact's: " +
+                                           join_names(schedulers_for(s)));
     if (!runs_on(*info, s))
       return errors.fail(item.pointer, "'" + *name +
                                            "' cannot place a trace's pods (its nodes have no topology); on a node list: " +
@@ -103,6 +108,13 @@ void read_mode(const JsonObject& top, Scenario& s) {
       s.mode = *mode;
     else
       top.fail("mode", "'" + *m + "' is not one of " + join_names(enum_name_list<ExperimentMode>()));
+  }
+  if (auto p = top.string("protocol")) {
+    if (s.mode != ExperimentMode::Fill) return top.fail("protocol", "applies to \"mode\": \"fill\" only");
+    if (auto protocol = parse_enum<FillProtocol>(*p))
+      s.protocol = *protocol;
+    else
+      top.fail("protocol", unknown_name("protocol", *p, enum_name_list<FillProtocol>()));
   }
   if (s.mode == ExperimentMode::Fill) {
     if (auto load = top.number("target_load", 0.01, kMaxTargetLoad)) s.target_load = *load;

@@ -33,6 +33,16 @@ struct EnumNames<ExperimentMode> {
       {{ExperimentMode::Replay, "replay"}, {ExperimentMode::Fill, "fill"}}};
 };
 
+// How a fill experiment draws arrivals and which versions of the share policies it runs
+// (docs/fill-scenarios.md): topsim's own protocol, or the FGD artifact's (its arrivals, integer
+// scores with seeded tie-breaks, and its load curve).
+enum class FillProtocol : uint8_t { Topsim, FgdArtifact };
+template <>
+struct EnumNames<FillProtocol> {
+  static constexpr std::array<EnumName<FillProtocol>, 2> table{
+      {{FillProtocol::Topsim, "topsim"}, {FillProtocol::FgdArtifact, "fgd-artifact"}}};
+};
+
 struct Scenario {
   std::string name;         // default: the file's stem
   std::string description;  // default ""
@@ -45,15 +55,16 @@ struct Scenario {
   // every run uses the same workload).
   std::shared_ptr<const Workload> workload;
   std::function<Workload(uint64_t run_seed)> workload_for_seed;
-  std::vector<std::string> schedulers;      // registry names; default topology-aware, default
-  std::string share_scheduler = "binpack";  // places GPU shares for schedulers that do not; default binpack
-  bool backfill = true;                     // "queue": {"backfill"}; default true
-  NetworkModel network;                     // NIC efficiencies ("cluster": {"network": ...})
-  OverlapModel overlap;                     // all-reduce / backward overlap per framework
-  bool record_transitions = true;           // default true
-  int64_t sample_every_ms = 0;              // "sample_every_s"; default 0 = automatic
-  double fragmentation_coverage = 0.95;     // FGD's target workload coverage; default 0.95
-  double target_load = 1.3;                 // fill: arrived GPU request / capacity to stop at; default 1.3
+  std::vector<std::string> schedulers;           // registry names; default topology-aware, default
+  std::string share_scheduler = "binpack";       // places GPU shares for schedulers that do not; default binpack
+  bool backfill = true;                          // "queue": {"backfill"}; default true
+  NetworkModel network;                          // NIC efficiencies ("cluster": {"network": ...})
+  OverlapModel overlap;                          // all-reduce / backward overlap per framework
+  bool record_transitions = true;                // default true
+  int64_t sample_every_ms = 0;                   // "sample_every_s"; default 0 = automatic
+  double fragmentation_coverage = 0.95;          // FGD's target workload coverage; default 0.95
+  double target_load = 1.3;                      // fill: arrived GPU request / capacity to stop at; default 1.3
+  FillProtocol protocol = FillProtocol::Topsim;  // fill: "protocol"; default topsim
 };
 
 [[nodiscard]] Expected<Scenario> load_scenario(const std::string& path);

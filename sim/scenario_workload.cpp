@@ -162,8 +162,9 @@ void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& 
       return o.fail("path", "reaching target_load would draw about " + std::to_string(static_cast<int64_t>(draws)) +
                                 " pods (at most " + std::to_string(static_cast<int64_t>(kMaxFillDraws)) +
                                 "): the pods ask too little GPU for this cluster");
-    s.workload_for_seed = [pods, capacity, target = s.target_load](uint64_t seed) {
-      return sample_trace_pods(*pods, seed, capacity, target);
+    s.workload_for_seed = [pods, capacity, target = s.target_load,
+                           artifact = s.protocol == FillProtocol::FgdArtifact](uint64_t seed) {
+      return artifact ? artifact_trace_pods(*pods, seed, capacity, target) : sample_trace_pods(*pods, seed, capacity, target);
     };
     s.workload = std::make_shared<const Workload>(s.workload_for_seed(s.seed));
     return;

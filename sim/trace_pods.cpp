@@ -111,4 +111,42 @@ Workload sample_trace_pods(const TracePodList& list, uint64_t run_seed, int64_t 
   return workload;
 }
 
+Workload artifact_trace_pods(const TracePodList& list, uint64_t run_seed, int64_t capacity_milli, double target_load) {
+  std::mt19937_64 engine(run_seed);
+  std::vector<size_t> order(list.pods.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<size_t>(engine() % i)]);
+  const double target = target_load * static_cast<double>(capacity_milli);
+  int64_t total = 0;
+  for (size_t index : order) total += list.pods[index].gpu_milli_total();
+  const bool trim = static_cast<double>(total) > target, top_up = static_cast<double>(total) < target;
+  while (trim && static_cast<double>(total) > target && !order.empty()) {
+    const size_t at = static_cast<size_t>(engine() % order.size());
+    total -= list.pods[order[at]].gpu_milli_total();
+    order.erase(order.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  while (top_up) {
+    const JobSpec& pod = list.pods[static_cast<size_t>(engine() % list.pods.size())];
+    const int64_t card_share = pod.gpus_per_worker == 0 ? 0 : pod.gpu_milli;
+    if (static_cast<double>(total + card_share) > target) break;
+    total += pod.gpu_milli_total();
+    order.push_back(static_cast<size_t>(&pod - list.pods.data()));
+  }
+  Workload workload;
+  for (size_t i = 0; i < order.size(); ++i) {
+    JobSpec job = list.pods[order[i]];
+    job.id = static_cast<uint32_t>(i);
+    job.submit_ms = static_cast<int64_t>(i);
+    job.ideal_duration_ms = kForeverMs;
+    workload.jobs.push_back(job);
+  }
+  name_jobs(workload, list, order);
+  workload.fragmentation_specs = list.specs;
+  workload.source = list.file + " (" + std::to_string(list.pods.size()) +
+                    " pods, the FGD artifact's arrivals: the list shuffled, then topped up or trimmed to " +
+                    std::to_string(static_cast<int>(std::lround(target_load * 100))) + "% of GPU capacity, seed " +
+                    std::to_string(run_seed) + ")";
+  return workload;
+}
+
 }  // namespace topsim

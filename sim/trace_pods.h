@@ -41,4 +41,16 @@ struct TracePodList {
 // FGD's fill protocol for one run seed on a cluster of `capacity_milli` GPU thousandths.
 Workload sample_trace_pods(const TracePodList& list, uint64_t run_seed, int64_t capacity_milli, double target_load);
 
+// The FGD artifact's arrivals (kubernetes-scheduler-simulator, pkg/simulator/simulator.go:
+// SortClusterPods, then TunePodsByNodeTotalResource) for one run seed, with std::mt19937_64(run
+// seed) in place of Go's generator:
+// - the whole pod list, shuffled (Fisher-Yates, draw = engine() % (i + 1));
+// - when its GPU request exceeds target_load x capacity: pods removed at random positions
+//   until it does not (tuneDownPods);
+// - else pods drawn uniformly with replacement and appended until the next draw would cross
+//   the target, tested, as the artifact does, with that pod's per-card share added to the
+//   running total (not its count x share), which is then increased by its total (tuneUpPods).
+// The pod that would cross is not added: the arrived load stays at or below the target.
+Workload artifact_trace_pods(const TracePodList& list, uint64_t run_seed, int64_t capacity_milli, double target_load);
+
 }  // namespace topsim

@@ -34,6 +34,8 @@ const std::vector<SchedulerInfo> kRegistry = {
      "sim/schedulers/random.cpp", make_random_scheduler},
     {"fgd", "FGD (USENIX ATC '23): the node and card where the cluster's fragmentation grows least", kSharePolicyHandles,
      NodeMode::Default, "sim/schedulers/fgd.cpp", make_fgd_scheduler},
+    {"fgd-pack", "topsim's: FGD's growth as the artifact's integer score; ties: shared card, used node, idle node, then seeded",
+     kSharePolicyHandles, NodeMode::Default, "sim/schedulers/fgd_pack.cpp", make_fgd_pack_scheduler},
 };
 
 }  // namespace

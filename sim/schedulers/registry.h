@@ -60,5 +60,6 @@ std::unique_ptr<Scheduler> make_gpu_packing_scheduler(const SchedulerContext& co
 std::unique_ptr<Scheduler> make_gpu_clustering_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_random_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_fgd_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_fgd_pack_scheduler(const SchedulerContext& context);
 
 }  // namespace topsim

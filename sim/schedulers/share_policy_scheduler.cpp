@@ -1,5 +1,6 @@
 #include "sim/schedulers/share_policy_scheduler.h"
 
+#include "core/artifact_policies.h"
 #include "sim/seeds.h"
 
 namespace topsim {
@@ -13,8 +14,15 @@ std::string pod_admission_problem(const SchedulingView& view, uint32_t job) {
   return "";
 }
 
+bool has_fgd_artifact_version(std::string_view scheduler) {
+  for (std::string_view name : {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "fgd-pack"})
+    if (name == scheduler) return true;
+  return false;
+}
+
 SharePolicyScheduler::SharePolicyScheduler(SharePolicyKind kind, const SchedulerContext& context) : context_(context) {
-  auto policy = make_share_policy(kind, SharePolicyContext{context.seed ^ kRandomPolicyStream, context.fragmentation});
+  const SharePolicyContext policy_context{context.seed ^ kRandomPolicyStream, context.fragmentation};
+  auto policy = context.fgd_artifact ? make_artifact_policy(kind, policy_context) : make_share_policy(kind, policy_context);
   if (policy) policy_ = std::move(policy).value();
 }
 

@@ -30,6 +30,10 @@ class SharePolicyScheduler final : public Scheduler {
   std::unique_ptr<SharePolicy> policy_;
 };
 
+// Whether the scheduler has a version under a fill scenario's "protocol": "fgd-artifact" (the
+// FGD artifact's six policies, core/artifact_policies.h).
+bool has_fgd_artifact_version(std::string_view scheduler);
+
 // Admission shared by every scheduler placing shares and trace pods, and training jobs on
 // `default` nodes with pods talking over the network.
 std::string pod_admission_problem(const SchedulingView& view, uint32_t job);

@@ -34,12 +34,14 @@ TEST_CASE("cli::schedulers lists every scheduler, as a table and as JSON", "[cli
     for (const char* name : {"topology-aware", "default", "binpack", "fgd", "gpu-clustering"})
       CHECK_THAT(r.out, Catch::Contains(name));
     CHECK_THAT(r.out, Catch::Contains("whole-GPU gangs, GPU shares, trace pods"));
+    CHECK_THAT(r.out, Catch::Contains("\"protocol\": \"fgd-artifact\""));  // which versions run under it
+    CHECK_THAT(r.out, Catch::Contains("fgd-pack"));
   }
-  SECTION("--json: ten schedulers with name, summary, handles, label and source; binpack among them") {
+  SECTION("--json: eleven schedulers with name, summary, handles, label and source; binpack among them") {
     const auto r = run_cli("schedulers --json");
     REQUIRE(r.exit_code == 0);
     const json list = json::parse(r.out).at("schedulers");
-    REQUIRE(list.size() == 10);
+    REQUIRE(list.size() == 11);
     bool binpack = false;
     for (const json& s : list) {
       CHECK_FALSE(s.at("summary").get<std::string>().empty());

@@ -251,7 +251,7 @@ TEST_CASE("core::share policies across nodes", "[core][share]") {
   SECTION("policy names round-trip") {
     for (const std::string& name : enum_name_list<SharePolicyKind>())
       CHECK(enum_name(*parse_enum<SharePolicyKind>(name)) == name);
-    CHECK(enum_name_list<SharePolicyKind>().size() == 8);
+    CHECK(enum_name_list<SharePolicyKind>().size() == 9);
     CHECK_FALSE(parse_enum<SharePolicyKind>("fdg").has_value());
   }
 }

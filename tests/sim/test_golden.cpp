@@ -79,3 +79,6 @@ TEST_CASE("golden: Alibaba 2023 pods on 2% of the trace's nodes", "[sim][golden]
 TEST_CASE("golden: the FGD table (fill, default pod list, 8 schedulers x 10 seeds)", "[sim][golden][shared]") {
   check_golden("fgd-openb-default", true);
 }
+TEST_CASE("golden: the FGD table under the artifact's protocol (7 schedulers x 10 seeds)", "[sim][golden][shared]") {
+  check_golden("fgd-artifact-default", true);
+}

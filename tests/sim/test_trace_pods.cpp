@@ -84,7 +84,7 @@ TEST_CASE("sim::trace pods replayed: a pod waits for a departure, then starts", 
   const TinyTrace trace;
   const Scenario s = scenario_from(trace.json(), trace.dir.path.string());
   // Every scheduler that places trace pods is the default on a node list.
-  REQUIRE(s.schedulers.size() == 8);
+  REQUIRE(s.schedulers.size() == 9);
   const ResultSet results = run_all(s);
   for (const SchedulerResult& scheduler : results.schedulers) {
     INFO(scheduler.name);
@@ -214,7 +214,7 @@ TEST_CASE("sim::fill determinism and seeds", "[sim][fill]") {
   }
   SECTION("runs per scheduler have seeds base, base + 1, ...; every pod scheduler by default; mean ± sd over seeds") {
     const ResultSet results = run_all(s, 2);
-    REQUIRE(results.schedulers.size() == 8);
+    REQUIRE(results.schedulers.size() == 9);
     const SchedulerResult& fgd = *results.scheduler("fgd");
     REQUIRE(fgd.runs.size() == 3);
     CHECK(fgd.runs[0].seed == 11);
