@@ -2,6 +2,7 @@
 
 #include "core/allocator.h"
 #include "core/builtin_models.h"
+#include "core/topology_fixture.h"
 
 using namespace topsim;
 
@@ -12,8 +13,6 @@ Topology build(NodeModel model) {
   REQUIRE(topo.ok());
   return std::move(topo).value();
 }
-
-Topology builtin(const char* name) { return build(*builtin_model(name)); }
 
 std::vector<int> place_ids(const Allocator& a, const GpuSet& free, PlacementRequest r) {
   auto p = a.place(free, r);

@@ -2,16 +2,11 @@
 
 #include "core/builtin_models.h"
 #include "core/nccl_config.h"
+#include "core/topology_fixture.h"
 
 using namespace topsim;
 
 namespace {
-
-Topology builtin(const char* name) {
-  auto topology = Topology::build(*builtin_model(name));
-  REQUIRE(topology.ok());
-  return std::move(topology).value();
-}
 
 NcclConfig config_for(const Topology& t, const std::vector<int>& gpus, bool multi_node = false) {
   return nccl_config(t, gpus, RingModel(t).plan(gpus), multi_node);

@@ -8,18 +8,11 @@
 #include "core/hardware.h"
 #include "core/ring.h"
 #include "core/topology.h"
+#include "core/topology_fixture.h"
 
 using namespace topsim;
 
 namespace {
-
-Topology builtin(const char* name) {
-  auto model = builtin_model(name);
-  REQUIRE(model);
-  auto topo = Topology::build(*model);
-  REQUIRE(topo.ok());
-  return std::move(topo).value();
-}
 
 // How many channels cross each directed GPU pair.
 std::map<std::pair<int, int>, int> pair_uses(const RingPlan& plan) {

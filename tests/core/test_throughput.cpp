@@ -4,16 +4,11 @@
 #include "core/builtin_models.h"
 #include "core/model_catalog.h"
 #include "core/throughput.h"
+#include "core/topology_fixture.h"
 
 using namespace topsim;
 
 namespace {
-
-Topology builtin(const char* name) {
-  auto topo = Topology::build(*builtin_model(name));
-  REQUIRE(topo.ok());
-  return std::move(topo).value();
-}
 
 int model(const char* name) {
   auto index = find_model(name);

@@ -3,20 +3,9 @@
 
 #include "core/builtin_models.h"
 #include "core/topology.h"
+#include "core/topology_fixture.h"
 
 using namespace topsim;
-
-namespace {
-
-Topology builtin(const char* name) {
-  auto model = builtin_model(name);
-  REQUIRE(model);
-  auto topo = Topology::build(*model);
-  REQUIRE(topo.ok());
-  return std::move(topo).value();
-}
-
-}  // namespace
 
 TEST_CASE("core::Topology DGX-1 V100 link facts", "[core][topology]") {
   const Topology t = builtin("dgx1-v100");
