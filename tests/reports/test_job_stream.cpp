@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "reports/memory_sink.h"
 #include "reports/report_files.h"
 #include "reports/reporter.h"
 #include "sim/scenario_support.h"
@@ -15,16 +16,6 @@
 using namespace topsim;
 
 namespace {
-
-struct MemorySink final : OutputSink {
-  std::map<std::string, std::string> files;
-  Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override {
-    std::ostringstream out;
-    fill(out);
-    files[std::string(name)] = out.str();
-    return Status::success();
-  }
-};
 
 std::map<std::string, std::string> outputs(const Scenario& scenario, const std::string& spill_dir, int threads) {
   ExperimentOptions options;

@@ -13,6 +13,7 @@
 
 #include "reports/escape.h"
 #include "reports/json_report.h"
+#include "reports/memory_sink.h"
 #include "reports/report_files.h"
 #include "sim/scenario_support.h"
 
@@ -20,17 +21,6 @@ using namespace topsim;
 using namespace topsim::test;
 
 namespace {
-
-// Keeps the files a reporter writes.
-struct MemorySink final : OutputSink {
-  std::map<std::string, std::string> files;
-  Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override {
-    std::ostringstream out;
-    fill(out);
-    files[std::string(name)] = out.str();
-    return Status::success();
-  }
-};
 
 constexpr const char* kNasty = "</script><img src=x onerror=alert(1)>|\"a,b\"\n";
 // The same as a JSON string literal.
