@@ -1,6 +1,8 @@
 // Facts and helpers shared by the NCCL topology XML export and import (see nccl_xml_common.h).
 #include "core/nccl_xml_common.h"
 
+#include "core/markup.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -123,18 +125,6 @@ std::optional<std::string> cpu_list_from_mask(std::string_view mask) {
   return format_cpu_list(cpus);
 }
 
-std::string escape_xml(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape_xml(std::string_view text) { return escape_markup(text); }
 
 }  // namespace topsim::nccl_xml_detail

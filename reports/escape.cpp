@@ -1,22 +1,10 @@
 #include "reports/escape.h"
 
+#include "core/markup.h"
+
 namespace topsim {
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string html_escape(std::string_view text) { return escape_markup(text, true); }
 
 std::string script_safe_json(std::string_view json) {
   std::string out;
