@@ -15,8 +15,8 @@ struct SourceFlag {
   const char* flag;
   bool topo_m, nccl_xml;
 };
-constexpr SourceFlag kSourceFlags[] = {
-    {"gpu-model", true, true}, {"matrix", true, false}, {"cpu", true, true}, {"nic-speed", true, true}, {"fabric", false, true}};
+constexpr SourceFlag kSourceFlags[] = {{"gpu-model", true, true}, {"matrix", true, false},       {"cpu", true, true},
+                                       {"nic-speed", true, true}, {"nic-transport", true, true}, {"fabric", false, true}};
 
 const SourceFlag& source_flag(const std::string& flag) {
   for (const SourceFlag& entry : kSourceFlags)
@@ -46,7 +46,10 @@ void NodeArgument::declare(OptionSet& options) {
       "(default: inferred from the GPUs' PCI device id and count, else an error)");
   options.visible.add_options()("nic-speed", po::value(&nic_speed_gbit_)->value_name("GBIT"),
                                 "nvidia-smi text: port speed of every NIC in Gb/s (default: 100); NCCL XML: of every "
-                                "NIC without <nic><net>");
+                                "NIC without <nic><net>")(
+      "nic-transport", po::value(&nic_transport_)->value_name("T"),
+      "ib, roce or ethernet. nvidia-smi text: of every NIC (default: from the names, mlx5/ib InfiniBand); NCCL XML: of "
+      "NICs whose class or vendor names none (default: ethernet)");
   if (options_ == Options::Import)
     options.visible.add_options()("name", po::value(&name_)->value_name("NAME"),
                                   "name of the node model (default: from the file name)");
@@ -65,6 +68,13 @@ Status NodeArgument::finish(const po::variables_map& values) {
   if (values.count("cpu") && !parse_cpu_kind(cpu_))
     return Error{"--cpu: unknown CPU kind '" + cpu_ + "'" + did_you_mean(cpu_, enum_name_list<CpuKind>()) +
                  " (known kinds: " + join_names(enum_name_list<CpuKind>()) + ")"};
+  std::optional<NicTransport> transport;
+  if (values.count("nic-transport") && !(transport = parse_enum<NicTransport>(nic_transport_)))
+    return Error{"--nic-transport: unknown transport '" + nic_transport_ + "'" +
+                 did_you_mean(nic_transport_, enum_name_list<NicTransport>()) +
+                 " (known: " + join_names(enum_name_list<NicTransport>()) + ")"};
+  load_.topo_m.nic_transport = transport;
+  load_.nccl_xml.nic_transport = transport;
   if (matrix_ < 1) return Error{"--matrix: must be 1 or more (the first matrix is 1), got " + std::to_string(matrix_)};
   if (!(nic_speed_gbit_ > 0)) return Error{"--nic-speed: must be a positive speed in Gb/s"};
   if (values.count("name") && name_.empty()) return Error{"--name: must not be empty"};

@@ -39,6 +39,7 @@ class NodeArgument {
   std::string gpu_model_, cpu_, name_, fabric_;
   int matrix_ = 1;
   double nic_speed_gbit_ = 100;
+  std::string nic_transport_;
   std::vector<std::string> flags_given_;  // source-specific flags given, e.g. "--gpu-model"
   NodeLoadOptions load_;
 };

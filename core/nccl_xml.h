@@ -68,6 +68,9 @@ struct NcclXmlImportOptions {
   std::string gpu_model;                 // for GPUs without a known device id (the fabric's sm), e.g. v100-32g
   std::optional<CpuKind> cpu;            // for <cpu> elements without arch
   std::optional<double> nic_speed_gbit;  // for NICs without <nic><net speed=...>
+  // For NICs without <net> whose class or vendor names no transport (e.g. AWS p5's EFA ports,
+  // listed without class); default: Ethernet, said in a note. Refused when no NIC needs it.
+  std::optional<NicTransport> nic_transport;
 };
 
 struct NcclXmlImportResult {

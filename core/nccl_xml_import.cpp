@@ -192,6 +192,7 @@ class NcclXmlImporter {
     std::string device;  // lower-case PCI device id, "" when absent
     NicTransport transport;
     pugi::xml_node pci;
+    bool transport_named = false;  // the file's class or vendor names the transport
   };
   struct FoundGpu {
     Gpu gpu;
@@ -334,7 +335,7 @@ class NcclXmlImporter {
       // Amazon EFA (vendor 0x1d0f) is RDMA over Ethernet with GPUDirect RDMA on p4d/p5.
       const bool efa = lower(pci.attribute("vendor").value()) == "0x1d0f";
       const NicTransport transport = infiniband ? NicTransport::InfiniBand : efa ? NicTransport::RoCE : NicTransport::Ethernet;
-      hint_nics_.push_back({bridge, link, pci.attribute("busid").value(), "", transport, pci});
+      hint_nics_.push_back({bridge, link, pci.attribute("busid").value(), "", transport, pci, infiniband || efa});
       return;
     }
     read_nets(nic, bridge, link, infiniband, pci.attribute("busid").value());
@@ -535,6 +536,7 @@ class NcclXmlImporter {
            "NIC has no <nic><net speed=...> child: the port speed is not in the file; give it with --nic-speed GBIT");
     if (hint_nics_.empty() && options_.nic_speed_gbit)
       fail(system, "--nic-speed applies only to NICs without <nic><net>, and this file has none");
+    apply_nic_transport(system);
     for (size_t n = 0; n < hint_nics_.size(); ++n) {
       const HintDevice& hint = hint_nics_[n];
       found_nics_.push_back({Nic{"nic" + std::to_string(n), *options_.nic_speed_gbit, hint.transport, hint.bridge, hint.link.gen,
@@ -546,17 +548,35 @@ class NcclXmlImporter {
     for (const FoundNic& found : found_nics_) model_.nics.push_back(found.nic);
   }
 
+  // --nic-transport for the NICs whose transport the file does not name.
+  void apply_nic_transport(pugi::xml_node system) {
+    if (!options_.nic_transport) return;
+    bool applied = false;
+    for (HintDevice& nic : hint_nics_)
+      if (!nic.transport_named) {
+        nic.transport = *options_.nic_transport;
+        applied = true;
+      }
+    if (!applied)
+      fail(system,
+           "--nic-transport applies only to NICs without <nic><net> whose class or vendor names no transport, and this "
+           "file has none");
+  }
+
   // "4 NICs have no <nic><net>: named nic0..nic3 in file order, 100 Gb/s from --nic-speed, 4 roce
   // (Amazon EFA, vendor 0x1d0f)".
   void hint_nics_note() {
-    std::map<NicTransport, int> by_transport;
-    for (const HintDevice& nic : hint_nics_) ++by_transport[nic.transport];
+    std::map<std::pair<bool, NicTransport>, int> by_source;  // (named by the file, transport)
+    for (const HintDevice& nic : hint_nics_) ++by_source[{nic.transport_named, nic.transport}];
     std::string transports;
-    for (const auto& [transport, count] : by_transport)
+    for (const auto& [key, count] : by_source) {
+      const auto [named, transport] = key;
       transports += ", " + std::to_string(count) + " " + std::string(enum_name(transport)) +
-                    (transport == NicTransport::InfiniBand ? " (class 0x0207)"
-                     : transport == NicTransport::RoCE     ? " (Amazon EFA, vendor 0x1d0f)"
-                                                           : " (no class or vendor naming RDMA)");
+                    (named && transport == NicTransport::InfiniBand ? " (class 0x0207)"
+                     : named                                        ? " (Amazon EFA, vendor 0x1d0f)"
+                     : options_.nic_transport                       ? " (from --nic-transport)"
+                                              : " (no class or vendor naming RDMA; --nic-transport sets it)");
+    }
     const size_t n = hint_nics_.size();
     char speed[32];
     std::snprintf(speed, sizeof speed, "%g", *options_.nic_speed_gbit);

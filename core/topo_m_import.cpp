@@ -354,14 +354,18 @@ NodeModel Importer::build_model(const Matrix& m, const GpuModel& gpu, const NvLi
   for (int g = 0; g < m.header.gpus; ++g) b.gpu(parent[g], gpu.name, links.nvswitch_links);
   for (size_t k = 0; k < m.nic_names.size(); ++k) {
     const std::string& nic = m.nic_names[k];
-    b.nic(parent[m.header.gpus + k], nic, options_.nic_speed_gbit, guess_transport(nic), gpu.pcie_gen);
+    b.nic(parent[m.header.gpus + k], nic, options_.nic_speed_gbit, options_.nic_transport.value_or(guess_transport(nic)),
+          gpu.pcie_gen);
   }
   for (const NvLinkBond& bond : links.bonds) b.nvlink(bond.gpu_a, bond.gpu_b, bond.count);
   NodeModel model = b.take();
   for (size_t k = 0; k < numa.nodes.size(); ++k) model.numa_nodes[k].id = numa.nodes[k].id;
   if (!m.nic_names.empty())
     notes_.push_back("assumed NIC speed " + std::to_string(static_cast<int>(options_.nic_speed_gbit)) +
-                     " Gb/s (use --nic-speed) and transport from the names (mlx5/ib InfiniBand, else Ethernet)");
+                     " Gb/s (use --nic-speed)" +
+                     (options_.nic_transport ? ""
+                                             : " and transport from the names (mlx5/ib InfiniBand, else Ethernet; use "
+                                               "--nic-transport)"));
   return model;
 }
 

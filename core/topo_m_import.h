@@ -32,15 +32,16 @@
 namespace topsim {
 
 struct TopoImportOptions {
-  std::string gpu_model;        // GPU catalog name; default "" = infer from NVLink counts
-  int matrix = 1;               // which matrix in the text, 1-based; default 1
-  std::optional<CpuKind> cpu;   // CPU kind of every NUMA node; default by GPU era: sm 80 amd,
-                                // sm 90 intel-sapphire-rapids, sm >= 100 intel-emerald-rapids,
-                                // else intel-skylake (reported in `notes`)
-  double nic_speed_gbit = 100;  // speed of imported NICs (not in the text); default 100.
-                                // Transport is guessed from the name: mlx5*/ib* InfiniBand
-                                // unless it contains "eth", else Ethernet
-  std::string node_name;        // model name; default: the source's file stem
+  std::string gpu_model;                      // GPU catalog name; default "" = infer from NVLink counts
+  int matrix = 1;                             // which matrix in the text, 1-based; default 1
+  std::optional<CpuKind> cpu;                 // CPU kind of every NUMA node; default by GPU era: sm 80 amd,
+                                              // sm 90 intel-sapphire-rapids, sm >= 100 intel-emerald-rapids,
+                                              // else intel-skylake (reported in `notes`)
+  double nic_speed_gbit = 100;                // speed of imported NICs (not in the text); default 100.
+                                              // Transport is guessed from the name: mlx5*/ib* InfiniBand
+                                              // unless it contains "eth", else Ethernet
+  std::string node_name;                      // model name; default: the source's file stem
+  std::optional<NicTransport> nic_transport;  // transport of every NIC; default: guessed as above
 };
 
 struct TopoImportResult {

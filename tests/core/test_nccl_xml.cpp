@@ -555,6 +555,26 @@ TEST_CASE("core::nccl_xml hint files: NICs, CPUs and GPU-less files", "[core][nc
     CHECK(hint_ok(hint_xml(8, "0x20b0", kAmdCpu, "class=\"0x020000\""), hint_options("dgx-a100")).model.nics[0].transport ==
           NicTransport::Ethernet);
   }
+  SECTION("--nic-transport sets the NICs whose class or vendor names none, and only those") {
+    NcclXmlImportOptions options = hint_options("hgx-h100", 100, CpuKind::Amd);
+    options.nic_transport = NicTransport::RoCE;
+    const NcclXmlImportResult p5 = hint_ok(gpuless_xml(8), options);  // class-less leaves, as AWS p5's EFA ports
+    REQUIRE(p5.model.nics.size() == 16);
+    for (const Nic& nic : p5.model.nics) CHECK(nic.transport == NicTransport::RoCE);
+    CHECK(has_note(p5,
+                   "hint.xml: 16 NICs have no <nic><net>: named nic0..nic15 in file order, 100 Gb/s from --nic-speed, 16 "
+                   "roce (from --nic-transport)"));
+    const NcclXmlImportResult plain = hint_ok(gpuless_xml(8), hint_options("hgx-h100", 100, CpuKind::Amd));
+    CHECK(plain.model.nics[0].transport == NicTransport::Ethernet);
+    CHECK(has_note(plain,
+                   "hint.xml: 16 NICs have no <nic><net>: named nic0..nic15 in file order, 100 Gb/s from --nic-speed, 16 "
+                   "ethernet (no class or vendor naming RDMA; --nic-transport sets it)"));
+    NcclXmlImportOptions on_ib = hint_options("dgx-a100");
+    on_ib.nic_transport = NicTransport::Ethernet;  // class 0x0207 names InfiniBand: nothing to set
+    CHECK_THAT(hint_error(hint_xml(8), on_ib),
+               Catch::Contains("--nic-transport applies only to NICs without <nic><net> whose class or vendor names no "
+                               "transport, and this file has none"));
+  }
   SECTION("--nic-speed on a file whose NICs all have <net> is an error") {
     CHECK_THAT(hint_error(two_gpu_xml(), hint_options("", 100)),
                Catch::Contains("--nic-speed applies only to NICs without <nic><net>, and this file has none"));

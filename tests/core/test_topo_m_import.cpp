@@ -228,6 +228,11 @@ TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][im
     CHECK(topo.model().nics[0].name == "mlx5_ib0");
     CHECK(topo.model().nics[0].transport == NicTransport::InfiniBand);
     CHECK(topo.model().nics[8].transport == NicTransport::Ethernet);
+    TopoImportOptions roce;
+    roce.nic_transport = NicTransport::RoCE;  // --nic-transport: every NIC, whatever its name
+    const auto overridden = import_topo_m(test::read_text(h100_path), h100_path, roce);
+    REQUIRE(overridden.ok());
+    for (const Nic& nic : overridden->model.nics) CHECK(nic.transport == NicTransport::RoCE);
     CHECK(topo.model().numa_nodes[topo.gpu_numa(0)].cpu == CpuKind::IntelSapphireRapids);
     CHECK(has_note(*result, "inferred GPU model h100"));
   }
@@ -352,17 +357,17 @@ TEST_CASE("core::import_topo_m rejects bad input with source, line and the probl
                      0) == 0);
   }
   SECTION("NVLinks beyond the GPU's ports outside a uniform NVSwitch layout are an error") {
-    CHECK(import_error("  GPU0 GPU1 GPU2\nGPU0 X NV4 NV4\nGPU1 NV4 X NV2\nGPU2 NV4 NV2 X\n", {"v100", 1, {}, 100, ""}) ==
+    CHECK(import_error("  GPU0 GPU1 GPU2\nGPU0 X NV4 NV4\nGPU1 NV4 X NV2\nGPU2 NV4 NV2 X\n", {"v100", 1, {}, 100, "", {}}) ==
           "inline.txt:2: GPU0 uses 8 NVLinks in this matrix but a v100 has 6 NVLink ports, and the layout is not one "
           "uniform NVSwitch fabric");
   }
   SECTION("link classes that no PCIe tree can produce name the offending pair") {
-    CHECK(import_error("  GPU0 GPU1 GPU2\nGPU0 X PIX PXB\nGPU1 PIX X PIX\nGPU2 PXB PIX X\n", {"a10", 1, {}, 100, ""}) ==
+    CHECK(import_error("  GPU0 GPU1 GPU2\nGPU0 X PIX PXB\nGPU1 PIX X PIX\nGPU2 PXB PIX X\n", {"a10", 1, {}, 100, "", {}}) ==
           "inline.txt:2: evidence is not tree-consistent: GPU0/GPU2 is PXB in the file but the reconstructed PCIe tree "
           "gives PIX");
   }
   SECTION("asking for a matrix the text does not hold is an error") {
-    CHECK(import_error("  GPU0 GPU1\nGPU0 X NV1\nGPU1 NV1 X\n", {"", 2, {}, 100, ""}) ==
+    CHECK(import_error("  GPU0 GPU1\nGPU0 X NV1\nGPU1 NV1 X\n", {"", 2, {}, 100, "", {}}) ==
           "inline.txt:1: matrix 2 requested but the text holds 1 matrix");
   }
 }
