@@ -119,31 +119,41 @@ class RecordJobs {
   size_t not_run_ = 0, no_gpu_ = 0;
 };
 
+// The next non-empty line of `in` into `line`, its trailing CR removed, counting lines in
+// `number`; false at the end of the input.
+bool next_line(std::istream& in, std::string& line, int64_t& number) {
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) return true;
+  }
+  return false;
+}
+
+// Column name -> index of a header row.
+std::map<std::string, size_t> column_index(const std::vector<std::string>& header) {
+  std::map<std::string, size_t> column;
+  for (size_t i = 0; i < header.size(); ++i) column[header[i]] = i;
+  return column;
+}
+
 }  // namespace
 
 Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
   const std::string src(source);
   std::string line;
   int64_t number = 0;
-  std::map<std::string, size_t> column;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) break;
-  }
+  next_line(in, line, number);
   // The header's names are copied: `line` is reused for the rows.
   const std::vector<std::string_view> names = split(line, '|');
   const std::vector<std::string> header(names.begin(), names.end());
-  for (size_t i = 0; i < header.size(); ++i) column[std::string(header[i])] = i;
+  const std::map<std::string, size_t> column = column_index(header);
   for (const char* name : kRequired)
     if (!column.count(name))
       return Error{src + ":" + std::to_string(number) + ": no " + name +
                    " column: expected sacct --parsable2 output with a header (docs/importers.md has the command)"};
   RecordJobs jobs;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+  while (next_line(in, line, number)) {
     const std::vector<std::string_view> fields = split(line, '|');
     const std::string at = src + ":" + std::to_string(number);
     if (fields.size() != header.size())
@@ -178,15 +188,11 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
   if (!line.empty() && line.back() == '\r') line.pop_back();
   const std::vector<std::string_view> names = split(line, ',');
   const std::vector<std::string> header(names.begin(), names.end());
-  std::map<std::string, size_t> column;
-  for (size_t i = 0; i < header.size(); ++i) column[std::string(header[i])] = i;
+  const std::map<std::string, size_t> column = column_index(header);
   for (const char* name : {"job_id", "gpu_num", "node_num", "submit_time", "start_time", "end_time"})
     if (!column.count(name)) return Error{src + ":1: no " + std::string(name) + " column: expected a Helios cluster_log.csv"};
   RecordJobs jobs;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+  while (next_line(in, line, number)) {
     const std::vector<std::string_view> fields = split(line, ',');
     const std::string at = src + ":" + std::to_string(number);
     if (fields.size() != header.size())
