@@ -300,9 +300,10 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
   std::vector<double> residual = topology_->directed_edge_gbps();
 
   // NVSwitch fast path: one ring through the fabric takes every member's full uplink.
+  // Direct NVLink: rings over single links whenever the links close a ring at all.
+  if (!any_through_nvswitch(gpus) && plan_link_rings(gpus, plan)) return plan;
   const bool switched = all_through_nvswitch(gpus);
   bool nvlink_only = switched || !widest_ring(gpus, residual, true).empty();
-  if (nvlink_only && !any_through_nvswitch(gpus) && plan_link_rings(gpus, plan)) return plan;
   for (int channel = 0; channel < kMaxChannels; ++channel) {
     std::vector<int> order = switched && channel == 0 ? gpus : widest_ring(gpus, residual, nvlink_only);
     if (order.empty()) break;
