@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/hardware.h"
+#include "core/model_layers.h"
 
 namespace topsim {
 namespace {
@@ -133,6 +134,32 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
   return path;
 }
 
+DdpPipeline ddp_pipeline(const std::vector<GradientBucket>& buckets, double backward_ms, const CommPath& path, double rate) {
+  DdpPipeline out;
+  if (path.ranks < 2) return out;
+  double stream_free_ms = 0, largest_bytes = 0;  // from the start of the backward pass
+  for (const GradientBucket& bucket : buckets) {
+    const AllReduceEstimate allreduce =
+        allreduce_time(bucket.bytes, path.ranks, path.hosts, path.bus_bandwidth_gbps, path.nvlink_hops);
+    const double work_ms = allreduce.time_us / 1e3;
+    out.comm_ms += work_ms;
+    if (bucket.bytes > largest_bytes) {
+      largest_bytes = bucket.bytes;
+      out.protocol = allreduce.protocol;
+    }
+    const double start_ms = std::max(stream_free_ms, bucket.ready_share * backward_ms);
+    if (start_ms >= backward_ms) {
+      stream_free_ms = start_ms + work_ms;
+      continue;
+    }
+    const double done_beside_backward = rate * (backward_ms - start_ms);  // standalone ms of work
+    stream_free_ms = (rate > 0 && done_beside_backward >= work_ms) ? start_ms + work_ms / rate
+                                                                   : backward_ms + (work_ms - done_beside_backward);
+  }
+  out.exposed_ms = std::max(0.0, stream_free_ms - backward_ms);
+  return out;
+}
+
 Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const CommPath& path, const OverlapModel& overlap) {
   if (Status valid = validate_path(path); !valid) return valid.error();
   const double overlap_share = overlap.fraction(job.framework);
@@ -144,13 +171,18 @@ Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const C
 
   ThroughputEstimate estimate;
   estimate.compute_ms = *compute_ms;
-  if (path.ranks > 1) {
+  const double backward_ms = kBackwardShare * estimate.compute_ms;
+  if (path.ranks > 1 && job.framework == TrainingFramework::PyTorch) {
+    const DdpPipeline pipeline = ddp_pipeline(ddp_buckets(job.model), backward_ms, path, overlap_share);
+    estimate.comm_ms = pipeline.comm_ms;
+    estimate.exposed_comm_ms = pipeline.exposed_ms;
+    estimate.protocol = pipeline.protocol;
+  } else if (path.ranks > 1) {
     const AllReduceEstimate allreduce =
         allreduce_time(model_at(job.model)->gradient_bytes(), path.ranks, path.hosts, path.bus_bandwidth_gbps, path.nvlink_hops);
     estimate.comm_ms = allreduce.time_us / 1e3;
     estimate.protocol = allreduce.protocol;
-    const double hidden_ms = std::min(estimate.comm_ms, overlap_share * kBackwardShare * estimate.compute_ms);
-    estimate.exposed_comm_ms = estimate.comm_ms - hidden_ms;
+    estimate.exposed_comm_ms = estimate.comm_ms - std::min(estimate.comm_ms, overlap_share * backward_ms);
   }
   estimate.step_ms = estimate.compute_ms + estimate.exposed_comm_ms;
   estimate.samples_per_sec = path.ranks * static_cast<double>(job.batch_per_gpu) * 1e3 / estimate.step_ms;

@@ -4,12 +4,15 @@
 // Step model (REFERENCE.md "Data-parallel step"), per GPU and step:
 //   compute_ms  = compute_step_ms(model, GPU, framework, batch)   (core/model_catalog.h)
 //   backward_ms = 2/3 x compute_ms
-//   comm_ms     = allreduce_time(4 x params bytes, ranks, hosts, bus GB/s, nvlink hops) (ring.h)
-//   hidden_ms   = min(comm_ms, overlap(framework) x backward_ms)
+//   comm_ms     = allreduce_time(4 x params bytes, ranks, hosts, bus GB/s, nvlink hops) (ring.h);
+//                 PyTorch: summed over its DDP buckets, each paying NCCL's latency
+//   hidden_ms   = TensorFlow + Horovod: min(comm_ms, overlap x backward_ms), one calibrated share;
+//                 PyTorch (DistributedDataParallel): what its bucket pipeline hides (ddp_pipeline)
 //   step_ms     = compute_ms + (comm_ms - hidden_ms)
 //   samples/sec = ranks x batch / step_ms (the whole job)
-// `overlap` is the share of the backward pass during which the all-reduce effectively runs
-// concurrently (OverlapModel; values and reasoning in docs/throughput-model.md).
+// `overlap` (OverlapModel) is, for TensorFlow, the share of the backward pass during which the
+// all-reduce effectively runs concurrently; for PyTorch, the rate at which an all-reduce
+// progresses beside the backward pass. Values and reasoning in docs/throughput-model.md.
 //
 // Communication path. The simulator describes each placement with a CommPath:
 // - one node, pods with host IPC/network (topology-aware): ring_plan_path(RingPlan) - NVLink
@@ -32,6 +35,7 @@
 #include "core/expected.h"
 #include "core/gang.h"
 #include "core/model_catalog.h"
+#include "core/model_layers.h"
 #include "core/node_model.h"
 #include "core/ring.h"
 
@@ -131,14 +135,13 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
 // the backward pass), because concurrent NCCL and compute kernels share the GPU and Horovod
 // issues one fused all-reduce (<= 64 MB) at a time, negotiated every 5 ms cycle.
 inline constexpr double kTensorFlowHorovodOverlap = 0.3;
-// PyTorch jobs (Horovod or DistributedDataParallel) take the TensorFlow value: no source measures
-// their overlap separately. DDP launches each 25 MiB bucket's all-reduce as soon as the bucket is
-// full, one after another on one NCCL stream (Li et al., "PyTorch Distributed", VLDB 2020); the
-// share above is that pipeline's limit when an all-reduce is in flight for the whole backward
-// pass, which is the case on socket paths. Modelling the pipeline itself needs each model's
-// per-layer gradient readiness (docs/throughput-model.md, "PyTorch DDP"): with bytes ready
-// uniformly over the backward pass it hides less than the share, not more.
-inline constexpr double kPyTorchHorovodOverlap = 0.3;
+// PyTorch jobs run DistributedDataParallel's bucket pipeline (ddp_pipeline); this is the rate at
+// which an all-reduce progresses beside the backward pass, relative to its speed alone. It is
+// the TensorFlow calibration's share read as what it measures: there an all-reduce is in flight
+// for the whole backward pass (bytes ready early, the all-reduce outlasting the pass), so the
+// hidden share of the pass is that rate. Not fitted to any PyTorch figure; no source measures
+// DDP's separately.
+inline constexpr double kPyTorchDdpRate = kTensorFlowHorovodOverlap;
 
 // The calibration network: the brief's 2 x dgx1-v100 cluster as the default scheduler uses it
 // (docs/throughput-model.md). Scenario parameters, not defaults: a cluster sets them through
@@ -156,7 +159,7 @@ inline constexpr double kCalibrationTcpSocketEfficiency = 0.6;
 
 struct OverlapModel {
   double tensorflow = kTensorFlowHorovodOverlap;  // default 0.3
-  double pytorch = kPyTorchHorovodOverlap;        // default 0.3
+  double pytorch = kPyTorchDdpRate;               // default 0.3: DDP's concurrency rate
   double fraction(TrainingFramework framework) const { return framework == TrainingFramework::TensorFlow ? tensorflow : pytorch; }
 };
 
@@ -175,6 +178,23 @@ struct ThroughputEstimate {
   double exposed_comm_ms = 0;                    // the part not hidden behind the backward pass
   NcclProtocol protocol = NcclProtocol::Simple;  // chosen by allreduce_time (meaningless without comm)
 };
+
+// PyTorch DistributedDataParallel's gradient pipeline over one step's backward pass (Li et al.,
+// "PyTorch Distributed: Experiences on Accelerating Data Parallel Training", VLDB 2020, and
+// torch.nn.parallel.DistributedDataParallel): each bucket (core/model_layers.h ddp_buckets) is
+// all-reduced as soon as its last gradient is ready and the previous bucket's all-reduce is done
+// (one NCCL stream, so all-reduces run one after another); the optimizer waits for the last one.
+// Each bucket's all-reduce takes allreduce_time(bucket bytes, ...) alone: buckets pay NCCL's
+// latency each. While the backward pass runs, an all-reduce progresses at `rate` of its speed
+// alone (compute and communication kernels share the GPU); after it, at full speed.
+struct DdpPipeline {
+  double comm_ms = 0;                            // every bucket's all-reduce time alone, summed
+  double exposed_ms = 0;                         // how long the last all-reduce ends after the backward pass
+  NcclProtocol protocol = NcclProtocol::Simple;  // the largest bucket's
+};
+// REQUIRES: 0 <= rate <= 1, backward_ms >= 0, a path valid for estimate_throughput. Fewer than 2
+// ranks: nothing to all-reduce.
+DdpPipeline ddp_pipeline(const std::vector<GradientBucket>& buckets, double backward_ms, const CommPath& path, double rate);
 
 // Errors: unknown model index, unsupported GPU generation, batch < 1, ranks < 1, hosts < 1 or
 // hosts > ranks, ranks > 1 with a non-positive bus bandwidth, overlap outside [0, 1].

@@ -84,13 +84,16 @@ TEST_CASE("core::throughput calibration on 2 x dgx1-v100, TF + Horovod, 4 x 1 GP
     CHECK(estimate(resnet50, nvlink).samples_per_sec == Approx(1471.55).epsilon(0.10));
     CHECK(estimate(resnet50, sockets).samples_per_sec == Approx(745.38).epsilon(0.10));
   }
-  SECTION("PyTorch + Horovod comes out of the same mechanisms with the PyTorch figures") {
-    // Expectation: NVLink hides the all-reduce entirely (4 x 205 and 4 x 330), the socket
-    // placement loses most of it, and PyTorch stays below TensorFlow on every placement.
+  SECTION("PyTorch DDP comes out of the same network with the PyTorch figures and its bucket pipeline") {
+    // Expectation: NVLink hides every bucket but the last, which holds the first layers'
+    // gradients and is all-reduced after the backward pass (ResNet50: 9.3 MiB at 88.9 GB/s,
+    // ~0.16 ms of a 194 ms step); the socket placement loses most of the communication.
     const TrainingJob vgg16 = job("vgg16", TrainingFramework::PyTorch);
     const TrainingJob resnet50 = job("resnet50", TrainingFramework::PyTorch);
-    CHECK(estimate(vgg16, nvlink).samples_per_sec == Approx(4 * 205.0));
-    CHECK(estimate(resnet50, nvlink).samples_per_sec == Approx(4 * 330.0));
+    CHECK(estimate(vgg16, nvlink).samples_per_sec == Approx(819.826).epsilon(1e-5));
+    CHECK(estimate(resnet50, nvlink).samples_per_sec == Approx(1318.69).epsilon(1e-5));
+    CHECK(estimate(resnet50, nvlink).samples_per_sec < 4 * 330.0);
+    CHECK(estimate(resnet50, nvlink).exposed_comm_ms == Approx(0.193).margin(0.01));
     CHECK(estimate(vgg16, sockets).samples_per_sec < 0.25 * 4 * 205.0);
     CHECK(estimate(resnet50, sockets).samples_per_sec < 0.6 * 4 * 330.0);
     CHECK(estimate(vgg16, sockets).samples_per_sec <
@@ -303,6 +306,8 @@ TEST_CASE("core::throughput pods of one node talk through the kernel, not a NIC"
   auto path = pod_socket_path({{0}, {0}, {0}, {0}}, {10.0});
   REQUIRE(path.ok());
   // 6-9% above the earlier 408.2 / 1138.1 in measurements of this case; now 1-6% under them.
-  CHECK(estimate(job("vgg16", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(429.716).epsilon(1e-5));
-  CHECK(estimate(job("resnet50", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(1168.22).epsilon(1e-5));
+  // DDP's bucket pipeline keeps an all-reduce in flight through nearly the whole backward pass
+  // here, so it hides what the lumped share hid, less the last bucket's NCCL latency.
+  CHECK(estimate(job("vgg16", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(429.371).epsilon(1e-5));
+  CHECK(estimate(job("resnet50", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(1166.15).epsilon(1e-5));
 }
