@@ -4,18 +4,13 @@
 #include <utility>
 
 #include "core/model_catalog.h"
+#include "core/model_fixture.h"
 #include "core/model_layers.h"
 #include "core/throughput.h"
 
 using namespace topsim;
 
 namespace {
-
-int model(const char* name) {
-  auto index = find_model(name);
-  REQUIRE(index.ok());
-  return *index;
-}
 
 double total_bytes(const std::vector<GradientBucket>& buckets) {
   double bytes = 0;

@@ -3,18 +3,13 @@
 #include "core/allocator.h"
 #include "core/builtin_models.h"
 #include "core/model_catalog.h"
+#include "core/model_fixture.h"
 #include "core/throughput.h"
 #include "core/topology_fixture.h"
 
 using namespace topsim;
 
 namespace {
-
-int model(const char* name) {
-  auto index = find_model(name);
-  REQUIRE(index.ok());
-  return *index;
-}
 
 TrainingJob job(const char* name, TrainingFramework framework, int batch = 64, int sm = 70) {
   return TrainingJob{model(name), framework, batch, sm};
