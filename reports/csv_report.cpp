@@ -41,8 +41,8 @@ std::vector<std::string> metric_columns(const ReportModel& m) {
 
 std::string seconds(int64_t ms) { return ms < 0 ? "" : number(static_cast<double>(ms) / 1000.0); }
 
-std::vector<std::string> job_fields(const Series& s, const RunResult& run, uint32_t id, const JobRecord& r) {
-  const JobSpec& job = run.workload->jobs[id];
+std::vector<std::string> job_fields(const Series& s, const RunResult& run, const JobSpec& job, const JobRecord& r) {
+  const uint32_t id = job.id;
   const DnnModel* model = model_at(job.model);
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
@@ -123,8 +123,8 @@ Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
   std::string rows;
   for (const Series& s : m.series)
     for (const RunResult& run : s.result->runs) {
-      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) {
-        append_row(rows, job_fields(s, run, id, r));
+      const Status read = for_each_job(run, [&](const JobSpec& job, const JobRecord& r) {
+        append_row(rows, job_fields(s, run, job, r));
         if (rows.size() < kFlushBytes) return;
         out << rows;
         rows.clear();

@@ -124,9 +124,9 @@ void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
 
 }  // namespace
 
-void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, uint32_t id,
+void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, const JobSpec& job,
                      const JobRecord& r) {
-  const JobSpec& job = workload.jobs[id];
+  const uint32_t id = job.id;
   out += "{\"scheduler\":";
   put_string(out, scheduler);
   field(out, "seed", seed);

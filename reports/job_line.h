@@ -13,9 +13,9 @@
 
 namespace topsim {
 
-// Appends job `id` of `workload` with its final `record`, run by `scheduler` with `seed`, as one
+// Appends `job` of `workload` with its final `record`, run by `scheduler` with `seed`, as one
 // JSON object and a newline to `out`.
-void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, uint32_t id,
+void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, const JobSpec& job,
                      const JobRecord& record);
 
 }  // namespace topsim

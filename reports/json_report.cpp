@@ -151,8 +151,8 @@ Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out) {
   std::string lines;
   for (const SchedulerResult& s : results.schedulers)
     for (const RunResult& run : s.runs) {
-      const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& record) {
-        append_job_line(lines, s.name, run.seed, *run.workload, id, record);
+      const Status read = for_each_job(run, [&](const JobSpec& job, const JobRecord& record) {
+        append_job_line(lines, s.name, run.seed, *run.workload, job, record);
         if (lines.size() < kFlushBytes) return;
         out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
         lines.clear();

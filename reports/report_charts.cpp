@@ -195,9 +195,7 @@ std::optional<Chart> share_wait_chart(const ReportModel& m, const std::vector<Jo
 Expected<JobColumns> job_columns(const Series& s) {
   JobColumns c;
   const RunResult& run = first_run(s);
-  const Status read = for_each_job(run, [&](uint32_t id, const JobRecord& r) {
-    if (id >= run.workload->jobs.size()) return;
-    const JobSpec& job = run.workload->jobs[id];
+  const Status read = for_each_job(run, [&](const JobSpec& job, const JobRecord& r) {
     const double wait_s = static_cast<double>(r.start_ms - r.submit_ms) / 1000.0;
     if (r.state == JobState::Finished) {
       c.waits.push_back(wait_s);

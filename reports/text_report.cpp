@@ -119,17 +119,16 @@ Expected<FirstRecords> first_records(const ResultSet& r) {
   FirstRecords records;
   for (const SchedulerResult& s : r.schedulers) {
     std::vector<JobRecord>& kept = records[&s];
-    const Status read = for_each_job(s.runs.front(), [&](uint32_t id, const JobRecord& record) {
-      if (id >= kept.size()) kept.resize(id + 1);
-      kept[id] = record;
+    const Status read = for_each_job(s.runs.front(), [&](const JobSpec& job, const JobRecord& record) {
+      if (job.id >= kept.size()) kept.resize(job.id + 1);
+      kept[job.id] = record;
     });
     if (!read) return read.error();
   }
   return records;
 }
 
-std::string job_cell(const RunResult& run, const JobRecord& r, uint32_t id) {
-  const JobSpec& job = run.workload->jobs[id];
+std::string job_cell(const JobSpec& job, const JobRecord& r) {
   if (r.start_ms < 0) return std::string(enum_name(r.state));
   if (job.is_share())
     return job.gpu_core_percent > 0 ? fmt::format("share {} GiB + {}%", job.gpu_mem_gib, job.gpu_core_percent)
@@ -138,9 +137,9 @@ std::string job_cell(const RunResult& run, const JobRecord& r, uint32_t id) {
   return fmt::format("{:.2f} {}", r.samples_per_sec, unit_of(job));
 }
 
-std::string placement_cell(const RunResult& run, const JobRecord& r, uint32_t id) {
+std::string placement_cell(const JobSpec& job, const JobRecord& r) {
   if (r.start_ms < 0) return "";
-  if (!run.workload->jobs[id].is_training())
+  if (!job.is_training())
     return r.pods.front().gpus.empty() ? std::string()
                                        : fmt::format("node {} GPU {}", r.pods.front().node, r.pods.front().gpus.front());
   std::map<int, size_t> per_node;
@@ -153,14 +152,15 @@ std::string placement_cell(const RunResult& run, const JobRecord& r, uint32_t id
 std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   const Workload& workload = *r.schedulers.front().runs.front().workload;
   std::string out = "\nper job (throughput, transport, GPUs per node):\n";
-  using Cell = std::string (*)(const RunResult&, const JobRecord&, uint32_t);
-  const auto cell = [&](Cell render, const SchedulerResult& s, uint32_t id) {
+  using Cell = std::string (*)(const JobSpec&, const JobRecord&);
+  const auto cell = [&](Cell render, const SchedulerResult& s, const JobSpec& job) {
     const std::vector<JobRecord>& kept = records.at(&s);
-    return id < kept.size() ? render(s.runs.front(), kept[id], id) : std::string();
+    return job.id < kept.size() ? render(job, kept[job.id]) : std::string();
   };
-  for (uint32_t id = 0; id < workload.jobs.size(); ++id) {
-    out += row(workload.job_name(id), r, [&](const SchedulerResult& s) { return cell(job_cell, s, id); });
-    out += row("", r, [&](const SchedulerResult& s) { return cell(placement_cell, s, id); });
+  JobCursor cursor(workload);  // a few jobs: this is only drawn for small workloads
+  while (const JobSpec* job = cursor.next()) {
+    out += row(workload.job_name(job->id), r, [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
+    out += row("", r, [&](const SchedulerResult& s) { return cell(placement_cell, s, *job); });
   }
   return out;
 }
@@ -204,7 +204,7 @@ std::string render_replay(const ResultSet& r, const TextOptions& options) {
   if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r);
   out += replay_columns(r);
   const RunResult& first = r.schedulers.front().runs.front();
-  if (has_job_records(first) && first.workload->jobs.size() <= options.max_job_lines) {
+  if (has_job_records(first) && first.workload->size() <= options.max_job_lines) {
     auto records = first_records(r);
     if (records) return out + job_lines(r, *records);
     out += "\nper-job records: " + records.error().message + "\n";

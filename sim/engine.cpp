@@ -21,7 +21,9 @@ TargetWorkload target_workload(const ClusterState& cluster, const Workload& work
   if (workload.fragmentation_specs) return derive_target_workload(*workload.fragmentation_specs, config.fragmentation_coverage);
   const bool topology_aware = config.scheduler->serves == NodeMode::Topology;
   std::vector<TaskSpec> specs;
-  for (const JobSpec& job : workload.jobs) {
+  JobCursor cursor(workload);
+  while (const JobSpec* next = cursor.next()) {
+    const JobSpec& job = *next;
     if (job.is_share()) {
       const NodeMode label = job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share;
       specs.push_back(task_spec(pod_request(job), cluster.max_card_mem_gib(label)));
@@ -40,10 +42,12 @@ class Engine final : private Binder {
         workload_(workload),
         config_(config),
         target_(target_workload(cluster, workload, config)),
-        book_(workload.jobs.size(), config.keep_jobs),
-        view_(cluster_, workload_, book_, now_ms_),
+        book_(workload.size(), config.keep_jobs),
+        open_(workload.size()),
+        arrivals_(workload),
+        view_(cluster_, workload_, open_, book_, now_ms_),
         timer_(cluster_, config.network, config.overlap),
-        sampler_(config.sample_every_ms, workload.jobs),
+        sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     cluster_.prepare(config.scheduler->serves, &target_);
     if (config.check_invariants) invariants_.emplace(cluster_);
@@ -57,16 +61,18 @@ class Engine final : private Binder {
   }
 
   RunOutput run() {
-    const std::vector<JobSpec>& jobs = workload_.jobs;
-    if (!jobs.empty()) out_.first_submit_ms = now_ms_ = jobs.front().submit_ms;
+    const JobSpec* upcoming = arrivals_.next();
+    if (upcoming) out_.first_submit_ms = now_ms_ = upcoming->submit_ms;
     if (recording_load()) curve_.observe(0, cluster_, 0);
-    size_t& next_submit = next_submit_;
-    while (next_submit < jobs.size() || !events_.empty()) {
-      int64_t t = events_.empty() ? jobs[next_submit].submit_ms : events_.top().time_ms;
-      if (next_submit < jobs.size()) t = std::min(t, jobs[next_submit].submit_ms);
+    while (upcoming || !events_.empty()) {
+      int64_t t = events_.empty() ? upcoming->submit_ms : events_.top().time_ms;
+      if (upcoming) t = std::min(t, upcoming->submit_ms);
       sampler_.advance_to(t, sample());
       now_ms_ = t;
-      while (next_submit < jobs.size() && jobs[next_submit].submit_ms == t) submit(jobs[next_submit++].id);
+      for (; upcoming && upcoming->submit_ms == t; upcoming = arrivals_.next()) {
+        ++next_submit_;
+        submit(*upcoming);
+      }
       while (!events_.empty() && events_.top().time_ms == t) {
         const uint32_t job = events_.top().job;
         events_.pop();
@@ -141,9 +147,10 @@ class Engine final : private Binder {
 
   // The job's record is final: counted, stored when a store is given, then kept or let go.
   void close(uint32_t job) {
-    out_.tally.add(workload_, job, book_[job]);
+    out_.tally.add(workload_, open_[job], book_[job]);
     if (config_.job_store) config_.job_store->add(job, book_[job]);
     book_.close(job);
+    open_.close(job);
   }
 
   // The queue (and so the scheduler) of a job: shares go to the share scheduler when the
@@ -155,9 +162,11 @@ class Engine final : private Binder {
     return &queues_[0];
   }
 
-  void submit(uint32_t id) {
+  void submit(const JobSpec& spec) {
     ++out_.events;
-    const JobSpec& job = workload_.jobs[id];
+    const uint32_t id = spec.id;
+    open_.open(spec);
+    const JobSpec& job = open_[id];
     book_.open(id).submit_ms = job.submit_ms;
     out_.arrived_milli +=
         job.gpu_milli_total(cluster_.max_card_mem_gib(job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share));
@@ -177,7 +186,7 @@ class Engine final : private Binder {
   void finish(uint32_t id) {
     ++out_.events;
     JobRecord& r = book_[id];
-    const JobSpec& job = workload_.jobs[id];
+    const JobSpec& job = open_[id];
     for (size_t pod = 0; pod < r.pods.size(); ++pod) {
       cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
       if (invariants_) invariants_->released(r.pods[pod].node, id, r.pods[pod].gpus);
@@ -197,7 +206,7 @@ class Engine final : private Binder {
         if (scheduler.try_place(view_, id, *this)) return PendingQueue::Attempt{true, {}};
         JobRecord& r = book_[id];
         if (!r.pods.empty() && r.state != JobState::Partial) set_state(id, JobState::Partial);
-        if (invariants_) invariants_->waiting(id, r.pods.size(), workload_.jobs[id].workers);
+        if (invariants_) invariants_->waiting(id, r.pods.size(), open_[id].workers);
         return PendingQueue::Attempt{false, scheduler.shape(view_, id)};
       });
     }
@@ -216,14 +225,14 @@ class Engine final : private Binder {
 
   void bind(uint32_t id, const PodBinding& pod) override {
     JobRecord& r = book_[id];
-    cluster_.bind(pod.node, pod_request(workload_.jobs[id], r.pods.size()), pod.gpus);
+    cluster_.bind(pod.node, pod_request(open_[id], r.pods.size()), pod.gpus);
     if (invariants_) invariants_->bound(pod.node, id, pod.gpus);
     r.pods.push_back({pod.node, pod.gpus, now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
   }
 
   void start(uint32_t id, JobStart start) override {
-    const JobSpec& job = workload_.jobs[id];
+    const JobSpec& job = open_[id];
     JobRecord& r = book_[id];
     if (!start.rank_order.empty()) {
       std::vector<PodPlacement> ranked;
@@ -266,7 +275,7 @@ class Engine final : private Binder {
         if (r.state == JobState::Partial) {
           for (const PodPlacement& pod : r.pods)
             out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
-          r.reason = "stuck: " + std::to_string(r.pods.size()) + " of " + std::to_string(workload_.jobs[id].workers) +
+          r.reason = "stuck: " + std::to_string(r.pods.size()) + " of " + std::to_string(open_[id].workers) +
                      " pods placed when nothing else could run (partial placement deadlock)";
           set_state(id, JobState::Stuck);
         } else if (r.reason.empty()) {
@@ -274,7 +283,7 @@ class Engine final : private Binder {
         }
       }
     }
-    for (uint32_t id = 0; id < workload_.jobs.size(); ++id)  // running forever (fill), stuck, never placed
+    for (uint32_t id = 0; id < workload_.size(); ++id)  // running forever (fill), stuck, never placed
       if (book_.is_open(id)) close(id);
     out_.makespan_ms = now_ms_;
     sampler_.finish(now_ms_, sample());
@@ -294,6 +303,8 @@ class Engine final : private Binder {
   RunOutput out_;
   int64_t now_ms_ = 0;
   JobBook book_;
+  OpenJobs open_;       // the specs of submitted jobs whose record is not final
+  JobCursor arrivals_;  // the workload in submission order
   SchedulingView view_;
   JobTimer timer_;
   TimeSampler sampler_;

@@ -25,7 +25,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.seed = s.seed;
   info.seeds = s.seeds;
   info.workload = s.workload->source;
-  info.jobs = s.workload->jobs.size();
+  info.jobs = s.workload->size();
   info.nodes = cluster.node_count();
   info.gpus = cluster.total_gpus();
   info.network = std::string(enum_name(s.cluster.network.transport));
@@ -65,9 +65,7 @@ class Experiment {
     for (const SchedulerInfo* info : schedulers_) {
       SchedulerResult r;
       r.name = std::string(info->name);
-      if (!(info->handles & kHandlesShares) &&
-          scenario_.workload->jobs.end() != std::find_if(scenario_.workload->jobs.begin(), scenario_.workload->jobs.end(),
-                                                         [](const JobSpec& j) { return j.is_share(); }))
+      if (!(info->handles & kHandlesShares) && workload_span(*scenario_.workload).has_shares)
         r.share_scheduler = scenario_.share_scheduler;
       r.runs.resize(static_cast<size_t>(scenario_.seeds));
       results.schedulers.push_back(std::move(r));
@@ -210,7 +208,7 @@ class Experiment {
 
   LiveProgress live_progress(size_t runs, size_t runs_done, std::chrono::steady_clock::time_point start) const {
     uint64_t jobs = 0;
-    for (const auto& workload : workloads_) jobs += workload->jobs.size();
+    for (const auto& workload : workloads_) jobs += workload->size();
     jobs *= schedulers_.size();
     const RunMonitor& m = *monitor();
     LiveProgress p;

@@ -1,5 +1,9 @@
 #include "sim/job.h"
 
+#include <algorithm>
+#include <memory>
+#include <utility>
+
 namespace topsim {
 
 int JobSpec::total_gpus() const {
@@ -40,6 +44,91 @@ std::string Workload::job_name(uint32_t id) const {
   const auto it = extras.find(id);
   if (it != extras.end() && !it->second.name.empty()) return it->second.name;
   return "job-" + std::to_string(id);
+}
+
+JobCursor::JobCursor(const Workload& workload)
+    : workload_(workload), source_(workload.generator ? workload.generator->open() : nullptr) {}
+
+const JobSpec* JobCursor::next() {
+  if (!source_) return index_ < workload_.jobs.size() ? &workload_.jobs[index_++] : nullptr;
+  return source_->next(current_) ? &current_ : nullptr;
+}
+
+namespace {
+
+void extend(WorkloadSpan& span, const JobSpec& job) {
+  if (span.jobs++ == 0) span.first_submit_ms = span.expected_end_ms = job.submit_ms;
+  span.expected_end_ms = std::max(span.expected_end_ms, job.submit_ms + std::max<int64_t>(0, job.ideal_duration_ms));
+  span.has_shares = span.has_shares || job.is_share();
+}
+
+}  // namespace
+
+WorkloadSpan workload_span(const Workload& workload) {
+  if (workload.generator) return workload.generated;
+  WorkloadSpan span;
+  for (const JobSpec& job : workload.jobs) extend(span, job);
+  return span;
+}
+
+WorkloadSpan measure_span(const JobGenerator& generator) {
+  WorkloadSpan span;
+  const std::unique_ptr<JobSource> source = generator.open();
+  JobSpec job;
+  while (source->next(job)) extend(span, job);
+  return span;
+}
+
+namespace {
+
+// A generated workload's jobs, each changed as it is made.
+class ChangedJobs final : public JobGenerator {
+ public:
+  ChangedJobs(std::shared_ptr<const JobGenerator> jobs, std::function<void(JobSpec&)> change)
+      : jobs_(std::move(jobs)), change_(std::move(change)) {}
+  std::unique_ptr<JobSource> open() const override { return std::make_unique<Source>(jobs_->open(), change_); }
+
+ private:
+  struct Source final : JobSource {
+    Source(std::unique_ptr<JobSource> jobs, const std::function<void(JobSpec&)>& change)
+        : jobs(std::move(jobs)), change(change) {}
+    bool next(JobSpec& job) override {
+      if (!jobs->next(job)) return false;
+      change(job);
+      return true;
+    }
+    std::unique_ptr<JobSource> jobs;
+    const std::function<void(JobSpec&)>& change;
+  };
+  std::shared_ptr<const JobGenerator> jobs_;
+  std::function<void(JobSpec&)> change_;
+};
+
+}  // namespace
+
+void change_jobs(Workload& workload, std::function<void(JobSpec&)> change) {
+  for (JobSpec& job : workload.jobs) change(job);
+  if (!workload.generator) return;
+  workload.generator = std::make_shared<const ChangedJobs>(workload.generator, std::move(change));
+  workload.generated = measure_span(*workload.generator);
+}
+
+void OpenJobs::open(const JobSpec& job) {
+  uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(specs_.size());
+    specs_.push_back(job);
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    specs_[slot] = job;
+  }
+  slot_of_[job.id] = slot;
+}
+
+void OpenJobs::close(uint32_t id) {
+  free_slots_.push_back(slot_of_[id]);
+  slot_of_[id] = kNone;
 }
 
 }  // namespace topsim

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,14 +95,84 @@ struct JobExtras {
   std::map<std::string, std::string> annotations;  // gpu.topology/* pod annotations
 };
 
+// Produces the jobs of a generated workload one at a time, in id order.
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+  // The next job into `job`; false after the last.
+  virtual bool next(JobSpec& job) = 0;
+};
+
+// A workload whose jobs are made on demand instead of held (a synthetic workload of 10^7 jobs
+// would take 720 MB): every open() starts the same sequence again.
+class JobGenerator {
+ public:
+  virtual ~JobGenerator() = default;
+  virtual std::unique_ptr<JobSource> open() const = 0;
+};
+
+// What a run needs to know of the whole workload before it starts.
+struct WorkloadSpan {
+  size_t jobs = 0;
+  int64_t first_submit_ms = 0;
+  int64_t expected_end_ms = 0;  // the latest submission, or submission + trace duration
+  bool has_shares = false;
+};
+
 struct Workload {
-  std::vector<JobSpec> jobs;             // sorted by (submit_ms, id)
+  std::vector<JobSpec> jobs;             // sorted by (submit_ms, id); empty when `generator` is set
   std::map<uint32_t, JobExtras> extras;  // by job id; most trace jobs have none
   std::string source;                    // e.g. "philly.csv", "synthetic(seed=7)"
   // The task specs FGD's fragmentation measure is derived from (a trace's whole pod list);
   // empty: derived from the jobs themselves.
   std::shared_ptr<const std::vector<TaskSpec>> fragmentation_specs;
+  // Set: the jobs are made on demand (read them with a JobCursor) and `generated` describes them.
+  std::shared_ptr<const JobGenerator> generator;
+  WorkloadSpan generated;
   std::string job_name(uint32_t id) const;
+  size_t size() const { return generator ? generated.jobs : jobs.size(); }
+};
+
+// Reads a workload's jobs in id order, from memory or from its generator.
+class JobCursor {
+ public:
+  // REQUIRES: `workload` outlives the cursor.
+  explicit JobCursor(const Workload& workload);
+  // The next job, or nullptr after the last; valid until the next call.
+  const JobSpec* next();
+
+ private:
+  const Workload& workload_;
+  size_t index_ = 0;
+  std::unique_ptr<JobSource> source_;
+  JobSpec current_;
+};
+
+// Applies `change` to every job of `workload`: to its jobs in memory, or, for a generated
+// workload, to each job as it is made (and measures the span again). `change` keeps ids and the
+// order of submissions.
+void change_jobs(Workload& workload, std::function<void(JobSpec&)> change);
+
+// The workload's span: `generated` for a generated workload, else read from its jobs.
+WorkloadSpan workload_span(const Workload& workload);
+// One pass over `generator`'s jobs.
+WorkloadSpan measure_span(const JobGenerator& generator);
+
+// The specs of the jobs a run has submitted and not yet closed, by id, in reused slots: a run
+// holds the specs of its open jobs only.
+class OpenJobs {
+ public:
+  explicit OpenJobs(size_t jobs) : slot_of_(jobs, kNone) {}
+  const JobSpec& operator[](uint32_t id) const { return specs_[slot_of_[id]]; }
+  void open(const JobSpec& job);
+  // REQUIRES: open.
+  void close(uint32_t id);
+
+ private:
+  static constexpr uint32_t kNone = 0xFFFFFFFF;
+  std::vector<uint32_t> slot_of_;
+  std::vector<JobSpec> specs_;
+  std::vector<uint32_t> free_slots_;
 };
 
 }  // namespace topsim

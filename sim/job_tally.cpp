@@ -37,15 +37,14 @@ void count_placed(const JobSpec& job, const JobRecord& r, JobTally& t) {
 
 }  // namespace
 
-void JobTally::add(const Workload& workload, uint32_t id, const JobRecord& r) {
-  const JobSpec& job = workload.jobs[id];
+void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r) {
   ++jobs;
   if (job.is_share()) ++shares;
   switch (r.state) {
     case JobState::Rejected:
       ++rejected;
       if (rejections.size() < kMaxRejections && rejection_reasons.insert(r.reason).second)
-        rejections.push_back(workload.job_name(id) + ": " + r.reason);
+        rejections.push_back(workload.job_name(job.id) + ": " + r.reason);
       break;
     case JobState::Failed: ++failed; break;
     case JobState::Stuck: ++stuck; break;

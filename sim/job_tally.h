@@ -31,8 +31,8 @@ struct JobTally {
   std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
   std::set<std::string> rejection_reasons;                                  // those reasons
 
-  // Counts job `id` of `workload` with its final record.
-  void add(const Workload& workload, uint32_t id, const JobRecord& record);
+  // Counts `job` of `workload` with its final record.
+  void add(const Workload& workload, const JobSpec& job, const JobRecord& record);
 };
 
 }  // namespace topsim

@@ -136,7 +136,7 @@ std::optional<double> Metrics::get(std::string_view name) const {
 Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill) {
   const JobTally& c = run.tally;
   Metrics m;
-  m.set("jobs", static_cast<double>(workload.jobs.size()));
+  m.set("jobs", static_cast<double>(workload.size()));
   m.set("placed", static_cast<double>(c.placed));
   if (fill) {
     m.set("failed", static_cast<double>(c.failed));

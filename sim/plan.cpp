@@ -34,7 +34,7 @@ std::string figure(double v) {
 std::shared_ptr<const Workload> scaled(const std::shared_ptr<const Workload>& workload, double growth) {
   if (growth == 1) return workload;
   auto out = std::make_shared<Workload>(*workload);
-  for (JobSpec& job : out->jobs) job.submit_ms = std::llround(static_cast<double>(job.submit_ms) / growth);
+  change_jobs(*out, [growth](JobSpec& job) { job.submit_ms = std::llround(static_cast<double>(job.submit_ms) / growth); });
   out->source += fmt::format(" (load x{})", growth);
   return out;
 }
@@ -221,7 +221,7 @@ PlanInfo plan_info(const PlanSpec& plan) {
   info.source = plan.source;
   info.fingerprint = plan.fingerprint;
   info.workload = plan.base.workload->source;
-  info.jobs = plan.base.workload->jobs.size();
+  info.jobs = plan.base.workload->size();
   info.seed = plan.base.seed;
   info.seeds = plan.base.seeds;
   info.schedulers = plan.base.schedulers;

@@ -20,10 +20,16 @@ bool has_job_records(const RunResult& run) {
   return run.workload && (run.job_store ? run.job_store->size() > 0 : !run.jobs.empty());
 }
 
-Status for_each_job(const RunResult& run, const std::function<void(uint32_t, const JobRecord&)>& each) {
+Status for_each_job(const RunResult& run, const std::function<void(const JobSpec&, const JobRecord&)>& each) {
   if (!run.workload) return Status::success();
-  if (run.job_store) return run.job_store->for_each(each);
-  for (uint32_t id = 0; id < run.jobs.size(); ++id) each(id, run.jobs[id]);
+  JobCursor cursor(*run.workload);
+  const JobSpec* job = cursor.next();
+  const auto with_job = [&](uint32_t id, const JobRecord& record) {
+    while (job && job->id < id) job = cursor.next();
+    if (job && job->id == id) each(*job, record);
+  };
+  if (run.job_store) return run.job_store->for_each(with_job);
+  for (uint32_t id = 0; id < run.jobs.size(); ++id) with_job(id, run.jobs[id]);
   return Status::success();
 }
 

@@ -83,9 +83,11 @@ struct ResultSet {
 
 // Whether the run has its per-job records (in memory or on disk).
 bool has_job_records(const RunResult& run);
-// Calls `each(id, record)` for every per-job record of the run, by ascending id, wherever they
-// are kept; nothing when there are none. Error: records on disk could not be read back.
-[[nodiscard]] Status for_each_job(const RunResult& run, const std::function<void(uint32_t id, const JobRecord& record)>& each);
+// Calls `each(job, record)` for every per-job record of the run with its job (read alongside from
+// the run's workload, generated or not), by ascending id, wherever the records are kept; nothing
+// when there are none. Error: records on disk could not be read back.
+[[nodiscard]] Status for_each_job(const RunResult& run,
+                                  const std::function<void(const JobSpec& job, const JobRecord& record)>& each);
 
 // Fills SchedulerResult::metrics from its runs.
 void summarize_over_seeds(SchedulerResult& result);

@@ -28,28 +28,26 @@ ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64
   return s;
 }
 
-int64_t auto_sample_period_ms(const std::vector<JobSpec>& jobs) {
+int64_t auto_sample_period_ms(const WorkloadSpan& jobs) {
   constexpr int64_t kSecond = 1000, kMinute = 60 * kSecond, kHour = 60 * kMinute, kDay = 24 * kHour;
   constexpr std::array<int64_t, 19> kRound = {kSecond,      2 * kSecond,  5 * kSecond, 10 * kSecond, 15 * kSecond,
                                               30 * kSecond, kMinute,      2 * kMinute, 5 * kMinute,  10 * kMinute,
                                               15 * kMinute, 30 * kMinute, kHour,       2 * kHour,    3 * kHour,
                                               6 * kHour,    12 * kHour,   kDay,        2 * kDay};
   constexpr int64_t kWeek = 7 * kDay, kMaxSamples = 100;
-  if (jobs.empty()) return kMinute;
+  if (jobs.jobs == 0) return kMinute;
   // The expected span: submissions, and trace durations where jobs carry them (a job with
   // iterations has no known duration before it is placed).
-  int64_t end = jobs.back().submit_ms;
-  for (const JobSpec& job : jobs) end = std::max(end, job.submit_ms + std::max<int64_t>(0, job.ideal_duration_ms));
-  const int64_t span = end - jobs.front().submit_ms;
+  const int64_t span = jobs.expected_end_ms - jobs.first_submit_ms;
   const int64_t wanted = (span + kMaxSamples - 1) / kMaxSamples;
   for (int64_t period : kRound)
     if (period >= wanted) return period;
   return (wanted + kWeek - 1) / kWeek * kWeek;
 }
 
-TimeSampler::TimeSampler(int64_t period_ms, const std::vector<JobSpec>& jobs)
-    : automatic_(period_ms <= 0), started_(!jobs.empty()), period_ms_(period_ms > 0 ? period_ms : auto_sample_period_ms(jobs)) {
-  const int64_t first_ms = jobs.empty() ? 0 : jobs.front().submit_ms;
+TimeSampler::TimeSampler(int64_t period_ms, const WorkloadSpan& jobs)
+    : automatic_(period_ms <= 0), started_(jobs.jobs > 0), period_ms_(period_ms > 0 ? period_ms : auto_sample_period_ms(jobs)) {
+  const int64_t first_ms = jobs.jobs == 0 ? 0 : jobs.first_submit_ms;
   next_ms_ = floor_multiple(first_ms, period_ms_);
   last_ms_ = first_ms;
   allocated_ = fragmentation_ = rate_ = pending_ = running_ = TimeIntegral(first_ms);

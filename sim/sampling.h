@@ -38,14 +38,14 @@ struct TimeAverages {
 // The automatic sample period of a workload: the smallest round period (1 s, 2 s, 5 s, ... 1 h,
 // 2 h, ... 1 d, 2 d, then whole weeks) giving at most 100 samples from the first submission to
 // the latest submission + trace duration.
-int64_t auto_sample_period_ms(const std::vector<JobSpec>& jobs);
+int64_t auto_sample_period_ms(const WorkloadSpan& jobs);
 
 class TimeSampler {
  public:
   // `period_ms` > 0 fixes the grid; 0 = automatic: auto_sample_period_ms, doubled whenever a
   // run outlasting the expected span passes 1,000 samples. Samples lie on multiples of the
   // period from the first submission's multiple.
-  TimeSampler(int64_t period_ms, const std::vector<JobSpec>& jobs);
+  TimeSampler(int64_t period_ms, const WorkloadSpan& jobs);
   // The state `now` held since the previous call: records grid points before `time_ms` and
   // integrates up to it.
   void advance_to(int64_t time_ms, const ClusterSample& now);

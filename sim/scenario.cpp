@@ -165,7 +165,9 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
   int largest_node = 0;
   for (int n = 0; n < cluster.node_count(); ++n) largest_node = std::max(largest_node, cluster.gpus_per_node(n));
   std::map<int, int> capacity;
-  for (const JobSpec& job : s.workload->jobs) {
+  JobCursor cursor(*s.workload);
+  while (const JobSpec* next = cursor.next()) {
+    const JobSpec& job = *next;
     if (job.kind == JobKind::TracePod) continue;
     const std::string name = "job '" + s.workload->job_name(job.id) + "'";
     const std::string problem =

@@ -26,12 +26,12 @@ const std::vector<std::string> kKinds = {"jobs",         "synthetic",  "philly",
 // Launches every job as pods of `pod_gpus` GPUs (one process per GPU with MPI/Horovod when 1),
 // when its GPU count divides evenly; jobs with explicit unequal pods keep theirs.
 void split_into_pods(Workload& workload, int pod_gpus) {
-  for (JobSpec& job : workload.jobs) {
+  change_jobs(workload, [pod_gpus](JobSpec& job) {
     const int total = job.total_gpus();
-    if (!job.is_training() || !job.unequal_pod_gpus.empty() || total % pod_gpus != 0 || total / pod_gpus > 65535) continue;
+    if (!job.is_training() || !job.unequal_pod_gpus.empty() || total % pod_gpus != 0 || total / pod_gpus > 65535) return;
     job.workers = static_cast<uint16_t>(total / pod_gpus);
     job.gpus_per_worker = static_cast<uint16_t>(pod_gpus);
-  }
+  });
 }
 
 // The same jobs with what they train drawn again for another seed.
@@ -55,12 +55,12 @@ void read_synthetic(const JsonAt& at, const std::string& source, Scenario& s, st
   defaults.seed = s.seed;
   auto options = read_synthetic_options(at, source, defaults, {"kind", "pod_gpus"});
   if (!options) return verbatim.emplace(options.error()), void();
-  s.workload = std::make_shared<const Workload>(generate_synthetic(*options));
+  s.workload = std::make_shared<const Workload>(stream_synthetic(*options));
   if (!at.value->contains("seed"))
     s.workload_for_seed = [options = *options](uint64_t seed) {
       SyntheticOptions o = options;
       o.seed = seed;
-      return generate_synthetic(o);
+      return stream_synthetic(o);
     };
 }
 

@@ -30,12 +30,15 @@ class SchedulingView {
   SchedulingView(const ClusterState& cluster, const Workload& workload, const std::vector<JobRecord>& records,
                  const int64_t& now_ms)
       : cluster_(cluster), workload_(workload), records_(&records), now_ms_(now_ms) {}
-  SchedulingView(const ClusterState& cluster, const Workload& workload, const JobBook& book, const int64_t& now_ms)
-      : cluster_(cluster), workload_(workload), book_(&book), now_ms_(now_ms) {}
+  // A run's view: the specs of open jobs from `open` (the workload may be generated, holding none).
+  SchedulingView(const ClusterState& cluster, const Workload& workload, const OpenJobs& open, const JobBook& book,
+                 const int64_t& now_ms)
+      : cluster_(cluster), workload_(workload), open_(&open), book_(&book), now_ms_(now_ms) {}
 
   const ClusterState& cluster() const { return cluster_; }
   const Workload& workload() const { return workload_; }
-  const JobSpec& job(uint32_t id) const { return workload_.jobs[id]; }
+  // REQUIRES: in a run, `id` is open (submitted, record not final).
+  const JobSpec& job(uint32_t id) const { return open_ ? (*open_)[id] : workload_.jobs[id]; }
   const JobRecord& record(uint32_t id) const { return book_ ? (*book_)[id] : (*records_)[id]; }
   // The job's gpu.topology/* annotations, or nullptr when it has none.
   const std::map<std::string, std::string>* annotations(uint32_t id) const;
@@ -44,6 +47,7 @@ class SchedulingView {
  private:
   const ClusterState& cluster_;
   const Workload& workload_;
+  const OpenJobs* open_ = nullptr;
   const std::vector<JobRecord>* records_ = nullptr;
   const JobBook* book_ = nullptr;
   const int64_t& now_ms_;

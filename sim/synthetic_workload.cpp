@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <random>
+#include <string>
 
 namespace topsim {
 namespace {
@@ -64,32 +66,77 @@ Status validate(const SyntheticOptions& options) {
   return Status::success();
 }
 
-Workload generate_synthetic(const SyntheticOptions& options) {
-  assert(validate(options).ok() && "generate_synthetic: invalid options (check validate() first)");
-  std::vector<PodShape> shapes;
-  for (const SizeShare& share : options.size_mix) shapes.push_back(gang_shape(share.gpus, options.gpus_per_node));
-  const WeightedPick size_pick(size_weights(options.size_mix));
-  const TrainingDraw draw(options.model_mix, options.tensorflow_share);
-  const double mean_gap_ms = kMsPerHour / options.arrival_rate_per_hour;
-  const double log_median_ms = std::log(options.median_duration_minutes * kMsPerMinute);
-  std::mt19937_64 rng(options.seed);
+namespace {
 
-  Workload workload;
-  workload.source = "synthetic(seed=" + std::to_string(options.seed) + ")";
-  workload.jobs.resize(options.jobs);
-  double clock_ms = 0;
-  for (uint32_t i = 0; i < options.jobs; ++i) {
-    JobSpec& job = workload.jobs[i];
-    if (i > 0) clock_ms += exponential_ms(rng, mean_gap_ms);
-    job.id = i;
-    job.submit_ms = std::llround(std::min(clock_ms, kMaxSubmitMs));
-    const PodShape shape = shapes[size_pick.pick(rng)];
+// The synthetic jobs one at a time: the same draws, in the same order, as one loop over the jobs.
+class SyntheticSource final : public JobSource {
+ public:
+  explicit SyntheticSource(const SyntheticOptions& options)
+      : jobs_(options.jobs),
+        size_pick_(size_weights(options.size_mix)),
+        draw_(options.model_mix, options.tensorflow_share),
+        mean_gap_ms_(kMsPerHour / options.arrival_rate_per_hour),
+        log_median_ms_(std::log(options.median_duration_minutes * kMsPerMinute)),
+        sigma_(options.duration_sigma),
+        rng_(options.seed) {
+    for (const SizeShare& share : options.size_mix) shapes_.push_back(gang_shape(share.gpus, options.gpus_per_node));
+  }
+
+  bool next(JobSpec& job) override {
+    if (next_id_ >= jobs_) return false;
+    job = JobSpec{};
+    if (next_id_ > 0) clock_ms_ += exponential_ms(rng_, mean_gap_ms_);
+    job.id = next_id_++;
+    job.submit_ms = std::llround(std::min(clock_ms_, kMaxSubmitMs));
+    const PodShape shape = shapes_[size_pick_.pick(rng_)];
     job.workers = shape.workers;
     job.gpus_per_worker = shape.gpus_per_worker;
-    draw.assign(job, rng);
-    const double duration_ms = std::exp(log_median_ms + options.duration_sigma * standard_normal(rng));
+    draw_.assign(job, rng_);
+    const double duration_ms = std::exp(log_median_ms_ + sigma_ * standard_normal(rng_));
     job.ideal_duration_ms = std::llround(std::clamp(duration_ms, 1.0, kMaxDurationMs));
+    return true;
   }
+
+ private:
+  uint32_t jobs_;
+  std::vector<PodShape> shapes_;
+  WeightedPick size_pick_;
+  TrainingDraw draw_;
+  double mean_gap_ms_, log_median_ms_, sigma_;
+  std::mt19937_64 rng_;
+  double clock_ms_ = 0;
+  uint32_t next_id_ = 0;
+};
+
+class SyntheticJobs final : public JobGenerator {
+ public:
+  explicit SyntheticJobs(SyntheticOptions options) : options_(std::move(options)) {}
+  std::unique_ptr<JobSource> open() const override { return std::make_unique<SyntheticSource>(options_); }
+
+ private:
+  SyntheticOptions options_;
+};
+
+std::string source_name(const SyntheticOptions& options) { return "synthetic(seed=" + std::to_string(options.seed) + ")"; }
+
+}  // namespace
+
+Workload generate_synthetic(const SyntheticOptions& options) {
+  assert(validate(options).ok() && "generate_synthetic: invalid options (check validate() first)");
+  Workload workload;
+  workload.source = source_name(options);
+  workload.jobs.resize(options.jobs);
+  SyntheticSource source(options);
+  for (JobSpec& job : workload.jobs) source.next(job);
+  return workload;
+}
+
+Workload stream_synthetic(const SyntheticOptions& options) {
+  assert(validate(options).ok() && "stream_synthetic: invalid options (check validate() first)");
+  Workload workload;
+  workload.source = source_name(options);
+  workload.generator = std::make_shared<const SyntheticJobs>(options);
+  workload.generated = measure_span(*workload.generator);
   return workload;
 }
 

@@ -143,7 +143,7 @@ TEST_CASE("reports::append_job_line gives nlohmann::json's bytes", "[reports][jo
     const std::string& scheduler = schedulers[id % schedulers.size()];
     const uint64_t seed = id % 5 == 0 ? std::numeric_limits<uint64_t>::max() : id;
     std::string line;
-    append_job_line(line, scheduler, seed, workload, id, record);
+    append_job_line(line, scheduler, seed, workload, workload.jobs[id], record);
     // Every line is the reference's, byte for byte.
     REQUIRE(line == reference_line(scheduler, seed, workload, id, record));
   }
@@ -159,7 +159,7 @@ TEST_CASE("reports::append_job_line appends one line", "[reports][jobs]") {
   record.finish_ms = 62500;
   record.pods.push_back({3, {0, 1}, 2500});
   std::string out = "before\n";
-  append_job_line(out, "default", 42, workload, 0, record);
+  append_job_line(out, "default", 42, workload, workload.jobs[0], record);
   // What was there stays; the job follows as one line, times in seconds.
   CHECK(out.rfind("before\n{\"scheduler\":\"default\",\"seed\":42,\"id\":0,\"name\":\"job-0\",", 0) == 0);
   CHECK(out.find("\"submit_s\":1.5,\"wait_s\":1.0,\"jct_s\":61.0,\"start_s\":2.5,\"finish_s\":62.5") != std::string::npos);

@@ -131,7 +131,8 @@ TEST_CASE("sim::Scenario every key is read", "[sim]") {
                              R"(, "seed": 9, "workload": {"kind": "synthetic", "jobs": 20, "size_mix": {"1": 1, "8": 1}}})";
     const Scenario s = parsed(json);
     CHECK(s.workload->source == "synthetic(seed=9)");
-    CHECK(s.workload->jobs.size() == 20);
+    CHECK(s.workload->size() == 20);
+    CHECK(s.workload->generator != nullptr);  // made on demand, not held
     const Scenario own =
         parsed(std::string("{") + kCluster + R"(, "seed": 9, "workload": {"kind": "synthetic", "seed": 4, "jobs": 20}})");
     CHECK(own.workload->source == "synthetic(seed=4)");

@@ -188,7 +188,7 @@ TEST_CASE("sim::shares runs are deterministic and automatic sampling stays bound
   }
   // The expected span is 1 h (the shares' duration): 1 min samples; the training job runs far
   // longer (iterations), and the grid doubles instead of growing past 1,000 samples.
-  CHECK(auto_sample_period_ms(s.workload->jobs) == 60'000);
+  CHECK(auto_sample_period_ms(workload_span(*s.workload)) == 60'000);
   const auto makespan_ms = static_cast<int64_t>(metric(a, "makespan_s") * 1000);
   CHECK(makespan_ms > 1000 * 60'000);
   CHECK(a.samples.size() <= 1000);

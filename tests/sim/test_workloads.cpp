@@ -154,7 +154,7 @@ TEST_CASE("sim::philly loads the real trace", "[sim][workload]") {
     first.max_jobs = 1000;
     const auto prefix = load_philly(path, first);
     REQUIRE(prefix->jobs.size() == 1000);
-    CHECK(fingerprint(*prefix) == fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", nullptr}));
+    CHECK(fingerprint(*prefix) == fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", nullptr, nullptr, {}}));
   }
 }
 
