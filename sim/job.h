@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -163,7 +164,11 @@ WorkloadSpan measure_span(const JobGenerator& generator);
 class OpenJobs {
  public:
   explicit OpenJobs(size_t jobs) : slot_of_(jobs, kNone) {}
-  const JobSpec& operator[](uint32_t id) const { return specs_[slot_of_[id]]; }
+  // REQUIRES: `id` is open.
+  const JobSpec& operator[](uint32_t id) const {
+    assert(slot_of_[id] != kNone && "OpenJobs: the job is not open");
+    return specs_[slot_of_[id]];
+  }
   void open(const JobSpec& job);
   // REQUIRES: open.
   void close(uint32_t id);
