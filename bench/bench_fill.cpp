@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "reports/text_report.h"
+#include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
 
 using namespace topsim;

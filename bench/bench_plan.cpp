@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "sim/plan.h"
+#include "plan/plan.h"
 
 using namespace topsim;
 using Clock = std::chrono::steady_clock;

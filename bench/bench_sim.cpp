@@ -35,9 +35,10 @@
 #include <vector>
 
 #include "core/builtin_models.h"
-#include "reports/json_report.h"
+#include "formats/results/results_json.h"
+#include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
-#include "sim/synthetic_workload.h"
+#include "sim/workload/synthetic_workload.h"
 
 using namespace topsim;
 using Clock = std::chrono::steady_clock;

@@ -17,8 +17,8 @@
 #include <functional>
 #include <string>
 
-#include "sim/philly_trace.h"
-#include "sim/synthetic_workload.h"
+#include "formats/traces/philly_trace.h"
+#include "sim/workload/synthetic_workload.h"
 
 using namespace topsim;
 using Clock = std::chrono::steady_clock;

@@ -18,8 +18,9 @@
 #include "core/nccl_config.h"
 #include "core/ring.h"
 #include "core/topology.h"
+#include "formats/hardware/nccl_xml.h"
 #include "reports/placement_report.h"
-#include "sim/suggest.h"
+#include "util/suggest.h"
 
 namespace topsim::cli {
 namespace {
@@ -211,7 +212,8 @@ class Allocate : public Command {
     if (!placement) return Outcome::bad_input(placement.error().message);
     const PlacementReport report = make_report(*topology, free_ids_, request_, std::move(*placement), topo_xml_);
     if (!topo_xml_.empty())
-      if (Status s = write_output(topo_xml_, report.nccl.topo_xml, io.out); !s) return Outcome::bad_input(s.error().message);
+      if (Status s = write_output(topo_xml_, export_nccl_xml(topology->model(), report.placement.gpus), io.out); !s)
+        return Outcome::bad_input(s.error().message);
     io.out << (json_ ? render_placement_json(report) : render_text(report));
     return Outcome::ok();
   }

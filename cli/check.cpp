@@ -12,11 +12,12 @@
 #include "cli/command_table.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
+#include "gate/quality_gate.h"
 #include "reports/check_report.h"
+#include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
-#include "sim/quality_gate.h"
 #include "sim/schedulers/registry.h"
-#include "sim/suggest.h"
+#include "util/suggest.h"
 
 namespace topsim::cli {
 namespace {

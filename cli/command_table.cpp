@@ -6,8 +6,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "core/one_line.h"
-#include "sim/suggest.h"
+#include "util/one_line.h"
+#include "util/suggest.h"
 
 #ifndef TOPSIM_VERSION
 #error "TOPSIM_VERSION must be defined by the build (cli/CMakeLists.txt)"
@@ -208,7 +208,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     outcome = {ExitCode::Internal, std::string("internal error, please report: ") + e.what()};
   }
   out.flush();
-  // Messages quote inputs and arguments: one line whatever they hold (core/one_line.h).
+  // Messages quote inputs and arguments: one line whatever they hold (util/one_line.h).
   if (outcome.code == ExitCode::CheckFailed)
     err << "topsim: " << outcome.what_failed << ": " << one_line(outcome.message) << "\n";
   else if (outcome.code != ExitCode::Ok)

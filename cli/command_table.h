@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/expected.h"
+#include "util/expected.h"
 
 namespace topsim::cli {
 

@@ -1,16 +1,10 @@
 // `topsim import jobs MANIFEST... -o jobs.json`: Kubernetes workload manifests as a topsim job
-// list (sim/kube_manifests.h).
+// list (formats/jobs/kube_manifests.h).
 #include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
-#include "sim/input_file.h"
-#include "sim/job_list_json.h"
-#include "sim/json_util.h"
-#include "sim/kube_manifests.h"
-#include "sim/sacct.h"
+#include "formats/jobs/imported_jobs.h"
 
 namespace topsim::cli {
 namespace {
@@ -32,19 +26,14 @@ class ImportJobs : public Command {
   Outcome execute(Streams io) override {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     const RecordFormat format = inputs_.size() == 1 ? record_format(inputs_.front()) : RecordFormat::Manifests;
-    auto imported = format == RecordFormat::Sacct    ? load_sacct(inputs_.front())
-                    : format == RecordFormat::Helios ? load_helios(inputs_.front())
-                                                     : import_kube_manifests(inputs_);
+    auto imported = load_job_records(inputs_, format);
     if (!imported) return Outcome::bad_input(imported.error().message);
-    const nlohmann::json jobs = imported->jobs;
-    if (auto check = read_job_list(JsonAt{&jobs, ""}, "manifests"); !check) return Outcome::bad_input(check.error().message);
-    const nlohmann::ordered_json workload = {{"kind", "jobs"}, {"jobs", imported->jobs}};
-    const std::string text = workload.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (Status s = write_output(output_, text, io.out); !s) return Outcome::bad_input(s.error().message);
+    if (auto check = imported_workload(*imported, ""); !check) return Outcome::bad_input(check.error().message);
+    if (Status s = write_output(output_, render_job_list(*imported), io.out); !s) return Outcome::bad_input(s.error().message);
     std::ostream& note = output_ == "-" ? io.err : io.out;
     for (const std::string& n : imported->notes) note << "note: " << n << "\n";
     for (const std::string& skipped : imported->skipped) note << "skipped " << skipped << "\n";
-    note << fmt::format("{} job(s) -> {}\n", imported->jobs.size(), output_ == "-" ? "stdout" : output_);
+    note << fmt::format("{} job(s) -> {}\n", imported->size(), output_ == "-" ? "stdout" : output_);
     return Outcome::ok();
   }
 

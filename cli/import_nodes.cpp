@@ -1,13 +1,13 @@
 // `topsim import nodes FILE -o cluster.json [--map PRODUCT=MODEL]...`: a Kubernetes cluster's
-// GPU nodes (`kubectl get nodes -o json`) as a scenario cluster (sim/kube_nodes.h).
+// GPU nodes (`kubectl get nodes -o json`) as a scenario cluster (formats/hardware/kube_nodes.h).
 #include <fmt/format.h>
 
 #include <map>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
-#include "sim/kube_nodes.h"
-#include "sim/node_source.h"
+#include "formats/hardware/kube_nodes.h"
+#include "formats/hardware/node_source.h"
 
 namespace topsim::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/builtin_models.h"
 #include "core/hardware.h"
-#include "sim/suggest.h"
+#include "util/suggest.h"
 
 namespace topsim::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/command_table.h"
-#include "sim/node_source.h"
+#include "formats/hardware/node_source.h"
 
 namespace topsim::cli {
 

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "core/expected.h"
 #include "reports/reporter.h"
+#include "util/expected.h"
 
 namespace topsim::cli {
 

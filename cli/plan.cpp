@@ -1,5 +1,5 @@
 // `topsim plan PLAN.json [-o DIR] [--threads N] [--shard I/N | --shards N]` and
-// `topsim merge PART... -o DIR`: capacity planning against SLOs (sim/plan.h,
+// `topsim merge PART... -o DIR`: capacity planning against SLOs (plan/plan.h,
 // docs/planning.md), whole or sharded over a batch system (docs/distributed.md).
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include "cli/command_table.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
+#include "plan/plan_parts.h"
 #include "reports/plan_report.h"
-#include "sim/file_names.h"
-#include "sim/plan_parts.h"
+#include "util/file_names.h"
 
 namespace topsim::cli {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
+#include "formats/results/results_json.h"
 #include "reports/report_files.h"
-#include "sim/file_names.h"
-#include "sim/results_json.h"
+#include "util/file_names.h"
 
 namespace topsim::cli {
 namespace {

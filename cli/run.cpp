@@ -4,18 +4,15 @@
 #include <ostream>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/command_table.h"
 #include "cli/output_file.h"
 #include "cli/progress.h"
 #include "reports/report_files.h"
 #include "reports/reporter.h"
 #include "reports/text_report.h"
+#include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
-#include "sim/file_names.h"
-#include "sim/scenario.h"
-#include "sim/scenario_sections.h"
+#include "util/file_names.h"
 
 namespace topsim::cli {
 namespace {
@@ -59,17 +56,9 @@ class Run : public Command {
     return {};
   }
 
-  // A scenario of just a cluster and a workload, both files or folders (docs/importers.md).
-  Expected<Scenario> command_line_scenario() const {
-    const nlohmann::json document = {{"name", safe_file_name(fs::path(workload_).lexically_normal().filename().string())},
-                                     {"cluster", fs::absolute(cluster_).string()},
-                                     {"workload", fs::absolute(workload_).string()}};
-    return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
-  }
-
   Outcome execute(Streams io) override {
     if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
-    auto scenario = cluster_.empty() ? load_scenario(scenario_) : command_line_scenario();
+    auto scenario = cluster_.empty() ? load_scenario(scenario_) : scenario_from_files(cluster_, workload_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     DirectorySink sink(output_dir_.empty() ? (fs::path("results") / safe_file_name(scenario->name)).string() : output_dir_);
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);

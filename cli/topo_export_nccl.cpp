@@ -6,8 +6,8 @@
 #include "cli/command_table.h"
 #include "cli/node_options.h"
 #include "cli/output_file.h"
-#include "core/nccl_xml.h"
 #include "core/topology.h"
+#include "formats/hardware/nccl_xml.h"
 
 namespace topsim::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "cli/node_options.h"
 #include "cli/output_file.h"
 #include "core/topology.h"
-#include "sim/node_json.h"
+#include "formats/hardware/node_json.h"
 
 namespace topsim::cli {
 namespace {

@@ -42,10 +42,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/ring.h"
 #include "core/topology.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

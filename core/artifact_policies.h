@@ -35,8 +35,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/expected.h"
 #include "core/share_policies.h"
+#include "util/expected.h"
 
 namespace topsim {
 

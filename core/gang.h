@@ -44,11 +44,11 @@
 #include <vector>
 
 #include "core/allocator.h"
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/gpu_set.h"
 #include "core/network_model.h"
 #include "core/ring.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

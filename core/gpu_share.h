@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/expected.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

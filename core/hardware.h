@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/enum_names.h"
+#include "util/enum_names.h"
 
 namespace topsim {
 

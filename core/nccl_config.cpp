@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "core/nccl_xml.h"
-
 namespace topsim {
 namespace {
 
@@ -74,7 +72,6 @@ NcclConfig nccl_config(const Topology& node, const std::vector<int>& gpus, const
   config.env.emplace_back("NCCL_NVLS_ENABLE", nvls_capable(node, ascending) ? "1" : "0");
   config.env.emplace_back("NCCL_TOPO_FILE", std::string(topo_file));
   if (multi_node) add_network_env(node, ascending, config);
-  config.topo_xml = export_nccl_xml(node.model(), ascending);
   return config;
 }
 

@@ -1,5 +1,6 @@
 // NCCL configuration for one allocation on one node: the environment a launcher exports to
-// the job's processes there, and the NCCL topology XML that NCCL_TOPO_FILE points at.
+// the job's processes there. The NCCL topology XML that NCCL_TOPO_FILE points at is a file
+// format, written by formats/hardware/nccl_xml.h (export_nccl_xml of the GPUs, ascending).
 //
 // Environment, in this order (names and accepted values: NCCL's env.html):
 // - CUDA_DEVICE_ORDER=PCI_BUS_ID: CUDA numbers devices like nvidia-smi (our GPU ids) rather
@@ -18,7 +19,7 @@
 // - NCCL_NVLS_ENABLE: 1 when NVLink SHARP is possible (NVSwitch gen 3, i.e. sm >= 90, every
 //   chosen GPU attached to the node's NVSwitch fabric, at least 2 of them), else 0. With
 //   NCCL_ALGO=Ring it only allows NVLS resources for a user who lifts the Ring pin.
-// - NCCL_TOPO_FILE: the caller's path for `topo_xml`.
+// - NCCL_TOPO_FILE: the caller's path for the topology XML.
 // - Multi-node only, from the NICs the GPUs use (gang.h network_nics): NCCL_IB_HCA with the
 //   InfiniBand/RoCE ones when there are any (NCCL prefers verbs), else NCCL_SOCKET_IFNAME with
 //   the Ethernet ones and NCCL_IB_DISABLE=1 (TCP sockets). Lists start with '=' so NCCL matches
@@ -41,7 +42,6 @@ inline constexpr std::string_view kDefaultNcclTopoFile = "nccl-topo.xml";
 
 struct NcclConfig {
   std::vector<std::pair<std::string, std::string>> env;  // name, value; order above
-  std::string topo_xml;                                  // export_nccl_xml(node model, GPUs ascending)
 
   // The value of `name`, or nullptr when it is not set.
   const std::string* find(std::string_view name) const;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/hardware.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

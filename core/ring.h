@@ -31,9 +31,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/enum_names.h"
 #include "core/gpu_set.h"
 #include "core/topology.h"
+#include "util/enum_names.h"
 
 namespace topsim {
 

@@ -49,10 +49,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/fragmentation.h"
 #include "core/gpu_share.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

@@ -31,13 +31,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/gang.h"
 #include "core/model_catalog.h"
 #include "core/model_layers.h"
 #include "core/node_model.h"
 #include "core/ring.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "core/expected.h"
 #include "core/node_model.h"
+#include "util/expected.h"
 
 namespace topsim {
 

@@ -1,9 +1,9 @@
-// The Alibaba GPU trace 2023 CSVs (sim/alibaba_trace.h): the first byte picks the node list or
+// The Alibaba GPU trace 2023 CSVs (formats/traces/alibaba_trace.h): the first byte picks the node list or
 // the pod list, the rest is the file.
 #include <sstream>
 
+#include "formats/traces/alibaba_trace.h"
 #include "fuzz/fuzz_support.h"
-#include "sim/alibaba_trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;

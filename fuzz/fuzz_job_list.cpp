@@ -1,6 +1,6 @@
 // Embedded job lists (`"kind": "jobs"`, docs/workloads.md).
+#include "formats/jobs/job_list_json.h"
 #include "fuzz/fuzz_support.h"
-#include "sim/job_list_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;

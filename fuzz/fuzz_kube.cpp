@@ -3,17 +3,17 @@
 // first byte picks which (0 manifests, 1 nodes, 2 sacct, 3 Helios, modulo 4), the rest is the file.
 #include <sstream>
 
+#include "formats/hardware/kube_nodes.h"
+#include "formats/jobs/kube_manifests.h"
+#include "formats/jobs/sacct.h"
 #include "fuzz/fuzz_support.h"
-#include "sim/kube_manifests.h"
-#include "sim/kube_nodes.h"
-#include "sim/sacct.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
   if (size == 0) return 0;
   const std::string text(fuzz::text_of(data + 1, size - 1));
   switch (data[0] % 4) {
-    case 0: fuzz::check(import_kube_manifest_texts({{"jobs.yaml", text}})); break;
+    case 0: fuzz::check(parse_kube_manifests({{"jobs.yaml", text}})); break;
     case 1: fuzz::check(import_kube_nodes(text, "nodes.json")); break;
     case 2: {
       std::istringstream in(text);

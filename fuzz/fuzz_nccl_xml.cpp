@@ -1,6 +1,6 @@
 // NCCL topology XML: import; a node it accepts must round-trip through node JSON, and its XML
 // export must import again and export to the same file.
-#include "core/nccl_xml.h"
+#include "formats/hardware/nccl_xml.h"
 #include "fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

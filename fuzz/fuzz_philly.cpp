@@ -1,8 +1,8 @@
-// The Philly trace CSV (sim/philly_trace.h).
+// The Philly trace CSV (formats/traces/philly_trace.h).
 #include <sstream>
 
+#include "formats/traces/philly_trace.h"
 #include "fuzz/fuzz_support.h"
-#include "sim/philly_trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;

@@ -1,6 +1,6 @@
 // Plan files (docs/planning.md).
 #include "fuzz/fuzz_support.h"
-#include "sim/plan.h"
+#include "plan/plan.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;

@@ -1,7 +1,7 @@
 // Scenario files (docs/scenarios.md). Relative paths resolve in a folder that does not exist;
 // absolute ones may name anything, which is the point (devices, FIFOs, folders).
 #include "fuzz/fuzz_support.h"
-#include "sim/scenario.h"
+#include "scenario/scenario_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;

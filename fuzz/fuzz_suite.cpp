@@ -1,6 +1,6 @@
 // Quality-gate suites (docs/ci.md).
 #include "fuzz/fuzz_support.h"
-#include "sim/quality_gate.h"
+#include "gate/quality_gate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;

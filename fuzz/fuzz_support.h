@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/expected.h"
 #include "core/node_model.h"
-#include "sim/node_json.h"
+#include "formats/hardware/node_json.h"
+#include "util/expected.h"
 
 namespace topsim::fuzz {
 

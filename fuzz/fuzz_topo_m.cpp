@@ -1,6 +1,6 @@
 // `nvidia-smi topo -m` text: import, and a node it accepts must survive export -> node JSON
 // loader -> export unchanged.
-#include "core/topo_m_import.h"
+#include "formats/hardware/topo_m_import.h"
 #include "fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

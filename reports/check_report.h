@@ -1,4 +1,4 @@
-// Renderings of a quality check (sim/quality_gate.h): the console lines (one per metric:
+// Renderings of a quality check (gate/quality_gate.h): the console lines (one per metric:
 // baseline, now, delta, verdict), the Markdown table for a pull request, JUnit XML (one
 // testcase per scenario x metric) for GitLab and Jenkins, and the baseline file itself
 // (sorted keys, numbers rounded to 1e-6: an unchanged tree writes the same bytes).
@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "sim/quality_gate.h"
+#include "gate/quality_gate.h"
 
 namespace topsim {
 

@@ -1,6 +1,6 @@
 #include "reports/escape.h"
 
-#include "core/markup.h"
+#include "util/markup.h"
 
 namespace topsim {
 

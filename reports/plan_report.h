@@ -1,4 +1,4 @@
-// Renderings of a capacity plan (sim/plan.h, docs/planning.md): the console summary (a table
+// Renderings of a capacity plan (plan/plan.h, docs/planning.md): the console summary (a table
 // per growth step and a headline sentence), plan.json (schema topsim.plan/1: every evaluated
 // configuration with its metrics), plan.csv, summary.md, report.html (with the cost vs p95
 // wait frontier per scheduler), and a shard's part (schema topsim.plan-part/1, exact numbers,
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/expected.h"
+#include "plan/plan.h"
 #include "reports/reporter.h"
-#include "sim/plan.h"
+#include "util/expected.h"
 
 namespace topsim {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/expected.h"
 #include "reports/report_model.h"
 #include "reports/reporter.h"
+#include "util/expected.h"
 
 namespace topsim {
 

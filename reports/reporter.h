@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/expected.h"
 #include "sim/results.h"
+#include "util/expected.h"
 
 namespace topsim {
 

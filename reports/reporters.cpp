@@ -1,7 +1,7 @@
 // The reporters of reports/reporter.h over the renderers of this folder.
 #include <ostream>
 
-#include "reports/json_report.h"
+#include "formats/results/results_json.h"
 #include "reports/reporter.h"
 #include "reports/text_report.h"
 

@@ -15,15 +15,15 @@
 #include <vector>
 
 #include "core/allocator.h"
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/fragmentation.h"
 #include "core/gpu_set.h"
 #include "core/gpu_share.h"
 #include "core/node_model.h"
-#include "sim/alibaba_trace.h"
 #include "sim/job.h"
 #include "sim/node_index.h"
+#include "sim/trace_node.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 

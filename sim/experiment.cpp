@@ -9,10 +9,12 @@
 #include <system_error>
 #include <thread>
 
+#include "sim/engine.h"
 #include "sim/job_store.h"
-#include "sim/periodic_call.h"
+#include "sim/run_summary.h"
 #include "sim/seeds.h"
-#include "sim/workers.h"
+#include "util/periodic_call.h"
+#include "util/workers.h"
 
 namespace topsim {
 namespace {

@@ -8,10 +8,11 @@
 #include <functional>
 #include <string>
 
-#include "core/expected.h"
+#include "sim/engine.h"
 #include "sim/invariants.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
+#include "util/expected.h"
 
 namespace topsim {
 

@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "core/enum_names.h"
 #include "core/fragmentation.h"
 #include "core/gpu_share.h"
 #include "core/model_catalog.h"
+#include "util/enum_names.h"
 
 namespace topsim {
 

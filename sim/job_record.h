@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/enum_names.h"
 #include "core/throughput.h"
+#include "util/enum_names.h"
 
 namespace topsim {
 

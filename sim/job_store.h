@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/expected.h"
 #include "sim/job_record.h"
+#include "util/expected.h"
 
 namespace topsim {
 

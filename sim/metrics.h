@@ -16,9 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "sim/engine.h"
-#include "sim/statistics.h"
+#include "util/enum_names.h"
+#include "util/statistics.h"
 
 namespace topsim {
 
@@ -82,7 +81,5 @@ struct ModelThroughput {
 
 // Everything `topsim` reports about one run, in the vocabulary above. `topology_aware`: the
 // run's scheduler has topology constraints to meet (topology_success_rate applies).
-Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill);
-std::vector<ModelThroughput> throughput_by_model(const RunOutput& run);
 
 }  // namespace topsim

@@ -11,10 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/expected.h"
-#include "sim/engine.h"
+#include "sim/job.h"
+#include "sim/job_record.h"
 #include "sim/job_store.h"
 #include "sim/metrics.h"
+#include "sim/sampling.h"
+#include "util/expected.h"
 
 namespace topsim {
 

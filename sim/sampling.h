@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/cluster.h"
-#include "sim/statistics.h"
+#include "util/statistics.h"
 
 namespace topsim {
 

@@ -1,14 +1,7 @@
-// Scenarios (`scenarios/*.json`, format in docs/scenarios.md): a cluster, a workload, the
-// schedulers to compare, seeds, and how the experiment runs: a replay over time (the default)
-// or a fill experiment (FGD's protocol: arrivals without departures until a target load).
-//
-// One loader for every mode. It validates everything up front (the workload is built for the
-// scenario's seed and checked against the cluster); every error is one line naming the file
-// and the JSON pointer, e.g.
-//   "scenarios/x.json: /cluster/nodes/0/count: must be an integer in 1..100000, got -2".
-// Unknown keys are errors with a "did you mean", at every level; so are duplicate keys.
-// Relative paths inside a scenario (node files, traces, node lists) resolve against the
-// scenario file's folder, whatever the working directory.
+// A scenario: what one experiment runs — a cluster, a workload, the schedulers to compare, seeds,
+// and how it runs: a replay over time (the default) or a fill experiment (FGD's protocol:
+// arrivals without departures until a target load). scenario/scenario_loader.h reads one from
+// its file (format in docs/scenarios.md); sim/experiment.h runs it.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/expected.h"
 #include "core/network_model.h"
 #include "core/throughput.h"
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "util/enum_names.h"
+#include "util/expected.h"
 
 namespace topsim {
 
@@ -66,13 +59,5 @@ struct Scenario {
   double target_load = 1.3;                      // fill: arrived GPU request / capacity to stop at; default 1.3
   FillProtocol protocol = FillProtocol::Topsim;  // fill: "protocol"; default topsim
 };
-
-[[nodiscard]] Expected<Scenario> load_scenario(const std::string& path);
-// The same from text; `base_dir` resolves relative paths ("" = the working directory).
-[[nodiscard]] Expected<Scenario> parse_scenario(std::string_view text, std::string_view source, const std::string& base_dir);
-
-// The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.
-// Its file is scenarios/ack-v100-benchmark.json.
-std::string default_scenario_path(const std::string& repository_root);
 
 }  // namespace topsim

@@ -11,11 +11,16 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 
 namespace topsim {
 
 inline constexpr uint64_t kRandomPolicyStream = 0x9E3779B97F4A7C15ULL;  // 2^64 / golden ratio
 
 inline constexpr uint64_t run_seed(uint64_t scenario_seed, int run) { return scenario_seed + static_cast<uint64_t>(run); }
+
+// A uniform double in [0, 1) from the top 53 bits of one draw: the project's own arithmetic, the
+// same on every standard library (std::uniform_real_distribution is not).
+inline double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 }  // namespace topsim

@@ -16,7 +16,7 @@
 
 #include "sim/schedulers/registry.h"
 #include "sim/schedulers/support.h"
-#include "sim/workload_mix.h"
+#include "sim/seeds.h"
 
 namespace topsim {
 namespace {

@@ -1,6 +1,6 @@
 #include "sim/schedulers/registry.h"
 
-#include "core/enum_names.h"
+#include "util/enum_names.h"
 
 namespace topsim {
 namespace {

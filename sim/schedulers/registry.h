@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/enum_names.h"
 #include "sim/scheduler.h"
+#include "util/enum_names.h"
 
 namespace topsim {
 

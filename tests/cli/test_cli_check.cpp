@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/quality_gate.h"
+#include "gate/quality_gate.h"
 #include "test_support.h"
 
 using topsim::test::check_bad_input;

@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "core/nccl_xml.h"
 #include "core/topology.h"
+#include "formats/hardware/nccl_xml.h"
 
 namespace topsim::nccl_xml_test {
 

@@ -19,12 +19,6 @@ std::string value(const NcclConfig& config, const char* name) {
   return *v;
 }
 
-size_t count_of(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-  return count;
-}
-
 }  // namespace
 
 TEST_CASE("core::nccl_config environment on one node", "[core][nccl-config]") {
@@ -100,13 +94,5 @@ TEST_CASE("core::nccl_config network variables across nodes", "[core][nccl-confi
       CHECK(value(config, "CUDA_VISIBLE_DEVICES") == "0,1,2,3,4,5,6,7");
       CHECK(value(config, "NCCL_IB_HCA") == "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
     }
-  }
-}
-
-TEST_CASE("core::nccl_config topology XML", "[core][nccl-config]") {
-  SECTION("4 GPUs of a DGX-1: the XML holds exactly those 4 <gpu> elements") {
-    const NcclConfig config = config_for(builtin("dgx1-v100"), {4, 5, 6, 7});
-    CHECK(config.topo_xml.find("<system version=\"1\">") != std::string::npos);
-    CHECK(count_of(config.topo_xml, "<gpu ") == 4);
   }
 }

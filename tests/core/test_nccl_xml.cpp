@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/builtin_models.h"
-#include "core/nccl_xml.h"
 #include "core/nccl_xml_fixture.h"
 #include "core/topology.h"
-#include "sim/node_json.h"
+#include "formats/hardware/nccl_xml.h"
+#include "formats/hardware/node_json.h"
 #include "test_support.h"
 
 using namespace topsim;

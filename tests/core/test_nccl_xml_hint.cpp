@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "core/builtin_models.h"
-#include "core/nccl_xml.h"
 #include "core/nccl_xml_fixture.h"
 #include "core/topology.h"
+#include "formats/hardware/nccl_xml.h"
 #include "test_support.h"
 
 using namespace topsim;

@@ -1,8 +1,8 @@
 // Messages quote inputs: control bytes and invalid UTF-8 are escaped so a message stays one line.
 #include <catch2/catch.hpp>
 
-#include "core/expected.h"
-#include "core/one_line.h"
+#include "util/expected.h"
+#include "util/one_line.h"
 
 using topsim::one_line;
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/builtin_models.h"
-#include "core/topo_m_import.h"
 #include "core/topology.h"
+#include "formats/hardware/topo_m_import.h"
 #include "test_support.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// jobs.jsonl lines (reports/job_line.h): the hand-written formatter gives exactly the bytes
+// jobs.jsonl lines (formats/results/job_line.h): the hand-written formatter gives exactly the bytes
 // nlohmann::json gives for the same object, over varied jobs and records: every kind and state,
 // names and reasons with quotes, backslashes, control characters, UTF-8 and invalid bytes,
 // extreme and non-finite numbers.
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model_catalog.h"
-#include "reports/job_line.h"
+#include "formats/results/job_line.h"
 
 using namespace topsim;
 

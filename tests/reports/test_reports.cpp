@@ -11,8 +11,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "formats/results/results_json.h"
 #include "reports/escape.h"
-#include "reports/json_report.h"
 #include "reports/memory_sink.h"
 #include "reports/report_files.h"
 #include "sim/scenario_support.h"

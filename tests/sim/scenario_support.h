@@ -7,8 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
-#include "sim/scenario.h"
 
 namespace topsim::test {
 

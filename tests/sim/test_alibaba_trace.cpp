@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/alibaba_trace.h"
-#include "sim/alibaba_workload.h"
+#include "formats/traces/alibaba_trace.h"
+#include "formats/traces/alibaba_workload.h"
 #include "test_support.h"
 
 using namespace topsim;

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <fstream>
 
+#include "formats/traces/trace_pods.h"
+#include "scenario/scenario_loader.h"
 #include "sim/scenario_support.h"
-#include "sim/trace_pods.h"
 #include "test_support.h"
 
 using namespace topsim;

@@ -1,7 +1,7 @@
 // Names from inputs that become folder names stay one plain component.
 #include <catch2/catch.hpp>
 
-#include "sim/file_names.h"
+#include "util/file_names.h"
 
 using namespace topsim;
 

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "scenario/scenario_loader.h"
 #include "sim/scenario_support.h"
 #include "test_support.h"
 

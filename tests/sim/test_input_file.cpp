@@ -8,11 +8,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/input_file.h"
-#include "sim/node_source.h"
-#include "sim/philly_trace.h"
-#include "sim/scenario.h"
+#include "formats/hardware/node_source.h"
+#include "formats/traces/philly_trace.h"
+#include "scenario/scenario_loader.h"
 #include "test_support.h"
+#include "util/input_file.h"
 
 using namespace topsim;
 

@@ -3,8 +3,8 @@
 
 #include "core/builtin_models.h"
 #include "core/topology.h"
-#include "sim/node_json.h"
-#include "sim/node_source.h"
+#include "formats/hardware/node_json.h"
+#include "formats/hardware/node_source.h"
 #include "test_support.h"
 
 using namespace topsim;

@@ -2,8 +2,8 @@
 #include <fstream>
 
 #include "core/builtin_models.h"
-#include "sim/node_json.h"
-#include "sim/node_source.h"
+#include "formats/hardware/node_json.h"
+#include "formats/hardware/node_source.h"
 #include "test_support.h"
 
 using namespace topsim;

@@ -1,4 +1,4 @@
-// Capacity planning (sim/plan.h): the doubling + bisection search against a brute-force scan of
+// Capacity planning (plan/plan.h): the doubling + bisection search against a brute-force scan of
 // every size, growth steps, the round-robin shards, and the plan loader's one-line errors.
 #include <set>
 #include <string>
@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "plan/plan.h"
 #include "plan_fixture.h"
-#include "sim/plan.h"
 #include "test_support.h"
 
 using namespace topsim;

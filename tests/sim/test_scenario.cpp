@@ -8,8 +8,8 @@
 
 #include "core/builtin_models.h"
 #include "core/gang.h"
-#include "sim/node_json.h"
-#include "sim/scenario.h"
+#include "formats/hardware/node_json.h"
+#include "scenario/scenario_loader.h"
 #include "sim/scenario_support.h"
 #include "test_support.h"
 

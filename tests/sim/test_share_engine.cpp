@@ -6,8 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "scenario/scenario_loader.h"
 #include "sim/engine.h"
-#include "sim/scenario.h"
+#include "sim/run_summary.h"
 #include "sim/scenario_support.h"
 
 using namespace topsim;

@@ -13,8 +13,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/throughput.h"
+#include "scenario/scenario_loader.h"
 #include "sim/cluster.h"
-#include "sim/scenario.h"
 #include "sim/scenario_support.h"
 #include "test_support.h"
 

@@ -7,8 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/json_report.h"
+#include "formats/results/results_json.h"
 #include "reports/text_report.h"
+#include "scenario/scenario_loader.h"
 #include "sim/scenario_support.h"
 #include "test_support.h"
 

@@ -8,8 +8,9 @@
 #include "sim/engine.h"
 #include "sim/job.h"
 #include "sim/metrics.h"
+#include "sim/run_summary.h"
 #include "sim/scenario_support.h"
-#include "sim/synthetic_workload.h"
+#include "sim/workload/synthetic_workload.h"
 
 using namespace topsim;
 using namespace topsim::test;

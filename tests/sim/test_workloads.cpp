@@ -8,10 +8,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sim/job_list_json.h"
-#include "sim/philly_trace.h"
-#include "sim/synthetic_workload.h"
-#include "sim/workload_mix.h"
+#include "formats/jobs/job_list_json.h"
+#include "formats/traces/philly_trace.h"
+#include "sim/workload/synthetic_workload.h"
+#include "sim/workload/workload_mix.h"
 #include "test_support.h"
 
 using namespace topsim;

@@ -1,0 +1,160 @@
+#include "formats/hardware/kube_nodes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "core/builtin_models.h"
+#include "core/gpu_share.h"
+#include "core/hardware.h"
+#include "formats/support/json_reader.h"
+
+namespace topsim {
+namespace {
+
+using Json = nlohmann::json;
+
+// A product as GPU feature discovery writes it ("NVIDIA-A100-SXM4-40GB", "Tesla-V100-SXM2-16GB"),
+// reduced for comparison: upper case, spaces as dashes, no vendor prefix.
+std::string product_key(std::string_view product) {
+  std::string key;
+  for (char c : product) key += c == ' ' ? '-' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* prefix : {"NVIDIA-", "TESLA-"})
+    if (key.rfind(prefix, 0) == 0) key.erase(0, std::string_view(prefix).size());
+  return key;
+}
+
+// The catalog GPU of a product label: its product string, or a known spelling GFD uses that
+// the catalog's product string does not (H100 SXM5 reports "NVIDIA-H100-80GB-HBM3").
+const GpuModel* catalog_gpu(std::string_view product) {
+  const std::string key = product_key(product);
+  static const std::map<std::string, std::string> kSpellings = {{"H100-80GB-HBM3", "h100"}};
+  if (const auto it = kSpellings.find(key); it != kSpellings.end()) return find_gpu_model(it->second);
+  for (const std::string& name : gpu_model_names()) {
+    const GpuModel* gpu = find_gpu_model(name);
+    if (product_key(gpu->product) == key) return gpu;
+  }
+  return nullptr;
+}
+
+// The built-in node model with `gpus` GPUs of `gpu`, if any.
+std::string builtin_for(const GpuModel& gpu, int gpus) {
+  for (const BuiltinModelInfo& info : builtin_models()) {
+    const NodeModel m = *builtin_model(info.name);
+    if (static_cast<int>(m.gpus.size()) == gpus && m.gpus.front().model == gpu.name) return info.name;
+  }
+  return "";
+}
+
+// A member of an object if it has that type, else empty: kubectl's output is read leniently,
+// never through nlohmann's value(), which throws when a key holds another type.
+std::string string_member(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : "";
+}
+Json object_member(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j.at(key).is_object() ? j.at(key) : Json::object();
+}
+
+// A Kubernetes quantity of whole devices ("8"); -1 when absent or not a plain count.
+int device_count(const Json& resources, const char* name) {
+  if (!resources.is_object() || !resources.contains(name) || !resources.at(name).is_string()) return -1;
+  const std::string text = resources.at(name).get<std::string>();
+  int value = -1;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && ptr == text.data() + text.size() && value >= 0 ? value : -1;
+}
+
+}  // namespace
+
+Expected<KubeNodeImport> import_kube_nodes(std::string_view text, std::string_view source,
+                                           const std::map<std::string, std::string>& mapping) {
+  auto document = parse_json_text(text, source);
+  if (!document) return document.error();
+  const std::string src(source);
+  std::vector<std::pair<std::string, const Json*>> items;  // (pointer, node)
+  if (string_member(*document, "kind") == "Node") {
+    items.emplace_back("", &*document);
+  } else if (document->is_object() && document->contains("items") && document->at("items").is_array()) {
+    const Json& list = document->at("items");
+    for (size_t i = 0; i < list.size(); ++i) items.emplace_back("/items/" + std::to_string(i), &list[i]);
+  } else {
+    return Error{src + ": not `kubectl get nodes -o json` output (expected a List with \"items\", or a Node)"};
+  }
+  KubeNodeImport out;
+  std::vector<std::string> unmapped;
+  for (const auto& [pointer, node] : items) {
+    const std::string at = src + ": " + (pointer.empty() ? "/" : pointer);
+    const std::string kind = node->is_object() && node->contains("kind") ? string_member(*node, "kind") : "Node";
+    if (!node->is_object() || kind != "Node")
+      return Error{at + ": not a Node (kind " + (node->is_object() ? "'" + kind + "'" : describe_json(*node)) + ")"};
+    const Json metadata = object_member(*node, "metadata");
+    const std::string name = string_member(metadata, "name");
+    if (name.empty()) return Error{at + "/metadata/name: missing"};
+    const Json labels_json = object_member(metadata, "labels");
+    std::map<std::string, std::string> labels;
+    if (labels_json.is_object())
+      for (const auto& [key, value] : labels_json.items())
+        if (value.is_string()) labels[key] = value.get<std::string>();
+    const Json allocatable = object_member(object_member(*node, "status"), "allocatable");
+    int gpus = device_count(allocatable, "nvidia.com/gpu");
+    if (gpus <= 0) gpus = device_count(allocatable, "aliyun.com/gpu-count");
+    if (gpus <= 0) {
+      out.skipped.push_back(name);
+      continue;
+    }
+    const std::string where = at + " (" + name + ")";
+    if (gpus > static_cast<int>(kMaxGpusPerNode))
+      return Error{where + ": " + std::to_string(gpus) + " GPUs allocatable; a node has at most " +
+                   std::to_string(kMaxGpusPerNode)};
+    const auto product_it = labels.find("nvidia.com/gpu.product");
+    if (product_it == labels.end())
+      return Error{where + ": no nvidia.com/gpu.product label (GPU feature discovery sets it); label the node or drop it"};
+    const std::string& product = product_it->second;
+    auto mode = node_mode_from_labels(labels);
+    if (!mode) return Error{where + ": " + mode.error().message};
+    const auto label_it = labels.find("ack.node.gpu.schedule");
+    const std::string label = label_it == labels.end() ? "" : std::string(enum_name(*mode));
+    auto group = std::find_if(out.groups.begin(), out.groups.end(),
+                              [&](const KubeNodeGroup& g) { return g.product == product && g.gpus == gpus && g.label == label; });
+    if (group == out.groups.end()) {
+      KubeNodeGroup g{product, gpus, label, "", 0, {}};
+      if (const auto m = mapping.find(product); m != mapping.end()) {
+        g.model = m->second;
+      } else if (const GpuModel* gpu = catalog_gpu(product)) {
+        g.model = builtin_for(*gpu, gpus);
+      }
+      if (g.model.empty()) unmapped.push_back("'" + product + "' x" + std::to_string(gpus));
+      out.groups.push_back(std::move(g));
+      group = out.groups.end() - 1;
+    }
+    ++group->count;
+    group->nodes.push_back(name);
+  }
+  if (!unmapped.empty()) {
+    std::string list;
+    for (const std::string& u : unmapped) list += (list.empty() ? "" : ", ") + u;
+    return Error{src + ": no built-in node model for " + list + " (built-in: " + [] {
+      std::string names;
+      for (const BuiltinModelInfo& info : builtin_models()) names += (names.empty() ? "" : ", ") + info.name;
+      return names;
+    }() + "); map each with --map 'PRODUCT=MODEL' (a built-in model or a node file, e.g. from topo import)"};
+  }
+  if (out.groups.empty())
+    return Error{src + ": no GPU node among " + std::to_string(items.size()) +
+                 " nodes (none has nvidia.com/gpu or aliyun.com/gpu-count allocatable)"};
+  return out;
+}
+
+std::string kube_cluster_json(const KubeNodeImport& import) {
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const KubeNodeGroup& g : import.groups) {
+    nlohmann::ordered_json group = {{"model", g.model}, {"count", g.count}};
+    if (!g.label.empty()) group["label"] = g.label;
+    nodes.push_back(std::move(group));
+  }
+  return nlohmann::ordered_json{{"nodes", nodes}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace topsim

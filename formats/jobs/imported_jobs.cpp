@@ -1,0 +1,49 @@
+#include "formats/jobs/imported_jobs.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "formats/jobs/job_list_entries.h"
+#include "formats/jobs/job_list_json.h"
+#include "formats/jobs/kube_manifests.h"
+#include "formats/jobs/sacct.h"
+#include "formats/support/json_reader.h"
+#include "util/input_file.h"
+
+namespace topsim {
+
+ImportedJobs::ImportedJobs() : entries(std::make_shared<JobListEntries>()) {}
+
+size_t ImportedJobs::size() const { return entries->jobs.size(); }
+
+RecordFormat record_format(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return RecordFormat::Manifests;
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".yaml" || ext == ".yml") return RecordFormat::Manifests;
+  if (!check_input_file(path).ok()) return RecordFormat::Json;  // the reader says what is wrong
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  if (header.find('|') != std::string::npos && header.find("JobID") != std::string::npos) return RecordFormat::Sacct;
+  if (header.rfind("job_id,", 0) == 0 && header.find("gpu_num") != std::string::npos) return RecordFormat::Helios;
+  return RecordFormat::Json;
+}
+
+Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format) {
+  if (format == RecordFormat::Sacct) return load_sacct(paths.front());
+  if (format == RecordFormat::Helios) return load_helios(paths.front());
+  return load_kube_manifests(paths);
+}
+
+Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer) {
+  const nlohmann::json jobs = imported.entries->jobs;
+  return read_job_list(JsonAt{&jobs, std::string(pointer)}, "manifests");
+}
+
+std::string render_job_list(const ImportedJobs& imported) {
+  const nlohmann::ordered_json workload = {{"kind", "jobs"}, {"jobs", imported.entries->jobs}};
+  return workload.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace topsim

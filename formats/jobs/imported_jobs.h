@@ -1,0 +1,46 @@
+// What an importer of other tools' job records produces (Kubernetes manifests, Slurm sacct,
+// Helios logs): entries of the native job list (docs/workloads.md), checked by its loader, and
+// the one entry point that picks the importer from what the files hold.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/job.h"
+#include "util/expected.h"
+
+namespace topsim {
+
+struct JobListEntries;  // the entries as JSON (formats/jobs/job_list_entries.h, private to formats)
+
+struct ImportedJobs {
+  ImportedJobs();
+  std::shared_ptr<JobListEntries> entries;  // native job list entries, never null
+  std::vector<std::string> skipped;         // what was left out and why, one line each
+  std::vector<std::string> notes;           // defaults assumed, once each
+
+  size_t size() const;  // entries
+};
+
+// What a workload file or folder holds, from its name and first line: a folder or *.yaml / *.yml
+// file is Kubernetes manifests; a '|'-separated header naming JobID is `sacct --parsable2`
+// output; a CSV header starting with job_id and naming gpu_num a Helios cluster_log.csv;
+// anything else is JSON (a topsim workload section, or Kubernetes objects: those have apiVersion).
+enum class RecordFormat { Json, Manifests, Sacct, Helios };
+RecordFormat record_format(const std::string& path);
+
+// The records at `paths` in `format`: Kubernetes manifests (files or folders, any number; Json
+// is read as manifests too), or one sacct output or Helios log.
+[[nodiscard]] Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format);
+
+// The entries as a workload, checked as every job list is (errors name `pointer` inside
+// "manifests", the job list's source).
+[[nodiscard]] Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer);
+
+// The entries as the workload file `topsim import jobs` writes: {"kind": "jobs", "jobs": [...]},
+// two-space indented, ending in a newline.
+std::string render_job_list(const ImportedJobs& imported);
+
+}  // namespace topsim

@@ -1,0 +1,150 @@
+#include "formats/results/job_line.h"
+
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+#include "core/model_catalog.h"
+
+namespace topsim {
+namespace {
+
+double rounded(double value) { return std::round(value * 1e6) / 1e6; }
+double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
+
+// Text that nlohmann::json writes as it is: printable ASCII other than '"' and '\'.
+bool plain(std::string_view text) {
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80 || c == '"' || c == '\\') return false;
+  return true;
+}
+
+void put_string(std::string& out, std::string_view text) {
+  if (plain(text)) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
+  // Escapes and UTF-8 (invalid sequences replaced by U+FFFD) exactly as the library does them.
+  out += nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+template <class Integer>
+void put_integer(std::string& out, Integer value) {
+  char buffer[24];
+  const char* end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  out.append(buffer, static_cast<size_t>(end - buffer));
+}
+
+// nlohmann's own shortest round-trip form (Grisu2: "1.0", "0.5", "1e-07"); null when not finite.
+void put_double(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  char buffer[64];
+  const char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, static_cast<size_t>(end - buffer));
+}
+
+// `,"key":` (keys are literals of this file: plain ASCII).
+void key(std::string& out, std::string_view name) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+}
+
+// `,"key":value` for a number (integers as they are, doubles as nlohmann writes them) or text.
+template <class Value>
+void field(std::string& out, std::string_view name, const Value& value) {
+  key(out, name);
+  if constexpr (std::is_floating_point_v<Value>)
+    put_double(out, value);
+  else if constexpr (std::is_integral_v<Value>)
+    put_integer(out, value);
+  else
+    put_string(out, value);
+}
+
+void put_pods(std::string& out, const JobRecord& r) {
+  key(out, "pods");
+  out += '[';
+  for (size_t p = 0; p < r.pods.size(); ++p) {
+    out += p ? ",{\"node\":" : "{\"node\":";
+    put_integer(out, r.pods[p].node);
+    out += ",\"gpus\":[";
+    for (size_t g = 0; g < r.pods[p].gpus.size(); ++g) {
+      if (g) out += ',';
+      put_integer(out, r.pods[p].gpus[g]);
+    }
+    out += "]}";
+  }
+  out += ']';
+}
+
+void put_ask(std::string& out, const JobSpec& job) {
+  if (job.is_share()) {
+    field(out, "gpu_mem_gib", job.gpu_mem_gib);
+    if (job.gpu_core_percent > 0) field(out, "gpu_core_percent", unsigned{job.gpu_core_percent});
+  } else if (job.kind == JobKind::TracePod) {
+    field(out, "num_gpu", job.gpus_per_worker);
+    field(out, "gpu_milli", job.gpu_milli);
+  } else {
+    field(out, "workers", job.workers);
+    field(out, "gpus_per_worker", job.gpus_per_worker);
+  }
+}
+
+void put_times(std::string& out, const JobRecord& r) {
+  field(out, "submit_s", seconds(r.submit_ms));
+  if (r.start_ms >= 0) field(out, "wait_s", seconds(r.start_ms - r.submit_ms));
+  if (r.finish_ms >= 0) field(out, "jct_s", seconds(r.finish_ms - r.submit_ms));
+  if (r.start_ms >= 0) field(out, "start_s", seconds(r.start_ms));
+  if (r.finish_ms >= 0) field(out, "finish_s", seconds(r.finish_ms));
+}
+
+void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
+  field(out, "transport", enum_name(r.comm.transport));
+  field(out, "ring_gbps", rounded(r.comm.bus_bandwidth_gbps));
+  field(out, "samples_per_sec", rounded(r.samples_per_sec));
+  field(out, "ideal_samples_per_sec", rounded(r.ideal_samples_per_sec));
+  field(out, "unit", std::string(model ? enum_name(model->unit) : "samples") + "/s");
+  key(out, "cross_numa");
+  out += r.cross_numa ? "true" : "false";
+  key(out, "relaxed");
+  out += '[';
+  for (size_t i = 0; i < r.relaxed.size(); ++i) {
+    if (i) out += ',';
+    put_string(out, r.relaxed[i]);
+  }
+  out += ']';
+}
+
+}  // namespace
+
+void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, const JobSpec& job,
+                     const JobRecord& r) {
+  const uint32_t id = job.id;
+  out += "{\"scheduler\":";
+  put_string(out, scheduler);
+  field(out, "seed", seed);
+  field(out, "id", id);
+  field(out, "name", workload.job_name(id));
+  field(out, "kind", enum_name(job.kind));
+  field(out, "state", enum_name(r.state));
+  put_ask(out, job);
+  const DnnModel* model = model_at(job.model);
+  if (model) {
+    field(out, "model", model->name);
+    field(out, "framework", enum_name(job.framework));
+  }
+  put_times(out, r);
+  put_pods(out, r);
+  if (r.start_ms >= 0 && job.is_training()) put_training(out, r, model);
+  if (!r.reason.empty()) field(out, "reason", std::string_view(r.reason));
+  out += "}\n";
+}
+
+}  // namespace topsim

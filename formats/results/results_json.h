@@ -1,0 +1,31 @@
+// The ResultSet as files (docs/results-format.md): results.json (schema "topsim.results/1": the
+// scenario's identity, every metric per scheduler over seeds and per run, samples over time,
+// fill curves) and jobs.jsonl (one JSON object per line: a job of one run, with its placement,
+// transport, ring bandwidth, throughput, wait and JCT), written and read back.
+//
+// Writing is deterministic: fixed key order, numbers rounded to 1e-6, no paths, no timestamps.
+// Reading a folder written by `topsim run` gives the ResultSet it came from, so reports can be
+// made from saved runs (`topsim report DIR...`). Every figure comes back as written (rounded
+// to 1e-6); per-job records come back with what the reports read (state, times, pods, transport, ring bandwidth, throughput,
+// shares' sizes). Errors name the file and the JSON pointer or line: "out/results.json: /schema: ...".
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "sim/results.h"
+#include "util/expected.h"
+
+namespace topsim {
+
+void write_results_json(const ResultSet& results, std::ostream& out);
+// jobs.jsonl: every per-job record of every run, runs in the order of results.json, jobs by id
+// (formats/results/job_line.h). When a run's records on disk cannot be read back, the stream is set bad.
+void write_jobs_jsonl(const ResultSet& results, std::ostream& out);
+// The same, returning that error.
+[[nodiscard]] Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out);
+
+// `dir` holds results.json; jobs.jsonl is read when it exists (runs keep no jobs otherwise).
+[[nodiscard]] Expected<ResultSet> load_results(const std::string& dir);
+
+}  // namespace topsim

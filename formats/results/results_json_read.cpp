@@ -1,0 +1,263 @@
+#include "formats/results/results_json.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/throughput.h"
+#include "formats/hardware/node_source.h"
+#include "formats/support/json_reader.h"
+#include "sim/workload/workload_mix.h"
+
+namespace topsim {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+// Typed access with errors naming the file and the pointer; the first error wins.
+class Reader {
+ public:
+  explicit Reader(std::string source) : errors_(source) {}
+
+  const Json& at(const Json& object, const std::string& key, const std::string& pointer) {
+    static const Json kNull;
+    if (!object.is_object() || !object.contains(key)) {
+      errors_.fail(pointer + "/" + key, "missing");
+      return kNull;
+    }
+    return object.at(key);
+  }
+  double number(const Json& object, const std::string& key, const std::string& pointer) {
+    const Json& v = at(object, key, pointer);
+    if (v.is_number()) return v.get<double>();
+    if (!v.is_null()) errors_.fail(pointer + "/" + key, "must be a number, got " + describe_json(v));
+    return 0;
+  }
+  std::string text(const Json& object, const std::string& key, const std::string& pointer) {
+    const Json& v = at(object, key, pointer);
+    if (v.is_string()) return v.get<std::string>();
+    if (!v.is_null()) errors_.fail(pointer + "/" + key, "must be a string, got " + describe_json(v));
+    return "";
+  }
+  const Json& array(const Json& object, const std::string& key, const std::string& pointer) {
+    const Json& v = at(object, key, pointer);
+    if (!v.is_null() && !v.is_array()) errors_.fail(pointer + "/" + key, "must be an array, got " + describe_json(v));
+    return v;
+  }
+  JsonErrors& errors() { return errors_; }
+
+ private:
+  JsonErrors errors_;
+};
+
+ScenarioInfo read_scenario(Reader& r, const Json& s) {
+  ScenarioInfo info;
+  const std::string p = "/scenario";
+  info.name = r.text(s, "name", p);
+  info.description = r.text(s, "description", p);
+  info.mode = r.text(s, "mode", p);
+  info.seed = static_cast<uint64_t>(r.number(s, "seed", p));
+  info.seeds = static_cast<int>(r.number(s, "seeds", p));
+  info.workload = r.text(s, "workload", p);
+  info.jobs = static_cast<size_t>(r.number(s, "jobs", p));
+  info.nodes = static_cast<int>(r.number(s, "nodes", p));
+  info.gpus = static_cast<int>(r.number(s, "gpus", p));
+  info.network = r.text(s, "network", p);
+  info.share_scheduler = r.text(s, "share_policy", p);
+  info.fragmentation_coverage = r.number(s, "workload_coverage", p);
+  if (s.contains("target_load")) info.target_load = r.number(s, "target_load", p);
+  if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
+  const Json& groups = r.array(s, "node_groups", p);
+  for (size_t i = 0; groups.is_array() && i < groups.size(); ++i) {
+    const std::string gp = p + "/node_groups/" + std::to_string(i);
+    const Json& g = groups[i];
+    info.node_groups.push_back({r.text(g, "model", gp), static_cast<int>(r.number(g, "count", gp)),
+                                static_cast<int>(r.number(g, "gpus_per_node", gp)),
+                                g.contains("label") ? r.text(g, "label", gp) : ""});
+  }
+  return info;
+}
+
+Metrics read_metrics(Reader& r, const Json& object, const std::string& pointer) {
+  Metrics metrics;
+  if (!object.is_object()) return r.errors().fail(pointer, "must be an object"), metrics;
+  for (const auto& [name, value] : object.items()) {
+    if (!find_metric(name))
+      r.errors().fail(pointer + "/" + name, "is not a metric of topsim.results/1");
+    else if (!value.is_number())
+      r.errors().fail(pointer + "/" + name, "must be a number");
+    else
+      metrics.set(name, value.get<double>());
+  }
+  return metrics;
+}
+
+// Columns {"name": [...]} -> values of column `name` (empty when absent).
+std::vector<double> column(const Json& columns, const char* name) {
+  std::vector<double> values;
+  if (columns.is_object() && columns.contains(name) && columns[name].is_array())
+    for (const Json& v : columns[name]) values.push_back(v.is_number() ? v.get<double>() : 0);
+  return values;
+}
+
+std::vector<ClusterSample> read_samples(const Json& columns) {
+  const std::vector<double> time = column(columns, "time_s"), running = column(columns, "running_jobs"),
+                            pending = column(columns, "pending_jobs"), allocated = column(columns, "allocated_gpus"),
+                            frag = column(columns, "fragmentation_gpus"), rate = column(columns, "fragmentation_rate"),
+                            unusable = column(columns, "unusable_gpus"), idle = column(columns, "idle_cards");
+  std::vector<ClusterSample> samples(time.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    auto at = [&](const std::vector<double>& c) { return i < c.size() ? c[i] : 0.0; };
+    samples[i] = {std::llround(time[i] * 1000),
+                  static_cast<int64_t>(at(running)),
+                  static_cast<int64_t>(at(pending)),
+                  at(allocated),
+                  at(frag),
+                  at(rate),
+                  at(unusable),
+                  static_cast<int>(at(idle))};
+  }
+  return samples;
+}
+
+std::vector<LoadPoint> read_load_curve(const Json& columns) {
+  const std::vector<double> load = column(columns, "load_percent"), alloc = column(columns, "gpu_alloc_ratio"),
+                            frag = column(columns, "fragmentation_gpus"), rate = column(columns, "fragmentation_rate"),
+                            unusable = column(columns, "unusable_gpus"), idle = column(columns, "idle_cards"),
+                            failed = column(columns, "failed");
+  std::vector<LoadPoint> curve(load.size());
+  for (size_t i = 0; i < curve.size(); ++i) {
+    auto at = [&](const std::vector<double>& c) { return i < c.size() ? c[i] : 0.0; };
+    curve[i] = {static_cast<int>(load[i]),       at(alloc), at(frag), at(rate), at(unusable), static_cast<int>(at(idle)),
+                static_cast<int64_t>(at(failed))};
+  }
+  return curve;
+}
+
+RunResult read_run(Reader& r, const Json& run, const std::string& p) {
+  RunResult result;
+  result.seed = static_cast<uint64_t>(r.number(run, "seed", p));
+  result.metrics = read_metrics(r, r.at(run, "metrics", p), p + "/metrics");
+  result.target_specs = static_cast<size_t>(r.number(run, "target_workload_specs", p));
+  const Json& models = r.array(run, "throughput_by_model", p);
+  for (size_t i = 0; models.is_array() && i < models.size(); ++i) {
+    const std::string mp = p + "/throughput_by_model/" + std::to_string(i);
+    std::string unit = r.text(models[i], "unit", mp);
+    if (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s") unit.resize(unit.size() - 2);
+    result.by_model.push_back({r.text(models[i], "model", mp), r.text(models[i], "framework", mp), unit,
+                               static_cast<uint64_t>(r.number(models[i], "jobs", mp)),
+                               r.number(models[i], "mean_samples_per_sec", mp),
+                               r.number(models[i], "mean_ideal_samples_per_sec", mp)});
+  }
+  if (run.contains("samples")) {
+    result.sample_every_ms = std::llround(r.number(run, "sample_every_s", p) * 1000);
+    result.samples = read_samples(run["samples"]);
+  }
+  if (run.contains("load_curve")) result.load_curve = read_load_curve(run["load_curve"]);
+  if (run.contains("rejections") && run["rejections"].is_array())
+    for (const Json& reason : run["rejections"])
+      if (reason.is_string()) result.rejections.push_back(reason.get<std::string>());
+  return result;
+}
+
+void read_schedulers(Reader& r, const Json& root, ResultSet& results) {
+  const Json& schedulers = r.array(root, "schedulers", "");
+  for (size_t i = 0; schedulers.is_array() && i < schedulers.size(); ++i) {
+    const std::string p = "/schedulers/" + std::to_string(i);
+    SchedulerResult s;
+    s.name = r.text(schedulers[i], "name", p);
+    s.share_scheduler = r.text(schedulers[i], "share_policy", p);
+    const Json& runs = r.array(schedulers[i], "runs", p);
+    for (size_t k = 0; runs.is_array() && k < runs.size(); ++k)
+      s.runs.push_back(read_run(r, runs[k], p + "/runs/" + std::to_string(k)));
+    summarize_over_seeds(s);
+    results.schedulers.push_back(std::move(s));
+  }
+}
+
+// One line of jobs.jsonl as the job and its record (the fields reports read).
+void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
+  auto num = [&](const char* key, double fallback = 0) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+  };
+  auto ms = [&](const char* key) { return j.contains(key) ? std::llround(num(key) * 1000) : int64_t{-1}; };
+  name = j.value("name", "");
+  job.kind = parse_enum<JobKind>(j.value("kind", "training")).value_or(JobKind::Training);
+  job.workers = static_cast<uint16_t>(num("workers", 1));
+  job.gpus_per_worker = static_cast<uint16_t>(job.kind == JobKind::TracePod ? num("num_gpu") : num("gpus_per_worker", 1));
+  job.gpu_mem_gib = static_cast<uint16_t>(num("gpu_mem_gib"));
+  job.gpu_core_percent = static_cast<uint8_t>(num("gpu_core_percent"));
+  job.gpu_milli = static_cast<uint16_t>(num("gpu_milli"));
+  job.model = workload_model_index(j.value("model", "")).value_or(kNoModel);
+  job.framework = parse_enum<TrainingFramework>(j.value("framework", "pytorch")).value_or(TrainingFramework::PyTorch);
+  job.submit_ms = ms("submit_s");
+  r.state = parse_enum<JobState>(j.value("state", "pending")).value_or(JobState::Pending);
+  r.submit_ms = job.submit_ms;
+  r.start_ms = ms("start_s");
+  r.finish_ms = ms("finish_s");
+  if (j.contains("pods") && j["pods"].is_array())
+    for (const Json& pod : j["pods"]) r.pods.push_back({pod.value("node", 0), pod.value("gpus", std::vector<int>{}), r.start_ms});
+  r.comm.transport = parse_enum<CommTransport>(j.value("transport", "none")).value_or(CommTransport::None);
+  r.comm.bus_bandwidth_gbps = num("ring_gbps");
+  r.samples_per_sec = num("samples_per_sec");
+  r.ideal_samples_per_sec = num("ideal_samples_per_sec");
+  r.cross_numa = j.value("cross_numa", false);
+  r.reason = j.value("reason", "");
+}
+
+// Reads jobs.jsonl (when present) into the runs it belongs to; each run gets its own workload.
+Status load_job_records(const std::string& dir, ResultSet& results) {
+  const std::string path = (fs::path(dir) / "jobs.jsonl").string();
+  std::ifstream in(path);
+  if (!in) return Status::success();  // written with --summary-only, or a fill run
+  std::map<std::pair<std::string, uint64_t>, RunResult*> runs;
+  std::map<RunResult*, std::shared_ptr<Workload>> workloads;
+  for (SchedulerResult& s : results.schedulers)
+    for (RunResult& run : s.runs) runs[{s.name, run.seed}] = &run, workloads[&run] = std::make_shared<Workload>();
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    auto j = parse_json_text(line, path + ":" + std::to_string(number));
+    if (!j) return j.error();
+    const auto run = runs.find({j->value("scheduler", ""), j->value("seed", uint64_t{0})});
+    if (!j->is_object() || run == runs.end())
+      return Error{path + ":" + std::to_string(number) + ": a job of no run in results.json"};
+    Workload& workload = *workloads[run->second];
+    JobSpec job;
+    JobRecord record;
+    std::string name;
+    read_job(*j, job, record, name);
+    job.id = static_cast<uint32_t>(workload.jobs.size());
+    workload.extras[job.id].name = name;
+    workload.jobs.push_back(job);
+    run->second->jobs.push_back(std::move(record));
+  }
+  for (auto& [run, workload] : workloads)
+    if (!workload->jobs.empty()) run->workload = workload;
+  return Status::success();
+}
+
+}  // namespace
+
+Expected<ResultSet> load_results(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "results.json").string();
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  auto root = parse_json_text(*text, path);
+  if (!root) return root.error();
+  Reader r(path);
+  if (!root->is_object() || !root->contains("schema") || (*root)["schema"] != std::string(kResultsSchema))
+    return Error{path + ": /schema: not a topsim results file (expected \"" + std::string(kResultsSchema) + "\")"};
+  ResultSet results;
+  results.scenario = read_scenario(r, r.at(*root, "scenario", ""));
+  read_schedulers(r, *root, results);
+  if (r.errors().failed()) return r.errors().error();
+  if (Status jobs = load_job_records(dir, results); !jobs) return jobs.error();
+  return results;
+}
+
+}  // namespace topsim

@@ -1,0 +1,171 @@
+// results.json and jobs.jsonl (docs/results-format.md): the ResultSet as JSON, keys in a fixed
+// order, numbers rounded to 1e-6, nothing that depends on where or when it ran.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "formats/results/job_line.h"
+#include "formats/results/results_json.h"
+
+namespace topsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+double rounded(double value) { return std::round(value * 1e6) / 1e6; }
+double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
+
+Json scenario_json(const ScenarioInfo& s) {
+  Json groups = Json::array();
+  for (const NodeGroupInfo& g : s.node_groups) {
+    Json group = {{"model", g.model}, {"count", g.count}, {"gpus_per_node", g.gpus_per_node}};
+    if (!g.label.empty()) group["label"] = g.label;
+    groups.push_back(std::move(group));
+  }
+  Json out = {{"name", s.name},
+              {"description", s.description},
+              {"mode", s.mode},
+              {"seed", s.seed},
+              {"seeds", s.seeds},
+              {"workload", s.workload},
+              {"jobs", s.jobs},
+              {"nodes", s.nodes},
+              {"gpus", s.gpus},
+              {"node_groups", groups},
+              {"network", s.network},
+              {"share_policy", s.share_scheduler},
+              {"workload_coverage", rounded(s.fragmentation_coverage)}};
+  if (s.mode == "fill") out["target_load"] = rounded(s.target_load);
+  if (!s.protocol.empty()) out["protocol"] = s.protocol;
+  return out;
+}
+
+// The catalog entries of the metrics present, by full name.
+Json units_json(const ResultSet& results) {
+  Json units = Json::object();
+  for (const SchedulerResult& s : results.schedulers)
+    for (const MetricSummary& m : s.metrics)
+      if (const MetricInfo* info = find_metric(m.name); info && !units.contains(m.name))
+        units[m.name] = {{"unit", info->unit}, {"better", enum_name(info->better)}};
+  return units;
+}
+
+Json metrics_json(const Metrics& metrics) {
+  Json out = Json::object();
+  for (const Metric& m : metrics.all()) out[m.name] = rounded(m.value);
+  return out;
+}
+
+Json over_seeds_json(const SchedulerResult& s) {
+  Json out = Json::object();
+  for (const MetricSummary& m : s.metrics)
+    out[m.name] = {{"mean", rounded(m.over_seeds.mean)},
+                   {"sd", rounded(m.over_seeds.sd)},
+                   {"min", rounded(m.over_seeds.min)},
+                   {"max", rounded(m.over_seeds.max)}};
+  return out;
+}
+
+// Rows as columns of equal length: {"<name>": [value of row 0, row 1, ...], ...}.
+template <class Row>
+struct Column {
+  const char* name;
+  Json (*value)(const Row&);
+};
+
+template <class Row>
+Json columns_json(const std::vector<Row>& rows, std::initializer_list<Column<Row>> columns) {
+  Json out = Json::object();
+  for (const Column<Row>& column : columns) {
+    Json values = Json::array();
+    for (const Row& row : rows) values.push_back(column.value(row));
+    out[column.name] = std::move(values);
+  }
+  return out;
+}
+
+Json samples_json(const std::vector<ClusterSample>& samples) {
+  return columns_json<ClusterSample>(
+      samples, {{"time_s", [](const ClusterSample& x) { return Json(seconds(x.time_ms)); }},
+                {"running_jobs", [](const ClusterSample& x) { return Json(x.running); }},
+                {"pending_jobs", [](const ClusterSample& x) { return Json(x.pending); }},
+                {"allocated_gpus", [](const ClusterSample& x) { return Json(rounded(x.allocated_gpus)); }},
+                {"fragmentation_gpus", [](const ClusterSample& x) { return Json(rounded(x.fragmentation_gpus)); }},
+                {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded(x.fragmentation_rate)); }},
+                {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded(x.unusable_gpus)); }},
+                {"idle_cards", [](const ClusterSample& x) { return Json(x.idle_cards); }}});
+}
+
+Json load_curve_json(const std::vector<LoadPoint>& curve) {
+  return columns_json<LoadPoint>(curve, {{"load_percent", [](const LoadPoint& p) { return Json(p.load_percent); }},
+                                         {"gpu_alloc_ratio", [](const LoadPoint& p) { return Json(rounded(p.gpu_alloc_ratio)); }},
+                                         {"fragmentation_gpus", [](const LoadPoint& p) { return Json(rounded(p.frag_gpus)); }},
+                                         {"fragmentation_rate", [](const LoadPoint& p) { return Json(rounded(p.frag_rate)); }},
+                                         {"unusable_gpus", [](const LoadPoint& p) { return Json(rounded(p.unusable_gpus)); }},
+                                         {"idle_cards", [](const LoadPoint& p) { return Json(p.idle_cards); }},
+                                         {"failed", [](const LoadPoint& p) { return Json(p.failed); }}});
+}
+
+Json run_json(const RunResult& run) {
+  Json by_model = Json::array();
+  for (const ModelThroughput& t : run.by_model)
+    by_model.push_back({{"model", t.model},
+                        {"framework", t.framework},
+                        {"unit", t.unit + "/s"},
+                        {"jobs", t.jobs},
+                        {"mean_samples_per_sec", rounded(t.mean_samples_per_sec)},
+                        {"mean_ideal_samples_per_sec", rounded(t.mean_ideal_samples_per_sec)}});
+  Json out = {{"seed", run.seed},
+              {"metrics", metrics_json(run.metrics)},
+              {"throughput_by_model", by_model},
+              {"target_workload_specs", run.target_specs}};
+  if (!run.samples.empty()) {
+    out["sample_every_s"] = seconds(run.sample_every_ms);
+    out["samples"] = samples_json(run.samples);
+  }
+  if (!run.load_curve.empty()) out["load_curve"] = load_curve_json(run.load_curve);
+  out["rejections"] = run.rejections;
+  return out;
+}
+
+}  // namespace
+
+void write_results_json(const ResultSet& results, std::ostream& out) {
+  Json root;
+  root["schema"] = kResultsSchema;
+  root["scenario"] = scenario_json(results.scenario);
+  root["metric_units"] = units_json(results);
+  Json schedulers = Json::array();
+  for (const SchedulerResult& s : results.schedulers) {
+    Json runs = Json::array();
+    for (const RunResult& run : s.runs) runs.push_back(run_json(run));
+    schedulers.push_back(
+        {{"name", s.name}, {"share_policy", s.share_scheduler}, {"metrics", over_seeds_json(s)}, {"runs", runs}});
+  }
+  root["schedulers"] = std::move(schedulers);
+  out << root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out) {
+  constexpr size_t kFlushBytes = 1 << 20;
+  std::string lines;
+  for (const SchedulerResult& s : results.schedulers)
+    for (const RunResult& run : s.runs) {
+      const Status read = for_each_job(run, [&](const JobSpec& job, const JobRecord& record) {
+        append_job_line(lines, s.name, run.seed, *run.workload, job, record);
+        if (lines.size() < kFlushBytes) return;
+        out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+        lines.clear();
+      });
+      if (!read) {
+        out.setstate(std::ios::badbit);
+        return read;
+      }
+    }
+  out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+  return Status::success();
+}
+
+void write_jobs_jsonl(const ResultSet& results, std::ostream& out) { static_cast<void>(stream_jobs_jsonl(results, out)); }
+
+}  // namespace topsim

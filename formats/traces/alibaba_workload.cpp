@@ -1,0 +1,65 @@
+#include "formats/traces/alibaba_workload.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "formats/traces/alibaba_trace.h"
+#include "sim/workload/workload_mix.h"
+
+namespace topsim {
+
+std::pair<int, int> alibaba_share_units(int gpu_milli, int share_card_gib, bool share_core) {
+  const int gib = std::max(1, (gpu_milli * share_card_gib + 999) / 1000);
+  const int core = share_core ? std::clamp((gpu_milli + 49) / 50 * 5, 5, 100) : 0;
+  return {gib, core};
+}
+
+TrainingDraw alibaba_training_draw() { return TrainingDraw(default_model_mix(), 0.5); }
+
+Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOptions& options) {
+  Workload workload;
+  size_t whole = 0, shared = 0, skipped_shared = 0, cpu_only = 0, untimed = 0;
+  const Status read = read_pod_list_file(path, [&](TracePod&& pod) {
+    if (pod.num_gpu == 0) return void(++cpu_only);
+    const bool share = pod.gpu_milli < 1000;
+    if (share && options.share_card_gib <= 0) return void(++skipped_shared);
+    const int64_t begin_s = pod.scheduled_time_s >= 0 ? pod.scheduled_time_s : pod.creation_time_s;
+    if (pod.creation_time_s < 0 || pod.deletion_time_s < begin_s || begin_s < 0) return void(++untimed);
+    JobSpec job;
+    job.submit_ms = pod.creation_time_s * 1000;
+    job.workers = 1;
+    job.gpus_per_worker = share ? 1 : static_cast<uint16_t>(pod.num_gpu);
+    job.ideal_duration_ms = std::max<int64_t>(1, (pod.deletion_time_s - begin_s) * 1000);
+    if (share) {
+      const auto [gib, core] = alibaba_share_units(pod.gpu_milli, options.share_card_gib, options.share_core);
+      job.kind = JobKind::Share;
+      job.gpu_mem_gib = static_cast<uint16_t>(gib);
+      job.gpu_core_percent = static_cast<uint8_t>(core);
+      job.model = kNoModel;
+    }
+    ++(share ? shared : whole);
+    workload.jobs.push_back(job);
+  });
+  if (!read) return read.error();
+  if (workload.jobs.empty() && untimed > 0)
+    return Error{path + ": no pod has creation and deletion times (the 5-column variants cannot be replayed over time)"};
+  std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
+                   [](const JobSpec& a, const JobSpec& b) { return a.submit_ms < b.submit_ms; });
+  const int64_t start_ms = workload.jobs.empty() ? 0 : workload.jobs.front().submit_ms;
+  for (size_t i = 0; i < workload.jobs.size(); ++i) {
+    workload.jobs[i].id = static_cast<uint32_t>(i);
+    workload.jobs[i].submit_ms -= start_ms;
+  }
+  draw_training(workload.jobs, alibaba_training_draw(), options.seed);
+  const std::string shares = options.share_card_gib > 0
+                                 ? ", " + std::to_string(shared) + " shared-GPU pods as gpu-mem shares of " +
+                                       std::to_string(options.share_card_gib) + " GiB cards"
+                                 : "";
+  workload.source = std::filesystem::path(path).filename().string() + " (" + std::to_string(whole) + " whole-GPU pods" + shares +
+                    "; skipped: " + (options.share_card_gib > 0 ? "" : std::to_string(skipped_shared) + " shared-GPU, ") +
+                    std::to_string(cpu_only) + " CPU-only, " + std::to_string(untimed) + " without times)";
+  return workload;
+}
+
+}  // namespace topsim

@@ -1,0 +1,242 @@
+#include "gate/quality_gate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "formats/hardware/node_source.h"
+#include "formats/support/json_reader.h"
+#include "scenario/scenario_loader.h"
+#include "scenario/scenario_sections.h"
+#include "util/input_file.h"
+#include "util/suggest.h"
+
+namespace topsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+double rounded(double value) { return std::round(value * 1e6) / 1e6; }
+
+// "1%", "5s", "0.5", "2 GPUs" -> a tolerance; the unit, when given, must be the metric's.
+std::optional<Tolerance> parse_tolerance(const std::string& text, std::string_view unit, std::string& why) {
+  size_t end = 0;
+  double amount = 0;
+  try {
+    amount = std::stod(text, &end);
+  } catch (const std::exception&) {
+    why = "'" + text + "' is not a number with an optional unit (\"1%\", \"5" + std::string(unit) + "\")";
+    return std::nullopt;
+  }
+  std::string suffix = text.substr(end);
+  suffix.erase(0, suffix.find_first_not_of(' '));
+  if (!std::isfinite(amount) || amount < 0) {
+    why = "'" + text + "' must be a finite amount >= 0";
+    return std::nullopt;
+  }
+  if (!suffix.empty() && suffix != "%" && suffix != unit) {
+    why = "'" + text + "': the unit must be % or the metric's unit (" + std::string(unit) + ")";
+    return std::nullopt;
+  }
+  return Tolerance{amount, suffix == "%", text};
+}
+
+// Every "<scheduler>/<metric>" a watched name could be, for did-you-mean.
+std::vector<std::string> candidate_names(const Scenario& scenario) {
+  std::vector<std::string> names;
+  for (const std::string& scheduler : scenario.schedulers)
+    for (const MetricInfo& info : metric_catalog())
+      for (const std::string& metric : full_metric_names(info)) names.push_back(scheduler + "/" + metric);
+  return names;
+}
+
+void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name, SuiteScenario& entry) {
+  const size_t slash = name.find('/');
+  WatchedMetric w{name,
+                  name.substr(0, slash == std::string::npos ? 0 : slash),
+                  slash == std::string::npos ? name : name.substr(slash + 1),
+                  Better::Lower,
+                  {}};
+  const MetricInfo* info = find_metric(w.metric);
+  const auto& schedulers = entry.scenario.schedulers;
+  if (slash == std::string::npos || !info || std::find(schedulers.begin(), schedulers.end(), w.scheduler) == schedulers.end())
+    return errors.fail(at.pointer, unknown_name("metric", name, candidate_names(entry.scenario)) +
+                                       "; names are <scheduler>/<metric>, `topsim check --list-metrics` lists them");
+  JsonObject o(errors, at, {"better", "tolerance"});
+  if (!o.is_object()) return;
+  w.better = info->better;
+  if (auto better = o.string("better")) {
+    if (*better == "higher" || *better == "lower")
+      w.better = *better == "higher" ? Better::Higher : Better::Lower;
+    else
+      return o.fail("better", "'" + *better + "' is not one of higher, lower");
+  } else if (w.better == Better::Neither) {
+    return o.fail("better", "missing: " + w.metric + " has no better direction of its own (higher or lower)");
+  }
+  if (auto tolerance = o.member("tolerance")) {
+    std::string why;
+    const std::string text = tolerance->value->is_number()   ? tolerance->value->dump()
+                             : tolerance->value->is_string() ? tolerance->value->get<std::string>()
+                                                             : "";
+    auto parsed = parse_tolerance(text, info->unit, why);
+    if (!parsed)
+      return errors.fail(tolerance->pointer, text.empty() ? "must be a string like \"1%\" or \"5s\", or a number" : why);
+    w.tolerance = *parsed;
+  } else {
+    w.tolerance = Tolerance{0, false, "0"};
+  }
+  entry.metrics.push_back(w);
+}
+
+void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const fs::path& dir, Suite& suite) {
+  JsonObject o(errors, at, {"scenario", "name", "seeds", "metrics"});
+  if (!o.is_object() || !o.require("scenario") || !o.require("metrics")) return;
+  SuiteScenario entry;
+  entry.path = resolve_path(dir.string(), o.string("scenario").value_or(""));
+  // A scenario that cannot be opened is the suite's mistake; one that does not load names itself.
+  if (Status s = check_input_file(entry.path); !s) return o.fail("scenario", s.error().message);
+  auto scenario = load_scenario(entry.path);
+  if (!scenario) return verbatim.emplace(scenario.error()), void();
+  entry.scenario = std::move(scenario).value();
+  if (auto seeds = o.integer("seeds", 1, 100000)) entry.scenario.seeds = static_cast<int>(*seeds);
+  entry.key = o.string("name").value_or(entry.scenario.name);
+  for (const SuiteScenario& other : suite.scenarios)
+    if (other.key == entry.key)
+      return o.fail("name", "'" + entry.key + "' names two scenarios of the suite (give each a \"name\")");
+  const JsonAt metrics = *o.member("metrics");
+  if (!metrics.value->is_object() || metrics.value->empty())
+    return errors.fail(metrics.pointer, "must be a non-empty object of watched metrics");
+  for (const auto& [name, value] : metrics.value->items()) read_watched(errors, metrics.member(name), name, entry);
+  suite.scenarios.push_back(std::move(entry));
+}
+
+}  // namespace
+
+Expected<Suite> load_suite(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  return parse_suite(*text, path);
+}
+
+Expected<Suite> parse_suite(std::string_view text, const std::string& path) {
+  auto json = parse_json_text(text, path);
+  if (!json) return json.error();
+  JsonErrors errors(path);
+  JsonObject top(errors, JsonAt{&*json, ""}, {"name", "baseline", "scenarios"});
+  if (!top.is_object() || !top.require("scenarios")) return errors.error();
+  const fs::path file(path), dir = file.parent_path();
+  Suite suite;
+  suite.name = top.string("name").value_or(file.stem().string());
+  suite.baseline_path = resolve_path(dir.string(), top.string("baseline").value_or(file.stem().string() + "-baseline.json"));
+  const JsonAt scenarios = *top.member("scenarios");
+  if (!scenarios.value->is_array() || scenarios.value->empty()) return Error{path + ": /scenarios: must be a non-empty array"};
+  std::optional<Error> verbatim;
+  for (size_t i = 0; i < scenarios.value->size() && !errors.failed() && !verbatim; ++i)
+    read_entry(errors, verbatim, scenarios.element(i), dir, suite);
+  if (verbatim) return *verbatim;
+  if (errors.failed()) return errors.error();
+  return suite;
+}
+
+Expected<Baseline> load_baseline(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return Error{text.error().message + " (write it with topsim check --update)"};
+  auto json = parse_json_text(*text, path);
+  if (!json) return json.error();
+  JsonErrors errors(path);
+  JsonObject top(errors, JsonAt{&*json, ""}, {"schema", "suite", "scenarios"});
+  if (!top.is_object()) return errors.error();
+  if (top.string("schema").value_or("") != kBaselineSchema)
+    return Error{path + ": /schema: not a topsim quality baseline (expected \"" + std::string(kBaselineSchema) + "\")"};
+  Baseline baseline;
+  baseline.suite = top.string("suite").value_or("");
+  const auto scenarios = top.member("scenarios");
+  if (!scenarios || !scenarios->value->is_object()) return Error{path + ": /scenarios: must be an object"};
+  for (const auto& [key, metrics] : scenarios->value->items()) {
+    for (const auto& [name, v] : metrics.items()) {
+      const JsonAt at = scenarios->member(key).member(name);
+      JsonObject value(errors, at, {"mean", "sd", "runs"});
+      const auto mean = value.number("mean", -1e300, 1e300), sd = value.number("sd", 0, 1e300);
+      const auto runs = value.integer("runs", 1, 100000);
+      if (errors.failed()) return errors.error();
+      if (!mean || !sd || !runs) return Error{path + ": " + at.pointer + ": needs mean, sd and runs"};
+      baseline.scenarios[key][name] = {*mean, *sd, static_cast<int>(*runs)};
+    }
+  }
+  return baseline;
+}
+
+Expected<Scenario> scenario_to_run(const SuiteScenario& entry, const std::vector<Substitution>& substitutions) {
+  Scenario scenario = entry.scenario;
+  for (const Substitution& s : substitutions) {
+    auto at = std::find(scenario.schedulers.begin(), scenario.schedulers.end(), s.scheduler);
+    if (at == scenario.schedulers.end()) continue;
+    if (std::find(scenario.schedulers.begin(), scenario.schedulers.end(), s.candidate) != scenario.schedulers.end())
+      scenario.schedulers.erase(at);  // the scenario runs the candidate already: its results serve both names
+    else
+      *at = s.candidate;
+  }
+  return scenario;
+}
+
+Expected<std::map<std::string, MeasuredValue>> measure(const SuiteScenario& entry, const ResultSet& results,
+                                                       const std::vector<Substitution>& substitutions) {
+  std::map<std::string, MeasuredValue> values;
+  std::vector<std::string> available;
+  for (const SchedulerResult& s : results.schedulers)
+    for (const MetricSummary& m : s.metrics) available.push_back(s.name + "/" + m.name);
+  for (const WatchedMetric& w : entry.metrics) {
+    std::string ran = w.scheduler;
+    for (const Substitution& s : substitutions)
+      if (s.scheduler == w.scheduler) ran = s.candidate;
+    const SchedulerResult* s = results.scheduler(ran);
+    const MetricSummary* m = s ? s->metric(w.metric) : nullptr;
+    if (!m)
+      return Error{entry.key + ": " + unknown_name("metric", ran + "/" + w.metric, available) + " in the results of " +
+                   entry.path};
+    values[w.name] = {rounded(m->over_seeds.mean), rounded(m->over_seeds.sd), static_cast<int>(s->runs.size())};
+  }
+  return values;
+}
+
+namespace {
+
+Verdict judge(const WatchedMetric& w, double delta, double allowed, double noise) {
+  const double worse_by = w.better == Better::Higher ? -delta : delta;
+  if (worse_by > allowed && worse_by > noise) return Verdict::Regressed;
+  if (worse_by > allowed) return Verdict::WithinNoise;
+  if (-worse_by > allowed && -worse_by > noise) return Verdict::Improved;
+  return Verdict::Ok;
+}
+
+MetricCheck check_one(const std::string& scenario, const WatchedMetric& w, const MeasuredValue& base, const MeasuredValue& now) {
+  MetricCheck c{scenario, w, base, now, now.mean - base.mean, 0, w.tolerance.allowed(base.mean), 0, Verdict::Ok};
+  c.delta_percent = base.mean != 0 ? c.delta / std::abs(base.mean) * 100 : 0;
+  c.noise = 2 * std::sqrt(base.sd * base.sd / base.runs + now.sd * now.sd / now.runs);
+  c.verdict = judge(w, rounded(c.delta), rounded(c.allowed), rounded(c.noise));
+  return c;
+}
+
+}  // namespace
+
+Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& baseline,
+                                          const std::map<std::string, std::map<std::string, MeasuredValue>>& now) {
+  if (baseline.suite != suite.name)
+    return Error{suite.baseline_path + ": written for suite '" + baseline.suite + "', not '" + suite.name +
+                 "' (another suite's baseline; write this one's with topsim check --update)"};
+  CheckResult result;
+  result.suite = suite.name;
+  for (const SuiteScenario& entry : suite.scenarios) {
+    const auto base = baseline.scenarios.find(entry.key);
+    for (const WatchedMetric& w : entry.metrics) {
+      if (base == baseline.scenarios.end() || !base->second.count(w.name))
+        return Error{suite.baseline_path + ": no baseline for " + entry.key + " " + w.name + " (run topsim check --update)"};
+      result.checks.push_back(check_one(entry.key, w, base->second.at(w.name), now.at(entry.key).at(w.name)));
+      result.regressions += result.checks.back().verdict == Verdict::Regressed;
+      result.improvements += result.checks.back().verdict == Verdict::Improved;
+    }
+  }
+  return result;
+}
+
+}  // namespace topsim

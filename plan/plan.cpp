@@ -1,0 +1,322 @@
+#include "plan/plan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/experiment.h"
+#include "sim/seeds.h"
+#include "util/periodic_call.h"
+#include "util/workers.h"
+
+namespace topsim {
+namespace {
+
+// A metric whose larger cluster is worse than a smaller one by more than this share (and by
+// more than kMonotoneSlack in its unit) is reported as non-monotone.
+constexpr double kMonotoneShare = 0.05;
+constexpr double kMonotoneSlack = 1e-6;
+
+// A bound or a measured value in a sentence: whole numbers as they are, else 4 significant digits.
+std::string figure(double v) {
+  if (v == std::round(v) || std::abs(v) >= 1000) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+// The workload with its arrivals compressed by `growth` (1.5: half as many again per hour),
+// durations unchanged. Submission order (and so job ids) stays.
+std::shared_ptr<const Workload> scaled(const std::shared_ptr<const Workload>& workload, double growth) {
+  if (growth == 1) return workload;
+  auto out = std::make_shared<Workload>(*workload);
+  change_jobs(*out, [growth](JobSpec& job) { job.submit_ms = std::llround(static_cast<double>(job.submit_ms) / growth); });
+  out->source += fmt::format(" (load x{})", growth);
+  return out;
+}
+
+bool worse(Better better, double larger, double smaller) {
+  const double margin = std::max(kMonotoneSlack, kMonotoneShare * std::abs(smaller));
+  if (better == Better::Lower) return larger > smaller + margin;
+  if (better == Better::Higher) return larger < smaller - margin;
+  return false;
+}
+
+class Planner {
+ public:
+  Planner(const PlanSpec& plan, bool check_invariants) : plan_(plan), check_invariants_(check_invariants) {}
+
+  // The workloads of every growth step and seed, built once.
+  Status prepare() {
+    std::vector<std::shared_ptr<const Workload>> seeds{plan_.base.workload};
+    for (int i = 1; i < plan_.base.seeds; ++i)
+      seeds.push_back(plan_.base.workload_for_seed
+                          ? std::make_shared<const Workload>(plan_.base.workload_for_seed(run_seed(plan_.base.seed, i)))
+                          : plan_.base.workload);
+    for (double g : plan_.growth) {
+      std::vector<std::shared_ptr<const Workload>> step;
+      for (const auto& w : seeds) step.push_back(scaled(w, g));
+      workloads_.push_back(std::move(step));
+    }
+    return {};
+  }
+
+  Expected<PlanEvaluation> evaluate(const ChainKey& key, int units, RunMonitor* monitor) const {
+    const PlanCandidate& candidate = plan_.candidates[key.candidate];
+    Scenario scenario = plan_.base;
+    scenario.cluster.groups.clear();
+    PlanEvaluation e;
+    e.units = units;
+    for (size_t i = 0; i < candidate.types.size(); ++i) {
+      NodeGroupSpec group = plan_.node_types[candidate.types[i]].group;
+      group.count = units * candidate.parts[i];
+      e.gpus += group.count * static_cast<int>(group.model.gpus.size());
+      scenario.cluster.groups.push_back(std::move(group));
+    }
+    e.nodes = units * candidate.nodes_per_unit;
+    e.cost_per_hour = units * candidate.cost_per_unit_hour;
+    e.watts = units * candidate.watts_per_unit;
+    scenario.schedulers = {plan_.base.schedulers[key.scheduler]};
+    ExperimentOptions options;
+    options.keep_jobs = false;
+    options.workloads = workloads_[key.growth];
+    options.monitor = monitor;
+    options.check_invariants = check_invariants_;
+    auto results = run_experiment(scenario, options);
+    if (!results) return results.error();
+    for (const MetricSummary& m : results->schedulers.front().metrics) e.metrics[m.name] = m.over_seeds.mean;
+    judge(e);
+    return e;
+  }
+
+  Expected<PlanChain> search(size_t index, const ChainKey& key, RunMonitor* monitor, std::atomic<size_t>& evaluations) const {
+    const PlanCandidate& candidate = plan_.candidates[key.candidate];
+    PlanChain chain;
+    chain.index = index;
+    chain.key = key;
+    chain.scheduler = plan_.base.schedulers[key.scheduler];
+    chain.candidate = candidate.name;
+    chain.growth = plan_.growth[key.growth];
+    int max_units = plan_.max_nodes / candidate.nodes_per_unit;
+    if (plan_.max_cost_per_hour)
+      max_units =
+          std::min(max_units, static_cast<int>(std::floor(*plan_.max_cost_per_hour / candidate.cost_per_unit_hour + 1e-9)));
+    if (max_units < 1) {
+      chain.notes.push_back("one unit (" + std::to_string(candidate.nodes_per_unit) + " nodes) is beyond the bounds");
+      return chain;
+    }
+    std::map<int, size_t> at;  // units -> evaluation
+    auto feasible = [&](int units) -> Expected<bool> {
+      if (auto it = at.find(units); it != at.end()) return chain.evaluations[it->second].feasible;
+      auto e = evaluate(key, units, monitor);
+      if (!e) return e.error();
+      ++evaluations;
+      at[units] = chain.evaluations.size();
+      chain.evaluations.push_back(std::move(e).value());
+      return chain.evaluations.back().feasible;
+    };
+    // Doubling up to the bound, then bisection between the last miss and the first hit.
+    int miss = 0, hit = 0;
+    for (int units = 1;; units = std::min(2 * units, max_units)) {
+      auto ok = feasible(units);
+      if (!ok) return ok.error();
+      if (*ok) {
+        hit = units;
+        break;
+      }
+      miss = units;
+      if (units == max_units) break;
+    }
+    if (hit == 0) {
+      chain.notes.push_back(
+          fmt::format("no size up to the bounds meets the SLOs (largest tried: {} nodes)", max_units * candidate.nodes_per_unit));
+    } else {
+      while (hit - miss > 1) {
+        const int mid = miss + (hit - miss) / 2;
+        auto ok = feasible(mid);
+        if (!ok) return ok.error();
+        (*ok ? hit : miss) = mid;
+      }
+      chain.answer = at[hit];
+      // The search assumes more nodes never hurt: one size up must meet the SLOs too.
+      if (hit + 1 <= max_units) {
+        auto ok = feasible(hit + 1);
+        if (!ok) return ok.error();
+      }
+    }
+    check_monotone(chain);
+    return chain;
+  }
+
+ private:
+  void judge(PlanEvaluation& e) const {
+    const double never = e.metrics.count("never_placed") ? e.metrics.at("never_placed") : 0;
+    const double stuck = e.metrics.count("stuck") ? e.metrics.at("stuck") : 0;
+    if (never > 0 || stuck > 0)
+      e.unmet.push_back(fmt::format("every admitted job finishes ({} never placed, {} stuck)", figure(never), figure(stuck)));
+    for (const Slo& slo : plan_.slos) {
+      const auto it = e.metrics.find(slo.metric);
+      if (it == e.metrics.end()) continue;  // not measured for this scheduler: does not apply
+      if (!slo.met_by(it->second)) e.unmet.push_back(slo.describe() + " (got " + figure(it->second) + ")");
+    }
+    e.feasible = e.unmet.empty();
+  }
+
+  // Notes where a larger cluster did worse: a feasible size below an infeasible one, or an SLO
+  // metric clearly worse at a larger size.
+  void check_monotone(PlanChain& chain) const {
+    std::vector<const PlanEvaluation*> by_size;
+    for (const PlanEvaluation& e : chain.evaluations) by_size.push_back(&e);
+    std::sort(by_size.begin(), by_size.end(), [](auto* a, auto* b) { return a->units < b->units; });
+    for (size_t i = 0; i < by_size.size(); ++i)
+      for (size_t j = i + 1; j < by_size.size(); ++j)
+        if (by_size[i]->feasible && !by_size[j]->feasible) {
+          chain.notes.push_back(fmt::format("non-monotone: {} nodes meet the SLOs, {} nodes do not ({})", by_size[i]->nodes,
+                                            by_size[j]->nodes, by_size[j]->unmet.front()));
+          i = by_size.size();
+          break;
+        }
+    for (const Slo& slo : plan_.slos) {
+      const Better better = find_metric(slo.metric)->better;
+      for (size_t i = 0; i + 1 < by_size.size(); ++i) {
+        const auto a = by_size[i]->metrics.find(slo.metric), b = by_size[i + 1]->metrics.find(slo.metric);
+        if (a == by_size[i]->metrics.end() || b == by_size[i + 1]->metrics.end()) continue;
+        if (worse(better, b->second, a->second))
+          chain.notes.push_back(fmt::format("non-monotone: {} is {} at {} nodes, {} at {} nodes", slo.metric, figure(a->second),
+                                            by_size[i]->nodes, figure(b->second), by_size[i + 1]->nodes));
+      }
+    }
+  }
+
+  const PlanSpec& plan_;
+  bool check_invariants_ = false;
+  std::vector<std::vector<std::shared_ptr<const Workload>>> workloads_;  // [growth][seed]
+};
+
+}  // namespace
+
+std::string Slo::describe() const {
+  if (min && max) return metric + " in [" + figure(*min) + ", " + figure(*max) + "]";
+  if (max) return metric + " <= " + figure(*max);
+  return metric + " >= " + figure(min.value_or(0));
+}
+
+bool Slo::met_by(double value) const { return (!min || value >= *min) && (!max || value <= *max); }
+
+const PlanEvaluation* PlanChain::largest() const {
+  const PlanEvaluation* out = nullptr;
+  for (const PlanEvaluation& e : evaluations)
+    if (!out || e.units > out->units) out = &e;
+  return out;
+}
+
+PlanInfo plan_info(const PlanSpec& plan) {
+  PlanInfo info;
+  info.name = plan.name;
+  info.description = plan.description;
+  info.source = plan.source;
+  info.fingerprint = plan.fingerprint;
+  info.workload = plan.base.workload->source;
+  info.jobs = plan.base.workload->size();
+  info.seed = plan.base.seed;
+  info.seeds = plan.base.seeds;
+  info.schedulers = plan.base.schedulers;
+  info.growth = plan.growth;
+  for (const PlanCandidate& c : plan.candidates) {
+    PlanInfo::Candidate out{c.name, c.nodes_per_unit, 0, c.cost_per_unit_hour, c.watts_per_unit, {}};
+    for (size_t i = 0; i < c.types.size(); ++i) {
+      const PlanNodeType& type = plan.node_types[c.types[i]];
+      out.gpus_per_unit += c.parts[i] * static_cast<int>(type.group.model.gpus.size());
+      out.parts.emplace_back(type.name, c.parts[i]);
+    }
+    info.candidates.push_back(std::move(out));
+  }
+  info.slos = plan.slos;
+  info.max_nodes = plan.max_nodes;
+  info.max_cost_per_hour = plan.max_cost_per_hour;
+  info.chains = plan_chains(plan).size();
+  return info;
+}
+
+std::vector<ChainKey> plan_chains(const PlanSpec& plan) {
+  std::vector<ChainKey> chains;
+  for (size_t g = 0; g < plan.growth.size(); ++g)
+    for (size_t s = 0; s < plan.base.schedulers.size(); ++s)
+      for (size_t c = 0; c < plan.candidates.size(); ++c) chains.push_back({s, c, g});
+  return chains;
+}
+
+std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count) {
+  std::vector<size_t> mine;
+  for (size_t i = index; i < chains; i += count) mine.push_back(i);
+  return mine;
+}
+
+Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units) {
+  Planner planner(plan, invariants_on_by_default());
+  if (Status s = planner.prepare(); !s) return s.error();
+  return planner.evaluate(chain, units, nullptr);
+}
+
+Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& options) {
+  Planner planner(plan, options.check_invariants);
+  if (Status s = planner.prepare(); !s) return s.error();
+  const std::vector<ChainKey> keys = plan_chains(plan);
+  std::vector<size_t> to_run;
+  if (options.chains) {
+    to_run = *options.chains;
+    for (size_t c : to_run)
+      if (c >= keys.size())
+        return Error{"search " + std::to_string(c) + " is not one of the plan's " + std::to_string(keys.size())};
+  } else {
+    for (size_t i = 0; i < keys.size(); ++i) to_run.push_back(i);
+  }
+  PlanResult result;
+  result.info = plan_info(plan);
+  result.chains.resize(to_run.size());
+  std::vector<std::optional<Error>> errors(to_run.size());
+  std::atomic<size_t> next{0}, done{0}, evaluations{0};
+  RunMonitor monitor;
+  std::mutex call_mutex;
+  auto worker = [&] {
+    for (size_t t = next++; t < to_run.size(); t = next++) {
+      const auto start = std::chrono::steady_clock::now();
+      auto chain = planner.search(to_run[t], keys[to_run[t]], &monitor, evaluations);
+      ++done;
+      if (!chain) {
+        errors[t] = chain.error();
+        continue;
+      }
+      result.chains[t] = std::move(chain).value();
+      if (!options.chain_done) continue;
+      std::lock_guard<std::mutex> lock(call_mutex);
+      options.chain_done(result.chains[t], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  };
+  const auto start = std::chrono::steady_clock::now();
+  std::function<void(bool)> tick;
+  if (options.live)
+    tick = [&](bool finished) {
+      const PlanProgress p{done,
+                           to_run.size(),
+                           evaluations,
+                           monitor.events,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                           finished};
+      std::lock_guard<std::mutex> lock(call_mutex);
+      options.live(p);
+    };
+  {
+    const PeriodicCall ticker(std::move(tick), options.live_every_s);
+    run_workers(options.threads, to_run.size(), worker);
+  }
+  for (const auto& error : errors)
+    if (error) return *error;
+  return result;
+}
+
+}  // namespace topsim

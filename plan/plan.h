@@ -1,0 +1,160 @@
+// Capacity planning (`topsim plan`, docs/planning.md): for every scheduler x candidate (a node
+// type, or a mix of types) x growth step of a plan, the smallest cluster that meets every SLO,
+// found by doubling then bisection on the number of candidate units, each size a replay of the
+// plan's workload (its arrivals compressed by the growth factor) through run_experiment.
+//
+// One such search is a chain; chains are independent, so they run on threads, and a shard of a
+// sharded plan runs a deterministic subset of them (plan_shard). A PlanResult holds every
+// evaluated size of every chain it ran with its metrics (the mean over seeds).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/invariants.h"
+#include "sim/metrics.h"
+#include "sim/scenario.h"
+#include "util/expected.h"
+
+namespace topsim {
+
+inline constexpr double kHoursPerMonth = 730;  // 8,760 hours a year / 12
+
+struct PlanNodeType {
+  std::string name;  // what mixes and reports call it; default: the model's name
+  NodeGroupSpec group;
+  double cost_per_node_hour = 0;
+  double watts = 0;   // per node; 0 = not given
+  bool alone = true;  // a candidate on its own
+};
+
+// A candidate: `parts[i]` nodes of node type `types[i]` make one unit; the search scales units.
+struct PlanCandidate {
+  std::string name;  // "dgx-a100", or "2 dgx-a100 + 1 hgx-h100"
+  std::vector<size_t> types;
+  std::vector<int> parts;
+  int nodes_per_unit = 0;
+  double cost_per_unit_hour = 0;
+  double watts_per_unit = 0;  // 0 = unknown (some node type in it gives no watts)
+};
+
+// A bound on one metric (full name, sim/metrics.h); either or both sides.
+struct Slo {
+  std::string metric;
+  std::optional<double> min, max;
+  std::string describe() const;  // "wait_s.p95 <= 600"
+  bool met_by(double value) const;
+};
+
+struct PlanSpec {
+  std::string name, description;
+  std::string source;             // the plan file's name
+  uint64_t fingerprint = 0;       // of the plan's content: shards and parts of one plan share it
+  Scenario base;                  // workload, network, queue, seeds, schedulers of every evaluation
+  std::vector<double> growth{1};  // load multipliers; default {1}
+  std::vector<PlanNodeType> node_types;
+  std::vector<PlanCandidate> candidates;
+  std::vector<Slo> slos;
+  int max_nodes = 1024;
+  std::optional<double> max_cost_per_hour;
+};
+
+// The metrics an SLO can bound: every per-run metric of sim/metrics.h (not the fill curves).
+std::vector<std::string> slo_metric_names();
+
+[[nodiscard]] Expected<PlanSpec> load_plan(const std::string& path);
+[[nodiscard]] Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir);
+
+// One search: its place in the plan's canonical order is its index.
+struct ChainKey {
+  size_t scheduler = 0, candidate = 0, growth = 0;
+};
+std::vector<ChainKey> plan_chains(const PlanSpec& plan);  // growth-major, then scheduler, then candidate
+
+// The chains shard `index` of `count` runs: round robin over the canonical order, so shards
+// differ by at most one chain and each gets a mix of schedulers, candidates and growth steps.
+std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count);
+
+struct PlanEvaluation {
+  int units = 0, nodes = 0, gpus = 0;
+  double cost_per_hour = 0, watts = 0;
+  bool feasible = false;
+  std::vector<std::string> unmet;         // the SLOs it misses, e.g. "wait_s.p95 <= 600 (got 1,234)"
+  std::map<std::string, double> metrics;  // mean over seeds
+};
+
+struct PlanChain {
+  size_t index = 0;  // in plan_chains order
+  ChainKey key;
+  std::string scheduler, candidate;
+  double growth = 1;
+  std::vector<PlanEvaluation> evaluations;  // in the order they ran
+  std::optional<size_t> answer;             // the smallest feasible size (into evaluations)
+  std::vector<std::string> notes;           // non-monotone steps, bounds that stopped the search
+  const PlanEvaluation* best() const { return answer ? &evaluations[*answer] : nullptr; }
+  // The largest size evaluated (the nearest to feasible when there is no answer).
+  const PlanEvaluation* largest() const;
+};
+
+// What reports need to know about the plan, carried by results and shard parts (merging needs
+// neither the plan's traces nor its node files).
+struct PlanInfo {
+  std::string name, description, source;
+  uint64_t fingerprint = 0;
+  std::string workload;  // e.g. "philly.csv"
+  size_t jobs = 0;       // of the workload at growth 1, seed 0
+  uint64_t seed = 1;
+  int seeds = 1;
+  std::vector<std::string> schedulers;
+  std::vector<double> growth;
+  struct Candidate {
+    std::string name;
+    int nodes_per_unit = 0, gpus_per_unit = 0;
+    double cost_per_unit_hour = 0, watts_per_unit = 0;
+    std::vector<std::pair<std::string, int>> parts;  // (node type, nodes per unit)
+  };
+  std::vector<Candidate> candidates;
+  std::vector<Slo> slos;
+  int max_nodes = 0;
+  std::optional<double> max_cost_per_hour;
+  size_t chains = 0;  // in the whole plan
+};
+PlanInfo plan_info(const PlanSpec& plan);
+
+struct PlanResult {
+  PlanInfo info;
+  std::vector<PlanChain> chains;  // ascending index; all of them, or one shard's
+};
+
+// The plan while it runs, for a live progress line (never part of the results).
+struct PlanProgress {
+  size_t chains_done = 0, chains = 0;
+  size_t evaluations = 0;  // simulations finished
+  uint64_t events = 0;     // events processed, finished and running simulations
+  double elapsed_s = 0;
+  bool finished = false;  // the last call
+};
+
+struct PlanRunOptions {
+  int threads = 1;                                     // chains at once; default 1
+  bool check_invariants = invariants_on_by_default();  // in every replay (sim/invariants.h)
+  std::optional<std::vector<size_t>> chains;           // which to run, ascending (none: all; empty: none)
+  // At the start, every live_every_s and at the end, from a thread of its own, one call at a
+  // time (never at once with chain_done).
+  std::function<void(const PlanProgress&)> live;
+  double live_every_s = 0.5;
+  // After each chain, from the thread that ran it, one call at a time.
+  std::function<void(const PlanChain& chain, double wall_s)> chain_done;
+};
+
+// Runs the chains. Errors only for a workload that cannot be scaled or evaluated at all.
+[[nodiscard]] Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& options);
+
+// The evaluation of one chain at `units` (exposed for the brute-force test).
+[[nodiscard]] Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units);
+
+}  // namespace topsim

@@ -1,0 +1,321 @@
+// The plan file (docs/planning.md): the scenario keys a plan shares with scenarios (workload,
+// schedulers, queue, seeds, ...) are read by the scenario loader; node types, mixes, growth,
+// SLOs and bounds here. Every error is one line naming the file and the JSON pointer.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+
+#include "formats/hardware/node_source.h"
+#include "formats/support/json_reader.h"
+#include "plan/plan.h"
+#include "scenario/scenario_sections.h"
+#include "util/suggest.h"
+
+namespace topsim {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kMaxNodesBound = 100000;
+constexpr int kMaxGridPart = 8;
+constexpr size_t kMaxCandidates = 256;
+
+// Keys a plan shares with scenarios, handed to the scenario loader as they are.
+const std::vector<std::string> kScenarioKeys = {
+    "name",         "description", "seed",    "seeds",          "workload",         "schedulers",
+    "share_policy", "queue",       "overlap", "sample_every_s", "workload_coverage"};
+const std::vector<std::string> kPlanKeys = {"growth", "network", "node_types", "mixes", "mix_grid", "slo", "bounds", "mode"};
+
+std::vector<std::string> all_top_keys() {
+  std::vector<std::string> keys = kScenarioKeys;
+  keys.insert(keys.end(), kPlanKeys.begin(), kPlanKeys.end());
+  return keys;
+}
+
+uint64_t fnv1a(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+// Every metric name an SLO may bound: the replay statistics of the catalog.
+void read_growth(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
+  const auto at = top.member("growth");
+  if (!at) return;
+  if (!at->value->is_array() || at->value->empty())
+    return errors.fail(at->pointer, "must be a non-empty array of load multipliers, e.g. [1, 1.5, 2]");
+  plan.growth.clear();
+  for (size_t i = 0; i < at->value->size(); ++i) {
+    const auto g = json_number(errors, at->element(i), 0.01, 1000);
+    if (!g) return;
+    if (std::find(plan.growth.begin(), plan.growth.end(), *g) != plan.growth.end())
+      return errors.fail(at->element(i).pointer, "growth step " + describe_json((*at->value)[i]) + " is listed twice");
+    plan.growth.push_back(*g);
+  }
+}
+
+void read_node_types(JsonErrors& errors, const JsonObject& top, const std::string& base_dir, PlanSpec& plan) {
+  if (!top.require("node_types")) return;
+  const JsonAt at = *top.member("node_types");
+  if (!at.value->is_array() || at.value->empty())
+    return errors.fail(at.pointer, "must be a non-empty array of node types, each with a \"model\" and a \"cost_per_node_hour\"");
+  for (size_t i = 0; i < at.value->size(); ++i) {
+    const JsonAt item = at.element(i);
+    ClusterSpec one;
+    read_node_group(errors, item, base_dir, one, {"name", "cost_per_node_hour", "watts", "alone"});
+    if (errors.failed()) return;
+    const JsonObject o(errors, item, {"model", "count", "label", "gpu_model", "name", "cost_per_node_hour", "watts", "alone"});
+    if (o.has("count")) return o.fail("count", "is what the plan searches: a node type gives no count");
+    PlanNodeType type;
+    type.group = std::move(one.groups.front());
+    type.name = o.string("name").value_or(o.string("model").value_or(""));
+    if (!o.require("cost_per_node_hour")) return;
+    if (auto cost = o.number("cost_per_node_hour", 0, 1e9)) type.cost_per_node_hour = *cost;
+    if (auto watts = o.number("watts", 0, 1e9)) type.watts = *watts;
+    if (auto alone = o.member("alone")) {
+      if (!alone->value->is_boolean()) return o.fail("alone", "must be true or false, got " + describe_json(*alone->value));
+      type.alone = alone->value->get<bool>();
+    }
+    if (errors.failed()) return;
+    for (const PlanNodeType& other : plan.node_types)
+      if (other.name == type.name)
+        return o.fail(o.has("name") ? "name" : "model",
+                      "node type '" + type.name + "' is listed twice (give the second a different \"name\")");
+    plan.node_types.push_back(std::move(type));
+  }
+}
+
+std::vector<std::string> type_names(const PlanSpec& plan) {
+  std::vector<std::string> names;
+  for (const PlanNodeType& t : plan.node_types) names.push_back(t.name);
+  return names;
+}
+
+std::optional<size_t> type_index(const PlanSpec& plan, const std::string& name) {
+  for (size_t t = 0; t < plan.node_types.size(); ++t)
+    if (plan.node_types[t].name == name) return t;
+  return std::nullopt;
+}
+
+// Fills the unit's size, cost and power, and a name when none is given; false when the same
+// composition (after dividing by the common factor) is already a candidate.
+bool add_candidate(PlanSpec& plan, PlanCandidate c) {
+  int common = 0;
+  for (int p : c.parts) common = std::gcd(common, p);
+  std::string name;
+  bool power_known = true;  // a unit's power only when every node type in it gives watts
+  for (size_t i = 0; i < c.types.size(); ++i) {
+    c.parts[i] /= common;
+    const PlanNodeType& t = plan.node_types[c.types[i]];
+    c.nodes_per_unit += c.parts[i];
+    c.cost_per_unit_hour += c.parts[i] * t.cost_per_node_hour;
+    c.watts_per_unit += c.parts[i] * t.watts;
+    power_known = power_known && t.watts > 0;
+    name += (name.empty() ? "" : " + ") + std::to_string(c.parts[i]) + " " + t.name;
+  }
+  if (!power_known) c.watts_per_unit = 0;
+  if (c.types.size() == 1 && c.parts[0] == 1) name = plan.node_types[c.types[0]].name;
+  if (c.name.empty()) c.name = name;
+  for (const PlanCandidate& other : plan.candidates)
+    if (other.types == c.types && other.parts == c.parts) return false;
+  plan.candidates.push_back(std::move(c));
+  return true;
+}
+
+// {"name"?, "parts": {"<type>": n, ...}}: types in plan order.
+void read_mixes(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
+  const auto at = top.member("mixes");
+  if (!at) return;
+  if (!at->value->is_array())
+    return errors.fail(at->pointer, "must be an array of mixes, e.g. [{\"parts\": {\"dgx-a100\": 2, \"hgx-h100\": 1}}]");
+  for (size_t i = 0; i < at->value->size(); ++i) {
+    const JsonObject o(errors, at->element(i), {"name", "parts"});
+    if (!o.is_object() || !o.require("parts")) return;
+    const JsonAt parts = *o.member("parts");
+    if (!parts.value->is_object() || parts.value->empty())
+      return errors.fail(parts.pointer, "must be an object of node type names and node counts, e.g. {\"dgx-a100\": 2}");
+    std::vector<std::pair<size_t, int>> by_type;
+    for (const auto& [name, value] : parts.value->items()) {
+      const auto t = type_index(plan, name);
+      if (!t) return errors.fail(parts.member(name).pointer, unknown_name("node type", name, type_names(plan)));
+      const auto count = json_integer(errors, parts.member(name), 1, kMaxNodesBound);
+      if (!count) return;
+      by_type.emplace_back(*t, static_cast<int>(*count));
+    }
+    std::sort(by_type.begin(), by_type.end());
+    PlanCandidate c;
+    c.name = o.string("name").value_or("");
+    for (const auto& [t, n] : by_type) c.types.push_back(t), c.parts.push_back(n);
+    if (!add_candidate(plan, std::move(c)))
+      return o.fail("parts", "this mix is already a candidate (the same node types in the same proportions)");
+  }
+}
+
+// {"types": [a, b, ...], "max_part": k}: every mix of at least two of the types with parts in
+// 0..k, proportions counted once.
+void read_mix_grid(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
+  const auto at = top.member("mix_grid");
+  if (!at) return;
+  const JsonObject o(errors, *at, {"types", "max_part"});
+  if (!o.is_object() || !o.require("types") || !o.require("max_part")) return;
+  const JsonAt types = *o.member("types");
+  if (!types.value->is_array() || types.value->size() < 2 || types.value->size() > 4)
+    return errors.fail(types.pointer, "must be an array of 2 to 4 node type names");
+  std::vector<size_t> chosen;
+  for (size_t i = 0; i < types.value->size(); ++i) {
+    const auto name = json_string(errors, types.element(i));
+    if (!name) return;
+    const auto t = type_index(plan, *name);
+    if (!t) return errors.fail(types.element(i).pointer, unknown_name("node type", *name, type_names(plan)));
+    if (std::find(chosen.begin(), chosen.end(), *t) != chosen.end())
+      return errors.fail(types.element(i).pointer, "node type '" + *name + "' is listed twice");
+    chosen.push_back(*t);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  const auto max_part = o.integer("max_part", 1, kMaxGridPart);
+  if (!max_part) return;
+  std::vector<int> parts(chosen.size(), 0);
+  while (true) {  // odometer over 0..max_part per type
+    size_t i = 0;
+    while (i < parts.size() && parts[i] == *max_part) parts[i++] = 0;
+    if (i == parts.size()) break;
+    ++parts[i];
+    PlanCandidate c;
+    for (size_t k = 0; k < parts.size(); ++k)
+      if (parts[k] > 0) c.types.push_back(chosen[k]), c.parts.push_back(parts[k]);
+    if (c.types.size() >= 2) add_candidate(plan, std::move(c));
+  }
+}
+
+void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
+  if (!top.require("slo")) return;
+  const JsonAt at = *top.member("slo");
+  if (!at.value->is_object() || at.value->empty())
+    return errors.fail(at.pointer, "must be an object of metric bounds, e.g. {\"wait_s.p95\": 600, \"rejected\": 0}");
+  const std::vector<std::string> names = slo_metric_names();
+  for (const auto& [name, value] : at.value->items()) {
+    const JsonAt item = at.member(name);
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim plan --list-slos` lists them");
+    const MetricInfo& info = *find_metric(name);
+    Slo slo{name, std::nullopt, std::nullopt};
+    if (value.is_number()) {
+      const auto bound = json_number(errors, item, -1e18, 1e18);
+      if (!bound) return;
+      if (info.better == Better::Neither)
+        return errors.fail(item.pointer, "'" + name + "' is neither better high nor low: give {\"min\": ...} or {\"max\": ...}");
+      (info.better == Better::Lower ? slo.max : slo.min) = *bound;
+    } else {
+      const JsonObject o(errors, item, {"min", "max"});
+      if (!o.is_object()) return;
+      if (!o.has("min") && !o.has("max")) return errors.fail(item.pointer, "give \"min\", \"max\" or both");
+      slo.min = o.number("min", -1e18, 1e18);
+      slo.max = o.number("max", -1e18, 1e18);
+      if (errors.failed()) return;
+      if (slo.min && slo.max && *slo.min > *slo.max)
+        return errors.fail(item.pointer, "contradictory: min " + describe_json(item.value->at("min")) + " is above max " +
+                                             describe_json(item.value->at("max")));
+    }
+    plan.slos.push_back(std::move(slo));
+  }
+}
+
+void read_bounds(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
+  const auto at = top.member("bounds");
+  if (!at) return;
+  const JsonObject o(errors, *at, {"max_nodes", "max_cost_per_hour", "max_cost_per_month"});
+  if (!o.is_object()) return;
+  if (auto n = o.integer("max_nodes", 1, kMaxNodesBound)) plan.max_nodes = static_cast<int>(*n);
+  if (o.has("max_cost_per_hour") && o.has("max_cost_per_month"))
+    return o.fail("max_cost_per_month", "cannot be combined with \"max_cost_per_hour\" (give one)");
+  if (auto c = o.positive_number("max_cost_per_hour")) plan.max_cost_per_hour = *c;
+  if (auto c = o.positive_number("max_cost_per_month")) plan.max_cost_per_hour = *c / kHoursPerMonth;
+}
+
+// One unit of some candidate must fit the bounds, or nothing can be evaluated.
+void check_bounds(JsonErrors& errors, const PlanSpec& plan) {
+  for (const PlanCandidate& c : plan.candidates)
+    if (c.nodes_per_unit <= plan.max_nodes && (!plan.max_cost_per_hour || c.cost_per_unit_hour <= *plan.max_cost_per_hour))
+      return;
+  const PlanCandidate& first = plan.candidates.front();
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "$%.2f", first.cost_per_unit_hour);
+  errors.fail("/bounds", "below one unit of every candidate (one unit of '" + first.name + "' is " +
+                             std::to_string(first.nodes_per_unit) + " node(s) at " + cost + " an hour)");
+}
+
+// The shared keys as a scenario document, with a one-node stand-in cluster: the loader requires a
+// cluster, and each evaluation brings its own.
+json scenario_document(const json& plan) {
+  json scenario = json::object();
+  for (const std::string& key : kScenarioKeys)
+    if (plan.contains(key)) scenario[key] = plan.at(key);
+  scenario["cluster"] = {{"nodes", json::array({{{"model", "dgx-a100"}, {"count", 1}}})}};
+  scenario["record_transitions"] = false;
+  return scenario;
+}
+
+}  // namespace
+
+std::vector<std::string> slo_metric_names() {
+  std::vector<std::string> names;
+  for (const MetricInfo& info : metric_catalog())
+    for (const std::string& full : full_metric_names(info))
+      if (info.shape != MetricShape::Final && info.shape != MetricShape::AtLoad && full != "failed" && full != "arrived_load")
+        names.push_back(full);
+  return names;
+}
+
+Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir) {
+  auto document = parse_json_text(text, source);
+  if (!document) return document.error();
+  JsonErrors errors(source);
+  const JsonObject top(errors, JsonAt{&*document, ""}, all_top_keys());
+  if (!top.is_object()) return errors.error();
+  if (top.has("mode")) {
+    top.fail("mode", "a plan replays its workload over time (fill experiments have no queueing to plan for)");
+    return errors.error();
+  }
+  PlanSpec plan;
+  plan.source = fs::path(std::string(source)).filename().string();
+  plan.fingerprint = fnv1a(document->dump());
+  auto base = read_scenario(scenario_document(*document), source, base_dir, false);
+  if (!base) return base.error();
+  plan.base = std::move(base).value();
+  plan.name = plan.base.name;
+  plan.description = plan.base.description;
+  if (!plan.base.cluster.trace_nodes.empty()) return Error{std::string(source) + ": a plan sizes modelled node types"};
+  if (auto net = top.member("network")) read_network(errors, *net, plan.base.cluster.network, plan.base.network);
+  read_growth(errors, top, plan);
+  read_node_types(errors, top, base_dir, plan);
+  if (errors.failed()) return errors.error();
+  for (size_t t = 0; t < plan.node_types.size(); ++t)
+    if (plan.node_types[t].alone) add_candidate(plan, PlanCandidate{"", {t}, {1}});
+  read_mixes(errors, top, plan);
+  read_mix_grid(errors, top, plan);
+  if (errors.failed()) return errors.error();
+  if (plan.candidates.empty()) {
+    errors.fail("/node_types", "no candidates: every node type has \"alone\": false and there are no \"mixes\"");
+    return errors.error();
+  }
+  if (plan.candidates.size() > kMaxCandidates) {
+    errors.fail("/mix_grid", std::to_string(plan.candidates.size()) + " candidates; at most " + std::to_string(kMaxCandidates));
+    return errors.error();
+  }
+  read_slos(errors, top, plan);
+  read_bounds(errors, top, plan);
+  if (!errors.failed()) check_bounds(errors, plan);
+  if (errors.failed()) return errors.error();
+  return plan;
+}
+
+Expected<PlanSpec> load_plan(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  return parse_plan(*text, path, fs::path(path).parent_path().string());
+}
+
+}  // namespace topsim

@@ -1,0 +1,285 @@
+#include "scenario/scenario_loader.h"
+#include "formats/hardware/kube_nodes.h"
+#include "formats/jobs/imported_jobs.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "formats/hardware/node_source.h"
+#include "formats/support/json_reader.h"
+#include "scenario/scenario_sections.h"
+#include "sim/schedulers/registry.h"
+#include "sim/schedulers/share_policy_scheduler.h"
+#include "util/file_names.h"
+#include "util/suggest.h"
+
+namespace topsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {
+    "name",           "description",       "mode",         "seed",    "seeds",   "cluster",
+    "workload",       "schedulers",        "share_policy", "queue",   "overlap", "record_transitions",
+    "sample_every_s", "workload_coverage", "target_load",  "protocol"};
+constexpr int kMaxSeeds = 100000;
+constexpr double kMaxTargetLoad = 10.0;
+
+// The schedulers able to run on this cluster: a trace's nodes take only schedulers placing trace pods.
+bool runs_on(const SchedulerInfo& info, const Scenario& s) {
+  if (s.protocol == FillProtocol::FgdArtifact) return has_fgd_artifact_version(info.name);
+  return s.cluster.trace_nodes.empty() || (info.handles & kHandlesTracePods);
+}
+
+std::vector<std::string> schedulers_for(const Scenario& s) {
+  std::vector<std::string> names;
+  for (const SchedulerInfo& info : scheduler_registry())
+    if (runs_on(info, s)) names.emplace_back(info.name);
+  return names;
+}
+
+void read_schedulers(JsonErrors& errors, const JsonAt& at, Scenario& s) {
+  if (!at.value->is_array() || at.value->empty()) return errors.fail(at.pointer, "must be a non-empty array of scheduler names");
+  s.schedulers.clear();
+  for (size_t i = 0; i < at.value->size(); ++i) {
+    const JsonAt item = at.element(i);
+    const auto name = json_string(errors, item);
+    if (!name) return;
+    const SchedulerInfo* info = find_scheduler(*name);
+    if (!info) return errors.fail(item.pointer, unknown_name("scheduler", *name, scheduler_names()));
+    if (!runs_on(*info, s) && s.protocol == FillProtocol::FgdArtifact)
+      return errors.fail(item.pointer, "'" + *name + "' has no version under \"protocol\": \"fgd-artifact\"; the artifact's: " +
+                                           join_names(schedulers_for(s)));
+    if (!runs_on(*info, s))
+      return errors.fail(item.pointer, "'" + *name +
+                                           "' cannot place a trace's pods (its nodes have no topology); on a node list: " +
+                                           join_names(schedulers_for(s)));
+    if (std::find(s.schedulers.begin(), s.schedulers.end(), *name) != s.schedulers.end())
+      return errors.fail(item.pointer, "scheduler '" + *name + "' listed twice");
+    s.schedulers.push_back(*name);
+  }
+}
+
+void read_share_policy(const JsonObject& top, Scenario& s) {
+  const auto name = top.string("share_policy");
+  if (!name) return;
+  std::vector<std::string> placing_shares;
+  for (const SchedulerInfo& info : scheduler_registry())
+    if (info.handles & kHandlesShares) placing_shares.emplace_back(info.name);
+  if (std::find(placing_shares.begin(), placing_shares.end(), *name) == placing_shares.end())
+    return top.fail("share_policy", unknown_name("policy", *name, placing_shares));
+  s.share_scheduler = *name;
+}
+
+void read_options(JsonErrors& errors, const JsonObject& top, Scenario& s) {
+  if (auto q = top.member("queue")) {
+    JsonObject queue(errors, *q, {"backfill"});
+    if (auto b = queue.member("backfill")) {
+      if (!b->value->is_boolean())
+        queue.fail("backfill", "must be true or false");
+      else
+        s.backfill = b->value->get<bool>();
+    }
+  }
+  if (auto ov = top.member("overlap")) {
+    JsonObject overlap(errors, *ov, enum_name_list<Framework>());
+    if (auto v = overlap.number(enum_name(Framework::TensorFlow), 0, 1)) s.overlap.tensorflow = *v;
+    if (auto v = overlap.number(enum_name(Framework::PyTorch), 0, 1)) s.overlap.pytorch = *v;
+  }
+  if (auto rt = top.member("record_transitions")) {
+    if (!rt->value->is_boolean())
+      top.fail("record_transitions", "must be true or false");
+    else
+      s.record_transitions = rt->value->get<bool>();
+  }
+  if (auto every = top.number("sample_every_s", 0.001, 1e9))
+    s.sample_every_ms = std::max<int64_t>(1, std::llround(*every * 1000));
+  if (auto coverage = top.number("workload_coverage", 1e-6, 1)) s.fragmentation_coverage = *coverage;
+  read_share_policy(top, s);
+}
+
+// The mode first: it decides which keys apply and the default schedulers.
+void read_mode(const JsonObject& top, Scenario& s) {
+  if (auto m = top.string("mode")) {
+    if (auto mode = parse_enum<ExperimentMode>(*m))
+      s.mode = *mode;
+    else
+      top.fail("mode", "'" + *m + "' is not one of " + join_names(enum_name_list<ExperimentMode>()));
+  }
+  if (auto p = top.string("protocol")) {
+    if (s.mode != ExperimentMode::Fill) return top.fail("protocol", "applies to \"mode\": \"fill\" only");
+    if (auto protocol = parse_enum<FillProtocol>(*p))
+      s.protocol = *protocol;
+    else
+      top.fail("protocol", unknown_name("protocol", *p, enum_name_list<FillProtocol>()));
+  }
+  if (s.mode == ExperimentMode::Fill) {
+    if (auto load = top.number("target_load", 0.01, kMaxTargetLoad)) s.target_load = *load;
+    for (const char* key : {"queue", "sample_every_s"})
+      if (top.has(key)) top.fail(key, "does not apply to a fill experiment (nothing waits, nothing departs)");
+  } else if (top.has("target_load")) {
+    top.fail("target_load", "applies to \"mode\": \"fill\" only");
+  }
+}
+
+// Pods of `pod_gpus` GPUs the empty cluster holds at once (memoised per pod size).
+int pod_capacity(const ClusterState& cluster, int pod_gpus, std::map<int, int>& memo) {
+  auto [it, fresh] = memo.emplace(pod_gpus, 0);
+  if (fresh)
+    for (int n = 0; n < cluster.node_count(); ++n) it->second += cluster.gpus_per_node(n) / pod_gpus;
+  return it->second;
+}
+
+std::string share_fit_problem(const JobSpec& job, const std::string& name, const ClusterState& cluster) {
+  const NodeMode label = job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share;
+  const int mem = cluster.max_card_mem_gib(label);
+  if (mem == 0)
+    return name + " asks a " + (job.gpu_core_percent > 0 ? "memory + compute" : "memory-only") +
+           " GPU share, but no node group has \"label\": \"" + std::string(enum_name(label)) + "\"";
+  if (job.gpu_mem_gib > mem)
+    return name + " asks " + std::to_string(job.gpu_mem_gib) + " GiB of one GPU, the largest card on " +
+           std::string(enum_name(label)) + " nodes has " + std::to_string(mem) + " GiB";
+  return "";
+}
+
+std::string training_fit_problem(const JobSpec& job, const std::string& name, const ClusterState& cluster, int largest_node,
+                                 std::map<int, int>& capacity) {
+  int largest_pod = job.gpus_per_worker;
+  for (uint16_t g : job.unequal_pod_gpus) largest_pod = std::max<int>(largest_pod, g);
+  if (job.total_gpus() > cluster.total_gpus())
+    return name + " needs " + std::to_string(job.total_gpus()) + " GPUs, the cluster has " + std::to_string(cluster.total_gpus());
+  if (largest_pod > largest_node)
+    return name + " has a pod of " + std::to_string(largest_pod) + " GPUs, the largest node has " + std::to_string(largest_node);
+  if (job.unequal_pod_gpus.empty() && pod_capacity(cluster, job.gpus_per_worker, capacity) < job.workers)
+    return name + " needs " + std::to_string(job.workers) + " pods of " + std::to_string(job.gpus_per_worker) +
+           " GPUs, the empty cluster holds " + std::to_string(pod_capacity(cluster, job.gpus_per_worker, capacity));
+  return "";
+}
+
+// A job the empty cluster can never hold is an input error, not something to simulate. (Trace
+// pods are checked when they arrive: FGD's protocol counts those that fit nowhere.)
+void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& cluster) {
+  int largest_node = 0;
+  for (int n = 0; n < cluster.node_count(); ++n) largest_node = std::max(largest_node, cluster.gpus_per_node(n));
+  std::map<int, int> capacity;
+  JobCursor cursor(*s.workload);
+  while (const JobSpec* next = cursor.next()) {
+    const JobSpec& job = *next;
+    if (job.kind == JobKind::TracePod) continue;
+    const std::string name = "job '" + s.workload->job_name(job.id) + "'";
+    const std::string problem =
+        job.is_share() ? share_fit_problem(job, name, cluster) : training_fit_problem(job, name, cluster, largest_node, capacity);
+    if (!problem.empty()) return errors.fail("/workload", problem);
+  }
+}
+
+void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source, const std::string& base_dir, Scenario& s,
+              std::optional<Error>& verbatim) {
+  if (auto n = top.string("name")) s.name = *n;
+  if (auto d = top.string("description")) s.description = *d;
+  read_mode(top, s);
+  if (auto seed = top.integer("seed", 0, INT64_MAX)) s.seed = static_cast<uint64_t>(*seed);
+  if (auto seeds = top.integer("seeds", 1, kMaxSeeds)) s.seeds = static_cast<int>(*seeds);
+  if (top.require("cluster")) {
+    const JsonAt at = *top.member("cluster");
+    if (at.value->is_string()) {  // a cluster file, from `topsim import nodes` or kubectl's; its errors name it
+      const std::string path = resolve_path(base_dir, at.value->get<std::string>());
+      auto text = read_text_file(path);
+      if (!text) return top.fail("cluster", text.error().message);
+      auto document = parse_json_text(*text, path);
+      if (!document) return verbatim.emplace(document.error()), void();
+      if (document->is_object() && (document->contains("apiVersion") || document->contains("items") ||
+                                    (document->contains("kind") && document->at("kind").is_string() &&
+                                     document->at("kind") == "Node"))) {  // `kubectl get nodes -o json`
+        auto nodes = import_kube_nodes(*text, path);
+        if (!nodes) return verbatim.emplace(nodes.error()), void();
+        document = nlohmann::json::parse(kube_cluster_json(*nodes));
+      }
+      JsonErrors file_errors(path);
+      read_cluster(file_errors, JsonAt{&*document, ""}, fs::path(path).parent_path().string(), s);
+      if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
+    } else {
+      read_cluster(errors, at, base_dir, s);
+    }
+  }
+  if (errors.failed()) return;
+  if (top.require("workload")) {
+    const JsonAt at = *top.member("workload");
+    if (at.value->is_string()) {  // a workload file, e.g. from `topsim import jobs`; its errors name it
+      const std::string path = resolve_path(base_dir, at.value->get<std::string>());
+      RecordFormat format = record_format(path);
+      std::optional<nlohmann::json> document;
+      if (format == RecordFormat::Json) {
+        auto text = read_text_file(path);
+        if (!text) return top.fail("workload", text.error().message);
+        auto parsed = parse_json_text(*text, path);
+        if (!parsed) return verbatim.emplace(parsed.error()), void();
+        document = std::move(parsed).value();
+        if (document->is_object() && document->contains("apiVersion")) format = RecordFormat::Manifests;  // Kubernetes objects
+      }
+      // Records of other tools are read as their workload kind (docs/importers.md).
+      if (format != RecordFormat::Json) {
+        const char* kind = format == RecordFormat::Sacct ? "sacct" : format == RecordFormat::Helios ? "helios" : "kubernetes";
+        document = nlohmann::json{{"kind", kind}, {"path", path}};
+      }
+      JsonErrors file_errors(path);
+      read_workload(file_errors, verbatim, JsonAt{&*document, ""}, path, fs::path(path).parent_path().string(), s);
+      if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
+    } else {
+      read_workload(errors, verbatim, at, std::string(source), base_dir, s);
+    }
+  }
+  if (verbatim || errors.failed()) return;
+  s.schedulers = s.cluster.trace_nodes.empty() ? std::vector<std::string>{"topology-aware", "default"} : schedulers_for(s);
+  if (auto sch = top.member("schedulers")) read_schedulers(errors, *sch, s);
+  read_options(errors, top, s);
+}
+
+}  // namespace
+
+Expected<Scenario> parse_scenario(std::string_view text, std::string_view source, const std::string& base_dir) {
+  auto json = parse_json_text(text, source);
+  if (!json) return json.error();
+  return read_scenario(*json, source, base_dir, true);
+}
+
+Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_view source, const std::string& base_dir,
+                                 bool check_jobs_fit) {
+  JsonErrors errors(source);
+  Scenario s;
+  s.name = fs::path(std::string(source)).stem().string();
+  const JsonObject top(errors, JsonAt{&document, ""}, kTopKeys);
+  if (!top.is_object()) return errors.error();
+  std::optional<Error> verbatim;
+  read_top(errors, top, source, base_dir, s, verbatim);
+  if (verbatim) return *verbatim;
+  if (errors.failed()) return errors.error();
+  auto cluster = ClusterState::build(s.cluster);
+  if (!cluster) return Error{std::string(source) + ": " + cluster.error().message};
+  if (check_jobs_fit) check_fits(errors, s, *cluster);
+  if (errors.failed()) return errors.error();
+  return s;
+}
+
+Expected<Scenario> load_scenario(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  return parse_scenario(*text, path, fs::path(path).parent_path().string());
+}
+
+Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path) {
+  const nlohmann::json document = {{"name", safe_file_name(fs::path(workload_path).lexically_normal().filename().string())},
+                                   {"cluster", fs::absolute(cluster_path).string()},
+                                   {"workload", fs::absolute(workload_path).string()}};
+  return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
+}
+
+std::string default_scenario_path(const std::string& repository_root) {
+  return (fs::path(repository_root) / "scenarios" / "ack-v100-benchmark.json").string();
+}
+
+}  // namespace topsim

@@ -1,0 +1,32 @@
+// The one loader of scenario files (`scenarios/*.json`, format in docs/scenarios.md), for every
+// mode. It validates everything up front (the workload is built for the scenario's seed and
+// checked against the cluster); every error is one line naming the file and the JSON pointer,
+// e.g.
+//   "scenarios/x.json: /cluster/nodes/0/count: must be an integer in 1..100000, got -2".
+// Unknown keys are errors with a "did you mean", at every level; so are duplicate keys.
+// Relative paths inside a scenario (node files, traces, node lists) resolve against the
+// scenario file's folder, whatever the working directory.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sim/scenario.h"
+#include "util/expected.h"
+
+namespace topsim {
+
+[[nodiscard]] Expected<Scenario> load_scenario(const std::string& path);
+// The same from text; `base_dir` resolves relative paths ("" = the working directory).
+[[nodiscard]] Expected<Scenario> parse_scenario(std::string_view text, std::string_view source, const std::string& base_dir);
+
+// A scenario of just a cluster and a workload (docs/importers.md), each a file or folder as a
+// scenario's "cluster" and "workload" take (`kubectl get nodes -o json` output, manifests, sacct
+// output...); named after the workload, errors prefixed "--cluster/--workload".
+[[nodiscard]] Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path);
+
+// The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.
+// Its file is scenarios/ack-v100-benchmark.json.
+std::string default_scenario_path(const std::string& repository_root);
+
+}  // namespace topsim

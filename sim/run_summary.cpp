@@ -1,0 +1,87 @@
+#include "sim/run_summary.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/model_catalog.h"
+
+namespace topsim {
+namespace {
+
+void set_over_time(Metrics& m, const RunOutput& run) {
+  const TimeAverages& a = run.averages;
+  const double gpus = std::max(1, run.total_gpus);
+  m.set("allocated_gpus.mean", a.allocated_gpus);
+  m.set("allocated_gpus.max", a.peak_allocated_gpus);
+  m.set("gpu_alloc_ratio.mean", a.allocated_gpus / gpus);
+  m.set("gpu_alloc_ratio.max", a.peak_allocated_gpus / gpus);
+  m.set("fragmentation_gpus.mean", a.fragmentation_gpus);
+  m.set("fragmentation_rate.mean", a.fragmentation_rate);
+  m.set("pending_jobs.mean", a.pending);
+  m.set("pending_jobs.max", static_cast<double>(a.peak_pending));
+  m.set("running_jobs.mean", a.running);
+}
+
+void set_fill(Metrics& m, const RunOutput& run) {
+  m.set("gpu_alloc_ratio.final", run.final_load.gpu_alloc_ratio);
+  m.set("fragmentation_rate.final", run.final_load.frag_rate);
+  m.set("fragmentation_gpus.final", run.final_load.frag_gpus);
+  m.set("unusable_gpus.final", run.final_load.unusable_gpus);
+  for (const LoadPoint& point : run.load_curve)
+    if (point.load_percent == 100 || point.load_percent == 130)
+      m.set("gpu_alloc_ratio.at_" + std::to_string(point.load_percent), point.gpu_alloc_ratio);
+  m.set("arrived_load",
+        run.capacity_milli > 0 ? static_cast<double>(run.arrived_milli) / static_cast<double>(run.capacity_milli) : 0);
+}
+
+}  // namespace
+
+Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill) {
+  const JobTally& c = run.tally;
+  Metrics m;
+  m.set("jobs", static_cast<double>(workload.size()));
+  m.set("placed", static_cast<double>(c.placed));
+  if (fill) {
+    m.set("failed", static_cast<double>(c.failed));
+    m.set("rejected", static_cast<double>(c.rejected));
+    set_fill(m, run);
+    m.set("events", static_cast<double>(run.events));
+    return m;
+  }
+  m.set("finished", static_cast<double>(c.finished));
+  m.set("rejected", static_cast<double>(c.rejected));
+  m.set("stuck", static_cast<double>(c.stuck));
+  m.set("never_placed", static_cast<double>(c.never_placed));
+  m.set("share_jobs", static_cast<double>(c.shares));
+  m.set("wait_s", distribution_of(c.waits));
+  m.set("jct_s", distribution_of(c.jcts));
+  m.set("share_wait_s", distribution_of(c.share_waits));
+  m.set("images_per_sec", distribution_of(c.images_per_sec));
+  m.set("ring_gbps", distribution_of(c.ring_gbps));
+  m.set("makespan_s", static_cast<double>(run.makespan_ms) / 1000.0);
+  const double gpu_ms = static_cast<double>(run.total_gpus) * static_cast<double>(run.makespan_ms);
+  m.set("gpu_utilisation", gpu_ms > 0 ? static_cast<double>(run.busy_gpu_ms) / gpu_ms : 0);
+  m.set("held_idle_gpu_hours", static_cast<double>(run.held_idle_gpu_ms) / 3.6e6);
+  m.set("cross_numa_ratio", c.multi_gpu ? static_cast<double>(c.cross_numa) / static_cast<double>(c.multi_gpu) : 0);
+  if (topology_aware)
+    m.set("topology_success_rate",
+          c.topology_placed ? static_cast<double>(c.topology_placed - c.fallbacks) / static_cast<double>(c.topology_placed) : 0);
+  m.set("fallbacks", static_cast<double>(c.fallbacks));
+  m.set("placement_efficiency", c.efficiency_jobs ? c.efficiency_sum / static_cast<double>(c.efficiency_jobs) : 0);
+  set_over_time(m, run);
+  m.set("events", static_cast<double>(run.events));
+  return m;
+}
+
+std::vector<ModelThroughput> throughput_by_model(const RunOutput& run) {
+  std::vector<ModelThroughput> out;
+  for (const auto& [key, sums] : run.tally.by_model) {
+    const DnnModel& model = *model_at(key.first);
+    out.push_back({model.name, std::string(enum_name(key.second)), std::string(enum_name(model.unit)), sums.jobs,
+                   sums.samples_per_sec / static_cast<double>(sums.jobs),
+                   sums.ideal_samples_per_sec / static_cast<double>(sums.jobs)});
+  }
+  return out;
+}
+
+}  // namespace topsim

@@ -1,0 +1,18 @@
+// The metrics of one finished run (sim/metrics.h names them) from what the engine recorded: its
+// jobs' tally, the cluster's averages over time or, for fill experiments, against arrived load.
+#pragma once
+
+#include <vector>
+
+#include "sim/engine.h"
+#include "sim/metrics.h"
+
+namespace topsim {
+
+// `topology_aware`: the scheduler serves topology-labelled nodes (placement efficiency counts);
+// `fill`: a fill experiment (its final state and load curve).
+Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill);
+// Per (model, framework) of the started jobs: how many, their mean and ideal throughput.
+std::vector<ModelThroughput> throughput_by_model(const RunOutput& run);
+
+}  // namespace topsim

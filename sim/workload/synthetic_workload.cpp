@@ -1,0 +1,143 @@
+#include "sim/workload/synthetic_workload.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <random>
+#include <string>
+
+namespace topsim {
+namespace {
+
+constexpr double kMsPerHour = 3'600'000.0;
+constexpr double kMsPerMinute = 60'000.0;
+constexpr double kMaxDurationMs = 365.0 * 24 * kMsPerHour;
+constexpr double kMaxSubmitMs = 1e15;  // ~31,700 years: keeps absurd rates from overflowing int64
+
+// Exponential gap of mean `mean_ms` by inversion; 1 - u lies in (0, 1].
+double exponential_ms(std::mt19937_64& rng, double mean_ms) { return -std::log(1.0 - uniform01(rng)) * mean_ms; }
+
+// A standard normal by Box-Muller from two uniforms (the cosine branch only).
+double standard_normal(std::mt19937_64& rng) {
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform01(rng)));
+  return radius * std::cos(2.0 * std::numbers::pi * uniform01(rng));
+}
+
+std::vector<double> size_weights(const std::vector<SizeShare>& mix) {
+  std::vector<double> weights;
+  for (const SizeShare& share : mix) weights.push_back(share.weight);
+  return weights;
+}
+
+Status check_size_mix(const std::vector<SizeShare>& mix) {
+  if (mix.empty()) return Error{"synthetic options: size mix is empty"};
+  double total = 0;
+  for (const SizeShare& share : mix) {
+    if (share.gpus < 1 || share.gpus > 65535)
+      return Error{"synthetic options: size mix: " + std::to_string(share.gpus) + " GPUs is out of range (1-65535)"};
+    if (!std::isfinite(share.weight) || share.weight < 0)
+      return Error{"synthetic options: size mix: weight of " + std::to_string(share.gpus) + " GPUs must be a finite number >= 0"};
+    total += share.weight;
+  }
+  if (!(total > 0)) return Error{"synthetic options: size mix: weights sum to 0"};
+  return Status::success();
+}
+
+bool positive_finite(double value) { return value > 0 && std::isfinite(value); }
+
+}  // namespace
+
+Status validate(const SyntheticOptions& options) {
+  if (options.jobs < 1) return Error{"synthetic options: jobs must be >= 1"};
+  if (!positive_finite(options.arrival_rate_per_hour))
+    return Error{"synthetic options: arrival_rate_per_hour must be a positive number"};
+  if (!positive_finite(options.median_duration_minutes))
+    return Error{"synthetic options: median_duration_minutes must be a positive number"};
+  if (!(options.duration_sigma >= 0) || !std::isfinite(options.duration_sigma))
+    return Error{"synthetic options: duration_sigma must be a number >= 0"};
+  if (options.gpus_per_node < 1) return Error{"synthetic options: gpus_per_node must be >= 1"};
+  if (!(options.tensorflow_share >= 0 && options.tensorflow_share <= 1))
+    return Error{"synthetic options: tensorflow_share must be within [0, 1]"};
+  if (const Status sizes = check_size_mix(options.size_mix); !sizes.ok()) return sizes;
+  if (const Status mix = validate_model_mix(options.model_mix); !mix.ok())
+    return Error{"synthetic options: " + mix.error().message};
+  return Status::success();
+}
+
+namespace {
+
+// The synthetic jobs one at a time: the same draws, in the same order, as one loop over the jobs.
+class SyntheticSource final : public JobSource {
+ public:
+  explicit SyntheticSource(const SyntheticOptions& options)
+      : jobs_(options.jobs),
+        size_pick_(size_weights(options.size_mix)),
+        draw_(options.model_mix, options.tensorflow_share),
+        mean_gap_ms_(kMsPerHour / options.arrival_rate_per_hour),
+        log_median_ms_(std::log(options.median_duration_minutes * kMsPerMinute)),
+        sigma_(options.duration_sigma),
+        rng_(options.seed) {
+    for (const SizeShare& share : options.size_mix) shapes_.push_back(gang_shape(share.gpus, options.gpus_per_node));
+  }
+
+  bool next(JobSpec& job) override {
+    if (next_id_ >= jobs_) return false;
+    job = JobSpec{};
+    if (next_id_ > 0) clock_ms_ += exponential_ms(rng_, mean_gap_ms_);
+    job.id = next_id_++;
+    job.submit_ms = std::llround(std::min(clock_ms_, kMaxSubmitMs));
+    const PodShape shape = shapes_[size_pick_.pick(rng_)];
+    job.workers = shape.workers;
+    job.gpus_per_worker = shape.gpus_per_worker;
+    draw_.assign(job, rng_);
+    const double duration_ms = std::exp(log_median_ms_ + sigma_ * standard_normal(rng_));
+    job.ideal_duration_ms = std::llround(std::clamp(duration_ms, 1.0, kMaxDurationMs));
+    return true;
+  }
+
+ private:
+  uint32_t jobs_;
+  std::vector<PodShape> shapes_;
+  WeightedPick size_pick_;
+  TrainingDraw draw_;
+  double mean_gap_ms_, log_median_ms_, sigma_;
+  std::mt19937_64 rng_;
+  double clock_ms_ = 0;
+  uint32_t next_id_ = 0;
+};
+
+class SyntheticJobs final : public JobGenerator {
+ public:
+  explicit SyntheticJobs(SyntheticOptions options) : options_(std::move(options)) {}
+  std::unique_ptr<JobSource> open() const override { return std::make_unique<SyntheticSource>(options_); }
+
+ private:
+  SyntheticOptions options_;
+};
+
+std::string source_name(const SyntheticOptions& options) { return "synthetic(seed=" + std::to_string(options.seed) + ")"; }
+
+}  // namespace
+
+Workload generate_synthetic(const SyntheticOptions& options) {
+  assert(validate(options).ok() && "generate_synthetic: invalid options (check validate() first)");
+  Workload workload;
+  workload.source = source_name(options);
+  workload.jobs.resize(options.jobs);
+  SyntheticSource source(options);
+  for (JobSpec& job : workload.jobs) source.next(job);
+  return workload;
+}
+
+Workload stream_synthetic(const SyntheticOptions& options) {
+  assert(validate(options).ok() && "stream_synthetic: invalid options (check validate() first)");
+  Workload workload;
+  workload.source = source_name(options);
+  workload.generator = std::make_shared<const SyntheticJobs>(options);
+  workload.generated = measure_span(*workload.generator);
+  return workload;
+}
+
+}  // namespace topsim

@@ -1,0 +1,74 @@
+#include "util/one_line.h"
+
+#include <cstdint>
+
+namespace topsim {
+namespace {
+
+// The length of the well-formed UTF-8 sequence starting at text[i] (RFC 3629: no overlong
+// forms, no surrogates, at most U+10FFFF), or 0.
+size_t utf8_length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
+  const uint8_t b = byte(i);
+  size_t n = 0;
+  uint8_t low = 0x80, high = 0xbf;  // range of the second byte
+  if (b >= 0xc2 && b <= 0xdf) {
+    n = 2;
+  } else if (b >= 0xe0 && b <= 0xef) {
+    n = 3;
+    if (b == 0xe0) low = 0xa0;
+    if (b == 0xed) high = 0x9f;
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    n = 4;
+    if (b == 0xf0) low = 0x90;
+    if (b == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
+  return n;
+}
+
+void hex(std::string& out, uint8_t b) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  out += "\\x";
+  out += kDigits[b >> 4];
+  out += kDigits[b & 15];
+}
+
+}  // namespace
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const auto b = static_cast<uint8_t>(text[i]);
+    if (b < 0x80) {
+      if (b == '\n')
+        out += "\\n";
+      else if (b == '\r')
+        out += "\\r";
+      else if (b == '\t')
+        out += "\\t";
+      else if (b < 0x20 || b == 0x7f)
+        hex(out, b);
+      else
+        out += static_cast<char>(b);
+      ++i;
+      continue;
+    }
+    if (const size_t n = utf8_length(text, i)) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      hex(out, b);
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace topsim

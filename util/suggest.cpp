@@ -1,0 +1,75 @@
+#include "util/suggest.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace topsim {
+namespace {
+
+std::string normalized(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s)
+    if (c != '-' && c != '_' && c != ' ') out.push_back(static_cast<char>(std::tolower(c)));
+  return out;
+}
+
+// Optimal string alignment distance (Levenshtein plus transposition of neighbours).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1, 0));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// Edits from `typed` to `candidate`, or to its beginning plus one (a truncated name is a
+// likely typo too, but a full match is better); 1 when the candidate contains `typed`
+// ("skylake" -> "intel-skylake").
+size_t closeness(const std::string& typed, const std::string& candidate) {
+  size_t best = edit_distance(typed, candidate);
+  if (typed.size() >= 3 && candidate.find(typed) != std::string::npos) best = std::min<size_t>(best, 1);
+  if (typed.size() >= 2 && typed.size() < candidate.size())
+    best = std::min(best, edit_distance(typed, candidate.substr(0, typed.size())) + 1);
+  return best;
+}
+
+}  // namespace
+
+std::optional<std::string> closest_name(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string key = normalized(typed);
+  const size_t limit = std::max<size_t>(2, key.size() / 3);
+  std::optional<std::string> best;
+  size_t best_score = limit + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t score = closeness(key, normalized(candidate));
+    if (score < best_score) {
+      best_score = score;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {
+  const auto best = closest_name(typed, candidates);
+  return best ? "; did you mean '" + *best + "'?" : "";
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known) {
+  const auto close = closest_name(typed, known);
+  return "unknown " + std::string(what) + " '" + std::string(typed) + "' (" +
+         (close ? "did you mean '" + *close + "'?" : "known: " + join_names(known)) + ")";
+}
+
+}  // namespace topsim
