@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
-#include <thread>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
@@ -18,6 +17,7 @@
 #include "sim/experiment.h"
 #include "sim/schedulers/registry.h"
 #include "util/suggest.h"
+#include "util/workers.h"
 
 namespace topsim::cli {
 namespace {
@@ -91,11 +91,9 @@ class Check : public Command {
   }
 
  private:
-  int threads() const { return threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
   Expected<ResultSet> run(const std::string& key, const Scenario& scenario, Streams io) const {
     ExperimentOptions options;
-    options.threads = threads();
+    options.threads = threads_or_all_cores(threads_);
     options.check_invariants = options.check_invariants || check_invariants_;
     options.keep_jobs = false;
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), key});

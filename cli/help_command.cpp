@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "cli/command_table.h"
+#include "util/text.h"
 
 namespace topsim::cli {
 namespace {
@@ -11,8 +12,7 @@ class HelpCommand : public Command {
   void declare(OptionSet& options) override { options.argument("command", &words_, -1); }
 
   Outcome execute(Streams io) override {
-    std::string name;
-    for (const std::string& word : words_) name += (name.empty() ? "" : " ") + word;
+    const std::string name = join(words_, " ");
     if (name.empty() || (words_.size() == 1 && is_command_group(name))) {
       io.out << command_list(name);
       return Outcome::ok();

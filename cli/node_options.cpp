@@ -24,12 +24,6 @@ const SourceFlag& source_flag(const std::string& flag) {
   return kSourceFlags[0];
 }
 
-std::vector<std::string> builtin_names() {
-  std::vector<std::string> names;
-  for (const BuiltinModelInfo& info : builtin_models()) names.push_back(info.name);
-  return names;
-}
-
 }  // namespace
 
 void NodeArgument::declare(OptionSet& options) {
@@ -60,8 +54,8 @@ Status NodeArgument::finish(const po::variables_map& values) {
   for (const SourceFlag& entry : kSourceFlags)
     if (values.count(entry.flag)) flags_given_.push_back(std::string("--") + entry.flag);
   if (values.count("fabric") && !builtin_model(fabric_))
-    return Error{"--fabric: unknown built-in model '" + fabric_ + "'" + did_you_mean(fabric_, builtin_names()) +
-                 " (built-in models: " + join_names(builtin_names()) + ")"};
+    return Error{"--fabric: unknown built-in model '" + fabric_ + "'" + did_you_mean(fabric_, builtin_model_names()) +
+                 " (built-in models: " + join_names(builtin_model_names()) + ")"};
   if (values.count("gpu-model") && !find_gpu_model(gpu_model_))
     return Error{"--gpu-model: unknown GPU model '" + gpu_model_ + "'" + did_you_mean(gpu_model_, gpu_model_names()) +
                  " (known models: " + join_names(gpu_model_names()) + ")"};

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
-#include <thread>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
@@ -15,6 +14,7 @@
 #include "plan/plan_parts.h"
 #include "reports/plan_report.h"
 #include "util/file_names.h"
+#include "util/workers.h"
 
 namespace topsim::cli {
 namespace {
@@ -86,8 +86,6 @@ Expected<std::optional<Shard>> choose_shard(const std::string& shard_text, int s
   }
   return std::optional<Shard>();
 }
-
-int all_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 void attach_plan_progress(PlanRunOptions& options, std::ostream& err, const ProgressOptions& progress) {
   const bool live = progress.terminal && !progress.quiet;
@@ -172,7 +170,7 @@ class Plan : public Command {
     const std::string dir = output_dir_.empty() ? (fs::path("results") / safe_file_name(plan->name)).string() : output_dir_;
     if (Status s = DirectorySink(dir).prepare(); !s) return Outcome::bad_input(s.error().message);  // before any work
     PlanRunOptions options;
-    options.threads = threads_ > 0 ? threads_ : all_cores();
+    options.threads = threads_or_all_cores(threads_);
     options.check_invariants = options.check_invariants || check_invariants_;
     const size_t chains = plan_chains(*plan).size();
     if (*shard) options.chains = plan_shard(chains, (*shard)->index, (*shard)->count);

@@ -2,7 +2,6 @@
 // prints the side-by-side comparison and writes the results through the reporters.
 #include <filesystem>
 #include <ostream>
-#include <thread>
 
 #include "cli/command_table.h"
 #include "cli/output_file.h"
@@ -13,6 +12,7 @@
 #include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
 #include "util/file_names.h"
+#include "util/workers.h"
 
 namespace topsim::cli {
 namespace {
@@ -64,7 +64,7 @@ class Run : public Command {
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     ExperimentOptions options;
     options.check_invariants = options.check_invariants || check_invariants_;
-    options.threads = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    options.threads = threads_or_all_cores(threads_);
     options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
     options.spill_dir = sink.dir();  // per-job records wait on disk, unnamed, until the reporters write them
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), scenario->name});

@@ -1,4 +1,5 @@
 #include "core/allocator.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,9 +78,7 @@ std::string describe(const PlacementConstraints& c) {
     std::snprintf(buf, sizeof buf, "min-bandwidth %.1f GB/s", c.min_bandwidth_gbps);
     parts.push_back(buf);
   }
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out.empty() ? "no constraints" : out;
+  return parts.empty() ? "no constraints" : join(parts, ", ");
 }
 
 Status apply_annotations(const std::map<std::string, std::string>& annotations, PlacementRequest& request) {

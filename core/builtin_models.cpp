@@ -146,6 +146,12 @@ std::vector<BuiltinModelInfo> builtin_models() {
   return out;
 }
 
+std::vector<std::string> builtin_model_names() {
+  std::vector<std::string> names;
+  for (const auto& e : catalog()) names.push_back(e.name);
+  return names;
+}
+
 std::optional<NodeModel> builtin_model(std::string_view name) {
   for (const auto& e : catalog())
     if (name == e.name) return e.make();

@@ -17,6 +17,7 @@ struct BuiltinModelInfo {
 };
 
 std::vector<BuiltinModelInfo> builtin_models();
+std::vector<std::string> builtin_model_names();  // in the order of builtin_models()
 // nullopt when `name` is not a built-in model.
 std::optional<NodeModel> builtin_model(std::string_view name);
 

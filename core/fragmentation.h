@@ -122,8 +122,6 @@ class FragmentationTracker {
   // REQUIRES: placement_growth(cluster, node, pod) has a value.
   std::vector<int> least_growth_cards(const ShareCluster& cluster, int node, const PodRequest& pod);
 
-  size_t distinct_states() const { return states_.size(); }
-
   // The log of node changes (update_node calls), positions counting from construction: entries
   // [change_log_begin(), change_log_end()) are held, older ones are dropped once the log is
   // a few times the node count. A caller caching per-node answers re-evaluates the nodes

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/gang_planner.h"
+#include "util/text.h"
 
 namespace topsim {
 
@@ -19,11 +20,7 @@ std::optional<int> parse_count(const std::string& text) {
 }
 
 // "pack, spread, best-fit": every policy name, for errors.
-std::string multi_node_policy_list() {
-  std::string list;
-  for (const std::string& name : enum_name_list<MultiNodePolicy>()) list += (list.empty() ? "" : ", ") + name;
-  return list;
-}
+std::string multi_node_policy_list() { return join(enum_name_list<MultiNodePolicy>(), ", "); }
 
 }  // namespace
 
@@ -77,8 +74,7 @@ const char* has(long n) { return n == 1 ? " has" : " have"; }
 
 // "a, b, c and 4 more"
 std::string first_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + names[i];
+  std::string out = join(std::vector<std::string>(names.begin(), names.begin() + std::min<size_t>(names.size(), 3)), ", ");
   if (names.size() > 3) out += " and " + std::to_string(names.size() - 3) + " more";
   return out;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/node_model.h"
+#include "util/text.h"
 
 namespace topsim {
 
@@ -32,9 +33,7 @@ inline GpuSet all_gpus(int gpus) {
 
 // "0,1,5" style list.
 inline std::string format_ids(const std::vector<int>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
-  return out;
+  return join(ids, ",", [](int id) { return std::to_string(id); });
 }
 
 }  // namespace topsim

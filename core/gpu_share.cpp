@@ -259,12 +259,6 @@ int64_t ShareCluster::capacity_milli() const {
   return total;
 }
 
-int64_t ShareCluster::allocated_milli() const {
-  int64_t free = 0;
-  for (const ShareNode& node : nodes) free += node.free_milli;
-  return capacity_milli() - free;
-}
-
 int ShareCluster::max_card_mem_gib() const {
   int best = 0;
   for (const ShareNode& node : nodes) {

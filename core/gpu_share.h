@@ -130,7 +130,6 @@ NodeAllocatable allocatable(const ShareNode& node);
 int card_free_milli(const ShareNode& node, int card);
 // Recomputes the node's derived card summary (free_milli, max_card_free_milli, idle_cards).
 void refresh_card_summary(ShareNode& node);
-inline int64_t node_free_milli(const ShareNode& node) { return node.free_milli; }
 inline int node_idle_cards(const ShareNode& node) { return node.idle_cards; }
 
 bool mode_accepts(NodeMode mode, const GpuAsk& ask);
@@ -156,8 +155,7 @@ void release_placement(ShareNode& node, const PodRequest& pod, const std::vector
 
 struct ShareCluster {
   std::vector<ShareNode> nodes;
-  int64_t capacity_milli() const;   // 1000 x cards
-  int64_t allocated_milli() const;  // capacity minus free share (sums over nodes: O(cards))
+  int64_t capacity_milli() const;  // 1000 x cards
   int max_card_mem_gib() const;
 };
 

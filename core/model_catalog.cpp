@@ -7,16 +7,10 @@
 #include <cstdio>
 
 #include "core/hardware.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
-
-std::string normalized(std::string_view name) {
-  std::string out;
-  for (unsigned char c : name)
-    if (c != '-' && c != '_' && c != ' ') out.push_back(static_cast<char>(std::tolower(c)));
-  return out;
-}
 
 // Training FLOPs per image of a CNN: forward multiply-adds x 2 FLOP x 3 (backward = 2 x forward,
 // REFERENCE.md: backward is ~2/3 of compute).
@@ -164,7 +158,7 @@ std::string covered_generations() {
 }  // namespace
 
 std::optional<TrainingFramework> parse_training_framework(std::string_view name) {
-  const std::string key = normalized(name);
+  const std::string key = normalized_name(name);
   if (const auto framework = parse_enum<TrainingFramework>(key)) return framework;
   if (key == "tf") return TrainingFramework::TensorFlow;
   if (key == "torch") return TrainingFramework::PyTorch;
@@ -180,14 +174,13 @@ std::vector<std::string> model_names() {
 }
 
 Expected<int> find_model(std::string_view name) {
-  const std::string key = normalized(name);
+  const std::string key = normalized_name(name);
   const auto& m = catalog();
   for (int i = 0; i < static_cast<int>(m.size()); ++i)
-    if (normalized(m[i].name) == key) return i;
+    if (normalized_name(m[i].name) == key) return i;
   if (key == "gpt2") return find_model("gpt2-small");  // the released checkpoint's name
-  std::string known;
-  for (const auto& model : m) known += (known.empty() ? "" : ", ") + model.name;
-  return Error{"unknown model '" + std::string(name) + "'; known: " + known};
+  return Error{"unknown model '" + std::string(name) +
+               "'; known: " + join(m, ", ", [](const DnnModel& model) { return model.name; })};
 }
 
 const DnnModel* model_at(int index) {

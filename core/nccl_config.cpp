@@ -1,4 +1,5 @@
 #include "core/nccl_config.h"
+#include "util/text.h"
 
 #include <algorithm>
 
@@ -30,11 +31,7 @@ bool nvls_capable(const Topology& node, const std::vector<int>& gpus) {
   });
 }
 
-std::string exact_list(const std::vector<std::string>& names) {
-  std::string out = "=";
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + names[i];
-  return out;
-}
+std::string exact_list(const std::vector<std::string>& names) { return "=" + join(names, ","); }
 
 // NCCL_IB_HCA, or NCCL_SOCKET_IFNAME + NCCL_IB_DISABLE, for the NICs the GPUs use.
 void add_network_env(const Topology& node, const std::vector<int>& gpus, NcclConfig& config) {

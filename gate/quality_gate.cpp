@@ -9,14 +9,13 @@
 #include "scenario/scenario_loader.h"
 #include "scenario/scenario_sections.h"
 #include "util/input_file.h"
+#include "util/number_format.h"
 #include "util/suggest.h"
 
 namespace topsim {
 namespace {
 
 namespace fs = std::filesystem;
-
-double rounded(double value) { return std::round(value * 1e6) / 1e6; }
 
 // "1%", "5s", "0.5", "2 GPUs" -> a tolerance; the unit, when given, must be the metric's.
 std::optional<Tolerance> parse_tolerance(const std::string& text, std::string_view unit, std::string& why) {
@@ -194,7 +193,7 @@ Expected<std::map<std::string, MeasuredValue>> measure(const SuiteScenario& entr
     if (!m)
       return Error{entry.key + ": " + unknown_name("metric", ran + "/" + w.metric, available) + " in the results of " +
                    entry.path};
-    values[w.name] = {rounded(m->over_seeds.mean), rounded(m->over_seeds.sd), static_cast<int>(s->runs.size())};
+    values[w.name] = {rounded_micro(m->over_seeds.mean), rounded_micro(m->over_seeds.sd), static_cast<int>(s->runs.size())};
   }
   return values;
 }
@@ -213,7 +212,7 @@ MetricCheck check_one(const std::string& scenario, const WatchedMetric& w, const
   MetricCheck c{scenario, w, base, now, now.mean - base.mean, 0, w.tolerance.allowed(base.mean), 0, Verdict::Ok};
   c.delta_percent = base.mean != 0 ? c.delta / std::abs(base.mean) * 100 : 0;
   c.noise = 2 * std::sqrt(base.sd * base.sd / base.runs + now.sd * now.sd / now.runs);
-  c.verdict = judge(w, rounded(c.delta), rounded(c.allowed), rounded(c.noise));
+  c.verdict = judge(w, rounded_micro(c.delta), rounded_micro(c.allowed), rounded_micro(c.noise));
   return c;
 }
 

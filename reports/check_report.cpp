@@ -93,8 +93,7 @@ std::string render_baseline(const Suite& suite, const std::map<std::string, std:
   root["scenarios"] = nlohmann::json::object();
   for (const auto& [scenario, metrics] : values)
     for (const auto& [name, v] : metrics)
-      root["scenarios"][scenario][name] = {
-          {"mean", std::round(v.mean * 1e6) / 1e6}, {"sd", std::round(v.sd * 1e6) / 1e6}, {"runs", v.runs}};
+      root["scenarios"][scenario][name] = {{"mean", rounded_micro(v.mean)}, {"sd", rounded_micro(v.sd)}, {"runs", v.runs}};
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -144,7 +144,7 @@ Json chart_json(const Chart& c) {
   Json datasets = Json::array();
   for (const ChartDataset& d : c.datasets) {
     Json points = Json::array();
-    for (const Point& p : d.points) points.push_back({std::round(p.x * 1e6) / 1e6, std::round(p.y * 1e6) / 1e6});
+    for (const Point& p : d.points) points.push_back({rounded_micro(p.x), rounded_micro(p.y)});
     Json dataset = {{"name", d.name},   {"colour", d.colour}, {"dashed", d.dashed},
                     {"alpha", d.alpha}, {"band", d.band},     {"points", points}};
     if (d.markers) dataset["markers"] = true;

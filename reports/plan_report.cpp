@@ -11,6 +11,8 @@
 #include "reports/escape.h"
 #include "reports/report_files.h"
 #include "reports/report_model.h"
+#include "util/number_format.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -20,8 +22,6 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kPlanSchema = "topsim.plan/1";
 constexpr const char* kPartSchema = "topsim.plan-part/1";
 constexpr const char* kAllFinish = "every admitted job finishes";
-
-double rounded(double v) { return std::round(v * 1e6) / 1e6; }
 
 // "$1,234,567": whole dollars with thousands separators.
 std::string dollars(double value) {
@@ -50,17 +50,11 @@ bool all_finish(const PlanEvaluation& e) {
   return std::none_of(e.unmet.begin(), e.unmet.end(), [](const std::string& u) { return u.rfind(kAllFinish, 0) == 0; });
 }
 
-std::string joined(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(separator)) + p;
-  return out;
-}
-
 // What keeps a chain without an answer from meeting the SLOs: the misses at its largest size.
 std::string binding(const PlanChain& chain) {
   const PlanEvaluation* largest = chain.largest();
   if (!largest) return chain.notes.empty() ? "nothing evaluated" : chain.notes.front();
-  return joined(largest->unmet, "; ") + " at " + std::to_string(largest->nodes) + " nodes";
+  return join(largest->unmet, "; ") + " at " + std::to_string(largest->nodes) + " nodes";
 }
 
 std::vector<const PlanChain*> chains_at(const PlanResult& r, size_t growth, size_t scheduler) {
@@ -125,7 +119,7 @@ std::string slo_list(const PlanInfo& info) {
   std::vector<std::string> parts;
   for (const Slo& slo : info.slos) parts.push_back(slo.describe());
   parts.emplace_back(kAllFinish);
-  return joined(parts, ", ");
+  return join(parts, ", ");
 }
 
 std::string bounds_text(const PlanInfo& info) {
@@ -155,7 +149,7 @@ std::vector<std::string> all_notes(const PlanResult& r) {
 }
 
 Json evaluation_json(const PlanEvaluation& e, bool exact) {
-  auto num = [exact](double v) { return exact ? v : rounded(v); };
+  auto num = [exact](double v) { return exact ? v : rounded_micro(v); };
   Json metrics = Json::object();
   for (const auto& [name, value] : e.metrics) metrics[name] = num(value);
   return {{"units", e.units},      {"nodes", e.nodes},       {"gpus", e.gpus},   {"cost_per_hour", num(e.cost_per_hour)},
@@ -172,7 +166,7 @@ Json chain_json(const PlanChain& c, bool exact) {
 }
 
 Json info_json(const PlanInfo& info, bool exact) {
-  auto num = [exact](double v) { return exact ? v : rounded(v); };
+  auto num = [exact](double v) { return exact ? v : rounded_micro(v); };
   Json candidates = Json::array();
   for (const PlanInfo::Candidate& c : info.candidates) {
     Json parts = Json::array();
@@ -396,13 +390,13 @@ std::string render_plan_markdown(const PlanResult& r) {
   for (size_t g = 0; g < info.growth.size(); ++g) {
     out += "### Growth " + growth_name(info.growth[g]) + "\n\n**" + markdown_cell(headlines[g]) + "**\n\n";
     const auto header = header_cells(info, metrics);
-    out += "| " + joined(header, " | ") + " |\n|";
+    out += "| " + join(header, " | ") + " |\n|";
     for (size_t i = 0; i < header.size(); ++i) out += i < 2 || i + 1 == header.size() ? "---|" : "---:|";
     out += "\n";
     for (const Row& row : step_rows(r, g)) {
       std::vector<std::string> cells;
       for (const std::string& c : row_cells(info, row, metrics)) cells.push_back(markdown_cell(c));
-      out += "| " + joined(cells, " | ") + " |\n";
+      out += "| " + join(cells, " | ") + " |\n";
     }
     out += "\n";
   }
@@ -478,7 +472,7 @@ void write_plan_csv(const PlanResult& r, std::ostream& out) {
     for (const PlanEvaluation& e : c.evaluations) {
       out << csv_field(c.scheduler) << "," << csv_field(c.candidate) << "," << format_data(c.growth) << "," << e.units << ","
           << e.nodes << "," << e.gpus << "," << format_data(per_month(e.cost_per_hour)) << "," << format_data(e.watts / 1000)
-          << "," << (e.feasible ? "true" : "false") << "," << csv_field(joined(e.unmet, "; "));
+          << "," << (e.feasible ? "true" : "false") << "," << csv_field(join(e.unmet, "; "));
       for (const std::string& m : metrics) {
         const auto it = e.metrics.find(m);
         out << "," << (it == e.metrics.end() ? "" : format_data(it->second));

@@ -81,7 +81,7 @@ std::string family(const ReportModel& m, const PromName& p) {
       for (const Series& s : m.series)
         if (const MetricSummary* metric = s.result->metric(full))
           samples += fmt::format("{}{{{}{}}} {}\n", p.name, series_labels(m, s), stat.empty() ? "" : ",stat=\"" + stat + "\"",
-                                 value_text(results_rounded(metric->over_seeds.mean) * p.scale));
+                                 value_text(rounded_micro(metric->over_seeds.mean) * p.scale));
     }
   }
   if (samples.empty()) return "";

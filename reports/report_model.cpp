@@ -180,29 +180,6 @@ std::vector<Point> cdf_points(std::vector<double> values, size_t max_points) {
   return downsample(points, max_points);
 }
 
-namespace {
-
-std::string fixed_trimmed(double value, int decimals) {
-  std::string text = fmt::format("{:.{}f}", value, decimals);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text == "-0" ? "0" : text;
-}
-
-}  // namespace
-
-std::string format_number(double value) {
-  if (!std::isfinite(value)) return "n/a";
-  const double size = std::abs(value);
-  return fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4);
-}
-
-double results_rounded(double value) { return std::round(value * 1e6) / 1e6; }
-
-std::string format_data(double value, std::string_view not_finite) {
-  return std::isfinite(value) ? fixed_trimmed(value, 6) : std::string(not_finite);
-}
-
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   ReportModel m;
   for (const LabelledResults& in : inputs) {

@@ -13,6 +13,7 @@
 
 #include "sim/metrics.h"
 #include "sim/results.h"
+#include "util/number_format.h"
 
 namespace topsim {
 
@@ -109,14 +110,5 @@ std::vector<Point> downsample(const std::vector<Point>& points, size_t max_point
 // The empirical CDF of `values`: (value, share of values <= it), at most `max_points` points,
 // the smallest and the largest value included.
 std::vector<Point> cdf_points(std::vector<double> values, size_t max_points);
-// A figure as the report prints it: decimals by size (1 from 1000, 2 from 10, 3 from 1, else
-// 4), no trailing zeros; "n/a" when not finite.
-std::string format_number(double value);
-// A figure rounded as results.json keeps it (to 1e-6 of its unit), so that outputs made from
-// a run and from its saved results agree to the byte.
-double results_rounded(double value);
-// A figure as data files hold it: 6 decimals (the results' rounding), no trailing zeros;
-// `not_finite` for NaN and infinities.
-std::string format_data(double value, std::string_view not_finite = "");
 
 }  // namespace topsim

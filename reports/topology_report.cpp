@@ -1,4 +1,5 @@
 #include "reports/topology_report.h"
+#include "util/text.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -64,9 +65,7 @@ std::string numa_summary(const NodeModel& m) {
     const std::string kind(enum_name(numa.cpu));
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   }
-  std::string joined;
-  for (const std::string& kind : kinds) joined += (joined.empty() ? "" : ", ") + kind;
-  return fmt::format("{} NUMA node{} ({})", m.numa_nodes.size(), m.numa_nodes.size() == 1 ? "" : "s", joined);
+  return fmt::format("{} NUMA node{} ({})", m.numa_nodes.size(), m.numa_nodes.size() == 1 ? "" : "s", join(kinds, ", "));
 }
 
 std::string nvlink_summary(const Topology& t) {

@@ -45,7 +45,6 @@ class JobStore {
   // Error: the file could not be read back.
   [[nodiscard]] Status for_each(const std::function<void(uint32_t id, const JobRecord& record)>& each) const;
   size_t size() const { return count_; }
-  uint64_t file_bytes() const { return file_bytes_; }
 
  private:
   struct Chunk {

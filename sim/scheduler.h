@@ -60,7 +60,7 @@ struct PodBinding {
 
 // How a job whose pods are all bound starts.
 struct JobStart {
-  CommPath comm;                     // its communication path (sim/schedulers/comm_paths.h)
+  CommPath comm;                     // its communication path (core/throughput.h)
   std::vector<std::string> relaxed;  // constraints the allocator dropped, if any
   std::vector<size_t> rank_order;    // bound pods in rank order (indices in bind order); empty: bind order
 };

@@ -1,17 +1,11 @@
 #include "util/suggest.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace topsim {
 namespace {
-
-std::string normalized(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s)
-    if (c != '-' && c != '_' && c != ' ') out.push_back(static_cast<char>(std::tolower(c)));
-  return out;
-}
 
 // Optimal string alignment distance (Levenshtein plus transposition of neighbours).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -41,12 +35,12 @@ size_t closeness(const std::string& typed, const std::string& candidate) {
 }  // namespace
 
 std::optional<std::string> closest_name(std::string_view typed, const std::vector<std::string>& candidates) {
-  const std::string key = normalized(typed);
+  const std::string key = normalized_name(typed);
   const size_t limit = std::max<size_t>(2, key.size() / 3);
   std::optional<std::string> best;
   size_t best_score = limit + 1;
   for (const std::string& candidate : candidates) {
-    const size_t score = closeness(key, normalized(candidate));
+    const size_t score = closeness(key, normalized_name(candidate));
     if (score < best_score) {
       best_score = score;
       best = candidate;
@@ -60,11 +54,7 @@ std::string did_you_mean(std::string_view typed, const std::vector<std::string>&
   return best ? "; did you mean '" + *best + "'?" : "";
 }
 
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
+std::string join_names(const std::vector<std::string>& names) { return join(names, ", "); }
 
 std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known) {
   const auto close = closest_name(typed, known);

@@ -1,5 +1,6 @@
 #include "util/workers.h"
 
+#include <algorithm>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -17,6 +18,10 @@ void run_workers(int threads, size_t tasks, const std::function<void()>& worker)
   }
   worker();
   for (std::thread& thread : pool) thread.join();
+}
+
+int threads_or_all_cores(int threads) {
+  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace topsim

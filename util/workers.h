@@ -11,4 +11,7 @@ namespace topsim {
 // all have returned. Fewer threads are used when the system cannot make more (never an error).
 void run_workers(int threads, size_t tasks, const std::function<void()>& worker);
 
+// A `--threads` value as the commands take it: 0 (or less) means every core of the machine.
+int threads_or_all_cores(int threads);
+
 }  // namespace topsim

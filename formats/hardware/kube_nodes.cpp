@@ -10,6 +10,7 @@
 #include "core/gpu_share.h"
 #include "core/hardware.h"
 #include "formats/support/json_reader.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -133,13 +134,9 @@ Expected<KubeNodeImport> import_kube_nodes(std::string_view text, std::string_vi
     group->nodes.push_back(name);
   }
   if (!unmapped.empty()) {
-    std::string list;
-    for (const std::string& u : unmapped) list += (list.empty() ? "" : ", ") + u;
-    return Error{src + ": no built-in node model for " + list + " (built-in: " + [] {
-      std::string names;
-      for (const BuiltinModelInfo& info : builtin_models()) names += (names.empty() ? "" : ", ") + info.name;
-      return names;
-    }() + "); map each with --map 'PRODUCT=MODEL' (a built-in model or a node file, e.g. from topo import)"};
+    return Error{src + ": no built-in node model for " + join(unmapped, ", ") +
+                 " (built-in: " + join(builtin_model_names(), ", ") +
+                 "); map each with --map 'PRODUCT=MODEL' (a built-in model or a node file, e.g. from topo import)"};
   }
   if (out.groups.empty())
     return Error{src + ": no GPU node among " + std::to_string(items.size()) +

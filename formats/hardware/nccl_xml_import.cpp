@@ -15,6 +15,7 @@
 
 #include "core/builtin_models.h"
 #include "formats/hardware/nccl_xml_common.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -418,9 +419,8 @@ class NcclXmlImporter {
     if (options_.fabric.empty()) return infer_fabric(system);
     std::optional<NodeModel> fabric = builtin_model(options_.fabric);
     if (!fabric) {
-      std::string names;
-      for (const BuiltinModelInfo& info : builtin_models()) names += (names.empty() ? "" : ", ") + info.name;
-      fail(system, "--fabric: unknown built-in model '" + options_.fabric + "' (built-in models: " + names + ")");
+      fail(system, "--fabric: unknown built-in model '" + options_.fabric +
+                       "' (built-in models: " + join(builtin_model_names(), ", ") + ")");
     }
     fabric_name_ = options_.fabric;
     return std::move(*fabric);

@@ -28,8 +28,7 @@ bool looks_like_path(std::string_view spec) {
 }
 
 Error unknown_model(std::string_view spec) {
-  std::vector<std::string> names;
-  for (const BuiltinModelInfo& info : builtin_models()) names.push_back(info.name);
+  const std::vector<std::string> names = builtin_model_names();
   const std::string suggestion = did_you_mean(spec, names);
   return Error{"unknown node model '" + std::string(spec) + "' (not a built-in model nor a file)" +
                (suggestion.empty() ? ";" : suggestion) + " built-in models: " + join_names(names)};

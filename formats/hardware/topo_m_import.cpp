@@ -12,17 +12,12 @@
 #include "core/builtin_models.h"
 #include "core/topology.h"
 #include "formats/hardware/topo_m_parse.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
 
 using namespace topo_m_detail;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 int pcie_level(const LinkCode& code) {  // PIX 1 .. SYS 5; 0 = no PCIe evidence (X, NV#)
   switch (code.cls) {
@@ -199,7 +194,7 @@ std::pair<std::string, std::string> infer_gpu_model(const NvSummary& nv, int gpu
 
 Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvSummary& nv) {
   const int line = parser_.line_number(m.header.line);
-  const std::string valid = join(gpu_model_names());
+  const std::string valid = join(gpu_model_names(), ", ");
   if (!options_.gpu_model.empty()) {
     if (const GpuModel* model = find_gpu_model(options_.gpu_model)) return model;
     return fail(line, "unknown GPU model '" + options_.gpu_model + "' (valid: " + valid + ")");
@@ -210,8 +205,8 @@ Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvS
   std::vector<std::string> seen;
   for (int c : nv.counts) seen.push_back("NV" + std::to_string(c));
   if (name.empty())
-    return fail(line,
-                "cannot infer the GPU model from NVLink counts " + join(seen) + "; pass --gpu-model (one of " + valid + ")");
+    return fail(
+        line, "cannot infer the GPU model from NVLink counts " + join(seen, ", ") + "; pass --gpu-model (one of " + valid + ")");
   notes_.push_back("inferred GPU model " + name + " from " + why + " (use --gpu-model to override)");
   return find_gpu_model(name);
 }

@@ -1,5 +1,6 @@
 // Parsing of `nvidia-smi topo -m` text into a Matrix (see topo_m_parse.h).
 #include "formats/hardware/topo_m_parse.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -80,9 +81,7 @@ std::vector<std::string> trailing_columns(const std::vector<std::string>& tokens
     });
     const size_t width = match == kKnown.end() ? 1 : match->size();
     std::vector<std::string> words(tokens.begin() + from, tokens.begin() + from + width);
-    std::string column;
-    for (const auto& word : words) column += (column.empty() ? "" : " ") + word;
-    columns.push_back(column);
+    columns.push_back(join(words, " "));
     from += width;
   }
   return columns;

@@ -6,12 +6,12 @@
 #include <type_traits>
 
 #include "core/model_catalog.h"
+#include "util/number_format.h"
 
 namespace topsim {
 namespace {
 
-double rounded(double value) { return std::round(value * 1e6) / 1e6; }
-double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
+double seconds(int64_t ms) { return rounded_micro(static_cast<double>(ms) / 1000.0); }
 
 // Text that nlohmann::json writes as it is: printable ASCII other than '"' and '\'.
 bool plain(std::string_view text) {
@@ -107,9 +107,9 @@ void put_times(std::string& out, const JobRecord& r) {
 
 void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
   field(out, "transport", enum_name(r.comm.transport));
-  field(out, "ring_gbps", rounded(r.comm.bus_bandwidth_gbps));
-  field(out, "samples_per_sec", rounded(r.samples_per_sec));
-  field(out, "ideal_samples_per_sec", rounded(r.ideal_samples_per_sec));
+  field(out, "ring_gbps", rounded_micro(r.comm.bus_bandwidth_gbps));
+  field(out, "samples_per_sec", rounded_micro(r.samples_per_sec));
+  field(out, "ideal_samples_per_sec", rounded_micro(r.ideal_samples_per_sec));
   field(out, "unit", std::string(model ? enum_name(model->unit) : "samples") + "/s");
   key(out, "cross_numa");
   out += r.cross_numa ? "true" : "false";

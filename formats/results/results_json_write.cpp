@@ -6,14 +6,14 @@
 
 #include "formats/results/job_line.h"
 #include "formats/results/results_json.h"
+#include "util/number_format.h"
 
 namespace topsim {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-double rounded(double value) { return std::round(value * 1e6) / 1e6; }
-double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
+double seconds(int64_t ms) { return rounded_micro(static_cast<double>(ms) / 1000.0); }
 
 Json scenario_json(const ScenarioInfo& s) {
   Json groups = Json::array();
@@ -34,8 +34,8 @@ Json scenario_json(const ScenarioInfo& s) {
               {"node_groups", groups},
               {"network", s.network},
               {"share_policy", s.share_scheduler},
-              {"workload_coverage", rounded(s.fragmentation_coverage)}};
-  if (s.mode == "fill") out["target_load"] = rounded(s.target_load);
+              {"workload_coverage", rounded_micro(s.fragmentation_coverage)}};
+  if (s.mode == "fill") out["target_load"] = rounded_micro(s.target_load);
   if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;
 }
@@ -52,17 +52,17 @@ Json units_json(const ResultSet& results) {
 
 Json metrics_json(const Metrics& metrics) {
   Json out = Json::object();
-  for (const Metric& m : metrics.all()) out[m.name] = rounded(m.value);
+  for (const Metric& m : metrics.all()) out[m.name] = rounded_micro(m.value);
   return out;
 }
 
 Json over_seeds_json(const SchedulerResult& s) {
   Json out = Json::object();
   for (const MetricSummary& m : s.metrics)
-    out[m.name] = {{"mean", rounded(m.over_seeds.mean)},
-                   {"sd", rounded(m.over_seeds.sd)},
-                   {"min", rounded(m.over_seeds.min)},
-                   {"max", rounded(m.over_seeds.max)}};
+    out[m.name] = {{"mean", rounded_micro(m.over_seeds.mean)},
+                   {"sd", rounded_micro(m.over_seeds.sd)},
+                   {"min", rounded_micro(m.over_seeds.min)},
+                   {"max", rounded_micro(m.over_seeds.max)}};
   return out;
 }
 
@@ -89,21 +89,22 @@ Json samples_json(const std::vector<ClusterSample>& samples) {
       samples, {{"time_s", [](const ClusterSample& x) { return Json(seconds(x.time_ms)); }},
                 {"running_jobs", [](const ClusterSample& x) { return Json(x.running); }},
                 {"pending_jobs", [](const ClusterSample& x) { return Json(x.pending); }},
-                {"allocated_gpus", [](const ClusterSample& x) { return Json(rounded(x.allocated_gpus)); }},
-                {"fragmentation_gpus", [](const ClusterSample& x) { return Json(rounded(x.fragmentation_gpus)); }},
-                {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded(x.fragmentation_rate)); }},
-                {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded(x.unusable_gpus)); }},
+                {"allocated_gpus", [](const ClusterSample& x) { return Json(rounded_micro(x.allocated_gpus)); }},
+                {"fragmentation_gpus", [](const ClusterSample& x) { return Json(rounded_micro(x.fragmentation_gpus)); }},
+                {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded_micro(x.fragmentation_rate)); }},
+                {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded_micro(x.unusable_gpus)); }},
                 {"idle_cards", [](const ClusterSample& x) { return Json(x.idle_cards); }}});
 }
 
 Json load_curve_json(const std::vector<LoadPoint>& curve) {
-  return columns_json<LoadPoint>(curve, {{"load_percent", [](const LoadPoint& p) { return Json(p.load_percent); }},
-                                         {"gpu_alloc_ratio", [](const LoadPoint& p) { return Json(rounded(p.gpu_alloc_ratio)); }},
-                                         {"fragmentation_gpus", [](const LoadPoint& p) { return Json(rounded(p.frag_gpus)); }},
-                                         {"fragmentation_rate", [](const LoadPoint& p) { return Json(rounded(p.frag_rate)); }},
-                                         {"unusable_gpus", [](const LoadPoint& p) { return Json(rounded(p.unusable_gpus)); }},
-                                         {"idle_cards", [](const LoadPoint& p) { return Json(p.idle_cards); }},
-                                         {"failed", [](const LoadPoint& p) { return Json(p.failed); }}});
+  return columns_json<LoadPoint>(curve,
+                                 {{"load_percent", [](const LoadPoint& p) { return Json(p.load_percent); }},
+                                  {"gpu_alloc_ratio", [](const LoadPoint& p) { return Json(rounded_micro(p.gpu_alloc_ratio)); }},
+                                  {"fragmentation_gpus", [](const LoadPoint& p) { return Json(rounded_micro(p.frag_gpus)); }},
+                                  {"fragmentation_rate", [](const LoadPoint& p) { return Json(rounded_micro(p.frag_rate)); }},
+                                  {"unusable_gpus", [](const LoadPoint& p) { return Json(rounded_micro(p.unusable_gpus)); }},
+                                  {"idle_cards", [](const LoadPoint& p) { return Json(p.idle_cards); }},
+                                  {"failed", [](const LoadPoint& p) { return Json(p.failed); }}});
 }
 
 Json run_json(const RunResult& run) {
@@ -113,8 +114,8 @@ Json run_json(const RunResult& run) {
                         {"framework", t.framework},
                         {"unit", t.unit + "/s"},
                         {"jobs", t.jobs},
-                        {"mean_samples_per_sec", rounded(t.mean_samples_per_sec)},
-                        {"mean_ideal_samples_per_sec", rounded(t.mean_ideal_samples_per_sec)}});
+                        {"mean_samples_per_sec", rounded_micro(t.mean_samples_per_sec)},
+                        {"mean_ideal_samples_per_sec", rounded_micro(t.mean_ideal_samples_per_sec)}});
   Json out = {{"seed", run.seed},
               {"metrics", metrics_json(run.metrics)},
               {"throughput_by_model", by_model},

@@ -9,6 +9,7 @@
 
 #include "core/node_model.h"
 #include "util/input_file.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -30,13 +31,9 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   }
 }
 
-std::string join(const std::string_view* begin, const std::string_view* end) {
-  std::string out;
-  for (auto it = begin; it != end; ++it) out += (it == begin ? "" : ",") + std::string(*it);
-  return out;
+std::string known_models() {
+  return join(kAlibabaGpuModels, ",", [](std::string_view model) { return std::string(model); });
 }
-
-std::string known_models() { return join(kAlibabaGpuModels.data(), kAlibabaGpuModels.data() + kAlibabaGpuModels.size()); }
 
 // One row being parsed: errors name the source, the line and the column.
 class Row {
@@ -87,7 +84,9 @@ Expected<size_t> check_header(std::string_view source, std::string_view header, 
                               size_t all_columns, size_t min_columns) {
   const std::vector<std::string_view> fields = split_fields(header);
   const std::string where = std::string(source) + ":1: header: ";
-  const std::string expected = " (expected " + join(columns, columns + all_columns) +
+  const std::string expected = " (expected " +
+                               join(std::vector<std::string_view>(columns, columns + all_columns), ",",
+                                    [](std::string_view c) { return std::string(c); }) +
                                (min_columns < all_columns ? ", or its first " + std::to_string(min_columns) + " columns" : "") +
                                ")";
   for (size_t i = 0; i < all_columns && i < fields.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "sim/schedulers/registry.h"
 
 #include "util/enum_names.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -47,11 +48,7 @@ std::vector<std::string> handles_names(unsigned handles) {
   return names;
 }
 
-std::string handles_text(unsigned handles) {
-  std::string text;
-  for (const std::string& name : handles_names(handles)) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
+std::string handles_text(unsigned handles) { return join(handles_names(handles), ", "); }
 
 const std::vector<SchedulerInfo>& scheduler_registry() { return kRegistry; }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/gang.h"
+#include "util/text.h"
 
 namespace topsim {
 
@@ -18,9 +19,7 @@ std::string nodes_with_label(NodeMode label) {
 }
 
 std::string list_gpus(const std::vector<uint16_t>& gpus) {
-  std::string out;
-  for (uint16_t g : gpus) out += (out.empty() ? "" : ",") + std::to_string(g);
-  return out;
+  return join(gpus, ",", [](uint16_t g) { return std::to_string(g); });
 }
 
 // Every node type serving `label` can predict the job's throughput, and has NICs when `need_nic`.

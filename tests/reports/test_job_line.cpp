@@ -12,6 +12,7 @@
 
 #include "core/model_catalog.h"
 #include "formats/results/job_line.h"
+#include "util/number_format.h"
 
 using namespace topsim;
 
@@ -19,8 +20,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-double rounded(double value) { return std::round(value * 1e6) / 1e6; }
-double seconds(int64_t ms) { return rounded(static_cast<double>(ms) / 1000.0); }
+double seconds(int64_t ms) { return rounded_micro(static_cast<double>(ms) / 1000.0); }
 
 // The line as the JSON reporter built it with nlohmann::json (the reference).
 std::string reference_line(const std::string& scheduler, uint64_t seed, const Workload& workload, uint32_t id,
@@ -54,9 +54,9 @@ std::string reference_line(const std::string& scheduler, uint64_t seed, const Wo
   j["pods"] = pods;
   if (r.start_ms >= 0 && job.is_training()) {
     j["transport"] = enum_name(r.comm.transport);
-    j["ring_gbps"] = rounded(r.comm.bus_bandwidth_gbps);
-    j["samples_per_sec"] = rounded(r.samples_per_sec);
-    j["ideal_samples_per_sec"] = rounded(r.ideal_samples_per_sec);
+    j["ring_gbps"] = rounded_micro(r.comm.bus_bandwidth_gbps);
+    j["samples_per_sec"] = rounded_micro(r.samples_per_sec);
+    j["ideal_samples_per_sec"] = rounded_micro(r.ideal_samples_per_sec);
     j["unit"] = std::string(model ? enum_name(model->unit) : "samples") + "/s";
     j["cross_numa"] = r.cross_numa;
     j["relaxed"] = r.relaxed;

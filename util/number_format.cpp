@@ -1,0 +1,35 @@
+#include "util/number_format.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace topsim {
+namespace {
+
+// `value` with `decimals` decimals (correctly rounded), trailing zeros and a bare point dropped.
+std::string fixed_trimmed(double value, int decimals) {
+  char buffer[400];  // the largest double in fixed notation: 309 digits, plus decimals
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+  std::string text(buffer, result.ptr);
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (!text.empty() && text.back() == '.') text.pop_back();
+  }
+  return text == "-0" ? "0" : text;
+}
+
+}  // namespace
+
+double rounded_micro(double value) { return std::round(value * 1e6) / 1e6; }
+
+std::string format_number(double value) {
+  if (!std::isfinite(value)) return "n/a";
+  const double size = std::abs(value);
+  return fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4);
+}
+
+std::string format_data(double value, std::string_view not_finite) {
+  return std::isfinite(value) ? fixed_trimmed(value, 6) : std::string(not_finite);
+}
+
+}  // namespace topsim

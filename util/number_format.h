@@ -1,0 +1,21 @@
+// How numbers are written: in files topsim writes (rounded to 1e-6, so that outputs do not
+// depend on the last bits of a floating-point sum) and in text a user reads.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace topsim {
+
+// `value` rounded to 1e-6: every figure in results.json, jobs.jsonl, baselines and plans.
+double rounded_micro(double value);
+
+// A figure for people: 4 significant decimals below 1, 3 below 10, 2 below 1000, else 1;
+// trailing zeros dropped ("1472", "0.95", "88.89"); "n/a" when not finite.
+std::string format_number(double value);
+
+// A figure for data files (CSV): up to 6 decimals, trailing zeros dropped; `not_finite` when
+// it is not finite.
+std::string format_data(double value, std::string_view not_finite = "");
+
+}  // namespace topsim

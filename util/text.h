@@ -1,0 +1,31 @@
+// Small text helpers every layer shares: joining lists for messages and names, and the one
+// normalisation of user-typed names (case, '-', '_' and ' ' ignored).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topsim {
+
+// The parts with `separator` between them ("a, b, c"); "" for none.
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+// The same over any range, each item turned into text by `text_of`.
+template <class Range, class TextOf>
+std::string join(const Range& items, std::string_view separator, TextOf text_of) {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += separator;
+    out += text_of(item);
+    first = false;
+  }
+  return out;
+}
+
+// A name as compared when users type it: lower case, without '-', '_' and ' ' ("DGX-A100" and
+// "dgx_a100" are the same name).
+std::string normalized_name(std::string_view name);
+
+}  // namespace topsim
