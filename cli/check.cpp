@@ -22,8 +22,6 @@
 namespace topsim::cli {
 namespace {
 
-using Values = std::map<std::string, std::map<std::string, MeasuredValue>>;
-
 class Check : public Command {
  public:
   void declare(OptionSet& options) override {
@@ -82,7 +80,11 @@ class Check : public Command {
     for (const std::string& path : {update_ ? suite->baseline_path : std::string(), junit_path_, markdown_path_})
       if (!path.empty())
         if (Status s = check_output_path(path); !s) return Outcome::bad_input(s.error().message);
-    auto values = run_suite(*suite, io);
+    auto values = run_suite(
+        *suite, substitutions_, [&](const SuiteScenario& entry) { return experiment_options(entry.key, io); },
+        [&](const SuiteScenario& entry, double wall_s) {
+          if (stderr_is_terminal() && !quiet_) io.err << fmt::format("{}: {:.1f} s\n", entry.key, wall_s);
+        });
     if (!values) return Outcome::failed(values.error());
     if (update_) return write_baseline(*suite, *values, io);
     auto result = compare_to_baseline(*suite, *baseline, *values);
@@ -91,34 +93,16 @@ class Check : public Command {
   }
 
  private:
-  Expected<ResultSet> run(const std::string& key, const Scenario& scenario, Streams io) const {
+  ExperimentOptions experiment_options(const std::string& key, Streams io) const {
     ExperimentOptions options;
     options.threads = threads_or_all_cores(threads_);
     options.check_invariants = options.check_invariants || check_invariants_;
     options.keep_jobs = false;
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), key});
-    return run_experiment(scenario, options);
+    return options;
   }
 
-  Expected<Values> run_suite(const Suite& suite, Streams io) const {
-    Values values;
-    for (const SuiteScenario& entry : suite.scenarios) {
-      const auto start = std::chrono::steady_clock::now();
-      auto scenario = scenario_to_run(entry, substitutions_);
-      if (!scenario) return scenario.error();
-      auto results = run(entry.key, *scenario, io);
-      if (!results) return results.error();
-      auto measured = measure(entry, *results, substitutions_);
-      if (!measured) return measured.error();
-      values[entry.key] = std::move(measured).value();
-      if (stderr_is_terminal() && !quiet_)
-        io.err << fmt::format("{}: {:.1f} s\n", entry.key,
-                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return values;
-  }
-
-  Outcome write_baseline(const Suite& suite, const Values& values, Streams io) const {
+  Outcome write_baseline(const Suite& suite, const SuiteValues& values, Streams io) const {
     if (Status s = write_output(suite.baseline_path, render_baseline(suite, values), io.out); !s)
       return Outcome::bad_input(s.error().message);
     size_t metrics = 0;
@@ -149,7 +133,7 @@ class Check : public Command {
     auto scenario = load_scenario(list_scenario_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     scenario->seeds = 1;
-    auto results = run(scenario->name, *scenario, io);
+    auto results = run_experiment(*scenario, experiment_options(scenario->name, io));
     if (!results) return Outcome::bad_input(results.error().message);
     for (const SchedulerResult& s : results->schedulers)
       for (const MetricSummary& m : s.metrics) {

@@ -8,6 +8,7 @@
 #include "cli/output_file.h"
 #include "formats/hardware/kube_nodes.h"
 #include "formats/hardware/node_source.h"
+#include "util/input_file.h"
 
 namespace topsim::cli {
 namespace {

@@ -3,7 +3,6 @@
 // docs/planning.md), whole or sharded over a batch system (docs/distributed.md).
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -20,72 +19,6 @@ namespace topsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Shard {
-  size_t index = 0, count = 1;
-  std::string from;  // "--shard", "Slurm", "Kubernetes"
-};
-
-std::optional<long long> env_integer(const char* name) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return std::nullopt;
-  long long value = 0;
-  const char* end = text + std::string_view(text).size();
-  const auto [ptr, ec] = std::from_chars(text, end, value);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
-// The shard from --shard I/N, from --shards N with JOB_COMPLETION_INDEX (Kubernetes Indexed
-// Jobs), or from a Slurm job array (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of
-// SLURM_ARRAY_TASK_COUNT); none: the whole plan.
-Expected<std::optional<Shard>> choose_shard(const std::string& shard_text, int shards) {
-  if (!shard_text.empty()) {
-    const size_t slash = shard_text.find('/');
-    long long i = -1, n = -1;
-    if (slash != std::string::npos) {
-      const std::string a = shard_text.substr(0, slash), b = shard_text.substr(slash + 1);
-      const auto ra = std::from_chars(a.data(), a.data() + a.size(), i);
-      const auto rb = std::from_chars(b.data(), b.data() + b.size(), n);
-      if (ra.ec != std::errc() || ra.ptr != a.data() + a.size() || rb.ec != std::errc() || rb.ptr != b.data() + b.size())
-        i = n = -1;
-    }
-    if (i < 0 || n < 1 || i >= n) return Error{"--shard '" + shard_text + "': expected I/N with 0 <= I < N, e.g. 0/4"};
-    return std::optional<Shard>(Shard{static_cast<size_t>(i), static_cast<size_t>(n), "--shard"});
-  }
-  if (shards > 0) {
-    const auto index = env_integer("JOB_COMPLETION_INDEX");
-    if (!index)
-      return Error{"--shards " + std::to_string(shards) +
-                   ": JOB_COMPLETION_INDEX is not set to a number (a Kubernetes Indexed Job sets it); use --shard I/N elsewhere"};
-    if (*index < 0 || *index >= shards)
-      return Error{"JOB_COMPLETION_INDEX " + std::to_string(*index) + " is not below --shards " + std::to_string(shards)};
-    return std::optional<Shard>(Shard{static_cast<size_t>(*index), static_cast<size_t>(shards), "Kubernetes"});
-  }
-  if (std::getenv("SLURM_ARRAY_TASK_ID")) {
-    const auto id = env_integer("SLURM_ARRAY_TASK_ID");
-    const auto count = env_integer("SLURM_ARRAY_TASK_COUNT");
-    const auto min = env_integer("SLURM_ARRAY_TASK_MIN");
-    if (!id || !count || !min)
-      return Error{"a Slurm job array needs SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT as numbers"};
-    // A stepped array (--array=0-14:2) or one with holes (--array=1,5,9) numbers its tasks apart:
-    // the shards would not be 0..N-1.
-    const auto step = env_integer("SLURM_ARRAY_TASK_STEP");
-    const auto max = env_integer("SLURM_ARRAY_TASK_MAX");
-    if ((step && *step != 1) || (max && *max - *min + 1 != *count))
-      return Error{
-          fmt::format("Slurm array task {} is not in a contiguous array (SLURM_ARRAY_TASK_MIN {}, _MAX {}, _STEP {}, "
-                      "_COUNT {}): use --array=0-{}",
-                      *id, *min, max ? std::to_string(*max) : "-", step ? std::to_string(*step) : "-", *count, *count - 1)};
-    const long long index = *id - *min;
-    if (*count < 1 || index < 0 || index >= *count)
-      return Error{
-          fmt::format("Slurm array task {} (min {}, count {}) is not a shard 0..{}: use a contiguous array (--array=0-{})", *id,
-                      *min, *count, *count - 1, *count - 1)};
-    return std::optional<Shard>(Shard{static_cast<size_t>(index), static_cast<size_t>(*count), "Slurm"});
-  }
-  return std::optional<Shard>();
-}
 
 void attach_plan_progress(PlanRunOptions& options, std::ostream& err, const ProgressOptions& progress) {
   const bool live = progress.terminal && !progress.quiet;
@@ -163,7 +96,7 @@ class Plan : public Command {
 
   Outcome execute(Streams io) override {
     if (list_slos_) return list_slos(io);
-    auto shard = choose_shard(shard_, shards_);
+    auto shard = choose_shard(shard_, shards_, std::getenv);
     if (!shard) return Outcome::bad_input(shard.error().message);
     auto plan = load_plan(plan_path_);
     if (!plan) return Outcome::bad_input(plan.error().message);

@@ -137,67 +137,6 @@ Expected<Suite> parse_suite(std::string_view text, const std::string& path) {
   return suite;
 }
 
-Expected<Baseline> load_baseline(const std::string& path) {
-  auto text = read_text_file(path);
-  if (!text) return Error{text.error().message + " (write it with topsim check --update)"};
-  auto json = parse_json_text(*text, path);
-  if (!json) return json.error();
-  JsonErrors errors(path);
-  JsonObject top(errors, JsonAt{&*json, ""}, {"schema", "suite", "scenarios"});
-  if (!top.is_object()) return errors.error();
-  if (top.string("schema").value_or("") != kBaselineSchema)
-    return Error{path + ": /schema: not a topsim quality baseline (expected \"" + std::string(kBaselineSchema) + "\")"};
-  Baseline baseline;
-  baseline.suite = top.string("suite").value_or("");
-  const auto scenarios = top.member("scenarios");
-  if (!scenarios || !scenarios->value->is_object()) return Error{path + ": /scenarios: must be an object"};
-  for (const auto& [key, metrics] : scenarios->value->items()) {
-    for (const auto& [name, v] : metrics.items()) {
-      const JsonAt at = scenarios->member(key).member(name);
-      JsonObject value(errors, at, {"mean", "sd", "runs"});
-      const auto mean = value.number("mean", -1e300, 1e300), sd = value.number("sd", 0, 1e300);
-      const auto runs = value.integer("runs", 1, 100000);
-      if (errors.failed()) return errors.error();
-      if (!mean || !sd || !runs) return Error{path + ": " + at.pointer + ": needs mean, sd and runs"};
-      baseline.scenarios[key][name] = {*mean, *sd, static_cast<int>(*runs)};
-    }
-  }
-  return baseline;
-}
-
-Expected<Scenario> scenario_to_run(const SuiteScenario& entry, const std::vector<Substitution>& substitutions) {
-  Scenario scenario = entry.scenario;
-  for (const Substitution& s : substitutions) {
-    auto at = std::find(scenario.schedulers.begin(), scenario.schedulers.end(), s.scheduler);
-    if (at == scenario.schedulers.end()) continue;
-    if (std::find(scenario.schedulers.begin(), scenario.schedulers.end(), s.candidate) != scenario.schedulers.end())
-      scenario.schedulers.erase(at);  // the scenario runs the candidate already: its results serve both names
-    else
-      *at = s.candidate;
-  }
-  return scenario;
-}
-
-Expected<std::map<std::string, MeasuredValue>> measure(const SuiteScenario& entry, const ResultSet& results,
-                                                       const std::vector<Substitution>& substitutions) {
-  std::map<std::string, MeasuredValue> values;
-  std::vector<std::string> available;
-  for (const SchedulerResult& s : results.schedulers)
-    for (const MetricSummary& m : s.metrics) available.push_back(s.name + "/" + m.name);
-  for (const WatchedMetric& w : entry.metrics) {
-    std::string ran = w.scheduler;
-    for (const Substitution& s : substitutions)
-      if (s.scheduler == w.scheduler) ran = s.candidate;
-    const SchedulerResult* s = results.scheduler(ran);
-    const MetricSummary* m = s ? s->metric(w.metric) : nullptr;
-    if (!m)
-      return Error{entry.key + ": " + unknown_name("metric", ran + "/" + w.metric, available) + " in the results of " +
-                   entry.path};
-    values[w.name] = {rounded_micro(m->over_seeds.mean), rounded_micro(m->over_seeds.sd), static_cast<int>(s->runs.size())};
-  }
-  return values;
-}
-
 namespace {
 
 Verdict judge(const WatchedMetric& w, double delta, double allowed, double noise) {
@@ -218,8 +157,7 @@ MetricCheck check_one(const std::string& scenario, const WatchedMetric& w, const
 
 }  // namespace
 
-Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& baseline,
-                                          const std::map<std::string, std::map<std::string, MeasuredValue>>& now) {
+Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& baseline, const SuiteValues& now) {
   if (baseline.suite != suite.name)
     return Error{suite.baseline_path + ": written for suite '" + baseline.suite + "', not '" + suite.name +
                  "' (another suite's baseline; write this one's with topsim check --update)"};

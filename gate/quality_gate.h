@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
+#include "sim/experiment.h"
 #include "sim/metrics.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
@@ -72,7 +75,13 @@ struct Baseline {
   std::map<std::string, std::map<std::string, MeasuredValue>> scenarios;  // key -> metric -> value
 };
 
+// Values of a suite's run: scenario key -> watched metric -> value.
+using SuiteValues = std::map<std::string, std::map<std::string, MeasuredValue>>;
+
 [[nodiscard]] Expected<Baseline> load_baseline(const std::string& path);
+// The baseline file for `values` (schema topsim.quality-baseline/1): sorted keys, numbers
+// rounded to 1e-6, so an unchanged tree writes the same bytes.
+std::string render_baseline(const Suite& suite, const SuiteValues& values);
 
 // Runs `candidate` in place of `scheduler` (a scheduler developer's new policy measured
 // against the baseline of the one it replaces); empty: as the scenarios say.
@@ -85,6 +94,13 @@ struct Substitution {
 // Error: a watched metric the results do not have, with the names they do have.
 [[nodiscard]] Expected<std::map<std::string, MeasuredValue>> measure(const SuiteScenario& entry, const ResultSet& results,
                                                                      const std::vector<Substitution>& substitutions);
+
+// Runs every scenario of the suite in order, as scenario_to_run says, with the experiment options
+// `options_for` gives it, and measures its watched metrics; `done` (may be empty) is called after
+// each scenario with its wall time. Error: a run failed, or a watched metric is missing.
+[[nodiscard]] Expected<SuiteValues> run_suite(const Suite& suite, const std::vector<Substitution>& substitutions,
+                                              const std::function<ExperimentOptions(const SuiteScenario&)>& options_for,
+                                              const std::function<void(const SuiteScenario&, double wall_s)>& done = {});
 
 enum class Verdict : uint8_t { Ok, Improved, WithinNoise, Regressed };
 
@@ -107,7 +123,6 @@ struct CheckResult {
 
 // Compares every watched metric. Error (bad input): a baseline for another suite, or missing a
 // scenario or metric of the suite.
-[[nodiscard]] Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& baseline,
-                                                        const std::map<std::string, std::map<std::string, MeasuredValue>>& now);
+[[nodiscard]] Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& baseline, const SuiteValues& now);
 
 }  // namespace topsim

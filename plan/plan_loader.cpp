@@ -11,6 +11,7 @@
 #include "formats/support/json_reader.h"
 #include "plan/plan.h"
 #include "scenario/scenario_sections.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 
 namespace topsim {

@@ -1,14 +1,28 @@
 #include "plan/plan_parts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <map>
 
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
+#include "util/input_file.h"
 
 namespace topsim {
 namespace {
+
+std::optional<long long> env_integer(const EnvLookup& env, const char* name) {
+  const char* text = env(name);
+  if (!text || !*text) return std::nullopt;
+  long long value = 0;
+  const char* end = text + std::string_view(text).size();
+  const auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -182,6 +196,54 @@ Expected<PlanResult> merge_plan_parts(std::vector<PlanPart> parts) {
     return Error{"the parts hold " + std::to_string(merged.chains.size()) + " searches, the plan has " +
                  std::to_string(merged.info.chains)};
   return merged;
+}
+
+Expected<std::optional<Shard>> choose_shard(const std::string& shard_text, int shards, const EnvLookup& env) {
+  if (!shard_text.empty()) {
+    const size_t slash = shard_text.find('/');
+    long long i = -1, n = -1;
+    if (slash != std::string::npos) {
+      const std::string a = shard_text.substr(0, slash), b = shard_text.substr(slash + 1);
+      const auto ra = std::from_chars(a.data(), a.data() + a.size(), i);
+      const auto rb = std::from_chars(b.data(), b.data() + b.size(), n);
+      if (ra.ec != std::errc() || ra.ptr != a.data() + a.size() || rb.ec != std::errc() || rb.ptr != b.data() + b.size())
+        i = n = -1;
+    }
+    if (i < 0 || n < 1 || i >= n) return Error{"--shard '" + shard_text + "': expected I/N with 0 <= I < N, e.g. 0/4"};
+    return std::optional<Shard>(Shard{static_cast<size_t>(i), static_cast<size_t>(n), "--shard"});
+  }
+  if (shards > 0) {
+    const auto index = env_integer(env, "JOB_COMPLETION_INDEX");
+    if (!index)
+      return Error{"--shards " + std::to_string(shards) +
+                   ": JOB_COMPLETION_INDEX is not set to a number (a Kubernetes Indexed Job sets it); use --shard I/N elsewhere"};
+    if (*index < 0 || *index >= shards)
+      return Error{"JOB_COMPLETION_INDEX " + std::to_string(*index) + " is not below --shards " + std::to_string(shards)};
+    return std::optional<Shard>(Shard{static_cast<size_t>(*index), static_cast<size_t>(shards), "Kubernetes"});
+  }
+  if (env("SLURM_ARRAY_TASK_ID")) {
+    const auto id = env_integer(env, "SLURM_ARRAY_TASK_ID");
+    const auto count = env_integer(env, "SLURM_ARRAY_TASK_COUNT");
+    const auto min = env_integer(env, "SLURM_ARRAY_TASK_MIN");
+    if (!id || !count || !min)
+      return Error{"a Slurm job array needs SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT as numbers"};
+    // A stepped array (--array=0-14:2) or one with holes (--array=1,5,9) numbers its tasks apart:
+    // the shards would not be 0..N-1.
+    const auto step = env_integer(env, "SLURM_ARRAY_TASK_STEP");
+    const auto max = env_integer(env, "SLURM_ARRAY_TASK_MAX");
+    if ((step && *step != 1) || (max && *max - *min + 1 != *count))
+      return Error{
+          fmt::format("Slurm array task {} is not in a contiguous array (SLURM_ARRAY_TASK_MIN {}, _MAX {}, _STEP {}, "
+                      "_COUNT {}): use --array=0-{}",
+                      *id, *min, max ? std::to_string(*max) : "-", step ? std::to_string(*step) : "-", *count, *count - 1)};
+    const long long index = *id - *min;
+    if (*count < 1 || index < 0 || index >= *count)
+      return Error{
+          fmt::format("Slurm array task {} (min {}, count {}) is not a shard 0..{}: use a contiguous array (--array=0-{})", *id,
+                      *min, *count, *count - 1, *count - 1)};
+    return std::optional<Shard>(Shard{static_cast<size_t>(index), static_cast<size_t>(*count), "Slurm"});
+  }
+  return std::optional<Shard>();
 }
 
 }  // namespace topsim

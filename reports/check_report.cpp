@@ -86,15 +86,4 @@ std::string render_check_junit(const CheckResult& r) {
       r.checks.size(), r.regressions, xml(r.suite), cases);
 }
 
-std::string render_baseline(const Suite& suite, const std::map<std::string, std::map<std::string, MeasuredValue>>& values) {
-  nlohmann::json root;  // std::map-backed objects: keys sorted
-  root["schema"] = kBaselineSchema;
-  root["suite"] = suite.name;
-  root["scenarios"] = nlohmann::json::object();
-  for (const auto& [scenario, metrics] : values)
-    for (const auto& [name, v] : metrics)
-      root["scenarios"][scenario][name] = {{"mean", rounded_micro(v.mean)}, {"sd", rounded_micro(v.sd)}, {"runs", v.runs}};
-  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 }  // namespace topsim

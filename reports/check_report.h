@@ -1,7 +1,7 @@
 // Renderings of a quality check (gate/quality_gate.h): the console lines (one per metric:
 // baseline, now, delta, verdict), the Markdown table for a pull request, JUnit XML (one
-// testcase per scenario x metric) for GitLab and Jenkins, and the baseline file itself
-// (sorted keys, numbers rounded to 1e-6: an unchanged tree writes the same bytes).
+// testcase per scenario x metric) for GitLab and Jenkins. The baseline file is gate's
+// (render_baseline, beside its reader).
 #pragma once
 
 #include <map>
@@ -16,6 +16,5 @@ std::string verdict_name(Verdict verdict);  // "ok", "improved", "within noise",
 std::string render_check_text(const CheckResult& result);
 std::string render_check_markdown(const CheckResult& result);
 std::string render_check_junit(const CheckResult& result);
-std::string render_baseline(const Suite& suite, const std::map<std::string, std::map<std::string, MeasuredValue>>& values);
 
 }  // namespace topsim

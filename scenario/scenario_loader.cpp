@@ -15,6 +15,7 @@
 #include "sim/schedulers/registry.h"
 #include "sim/schedulers/share_policy_scheduler.h"
 #include "util/file_names.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 
 namespace topsim {

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace topsim {
 
@@ -27,6 +29,32 @@ Expected<std::ifstream> open_input_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open '" + path + "': " + std::strerror(errno)};
   return in;
+}
+
+Expected<std::string> read_text_file(const std::string& path) {
+  if (Status s = check_input_file(path); !s) return s.error();
+  auto too_large = [&] {
+    return Error{"cannot read '" + path + "': larger than " + std::to_string(kMaxWholeFileBytes >> 20) +
+                 " MiB (the limit for a file read whole; docs/limits.md)"};
+  };
+  std::error_code ec;
+  if (std::filesystem::file_size(path, ec) > kMaxWholeFileBytes && !ec) return too_large();
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return Error{"cannot open '" + path + "': " + std::strerror(errno)};
+  std::string text;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
+    if (text.size() + n > kMaxWholeFileBytes) {
+      std::fclose(file);
+      return too_large();
+    }
+    text.append(buffer, n);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return Error{"cannot read '" + path + "': " + std::strerror(errno)};
+  return text;
 }
 
 }  // namespace topsim

@@ -20,4 +20,8 @@ inline constexpr uint64_t kMaxWholeFileBytes = uint64_t{256} << 20;
 // Opens a regular file for streaming (binary mode).
 [[nodiscard]] Expected<std::ifstream> open_input_file(const std::string& path);
 
+// Reads a whole regular file of at most kMaxWholeFileBytes; the error is "cannot open '<path>':
+// <reason>" or names the limit.
+[[nodiscard]] Expected<std::string> read_text_file(const std::string& path);
+
 }  // namespace topsim

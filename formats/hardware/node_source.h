@@ -48,7 +48,4 @@ struct NodeSourceInfo {
 // `info`, when given, receives the source kind and the importer's notes.
 Expected<NodeModel> load_node(std::string_view spec, const NodeLoadOptions& options = {}, NodeSourceInfo* info = nullptr);
 
-// Reads a whole file; the error is "cannot open '<path>': <reason>".
-Expected<std::string> read_text_file(const std::string& path);
-
 }  // namespace topsim

@@ -11,6 +11,7 @@
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
 #include "sim/workload/workload_mix.h"
+#include "util/input_file.h"
 
 namespace topsim {
 namespace {

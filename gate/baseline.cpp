@@ -1,0 +1,54 @@
+// The baseline file of `topsim check` (schema topsim.quality-baseline/1), read and written here:
+// per scenario key and watched metric its mean, sd and runs; keys sorted, numbers rounded to
+// 1e-6, so an unchanged tree writes the same bytes.
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/support/json_reader.h"
+#include "gate/quality_gate.h"
+#include "util/input_file.h"
+#include "util/number_format.h"
+
+namespace topsim {
+
+Expected<Baseline> load_baseline(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return Error{text.error().message + " (write it with topsim check --update)"};
+  auto json = parse_json_text(*text, path);
+  if (!json) return json.error();
+  JsonErrors errors(path);
+  JsonObject top(errors, JsonAt{&*json, ""}, {"schema", "suite", "scenarios"});
+  if (!top.is_object()) return errors.error();
+  if (top.string("schema").value_or("") != kBaselineSchema)
+    return Error{path + ": /schema: not a topsim quality baseline (expected \"" + std::string(kBaselineSchema) + "\")"};
+  Baseline baseline;
+  baseline.suite = top.string("suite").value_or("");
+  const auto scenarios = top.member("scenarios");
+  if (!scenarios || !scenarios->value->is_object()) return Error{path + ": /scenarios: must be an object"};
+  for (const auto& [key, metrics] : scenarios->value->items()) {
+    for (const auto& [name, v] : metrics.items()) {
+      const JsonAt at = scenarios->member(key).member(name);
+      JsonObject value(errors, at, {"mean", "sd", "runs"});
+      const auto mean = value.number("mean", -1e300, 1e300), sd = value.number("sd", 0, 1e300);
+      const auto runs = value.integer("runs", 1, 100000);
+      if (errors.failed()) return errors.error();
+      if (!mean || !sd || !runs) return Error{path + ": " + at.pointer + ": needs mean, sd and runs"};
+      baseline.scenarios[key][name] = {*mean, *sd, static_cast<int>(*runs)};
+    }
+  }
+  return baseline;
+}
+
+std::string render_baseline(const Suite& suite, const SuiteValues& values) {
+  nlohmann::json root;  // std::map-backed objects: keys sorted
+  root["schema"] = kBaselineSchema;
+  root["suite"] = suite.name;
+  root["scenarios"] = nlohmann::json::object();
+  for (const auto& [scenario, metrics] : values)
+    for (const auto& [name, v] : metrics)
+      root["scenarios"][scenario][name] = {{"mean", rounded_micro(v.mean)}, {"sd", rounded_micro(v.sd)}, {"runs", v.runs}};
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace topsim
