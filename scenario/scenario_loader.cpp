@@ -1,6 +1,4 @@
 #include "scenario/scenario_loader.h"
-#include "formats/hardware/kube_nodes.h"
-#include "formats/jobs/imported_jobs.h"
 
 #include <algorithm>
 #include <array>
@@ -9,11 +7,13 @@
 #include <map>
 #include <optional>
 
+#include "core/artifact_policies.h"
+#include "formats/hardware/kube_nodes.h"
 #include "formats/hardware/node_source.h"
+#include "formats/jobs/imported_jobs.h"
 #include "formats/support/json_reader.h"
 #include "scenario/scenario_sections.h"
 #include "sim/schedulers/registry.h"
-#include "sim/schedulers/share_policy_scheduler.h"
 #include "util/file_names.h"
 #include "util/input_file.h"
 #include "util/suggest.h"
@@ -32,7 +32,7 @@ constexpr double kMaxTargetLoad = 10.0;
 
 // The schedulers able to run on this cluster: a trace's nodes take only schedulers placing trace pods.
 bool runs_on(const SchedulerInfo& info, const Scenario& s) {
-  if (s.protocol == FillProtocol::FgdArtifact) return has_fgd_artifact_version(info.name);
+  if (s.protocol == FillProtocol::FgdArtifact) return info.share_policy && has_artifact_version(*info.share_policy);
   return s.cluster.trace_nodes.empty() || (info.handles & kHandlesTracePods);
 }
 

@@ -1,5 +1,7 @@
 #include "sim/schedulers/registry.h"
 
+#include "sim/schedulers/share_policy_scheduler.h"
+
 #include "util/enum_names.h"
 #include "util/text.h"
 
@@ -12,31 +14,37 @@ const std::vector<SchedulerInfo> kRegistry = {
     {"topology-aware",
      "gang all-or-nothing; the GPU set with the best predicted ring bandwidth; fewest nodes; host IPC, so pods of a node use "
      "NVLink",
-     kHandlesGangs, NodeMode::Topology, "sim/schedulers/topology_aware.cpp", make_topology_aware_scheduler},
+     kHandlesGangs, NodeMode::Topology, "sim/schedulers/topology_aware.cpp", make_topology_aware_scheduler, std::nullopt},
     {"default",
      "kube-scheduler LeastAllocated (spreads) + NVIDIA device plugin GPU ids; pods one at a time, no gang; pods talk over "
      "sockets",
-     kHandlesPods, NodeMode::Default, "sim/schedulers/kube_default.cpp", make_kube_default_scheduler},
+     kHandlesPods, NodeMode::Default, "sim/schedulers/kube_default.cpp", make_kube_default_scheduler, std::nullopt},
     {"binpack",
      "Volcano-style: gang all-or-nothing, most-allocated node first, lowest free GPU ids (topology-blind); shares on the fullest "
      "card",
-     kHandlesGangs | kHandlesShares | kHandlesTracePods, NodeMode::Default, "sim/schedulers/binpack.cpp", make_binpack_scheduler},
+     kHandlesGangs | kHandlesShares | kHandlesTracePods, NodeMode::Default, "sim/schedulers/binpack.cpp", make_binpack_scheduler,
+     SharePolicyKind::Binpack},
     {"spread", "gpushare spread: the card, then the node, with the most free share", kSharePolicyHandles, NodeMode::Default,
-     "sim/schedulers/spread.cpp", make_spread_scheduler},
+     "core/share_policies/spread.cpp", make_share_policy_scheduler<SharePolicyKind::Spread>, SharePolicyKind::Spread},
     {"best-fit", "FGD baseline: the least weighted CPU + GPU leftover (0.5 / 0.5), then the fullest card", kSharePolicyHandles,
-     NodeMode::Default, "sim/schedulers/best_fit.cpp", make_best_fit_scheduler},
+     NodeMode::Default, "core/share_policies/best_fit.cpp", make_share_policy_scheduler<SharePolicyKind::BestFit>,
+     SharePolicyKind::BestFit},
     {"dot-product", "FGD baseline (Tetris): the best alignment of request and free CPU / GPU, then the fullest card",
-     kSharePolicyHandles, NodeMode::Default, "sim/schedulers/dot_product.cpp", make_dot_product_scheduler},
+     kSharePolicyHandles, NodeMode::Default, "core/share_policies/dot_product.cpp",
+     make_share_policy_scheduler<SharePolicyKind::DotProduct>, SharePolicyKind::DotProduct},
     {"gpu-packing", "FGD baseline: a shared card first, then an idle card on a used node, then an idle node", kSharePolicyHandles,
-     NodeMode::Default, "sim/schedulers/gpu_packing.cpp", make_gpu_packing_scheduler},
+     NodeMode::Default, "core/share_policies/gpu_packing.cpp", make_share_policy_scheduler<SharePolicyKind::GpuPacking>,
+     SharePolicyKind::GpuPacking},
     {"gpu-clustering", "FGD baseline: cards whose pods ask the same share first, then idle cards", kSharePolicyHandles,
-     NodeMode::Default, "sim/schedulers/gpu_clustering.cpp", make_gpu_clustering_scheduler},
+     NodeMode::Default, "core/share_policies/gpu_clustering.cpp", make_share_policy_scheduler<SharePolicyKind::GpuClustering>,
+     SharePolicyKind::GpuClustering},
     {"random", "FGD baseline: a uniformly drawn fitting node and card (seeded)", kSharePolicyHandles, NodeMode::Default,
-     "sim/schedulers/random.cpp", make_random_scheduler},
+     "core/share_policies/random.cpp", make_share_policy_scheduler<SharePolicyKind::Random>, SharePolicyKind::Random},
     {"fgd", "FGD (USENIX ATC '23): the node and card where the cluster's fragmentation grows least", kSharePolicyHandles,
-     NodeMode::Default, "sim/schedulers/fgd.cpp", make_fgd_scheduler},
+     NodeMode::Default, "core/share_policies/fgd.cpp", make_share_policy_scheduler<SharePolicyKind::Fgd>, SharePolicyKind::Fgd},
     {"fgd-pack", "topsim's: FGD's growth as the artifact's integer score; ties: shared card, used node, idle node, then seeded",
-     kSharePolicyHandles, NodeMode::Default, "sim/schedulers/fgd_pack.cpp", make_fgd_pack_scheduler},
+     kSharePolicyHandles, NodeMode::Default, "core/share_policies/fgd_pack.cpp",
+     make_share_policy_scheduler<SharePolicyKind::FgdPack>, SharePolicyKind::FgdPack},
 };
 
 }  // namespace

@@ -5,10 +5,12 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/share_policies.h"
 #include "sim/scheduler.h"
 #include "util/enum_names.h"
 
@@ -41,6 +43,7 @@ struct SchedulerInfo {
   NodeMode serves = NodeMode::Default;  // label of the nodes its training jobs use
   std::string_view source;              // the file implementing it
   std::unique_ptr<Scheduler> (*make)(const SchedulerContext& context) = nullptr;
+  std::optional<SharePolicyKind> share_policy;  // the core share policy placing its shares, if any
 };
 
 // Every scheduler, in listing order.
@@ -53,13 +56,5 @@ std::vector<std::string> scheduler_names();
 std::unique_ptr<Scheduler> make_topology_aware_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_kube_default_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_spread_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_best_fit_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_dot_product_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_gpu_packing_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_gpu_clustering_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_random_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_fgd_scheduler(const SchedulerContext& context);
-std::unique_ptr<Scheduler> make_fgd_pack_scheduler(const SchedulerContext& context);
 
 }  // namespace topsim

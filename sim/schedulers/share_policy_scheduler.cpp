@@ -14,12 +14,6 @@ std::string pod_admission_problem(const SchedulingView& view, uint32_t job) {
   return "";
 }
 
-bool has_fgd_artifact_version(std::string_view scheduler) {
-  for (std::string_view name : {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "fgd-pack"})
-    if (name == scheduler) return true;
-  return false;
-}
-
 SharePolicyScheduler::SharePolicyScheduler(SharePolicyKind kind, const SchedulerContext& context) : context_(context) {
   const SharePolicyContext policy_context{context.seed ^ kRandomPolicyStream, context.fragmentation};
   auto policy = context.fgd_artifact ? make_artifact_policy(kind, policy_context) : make_share_policy(kind, policy_context);

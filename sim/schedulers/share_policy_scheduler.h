@@ -30,9 +30,11 @@ class SharePolicyScheduler final : public Scheduler {
   std::unique_ptr<SharePolicy> policy_;
 };
 
-// Whether the scheduler has a version under a fill scenario's "protocol": "fgd-artifact" (the
-// FGD artifact's six policies, core/artifact_policies.h).
-bool has_fgd_artifact_version(std::string_view scheduler);
+// The scheduler of one core share policy (core/share_policies/<name>.cpp), for the registry.
+template <SharePolicyKind kind>
+std::unique_ptr<Scheduler> make_share_policy_scheduler(const SchedulerContext& context) {
+  return std::make_unique<SharePolicyScheduler>(kind, context);
+}
 
 // Admission shared by every scheduler placing shares and trace pods, and training jobs on
 // `default` nodes with pods talking over the network.
