@@ -49,7 +49,8 @@ for layer in "${!may_include[@]}"; do
   while IFS= read -r file; do
     while IFS= read -r line; do
       lineno=${line%%:*}
-      inc=$(sed -E 's/.*#include[[:space:]]*["<]([^">]+)[">].*/\1/' <<<"${line#*:}")
+      [[ "${line#*:}" =~ \#include[[:space:]]*[\"\<]([^\">]+) ]] || continue
+      inc=${BASH_REMATCH[1]}
       case "${line#*:}" in
         *'#include "'*)
           top=${inc%%/*}

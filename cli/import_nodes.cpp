@@ -38,7 +38,7 @@ class ImportNodes : public Command {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     auto text = read_text_file(input_);
     if (!text) return Outcome::bad_input(text.error().message);
-    auto imported = import_kube_nodes(*text, input_, mapping_);
+    auto imported = parse_kube_nodes(*text, input_, mapping_);
     if (!imported) return Outcome::bad_input(imported.error().message);
     for (const auto& [product, model] : mapping_)
       if (auto node = load_node(model); !node)

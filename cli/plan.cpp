@@ -161,7 +161,7 @@ class Merge : public Command {
       auto files = find_plan_parts(input);
       if (!files) return Outcome::bad_input(files.error().message);
       for (const std::string& file : *files) {
-        auto part = read_plan_part(file);
+        auto part = load_plan_part(file);
         if (!part) return Outcome::bad_input(part.error().message);
         parts.push_back(std::move(part).value());
       }

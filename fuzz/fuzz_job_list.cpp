@@ -4,6 +4,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
-  fuzz::check(load_job_list(fuzz::text_of(data, size), "fuzz.json"));
+  fuzz::check(parse_job_list(fuzz::text_of(data, size), "fuzz.json"));
   return 0;
 }

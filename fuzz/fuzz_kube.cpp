@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(fuzz::text_of(data + 1, size - 1));
   switch (data[0] % 4) {
     case 0: fuzz::check(parse_kube_manifests({{"jobs.yaml", text}})); break;
-    case 1: fuzz::check(import_kube_nodes(text, "nodes.json")); break;
+    case 1: fuzz::check(parse_kube_nodes(text, "nodes.json")); break;
     case 2: {
       std::istringstream in(text);
       fuzz::check(read_sacct(in, "sacct.txt"));

@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
-  const auto result = import_topo_m(fuzz::text_of(data, size), "fuzz.txt");
+  const auto result = parse_topo_m(fuzz::text_of(data, size), "fuzz.txt");
   fuzz::check(result);
   if (result) fuzz::check_node_round_trip(result->model, "topo -m import");
   return 0;

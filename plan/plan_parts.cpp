@@ -139,7 +139,7 @@ Status check_chains(const PlanPart& part) {
 
 }  // namespace
 
-Expected<PlanPart> read_plan_part(const std::string& path) {
+Expected<PlanPart> load_plan_part(const std::string& path) {
   auto text = read_text_file(path);
   if (!text) return text.error();
   auto document = parse_json_text(*text, path);

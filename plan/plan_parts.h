@@ -40,7 +40,7 @@ std::string plan_part_name(size_t shard, size_t shards);
 // The part files in `path`: the file itself, or every plan-part-*.json in a folder (sorted).
 // Error when a folder holds none, or the path does not exist.
 [[nodiscard]] Expected<std::vector<std::string>> find_plan_parts(const std::string& path);
-[[nodiscard]] Expected<PlanPart> read_plan_part(const std::string& path);
+[[nodiscard]] Expected<PlanPart> load_plan_part(const std::string& path);
 // plan.json: schema topsim.plan/1, the plan, whether it is feasible, the headlines and every
 // evaluated configuration (numbers rounded to 1e-6).
 std::string render_plan_json(const PlanResult& result);

@@ -113,7 +113,7 @@ void read_node_list(JsonErrors& errors, const JsonObject& o, const std::string& 
   const double fraction = o.number("node_fraction", 1e-6, 1).value_or(1);
   if (errors.failed()) return;
   std::vector<TraceNode> nodes;
-  const Status read = read_node_list_file(resolve_path(base_dir, *path), [&](TraceNode&& node) {
+  const Status read = load_node_list(resolve_path(base_dir, *path), [&](TraceNode&& node) {
     if (node.gpu_count > 0 || include_cpu) nodes.push_back(std::move(node));
   });
   if (!read) return o.fail("node_list", read.error().message);

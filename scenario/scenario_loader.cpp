@@ -196,7 +196,7 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
       if (document->is_object() && (document->contains("apiVersion") || document->contains("items") ||
                                     (document->contains("kind") && document->at("kind").is_string() &&
                                      document->at("kind") == "Node"))) {  // `kubectl get nodes -o json`
-        auto nodes = import_kube_nodes(*text, path);
+        auto nodes = parse_kube_nodes(*text, path);
         if (!nodes) return verbatim.emplace(nodes.error()), void();
         document = nlohmann::json::parse(kube_cluster_json(*nodes));
       }

@@ -69,8 +69,8 @@ int device_count(const Json& resources, const char* name) {
 
 }  // namespace
 
-Expected<KubeNodeImport> import_kube_nodes(std::string_view text, std::string_view source,
-                                           const std::map<std::string, std::string>& mapping) {
+Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_view source,
+                                          const std::map<std::string, std::string>& mapping) {
   auto document = parse_json_text(text, source);
   if (!document) return document.error();
   const std::string src(source);

@@ -30,8 +30,8 @@ struct KubeNodeImport {
 // `mapping`: product label -> model (built-in name or node file), consulted first. Errors name
 // the source and the node ("nodes.json: /items/3 (gpu-7): ..."); products no model matches are
 // listed together, with how to map them.
-[[nodiscard]] Expected<KubeNodeImport> import_kube_nodes(std::string_view text, std::string_view source,
-                                                         const std::map<std::string, std::string>& mapping = {});
+[[nodiscard]] Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_view source,
+                                                        const std::map<std::string, std::string>& mapping = {});
 
 // The import as a scenario `cluster` section: {"nodes": [{"model", "count", "label"?}, ...]}.
 std::string kube_cluster_json(const KubeNodeImport& import);

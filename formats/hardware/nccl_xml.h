@@ -53,7 +53,7 @@ std::string export_nccl_xml(const NodeModel& model, const std::vector<int>& gpus
 // Anything inferred (unknown device id, renumbered devs, dropped CPU NVLinks) is appended to the
 // model's description. Errors read "<source>:<line>: <pci busid=...> <gpu dev=...>: <what>".
 // Hint files (below) are read with no options: they import only when the fabric can be inferred.
-Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view source_name);
+Expected<NodeModel> parse_nccl_xml(std::string_view text, std::string_view source_name);
 
 // Hint files (NCCL_TOPO_FILE as AWS and Azure ship them) give the PCI tree, NUMA nodes and device
 // classes but leave out what NCCL detects at run time: `<gpu sm>` and `<nvlink>`, `<nic><net>`,
@@ -92,7 +92,7 @@ struct NcclXmlImportResult {
 // - NICs without `<net>` are named nic0.. in file order at `nic_speed_gbit`: class 0x0207 ->
 //   InfiniBand, Amazon EFA (vendor 0x1d0f) -> RoCE, else Ethernet.
 // - `fabric` on a file whose GPUs carry `<gpu sm=...>` is an error (it has its own fabric).
-Expected<NcclXmlImportResult> import_nccl_xml(std::string_view text, std::string_view source_name,
-                                              const NcclXmlImportOptions& options);
+Expected<NcclXmlImportResult> parse_nccl_xml(std::string_view text, std::string_view source_name,
+                                             const NcclXmlImportOptions& options);
 
 }  // namespace topsim

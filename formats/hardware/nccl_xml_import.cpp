@@ -24,7 +24,7 @@ using namespace nccl_xml_detail;
 
 constexpr int kMaxDeviceIndex = 1 << 16;  // bounds `dev` / `numaid` numbers read from a file
 
-// Raised inside the importer only; import_nccl_xml turns it into an Error with the line number.
+// Raised inside the importer only; parse_nccl_xml turns it into an Error with the line number.
 struct XmlFault {
   pugi::xml_node node;
   std::string what;
@@ -621,8 +621,8 @@ std::string model_name_from_source(std::string_view source) {
 
 }  // namespace
 
-Expected<NcclXmlImportResult> import_nccl_xml(std::string_view text, std::string_view source_name,
-                                              const NcclXmlImportOptions& options) {
+Expected<NcclXmlImportResult> parse_nccl_xml(std::string_view text, std::string_view source_name,
+                                             const NcclXmlImportOptions& options) {
   const std::string source(source_name);
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
@@ -661,8 +661,8 @@ Expected<NcclXmlImportResult> import_nccl_xml(std::string_view text, std::string
   return result;
 }
 
-Expected<NodeModel> import_nccl_xml(std::string_view text, std::string_view source_name) {
-  Expected<NcclXmlImportResult> result = import_nccl_xml(text, source_name, NcclXmlImportOptions{});
+Expected<NodeModel> parse_nccl_xml(std::string_view text, std::string_view source_name) {
+  Expected<NcclXmlImportResult> result = parse_nccl_xml(text, source_name, NcclXmlImportOptions{});
   if (!result) return result.error();
   return std::move(result->model);
 }

@@ -44,7 +44,7 @@ Expected<NodeModel> load_file(const std::string& path, const NodeLoadOptions& op
   }
   if (ext == ".xml") {
     info.kind = NodeSourceKind::NcclXml;
-    Expected<NcclXmlImportResult> imported = import_nccl_xml(*text, path, options.nccl_xml);
+    Expected<NcclXmlImportResult> imported = parse_nccl_xml(*text, path, options.nccl_xml);
     if (!imported) return imported.error();
     info.notes = std::move(imported->notes);
     info.fabric = imported->fabric;
@@ -52,7 +52,7 @@ Expected<NodeModel> load_file(const std::string& path, const NodeLoadOptions& op
     return std::move(imported->model);
   }
   info.kind = NodeSourceKind::TopoM;
-  Expected<TopoImportResult> imported = import_topo_m(*text, path, options.topo_m);
+  Expected<TopoImportResult> imported = parse_topo_m(*text, path, options.topo_m);
   if (!imported) return imported.error();
   info.notes = std::move(imported->notes);
   return std::move(imported->model);

@@ -406,7 +406,7 @@ Expected<TopoImportResult> Importer::run() {
 
 }  // namespace
 
-Expected<TopoImportResult> import_topo_m(std::string_view text, std::string_view source_name, const TopoImportOptions& options) {
+Expected<TopoImportResult> parse_topo_m(std::string_view text, std::string_view source_name, const TopoImportOptions& options) {
   return Importer(text, source_name, options).run();
 }
 

@@ -54,7 +54,7 @@ struct TopoImportResult {
 // (naming the missing rows), rows out of order or not in the header, unknown link codes,
 // asymmetric pairs, a diagonal other than X, NVLinks beyond the GPU's ports, conflicting NUMA
 // evidence, link classes that are not tree-consistent, unknown `gpu_model`, `matrix` out of range.
-Expected<TopoImportResult> import_topo_m(std::string_view text, std::string_view source_name,
-                                         const TopoImportOptions& options = {});
+Expected<TopoImportResult> parse_topo_m(std::string_view text, std::string_view source_name,
+                                        const TopoImportOptions& options = {});
 
 }  // namespace topsim

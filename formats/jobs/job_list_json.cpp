@@ -298,7 +298,7 @@ Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source) {
   return workload;
 }
 
-Expected<Workload> load_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix) {
+Expected<Workload> parse_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix) {
   return from_text(json_text, source, json_path_prefix, [&](const JsonAt& at) { return read_job_list(at, source); });
 }
 

@@ -28,7 +28,7 @@ struct JsonAt;  // formats/support/json_reader.h
 // Workload::extras. Checked: types, ranges, unknown keys, unknown models and frameworks,
 // exactly one of iterations / duration_s, pods versus workers, duplicate job names, and
 // gpu.topology/* annotations (core's apply_gang_annotations).
-Expected<Workload> load_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix = "");
+Expected<Workload> parse_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix = "");
 Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source);
 
 // ---- Synthetic workload section ----

@@ -1,7 +1,7 @@
 // One line of jobs.jsonl (docs/results-format.md): a job of one run as a JSON object, keys in
 // the documented order, numbers rounded to 1e-6 as results.json rounds them. Written by hand for
 // speed (a million lines a second): the bytes are exactly what nlohmann::json's dump() gives
-// for the same object (tests/reports/test_job_line.cpp compares them).
+// for the same object (tests/formats/results/test_job_line.cpp compares them).
 #pragma once
 
 #include <cstdint>

@@ -246,13 +246,13 @@ Status read_pod_list(std::istream& in, std::string_view source, const TracePodSi
   });
 }
 
-Status read_node_list_file(const std::string& path, const TraceNodeSink& sink) {
+Status load_node_list(const std::string& path, const TraceNodeSink& sink) {
   auto in = open_input_file(path);
   if (!in) return in.error();
   return read_node_list(*in, path, sink);
 }
 
-Status read_pod_list_file(const std::string& path, const TracePodSink& sink) {
+Status load_pod_list(const std::string& path, const TracePodSink& sink) {
   auto in = open_input_file(path);
   if (!in) return in.error();
   return read_pod_list(*in, path, sink);
@@ -260,14 +260,14 @@ Status read_pod_list_file(const std::string& path, const TracePodSink& sink) {
 
 Expected<std::vector<TraceNode>> load_node_list(const std::string& path) {
   std::vector<TraceNode> nodes;
-  const Status status = read_node_list_file(path, [&](TraceNode&& node) { nodes.push_back(std::move(node)); });
+  const Status status = load_node_list(path, [&](TraceNode&& node) { nodes.push_back(std::move(node)); });
   if (!status) return status.error();
   return nodes;
 }
 
 Expected<std::vector<TracePod>> load_pod_list(const std::string& path) {
   std::vector<TracePod> pods;
-  const Status status = read_pod_list_file(path, [&](TracePod&& pod) { pods.push_back(std::move(pod)); });
+  const Status status = load_pod_list(path, [&](TracePod&& pod) { pods.push_back(std::move(pod)); });
   if (!status) return status.error();
   return pods;
 }

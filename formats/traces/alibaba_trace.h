@@ -52,8 +52,8 @@ using TracePodSink = std::function<void(TracePod&&)>;
 Status read_node_list(std::istream& in, std::string_view source, const TraceNodeSink& sink);
 Status read_pod_list(std::istream& in, std::string_view source, const TracePodSink& sink);
 // File readers; the error names the path as given.
-Status read_node_list_file(const std::string& path, const TraceNodeSink& sink);
-Status read_pod_list_file(const std::string& path, const TracePodSink& sink);
+Status load_node_list(const std::string& path, const TraceNodeSink& sink);
+Status load_pod_list(const std::string& path, const TracePodSink& sink);
 Expected<std::vector<TraceNode>> load_node_list(const std::string& path);
 Expected<std::vector<TracePod>> load_pod_list(const std::string& path);
 

@@ -20,7 +20,7 @@ TrainingDraw alibaba_training_draw() { return TrainingDraw(default_model_mix(), 
 Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOptions& options) {
   Workload workload;
   size_t whole = 0, shared = 0, skipped_shared = 0, cpu_only = 0, untimed = 0;
-  const Status read = read_pod_list_file(path, [&](TracePod&& pod) {
+  const Status read = load_pod_list(path, [&](TracePod&& pod) {
     if (pod.num_gpu == 0) return void(++cpu_only);
     const bool share = pod.gpu_milli < 1000;
     if (share && options.share_card_gib <= 0) return void(++skipped_shared);

@@ -46,7 +46,7 @@ Expected<TracePodList> load_trace_pods(const std::string& path) {
   list.file = std::filesystem::path(path).filename().string();
   auto specs = std::make_shared<std::vector<TaskSpec>>();
   std::optional<Error> failure;
-  const Status read = read_pod_list_file(path, [&](TracePod&& pod) {
+  const Status read = load_pod_list(path, [&](TracePod&& pod) {
     if (failure) return;
     auto job = trace_job(pod, path);
     if (!job) return failure.emplace(job.error()), void();

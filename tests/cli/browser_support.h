@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "test_support.h"
+#include "tests/test_support.h"
 
 namespace topsim::test {
 

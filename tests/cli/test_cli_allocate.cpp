@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using topsim::test::CliResult;
 using topsim::test::run_cli;

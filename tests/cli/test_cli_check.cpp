@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "gate/quality_gate.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using topsim::test::check_bad_input;
 using topsim::test::CliResult;

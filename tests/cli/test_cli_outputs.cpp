@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using topsim::test::check_bad_input;
 using topsim::test::CliResult;

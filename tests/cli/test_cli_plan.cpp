@@ -8,9 +8,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli/browser_support.h"
-#include "plan_fixture.h"
-#include "test_support.h"
+#include "tests/cli/browser_support.h"
+#include "tests/plan/plan_fixture.h"
+#include "tests/test_support.h"
 
 using topsim::test::check_bad_input;
 using topsim::test::CliResult;

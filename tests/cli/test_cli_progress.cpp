@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using topsim::test::CliResult;
 using topsim::test::run_cli;

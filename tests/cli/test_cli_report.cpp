@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli/browser_support.h"
-#include "test_support.h"
+#include "tests/cli/browser_support.h"
+#include "tests/test_support.h"
 
 using topsim::test::check_in_browser;
 using topsim::test::CliResult;

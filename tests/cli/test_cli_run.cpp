@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using nlohmann::json;
 using topsim::test::CliResult;

@@ -2,7 +2,7 @@
 
 #include "core/allocator.h"
 #include "core/builtin_models.h"
-#include "core/topology_fixture.h"
+#include "tests/core/topology_fixture.h"
 
 using namespace topsim;
 

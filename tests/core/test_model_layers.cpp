@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "core/model_catalog.h"
-#include "core/model_fixture.h"
 #include "core/model_layers.h"
 #include "core/throughput.h"
+#include "tests/core/model_fixture.h"
 
 using namespace topsim;
 

@@ -2,7 +2,7 @@
 
 #include "core/builtin_models.h"
 #include "core/nccl_config.h"
-#include "core/topology_fixture.h"
+#include "tests/core/topology_fixture.h"
 
 using namespace topsim;
 

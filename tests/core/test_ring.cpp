@@ -8,7 +8,7 @@
 #include "core/hardware.h"
 #include "core/ring.h"
 #include "core/topology.h"
-#include "core/topology_fixture.h"
+#include "tests/core/topology_fixture.h"
 
 using namespace topsim;
 

@@ -3,9 +3,9 @@
 #include "core/allocator.h"
 #include "core/builtin_models.h"
 #include "core/model_catalog.h"
-#include "core/model_fixture.h"
 #include "core/throughput.h"
-#include "core/topology_fixture.h"
+#include "tests/core/model_fixture.h"
+#include "tests/core/topology_fixture.h"
 
 using namespace topsim;
 

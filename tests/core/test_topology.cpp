@@ -3,7 +3,7 @@
 
 #include "core/builtin_models.h"
 #include "core/topology.h"
-#include "core/topology_fixture.h"
+#include "tests/core/topology_fixture.h"
 
 using namespace topsim;
 

@@ -13,9 +13,9 @@
 
 #include "formats/results/results_json.h"
 #include "reports/escape.h"
-#include "reports/memory_sink.h"
 #include "reports/report_files.h"
-#include "sim/scenario_support.h"
+#include "tests/reports/memory_sink.h"
+#include "tests/scenario/scenario_support.h"
 
 using namespace topsim;
 using namespace topsim::test;

@@ -7,8 +7,8 @@
 
 #include "formats/traces/trace_pods.h"
 #include "scenario/scenario_loader.h"
-#include "sim/scenario_support.h"
-#include "test_support.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::test;

@@ -4,7 +4,7 @@
 
 #include "core/builtin_models.h"
 #include "sim/invariants.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 

@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/job_store.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 

@@ -12,8 +12,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario_support.h"
-#include "test_support.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using nlohmann::ordered_json;

@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/builtin_models.h"
-#include "sim/scenario_support.h"
 #include "sim/schedulers/registry.h"
+#include "tests/scenario/scenario_support.h"
 
 using namespace topsim;
 using namespace topsim::test;

@@ -9,7 +9,7 @@
 #include "scenario/scenario_loader.h"
 #include "sim/engine.h"
 #include "sim/run_summary.h"
-#include "sim/scenario_support.h"
+#include "tests/scenario/scenario_support.h"
 
 using namespace topsim;
 using namespace topsim::test;

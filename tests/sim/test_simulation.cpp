@@ -15,8 +15,8 @@
 #include "core/throughput.h"
 #include "scenario/scenario_loader.h"
 #include "sim/cluster.h"
-#include "sim/scenario_support.h"
-#include "test_support.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::test;

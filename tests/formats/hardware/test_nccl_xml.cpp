@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/builtin_models.h"
-#include "core/nccl_xml_fixture.h"
 #include "core/topology.h"
 #include "formats/hardware/nccl_xml.h"
 #include "formats/hardware/node_json.h"
-#include "test_support.h"
+#include "tests/formats/hardware/nccl_xml_fixture.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::nccl_xml_test;
@@ -78,7 +78,7 @@ std::vector<int> all_gpus(const NodeModel& model) {
 
 }  // namespace
 
-TEST_CASE("core::nccl_xml imports the IBM Cloud HGX H100 dump", "[core][nccl]") {
+TEST_CASE("formats::nccl_xml imports the IBM Cloud HGX H100 dump", "[formats][nccl]") {
   const std::string path = test::shared_file("topologies/ibm-hgx-h100-8gpu-nccl-topo.xml");
   if (path.empty()) return;
   const NodeModel model = import_ok(test::read_text(path), path);
@@ -141,7 +141,7 @@ TEST_CASE("core::nccl_xml imports the IBM Cloud HGX H100 dump", "[core][nccl]") 
   }
 }
 
-TEST_CASE("core::nccl_xml round trip of every built-in model", "[core][nccl]") {
+TEST_CASE("formats::nccl_xml round trip of every built-in model", "[formats][nccl]") {
   SECTION("import(export(model)) keeps every GPU-GPU and GPU-NIC link class, NV count and bandwidth") {
     for (const BuiltinModelInfo& info : builtin_models()) {
       INFO("model " << info.name);
@@ -218,7 +218,7 @@ TEST_CASE("core::nccl_xml round trip of every built-in model", "[core][nccl]") {
   }
 }
 
-TEST_CASE("core::nccl_xml subset export", "[core][nccl]") {
+TEST_CASE("formats::nccl_xml subset export", "[formats][nccl]") {
   const NodeModel model = *builtin_model("dgx1-v100");
   const std::vector<int> chosen = {4, 5, 6, 7};
   const std::string xml = export_nccl_xml(model, chosen);
@@ -258,7 +258,7 @@ TEST_CASE("core::nccl_xml subset export", "[core][nccl]") {
   }
 }
 
-TEST_CASE("core::nccl_xml import errors name the source and the element", "[core][nccl]") {
+TEST_CASE("formats::nccl_xml import errors name the source and the element", "[formats][nccl]") {
   SECTION("the two-GPU fixture itself imports as NV2 (so each broken copy fails for one reason)") {
     const NodeModel model = import_ok(two_gpu_xml(), "fixture.xml");
     REQUIRE(model.nvlinks.size() == 1);
@@ -369,7 +369,7 @@ NodeModel random_node(uint32_t seed) {
 
 }  // namespace
 
-TEST_CASE("core::nccl_xml and node JSON round trips hold for random valid nodes", "[core][nccl][roundtrip]") {
+TEST_CASE("formats::nccl_xml and node JSON round trips hold for random valid nodes", "[formats][nccl][roundtrip]") {
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     INFO("seed " << seed);
     const NodeModel model = random_node(seed);

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "core/builtin_models.h"
-#include "core/nccl_xml_fixture.h"
 #include "core/topology.h"
 #include "formats/hardware/nccl_xml.h"
-#include "test_support.h"
+#include "tests/formats/hardware/nccl_xml_fixture.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::nccl_xml_test;
@@ -56,14 +56,14 @@ NcclXmlImportOptions hint_options(const std::string& fabric, std::optional<doubl
 }
 
 NcclXmlImportResult hint_ok(const std::string& xml, const NcclXmlImportOptions& options, const std::string& source = "hint.xml") {
-  auto imported = import_nccl_xml(xml, source, options);
+  auto imported = parse_nccl_xml(xml, source, options);
   INFO((imported.ok() ? std::string() : imported.error().message));
   REQUIRE(imported.ok());
   return std::move(imported).value();
 }
 
 std::string hint_error(const std::string& xml, const NcclXmlImportOptions& options, const std::string& source = "hint.xml") {
-  auto imported = import_nccl_xml(xml, source, options);
+  auto imported = parse_nccl_xml(xml, source, options);
   REQUIRE_FALSE(imported.ok());
   return imported.error().message;
 }
@@ -79,7 +79,7 @@ bool has_note(const NcclXmlImportResult& result, const std::string& note) {
 
 }  // namespace
 
-TEST_CASE("core::nccl_xml hint files: PCI GPUs without <gpu> get a built-in model's fabric", "[core][nccl][hint]") {
+TEST_CASE("formats::nccl_xml hint files: PCI GPUs without <gpu> get a built-in model's fabric", "[formats][nccl][hint]") {
   SECTION("--fabric dgx-a100 grafts NVSwitch NV12 onto 8 bare GPU pci elements, numbered in bus id order") {
     const NcclXmlImportResult r = hint_ok(hint_xml(8), hint_options("dgx-a100"));
     const NodeModel& model = r.model;
@@ -132,7 +132,7 @@ TEST_CASE("core::nccl_xml hint files: PCI GPUs without <gpu> get a built-in mode
   }
 }
 
-TEST_CASE("core::nccl_xml hint files: --gpu-model names GPUs without a known device id", "[core][nccl][hint]") {
+TEST_CASE("formats::nccl_xml hint files: --gpu-model names GPUs without a known device id", "[formats][nccl][hint]") {
   NcclXmlImportOptions options = hint_options("dgx1-v100");
   options.gpu_model = "v100-32g";
   const NcclXmlImportResult r = hint_ok(hint_xml(8, ""), options);
@@ -149,7 +149,7 @@ TEST_CASE("core::nccl_xml hint files: --gpu-model names GPUs without a known dev
              Catch::Contains("--gpu-model applies only to hint-file GPUs without a known PCI device id"));
 }
 
-TEST_CASE("core::nccl_xml hint files: the fabric is inferred only from real evidence", "[core][nccl][hint]") {
+TEST_CASE("formats::nccl_xml hint files: the fabric is inferred only from real evidence", "[formats][nccl][hint]") {
   SECTION("8 x device 0x20b0 (A100 SXM4) is dgx-a100, the only built-in model with NVLink and 8 a100, with a note") {
     const NcclXmlImportResult r = hint_ok(hint_xml(8), hint_options(""));
     CHECK(r.fabric == "dgx-a100");
@@ -178,7 +178,7 @@ TEST_CASE("core::nccl_xml hint files: the fabric is inferred only from real evid
   }
 }
 
-TEST_CASE("core::nccl_xml hint files: NICs, CPUs and GPU-less files", "[core][nccl][hint]") {
+TEST_CASE("formats::nccl_xml hint files: NICs, CPUs and GPU-less files", "[formats][nccl][hint]") {
   SECTION("a NIC without <nic><net> needs --nic-speed; the error names the NIC") {
     CHECK(hint_error(hint_xml(8), hint_options("dgx-a100", std::nullopt)) ==
           "hint.xml:12: <pci busid=0100:00:00.0>: NIC has no <nic><net speed=...> child: the port speed is not in the file; "
@@ -258,7 +258,7 @@ TEST_CASE("core::nccl_xml hint files: NICs, CPUs and GPU-less files", "[core][nc
   }
 }
 
-TEST_CASE("core::nccl_xml imports the AWS and Azure hint files with the options they need", "[core][nccl][hint]") {
+TEST_CASE("formats::nccl_xml imports the AWS and Azure hint files with the options they need", "[formats][nccl][hint]") {
   const std::string dir = test::shared_file("topologies");
   if (dir.empty()) return;
   auto read = [&](const char* file) { return test::read_text(dir + "/" + file); };

@@ -9,7 +9,7 @@
 #include "core/builtin_models.h"
 #include "core/topology.h"
 #include "formats/hardware/topo_m_import.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 namespace {
 
@@ -80,17 +80,17 @@ int numa_id_of_gpu(const Topology& topo, int gpu) { return topo.model().numa_nod
 
 // Imports `text` (as source "inline.txt") and returns the error message; "" if it imported.
 std::string import_error(const std::string& text, const TopoImportOptions& options = {}) {
-  const auto result = import_topo_m(text, "inline.txt", options);
+  const auto result = parse_topo_m(text, "inline.txt", options);
   return result.ok() ? "" : result.error().message;
 }
 
 }  // namespace
 
-TEST_CASE("core::import_topo_m DGX-1 matches the built-in dgx1-v100", "[core][import]") {
+TEST_CASE("formats::parse_topo_m DGX-1 matches the built-in dgx1-v100", "[formats][import]") {
   const std::string path = test::shared_file("topologies/dgx1-v100-hybrid-cube-mesh_topo-m.txt");
   if (path.empty()) return;
   const std::string text = test::read_text(path);
-  const auto result = import_topo_m(text, path);
+  const auto result = parse_topo_m(text, path);
   REQUIRE(result.ok());
   const Topology imported = check_reproduces(text, *result);
   const Topology builtin = Topology::build(*builtin_model("dgx1-v100")).value();
@@ -126,7 +126,7 @@ TEST_CASE("core::import_topo_m DGX-1 matches the built-in dgx1-v100", "[core][im
   }
 }
 
-TEST_CASE("core::import_topo_m imports every real topo -m file", "[core][import]") {
+TEST_CASE("formats::parse_topo_m imports every real topo -m file", "[formats][import]") {
   const std::string dir = test::shared_file("topologies");
   if (dir.empty()) return;
 
@@ -140,7 +140,7 @@ TEST_CASE("core::import_topo_m imports every real topo -m file", "[core][import]
       TopoImportOptions options;
       if (name.find("g6e") != std::string::npos) options.gpu_model = "l40s";
       if (name.find("4090") != std::string::npos) options.gpu_model = "rtx4090-48g";
-      const auto result = import_topo_m(text, entry.path().string(), options);
+      const auto result = parse_topo_m(text, entry.path().string(), options);
       if (name.find("PARTIAL") != std::string::npos) {
         REQUIRE_FALSE(result.ok());
         const std::string& message = result.error().message;
@@ -160,7 +160,7 @@ TEST_CASE("core::import_topo_m imports every real topo -m file", "[core][import]
     TopoImportOptions options;
     options.gpu_model = "rtx4090-48g";
     options.matrix = 2;
-    const auto result = import_topo_m(text, path, options);
+    const auto result = parse_topo_m(text, path, options);
     REQUIRE(result.ok());
     const Topology topo = check_reproduces(text, *result, 2);
     CHECK(topo.gpu_pair(0, 4).cls == LinkClass::Node);
@@ -174,7 +174,7 @@ TEST_CASE("core::import_topo_m imports every real topo -m file", "[core][import]
     const std::string path = test::shared_file("topologies/pcie-8x4090-48g-gooxi-as4110g_topo-m.txt");
     TopoImportOptions options;
     options.gpu_model = "rtx4090-48g";
-    const auto result = import_topo_m(test::read_text(path), path, options);
+    const auto result = parse_topo_m(test::read_text(path), path, options);
     REQUIRE(result.ok());
     const Topology topo = Topology::build(result->model).value();
     CHECK(topo.gpu_pair(0, 4).cls == LinkClass::PIX);
@@ -183,13 +183,13 @@ TEST_CASE("core::import_topo_m imports every real topo -m file", "[core][import]
   }
 }
 
-TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][import]") {
+TEST_CASE("formats::parse_topo_m NVSwitch machines: DGX A100 and H100", "[formats][import]") {
   const std::string a100_path = test::shared_file("topologies/dgx-a100_topo-m.txt");
   if (a100_path.empty()) return;
   const std::string h100_path = test::shared_file("topologies/dgx-h100-class_8gpu-8ib-ndr_topo-m.txt");
 
   SECTION("DGX A100 is an NV12 NVSwitch fabric with GPU0-NIC0 PXB and the OS NUMA ids 3, 1, 7, 5") {
-    const auto result = import_topo_m(test::read_text(a100_path), a100_path);
+    const auto result = parse_topo_m(test::read_text(a100_path), a100_path);
     REQUIRE(result.ok());
     const Topology topo = Topology::build(result->model).value();
     CHECK(topo.model().nvlinks.empty());
@@ -206,7 +206,7 @@ TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][im
     CHECK(topo.model().numa_nodes[topo.gpu_numa(0)].cpu == CpuKind::Amd);
   }
   SECTION("DGX A100's storage NICs (no affinity, only SYS links) go to NUMA 0 with a note") {
-    const auto result = import_topo_m(test::read_text(a100_path), a100_path);
+    const auto result = parse_topo_m(test::read_text(a100_path), a100_path);
     REQUIRE(result.ok());
     const Topology topo = Topology::build(result->model).value();
     CHECK(topo.model().nics[8].name == "mlx5_8");
@@ -215,7 +215,7 @@ TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][im
     CHECK(has_note(*result, "NIC8, NIC9: no NUMA evidence"));
   }
   SECTION("H100 is NV18 with GPU0-NIC0 PIX, NIC1 PXB, NIC2 NODE, NIC4 SYS") {
-    const auto result = import_topo_m(test::read_text(h100_path), h100_path);
+    const auto result = parse_topo_m(test::read_text(h100_path), h100_path);
     REQUIRE(result.ok());
     const Topology topo = Topology::build(result->model).value();
     CHECK(topo.model().gpus[0].model == "h100");
@@ -230,7 +230,7 @@ TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][im
     CHECK(topo.model().nics[8].transport == NicTransport::Ethernet);
     TopoImportOptions roce;
     roce.nic_transport = NicTransport::RoCE;  // --nic-transport: every NIC, whatever its name
-    const auto overridden = import_topo_m(test::read_text(h100_path), h100_path, roce);
+    const auto overridden = parse_topo_m(test::read_text(h100_path), h100_path, roce);
     REQUIRE(overridden.ok());
     for (const Nic& nic : overridden->model.nics) CHECK(nic.transport == NicTransport::RoCE);
     CHECK(topo.model().numa_nodes[topo.gpu_numa(0)].cpu == CpuKind::IntelSapphireRapids);
@@ -242,7 +242,7 @@ TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][im
     options.cpu = CpuKind::IntelEmeraldRapids;
     options.nic_speed_gbit = 400;
     options.node_name = "my-h100";
-    const auto result = import_topo_m(test::read_text(h100_path), h100_path, options);
+    const auto result = parse_topo_m(test::read_text(h100_path), h100_path, options);
     REQUIRE(result.ok());
     CHECK(result->model.name == "my-h100");
     CHECK(result->model.gpus[0].model == "h100");
@@ -253,7 +253,7 @@ TEST_CASE("core::import_topo_m NVSwitch machines: DGX A100 and H100", "[core][im
   }
 }
 
-TEST_CASE("core::import_topo_m small inline matrices", "[core][import]") {
+TEST_CASE("formats::parse_topo_m small inline matrices", "[formats][import]") {
   SECTION("a tab-separated PCIe box without affinity columns imports with one NUMA node and a note") {
     const std::string text =
         "\tGPU0\tGPU1\tGPU2\tNIC0\n"
@@ -263,7 +263,7 @@ TEST_CASE("core::import_topo_m small inline matrices", "[core][import]") {
         "NIC0\tPXB\tPXB\tPHB\tX\n";
     TopoImportOptions options;
     options.gpu_model = "a10";
-    const auto result = import_topo_m(text, "dir/box.txt", options);
+    const auto result = parse_topo_m(text, "dir/box.txt", options);
     REQUIRE(result.ok());
     const Topology topo = check_reproduces(text, *result);
     CHECK(topo.name() == "box");
@@ -281,21 +281,21 @@ TEST_CASE("core::import_topo_m small inline matrices", "[core][import]") {
         "GPU3 NV4 NV4 NV4 X\n";
     TopoImportOptions options;
     options.gpu_model = "a100";
-    const auto result = import_topo_m(text, "redstone.txt", options);
+    const auto result = parse_topo_m(text, "redstone.txt", options);
     REQUIRE(result.ok());
     CHECK(result->model.nvlinks.size() == 6);
     CHECK(result->model.gpus[0].nvswitch_links == 0);
   }
 }
 
-TEST_CASE("core::import_topo_m rejects bad input with source, line and the problem", "[core][import]") {
+TEST_CASE("formats::parse_topo_m rejects bad input with source, line and the problem", "[formats][import]") {
   SECTION("a NIC name that is no interface name is refused, its bytes escaped (fuzz finding: it broke the JSON export)") {
     const std::string text =
         "\tGPU0\tGPU1\tNIC0\nGPU0\tX\tPIX\tPXB\nGPU1\tPIX\tX\tPXB\nNIC0\tPXB\tPXB\tX\n\nNIC Legend:\n\n  NIC0: mlx5_\xff"
         "0\n";
     TopoImportOptions options;
     options.gpu_model = "a10";
-    const auto result = import_topo_m(text, "nic.txt", options);
+    const auto result = parse_topo_m(text, "nic.txt", options);
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().message ==
           "nic.txt:1: imported model is invalid: nics[0].name: 'mlx5_\\xff0' is not an interface name (printable ASCII, no "

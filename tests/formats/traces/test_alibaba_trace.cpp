@@ -7,7 +7,7 @@
 
 #include "formats/traces/alibaba_trace.h"
 #include "formats/traces/alibaba_workload.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 
@@ -35,7 +35,7 @@ std::string read_nodes(const std::string& text, std::vector<TraceNode>* nodes = 
 
 }  // namespace
 
-TEST_CASE("sim::alibaba trace parses both pod list layouts", "[sim][trace]") {
+TEST_CASE("formats::alibaba trace parses both pod list layouts", "[formats][trace]") {
   SECTION("11 columns: gpu_spec 'A|B' becomes a type mask, an empty scheduled_time is -1") {
     std::vector<TracePod> pods;
     REQUIRE(read_pods(std::string(kPodHeader) + "p0,12000,16384,1,460,V100M16|V100M32,LS,Running,427061,12902960,\n"
@@ -80,7 +80,7 @@ TEST_CASE("sim::alibaba trace parses both pod list layouts", "[sim][trace]") {
   }
 }
 
-TEST_CASE("sim::alibaba trace bad input names file, line and column", "[sim][trace]") {
+TEST_CASE("formats::alibaba trace bad input names file, line and column", "[formats][trace]") {
   SECTION("a header without gpu_milli: missing column") {
     const std::string error = read_pods("name,cpu_milli,memory_mib,num_gpu,gpu_spec\n");
     CHECK_THAT(error, Catch::StartsWith("pods.csv:1: header: missing column gpu_milli"));
@@ -127,7 +127,7 @@ TEST_CASE("sim::alibaba trace bad input names file, line and column", "[sim][tra
   }
 }
 
-TEST_CASE("sim::alibaba trace real files", "[sim][trace][shared]") {
+TEST_CASE("formats::alibaba trace real files", "[formats][trace][shared]") {
   const std::string dir = test::shared_file("traces/alibaba-gpu-v2023");
   if (dir.empty()) return;
   SECTION("default pod list: 8152 pods; GPU node list: 1213 nodes, 6212 GPUs") {
@@ -159,7 +159,7 @@ TEST_CASE("sim::alibaba trace real files", "[sim][trace][shared]") {
   }
 }
 
-TEST_CASE("sim::alibaba shared pods become gpu-mem shares when a card size is given", "[sim][trace][share]") {
+TEST_CASE("formats::alibaba shared pods become gpu-mem shares when a card size is given", "[formats][trace][share]") {
   // ceil(gpu_milli x card GiB / 1000) GiB; core: gpu_milli / 10 percent up to a multiple of 5.
   CHECK(alibaba_share_units(810, 16, false) == std::pair<int, int>{13, 0});  // 12.96 GiB -> 13
   CHECK(alibaba_share_units(470, 16, true) == std::pair<int, int>{8, 50});   // 7.52 -> 8; 47% -> 50%

@@ -11,12 +11,12 @@
 #include "formats/hardware/node_source.h"
 #include "formats/traces/philly_trace.h"
 #include "scenario/scenario_loader.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 #include "util/input_file.h"
 
 using namespace topsim;
 
-TEST_CASE("sim::input files: only regular files are read", "[sim][input]") {
+TEST_CASE("util::input files: only regular files are read", "[util][input]") {
   test::TempDir dir;
   const std::string fifo = dir.file("pipe.json");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

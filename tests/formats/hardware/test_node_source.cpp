@@ -4,11 +4,11 @@
 #include "core/builtin_models.h"
 #include "formats/hardware/node_json.h"
 #include "formats/hardware/node_source.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 
-TEST_CASE("sim::load_node resolves <model|file>", "[sim]") {
+TEST_CASE("formats::load_node resolves <model|file>", "[formats]") {
   test::TempDir dir;
   SECTION("a built-in name gives that model") {
     NodeSourceInfo info;

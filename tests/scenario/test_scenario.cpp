@@ -10,8 +10,8 @@
 #include "core/gang.h"
 #include "formats/hardware/node_json.h"
 #include "scenario/scenario_loader.h"
-#include "sim/scenario_support.h"
-#include "test_support.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 
@@ -45,7 +45,7 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 
 }  // namespace
 
-TEST_CASE("sim::Scenario defaults", "[sim]") {
+TEST_CASE("scenario::Scenario defaults", "[scenario]") {
   SECTION("only cluster and workload: name = file stem, seed 1, both schedulers, backfill on, overlap 0.3, TCP") {
     const Scenario s = parsed(minimal());
     CHECK(s.name == "my-scenario");
@@ -83,7 +83,7 @@ TEST_CASE("sim::Scenario defaults", "[sim]") {
   }
 }
 
-TEST_CASE("sim::Scenario every key is read", "[sim]") {
+TEST_CASE("scenario::Scenario every key is read", "[scenario]") {
   SECTION("name, description, seed, labels, network, schedulers, queue, overlap and record_transitions land in the Scenario") {
     const Scenario s = parsed(R"({
       "name": "everything", "description": "all keys", "seed": 42, "mode": "replay",
@@ -165,7 +165,7 @@ TEST_CASE("sim::Scenario every key is read", "[sim]") {
   }
 }
 
-TEST_CASE("sim::Scenario relative paths resolve against the scenario file's folder", "[sim]") {
+TEST_CASE("scenario::Scenario relative paths resolve against the scenario file's folder", "[scenario]") {
   test::TempDir dir;
   std::filesystem::create_directories(dir.path / "nodes");
   std::filesystem::create_directories(dir.path / "traces");
@@ -213,7 +213,7 @@ TEST_CASE("sim::Scenario relative paths resolve against the scenario file's fold
   }
 }
 
-TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
+TEST_CASE("scenario::Scenario errors name the file and the JSON pointer", "[scenario]") {
   SECTION("cluster errors point into /cluster") {
     CHECK(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": -2}]}, )" + std::string(kWorkload) + "}") ==
           "bad.json: /cluster/nodes/0/count: must be an integer in 1..100000, got -2");
@@ -308,7 +308,7 @@ TEST_CASE("sim::Scenario errors name the file and the JSON pointer", "[sim]") {
 
 // A gang whose identical pods cannot all be placed even on the empty cluster was accepted (the
 // loader only compared the job with the cluster's GPU total and its largest node).
-TEST_CASE("sim::Scenario gang pods that cannot all fit are an input error", "[sim]") {
+TEST_CASE("scenario::Scenario gang pods that cannot all fit are an input error", "[scenario]") {
   SECTION("4 pods x 6 GPUs on 3 x dgx1-v100: 24 GPUs, but each node holds one 6-GPU pod") {
     CHECK_THAT(parse_error(R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 3}]}, "workload": {"kind": "jobs",
                              "jobs": [{"name": "wide", "workers": 4, "gpus_per_worker": 6, "model": "resnet50", "iterations": 1}]}})"),

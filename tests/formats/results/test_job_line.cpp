@@ -130,7 +130,7 @@ JobRecord random_record(std::mt19937_64& random) {
 
 }  // namespace
 
-TEST_CASE("reports::append_job_line gives nlohmann::json's bytes", "[reports][jobs]") {
+TEST_CASE("formats::append_job_line gives nlohmann::json's bytes", "[formats][jobs]") {
   std::mt19937_64 random(20261123);
   Workload workload;
   for (uint32_t id = 0; id < 4000; ++id) {
@@ -149,7 +149,7 @@ TEST_CASE("reports::append_job_line gives nlohmann::json's bytes", "[reports][jo
   }
 }
 
-TEST_CASE("reports::append_job_line appends one line", "[reports][jobs]") {
+TEST_CASE("formats::append_job_line appends one line", "[formats][jobs]") {
   Workload workload;
   workload.jobs.push_back(JobSpec{});
   JobRecord record;

@@ -5,7 +5,7 @@
 
 using namespace topsim;
 
-TEST_CASE("sim::file names from inputs are one plain component", "[sim][names]") {
+TEST_CASE("util::file names from inputs are one plain component", "[util][names]") {
   CHECK(safe_file_name("philly-552-nodes") == "philly-552-nodes");
   CHECK(safe_file_name("../../etc/passwd") == "_.._etc_passwd");
   CHECK(safe_file_name("/abs/path") == "_abs_path");

@@ -5,7 +5,7 @@
 #include "core/topology.h"
 #include "formats/hardware/node_json.h"
 #include "formats/hardware/node_source.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using Json = nlohmann::json;
@@ -49,7 +49,7 @@ std::vector<std::string> link_facts(const Topology& t) {
 
 }  // namespace
 
-TEST_CASE("sim::node_json round trip of every built-in model", "[sim]") {
+TEST_CASE("formats::node_json round trip of every built-in model", "[formats]") {
   for (const BuiltinModelInfo& info : builtin_models()) {
     SECTION("model " + info.name) {
       // node_to_json -> node_from_json gives the same model, hence identical link matrices,
@@ -69,7 +69,7 @@ TEST_CASE("sim::node_json round trip of every built-in model", "[sim]") {
   }
 }
 
-TEST_CASE("sim::node_json format details", "[sim]") {
+TEST_CASE("formats::node_json format details", "[formats]") {
   SECTION("count replicates a GPU entry; memory and PCIe come from the catalog") {
     // two V100s on bridge 1, 16 GiB, PCIe Gen3 x16, SM 70; the NVLink joins GPU0 and GPU1
     const Expected<NodeModel> model = node_from_json(kSmallNode, "node.json");
@@ -110,7 +110,7 @@ TEST_CASE("sim::node_json format details", "[sim]") {
   }
 }
 
-TEST_CASE("sim::node_json rejects bad input with file and JSON path", "[sim]") {
+TEST_CASE("formats::node_json rejects bad input with file and JSON path", "[formats]") {
   SECTION("negative GPU count") {
     // names the file, the pointer and the value found
     CHECK(error_after([](Json& n) { n["gpus"][0]["count"] = -2; }) ==
@@ -190,7 +190,7 @@ TEST_CASE("sim::node_json rejects bad input with file and JSON path", "[sim]") {
   }
 }
 
-TEST_CASE("sim::node_json round trip of imported real machines", "[sim]") {
+TEST_CASE("formats::node_json round trip of imported real machines", "[formats]") {
   for (const char* file :
        {"dgx1-v100-hybrid-cube-mesh_topo-m.txt", "dgx-a100_topo-m.txt", "hgx-a100-8gpu-8nic-roce_topo-m.txt",
         "dgx-h100-class_8gpu-8ib-ndr_topo-m.txt", "aws-p5.48xlarge_topo-m.txt", "ibm-hgx-h100-8gpu-nccl-topo.xml"}) {

@@ -9,8 +9,8 @@
 #include "sim/job.h"
 #include "sim/metrics.h"
 #include "sim/run_summary.h"
-#include "sim/scenario_support.h"
 #include "sim/workload/synthetic_workload.h"
+#include "tests/scenario/scenario_support.h"
 
 using namespace topsim;
 using namespace topsim::test;

@@ -6,7 +6,7 @@
 
 using topsim::one_line;
 
-TEST_CASE("core::one_line escapes control bytes and invalid UTF-8", "[core][messages]") {
+TEST_CASE("util::one_line escapes control bytes and invalid UTF-8", "[util][messages]") {
   CHECK(one_line("dgx-a100") == "dgx-a100");
   CHECK(one_line("a\nb\rc\td") == "a\\nb\\rc\\td");
   CHECK(one_line(std::string("nul\0here", 8)) == "nul\\x00here");
@@ -20,7 +20,7 @@ TEST_CASE("core::one_line escapes control bytes and invalid UTF-8", "[core][mess
   CHECK(one_line("back\\slash") == "back\\slash");
 }
 
-TEST_CASE("core::Error holds one line whatever it quotes", "[core][messages]") {
+TEST_CASE("util::Error holds one line whatever it quotes", "[util][messages]") {
   const topsim::Error error{"unknown node model 'dgx\r\n-a100'"};
   CHECK(error.message == "unknown node model 'dgx\\r\\n-a100'");
 }

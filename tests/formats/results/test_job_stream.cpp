@@ -7,11 +7,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "reports/memory_sink.h"
 #include "reports/report_files.h"
 #include "reports/reporter.h"
-#include "sim/scenario_support.h"
-#include "test_support.h"
+#include "tests/reports/memory_sink.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 
@@ -43,7 +43,7 @@ const char* kJobs = R"([
 
 }  // namespace
 
-TEST_CASE("reports: records on disk give the bytes of records in memory", "[reports][jobs]") {
+TEST_CASE("formats::results: records on disk give the bytes of records in memory", "[formats][jobs]") {
   test::TempDir dir;
   const std::string nodes = R"([{"model": "dgx-a100", "count": 2}, {"model": "dgx1-v100", "count": 2, "label": "share"},
                                 {"model": "dgx1-v100", "count": 1, "label": "core_mem"}])";

@@ -19,14 +19,14 @@ inline Topology build(const NodeModel& model) {
 }
 
 inline NodeModel import_ok(const std::string& text, const std::string& source) {
-  auto imported = import_nccl_xml(text, source);
+  auto imported = parse_nccl_xml(text, source);
   INFO((imported.ok() ? std::string() : imported.error().message));
   REQUIRE(imported.ok());
   return std::move(imported).value();
 }
 
 inline std::string import_error(const std::string& text, const std::string& source) {
-  auto imported = import_nccl_xml(text, source);
+  auto imported = parse_nccl_xml(text, source);
   REQUIRE_FALSE(imported.ok());
   return imported.error().message;
 }

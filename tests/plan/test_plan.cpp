@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.h"
-#include "plan_fixture.h"
-#include "test_support.h"
+#include "tests/plan/plan_fixture.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 

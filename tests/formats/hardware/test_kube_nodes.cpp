@@ -1,0 +1,53 @@
+// `kubectl get nodes -o json` read from text (parse_kube_nodes).
+#include <catch2/catch.hpp>
+
+#include "formats/hardware/kube_nodes.h"
+
+using namespace topsim;
+
+namespace {
+
+std::string node(const std::string& name, const std::string& product, int gpus, const std::string& extra_labels = "") {
+  return R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": ")" + name +
+         R"(", "labels": {"nvidia.com/gpu.product": ")" + product + "\"" + extra_labels +
+         R"(}}, "status": {"allocatable": {"cpu": "96", "nvidia.com/gpu": ")" + std::to_string(gpus) + "\"}}}";
+}
+
+std::string list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return R"({"apiVersion": "v1", "kind": "List", "items": [)" + out + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("formats::kube_nodes: GPU nodes grouped by product, count and label", "[formats][kubernetes]") {
+  SECTION("two products, one of them labelled for topology-aware scheduling") {
+    const auto r = parse_kube_nodes(list({node("a", "Tesla-V100-SXM2-16GB", 8), node("b", "Tesla-V100-SXM2-16GB", 8),
+                                          node("c", "NVIDIA-A100-SXM4-40GB", 8, R"(, "ack.node.gpu.schedule": "topology")")}),
+                                    "nodes.json");
+    REQUIRE(r.ok());
+    REQUIRE(r->groups.size() == 2);
+    CHECK(r->groups[0].model == "dgx1-v100");
+    CHECK(r->groups[0].count == 2);
+    CHECK(r->groups[0].nodes == std::vector<std::string>{"a", "b"});
+    CHECK(r->groups[1].model == "dgx-a100");
+    CHECK(r->groups[1].label == "topology");
+    CHECK_THAT(kube_cluster_json(*r), Catch::Contains("\"dgx-a100\""));
+  }
+  SECTION("--map names the model of a product the catalog does not know") {
+    const auto r = parse_kube_nodes(list({node("x", "Custom-GPU", 8)}), "nodes.json", {{"Custom-GPU", "dgx-a100"}});
+    REQUIRE(r.ok());
+    CHECK(r->groups.at(0).model == "dgx-a100");
+  }
+  SECTION("unknown products are listed together with how to map them") {
+    const auto r = parse_kube_nodes(list({node("x", "Custom-GPU", 8), node("y", "Other-GPU", 4)}), "nodes.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("Custom-GPU") && Catch::Contains("Other-GPU") && Catch::Contains("--map"));
+  }
+  SECTION("malformed JSON is one line with the position") {
+    const auto r = parse_kube_nodes("{\"items\": [", "nodes.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("nodes.json:"));
+  }
+}

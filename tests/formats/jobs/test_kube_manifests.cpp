@@ -1,0 +1,81 @@
+// Kubernetes workload manifests read from text (parse_kube_manifests); the CLI tests read the
+// same through files and folders.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "formats/jobs/imported_jobs.h"
+#include "formats/jobs/kube_manifests.h"
+
+using namespace topsim;
+
+namespace {
+
+Expected<ImportedJobs> manifests(const std::string& yaml) { return parse_kube_manifests({{"jobs.yaml", yaml}}); }
+
+nlohmann::json entries(const ImportedJobs& imported) { return nlohmann::json::parse(render_job_list(imported)).at("jobs"); }
+
+const char* kPyTorchJob = R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: llm
+  annotations: {topsim/model: gpt2-large, topsim/duration-s: "600"}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+    Worker:
+      replicas: 1
+      template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)";
+
+}  // namespace
+
+TEST_CASE("formats::kube_manifests: a training operator job is one gang", "[formats][kubernetes]") {
+  SECTION("Master and Worker replicas are the pods, annotations say the model and the run time") {
+    const auto r = manifests(kPyTorchJob);
+    REQUIRE(r.ok());
+    const auto jobs = entries(*r);
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].at("name") == "llm");
+    CHECK(jobs[0].at("model") == "gpt2-large");
+    CHECK(jobs[0].at("duration_s") == 600);
+    CHECK(imported_workload(*r, "").value().jobs.front().total_gpus() == 16);
+  }
+  SECTION("objects without GPU pods are listed as skipped") {
+    const auto r = manifests(std::string(kPyTorchJob) + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc}\n");
+    REQUIRE(r.ok());
+    CHECK(r->size() == 1);
+    REQUIRE(r->skipped.size() == 1);
+    CHECK_THAT(r->skipped.front(), Catch::Contains("svc"));
+  }
+  SECTION("defaults assumed are noted once") {
+    const auto r = manifests(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: plain}
+spec:
+  parallelism: 2
+  template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}
+)");
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->notes.empty());
+    CHECK(entries(*r).at(0).at("workers") == 2);
+  }
+}
+
+TEST_CASE("formats::kube_manifests: bad manifests are one line naming the file and document", "[formats][kubernetes]") {
+  SECTION("a replica count that is not a number") {
+    std::string bad = kPyTorchJob;
+    bad.replace(bad.rfind("replicas: 1"), 11, "replicas: lots");  // the Worker
+    const auto r = manifests(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message ==
+          "jobs.yaml document 1: spec.pytorchReplicaSpecs.Worker.replicas: must be an integer in 0..65535, got 'lots'");
+    CHECK(r.error().message.find('\n') == std::string::npos);
+  }
+  SECTION("YAML that does not parse") {
+    const auto r = manifests("apiVersion: v1\nkind: [Pod\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("jobs.yaml"));
+  }
+}

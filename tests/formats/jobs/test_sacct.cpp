@@ -1,0 +1,105 @@
+// Slurm sacct and Helios readers, read from streams (the CLI tests run the same through files).
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "formats/jobs/imported_jobs.h"
+#include "formats/jobs/sacct.h"
+
+using namespace topsim;
+
+namespace {
+
+Expected<ImportedJobs> sacct(const std::string& text) {
+  std::istringstream in(text);
+  return read_sacct(in, "sacct.txt");
+}
+
+Expected<ImportedJobs> helios(const std::string& text) {
+  std::istringstream in(text);
+  return read_helios(in, "cluster_log.csv");
+}
+
+nlohmann::json entries(const ImportedJobs& imported) { return nlohmann::json::parse(render_job_list(imported)).at("jobs"); }
+
+const char* kHeader = "JobID|JobName|Submit|Start|End|Elapsed|AllocTRES|NNodes|State\n";
+
+}  // namespace
+
+TEST_CASE("formats::sacct: allocations that ran with GPUs become jobs", "[formats][sacct]") {
+  SECTION("GPUs from gres/gpu, pods from NNodes, arrival relative to the first, run time End - Start") {
+    const auto r =
+        sacct(std::string(kHeader) +
+              "7|train|2024-05-01T10:00:00|2024-05-01T10:00:10|2024-05-01T11:00:10|01:00:00|cpu=64,gres/gpu=16,node=2|2|"
+              "COMPLETED\n"
+              "8|eval|2024-05-01T10:05:00|2024-05-01T10:05:00|2024-05-01T10:15:00|00:10:00|cpu=8,gres/gpu=2,node=1|1|"
+              "COMPLETED\n");
+    REQUIRE(r.ok());
+    const auto jobs = entries(*r);
+    REQUIRE(jobs.size() == 2);
+    CHECK(jobs[0].at("workers") == 2);
+    CHECK(jobs[0].at("gpus_per_worker") == 8);
+    CHECK(jobs[0].at("duration_s") == 3600);
+    CHECK(jobs[1].at("submit_s") == 300);
+    CHECK(r->size() == 2);
+    CHECK(imported_workload(*r, "").ok());
+  }
+  SECTION("columns in any order, others ignored") {
+    const auto r = sacct(
+        "State|NNodes|AllocTRES|End|Start|Submit|JobName|JobID|Partition\n"
+        "COMPLETED|1|gres/gpu=4|2024-05-01T10:30:00|2024-05-01T10:00:00|2024-05-01T09:59:00|x|42|gpu\n");
+    REQUIRE(r.ok());
+    CHECK(entries(*r).at(0).at("gpus_per_worker") == 4);
+  }
+  SECTION("CPU-only and never-started allocations are skipped, each with a reason") {
+    const auto r =
+        sacct(std::string(kHeader) +
+              "1|cpu|2024-05-01T10:00:00|2024-05-01T10:00:00|2024-05-01T10:10:00|00:10:00|cpu=8,node=1|1|COMPLETED\n"
+              "2|wait|2024-05-01T10:00:00|Unknown|Unknown|00:00:00|gres/gpu=8,node=1|1|PENDING\n"
+              "3|ok|2024-05-01T10:00:00|2024-05-01T10:00:00|2024-05-01T10:10:00|00:10:00|gres/gpu=1,node=1|1|COMPLETED\n");
+    REQUIRE(r.ok());
+    CHECK(r->size() == 1);
+    CHECK(r->skipped.size() == 2);
+  }
+}
+
+TEST_CASE("formats::sacct: bad input is one line naming the source and line", "[formats][sacct]") {
+  SECTION("a node count that is not a number") {
+    const auto r = sacct(std::string(kHeader) +
+                         "1|x|2024-05-01T10:00:00|2024-05-01T10:00:00|2024-05-01T10:10:00|00:10:00|gres/gpu=1|two|COMPLETED\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == "sacct.txt:2: column NNodes: 'two' is not a node count (1-65535)");
+  }
+  SECTION("a header without the columns a job needs") {
+    const auto r = sacct("JobID|JobName\n1|x\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("sacct.txt:1: "));
+  }
+  SECTION("no GPU job at all") {
+    const auto r = sacct(std::string(kHeader) +
+                         "1|cpu|2024-05-01T10:00:00|2024-05-01T10:00:00|2024-05-01T10:10:00|00:10:00|cpu=8,node=1|1|COMPLETED\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("sacct.txt"));
+  }
+}
+
+TEST_CASE("formats::helios: cluster_log.csv rows with GPUs become jobs", "[formats][helios]") {
+  const std::string header = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
+  SECTION("gpu_num over node_num pods, times relative to the first submission") {
+    const auto r = helios(header +
+                          "1,u,v,16,64,2,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:31,2020-06-09 19:41:31,3600,30\n"
+                          "2,u,v,0,8,1,COMPLETED,2020-06-09 18:42:01,2020-06-09 18:42:01,2020-06-09 18:52:01,600,0\n");
+    REQUIRE(r.ok());
+    const auto jobs = entries(*r);
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].at("workers") == 2);
+    CHECK(jobs[0].at("gpus_per_worker") == 8);
+    CHECK(r->skipped.size() == 1);
+  }
+  SECTION("a time that is not one names its line and column") {
+    const auto r = helios(header + "1,u,v,1,1,1,COMPLETED,June 9th,2020-06-09 18:41:31,2020-06-09 19:41:31,3600,30\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == "cluster_log.csv:2: column submit_time: 'June 9th' is not a time (2020-06-09 18:41:01)");
+  }
+}

@@ -1,0 +1,56 @@
+#include <catch2/catch.hpp>
+
+#include "util/number_format.h"
+#include "util/text.h"
+#include "util/workers.h"
+
+using namespace topsim;
+
+TEST_CASE("util::join puts the separator between parts only", "[util]") {
+  SECTION("none, one and several parts") {
+    CHECK(join(std::vector<std::string>{}, ", ").empty());
+    CHECK(join(std::vector<std::string>{"a"}, ", ") == "a");
+    CHECK(join(std::vector<std::string>{"a", "b", "c"}, ", ") == "a, b, c");
+  }
+  SECTION("an empty part keeps its place (the separator does not depend on what came before)") {
+    CHECK(join(std::vector<std::string>{"", "b"}, ",") == ",b");
+  }
+  SECTION("any range, each item through the text function") {
+    CHECK(join(std::vector<int>{0, 1, 5}, ",", [](int id) { return std::to_string(id); }) == "0,1,5");
+  }
+}
+
+TEST_CASE("util::normalized_name ignores case, '-', '_' and ' '", "[util]") {
+  CHECK(normalized_name("DGX-A100") == "dgxa100");
+  CHECK(normalized_name("dgx_a100") == normalized_name("Dgx A100"));
+  CHECK(normalized_name("") == "");
+}
+
+TEST_CASE("util::number formats: files keep 1e-6, people read a few decimals", "[util]") {
+  SECTION("rounded_micro rounds half away from zero at the sixth decimal") {
+    CHECK(rounded_micro(1.0000004) == 1.0);
+    CHECK(rounded_micro(1.0000005) == Approx(1.000001).epsilon(1e-12));
+    CHECK(rounded_micro(-2.5e-7) == Approx(-0.0).margin(1e-12));
+  }
+  SECTION("format_number: decimals by size, trailing zeros dropped, n/a when not finite") {
+    CHECK(format_number(1472) == "1472");
+    CHECK(format_number(1472.04) == "1472");
+    CHECK(format_number(88.888) == "88.89");
+    CHECK(format_number(0.95) == "0.95");
+    CHECK(format_number(0.00004) == "0");
+    CHECK(format_number(-0.00001) == "0");  // never "-0"
+    CHECK(format_number(1.0 / 0.0) == "n/a");
+  }
+  SECTION("format_data: six decimals, or the text given for what is not finite") {
+    CHECK(format_data(0.1234567) == "0.123457");
+    CHECK(format_data(2.0) == "2");
+    CHECK(format_data(0.0 / 0.0, "NaN") == "NaN");
+    CHECK(format_data(1e300).size() == 301);  // every digit, no exponent
+  }
+}
+
+TEST_CASE("util::threads_or_all_cores: 0 means every core, never fewer than 1", "[util]") {
+  CHECK(threads_or_all_cores(3) == 3);
+  CHECK(threads_or_all_cores(0) >= 1);
+  CHECK(threads_or_all_cores(-1) == threads_or_all_cores(0));
+}
