@@ -33,22 +33,19 @@ Score best_fit_score(const NodeView& v, const CardView& c) {
   return {kCpuWeight * v.cpu_after / v.cpu_capacity + kGpuWeight * v.gpu_after / v.gpu_capacity, c.after_units};
 }
 
-class ArtifactBestFit final : public ArtifactPolicy {
+// The raw scores, rescaled over the fitting nodes before the choice.
+class ArtifactBestFit final : public NodeScoredArtifactPolicy<artifact_best_fit_raw_score> {
  public:
-  using ArtifactPolicy::ArtifactPolicy;
+  using NodeScoredArtifactPolicy::NodeScoredArtifactPolicy;
 
  private:
-  int score(const ShareCluster& cluster, int node, const PodRequest& pod) override {
-    return artifact_best_fit_raw_score(cluster.nodes[static_cast<size_t>(node)], pod);
-  }
   void adjust(std::vector<int>& scores) const override { artifact_rescale_scores(scores); }
 };
 
 }  // namespace
 
-const Entry kBestFit{
-    SharePolicyKind::BestFit, [](const SharePolicyContext&) { return make_scored_policy(best_fit_score); },
-    [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<ArtifactBestFit>(c); }};
+const Entry kBestFit{SharePolicyKind::BestFit, [](const SharePolicyContext&) { return make_scored_policy(best_fit_score); },
+                     make_artifact<ArtifactBestFit>};
 
 }  // namespace share_policy
 }  // namespace topsim

@@ -23,21 +23,11 @@ Score dot_product_score(const NodeView& v, const CardView& c) {
   return {-(cpu + gpu), c.after_units};
 }
 
-class ArtifactDotProduct final : public ArtifactPolicy {
- public:
-  using ArtifactPolicy::ArtifactPolicy;
-
- private:
-  int score(const ShareCluster& cluster, int node, const PodRequest& pod) override {
-    return artifact_dot_product_score(cluster.nodes[static_cast<size_t>(node)], pod);
-  }
-};
-
 }  // namespace
 
-const Entry kDotProduct{
-    SharePolicyKind::DotProduct, [](const SharePolicyContext&) { return make_scored_policy(dot_product_score); },
-    [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<ArtifactDotProduct>(c); }};
+const Entry kDotProduct{SharePolicyKind::DotProduct,
+                        [](const SharePolicyContext&) { return make_scored_policy(dot_product_score); },
+                        make_artifact<NodeScoredArtifactPolicy<artifact_dot_product_score>>};
 
 }  // namespace share_policy
 }  // namespace topsim

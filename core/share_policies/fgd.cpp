@@ -102,7 +102,7 @@ class ArtifactFgd final : public ArtifactPolicy {
 const Entry kFgd{
     SharePolicyKind::Fgd,
     [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<FgdPolicy>(*c.fragmentation); },
-    [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<ArtifactFgd>(c); }, true};
+    make_artifact<ArtifactFgd>, true};
 
 }  // namespace share_policy
 }  // namespace topsim

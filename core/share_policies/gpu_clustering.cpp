@@ -64,9 +64,9 @@ class ArtifactGpuClustering final : public ArtifactPolicy {
 
 }  // namespace
 
-const Entry kGpuClustering{
-    SharePolicyKind::GpuClustering, [](const SharePolicyContext&) { return make_scored_policy(gpu_clustering_score); },
-    [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<ArtifactGpuClustering>(c); }};
+const Entry kGpuClustering{SharePolicyKind::GpuClustering,
+                           [](const SharePolicyContext&) { return make_scored_policy(gpu_clustering_score); },
+                           make_artifact<ArtifactGpuClustering>};
 
 }  // namespace share_policy
 }  // namespace topsim

@@ -39,23 +39,9 @@ Score gpu_packing_score(const NodeView& v, const CardView& c) {
   return {tier, c.after_units};
 }
 
-namespace {
-
-class ArtifactGpuPacking final : public ArtifactPolicy {
- public:
-  using ArtifactPolicy::ArtifactPolicy;
-
- private:
-  int score(const ShareCluster& cluster, int node, const PodRequest& pod) override {
-    return artifact_gpu_packing_score(cluster.nodes[static_cast<size_t>(node)], pod);
-  }
-};
-
-}  // namespace
-
-const Entry kGpuPacking{
-    SharePolicyKind::GpuPacking, [](const SharePolicyContext&) { return make_scored_policy(gpu_packing_score); },
-    [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<ArtifactGpuPacking>(c); }};
+const Entry kGpuPacking{SharePolicyKind::GpuPacking,
+                        [](const SharePolicyContext&) { return make_scored_policy(gpu_packing_score); },
+                        make_artifact<NodeScoredArtifactPolicy<artifact_gpu_packing_score>>};
 
 }  // namespace share_policy
 }  // namespace topsim

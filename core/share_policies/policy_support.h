@@ -85,6 +85,24 @@ class ArtifactPolicy : public SharePolicy {
   std::vector<int> fitting_, scores_;
 };
 
+// An artifact policy whose score reads the node alone (dot-product, best-fit, gpu-packing).
+template <int (*NodeScore)(const ShareNode&, const PodRequest&)>
+class NodeScoredArtifactPolicy : public ArtifactPolicy {
+ public:
+  using ArtifactPolicy::ArtifactPolicy;
+
+ protected:
+  int score(const ShareCluster& cluster, int node, const PodRequest& pod) override {
+    return NodeScore(cluster.nodes[static_cast<size_t>(node)], pod);
+  }
+};
+
+// The factory of an artifact policy class.
+template <class Policy>
+std::unique_ptr<SharePolicy> make_artifact(const SharePolicyContext& context) {
+  return std::make_unique<Policy>(context);
+}
+
 // The artifact's normalisers (pkg/type/open-gpu-share/utils/const.go: MaxSpecCpu, MaxSpecGpu)
 // and kube-scheduler's score range.
 inline constexpr double kMaxSpecCpu = 128000;

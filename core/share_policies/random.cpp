@@ -61,6 +61,6 @@ class ArtifactRandom final : public ArtifactPolicy {
 const Entry kRandom{
     SharePolicyKind::Random,
     [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<RandomPolicy>(c.seed); },
-    [](const SharePolicyContext& c) -> std::unique_ptr<SharePolicy> { return std::make_unique<ArtifactRandom>(c); }};
+    make_artifact<ArtifactRandom>};
 
 }  // namespace topsim::share_policy
