@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <functional>
+#include <map>
 
 namespace topsim {
 
@@ -121,6 +122,108 @@ NodeModel dgx2_v100() {
   return b.take();
 }
 
+// DGX-1 with P100 (2016): the same chassis, four NVLink 1 ports per GPU - each quad fully
+// connected with single links and GPU i bonded to GPU i + 4 (NVIDIA DGX-1 system architecture
+// whitepaper WP-08437-001, 2017, figure 4).
+NodeModel dgx1_p100() {
+  NodeModelBuilder b("dgx1-p100", "NVIDIA DGX-1 (8 x P100 SXM2 16 GB, NVLink 1 hybrid cube-mesh, 2 x Broadwell, 1 x EDR IB)");
+  const int cpu0 = b.numa(CpuKind::IntelBroadwell, "0-19,40-59");
+  const int cpu1 = b.numa(CpuKind::IntelBroadwell, "20-39,60-79");
+  int gpu_switch[4];
+  for (int s = 0; s < 4; ++s) gpu_switch[s] = b.pcie_switch(b.host_bridge(s < 2 ? cpu0 : cpu1));
+  for (int g = 0; g < 8; ++g) b.gpu(gpu_switch[g / 2], "p100");
+  b.nic(gpu_switch[1], "mlx5_0", 100, NicTransport::InfiniBand);
+  for (int quad = 0; quad < 8; quad += 4)
+    for (int a = quad; a < quad + 4; ++a)
+      for (int c = a + 1; c < quad + 4; ++c) b.nvlink(a, c, 1);
+  for (int g = 0; g < 4; ++g) b.nvlink(g, g + 4, 1);
+  return b.take();
+}
+
+// DGX A100 640 GB: the DGX A100 layout with A100 SXM4 80 GB (DGX A100 user guide, 2020).
+NodeModel dgx_a100_80g() {
+  NodeModel m = dgx_a100();
+  m.name = "dgx-a100-80g";
+  m.description = "NVIDIA DGX A100 640GB (8 x A100 SXM4 80 GB, NVSwitch NV12, 2 x EPYC NPS4, 8 x HDR 200G IB)";
+  for (Gpu& g : m.gpus) {
+    g.model = "a100-80g";
+    g.memory_gib = 80;
+  }
+  return m;
+}
+
+// HGX 8-GPU boards after H100: the HGX H100 layout (one NIC per GPU on a shared leaf switch),
+// with the GPU, NVLink ports, host CPUs and NIC speed of the board. HGX H200: 8 x H200 on NVLink 4
+// NVSwitch, 8 x ConnectX-7 NDR 400G, 2 x Xeon 8480C (MLPerf Training v4.0 NVIDIA
+// systems/h200_ngc24.04_mxnet.json). HGX B200: 8 x B200 on NVLink 5 (18 links, 1.8 TB/s per GPU),
+// 8 x ConnectX-7 400G, 2 x Xeon Platinum 8570 (Emerald Rapids), PCIe Gen5 (DGX B200 user guide).
+NodeModel hgx_board(const char* name, const char* description, const char* gpu, CpuKind cpu_kind) {
+  NodeModelBuilder b(name, description);
+  const int cpu[] = {b.numa(cpu_kind, "0-55,112-167"), b.numa(cpu_kind, "56-111,168-223")};
+  for (int pair = 0; pair < 4; ++pair) {
+    const int top = b.pcie_switch(b.host_bridge(cpu[pair / 2], 5), 5);
+    for (int k = 0; k < 2; ++k) {
+      const int leaf = b.pcie_switch(top, 5);
+      b.gpu(leaf, gpu, 18);
+      b.nic(leaf, "mlx5_" + std::to_string(2 * pair + k), 400, NicTransport::InfiniBand, 5);
+    }
+  }
+  return b.take();
+}
+NodeModel hgx_h200() {
+  return hgx_board("hgx-h200", "NVIDIA HGX H200 (8 x H200 141 GB, NVSwitch NV18, 2 x Sapphire Rapids, 8 x NDR 400G IB)", "h200",
+                   CpuKind::IntelSapphireRapids);
+}
+NodeModel hgx_b200() {
+  return hgx_board("hgx-b200", "NVIDIA HGX B200 (8 x B200 180 GB, NVLink 5 NVSwitch NV18, 2 x Emerald Rapids, 8 x 400G IB)",
+                   "b200", CpuKind::IntelEmeraldRapids);
+}
+
+// PCIe servers without NVLink: 2 sockets x 2 PCIe switches x `per_switch` GPUs, one NIC on the
+// first switch of each socket (the pcie-8gpu layout with the GPU, host CPUs and NICs of the box).
+NodeModel pcie_server(const char* name, const char* description, const char* gpu, int per_switch, CpuKind cpu_kind,
+                      int pcie_gen, double nic_gbit, NicTransport transport) {
+  NodeModelBuilder b(name, description);
+  const int cpu[] = {b.numa(cpu_kind, "0-23,48-71"), b.numa(cpu_kind, "24-47,72-95")};
+  for (int s = 0; s < 4; ++s) {
+    const int sw = b.pcie_switch(b.host_bridge(cpu[s / 2], pcie_gen), pcie_gen);
+    for (int k = 0; k < per_switch; ++k) b.gpu(sw, gpu);
+    if (s % 2 == 0) b.nic(sw, "mlx5_" + std::to_string(s / 2), nic_gbit, transport, pcie_gen);
+  }
+  return b.take();
+}
+
+// Philly's 8-GPU machines (24 GB per GPU, read as Tesla P40; msr-fiddle/philly-traces
+// cluster_machine_list and issue #8) and its 2-GPU machines (12 GB, read as P100 PCIe 12 GB):
+// Broadwell hosts of 2017; the trace's paper (Jeon et al., ATC'19) names InfiniBand between
+// servers, taken as one 100G EDR port.
+NodeModel pcie_p40() {
+  return pcie_server("pcie-p40", "8 x Tesla P40 24 GB PCIe, no NVLink, 2 x Broadwell, 2 x EDR 100G IB", "p40", 2,
+                     CpuKind::IntelBroadwell, 3, 100, NicTransport::InfiniBand);
+}
+NodeModel pcie2_p100() {
+  NodeModelBuilder b("pcie2-p100-12g", "2 x Tesla P100 PCIe 12 GB, no NVLink, 1 x Broadwell, 1 x EDR 100G IB");
+  const int sw = b.pcie_switch(b.host_bridge(b.numa(CpuKind::IntelBroadwell, "0-19,40-59")));
+  b.gpu(sw, "p100-pcie-12g");
+  b.gpu(sw, "p100-pcie-12g");
+  b.nic(sw, "mlx5_0", 100, NicTransport::InfiniBand);
+  return b.take();
+}
+// Current PCIe inference/training boxes: 8 x L40S (Supermicro SYS-521GE-TNRT, MLPerf Inference
+// v4.0: 2 x Xeon 8462Y+), 8 x L4, 8 x H100 PCIe; 2 x 200G / 100G / 400G Ethernet NICs (RoCE).
+NodeModel pcie_l40s() {
+  return pcie_server("pcie-l40s", "8 x L40S 48 GB PCIe Gen4, no NVLink, 2 x Sapphire Rapids, 2 x 200 GbE", "l40s", 2,
+                     CpuKind::IntelSapphireRapids, 4, 200, NicTransport::Ethernet);
+}
+NodeModel pcie_l4() {
+  return pcie_server("pcie-l4", "8 x L4 24 GB PCIe Gen4, no NVLink, 2 x Sapphire Rapids, 2 x 100 GbE", "l4", 2,
+                     CpuKind::IntelSapphireRapids, 4, 100, NicTransport::Ethernet);
+}
+NodeModel pcie_h100() {
+  return pcie_server("pcie-h100", "8 x H100 PCIe 80 GB Gen5, no NVLink bridges, 2 x Sapphire Rapids, 2 x 400 GbE", "h100-pcie", 2,
+                     CpuKind::IntelSapphireRapids, 5, 400, NicTransport::Ethernet);
+}
+
 struct CatalogEntry {
   const char* name;
   const char* summary;
@@ -134,6 +237,15 @@ const std::vector<CatalogEntry>& catalog() {
       {"hgx-h100", "8 x H100 SXM5, NVSwitch (NV18), 2 sockets, 8 x NDR 400G IB", hgx_h100},
       {"pcie-8gpu", "8 x A100 PCIe, no NVLink, 2 sockets x 2 PCIe switches x 2 GPUs, 2 x 100 GbE", pcie_8gpu},
       {"dgx2-v100", "16 x V100 SXM3, NVSwitch (NV6), 2 sockets, 8 x EDR 100G IB", dgx2_v100},
+      {"dgx1-p100", "8 x P100 SXM2, NVLink 1 hybrid cube-mesh (NV1), 2 sockets, 1 x EDR IB", dgx1_p100},
+      {"dgx-a100-80g", "8 x A100 SXM4 80 GB, NVSwitch (NV12), 8 NUMA nodes, 8 x HDR 200G IB", dgx_a100_80g},
+      {"hgx-h200", "8 x H200 141 GB, NVSwitch (NV18), 2 sockets, 8 x NDR 400G IB", hgx_h200},
+      {"hgx-b200", "8 x B200 180 GB, NVLink 5 NVSwitch (NV18), 2 sockets, 8 x 400G IB", hgx_b200},
+      {"pcie-p40", "8 x P40 24 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x EDR IB", pcie_p40},
+      {"pcie2-p100-12g", "2 x P100 PCIe 12 GB, no NVLink, 1 socket, 1 x EDR IB", pcie2_p100},
+      {"pcie-l40s", "8 x L40S 48 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 200 GbE", pcie_l40s},
+      {"pcie-l4", "8 x L4 24 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 100 GbE", pcie_l4},
+      {"pcie-h100", "8 x H100 PCIe 80 GB, no NVLink, 2 sockets x 2 PCIe switches, 2 x 400 GbE", pcie_h100},
   };
   return entries;
 }
@@ -156,6 +268,43 @@ std::optional<NodeModel> builtin_model(std::string_view name) {
   for (const auto& e : catalog())
     if (name == e.name) return e.make();
   return std::nullopt;
+}
+
+std::string reference_node_name(const GpuModel& gpu) {
+  for (const auto& e : catalog()) {
+    const NodeModel m = e.make();
+    if (!m.gpus.empty() && m.gpus.front().model == gpu.name) return e.name;
+  }
+  return "";
+}
+
+NodeModel reference_node_model(const GpuModel& gpu) {
+  if (const std::string name = reference_node_name(gpu); !name.empty()) return *builtin_model(name);
+  const std::string name = "pcie-8x" + gpu.name;
+  const std::string description = "8 x " + gpu.product + " PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 100 GbE";
+  return pcie_server(name.c_str(), description.c_str(), gpu.name.c_str(), 2, CpuKind::IntelSkylake, gpu.pcie_gen, 100,
+                     NicTransport::Ethernet);
+}
+
+std::optional<NodeEconomics> builtin_economics(std::string_view name) {
+  // On-demand price of the comparable cloud instance, us-east-1, and the vendor's maximum power.
+  // DGX-1: AWS p3.16xlarge $24.48/h (aws.amazon.com/ec2/instance-types/p3, 2024), 3,500 W (DGX-1
+  // data sheet). DGX A100: p4d.24xlarge $32.77/h (xither.com, Q2 2024), 6,500 W (DGX A100 user
+  // guide: 6 x 3 kW PSUs, 6.5 kW max). HGX H100: p5.48xlarge $98.32/h (disintermediate.global, Q1
+  // 2026), 10,200 W (DGX H100/H200 user guide, 6 x 3.3 kW, 10.2 kW max). HGX H200: p5e Capacity
+  // Block $43.26/h is the only AWS figure found (2025): no on-demand price, a plan file must give
+  // one. HGX B200: 14,300 W (DGX B200 user guide); no on-demand price at GA (Capacity Blocks
+  // only, 2025-05).
+  static const std::map<std::string, NodeEconomics, std::less<>> table = {
+      {"dgx1-v100", {24.48, 3500, "AWS p3.16xlarge on-demand us-east-1 (2024); DGX-1 data sheet 3.5 kW"}},
+      {"dgx-a100", {32.77, 6500, "AWS p4d.24xlarge on-demand us-east-1 (Q2 2024); DGX A100 user guide 6.5 kW"}},
+      {"hgx-h100", {98.32, 10200, "AWS p5.48xlarge on-demand us-east-1 (Q1 2026); DGX H100 user guide 10.2 kW"}},
+      {"hgx-h200", {0, 10200, "no on-demand price found (AWS p5e: Capacity Blocks only); DGX H200 user guide 10.2 kW"}},
+      {"hgx-b200", {0, 14300, "no on-demand price found (AWS p6-b200: Capacity Blocks only, 2025-05); DGX B200 user guide 14.3 kW"}},
+  };
+  const auto it = table.find(name);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
 }
 
 NodeModel nvswitch_domain_model(int gpus, std::string_view gpu_model, int gpus_per_numa) {

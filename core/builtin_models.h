@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hardware.h"
 #include "core/node_model.h"
 
 namespace topsim {
@@ -20,6 +21,21 @@ std::vector<BuiltinModelInfo> builtin_models();
 std::vector<std::string> builtin_model_names();  // in the order of builtin_models()
 // nullopt when `name` is not a built-in model.
 std::optional<NodeModel> builtin_model(std::string_view name);
+
+// The node a job's reference throughput is measured on for a reference GPU (sim/job_timing.h):
+// the first built-in model of that GPU, else an 8-GPU PCIe server of it ("pcie-8x<gpu>").
+NodeModel reference_node_model(const GpuModel& gpu);
+// Name of the first built-in model whose GPUs are `gpu`; empty when none.
+std::string reference_node_name(const GpuModel& gpu);
+
+// What a built-in node costs to run and draws, for plans (a plan file's node type overrides
+// both); 0 = not known. nullopt for a model without figures.
+struct NodeEconomics {
+  double cost_per_hour = 0;  // USD per node-hour
+  double watts = 0;          // maximum power per node
+  std::string_view source;
+};
+std::optional<NodeEconomics> builtin_economics(std::string_view name);
 
 // A synthetic NVSwitch domain of `gpus` GPUs of `gpu_model` (e.g. 72 x "b200", NVL72-like),
 // `gpus_per_numa` to a NUMA node; used by benchmarks and large-domain tests.

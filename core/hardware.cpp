@@ -1,6 +1,7 @@
 #include "core/hardware.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 namespace topsim {
@@ -17,24 +18,82 @@ struct CatalogEntry {
   std::vector<std::string> aliases;
 };
 
-// Memory, PCIe generation and NVLink port counts from the vendors' data sheets.
+// One catalog GPU: name, product (nvidia-smi's name), SM, memory GiB, PCIe generation and
+// lanes, NVLink ports, peak dense FP32 / TF32 / FP16 / FP8 TFLOPS, memory GB/s, board power W,
+// GPU-feature-discovery product label, aliases.
+CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gib, int pcie_gen, int nvlinks,
+                 std::array<double, 4> tflops, double memory_gbps, double tdp_w, const char* label,
+                 std::vector<std::string> aliases = {}) {
+  GpuModel m;
+  m.name = name;
+  m.product = product;
+  m.sm = sm;
+  m.memory_gib = memory_gib;
+  m.pcie_gen = pcie_gen;
+  m.max_nvlinks = nvlinks;
+  m.fp32_tflops = tflops[0];
+  m.tf32_tflops = tflops[1];
+  m.fp16_tflops = tflops[2];
+  m.fp8_tflops = tflops[3];
+  m.memory_gbps = memory_gbps;
+  m.tdp_w = tdp_w;
+  m.gfd_product = label;
+  return {std::move(m), std::move(aliases)};
+}
+
+// Figures from the vendors' data sheets (dense, i.e. half the "with sparsity" tensor figures
+// NVIDIA prints from Ampere on), as collected in docs/catalog.md with each source and date:
+// P100: Tesla P100 whitepaper (2016) and ISC 2016 PCIe announcement (9.3 TF, 250 W; the 12 GB
+// PCIe card 549 GB/s). P40: 11.76 TF from its clocks (3840 cores x 1531 MHz x 2; TechPowerUp
+// database), 24 GB GDDR5 347 GB/s, 250 W. V100: V100 datasheet r5 (SXM2 15.7 / 125 TF, PCIe 14 /
+// 112, 900 GB/s, 300 / 250 W); SXM3 (DGX-2, 350 W) taken at SXM2's rates - no SXM3 sheet found.
+// T4: T4 datasheet via gpu-specs (8.1 / 65 TF, 300 GB/s, 70 W). A10: A10 datasheet (31.2 / 62.5 /
+// 125, 600 GB/s, 150 W). L4: L4 datasheet (30.3 / 60 / 121 / 242.5, 300 GB/s, 72 W). L40S: L40S
+// datasheet (91.6 / 183 / 362 / 733, 864 GB/s, 350 W). RTX 4090: NVIDIA Ada Lovelace architecture
+// whitepaper v2.02, Appendix A (82.6 FP32 and TF32, 165.2 FP16 and 330.3 FP8 with FP32
+// accumulate, 1008 GB/s, 450 W). A100: A100 datasheet r4 (19.5 / 156 / 312; 1555 GB/s 40 GB,
+// 2039 SXM4 80 GB, 1935 PCIe 80 GB; 400 W SXM4, 250 / 300 W PCIe). H100: SXM5 66.9 / 494.7 /
+// 989.4 / 1978.9, 3350 GB/s, 700 W; PCIe product brief PB-11133 (51.2 / 378 / 756 / 1513,
+// 2000 GB/s, 350 W). H200: H200 datasheet (SC23): H100 SXM's rates, 141 GB at 4800 GB/s, 700 W.
+// B200 (HGX, 1000 W): 80 / 1100 / 2250 / 4500, 180 GB at 8000 GB/s (DGX B200 user guide; FP32
+// 75 in another reseller copy - the higher figure is NVIDIA's). Labels: GPU feature discovery
+// writes nvidia-smi's name with spaces as dashes (gpu-feature-discovery internal/lm/resource.go).
+// Each SM version's first entry is what NCCL XML imports without a device id become.
 const std::vector<CatalogEntry>& catalog() {
-  static const std::vector<CatalogEntry> entries = {
-      {{"p100", "Tesla P100-SXM2-16GB", 60, 16, 3, 16, 4}, {"p100-sxm2"}},
-      {{"v100", "Tesla V100-SXM2-16GB", 70, 16, 3, 16, 6}, {"v100-sxm2", "v100m16", "v100-16g"}},
-      {{"v100-32g", "Tesla V100-SXM2-32GB", 70, 32, 3, 16, 6}, {"v100m32", "v100-sxm2-32g"}},
-      {{"v100-sxm3", "Tesla V100-SXM3-32GB", 70, 32, 3, 16, 6}, {}},
-      {{"t4", "Tesla T4", 75, 16, 3, 16, 0}, {}},
-      {{"a100", "A100-SXM4-40GB", 80, 40, 4, 16, 12}, {"a100-sxm4", "a100-40g"}},
-      {{"a100-80g", "A100-SXM4-80GB", 80, 80, 4, 16, 12}, {"a100-sxm4-80g"}},
-      {{"a100-pcie", "A100-PCIE-40GB", 80, 40, 4, 16, 12}, {}},
-      {{"a10", "A10", 86, 24, 4, 16, 0}, {}},
-      {{"l40s", "L40S", 89, 48, 4, 16, 0}, {}},
-      {{"rtx4090", "GeForce RTX 4090", 89, 24, 4, 16, 0}, {"4090"}},
-      {{"rtx4090-48g", "GeForce RTX 4090 48GB", 89, 48, 4, 16, 0}, {}},
-      {{"h100", "H100-SXM5-80GB", 90, 80, 5, 16, 18}, {"h100-sxm5", "h100-80g"}},
-      {{"b200", "B200", 100, 180, 5, 16, 18}, {}},
-  };
+  static const std::vector<CatalogEntry> entries = [] {
+    std::vector<CatalogEntry> list = {
+        gpu("p100", "Tesla P100-SXM2-16GB", 60, 16, 3, 4, {10.6, 0, 0, 0}, 732, 300, "Tesla-P100-SXM2-16GB", {"p100-sxm2"}),
+        gpu("p100-pcie", "Tesla P100-PCIE-16GB", 60, 16, 3, 0, {9.3, 0, 0, 0}, 732, 250, "Tesla-P100-PCIE-16GB"),
+        gpu("p100-pcie-12g", "Tesla P100-PCIE-12GB", 60, 12, 3, 0, {9.3, 0, 0, 0}, 549, 250, "Tesla-P100-PCIE-12GB"),
+        gpu("p40", "Tesla P40", 61, 24, 3, 0, {11.76, 0, 0, 0}, 347.1, 250, "Tesla-P40"),
+        gpu("v100", "Tesla V100-SXM2-16GB", 70, 16, 3, 6, {15.7, 0, 125, 0}, 900, 300, "Tesla-V100-SXM2-16GB",
+            {"v100-sxm2", "v100m16", "v100-16g"}),
+        gpu("v100-32g", "Tesla V100-SXM2-32GB", 70, 32, 3, 6, {15.7, 0, 125, 0}, 900, 300, "Tesla-V100-SXM2-32GB",
+            {"v100m32", "v100-sxm2-32g"}),
+        gpu("v100-sxm3", "Tesla V100-SXM3-32GB", 70, 32, 3, 6, {15.7, 0, 125, 0}, 900, 350, "Tesla-V100-SXM3-32GB"),
+        gpu("v100-pcie", "Tesla V100-PCIE-16GB", 70, 16, 3, 0, {14, 0, 112, 0}, 900, 250, "Tesla-V100-PCIE-16GB"),
+        gpu("t4", "Tesla T4", 75, 16, 3, 0, {8.1, 0, 65, 0}, 300, 70, "Tesla-T4"),
+        gpu("a100", "A100-SXM4-40GB", 80, 40, 4, 12, {19.5, 156, 312, 0}, 1555, 400, "NVIDIA-A100-SXM4-40GB",
+            {"a100-sxm4", "a100-40g"}),
+        gpu("a100-80g", "A100-SXM4-80GB", 80, 80, 4, 12, {19.5, 156, 312, 0}, 2039, 400, "NVIDIA-A100-SXM4-80GB",
+            {"a100-sxm4-80g"}),
+        gpu("a100-pcie", "A100-PCIE-40GB", 80, 40, 4, 12, {19.5, 156, 312, 0}, 1555, 250, "NVIDIA-A100-PCIE-40GB"),
+        gpu("a100-pcie-80g", "A100 80GB PCIe", 80, 80, 4, 12, {19.5, 156, 312, 0}, 1935, 300, "NVIDIA-A100-80GB-PCIe"),
+        gpu("a10", "A10", 86, 24, 4, 0, {31.2, 62.5, 125, 0}, 600, 150, "NVIDIA-A10"),
+        gpu("l40s", "L40S", 89, 48, 4, 0, {91.6, 183, 362.05, 733}, 864, 350, "NVIDIA-L40S"),
+        gpu("rtx4090", "GeForce RTX 4090", 89, 24, 4, 0, {82.6, 82.6, 165.2, 330.3}, 1008, 450, "NVIDIA-GeForce-RTX-4090",
+            {"4090"}),
+        gpu("rtx4090-48g", "GeForce RTX 4090 48GB", 89, 48, 4, 0, {82.6, 82.6, 165.2, 330.3}, 1008, 450, ""),
+        gpu("l4", "L4", 89, 24, 4, 0, {30.3, 60, 121, 242.5}, 300, 72, "NVIDIA-L4"),
+        gpu("h100", "H100-SXM5-80GB", 90, 80, 5, 18, {66.9, 494.7, 989.4, 1978.9}, 3350, 700, "NVIDIA-H100-80GB-HBM3",
+            {"h100-sxm5", "h100-80g"}),
+        gpu("h100-pcie", "H100 PCIe", 90, 80, 5, 0, {51.2, 378, 756, 1513}, 2000, 350, "NVIDIA-H100-PCIe"),
+        gpu("h200", "H200", 90, 141, 5, 18, {67, 494.7, 989.5, 1979}, 4800, 700, "NVIDIA-H200", {"h200-sxm"}),
+        gpu("b200", "B200", 100, 180, 5, 18, {80, 1100, 2250, 4500}, 8000, 1000, "NVIDIA-B200"),
+    };
+    for (size_t i = 0; i < list.size(); ++i) list[i].model.catalog_index = static_cast<int>(i);
+    return list;
+  }();
   return entries;
 }
 
@@ -48,6 +107,23 @@ const GpuModel* find_gpu_model(std::string_view name) {
       if (alias == key) return &entry.model;
   }
   return nullptr;
+}
+
+const GpuModel* find_gpu_by_product_label(std::string_view label) {
+  std::string key = lower(label);
+  for (const char* suffix : {"-shared", "-mig-"})
+    if (const size_t at = key.find(suffix); at != std::string::npos) key.erase(at);
+  const auto bare = [](std::string text) { return text.rfind("nvidia-", 0) == 0 ? text.substr(7) : text; };
+  for (const auto& entry : catalog()) {
+    const std::string known = lower(entry.model.gfd_product);
+    if (!known.empty() && (known == key || bare(known) == bare(key))) return &entry.model;
+  }
+  return nullptr;
+}
+
+const GpuModel* gpu_at(int index) {
+  const auto& entries = catalog();
+  return index >= 0 && index < static_cast<int>(entries.size()) ? &entries[static_cast<size_t>(index)].model : nullptr;
 }
 
 std::vector<std::string> gpu_model_names() {

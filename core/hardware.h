@@ -24,12 +24,32 @@ struct GpuModel {
   int pcie_gen = 3;       // host link generation
   int pcie_width = 16;    // host link lanes
   int max_nvlinks = 0;    // NVLink ports per GPU (0: no NVLink)
+  // Peak dense throughput, TFLOPS (0: the GPU has no such unit): FP32 on CUDA cores, and the
+  // tensor cores' TF32, FP16/BF16 and FP8 without 2:4 sparsity. Memory bandwidth, GB/s; board
+  // power, W. Sources per GPU in hardware.cpp.
+  double fp32_tflops = 0;
+  double tf32_tflops = 0;
+  double fp16_tflops = 0;
+  double fp8_tflops = 0;
+  double memory_gbps = 0;
+  double tdp_w = 0;
+  std::string gfd_product;  // Kubernetes label nvidia.com/gpu.product set by GPU feature discovery
+  int catalog_index = -1;   // position in the catalog (gpu_at); -1 for a GPU made outside it
+  // Peak of the precision a training job uses by default: TF32 on tensor cores from Ampere (SM80)
+  // on, FP32 before (PyTorch and TensorFlow enable TF32 for convolutions by default on Ampere+).
+  double default_precision_tflops() const { return sm >= 80 && tf32_tflops > 0 ? tf32_tflops : fp32_tflops; }
 };
 
 // Finds a GPU model by catalog name (case-insensitive; aliases such as "V100M32" accepted).
 const GpuModel* find_gpu_model(std::string_view name);
+// The GPU whose GPU-feature-discovery product label is `label` (either spelling NVIDIA drivers
+// used: "NVIDIA-A100-SXM4-80GB" or the older "A100-SXM4-80GB"; a "-SHARED" or "-MIG-..." suffix
+// is ignored); nullptr for a label of no catalog GPU.
+const GpuModel* find_gpu_by_product_label(std::string_view label);
 // All catalog names, in catalog order.
 std::vector<std::string> gpu_model_names();
+// The GPU at catalog index `index`; nullptr when out of range.
+const GpuModel* gpu_at(int index);
 // Architecture name for an SM version, e.g. 70 -> "Volta".
 std::string sm_architecture(int sm);
 

@@ -55,13 +55,16 @@ enum ModelIndex { kVgg16 = 0, kResnet50 = 1, kAlexnet = 4 };
 
 // The GPU generations with figures, by SM version.
 constexpr int kGenerations = 3;
-constexpr std::array<int, kGenerations> kGenerationSm = {70, 80, 90};
 constexpr std::array<const char*, kGenerations> kGenerationName = {"V100", "A100", "H100"};
 
+constexpr std::array<const char*, kGenerations> kAnchorGpu = {"v100", "a100", "h100"};
+
+// The anchor generation a GPU is derived from: V100 for CUDA-core FP32 (before SM80), A100 for
+// Ampere and Ada, H100 for Hopper and Blackwell.
 int generation_of(int sm) {
-  for (int g = 0; g < kGenerations; ++g)
-    if (kGenerationSm[g] == sm) return g;
-  return -1;
+  if (sm >= 90) return 2;
+  if (sm >= 80) return 1;
+  return 0;
 }
 
 // REFERENCE.md, "Single-GPU training throughput", images/sec.
@@ -80,12 +83,13 @@ struct Entry {
   std::string derivation;
 };
 
-using Table = std::vector<std::array<std::array<Entry, 2>, kGenerations>>;  // [model][gen][fw]
+using AnchorTable = std::vector<std::array<std::array<Entry, 2>, kGenerations>>;  // [model][gen][fw]
+using Table = std::vector<std::vector<std::array<Entry, 2>>>;                       // [model][gpu][fw]
 
 constexpr int kTf = static_cast<int>(TrainingFramework::TensorFlow);
 constexpr int kPt = static_cast<int>(TrainingFramework::PyTorch);
 
-void set_anchors(Table& t) {
+void set_anchors(AnchorTable& t) {
   const auto given = [](double v, int batch, const char* what) {
     return Entry{v, batch, false, std::string("given: REFERENCE.md ") + what};
   };
@@ -122,7 +126,7 @@ std::string describe_flops_derivation(int model, int anchor, int gen, int fw, co
   return text;
 }
 
-void derive_by_flops(Table& t) {
+void derive_by_flops(AnchorTable& t) {
   const auto& m = catalog();
   for (int model = 0; model < static_cast<int>(m.size()); ++model) {
     if (model == kVgg16 || model == kResnet50) continue;
@@ -138,9 +142,9 @@ void derive_by_flops(Table& t) {
   }
 }
 
-const Table& table() {
-  static const Table t = [] {
-    Table built(catalog().size());
+const AnchorTable& anchor_table() {
+  static const AnchorTable t = [] {
+    AnchorTable built(catalog().size());
     set_anchors(built);
     derive_by_flops(built);
     return built;
@@ -148,11 +152,48 @@ const Table& table() {
   return t;
 }
 
-std::string covered_generations() {
+std::string fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+// Every catalog GPU's entries: the anchor's, times the GPU's speed ratio.
+const Table& table() {
+  static const Table t = [] {
+    const AnchorTable& anchors = anchor_table();
+    Table built(catalog().size());
+    for (size_t model = 0; model < built.size(); ++model)
+      for (int g = 0; const GpuModel* gpu = gpu_at(g); ++g) {
+        std::array<Entry, 2> entries{};
+        if (auto speed = gpu_speed(*gpu)) {
+          const int gen = generation_of(gpu->sm);
+          for (int fw : {kTf, kPt}) {
+            const Entry& base = anchors[model][gen][fw];
+            entries[fw] = gpu->name == kAnchorGpu[gen]
+                              ? base
+                              : Entry{base.samples_per_sec * speed->ratio, base.reference_batch, true,
+                                      "derived: " + fixed(base.samples_per_sec, 1) + "/s on " + kAnchorGpu[gen] + " (" +
+                                          base.derivation + ") x " + speed->derivation};
+          }
+        }
+        built[model].push_back(entries);
+      }
+    return built;
+  }();
+  return t;
+}
+
+std::string covered_gpus() {
   std::string out;
-  for (int g = 0; g < kGenerations; ++g)
-    out += (g ? ", " : "") + std::string(kGenerationName[g]) + " (SM" + std::to_string(kGenerationSm[g]) + ")";
+  for (int g = 0; const GpuModel* gpu = gpu_at(g); ++g)
+    if (gpu_speed(*gpu)) out += (out.empty() ? "" : ", ") + gpu->name;
   return out;
+}
+
+const GpuModel* catalog_gpu(const GpuModel& gpu) {
+  if (gpu_at(gpu.catalog_index) != nullptr) return gpu_at(gpu.catalog_index);
+  return find_gpu_model(gpu.name);
 }
 
 }  // namespace
@@ -188,28 +229,47 @@ const DnnModel* model_at(int index) {
   return index >= 0 && index < static_cast<int>(m.size()) ? &m[index] : nullptr;
 }
 
-Expected<int> training_gpu_sm(std::string_view gpu_name) {
-  const GpuModel* gpu = find_gpu_model(gpu_name);
-  if (gpu == nullptr) return Error{"unknown GPU '" + std::string(gpu_name) + "'"};
-  if (generation_of(gpu->sm) < 0)
-    return Error{"no training-throughput figures for GPU '" + std::string(gpu_name) + "' (SM" + std::to_string(gpu->sm) +
-                 "); covered: " + covered_generations()};
-  return gpu->sm;
+Expected<GpuSpeed> gpu_speed(const GpuModel& gpu) {
+  const GpuModel* anchor = find_gpu_model(kAnchorGpu[generation_of(gpu.sm)]);
+  const double peak = gpu.default_precision_tflops(), anchor_peak = anchor->default_precision_tflops();
+  if (!(peak > 0) || !(gpu.memory_gbps > 0))
+    return Error{"no training-throughput figures for GPU '" + gpu.name + "': its catalog entry has no peak rate"};
+  if (gpu.sm < 80)
+    return GpuSpeed{anchor, peak / anchor_peak,
+                    "FP32 peak " + fixed(peak, 2) + "/" + fixed(anchor_peak, 2) + " TFLOPS (CUDA cores, compute-bound)"};
+  const double s = kTensorComputeShare;
+  double ratio = 1.0 / (s * anchor_peak / peak + (1 - s) * anchor->memory_gbps / gpu.memory_gbps);
+  std::string how = "roofline 1/(" + fixed(s, 3) + " x " + fixed(anchor_peak, 1) + "/" + fixed(peak, 1) + " TF32 TFLOPS + " +
+                    fixed(1 - s, 3) + " x " + fixed(anchor->memory_gbps, 0) + "/" + fixed(gpu.memory_gbps, 0) + " GB/s)";
+  if (gpu.sm >= 100) {
+    ratio *= kBlackwellRealisedShare;
+    how += " x Blackwell realised share " + fixed(kBlackwellRealisedShare, 2);
+  }
+  return GpuSpeed{anchor, ratio, how + " = " + fixed(ratio, 3)};
 }
 
-Expected<SingleGpuThroughput> single_gpu_throughput(int model, int gpu_sm, TrainingFramework framework) {
+Expected<const GpuModel*> training_gpu(std::string_view gpu_name) {
+  const GpuModel* gpu = find_gpu_model(gpu_name);
+  if (gpu == nullptr)
+    return Error{"unknown GPU '" + std::string(gpu_name) + "'" + "; known: " + join(gpu_model_names(), ", ")};
+  if (auto speed = gpu_speed(*gpu); !speed) return speed.error();
+  return gpu;
+}
+
+Expected<SingleGpuThroughput> single_gpu_throughput(int model, const GpuModel& gpu, TrainingFramework framework) {
   if (model_at(model) == nullptr) return Error{"model index " + std::to_string(model) + " is not in the model catalog"};
-  const int gen = generation_of(gpu_sm);
-  if (gen < 0)
-    return Error{"no training-throughput figures for " + model_at(model)->name + " on SM" + std::to_string(gpu_sm) + " (" +
-                 sm_architecture(gpu_sm) + "); covered: " + covered_generations()};
-  const Entry& e = table()[model][gen][static_cast<int>(framework)];
+  const GpuModel* known = catalog_gpu(gpu);
+  if (known == nullptr) return Error{"GPU '" + gpu.name + "' is not in the GPU catalog; covered: " + covered_gpus()};
+  const Entry& e = table()[static_cast<size_t>(model)][static_cast<size_t>(known->catalog_index)][static_cast<int>(framework)];
+  if (!(e.samples_per_sec > 0))
+    return Error{"no training-throughput figures for " + model_at(model)->name + " on " + gpu.name + " (" +
+                 sm_architecture(gpu.sm) + "); covered: " + covered_gpus()};
   return SingleGpuThroughput{e.samples_per_sec, e.reference_batch, e.derived, e.derivation};
 }
 
-Expected<double> compute_step_ms(int model, int gpu_sm, TrainingFramework framework, int batch) {
+Expected<double> compute_step_ms(int model, const GpuModel& gpu, TrainingFramework framework, int batch) {
   if (batch < 1) return Error{"batch per GPU must be at least 1, got " + std::to_string(batch)};
-  auto single = single_gpu_throughput(model, gpu_sm, framework);
+  auto single = single_gpu_throughput(model, gpu, framework);
   if (!single) return single.error();
   const double per_sample_ms = 1e3 / single->samples_per_sec;
   if (batch >= single->reference_batch) return batch * per_sample_ms;

@@ -22,8 +22,19 @@
 // reference one (throughput flat); below it, a fixed 10% of the reference step does not shrink
 // with the batch (kFixedStepShare), so small batches lose throughput (half the batch: -9%).
 //
-// GPU generations covered: V100 (SM70), A100 (SM80), H100 (SM90). Anything else (T4, A10,
-// L40S, P100, B200, ...) is an error, never a default: REFERENCE.md has no figure to derive from.
+// GPU generations measured: V100 (SM70), A100 (SM80), H100 (SM90) - the anchors. Every other
+// catalog GPU (core/hardware.h) is derived from the anchor of its kind by its data sheet, in the
+// job's default precision (FP32 before Ampere, TF32 from it):
+// - CUDA-core FP32 (Pascal, Volta variants, Turing), from V100 SXM2: the FP32 peak ratio. FP32
+//   training on CUDA cores is compute-bound (V100's ridge point is 15.7 TFLOPS / 900 GB/s = 17
+//   FLOP/byte; convolutions and GEMMs run far above it), so time per sample follows the peak.
+// - Tensor-core TF32 (Ampere, Ada from A100 SXM4 40 GB; Hopper, Blackwell from H100 SXM5): a
+//   two-term roofline, time per sample = s x (peak_anchor / peak) + (1 - s) x (bw_anchor / bw)
+//   in units of the anchor's time, where s (kTensorComputeShare) is the share of the step bound
+//   by tensor math and the rest by memory traffic (BN, activations, optimizer, all far below the
+//   tensor cores' ridge point of ~100 FLOP/byte).
+// - Blackwell: the roofline times kBlackwellRealisedShare (see below).
+// docs/throughput-model.md "Other GPUs" has the cross-checks against measured ratios.
 #pragma once
 
 #include <array>
@@ -75,9 +86,32 @@ Expected<int> find_model(std::string_view name);
 // nullptr when `index` is not a catalog index.
 const DnnModel* model_at(int index);
 
-// SM version of a GPU catalog name (core/hardware.h, aliases accepted) whose generation the
-// throughput catalog covers. Errors: unknown GPU name; GPU without throughput figures.
-Expected<int> training_gpu_sm(std::string_view gpu_name);
+struct GpuModel;
+
+// The catalog GPU of `gpu_name` (core/hardware.h, aliases accepted) when the throughput model
+// covers it. Errors: unknown GPU name (with the known ones); a GPU without figures.
+Expected<const GpuModel*> training_gpu(std::string_view gpu_name);
+
+// How much faster than its anchor a GPU trains (1 for the anchors), and why.
+struct GpuSpeed {
+  const GpuModel* anchor = nullptr;  // v100, a100 or h100
+  double ratio = 0;                  // samples/sec on `gpu` over samples/sec on the anchor
+  std::string derivation;            // the formula with its figures
+};
+Expected<GpuSpeed> gpu_speed(const GpuModel& gpu);
+
+// Share of a tensor-core training step bound by tensor math (the rest: memory bandwidth).
+// Calibrated on one pair: MLPerf Training v3.0 ResNet-50, Dell PowerEdge XE9680, 8 x A100 SXM4
+// 80 GB 27.05 min vs 8 x H100 SXM5 13.41 min (same submitter, round and NGC 23.04 software;
+// mlcommons/training_results_v3.0 Dell/results/XE9680x8{A100,H100}-SXM-80GB/resnet, olympic
+// mean of the MLLOG run times): speed-up 2.017 = 1 / (s / 3.171 + (1 - s) / 1.643) with the FP16
+// peak ratio 989.4/312 and the bandwidth ratio 3350/2039, so s = 0.385.
+inline constexpr double kTensorComputeShare = 0.385;
+// What Blackwell realises of its roofline against Hopper with the software of its first results.
+// Calibrated on MLPerf Training v4.1 BERT: 1 x DGX B200 (preview) 3.795 min vs 1 x DGX H100
+// (v4.0) 5.469 min = 1.441 against the roofline's 2.32; validated on lambdal/deeplearning-
+// benchmark pytorch-train-throughput-v2-fp16.csv (2025-12): BERT-large 523 vs 310-321 seq/s.
+inline constexpr double kBlackwellRealisedShare = 0.62;
 
 struct SingleGpuThroughput {
   double samples_per_sec = 0;   // one GPU, at reference_batch
@@ -86,13 +120,13 @@ struct SingleGpuThroughput {
   std::string_view derivation;  // how the figure was obtained (static storage)
 };
 
-// Single-GPU training throughput of catalog model `model` on a GPU of SM version `gpu_sm`.
-// Errors: model index out of range; a GPU generation outside V100/A100/H100.
-Expected<SingleGpuThroughput> single_gpu_throughput(int model, int gpu_sm, TrainingFramework framework);
+// Single-GPU training throughput of catalog model `model` on `gpu`.
+// Errors: model index out of range; a GPU without figures (no FP32 rate) or outside the catalog.
+Expected<SingleGpuThroughput> single_gpu_throughput(int model, const GpuModel& gpu, TrainingFramework framework);
 
 // Per-GPU compute time (forward + backward + update) of one step at `batch` samples, ms,
 // under the batch-scaling model above. Errors: as single_gpu_throughput, or batch < 1.
-Expected<double> compute_step_ms(int model, int gpu_sm, TrainingFramework framework, int batch);
+Expected<double> compute_step_ms(int model, const GpuModel& gpu, TrainingFramework framework, int batch);
 
 // Share of the reference step that does not shrink with a smaller batch (batch scaling above).
 // A modelling assumption of this project, not a measurement: per-step work independent of the

@@ -166,7 +166,8 @@ Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const C
   if (!(overlap_share >= 0 && overlap_share <= 1))
     return Error{"overlap for " + std::string(enum_name(job.framework)) + " must be in [0, 1], got " +
                  std::to_string(overlap_share)};
-  auto compute_ms = compute_step_ms(job.model, job.gpu_sm, job.framework, job.batch_per_gpu);
+  if (job.gpu == nullptr) return Error{"the job's GPU model is not known"};
+  auto compute_ms = compute_step_ms(job.model, *job.gpu, job.framework, job.batch_per_gpu);
   if (!compute_ms) return compute_ms.error();
 
   ThroughputEstimate estimate;

@@ -167,7 +167,7 @@ struct TrainingJob {
   int model = 0;  // index into model_catalog()
   TrainingFramework framework = TrainingFramework::PyTorch;
   int batch_per_gpu = 64;
-  int gpu_sm = 70;  // SM version of the job's GPUs (training_gpu_sm() maps a catalog name)
+  const GpuModel* gpu = nullptr;  // the job's GPUs (a catalog entry; training_gpu() maps a name)
 };
 
 struct ThroughputEstimate {

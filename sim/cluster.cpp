@@ -18,6 +18,16 @@ void apply_network(NodeModel& model, const NetworkSpec& network) {
   }
 }
 
+std::shared_ptr<const NodeType> trace_type(const TraceNode& node) {
+  auto type = std::make_shared<NodeType>();
+  type->gpus = node.gpu_count;
+  type->name = node.gpu_count == 0 ? std::string("cpu")
+                                   : std::string(alibaba_gpu_type_name(node.gpu_type)) + " x" + std::to_string(node.gpu_count);
+  return type;
+}
+
+}  // namespace
+
 Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& group, const NetworkSpec& network) {
   NodeModel model = group.model;
   apply_network(model, network);
@@ -29,20 +39,11 @@ Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& gro
   type->name = type->topology->name();
   type->gpus = type->topology->gpu_count();
   type->card_mem_gib = card_mem_gib(type->topology->model());
-  if (!type->topology->model().gpus.empty()) type->gpu_sm = type->topology->model().gpus.front().sm;
+  if (!type->topology->model().gpus.empty()) type->gpu = find_gpu_model(type->topology->model().gpus.front().model);
   if (!type->topology->model().nics.empty()) type->primary_nic_gbit = type->topology->model().nics.front().speed_gbit;
   return std::shared_ptr<const NodeType>(std::move(type));
 }
 
-std::shared_ptr<const NodeType> trace_type(const TraceNode& node) {
-  auto type = std::make_shared<NodeType>();
-  type->gpus = node.gpu_count;
-  type->name = node.gpu_count == 0 ? std::string("cpu")
-                                   : std::string(alibaba_gpu_type_name(node.gpu_type)) + " x" + std::to_string(node.gpu_count);
-  return type;
-}
-
-}  // namespace
 
 int card_mem_gib(const NodeModel& model) {
   if (model.gpus.empty()) return 0;

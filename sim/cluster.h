@@ -18,6 +18,7 @@
 #include "core/fragmentation.h"
 #include "core/gpu_set.h"
 #include "core/gpu_share.h"
+#include "core/hardware.h"
 #include "core/node_model.h"
 #include "sim/job.h"
 #include "sim/node_index.h"
@@ -70,8 +71,12 @@ struct NodeType {
   std::unique_ptr<Allocator> allocator;  // null for trace nodes
   double primary_nic_gbit = 0;           // the first NIC's line rate (the pod network's eth0), Gb/s; 0 without NICs
   int card_mem_gib = 0;                  // share accounting's card memory (0 for trace nodes)
-  int gpu_sm = 0;                        // the GPUs' SM version for the throughput model (0 for trace nodes)
+  const GpuModel* gpu = nullptr;         // the GPUs' catalog model for the throughput model (null for trace nodes)
 };
+
+// The node type of a group of modelled nodes on `network` (its NICs as the network asks):
+// topology, allocator, and what the throughput model needs.
+Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& group, const NetworkSpec& network);
 
 struct SimNode {
   int type = 0;  // index into ClusterState::type()

@@ -46,7 +46,7 @@ class Engine final : private Binder {
         open_(workload.size()),
         arrivals_(workload),
         view_(cluster_, workload_, open_, book_, now_ms_),
-        timer_(cluster_, config.network, config.overlap),
+        timer_(cluster_, config.network, config.overlap, workload.reference_gpu),
         sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     cluster_.prepare(config.scheduler->serves, &target_);
@@ -263,6 +263,7 @@ class Engine final : private Binder {
     const JobTiming timing = timer_.time(job, r);
     r.samples_per_sec = timing.samples_per_sec;
     r.ideal_samples_per_sec = timing.ideal_samples_per_sec;
+    r.work_samples = timing.work_samples;
     r.cross_numa = timing.cross_numa;
     out_.busy_gpu_ms += timing.run_ms * job.total_gpus();
     return timing.run_ms;

@@ -48,6 +48,8 @@ inline constexpr int64_t kForeverMs = -1;
 // The longest run the engine times, 10^15 ms (about 31,700 years): longer estimates are cut here.
 inline constexpr int64_t kMaxRunMs = 1'000'000'000'000'000;
 
+inline constexpr uint8_t kWorkloadReference = 255;
+
 struct JobSpec {
   uint32_t id = 0;        // its index in Workload::jobs (0..N-1, in submission order)
   int64_t submit_ms = 0;  // arrival time, ms from the start of the simulation
@@ -60,6 +62,9 @@ struct JobSpec {
   // Share: aliyun.com/gpu-mem GiB and gpu-core.percentage (0 = memory only).
   uint16_t gpu_mem_gib = 0;
   uint8_t gpu_core_percent = 0;
+  // The GPU a duration was measured on (a GPU catalog index), or kWorkloadReference: the
+  // workload's (sim/job_timing.h).
+  uint8_t reference_gpu = kWorkloadReference;
   // Trace pod: allowed GPU types (bit t, 0 = any), thousandths of each card, CPU and memory.
   uint8_t gpu_type_mask = 0;
   uint16_t gpu_milli = 0;
@@ -124,6 +129,9 @@ struct Workload {
   std::vector<JobSpec> jobs;             // sorted by (submit_ms, id); empty when `generator` is set
   std::map<uint32_t, JobExtras> extras;  // by job id; most trace jobs have none
   std::string source;                    // e.g. "philly.csv", "synthetic(seed=7)"
+  // The GPU catalog name the jobs' durations were measured on (sim/job_timing.h); empty: the
+  // node type each job runs on (allowed only on a cluster of one GPU model).
+  std::string reference_gpu;
   // The task specs FGD's fragmentation measure is derived from (a trace's whole pod list);
   // empty: derived from the jobs themselves.
   std::shared_ptr<const std::vector<TaskSpec>> fragmentation_specs;

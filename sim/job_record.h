@@ -45,6 +45,7 @@ struct JobRecord {
   CommPath comm;                     // communication path of the running job
   double samples_per_sec = 0;        // predicted throughput of the whole job
   double ideal_samples_per_sec = 0;  // throughput under the ideal placement (sim/engine.h)
+  double work_samples = 0;           // samples it processes in all (sim/job_timing.h); 0: unknown
   bool cross_numa = false;           // some node holds GPUs of this job on several NUMA nodes
   std::vector<std::string> relaxed;  // constraints the allocator dropped (fallback)
   std::string reason;                // rejection / failure / stuck reason

@@ -4,20 +4,42 @@
 #include <cmath>
 #include <set>
 
+#include "core/builtin_models.h"
 #include "core/gang.h"
 
 namespace topsim {
 
-Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, int node_type, const CommPath& path) const {
-  const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, cluster_.type(node_type).gpu_sm};
+JobTimer::JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap,
+                   const std::string& reference_gpu)
+    : cluster_(cluster), network_(network), overlap_(overlap) {
+  if (!reference_gpu.empty()) reference_gpu_ = find_gpu_model(reference_gpu);
+}
+
+Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, const NodeType& type, const CommPath& path) const {
+  const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu};
   return estimate_throughput(tj, path, overlap_);
 }
 
-double JobTimer::ideal_samples_per_sec(const JobSpec& job, int node_type) {
-  const auto key = std::make_tuple(node_type, int{job.workers}, int{job.gpus_per_worker}, int{job.model},
+const NodeType* JobTimer::reference_type(const JobSpec& job) {
+  const GpuModel* gpu = job.reference_gpu == kWorkloadReference ? reference_gpu_ : gpu_at(job.reference_gpu);
+  if (gpu == nullptr) return nullptr;
+  auto [it, fresh] = reference_types_.emplace(gpu->catalog_index, nullptr);
+  if (fresh) {
+    NodeGroupSpec group;
+    group.model = reference_node_model(*gpu);
+    group.count = 1;
+    NetworkSpec own_fabric;  // the reference node's NICs as they are
+    own_fabric.transport = NetworkTransport::InfiniBand;
+    auto type = modelled_type(group, own_fabric);
+    if (type) it->second = std::move(type).value();
+  }
+  return it->second.get();
+}
+
+double JobTimer::ideal_samples_per_sec(const JobSpec& job, const NodeType& type, int type_key) {
+  const auto key = std::make_tuple(type_key, int{job.workers}, int{job.gpus_per_worker}, int{job.model},
                                    static_cast<int>(job.framework), int{job.batch_per_gpu});
   if (auto it = ideal_cache_.find(key); it != ideal_cache_.end()) return it->second;
-  const NodeType& type = cluster_.type(node_type);
   const int node_gpus = type.gpus;
   CommPath path;
   if (job.total_gpus() <= node_gpus) {
@@ -34,7 +56,7 @@ double JobTimer::ideal_samples_per_sec(const JobSpec& job, int node_type) {
     auto placement = place_gang(idle, request, network_);
     if (placement) path = gang_comm_path(*placement, idle);
   }
-  auto estimate = throughput(job, node_type, path);
+  auto estimate = throughput(job, type, path);
   const double ideal = estimate ? estimate->samples_per_sec : 0;
   ideal_cache_.emplace(key, ideal);
   return ideal;
@@ -64,14 +86,22 @@ int64_t run_ms_of(double ms) {
 JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
   const int node_type = cluster_.node(record.pods.front().node).type;
-  const auto estimate = throughput(job, node_type, record.comm);
+  const NodeType& type = cluster_.type(node_type);
+  const auto estimate = throughput(job, type, record.comm);
   t.samples_per_sec = estimate ? estimate->samples_per_sec : 0;
-  t.ideal_samples_per_sec = ideal_samples_per_sec(job, node_type);
+  t.ideal_samples_per_sec = ideal_samples_per_sec(job, type, node_type);
   t.cross_numa = cross_numa(record);
   if (job.iterations > 0 && estimate) {
     t.run_ms = run_ms_of(static_cast<double>(job.iterations) * estimate->step_ms);
-  } else if (t.samples_per_sec > 0 && t.ideal_samples_per_sec > 0) {
-    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (t.ideal_samples_per_sec / t.samples_per_sec));
+    t.work_samples = static_cast<double>(job.iterations) * job.batch_per_gpu * job.total_gpus();
+    return t;
+  }
+  const NodeType* reference = reference_type(job);
+  const double reference_rate =
+      reference ? ideal_samples_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.ideal_samples_per_sec;
+  if (job.ideal_duration_ms != kForeverMs && t.samples_per_sec > 0 && reference_rate > 0) {
+    t.work_samples = static_cast<double>(job.ideal_duration_ms) / 1e3 * reference_rate;
+    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (reference_rate / t.samples_per_sec));
   } else {
     t.run_ms = job.ideal_duration_ms;
   }

@@ -1,11 +1,18 @@
 // How fast a started training job runs where it was placed, and so how long it runs: its
 // predicted throughput over its communication path (core/throughput.h), the throughput of the
 // ideal placement (the topology-aware allocator's choice on idle nodes of the type it runs on),
-// and its run time (iterations x step time, or trace duration x ideal / actual throughput).
+// and its run time. A job given by iterations runs iterations x step time. A job given by a
+// duration (a trace's, a synthetic draw's) carries work measured on its reference hardware:
+// work = duration x the job's throughput on an ideal placement of the reference GPU's node
+// (core/builtin_models.h reference_node_model), and it runs work / its throughput where it was
+// placed - so an H100 finishes a V100-measured job sooner. Without a reference GPU (a job list
+// on a cluster of one GPU model) the reference is the node type the job runs on.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <string>
 #include <tuple>
 
 #include "core/network_model.h"
@@ -19,28 +26,36 @@ namespace topsim {
 struct JobTiming {
   double samples_per_sec = 0;
   double ideal_samples_per_sec = 0;
+  double work_samples = 0;  // samples the job processes in all (0: runs forever or unknown)
   int64_t run_ms = 0;
   bool cross_numa = false;  // some node holds GPUs of this job on several NUMA nodes
 };
 
 class JobTimer {
  public:
-  // REQUIRES: `cluster` outlives the timer.
-  JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap)
-      : cluster_(cluster), network_(network), overlap_(overlap) {}
+  // REQUIRES: `cluster` outlives the timer. `reference_gpu`: the workload's reference GPU
+  // (a catalog name; empty: the node type each job runs on).
+  JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap,
+           const std::string& reference_gpu = "");
 
   // REQUIRES: a training job whose pods and communication path are in `record`.
   JobTiming time(const JobSpec& job, const JobRecord& record);
 
  private:
-  Expected<ThroughputEstimate> throughput(const JobSpec& job, int node_type, const CommPath& path) const;
-  double ideal_samples_per_sec(const JobSpec& job, int node_type);
+  Expected<ThroughputEstimate> throughput(const JobSpec& job, const NodeType& type, const CommPath& path) const;
+  // Throughput of the topology-aware allocator's placement on idle nodes of `type`; `key`
+  // names the type in the cache (a cluster type's index, or -1 - GPU index for a reference).
+  double ideal_samples_per_sec(const JobSpec& job, const NodeType& type, int key);
+  // The reference node type of the job (null: the node type it runs on).
+  const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record) const;
 
   const ClusterState& cluster_;
   NetworkModel network_;
   OverlapModel overlap_;
   std::map<std::tuple<int, int, int, int, int, int>, double> ideal_cache_;
+  const GpuModel* reference_gpu_ = nullptr;
+  std::map<int, std::shared_ptr<const NodeType>> reference_types_;  // by GPU catalog index
 };
 
 }  // namespace topsim

@@ -110,6 +110,7 @@ void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
   field(out, "ring_gbps", rounded_micro(r.comm.bus_bandwidth_gbps));
   field(out, "samples_per_sec", rounded_micro(r.samples_per_sec));
   field(out, "ideal_samples_per_sec", rounded_micro(r.ideal_samples_per_sec));
+  if (r.work_samples > 0) field(out, "work_samples", rounded_micro(r.work_samples));
   field(out, "unit", std::string(model ? enum_name(model->unit) : "samples") + "/s");
   key(out, "cross_numa");
   out += r.cross_numa ? "true" : "false";

@@ -206,6 +206,7 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.comm.bus_bandwidth_gbps = num("ring_gbps");
   r.samples_per_sec = num("samples_per_sec");
   r.ideal_samples_per_sec = num("ideal_samples_per_sec");
+  r.work_samples = num("work_samples");
   r.cross_numa = j.value("cross_numa", false);
   r.reason = j.value("reason", "");
 }

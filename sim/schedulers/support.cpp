@@ -32,7 +32,7 @@ std::string serving_types_problem(const SchedulingView& view, const JobSpec& job
       return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
     if (need_nic && type.primary_nic_gbit <= 0)
       return "node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes";
-    const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu_sm};
+    const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu};
     if (auto e = estimate_throughput(tj, CommPath{}); !e)
       return "no throughput model for it on " + type.name + ": " + e.error().message;
   }

@@ -68,7 +68,7 @@ TEST_CASE("cli::topo models and show", "[cli]") {
     const CliResult r = run_cli("topo models --json");
     REQUIRE(r.exit_code == 0);
     const auto models = nlohmann::json::parse(r.out).at("models");
-    REQUIRE(models.size() == 5);
+    REQUIRE(models.size() == 14);
     const auto& dgx1 = models.at(0);
     CHECK(dgx1.at("name") == "dgx1-v100");
     CHECK(dgx1.at("gpus") == 8);

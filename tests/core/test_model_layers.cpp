@@ -128,13 +128,13 @@ TEST_CASE("core::throughput TensorFlow keeps its calibrated share; PyTorch runs 
   // The same transformer over a slow TCP ring: with the lumped share the token embedding's
   // gradient would hide like any other; DDP must send it after the backward pass.
   const CommPath tcp{2, 2, 0.625, false, CommTransport::Tcp};
-  auto pytorch = estimate_throughput(TrainingJob{model("gpt2-small"), TrainingFramework::PyTorch, 4, 70}, tcp);
+  auto pytorch = estimate_throughput(TrainingJob{model("gpt2-small"), TrainingFramework::PyTorch, 4, gpu("v100")}, tcp);
   REQUIRE(pytorch.ok());
   const std::vector<GradientBucket>& buckets = ddp_buckets(model("gpt2-small"));
   const double last_alone = allreduce_time(buckets.back().bytes, 2, 2, 0.625, false).time_us / 1e3;
   CHECK(pytorch->exposed_comm_ms >= last_alone);
   CHECK(pytorch->comm_ms > allreduce_time(model_at(model("gpt2-small"))->gradient_bytes(), 2, 2, 0.625, false).time_us / 1e3);
-  auto tensorflow = estimate_throughput(TrainingJob{model("gpt2-small"), TrainingFramework::TensorFlow, 4, 70}, tcp);
+  auto tensorflow = estimate_throughput(TrainingJob{model("gpt2-small"), TrainingFramework::TensorFlow, 4, gpu("v100")}, tcp);
   REQUIRE(tensorflow.ok());
   CHECK(tensorflow->exposed_comm_ms == Approx(tensorflow->comm_ms - 0.3 * (2.0 / 3) * tensorflow->compute_ms));
 }
@@ -149,7 +149,7 @@ TEST_CASE("core::throughput DDP scaling against PyTorch's own DDP benchmark", "[
   const std::pair<const char*, std::array<double, 2>> cases[] = {{"resnet50", {0.972, 0.962}}, {"resnet101", {0.973, 0.957}}};
   for (const auto& [name, measured] : cases) {
     INFO(name);
-    const TrainingJob job{model(name), TrainingFramework::PyTorch, 32, 70};
+    const TrainingJob job{model(name), TrainingFramework::PyTorch, 32, gpu("v100")};
     const double one = estimate_throughput(job, CommPath{})->samples_per_sec;
     const double two = estimate_throughput(job, nv1_pair)->samples_per_sec / 2 / one;
     const double eight = estimate_throughput(job, dgx1)->samples_per_sec / 8 / one;

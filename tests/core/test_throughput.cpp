@@ -11,8 +11,8 @@ using namespace topsim;
 
 namespace {
 
-TrainingJob job(const char* name, TrainingFramework framework, int batch = 64, int sm = 70) {
-  return TrainingJob{model(name), framework, batch, sm};
+TrainingJob job(const char* name, TrainingFramework framework, int batch = 64, const char* gpu_name = "v100") {
+  return TrainingJob{model(name), framework, batch, gpu(gpu_name)};
 }
 
 ThroughputEstimate estimate(const TrainingJob& j, const CommPath& path, const OverlapModel& overlap = {}) {
@@ -239,17 +239,17 @@ TEST_CASE("core::throughput model catalog", "[core][throughput]") {
   }
   SECTION("given figures are returned as given; derived ones say how") {
     // Expectation: V100 TF ResNet50 368 at b64 (given); A100 PyTorch VGG16 = 938 x 205/330.
-    auto given = single_gpu_throughput(model("resnet50"), 70, TrainingFramework::TensorFlow);
+    auto given = single_gpu_throughput(model("resnet50"), *gpu("v100"), TrainingFramework::TensorFlow);
     REQUIRE(given.ok());
     CHECK(given->samples_per_sec == 368.0);
     CHECK(given->reference_batch == 64);
     CHECK_FALSE(given->derived);
-    auto derived = single_gpu_throughput(model("vgg16"), 80, TrainingFramework::PyTorch);
+    auto derived = single_gpu_throughput(model("vgg16"), *gpu("a100"), TrainingFramework::PyTorch);
     REQUIRE(derived.ok());
     CHECK(derived->samples_per_sec == Approx(938.0 * 205 / 330));
     CHECK(derived->derived);
     CHECK(derived->derivation.find("205/330") != std::string_view::npos);
-    auto resnet101 = single_gpu_throughput(model("resnet101"), 90, TrainingFramework::TensorFlow);
+    auto resnet101 = single_gpu_throughput(model("resnet101"), *gpu("h100"), TrainingFramework::TensorFlow);
     REQUIRE(resnet101.ok());
     CHECK(resnet101->derived);
     CHECK(resnet101->derivation.find("resnet50") != std::string_view::npos);
@@ -258,25 +258,24 @@ TEST_CASE("core::throughput model catalog", "[core][throughput]") {
     // Expectation: b128 keeps 368/s; b32 runs at 368 / 1.1 (10% fixed share of the b64 step).
     const int resnet50 = model("resnet50");
     const auto rate = [&](int batch) {
-      return batch * 1e3 / *compute_step_ms(resnet50, 70, TrainingFramework::TensorFlow, batch);
+      return batch * 1e3 / *compute_step_ms(resnet50, *gpu("v100"), TrainingFramework::TensorFlow, batch);
     };
     CHECK(rate(128) == Approx(368.0));
     CHECK(rate(32) == Approx(368.0 / 1.1));
-    CHECK_FALSE(compute_step_ms(resnet50, 70, TrainingFramework::TensorFlow, 0).ok());
+    CHECK_FALSE(compute_step_ms(resnet50, *gpu("v100"), TrainingFramework::TensorFlow, 0).ok());
   }
-  SECTION("unknown models and unsupported GPUs are errors, never defaults") {
-    // Expectation: "vgg19" is unknown; T4 (SM75) and A10 (SM86) have no figures; a model index
-    // beyond the catalog fails, and so does a throughput estimate on an unsupported GPU.
+  SECTION("unknown models and GPUs are errors, never defaults") {
+    // Expectation: "vgg19" is unknown; an unknown GPU name lists the known ones; a model index
+    // beyond the catalog fails, and so does an estimate without a GPU.
     CHECK_FALSE(find_model("vgg19").ok());
     CHECK(find_model("vgg19").error().message.find("known: vgg16") != std::string::npos);
-    CHECK_FALSE(training_gpu_sm("t4").ok());
-    CHECK_FALSE(training_gpu_sm("a10").ok());
-    CHECK_FALSE(training_gpu_sm("no-such-gpu").ok());
-    CHECK(*training_gpu_sm("V100M32") == 70);
-    CHECK(*training_gpu_sm("h100") == 90);
-    CHECK_FALSE(single_gpu_throughput(99, 70, TrainingFramework::PyTorch).ok());
-    CHECK_FALSE(estimate_throughput(job("resnet50", TrainingFramework::PyTorch, 64, 75), CommPath{}).ok());
-    CHECK_FALSE(estimate_throughput(TrainingJob{99, TrainingFramework::PyTorch, 64, 70}, CommPath{}).ok());
+    CHECK_FALSE(training_gpu("no-such-gpu").ok());
+    CHECK(training_gpu("no-such-gpu").error().message.find("known: p100") != std::string::npos);
+    CHECK(*training_gpu("V100M32") == gpu("v100-32g"));
+    CHECK(*training_gpu("t4") == gpu("t4"));
+    CHECK_FALSE(single_gpu_throughput(99, *gpu("v100"), TrainingFramework::PyTorch).ok());
+    CHECK_FALSE(estimate_throughput(TrainingJob{model("resnet50"), TrainingFramework::PyTorch, 64, nullptr}, CommPath{}).ok());
+    CHECK_FALSE(estimate_throughput(TrainingJob{99, TrainingFramework::PyTorch, 64, gpu("v100")}, CommPath{}).ok());
   }
   SECTION("malformed communication paths are errors") {
     // Expectation: no ranks, more hosts than ranks, several ranks without bandwidth, overlap > 1.

@@ -318,11 +318,11 @@ TEST_CASE("formats::nccl_xml import errors name the source and the element", "[f
   }
   SECTION("an unknown device id falls back to the first catalog model of that sm, and says so") {
     std::string xml = two_gpu_xml();
-    xml.replace(xml.find("0x1db1"), 6, "0x1db4");  // V100 PCIe 16GB: not in the table
+    xml.replace(xml.find("0x1db1"), 6, "0x1dff");  // V100 PCIe 16GB: not in the table
     const NodeModel model = import_ok(xml, "pcie-v100.xml");
     CHECK(model.gpus[0].model == "v100");
     CHECK(model.gpus[1].model == "v100");
-    CHECK(model.description.find("GPU device 0x1db4 (sm 70) is not in the device table: imported as v100") != std::string::npos);
+    CHECK(model.description.find("GPU device 0x1dff (sm 70) is not in the device table: imported as v100") != std::string::npos);
   }
 }
 
