@@ -181,8 +181,8 @@ NodeModel hgx_b200() {
 
 // PCIe servers without NVLink: 2 sockets x 2 PCIe switches x `per_switch` GPUs, one NIC on the
 // first switch of each socket (the pcie-8gpu layout with the GPU, host CPUs and NICs of the box).
-NodeModel pcie_server(const char* name, const char* description, const char* gpu, int per_switch, CpuKind cpu_kind,
-                      int pcie_gen, double nic_gbit, NicTransport transport) {
+NodeModel pcie_server(const char* name, const char* description, const char* gpu, int per_switch, CpuKind cpu_kind, int pcie_gen,
+                      double nic_gbit, NicTransport transport) {
   NodeModelBuilder b(name, description);
   const int cpu[] = {b.numa(cpu_kind, "0-23,48-71"), b.numa(cpu_kind, "24-47,72-95")};
   for (int s = 0; s < 4; ++s) {
@@ -300,7 +300,8 @@ std::optional<NodeEconomics> builtin_economics(std::string_view name) {
       {"dgx-a100", {32.77, 6500, "AWS p4d.24xlarge on-demand us-east-1 (Q2 2024); DGX A100 user guide 6.5 kW"}},
       {"hgx-h100", {98.32, 10200, "AWS p5.48xlarge on-demand us-east-1 (Q1 2026); DGX H100 user guide 10.2 kW"}},
       {"hgx-h200", {0, 10200, "no on-demand price found (AWS p5e: Capacity Blocks only); DGX H200 user guide 10.2 kW"}},
-      {"hgx-b200", {0, 14300, "no on-demand price found (AWS p6-b200: Capacity Blocks only, 2025-05); DGX B200 user guide 14.3 kW"}},
+      {"hgx-b200",
+       {0, 14300, "no on-demand price found (AWS p6-b200: Capacity Blocks only, 2025-05); DGX B200 user guide 14.3 kW"}},
   };
   const auto it = table.find(name);
   if (it == table.end()) return std::nullopt;

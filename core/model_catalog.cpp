@@ -84,7 +84,7 @@ struct Entry {
 };
 
 using AnchorTable = std::vector<std::array<std::array<Entry, 2>, kGenerations>>;  // [model][gen][fw]
-using Table = std::vector<std::vector<std::array<Entry, 2>>>;                       // [model][gpu][fw]
+using Table = std::vector<std::vector<std::array<Entry, 2>>>;                     // [model][gpu][fw]
 
 constexpr int kTf = static_cast<int>(TrainingFramework::TensorFlow);
 constexpr int kPt = static_cast<int>(TrainingFramework::PyTorch);
@@ -250,8 +250,7 @@ Expected<GpuSpeed> gpu_speed(const GpuModel& gpu) {
 
 Expected<const GpuModel*> training_gpu(std::string_view gpu_name) {
   const GpuModel* gpu = find_gpu_model(gpu_name);
-  if (gpu == nullptr)
-    return Error{"unknown GPU '" + std::string(gpu_name) + "'" + "; known: " + join(gpu_model_names(), ", ")};
+  if (gpu == nullptr) return Error{"unknown GPU '" + std::string(gpu_name) + "'" + "; known: " + join(gpu_model_names(), ", ")};
   if (auto speed = gpu_speed(*gpu); !speed) return speed.error();
   return gpu;
 }

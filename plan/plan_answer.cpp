@@ -76,6 +76,23 @@ bool plan_feasible(const PlanResult& r) {
   return true;
 }
 
+namespace {
+
+// ", $5,482/month less than 7 dgx1-v100, its next best" - the saving of a scheduler's cheapest
+// configuration against its cheapest other candidate; empty when it has none.
+std::string saving_against_next(const PlanResult& r, size_t growth, size_t scheduler, const PlanChain& best) {
+  const PlanChain* next = nullptr;
+  for (const PlanChain* c : chains_at(r, growth, scheduler)) {
+    if (c == &best || !c->best()) continue;
+    if (!next || c->best()->cost_per_hour < next->best()->cost_per_hour) next = c;
+  }
+  if (!next) return "";
+  const double less = per_month(next->best()->cost_per_hour - best.best()->cost_per_hour);
+  return fmt::format(", {}/month less than {}, its next best", dollars(less), composition(r.info, *next, *next->best()));
+}
+
+}  // namespace
+
 std::vector<std::string> plan_headlines(const PlanResult& r) {
   std::vector<std::string> lines;
   for (size_t g = 0; g < r.info.growth.size(); ++g) {
@@ -99,8 +116,8 @@ std::vector<std::string> plan_headlines(const PlanResult& r) {
     };
     if (base) {
       const PlanEvaluation& b = *base->best();
-      line += fmt::format("{} meets the SLOs with {} ({}/month)", base->scheduler, composition(r.info, *base, b),
-                          dollars(per_month(b.cost_per_hour)));
+      line += fmt::format("{} meets the SLOs with {} ({}/month{})", base->scheduler, composition(r.info, *base, b),
+                          dollars(per_month(b.cost_per_hour)), saving_against_next(r, g, 0, *base));
     } else {
       line += infeasible(0);
     }
@@ -119,7 +136,9 @@ std::vector<std::string> plan_headlines(const PlanResult& r) {
       const PlanEvaluation& b = *base->best();
       const double more = per_month(o.cost_per_hour - b.cost_per_hour);
       const std::string money = dollars(std::abs(more)) + "/month " + (more >= 0 ? "more" : "less");
-      if (best[s]->key.candidate == base->key.candidate) {
+      if (best[s]->key.candidate == base->key.candidate && o.nodes == b.nodes) {
+        line += ": the same";
+      } else if (best[s]->key.candidate == base->key.candidate) {
         const int nodes = o.nodes - b.nodes;
         line += fmt::format(": {} node{} {}, {}", std::abs(nodes), std::abs(nodes) == 1 ? "" : "s", nodes >= 0 ? "more" : "fewer",
                             money);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "core/builtin_models.h"
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
 #include "plan/plan.h"
@@ -73,7 +74,16 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
     PlanNodeType type;
     type.group = std::move(one.groups.front());
     type.name = o.string("name").value_or(o.string("model").value_or(""));
-    if (!o.require("cost_per_node_hour")) return;
+    // A built-in model brings its price and power (core/builtin_models.h builtin_economics, with
+    // their sources); the plan file's figures override them.
+    const auto economics = builtin_economics(type.group.model.name);
+    if (economics) {
+      type.cost_per_node_hour = economics->cost_per_hour;
+      type.watts = economics->watts;
+    }
+    if (!o.has("cost_per_node_hour") && !(economics && economics->cost_per_hour > 0))
+      return o.fail("model", "'" + type.group.model.name + "' has no built-in price: give \"cost_per_node_hour\"" +
+                                 (economics ? " (" + std::string(economics->source) + ")" : std::string()));
     if (auto cost = o.number("cost_per_node_hour", 0, 1e9)) type.cost_per_node_hour = *cost;
     if (auto watts = o.number("watts", 0, 1e9)) type.watts = *watts;
     if (auto alone = o.member("alone")) {

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
 
 #include "core/artifact_policies.h"
+#include "core/hardware.h"
+#include "core/model_catalog.h"
 #include "formats/hardware/kube_nodes.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/imported_jobs.h"
@@ -17,6 +20,7 @@
 #include "util/file_names.h"
 #include "util/input_file.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -161,9 +165,50 @@ std::string training_fit_problem(const JobSpec& job, const std::string& name, co
   return "";
 }
 
+// Bytes per parameter a data-parallel job holds on every GPU, activations aside: FP32 weights,
+// gradients and Adam's two moments, 4 + 4 + 4 + 4 (Rajbhandari et al., "ZeRO", SC'20, section
+// 3.1, count 16 bytes per parameter for mixed-precision Adam as well).
+constexpr double kStateBytesPerParameter = 16;
+
+// The catalog GPUs of the cluster's modelled node types, in order of appearance.
+std::vector<const GpuModel*> cluster_gpus(const ClusterState& cluster) {
+  std::vector<const GpuModel*> gpus;
+  for (int t = 0; t < cluster.type_count(); ++t)
+    if (const GpuModel* gpu = cluster.type(t).gpu; gpu && std::find(gpus.begin(), gpus.end(), gpu) == gpus.end())
+      gpus.push_back(gpu);
+  return gpus;
+}
+
+std::string memory_fit_problem(const JobSpec& job, const std::string& name, const std::vector<const GpuModel*>& gpus) {
+  const DnnModel* model = model_at(job.model);
+  if (model == nullptr || gpus.empty()) return "";
+  const GpuModel* largest = *std::max_element(gpus.begin(), gpus.end(),
+                                              [](const GpuModel* a, const GpuModel* b) { return a->memory_gib < b->memory_gib; });
+  const double need_gib = kStateBytesPerParameter * static_cast<double>(model->parameters) / (1024.0 * 1024 * 1024);
+  if (need_gib <= largest->memory_gib) return "";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                " (%s) needs %.1f GiB per GPU for weights, gradients and Adam state (16 B x %.0f M parameters); the largest GPU "
+                "(%s) has %.0f GiB",
+                model->name.c_str(), need_gib, static_cast<double>(model->parameters) / 1e6, largest->name.c_str(),
+                largest->memory_gib);
+  return name + text;
+}
+
+// Jobs given by durations need the GPU the durations were measured on when the cluster's GPUs
+// differ (sim/job_timing.h).
+std::string reference_problem(const Workload& workload, const JobSpec& job, const std::vector<const GpuModel*>& gpus) {
+  if (!workload.reference_gpu.empty() || job.reference_gpu != kWorkloadReference || gpus.size() < 2) return "";
+  if (job.iterations > 0 || job.ideal_duration_ms == kForeverMs || job.model == kNoModel) return "";
+  return "jobs are given by durations and the cluster has several GPU models (" +
+         join(gpus, ", ", [](const GpuModel* g) { return g->name; }) +
+         "): set \"reference_gpu\" to the GPU the durations were measured on";
+}
+
 // A job the empty cluster can never hold is an input error, not something to simulate. (Trace
 // pods are checked when they arrive: FGD's protocol counts those that fit nowhere.)
 void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& cluster) {
+  const std::vector<const GpuModel*> gpus = cluster_gpus(cluster);
   int largest_node = 0;
   for (int n = 0; n < cluster.node_count(); ++n) largest_node = std::max(largest_node, cluster.gpus_per_node(n));
   std::map<int, int> capacity;
@@ -172,6 +217,12 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
     const JobSpec& job = *next;
     if (job.kind == JobKind::TracePod) continue;
     const std::string name = "job '" + s.workload->job_name(job.id) + "'";
+    if (job.is_training()) {
+      if (const std::string problem = reference_problem(*s.workload, job, gpus); !problem.empty())
+        return errors.fail("/workload/reference_gpu", problem);
+      if (const std::string problem = memory_fit_problem(job, name, gpus); !problem.empty())
+        return errors.fail("/workload", problem);
+    }
     const std::string problem =
         job.is_share() ? share_fit_problem(job, name, cluster) : training_fit_problem(job, name, cluster, largest_node, capacity);
     if (!problem.empty()) return errors.fail("/workload", problem);

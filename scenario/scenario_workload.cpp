@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/hardware.h"
+#include "core/model_catalog.h"
 #include "formats/jobs/imported_jobs.h"
 #include "formats/jobs/job_list_json.h"
 #include "formats/traces/alibaba_workload.h"
@@ -12,6 +14,7 @@
 #include "scenario/scenario_sections.h"
 #include "sim/workload/workload_mix.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -52,7 +55,7 @@ int64_t cluster_capacity_milli(const ClusterSpec& cluster) {
 void read_synthetic(const JsonAt& at, const std::string& source, Scenario& s, std::optional<Error>& verbatim) {
   SyntheticOptions defaults;
   defaults.seed = s.seed;
-  auto options = read_synthetic_options(at, source, defaults, {"kind", "pod_gpus"});
+  auto options = read_synthetic_options(at, source, defaults, {"kind", "pod_gpus", "reference_gpu"});
   if (!options) return verbatim.emplace(options.error()), void();
   s.workload = std::make_shared<const Workload>(stream_synthetic(*options));
   if (!at.value->contains("seed"))
@@ -67,7 +70,7 @@ void read_philly(JsonErrors& errors, const JsonAt& at, const std::string& source
                  std::optional<Error>& verbatim) {
   PhillyOptions defaults;
   defaults.seed = s.seed;
-  auto philly = read_philly_source(at, source, defaults, {"kind", "pod_gpus"});
+  auto philly = read_philly_source(at, source, defaults, {"kind", "pod_gpus", "reference_gpu"});
   if (!philly) return verbatim.emplace(philly.error()), void();
   auto w = load_philly(resolve_path(base_dir, philly->path), philly->options);
   if (!w) return errors.fail(at.pointer + "/path", w.error().message);
@@ -78,7 +81,7 @@ void read_philly(JsonErrors& errors, const JsonAt& at, const std::string& source
 }
 
 void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& s) {
-  JsonObject o(errors, at, {"kind", "path", "seed", "pod_gpus", "share_card_gib", "share_core"});
+  JsonObject o(errors, at, {"kind", "path", "seed", "pod_gpus", "share_card_gib", "share_core", "reference_gpu"});
   if (!o.require("path")) return;
   AlibabaJobOptions options;
   options.seed = static_cast<uint64_t>(o.integer("seed", 0, INT64_MAX).value_or(static_cast<int64_t>(s.seed)));
@@ -104,7 +107,7 @@ void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_
 // Read as the job list `topsim import jobs` writes.
 void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& base_dir, Scenario& s,
                    const std::string& kind) {
-  JsonObject o(errors, at, {"kind", "path", "pod_gpus"});
+  JsonObject o(errors, at, {"kind", "path", "pod_gpus", "reference_gpu"});
   if (!o.require("path")) return;
   std::vector<std::string> paths;
   const JsonAt path = *o.member("path");
@@ -173,6 +176,39 @@ void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& 
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 
+// The GPU a source's durations were measured on, when the scenario does not say
+// (docs/catalog.md "Reference GPUs"): Philly's 8-GPU machines have 24 GB GPUs (msr-fiddle/
+// philly-traces cluster_machine_list: 231 x 8 GPUs of 24 GB, 1,848 of the 2,490 GPUs; issue #8),
+// read as Tesla P40 - an assumption, the trace does not name the model. Helios (Hu et al.,
+// SC'21): its clusters are V100 machines. Synthetic workloads: V100, a stated default. The
+// Alibaba trace names no model for G2/G3 (its README: "undisclosed internal GPU codes"); its
+// most numerous named 8-GPU model is the V100. Job lists, manifests and sacct records: none -
+// the scenario says, or the cluster has one GPU model.
+std::string default_reference_gpu(const std::string& kind) {
+  if (kind == "philly") return "p40";
+  if (kind == "synthetic" || kind == "helios" || kind == "alibaba") return "v100";
+  return "";
+}
+
+// The section's "reference_gpu": a catalog GPU with throughput figures; nullopt after an error.
+std::optional<std::string> read_reference_gpu(JsonErrors& errors, const JsonAt& at, const std::string& kind) {
+  if (!at.value->contains("reference_gpu")) return default_reference_gpu(kind);
+  if (kind == "alibaba-pods")
+    return errors.fail(at.pointer + "/reference_gpu", "does not apply to trace pods (their run times are the trace's)"),
+           std::nullopt;
+  const auto name = json_string(errors, at.member("reference_gpu"));
+  if (!name) return std::nullopt;
+  if (auto gpu = training_gpu(*name); !gpu) {
+    const bool unknown = find_gpu_model(*name) == nullptr;
+    return errors.fail(at.pointer + "/reference_gpu", unknown ? "unknown GPU '" + *name + "'" +
+                                                                    did_you_mean(*name, gpu_model_names()) +
+                                                                    " (known: " + join(gpu_model_names(), ", ") + ")"
+                                                              : gpu.error().message),
+           std::nullopt;
+  }
+  return find_gpu_model(*name)->name;
+}
+
 }  // namespace
 
 void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& source,
@@ -184,13 +220,15 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     return errors.fail(at.pointer + "/kind", "a fill experiment draws pods from a trace's pod list: kind must be alibaba-pods");
   if (!s.cluster.trace_nodes.empty() && kind != "alibaba-pods")
     return errors.fail(at.pointer + "/kind", "a cluster from a node list runs the trace's pods: kind must be alibaba-pods");
+  const auto reference_gpu = read_reference_gpu(errors, at, kind);
+  if (!reference_gpu) return;
   int pod_gpus = 0;  // 0: keep the workload's pod shapes
   if (at.value->contains("pod_gpus")) {
     if (kind == "alibaba-pods") return errors.fail(at.pointer + "/pod_gpus", "does not apply to trace pods (each is one pod)");
     if (auto v = json_integer(errors, at.member("pod_gpus"), 1, 65535)) pod_gpus = static_cast<int>(*v);
   }
   if (kind == "jobs") {
-    JsonObject o(errors, at, {"kind", "jobs", "pod_gpus"});
+    JsonObject o(errors, at, {"kind", "jobs", "pod_gpus", "reference_gpu"});
     if (!o.require("jobs")) return;
     auto w = read_job_list(*o.member("jobs"), source);
     if (!w) return verbatim.emplace(w.error()), void();
@@ -209,6 +247,17 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     read_imported(errors, verbatim, at, base_dir, s, kind);
   } else {
     return errors.fail(at.pointer + "/kind", "must be one of " + join_names(kKinds) + did_you_mean(kind, kKinds));
+  }
+  if (s.workload && !reference_gpu->empty()) {
+    Workload with = *s.workload;
+    with.reference_gpu = *reference_gpu;
+    s.workload = std::make_shared<const Workload>(std::move(with));
+    if (auto rebuild = s.workload_for_seed)
+      s.workload_for_seed = [rebuild, gpu = *reference_gpu](uint64_t seed) {
+        Workload w = rebuild(seed);
+        w.reference_gpu = gpu;
+        return w;
+      };
   }
   if (pod_gpus > 0 && s.workload) {
     Workload split = *s.workload;

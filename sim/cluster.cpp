@@ -44,7 +44,6 @@ Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& gro
   return std::shared_ptr<const NodeType>(std::move(type));
 }
 
-
 int card_mem_gib(const NodeModel& model) {
   if (model.gpus.empty()) return 0;
   double smallest = model.gpus.front().memory_gib;

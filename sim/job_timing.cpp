@@ -28,9 +28,7 @@ const NodeType* JobTimer::reference_type(const JobSpec& job) {
     NodeGroupSpec group;
     group.model = reference_node_model(*gpu);
     group.count = 1;
-    NetworkSpec own_fabric;  // the reference node's NICs as they are
-    own_fabric.transport = NetworkTransport::InfiniBand;
-    auto type = modelled_type(group, own_fabric);
+    auto type = modelled_type(group, cluster_.network());  // on the cluster's network, as its own nodes
     if (type) it->second = std::move(type).value();
   }
   return it->second.get();

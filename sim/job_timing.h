@@ -4,7 +4,8 @@
 // and its run time. A job given by iterations runs iterations x step time. A job given by a
 // duration (a trace's, a synthetic draw's) carries work measured on its reference hardware:
 // work = duration x the job's throughput on an ideal placement of the reference GPU's node
-// (core/builtin_models.h reference_node_model), and it runs work / its throughput where it was
+// (core/builtin_models.h reference_node_model, on the cluster's network), and it runs work / its
+// throughput where it was
 // placed - so an H100 finishes a V100-measured job sooner. Without a reference GPU (a job list
 // on a cluster of one GPU model) the reference is the node type the job runs on.
 #pragma once

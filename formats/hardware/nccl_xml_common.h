@@ -38,12 +38,29 @@ struct GpuDeviceId {
   unsigned device_id;
 };
 inline constexpr GpuDeviceId kGpuDeviceIds[] = {
-    {"p100", 0x15f9},    {"v100", 0x1db1},        {"v100-32g", 0x1db5},  {"v100-sxm3", 0x1db8}, {"t4", 0x1eb8},
-    {"a100", 0x20b0},    {"a100-80g", 0x20b2},    {"a100-pcie", 0x20f1}, {"a10", 0x2236},       {"l40s", 0x26b9},
-    {"rtx4090", 0x2684}, {"rtx4090-48g", 0x2684}, {"h100", 0x2330},      {"b200", 0x2901},
+    {"p100", 0x15f9},
+    {"v100", 0x1db1},
+    {"v100-32g", 0x1db5},
+    {"v100-sxm3", 0x1db8},
+    {"t4", 0x1eb8},
+    {"a100", 0x20b0},
+    {"a100-80g", 0x20b2},
+    {"a100-pcie", 0x20f1},
+    {"a10", 0x2236},
+    {"l40s", 0x26b9},
+    {"rtx4090", 0x2684},
+    {"rtx4090-48g", 0x2684},
+    {"h100", 0x2330},
+    {"b200", 0x2901},
     // PCI ids of the cards added with the current catalog (the PCI ID repository, pci-ids.ucw.cz).
-    {"p100-pcie", 0x15f8}, {"p100-pcie-12g", 0x15f7}, {"p40", 0x1b38}, {"v100-pcie", 0x1db4},
-    {"a100-pcie-80g", 0x20b5}, {"l4", 0x27b8}, {"h100-pcie", 0x2331}, {"h200", 0x2335},
+    {"p100-pcie", 0x15f8},
+    {"p100-pcie-12g", 0x15f7},
+    {"p40", 0x1b38},
+    {"v100-pcie", 0x1db4},
+    {"a100-pcie-80g", 0x20b5},
+    {"l4", 0x27b8},
+    {"h100-pcie", 0x2331},
+    {"h200", 0x2335},
 };
 
 // The PCI device id of a catalog GPU model; nullopt when the table does not list it.

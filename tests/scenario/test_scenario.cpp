@@ -92,7 +92,8 @@ TEST_CASE("scenario::Scenario every key is read", "[scenario]") {
         "network": {"transport": "roce", "nic_speed_gbit": 200, "tcp_efficiency": 0.4, "rdma_efficiency": 0.9,
                     "nodes_per_rack": 2, "rack_oversubscription": 3}
       },
-      "workload": {"kind": "jobs", "jobs": [{"name": "j", "model": "vgg16", "framework": "tensorflow", "batch_per_gpu": 32, "duration_s": 60}]},
+      "workload": {"kind": "jobs", "jobs": [{"name": "j", "model": "vgg16", "framework": "tensorflow", "batch_per_gpu": 32, "duration_s": 60}],
+                   "reference_gpu": "V100M32"},
       "schedulers": ["default"],
       "queue": {"backfill": false},
       "overlap": {"tensorflow": 0.25, "pytorch": 0.5},
@@ -124,6 +125,7 @@ TEST_CASE("scenario::Scenario every key is read", "[scenario]") {
     CHECK(s.workload->jobs[0].framework == Framework::TensorFlow);
     CHECK(s.workload->jobs[0].batch_per_gpu == 32);
     CHECK(s.workload->jobs[0].ideal_duration_ms == 60000);
+    CHECK(s.workload->reference_gpu == "v100-32g");  // an alias, stored as the catalog name
   }
 
   SECTION("a synthetic workload without its own seed takes the scenario's seed") {

@@ -291,13 +291,31 @@ TEST_CASE("sim::Simulation run time feeds back from placement", "[sim]") {
     CHECK(stretched > 600000);
   }
 
+  SECTION("Philly jobs measured on P40s (the default) run shorter on V100s: work over throughput") {
+    // Expectation: work = 600 s x the job's ideal throughput on an 8 x P40 server; on the DGX-1
+    // it runs work / its own throughput, by the P40 / V100 ratio (11.76 / 15.7 TFLOPS FP32).
+    test::TempDir dir;
+    std::ofstream(dir.file("philly.csv")) << "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                          << "2017-10-09 07:00:00,600,4,2400,vc1\n";
+    std::ofstream(dir.file("s.json")) << R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 2}]},
+      "workload": {"kind": "philly", "path": "philly.csv"}})";
+    auto s = load_scenario(dir.file("s.json"));
+    REQUIRE(s.ok());
+    CHECK(s->workload->reference_gpu == "p40");
+    const JobRecord job = run(*s, "topology-aware").jobs.at(0);
+    const double run_ms = static_cast<double>(job.finish_ms - job.start_ms);
+    CHECK(run_ms < 600000 * 0.85);
+    CHECK(run_ms == Approx(1e3 * job.work_samples / job.samples_per_sec).margin(1));
+    CHECK(job.work_samples / 600 < job.ideal_samples_per_sec);  // the P40 server's rate is the lower
+  }
+
   SECTION("Philly trace jobs (4 GPUs, and 16 GPUs as a 2 x 8 gang) run exactly their trace durations under topology-aware") {
     test::TempDir dir;
     std::ofstream(dir.file("philly.csv")) << "timestamp,duration,num_gpus,gpu_time,cluster\n"
                                           << "2017-10-09 07:00:00,600,4,2400,vc1\n"
                                           << "2017-10-09 07:00:10,1200,16,19200,vc2\n";
     std::ofstream(dir.file("s.json")) << R"({"cluster": {"nodes": [{"model": "dgx1-v100", "count": 2}]},
-      "workload": {"kind": "philly", "path": "philly.csv"}})";
+      "workload": {"kind": "philly", "path": "philly.csv", "reference_gpu": "v100"}})";
     auto s = load_scenario(dir.file("s.json"));
     REQUIRE(s.ok());
     const RunResult r = run(*s, "topology-aware");
