@@ -146,8 +146,13 @@ TEST_CASE("plan: bad plans are one-line errors naming the key", "[sim][plan]") {
   CHECK_THAT(plan_error(with("slo", R"({"jobs": 5})")), Catch::Contains("is neither better high nor low"));
   CHECK_THAT(plan_error(with("slo", R"({"gpu_alloc_ratio.final": 0.9})")), Catch::Contains("unknown SLO metric"));
   CHECK_THAT(plan_error(with("node_types", "[]")), Catch::Contains("/node_types: must be a non-empty array"));
-  CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a100"}])")),
-             Catch::Contains("/node_types/0/cost_per_node_hour: missing"));
+  // A built-in model brings its price (dgx-a100: AWS p4d's), so the plan goes on to its mixes;
+  // one without a price needs the key.
+  CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a100"}])")), Catch::Contains("unknown node type 'dgx1-v100'"));
+  CHECK_THAT(plan_error(with("node_types", R"([{"model": "pcie-l4"}])")),
+             Catch::Contains("/node_types/0/model: 'pcie-l4' has no built-in price: give \"cost_per_node_hour\""));
+  CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a100", "cost_per_node_hour": -1}])")),
+             Catch::Contains("/node_types/0/cost_per_node_hour"));
   CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a100", "count": 4, "cost_per_node_hour": 1}])")),
              Catch::Contains("/node_types/0/count: is what the plan searches"));
   CHECK_THAT(plan_error(with("node_types", R"([{"model": "dgx-a10", "cost_per_node_hour": 1}])")),
