@@ -43,16 +43,21 @@ void NodeModelBuilder::nvlink(int a, int b, int count) { model_.nvlinks.push_bac
 
 namespace {
 
-// DGX-1 with V100: 2 x Xeon E5-2698 v4, four PLX switches with two GPUs each, hybrid cube-mesh
-// NVLink exactly as `nvidia-smi topo -m` reports it (../shared/topologies/dgx1-v100-*.txt).
-NodeModel dgx1_v100() {
-  NodeModelBuilder b("dgx1-v100", "NVIDIA DGX-1 (8 x V100 SXM2 16 GB, NVLink hybrid cube-mesh, 2 x Broadwell, 1 x EDR IB)");
+// The DGX-1 chassis: 2 x Xeon E5-2698 v4, four PLX switches with two GPUs each, one EDR NIC.
+void dgx1_chassis(NodeModelBuilder& b, const char* gpu) {
   const int cpu0 = b.numa(CpuKind::IntelBroadwell, "0-19,40-59");
   const int cpu1 = b.numa(CpuKind::IntelBroadwell, "20-39,60-79");
   int gpu_switch[4];
   for (int s = 0; s < 4; ++s) gpu_switch[s] = b.pcie_switch(b.host_bridge(s < 2 ? cpu0 : cpu1));
-  for (int g = 0; g < 8; ++g) b.gpu(gpu_switch[g / 2], "v100");
+  for (int g = 0; g < 8; ++g) b.gpu(gpu_switch[g / 2], gpu);
   b.nic(gpu_switch[1], "mlx5_0", 100, NicTransport::InfiniBand);
+}
+
+// DGX-1 with V100: 2 x Xeon E5-2698 v4, four PLX switches with two GPUs each, hybrid cube-mesh
+// NVLink exactly as `nvidia-smi topo -m` reports it (../shared/topologies/dgx1-v100-*.txt).
+NodeModel dgx1_v100() {
+  NodeModelBuilder b("dgx1-v100", "NVIDIA DGX-1 (8 x V100 SXM2 16 GB, NVLink hybrid cube-mesh, 2 x Broadwell, 1 x EDR IB)");
+  dgx1_chassis(b, "v100");
   const int bonds[][3] = {{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2}, {1, 2, 2}, {1, 3, 1}, {1, 5, 2}, {2, 3, 2},
                           {2, 6, 1}, {3, 7, 1}, {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2}};
   for (const auto& bond : bonds) b.nvlink(bond[0], bond[1], bond[2]);
@@ -127,12 +132,7 @@ NodeModel dgx2_v100() {
 // whitepaper WP-08437-001, 2017, figure 4).
 NodeModel dgx1_p100() {
   NodeModelBuilder b("dgx1-p100", "NVIDIA DGX-1 (8 x P100 SXM2 16 GB, NVLink 1 hybrid cube-mesh, 2 x Broadwell, 1 x EDR IB)");
-  const int cpu0 = b.numa(CpuKind::IntelBroadwell, "0-19,40-59");
-  const int cpu1 = b.numa(CpuKind::IntelBroadwell, "20-39,60-79");
-  int gpu_switch[4];
-  for (int s = 0; s < 4; ++s) gpu_switch[s] = b.pcie_switch(b.host_bridge(s < 2 ? cpu0 : cpu1));
-  for (int g = 0; g < 8; ++g) b.gpu(gpu_switch[g / 2], "p100");
-  b.nic(gpu_switch[1], "mlx5_0", 100, NicTransport::InfiniBand);
+  dgx1_chassis(b, "p100");
   for (int quad = 0; quad < 8; quad += 4)
     for (int a = quad; a < quad + 4; ++a)
       for (int c = a + 1; c < quad + 4; ++c) b.nvlink(a, c, 1);
