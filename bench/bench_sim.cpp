@@ -97,7 +97,9 @@ Scenario synthetic_scenario(const std::string& name, uint32_t jobs, int nodes, d
   options.arrival_rate_per_hour = load * 100.0 * nodes / 64.0;
   Scenario s;
   s.name = name;
-  s.workload = std::make_shared<const Workload>(stream_synthetic(options));
+  Workload workload = stream_synthetic(options);
+  workload.reference_gpu = "v100";  // as a scenario's synthetic workload: run times from work on the reference GPU
+  s.workload = std::make_shared<const Workload>(std::move(workload));
   s.cluster.groups.push_back({*builtin_model("dgx-a100"), nodes, NodeMode::Topology, false});
   s.cluster.network.transport = NetworkTransport::InfiniBand;
   s.schedulers = {"topology-aware", "default"};

@@ -266,6 +266,13 @@ Expected<SingleGpuThroughput> single_gpu_throughput(int model, const GpuModel& g
   return SingleGpuThroughput{e.samples_per_sec, e.reference_batch, e.derived, e.derivation};
 }
 
+double training_state_gib(int model) {
+  const DnnModel* m = model_at(model);
+  return m ? kStateBytesPerParameter * static_cast<double>(m->parameters) / (1024.0 * 1024 * 1024) : 0;
+}
+
+bool fits_gpu_memory(int model, const GpuModel& gpu) { return training_state_gib(model) <= gpu.memory_gib; }
+
 Expected<double> compute_step_ms(int model, const GpuModel& gpu, TrainingFramework framework, int batch) {
   if (batch < 1) return Error{"batch per GPU must be at least 1, got " + std::to_string(batch)};
   auto single = single_gpu_throughput(model, gpu, framework);

@@ -128,6 +128,17 @@ Expected<SingleGpuThroughput> single_gpu_throughput(int model, const GpuModel& g
 // under the batch-scaling model above. Errors: as single_gpu_throughput, or batch < 1.
 Expected<double> compute_step_ms(int model, const GpuModel& gpu, TrainingFramework framework, int batch);
 
+// Bytes per parameter a data-parallel job holds on every GPU, activations aside: FP32 weights,
+// gradients and Adam's two moments, 4 + 4 + 4 + 4 (Rajbhandari et al., "ZeRO", SC'20, section
+// 3.1, count 16 bytes per parameter for mixed-precision Adam as well).
+inline constexpr double kStateBytesPerParameter = 16;
+// GiB a GPU holds for a job of catalog model `model` (weights, gradients, optimizer state); 0
+// for an index outside the catalog.
+double training_state_gib(int model);
+// Whether that state fits in `gpu`'s memory (true for an index outside the catalog: no model,
+// nothing to check).
+bool fits_gpu_memory(int model, const GpuModel& gpu);
+
 // Share of the reference step that does not shrink with a smaller batch (batch scaling above).
 // A modelling assumption of this project, not a measurement: per-step work independent of the
 // batch (optimizer update, kernel launches, framework overhead); 0.1 makes ResNet50 at half its

@@ -165,11 +165,6 @@ std::string training_fit_problem(const JobSpec& job, const std::string& name, co
   return "";
 }
 
-// Bytes per parameter a data-parallel job holds on every GPU, activations aside: FP32 weights,
-// gradients and Adam's two moments, 4 + 4 + 4 + 4 (Rajbhandari et al., "ZeRO", SC'20, section
-// 3.1, count 16 bytes per parameter for mixed-precision Adam as well).
-constexpr double kStateBytesPerParameter = 16;
-
 // The catalog GPUs of the cluster's modelled node types, in order of appearance.
 std::vector<const GpuModel*> cluster_gpus(const ClusterState& cluster) {
   std::vector<const GpuModel*> gpus;
@@ -184,7 +179,7 @@ std::string memory_fit_problem(const JobSpec& job, const std::string& name, cons
   if (model == nullptr || gpus.empty()) return "";
   const GpuModel* largest = *std::max_element(gpus.begin(), gpus.end(),
                                               [](const GpuModel* a, const GpuModel* b) { return a->memory_gib < b->memory_gib; });
-  const double need_gib = kStateBytesPerParameter * static_cast<double>(model->parameters) / (1024.0 * 1024 * 1024);
+  const double need_gib = training_state_gib(job.model);
   if (need_gib <= largest->memory_gib) return "";
   char text[200];
   std::snprintf(text, sizeof text,

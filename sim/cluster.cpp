@@ -56,6 +56,7 @@ ClusterState::ClusterState(const ClusterState& other)
       nodes_(other.nodes_),
       network_(other.network_),
       modelled_(other.modelled_),
+      mixes_gpu_models_(other.mixes_gpu_models_),
       total_gpus_(other.total_gpus_),
       free_gpus_(other.free_gpus_),
       index_(other.index_),
@@ -71,7 +72,12 @@ ClusterState& ClusterState::operator=(const ClusterState& other) {
   return *this;
 }
 
-void ClusterState::add_type(std::shared_ptr<const NodeType> type) { types_.push_back(std::move(type)); }
+void ClusterState::add_type(std::shared_ptr<const NodeType> type) {
+  if (type->gpu && !types_.empty())
+    for (const auto& other : types_)
+      if (other->gpu && other->gpu != type->gpu) mixes_gpu_models_ = true;
+  types_.push_back(std::move(type));
+}
 
 void ClusterState::add_node(int type, NodeMode label, bool pinned, ShareNode twin) {
   SimNode node;

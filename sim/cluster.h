@@ -114,6 +114,8 @@ class ClusterState {
   int free_gpus() const { return free_gpus_; }  // idle cards
   int gpus_per_node(int node) const { return type_of(node).gpus; }
   bool modelled() const { return modelled_; }  // node groups with topology (not a trace's node list)
+  // Whether the modelled node types carry more than one GPU model (run times then differ by type).
+  bool mixes_gpu_models() const { return mixes_gpu_models_; }
 
   // Over the nodes with this label: the largest card memory (GiB), the largest node (GPUs) and
   // all their GPUs; 0 when no node has the label. O(1) after prepare(), O(nodes) before.
@@ -149,6 +151,7 @@ class ClusterState {
   std::vector<SimNode> nodes_;
   NetworkSpec network_;
   bool modelled_ = true;
+  bool mixes_gpu_models_ = false;
   int total_gpus_ = 0;
   int free_gpus_ = 0;
   NodeIndex index_;

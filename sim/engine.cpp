@@ -54,7 +54,8 @@ class Engine final : private Binder {
     out_.total_gpus = cluster_.total_gpus();
     out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
     out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
-    SchedulerContext context{config.seed, config.network, config.backfill, cluster_.fragmentation(), config.fgd_artifact};
+    SchedulerContext context{config.seed,         config.network, config.backfill, cluster_.fragmentation(),
+                             config.fgd_artifact, config.overlap};
     queues_.push_back({config.scheduler->make(context), {}});
     if (!(config.scheduler->handles & kHandlesShares) && config.share_scheduler)
       queues_.push_back({config.share_scheduler->make(context), {}});

@@ -82,6 +82,7 @@ struct SchedulerContext {
   bool backfill = true;                           // a job that cannot start does not block later ones
   FragmentationTracker* fragmentation = nullptr;  // FGD's measure of the run's cluster (may be null)
   bool fgd_artifact = false;                      // share policies: the FGD artifact's versions (core/artifact_policies.h)
+  OverlapModel overlap;                           // for predicting a job's throughput on a placement
 };
 
 // Jobs of one shape succeed or fail alike against one cluster state (and a cluster that only

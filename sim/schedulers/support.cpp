@@ -41,6 +41,11 @@ std::string serving_types_problem(const SchedulingView& view, const JobSpec& job
 
 }  // namespace
 
+bool type_fits_job(const ClusterState& cluster, int type, const JobSpec& job) {
+  const GpuModel* gpu = cluster.type(type).gpu;
+  return gpu == nullptr || !job.is_training() || fits_gpu_memory(job.model, *gpu);
+}
+
 std::string training_admission_problem(const SchedulingView& view, uint32_t id, const TrainingAdmission& rules) {
   const JobSpec& job = view.job(id);
   const ClusterState& cluster = view.cluster();

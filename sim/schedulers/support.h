@@ -20,6 +20,11 @@ struct TrainingAdmission {
   bool pods_need_nic = false;          // a multi-pod job needs NICs (its pods talk over the network)
   bool reads_annotations = false;      // the job's gpu.topology/* annotations must be valid
 };
+// Whether nodes of type `type` can hold training job `job`: its weights, gradients and optimizer
+// state fit each GPU's memory (core/model_catalog.h). A mixed cluster's schedulers place a job
+// only on the types it fits; the scenario loader refuses a job no type fits.
+bool type_fits_job(const ClusterState& cluster, int type, const JobSpec& job);
+
 std::string training_admission_problem(const SchedulingView& view, uint32_t job, const TrainingAdmission& rules);
 // A share: some node has the label serving it (share or core_mem) and core's validate_request
 // accepts it against that label's largest card.

@@ -23,11 +23,15 @@ struct NodeChoice {
   int node = -1;
   int free_after = 0;
   Placement placement;
+  double rate = 0;  // predicted samples/s, only when the cluster mixes GPU models
 };
 
-bool better_choice(const Placement& p, int free_after, int node, const NodeChoice& best) {
+// In a cluster of several GPU models the job's predicted throughput comes first: started now,
+// the fastest placement finishes first (a faster GPU beats a better ring on a slower one).
+bool better_choice(const Placement& p, double rate, int free_after, int node, const NodeChoice& best) {
   if (best.node < 0) return true;
   if (p.relaxed.size() != best.placement.relaxed.size()) return p.relaxed.size() < best.placement.relaxed.size();
+  if (rate != best.rate) return rate > best.rate;
   if (p.ring.bus_bandwidth_gbps != best.placement.ring.bus_bandwidth_gbps)
     return p.ring.bus_bandwidth_gbps > best.placement.ring.bus_bandwidth_gbps;
   if (free_after != best.free_after) return free_after < best.free_after;
@@ -83,14 +87,23 @@ class TopologyAware final : public Scheduler {
     return place_gang_across_nodes(view, id, gang, binder);
   }
 
-  static bool place_on_one_node(const SchedulingView& view, uint32_t id, const PlacementRequest& request, Binder& binder) {
+  // The job's predicted throughput on a placement of type `type` (0 when the cluster has one
+  // GPU model: then the ring alone decides).
+  double mixed_rate(const SchedulingView& view, const JobSpec& job, int type, const RingPlan& ring) const {
+    if (!view.cluster().mixes_gpu_models()) return 0;
+    const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, view.cluster().type(type).gpu};
+    const auto estimate = estimate_throughput(tj, ring_plan_path(ring), context_.overlap);
+    return estimate ? estimate->samples_per_sec : 0;
+  }
+
+  bool place_on_one_node(const SchedulingView& view, uint32_t id, const PlacementRequest& request, Binder& binder) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     const int k = request.gpus;
     NodeChoice best;
     for (int t = 0; t < index.type_count(); ++t) {
       const int type_gpus = index.type_gpus(t);
-      if (type_gpus < k) continue;
+      if (type_gpus < k || !type_fits_job(cluster, t, view.job(id))) continue;
       const Allocator& allocator = *cluster.type(t).allocator;
       const auto idle = allocator.place(all_gpus(type_gpus), request);
       const double bound = idle ? idle->ring.bus_bandwidth_gbps : std::numeric_limits<double>::infinity();
@@ -98,8 +111,10 @@ class TopologyAware final : public Scheduler {
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {  // one answer per free set
           const int node = same.nodes.front();
           auto placement = allocator.place(same.free, request);
-          if (!placement || !better_choice(*placement, c - k, node, best)) continue;
-          best = {node, c - k, std::move(placement).value()};
+          if (!placement) continue;
+          const double rate = mixed_rate(view, view.job(id), t, placement->ring);
+          if (!better_choice(*placement, rate, c - k, node, best)) continue;
+          best = {node, c - k, std::move(placement).value(), rate};
         }
         // Nothing in emptier buckets of this type can beat an unrelaxed optimum found here.
         if (best.node >= 0 && cluster.node(best.node).type == t && best.placement.relaxed.empty() &&
@@ -122,7 +137,7 @@ class TopologyAware final : public Scheduler {
     // ties by candidate order, which stays that of the buckets (type, free count, node index).
     std::vector<int> node_ids;
     for (int t = 0; t < index.type_count(); ++t)
-      for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
+      for (int c = request.gpus_per_worker; c <= index.type_gpus(t) && type_fits_job(cluster, t, view.job(id)); ++c) {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c))
           node_ids.insert(node_ids.end(), same.nodes.begin(),

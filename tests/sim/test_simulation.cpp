@@ -409,3 +409,31 @@ TEST_CASE("sim::Simulation backfill", "[sim]") {
     CHECK(record(r_without, without, "big").start_ms == 100000);
   }
 }
+
+TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
+  constexpr const char* kV100AndH100 = R"([{"model": "dgx1-v100", "count": 1}, {"model": "hgx-h100", "count": 1}])";
+  SECTION("topology-aware starts a job where it finishes first: the H100 node, listed second") {
+    // Expectation: one 1-GPU ResNet-50 job measured on V100s; by ring and fill alone both nodes
+    // tie and node 0 (the V100s) would win; by predicted throughput the H100 does, and the job
+    // runs its V100 duration x the V100 / H100 throughput ratio (less than half).
+    const Scenario s = scenario_from(std::string(R"({"cluster": {"nodes": )") + kV100AndH100 +
+                                     R"(}, "workload": {"kind": "jobs", "reference_gpu": "v100", "jobs": [)" +
+                                     job("j", 0, 1, 1, "\"duration_s\": 3600") + "]}}");
+    const JobRecord r = run(s, "topology-aware").jobs.at(0);
+    REQUIRE(r.pods.size() == 1);
+    CHECK(r.pods.front().node == 1);
+    CHECK(static_cast<double>(r.finish_ms - r.start_ms) < 3600e3 / 2);
+  }
+  SECTION("a job whose state does not fit a GPU's memory runs only on the types it fits, under every scheduler") {
+    // Expectation: GPT-2 XL needs 23.2 GiB per GPU (16 B x 1.56 G parameters): not on the
+    // 16 GiB V100s of node 0, so on the A100 node, whoever schedules.
+    const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}, {"model": "dgx-a100", "count": 1}])",
+                                                   "[" + job("xl", 0, 2, 1, "\"iterations\": 10", "gpt2-xl") + "]"));
+    for (const char* scheduler : {"topology-aware", "default", "binpack"}) {
+      INFO(scheduler);
+      const JobRecord r = run(s, scheduler).jobs.at(0);
+      CHECK(r.state == JobState::Finished);
+      for (const PodPlacement& pod : r.pods) CHECK(pod.node == 1);
+    }
+  }
+}
