@@ -83,6 +83,21 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
 
 }  // namespace
 
+// Where each scheduler's training jobs ran in a cluster of several node types (first run).
+std::string node_type_markdown(const ReportModel& m) {
+  std::string out;
+  for (const LabelledResults* run : m.runs)
+    for (const SchedulerResult& s : run->results->schedulers) {
+      const auto& usage = s.runs.front().by_node_type;
+      if (usage.size() < 2) continue;
+      if (out.empty()) out = "\n| scheduler | node type | jobs | GPU-hours | mean samples/s |\n|---|---|---|---|---|\n";
+      for (const NodeTypeUsage& u : usage)
+        out += fmt::format("| {} | {} | {} | {:.1f} | {:.1f} |\n", markdown_cell(s.name), markdown_cell(u.node_type), u.jobs,
+                           u.gpu_hours, u.mean_samples_per_sec);
+    }
+  return out;
+}
+
 std::string render_report_markdown(const ReportModel& m) {
   std::string title;
   for (size_t i = 0; i < m.labels.size(); ++i) title += (i ? " vs " : "") + markdown_cell(m.labels[i]);
@@ -95,6 +110,7 @@ std::string render_report_markdown(const ReportModel& m) {
   }
   out += headline_lines(m) + delta_table(m);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
+  out += node_type_markdown(m);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";
 }
 

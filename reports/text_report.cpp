@@ -199,10 +199,23 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
   return out;
 }
 
+// Per node type of a mixed cluster, each scheduler's first run: where its training jobs ran.
+std::string node_type_table(const ResultSet& r) {
+  const auto& first = r.schedulers.front().runs.front().by_node_type;
+  if (first.size() < 2) return "";
+  std::string out =
+      fmt::format("\n{:<16} {:<16} {:>8} {:>12} {:>16}\n", "scheduler", "node type", "jobs", "GPU-hours", "mean samples/s");
+  for (const SchedulerResult& s : r.schedulers)
+    for (const NodeTypeUsage& u : s.runs.front().by_node_type)
+      out += fmt::format("{:<16} {:<16} {:>8} {:>12.1f} {:>16.1f}\n", s.name, u.node_type, u.jobs, u.gpu_hours,
+                         u.mean_samples_per_sec);
+  return out;
+}
+
 std::string render_replay(const ResultSet& r, const TextOptions& options) {
   std::string out = header(r) + "\n";
-  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r);
-  out += replay_columns(r);
+  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + node_type_table(r);
+  out += replay_columns(r) + node_type_table(r);
   const RunResult& first = r.schedulers.front().runs.front();
   if (has_job_records(first) && first.workload->size() <= options.max_job_lines) {
     auto records = first_records(r);

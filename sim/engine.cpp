@@ -148,7 +148,8 @@ class Engine final : private Binder {
 
   // The job's record is final: counted, stored when a store is given, then kept or let go.
   void close(uint32_t job) {
-    out_.tally.add(workload_, open_[job], book_[job]);
+    const JobRecord& record = book_[job];
+    out_.tally.add(workload_, open_[job], record, record.pods.empty() ? -1 : cluster_.node(record.pods.front().node).type);
     if (config_.job_store) config_.job_store->add(job, book_[job]);
     book_.close(job);
     open_.close(job);

@@ -37,8 +37,14 @@ void count_placed(const JobSpec& job, const JobRecord& r, JobTally& t) {
 
 }  // namespace
 
-void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r) {
+void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r, int node_type) {
   ++jobs;
+  if (node_type >= 0 && job.is_training() && r.start_ms >= 0) {
+    NodeTypeSums& sums = by_node_type[node_type];
+    ++sums.jobs;
+    sums.samples_per_sec += r.samples_per_sec;
+    if (r.finish_ms >= 0) sums.gpu_ms += static_cast<double>(r.finish_ms - r.start_ms) * job.total_gpus();
+  }
   if (job.is_share()) ++shares;
   switch (r.state) {
     case JobState::Rejected:

@@ -21,6 +21,11 @@ struct JobTally {
     uint64_t jobs = 0;  // started jobs training the model with the framework
     double samples_per_sec = 0, ideal_samples_per_sec = 0;
   };
+  struct NodeTypeSums {
+    uint64_t jobs = 0;           // training jobs started on the type (their first pod's node)
+    double gpu_ms = 0;           // GPU time of those that finished
+    double samples_per_sec = 0;  // summed whole-job throughput
+  };
   static constexpr size_t kMaxRejections = 10;
 
   uint64_t jobs = 0, placed = 0, finished = 0, rejected = 0, failed = 0, stuck = 0, never_placed = 0, shares = 0;
@@ -28,11 +33,13 @@ struct JobTally {
   double efficiency_sum = 0;
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
   std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model index, framework)
+  std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index
   std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
   std::set<std::string> rejection_reasons;                                  // those reasons
 
-  // Counts `job` of `workload` with its final record.
-  void add(const Workload& workload, const JobSpec& job, const JobRecord& record);
+  // Counts `job` of `workload` with its final record; `node_type`: the type of its first pod's
+  // node, -1 when it has none.
+  void add(const Workload& workload, const JobSpec& job, const JobRecord& record, int node_type = -1);
 };
 
 }  // namespace topsim

@@ -79,6 +79,14 @@ struct ModelThroughput {
   double mean_ideal_samples_per_sec = 0;
 };
 
+// What the training jobs did on one node type of the cluster, per scheduler run.
+struct NodeTypeUsage {
+  std::string node_type;            // the node model's name
+  uint64_t jobs = 0;                // training jobs started there
+  double gpu_hours = 0;             // GPU time of those that finished
+  double mean_samples_per_sec = 0;  // mean whole-job throughput of the started ones
+};
+
 // Everything `topsim` reports about one run, in the vocabulary above. `topology_aware`: the
 // run's scheduler has topology constraints to meet (topology_success_rate applies).
 

@@ -53,7 +53,8 @@ struct RunResult {
   uint64_t seed = 0;
   Metrics metrics;
   std::vector<ModelThroughput> by_model;
-  size_t target_specs = 0;  // FGD target workload specs (0: not measured)
+  std::vector<NodeTypeUsage> by_node_type;  // training jobs per node type, in the cluster's type order
+  size_t target_specs = 0;                  // FGD target workload specs (0: not measured)
   int64_t sample_every_ms = 0;
   std::vector<ClusterSample> samples;         // over time (replay)
   std::vector<LoadPoint> load_curve;          // against arrived load (fill)

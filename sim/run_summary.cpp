@@ -73,6 +73,21 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   return m;
 }
 
+std::vector<NodeTypeUsage> usage_by_node_type(const RunOutput& run, const ClusterState& cluster) {
+  std::vector<NodeTypeUsage> out;
+  if (!cluster.modelled()) return out;
+  for (int t = 0; t < cluster.type_count(); ++t) {
+    NodeTypeUsage usage{cluster.type(t).name, 0, 0, 0};
+    if (const auto it = run.tally.by_node_type.find(t); it != run.tally.by_node_type.end()) {
+      usage.jobs = it->second.jobs;
+      usage.gpu_hours = it->second.gpu_ms / 3.6e6;
+      usage.mean_samples_per_sec = it->second.jobs ? it->second.samples_per_sec / static_cast<double>(it->second.jobs) : 0;
+    }
+    out.push_back(std::move(usage));
+  }
+  return out;
+}
+
 std::vector<ModelThroughput> throughput_by_model(const RunOutput& run) {
   std::vector<ModelThroughput> out;
   for (const auto& [key, sums] : run.tally.by_model) {

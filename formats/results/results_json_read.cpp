@@ -154,6 +154,14 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
                                r.number(models[i], "mean_samples_per_sec", mp),
                                r.number(models[i], "mean_ideal_samples_per_sec", mp)});
   }
+  if (run.contains("usage_by_node_type")) {
+    const Json& types = r.array(run, "usage_by_node_type", p);
+    for (size_t i = 0; types.is_array() && i < types.size(); ++i) {
+      const std::string tp = p + "/usage_by_node_type/" + std::to_string(i);
+      result.by_node_type.push_back({r.text(types[i], "node_type", tp), static_cast<uint64_t>(r.number(types[i], "jobs", tp)),
+                                     r.number(types[i], "gpu_hours", tp), r.number(types[i], "mean_samples_per_sec", tp)});
+    }
+  }
   if (run.contains("samples")) {
     result.sample_every_ms = std::llround(r.number(run, "sample_every_s", p) * 1000);
     result.samples = read_samples(run["samples"]);

@@ -120,6 +120,15 @@ Json run_json(const RunResult& run) {
               {"metrics", metrics_json(run.metrics)},
               {"throughput_by_model", by_model},
               {"target_workload_specs", run.target_specs}};
+  if (run.by_node_type.size() > 1) {  // a cluster of one node type: the run's own totals say it
+    Json by_type = Json::array();
+    for (const NodeTypeUsage& u : run.by_node_type)
+      by_type.push_back({{"node_type", u.node_type},
+                         {"jobs", u.jobs},
+                         {"gpu_hours", rounded_micro(u.gpu_hours)},
+                         {"mean_samples_per_sec", rounded_micro(u.mean_samples_per_sec)}});
+    out["usage_by_node_type"] = by_type;
+  }
   if (!run.samples.empty()) {
     out["sample_every_s"] = seconds(run.sample_every_ms);
     out["samples"] = samples_json(run.samples);

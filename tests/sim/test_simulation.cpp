@@ -424,6 +424,23 @@ TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
     CHECK(r.pods.front().node == 1);
     CHECK(static_cast<double>(r.finish_ms - r.start_ms) < 3600e3 / 2);
   }
+  SECTION("results say per node type where the training jobs ran: jobs, GPU-hours, samples/s") {
+    // Expectation: two 8-GPU jobs at once: one on each node (topology-aware puts the first on
+    // the H100s); every started job is counted once, its GPU time on the type it ran on.
+    const Scenario s = scenario_from(std::string(R"({"cluster": {"nodes": )") + kV100AndH100 +
+                                     R"(}, "workload": {"kind": "jobs", "reference_gpu": "v100", "jobs": [)" +
+                                     job("a", 0, 1, 8, "\"duration_s\": 3600") + "," + job("b", 0, 1, 8, "\"duration_s\": 3600") +
+                                     "]}, \"schedulers\": [\"topology-aware\"]}");
+    const ResultSet results = run_all(s);
+    const auto& usage = results.schedulers.front().runs.front().by_node_type;
+    REQUIRE(usage.size() == 2);
+    CHECK(usage[0].node_type == "dgx1-v100");
+    CHECK(usage[1].node_type == "hgx-h100");
+    CHECK(usage[0].jobs == 1);
+    CHECK(usage[1].jobs == 1);
+    CHECK(usage[0].gpu_hours > 2 * usage[1].gpu_hours);  // the same work takes the V100s over twice as long
+    CHECK(usage[1].mean_samples_per_sec > 2 * usage[0].mean_samples_per_sec);
+  }
   SECTION("a job whose state does not fit a GPU's memory runs only on the types it fits, under every scheduler") {
     // Expectation: GPT-2 XL needs 23.2 GiB per GPU (16 B x 1.56 G parameters): not on the
     // 16 GiB V100s of node 0, so on the A100 node, whoever schedules.
