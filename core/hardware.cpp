@@ -17,23 +17,26 @@ struct CatalogEntry {
   std::vector<std::string> aliases;
 };
 
-// Memory, PCIe generation and NVLink port counts from the vendors' data sheets.
+// Memory, PCIe generation and NVLink port counts from the vendors' data sheets. Memory bandwidth
+// (GB/s), NVIDIA data sheets: Tesla P100 SXM2 732; Tesla V100 SXM2/SXM3 900; Tesla T4 320; A100
+// Tensor Core GPU (2021): 40 GB SXM4 and PCIe 1,555, 80 GB SXM4 2,039; A10 600; L40S 864;
+// GeForce RTX 4090 1,008; H100 SXM5 3,350; B200 (HGX B200) 8,000.
 const std::vector<CatalogEntry>& catalog() {
   static const std::vector<CatalogEntry> entries = {
-      {{"p100", "Tesla P100-SXM2-16GB", 60, 16, 3, 16, 4}, {"p100-sxm2"}},
-      {{"v100", "Tesla V100-SXM2-16GB", 70, 16, 3, 16, 6}, {"v100-sxm2", "v100m16", "v100-16g"}},
-      {{"v100-32g", "Tesla V100-SXM2-32GB", 70, 32, 3, 16, 6}, {"v100m32", "v100-sxm2-32g"}},
-      {{"v100-sxm3", "Tesla V100-SXM3-32GB", 70, 32, 3, 16, 6}, {}},
-      {{"t4", "Tesla T4", 75, 16, 3, 16, 0}, {}},
-      {{"a100", "A100-SXM4-40GB", 80, 40, 4, 16, 12}, {"a100-sxm4", "a100-40g"}},
-      {{"a100-80g", "A100-SXM4-80GB", 80, 80, 4, 16, 12}, {"a100-sxm4-80g"}},
-      {{"a100-pcie", "A100-PCIE-40GB", 80, 40, 4, 16, 12}, {}},
-      {{"a10", "A10", 86, 24, 4, 16, 0}, {}},
-      {{"l40s", "L40S", 89, 48, 4, 16, 0}, {}},
-      {{"rtx4090", "GeForce RTX 4090", 89, 24, 4, 16, 0}, {"4090"}},
-      {{"rtx4090-48g", "GeForce RTX 4090 48GB", 89, 48, 4, 16, 0}, {}},
-      {{"h100", "H100-SXM5-80GB", 90, 80, 5, 16, 18}, {"h100-sxm5", "h100-80g"}},
-      {{"b200", "B200", 100, 180, 5, 16, 18}, {}},
+      {{"p100", "Tesla P100-SXM2-16GB", 60, 16, 3, 16, 4, 732}, {"p100-sxm2"}},
+      {{"v100", "Tesla V100-SXM2-16GB", 70, 16, 3, 16, 6, 900}, {"v100-sxm2", "v100m16", "v100-16g"}},
+      {{"v100-32g", "Tesla V100-SXM2-32GB", 70, 32, 3, 16, 6, 900}, {"v100m32", "v100-sxm2-32g"}},
+      {{"v100-sxm3", "Tesla V100-SXM3-32GB", 70, 32, 3, 16, 6, 900}, {}},
+      {{"t4", "Tesla T4", 75, 16, 3, 16, 0, 320}, {}},
+      {{"a100", "A100-SXM4-40GB", 80, 40, 4, 16, 12, 1555}, {"a100-sxm4", "a100-40g"}},
+      {{"a100-80g", "A100-SXM4-80GB", 80, 80, 4, 16, 12, 2039}, {"a100-sxm4-80g"}},
+      {{"a100-pcie", "A100-PCIE-40GB", 80, 40, 4, 16, 12, 1555}, {}},
+      {{"a10", "A10", 86, 24, 4, 16, 0, 600}, {}},
+      {{"l40s", "L40S", 89, 48, 4, 16, 0, 864}, {}},
+      {{"rtx4090", "GeForce RTX 4090", 89, 24, 4, 16, 0, 1008}, {"4090"}},
+      {{"rtx4090-48g", "GeForce RTX 4090 48GB", 89, 48, 4, 16, 0, 1008}, {}},
+      {{"h100", "H100-SXM5-80GB", 90, 80, 5, 16, 18, 3350}, {"h100-sxm5", "h100-80g"}},
+      {{"b200", "B200", 100, 180, 5, 16, 18, 8000}, {}},
   };
   return entries;
 }

@@ -17,13 +17,14 @@
 namespace topsim {
 
 struct GpuModel {
-  std::string name;       // catalog key, e.g. "v100"
-  std::string product;    // e.g. "Tesla V100-SXM2-16GB"
-  int sm = 0;             // compute capability x 10 (70 = Volta)
-  double memory_gib = 0;  // on-board memory
-  int pcie_gen = 3;       // host link generation
-  int pcie_width = 16;    // host link lanes
-  int max_nvlinks = 0;    // NVLink ports per GPU (0: no NVLink)
+  std::string name;        // catalog key, e.g. "v100"
+  std::string product;     // e.g. "Tesla V100-SXM2-16GB"
+  int sm = 0;              // compute capability x 10 (70 = Volta)
+  double memory_gib = 0;   // on-board memory
+  int pcie_gen = 3;        // host link generation
+  int pcie_width = 16;     // host link lanes
+  int max_nvlinks = 0;     // NVLink ports per GPU (0: no NVLink)
+  double memory_gbps = 0;  // device memory bandwidth, GB/s (vendor data sheet); 0 when not catalogued
 };
 
 // Finds a GPU model by catalog name (case-insensitive; aliases such as "V100M32" accepted).
