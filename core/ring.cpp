@@ -301,7 +301,10 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
 
   // NVSwitch fast path: one ring through the fabric takes every member's full uplink.
   // Direct NVLink: rings over single links whenever the links close a ring at all.
-  if (!any_through_nvswitch(gpus) && plan_link_rings(gpus, plan)) return plan;
+  if (!any_through_nvswitch(gpus) && plan_link_rings(gpus, plan)) {
+    apply_p2p_read(gpus, plan);
+    return plan;
+  }
   const bool switched = all_through_nvswitch(gpus);
   bool nvlink_only = switched || !widest_ring(gpus, residual, true).empty();
   for (int channel = 0; channel < kMaxChannels; ++channel) {
@@ -328,7 +331,31 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
     const PairLink& l = topology_->gpu_pair(plan.order[i], plan.order[(i + 1) % plan.order.size()]);
     plan.worst_hop = std::max(plan.worst_hop, l.cls);
   }
+  apply_p2p_read(gpus, plan);
   return plan;
+}
+
+double p2p_read_share(int ranks, double link_gbps, double memory_gbps) {
+  if (ranks < 2 || memory_gbps <= 0) return 1.0;
+  const double pull_steps = 2.0 * (ranks - 1);
+  const double staging_step = 2.0 * link_gbps / memory_gbps;  // device memory read + write
+  return pull_steps / (pull_steps + staging_step);
+}
+
+void RingModel::apply_p2p_read(const std::vector<int>& gpus, RingPlan& plan) const {
+  // NCCL paths.cc: read mode only between SM80 GPUs on an NVLink path.
+  if (!plan.nvlink_only) return;
+  double memory_gbps = std::numeric_limits<double>::infinity();
+  for (int g : gpus) {
+    const Gpu& gpu = topology_->model().gpus[g];
+    const GpuModel* model = find_gpu_model(gpu.model);
+    if (gpu.sm != 80 || model == nullptr) return;
+    memory_gbps = std::min(memory_gbps, model->memory_gbps);
+  }
+  const double share = p2p_read_share(static_cast<int>(gpus.size()), plan.bus_bandwidth_gbps, memory_gbps);
+  for (double& rate : plan.channel_gbps) rate *= share;
+  plan.bus_bandwidth_gbps *= share;
+  plan.p2p_read_share = share;
 }
 
 AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops) {

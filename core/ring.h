@@ -23,6 +23,20 @@
 // - Hops through an Intel CPU consume 1.2x their rate (NCCL INTEL_P2P_OVERHEAD).
 // - Ring all-reduce moves 2(n-1)/n x S bytes per GPU; bus bandwidth is the sum of the channel
 //   rates (what nccl-tests reports as busBw for large messages with the Simple protocol).
+// - NCCL P2P read mode (A100: "Enable P2P Read for Ampere/NVLink only", NCCL src/graph/paths.cc
+//   ncclTopoCheckP2p, both GPUs SM80 on an NVLink path): the Simple protocol's buffer sits on the
+//   sender (src/transport/p2p.cc), and the receiver's loads pull every byte over NVLink. Per
+//   chunk a rank runs 2n-1 steps (src/device/all_reduce.h, runRing: send, n-2 recvReduceSend,
+//   recvReduceCopySend, n-2 recvCopySend, recv): 2(n-1) pull from the peer, the opening send only
+//   stages the chunk in the rank's own buffer (a device-memory read and write). Two CTAs per NVLink
+//   are what saturates a link (nccl#1703: NCCL runs 2 channels per link for large messages), so
+//   no spare channel fills the link while one stages. A staging step takes f times a pull step:
+//   the same bytes at a channel's share of device memory, counted twice (read + write), against
+//   its share of the NVLink bandwidth, f = 2 x link / memory (the channel count cancels). Each
+//   channel then runs at 2(n-1) / (2(n-1) + f) of its link rate: DGX A100 (240 GB/s NVLink,
+//   1,555 GB/s HBM2, f = 0.31) 207.9 GB/s for 2 GPUs, 228.3 for 4, 234.8 for 8. Write mode (V100,
+//   H100 and every non-NVLink path) posts its stores, so channels can outrun the link and fill
+//   each other's local steps: no share (measured: H100 ring flat from 2 to 8 GPUs, nccl#1455).
 // - Not modelled: tree/NVLS/CollNet algorithms, PXN, SM limits on channel count, and the
 //   protocol's chunking; NCCL finds channels by a timed search, this model by the greedy above.
 #pragma once
@@ -44,7 +58,13 @@ struct RingPlan {
   double bus_bandwidth_gbps = 0;                // sum of channel rates; 0 for fewer than 2 GPUs
   bool nvlink_only = false;                     // every hop of every channel is NVLink (direct or NVSwitch)
   LinkClass worst_hop = LinkClass::Self;        // worst link class among the ring's hops
+  double p2p_read_share = 1.0;                  // share of a channel's time spent pulling (P2P read, above); 1 otherwise
 };
+
+// Share of its time a channel moves data over NVLink in NCCL's P2P read mode (model in the header
+// comment): 2(n-1) / (2(n-1) + 2 x link / memory) for `ranks` GPUs, `link_gbps` of NVLink per GPU
+// and `memory_gbps` of device memory. 1 when ranks < 2 or memory_gbps <= 0 (not catalogued).
+double p2p_read_share(int ranks, double link_gbps, double memory_gbps);
 
 class RingModel {
  public:
@@ -75,6 +95,8 @@ class RingModel {
   std::vector<std::vector<int>> link_rings(const std::vector<int>& gpus) const;
   // The channel set of link_rings, when it finds any: one channel per ring at one link's rate.
   bool plan_link_rings(const std::vector<int>& gpus, RingPlan& plan) const;
+  // Scales `plan`'s channels by p2p_read_share when NCCL would run them in P2P read mode.
+  void apply_p2p_read(const std::vector<int>& gpus, RingPlan& plan) const;
 
   const Topology* topology_;
   std::vector<Hop> hops_;  // gpu_count x gpu_count
