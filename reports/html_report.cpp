@@ -61,7 +61,7 @@ constexpr const char* kPageScript = R"(
           },
           scales: {
             x: {type: line ? (spec.x_log ? 'logarithmic' : 'linear') : 'category', title: {display: true, text: spec.x_label}},
-            y: {title: {display: true, text: spec.y_label}}
+            y: {type: line && spec.y_log ? 'logarithmic' : 'linear', title: {display: true, text: spec.y_label}}
           }
         }
       });
@@ -150,8 +150,9 @@ Json chart_json(const Chart& c) {
     if (d.markers) dataset["markers"] = true;
     datasets.push_back(std::move(dataset));
   }
-  return {{"id", c.id},       {"title", c.title},           {"kind", c.kind},      {"x_label", c.x_label}, {"y_label", c.y_label},
-          {"x_log", c.x_log}, {"categories", c.categories}, {"datasets", datasets}};
+  return {{"id", c.id},           {"title", c.title},           {"kind", c.kind},
+          {"x_label", c.x_label}, {"y_label", c.y_label},       {"x_log", c.x_log},
+          {"y_log", c.y_log},     {"categories", c.categories}, {"datasets", datasets}};
 }
 
 std::string charts_html(const std::vector<Chart>& charts) {

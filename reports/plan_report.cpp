@@ -48,6 +48,18 @@ std::vector<Row> step_rows(const PlanResult& r, size_t growth) {
   return rows;
 }
 
+// Finished jobs per $1,000 and per MWh spent over the replay (makespan x the cluster's price or
+// maximum power): what a configuration delivers for its money and its energy; "-" when a figure
+// is missing (no price, no power, nothing finished).
+std::string per_spend(const PlanEvaluation* e, double spend_per_hour, double scale) {
+  if (!e) return "-";
+  const auto finished = e->metrics.find("finished"), makespan = e->metrics.find("makespan_s");
+  if (finished == e->metrics.end() || makespan == e->metrics.end() || !(spend_per_hour > 0) || !(makespan->second > 0) ||
+      !(finished->second > 0))
+    return "-";
+  return format_number(finished->second / (spend_per_hour * makespan->second / 3600) * scale);
+}
+
 std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const std::vector<std::string>& metrics) {
   std::vector<std::string> cells = {row.chain->scheduler, row.chain->candidate};
   const PlanEvaluation* e = row.shown;
@@ -55,6 +67,8 @@ std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const s
   cells.push_back(e ? std::to_string(e->gpus) : "-");
   cells.push_back(e ? dollars(per_month(e->cost_per_hour)) : "-");
   if (any_watts(info)) cells.push_back(e && e->watts > 0 ? format_number(e->watts / 1000) : "-");
+  cells.push_back(per_spend(e, e ? e->cost_per_hour : 0, 1000));
+  if (any_watts(info)) cells.push_back(per_spend(e, e ? e->watts / 1e6 : 0, 1));
   for (const std::string& m : metrics) cells.push_back(e ? metric_cell(*e, m) : "-");
   cells.push_back(row.chain->best() ? "meets the SLOs" : "none within the bounds: " + binding(*row.chain));
   return cells;
@@ -63,6 +77,8 @@ std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const s
 std::vector<std::string> header_cells(const PlanInfo& info, const std::vector<std::string>& metrics) {
   std::vector<std::string> h = {"scheduler", "candidate", "nodes", "GPUs", "$/month"};
   if (any_watts(info)) h.emplace_back("kW");
+  h.emplace_back("jobs/$1k");
+  if (any_watts(info)) h.emplace_back("jobs/MWh");
   h.insert(h.end(), metrics.begin(), metrics.end());
   h.emplace_back("verdict");
   return h;
@@ -125,6 +141,26 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows) {
     out += line + "\n";
   }
   return out;
+}
+
+// A p95 wait spanning decades (0.5 s next to 9 x 10^7 s) flattens every useful point on a
+// linear axis: the axis goes logarithmic, waits of 0 are drawn at the floor (half the smallest
+// positive wait, at most 1 s) and the label says so; the chart's table keeps the true values.
+void log_wait_axis(Chart& chart) {
+  double low = 0, high = 0;
+  for (const ChartDataset& d : chart.datasets)
+    for (const auto& p : d.points) {
+      if (p.y > 0 && (low == 0 || p.y < low)) low = p.y;
+      high = std::max(high, p.y);
+    }
+  if (!(low > 0) || high / low < 100) return;
+  const double floor = std::min(1.0, low / 2);
+  bool zeros = false;
+  for (ChartDataset& d : chart.datasets)
+    for (auto& p : d.points)
+      if (p.y <= 0) p.y = floor, zeros = true;
+  chart.y_log = true;
+  chart.y_label += ", log scale" + (zeros ? "; 0 drawn at " + format_number(floor) + " s" : std::string());
 }
 
 }  // namespace
@@ -218,6 +254,7 @@ std::string render_plan_html(const PlanResult& r) {
       }
       chart.datasets.push_back(std::move(d));
     }
+    log_wait_axis(chart);
     chart.table.note = "configurations where every admitted job finished and no other was both cheaper and quicker";
     charts.push_back(std::move(chart));
   }

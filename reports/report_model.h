@@ -62,6 +62,7 @@ struct Chart {
   std::string kind;                     // "line" or "bar"
   std::string x_label, y_label;         // with units
   bool x_log = false;                   // a logarithmic x axis (line charts of values spanning decades)
+  bool y_log = false;                   // a logarithmic y axis (line charts)
   std::vector<std::string> categories;  // bar charts: the x categories
   std::vector<ChartDataset> datasets;
   ChartTable table;  // the same numbers, readable without JavaScript
