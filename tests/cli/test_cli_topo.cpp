@@ -69,6 +69,15 @@ TEST_CASE("cli::topo models and show", "[cli]") {
     REQUIRE(r.exit_code == 0);
     const auto models = nlohmann::json::parse(r.out).at("models");
     REQUIRE(models.size() == 14);
+    const auto gpus = nlohmann::json::parse(r.out).at("gpus");
+    REQUIRE(gpus.size() >= 20);
+    for (const auto& g : gpus) {
+      INFO(g.dump());
+      CHECK(g.at("training").at("speed_ratio").get<double>() > 0);
+      CHECK_FALSE(g.at("training").at("derivation").get<std::string>().empty());
+    }
+    CHECK(gpus.at(0).at("name") == "p100");
+    CHECK_THAT(gpus.at(0).at("training").at("derivation").get<std::string>(), Catch::Contains("FP32 peak 10.60/15.70"));
     const auto& dgx1 = models.at(0);
     CHECK(dgx1.at("name") == "dgx1-v100");
     CHECK(dgx1.at("gpus") == 8);
