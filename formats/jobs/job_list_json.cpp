@@ -8,8 +8,11 @@
 
 #include "core/gang.h"
 #include "core/gpu_share.h"
+#include "core/hardware.h"
+#include "core/model_catalog.h"
 #include "formats/support/json_reader.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -25,9 +28,9 @@ constexpr double kMaxSeconds = 1e12;  // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kEntryKeys = {"name",      "submit_s",    "workers",       "gpus_per_worker", "pods",
-                                             "framework", "model",       "batch_per_gpu", "iterations",      "duration_s",
-                                             "count",     "annotations", "gpu_mem_gib",   "gpu_core_percent"};
+const std::vector<std::string> kEntryKeys = {"name",      "submit_s",    "workers",       "gpus_per_worker",  "pods",
+                                             "framework", "model",       "batch_per_gpu", "iterations",       "duration_s",
+                                             "count",     "annotations", "gpu_mem_gib",   "gpu_core_percent", "reference_gpu"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -87,6 +90,18 @@ void read_work(const JsonObject& entry, JobSpec& job) {
                                  : "missing: give exactly one of \"iterations\" and \"duration_s\"");
   if (iterations) job.iterations = entry.integer("iterations", 1, kMaxIterations).value_or(1);
   if (duration) job.ideal_duration_ms = seconds_as_ms(entry, "duration_s", 1e-3).value_or(1);
+  // The GPU this job's duration was measured on, over the workload's (sim/job_timing.h).
+  if (!entry.has("reference_gpu")) return;
+  if (!duration) return entry.fail("reference_gpu", "applies to a job given by \"duration_s\" (iterations are work already)");
+  const auto name = entry.string("reference_gpu");
+  if (!name) return;
+  const auto gpu = training_gpu(*name);
+  if (!gpu)
+    return entry.fail("reference_gpu", find_gpu_model(*name)
+                                           ? gpu.error().message
+                                           : "unknown GPU '" + *name + "'" + did_you_mean(*name, gpu_model_names()) +
+                                                 " (known: " + join(gpu_model_names(), ", ") + ")");
+  job.reference_gpu = static_cast<uint8_t>((*gpu)->catalog_index);
 }
 
 // String-to-string annotations, each checked by the allocator core's own parser.

@@ -424,6 +424,20 @@ TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
     CHECK(r.pods.front().node == 1);
     CHECK(static_cast<double>(r.finish_ms - r.start_ms) < 3600e3 / 2);
   }
+  SECTION("a job list names each job's reference GPU: the mixed cluster needs no workload-wide one") {
+    // Expectation: two 1-GPU jobs of 3600 s, one measured on a V100, one on an H100, both run on
+    // the H100 node (topology-aware): the first takes less than half its duration, the second
+    // exactly its duration.
+    const Scenario s =
+        scenario_from(std::string(R"({"cluster": {"nodes": )") + kV100AndH100 + R"(}, "workload": {"kind": "jobs", "jobs": [)" +
+                      job("v", 0, 1, 1, "\"duration_s\": 3600, \"reference_gpu\": \"v100\"") + "," +
+                      job("h", 0, 1, 1, "\"duration_s\": 3600, \"reference_gpu\": \"h100\"") + "]}}");
+    const RunResult r = run(s, "topology-aware");
+    CHECK(r.jobs.at(0).pods.front().node == 1);
+    CHECK(r.jobs.at(1).pods.front().node == 1);
+    CHECK(static_cast<double>(r.jobs.at(0).finish_ms - r.jobs.at(0).start_ms) < 3600e3 / 2);
+    CHECK(r.jobs.at(1).finish_ms - r.jobs.at(1).start_ms == 3600000);
+  }
   SECTION("results say per node type where the training jobs ran: jobs, GPU-hours, samples/s") {
     // Expectation: two 8-GPU jobs at once: one on each node (topology-aware puts the first on
     // the H100s); every started job is counted once, its GPU time on the type it ran on.
