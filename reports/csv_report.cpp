@@ -70,6 +70,7 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
           trained ? number(r.comm.bus_bandwidth_gbps) : "",
           trained ? number(r.samples_per_sec) : "",
           trained ? number(r.ideal_samples_per_sec) : "",
+          trained && r.work_samples > 0 ? number(r.work_samples) : "",
           nodes,
           r.reason};
 }
@@ -117,6 +118,7 @@ Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
             "ring_gbps",
             "samples_per_sec",
             "ideal_samples_per_sec",
+            "work_samples",
             "nodes",
             "reason"});
   constexpr size_t kFlushBytes = 1 << 20;
