@@ -24,10 +24,12 @@ std::string pm(const SchedulerResult& s, std::string_view name, int decimals) {
   return fmt::format("{:.{}f} ± {:.{}f}", m->over_seeds.mean, decimals, m->over_seeds.sd, decimals);
 }
 
+// Every cell is right-aligned after at least one space: a figure wider than its column (a median
+// of 10^15 s) pushes the row along instead of running into its neighbour.
 template <class Cell>
 std::string row(const std::string& label, const ResultSet& results, Cell cell) {
-  std::string line = fmt::format("{:<34}", label);
-  for (const SchedulerResult& s : results.schedulers) line += fmt::format("{:>22}", cell(s));
+  std::string line = fmt::format("{:<33} ", label);
+  for (const SchedulerResult& s : results.schedulers) line += fmt::format(" {:>21}", cell(s));
   return line + "\n";
 }
 
@@ -98,7 +100,7 @@ std::string replay_rows(const ResultSet& r) {
   std::string out = fmt::format("{:<16}{:>20}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "finished/rej/stuck",
                                 "mean wait s", "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>20}{:>13.1f}{:>13.1f}{:>13.1f}{:>11.0f}{:>11.1f}%{:>11.1f}%{:>11.1f}%\n", s.name,
+    out += fmt::format("{:<15} {:>19} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.0f} {:>10.1f}% {:>10.1f}% {:>10.1f}%\n", s.name,
                        fmt::format("{:.0f}/{:.0f}/{:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck")),
                        mean(s, "wait_s.mean"), mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"),
                        100 * mean(s, "gpu_alloc_ratio.mean"), 100 * mean(s, "gpu_alloc_ratio.max"),
@@ -216,9 +218,9 @@ std::string render_replay(const ResultSet& r, const TextOptions& options) {
 std::string at_load_table(const ResultSet& r) {
   for (const SchedulerResult& s : r.schedulers)
     if (!s.metric("gpu_alloc_ratio.at_100") || !s.metric("gpu_alloc_ratio.at_130")) return "";
-  std::string out = fmt::format("\n{:<16}{:>22}{:>22}\n", "scheduler", "alloc at 100% load", "alloc at 130% load");
+  std::string out = fmt::format("\n{:<15} {:>21} {:>21}\n", "scheduler", "alloc at 100% load", "alloc at 130% load");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>22}{:>22}\n", s.name, pm(s, "gpu_alloc_ratio.at_100", 4), pm(s, "gpu_alloc_ratio.at_130", 4));
+    out += fmt::format("{:<15} {:>21} {:>21}\n", s.name, pm(s, "gpu_alloc_ratio.at_100", 4), pm(s, "gpu_alloc_ratio.at_130", 4));
   out += r.scenario.protocol.empty()
              ? "GPU alloc ratio when the arrived load first reached 100% / 130% of capacity\n"
              : "GPU alloc ratio at 100% / 130% arrived load: mean over the arrivals whose load rounds to it (the artifact's "
@@ -241,9 +243,10 @@ std::string render_fill(const ResultSet& r) {
                 sc.protocol, 100 * sc.target_load);
   out += fmt::format("  protocol: {}, no departures, {} seed{} ({}..{})\n\n", arrivals, sc.seeds, sc.seeds == 1 ? "" : "s",
                      sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
-  out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods");
+  out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs",
+                     "failed pods");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4),
+    out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4),
                        pm(s, "fragmentation_rate.final", 4), pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1));
   out +=
       "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "

@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "util/nesting.h"
+#include "util/one_line.h"
 #include "util/suggest.h"
 
 namespace topsim {
@@ -127,6 +129,9 @@ JsonAt JsonAt::member(std::string_view key) const {
 JsonAt JsonAt::element(size_t index) const { return JsonAt{&value->at(index), pointer + "/" + std::to_string(index)}; }
 
 Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
+  if (const auto deep = first_too_deep_bracket(text))
+    return Error{text_position(text, source, *deep + 1) + ": invalid JSON: nested more than " + std::to_string(kMaxNestingDepth) +
+                 " levels deep"};
   try {
     Json json = Json::parse(text.begin(), text.end());
     DuplicateKeyFinder finder;
@@ -161,7 +166,7 @@ std::string describe_json(const Json& value) {
 
 void JsonErrors::fail(std::string_view pointer, std::string_view what) {
   if (error_) return;
-  error_ = Error{source_ + ": " + (pointer.empty() ? std::string("/") : std::string(pointer)) + ": " + std::string(what)};
+  error_ = Error{source_ + ": " + (pointer.empty() ? std::string("/") : quoted_pointer(pointer)) + ": " + std::string(what)};
 }
 
 std::optional<int64_t> json_integer(JsonErrors& errors, const JsonAt& at, int64_t min, int64_t max) {

@@ -79,6 +79,23 @@ TEST_CASE("reports::escape for each format", "[reports]") {
   CHECK(prometheus_label("a\\b\"c\nd") == "a\\\\b\\\"c\\nd");
 }
 
+TEST_CASE("reports::escape: no control byte and no formula reaches a file", "[reports]") {
+  // ESC, CR, NUL and DEL as the visible text \xNN in every format (JSON escapes them itself).
+  CHECK(html_escape("a\x1b[31mb") == "a\\x1b[31mb");
+  CHECK(markdown_cell("a\x1b") == "a\\\\x1b");
+  CHECK(csv_field(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(prometheus_label("a\x7f") == "a\\\\x7f");
+  // A text a spreadsheet would run as a formula gets a leading ', numbers stay numbers.
+  CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  CHECK(csv_field("+1+2") == "'+1+2");
+  CHECK(csv_field("-cmd") == "'-cmd");
+  CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(csv_field("-1.5") == "-1.5");
+  CHECK(csv_field("+3") == "+3");
+  CHECK(csv_field("-1e-06") == "-1e-06");
+  CHECK(csv_field("a=b") == "a=b");
+}
+
 TEST_CASE("reports::downsampling keeps the ends", "[reports]") {
   std::vector<Point> points;
   for (int i = 0; i < 10001; ++i) points.push_back({static_cast<double>(i), static_cast<double>(i % 7)});
