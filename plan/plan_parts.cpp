@@ -159,7 +159,7 @@ Expected<PlanPart> load_plan_part(const std::string& path) {
     if (Status s = check_chains(part); !s) return Error{path + ": malformed plan part: " + s.error().message};
     return part;
   } catch (const std::exception& e) {
-    return Error{path + ": malformed plan part: " + e.what()};
+    return Error{path + ": malformed plan part: " + json_exception_text(e)};
   }
 }
 

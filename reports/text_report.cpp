@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/model_catalog.h"
+#include "util/one_line.h"
 
 namespace topsim {
 namespace {
@@ -38,8 +39,8 @@ std::string header(const ResultSet& results) {
   std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed,
                                                  sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
                                    : fmt::format("seed {}", sc.seed);
-  std::string out =
-      fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", sc.name, sc.nodes, sc.gpus, sc.jobs, sc.workload, seeds);
+  std::string out = fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", one_line(sc.name), sc.nodes, sc.gpus,
+                                sc.jobs, one_line(sc.workload), seeds);
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
@@ -161,7 +162,7 @@ std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   };
   JobCursor cursor(workload);  // a few jobs: this is only drawn for small workloads
   while (const JobSpec* job = cursor.next()) {
-    out += row(workload.job_name(job->id), r, [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
+    out += row(one_line(workload.job_name(job->id)), r, [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
     out += row("", r, [&](const SchedulerResult& s) { return cell(placement_cell, s, *job); });
   }
   return out;
@@ -230,9 +231,10 @@ std::string at_load_table(const ResultSet& r) {
 
 std::string render_fill(const ResultSet& r) {
   const ScenarioInfo& sc = r.scenario;
-  std::string out = fmt::format("fill experiment {}{}\n", sc.name, sc.description.empty() ? "" : ": " + sc.description);
+  std::string out =
+      fmt::format("fill experiment {}{}\n", one_line(sc.name), sc.description.empty() ? "" : ": " + one_line(sc.description));
   out += fmt::format("  cluster: {} nodes, {} GPUs\n", sc.nodes, sc.gpus);
-  out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", sc.workload,
+  out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", one_line(sc.workload),
                      r.schedulers.front().runs.front().target_specs, 100 * sc.fragmentation_coverage);
   const std::string arrivals =
       sc.protocol.empty()

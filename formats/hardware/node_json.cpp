@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "formats/support/json_reader.h"
 #include "util/nesting.h"
 #include "util/one_line.h"
 #include "util/suggest.h"
@@ -310,7 +311,7 @@ Expected<NodeModel> node_from_json(std::string_view text, std::string_view sourc
     if (Status s = validate(model); !s) return Error{std::string(source) + ": " + s.error().message};
     return model;
   } catch (const Json::exception& e) {  // not expected: every access above is type-checked
-    return Error{std::string(source) + ": cannot read node JSON: " + e.what()};
+    return Error{std::string(source) + ": cannot read node JSON: " + json_exception_text(e)};
   }
 }
 

@@ -153,8 +153,14 @@ Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
     }
     return Error{std::string(source) + ": invalid JSON: a number is out of range"};
   } catch (const Json::exception& e) {
-    return Error{std::string(source) + ": invalid JSON: " + e.what()};
+    return Error{std::string(source) + ": invalid JSON: " + json_exception_text(e)};
   }
+}
+
+std::string json_exception_text(const std::exception& e) {
+  const std::string what = e.what();
+  const size_t end = what.rfind("[json.exception.", 0) == 0 ? what.find("] ") : std::string::npos;
+  return end == std::string::npos ? what : what.substr(end + 2);
 }
 
 std::string describe_json(const Json& value) {
