@@ -14,6 +14,7 @@
 #include "formats/results/results_json.h"
 #include "reports/escape.h"
 #include "reports/report_files.h"
+#include "reports/text_report.h"
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 
@@ -240,4 +241,15 @@ TEST_CASE("reports::escaping: a job and a scenario named to break out go through
     std::getline(lines, first);
     CHECK(nlohmann::json::parse(first)["name"] == kNasty);
   }
+}
+
+TEST_CASE("reports::text: figures wider than their column never run into the next", "[reports]") {
+  // Medians of 10^15 s (a run that saturates the simulated time) were printed back to back.
+  ResultSet results = run_scenario(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs_json(R"("first")")));
+  for (SchedulerResult& s : results.schedulers)
+    for (MetricSummary& m : s.metrics) m.over_seeds.mean = 1e15;
+  const std::string text = render_text(results);
+  CHECK(text.find("1000000000000000.0 / 1000000000000000.0") != std::string::npos);
+  CHECK(text.find(".01000") == std::string::npos);  // "...0.0" directly followed by "1000..."
+  CHECK(text.find("%1") == std::string::npos);
 }
