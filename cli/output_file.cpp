@@ -3,8 +3,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <streambuf>
+#include <vector>
 
 namespace topsim::cli {
 namespace {
@@ -99,6 +102,43 @@ void remove_tree(const std::string& path) {
   fs::remove_all(path, ec);
 }
 
+// The staging folder a signal that ends the process (SIGTERM, SIGINT, SIGHUP) clears first: the
+// files of the set, by name, then the folder (unlink and rmdir are async-signal-safe). The
+// per-job records there have no name: the system frees them. SIGKILL cannot be caught: the next
+// run clears what it leaves.
+struct StagingCleanup {
+  int dir_fd = -1;
+  std::string path;
+  std::vector<std::string> names;
+};
+StagingCleanup g_cleanup;
+volatile sig_atomic_t g_cleanup_armed = 0;
+
+extern "C" void clear_staging_and_end(int signal_number) {
+  if (g_cleanup_armed) {
+    g_cleanup_armed = 0;
+    for (const std::string& name : g_cleanup.names) ::unlinkat(g_cleanup.dir_fd, name.c_str(), 0);
+    ::rmdir(g_cleanup.path.c_str());
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+void arm_cleanup(const std::string& staging, const std::vector<std::string>& names) {
+  g_cleanup.dir_fd = ::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_cleanup.path = staging;
+  g_cleanup.names = names;
+  g_cleanup_armed = 1;
+  for (const int signal_number : {SIGTERM, SIGINT, SIGHUP}) ::signal(signal_number, clear_staging_and_end);
+}
+
+void disarm_cleanup() {
+  g_cleanup_armed = 0;
+  for (const int signal_number : {SIGTERM, SIGINT, SIGHUP}) ::signal(signal_number, SIG_DFL);
+  if (g_cleanup.dir_fd >= 0) ::close(g_cleanup.dir_fd);
+  g_cleanup.dir_fd = -1;
+}
+
 // A staging folder's name: this prefix, then six random characters (mkdtemp).
 constexpr std::string_view kStagingPrefix = ".topsim-staging-";
 const char* const kStagingTemplate = ".topsim-staging-XXXXXX";
@@ -167,6 +207,7 @@ DirectorySink::DirectorySink(std::string dir, std::vector<std::string> set_files
     : dir_(std::move(dir)), set_files_(std::move(set_files)), commit_record_(std::move(commit_record)) {}
 
 DirectorySink::~DirectorySink() {
+  if (!staging_.empty()) disarm_cleanup();
   if (!staging_.empty() && !committed_) remove_tree(staging_);
   if (created_dir_ && !committed_) ::rmdir(dir_.c_str());  // only when still empty
   if (lock_fd_ >= 0) ::close(lock_fd_);
@@ -193,6 +234,7 @@ Status DirectorySink::prepare() {
   std::string staging = (fs::path(dir_) / kStagingTemplate).string();
   if (::mkdtemp(staging.data()) == nullptr) return cannot(std::strerror(errno));
   staging_ = staging;
+  arm_cleanup(staging_, set_files_);
   return {};
 }
 

@@ -131,7 +131,7 @@ TEST_CASE("cli::result sets: a killed run leaves no half-written file, and the n
   REQUIRE(run_into(small, out).exit_code == 0);
   const std::string results = read_text(out + "/results.json");
   // A longer run, killed with SIGKILL while it runs or writes.
-  const std::string large = write_scenario(dir, "large.json", 20000);
+  const std::string large = write_scenario(dir, "large.json", 200000);
   run_shell("(" + std::string(TOPSIM_CLI_PATH) + " run '" + large + "' -o '" + out + "' --quiet >/dev/null 2>&1 & pid=$!; " +
             "sleep 0.5; kill -9 $pid; wait $pid) 2>/dev/null");
   // Every visible file is one of the set's: no "*.tmp"; the set reads whole, or its record is gone.
@@ -144,6 +144,21 @@ TEST_CASE("cli::result sets: a killed run leaves no half-written file, and the n
   REQUIRE(run_into(small, out).exit_code == 0);
   CHECK(count_prefixed(out, ".topsim-staging-") == 0);
   CHECK(read_text(out + "/results.json") == results);
+}
+
+TEST_CASE("cli::result sets: SIGTERM while a run works or writes leaves the previous set and no staging", "[cli][outputs]") {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  REQUIRE(run_into(write_scenario(dir, "small.json", 5), out).exit_code == 0);
+  const std::string results = read_text(out + "/results.json");
+  const std::string large = write_scenario(dir, "large.json", 200000);
+  const CliResult r = run_shell("(" + std::string(TOPSIM_CLI_PATH) + " run '" + large + "' -o '" + out +
+                                "' --quiet >/dev/null 2>&1 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo $?)");
+  INFO(r.out);
+  if (r.out == "143\n") {  // ended by the signal (not finished first)
+    CHECK(count_prefixed(out, ".topsim-staging-") == 0);
+    CHECK(read_text(out + "/results.json") == results);
+  }
 }
 
 TEST_CASE("cli::result sets: temporary files never write through a link made in advance", "[cli][outputs]") {
