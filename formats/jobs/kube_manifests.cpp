@@ -293,7 +293,8 @@ std::vector<std::string> manifest_files(const std::vector<std::string>& paths, s
 // unique). `text_bytes`: the document's size; `first_line`: the file's line the document starts at.
 Status check_yaml_shape(const YAML::Node& root, size_t text_bytes, const std::string& where, int64_t first_line) {
   const auto line = [&](const YAML::Node& node) { return std::to_string(first_line + std::max(0, node.Mark().line)); };
-  const size_t max_nodes = 2 * text_bytes + 1024;  // a node takes at least a byte of text, or an alias
+  // A node takes at least a byte of text; aliases may repeat a template a few times, not a billion.
+  const size_t max_nodes = 8 * text_bytes + 4096;
   std::vector<std::pair<YAML::Node, size_t>> stack = {{root, 1}};
   for (size_t visited = 0; !stack.empty(); ++visited) {
     auto [node, depth] = stack.back();
