@@ -18,14 +18,15 @@
 
 namespace topsim {
 
-// What binds jobs.jsonl to its results.json: its line count and the FNV-1a digest of its bytes.
+// What binds jobs.jsonl to its results.json: its line count and the digest of its bytes
+// (util/digest.h).
 struct JobsDigest {
   uint64_t lines = 0;
-  uint64_t fnv1a64 = 0;
+  uint64_t digest = 0;
 };
 
 // results.json. With `jobs` (the digest of the jobs.jsonl written beside it; nullptr: none is)
-// it carries the run's identity, "run": {"id", "jobs_jsonl": {"lines", "fnv1a64"} or null}, the
+// it carries the run's identity, "run": {"id", "jobs_jsonl": {"lines", "digest"} or null}, the
 // id a digest of everything else in both files: the same run gives the same id.
 void write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs = nullptr);
 // jobs.jsonl: every per-job record of every run, runs in the order of results.json, jobs by id

@@ -232,9 +232,12 @@ Expected<RunIdentity> read_run_identity(const Json& root, const std::string& pat
   identity.id = run["id"].get<std::string>();
   const Json& jobs = run["jobs_jsonl"];
   if (jobs.is_null()) return identity;
-  if (!jobs.is_object() || !jobs.value("lines", Json()).is_number_unsigned() || !hex(jobs.value("fnv1a64", Json())))
-    return Error{path + ": /run/jobs_jsonl: expected {\"lines\", \"fnv1a64\"} or null"};
-  identity.jobs = JobsDigest{jobs["lines"].get<uint64_t>(), std::stoull(jobs["fnv1a64"].get<std::string>(), nullptr, 16)};
+  if (!jobs.is_object() || !jobs.value("lines", Json()).is_number_unsigned() || !hex(jobs.value("digest", Json())))
+    return Error{path + ": /run/jobs_jsonl: expected {\"lines\", \"digest\"} or null"};
+  const std::string digest = jobs["digest"].get<std::string>();
+  if (digest.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return Error{path + ": /run/jobs_jsonl/digest: expected 16 hexadecimal digits"};
+  identity.jobs = JobsDigest{jobs["lines"].get<uint64_t>(), std::stoull(digest, nullptr, 16)};
   return identity;
 }
 
@@ -247,7 +250,7 @@ std::string jobs_mismatch(const RunIdentity& identity, bool present, const JobsD
   const std::string other = "not the one written with results.json (run " + identity.id + "): ";
   if (expected && read.lines != identity.jobs->lines)
     return other + std::to_string(read.lines) + " lines, " + std::to_string(identity.jobs->lines) + " expected";
-  if (expected && read.fnv1a64 != identity.jobs->fnv1a64) return other + "its bytes differ";
+  if (expected && read.digest != identity.jobs->digest) return other + "its bytes differ";
   return "";
 }
 
@@ -255,14 +258,16 @@ std::string jobs_mismatch(const RunIdentity& identity, bool present, const JobsD
 Expected<JobsDigest> digest_file(const std::string& path) {
   auto opened = open_input_file(path);
   if (!opened) return opened.error();
-  JobsDigest digest{0, kFnv1a64Offset};
-  char buffer[1 << 16];
-  while (opened->read(buffer, sizeof buffer) || opened->gcount() > 0) {
-    const std::string_view chunk(buffer, static_cast<size_t>(opened->gcount()));
-    digest.fnv1a64 = fnv1a64(chunk, digest.fnv1a64);
+  JobsDigest digest;
+  Digest64 bytes;
+  std::string buffer(size_t{1} << 20, '\0');
+  while (opened->read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || opened->gcount() > 0) {
+    const std::string_view chunk(buffer.data(), static_cast<size_t>(opened->gcount()));
+    bytes.add(chunk);
     digest.lines += static_cast<uint64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
   }
   if (opened->bad()) return Error{"cannot read '" + path + "'"};
+  digest.digest = bytes.value();
   return digest;
 }
 
@@ -272,7 +277,7 @@ Status load_job_records(const std::string& dir, const RunIdentity& identity, Res
   const std::string path = (fs::path(dir) / "jobs.jsonl").string();
   std::error_code ec;
   const bool present = fs::exists(fs::symlink_status(path, ec));
-  JobsDigest digest{0, kFnv1a64Offset};
+  JobsDigest digest;
   if (present && identity.stamped) {
     auto read = digest_file(path);
     if (!read) return read.error();

@@ -150,8 +150,8 @@ void write_results_json(const ResultSet& results, std::ostream& out, const JobsD
   root["schedulers"] = std::move(schedulers);
   if (jobs) {
     Json digest = nullptr;
-    if (jobs->lines > 0) digest = {{"lines", jobs->lines}, {"fnv1a64", hex64(jobs->fnv1a64)}};
-    const uint64_t id = fnv1a64(hex64(jobs->fnv1a64) + std::to_string(jobs->lines), fnv1a64(dump(root)));
+    if (jobs->lines > 0) digest = {{"lines", jobs->lines}, {"digest", hex64(jobs->digest)}};
+    const uint64_t id = digest64(dump(root) + hex64(jobs->digest) + std::to_string(jobs->lines));
     root["run"] = {{"id", hex64(id)}, {"jobs_jsonl", std::move(digest)}};
   }
   out << dump(root) << "\n";
@@ -160,9 +160,10 @@ void write_results_json(const ResultSet& results, std::ostream& out, const JobsD
 Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out, JobsDigest* digest) {
   constexpr size_t kFlushBytes = 1 << 20;
   std::string lines;
-  JobsDigest written{0, kFnv1a64Offset};
+  JobsDigest written;
+  Digest64 bytes;
   const auto emit = [&] {
-    written.fnv1a64 = fnv1a64(lines, written.fnv1a64);
+    bytes.add(lines);
     written.lines += static_cast<uint64_t>(std::count(lines.begin(), lines.end(), '\n'));
     out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
     lines.clear();
@@ -179,6 +180,7 @@ Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out, JobsDigest
       }
     }
   emit();
+  written.digest = bytes.value();
   if (digest) *digest = written;
   return Status::success();
 }
