@@ -199,7 +199,7 @@ class Allocate : public Command {
   }
 
   Outcome execute(Streams io) override {
-    Expected<NodeModel> model = node_.load(io.err);
+    Expected<NodeModel> model = node_.load(io.notes);
     if (!model) return Outcome::bad_input(model.error().message);
     Expected<Topology> topology = Topology::build(std::move(*model));
     if (!topology) return Outcome::bad_input(node_.spec() + ": " + topology.error().message);

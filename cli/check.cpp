@@ -80,6 +80,8 @@ class Check : public Command {
     for (const std::string& path : {update_ ? suite->baseline_path : std::string(), junit_path_, markdown_path_})
       if (!path.empty())
         if (Status s = check_output_path(path); !s) return Outcome::bad_input(s.error().message);
+    if (const std::string summary = step_summary_path(); !update_ && !summary.empty())
+      if (Status s = check_append_path(summary); !s) return Outcome::bad_input("GITHUB_STEP_SUMMARY: " + s.error().message);
     auto values = run_suite(
         *suite, substitutions_, [&](const SuiteScenario& entry) { return experiment_options(entry.key, io); },
         [&](const SuiteScenario& entry, double wall_s) {
@@ -93,6 +95,12 @@ class Check : public Command {
   }
 
  private:
+  // $GITHUB_STEP_SUMMARY: the file GitHub Actions shows as the step's summary ("" when unset).
+  static std::string step_summary_path() {
+    const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+    return path ? path : "";
+  }
+
   ExperimentOptions experiment_options(const std::string& key, Streams io) const {
     ExperimentOptions options;
     options.threads = threads_or_all_cores(threads_);
@@ -119,8 +127,8 @@ class Check : public Command {
     const std::string markdown = render_check_markdown(result);
     if (!markdown_path_.empty())
       if (Status s = write_output(markdown_path_, markdown, io.out); !s) return Outcome::bad_input(s.error().message);
-    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
-      std::ofstream(summary, std::ios::app) << markdown;
+    if (const std::string summary = step_summary_path(); !summary.empty())
+      if (Status s = append_output(summary, markdown); !s) return Outcome::bad_input("GITHUB_STEP_SUMMARY: " + s.error().message);
     if (result.regressions == 0) return Outcome::ok();
     std::string names;
     for (const MetricCheck& c : result.checks)

@@ -200,19 +200,23 @@ std::string command_help(const CommandSpec& spec) {
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Outcome outcome;
+  std::ostringstream notes;
   try {
-    outcome = dispatch(args, Streams{out, err});
+    outcome = dispatch(args, Streams{out, err, notes});
   } catch (const std::bad_alloc&) {  // an input beyond this machine's memory
     outcome = Outcome::bad_input("out of memory: the input is too large for this machine (docs/limits.md)");
   } catch (const std::exception& e) {  // a bug, not an input problem: still one line, no trace
     outcome = {ExitCode::Internal, std::string("internal error, please report: ") + e.what()};
   }
   out.flush();
-  // Messages quote inputs and arguments: one line whatever they hold (util/one_line.h).
+  // Messages quote inputs and arguments: one line whatever they hold, quoted values capped
+  // (util/one_line.h).
+  if (outcome.code == ExitCode::Ok || outcome.code == ExitCode::CheckFailed) err << notes.str();
+  const std::string message = one_line(cap_quoted(outcome.message));
   if (outcome.code == ExitCode::CheckFailed)
-    err << "topsim: " << outcome.what_failed << ": " << one_line(outcome.message) << "\n";
+    err << "topsim: " << outcome.what_failed << ": " << message << "\n";
   else if (outcome.code != ExitCode::Ok)
-    err << "topsim: error: " << one_line(outcome.message) << "\n";
+    err << "topsim: error: " << message << "\n";
   return static_cast<int>(outcome.code);
 }
 

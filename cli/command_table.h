@@ -43,10 +43,12 @@ struct Outcome {
   static Outcome slos_not_met(std::string message) { return {ExitCode::CheckFailed, std::move(message), "SLOs not met"}; }
 };
 
-// Where a command writes: results to `out` (stdout), notes to `err` (stderr).
+// Where a command writes: results to `out` (stdout), progress to `err` (stderr), and notes to
+// `notes`, shown on stderr after the command succeeded: a refusal stays one line.
 struct Streams {
   std::ostream& out;
   std::ostream& err;
+  std::ostream& notes;
 };
 
 // The options of one command. `visible` ones are listed by `--help`; positional arguments are

@@ -30,7 +30,7 @@ class ImportJobs : public Command {
     if (!imported) return Outcome::bad_input(imported.error().message);
     if (auto check = imported_workload(*imported, ""); !check) return Outcome::bad_input(check.error().message);
     if (Status s = write_output(output_, render_job_list(*imported), io.out); !s) return Outcome::bad_input(s.error().message);
-    std::ostream& note = output_ == "-" ? io.err : io.out;
+    std::ostream& note = output_ == "-" ? io.notes : io.out;
     for (const std::string& n : imported->notes) note << "note: " << n << "\n";
     for (const std::string& skipped : imported->skipped) note << "skipped " << skipped << "\n";
     note << fmt::format("{} job(s) -> {}\n", imported->size(), output_ == "-" ? "stdout" : output_);

@@ -5,6 +5,8 @@
 
 #include "core/builtin_models.h"
 #include "core/hardware.h"
+#include "core/node_model.h"
+#include "util/number_format.h"
 #include "util/suggest.h"
 
 namespace topsim::cli {
@@ -70,7 +72,10 @@ Status NodeArgument::finish(const po::variables_map& values) {
   load_.topo_m.nic_transport = transport;
   load_.nccl_xml.nic_transport = transport;
   if (matrix_ < 1) return Error{"--matrix: must be 1 or more (the first matrix is 1), got " + std::to_string(matrix_)};
-  if (!(nic_speed_gbit_ > 0)) return Error{"--nic-speed: must be a positive speed in Gb/s"};
+  // 1 GbE, the slowest port a GPU node has, up to the node model's limit per port.
+  if (!(nic_speed_gbit_ >= 1 && nic_speed_gbit_ <= kMaxNicGbit))
+    return Error{"--nic-speed: must be a port speed in 1.." + format_number(kMaxNicGbit) + " Gb/s, got " +
+                 format_number(nic_speed_gbit_)};
   if (values.count("name") && name_.empty()) return Error{"--name: must not be empty"};
   load_.topo_m.gpu_model = gpu_model_;
   load_.topo_m.matrix = matrix_;

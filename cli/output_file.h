@@ -1,10 +1,16 @@
-// Writing a command's output files: atomically (to "<path>.tmp", then renamed over <path>), so
-// a failure never leaves a half-written file; "-" means stdout.
+// Writing a command's output files. A single file is written into a new temporary file beside
+// it, created exclusively under an unpredictable name (O_CREAT | O_EXCL, links never followed),
+// then renamed over its path: a failure never leaves a half-written file, and nothing made in
+// advance at a temporary name is written through. "-" means stdout.
+//
+// The files of one run are one result set (DirectorySink): written whole or not at all, by one
+// topsim at a time (docs/results-format.md, "Result sets").
 #pragma once
 
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "reports/reporter.h"
 #include "util/expected.h"
@@ -17,25 +23,60 @@ namespace topsim::cli {
 [[nodiscard]] Status write_output_stream(const std::string& path, const std::function<void(std::ostream&)>& fill,
                                          std::ostream& out);
 
+// Appends `text` to the regular file `path` (created when absent), as $GITHUB_STEP_SUMMARY asks;
+// a FIFO, a device or a folder there is refused, never opened for writing. Error: "cannot append
+// to '<path>': <reason>".
+[[nodiscard]] Status append_output(const std::string& path, const std::string& text);
+// Whether append_output could append to `path` (before the work).
+[[nodiscard]] Status check_append_path(const std::string& path);
+
 // Whether write_output could write `path` (before a long run, so that it does not fail at the
-// end): its folder exists and is writable, and `path` is absent, a regular file or a link.
+// end): the path is not empty, its folder exists and is writable, and `path` is absent, a regular
+// file or a link.
 [[nodiscard]] Status check_output_path(const std::string& path);
 
-// Reporters' files in one folder, created when missing.
+// The files of one result set in one folder, created when missing. prepare() takes the folder's
+// lock (flock on the folder: a second topsim writing there is refused until this one ends),
+// checks that each file of the set could be replaced (absent or a regular file), removes what
+// killed runs left (.topsim-staging-* folders) and makes a fresh staging folder inside it.
+// write() creates each file there exclusively; nothing is visible in the folder until commit():
+// it removes the set's commit record, moves every written file in, removes the set's files this
+// run did not write (an older run's), and moves the commit record in last. So a folder holding
+// the commit record holds one whole set; a run that fails or is killed leaves the previous set
+// without its commit record at worst, never a mixture that reads as whole. Destroying a sink that
+// was not committed removes its staging folder (and the folder itself when it made it and it is
+// empty).
 class DirectorySink final : public OutputSink {
  public:
-  explicit DirectorySink(std::string dir) : dir_(std::move(dir)) {}
-  // Creates the folder and checks it can be written in, before any work is done.
-  // Error: "cannot create '<dir>': <reason>" or "cannot write in '<dir>': <reason>".
-  [[nodiscard]] Status prepare() const;
+  // `set_files`: every file the command may write there; `commit_record` (one of them) is moved in
+  // last, e.g. results.json.
+  DirectorySink(std::string dir, std::vector<std::string> set_files, std::string commit_record);
+  ~DirectorySink() override;
+  DirectorySink(const DirectorySink&) = delete;
+  DirectorySink& operator=(const DirectorySink&) = delete;
+
+  // Before any work is done. Error: "cannot create '<dir>': <reason>", "cannot write in '<dir>':
+  // <reason>" (another topsim writing there, a file of the set that is a folder or a FIFO, ...).
+  [[nodiscard]] Status prepare();
+  // REQUIRES: prepare() succeeded; `name` is one of the set's files.
   [[nodiscard]] Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override;
+  // Swaps the written files in (see above). Error: "cannot write '<path>': <reason>".
+  [[nodiscard]] Status commit();
+  // Where `name` is once committed.
   std::string path(std::string_view name) const;
   const std::string& dir() const { return dir_; }
-  // Removes a file an earlier run left that this one does not write (no error when absent).
-  void remove_stale(std::string_view name) const;
+  // The staging folder (for scratch files that must stay on the output's file system).
+  const std::string& staging_dir() const { return staging_; }
 
  private:
   std::string dir_;
+  std::vector<std::string> set_files_;
+  std::string commit_record_;
+  std::vector<std::string> written_;
+  std::string staging_;
+  int lock_fd_ = -1;
+  bool created_dir_ = false;
+  bool committed_ = false;
 };
 
 }  // namespace topsim::cli

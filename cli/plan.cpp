@@ -44,13 +44,14 @@ void attach_plan_progress(PlanRunOptions& options, std::ostream& err, const Prog
     };
 }
 
+// The result set of a plan or a merge in `dir`.
+DirectorySink plan_sink(const std::string& dir) { return DirectorySink(dir, plan_file_names(true), "plan.json"); }
+
 // Writes the plan's files and says where; exit 1 when some growth step has no configuration.
-Outcome finish_plan(const PlanResult& result, const std::string& dir, bool report, Streams io) {
-  DirectorySink sink(dir);
-  if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
+// REQUIRES: sink.prepare() succeeded.
+Outcome finish_plan(const PlanResult& result, DirectorySink& sink, bool report, Streams io) {
   if (Status s = write_plan_reports(result, sink, report); !s) return Outcome::bad_input(s.error().message);
-  if (!report)
-    for (const char* stale : {"summary.md", "report.html"}) sink.remove_stale(stale);
+  if (Status s = sink.commit(); !s) return Outcome::bad_input(s.error().message);
   io.out << render_plan_text(result);
   io.out << "\nplan: " << sink.path("plan.json") << "\n";
   if (report) io.out << "report: " << sink.path("report.html") << "\n";
@@ -85,8 +86,10 @@ class Plan : public Command {
                         "print every metric an SLO can bound (unit, better direction), and exit");
   }
 
-  Status finish(const po::variables_map&) override {
+  Status finish(const po::variables_map& values) override {
     if (list_slos_) return {};
+    if (values.count("output") && output_dir_.empty()) return Error{"-o: the output folder is empty"};
+    if (values.count("shard") && shard_.empty()) return Error{"--shard is empty: expected I/N with 0 <= I < N, e.g. 0/4"};
     if (plan_path_.empty()) return Error{"give a plan file (docs/planning.md)"};
     if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
     if (shards_ < 0) return Error{"--shards must be 1 or more, got " + std::to_string(shards_)};
@@ -101,7 +104,15 @@ class Plan : public Command {
     auto plan = load_plan(plan_path_);
     if (!plan) return Outcome::bad_input(plan.error().message);
     const std::string dir = output_dir_.empty() ? (fs::path("results") / safe_file_name(plan->name)).string() : output_dir_;
-    if (Status s = DirectorySink(dir).prepare(); !s) return Outcome::bad_input(s.error().message);  // before any work
+    // Before any work: a whole plan takes the folder as its result set; a shard only adds its part
+    // (shards share the folder), written as one file.
+    DirectorySink sink = plan_sink(dir);
+    const std::string part = *shard ? (fs::path(dir) / plan_part_name((*shard)->index, (*shard)->count)).string() : "";
+    if (*shard && !dir.empty()) {
+      std::error_code ignored;  // check_output_path names what is wrong
+      fs::create_directories(dir, ignored);
+    }
+    if (Status s = *shard ? check_output_path(part) : sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     PlanRunOptions options;
     options.threads = threads_or_all_cores(threads_);
     options.check_invariants = options.check_invariants || check_invariants_;
@@ -109,20 +120,15 @@ class Plan : public Command {
     if (*shard) options.chains = plan_shard(chains, (*shard)->index, (*shard)->count);
     attach_plan_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), plan->name});
     if (*shard && options.chains->empty())
-      io.err << fmt::format("topsim: note: shard {} of {} has no search to run (the plan has {})\n", (*shard)->index,
-                            (*shard)->count, chains);
+      io.notes << fmt::format("topsim: note: shard {} of {} has no search to run (the plan has {})\n", (*shard)->index,
+                              (*shard)->count, chains);
     auto result = run_plan(*plan, options);
     if (!result) return Outcome::failed(result.error());
-    if (!*shard) return finish_plan(*result, dir, !no_report_, io);
-    DirectorySink sink(dir);
-    if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
-    const std::string name = plan_part_name((*shard)->index, (*shard)->count);
-    if (Status s =
-            sink.write(name, [&](std::ostream& out) { out << render_plan_part(*result, (*shard)->index, (*shard)->count); });
-        !s)
+    if (!*shard) return finish_plan(*result, sink, !no_report_, io);
+    if (Status s = write_output(part, render_plan_part(*result, (*shard)->index, (*shard)->count), io.out); !s)
       return Outcome::bad_input(s.error().message);
     io.out << fmt::format("shard {} of {} ({}): {} of {} searches -> {}\n", (*shard)->index, (*shard)->count, (*shard)->from,
-                          options.chains->size(), chains, sink.path(name));
+                          options.chains->size(), chains, part);
     return Outcome::ok();
   }
 
@@ -149,8 +155,11 @@ class Merge : public Command {
         "no-report", po::bool_switch(&no_report_), "leave report.html and summary.md out");
   }
 
-  Status finish(const po::variables_map&) override {
+  Status finish(const po::variables_map& values) override {
+    if (values.count("output") && output_dir_.empty()) return Error{"-o: the output folder is empty"};
     if (inputs_.empty()) return Error{"give the shards' output folders or their plan-part-*.json files"};
+    for (const std::string& input : inputs_)
+      if (input.empty()) return Error{"an empty part argument (give the shards' folders or plan-part-*.json files)"};
     if (output_dir_.empty()) return Error{"-o DIR is required: the folder for the merged results"};
     return {};
   }
@@ -168,7 +177,9 @@ class Merge : public Command {
     }
     auto merged = merge_plan_parts(std::move(parts));
     if (!merged) return Outcome::bad_input(merged.error().message);
-    return finish_plan(*merged, output_dir_, !no_report_, io);
+    DirectorySink sink = plan_sink(output_dir_);
+    if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
+    return finish_plan(*merged, sink, !no_report_, io);
   }
 
  private:

@@ -2,6 +2,7 @@
 // written by `topsim run`), or, with several folders, a comparison of the runs: every chart
 // overlays them, and a delta table gives each metric in each run with its % change against the
 // first, worse cells marked.
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -36,8 +37,10 @@ class Report : public Command {
         "label", po::value(&labels_text_), "names of the runs, comma-separated, in order (default: each run's scenario name)");
   }
 
-  Status finish(const po::variables_map&) override {
+  Status finish(const po::variables_map& values) override {
     if (dirs_.empty()) return Error{"give at least one results folder (written by `topsim run`)"};
+    if (values.count("output") && output_dir_.empty()) return Error{"-o: the output folder is empty"};
+    if (values.count("label") && labels_text_.empty()) return Error{"--label is empty"};
     if (labels_text_.empty()) return {};
     labels_ = split_labels(labels_text_);
     if (labels_.size() != dirs_.size())
@@ -45,6 +48,9 @@ class Report : public Command {
                    " results folders are given"};
     for (size_t i = 0; i < labels_.size(); ++i) {
       if (labels_[i].empty()) return Error{"--label: label " + std::to_string(i + 1) + " is empty"};
+      if (std::any_of(labels_[i].begin(), labels_[i].end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        return Error{"--label: label " + std::to_string(i + 1) + " '" + labels_[i] + "' holds a control character"};
       for (size_t k = 0; k < i; ++k)
         if (labels_[k] == labels_[i]) return Error{"--label: '" + labels_[i] + "' is given twice"};
     }
@@ -61,9 +67,10 @@ class Report : public Command {
     std::vector<LabelledResults> inputs;
     for (size_t i = 0; i < results.size(); ++i)
       inputs.push_back({labels_.empty() ? default_label(results, i) : labels_[i], &results[i]});
-    DirectorySink sink(output_dir_.empty() ? default_output(inputs) : output_dir_);
+    DirectorySink sink(output_dir_.empty() ? default_output(inputs) : output_dir_, report_file_names(), "report.html");
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     if (Status s = write_report(inputs, sink); !s) return Outcome::bad_input(s.error().message);
+    if (Status s = sink.commit(); !s) return Outcome::bad_input(s.error().message);
     io.out << "report: " << sink.path("report.html") << "\n";
     return Outcome::ok();
   }

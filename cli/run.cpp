@@ -47,6 +47,7 @@ class Run : public Command {
   Status finish(const po::variables_map& values) override {
     // An empty argument (an unset "$SCENARIO") is not "no argument": it must not run the default.
     if (values.count("scenario") && scenario_.empty()) return Error{"the scenario argument is empty"};
+    if (values.count("output") && output_dir_.empty()) return Error{"-o: the output folder is empty"};
     if (no_report_ && values.count("report") && !values["report"].defaulted())
       return Error{"--report and --no-report contradict each other"};
     if (summary_only_ && jobs_) return Error{"--summary-only and --jobs contradict each other"};
@@ -60,13 +61,16 @@ class Run : public Command {
     if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
     auto scenario = cluster_.empty() ? load_scenario(scenario_) : scenario_from_files(cluster_, workload_);
     if (!scenario) return Outcome::bad_input(scenario.error().message);
-    DirectorySink sink(output_dir_.empty() ? (fs::path("results") / safe_file_name(scenario->name)).string() : output_dir_);
+    std::vector<std::string> set_files = {"results.json", "jobs.jsonl", "summary.txt"};
+    for (const std::string& name : report_file_names()) set_files.push_back(name);
+    DirectorySink sink(output_dir_.empty() ? (fs::path("results") / safe_file_name(scenario->name)).string() : output_dir_,
+                       set_files, "results.json");
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     ExperimentOptions options;
     options.check_invariants = options.check_invariants || check_invariants_;
     options.threads = threads_or_all_cores(threads_);
     options.keep_jobs = scenario->mode == ExperimentMode::Fill ? jobs_ : !summary_only_;
-    options.spill_dir = sink.dir();  // per-job records wait on disk, unnamed, until the reporters write them
+    options.spill_dir = sink.staging_dir();  // per-job records wait on disk, unnamed, until the reporters write them
     attach_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), scenario->name});
     auto results = run_experiment(*scenario, options);
     if (!results) return Outcome::failed(results.error());
@@ -76,7 +80,7 @@ class Run : public Command {
     if (!no_report_) reporters.push_back(make_report_reporter());
     for (const auto& reporter : reporters)
       if (Status s = reporter->write(*results, sink); !s) return Outcome::bad_input(s.error().message);
-    if (!options.keep_jobs) sink.remove_stale("jobs.jsonl");
+    if (Status s = sink.commit(); !s) return Outcome::bad_input(s.error().message);
     io.out << render_text(*results);
     io.out << "\nresults: " << sink.path("results.json") << "\n";
     if (!no_report_) io.out << "report: " << sink.path("report.html") << "\n";

@@ -28,7 +28,7 @@ class TopoExportNccl : public Command {
   }
 
   Outcome execute(Streams io) override {
-    Expected<NodeModel> model = node_.load(io.err);
+    Expected<NodeModel> model = node_.load(io.notes);
     if (!model) return Outcome::bad_input(model.error().message);
     if (Expected<Topology> topology = Topology::build(*model); !topology)
       return Outcome::bad_input(node_.spec() + ": " + topology.error().message);

@@ -53,7 +53,7 @@ class TopoImport : public Command {
     // Where the node goes is checked first, so a refusal is the only line (no import notes).
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     NodeSourceInfo info;
-    Expected<NodeModel> model = node_.load(io.err, &info);
+    Expected<NodeModel> model = node_.load(io.notes, &info);
     if (!model) return Outcome::bad_input(model.error().message);
     if (Expected<Topology> topology = Topology::build(*model); !topology)
       return Outcome::bad_input(node_.spec() + ": " + topology.error().message);

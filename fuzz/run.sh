@@ -13,7 +13,7 @@ if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube)
-shared=../shared
+shared=${TOPSIM_SHARED_DIR:-../shared}  # the real inputs; TOPSIM_SHARED_DIR when the checkout has no ../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
   local dir="$build/fuzz-corpus/$1"; shift

@@ -159,7 +159,7 @@ Expected<PlanPart> load_plan_part(const std::string& path) {
     if (Status s = check_chains(part); !s) return Error{path + ": malformed plan part: " + s.error().message};
     return part;
   } catch (const std::exception& e) {
-    return Error{path + ": malformed plan part: " + e.what()};
+    return Error{path + ": malformed plan part: " + json_exception_text(e)};
   }
 }
 
@@ -227,6 +227,8 @@ Expected<std::optional<Shard>> choose_shard(const std::string& shard_text, int s
     const auto min = env_integer(env, "SLURM_ARRAY_TASK_MIN");
     if (!id || !count || !min)
       return Error{"a Slurm job array needs SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT as numbers"};
+    if (*count < 1)
+      return Error{"SLURM_ARRAY_TASK_COUNT is " + std::to_string(*count) + ": a Slurm job array has at least one task"};
     // A stepped array (--array=0-14:2) or one with holes (--array=1,5,9) numbers its tasks apart:
     // the shards would not be 0..N-1.
     const auto step = env_integer(env, "SLURM_ARRAY_TASK_STEP");

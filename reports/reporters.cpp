@@ -25,12 +25,17 @@ class JsonReporter final : public Reporter {
     if (jobs_) return {"results.json", "jobs.jsonl"};
     return {"results.json"};
   }
+  // jobs.jsonl first: results.json carries its digest (the run's identity).
   Status write(const ResultSet& results, OutputSink& sink) const override {
-    if (Status s = sink.write("results.json", [&](std::ostream& out) { write_results_json(results, out); }); !s) return s;
-    if (!jobs_) return Status::success();
-    Status read = Status::success();
-    const Status written = sink.write("jobs.jsonl", [&](std::ostream& out) { read = stream_jobs_jsonl(results, out); });
-    return read ? written : read;
+    JobsDigest digest;
+    if (jobs_) {
+      Status read = Status::success();
+      const Status written =
+          sink.write("jobs.jsonl", [&](std::ostream& out) { read = stream_jobs_jsonl(results, out, &digest); });
+      if (!read) return read;
+      if (!written) return written;
+    }
+    return sink.write("results.json", [&](std::ostream& out) { write_results_json(results, out, &digest); });
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/model_catalog.h"
+#include "util/one_line.h"
 
 namespace topsim {
 namespace {
@@ -24,10 +25,12 @@ std::string pm(const SchedulerResult& s, std::string_view name, int decimals) {
   return fmt::format("{:.{}f} ± {:.{}f}", m->over_seeds.mean, decimals, m->over_seeds.sd, decimals);
 }
 
+// Every cell is right-aligned after at least one space: a figure wider than its column (a median
+// of 10^15 s) pushes the row along instead of running into its neighbour.
 template <class Cell>
 std::string row(const std::string& label, const ResultSet& results, Cell cell) {
-  std::string line = fmt::format("{:<34}", label);
-  for (const SchedulerResult& s : results.schedulers) line += fmt::format("{:>22}", cell(s));
+  std::string line = fmt::format("{:<33} ", label);
+  for (const SchedulerResult& s : results.schedulers) line += fmt::format(" {:>21}", cell(s));
   return line + "\n";
 }
 
@@ -36,8 +39,8 @@ std::string header(const ResultSet& results) {
   std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed,
                                                  sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
                                    : fmt::format("seed {}", sc.seed);
-  std::string out =
-      fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", sc.name, sc.nodes, sc.gpus, sc.jobs, sc.workload, seeds);
+  std::string out = fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", one_line(sc.name), sc.nodes, sc.gpus,
+                                sc.jobs, one_line(sc.workload), seeds);
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
@@ -98,7 +101,7 @@ std::string replay_rows(const ResultSet& r) {
   std::string out = fmt::format("{:<16}{:>20}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "finished/rej/stuck",
                                 "mean wait s", "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>20}{:>13.1f}{:>13.1f}{:>13.1f}{:>11.0f}{:>11.1f}%{:>11.1f}%{:>11.1f}%\n", s.name,
+    out += fmt::format("{:<15} {:>19} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.0f} {:>10.1f}% {:>10.1f}% {:>10.1f}%\n", s.name,
                        fmt::format("{:.0f}/{:.0f}/{:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck")),
                        mean(s, "wait_s.mean"), mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"),
                        100 * mean(s, "gpu_alloc_ratio.mean"), 100 * mean(s, "gpu_alloc_ratio.max"),
@@ -159,7 +162,7 @@ std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   };
   JobCursor cursor(workload);  // a few jobs: this is only drawn for small workloads
   while (const JobSpec* job = cursor.next()) {
-    out += row(workload.job_name(job->id), r, [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
+    out += row(one_line(workload.job_name(job->id)), r, [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
     out += row("", r, [&](const SchedulerResult& s) { return cell(placement_cell, s, *job); });
   }
   return out;
@@ -229,9 +232,9 @@ std::string render_replay(const ResultSet& r, const TextOptions& options) {
 std::string at_load_table(const ResultSet& r) {
   for (const SchedulerResult& s : r.schedulers)
     if (!s.metric("gpu_alloc_ratio.at_100") || !s.metric("gpu_alloc_ratio.at_130")) return "";
-  std::string out = fmt::format("\n{:<16}{:>22}{:>22}\n", "scheduler", "alloc at 100% load", "alloc at 130% load");
+  std::string out = fmt::format("\n{:<15} {:>21} {:>21}\n", "scheduler", "alloc at 100% load", "alloc at 130% load");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>22}{:>22}\n", s.name, pm(s, "gpu_alloc_ratio.at_100", 4), pm(s, "gpu_alloc_ratio.at_130", 4));
+    out += fmt::format("{:<15} {:>21} {:>21}\n", s.name, pm(s, "gpu_alloc_ratio.at_100", 4), pm(s, "gpu_alloc_ratio.at_130", 4));
   out += r.scenario.protocol.empty()
              ? "GPU alloc ratio when the arrived load first reached 100% / 130% of capacity\n"
              : "GPU alloc ratio at 100% / 130% arrived load: mean over the arrivals whose load rounds to it (the artifact's "
@@ -241,9 +244,10 @@ std::string at_load_table(const ResultSet& r) {
 
 std::string render_fill(const ResultSet& r) {
   const ScenarioInfo& sc = r.scenario;
-  std::string out = fmt::format("fill experiment {}{}\n", sc.name, sc.description.empty() ? "" : ": " + sc.description);
+  std::string out =
+      fmt::format("fill experiment {}{}\n", one_line(sc.name), sc.description.empty() ? "" : ": " + one_line(sc.description));
   out += fmt::format("  cluster: {} nodes, {} GPUs\n", sc.nodes, sc.gpus);
-  out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", sc.workload,
+  out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", one_line(sc.workload),
                      r.schedulers.front().runs.front().target_specs, 100 * sc.fragmentation_coverage);
   const std::string arrivals =
       sc.protocol.empty()
@@ -254,9 +258,10 @@ std::string render_fill(const ResultSet& r) {
                 sc.protocol, 100 * sc.target_load);
   out += fmt::format("  protocol: {}, no departures, {} seed{} ({}..{})\n\n", arrivals, sc.seeds, sc.seeds == 1 ? "" : "s",
                      sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
-  out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods");
+  out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs",
+                     "failed pods");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<16}{:>22}{:>22}{:>20}{:>20}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4),
+    out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4),
                        pm(s, "fragmentation_rate.final", 4), pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1));
   out +=
       "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "

@@ -1,6 +1,8 @@
 #include "util/input_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -37,10 +39,25 @@ Expected<std::string> read_text_file(const std::string& path) {
     return Error{"cannot read '" + path + "': larger than " + std::to_string(kMaxWholeFileBytes >> 20) +
                  " MiB (the limit for a file read whole; docs/limits.md)"};
   };
-  std::error_code ec;
-  if (std::filesystem::file_size(path, ec) > kMaxWholeFileBytes && !ec) return too_large();
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return Error{"cannot open '" + path + "': " + std::strerror(errno)};
+  // Opened without blocking, then checked again: what was swapped for a FIFO or a device after
+  // the check above is refused, never waited on.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot open '" + path + "': " + std::strerror(errno)};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{"cannot open '" + path + "': not a regular file"};
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxWholeFileBytes) {
+    ::close(fd);
+    return too_large();
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (!file) {
+    ::close(fd);
+    return Error{"cannot open '" + path + "': " + std::strerror(errno)};
+  }
   std::string text;
   char buffer[65536];
   size_t n;

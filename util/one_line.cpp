@@ -1,5 +1,6 @@
 #include "util/one_line.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace topsim {
@@ -68,6 +69,67 @@ std::string one_line(std::string_view text) {
       ++i;
     }
   }
+  return out;
+}
+
+std::string quoted_value(std::string_view text) {
+  std::string out;
+  size_t chars = 0, i = 0;
+  for (; i < text.size() && chars < kMaxQuotedChars; ++chars) {
+    const auto b = static_cast<uint8_t>(text[i]);
+    const size_t n = b < 0x80 ? 1 : std::max<size_t>(1, utf8_length(text, i));
+    out += one_line(text.substr(i, n));
+    i += n;
+  }
+  if (i < text.size()) out += "\u2026";
+  return out;
+}
+
+std::string quoted_pointer(std::string_view pointer) {
+  std::string out;
+  for (size_t start = 0; start <= pointer.size();) {
+    const size_t slash = pointer.find('/', start);
+    out += quoted_value(pointer.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) break;
+    out += '/';
+    start = slash + 1;
+  }
+  return out;
+}
+
+std::string cap_quoted(std::string_view message) {
+  const auto opens = [&](size_t i) {
+    return message[i] == '\'' && (i == 0 || std::string_view(" (=").find(message[i - 1]) != std::string_view::npos);
+  };
+  const auto closes = [&](size_t i) {
+    return message[i] == '\'' &&
+           (i + 1 == message.size() || std::string_view(" :,;.)").find(message[i + 1]) != std::string_view::npos);
+  };
+  std::string out;
+  for (size_t i = 0; i < message.size() && out.size() < kMaxMessageChars; ++i) {
+    size_t end = i;  // the end of a long quoted value or of a long run without spaces starting at i
+    if (opens(i)) {
+      end = i + 1;
+      while (end < message.size() && !closes(end)) ++end;
+      if (end == message.size() || end - i - 1 <= kMaxEchoedChars) end = i;
+    }
+    if (end > i) {
+      out += '\'' + quoted_value(message.substr(i + 1, end - i - 1)) + '\'';
+      i = end;
+      continue;
+    }
+    if (message[i] != ' ' && (i == 0 || message[i - 1] == ' ')) {
+      end = message.find(' ', i);
+      if (end == std::string_view::npos) end = message.size();
+      if (end - i > kMaxEchoedChars) {
+        out += quoted_value(message.substr(i, end - i));
+        i = end - 1;
+        continue;
+      }
+    }
+    out += message[i];
+  }
+  if (out.size() >= kMaxMessageChars) out += "\u2026";
   return out;
 }
 

@@ -59,13 +59,23 @@ Json object_member(const Json& j, const char* key) {
   return j.is_object() && j.contains(key) && j.at(key).is_object() ? j.at(key) : Json::object();
 }
 
-// A Kubernetes quantity of whole devices ("8"); -1 when absent or not a plain count.
-int device_count(const Json& resources, const char* name) {
-  if (!resources.is_object() || !resources.contains(name) || !resources.at(name).is_string()) return -1;
-  const std::string text = resources.at(name).get<std::string>();
-  int value = -1;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && ptr == text.data() + text.size() && value >= 0 ? value : -1;
+// A Kubernetes quantity of whole devices ("8"): 0 when absent; an error naming `pointer` (the
+// allocatable object's) when present but not a plain count of at most kMaxGpusPerNode: "8k",
+// "1e1", "-8", "0.5" and numbers written without quotes are what no device plugin reports.
+Expected<int> device_count(const Json& resources, const char* name, const std::string& at) {
+  if (!resources.is_object() || !resources.contains(name)) return 0;
+  const Json& value = resources.at(name);
+  std::string token = name;  // RFC 6901: "/" in a key is written "~1"
+  token.replace(token.find('/'), 1, "~1");
+  const std::string where = at + "/status/allocatable/" + token + ": ";
+  if (!value.is_string())
+    return Error{where + "must be a string quantity such as \"8\" (as kubectl writes it), got " + describe_json(value)};
+  const std::string text = value.get<std::string>();
+  const bool digits =
+      !text.empty() && text.size() <= 9 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || std::stoi(text) > static_cast<int>(kMaxGpusPerNode))
+    return Error{where + "'" + text + "' is not a count of whole devices (0-" + std::to_string(kMaxGpusPerNode) + ")"};
+  return std::stoi(text);
 }
 
 }  // namespace
@@ -100,8 +110,11 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
       for (const auto& [key, value] : labels_json.items())
         if (value.is_string()) labels[key] = value.get<std::string>();
     const Json allocatable = object_member(object_member(*node, "status"), "allocatable");
-    int gpus = device_count(allocatable, "nvidia.com/gpu");
-    if (gpus <= 0) gpus = device_count(allocatable, "aliyun.com/gpu-count");
+    auto nvidia = device_count(allocatable, "nvidia.com/gpu", at);
+    if (!nvidia) return nvidia.error();
+    auto aliyun = device_count(allocatable, "aliyun.com/gpu-count", at);
+    if (!aliyun) return aliyun.error();
+    const int gpus = *nvidia > 0 ? *nvidia : *aliyun;
     if (gpus <= 0) {
       out.skipped.push_back(name);
       continue;

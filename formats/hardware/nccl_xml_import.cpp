@@ -15,6 +15,7 @@
 
 #include "core/builtin_models.h"
 #include "formats/hardware/nccl_xml_common.h"
+#include "util/nesting.h"
 #include "util/text.h"
 
 namespace topsim {
@@ -601,15 +602,25 @@ class NcclXmlImporter {
 // "dir/ibm-hgx-h100.xml" -> "ibm-hgx-h100".
 // Real NCCL topology files nest 6-8 deep; the importer walks the tree recursively, so a deeper
 // file is refused first (its walk could exhaust the stack).
-constexpr int kMaxXmlDepth = 64;
+constexpr int kMaxXmlDepth = static_cast<int>(kMaxNestingDepth);
 
-// The first element deeper than kMaxXmlDepth (pugixml's traversal is not recursive).
-struct DepthLimit final : pugi::xml_tree_walker {
-  pugi::xml_node too_deep;
+// The first element deeper than kMaxXmlDepth (pugixml's traversal is not recursive), or holding
+// an attribute twice (pugixml keeps both; XML 1.0 section 3.1 forbids it).
+struct ShapeCheck final : pugi::xml_tree_walker {
+  pugi::xml_node too_deep, repeated;
+  std::string attribute;
   bool for_each(pugi::xml_node& node) override {
-    if (depth() <= kMaxXmlDepth) return true;
-    too_deep = node;
-    return false;
+    if (depth() > kMaxXmlDepth) {
+      too_deep = node;
+      return false;
+    }
+    std::set<std::string_view> names;
+    for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute())
+      if (!names.insert(a.name()).second) {
+        repeated = node, attribute = a.name();
+        return false;
+      }
+    return true;
   }
 };
 
@@ -631,11 +642,19 @@ Expected<NcclXmlImportResult> parse_nccl_xml(std::string_view text, std::string_
     return Error{source + ":" + std::to_string(line) + ":" + std::to_string(column) +
                  ": XML parse error: " + parsed.description() + " (byte offset " + std::to_string(parsed.offset) + ")"};
   }
-  if (DepthLimit limit; !doc.traverse(limit) && limit.too_deep) {
-    const long line = line_and_column(text, limit.too_deep.offset_debug()).first;
-    return Error{source + ":" + std::to_string(line) + ": elements nested more than " + std::to_string(kMaxXmlDepth) +
-                 " deep (an NCCL topology file nests fewer than 10)"};
+  if (ShapeCheck shape; !doc.traverse(shape)) {
+    const pugi::xml_node at = shape.too_deep ? shape.too_deep : shape.repeated;
+    const long line = line_and_column(text, at.offset_debug()).first;
+    if (shape.too_deep)
+      return Error{source + ":" + std::to_string(line) + ": elements nested more than " + std::to_string(kMaxXmlDepth) +
+                   " deep (an NCCL topology file nests fewer than 10)"};
+    return Error{source + ":" + std::to_string(line) + ": <" + at.name() + ">: attribute '" + shape.attribute + "' given twice"};
   }
+  int roots = 0;
+  for (pugi::xml_node child = doc.first_child(); child; child = child.next_sibling())
+    if (child.type() == pugi::node_element && ++roots == 2)
+      return Error{source + ":" + std::to_string(line_and_column(text, child.offset_debug()).first) +
+                   ": a second root element <" + child.name() + "> (an XML document has one)"};
   const pugi::xml_node system = doc.child("system");
   if (!system) return Error{source + ": no <system> element: not an NCCL topology file"};
   NcclXmlImporter importer(options);

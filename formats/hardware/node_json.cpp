@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "formats/support/json_reader.h"
+#include "util/nesting.h"
+#include "util/one_line.h"
 #include "util/suggest.h"
 
 namespace topsim {
@@ -22,7 +25,7 @@ class LoadContext {
  public:
   explicit LoadContext(std::string_view source) : source_(source) {}
   void fail(const std::string& pointer, const std::string& what) {
-    if (!error_) error_ = Error{source_ + ": " + (pointer.empty() ? "/" : pointer) + ": " + what};
+    if (!error_) error_ = Error{source_ + ": " + (pointer.empty() ? "/" : quoted_pointer(pointer)) + ": " + what};
   }
   bool failed() const { return error_.has_value(); }
   const Error& error() const { return *error_; }
@@ -280,6 +283,11 @@ std::string parse_error_reason(const std::string& what) {
 }
 
 Status parse_json(std::string_view text, std::string_view source, Json& out) {
+  if (const auto deep = first_too_deep_bracket(text)) {
+    const auto [line, column] = line_column(text, *deep);
+    return Error{std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                 ": invalid JSON: nested more than " + std::to_string(kMaxNestingDepth) + " levels deep"};
+  }
   try {
     out = Json::parse(text.begin(), text.end());
     return {};
@@ -303,7 +311,7 @@ Expected<NodeModel> node_from_json(std::string_view text, std::string_view sourc
     if (Status s = validate(model); !s) return Error{std::string(source) + ": " + s.error().message};
     return model;
   } catch (const Json::exception& e) {  // not expected: every access above is type-checked
-    return Error{std::string(source) + ": cannot read node JSON: " + e.what()};
+    return Error{std::string(source) + ": cannot read node JSON: " + json_exception_text(e)};
   }
 }
 

@@ -38,7 +38,19 @@ Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, R
 
 Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer) {
   const nlohmann::json jobs = imported.entries->jobs;
-  return read_job_list(JsonAt{&jobs, std::string(pointer)}, "manifests");
+  auto workload = read_job_list(JsonAt{&jobs, std::string(pointer)}, "manifests");
+  if (workload) return workload;
+  // "manifests: <pointer>/<entry>/<field>: what" -> "<where the entry was read>: /<field>: what".
+  const std::string& message = workload.error().message;
+  const std::string prefix = "manifests: " + std::string(pointer) + "/";
+  if (message.rfind(prefix, 0) != 0) return workload;
+  size_t end = prefix.size();
+  while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
+  if (end == prefix.size() || end - prefix.size() > 9) return workload;
+  const size_t entry = std::stoul(message.substr(prefix.size(), end - prefix.size()));
+  if (entry >= imported.origins.size()) return workload;
+  const std::string rest = message.substr(end);
+  return Error{imported.origins[entry] + ": " + (rest.rfind(": ", 0) == 0 ? rest.substr(2) : rest)};
 }
 
 std::string render_job_list(const ImportedJobs& imported) {

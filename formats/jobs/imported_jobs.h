@@ -20,6 +20,7 @@ struct ImportedJobs {
   std::shared_ptr<JobListEntries> entries;  // native job list entries, never null
   std::vector<std::string> skipped;         // what was left out and why, one line each
   std::vector<std::string> notes;           // defaults assumed, once each
+  std::vector<std::string> origins;         // per entry: where it was read ("file:line (job 17)")
 
   size_t size() const;  // entries
 };
@@ -35,8 +36,9 @@ RecordFormat record_format(const std::string& path);
 // is read as manifests too), or one sacct output or Helios log.
 [[nodiscard]] Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format);
 
-// The entries as a workload, checked as every job list is (errors name `pointer` inside
-// "manifests", the job list's source).
+// The entries as a workload, checked as every job list is. An error about an entry names where
+// that entry was read ("sacct.txt:17 (job 4711): /workers: ..."); others name `pointer` inside
+// "manifests", the job list's source.
 [[nodiscard]] Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer);
 
 // The entries as the workload file `topsim import jobs` writes: {"kind": "jobs", "jobs": [...]},

@@ -328,6 +328,10 @@ Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::st
   options.seed = static_cast<uint64_t>(object.integer("seed", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.seed)));
   options.jobs = static_cast<uint32_t>(object.integer("jobs", 1, kMaxJobs).value_or(defaults.jobs));
   options.arrival_rate_per_hour = object.positive_number("arrival_rate_per_hour").value_or(defaults.arrival_rate_per_hour);
+  // 3,600,000 ms an hour: the jobs' expected arrival span must fit the simulated time.
+  if (static_cast<double>(options.jobs - 1) * 3.6e6 / options.arrival_rate_per_hour > static_cast<double>(kMaxRunMs))
+    object.fail("arrival_rate_per_hour", "is so low that " + std::to_string(options.jobs) +
+                                             " jobs arrive over more than 10^15 ms (the longest time simulated)");
   options.gpus_per_node = static_cast<int>(object.integer("gpus_per_node", 1, kMaxUint16).value_or(defaults.gpus_per_node));
   options.median_duration_minutes = object.positive_number("median_duration_minutes").value_or(defaults.median_duration_minutes);
   options.duration_sigma = object.number("duration_sigma", 0, 10).value_or(defaults.duration_sigma);

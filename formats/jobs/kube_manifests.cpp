@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
 #include "util/input_file.h"
+#include "util/nesting.h"
 
 namespace topsim {
 namespace {
@@ -234,6 +236,7 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   if (!at) note_once(ctx, ctx.noted_time, "no metadata.creationTimestamp on some manifests: they arrive first");
   ctx.created.push_back(at);
   ctx.out.entries->jobs.push_back(std::move(job));
+  ctx.out.origins.push_back(label);
 }
 
 // The documents of a YAML stream, split at "---" lines, each with the line it starts on (1-based).
@@ -258,7 +261,10 @@ std::vector<std::pair<int64_t, std::string>> yaml_documents(const std::string& t
   return parts;
 }
 
-std::vector<std::string> manifest_files(const std::vector<std::string>& paths) {
+// The manifest files named or found in the folders named; what a folder holds under a manifest's
+// name that is no regular file (a FIFO, a device, a socket, a link that leads nowhere or loops) is
+// never opened: it is named in `skipped`.
+std::vector<std::string> manifest_files(const std::vector<std::string>& paths, std::vector<std::string>& skipped) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     std::error_code ec;
@@ -269,13 +275,46 @@ std::vector<std::string> manifest_files(const std::vector<std::string>& paths) {
     std::vector<std::string> found;
     for (const auto& entry : fs::directory_iterator(path, ec)) {
       const std::string ext = entry.path().extension().string();
-      if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+      if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
+      if (Status regular = check_input_file(entry.path().string()); regular)
         found.push_back(entry.path().string());
+      else
+        skipped.push_back(regular.error().message.substr(regular.error().message.find('\'')));
     }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   return files;
+}
+
+// Refuses a document nested deeper than kMaxNestingDepth, or whose aliases expand it to more nodes
+// than its text could hold (an alias bomb: each alias repeats a whole subtree), before anything
+// walks it recursively, or repeating a key in a mapping (YAML 1.2 section 3.2.1.1: keys are
+// unique). `text_bytes`: the document's size; `first_line`: the file's line the document starts at.
+Status check_yaml_shape(const YAML::Node& root, size_t text_bytes, const std::string& where, int64_t first_line) {
+  const auto line = [&](const YAML::Node& node) { return std::to_string(first_line + std::max(0, node.Mark().line)); };
+  // A node takes at least a byte of text; aliases may repeat a template a few times, not a billion.
+  const size_t max_nodes = 8 * text_bytes + 4096;
+  std::vector<std::pair<YAML::Node, size_t>> stack = {{root, 1}};
+  for (size_t visited = 0; !stack.empty(); ++visited) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (depth > kMaxNestingDepth)
+      return Error{where + ":" + line(node) + ": nested more than " + std::to_string(kMaxNestingDepth) + " levels deep"};
+    if (visited > max_nodes)
+      return Error{where + ": aliases expand the document to more than " + std::to_string(max_nodes) + " nodes (an alias bomb?)"};
+    if (node.IsSequence())
+      for (const YAML::Node& child : node) stack.emplace_back(child, depth + 1);
+    if (!node.IsMap()) continue;
+    std::set<std::string> keys;
+    for (const auto& pair : node) {
+      if (pair.first.IsScalar() && !keys.insert(pair.first.Scalar()).second)
+        return Error{where + ":" + line(pair.first) + ": duplicate key '" + pair.first.Scalar() +
+                     "' (a key may appear once per mapping)"};
+      stack.emplace_back(pair.first, depth + 1), stack.emplace_back(pair.second, depth + 1);
+    }
+  }
+  return Status::success();
 }
 
 }  // namespace
@@ -287,6 +326,7 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
     for (const auto& [first_line, part] : yaml_documents(text)) {
       try {
         documents.push_back(YAML::Load(part));
+        if (Status shape = check_yaml_shape(documents.back(), part.size(), file, first_line); !shape) return shape.error();
       } catch (const YAML::Exception& e) {
         return Error{file + ":" + std::to_string(first_line + e.mark.line) + ":" + std::to_string(e.mark.column + 1) +
                      ": invalid YAML: " + e.msg};
@@ -316,16 +356,20 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
 }
 
 Expected<ImportedJobs> load_kube_manifests(const std::vector<std::string>& paths) {
-  const std::vector<std::string> files = manifest_files(paths);
+  std::vector<std::string> not_files;
+  const std::vector<std::string> files = manifest_files(paths, not_files);
   if (files.empty())
-    return Error{"no manifest files (*.yaml, *.yml, *.json) in " + (paths.empty() ? std::string("''") : paths.front())};
+    return Error{"no manifest files (*.yaml, *.yml, *.json) in " + (paths.empty() ? std::string("''") : paths.front()) +
+                 (not_files.empty() ? "" : " (skipped " + not_files.front() + ")")};
   std::vector<std::pair<std::string, std::string>> texts;
   for (const std::string& file : files) {
     auto text = read_text_file(file);
     if (!text) return text.error();
     texts.emplace_back(file, std::move(text).value());
   }
-  return parse_kube_manifests(texts);
+  auto imported = parse_kube_manifests(texts);
+  if (imported) imported->skipped.insert(imported->skipped.begin(), not_files.begin(), not_files.end());
+  return imported;
 }
 
 }  // namespace topsim

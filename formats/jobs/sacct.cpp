@@ -9,6 +9,7 @@
 
 #include "formats/jobs/job_list_entries.h"
 #include "util/input_file.h"
+#include "util/one_line.h"
 
 namespace topsim {
 namespace {
@@ -26,8 +27,14 @@ std::vector<std::string_view> split(std::string_view line, char separator) {
   }
 }
 
+// A time that is not one: Slurm's "Unknown" / "None" (never started, still running) or empty.
+bool no_time(std::string_view text) { return text.empty() || text == "Unknown" || text == "None"; }
+
+bool leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
 // sacct's time format, "2024-05-01T10:00:00", or Helios' "2020-06-09 18:41:01" (local times;
-// only differences are used), in seconds; nullopt for "Unknown", "None" or anything else.
+// only differences are used), in seconds; nullopt for anything else, calendar dates that do
+// not exist (month 13, 30 February) included.
 std::optional<int64_t> sacct_time(std::string_view text) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
   const std::string t(text);
@@ -35,9 +42,26 @@ std::optional<int64_t> sacct_time(std::string_view text) {
   if (std::sscanf(t.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7 ||
       used != static_cast<int>(t.size()) || (sep != 'T' && sep != ' '))
     return std::nullopt;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] + (mo == 2 && leap_year(y) ? 1 : 0) || h < 0 || h > 23 ||
+      mi < 0 || mi > 59 || s < 0 || s > 59)
+    return std::nullopt;
   std::tm tm{};
   tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d, tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = s;
   return static_cast<int64_t>(timegm(&tm));
+}
+
+// Start and end of a record: nullopt when it never started or has not ended (no time given);
+// an error naming the column when a time is given that is not one.
+Expected<std::optional<std::pair<int64_t, int64_t>>> run_times(const std::string& at, const char* start_column,
+                                                               std::string_view start_text, const char* end_column,
+                                                               std::string_view end_text, const char* example) {
+  if (no_time(start_text) || no_time(end_text)) return std::optional<std::pair<int64_t, int64_t>>();
+  const auto start = sacct_time(start_text), end = sacct_time(end_text);
+  if (!start)
+    return Error{at + ": column " + start_column + ": '" + quoted_value(start_text) + "' is not a time (" + example + ")"};
+  if (!end) return Error{at + ": column " + end_column + ": '" + quoted_value(end_text) + "' is not a time (" + example + ")"};
+  return std::optional<std::pair<int64_t, int64_t>>(std::make_pair(*start, *end));
 }
 
 // A non-negative integer field, nullopt otherwise.
@@ -98,6 +122,7 @@ class RecordJobs {
     job["duration_s"] = std::max<int64_t>(1, end - start);
     submits_.push_back(submit);
     out_.entries->jobs.push_back(std::move(job));
+    out_.origins.push_back(at + " (job " + out_.entries->jobs.back()["name"].get<std::string>() + ")");
     return Status::success();
   }
   void did_not_run() { ++not_run_; }
@@ -164,18 +189,20 @@ Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
     if (id.find('.') != std::string::npos) continue;  // a job step: --allocations leaves them out
     const auto submit = sacct_time(field("Submit"));
     if (!submit) return Error{at + ": column Submit: '" + std::string(field("Submit")) + "' is not a time (2024-05-01T10:00:00)"};
-    const auto start = sacct_time(field("Start")), end = sacct_time(field("End"));
-    if (!start || !end) {  // never started (PENDING, CANCELLED before start) or still running
+    const auto times = run_times(at, "Start", field("Start"), "End", field("End"), "2024-05-01T10:00:00");
+    if (!times) return times.error();
+    if (!*times) {  // never started (PENDING, CANCELLED before start) or still running
       jobs.did_not_run();
       continue;
     }
+    const auto [start, end] = **times;
     const auto gpus = tres_gpus(field("AllocTRES"));
     if (!gpus)
       return Error{at + ": column AllocTRES: a gres/gpu count that is not a number in '" + std::string(field("AllocTRES")) + "'"};
     const auto nodes = integer(field("NNodes"));
     if (!nodes) return Error{at + ": column NNodes: '" + std::string(field("NNodes")) + "' is not a node count (1-65535)"};
     const std::string name = column.count("JobName") && !field("JobName").empty() ? id + "-" + std::string(field("JobName")) : id;
-    if (Status s = jobs.add(at, name, *submit, *start, *end, *gpus, *nodes); !s) return s.error();
+    if (Status s = jobs.add(at, name, *submit, start, end, *gpus, *nodes); !s) return s.error();
   }
   if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};
   return jobs.finish(src, "sacct");
@@ -202,16 +229,19 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
     const auto submit = sacct_time(field("submit_time"));
     if (!submit)
       return Error{at + ": column submit_time: '" + std::string(field("submit_time")) + "' is not a time (2020-06-09 18:41:01)"};
-    const auto start = sacct_time(field("start_time")), end = sacct_time(field("end_time"));
-    if (!start || !end) {
+    const auto times = run_times(at, "start_time", field("start_time"), "end_time", field("end_time"), "2020-06-09 18:41:01");
+    if (!times) return times.error();
+    if (!*times) {
       jobs.did_not_run();
       continue;
     }
+    const auto [start, end] = **times;
     const auto gpus = integer(field("gpu_num"));
     if (!gpus) return Error{at + ": column gpu_num: '" + std::string(field("gpu_num")) + "' is not a GPU count"};
     const auto nodes = integer(field("node_num"));
     if (!nodes) return Error{at + ": column node_num: '" + std::string(field("node_num")) + "' is not a node count"};
-    if (Status s = jobs.add(at, std::string(field("job_id")), *submit, *start, *end, *gpus, std::max<int64_t>(1, *nodes)); !s)
+    if (*gpus > 0 && *nodes == 0) return Error{at + ": column node_num: 0 is not a node count (1-65535)"};
+    if (Status s = jobs.add(at, std::string(field("job_id")), *submit, start, end, *gpus, std::max<int64_t>(1, *nodes)); !s)
       return s.error();
   }
   if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};

@@ -18,14 +18,27 @@
 
 namespace topsim {
 
-void write_results_json(const ResultSet& results, std::ostream& out);
+// What binds jobs.jsonl to its results.json: its line count and the digest of its bytes
+// (util/digest.h).
+struct JobsDigest {
+  uint64_t lines = 0;
+  uint64_t digest = 0;
+};
+
+// results.json. With `jobs` (the digest of the jobs.jsonl written beside it; nullptr: none is)
+// it carries the run's identity, "run": {"id", "jobs_jsonl": {"lines", "digest"} or null}, the
+// id a digest of everything else in both files: the same run gives the same id.
+void write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs = nullptr);
 // jobs.jsonl: every per-job record of every run, runs in the order of results.json, jobs by id
 // (formats/results/job_line.h). When a run's records on disk cannot be read back, the stream is set bad.
 void write_jobs_jsonl(const ResultSet& results, std::ostream& out);
-// The same, returning that error.
-[[nodiscard]] Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out);
+// The same, returning that error; fills `digest` when given.
+[[nodiscard]] Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out, JobsDigest* digest = nullptr);
 
 // `dir` holds results.json; jobs.jsonl is read when it exists (runs keep no jobs otherwise).
+// When results.json carries its run's identity, jobs.jsonl must be the one written with it
+// (present exactly when it names one, same lines, same digest): a mixture of two runs, or a set
+// cut short, is refused naming jobs.jsonl.
 [[nodiscard]] Expected<ResultSet> load_results(const std::string& dir);
 
 }  // namespace topsim

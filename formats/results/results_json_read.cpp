@@ -1,16 +1,19 @@
 #include "formats/results/results_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/throughput.h"
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
 #include "sim/workload/workload_mix.h"
+#include "util/digest.h"
 #include "util/input_file.h"
 
 namespace topsim {
@@ -219,11 +222,82 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.reason = j.value("reason", "");
 }
 
+// What results.json says of jobs.jsonl: nothing (written before runs had an identity), or its
+// run's id and the digest of the jobs.jsonl written with it (none: no jobs.jsonl, or empty).
+struct RunIdentity {
+  bool stamped = false;
+  std::string id;
+  std::optional<JobsDigest> jobs;
+};
+
+Expected<RunIdentity> read_run_identity(const Json& root, const std::string& path) {
+  RunIdentity identity;
+  if (!root.contains("run")) return identity;
+  const Json& run = root["run"];
+  const auto hex = [](const Json& v) { return v.is_string() && v.get<std::string>().size() == 16; };
+  if (!run.is_object() || !hex(run.value("id", Json())) || !run.contains("jobs_jsonl"))
+    return Error{path + ": /run: not a run identity ({\"id\", \"jobs_jsonl\"})"};
+  identity.stamped = true;
+  identity.id = run["id"].get<std::string>();
+  const Json& jobs = run["jobs_jsonl"];
+  if (jobs.is_null()) return identity;
+  if (!jobs.is_object() || !jobs.value("lines", Json()).is_number_unsigned() || !hex(jobs.value("digest", Json())))
+    return Error{path + ": /run/jobs_jsonl: expected {\"lines\", \"digest\"} or null"};
+  const std::string digest = jobs["digest"].get<std::string>();
+  if (digest.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return Error{path + ": /run/jobs_jsonl/digest: expected 16 hexadecimal digits"};
+  identity.jobs = JobsDigest{jobs["lines"].get<uint64_t>(), std::stoull(digest, nullptr, 16)};
+  return identity;
+}
+
+// jobs.jsonl against the identity of results.json: "" when they belong together.
+std::string jobs_mismatch(const RunIdentity& identity, bool present, const JobsDigest& read) {
+  if (!identity.stamped) return "";
+  const bool expected = identity.jobs.has_value();
+  if (!present && expected) return "missing, but results.json (run " + identity.id + ") was written with it";
+  if (present && !expected && read.lines > 0) return "results.json (run " + identity.id + ") was written without it";
+  const std::string other = "not the one written with results.json (run " + identity.id + "): ";
+  if (expected && read.lines != identity.jobs->lines)
+    return other + std::to_string(read.lines) + " lines, " + std::to_string(identity.jobs->lines) + " expected";
+  if (expected && read.digest != identity.jobs->digest) return other + "its bytes differ";
+  return "";
+}
+
+// The digest of the file at `path` as the writer computed it: lines and FNV-1a of the bytes.
+Expected<JobsDigest> digest_file(const std::string& path) {
+  auto opened = open_input_file(path);
+  if (!opened) return opened.error();
+  JobsDigest digest;
+  Digest64 bytes;
+  std::string buffer(size_t{1} << 20, '\0');
+  while (opened->read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || opened->gcount() > 0) {
+    const std::string_view chunk(buffer.data(), static_cast<size_t>(opened->gcount()));
+    bytes.add(chunk);
+    digest.lines += static_cast<uint64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+  }
+  if (opened->bad()) return Error{"cannot read '" + path + "'"};
+  digest.digest = bytes.value();
+  return digest;
+}
+
 // Reads jobs.jsonl (when present) into the runs it belongs to; each run gets its own workload.
-Status load_job_records(const std::string& dir, ResultSet& results) {
+// When results.json carries its run's identity, jobs.jsonl is checked against it first.
+Status load_job_records(const std::string& dir, const RunIdentity& identity, ResultSet& results) {
   const std::string path = (fs::path(dir) / "jobs.jsonl").string();
-  std::ifstream in(path);
-  if (!in) return Status::success();  // written with --summary-only, or a fill run
+  std::error_code ec;
+  const bool present = fs::exists(fs::symlink_status(path, ec));
+  JobsDigest digest;
+  if (present && identity.stamped) {
+    auto read = digest_file(path);
+    if (!read) return read.error();
+    digest = *read;
+  }
+  if (const std::string mismatch = jobs_mismatch(identity, present, digest); !mismatch.empty())
+    return Error{path + ": " + mismatch};
+  if (!present) return Status::success();  // --summary-only, or a fill run
+  auto opened = open_input_file(path);
+  if (!opened) return opened.error();
+  std::ifstream& in = *opened;
   std::map<std::pair<std::string, uint64_t>, RunResult*> runs;
   std::map<RunResult*, std::shared_ptr<Workload>> workloads;
   for (SchedulerResult& s : results.schedulers)
@@ -262,11 +336,13 @@ Expected<ResultSet> load_results(const std::string& dir) {
   Reader r(path);
   if (!root->is_object() || !root->contains("schema") || (*root)["schema"] != std::string(kResultsSchema))
     return Error{path + ": /schema: not a topsim results file (expected \"" + std::string(kResultsSchema) + "\")"};
+  auto identity = read_run_identity(*root, path);
+  if (!identity) return identity.error();
   ResultSet results;
   results.scenario = read_scenario(r, r.at(*root, "scenario", ""));
   read_schedulers(r, *root, results);
   if (r.errors().failed()) return r.errors().error();
-  if (Status jobs = load_job_records(dir, results); !jobs) return jobs.error();
+  if (Status jobs = load_job_records(dir, *identity, results); !jobs) return jobs.error();
   return results;
 }
 

@@ -1,17 +1,21 @@
 // results.json and jobs.jsonl (docs/results-format.md): the ResultSet as JSON, keys in a fixed
 // order, numbers rounded to 1e-6, nothing that depends on where or when it ran.
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "formats/results/job_line.h"
 #include "formats/results/results_json.h"
+#include "util/digest.h"
 #include "util/number_format.h"
 
 namespace topsim {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+std::string dump(const Json& root) { return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 double seconds(int64_t ms) { return rounded_micro(static_cast<double>(ms) / 1000.0); }
 
@@ -140,7 +144,7 @@ Json run_json(const RunResult& run) {
 
 }  // namespace
 
-void write_results_json(const ResultSet& results, std::ostream& out) {
+void write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs) {
   Json root;
   root["schema"] = kResultsSchema;
   root["scenario"] = scenario_json(results.scenario);
@@ -153,26 +157,40 @@ void write_results_json(const ResultSet& results, std::ostream& out) {
         {{"name", s.name}, {"share_policy", s.share_scheduler}, {"metrics", over_seeds_json(s)}, {"runs", runs}});
   }
   root["schedulers"] = std::move(schedulers);
-  out << root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (jobs) {
+    Json digest = nullptr;
+    if (jobs->lines > 0) digest = {{"lines", jobs->lines}, {"digest", hex64(jobs->digest)}};
+    const uint64_t id = digest64(dump(root) + hex64(jobs->digest) + std::to_string(jobs->lines));
+    root["run"] = {{"id", hex64(id)}, {"jobs_jsonl", std::move(digest)}};
+  }
+  out << dump(root) << "\n";
 }
 
-Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out) {
+Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out, JobsDigest* digest) {
   constexpr size_t kFlushBytes = 1 << 20;
   std::string lines;
+  JobsDigest written;
+  Digest64 bytes;
+  const auto emit = [&] {
+    bytes.add(lines);
+    written.lines += static_cast<uint64_t>(std::count(lines.begin(), lines.end(), '\n'));
+    out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+    lines.clear();
+  };
   for (const SchedulerResult& s : results.schedulers)
     for (const RunResult& run : s.runs) {
       const Status read = for_each_job(run, [&](const JobSpec& job, const JobRecord& record) {
         append_job_line(lines, s.name, run.seed, *run.workload, job, record);
-        if (lines.size() < kFlushBytes) return;
-        out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
-        lines.clear();
+        if (lines.size() >= kFlushBytes) emit();
       });
       if (!read) {
         out.setstate(std::ios::badbit);
         return read;
       }
     }
-  out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+  emit();
+  written.digest = bytes.value();
+  if (digest) *digest = written;
   return Status::success();
 }
 

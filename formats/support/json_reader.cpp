@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "util/nesting.h"
+#include "util/one_line.h"
 #include "util/suggest.h"
 
 namespace topsim {
@@ -127,6 +129,9 @@ JsonAt JsonAt::member(std::string_view key) const {
 JsonAt JsonAt::element(size_t index) const { return JsonAt{&value->at(index), pointer + "/" + std::to_string(index)}; }
 
 Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
+  if (const auto deep = first_too_deep_bracket(text))
+    return Error{text_position(text, source, *deep + 1) + ": invalid JSON: nested more than " + std::to_string(kMaxNestingDepth) +
+                 " levels deep"};
   try {
     Json json = Json::parse(text.begin(), text.end());
     DuplicateKeyFinder finder;
@@ -148,8 +153,14 @@ Expected<Json> parse_json_text(std::string_view text, std::string_view source) {
     }
     return Error{std::string(source) + ": invalid JSON: a number is out of range"};
   } catch (const Json::exception& e) {
-    return Error{std::string(source) + ": invalid JSON: " + e.what()};
+    return Error{std::string(source) + ": invalid JSON: " + json_exception_text(e)};
   }
+}
+
+std::string json_exception_text(const std::exception& e) {
+  const std::string what = e.what();
+  const size_t end = what.rfind("[json.exception.", 0) == 0 ? what.find("] ") : std::string::npos;
+  return end == std::string::npos ? what : what.substr(end + 2);
 }
 
 std::string describe_json(const Json& value) {
@@ -161,7 +172,7 @@ std::string describe_json(const Json& value) {
 
 void JsonErrors::fail(std::string_view pointer, std::string_view what) {
   if (error_) return;
-  error_ = Error{source_ + ": " + (pointer.empty() ? std::string("/") : std::string(pointer)) + ": " + std::string(what)};
+  error_ = Error{source_ + ": " + (pointer.empty() ? std::string("/") : quoted_pointer(pointer)) + ": " + std::string(what)};
 }
 
 std::optional<int64_t> json_integer(JsonErrors& errors, const JsonAt& at, int64_t min, int64_t max) {

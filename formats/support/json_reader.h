@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,6 +32,10 @@ struct JsonAt {
 // Parses `text`; a syntax error reads "<source>:<line>:<column>: <reason>", a key repeated in
 // one object "<source>: <pointer of the key>: duplicate key ...". Never throws.
 Expected<nlohmann::json> parse_json_text(std::string_view text, std::string_view source);
+
+// What a nlohmann exception says, without its "[json.exception.type_error.302] " prefix (users
+// never see the library's names): "type must be array, but is string".
+std::string json_exception_text(const std::exception& e);
 
 // How a found value appears in an error: scalars as (shortened) JSON text, else "an object" /
 // "an array".

@@ -175,6 +175,11 @@ Status parse_pod_times(const Row& row, TracePod& pod) {
     if (!value) return value.error();
     *times[i] = *value;
   }
+  // A pod that ends before it starts (scheduled, or created when never scheduled) is no record.
+  const int64_t begin_s = pod.scheduled_time_s >= 0 ? pod.scheduled_time_s : pod.creation_time_s;
+  if (pod.deletion_time_s >= 0 && begin_s >= 0 && pod.deletion_time_s < begin_s)
+    return row.error(9, std::to_string(pod.deletion_time_s) + " is before the pod starts (" +
+                            (pod.scheduled_time_s >= 0 ? "scheduled_time " : "creation_time ") + std::to_string(begin_s) + ")");
   return Status::success();
 }
 

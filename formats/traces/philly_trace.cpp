@@ -11,6 +11,7 @@
 
 #include "formats/support/csv.h"
 #include "util/input_file.h"
+#include "util/number_format.h"
 
 namespace topsim {
 namespace {
@@ -114,6 +115,14 @@ Expected<Workload> read_philly(std::istream& in, std::string_view source, const 
     workload.jobs.push_back(job.value());
   }
   if (lines.read_failed()) return lines.error("read error after this line");
+  if (!workload.jobs.empty()) {
+    const auto [first, last] = std::minmax_element(workload.jobs.begin(), workload.jobs.end(),
+                                                   [](const JobSpec& a, const JobSpec& b) { return a.submit_ms < b.submit_ms; });
+    const double span_ms = static_cast<double>(last->submit_ms - first->submit_ms) * options.arrival_time_scale;
+    if (span_ms > static_cast<double>(kMaxRunMs))
+      return Error{std::string(source) + ": arrival_time_scale " + format_number(options.arrival_time_scale) +
+                   " stretches the trace's arrivals over more than 10^15 ms (the longest time simulated)"};
+  }
   finish_jobs(workload.jobs, options);
   return workload;
 }

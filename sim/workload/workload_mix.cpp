@@ -59,6 +59,14 @@ Status validate_model_mix(const std::vector<ModelShare>& mix) {
 WeightedPick::WeightedPick(const std::vector<double>& weights) {
   double total = 0;
   for (double weight : weights) cumulative_.push_back(total += weight);
+  if (!std::isfinite(total)) {
+    // Finite weights whose sum overflows (1e308 + 1e308): the same shares over the largest
+    // weight, whose sum is at most their count. Sums that fit are left as they are (same draws).
+    const double largest = *std::max_element(weights.begin(), weights.end());
+    cumulative_.clear();
+    total = 0;
+    for (double weight : weights) cumulative_.push_back(total += weight / largest);
+  }
   assert(!cumulative_.empty() && total > 0 && "WeightedPick: weights must have a positive sum");
 }
 

@@ -186,6 +186,7 @@ run_case() {
       [[ -n $others ]] && reasons+=("$((${#others} / 2)) raw control byte(s) in stderr")
     fi
     [[ $(head -c 15 "$se") == "topsim: error: " ]] || reasons+=("stderr does not start with 'topsim: error: '")
+    LC_ALL=C grep -aqF -- "[json.exception" "$se" && reasons+=("stderr quotes the JSON library's exception text")
     for e in "${expects[@]}"; do
       if [[ -n $content ]]; then
         [[ $content == *"$e"* ]] || reasons+=("stderr lacks '$e'")

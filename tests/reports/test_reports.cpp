@@ -14,6 +14,7 @@
 #include "formats/results/results_json.h"
 #include "reports/escape.h"
 #include "reports/report_files.h"
+#include "reports/text_report.h"
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 
@@ -77,6 +78,23 @@ TEST_CASE("reports::escape for each format", "[reports]") {
   CHECK(csv_field("plain") == "plain");
   CHECK(csv_field("a,\"b\"\n") == "\"a,\"\"b\"\"\n\"");
   CHECK(prometheus_label("a\\b\"c\nd") == "a\\\\b\\\"c\\nd");
+}
+
+TEST_CASE("reports::escape: no control byte and no formula reaches a file", "[reports]") {
+  // ESC, CR, NUL and DEL as the visible text \xNN in every format (JSON escapes them itself).
+  CHECK(html_escape("a\x1b[31mb") == "a\\x1b[31mb");
+  CHECK(markdown_cell("a\x1b") == "a\\\\x1b");
+  CHECK(csv_field(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(prometheus_label("a\x7f") == "a\\\\x7f");
+  // A text a spreadsheet would run as a formula gets a leading ', numbers stay numbers.
+  CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  CHECK(csv_field("+1+2") == "'+1+2");
+  CHECK(csv_field("-cmd") == "'-cmd");
+  CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(csv_field("-1.5") == "-1.5");
+  CHECK(csv_field("+3") == "+3");
+  CHECK(csv_field("-1e-06") == "-1e-06");
+  CHECK(csv_field("a=b") == "a=b");
 }
 
 TEST_CASE("reports::downsampling keeps the ends", "[reports]") {
@@ -223,4 +241,15 @@ TEST_CASE("reports::escaping: a job and a scenario named to break out go through
     std::getline(lines, first);
     CHECK(nlohmann::json::parse(first)["name"] == kNasty);
   }
+}
+
+TEST_CASE("reports::text: figures wider than their column never run into the next", "[reports]") {
+  // Medians of 10^15 s (a run that saturates the simulated time) were printed back to back.
+  ResultSet results = run_scenario(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs_json(R"("first")")));
+  for (SchedulerResult& s : results.schedulers)
+    for (MetricSummary& m : s.metrics) m.over_seeds.mean = 1e15;
+  const std::string text = render_text(results);
+  CHECK(text.find("1000000000000000.0 / 1000000000000000.0") != std::string::npos);
+  CHECK(text.find(".01000") == std::string::npos);  // "...0.0" directly followed by "1000..."
+  CHECK(text.find("%1") == std::string::npos);
 }

@@ -24,3 +24,34 @@ TEST_CASE("util::Error holds one line whatever it quotes", "[util][messages]") {
   const topsim::Error error{"unknown node model 'dgx\r\n-a100'"};
   CHECK(error.message == "unknown node model 'dgx\\r\\n-a100'");
 }
+
+TEST_CASE("util::quoted_value caps what a message quotes at 80 characters", "[util][messages]") {
+  using topsim::quoted_value;
+  CHECK(quoted_value("short") == "short");
+  CHECK(quoted_value(std::string(80, 'k')) == std::string(80, 'k'));
+  CHECK(quoted_value(std::string(100000, 'k')) == std::string(80, 'k') + "\xe2\x80\xa6");
+  // Characters, not bytes: a cut never splits a UTF-8 sequence, and escapes stay whole.
+  std::string euros;
+  for (int i = 0; i < 90; ++i) euros += "\xe2\x82\xac";
+  CHECK(quoted_value(euros) == euros.substr(0, 240) + "\xe2\x80\xa6");
+  CHECK(quoted_value(std::string(79, 'a') + "\x1b[31m") == std::string(79, 'a') + "\\x1b\xe2\x80\xa6");
+  CHECK(topsim::quoted_pointer("/workload/" + std::string(5000, 'z') + "/x") ==
+        "/workload/" + std::string(80, 'z') + "\xe2\x80\xa6/x");
+}
+
+TEST_CASE("util::cap_quoted keeps paths whole and cuts what no path is", "[util][messages]") {
+  using topsim::cap_quoted;
+  const std::string path = "/tmp/" + std::string(300, 'p') + "/results.json";
+  CHECK(cap_quoted("cannot write '" + path + "': it is a directory") == "cannot write '" + path + "': it is a directory");
+  CHECK(cap_quoted("bad value '" + std::string(10000, 'v') + "' here") ==
+        "bad value '" + std::string(80, 'v') + "\xe2\x80\xa6' here");
+  CHECK(cap_quoted("version " + std::string(10000, '9') + " is not supported") ==
+        "version " + std::string(80, '9') + "\xe2\x80\xa6 is not supported");
+  CHECK(cap_quoted("don't cut 'this'") == "don't cut 'this'");
+  const std::string words = [] {
+    std::string w;
+    for (int i = 0; i < 10000; ++i) w += "word ";
+    return w;
+  }();
+  CHECK(cap_quoted(words).size() < topsim::kMaxMessageChars + 10);
+}

@@ -51,3 +51,21 @@ TEST_CASE("formats::kube_nodes: GPU nodes grouped by product, count and label", 
     CHECK_THAT(r.error().message, Catch::StartsWith("nodes.json:"));
   }
 }
+
+TEST_CASE("formats::kube_nodes: a GPU quantity that is no count of whole devices is refused", "[formats][kubernetes]") {
+  const auto with = [](const std::string& quantity) {
+    return parse_kube_nodes(
+        list(
+            {R"({"kind": "Node", "metadata": {"name": "a", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"}}, "status": {"allocatable": {"nvidia.com/gpu": )" +
+             quantity + "}}}"}),
+        "nodes.json");
+  };
+  for (const char* bad :
+       {R"("8k")", R"("1e1")", R"("-8")", R"("0.5")", R"("99999999999999999999")", R"("")", "8", "8.0", "true"}) {
+    INFO(bad);
+    const auto r = with(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("nodes.json: /items/0/status/allocatable/nvidia.com~1gpu: "));
+  }
+  CHECK(with(R"("8")").ok());
+}

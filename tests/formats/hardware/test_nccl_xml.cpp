@@ -281,6 +281,12 @@ TEST_CASE("formats::nccl_xml import errors name the source and the element", "[f
     CHECK(import_error(deep, "deep.xml") ==
           "deep.xml:2: elements nested more than 64 deep (an NCCL topology file nests fewer than 10)");
   }
+  SECTION("an attribute given twice, and a second root element, are refused (pugixml keeps both)") {
+    CHECK(import_error("<system version=\"1\" version=\"2\">\n</system>\n", "twice.xml") ==
+          "twice.xml:1: <system>: attribute 'version' given twice");
+    CHECK(import_error("<system version=\"1\">\n</system>\n<system version=\"1\"/>\n", "roots.xml") ==
+          "roots.xml:3: a second root element <system> (an XML document has one)");
+  }
   SECTION("invalid UTF-8 quoted in the import notes still exports as JSON (fuzz finding: the export threw)") {
     std::string xml = export_nccl_xml(*builtin_model("dgx1-v100"));
     const size_t at = xml.find("device=\"0x1db1\"");

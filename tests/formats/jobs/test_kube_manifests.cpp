@@ -79,3 +79,34 @@ TEST_CASE("formats::kube_manifests: bad manifests are one line naming the file a
     CHECK_THAT(r.error().message, Catch::StartsWith("jobs.yaml"));
   }
 }
+
+TEST_CASE("formats::kube_manifests: duplicate keys, deep nesting and alias bombs are refused", "[formats][kubernetes]") {
+  const std::string pod = "kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      limits:\n";
+  SECTION("a key twice in one mapping names the line of the second") {
+    const auto r = manifests(pod + "        nvidia.com/gpu: 1\n        nvidia.com/gpu: 8\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == "jobs.yaml:10: duplicate key 'nvidia.com/gpu' (a key may appear once per mapping)");
+  }
+  SECTION("nested past the one limit") {
+    const auto r = manifests("kind: Pod\nspec: " + std::string(100, '[') + std::string(100, ']') + "\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("jobs.yaml:2: nested more than 64 levels deep"));
+  }
+  SECTION("aliases that expand a document a billion-fold") {
+    std::string bomb = "kind: Pod\nmetadata:\n  name: p\n  annotations:\n    a: &a [x, x, x, x, x, x, x, x, x]\n";
+    std::string previous = "a";
+    for (const char* name : {"b", "c", "d", "e", "f", "g", "h", "i", "j"}) {
+      bomb += std::string("    ") + name + ": &" + name + " [";
+      for (int k = 0; k < 9; ++k) bomb += (k ? ", *" : "*") + previous;
+      bomb += "]\n";
+      previous = name;
+    }
+    const auto r = manifests(bomb);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("(an alias bomb?)"));
+  }
+  SECTION("a few aliases, as real manifests use them, are fine") {
+    const auto r = manifests(pod + "        nvidia.com/gpu: &n 2\n  nodeSelector: {gpus: *n}\n");
+    CHECK(r.ok());
+  }
+}

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/jobs/imported_jobs.h"
+#include "formats/jobs/job_list_entries.h"
 #include "formats/jobs/sacct.h"
 
 using namespace topsim;
@@ -101,5 +102,47 @@ TEST_CASE("formats::helios: cluster_log.csv rows with GPUs become jobs", "[forma
     const auto r = helios(header + "1,u,v,1,1,1,COMPLETED,June 9th,2020-06-09 18:41:31,2020-06-09 19:41:31,3600,30\n");
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message == "cluster_log.csv:2: column submit_time: 'June 9th' is not a time (2020-06-09 18:41:01)");
+  }
+}
+
+TEST_CASE("formats::sacct and helios: times that are no calendar time are refused, not skipped", "[formats][sacct]") {
+  const std::string ok = "7|t|2024-05-01T10:00:00|2024-05-01T10:00:10|2024-05-01T11:00:10|01:00:00|gres/gpu=8|1|COMPLETED\n";
+  SECTION("month 13, 30 February, 29 February of a common year, hour 24: the line and the column") {
+    for (const char* time : {"2024-13-01T10:00:00", "2024-02-30T10:00:00", "2023-02-29T10:00:00", "2024-05-01T24:00:00"}) {
+      INFO(time);
+      std::string row = ok;
+      row.replace(row.find("2024-05-01T10:00:10"), 19, time);
+      const auto r = sacct(kHeader + ok + row);
+      REQUIRE_FALSE(r.ok());
+      CHECK(r.error().message == std::string("sacct.txt:3: column Start: '") + time + "' is not a time (2024-05-01T10:00:00)");
+    }
+  }
+  SECTION("29 February of a leap year, and Unknown, are times as before") {
+    std::string row = ok;
+    row.replace(row.find("2024-05-01T10:00:00"), 19, "2024-02-29T10:00:00");
+    CHECK(sacct(kHeader + row).ok());
+    std::string pending = ok;
+    pending.replace(pending.find("2024-05-01T10:00:10"), 19, "Unknown");
+    const auto r = sacct(kHeader + ok + pending);
+    REQUIRE(r.ok());
+    CHECK(r->size() == 1);
+  }
+  SECTION("Helios: the same rule, and no GPU job on 0 nodes") {
+    const std::string header = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
+    const auto month = helios(header + "j,u,v,8,4,1,COMPLETED,2020-06-09 18:00:00,2020-13-09 18:00:00,2020-06-09 19:00:00,1,0\n");
+    REQUIRE_FALSE(month.ok());
+    CHECK(month.error().message ==
+          "cluster_log.csv:2: column start_time: '2020-13-09 18:00:00' is not a time (2020-06-09 18:41:01)");
+    const auto zero = helios(header + "j,u,v,8,4,0,COMPLETED,2020-06-09 18:00:00,2020-06-09 18:00:00,2020-06-09 19:00:00,1,0\n");
+    REQUIRE_FALSE(zero.ok());
+    CHECK(zero.error().message == "cluster_log.csv:2: column node_num: 0 is not a node count (1-65535)");
+  }
+  SECTION("a job the job-list checks refuse names its line, not the job list's pointer") {
+    auto r = sacct(kHeader + ok + "9|big|2024-05-01T10:00:00|2024-05-01T10:00:00|2024-05-01T10:01:00|1|gres/gpu=2|1|X\n");
+    REQUIRE(r.ok());
+    r->entries->jobs[1]["workers"] = 0;  // as an entry the checks refuse
+    const auto w = imported_workload(*r, "");
+    REQUIRE_FALSE(w.ok());
+    CHECK_THAT(w.error().message, Catch::StartsWith("sacct.txt:3 (job 9-big): /workers: "));
   }
 }

@@ -87,3 +87,16 @@ TEST_CASE("sim::synthetic generates a seeded workload", "[sim][workload]") {
     CHECK(validate(bad).error().message == "synthetic options: arrival_rate_per_hour must be a positive number");
   }
 }
+
+TEST_CASE("sim::WeightedPick: weights whose sum overflows keep their shares (none dropped)", "[sim][workload]") {
+  // 1e308 + 1e308 is infinite: every draw then fell on the first size.
+  const WeightedPick pick({1e308, 1e308, 0.0, 1e308});
+  std::mt19937_64 rng(7);
+  std::vector<int> counts(4);
+  for (int i = 0; i < 3000; ++i) ++counts[pick.pick(rng)];
+  CHECK(counts[2] == 0);
+  for (size_t i : {size_t{0}, size_t{1}, size_t{3}}) {
+    INFO(i);
+    CHECK(counts[i] > 800);
+  }
+}
