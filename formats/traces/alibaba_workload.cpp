@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <random>
 
+#include "core/hardware.h"
 #include "formats/traces/alibaba_trace.h"
 #include "sim/workload/workload_mix.h"
 
@@ -14,6 +16,23 @@ std::pair<int, int> alibaba_share_units(int gpu_milli, int share_card_gib, bool 
   const int core = share_core ? std::clamp((gpu_milli + 49) / 50 * 5, 5, 100) : 0;
   return {gib, core};
 }
+
+namespace {
+
+// The GPU a pod's duration was measured on, from its gpu_spec: the first model it names that the
+// catalog knows (T4, P100 - the trace's P100 nodes hold 1-2 PCIe cards -, V100M16, V100M32, A10);
+// kWorkloadReference for a pod that names none or only G2/G3 ("undisclosed internal GPU codes",
+// the trace's README): the workload's reference GPU then applies.
+uint8_t reference_of(uint32_t gpu_type_mask) {
+  static const char* const kCatalogName[] = {nullptr, nullptr, "t4", "p100-pcie", "v100", "v100-32g", "a10"};
+  static_assert(std::size(kCatalogName) == kAlibabaGpuModels.size());
+  for (size_t t = 0; t < kAlibabaGpuModels.size(); ++t)
+    if ((gpu_type_mask >> t) & 1u && kCatalogName[t] != nullptr)
+      if (const GpuModel* gpu = find_gpu_model(kCatalogName[t])) return static_cast<uint8_t>(gpu->catalog_index);
+  return kWorkloadReference;
+}
+
+}  // namespace
 
 TrainingDraw alibaba_training_draw() { return TrainingDraw(default_model_mix(), 0.5); }
 
@@ -37,6 +56,8 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
       job.gpu_mem_gib = static_cast<uint16_t>(gib);
       job.gpu_core_percent = static_cast<uint8_t>(core);
       job.model = kNoModel;
+    } else {
+      job.reference_gpu = reference_of(pod.gpu_type_mask);
     }
     ++(share ? shared : whole);
     workload.jobs.push_back(job);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/hardware.h"
 #include "formats/traces/alibaba_trace.h"
 #include "formats/traces/alibaba_workload.h"
 #include "tests/test_support.h"
@@ -190,4 +191,21 @@ TEST_CASE("formats::alibaba shared pods become gpu-mem shares when a card size i
   CHECK(shared->jobs[1].submit_ms == 100'000);
   CHECK_THAT(shared->source,
              Catch::Contains("1 whole-GPU pods, 1 shared-GPU pods as gpu-mem shares of 16 GiB cards; skipped: 1 CPU-only"));
+}
+
+TEST_CASE("formats::alibaba a pod's gpu_spec names the GPU its duration was measured on", "[formats][trace]") {
+  // Expectation: the first catalog model of the spec (G2/G3 are undisclosed, so skipped): T4 ->
+  // t4, "G2|V100M32" -> v100-32g; no spec or only G2 -> the workload's reference.
+  test::TempDir dir;
+  std::ofstream(dir.file("pods.csv")) << kPodHeader << "a,1000,1024,1,1000,T4,LS,Running,0,700,0\n"
+                                      << "b,1000,1024,1,1000,G2|V100M32,LS,Running,1,700,1\n"
+                                      << "c,1000,1024,1,1000,G2,LS,Running,2,700,2\n"
+                                      << "d,1000,1024,1,1000,,LS,Running,3,700,3\n";
+  auto jobs = load_alibaba_jobs(dir.file("pods.csv"));
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->jobs.size() == 4);
+  CHECK(gpu_at(jobs->jobs[0].reference_gpu) == find_gpu_model("t4"));
+  CHECK(gpu_at(jobs->jobs[1].reference_gpu) == find_gpu_model("v100-32g"));
+  CHECK(jobs->jobs[2].reference_gpu == kWorkloadReference);
+  CHECK(jobs->jobs[3].reference_gpu == kWorkloadReference);
 }
