@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/hardware.h"
+#include "util/suggest.h"
 #include "util/text.h"
 
 namespace topsim {
@@ -250,7 +251,9 @@ Expected<GpuSpeed> gpu_speed(const GpuModel& gpu) {
 
 Expected<const GpuModel*> training_gpu(std::string_view gpu_name) {
   const GpuModel* gpu = find_gpu_model(gpu_name);
-  if (gpu == nullptr) return Error{"unknown GPU '" + std::string(gpu_name) + "'" + "; known: " + join(gpu_model_names(), ", ")};
+  if (gpu == nullptr)
+    return Error{"unknown GPU '" + std::string(gpu_name) + "'" + did_you_mean(gpu_name, gpu_model_names()) +
+                 " (known: " + join(gpu_model_names(), ", ") + ")"};
   if (auto speed = gpu_speed(*gpu); !speed) return speed.error();
   return gpu;
 }

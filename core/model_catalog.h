@@ -89,7 +89,7 @@ const DnnModel* model_at(int index);
 struct GpuModel;
 
 // The catalog GPU of `gpu_name` (core/hardware.h, aliases accepted) when the throughput model
-// covers it. Errors: unknown GPU name (with the known ones); a GPU without figures.
+// covers it. Errors: unknown GPU name (with a did-you-mean and the known ones); a GPU without figures.
 Expected<const GpuModel*> training_gpu(std::string_view gpu_name);
 
 // How much faster than its anchor a GPU trains (1 for the anchors), and why.

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/hardware.h"
 #include "core/model_catalog.h"
 #include "formats/jobs/imported_jobs.h"
 #include "formats/jobs/job_list_json.h"
@@ -14,7 +13,6 @@
 #include "scenario/scenario_sections.h"
 #include "sim/workload/workload_mix.h"
 #include "util/suggest.h"
-#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -198,15 +196,9 @@ std::optional<std::string> read_reference_gpu(JsonErrors& errors, const JsonAt& 
            std::nullopt;
   const auto name = json_string(errors, at.member("reference_gpu"));
   if (!name) return std::nullopt;
-  if (auto gpu = training_gpu(*name); !gpu) {
-    const bool unknown = find_gpu_model(*name) == nullptr;
-    return errors.fail(at.pointer + "/reference_gpu", unknown ? "unknown GPU '" + *name + "'" +
-                                                                    did_you_mean(*name, gpu_model_names()) +
-                                                                    " (known: " + join(gpu_model_names(), ", ") + ")"
-                                                              : gpu.error().message),
-           std::nullopt;
-  }
-  return find_gpu_model(*name)->name;
+  const auto gpu = training_gpu(*name);
+  if (!gpu) return errors.fail(at.pointer + "/reference_gpu", gpu.error().message), std::nullopt;
+  return (*gpu)->name;
 }
 
 }  // namespace

@@ -27,13 +27,11 @@ std::string product_key(std::string_view product) {
   return key;
 }
 
-// The catalog GPU of a product label: its product string, or a known spelling GFD uses that
-// the catalog's product string does not (H100 SXM5 reports "NVIDIA-H100-80GB-HBM3").
+// The catalog GPU of a product label: the label GPU feature discovery writes for it, or its
+// nvidia-smi product string written the same way.
 const GpuModel* catalog_gpu(std::string_view product) {
   if (const GpuModel* labelled = find_gpu_by_product_label(product)) return labelled;
   const std::string key = product_key(product);
-  static const std::map<std::string, std::string> kSpellings = {{"H100-80GB-HBM3", "h100"}};
-  if (const auto it = kSpellings.find(key); it != kSpellings.end()) return find_gpu_model(it->second);
   for (const std::string& name : gpu_model_names()) {
     const GpuModel* gpu = find_gpu_model(name);
     if (product_key(gpu->product) == key) return gpu;

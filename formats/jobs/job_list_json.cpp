@@ -12,7 +12,6 @@
 #include "core/model_catalog.h"
 #include "formats/support/json_reader.h"
 #include "util/suggest.h"
-#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -96,11 +95,7 @@ void read_work(const JsonObject& entry, JobSpec& job) {
   const auto name = entry.string("reference_gpu");
   if (!name) return;
   const auto gpu = training_gpu(*name);
-  if (!gpu)
-    return entry.fail("reference_gpu", find_gpu_model(*name)
-                                           ? gpu.error().message
-                                           : "unknown GPU '" + *name + "'" + did_you_mean(*name, gpu_model_names()) +
-                                                 " (known: " + join(gpu_model_names(), ", ") + ")");
+  if (!gpu) return entry.fail("reference_gpu", gpu.error().message);
   job.reference_gpu = static_cast<uint8_t>((*gpu)->catalog_index);
 }
 

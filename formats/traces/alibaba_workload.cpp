@@ -1,6 +1,7 @@
 #include "formats/traces/alibaba_workload.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iterator>
 #include <random>
@@ -24,11 +25,18 @@ namespace {
 // kWorkloadReference for a pod that names none or only G2/G3 ("undisclosed internal GPU codes",
 // the trace's README): the workload's reference GPU then applies.
 uint8_t reference_of(uint32_t gpu_type_mask) {
-  static const char* const kCatalogName[] = {nullptr, nullptr, "t4", "p100-pcie", "v100", "v100-32g", "a10"};
-  static_assert(std::size(kCatalogName) == kAlibabaGpuModels.size());
-  for (size_t t = 0; t < kAlibabaGpuModels.size(); ++t)
-    if ((gpu_type_mask >> t) & 1u && kCatalogName[t] != nullptr)
-      if (const GpuModel* gpu = find_gpu_model(kCatalogName[t])) return static_cast<uint8_t>(gpu->catalog_index);
+  static const auto kReference = [] {  // catalog index per trace model, looked up once
+    static const char* const kCatalogName[] = {nullptr, nullptr, "t4", "p100-pcie", "v100", "v100-32g", "a10"};
+    static_assert(std::size(kCatalogName) == kAlibabaGpuModels.size());
+    std::array<uint8_t, kAlibabaGpuModels.size()> index{};
+    for (size_t t = 0; t < index.size(); ++t) {
+      const GpuModel* gpu = kCatalogName[t] ? find_gpu_model(kCatalogName[t]) : nullptr;
+      index[t] = gpu ? static_cast<uint8_t>(gpu->catalog_index) : kWorkloadReference;
+    }
+    return index;
+  }();
+  for (size_t t = 0; t < kReference.size(); ++t)
+    if ((gpu_type_mask >> t) & 1u && kReference[t] != kWorkloadReference) return kReference[t];
   return kWorkloadReference;
 }
 

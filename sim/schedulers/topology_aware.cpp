@@ -136,14 +136,16 @@ class TopologyAware final : public Scheduler {
     // nodes: the lowest-indexed `workers` of each class are all the planner needs. It breaks
     // ties by candidate order, which stays that of the buckets (type, free count, node index).
     std::vector<int> node_ids;
-    for (int t = 0; t < index.type_count(); ++t)
-      for (int c = request.gpus_per_worker; c <= index.type_gpus(t) && type_fits_job(cluster, t, view.job(id)); ++c) {
+    for (int t = 0; t < index.type_count(); ++t) {
+      if (!type_fits_job(cluster, t, view.job(id))) continue;
+      for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c))
           node_ids.insert(node_ids.end(), same.nodes.begin(),
                           same.nodes.begin() + std::min<long>(request.workers, static_cast<long>(same.nodes.size())));
         std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
       }
+    }
     std::vector<GangNode> candidates;
     candidates.reserve(node_ids.size());
     for (int node : node_ids) candidates.push_back({cluster.type_of(node).allocator.get(), cluster.node(node).free, ""});
