@@ -90,7 +90,8 @@ std::string node_type_markdown(const ReportModel& m) {
     for (const SchedulerResult& s : run->results->schedulers) {
       const auto& usage = s.runs.front().by_node_type;
       if (usage.size() < 2) continue;
-      if (out.empty()) out = "\n| scheduler | node type | jobs | GPU-hours | mean samples/s |\n|---|---|---|---|---|\n";
+      if (out.empty())
+        out = "\n| scheduler | node type | jobs | GPU-hours | mean samples/s |\n| --- | --- | ---: | ---: | ---: |\n";
       for (const NodeTypeUsage& u : usage)
         out += fmt::format("| {} | {} | {} | {:.1f} | {:.1f} |\n", markdown_cell(s.name), markdown_cell(u.node_type), u.jobs,
                            u.gpu_hours, u.mean_samples_per_sec);
