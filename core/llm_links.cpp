@@ -1,0 +1,184 @@
+#include "core/llm_links.h"
+
+#include <algorithm>
+#include <map>
+
+namespace topsim {
+namespace {
+
+using Group = std::vector<int>;  // ranks
+
+// The groups of each kind, in Megatron-Core's rank order (header comment).
+struct Groups {
+  std::vector<Group> tp, cp, dp, ep, pp;
+};
+
+Groups make_groups(const ParallelConfig& c) {
+  Groups g;
+  const int tp = c.tp, cp = c.cp, dp = c.dp, pp = c.pp;
+  const int stage = tp * cp * dp;  // ranks per pipeline stage
+  for (int p = 0; p < pp; ++p)
+    for (int d = 0; d < dp; ++d)
+      for (int k = 0; k < cp; ++k) {
+        Group group;
+        for (int t = 0; t < tp; ++t) group.push_back(t + tp * (k + cp * d) + stage * p);
+        g.tp.push_back(group);
+      }
+  for (int p = 0; p < pp; ++p)
+    for (int t = 0; t < tp; ++t) {
+      Group dpcp;  // the DP x CP group of (t, p): cp fastest, then dp
+      for (int i = 0; i < cp * dp; ++i) dpcp.push_back(t + tp * i + stage * p);
+      for (int d = 0; d < dp; ++d) g.cp.emplace_back(dpcp.begin() + d * cp, dpcp.begin() + (d + 1) * cp);
+      for (int e = 0; e + c.ep <= cp * dp; e += c.ep) g.ep.emplace_back(dpcp.begin() + e, dpcp.begin() + e + c.ep);
+      g.dp.push_back(std::move(dpcp));
+    }
+  for (int r = 0; r + stage < c.gpus(); ++r) g.pp.push_back({r, r + stage});
+  return g;
+}
+
+class LinkPlanner {
+ public:
+  LinkPlanner(const std::vector<RankSite>& ranks, const std::vector<LinkNode>& nodes, const LinkOptions& options)
+      : ranks_(ranks), nodes_(nodes), options_(options) {}
+
+  // The slowest path among `groups` (all of one kind, running at once).
+  Expected<CommPath> slowest(const std::vector<Group>& groups) {
+    count_nic_users(groups);
+    CommPath worst;
+    bool first = true;
+    for (const Group& group : groups) {
+      if (group.size() < 2) continue;
+      auto path = path_of(group);
+      if (!path) return path.error();
+      if (first || path->bus_bandwidth_gbps < worst.bus_bandwidth_gbps) worst = *path;
+      first = false;
+    }
+    return worst;
+  }
+
+ private:
+  const Topology& topology(int node) const { return nodes_[node].allocator->topology(); }
+
+  // Per (node, NIC): how many groups cross the network through it.
+  void count_nic_users(const std::vector<Group>& groups) {
+    users_.clear();
+    if (!options_.host_network) return;
+    for (const Group& group : groups) {
+      if (!spans_nodes(group)) continue;
+      std::map<std::pair<int, int>, bool> seen;
+      for (int r : group) seen[{ranks_[r].node, network_nic(topology(ranks_[r].node), ranks_[r].gpu)}] = true;
+      for (const auto& [key, unused] : seen) ++users_[key];
+    }
+  }
+
+  bool spans_nodes(const Group& group) const {
+    return std::any_of(group.begin(), group.end(), [&](int r) { return ranks_[r].node != ranks_[group[0]].node; });
+  }
+  bool one_host(const Group& group) const {
+    if (options_.host_network) return !spans_nodes(group);
+    return std::all_of(group.begin(), group.end(), [&](int r) { return ranks_[r].pod == ranks_[group[0]].pod; });
+  }
+
+  Expected<CommPath> path_of(const Group& group) {
+    if (one_host(group)) {
+      std::vector<int> gpus;
+      for (int r : group) gpus.push_back(ranks_[r].gpu);
+      return ring_plan_path(nodes_[ranks_[group[0]].node].allocator->ring_plan(to_gpu_set(gpus)));
+    }
+    return options_.host_network ? network_path(group) : socket_path(group);
+  }
+
+  Expected<CommPath> network_path(const Group& group) {
+    std::map<int, std::vector<int>> gpus_by_node;
+    for (int r : group) gpus_by_node[ranks_[r].node].push_back(ranks_[r].gpu);
+    CommPath path;
+    path.ranks = static_cast<int>(group.size());
+    path.hosts = static_cast<int>(gpus_by_node.size());
+    path.nvlink_hops = true;
+    path.transport = CommTransport::Rdma;
+    double bus = -1;
+    for (const auto& [node, gpus] : gpus_by_node) {
+      const Topology& topo = topology(node);
+      const auto nics = network_nics(topo, gpus);
+      if (nics.empty())
+        return Error{"node " + std::to_string(node) + " has no NIC: a parallel group cannot span it and another node"};
+      int sharing = 1;
+      for (int nic : nics) {
+        sharing = std::max(sharing, users_[{node, nic}]);
+        if (topo.model().nics[nic].transport == NicTransport::Ethernet) path.transport = CommTransport::Tcp;
+      }
+      double rate = node_network_gbps(topo, gpus, options_.net) / sharing;
+      if (gpus.size() > 1) {
+        const RingPlan& ring = nodes_[node].allocator->ring_plan(to_gpu_set(gpus));
+        rate = std::min(rate, ring.bus_bandwidth_gbps);
+        path.nvlink_hops = path.nvlink_hops && ring.nvlink_only;
+      }
+      bus = bus < 0 ? rate : std::min(bus, rate);
+    }
+    path.bus_bandwidth_gbps = bus;
+    return path;
+  }
+
+  Expected<CommPath> socket_path(const Group& group) {
+    // Consecutive ranks of one pod form one member of the socket ring.
+    std::vector<std::pair<int, std::vector<int>>> pods;  // (rank site index, gpus)
+    for (int r : group) {
+      if (pods.empty() || ranks_[pods.back().first].pod != ranks_[r].pod) pods.push_back({r, {}});
+      pods.back().second.push_back(ranks_[r].gpu);
+    }
+    std::vector<PodInRing> members;
+    std::vector<double> nic_gbit(nodes_.size());
+    for (size_t n = 0; n < nodes_.size(); ++n) nic_gbit[n] = nodes_[n].primary_nic_gbit;
+    for (const auto& [site, gpus] : pods) {
+      const int node = ranks_[site].node;
+      const RingPlan* ring = gpus.size() > 1 ? &nodes_[node].allocator->ring_plan(to_gpu_set(gpus)) : nullptr;
+      members.push_back({node, ring});
+    }
+    return pod_socket_path(members, nic_gbit, options_.net, options_.pod_socket_gbps);
+  }
+
+  const std::vector<RankSite>& ranks_;
+  const std::vector<LinkNode>& nodes_;
+  const LinkOptions& options_;
+  std::map<std::pair<int, int>, int> users_;
+};
+
+}  // namespace
+
+Expected<LlmLinks> llm_links(const ParallelConfig& config, const std::vector<RankSite>& ranks, const std::vector<LinkNode>& nodes,
+                             const LinkOptions& options) {
+  if (static_cast<int>(ranks.size()) != config.gpus())
+    return Error::bug("llm_links: " + std::to_string(ranks.size()) + " rank sites for " + std::to_string(config.gpus()) +
+                      " ranks");
+  const Groups groups = make_groups(config);
+  LinkPlanner planner(ranks, nodes, options);
+  LlmLinks links;
+  std::pair<CommPath*, const std::vector<Group>*> kinds[] = {{&links.tp, &groups.tp},
+                                                             {&links.cp, &groups.cp},
+                                                             {&links.dp, &groups.dp},
+                                                             {&links.ep, &groups.ep},
+                                                             {&links.pp, &groups.pp}};
+  for (auto& [field, list] : kinds) {
+    auto path = planner.slowest(*list);
+    if (!path) return path.error();
+    *field = *path;
+  }
+  return links;
+}
+
+Expected<std::vector<RankSite>> idle_rank_sites(const Allocator& allocator, int gpus) {
+  const int node_gpus = allocator.topology().gpu_count();
+  std::vector<RankSite> sites;
+  if (gpus <= node_gpus) {
+    PlacementRequest request;
+    request.gpus = gpus;
+    auto placement = allocator.place(all_gpus(node_gpus), request);
+    if (!placement) return placement.error();
+    for (int gpu : placement->gpus) sites.push_back({0, gpu, 0});
+    return sites;
+  }
+  for (int r = 0; r < gpus; ++r) sites.push_back({r / node_gpus, r % node_gpus, r / node_gpus});
+  return sites;
+}
+
+}  // namespace topsim

@@ -1,0 +1,56 @@
+// The links a placement gives the parallel groups of an LLM training job (core/llm_step.h): which
+// GPUs form each tensor-, context-, data-, expert-parallel group and pipeline neighbour pair, and
+// the communication path of the slowest group of each kind.
+//
+// Ranks are ordered as Megatron-Core builds its groups (megatron/core/parallel_state.py,
+// RankGenerator, default order "tp-cp-ep-dp-pp"; the first dimension varies fastest): rank =
+// tp_i + TP x (cp_i + CP x (dp_i + DP x pp_i)). TP groups are TP consecutive ranks; the DP x CP
+// group (gradients) the ranks of one (tp_i, pp_i); EP groups EP consecutive members of it
+// (expert generator order etp-ep-edp-pp); pipeline neighbours are r and r + TP x CP x DP.
+//
+// A group's path (core/throughput.h CommPath), by where its ranks are:
+// - one host (one node with host networking, or one pod): the ring over its GPUs on that node;
+// - several nodes with host networking: NCCL's ring visits each node once (core/gang.h), so its
+//   bus bandwidth is the least, over its nodes, of the ring over the group's GPUs there and of
+//   the node's network bandwidth for those GPUs (core/network_model.h) divided by the number of
+//   groups of the same kind that cross the network through the same NIC (they run at once: every
+//   TP group all-reduces in the same layer, every DP group reduces gradients together);
+// - pods without host networking (default scheduling): the pod-socket ring (pod_socket_path).
+#pragma once
+
+#include <vector>
+
+#include "core/allocator.h"
+#include "core/llm_step.h"
+#include "core/network_model.h"
+#include "core/throughput.h"
+
+namespace topsim {
+
+struct RankSite {
+  int node = 0;  // index into the nodes given to llm_links
+  int gpu = 0;   // the node's GPU id
+  int pod = 0;   // the pod it runs in (any distinct ids; used without host networking)
+};
+
+struct LinkNode {
+  const Allocator* allocator = nullptr;  // the node's allocator (its topology and ring memo)
+  double primary_nic_gbit = 0;           // the pod network's NIC, Gb/s (without host networking)
+};
+
+struct LinkOptions {
+  bool host_network = true;  // pods share the host's network and IPC namespaces
+  NetworkModel net;
+  double pod_socket_gbps = kPodSocketGbps;
+};
+
+// REQUIRES: ranks.size() == config.gpus(), every site's node within `nodes` and GPU within it.
+Expected<LlmLinks> llm_links(const ParallelConfig& config, const std::vector<RankSite>& ranks, const std::vector<LinkNode>& nodes,
+                             const LinkOptions& options = {});
+
+// The rank sites of a job of `gpus` GPUs on idle nodes of one type as the topology-aware
+// scheduler places it: the allocator's best set on one node, or whole nodes in order (the last
+// one partly), ranks in GPU order within each node. All ranks share one pod per node.
+Expected<std::vector<RankSite>> idle_rank_sites(const Allocator& allocator, int gpus);
+
+}  // namespace topsim

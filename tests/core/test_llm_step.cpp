@@ -1,0 +1,147 @@
+// The LLM step model's mechanisms on small cases (core/llm_step.h, core/llm_links.h).
+#include <catch2/catch.hpp>
+
+#include "core/builtin_models.h"
+#include "core/llm_estimate.h"
+#include "core/topology.h"
+#include "tests/core/model_fixture.h"
+
+namespace topsim {
+namespace {
+
+const LlmModel& llm(const char* name) {
+  auto found = find_llm_model(name);
+  REQUIRE(found.ok());
+  return **found;
+}
+
+ParallelConfig config(int tp, int pp, int dp, int gbs = 0) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.pp = pp;
+  c.dp = dp;
+  c.global_batch = gbs;
+  return c;
+}
+
+LlmStep estimate(const LlmModel& model, const ParallelConfig& c, const char* node = "hgx-h100") {
+  auto estimate = estimate_llm_idle(model, c, *builtin_model(node));
+  INFO((estimate ? "" : estimate.error().message));
+  REQUIRE(estimate.ok());
+  return estimate->step;
+}
+
+}  // namespace
+
+TEST_CASE("core::llm catalog parameter counts reproduce the published ones", "[core][llm]") {
+  CHECK(llm("llama3-8b").parameters() == Approx(8.030e9).epsilon(0.001));
+  CHECK(llm("llama3-70b").parameters() == Approx(70.554e9).epsilon(0.001));
+  CHECK(llm("llama3.1-405b").parameters() == Approx(405.853e9).epsilon(0.001));
+  CHECK(llm("llama2-7b").parameters() == Approx(6.738e9).epsilon(0.001));
+  CHECK(llm("mixtral-8x7b").parameters() == Approx(46.70e9).epsilon(0.002));
+  CHECK(llm("mixtral-8x7b").parameters(true) == Approx(12.88e9).epsilon(0.002));
+  // Narayanan et al. Table 1 (Eq. 2): 1.7B (1.652 unrounded), 145.6B, 529.6B, 1008.0B.
+  CHECK(llm("megatron-1.7b").parameters() == Approx(1.652e9).epsilon(0.001));
+  CHECK(llm("megatron-146b").parameters() == Approx(145.6e9).epsilon(0.001));
+  CHECK(llm("megatron-530b").parameters() == Approx(529.6e9).epsilon(0.001));
+  CHECK(llm("megatron-1t").parameters() == Approx(1008.0e9).epsilon(0.001));
+  CHECK(find_llm_model("Llama-3-70B").ok());
+  CHECK_THAT(find_llm_model("llama4-70b").error().message, Catch::Contains("did you mean"));
+}
+
+TEST_CASE("core::llm pipeline bubble is (p-1)/v micro-batch slots", "[core][llm]") {
+  // 8 stages, 8 micro-batches: the bubble is 7 of 15 slots; interleaving over 2 halves it.
+  ParallelConfig c = config(8, 8, 1, 8);
+  const LlmStep plain = estimate(llm("gpt3-175b"), c);
+  const double slot = (plain.step_ms - plain.pp_bubble_ms - plain.pp_p2p_ms - plain.dp_exposed_ms - plain.optimizer_ms) / 8;
+  CHECK(plain.pp_bubble_ms == Approx(7 * slot));
+  c.vpp = 2;
+  const LlmStep interleaved = estimate(llm("gpt3-175b"), c);
+  CHECK(interleaved.pp_bubble_ms == Approx(plain.pp_bubble_ms / 2).epsilon(0.01));
+}
+
+TEST_CASE("core::llm a TP group split across nodes is slower by the link ratio", "[core][llm]") {
+  auto node = builtin_model("hgx-h100");
+  auto topology = Topology::build(*node);
+  REQUIRE(topology.ok());
+  const Allocator allocator(*topology);
+  const std::vector<LinkNode> nodes(2, LinkNode{&allocator, 400});
+  ParallelConfig c = config(8, 1, 2);
+  std::vector<RankSite> packed, split;
+  for (int r = 0; r < 16; ++r) packed.push_back({r / 8, r % 8, r / 8});
+  // Each TP group: 4 GPUs on one node, 4 on the other.
+  for (int r = 0; r < 16; ++r) split.push_back({(r / 4) % 2, (r % 4) + 4 * (r / 8), (r / 4) % 2});
+  auto inside = llm_links(c, packed, nodes);
+  auto across = llm_links(c, split, nodes);
+  REQUIRE(inside.ok());
+  REQUIRE(across.ok());
+  CHECK(inside->tp.hosts == 1);
+  CHECK(across->tp.hosts == 2);
+  // 4 GPUs' NICs (4 x 400 Gb/s InfiniBand) against the NVSwitch ring of 8.
+  CHECK(across->tp.bus_bandwidth_gbps < inside->tp.bus_bandwidth_gbps / 2);
+  const LlmModel& model = llm("llama3-70b");
+  auto fast = llm_step(model, c, *gpu("h100"), *inside);
+  auto slow = llm_step(model, c, *gpu("h100"), *across);
+  REQUIRE(fast.ok());
+  REQUIRE(slow.ok());
+  // The TP time grows with the bandwidth ratio (latency terms aside).
+  const double ratio = inside->tp.bus_bandwidth_gbps / across->tp.bus_bandwidth_gbps;
+  CHECK(slow->tp_ms / fast->tp_ms == Approx(ratio).epsilon(0.1));
+  CHECK(slow->tokens_per_sec < fast->tokens_per_sec);
+}
+
+TEST_CASE("core::llm ZeRO-3 adds the parameter all-gathers", "[core][llm]") {
+  ParallelConfig c = config(1, 1, 16, 64);
+  c.sequence = 4096;
+  c.zero = 1;
+  const LlmStep z1 = estimate(llm("llama3-8b"), c);
+  c.zero = 3;
+  const LlmStep z3 = estimate(llm("llama3-8b"), c);
+  // Per micro-batch (4 of them) an all-gather before forward and before backward.
+  CHECK(z3.dp_comm_ms > z1.dp_comm_ms * 2);
+  CHECK(z3.memory.parameters_gib < z1.memory.parameters_gib);
+  c.overlap_dp = false;
+  c.zero = 1;
+  const LlmStep exposed = estimate(llm("llama3-8b"), c);
+  CHECK(exposed.dp_exposed_ms == Approx(exposed.dp_comm_ms));
+  CHECK(z1.dp_exposed_ms < exposed.dp_exposed_ms);
+}
+
+TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
+  const GpuModel& h100 = *gpu("h100");
+  const LlmModel& model = llm("llama3-8b");
+  auto error = [&](const ParallelConfig& c, int gpus) {
+    auto status = validate_parallel(model, c, h100, gpus);
+    REQUIRE_FALSE(status.ok());
+    return status.error().message;
+  };
+  CHECK_THAT(error(config(3, 1, 1), 3), Catch::StartsWith("tp 3 does not divide"));
+  CHECK_THAT(error(config(2, 2, 2), 16), Catch::Contains("but the job has 16 GPUs"));
+  CHECK_THAT(error(config(0, 1, 1), 0), Catch::StartsWith("tp must be at least 1"));
+  ParallelConfig c = config(1, 1, 8, 100);
+  CHECK_THAT(error(c, 8), Catch::StartsWith("global_batch 100 is not a multiple"));
+  c = config(1, 1, 1);
+  CHECK_THAT(error(c, 1), Catch::StartsWith("memory: llama3-8b needs"));
+  c = config(8, 1, 1);
+  c.ep = 2;
+  CHECK_THAT(error(c, 8), Catch::Contains("needs a mixture-of-experts model"));
+  c = config(8, 1, 1);
+  c.precision = LlmPrecision::Fp8;
+  CHECK_THAT(validate_parallel(model, c, *gpu("a100-80g")).error().message, Catch::Contains("fp8 needs FP8"));
+  c = config(2, 8, 1, 4);
+  c.vpp = 2;
+  CHECK_THAT(error(c, 16), Catch::Contains("multiple of pp"));
+}
+
+TEST_CASE("core::llm mixture of experts: EP all-to-all on the EP group's links", "[core][llm]") {
+  ParallelConfig c = config(1, 1, 8, 64);
+  c.ep = 8;
+  c.precision = LlmPrecision::Bf16;
+  const LlmStep step = estimate(llm("mixtral-8x7b"), c);
+  CHECK(step.ep_ms > 0);
+  CHECK(step.memory.total_gib() < 80);
+  // Active parameters drive the compute: Mixtral trains at roughly a 13B dense model's rate.
+  CHECK(step.model_tflops_per_gpu > 0);
+}
+
+}  // namespace topsim
