@@ -77,8 +77,8 @@ struct ParallelConfig {
   int global_batch = 0;  // sequences per step (0: one micro-batch per DP rank, m = 1)
   int micro_batch = 1;   // sequences per micro-batch
   Recompute recompute = Recompute::Selective;
-  bool sequence_parallel = true;
-  int zero = 1;  // 0: replicated optimizer, 1/2: distributed optimizer (+ gradients), 3: parameters too
+  bool sequence_parallel = false;  // Megatron --sequence-parallel (off by default there too)
+  int zero = 1;                    // 0: replicated optimizer, 1/2: distributed optimizer (+ gradients), 3: parameters too
   LlmPrecision precision = LlmPrecision::Bf16;
   bool overlap_dp = true;   // overlap gradient reduce-scatter / parameter all-gather with compute
   bool tp_overlap = false;  // overlap TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap)

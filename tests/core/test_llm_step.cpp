@@ -21,6 +21,7 @@ ParallelConfig config(int tp, int pp, int dp, int gbs = 0) {
   c.pp = pp;
   c.dp = dp;
   c.global_batch = gbs;
+  c.sequence_parallel = true;
   return c;
 }
 

@@ -1,0 +1,124 @@
+#include "reports/llm_estimate_report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "util/number_format.h"
+
+namespace topsim {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+OrderedJson link_json(const CommPath& path) {
+  return {{"ranks", path.ranks},
+          {"hosts", path.hosts},
+          {"bus_gbps", rounded_micro(path.bus_bandwidth_gbps)},
+          {"transport", enum_name(path.transport)}};
+}
+
+std::string link_text(const char* name, const CommPath& path) {
+  if (path.ranks < 2) return "";
+  return fmt::format("  {:<3} {} ranks on {} host{}, {} GB/s bus ({})\n", name, path.ranks, path.hosts,
+                     path.hosts == 1 ? "" : "s", format_number(path.bus_bandwidth_gbps), enum_name(path.transport));
+}
+
+std::string share(double part, double whole) { return whole > 0 ? format_number(100 * part / whole) + "%" : "n/a"; }
+
+}  // namespace
+
+std::string render_llm_estimate_text(const LlmEstimateReport& r) {
+  const ParallelConfig& c = r.config;
+  const LlmStep& s = r.estimate.step;
+  const LlmLinks& l = r.estimate.links;
+  std::string out;
+  out += fmt::format("{} on {} GPUs: {} node{} of {} ({} GPUs each)\n", r.model->display_name, c.gpus(), r.estimate.nodes,
+                     r.estimate.nodes == 1 ? "" : "s", r.node, r.node_gpus);
+  out += fmt::format(
+      "parallelism: tp {} x pp {} x dp {} x cp {}, ep {}, vpp {}; sequence {} tokens, global batch {} sequences, "
+      "micro-batch {} ({} per step), recompute {}, sequence parallel {}, zero {}, {}\n",
+      c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp, c.seq(*r.model), c.batch(), c.micro_batch, c.microbatches(), enum_name(c.recompute),
+      c.sequence_parallel ? "on" : "off", c.zero, enum_name(c.precision));
+  out += fmt::format("step time       {} s\n", format_number(s.step_ms / 1e3));
+  out += fmt::format("throughput      {} tokens/s, {} tokens/s per GPU\n", format_number(s.tokens_per_sec),
+                     format_number(s.tokens_per_sec_per_gpu));
+  out += fmt::format("model FLOPs     {} TFLOP/s per GPU, MFU {}% (of the {} dense BF16 peak)\n",
+                     format_number(s.model_tflops_per_gpu), format_number(100 * s.mfu), r.estimate.gpu->name);
+  out += fmt::format("memory per GPU  {} GiB of {} ({} parameters and optimizer state, {} activations)\n",
+                     format_number(s.memory.total_gib()), format_number(r.estimate.gpu->memory_gib),
+                     format_number(s.memory.parameters_gib), format_number(s.memory.activations_gib));
+  out += "step breakdown:\n";
+  const std::pair<const char*, double> parts[] = {{"compute", s.compute_ms},
+                                                  {"tensor-parallel", s.tp_ms},
+                                                  {"expert all-to-all", s.ep_ms},
+                                                  {"context exchange", s.cp_ms},
+                                                  {"pipeline bubble", s.pp_bubble_ms},
+                                                  {"pipeline sends", s.pp_p2p_ms},
+                                                  {"data-parallel exposed", s.dp_exposed_ms},
+                                                  {"optimizer", s.optimizer_ms}};
+  for (const auto& [name, ms] : parts)
+    out += fmt::format("  {:<22} {:>10} ms  {:>6}\n", name, format_number(ms), share(ms, s.step_ms));
+  out += fmt::format("  (data-parallel traffic {} ms in all, the rest hidden behind compute)\n", format_number(s.dp_comm_ms));
+  out += "parallel groups (slowest of each kind):\n";
+  out += link_text("tp", l.tp) + link_text("cp", l.cp) + link_text("dp", l.dp) + link_text("ep", l.ep) + link_text("pp", l.pp);
+  return out;
+}
+
+std::string render_llm_estimate_json(const LlmEstimateReport& r) {
+  const ParallelConfig& c = r.config;
+  const LlmStep& s = r.estimate.step;
+  const LlmLinks& l = r.estimate.links;
+  auto sec = [](double ms) { return rounded_micro(ms / 1e3); };
+  OrderedJson out = {
+      {"node", r.node},
+      {"model", r.model->name},
+      {"gpus", c.gpus()},
+      {"nodes", r.estimate.nodes},
+      {"config",
+       {{"tp", c.tp},
+        {"pp", c.pp},
+        {"dp", c.dp},
+        {"cp", c.cp},
+        {"ep", c.ep},
+        {"vpp", c.vpp},
+        {"sequence", c.seq(*r.model)},
+        {"global_batch", c.batch()},
+        {"micro_batch", c.micro_batch},
+        {"microbatches", c.microbatches()},
+        {"recompute", enum_name(c.recompute)},
+        {"sequence_parallel", c.sequence_parallel},
+        {"zero", c.zero},
+        {"precision", enum_name(c.precision)},
+        {"tp_overlap", c.tp_overlap},
+        {"dp_overlap", c.overlap_dp}}},
+      {"step_s", sec(s.step_ms)},
+      {"tokens_per_s", rounded_micro(s.tokens_per_sec)},
+      {"tokens_per_s_per_gpu", rounded_micro(s.tokens_per_sec_per_gpu)},
+      {"model_tflops_per_gpu", rounded_micro(s.model_tflops_per_gpu)},
+      {"mfu", rounded_micro(s.mfu)},
+      {"memory_gib",
+       {{"parameters", rounded_micro(s.memory.parameters_gib)},
+        {"activations", rounded_micro(s.memory.activations_gib)},
+        {"total", rounded_micro(s.memory.total_gib())},
+        {"gpu", rounded_micro(r.estimate.gpu->memory_gib)}}},
+      {"breakdown_s",
+       {{"compute", sec(s.compute_ms)},
+        {"tp", sec(s.tp_ms)},
+        {"ep", sec(s.ep_ms)},
+        {"cp", sec(s.cp_ms)},
+        {"pp_bubble", sec(s.pp_bubble_ms)},
+        {"pp_p2p", sec(s.pp_p2p_ms)},
+        {"dp_exposed", sec(s.dp_exposed_ms)},
+        {"optimizer", sec(s.optimizer_ms)}}},
+      {"dp_comm_s", sec(s.dp_comm_ms)},
+      {"links",
+       {{"tp", link_json(l.tp)},
+        {"cp", link_json(l.cp)},
+        {"dp", link_json(l.dp)},
+        {"ep", link_json(l.ep)},
+        {"pp", link_json(l.pp)}}},
+  };
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace topsim

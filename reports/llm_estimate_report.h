@@ -1,0 +1,31 @@
+// Renderers of `topsim estimate`: one LLM training job's step on idle nodes of one type
+// (core/llm_estimate.h), as text for people and as one JSON object.
+#pragma once
+
+#include <string>
+
+#include "core/llm_estimate.h"
+
+namespace topsim {
+
+struct LlmEstimateReport {
+  std::string node;  // node type name
+  int node_gpus = 0;
+  const LlmModel* model = nullptr;
+  ParallelConfig config;
+  LlmEstimate estimate;
+};
+
+// Text: the configuration, the placement, step time, tokens/s (job and per GPU), MFU, memory per
+// GPU and the breakdown of the step, every figure with its unit.
+std::string render_llm_estimate_text(const LlmEstimateReport& report);
+
+// JSON (2-space indent, newline-terminated), keys in this order: node, model, gpus, nodes, config
+// {tp, pp, dp, cp, ep, vpp, sequence, global_batch, micro_batch, microbatches, recompute,
+// sequence_parallel, zero, precision, tp_overlap, dp_overlap}, step_s, tokens_per_s,
+// tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, memory_gib {parameters, activations, total,
+// gpu}, breakdown_s {compute, tp, ep, cp, pp_bubble, pp_p2p, dp_exposed, optimizer}, dp_comm_s,
+// links {tp, cp, dp, ep, pp: {ranks, hosts, bus_gbps, transport}}. Figures rounded to 1e-6.
+std::string render_llm_estimate_json(const LlmEstimateReport& report);
+
+}  // namespace topsim

@@ -1,0 +1,39 @@
+// `topsim estimate`'s renderers (reports/llm_estimate_report.h).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/builtin_models.h"
+#include "reports/llm_estimate_report.h"
+
+namespace topsim {
+
+TEST_CASE("reports::llm estimate JSON and text carry the figures with units", "[reports][llm]") {
+  ParallelConfig c;
+  c.tp = 8;
+  c.pp = 2;
+  c.dp = 2;
+  c.global_batch = 32;
+  c.sequence_parallel = true;
+  const LlmModel* model = *find_llm_model("llama3-70b");
+  auto estimate = estimate_llm_idle(*model, c, *builtin_model("hgx-h100"));
+  REQUIRE(estimate.ok());
+  const LlmEstimateReport report{"hgx-h100", 8, model, c, *estimate};
+  const auto json = nlohmann::json::parse(render_llm_estimate_json(report));
+  CHECK(json["model"] == "llama3-70b");
+  CHECK(json["nodes"] == 4);
+  CHECK(json["config"]["microbatches"] == 16);
+  CHECK(json["step_s"].get<double>() == Approx(estimate->step.step_ms / 1e3).margin(1e-6));
+  CHECK(json["tokens_per_s"].get<double>() == Approx(32.0 * 8192 / (estimate->step.step_ms / 1e3)).epsilon(1e-6));
+  CHECK(json["links"]["tp"]["hosts"] == 1);
+  CHECK(json["links"]["pp"]["transport"] == "rdma");
+  double parts = 0;
+  for (const auto& [key, value] : json["breakdown_s"].items()) parts += value.get<double>();
+  CHECK(parts == Approx(json["step_s"].get<double>()).epsilon(1e-4));
+  const std::string text = render_llm_estimate_text(report);
+  CHECK_THAT(text, Catch::Contains("4 nodes of hgx-h100"));
+  CHECK_THAT(text, Catch::Contains("tokens/s per GPU"));
+  CHECK_THAT(text, Catch::Contains("GiB of 80"));
+  CHECK_THAT(text, Catch::Contains("pipeline bubble"));
+}
+
+}  // namespace topsim
