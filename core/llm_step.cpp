@@ -132,7 +132,7 @@ LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {
   return m;
 }
 
-Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, int gpus) {
+Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, int gpus) {
   const std::pair<const char*, int> sizes[] = {
       {"tp", c.tp}, {"pp", c.pp}, {"dp", c.dp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}, {"micro_batch", c.micro_batch}};
   for (const auto& [field, value] : sizes)
@@ -140,10 +140,6 @@ Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const G
   if (c.sequence < 0) return Error{"sequence must be positive, got " + itos(c.sequence)};
   if (c.global_batch < 0) return Error{"global_batch must be positive, got " + itos(c.global_batch)};
   if (c.zero < 0 || c.zero > 3) return Error{"zero must be 0, 1, 2 or 3, got " + itos(c.zero)};
-  const long long product = 1LL * c.tp * c.pp * c.dp * c.cp;
-  if (gpus > 0 && product != gpus)
-    return Error{"tp x pp x dp x cp = " + itos(c.tp) + " x " + itos(c.pp) + " x " + itos(c.dp) + " x " + itos(c.cp) + " = " +
-                 itos(product) + ", but the job has " + itos(gpus) + " GPUs"};
   const std::string of = " of " + model.name;
   if (model.heads % c.tp != 0 || model.kv_heads % c.tp != 0)
     return Error{"tp " + itos(c.tp) + " does not divide the " + itos(model.heads) + " attention heads and " +
@@ -157,12 +153,21 @@ Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const G
   if (model.experts % c.ep != 0 || (c.dp * c.cp) % c.ep != 0)
     return Error{"ep " + itos(c.ep) + " must divide the " + itos(model.experts) + " experts" + of +
                  " and dp x cp = " + itos(c.dp * c.cp)};
+  const long long product = 1LL * c.tp * c.pp * c.dp * c.cp;
+  if (gpus > 0 && product != gpus)
+    return Error{"tp x pp x dp x cp = " + itos(c.tp) + " x " + itos(c.pp) + " x " + itos(c.dp) + " x " + itos(c.cp) + " = " +
+                 itos(product) + ", but the job has " + itos(gpus) + " GPUs"};
   if (c.batch() % (c.micro_batch * c.dp) != 0)
     return Error{"global_batch " + itos(c.batch()) + " is not a multiple of micro_batch x dp = " + itos(c.micro_batch * c.dp)};
   if (c.vpp > 1 && c.pp == 1) return Error{"vpp " + itos(c.vpp) + " needs pipeline parallelism (pp > 1)"};
   if (c.vpp > 1 && c.microbatches() % c.pp != 0)
     return Error{"vpp " + itos(c.vpp) + ": the interleaved schedule needs micro-batches per step (" + itos(c.microbatches()) +
                  ") to be a multiple of pp " + itos(c.pp)};
+  return Status::success();
+}
+
+Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, int gpus) {
+  if (Status shape = validate_parallel_shape(model, c, gpus); !shape) return shape;
   if (c.precision == LlmPrecision::Fp8 && !(gpu.fp8_tflops > 0))
     return Error{"precision fp8 needs FP8 tensor cores (Ada, Hopper or later); " + gpu.name + " has none"};
   if (c.precision == LlmPrecision::Bf16 && (gpu.sm < 80 || !(gpu.fp16_tflops > 0)))

@@ -96,6 +96,8 @@ struct ParallelConfig {
 // FP8 tensor cores, BF16 on SM80 or later, and the memory per GPU within the GPU's. Errors name the field: "tp 3 does not divide
 // the 32 attention heads of llama3-8b".
 Status validate_parallel(const LlmModel& model, const ParallelConfig& config, const GpuModel& gpu, int gpus = 0);
+// The checks that need no GPU (everything but precision and memory).
+Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& config, int gpus = 0);
 
 // Memory one GPU holds (the first pipeline stage, which stores the most activations), GiB.
 // Model state per parameter (Megatron-LM docs/user-guide/features/dist_optimizer.md, BF16

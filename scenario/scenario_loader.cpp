@@ -190,11 +190,23 @@ std::string memory_fit_problem(const JobSpec& job, const std::string& name, cons
   return name + text;
 }
 
+// An LLM job must run on every GPU model of the cluster (precision, memory): the schedulers place
+// it on any node type with room.
+std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const std::string& name,
+                            const std::vector<const GpuModel*>& gpus) {
+  const LlmJob* llm = workload.llm_of(job);
+  if (llm == nullptr) return "";
+  for (const GpuModel* gpu : gpus)
+    if (const Status valid = validate_parallel(*llm->model, llm->config, *gpu, job.total_gpus()); !valid)
+      return name + " on " + gpu->name + ": " + valid.error().message;
+  return "";
+}
+
 // Jobs given by durations need the GPU the durations were measured on when the cluster's GPUs
 // differ (sim/job_timing.h).
 std::string reference_problem(const Workload& workload, const JobSpec& job, const std::vector<const GpuModel*>& gpus) {
   if (!workload.reference_gpu.empty() || job.reference_gpu != kWorkloadReference || gpus.size() < 2) return "";
-  if (job.iterations > 0 || job.ideal_duration_ms == kForeverMs || job.model == kNoModel) return "";
+  if (job.iterations > 0 || job.ideal_duration_ms == kForeverMs || (job.model == kNoModel && job.llm == kNoLlm)) return "";
   return "jobs are given by durations and the cluster has several GPU models (" +
          join(gpus, ", ", [](const GpuModel* g) { return g->name; }) +
          "): set \"reference_gpu\" to the GPU the durations were measured on";
@@ -216,6 +228,8 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
       if (const std::string problem = reference_problem(*s.workload, job, gpus); !problem.empty())
         return errors.fail("/workload/reference_gpu", problem);
       if (const std::string problem = memory_fit_problem(job, name, gpus); !problem.empty())
+        return errors.fail("/workload", problem);
+      if (const std::string problem = llm_fit_problem(*s.workload, job, name, gpus); !problem.empty())
         return errors.fail("/workload", problem);
     }
     const std::string problem =

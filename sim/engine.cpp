@@ -46,7 +46,7 @@ class Engine final : private Binder {
         open_(workload.size()),
         arrivals_(workload),
         view_(cluster_, workload_, open_, book_, now_ms_),
-        timer_(cluster_, config.network, config.overlap, workload.reference_gpu),
+        timer_(cluster_, config.network, config.overlap, workload.reference_gpu, workload.llm_jobs),
         sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     cluster_.prepare(config.scheduler->serves, &target_);
@@ -243,6 +243,7 @@ class Engine final : private Binder {
     }
     if (invariants_) invariants_->started(id, r.pods.size(), job.workers);
     r.comm = start.comm;
+    r.host_network = start.host_network;
     r.relaxed = std::move(start.relaxed);
     for (const PodPlacement& pod : r.pods)
       out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
@@ -267,6 +268,7 @@ class Engine final : private Binder {
     r.ideal_samples_per_sec = timing.ideal_samples_per_sec;
     r.work_samples = timing.work_samples;
     r.cross_numa = timing.cross_numa;
+    r.llm = timing.llm;
     out_.busy_gpu_ms += timing.run_ms * job.total_gpus();
     return timing.run_ms;
   }

@@ -27,6 +27,7 @@
 
 #include "core/fragmentation.h"
 #include "core/gpu_share.h"
+#include "core/llm_step.h"
 #include "core/model_catalog.h"
 #include "util/enum_names.h"
 
@@ -43,6 +44,8 @@ struct EnumNames<JobKind> {
 };
 
 inline constexpr uint16_t kNoModel = 0xFFFF;
+// JobSpec::llm of a job that is not an LLM training job.
+inline constexpr uint16_t kNoLlm = 0xFFFF;
 // A duration that never ends (fill experiments: nothing departs).
 inline constexpr int64_t kForeverMs = -1;
 // The longest run the engine times, 10^15 ms (about 31,700 years): longer estimates are cut here.
@@ -65,6 +68,10 @@ struct JobSpec {
   // The GPU a duration was measured on (a GPU catalog index), or kWorkloadReference: the
   // workload's (sim/job_timing.h).
   uint8_t reference_gpu = kWorkloadReference;
+  // An LLM training job under 3D parallelism: its index in Workload::llm_jobs (model and
+  // parallel configuration; core/llm_step.h), else kNoLlm. Such a job has no `model`; its
+  // iterations are training steps and its throughput is in tokens/s.
+  uint16_t llm = kNoLlm;
   // Trace pod: allowed GPU types (bit t, 0 = any), thousandths of each card, CPU and memory.
   uint8_t gpu_type_mask = 0;
   uint16_t gpu_milli = 0;
@@ -94,6 +101,12 @@ struct JobSpec {
 // whole cards (marked topology-aware when `topology_aware`), a memory share, or the trace
 // pod's CPU, memory and milli cards.
 PodRequest pod_request(const JobSpec& job, size_t pod = 0, bool topology_aware = false);
+
+// An LLM job's model and parallel configuration (shared by the jobs of one job-list entry).
+struct LlmJob {
+  const LlmModel* model = nullptr;  // a catalog entry (core/llm_catalog.h)
+  ParallelConfig config;
+};
 
 // Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).
 struct JobExtras {
@@ -138,7 +151,13 @@ struct Workload {
   // Set: the jobs are made on demand (read them with a JobCursor) and `generated` describes them.
   std::shared_ptr<const JobGenerator> generator;
   WorkloadSpan generated;
+  // The LLM jobs' models and configurations (JobSpec::llm indexes it); null when there are none.
+  std::shared_ptr<const std::vector<LlmJob>> llm_jobs;
   std::string job_name(uint32_t id) const;
+  // The LLM configuration of `job`, or nullptr for any other job.
+  const LlmJob* llm_of(const JobSpec& job) const {
+    return job.llm != kNoLlm && llm_jobs && job.llm < llm_jobs->size() ? &(*llm_jobs)[job.llm] : nullptr;
+  }
   size_t size() const { return generator ? generated.jobs : jobs.size(); }
 };
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <queue>
@@ -49,6 +50,26 @@ class Decoder {
   const char* at_;
 };
 
+// An LLM step's figures, in one fixed order (encode and decode share it).
+std::array<double*, 16> llm_fields(LlmStep& s) {
+  return {&s.step_ms,
+          &s.compute_ms,
+          &s.tp_ms,
+          &s.ep_ms,
+          &s.cp_ms,
+          &s.pp_bubble_ms,
+          &s.pp_p2p_ms,
+          &s.dp_exposed_ms,
+          &s.dp_comm_ms,
+          &s.optimizer_ms,
+          &s.tokens_per_sec,
+          &s.tokens_per_sec_per_gpu,
+          &s.model_tflops_per_gpu,
+          &s.mfu,
+          &s.memory.parameters_gib,
+          &s.memory.activations_gib};
+}
+
 void encode(std::string& out, const JobRecord& r) {
   put(out, static_cast<uint8_t>(r.state));
   put(out, static_cast<uint8_t>(r.cross_numa));
@@ -69,6 +90,12 @@ void encode(std::string& out, const JobRecord& r) {
   put(out, static_cast<uint32_t>(r.relaxed.size()));
   for (const std::string& constraint : r.relaxed) put_text(out, constraint);
   put_text(out, r.reason);
+  put(out, static_cast<uint8_t>(r.host_network));
+  put(out, static_cast<uint8_t>(r.llm != nullptr));
+  if (r.llm) {
+    LlmStep step = *r.llm;
+    for (const double* value : llm_fields(step)) put(out, *value);
+  }
 }
 
 JobRecord decode(const char* at) {
@@ -93,6 +120,12 @@ JobRecord decode(const char* at) {
   r.relaxed.resize(in.get<uint32_t>());
   for (std::string& constraint : r.relaxed) constraint = in.text();
   r.reason = in.text();
+  r.host_network = in.get<uint8_t>() != 0;
+  if (in.get<uint8_t>() != 0) {
+    LlmStep step;
+    for (double* value : llm_fields(step)) *value = in.get<double>();
+    r.llm = std::make_shared<const LlmStep>(step);
+  }
   return r;
 }
 

@@ -6,12 +6,13 @@
 
 #include "core/builtin_models.h"
 #include "core/gang.h"
+#include "core/llm_links.h"
 
 namespace topsim {
 
 JobTimer::JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap,
-                   const std::string& reference_gpu)
-    : cluster_(cluster), network_(network), overlap_(overlap) {
+                   const std::string& reference_gpu, std::shared_ptr<const std::vector<LlmJob>> llm_jobs)
+    : cluster_(cluster), network_(network), overlap_(overlap), llm_jobs_(std::move(llm_jobs)) {
   if (!reference_gpu.empty()) reference_gpu_ = find_gpu_model(reference_gpu);
 }
 
@@ -81,7 +82,95 @@ int64_t run_ms_of(double ms) {
 
 }  // namespace
 
+namespace {
+
+// A path's figures as cache-key integers (bandwidth in MB/s).
+void push_path(std::vector<int64_t>& key, const CommPath& path) {
+  key.push_back(path.ranks);
+  key.push_back(path.hosts);
+  key.push_back(std::llround(path.bus_bandwidth_gbps * 1e3));
+  key.push_back(path.nvlink_hops);
+}
+
+}  // namespace
+
+std::shared_ptr<const LlmStep> JobTimer::llm_step_on(uint16_t llm, const NodeType& type, const LlmLinks& links) {
+  std::vector<int64_t> key{llm, type.gpu ? type.gpu->catalog_index : -1};
+  for (const CommPath* path : {&links.tp, &links.cp, &links.dp, &links.ep, &links.pp}) push_path(key, *path);
+  auto [it, fresh] = llm_steps_.emplace(std::move(key), nullptr);
+  if (fresh && type.gpu) {
+    const LlmJob& spec = (*llm_jobs_)[llm];
+    auto step = llm_step(*spec.model, spec.config, *type.gpu, links);
+    if (step) it->second = std::make_shared<const LlmStep>(*step);
+  }
+  return it->second;
+}
+
+double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key) {
+  auto [it, fresh] = ideal_llm_cache_.emplace(std::make_pair(key, int{job.llm}), 0.0);
+  if (!fresh || !type.allocator) return it->second;
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  auto sites = idle_rank_sites(*type.allocator, spec.config.gpus());
+  if (!sites) return it->second;
+  const std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1,
+                                    LinkNode{type.allocator.get(), type.primary_nic_gbit});
+  LinkOptions options;
+  options.net = network_;
+  auto links = llm_links(spec.config, *sites, nodes, options);
+  if (!links) return it->second;
+  if (auto step = llm_step_on(job.llm, type, *links)) it->second = step->tokens_per_sec;
+  return it->second;
+}
+
+JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
+  JobTiming t;
+  const int node_type = cluster_.node(record.pods.front().node).type;
+  const NodeType& type = cluster_.type(node_type);
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  // Ranks: pods in rank order, each pod's GPUs ascending.
+  std::vector<int> node_ids;
+  std::vector<LinkNode> nodes;
+  std::vector<RankSite> sites;
+  for (size_t p = 0; p < record.pods.size(); ++p) {
+    const PodPlacement& pod = record.pods[p];
+    auto at = std::find(node_ids.begin(), node_ids.end(), pod.node);
+    if (at == node_ids.end()) {
+      node_ids.push_back(pod.node);
+      const NodeType& node_type_of = cluster_.type_of(pod.node);
+      nodes.push_back({node_type_of.allocator.get(), node_type_of.primary_nic_gbit});
+      at = node_ids.end() - 1;
+    }
+    for (int gpu : pod.gpus) sites.push_back({static_cast<int>(at - node_ids.begin()), gpu, static_cast<int>(p)});
+  }
+  LinkOptions options;
+  options.host_network = record.host_network;
+  options.net = network_;
+  auto links = static_cast<int>(sites.size()) == spec.config.gpus() ? llm_links(spec.config, sites, nodes, options)
+                                                                    : Expected<LlmLinks>(Error{"rank count"});
+  if (links) t.llm = llm_step_on(job.llm, type, *links);
+  t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
+  t.ideal_samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);
+  t.cross_numa = cross_numa(record);
+  const double tokens_per_step = static_cast<double>(spec.config.batch()) * spec.config.seq(*spec.model);
+  if (job.iterations > 0) {
+    t.run_ms = t.llm ? run_ms_of(static_cast<double>(job.iterations) * t.llm->step_ms) : kMaxRunMs;
+    t.work_samples = static_cast<double>(job.iterations) * tokens_per_step;
+    return t;
+  }
+  const NodeType* reference = reference_type(job);
+  const double reference_rate =
+      reference ? ideal_llm_tokens_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.ideal_samples_per_sec;
+  if (job.ideal_duration_ms != kForeverMs && t.samples_per_sec > 0 && reference_rate > 0) {
+    t.work_samples = static_cast<double>(job.ideal_duration_ms) / 1e3 * reference_rate;
+    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (reference_rate / t.samples_per_sec));
+  } else {
+    t.run_ms = job.ideal_duration_ms;
+  }
+  return t;
+}
+
 JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
+  if (job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size()) return time_llm(job, record);
   JobTiming t;
   const int node_type = cluster_.node(record.pods.front().node).type;
   const NodeType& type = cluster_.type(node_type);

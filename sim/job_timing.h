@@ -8,6 +8,12 @@
 // throughput where it was
 // placed - so an H100 finishes a V100-measured job sooner. Without a reference GPU (a job list
 // on a cluster of one GPU model) the reference is the node type the job runs on.
+//
+// An LLM job (JobSpec::llm) is timed by the parallel step model (core/llm_step.h) on the links its
+// placement gives its parallel groups (core/llm_links.h): ranks are its pods in rank order, each
+// pod's GPUs ascending; with host networking (topology-aware gangs) groups across pods of one node
+// talk over the node's links, without it over pod sockets. Its throughput is in tokens/s, an
+// iteration is a training step; steps are cached by (configuration, links).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +33,8 @@ namespace topsim {
 struct JobTiming {
   double samples_per_sec = 0;
   double ideal_samples_per_sec = 0;
-  double work_samples = 0;  // samples the job processes in all (0: runs forever or unknown)
+  double work_samples = 0;             // samples the job processes in all (0: runs forever or unknown)
+  std::shared_ptr<const LlmStep> llm;  // an LLM job's step
   int64_t run_ms = 0;
   bool cross_numa = false;  // some node holds GPUs of this job on several NUMA nodes
 };
@@ -37,7 +44,7 @@ class JobTimer {
   // REQUIRES: `cluster` outlives the timer. `reference_gpu`: the workload's reference GPU
   // (a catalog name; empty: the node type each job runs on).
   JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap,
-           const std::string& reference_gpu = "");
+           const std::string& reference_gpu = "", std::shared_ptr<const std::vector<LlmJob>> llm_jobs = nullptr);
 
   // REQUIRES: a training job whose pods and communication path are in `record`.
   JobTiming time(const JobSpec& job, const JobRecord& record);
@@ -50,6 +57,10 @@ class JobTimer {
   // The reference node type of the job (null: the node type it runs on).
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record) const;
+  JobTiming time_llm(const JobSpec& job, const JobRecord& record);
+  std::shared_ptr<const LlmStep> llm_step_on(uint16_t llm, const NodeType& type, const LlmLinks& links);
+  // Tokens/s of the LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec).
+  double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key);
 
   const ClusterState& cluster_;
   NetworkModel network_;
@@ -57,6 +68,9 @@ class JobTimer {
   std::map<std::tuple<int, int, int, int, int, int>, double> ideal_cache_;
   const GpuModel* reference_gpu_ = nullptr;
   std::map<int, std::shared_ptr<const NodeType>> reference_types_;  // by GPU catalog index
+  std::shared_ptr<const std::vector<LlmJob>> llm_jobs_;
+  std::map<std::pair<int, int>, double> ideal_llm_cache_;                     // (type key, llm index) -> tokens/s
+  std::map<std::vector<int64_t>, std::shared_ptr<const LlmStep>> llm_steps_;  // (llm, GPU, links) -> step
 };
 
 }  // namespace topsim

@@ -1,5 +1,7 @@
 #include "formats/jobs/job_list_json.h"
 
+#include "core/llm_catalog.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,6 +11,7 @@
 #include "core/gang.h"
 #include "core/gpu_share.h"
 #include "core/hardware.h"
+#include "core/llm_catalog.h"
 #include "core/model_catalog.h"
 #include "formats/support/json_reader.h"
 #include "util/suggest.h"
@@ -27,9 +30,9 @@ constexpr double kMaxSeconds = 1e12;  // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kEntryKeys = {"name",      "submit_s",    "workers",       "gpus_per_worker",  "pods",
-                                             "framework", "model",       "batch_per_gpu", "iterations",       "duration_s",
-                                             "count",     "annotations", "gpu_mem_gib",   "gpu_core_percent", "reference_gpu"};
+const std::vector<std::string> kEntryKeys = {
+    "name",       "submit_s",   "workers", "gpus_per_worker", "pods",        "framework",        "model",         "batch_per_gpu",
+    "iterations", "duration_s", "count",   "annotations",     "gpu_mem_gib", "gpu_core_percent", "reference_gpu", "llm"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -37,7 +40,12 @@ std::string source_name(std::string_view source, const std::string& pointer) {
 
 std::optional<uint16_t> model_at(JsonErrors& errors, const JsonAt& at, std::string_view typed) {
   const auto index = workload_model_index(typed);
-  if (!index) errors.fail(at.pointer, unknown_name("model", typed, workload_model_names()));
+  if (!index && find_llm_model(typed))
+    errors.fail(at.pointer, "'" + std::string(typed) +
+                                "' is a large language model: describe the job with \"llm\": {\"model\": \"" +
+                                std::string(typed) + "\", \"tp\": ..., \"pp\": ...} (docs/llm-training.md)");
+  else if (!index)
+    errors.fail(at.pointer, unknown_name("model", typed, workload_model_names()));
   return index;
 }
 
@@ -52,6 +60,7 @@ std::optional<Framework> framework_at(JsonErrors& errors, const JsonAt& at, std:
 struct Entry {
   JobSpec job;
   JobExtras extras;
+  std::optional<LlmJob> llm;
   int64_t count = 1;
   std::string pointer;  // of the entry
 };
@@ -126,6 +135,61 @@ void read_training(JsonErrors& errors, const JsonObject& entry, JobSpec& job) {
   job.batch_per_gpu = static_cast<uint16_t>(entry.integer("batch_per_gpu", 1, kMaxUint16).value_or(batch));
 }
 
+const std::vector<std::string> kLlmKeys = {"model", "tp",        "pp",           "dp",          "cp",        "ep",
+                                           "vpp",   "sequence",  "global_batch", "micro_batch", "recompute", "sequence_parallel",
+                                           "zero",  "precision", "tp_overlap",   "dp_overlap"};
+
+std::optional<bool> read_flag(JsonErrors& errors, const JsonObject& o, std::string_view key) {
+  if (!o.has(key)) return std::nullopt;
+  const JsonAt at = *o.member(key);
+  if (!at.value->is_boolean())
+    return errors.fail(at.pointer, "must be true or false, got " + describe_json(*at.value)), std::nullopt;
+  return at.value->get<bool>();
+}
+
+template <class E>
+void read_choice(JsonErrors& errors, const JsonObject& o, std::string_view key, E& out) {
+  const auto text = o.string(key);
+  if (!text) return;
+  const auto value = parse_enum<E>(*text);
+  if (!value) return errors.fail(o.pointer(key), unknown_name(std::string(key), *text, enum_name_list<E>()));
+  out = *value;
+}
+
+// "llm": {"model": "llama3-70b", "tp": 4, "pp": 4, ...}: an LLM job of the entry's GPUs (docs/workloads.md).
+std::optional<LlmJob> read_llm(JsonErrors& errors, const JsonObject& entry, const JobSpec& job) {
+  for (const char* key : {"model", "framework", "batch_per_gpu"})
+    if (entry.has(key)) return entry.fail(key, "does not apply to an LLM job (its model is \"llm\"/\"model\")"), std::nullopt;
+  const JsonAt at = *entry.member("llm");
+  const JsonObject o(errors, at, kLlmKeys);
+  if (!o.is_object()) return std::nullopt;
+  LlmJob llm;
+  if (const auto name = o.require("model") ? o.string("model") : std::nullopt) {
+    auto model = find_llm_model(*name);
+    if (!model) return errors.fail(o.pointer("model"), model.error().message), std::nullopt;
+    llm.model = *model;
+  }
+  ParallelConfig& c = llm.config;
+  const std::pair<const char*, int*> sizes[] = {{"tp", &c.tp}, {"pp", &c.pp},   {"cp", &c.cp},
+                                                {"ep", &c.ep}, {"vpp", &c.vpp}, {"micro_batch", &c.micro_batch},
+                                                {"dp", &c.dp}};
+  for (const auto& [key, field] : sizes) *field = static_cast<int>(o.integer(key, 1, kMaxUint16).value_or(1));
+  c.sequence = static_cast<int>(o.integer("sequence", 1, 1 << 24).value_or(0));
+  c.global_batch = static_cast<int>(o.integer("global_batch", 1, 1 << 24).value_or(0));
+  c.zero = static_cast<int>(o.integer("zero", 0, 3).value_or(1));
+  read_choice(errors, o, "recompute", c.recompute);
+  read_choice(errors, o, "precision", c.precision);
+  c.sequence_parallel = read_flag(errors, o, "sequence_parallel").value_or(false);
+  c.tp_overlap = read_flag(errors, o, "tp_overlap").value_or(false);
+  c.overlap_dp = read_flag(errors, o, "dp_overlap").value_or(true);
+  if (errors.failed() || !llm.model) return std::nullopt;
+  const int gpus = job.total_gpus();
+  if (!o.has("dp")) c.dp = std::max(1, gpus / std::max(1, c.tp * c.pp * c.cp));
+  if (const Status valid = validate_parallel_shape(*llm.model, c, gpus); !valid)
+    return errors.fail(at.pointer, valid.error().message), std::nullopt;
+  return llm;
+}
+
 // A shared-GPU job: one pod with `gpu_mem_gib` GiB of one card and optionally
 // `gpu_core_percent` of its compute, checked by the core's submission rules; it runs
 // `duration_s` (the speed of a share is not modelled) and needs no model.
@@ -170,10 +234,15 @@ Entry read_entry(JsonErrors& errors, const JsonAt& at) {
     out.job.workers = static_cast<uint16_t>(entry.integer("workers", 1, kMaxUint16).value_or(1));
     out.job.gpus_per_worker = static_cast<uint16_t>(entry.integer("gpus_per_worker", 1, kMaxUint16).value_or(1));
   }
-  if (!share || entry.has("model"))
-    read_training(errors, entry, out.job);
-  else
+  if (entry.has("llm")) {
+    if (share) entry.fail("llm", "a shared-GPU job cannot be an LLM job");
+    out.llm = read_llm(errors, entry, out.job);
     out.job.model = kNoModel;
+  } else if (!share || entry.has("model")) {
+    read_training(errors, entry, out.job);
+  } else {
+    out.job.model = kNoModel;
+  }
   read_work(entry, out.job);
   out.count = entry.integer("count", 1, kMaxCount).value_or(1);
   if (entry.has("annotations")) read_annotations(errors, entry, out.extras);
@@ -302,7 +371,18 @@ Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source) {
   std::vector<Entry> entries;
   for (size_t i = 0; i < jobs.value->size() && !errors.failed(); ++i) entries.push_back(read_entry(errors, jobs.element(i)));
   if (errors.failed()) return errors.error();
+  auto llm_jobs = std::make_shared<std::vector<LlmJob>>();
+  for (Entry& entry : entries)
+    if (entry.llm) {
+      if (llm_jobs->size() >= kNoLlm) {
+        errors.fail(entry.pointer + "/llm", "more than 65,534 LLM job entries in one list");
+        return errors.error();
+      }
+      entry.job.llm = static_cast<uint16_t>(llm_jobs->size());
+      llm_jobs->push_back(*entry.llm);
+    }
   Workload workload = assemble(expand(entries, errors), errors);
+  if (!llm_jobs->empty()) workload.llm_jobs = std::move(llm_jobs);
   if (errors.failed()) return errors.error();
   workload.source = source_name(source, jobs.pointer);
   return workload;

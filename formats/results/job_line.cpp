@@ -105,13 +105,38 @@ void put_times(std::string& out, const JobRecord& r) {
   if (r.finish_ms >= 0) field(out, "finish_s", seconds(r.finish_ms));
 }
 
+// An LLM job's step on its placement (core/llm_step.h): seconds, tokens/s, MFU, the breakdown.
+void put_llm(std::string& out, const LlmStep& step) {
+  key(out, "llm");
+  out += '{';
+  const std::pair<const char*, double> figures[] = {{"step_s", step.step_ms / 1e3},
+                                                    {"tokens_per_s_per_gpu", step.tokens_per_sec_per_gpu},
+                                                    {"mfu", step.mfu},
+                                                    {"compute_s", step.compute_ms / 1e3},
+                                                    {"tp_s", step.tp_ms / 1e3},
+                                                    {"ep_s", step.ep_ms / 1e3},
+                                                    {"cp_s", step.cp_ms / 1e3},
+                                                    {"pp_bubble_s", step.pp_bubble_ms / 1e3},
+                                                    {"pp_p2p_s", step.pp_p2p_ms / 1e3},
+                                                    {"dp_exposed_s", step.dp_exposed_ms / 1e3},
+                                                    {"optimizer_s", step.optimizer_ms / 1e3}};
+  for (size_t i = 0; i < std::size(figures); ++i) {
+    if (i) out += ',';
+    put_string(out, figures[i].first);
+    out += ':';
+    put_double(out, rounded_micro(figures[i].second));
+  }
+  out += '}';
+}
+
 void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
   field(out, "transport", enum_name(r.comm.transport));
   field(out, "ring_gbps", rounded_micro(r.comm.bus_bandwidth_gbps));
   field(out, "samples_per_sec", rounded_micro(r.samples_per_sec));
   field(out, "ideal_samples_per_sec", rounded_micro(r.ideal_samples_per_sec));
   if (r.work_samples > 0) field(out, "work_samples", rounded_micro(r.work_samples));
-  field(out, "unit", std::string(model ? enum_name(model->unit) : "samples") + "/s");
+  field(out, "unit", r.llm ? std::string("tokens/s") : std::string(model ? enum_name(model->unit) : "samples") + "/s");
+  if (r.llm) put_llm(out, *r.llm);
   key(out, "cross_numa");
   out += r.cross_numa ? "true" : "false";
   key(out, "relaxed");
@@ -140,6 +165,12 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
   if (model) {
     field(out, "model", model->name);
     field(out, "framework", enum_name(job.framework));
+  } else if (const LlmJob* llm = workload.llm_of(job)) {
+    field(out, "model", llm->model->name);
+    const ParallelConfig& c = llm->config;
+    field(out, "parallelism",
+          std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
+              std::to_string(c.cp) + " ep" + std::to_string(c.ep));
   }
   put_times(out, r);
   put_pods(out, r);

@@ -32,6 +32,7 @@ std::string serving_types_problem(const SchedulingView& view, const JobSpec& job
       return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
     if (need_nic && type.primary_nic_gbit <= 0)
       return "node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes";
+    if (job.llm != kNoLlm) continue;  // its configuration was checked against every GPU at load
     const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu};
     if (auto e = estimate_throughput(tj, CommPath{}); !e)
       return "no throughput model for it on " + type.name + ": " + e.error().message;
@@ -140,6 +141,8 @@ JobStart socket_job_start(const SchedulingView& view, uint32_t job, const Networ
   if (!path) return start;
   if (spans_racks(cluster, nodes)) path->bus_bandwidth_gbps /= cluster.network().rack_oversubscription;
   start.comm = *path;
+  // An LLM job's ranks are its pods' indices, whatever nodes they landed on (order-blind).
+  if (view.job(job).llm != kNoLlm) start.rank_order.clear();
   return start;
 }
 

@@ -125,7 +125,7 @@ class TopologyAware final : public Scheduler {
     if (best.node < 0) return false;
     for (auto& pod : split_along_ring(best.placement.ring, view.job(id).gpus_per_worker))
       binder.bind(id, {best.node, std::move(pod)});
-    binder.start(id, {ring_plan_path(best.placement.ring), best.placement.relaxed, {}});
+    binder.start(id, {ring_plan_path(best.placement.ring), best.placement.relaxed, {}, true});
     return true;
   }
 
@@ -153,7 +153,7 @@ class TopologyAware final : public Scheduler {
     if (!gang) return false;
     for (const WorkerPlacement& worker : gang->workers)
       binder.bind(id, {node_ids[static_cast<size_t>(worker.node)], worker.gpus});
-    JobStart start{gang_comm_path(*gang, candidates), gang->relaxed, {}};
+    JobStart start{gang_comm_path(*gang, candidates), gang->relaxed, {}, true};
     std::vector<int> used;
     for (int n : gang->nodes) used.push_back(node_ids[static_cast<size_t>(n)]);
     if (spans_racks(cluster, used))  // the job ring leaves the rack: its network hops share the uplinks

@@ -99,7 +99,8 @@ TEST_CASE("formats::philly loads the real trace", "[formats][workload]") {
     first.max_jobs = 1000;
     const auto prefix = load_philly(path, first);
     REQUIRE(prefix->jobs.size() == 1000);
-    CHECK(fingerprint(*prefix) == fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", "", nullptr, nullptr, {}}));
+    CHECK(fingerprint(*prefix) ==
+          fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", "", nullptr, nullptr, {}, nullptr}));
   }
 }
 

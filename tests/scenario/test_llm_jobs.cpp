@@ -1,0 +1,84 @@
+// LLM jobs in replays: job lists with "llm", timing by the parallel step model on the placement,
+// what default (order-blind, pod network) placement costs against topology-aware gangs.
+#include <catch2/catch.hpp>
+
+#include "core/builtin_models.h"
+#include "core/llm_estimate.h"
+#include "tests/scenario/scenario_support.h"
+
+namespace topsim {
+
+using test::record;
+using test::run;
+using test::scenario_from;
+using test::scenario_json;
+
+namespace {
+
+// One fine-tuning job of Llama 3 70B, TP 8 over 4-GPU pods (TP 8 x PP 2 x DP 2), on 6 HGX H100
+// nodes on InfiniBand.
+std::string sft_scenario(const std::string& extra_job = "") {
+  return scenario_json(R"([{"model": "hgx-h100", "count": 6}])",
+                       R"([{"name": "sft", "workers": 8, "gpus_per_worker": 4, "iterations": 10,
+                            "llm": {"model": "llama3-70b", "tp": 8, "pp": 2, "sequence": 4096, "global_batch": 16,
+                                    "sequence_parallel": true}})" +
+                           extra_job + "]",
+                       "", R"(, "network": {"transport": "ib"})");
+}
+
+}  // namespace
+
+TEST_CASE("scenario::llm job runs its iterations at the step time of its placement", "[scenario][llm]") {
+  const Scenario s = scenario_from(sft_scenario());
+  const RunResult topo = run(s, "topology-aware");
+  const JobRecord& r = record(topo, s, "sft");
+  REQUIRE(r.state == JobState::Finished);
+  REQUIRE(r.llm != nullptr);
+  CHECK(r.host_network);
+  // On idle nodes the topology-aware placement is the ideal one, the estimate's.
+  auto estimate =
+      estimate_llm_idle(**find_llm_model("llama3-70b"), s.workload->llm_jobs->front().config, *builtin_model("hgx-h100"));
+  REQUIRE(estimate.ok());
+  CHECK(r.llm->step_ms == Approx(estimate->step.step_ms).epsilon(1e-9));
+  CHECK(r.samples_per_sec == Approx(r.ideal_samples_per_sec));
+  CHECK(r.finish_ms - r.start_ms == Approx(10 * r.llm->step_ms).margin(1));
+  CHECK(r.work_samples == Approx(10.0 * 16 * 4096));
+}
+
+TEST_CASE("scenario::llm default placement splits TP groups over the pod network", "[scenario][llm]") {
+  const Scenario s = scenario_from(sft_scenario());
+  const RunResult topo_run = run(s, "topology-aware");
+  const JobRecord& topo = record(topo_run, s, "sft");
+  const RunResult def_run = run(s, "default");
+  const JobRecord& def = record(def_run, s, "sft");
+  REQUIRE(def.state == JobState::Finished);
+  REQUIRE(def.llm != nullptr);
+  CHECK_FALSE(def.host_network);
+  // The default scheduler spreads the pods; a TP group of 8 spans two pods on two nodes.
+  CHECK(def.pods[0].node != def.pods[1].node);
+  CHECK(def.llm->tp_ms > 5 * topo.llm->tp_ms);
+  CHECK(def.samples_per_sec < 0.5 * topo.samples_per_sec);
+  CHECK(def.ideal_samples_per_sec == Approx(topo.ideal_samples_per_sec));
+}
+
+TEST_CASE("scenario::llm job list errors name the field", "[scenario][llm]") {
+  auto error = [](const std::string& jobs) {
+    auto s = parse_scenario(scenario_json(R"([{"model": "hgx-h100", "count": 2}])", jobs), "test.json", "");
+    REQUIRE_FALSE(s.ok());
+    return s.error().message;
+  };
+  CHECK_THAT(error(R"([{"workers": 2, "gpus_per_worker": 8, "iterations": 1, "llm": {"model": "llama3-8b", "tp": 3}}])"),
+             Catch::Contains("/workload/jobs/0/llm: tp 3 does not divide"));
+  CHECK_THAT(error(R"([{"workers": 1, "gpus_per_worker": 8, "iterations": 1, "model": "llama3-70b"}])"),
+             Catch::Contains("is a large language model"));
+  CHECK_THAT(
+      error(
+          R"([{"workers": 1, "gpus_per_worker": 8, "iterations": 1, "llm": {"model": "llama3-8b", "tp": 8, "recompute": "some"}}])"),
+      Catch::Contains("/workload/jobs/0/llm/recompute: unknown recompute 'some'"));
+  CHECK_THAT(error(R"([{"workers": 1, "gpus_per_worker": 8, "iterations": 1, "llm": {"model": "llama3-70b"}}])"),
+             Catch::Contains("on h100: memory: llama3-70b needs"));
+  CHECK_THAT(error(R"([{"workers": 1, "gpus_per_worker": 8, "iterations": 1, "llm": {"model": "llama3-8b", "tp": 8, "dp": 2}}])"),
+             Catch::Contains("but the job has 8 GPUs"));
+}
+
+}  // namespace topsim
