@@ -10,7 +10,7 @@ bool trains_images(const JobSpec& job) {
   return model && model->unit == SampleUnit::Images;
 }
 
-void count_placed(const JobSpec& job, const JobRecord& r, JobTally& t) {
+void count_placed(const Workload& workload, const JobSpec& job, const JobRecord& r, JobTally& t) {
   ++t.placed;
   if (!job.is_share()) ++t.topology_placed;  // placements with topology constraints to meet
   if (!r.relaxed.empty()) ++t.fallbacks;
@@ -27,8 +27,10 @@ void count_placed(const JobSpec& job, const JobRecord& r, JobTally& t) {
   if (!job.is_training()) return;
   if (trains_images(job)) t.images_per_sec.push_back(r.samples_per_sec);
   if (r.comm.ranks > 1) t.ring_gbps.push_back(r.comm.bus_bandwidth_gbps);
-  if (model_at(job.model)) {
-    JobTally::ModelSums& sums = t.by_model[{job.model, job.framework}];
+  const LlmJob* llm = workload.llm_of(job);
+  if (model_at(job.model) || llm) {
+    const uint16_t key = llm ? llm_model_key(*llm->model) : job.model;
+    JobTally::ModelSums& sums = t.by_model[{key, job.framework}];
     ++sums.jobs;
     sums.samples_per_sec += r.samples_per_sec;
     sums.ideal_samples_per_sec += r.ideal_samples_per_sec;
@@ -36,6 +38,19 @@ void count_placed(const JobSpec& job, const JobRecord& r, JobTally& t) {
 }
 
 }  // namespace
+
+uint16_t llm_model_key(const LlmModel& model) {
+  const auto& catalog = llm_catalog();
+  for (size_t i = 0; i < catalog.size(); ++i)
+    if (&catalog[i] == &model) return static_cast<uint16_t>(kLlmModelKeyBit | i);
+  return kNoModel;
+}
+
+const LlmModel* llm_of_model_key(uint16_t key) {
+  if (!(key & kLlmModelKeyBit) || key == kNoModel) return nullptr;
+  const size_t index = key & ~kLlmModelKeyBit;
+  return index < llm_catalog().size() ? &llm_catalog()[index] : nullptr;
+}
 
 void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r, int node_type) {
   ++jobs;
@@ -58,7 +73,7 @@ void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord
     default: break;
   }
   if (r.start_ms < 0) return;
-  count_placed(job, r, *this);
+  count_placed(workload, job, r, *this);
   if (r.state != JobState::Finished) return;
   ++finished;
   waits.push_back(static_cast<double>(r.start_ms - r.submit_ms) / 1000.0);

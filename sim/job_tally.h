@@ -16,6 +16,13 @@
 
 namespace topsim {
 
+// by_model's key of an LLM (core/llm_catalog.h): its catalog index with the top bit set, apart
+// from the DNN catalog's indices.
+inline constexpr uint16_t kLlmModelKeyBit = 0x8000;
+uint16_t llm_model_key(const LlmModel& model);
+// The LLM of a by_model key, or nullptr for a DNN catalog index.
+const LlmModel* llm_of_model_key(uint16_t key);
+
 struct JobTally {
   struct ModelSums {
     uint64_t jobs = 0;  // started jobs training the model with the framework
@@ -32,7 +39,7 @@ struct JobTally {
   uint64_t topology_placed = 0, fallbacks = 0, multi_gpu = 0, cross_numa = 0, efficiency_jobs = 0;
   double efficiency_sum = 0;
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
-  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model index, framework)
+  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model key, framework)
   std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index
   std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
   std::set<std::string> rejection_reasons;                                  // those reasons

@@ -91,6 +91,11 @@ std::vector<NodeTypeUsage> usage_by_node_type(const RunOutput& run, const Cluste
 std::vector<ModelThroughput> throughput_by_model(const RunOutput& run) {
   std::vector<ModelThroughput> out;
   for (const auto& [key, sums] : run.tally.by_model) {
+    if (const LlmModel* llm = llm_of_model_key(key.first)) {
+      out.push_back({llm->name, "megatron", "tokens", sums.jobs, sums.samples_per_sec / static_cast<double>(sums.jobs),
+                     sums.ideal_samples_per_sec / static_cast<double>(sums.jobs)});
+      continue;
+    }
     const DnnModel& model = *model_at(key.first);
     out.push_back({model.name, std::string(enum_name(key.second)), std::string(enum_name(model.unit)), sums.jobs,
                    sums.samples_per_sec / static_cast<double>(sums.jobs),
