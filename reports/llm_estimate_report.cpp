@@ -60,9 +60,10 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
     out += fmt::format("  {:<22} {:>10} ms  {:>6}\n", name, format_number(ms), share(ms, s.step_ms));
   out += fmt::format("  (data-parallel traffic {} ms in all, the rest hidden behind compute)\n", format_number(s.dp_comm_ms));
   if (s.step_ms > 0 && s.pp_bubble_ms / s.step_ms > 0.25)
-    out += fmt::format("note: the pipeline bubble is {} of the step; more micro-batches per step (--global-batch) or "
-                       "virtual stages (--vpp) shrink it\n",
-                       share(s.pp_bubble_ms, s.step_ms));
+    out += fmt::format(
+        "note: the pipeline bubble is {} of the step; more micro-batches per step (--global-batch) or "
+        "virtual stages (--vpp) shrink it\n",
+        share(s.pp_bubble_ms, s.step_ms));
   out += "parallel groups (slowest of each kind):\n";
   out += link_text("tp", l.tp) + link_text("cp", l.cp) + link_text("dp", l.dp) + link_text("ep", l.ep) + link_text("pp", l.pp);
   return out;

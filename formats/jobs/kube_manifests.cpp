@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "core/llm_catalog.h"
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
@@ -163,6 +164,43 @@ void note_once(Context& ctx, bool& noted, std::string note) {
   noted = true;
 }
 
+void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, const PodShape& share);
+void add_job(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json job, const std::string& label);
+
+// An LLM job's "llm" object from its topsim/<key> annotations (docs/importers.md): integers,
+// true/false flags and names, each checked again by the job-list reader.
+nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& model) {
+  nlohmann::ordered_json llm = {{"model", model}};
+  const std::pair<const char*, const char*> integers[] = {{"topsim/tp", "tp"},
+                                                          {"topsim/pp", "pp"},
+                                                          {"topsim/dp", "dp"},
+                                                          {"topsim/cp", "cp"},
+                                                          {"topsim/ep", "ep"},
+                                                          {"topsim/vpp", "vpp"},
+                                                          {"topsim/sequence", "sequence"},
+                                                          {"topsim/global-batch", "global_batch"},
+                                                          {"topsim/micro-batch", "micro_batch"},
+                                                          {"topsim/zero", "zero"}};
+  for (const auto& [annotation, key] : integers)
+    if (const std::string text = setting(doc, annotation); !text.empty()) {
+      const auto value = nlohmann::ordered_json::parse(text, nullptr, false);
+      if (!value.is_number_integer()) throw ManifestFault{std::string(annotation) + ": must be an integer, got '" + text + "'"};
+      llm[key] = value;
+    }
+  const std::pair<const char*, const char*> flags[] = {{"topsim/sequence-parallel", "sequence_parallel"},
+                                                       {"topsim/tp-overlap", "tp_overlap"},
+                                                       {"topsim/dp-overlap", "dp_overlap"}};
+  for (const auto& [annotation, key] : flags)
+    if (const std::string text = setting(doc, annotation); !text.empty()) {
+      if (text != "true" && text != "false")
+        throw ManifestFault{std::string(annotation) + ": must be true or false, got '" + text + "'"};
+      llm[key] = text == "true";
+    }
+  for (const auto& [annotation, key] : {std::pair{"topsim/recompute", "recompute"}, std::pair{"topsim/precision", "precision"}})
+    if (const std::string text = setting(doc, annotation); !text.empty()) llm[key] = text;
+  return llm;
+}
+
 void add_document(Context& ctx, const YAML::Node& doc, const std::string& where) {
   if (!doc || doc.IsNull()) return;
   if (!doc.IsMap()) throw ManifestFault{"not a Kubernetes object (a map with kind)"};
@@ -203,6 +241,12 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   } else {
     job["pods"] = pods;
   }
+  if (const std::string llm_model = setting(doc, kModelAnnotation);
+      !llm_model.empty() && !find_model(llm_model) && find_llm_model(llm_model)) {
+    job["llm"] = llm_settings(doc, llm_model);
+    add_work(ctx, doc, job, share);
+    return add_job(ctx, doc, std::move(job), label);
+  }
   std::string framework = setting(doc, kFrameworkAnnotation);
   if (framework.empty()) framework = kind == "TFJob" ? "tensorflow" : "pytorch";
   std::string model = setting(doc, kModelAnnotation);
@@ -216,6 +260,11 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   if (auto found = find_model(model); !found) throw ManifestFault{std::string(kModelAnnotation) + ": " + found.error().message};
   job["framework"] = framework;
   job["model"] = model;
+  add_work(ctx, doc, job, share);
+  add_job(ctx, doc, std::move(job), label);
+}
+
+void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, const PodShape& share) {
   if (const std::string iterations = setting(doc, kIterationsAnnotation); !iterations.empty() && share.gpu_mem_gib == 0) {
     job["iterations"] = nlohmann::ordered_json::parse(iterations, nullptr, false);
     if (!job["iterations"].is_number_integer())
@@ -229,6 +278,9 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
     note_once(ctx, ctx.noted_work,
               std::string("no ") + kDurationAnnotation + " or " + kIterationsAnnotation + " on some manifests: they run 3600 s");
   }
+}
+
+void add_job(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json job, const std::string& label) {
   const std::string created = text_of(child(child(doc, "metadata"), "creationTimestamp"), "metadata.creationTimestamp");
   std::optional<int64_t> at;
   if (!created.empty() && !(at = timestamp(created)))
