@@ -106,6 +106,21 @@ double llm_compute_efficiency(const GpuModel& gpu, LlmPrecision precision) {
   return fp8 ? kLlmEfficiencyHopperFp8 : kLlmEfficiencyAmpereBf16;
 }
 
+ParallelConfig default_parallel(const LlmModel& model, int gpus) {
+  ParallelConfig c;
+  for (int tp : {8, 4, 2, 1})
+    if (gpus % tp == 0 && model.heads % tp == 0 && model.kv_heads % tp == 0) {
+      c.tp = tp;
+      break;
+    }
+  c.dp = std::max(1, gpus / c.tp);
+  c.sequence_parallel = c.tp > 1;
+  constexpr double kTokensPerStep = 4.0 * 1024 * 1024;
+  const int sequences = static_cast<int>(std::ceil(kTokensPerStep / model.default_sequence));
+  c.global_batch = (sequences + c.dp - 1) / c.dp * c.dp;
+  return c;
+}
+
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {
   LlmMemory m;
   const double d = static_cast<double>(c.dp) * c.cp;

@@ -117,6 +117,13 @@ struct LlmMemory {
 };
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& config);
 
+// The configuration a job of `gpus` GPUs gets when only its model is known (synthetic mixes):
+// TP the largest of 8, 4, 2, 1 dividing the GPUs and the (KV) heads, with sequence parallelism;
+// no pipelining; the rest data-parallel; the model's sequence; a global batch of 4M tokens
+// (Llama 2's, model card: "global batch-size of 4M tokens"), rounded up to a multiple of DP;
+// selective recomputation, distributed optimizer, BF16.
+ParallelConfig default_parallel(const LlmModel& model, int gpus);
+
 // The links the placement gives each kind of group: its slowest group's path (core/llm_links.h).
 // A path with ranks 1 costs nothing. `pp` is the slowest stage-to-stage pair (ranks 2).
 struct LlmLinks {

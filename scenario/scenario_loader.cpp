@@ -196,9 +196,20 @@ std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const 
                             const std::vector<const GpuModel*>& gpus) {
   const LlmJob* llm = workload.llm_of(job);
   if (llm == nullptr) return "";
+  if (job.iterations == 0 && job.ideal_duration_ms != kForeverMs) {
+    // Its duration converts to work on the reference GPU's node (sim/job_timing.h): it must run there.
+    const GpuModel* reference =
+        job.reference_gpu == kWorkloadReference ? find_gpu_model(workload.reference_gpu) : gpu_at(job.reference_gpu);
+    if (reference)
+      if (const Status valid = validate_parallel(*llm->model, llm->config_for(job.total_gpus()), *reference, job.total_gpus());
+          !valid)
+        return name + " (" + llm->model->name + ") is given by a duration measured on " + reference->name +
+               ", which cannot run it (" + valid.error().message + "): set \"reference_gpu\" to a GPU that can, e.g. h100";
+  }
   for (const GpuModel* gpu : gpus)
-    if (const Status valid = validate_parallel(*llm->model, llm->config, *gpu, job.total_gpus()); !valid)
-      return name + " on " + gpu->name + ": " + valid.error().message;
+    if (const Status valid = validate_parallel(*llm->model, llm->config_for(job.total_gpus()), *gpu, job.total_gpus()); !valid)
+      return name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) on " + gpu->name + ": " +
+             valid.error().message;
   return "";
 }
 

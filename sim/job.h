@@ -106,6 +106,9 @@ PodRequest pod_request(const JobSpec& job, size_t pod = 0, bool topology_aware =
 struct LlmJob {
   const LlmModel* model = nullptr;  // a catalog entry (core/llm_catalog.h)
   ParallelConfig config;
+  bool automatic = false;  // the configuration follows each job's size (default_parallel)
+  // The configuration of a job of `gpus` GPUs.
+  ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus) : config; }
 };
 
 // Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).

@@ -94,31 +94,32 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
 
 }  // namespace
 
-std::shared_ptr<const LlmStep> JobTimer::llm_step_on(uint16_t llm, const NodeType& type, const LlmLinks& links) {
-  std::vector<int64_t> key{llm, type.gpu ? type.gpu->catalog_index : -1};
+std::shared_ptr<const LlmStep> JobTimer::llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links) {
+  const uint16_t llm = job.llm;
+  std::vector<int64_t> key{llm, job.total_gpus(), type.gpu ? type.gpu->catalog_index : -1};
   for (const CommPath* path : {&links.tp, &links.cp, &links.dp, &links.ep, &links.pp}) push_path(key, *path);
   auto [it, fresh] = llm_steps_.emplace(std::move(key), nullptr);
   if (fresh && type.gpu) {
     const LlmJob& spec = (*llm_jobs_)[llm];
-    auto step = llm_step(*spec.model, spec.config, *type.gpu, links);
+    auto step = llm_step(*spec.model, spec.config_for(job.total_gpus()), *type.gpu, links);
     if (step) it->second = std::make_shared<const LlmStep>(*step);
   }
   return it->second;
 }
 
 double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key) {
-  auto [it, fresh] = ideal_llm_cache_.emplace(std::make_pair(key, int{job.llm}), 0.0);
+  auto [it, fresh] = ideal_llm_cache_.emplace(std::make_tuple(key, int{job.llm}, job.total_gpus()), 0.0);
   if (!fresh || !type.allocator) return it->second;
-  const LlmJob& spec = (*llm_jobs_)[job.llm];
-  auto sites = idle_rank_sites(*type.allocator, spec.config.gpus());
+  const ParallelConfig config = (*llm_jobs_)[job.llm].config_for(job.total_gpus());
+  auto sites = idle_rank_sites(*type.allocator, config.gpus());
   if (!sites) return it->second;
   const std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1,
                                     LinkNode{type.allocator.get(), type.primary_nic_gbit});
   LinkOptions options;
   options.net = network_;
-  auto links = llm_links(spec.config, *sites, nodes, options);
+  auto links = llm_links(config, *sites, nodes, options);
   if (!links) return it->second;
-  if (auto step = llm_step_on(job.llm, type, *links)) it->second = step->tokens_per_sec;
+  if (auto step = llm_step_on(job, type, *links)) it->second = step->tokens_per_sec;
   return it->second;
 }
 
@@ -127,6 +128,7 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   const int node_type = cluster_.node(record.pods.front().node).type;
   const NodeType& type = cluster_.type(node_type);
   const LlmJob& spec = (*llm_jobs_)[job.llm];
+  const ParallelConfig config = spec.config_for(job.total_gpus());
   // Ranks: pods in rank order, each pod's GPUs ascending.
   std::vector<int> node_ids;
   std::vector<LinkNode> nodes;
@@ -145,13 +147,13 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   LinkOptions options;
   options.host_network = record.host_network;
   options.net = network_;
-  auto links = static_cast<int>(sites.size()) == spec.config.gpus() ? llm_links(spec.config, sites, nodes, options)
-                                                                    : Expected<LlmLinks>(Error{"rank count"});
-  if (links) t.llm = llm_step_on(job.llm, type, *links);
+  auto links = static_cast<int>(sites.size()) == config.gpus() ? llm_links(config, sites, nodes, options)
+                                                               : Expected<LlmLinks>(Error{"rank count"});
+  if (links) t.llm = llm_step_on(job, type, *links);
   t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
   t.ideal_samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);
   t.cross_numa = cross_numa(record);
-  const double tokens_per_step = static_cast<double>(spec.config.batch()) * spec.config.seq(*spec.model);
+  const double tokens_per_step = static_cast<double>(config.batch()) * config.seq(*spec.model);
   if (job.iterations > 0) {
     t.run_ms = t.llm ? run_ms_of(static_cast<double>(job.iterations) * t.llm->step_ms) : kMaxRunMs;
     t.work_samples = static_cast<double>(job.iterations) * tokens_per_step;

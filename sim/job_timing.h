@@ -58,7 +58,7 @@ class JobTimer {
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record) const;
   JobTiming time_llm(const JobSpec& job, const JobRecord& record);
-  std::shared_ptr<const LlmStep> llm_step_on(uint16_t llm, const NodeType& type, const LlmLinks& links);
+  std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links);
   // Tokens/s of the LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec).
   double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key);
 
@@ -69,8 +69,8 @@ class JobTimer {
   const GpuModel* reference_gpu_ = nullptr;
   std::map<int, std::shared_ptr<const NodeType>> reference_types_;  // by GPU catalog index
   std::shared_ptr<const std::vector<LlmJob>> llm_jobs_;
-  std::map<std::pair<int, int>, double> ideal_llm_cache_;                     // (type key, llm index) -> tokens/s
-  std::map<std::vector<int64_t>, std::shared_ptr<const LlmStep>> llm_steps_;  // (llm, GPU, links) -> step
+  std::map<std::tuple<int, int, int>, double> ideal_llm_cache_;               // (type key, llm index, GPUs) -> tokens/s
+  std::map<std::vector<int64_t>, std::shared_ptr<const LlmStep>> llm_steps_;  // (llm, GPUs, GPU model, links) -> step
 };
 
 }  // namespace topsim

@@ -305,7 +305,7 @@ std::vector<ModelShare> read_model_mix(JsonErrors& errors, const JsonAt& at) {
   }
   for (const auto& [name, weight] : at.value->items()) {
     const JsonAt share = at.member(name);
-    model_at(errors, share, name);
+    if (!find_llm_model(name)) model_at(errors, share, name);  // an LLM's jobs take default_parallel
     mix.push_back({name, json_number(errors, share, 0, kInfinity).value_or(0), default_batch_per_gpu(name)});
   }
   const Status valid = validate_model_mix(mix);

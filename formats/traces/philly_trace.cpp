@@ -124,6 +124,7 @@ Expected<Workload> read_philly(std::istream& in, std::string_view source, const 
                    " stretches the trace's arrivals over more than 10^15 ms (the longest time simulated)"};
   }
   finish_jobs(workload.jobs, options);
+  workload.llm_jobs = llm_mix_table(options.model_mix);
   return workload;
 }
 

@@ -125,6 +125,7 @@ Workload generate_synthetic(const SyntheticOptions& options) {
   assert(validate(options).ok() && "generate_synthetic: invalid options (check validate() first)");
   Workload workload;
   workload.source = source_name(options);
+  workload.llm_jobs = llm_mix_table(options.model_mix);
   workload.jobs.resize(options.jobs);
   SyntheticSource source(options);
   for (JobSpec& job : workload.jobs) source.next(job);
@@ -135,6 +136,7 @@ Workload stream_synthetic(const SyntheticOptions& options) {
   assert(validate(options).ok() && "stream_synthetic: invalid options (check validate() first)");
   Workload workload;
   workload.source = source_name(options);
+  workload.llm_jobs = llm_mix_table(options.model_mix);
   workload.generator = std::make_shared<const SyntheticJobs>(options);
   workload.generated = measure_span(*workload.generator);
   return workload;

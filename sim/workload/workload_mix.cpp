@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "core/llm_catalog.h"
 #include "core/model_catalog.h"
 
 namespace topsim {
@@ -46,7 +47,8 @@ Status validate_model_mix(const std::vector<ModelShare>& mix) {
   if (mix.empty()) return Error{"model mix: is empty"};
   double total = 0;
   for (const ModelShare& share : mix) {
-    if (!workload_model_index(share.model)) return Error{"model mix: unknown model '" + share.model + "'"};
+    if (!workload_model_index(share.model) && !find_llm_model(share.model))
+      return Error{"model mix: unknown model '" + share.model + "'"};
     if (!std::isfinite(share.weight) || share.weight < 0)
       return Error{"model mix: weight of '" + share.model + "' must be a finite number >= 0"};
     if (share.batch_per_gpu < 1) return Error{"model mix: batch_per_gpu of '" + share.model + "' must be >= 1"};
@@ -92,15 +94,27 @@ std::vector<double> mix_weights(const std::vector<ModelShare>& mix) {
 TrainingDraw::TrainingDraw(const std::vector<ModelShare>& mix, double tensorflow_share)
     : model_pick_(mix_weights(mix)), tensorflow_share_(tensorflow_share) {
   assert(validate_model_mix(mix).ok() && "TrainingDraw: invalid model mix");
+  uint16_t next_llm = 0;
   for (const ModelShare& share : mix) {
-    model_index_.push_back(workload_model_index(share.model).value_or(0));
+    const auto index = workload_model_index(share.model);
+    model_index_.push_back(index.value_or(kNoModel));
+    llm_index_.push_back(index ? kNoLlm : next_llm++);
     batch_per_gpu_.push_back(share.batch_per_gpu);
   }
+}
+
+std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<ModelShare>& mix) {
+  auto table = std::make_shared<std::vector<LlmJob>>();
+  for (const ModelShare& share : mix)
+    if (!workload_model_index(share.model))
+      if (auto model = find_llm_model(share.model)) table->push_back({*model, {}, true});
+  return table->empty() ? nullptr : table;
 }
 
 void TrainingDraw::assign(JobSpec& job, std::mt19937_64& rng) const {
   const size_t choice = model_pick_.pick(rng);
   job.model = model_index_[choice];
+  job.llm = llm_index_[choice];
   job.batch_per_gpu = batch_per_gpu_[choice];
   job.framework = uniform01(rng) < tensorflow_share_ ? Framework::TensorFlow : Framework::PyTorch;
 }

@@ -80,10 +80,16 @@ class TrainingDraw {
 
  private:
   WeightedPick model_pick_;
-  std::vector<uint16_t> model_index_;
+  std::vector<uint16_t> model_index_;  // kNoModel for an LLM
+  std::vector<uint16_t> llm_index_;    // its index in llm_mix_table(mix), else kNoLlm
   std::vector<uint16_t> batch_per_gpu_;
   double tensorflow_share_;
 };
+
+// The LLM jobs of a mix naming large language models (core/llm_catalog.h), in mix order, each
+// configured by its job's size (LlmJob::automatic): Workload::llm_jobs of a workload drawn with
+// the mix. Null when the mix names none.
+std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<ModelShare>& mix);
 
 // Draws what every training job trains, in job order, from std::mt19937_64(seed) (two draws
 // per job, TrainingDraw::assign); other jobs draw nothing. Loading a trace with one seed and

@@ -82,3 +82,38 @@ TEST_CASE("scenario::llm job list errors name the field", "[scenario][llm]") {
 }
 
 }  // namespace topsim
+
+namespace topsim {
+
+TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size", "[scenario][llm]") {
+  const std::string base = R"({"cluster": {"nodes": [{"model": "hgx-h100", "count": 8}], "network": {"transport": "ib"}},
+    "workload": {"kind": "synthetic", "jobs": 60, "arrival_rate_per_hour": 20, "size_mix": {"8": 0.5, "16": 0.5},
+                 "model_mix": {"resnet50": 0.5, "llama3-8b": 0.5})";
+  const Scenario s = test::scenario_from(base + R"(, "reference_gpu": "h100"}, "schedulers": ["topology-aware"]})");
+  REQUIRE(s.workload->llm_jobs);
+  int llm_jobs = 0;
+  JobCursor cursor(*s.workload);
+  while (const JobSpec* job = cursor.next()) {
+    const LlmJob* llm = s.workload->llm_of(*job);
+    if (!llm) continue;
+    ++llm_jobs;
+    CHECK(job->model == kNoModel);
+    const ParallelConfig c = llm->config_for(job->total_gpus());
+    CHECK(c.tp == 8);
+    CHECK(c.gpus() == job->total_gpus());
+    CHECK(c.batch() * c.seq(*llm->model) >= 4 * 1024 * 1024);
+  }
+  CHECK(llm_jobs > 15);
+  CHECK(llm_jobs < 45);
+  const RunResult r = test::run(s, "topology-aware");
+  bool tokens = false;
+  for (const ModelThroughput& t : r.by_model)
+    if (t.model == "llama3-8b") tokens = t.unit == "tokens" && t.mean_samples_per_sec > 0;
+  CHECK(tokens);
+  // Durations measured on a V100 (the synthetic default) cannot become work for a BF16 job.
+  auto refused = parse_scenario(base + R"(}, "schedulers": ["topology-aware"]})", "test.json", "");
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("measured on v100, which cannot run it"));
+}
+
+}  // namespace topsim
