@@ -80,6 +80,17 @@ int64_t run_ms_of(double ms) {
   return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(ms)));
 }
 
+// A job given by a duration on its reference hardware, where that hardware's ideal placement
+// runs `reference_rate` and the job's placement t.samples_per_sec: its work and run time.
+void time_by_duration(const JobSpec& job, double reference_rate, JobTiming& t) {
+  if (job.ideal_duration_ms != kForeverMs && t.samples_per_sec > 0 && reference_rate > 0) {
+    t.work_samples = static_cast<double>(job.ideal_duration_ms) / 1e3 * reference_rate;
+    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (reference_rate / t.samples_per_sec));
+  } else {
+    t.run_ms = job.ideal_duration_ms;
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -162,12 +173,7 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   const NodeType* reference = reference_type(job);
   const double reference_rate =
       reference ? ideal_llm_tokens_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.ideal_samples_per_sec;
-  if (job.ideal_duration_ms != kForeverMs && t.samples_per_sec > 0 && reference_rate > 0) {
-    t.work_samples = static_cast<double>(job.ideal_duration_ms) / 1e3 * reference_rate;
-    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (reference_rate / t.samples_per_sec));
-  } else {
-    t.run_ms = job.ideal_duration_ms;
-  }
+  time_by_duration(job, reference_rate, t);
   return t;
 }
 
@@ -188,12 +194,7 @@ JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   const NodeType* reference = reference_type(job);
   const double reference_rate =
       reference ? ideal_samples_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.ideal_samples_per_sec;
-  if (job.ideal_duration_ms != kForeverMs && t.samples_per_sec > 0 && reference_rate > 0) {
-    t.work_samples = static_cast<double>(job.ideal_duration_ms) / 1e3 * reference_rate;
-    t.run_ms = run_ms_of(static_cast<double>(job.ideal_duration_ms) * (reference_rate / t.samples_per_sec));
-  } else {
-    t.run_ms = job.ideal_duration_ms;
-  }
+  time_by_duration(job, reference_rate, t);
   return t;
 }
 
