@@ -29,7 +29,7 @@ namespace {
 
 bool markdown = false;
 bool early_stop = true;
-int seeds = 0;  // 0: the plan's
+int seeds = 0;                           // 0: the plan's
 std::vector<std::string> balance_lines;  // --markdown: printed under the table
 
 struct Balance {
@@ -95,7 +95,8 @@ bool bench_plan(const std::string& path, int threads) {
       balance += text;
     }
   const std::string line = plan->name + ": " + std::to_string(plan->base.seeds) + " seeds, " + std::to_string(replays) +
-                           " replays, " + std::to_string(decided) + " stopped early; shard balance, slowest / mean shard (N: ratio): " + balance;
+                           " replays, " + std::to_string(decided) +
+                           " stopped early; shard balance, slowest / mean shard (N: ratio): " + balance;
   if (markdown)
     balance_lines.push_back(line);  // after the table
   else
@@ -127,7 +128,9 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (arg.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "bench_plan: unknown option '%s' (usage: bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--markdown])\n",
+      std::fprintf(stderr,
+                   "bench_plan: unknown option '%s' (usage: bench_plan [PLAN.json...] [--threads N] [--seeds N] "
+                   "[--no-early-stop] [--markdown])\n",
                    arg.c_str());
       return 2;
     } else {

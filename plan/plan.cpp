@@ -177,8 +177,8 @@ class Planner {
   std::string on_seed(uint64_t seed) const { return plan_.base.seeds > 1 ? " on seed " + std::to_string(seed) : ""; }
 
   void record_decision(PlanEvaluation& e, const RunDecision& d, uint64_t seed) const {
-    e.decided = PlanDecision{Slo{d.bound.metric, std::nullopt, d.bound.max}.describe(), seed, static_cast<double>(d.at_ms) / 1000.0,
-                             d.jobs_done, d.jobs};
+    e.decided = PlanDecision{Slo{d.bound.metric, std::nullopt, d.bound.max}.describe(), seed,
+                             static_cast<double>(d.at_ms) / 1000.0, d.jobs_done, d.jobs};
     e.unmet = {fmt::format("fails {} (decided at {} h, {} of {} jobs){}", e.decided->slo, figure(e.decided->at_s / 3600),
                            d.jobs_done, d.jobs, on_seed(seed))};
     e.failed_seed = seed;
@@ -222,11 +222,9 @@ class Planner {
   void note_seeds(PlanChain& chain, const PlanEvaluation& e) const {
     if (!e.failed_seed || *e.failed_seed == plan_.base.seed) return;
     const uint64_t met = *e.failed_seed - plan_.base.seed;  // seeds are consecutive (sim/seeds.h)
-    const std::string seeds =
-        met == 1 ? fmt::format("seed {} meets", plan_.base.seed)
-                 : fmt::format("seeds {} to {} meet", plan_.base.seed, *e.failed_seed - 1);
-    chain.notes.push_back(
-        fmt::format("seeds differ at {} nodes: {} the SLOs, seed {} does not", e.nodes, seeds, *e.failed_seed));
+    const std::string seeds = met == 1 ? fmt::format("seed {} meets", plan_.base.seed)
+                                       : fmt::format("seeds {} to {} meet", plan_.base.seed, *e.failed_seed - 1);
+    chain.notes.push_back(fmt::format("seeds differ at {} nodes: {} the SLOs, seed {} does not", e.nodes, seeds, *e.failed_seed));
   }
 
   // Notes where a larger cluster did worse: a feasible size below an infeasible one, or an SLO
@@ -257,7 +255,7 @@ class Planner {
 
   const PlanSpec& plan_;
   bool check_invariants_ = false, early_stop_ = true;
-  std::vector<StopBound> stop_bounds_;  // the SLOs a replay can lose before it ends
+  std::vector<StopBound> stop_bounds_;                                   // the SLOs a replay can lose before it ends
   std::vector<std::vector<std::shared_ptr<const Workload>>> workloads_;  // [growth][seed]
 };
 

@@ -85,9 +85,9 @@ std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count);
 
 // A size whose replay stopped once an SLO was lost for good (sim/verdict_watch.h).
 struct PlanDecision {
-  std::string slo;        // "wait_s.p95 <= 600"
-  uint64_t seed = 0;      // the run seed of that replay
-  double at_s = 0;        // simulated seconds since the first submission
+  std::string slo;                   // "wait_s.p95 <= 600"
+  uint64_t seed = 0;                 // the run seed of that replay
+  double at_s = 0;                   // simulated seconds since the first submission
   uint64_t jobs_done = 0, jobs = 0;  // jobs whose record was final then, of the workload
 };
 

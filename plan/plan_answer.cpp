@@ -49,8 +49,9 @@ std::string binding(const PlanChain& chain) {
 std::string margin(const PlanChain& chain) {
   const PlanEvaluation* below = chain.margin();
   if (!below) return "";
-  if (below->unmet.empty()) return fmt::format("{} nodes meet them too", below->nodes);
-  return fmt::format("{} nodes miss {}", below->nodes, below->unmet.front());
+  if (below->unmet.empty()) return fmt::format("at {} nodes, meets them too", below->nodes);
+  const std::string& miss = below->unmet.front();
+  return fmt::format("at {} nodes, {}{}", below->nodes, miss.rfind("fails ", 0) == 0 ? "" : "misses ", miss);
 }
 
 std::vector<const PlanChain*> chains_at(const PlanResult& r, size_t growth, size_t scheduler) {

@@ -29,8 +29,8 @@
 #include "sim/job_record.h"
 #include "sim/job_tally.h"
 #include "sim/sampling.h"
-#include "sim/verdict_watch.h"
 #include "sim/schedulers/registry.h"
+#include "sim/verdict_watch.h"
 
 namespace topsim {
 
@@ -83,9 +83,9 @@ struct RunOutput {
   // Fill experiments: the curve against arrived load and the state after the last arrival.
   std::vector<LoadPoint> load_curve;
   LoadPoint final_load;
-  int64_t arrived_milli = 0;        // GPU request of every submitted job
-  int64_t capacity_milli = 0;       // the cluster's GPUs x 1000
-  std::string invariant_violation;  // with check_invariants: the first violation (the run stopped there)
+  int64_t arrived_milli = 0;           // GPU request of every submitted job
+  int64_t capacity_milli = 0;          // the cluster's GPUs x 1000
+  std::string invariant_violation;     // with check_invariants: the first violation (the run stopped there)
   std::optional<RunDecision> decided;  // with stop_when: the bound lost (the run stopped there)
 };
 

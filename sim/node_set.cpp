@@ -1,6 +1,18 @@
 #include "sim/node_set.h"
 
 namespace topsim {
+namespace {
+
+// Set bits of a word, by shifts and masks: std::popcount is a library call unless the target
+// has the instruction, and the build targets plain x86-64.
+int ones(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
+}  // namespace
 
 size_t NodeSet::next_word(size_t w) const {
   if (w >= words_.size()) return words_.size();
@@ -26,9 +38,12 @@ int NodeSet::next(int from) const {
 }
 
 int NodeSet::nth(size_t k) const {
-  for (size_t w = next_word(0); w < words_.size(); w = next_word(w + 1)) {
+  size_t block = 0;
+  for (; block < block_size_.size() && k >= block_size_[block]; ++block) k -= block_size_[block];
+  if (block == block_size_.size()) return -1;
+  for (size_t w = next_word(block * 64); w < words_.size(); w = next_word(w + 1)) {
     uint64_t bits = words_[w];
-    const auto count = static_cast<size_t>(std::popcount(bits));
+    const auto count = static_cast<size_t>(ones(bits));
     if (k >= count) {
       k -= count;
       continue;

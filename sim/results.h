@@ -16,8 +16,8 @@
 #include "sim/job_record.h"
 #include "sim/job_store.h"
 #include "sim/metrics.h"
-#include "sim/verdict_watch.h"
 #include "sim/sampling.h"
+#include "sim/verdict_watch.h"
 #include "util/expected.h"
 
 namespace topsim {

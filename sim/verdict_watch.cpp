@@ -77,8 +77,9 @@ uint64_t VerdictWatch::largest_sample(Sample sample, const JobTally& tally) cons
 bool VerdictWatch::decided(Watched& w, const JobTally& tally) const {
   if (w.sample == Sample::Rejected) return static_cast<double>(tally.rejected) > w.bound.max;
   if (w.sample == Sample::Fallbacks) return static_cast<double>(tally.fallbacks) > w.bound.max;
-  const std::vector<double>& values =
-      w.sample == Sample::Waits ? tally.waits : w.sample == Sample::Jcts ? tally.jcts : tally.share_waits;
+  const std::vector<double>& values = w.sample == Sample::Waits  ? tally.waits
+                                      : w.sample == Sample::Jcts ? tally.jcts
+                                                                 : tally.share_waits;
   for (; w.seen < values.size(); ++w.seen) {
     w.sum += values[w.seen];
     if (values[w.seen] > w.bound.max) ++w.above;

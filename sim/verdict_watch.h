@@ -31,7 +31,7 @@ struct StopBound {
 // The bound a run lost before it ended, and when.
 struct RunDecision {
   StopBound bound;
-  int64_t at_ms = 0;      // simulated time since the first submission
+  int64_t at_ms = 0;       // simulated time since the first submission
   uint64_t jobs_done = 0;  // jobs whose record was final then
   uint64_t jobs = 0;       // of the workload
 };
