@@ -3,11 +3,12 @@
 // per second and events per second. Then, from each search's wall time, how even the shards of
 // `--shard I/N` are for several N: the slowest shard's work over the mean shard's.
 //
-//   build/bench/bench_plan [PLAN.json...] [--threads N] [--markdown]
+//   build/bench/bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--markdown]
 //
 // Default plans: scenarios/plan-philly.json and scenarios/plan-alibaba-shares.json (skipped with
 // a message when their ../shared trace is absent). --threads: searches at once (default: all
-// cores).
+// cores). --seeds: replays per size instead of the plan's. --no-early-stop: every replay to its
+// end (PlanRunOptions::early_stop). Also printed: replays made and replays stopped early.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 bool markdown = false;
+bool early_stop = true;
+int seeds = 0;                           // 0: the plan's
 std::vector<std::string> balance_lines;  // --markdown: printed under the table
 
 struct Balance {
@@ -51,11 +54,13 @@ bool bench_plan(const std::string& path, int threads) {
     std::printf("%s: skipped: %s\n", path.c_str(), plan.error().message.c_str());
     return false;
   }
+  if (seeds > 0) plan->base.seeds = seeds;
   std::vector<double> chain_wall(plan_chains(*plan).size(), 0);
   std::mutex mutex;
   uint64_t events = 0;
   PlanRunOptions options;
   options.threads = threads;
+  options.early_stop = early_stop;
   options.chain_done = [&](const PlanChain& chain, double wall_s) {
     const std::lock_guard lock(mutex);
     chain_wall[chain.index] = wall_s;
@@ -70,8 +75,14 @@ bool bench_plan(const std::string& path, int threads) {
     std::fprintf(stderr, "bench_plan: %s: %s\n", path.c_str(), result.error().message.c_str());
     return false;
   }
-  size_t configurations = 0;
-  for (const PlanChain& chain : result->chains) configurations += chain.evaluations.size();
+  size_t configurations = 0, replays = 0, decided = 0;
+  for (const PlanChain& chain : result->chains) {
+    configurations += chain.evaluations.size();
+    for (const PlanEvaluation& e : chain.evaluations) {
+      replays += static_cast<size_t>(e.seeds_run);
+      decided += e.decided ? 1 : 0;
+    }
+  }
   const char* row = markdown ? "| %s | %d | %zu | %zu | %.2f | %.1f | %.3g |\n" : "%-22s %7d %8zu %14zu %8.2f %10.1f %10.3g\n";
   std::printf(row, plan->name.c_str(), threads, chain_wall.size(), configurations, wall,
               static_cast<double>(configurations) / wall, static_cast<double>(events) / wall);
@@ -83,7 +94,9 @@ bool bench_plan(const std::string& path, int threads) {
       std::snprintf(text, sizeof text, "%s%zu: %.2f", balance.empty() ? "" : ", ", b.shards, b.max_over_mean);
       balance += text;
     }
-  const std::string line = plan->name + ": shard balance, slowest / mean shard (N: ratio): " + balance;
+  const std::string line = plan->name + ": " + std::to_string(plan->base.seeds) + " seeds, " + std::to_string(replays) +
+                           " replays, " + std::to_string(decided) +
+                           " stopped early; shard balance, slowest / mean shard (N: ratio): " + balance;
   if (markdown)
     balance_lines.push_back(line);  // after the table
   else
@@ -100,6 +113,14 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--markdown") {
       markdown = true;
+    } else if (arg == "--no-early-stop") {
+      early_stop = false;
+    } else if (arg == "--seeds" && i + 1 < argc) {
+      seeds = std::atoi(argv[++i]);
+      if (seeds < 1) {
+        std::fprintf(stderr, "bench_plan: --seeds must be 1 or more\n");
+        return 2;
+      }
     } else if (arg == "--threads" && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
       if (threads < 1) {
@@ -107,7 +128,9 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (arg.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "bench_plan: unknown option '%s' (usage: bench_plan [PLAN.json...] [--threads N] [--markdown])\n",
+      std::fprintf(stderr,
+                   "bench_plan: unknown option '%s' (usage: bench_plan [PLAN.json...] [--threads N] [--seeds N] "
+                   "[--no-early-stop] [--markdown])\n",
                    arg.c_str());
       return 2;
     } else {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/plan_answer.h"
 #include "sim/experiment.h"
 #include "sim/seeds.h"
 #include "util/periodic_call.h"
@@ -48,7 +49,11 @@ bool worse(Better better, double larger, double smaller) {
 
 class Planner {
  public:
-  Planner(const PlanSpec& plan, bool check_invariants) : plan_(plan), check_invariants_(check_invariants) {}
+  Planner(const PlanSpec& plan, bool check_invariants, bool early_stop)
+      : plan_(plan), check_invariants_(check_invariants), early_stop_(early_stop) {
+    for (const Slo& slo : plan.slos)
+      if (slo.max && decidable_early(slo.metric)) stop_bounds_.push_back({slo.metric, *slo.max});
+  }
 
   // The workloads of every growth step and seed, built once.
   Status prepare() {
@@ -65,31 +70,30 @@ class Planner {
     return {};
   }
 
-  Expected<PlanEvaluation> evaluate(const ChainKey& key, int units, RunMonitor* monitor) const {
-    const PlanCandidate& candidate = plan_.candidates[key.candidate];
-    Scenario scenario = plan_.base;
-    scenario.cluster.groups.clear();
+  // One size: its seeds replayed in order; with early_stop, up to the first that misses an SLO
+  // and each replay only until its verdict is decided.
+  Expected<PlanEvaluation> evaluate(const ChainKey& key, int units, RunMonitor* monitor, bool early_stop) const {
     PlanEvaluation e;
-    e.units = units;
-    for (size_t i = 0; i < candidate.types.size(); ++i) {
-      NodeGroupSpec group = plan_.node_types[candidate.types[i]].group;
-      group.count = units * candidate.parts[i];
-      e.gpus += group.count * static_cast<int>(group.model.gpus.size());
-      scenario.cluster.groups.push_back(std::move(group));
+    const Scenario scenario = sized(key, units, e);
+    std::map<std::string, double> sums;
+    int full_runs = 0;
+    for (int i = 0; i < plan_.base.seeds && !(early_stop && e.failed_seed); ++i) {
+      auto run = replay(scenario, key, i, monitor, early_stop);
+      if (!run) return run.error();
+      ++e.seeds_run;
+      if (run->decided) {
+        record_decision(e, *run->decided, run->seed);
+        continue;
+      }
+      ++full_runs;
+      std::map<std::string, double> metrics;
+      for (const Metric& m : run->metrics.all()) metrics[m.name] = m.value, sums[m.name] += m.value;
+      if (e.failed_seed) continue;
+      e.unmet = judge(metrics, run->seed);
+      if (!e.unmet.empty()) e.failed_seed = run->seed;
     }
-    e.nodes = units * candidate.nodes_per_unit;
-    e.cost_per_hour = units * candidate.cost_per_unit_hour;
-    e.watts = units * candidate.watts_per_unit;
-    scenario.schedulers = {plan_.base.schedulers[key.scheduler]};
-    ExperimentOptions options;
-    options.keep_jobs = false;
-    options.workloads = workloads_[key.growth];
-    options.monitor = monitor;
-    options.check_invariants = check_invariants_;
-    auto results = run_experiment(scenario, options);
-    if (!results) return results.error();
-    for (const MetricSummary& m : results->schedulers.front().metrics) e.metrics[m.name] = m.over_seeds.mean;
-    judge(e);
+    for (const auto& [name, sum] : sums) e.metrics[name] = sum / full_runs;
+    e.feasible = e.unmet.empty();
     return e;
   }
 
@@ -112,11 +116,12 @@ class Planner {
     std::map<int, size_t> at;  // units -> evaluation
     auto feasible = [&](int units) -> Expected<bool> {
       if (auto it = at.find(units); it != at.end()) return chain.evaluations[it->second].feasible;
-      auto e = evaluate(key, units, monitor);
+      auto e = evaluate(key, units, monitor, early_stop_);
       if (!e) return e.error();
       ++evaluations;
       at[units] = chain.evaluations.size();
       chain.evaluations.push_back(std::move(e).value());
+      note_seeds(chain, chain.evaluations.back());
       return chain.evaluations.back().feasible;
     };
     // Doubling up to the bound, then bisection between the last miss and the first hit.
@@ -153,17 +158,73 @@ class Planner {
   }
 
  private:
-  void judge(PlanEvaluation& e) const {
-    const double never = e.metrics.count("never_placed") ? e.metrics.at("never_placed") : 0;
-    const double stuck = e.metrics.count("stuck") ? e.metrics.at("stuck") : 0;
+  // The SLOs one seed's metrics miss, each with the seed named when the plan has several.
+  std::vector<std::string> judge(const std::map<std::string, double>& metrics, uint64_t seed) const {
+    std::vector<std::string> unmet;
+    const double never = metrics.count("never_placed") ? metrics.at("never_placed") : 0;
+    const double stuck = metrics.count("stuck") ? metrics.at("stuck") : 0;
     if (never > 0 || stuck > 0)
-      e.unmet.push_back(fmt::format("every admitted job finishes ({} never placed, {} stuck)", figure(never), figure(stuck)));
+      unmet.push_back(fmt::format("{} ({} never placed, {} stuck)", kAllFinish, figure(never), figure(stuck)));
     for (const Slo& slo : plan_.slos) {
-      const auto it = e.metrics.find(slo.metric);
-      if (it == e.metrics.end()) continue;  // not measured for this scheduler: does not apply
-      if (!slo.met_by(it->second)) e.unmet.push_back(slo.describe() + " (got " + figure(it->second) + ")");
+      const auto it = metrics.find(slo.metric);
+      if (it == metrics.end()) continue;  // not measured for this scheduler: does not apply
+      if (!slo.met_by(it->second)) unmet.push_back(slo.describe() + " (got " + figure(it->second) + ")");
     }
-    e.feasible = e.unmet.empty();
+    for (std::string& u : unmet) u += on_seed(seed);
+    return unmet;
+  }
+
+  std::string on_seed(uint64_t seed) const { return plan_.base.seeds > 1 ? " on seed " + std::to_string(seed) : ""; }
+
+  void record_decision(PlanEvaluation& e, const RunDecision& d, uint64_t seed) const {
+    e.decided = PlanDecision{Slo{d.bound.metric, std::nullopt, d.bound.max}.describe(), seed,
+                             static_cast<double>(d.at_ms) / 1000.0, d.jobs_done, d.jobs};
+    e.unmet = {fmt::format("fails {} (decided at {} h, {} of {} jobs){}", e.decided->slo, figure(e.decided->at_s / 3600),
+                           d.jobs_done, d.jobs, on_seed(seed))};
+    e.failed_seed = seed;
+  }
+
+  // The scenario of `units` of the chain's candidate under its scheduler; fills in e's size.
+  Scenario sized(const ChainKey& key, int units, PlanEvaluation& e) const {
+    const PlanCandidate& candidate = plan_.candidates[key.candidate];
+    Scenario scenario = plan_.base;
+    scenario.cluster.groups.clear();
+    e.units = units;
+    for (size_t i = 0; i < candidate.types.size(); ++i) {
+      NodeGroupSpec group = plan_.node_types[candidate.types[i]].group;
+      group.count = units * candidate.parts[i];
+      e.gpus += group.count * static_cast<int>(group.model.gpus.size());
+      scenario.cluster.groups.push_back(std::move(group));
+    }
+    e.nodes = units * candidate.nodes_per_unit;
+    e.cost_per_hour = units * candidate.cost_per_unit_hour;
+    e.watts = units * candidate.watts_per_unit;
+    scenario.schedulers = {plan_.base.schedulers[key.scheduler]};
+    return scenario;
+  }
+
+  // The replay of seed index `seed` of the plan's seeds.
+  Expected<RunResult> replay(Scenario scenario, const ChainKey& key, int seed, RunMonitor* monitor, bool early_stop) const {
+    scenario.seed = run_seed(plan_.base.seed, seed);
+    scenario.seeds = 1;
+    ExperimentOptions options;
+    options.keep_jobs = false;
+    options.workloads = {workloads_[key.growth][static_cast<size_t>(seed)]};
+    options.monitor = monitor;
+    options.check_invariants = check_invariants_;
+    if (early_stop) options.stop_when = stop_bounds_;
+    auto results = run_experiment(scenario, options);
+    if (!results) return results.error();
+    return std::move(results->schedulers.front().runs.front());
+  }
+
+  // A size where the seeds disagree: those before the one that missed met every SLO.
+  void note_seeds(PlanChain& chain, const PlanEvaluation& e) const {
+    if (!e.failed_seed || *e.failed_seed == plan_.base.seed) return;
+    const uint64_t met = *e.failed_seed - plan_.base.seed;  // seeds are consecutive (sim/seeds.h)
+    const std::string seeds = met == 1 ? fmt::format("seed {} meets", plan_.base.seed)
+                                       : fmt::format("seeds {} to {} meet", plan_.base.seed, *e.failed_seed - 1);
+    chain.notes.push_back(fmt::format("seeds differ at {} nodes: {} the SLOs, seed {} does not", e.nodes, seeds, *e.failed_seed));
   }
 
   // Notes where a larger cluster did worse: a feasible size below an infeasible one, or an SLO
@@ -193,7 +254,8 @@ class Planner {
   }
 
   const PlanSpec& plan_;
-  bool check_invariants_ = false;
+  bool check_invariants_ = false, early_stop_ = true;
+  std::vector<StopBound> stop_bounds_;                                   // the SLOs a replay can lose before it ends
   std::vector<std::vector<std::shared_ptr<const Workload>>> workloads_;  // [growth][seed]
 };
 
@@ -211,6 +273,15 @@ const PlanEvaluation* PlanChain::largest() const {
   const PlanEvaluation* out = nullptr;
   for (const PlanEvaluation& e : evaluations)
     if (!out || e.units > out->units) out = &e;
+  return out;
+}
+
+const PlanEvaluation* PlanChain::margin() const {
+  const PlanEvaluation* answer_at = best();
+  if (!answer_at) return nullptr;
+  const PlanEvaluation* out = nullptr;
+  for (const PlanEvaluation& e : evaluations)
+    if (e.units < answer_at->units && (!out || e.units > out->units)) out = &e;
   return out;
 }
 
@@ -256,14 +327,14 @@ std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count) {
   return mine;
 }
 
-Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units) {
-  Planner planner(plan, invariants_on_by_default());
+Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units, bool early_stop) {
+  Planner planner(plan, invariants_on_by_default(), early_stop);
   if (Status s = planner.prepare(); !s) return s.error();
-  return planner.evaluate(chain, units, nullptr);
+  return planner.evaluate(chain, units, nullptr, early_stop);
 }
 
 Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& options) {
-  Planner planner(plan, options.check_invariants);
+  Planner planner(plan, options.check_invariants, options.early_stop);
   if (Status s = planner.prepare(); !s) return s.error();
   const std::vector<ChainKey> keys = plan_chains(plan);
   std::vector<size_t> to_run;

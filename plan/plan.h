@@ -22,6 +22,10 @@
 
 namespace topsim {
 
+// Seeds a plan replays each size with unless its file sets "seeds"; a size meets the SLOs when
+// every seed's replay meets them.
+inline constexpr int kPlanSeeds = 3;
+
 inline constexpr double kHoursPerMonth = 730;  // 8,760 hours a year / 12
 
 struct PlanNodeType {
@@ -79,12 +83,28 @@ std::vector<ChainKey> plan_chains(const PlanSpec& plan);  // growth-major, then 
 // differ by at most one chain and each gets a mix of schedulers, candidates and growth steps.
 std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count);
 
+// A size whose replay stopped once an SLO was lost for good (sim/verdict_watch.h).
+struct PlanDecision {
+  std::string slo;                   // "wait_s.p95 <= 600"
+  uint64_t seed = 0;                 // the run seed of that replay
+  double at_s = 0;                   // simulated seconds since the first submission
+  uint64_t jobs_done = 0, jobs = 0;  // jobs whose record was final then, of the workload
+};
+
+// One size of a chain. It meets the SLOs when every seed's replay meets every SLO; the seeds run
+// in order and stop at the first that misses (so `seeds_run` may be fewer than the plan's).
 struct PlanEvaluation {
   int units = 0, nodes = 0, gpus = 0;
   double cost_per_hour = 0, watts = 0;
   bool feasible = false;
-  std::vector<std::string> unmet;         // the SLOs it misses, e.g. "wait_s.p95 <= 600 (got 1,234)"
-  std::map<std::string, double> metrics;  // mean over seeds
+  // The SLOs the first missing seed misses, e.g. "wait_s.p95 <= 600 (got 1,234)", prefixed
+  // "seed 8: " in plans of several seeds; a decided replay: "fails wait_s.p95 <= 600 (decided
+  // at 41.2 h, 1,234 of 82,247 jobs)".
+  std::vector<std::string> unmet;
+  std::map<std::string, double> metrics;  // mean over the seeds replayed to the end (none: empty)
+  int seeds_run = 0;                      // replays made, in seed order
+  std::optional<uint64_t> failed_seed;    // the seed that missed (with !feasible)
+  std::optional<PlanDecision> decided;    // that seed's replay stopped early
 };
 
 struct PlanChain {
@@ -98,6 +118,9 @@ struct PlanChain {
   const PlanEvaluation* best() const { return answer ? &evaluations[*answer] : nullptr; }
   // The largest size evaluated (the nearest to feasible when there is no answer).
   const PlanEvaluation* largest() const;
+  // The answer's margin: the largest size below the answer that was evaluated (it misses an SLO
+  // when the chain is monotone); nullptr without an answer or when the answer is one unit.
+  const PlanEvaluation* margin() const;
 };
 
 // What reports need to know about the plan, carried by results and shard parts (merging needs
@@ -147,6 +170,9 @@ struct PlanRunOptions {
   // time (never at once with chain_done).
   std::function<void(const PlanProgress&)> live;
   double live_every_s = 0.5;
+  // Stop a replay once its verdict cannot change (sim/verdict_watch.h); answers are the same
+  // either way, only the metrics of sizes that miss are left out. Default true.
+  bool early_stop = true;
   // After each chain, from the thread that ran it, one call at a time.
   std::function<void(const PlanChain& chain, double wall_s)> chain_done;
 };
@@ -155,6 +181,7 @@ struct PlanRunOptions {
 [[nodiscard]] Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& options);
 
 // The evaluation of one chain at `units` (exposed for the brute-force test).
-[[nodiscard]] Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units);
+[[nodiscard]] Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey& chain, int units,
+                                                          bool early_stop = true);
 
 }  // namespace topsim

@@ -46,6 +46,14 @@ std::string binding(const PlanChain& chain) {
   return join(largest->unmet, "; ") + " at " + std::to_string(largest->nodes) + " nodes";
 }
 
+std::string margin(const PlanChain& chain) {
+  const PlanEvaluation* below = chain.margin();
+  if (!below) return "";
+  if (below->unmet.empty()) return fmt::format("at {} nodes, meets them too", below->nodes);
+  const std::string& miss = below->unmet.front();
+  return fmt::format("at {} nodes, {}{}", below->nodes, miss.rfind("fails ", 0) == 0 ? "" : "misses ", miss);
+}
+
 std::vector<const PlanChain*> chains_at(const PlanResult& r, size_t growth, size_t scheduler) {
   std::vector<const PlanChain*> out;
   for (const PlanChain& c : r.chains)
@@ -116,8 +124,10 @@ std::vector<std::string> plan_headlines(const PlanResult& r) {
     };
     if (base) {
       const PlanEvaluation& b = *base->best();
-      line += fmt::format("{} meets the SLOs with {} ({}/month{})", base->scheduler, composition(r.info, *base, b),
-                          dollars(per_month(b.cost_per_hour)), saving_against_next(r, g, 0, *base));
+      const std::string below = margin(*base);
+      line += fmt::format("{} meets the SLOs with {} ({}/month{}{})", base->scheduler, composition(r.info, *base, b),
+                          dollars(per_month(b.cost_per_hour)), saving_against_next(r, g, 0, *base),
+                          below.empty() ? "" : "; margin: " + below);
     } else {
       line += infeasible(0);
     }

@@ -42,6 +42,9 @@ bool all_finish(const PlanEvaluation& evaluation);  // every admitted job finish
 std::string composition(const PlanInfo& info, const PlanChain& chain, const PlanEvaluation& evaluation);
 // What keeps a chain without an answer from meeting the SLOs: the misses at its largest size.
 std::string binding(const PlanChain& chain);
+// The answer's margin: "at 13 nodes, misses wait_s.p95 <= 600 (got 712)", "at 13 nodes, fails
+// wait_s.p95 <= 600 (decided at ...)"; "" when it has none.
+std::string margin(const PlanChain& chain);
 // The chains of one growth step and scheduler, in the plan's candidate order.
 std::vector<const PlanChain*> chains_at(const PlanResult& result, size_t growth, size_t scheduler);
 

@@ -20,8 +20,24 @@ Json evaluation_json(const PlanEvaluation& e, bool exact) {
   auto num = [exact](double v) { return exact ? v : rounded_micro(v); };
   Json metrics = Json::object();
   for (const auto& [name, value] : e.metrics) metrics[name] = num(value);
-  return {{"units", e.units},      {"nodes", e.nodes},       {"gpus", e.gpus},   {"cost_per_hour", num(e.cost_per_hour)},
-          {"watts", num(e.watts)}, {"feasible", e.feasible}, {"unmet", e.unmet}, {"metrics", metrics}};
+  Json decided = nullptr;
+  if (e.decided)
+    decided = {{"slo", e.decided->slo},
+               {"seed", e.decided->seed},
+               {"at_s", num(e.decided->at_s)},
+               {"jobs_done", e.decided->jobs_done},
+               {"jobs", e.decided->jobs}};
+  return {{"units", e.units},
+          {"nodes", e.nodes},
+          {"gpus", e.gpus},
+          {"cost_per_hour", num(e.cost_per_hour)},
+          {"watts", num(e.watts)},
+          {"feasible", e.feasible},
+          {"unmet", e.unmet},
+          {"seeds_run", e.seeds_run},
+          {"failed_seed", e.failed_seed ? Json(*e.failed_seed) : Json(nullptr)},
+          {"decided", decided},
+          {"metrics", metrics}};
 }
 
 Json chain_json(const PlanChain& c, bool exact) {

@@ -296,6 +296,7 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   auto base = read_scenario(scenario_document(*document), source, base_dir, false);
   if (!base) return base.error();
   plan.base = std::move(base).value();
+  if (!top.has("seeds")) plan.base.seeds = kPlanSeeds;  // an answer from one draw is one draw
   plan.name = plan.base.name;
   plan.description = plan.base.description;
   if (!plan.base.cluster.trace_nodes.empty()) return Error{std::string(source) + ": a plan sizes modelled node types"};

@@ -61,6 +61,16 @@ PlanInfo read_info(const json& p) {
   return info;
 }
 
+// An evaluation's seeds: how many ran, which missed, and a replay decided early.
+void read_seeds(const json& e, PlanEvaluation& ev) {
+  ev.seeds_run = e.at("seeds_run").get<int>();
+  if (!e.at("failed_seed").is_null()) ev.failed_seed = e.at("failed_seed").get<uint64_t>();
+  if (e.at("decided").is_null()) return;
+  const json& d = e.at("decided");
+  ev.decided = PlanDecision{d.at("slo").get<std::string>(), d.at("seed").get<uint64_t>(), d.at("at_s").get<double>(),
+                            d.at("jobs_done").get<uint64_t>(), d.at("jobs").get<uint64_t>()};
+}
+
 PlanChain read_chain(const json& c) {
   PlanChain chain;
   chain.index = c.at("index").get<size_t>();
@@ -82,6 +92,7 @@ PlanChain read_chain(const json& c) {
     ev.feasible = e.at("feasible").get<bool>();
     ev.unmet = e.at("unmet").get<std::vector<std::string>>();
     ev.metrics = e.at("metrics").get<std::map<std::string, double>>();
+    read_seeds(e, ev);
     chain.evaluations.push_back(std::move(ev));
   }
   if (chain.answer && *chain.answer >= chain.evaluations.size()) throw std::runtime_error("/answer: beyond the evaluations");

@@ -217,6 +217,32 @@ std::string render_plan_markdown(const PlanResult& r) {
   return out;
 }
 
+// The p95 wait SLO as a dashed line across the chart, and the chosen configuration (the first
+// scheduler's cheapest answer) as a point of its own, so the answer reads off the frontier.
+void add_answer_marks(const PlanResult& r, size_t growth, Chart& chart) {
+  double low = 0, high = 0;
+  for (const ChartDataset& d : chart.datasets)
+    for (const auto& p : d.points) {
+      low = low == 0 ? p.x : std::min(low, p.x);
+      high = std::max(high, p.x);
+    }
+  for (const Slo& slo : r.info.slos)
+    if (slo.metric == "wait_s.p95" && slo.max && high > 0)
+      chart.datasets.push_back({"SLO: " + slo.describe(), "#888888", true, 1, 0, {{low, *slo.max}, {high, *slo.max}}, false});
+  const PlanChain* chosen = cheapest_per_scheduler(r, growth).front();
+  if (!chosen) return;
+  const PlanEvaluation& e = *chosen->best();
+  const auto wait = e.metrics.find("wait_s.p95");
+  if (wait == e.metrics.end()) return;
+  chart.datasets.push_back({"chosen: " + chosen->scheduler + ", " + composition(r.info, *chosen, e),
+                            "#d62728",
+                            false,
+                            1,
+                            0,
+                            {{per_month(e.cost_per_hour), wait->second}},
+                            true});
+}
+
 std::string render_plan_html(const PlanResult& r) {
   const PlanInfo& info = r.info;
   std::string body = "<p class=\"facts\">" + html_escape(facts_line(info)) + "<br>SLOs: " + html_escape(slo_list(info)) +
@@ -254,6 +280,7 @@ std::string render_plan_html(const PlanResult& r) {
       }
       chart.datasets.push_back(std::move(d));
     }
+    add_answer_marks(r, g, chart);
     log_wait_axis(chart);
     chart.table.note = "configurations where every admitted job finished and no other was both cheaper and quicker";
     charts.push_back(std::move(chart));

@@ -127,7 +127,7 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
 void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target) {
   std::vector<int> type_gpus;
   for (const auto& type : types_) type_gpus.push_back(type->gpus);
-  index_.reset(type_gpus);
+  index_.reset(type_gpus, node_count());
   for (int n = 0; n < node_count(); ++n) {
     SimNode& node = nodes_[static_cast<size_t>(n)];
     if (!node.label_pinned) node.label = unpinned_label;

@@ -51,6 +51,7 @@ class Engine final : private Binder {
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     cluster_.prepare(config.scheduler->serves, &target_);
     if (config.check_invariants) invariants_.emplace(cluster_);
+    if (config.jobs_wait && !config.stop_when.empty()) watch_.emplace(config.stop_when, workload);
     out_.total_gpus = cluster_.total_gpus();
     out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
     out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
@@ -84,6 +85,7 @@ class Engine final : private Binder {
       if (recording_load()) curve_.observe(out_.arrived_milli, cluster_, failed_);
       if (config_.monitor && out_.events - reported_events_ >= kReportEvery) report();
       if (invariants_ && !check_instant()) break;
+      if (watch_ && decided()) break;
     }
     end_of_run();
     if (config_.monitor) report();
@@ -120,6 +122,14 @@ class Engine final : private Binder {
       out_.invariant_violation = std::move(*violation);
       return false;
     }
+    return true;
+  }
+
+  // True (the run stops) when the watch finds a bound lost for good.
+  bool decided() {
+    const StopBound* lost = watch_->lost(out_.tally);
+    if (!lost) return false;
+    out_.decided = RunDecision{*lost, now_ms_ - out_.first_submit_ms, out_.tally.jobs, workload_.size()};
     return true;
   }
 
@@ -323,6 +333,7 @@ class Engine final : private Binder {
   uint64_t reported_events_ = 0, reported_done_ = 0;  // what the monitor has been told
   int64_t failed_ = 0;
   std::optional<InvariantChecker> invariants_;  // with RunConfig::check_invariants
+  std::optional<VerdictWatch> watch_;           // with RunConfig::stop_when, in replays
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "sim/job_tally.h"
 #include "sim/sampling.h"
 #include "sim/schedulers/registry.h"
+#include "sim/verdict_watch.h"
 
 namespace topsim {
 
@@ -59,6 +61,9 @@ struct RunConfig {
   bool fgd_artifact = false;                       // fill: the FGD artifact's policies and load curve; default off
   RunMonitor* monitor = nullptr;                   // live counters to add to (may be null)
   bool check_invariants = false;                   // verify after every instant (sim/invariants.h); default off
+  // Replays: stop as soon as one of these bounds is lost for good (sim/verdict_watch.h); the
+  // output then says which (RunOutput::decided) and its metrics describe a partial run. Default: none.
+  std::vector<StopBound> stop_when;
 };
 
 struct RunOutput {
@@ -78,9 +83,10 @@ struct RunOutput {
   // Fill experiments: the curve against arrived load and the state after the last arrival.
   std::vector<LoadPoint> load_curve;
   LoadPoint final_load;
-  int64_t arrived_milli = 0;        // GPU request of every submitted job
-  int64_t capacity_milli = 0;       // the cluster's GPUs x 1000
-  std::string invariant_violation;  // with check_invariants: the first violation (the run stopped there)
+  int64_t arrived_milli = 0;           // GPU request of every submitted job
+  int64_t capacity_milli = 0;          // the cluster's GPUs x 1000
+  std::string invariant_violation;     // with check_invariants: the first violation (the run stopped there)
+  std::optional<RunDecision> decided;  // with stop_when: the bound lost (the run stopped there)
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

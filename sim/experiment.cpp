@@ -124,6 +124,7 @@ class Experiment {
     config.fgd_artifact = scenario_.protocol == FillProtocol::FgdArtifact;
     if (options_.live || options_.monitor) config.monitor = monitor();
     config.check_invariants = options_.check_invariants;
+    config.stop_when = options_.stop_when;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
     auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
     RunOutput out = simulate(*cluster, *workload, config);
@@ -134,6 +135,7 @@ class Experiment {
         violation_ = std::string(info.name) + " seed " + std::to_string(config.seed) + ": " + out.invariant_violation;
     }
     result.seed = config.seed;
+    result.decided = out.decided;
     const bool fill = scenario_.mode == ExperimentMode::Fill;
     result.metrics = summarize_run(out, *workload, info.serves == NodeMode::Topology, fill);
     result.by_model = throughput_by_model(out);

@@ -57,6 +57,9 @@ struct ExperimentOptions {
   bool check_invariants = invariants_on_by_default();
   // The workload of each seed index when given (all `seeds` of them); else the scenario's.
   std::vector<std::shared_ptr<const Workload>> workloads;
+  // Replays: each run stops once one of these upper bounds is lost for good (sim/verdict_watch.h,
+  // RunResult::decided; its metrics then describe the partial run). Default: none.
+  std::vector<StopBound> stop_when;
 };
 
 [[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});

@@ -14,11 +14,12 @@ size_t NodeIndex::GpuSetHash::operator()(const GpuSet& s) const {
   return static_cast<size_t>((low ^ (high * 0xBF58476D1CE4E5B9ULL)) * 0x94D049BB133111EBULL);
 }
 
-void NodeIndex::reset(const std::vector<int>& type_gpus) {
+void NodeIndex::reset(const std::vector<int>& type_gpus, int nodes) {
+  nodes_ = nodes;
   for (auto& by_label : groups_) {
     by_label.assign(type_gpus.size(), {});
     for (size_t t = 0; t < type_gpus.size(); ++t) {
-      by_label[t].buckets.resize(idx(type_gpus[t]) + 1);
+      by_label[t].buckets.assign(idx(type_gpus[t]) + 1, NodeSet(nodes));
       by_label[t].classes.resize(idx(type_gpus[t]) + 1);
     }
   }
@@ -26,16 +27,15 @@ void NodeIndex::reset(const std::vector<int>& type_gpus) {
 
 void NodeIndex::add(NodeMode label, int type, const GpuSet& free, int node) {
   Group& g = group(label, type);
-  g.buckets[free.count()].push_back(node);
+  g.buckets[free.count()].insert(node);
   join_class(g, free, node);
 }
 
-void NodeIndex::join_class(Group& g, const GpuSet& free, int node) {
+void NodeIndex::join_class(Group& g, const GpuSet& free, int node) const {
   std::vector<FreeClass>& classes = g.classes[free.count()];
   const auto [at, fresh] = g.class_at.try_emplace(free, classes.size());
-  if (fresh) classes.push_back({free, {}});
-  std::vector<int>& nodes = classes[at->second].nodes;
-  nodes.insert(std::lower_bound(nodes.begin(), nodes.end(), node), node);
+  if (fresh) classes.push_back({free, NodeSet(nodes_)});
+  classes[at->second].nodes.insert(node);
 }
 
 void NodeIndex::leave_class(Group& g, const GpuSet& free, int node) {
@@ -43,8 +43,8 @@ void NodeIndex::leave_class(Group& g, const GpuSet& free, int node) {
   const auto at = g.class_at.find(free);
   assert(at != g.class_at.end() && "node not in its class");
   const size_t place = at->second;
-  std::vector<int>& nodes = classes[place].nodes;
-  nodes.erase(std::lower_bound(nodes.begin(), nodes.end(), node));
+  NodeSet& nodes = classes[place].nodes;
+  nodes.erase(node);
   if (!nodes.empty()) return;
   g.class_at.erase(at);
   if (place + 1 != classes.size()) {  // the last class takes the empty one's place
@@ -61,10 +61,8 @@ void NodeIndex::update(NodeMode label, int type, int node, const GpuSet& before,
   join_class(g, after, node);
   const size_t old_free = before.count(), new_free = after.count();
   if (old_free == new_free) return;
-  std::vector<int>& from = g.buckets[old_free];
-  from.erase(std::lower_bound(from.begin(), from.end(), node));
-  std::vector<int>& to = g.buckets[new_free];
-  to.insert(std::lower_bound(to.begin(), to.end(), node), node);
+  g.buckets[old_free].erase(node);
+  g.buckets[new_free].insert(node);
 }
 
 }  // namespace topsim

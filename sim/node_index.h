@@ -11,6 +11,7 @@
 
 #include "core/gpu_set.h"
 #include "core/gpu_share.h"
+#include "sim/node_set.h"
 
 namespace topsim {
 
@@ -20,16 +21,16 @@ class NodeIndex {
 
   struct FreeClass {
     GpuSet free;
-    std::vector<int> nodes;  // ascending, never empty
+    NodeSet nodes;  // never empty
   };
 
-  // Empty buckets for node types of `type_gpus[t]` GPUs each.
-  void reset(const std::vector<int>& type_gpus);
+  // Empty buckets for node types of `type_gpus[t]` GPUs each, in a cluster of `nodes` nodes.
+  void reset(const std::vector<int>& type_gpus, int nodes);
   // Adds a node with the highest index so far.
   void add(NodeMode label, int type, const GpuSet& free, int node);
 
-  // Nodes with this label and type that have exactly `free` free GPUs, ascending.
-  const std::vector<int>& bucket(NodeMode label, int type, int free) const { return group(label, type).buckets[idx(free)]; }
+  // Nodes with this label and type that have exactly `free` free GPUs (ascending when iterated).
+  const NodeSet& bucket(NodeMode label, int type, int free) const { return group(label, type).buckets[idx(free)]; }
   // The same nodes by free GPU set, in no particular order.
   const std::vector<FreeClass>& classes(NodeMode label, int type, int free) const {
     return group(label, type).classes[idx(free)];
@@ -45,17 +46,18 @@ class NodeIndex {
     size_t operator()(const GpuSet& s) const;
   };
   struct Group {                                              // one (label, type)
-    std::vector<std::vector<int>> buckets;                    // [free count] -> sorted node indices
+    std::vector<NodeSet> buckets;                             // [free count] -> node indices
     std::vector<std::vector<FreeClass>> classes;              // [free count] -> classes
     std::unordered_map<GpuSet, size_t, GpuSetHash> class_at;  // free set -> its place in classes[count]
   };
   static size_t idx(int i) { return static_cast<size_t>(i); }
   const Group& group(NodeMode label, int type) const { return groups_[idx(static_cast<int>(label))][idx(type)]; }
   Group& group(NodeMode label, int type) { return groups_[idx(static_cast<int>(label))][idx(type)]; }
-  static void join_class(Group& g, const GpuSet& free, int node);
+  void join_class(Group& g, const GpuSet& free, int node) const;
   static void leave_class(Group& g, const GpuSet& free, int node);
 
   std::array<std::vector<Group>, kLabels> groups_;  // [label][type]
+  int nodes_ = 0;                                   // the cluster's, the capacity of every NodeSet
 };
 
 }  // namespace topsim

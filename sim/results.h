@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "sim/job_store.h"
 #include "sim/metrics.h"
 #include "sim/sampling.h"
+#include "sim/verdict_watch.h"
 #include "util/expected.h"
 
 namespace topsim {
@@ -63,6 +65,7 @@ struct RunResult {
   std::shared_ptr<const JobStore> job_store;  // per job, on disk (ExperimentOptions::spill_dir); else null
   std::vector<Transition> transitions;        // lifecycle transitions, when recorded and kept
   std::vector<std::string> rejections;        // distinct rejection reasons, "job: reason", first 10
+  std::optional<RunDecision> decided;         // stopped once this bound was lost (ExperimentOptions::stop_when)
 };
 
 struct MetricSummary {

@@ -62,9 +62,9 @@ class KubeDefault final : public Scheduler {
       if (!type_fits_job(cluster, t, job)) continue;
       const int capacity = index.type_gpus(t);
       for (int c = gpus; c <= capacity; ++c) {
-        const std::vector<int>& bucket = index.bucket(kServing, t, c);
+        const NodeSet& bucket = index.bucket(kServing, t, c);
         if (bucket.empty() || (c - gpus) * 100 / capacity != best_score) continue;
-        if (pick < static_cast<int>(bucket.size())) return bucket[static_cast<size_t>(pick)];
+        if (pick < static_cast<int>(bucket.size())) return bucket.nth(static_cast<size_t>(pick));
         pick -= static_cast<int>(bucket.size());
       }
     }

@@ -140,9 +140,11 @@ class TopologyAware final : public Scheduler {
       if (!type_fits_job(cluster, t, view.job(id))) continue;
       for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
         const size_t from = node_ids.size();
-        for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c))
-          node_ids.insert(node_ids.end(), same.nodes.begin(),
-                          same.nodes.begin() + std::min<long>(request.workers, static_cast<long>(same.nodes.size())));
+        for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {
+          int taken = 0;
+          for (auto node = same.nodes.begin(); node != same.nodes.end() && taken < request.workers; ++node, ++taken)
+            node_ids.push_back(*node);
+        }
         std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
       }
     }

@@ -1,10 +1,10 @@
 // The small plan the planning tests share: 300 synthetic jobs; 2 schedulers x 3 candidates (two
-// node types and their 1:1 mix) x 2 growth steps.
+// node types and their 1:1 mix) x 2 growth steps; one seed (tests of seeds set their own).
 #pragma once
 
 namespace topsim::test {
 
-inline constexpr const char* kSmallPlan = R"({"name": "small", "seed": 4,
+inline constexpr const char* kSmallPlan = R"({"name": "small", "seed": 4, "seeds": 1,
  "workload": {"kind": "synthetic", "jobs": 300, "arrival_rate_per_hour": 20,
               "size_mix": {"1": 3, "2": 2, "4": 2, "8": 1}, "median_duration_minutes": 30},
  "network": {"transport": "ib"},

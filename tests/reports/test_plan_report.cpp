@@ -46,3 +46,16 @@ TEST_CASE("reports::plan html: the cost vs p95 wait frontier goes logarithmic wh
   const std::string narrow = render_plan_html(plan_with_waits({900, 500, 100}));
   CHECK_THAT(narrow, Catch::Contains("\"y_log\":false") || Catch::Contains("\"y_log\": false"));
 }
+
+TEST_CASE("reports::plan html: the p95 wait SLO is a line and the chosen configuration a point", "[reports][plan]") {
+  // Expectation: with an SLO of 600 s on wait_s.p95 and sizes at 900, 500, 100 s, the chart has
+  // the SLO as a dataset and the answer (2 nodes, the cheapest meeting it) as one of its own.
+  PlanResult r = plan_with_waits({900, 500, 100});
+  r.info.slos = {{"wait_s.p95", std::nullopt, 600}};
+  r.chains.front().answer = 1;
+  const std::string html = render_plan_html(r);
+  CHECK_THAT(html, Catch::Contains("SLO: wait_s.p95 \\u003c= 600"));
+  CHECK_THAT(html, Catch::Contains("chosen: topology-aware, 2 dgx-a100"));
+  r.chains.front().answer.reset();  // no answer: nothing to highlight
+  CHECK_THAT(render_plan_html(r), !Catch::Contains("chosen: "));
+}

@@ -1,0 +1,98 @@
+#include "sim/verdict_watch.h"
+
+#include <cmath>
+
+#include "sim/job.h"
+
+namespace topsim {
+namespace {
+
+struct Family {
+  const char* prefix;
+  int sample;  // VerdictWatch::Sample
+};
+
+// The percentile of a suffix ("p95" -> 0.95, "max" -> 1, "mean" -> -1); nullopt for others.
+std::optional<double> rank_share(const std::string& suffix) {
+  if (suffix == "mean") return -1;
+  if (suffix == "max") return 1;
+  if (suffix == "p50") return 0.50;
+  if (suffix == "p95") return 0.95;
+  if (suffix == "p99") return 0.99;
+  return std::nullopt;
+}
+
+// util/statistics.cpp's nearest rank of percentile p in a sample of n (1-based).
+uint64_t nearest_rank_of(double p, uint64_t n) {
+  const auto rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(n)));
+  return rank == 0 ? 1 : std::min(rank, n);
+}
+
+}  // namespace
+
+bool decidable_early(const std::string& metric) {
+  if (metric == "rejected" || metric == "fallbacks") return true;
+  for (const char* family : {"wait_s.", "jct_s.", "share_wait_s."}) {
+    const std::string prefix = family;
+    if (metric.rfind(prefix, 0) == 0) return rank_share(metric.substr(prefix.size())).has_value();
+  }
+  return false;
+}
+
+VerdictWatch::VerdictWatch(const std::vector<StopBound>& bounds, const Workload& workload) : jobs_(workload.size()) {
+  bool shares = false;
+  for (const StopBound& bound : bounds) {
+    if (!decidable_early(bound.metric)) continue;
+    Watched w{bound};
+    const std::string& m = bound.metric;
+    const size_t dot = m.find('.');
+    if (m == "rejected") w.sample = Sample::Rejected;
+    if (m == "fallbacks") w.sample = Sample::Fallbacks;
+    if (dot != std::string::npos) {
+      const std::string family = m.substr(0, dot);
+      w.sample = family == "wait_s" ? Sample::Waits : family == "jct_s" ? Sample::Jcts : Sample::ShareWaits;
+      w.rank_share = *rank_share(m.substr(dot + 1));
+      shares = shares || w.sample == Sample::ShareWaits;
+    }
+    watched_.push_back(std::move(w));
+  }
+  if (!shares) return;
+  JobCursor cursor(workload);
+  while (const JobSpec* job = cursor.next()) share_jobs_ += job->is_share() ? 1 : 0;
+}
+
+const StopBound* VerdictWatch::lost(const JobTally& tally) {
+  for (Watched& w : watched_)
+    if (decided(w, tally)) return &w.bound;
+  return nullptr;
+}
+
+// The most values the sample can hold at the end: the jobs of its kind not closed without
+// finishing. (Every finished job's value is in it; tally.jobs counts the closed ones.)
+uint64_t VerdictWatch::largest_sample(Sample sample, const JobTally& tally) const {
+  if (sample == Sample::ShareWaits) return share_jobs_ - (tally.shares - tally.share_waits.size());
+  return jobs_ - (tally.jobs - tally.finished);
+}
+
+bool VerdictWatch::decided(Watched& w, const JobTally& tally) const {
+  if (w.sample == Sample::Rejected) return static_cast<double>(tally.rejected) > w.bound.max;
+  if (w.sample == Sample::Fallbacks) return static_cast<double>(tally.fallbacks) > w.bound.max;
+  const std::vector<double>& values = w.sample == Sample::Waits  ? tally.waits
+                                      : w.sample == Sample::Jcts ? tally.jcts
+                                                                 : tally.share_waits;
+  for (; w.seen < values.size(); ++w.seen) {
+    w.sum += values[w.seen];
+    if (values[w.seen] > w.bound.max) ++w.above;
+  }
+  const uint64_t n = largest_sample(w.sample, tally);
+  // Mean: the values so far over the largest sample, the rest all 0, is a lower bound.
+  if (w.rank_share < 0) return n > 0 && w.sum > w.bound.max * static_cast<double>(n);
+  // The percentile exceeds the bound when more than n - rank values exceed it. n - rank(n) never
+  // falls as n grows, except that the rank's floating-point ceil may be one too high at an exact
+  // product, hence the one of slack; so no final sample of n or fewer values can absorb them.
+  if (w.above == 0) return false;
+  if (w.rank_share == 1) return true;
+  return w.above > n - nearest_rank_of(w.rank_share, n) + 1;
+}
+
+}  // namespace topsim
