@@ -97,12 +97,17 @@ std::string cards_html(const ReportModel& m) {
     out += "<div class=\"card\"><div>" + html_escape(h.title) + "</div>";
     out += "<div class=\"value\">" + html_escape(format_number(h.other)) + " " + html_escape(h.unit) + "</div><div>" +
            html_escape(h.other_name) + "</div>";
-    if (!h.base_name.empty())
+    if (!h.base_name.empty() && !h.no_change.empty())
+      out += "<div>n/a against " + html_escape(h.base_name) + ": " + html_escape(h.no_change) + "</div>";
+    else if (!h.base_name.empty())
       out += "<div>" + change_html(h.change_percent, h.worse, h.better) + " against " + html_escape(h.base_name) + " (" +
              html_escape(format_number(h.base)) + ")</div>";
     out += "</div>\n";
   }
-  return out + "</section>\n";
+  out += "<div class=\"card\"><div>jobs</div>";
+  for (const JobCounts& c : m.job_counts)
+    out += "<div>" + html_escape(c.name) + ": " + html_escape(job_counts_text(c)) + "</div>";
+  return out + "</div>\n</section>\n";
 }
 
 std::string deltas_html(const ReportModel& m) {

@@ -105,6 +105,24 @@ std::pair<const Series*, const Series*> headline_pair(const ReportModel& m) {
   return {nullptr, &m.series[0]};
 }
 
+JobCounts job_counts_of(const Series& s) {
+  bool found = false;
+  const auto get = [&](const char* metric) { return mean_of(*s.result, metric, found); };
+  return {s.name, get("jobs"), get("placed"), get("finished"), get("rejected"), get("stuck"), get("never_placed"), get("failed")};
+}
+
+// Why `h`'s change against its base cannot be stated, or "" when it can.
+std::string no_change_reason(const Headline& h, bool base_has_metric, const JobCounts& base, const JobCounts& other) {
+  const auto placed_none = [](const JobCounts& c) {
+    return fmt::format("{} placed 0 of {} jobs", c.name, format_number(c.jobs));
+  };
+  if (base.jobs > 0 && base.placed == 0) return placed_none(base);
+  if (other.jobs > 0 && other.placed == 0) return placed_none(other);
+  if (!base_has_metric) return h.base_name + " has no value";
+  if (h.base == 0) return h.base_name + "'s value is 0";
+  return "";
+}
+
 template <size_t N>
 std::vector<Headline> make_headlines(const ReportModel& m, const std::array<CardMetric, N>& cards) {
   const auto [base, other] = headline_pair(m);
@@ -120,13 +138,17 @@ std::vector<Headline> make_headlines(const ReportModel& m, const std::array<Card
     h.better = info ? info->better : Better::Neither;
     h.other_name = other->name;
     h.other = mean_of(*other->result, card.metric, in_other);
+    if (!in_other) continue;
     if (base) {
       h.base_name = base->name;
       h.base = mean_of(*base->result, card.metric, in_base);
-      h.change_percent = change_percent(h.base, h.other);
-      h.worse = is_worse(h.better, h.base, h.other);
+      h.no_change = no_change_reason(h, in_base, job_counts_of(*base), job_counts_of(*other));
+      if (h.no_change.empty()) {
+        h.change_percent = change_percent(h.base, h.other);
+        h.worse = is_worse(h.better, h.base, h.other);
+      }
     }
-    if (in_other && (!base || in_base)) out.push_back(h);
+    out.push_back(h);
   }
   return out;
 }
@@ -156,6 +178,22 @@ std::vector<DeltaRow> make_deltas(const std::vector<LabelledResults>& inputs, co
 }
 
 }  // namespace
+
+std::string job_counts_text(const JobCounts& c) {
+  std::string out = format_number(c.placed) + " of " + format_number(c.jobs) + " placed";
+  std::vector<std::string> unplaced;
+  const auto add = [&](double n, const char* what) {
+    if (n > 0) unplaced.push_back(format_number(n) + " " + what);
+  };
+  add(c.never_placed, "never placed");
+  add(c.stuck, "stuck");
+  add(c.rejected, "rejected");
+  add(c.failed, "failed");
+  if (unplaced.empty()) return out;
+  out += " (";
+  for (size_t i = 0; i < unplaced.size(); ++i) out += (i ? ", " : "") + unplaced[i];
+  return out + ")";
+}
 
 std::string scheduler_colour(const std::string& scheduler) {
   const std::vector<std::string> names = scheduler_names();
@@ -189,6 +227,7 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   m.fill = !inputs.empty() && inputs.front().results->scenario.mode == "fill";
   m.series = make_series(inputs);
   m.headlines = m.fill ? make_headlines(m, kFillCards) : make_headlines(m, kReplayCards);
+  for (const Series& s : m.series) m.job_counts.push_back(job_counts_of(s));
   m.deltas = m.fill ? make_deltas(inputs, kFillDeltaMetrics) : make_deltas(inputs, kReplayDeltaMetrics);
   m.charts = m.fill ? fill_charts(m) : replay_charts(m, m.status);
   return m;

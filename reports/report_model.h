@@ -76,9 +76,21 @@ struct Headline {
   Better better = Better::Neither;
   std::string base_name, other_name;  // "default", "topology-aware"
   double base = 0, other = 0;
-  double change_percent = 0;  // (other - base) / base x 100; 0 when base is 0
+  double change_percent = 0;  // (other - base) / base x 100; 0 when there is no change to show
   bool worse = false;         // other is worse than base by the metric's direction
+  // Non-empty when a change cannot be stated, with the reason: "default placed 0 of 2 jobs",
+  // "default's value is 0", "default has no value". Renderers show "n/a" and the reason.
+  std::string no_change;
 };
+
+// What became of a series' jobs (means over seeds), shown beside the headline cards so a
+// scheduler that placed nothing cannot pass for one that made no difference.
+struct JobCounts {
+  std::string name;  // the series' name
+  double jobs = 0, placed = 0, finished = 0, rejected = 0, stuck = 0, never_placed = 0, failed = 0;
+};
+// "1 of 2 placed (1 never placed)", "0 of 2 placed (2 rejected)".
+std::string job_counts_text(const JobCounts& c);
 
 // A comparison of labelled runs: for one scheduler and metric, the value in each run.
 struct DeltaRow {
@@ -95,7 +107,8 @@ struct ReportModel {
   std::vector<const LabelledResults*> runs;
   std::vector<Series> series;
   std::vector<Headline> headlines;
-  std::vector<DeltaRow> deltas;  // empty unless several runs are compared
+  std::vector<JobCounts> job_counts;  // one per series, in series order
+  std::vector<DeltaRow> deltas;       // empty unless several runs are compared
   std::vector<Chart> charts;
   bool fill = false;  // fill experiments (charts against arrived load)
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
