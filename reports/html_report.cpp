@@ -137,9 +137,8 @@ std::string facts_html(const ReportModel& m) {
   for (const LabelledResults* run : m.runs) {
     const ScenarioInfo& s = run->results->scenario;
     out += "<p class=\"facts\">" + (m.runs.size() > 1 ? "<b>" + html_escape(run->label) + "</b>: " : std::string()) +
-           html_escape(fmt::format("{} ({}): {} nodes, {} GPUs, {} jobs ({}){}, seed {}{}", s.name, s.mode, s.nodes, s.gpus,
-                                   s.jobs, s.workload, trace_nodes(s) ? ", the trace's nodes" : ", " + s.network + " network",
-                                   s.seed, s.seeds > 1 ? fmt::format(" x {} seeds", s.seeds) : "")) +
+           html_escape(fmt::format("{} ({}): {} ({}){}, {}", s.name, s.mode, size_text(s), s.workload,
+                                   trace_nodes(s) ? ", the trace's nodes" : ", " + s.network + " network", seeds_text(s))) +
            (s.description.empty() ? "" : "<br>" + html_escape(s.description)) + "</p>\n";
   }
   return out;

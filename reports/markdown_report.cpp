@@ -127,9 +127,8 @@ std::string render_report_markdown(const ReportModel& m) {
   std::string out = "## topsim: " + title + "\n\n";
   for (const LabelledResults* run : m.runs) {
     const ScenarioInfo& s = run->results->scenario;
-    out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " +
-           fmt::format("{} nodes, {} GPUs, {} jobs, seed {}", s.nodes, s.gpus, s.jobs, s.seed) +
-           (s.seeds > 1 ? fmt::format(", mean of {} seeds", s.seeds) : "") + "\n\n";
+    out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " + size_text(s) + ", " +
+           seeds_text(s) + (s.seeds > 1 ? " (means)" : "") + "\n\n";
   }
   out += headline_lines(m) + delta_table(m);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);

@@ -7,6 +7,7 @@
 
 #include "reports/report_charts.h"
 #include "sim/schedulers/registry.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -178,6 +179,15 @@ std::vector<DeltaRow> make_deltas(const std::vector<LabelledResults>& inputs, co
 }
 
 }  // namespace
+
+std::string seeds_text(const ScenarioInfo& s) {
+  if (s.seeds <= 1) return fmt::format("1 seed ({})", s.seed);
+  return fmt::format("{} seeds ({}..{})", s.seeds, s.seed, s.seed + static_cast<uint64_t>(s.seeds) - 1);
+}
+
+std::string size_text(const ScenarioInfo& s) {
+  return counted(s.nodes, "node") + ", " + counted(s.gpus, "GPU") + ", " + counted(static_cast<long long>(s.jobs), "job");
+}
 
 std::string job_counts_text(const JobCounts& c) {
   std::string out = format_number(c.placed) + " of " + format_number(c.jobs) + " placed";

@@ -117,6 +117,11 @@ struct ReportModel {
 // REQUIRES: `inputs` non-empty and outliving the model.
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
 
+// The scenario's seeds in words: "1 seed (7)", "3 seeds (1..3)".
+std::string seeds_text(const ScenarioInfo& scenario);
+// "2 nodes, 16 GPUs, 1 job": the scenario's size.
+std::string size_text(const ScenarioInfo& scenario);
+
 // Helpers shared by the renderers and tested on their own.
 std::string scheduler_colour(const std::string& scheduler);
 // At most `max_points` of `points`, evenly spaced by index, first and last included.

@@ -5,8 +5,10 @@
 #include <map>
 
 #include "core/model_catalog.h"
+#include "reports/report_model.h"
 #include "util/number_format.h"
 #include "util/one_line.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -60,11 +62,8 @@ std::string row(const std::string& label, const ResultSet& results, Cell cell) {
 
 std::string header(const ResultSet& results) {
   const ScenarioInfo& sc = results.scenario;
-  std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed,
-                                                 sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
-                                   : fmt::format("seed {}", sc.seed);
-  std::string out = fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", one_line(sc.name), sc.nodes, sc.gpus,
-                                sc.jobs, one_line(sc.workload), seeds);
+  const std::string seeds = seeds_text(sc) + (sc.seeds > 1 ? fmt::format(", means over {} runs", sc.seeds) : "");
+  std::string out = fmt::format("scenario {}: {} ({}), {}\n", one_line(sc.name), size_text(sc), one_line(sc.workload), seeds);
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
@@ -139,7 +138,7 @@ std::string replay_rows(const ResultSet& r) {
 
 std::string unit_of(const JobSpec& job) {
   const DnnModel* model = model_at(job.model);
-  return model ? std::string(enum_name(model->unit)) : "samples";
+  return (model ? std::string(enum_name(model->unit)) : "samples") + "/s";
 }
 
 // The first run's records of each scheduler, by id. Error: records on disk could not be read back.
@@ -272,7 +271,7 @@ std::string render_fill(const ResultSet& r) {
   const ScenarioInfo& sc = r.scenario;
   std::string out =
       fmt::format("fill experiment {}{}\n", one_line(sc.name), sc.description.empty() ? "" : ": " + one_line(sc.description));
-  out += fmt::format("  cluster: {} nodes, {} GPUs\n", sc.nodes, sc.gpus);
+  out += fmt::format("  cluster: {}, {}\n", counted(sc.nodes, "node"), counted(sc.gpus, "GPU"));
   out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", one_line(sc.workload),
                      r.schedulers.front().runs.front().target_specs, 100 * sc.fragmentation_coverage);
   const std::string arrivals =
@@ -282,8 +281,7 @@ std::string render_fill(const ResultSet& r) {
                 "{}: the pod list shuffled, then topped up or trimmed to {:.0f}% of GPU capacity; the artifact's "
                 "integer scores, ties in a seeded node order",
                 sc.protocol, 100 * sc.target_load);
-  out += fmt::format("  protocol: {}, no departures, {} seed{} ({}..{})\n\n", arrivals, sc.seeds, sc.seeds == 1 ? "" : "s",
-                     sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
+  out += fmt::format("  protocol: {}, no departures, {}\n\n", arrivals, seeds_text(sc));
   out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs",
                      "failed pods");
   for (const SchedulerResult& s : r.schedulers)
