@@ -61,7 +61,7 @@ constexpr const char* kPageScript = R"(
           },
           scales: {
             x: {type: line ? (spec.x_log ? 'logarithmic' : 'linear') : 'category', title: {display: true, text: spec.x_label}},
-            y: {type: line && spec.y_log ? 'logarithmic' : 'linear', title: {display: true, text: spec.y_label}}
+            y: {type: spec.y_log ? 'logarithmic' : 'linear', beginAtZero: !spec.y_log, title: {display: true, text: spec.y_label}}
           }
         }
       });
@@ -162,8 +162,13 @@ Json chart_json(const Chart& c) {
 std::string charts_html(const std::vector<Chart>& charts) {
   std::string out;
   for (const Chart& c : charts)
-    out += "<section><h2>" + html_escape(c.title) + "</h2>\n<div class=\"chart\"><canvas id=\"" + c.id +
-           "\" role=\"img\" aria-label=\"" + html_escape(c.title) + "\"></canvas></div>\n" + table_html(c.table) + "</section>\n";
+    if (!c.empty_note.empty())
+      out +=
+          "<section><h2>" + html_escape(c.title) + "</h2>\n<p class=\"empty\">" + html_escape(c.empty_note) + "</p></section>\n";
+    else
+      out += "<section><h2>" + html_escape(c.title) + "</h2>\n<div class=\"chart\"><canvas id=\"" + c.id +
+             "\" role=\"img\" aria-label=\"" + html_escape(c.title) + "\"></canvas></div>\n" + table_html(c.table) +
+             "</section>\n";
   return out;
 }
 
@@ -171,7 +176,8 @@ std::string charts_html(const std::vector<Chart>& charts) {
 
 std::string render_html_page(const std::string& title, const std::string& body_html, const std::vector<Chart>& charts) {
   Json data = {{"charts", Json::array()}};
-  for (const Chart& c : charts) data["charts"].push_back(chart_json(c));
+  for (const Chart& c : charts)
+    if (c.empty_note.empty()) data["charts"].push_back(chart_json(c));
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + html_escape(title) + "</title>\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + std::string(kStyle) + "</style>\n";
@@ -186,7 +192,8 @@ std::string render_html_page(const std::string& title, const std::string& body_h
 std::string render_report_html(const ReportModel& m) {
   std::string title = "topsim report";
   for (size_t i = 0; i < m.runs.size(); ++i) title += (i ? " vs " : ": ") + m.runs[i]->label;
-  return render_html_page(title, facts_html(m) + cards_html(m) + deltas_html(m), m.charts);
+  const std::string policies = m.policy_table.rows.empty() ? "" : "<h2>Policies, ranked</h2>\n" + table_html(m.policy_table);
+  return render_html_page(title, facts_html(m) + cards_html(m) + deltas_html(m) + policies, m.charts);
 }
 
 }  // namespace topsim

@@ -103,6 +103,21 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
   return out;
 }
 
+// Fill experiments: the per-policy table, ranked.
+std::string policy_markdown(const ReportModel& m) {
+  if (m.policy_table.rows.empty()) return "";
+  std::string out = "### Policies, ranked\n\n|", rule = "|";
+  for (const std::string& h : m.policy_table.header)
+    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" ? " --- |" : " ---: |";
+  out += "\n" + rule + "\n";
+  for (const auto& row : m.policy_table.rows) {
+    out += "|";
+    for (const std::string& cell : row) out += " " + markdown_cell(cell) + " |";
+    out += "\n";
+  }
+  return out + "\n" + markdown_cell(m.policy_table.note) + "\n\n";
+}
+
 }  // namespace
 
 // Where each scheduler's training jobs ran in a cluster of several node types (first run).
@@ -130,7 +145,7 @@ std::string render_report_markdown(const ReportModel& m) {
     out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " + size_text(s) + ", " +
            seeds_text(s) + (s.seeds > 1 ? " (means)" : "") + "\n\n";
   }
-  out += headline_lines(m) + delta_table(m);
+  out += headline_lines(m) + delta_table(m) + policy_markdown(m);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
   out += node_type_markdown(m);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";

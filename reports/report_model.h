@@ -62,10 +62,13 @@ struct Chart {
   std::string kind;                     // "line" or "bar"
   std::string x_label, y_label;         // with units
   bool x_log = false;                   // a logarithmic x axis (line charts of values spanning decades)
-  bool y_log = false;                   // a logarithmic y axis (line charts)
+  bool y_log = false;                   // a logarithmic y axis (bars spanning more than two decades too)
   std::vector<std::string> categories;  // bar charts: the x categories
   std::vector<ChartDataset> datasets;
   ChartTable table;  // the same numbers, readable without JavaScript
+  // Non-empty: every value is zero, and the page shows this sentence ("no job waited") in
+  // place of the chart and its table.
+  std::string empty_note;
 };
 
 // A headline card: one metric, one series against another.
@@ -110,6 +113,10 @@ struct ReportModel {
   std::vector<JobCounts> job_counts;  // one per series, in series order
   std::vector<DeltaRow> deltas;       // empty unless several runs are compared
   std::vector<Chart> charts;
+  // Fill experiments: the per-policy table the terminal prints (GPU allocation ratio,
+  // fragmentation rate and GPUs, failed pods, each mean ± sd over seeds), ranked by the final
+  // allocation ratio, best first; empty otherwise.
+  ChartTable policy_table;
   bool fill = false;  // fill experiments (charts against arrived load)
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };
