@@ -193,7 +193,9 @@ std::string render_report_html(const ReportModel& m) {
   std::string title = "topsim report";
   for (size_t i = 0; i < m.runs.size(); ++i) title += (i ? " vs " : ": ") + m.runs[i]->label;
   const std::string policies = m.policy_table.rows.empty() ? "" : "<h2>Policies, ranked</h2>\n" + table_html(m.policy_table);
-  return render_html_page(title, facts_html(m) + cards_html(m) + deltas_html(m) + policies, m.charts);
+  std::string warnings;
+  for (const std::string& warning : m.warnings) warnings += "<p class=\"warning\">Warning: " + html_escape(warning) + "</p>\n";
+  return render_html_page(title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies, m.charts);
 }
 
 }  // namespace topsim

@@ -145,6 +145,7 @@ std::string render_report_markdown(const ReportModel& m) {
     out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " + size_text(s) + ", " +
            seeds_text(s) + (s.seeds > 1 ? " (means)" : "") + "\n\n";
   }
+  for (const std::string& warning : m.warnings) out += "> **Warning:** " + markdown_cell(warning) + "\n\n";
   out += headline_lines(m) + delta_table(m) + policy_markdown(m);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
   out += node_type_markdown(m);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "reports/report_charts.h"
 #include "sim/schedulers/registry.h"
@@ -124,33 +125,60 @@ std::string no_change_reason(const Headline& h, bool base_has_metric, const JobC
   return "";
 }
 
+// One card: `other` against `base` (none: `other` alone); nullopt when `other` lacks the metric.
+std::optional<Headline> headline(const CardMetric& card, const Series* base, const Series& other) {
+  bool in_other = false, in_base = false;
+  Headline h;
+  h.title = card.title;
+  h.metric = card.metric;
+  const MetricInfo* info = find_metric(card.metric);
+  h.unit = info ? std::string(info->unit) : "";
+  h.better = info ? info->better : Better::Neither;
+  h.other_name = other.name;
+  h.other = mean_of(*other.result, card.metric, in_other);
+  if (!in_other) return std::nullopt;
+  if (!base) return h;
+  h.base_name = base->name;
+  h.base = mean_of(*base->result, card.metric, in_base);
+  h.no_change = no_change_reason(h, in_base, job_counts_of(*base), job_counts_of(other));
+  if (h.no_change.empty()) {
+    h.change_percent = change_percent(h.base, h.other);
+    h.worse = is_worse(h.better, h.base, h.other);
+  }
+  return h;
+}
+
+// A comparison of runs: per card, the scheduler whose value moved most between the first run
+// and the last (a change that can be stated beats one that cannot; ties: series order).
+std::optional<Headline> largest_change(const ReportModel& m, const CardMetric& card) {
+  std::optional<Headline> best;
+  for (const Series& first : m.series) {
+    if (first.label_index != 0) continue;
+    for (const Series& last : m.series) {
+      if (last.label_index != m.labels.size() - 1 || last.scheduler != first.scheduler) continue;
+      auto h = headline(card, &first, last);
+      if (!h) continue;
+      const bool stated = h->no_change.empty(), best_stated = best && best->no_change.empty();
+      if (!best || (stated && !best_stated) ||
+          (stated == best_stated && std::abs(h->change_percent) > std::abs(best->change_percent)))
+        best = std::move(h);
+    }
+  }
+  return best;
+}
+
 template <size_t N>
 std::vector<Headline> make_headlines(const ReportModel& m, const std::array<CardMetric, N>& cards) {
-  const auto [base, other] = headline_pair(m);
   std::vector<Headline> out;
-  for (const CardMetric& card : cards) {
-    if (!other) break;
-    bool in_other = false, in_base = false;
-    Headline h;
-    h.title = card.title;
-    h.metric = card.metric;
-    const MetricInfo* info = find_metric(card.metric);
-    h.unit = info ? std::string(info->unit) : "";
-    h.better = info ? info->better : Better::Neither;
-    h.other_name = other->name;
-    h.other = mean_of(*other->result, card.metric, in_other);
-    if (!in_other) continue;
-    if (base) {
-      h.base_name = base->name;
-      h.base = mean_of(*base->result, card.metric, in_base);
-      h.no_change = no_change_reason(h, in_base, job_counts_of(*base), job_counts_of(*other));
-      if (h.no_change.empty()) {
-        h.change_percent = change_percent(h.base, h.other);
-        h.worse = is_worse(h.better, h.base, h.other);
-      }
-    }
-    out.push_back(h);
+  if (m.labels.size() > 1) {
+    for (const CardMetric& card : cards)
+      if (auto h = largest_change(m, card)) out.push_back(std::move(*h));
+    return out;
   }
+  const auto [base, other] = headline_pair(m);
+  for (const CardMetric& card : cards)
+    if (other)
+      if (auto h = headline(card, base, *other)) out.push_back(std::move(*h));
   return out;
 }
 
@@ -209,6 +237,17 @@ ChartTable policy_table(const ReportModel& m) {
 
 }  // namespace
 
+std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const ScenarioInfo &first = inputs.front().results->scenario, &other = inputs[i].results->scenario;
+    if (other.name != first.name || other.workload != first.workload || other.mode != first.mode)
+      out.push_back(fmt::format("{} ran scenario {} ({}), {} ran {} ({}): the changes are not those of one scenario",
+                                inputs[i].label, other.name, other.workload, inputs.front().label, first.name, first.workload));
+  }
+  return out;
+}
+
 std::string seeds_text(const ScenarioInfo& s) {
   if (s.seeds <= 1) return fmt::format("1 seed ({})", s.seed);
   return fmt::format("{} seeds ({}..{})", s.seeds, s.seed, s.seed + static_cast<uint64_t>(s.seeds) - 1);
@@ -264,6 +303,7 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
     m.runs.push_back(&in);
   }
   m.fill = !inputs.empty() && inputs.front().results->scenario.mode == "fill";
+  m.warnings = comparison_warnings(inputs);
   m.series = make_series(inputs);
   m.headlines = m.fill ? make_headlines(m, kFillCards) : make_headlines(m, kReplayCards);
   for (const Series& s : m.series) m.job_counts.push_back(job_counts_of(s));

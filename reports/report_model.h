@@ -109,7 +109,8 @@ struct ReportModel {
   std::vector<std::string> labels;
   std::vector<const LabelledResults*> runs;
   std::vector<Series> series;
-  std::vector<Headline> headlines;
+  std::vector<Headline> headlines;    // a comparison of runs: per metric, the scheduler that moved most
+  std::vector<std::string> warnings;  // e.g. runs of different scenarios compared
   std::vector<JobCounts> job_counts;  // one per series, in series order
   std::vector<DeltaRow> deltas;       // empty unless several runs are compared
   std::vector<Chart> charts;
@@ -123,6 +124,10 @@ struct ReportModel {
 
 // REQUIRES: `inputs` non-empty and outliving the model.
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
+
+// A warning per run of another scenario than the first (name, workload or mode differ): its
+// changes mix the scenario's with the policy's.
+std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs);
 
 // The scenario's seeds in words: "1 seed (7)", "3 seeds (1..3)".
 std::string seeds_text(const ScenarioInfo& scenario);

@@ -2,6 +2,7 @@
 // difference" (its change is n/a with the reason, the cards count placed and unplaced jobs), and
 // the terminal summary and summary.md add up to the workload, saying which metric covers a subset.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -97,4 +98,42 @@ TEST_CASE("reports::text summary of a scheduler that ran nothing shows n/a, not 
   const std::string text = render_text(default_places_nothing());
   CHECK_THAT(text, Catch::Matches("(.|\n)*wait of finished, mean / p95 \\(s\\) +0\\.0 / 0\\.0 +n/a\n(.|\n)*"));
   CHECK_THAT(text, Catch::Matches("(.|\n)*placement efficiency \\(started\\) +[0-9.]+% +n/a\n(.|\n)*"));
+}
+
+TEST_CASE("reports::comparison headline cards show the largest change across schedulers", "[reports]") {
+  // The same jobs on two nodes, then on one: both schedulers wait on one node, by different amounts.
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 4, "gpus_per_worker": 1, "model": "vgg16", "iterations": 100},
+          {"name": "b", "submit_s": 10, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "iterations": 100}])";
+  const ResultSet two = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs)));
+  const ResultSet one = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs)));
+  const ReportModel m = build_report_model({{"two", &two}, {"one", &one}});
+  REQUIRE_FALSE(m.headlines.empty());
+  for (const Headline& h : m.headlines) {
+    INFO(h.metric);
+    // Expected: no scheduler changed more than the one on the card.
+    for (const SchedulerResult& s : two.schedulers) {
+      const MetricSummary* before = s.metric(h.metric);
+      const MetricSummary* after = one.scheduler(s.name)->metric(h.metric);
+      if (!before || !after || before->over_seeds.mean == 0 || !h.no_change.empty()) continue;
+      const double change = (after->over_seeds.mean - before->over_seeds.mean) / std::abs(before->over_seeds.mean) * 100;
+      CHECK(std::abs(h.change_percent) >= std::abs(change) - 1e-9);
+    }
+  }
+  CHECK(m.warnings.empty());  // one scenario, two clusters: same name and workload
+}
+
+TEST_CASE("reports::comparing runs of different scenarios warns", "[reports]") {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  const ResultSet first = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs)));
+  const ResultSet other =
+      run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs, R"(, "name": "elsewhere")")));
+  const ReportModel m = build_report_model({{"a", &first}, {"b", &other}});
+  REQUIRE(m.warnings.size() == 1);
+  CHECK_THAT(m.warnings[0], Catch::StartsWith("b ran scenario elsewhere (") && Catch::Contains("a ran test ("));
+  MemorySink sink;
+  REQUIRE(write_report({{"a", &first}, {"b", &other}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("> **Warning:** b ran scenario elsewhere"));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<p class=\"warning\">Warning: b ran scenario elsewhere"));
 }
