@@ -241,9 +241,11 @@ std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>&
   std::vector<std::string> out;
   for (size_t i = 1; i < inputs.size(); ++i) {
     const ScenarioInfo &first = inputs.front().results->scenario, &other = inputs[i].results->scenario;
-    if (other.name != first.name || other.workload != first.workload || other.mode != first.mode)
-      out.push_back(fmt::format("{} ran scenario {} ({}), {} ran {} ({}): the changes are not those of one scenario",
-                                inputs[i].label, other.name, other.workload, inputs.front().label, first.name, first.workload));
+    if (other.name != first.name || other.mode != first.mode || other.jobs != first.jobs)
+      out.push_back(fmt::format("{} ran scenario {} ({}, {}), {} ran {} ({}, {}): the changes are not those of one scenario",
+                                inputs[i].label, other.name, other.mode, counted(static_cast<long long>(other.jobs), "job"),
+                                inputs.front().label, first.name, first.mode,
+                                counted(static_cast<long long>(first.jobs), "job")));
   }
   return out;
 }

@@ -125,7 +125,7 @@ struct ReportModel {
 // REQUIRES: `inputs` non-empty and outliving the model.
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
 
-// A warning per run of another scenario than the first (name, workload or mode differ): its
+// A warning per run of another scenario than the first (name, mode or job count differ): its
 // changes mix the scenario's with the policy's.
 std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs);
 
