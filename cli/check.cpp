@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 
@@ -62,7 +63,21 @@ class Check : public Command {
     return {};
   }
 
+  // On bad input with --junit, the JUnit file still gets written, holding the error: CI systems
+  // expect one. Only the check's own file: a path that cannot be written stays unwritten.
   Outcome execute(Streams io) override {
+    Outcome outcome = run_check(io);
+    if (outcome.code == ExitCode::BadInput && !junit_path_.empty() && !update_ && list_scenario_.empty() &&
+        !outcome.message.starts_with(junit_path_) && check_output_path(junit_path_))
+      (void)write_output(junit_path_, render_check_junit_error(suite_name(), outcome.message), io.out);
+    return outcome;
+  }
+
+ private:
+  // The suite's name for the JUnit error: the file's name without ".json".
+  std::string suite_name() const { return std::filesystem::path(suite_path_).stem().string(); }
+
+  Outcome run_check(Streams io) {
     if (!list_scenario_.empty()) return list_metrics(io);
     auto suite = load_suite(suite_path_);
     if (!suite) return Outcome::bad_input(suite.error().message);
@@ -91,10 +106,10 @@ class Check : public Command {
     if (update_) return write_baseline(*suite, *values, io);
     auto result = compare_to_baseline(*suite, *baseline, *values);
     if (!result) return Outcome::bad_input(result.error().message);
+    result->candidates = substitutions_;
     return report(*result, io);
   }
 
- private:
   // $GITHUB_STEP_SUMMARY: the file GitHub Actions shows as the step's summary ("" when unset).
   static std::string step_summary_path() {
     const char* path = std::getenv("GITHUB_STEP_SUMMARY");
@@ -132,7 +147,8 @@ class Check : public Command {
     if (result.regressions == 0) return Outcome::ok();
     std::string names;
     for (const MetricCheck& c : result.checks)
-      if (c.verdict == Verdict::Regressed) names += (names.empty() ? "" : ", ") + c.scenario + " " + c.watched.name;
+      if (c.verdict == Verdict::Regressed)
+        names += (names.empty() ? "" : ", ") + c.scenario + " " + checked_name(result, c.watched.name);
     return Outcome::check_failed(
         fmt::format("{} regression{}: {}", result.regressions, result.regressions == 1 ? "" : "s", names));
   }

@@ -10,6 +10,7 @@
 #include "cli/output_file.h"
 #include "formats/results/results_json.h"
 #include "reports/report_files.h"
+#include "reports/report_model.h"
 #include "util/file_names.h"
 
 namespace topsim::cli {
@@ -72,6 +73,7 @@ class Report : public Command {
     if (Status s = write_report(inputs, sink); !s) return Outcome::bad_input(s.error().message);
     if (Status s = sink.commit(); !s) return Outcome::bad_input(s.error().message);
     io.out << "report: " << sink.path("report.html") << "\n";
+    for (const std::string& warning : comparison_warnings(inputs)) io.notes << "topsim: warning: " << warning << "\n";
     return Outcome::ok();
   }
 

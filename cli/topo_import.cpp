@@ -62,6 +62,10 @@ class TopoImport : public Command {
     (output_ == "-" ? io.err : io.out) << fmt::format(
         "imported {} ({}), {}, {} -> {}\n", plural(m.gpus.size(), "GPU"), gpu_models(m, info, node_.load_options()),
         plural(m.numa_nodes.size(), "NUMA node"), plural(m.nics.size(), "NIC"), output_ == "-" ? "stdout" : output_);
+    if (m.nics.empty())
+      io.notes << "topsim: warning: " << node_.spec()
+               << " lists no NIC: nodes of this model cannot take multi-node jobs (their pods have no network path "
+                  "to other nodes); add the NICs to the node JSON (docs/node-format.md)\n";
     return Outcome::ok();
   }
 

@@ -117,7 +117,8 @@ struct MetricCheck {
 
 struct CheckResult {
   std::string suite;
-  std::vector<MetricCheck> checks;  // in suite order
+  std::vector<MetricCheck> checks;       // in suite order
+  std::vector<Substitution> candidates;  // --candidate: each run in place of a scheduler, judged by its baseline
   size_t regressions = 0, improvements = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "scenario/scenario_sections.h"
 #include "util/input_file.h"
+#include "util/number_format.h"
 #include "util/suggest.h"
 
 namespace topsim {
@@ -201,6 +202,19 @@ void read_mix_grid(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   }
 }
 
+// A bound written as a number, or for a metric in seconds as a duration ("10m" is 600).
+std::optional<double> slo_bound(JsonErrors& errors, const JsonAt& item, const MetricInfo& info) {
+  if (item.value->is_number()) return json_number(errors, item, -1e18, 1e18);
+  const std::string text = item.value->get<std::string>();
+  if (info.unit == std::string_view("s"))
+    if (const auto seconds = parse_duration_s(text)) return seconds;
+  errors.fail(item.pointer,
+              info.unit == std::string_view("s")
+                  ? describe_json(*item.value) + " is not a duration: write seconds as a number (600) or " + kDurationForms
+                  : "must be a number (in " + std::string(info.unit) + "), got " + describe_json(*item.value));
+  return std::nullopt;
+}
+
 void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   if (!top.require("slo")) return;
   const JsonAt at = *top.member("slo");
@@ -213,8 +227,8 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
       return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim plan --list-slos` lists them");
     const MetricInfo& info = *find_metric(name);
     Slo slo{name, std::nullopt, std::nullopt};
-    if (value.is_number()) {
-      const auto bound = json_number(errors, item, -1e18, 1e18);
+    if (value.is_number() || value.is_string()) {
+      const auto bound = slo_bound(errors, item, info);
       if (!bound) return;
       if (info.better == Better::Neither)
         return errors.fail(item.pointer, "'" + name + "' is neither better high nor low: give {\"min\": ...} or {\"max\": ...}");

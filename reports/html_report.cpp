@@ -61,7 +61,7 @@ constexpr const char* kPageScript = R"(
           },
           scales: {
             x: {type: line ? (spec.x_log ? 'logarithmic' : 'linear') : 'category', title: {display: true, text: spec.x_label}},
-            y: {type: line && spec.y_log ? 'logarithmic' : 'linear', title: {display: true, text: spec.y_label}}
+            y: {type: spec.y_log ? 'logarithmic' : 'linear', beginAtZero: !spec.y_log, title: {display: true, text: spec.y_label}}
           }
         }
       });
@@ -97,12 +97,17 @@ std::string cards_html(const ReportModel& m) {
     out += "<div class=\"card\"><div>" + html_escape(h.title) + "</div>";
     out += "<div class=\"value\">" + html_escape(format_number(h.other)) + " " + html_escape(h.unit) + "</div><div>" +
            html_escape(h.other_name) + "</div>";
-    if (!h.base_name.empty())
+    if (!h.base_name.empty() && !h.no_change.empty())
+      out += "<div>n/a against " + html_escape(h.base_name) + ": " + html_escape(h.no_change) + "</div>";
+    else if (!h.base_name.empty())
       out += "<div>" + change_html(h.change_percent, h.worse, h.better) + " against " + html_escape(h.base_name) + " (" +
              html_escape(format_number(h.base)) + ")</div>";
     out += "</div>\n";
   }
-  return out + "</section>\n";
+  out += "<div class=\"card\"><div>jobs</div>";
+  for (const JobCounts& c : m.job_counts)
+    out += "<div>" + html_escape(c.name) + ": " + html_escape(job_counts_text(c)) + "</div>";
+  return out + "</div>\n</section>\n";
 }
 
 std::string deltas_html(const ReportModel& m) {
@@ -132,9 +137,8 @@ std::string facts_html(const ReportModel& m) {
   for (const LabelledResults* run : m.runs) {
     const ScenarioInfo& s = run->results->scenario;
     out += "<p class=\"facts\">" + (m.runs.size() > 1 ? "<b>" + html_escape(run->label) + "</b>: " : std::string()) +
-           html_escape(fmt::format("{} ({}): {} nodes, {} GPUs, {} jobs ({}){}, seed {}{}", s.name, s.mode, s.nodes, s.gpus,
-                                   s.jobs, s.workload, trace_nodes(s) ? ", the trace's nodes" : ", " + s.network + " network",
-                                   s.seed, s.seeds > 1 ? fmt::format(" x {} seeds", s.seeds) : "")) +
+           html_escape(fmt::format("{} ({}): {} ({}){}, {}", s.name, s.mode, size_text(s), s.workload,
+                                   trace_nodes(s) ? ", the trace's nodes" : ", " + s.network + " network", seeds_text(s))) +
            (s.description.empty() ? "" : "<br>" + html_escape(s.description)) + "</p>\n";
   }
   return out;
@@ -158,8 +162,13 @@ Json chart_json(const Chart& c) {
 std::string charts_html(const std::vector<Chart>& charts) {
   std::string out;
   for (const Chart& c : charts)
-    out += "<section><h2>" + html_escape(c.title) + "</h2>\n<div class=\"chart\"><canvas id=\"" + c.id +
-           "\" role=\"img\" aria-label=\"" + html_escape(c.title) + "\"></canvas></div>\n" + table_html(c.table) + "</section>\n";
+    if (!c.empty_note.empty())
+      out +=
+          "<section><h2>" + html_escape(c.title) + "</h2>\n<p class=\"empty\">" + html_escape(c.empty_note) + "</p></section>\n";
+    else
+      out += "<section><h2>" + html_escape(c.title) + "</h2>\n<div class=\"chart\"><canvas id=\"" + c.id +
+             "\" role=\"img\" aria-label=\"" + html_escape(c.title) + "\"></canvas></div>\n" + table_html(c.table) +
+             "</section>\n";
   return out;
 }
 
@@ -167,7 +176,8 @@ std::string charts_html(const std::vector<Chart>& charts) {
 
 std::string render_html_page(const std::string& title, const std::string& body_html, const std::vector<Chart>& charts) {
   Json data = {{"charts", Json::array()}};
-  for (const Chart& c : charts) data["charts"].push_back(chart_json(c));
+  for (const Chart& c : charts)
+    if (c.empty_note.empty()) data["charts"].push_back(chart_json(c));
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + html_escape(title) + "</title>\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + std::string(kStyle) + "</style>\n";
@@ -182,7 +192,10 @@ std::string render_html_page(const std::string& title, const std::string& body_h
 std::string render_report_html(const ReportModel& m) {
   std::string title = "topsim report";
   for (size_t i = 0; i < m.runs.size(); ++i) title += (i ? " vs " : ": ") + m.runs[i]->label;
-  return render_html_page(title, facts_html(m) + cards_html(m) + deltas_html(m), m.charts);
+  const std::string policies = m.policy_table.rows.empty() ? "" : "<h2>Policies, ranked</h2>\n" + table_html(m.policy_table);
+  std::string warnings;
+  for (const std::string& warning : m.warnings) warnings += "<p class=\"warning\">Warning: " + html_escape(warning) + "</p>\n";
+  return render_html_page(title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies, m.charts);
 }
 
 }  // namespace topsim

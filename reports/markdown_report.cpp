@@ -13,19 +13,35 @@ struct Column {
   const char* metric;
   const char* title;
 };
-constexpr Column kReplayColumns[] = {{"finished", "finished"},
+constexpr Column kReplayColumns[] = {{"jobs", "jobs"},
+                                     {"finished", "finished"},
                                      {"rejected", "rejected"},
                                      {"stuck", "stuck"},
-                                     {"wait_s.mean", "mean wait (s)"},
-                                     {"wait_s.p95", "p95 wait (s)"},
+                                     {"never_placed", "never placed"},
+                                     {"wait_s.mean", "mean wait of finished (s)"},
+                                     {"wait_s.p95", "p95 wait of finished (s)"},
                                      {"jct_s.mean", "mean JCT (s)"},
-                                     {"images_per_sec.mean", "images/s per job"},
+                                     {"images_per_sec.mean", "images/s per started job"},
                                      {"gpu_utilisation", "GPU utilisation"},
                                      {"fragmentation_gpus.mean", "fragmented GPUs"}};
-constexpr Column kFillColumns[] = {{"gpu_alloc_ratio.final", "GPU alloc ratio"},
+constexpr Column kFillColumns[] = {{"jobs", "pods"},
+                                   {"placed", "placed"},
+                                   {"gpu_alloc_ratio.final", "GPU alloc ratio"},
                                    {"fragmentation_rate.final", "frag rate"},
                                    {"fragmentation_gpus.final", "frag GPUs"},
                                    {"failed", "failed pods"}};
+
+// False when a distribution has no job to be taken over: waits and JCTs without a finished
+// job, throughput without a started one.
+bool measured(const SchedulerResult& s, std::string_view metric) {
+  const auto count = [&](const char* name) {
+    const MetricSummary* m = s.metric(name);
+    return m ? m->over_seeds.mean : 1;
+  };
+  if (metric.starts_with("wait_s.") || metric.starts_with("jct_s.")) return count("finished") > 0;
+  if (metric.starts_with("images_per_sec.")) return count("placed") > 0;
+  return true;
+}
 
 std::string change_text(double percent, bool worse, bool directed) {
   const std::string text = fmt::format("{:+.1f}%", percent);
@@ -38,12 +54,18 @@ std::string headline_lines(const ReportModel& m) {
   for (const Headline& h : m.headlines) {
     out += "- " + markdown_cell(h.title) + ": **" + format_number(h.other) + " " + markdown_cell(h.unit) + "** " +
            markdown_cell(h.other_name);
-    if (!h.base_name.empty())
+    if (!h.base_name.empty() && !h.no_change.empty())
+      out += " against " + markdown_cell(h.base_name) + ": n/a (" + markdown_cell(h.no_change) + ")";
+    else if (!h.base_name.empty())
       out += " against " + format_number(h.base) + " " + markdown_cell(h.base_name) + " (" +
              change_text(h.change_percent, h.worse, h.better != Better::Neither) + ")";
     out += "\n";
   }
-  return out.empty() ? out : out + "\n";
+  if (out.empty()) return out;
+  out += "- jobs:";
+  for (size_t i = 0; i < m.job_counts.size(); ++i)
+    out += (i ? "; " : " ") + markdown_cell(m.job_counts[i].name) + " " + markdown_cell(job_counts_text(m.job_counts[i]));
+  return out + "\n\n";
 }
 
 std::string delta_table(const ReportModel& m) {
@@ -74,11 +96,26 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
     out += "| " + markdown_cell(s.label) + " | " + markdown_cell(s.scheduler) + " |";
     for (const Column& c : columns) {
       const MetricSummary* metric = s.result->metric(c.metric);
-      out += " " + (metric ? format_number(metric->over_seeds.mean) : std::string("n/a")) + " |";
+      out += " " + (metric && measured(*s.result, c.metric) ? format_number(metric->over_seeds.mean) : std::string("n/a")) + " |";
     }
     out += "\n";
   }
   return out;
+}
+
+// Fill experiments: the per-policy table, ranked.
+std::string policy_markdown(const ReportModel& m) {
+  if (m.policy_table.rows.empty()) return "";
+  std::string out = "### Policies, ranked\n\n|", rule = "|";
+  for (const std::string& h : m.policy_table.header)
+    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" ? " --- |" : " ---: |";
+  out += "\n" + rule + "\n";
+  for (const auto& row : m.policy_table.rows) {
+    out += "|";
+    for (const std::string& cell : row) out += " " + markdown_cell(cell) + " |";
+    out += "\n";
+  }
+  return out + "\n" + markdown_cell(m.policy_table.note) + "\n\n";
 }
 
 }  // namespace
@@ -105,11 +142,11 @@ std::string render_report_markdown(const ReportModel& m) {
   std::string out = "## topsim: " + title + "\n\n";
   for (const LabelledResults* run : m.runs) {
     const ScenarioInfo& s = run->results->scenario;
-    out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " +
-           fmt::format("{} nodes, {} GPUs, {} jobs, seed {}", s.nodes, s.gpus, s.jobs, s.seed) +
-           (s.seeds > 1 ? fmt::format(", mean of {} seeds", s.seeds) : "") + "\n\n";
+    out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " + size_text(s) + ", " +
+           seeds_text(s) + (s.seeds > 1 ? " (means)" : "") + "\n\n";
   }
-  out += headline_lines(m) + delta_table(m);
+  for (const std::string& warning : m.warnings) out += "> **Warning:** " + markdown_cell(warning) + "\n\n";
+  out += headline_lines(m) + delta_table(m) + policy_markdown(m);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
   out += node_type_markdown(m);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";

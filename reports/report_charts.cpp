@@ -257,10 +257,31 @@ std::optional<Chart> load_chart(const ReportModel& m, const std::string& title, 
   return c;
 }
 
+// A chart whose values are all 0 (a CDF's: its x values) is replaced by `note`.
+void mark_empty(std::optional<Chart>& c, const std::string& note, bool by_x = false) {
+  if (!c) return;
+  bool empty = true;
+  for (const ChartDataset& d : c->datasets)
+    for (const Point& p : d.points) empty = empty && (by_x ? p.x : p.y) == 0;
+  if (empty) c->empty_note = note;
+}
+
+// Bars of positive values spanning more than two decades read on a log axis.
+void log_axis_if_wide(std::optional<Chart>& c) {
+  if (!c) return;
+  double low = INFINITY, high = 0;
+  for (const ChartDataset& d : c->datasets)
+    for (const Point& p : d.points)
+      if (p.y > 0) low = std::min(low, p.y), high = std::max(high, p.y);
+  c->y_log = high > 0 && high / low > 100;
+  if (c->y_log) c->y_label += ", log scale";
+}
+
 std::vector<Chart> numbered(std::vector<std::optional<Chart>> charts) {
   std::vector<Chart> out;
   for (auto& c : charts)
     if (c) {
+      if (c->kind == "bar" && c->empty_note.empty()) mark_empty(c, "Every value is 0.");
       c->id = "chart-" + std::to_string(out.size() + 1);
       out.push_back(std::move(*c));
     }
@@ -276,15 +297,21 @@ std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
     if (!column) status = column.error();
     columns.push_back(column ? std::move(*column) : JobColumns{});
   }
+  std::optional<Chart> waits = cdf_chart(m, "Queueing delay (CDF)", "wait (s)", columns, &JobColumns::waits);
+  mark_empty(waits, "No job waited: every finished job started when it was submitted.", true);
+  std::optional<Chart> fragmentation = over_time_chart(m, "Fragmentation over time (FGD)", "fragmented GPUs",
+                                                       [](const ClusterSample& x) { return x.fragmentation_gpus; });
+  mark_empty(fragmentation, "No GPU was fragmented at any sample.");
+  std::optional<Chart> pending = over_time_chart(m, "Pending jobs over time", "jobs waiting",
+                                                 [](const ClusterSample& x) { return static_cast<double>(x.pending); });
+  mark_empty(pending, "No job was pending at any sample.");
+  std::optional<Chart> throughput = throughput_chart(m), transports = transport_chart(m, columns),
+                       share_waits = share_wait_chart(m, columns);
+  for (std::optional<Chart>* bars : {&throughput, &transports, &share_waits}) log_axis_if_wide(*bars);
   return numbered(
-      {throughput_chart(m), cdf_chart(m, "Queueing delay (CDF)", "wait (s)", columns, &JobColumns::waits),
-       cdf_chart(m, "Job completion time (CDF)", "JCT (s)", columns, &JobColumns::jcts),
+      {throughput, waits, cdf_chart(m, "Job completion time (CDF)", "JCT (s)", columns, &JobColumns::jcts),
        over_time_chart(m, "Allocated GPUs over time", "GPUs allocated", [](const ClusterSample& x) { return x.allocated_gpus; }),
-       over_time_chart(m, "Fragmentation over time (FGD)", "fragmented GPUs",
-                       [](const ClusterSample& x) { return x.fragmentation_gpus; }),
-       over_time_chart(m, "Pending jobs over time", "jobs waiting",
-                       [](const ClusterSample& x) { return static_cast<double>(x.pending); }),
-       transport_chart(m, columns), share_wait_chart(m, columns)});
+       fragmentation, pending, transports, share_waits});
 }
 
 std::vector<Chart> fill_charts(const ReportModel& m) {

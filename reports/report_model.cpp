@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "reports/report_charts.h"
 #include "sim/schedulers/registry.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -105,29 +107,78 @@ std::pair<const Series*, const Series*> headline_pair(const ReportModel& m) {
   return {nullptr, &m.series[0]};
 }
 
+JobCounts job_counts_of(const Series& s) {
+  bool found = false;
+  const auto get = [&](const char* metric) { return mean_of(*s.result, metric, found); };
+  return {s.name, get("jobs"), get("placed"), get("finished"), get("rejected"), get("stuck"), get("never_placed"), get("failed")};
+}
+
+// Why `h`'s change against its base cannot be stated, or "" when it can.
+std::string no_change_reason(const Headline& h, bool base_has_metric, const JobCounts& base, const JobCounts& other) {
+  const auto placed_none = [](const JobCounts& c) {
+    return fmt::format("{} placed 0 of {} jobs", c.name, format_number(c.jobs));
+  };
+  if (base.jobs > 0 && base.placed == 0) return placed_none(base);
+  if (other.jobs > 0 && other.placed == 0) return placed_none(other);
+  if (!base_has_metric) return h.base_name + " has no value";
+  if (h.base == 0) return h.base_name + "'s value is 0";
+  return "";
+}
+
+// One card: `other` against `base` (none: `other` alone); nullopt when `other` lacks the metric.
+std::optional<Headline> headline(const CardMetric& card, const Series* base, const Series& other) {
+  bool in_other = false, in_base = false;
+  Headline h;
+  h.title = card.title;
+  h.metric = card.metric;
+  const MetricInfo* info = find_metric(card.metric);
+  h.unit = info ? std::string(info->unit) : "";
+  h.better = info ? info->better : Better::Neither;
+  h.other_name = other.name;
+  h.other = mean_of(*other.result, card.metric, in_other);
+  if (!in_other) return std::nullopt;
+  if (!base) return h;
+  h.base_name = base->name;
+  h.base = mean_of(*base->result, card.metric, in_base);
+  h.no_change = no_change_reason(h, in_base, job_counts_of(*base), job_counts_of(other));
+  if (h.no_change.empty()) {
+    h.change_percent = change_percent(h.base, h.other);
+    h.worse = is_worse(h.better, h.base, h.other);
+  }
+  return h;
+}
+
+// A comparison of runs: per card, the scheduler whose value moved most between the first run
+// and the last (a change that can be stated beats one that cannot; ties: series order).
+std::optional<Headline> largest_change(const ReportModel& m, const CardMetric& card) {
+  std::optional<Headline> best;
+  for (const Series& first : m.series) {
+    if (first.label_index != 0) continue;
+    for (const Series& last : m.series) {
+      if (last.label_index != m.labels.size() - 1 || last.scheduler != first.scheduler) continue;
+      auto h = headline(card, &first, last);
+      if (!h) continue;
+      const bool stated = h->no_change.empty(), best_stated = best && best->no_change.empty();
+      if (!best || (stated && !best_stated) ||
+          (stated == best_stated && std::abs(h->change_percent) > std::abs(best->change_percent)))
+        best = std::move(h);
+    }
+  }
+  return best;
+}
+
 template <size_t N>
 std::vector<Headline> make_headlines(const ReportModel& m, const std::array<CardMetric, N>& cards) {
-  const auto [base, other] = headline_pair(m);
   std::vector<Headline> out;
-  for (const CardMetric& card : cards) {
-    if (!other) break;
-    bool in_other = false, in_base = false;
-    Headline h;
-    h.title = card.title;
-    h.metric = card.metric;
-    const MetricInfo* info = find_metric(card.metric);
-    h.unit = info ? std::string(info->unit) : "";
-    h.better = info ? info->better : Better::Neither;
-    h.other_name = other->name;
-    h.other = mean_of(*other->result, card.metric, in_other);
-    if (base) {
-      h.base_name = base->name;
-      h.base = mean_of(*base->result, card.metric, in_base);
-      h.change_percent = change_percent(h.base, h.other);
-      h.worse = is_worse(h.better, h.base, h.other);
-    }
-    if (in_other && (!base || in_base)) out.push_back(h);
+  if (m.labels.size() > 1) {
+    for (const CardMetric& card : cards)
+      if (auto h = largest_change(m, card)) out.push_back(std::move(*h));
+    return out;
   }
+  const auto [base, other] = headline_pair(m);
+  for (const CardMetric& card : cards)
+    if (other)
+      if (auto h = headline(card, base, *other)) out.push_back(std::move(*h));
   return out;
 }
 
@@ -155,7 +206,74 @@ std::vector<DeltaRow> make_deltas(const std::vector<LabelledResults>& inputs, co
   return rows;
 }
 
+// "0.9512 ± 0.0012": a metric's mean and sample sd over seeds; "n/a" when the series lacks it.
+std::string mean_sd(const SchedulerResult& s, const char* metric, int decimals) {
+  const MetricSummary* m = s.metric(metric);
+  if (!m) return "n/a";
+  return fmt::format("{:.{}f} ± {:.{}f}", m->over_seeds.mean, decimals, m->over_seeds.sd, decimals);
+}
+
+// The fill experiment's per-policy table, best final allocation ratio first (ties: series order).
+ChartTable policy_table(const ReportModel& m) {
+  ChartTable t;
+  t.header = {"rank", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods"};
+  std::vector<const Series*> ranked;
+  for (const Series& s : m.series) ranked.push_back(&s);
+  const auto ratio = [](const Series* s) {
+    bool found = false;
+    const double value = mean_of(*s->result, "gpu_alloc_ratio.final", found);
+    return found ? value : -1;
+  };
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Series* a, const Series* b) { return ratio(a) > ratio(b); });
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const SchedulerResult& s = *ranked[i]->result;
+    t.rows.push_back({std::to_string(i + 1), ranked[i]->name, mean_sd(s, "gpu_alloc_ratio.final", 4),
+                      mean_sd(s, "fragmentation_rate.final", 4), mean_sd(s, "fragmentation_gpus.final", 1),
+                      mean_sd(s, "failed", 1)});
+  }
+  t.note = "final values after the last arrival, mean ± sample sd over seeds, ranked by the GPU allocation ratio";
+  return t;
+}
+
 }  // namespace
+
+std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const ScenarioInfo &first = inputs.front().results->scenario, &other = inputs[i].results->scenario;
+    if (other.name != first.name || other.mode != first.mode || other.jobs != first.jobs)
+      out.push_back(fmt::format("{} ran scenario {} ({}, {}), {} ran {} ({}, {}): the changes are not those of one scenario",
+                                inputs[i].label, other.name, other.mode, counted(static_cast<long long>(other.jobs), "job"),
+                                inputs.front().label, first.name, first.mode,
+                                counted(static_cast<long long>(first.jobs), "job")));
+  }
+  return out;
+}
+
+std::string seeds_text(const ScenarioInfo& s) {
+  if (s.seeds <= 1) return fmt::format("1 seed ({})", s.seed);
+  return fmt::format("{} seeds ({}..{})", s.seeds, s.seed, s.seed + static_cast<uint64_t>(s.seeds) - 1);
+}
+
+std::string size_text(const ScenarioInfo& s) {
+  return counted(s.nodes, "node") + ", " + counted(s.gpus, "GPU") + ", " + counted(static_cast<long long>(s.jobs), "job");
+}
+
+std::string job_counts_text(const JobCounts& c) {
+  std::string out = format_number(c.placed) + " of " + format_number(c.jobs) + " placed";
+  std::vector<std::string> unplaced;
+  const auto add = [&](double n, const char* what) {
+    if (n > 0) unplaced.push_back(format_number(n) + " " + what);
+  };
+  add(c.never_placed, "never placed");
+  add(c.stuck, "stuck");
+  add(c.rejected, "rejected");
+  add(c.failed, "failed");
+  if (unplaced.empty()) return out;
+  out += " (";
+  for (size_t i = 0; i < unplaced.size(); ++i) out += (i ? ", " : "") + unplaced[i];
+  return out + ")";
+}
 
 std::string scheduler_colour(const std::string& scheduler) {
   const std::vector<std::string> names = scheduler_names();
@@ -187,10 +305,13 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
     m.runs.push_back(&in);
   }
   m.fill = !inputs.empty() && inputs.front().results->scenario.mode == "fill";
+  m.warnings = comparison_warnings(inputs);
   m.series = make_series(inputs);
   m.headlines = m.fill ? make_headlines(m, kFillCards) : make_headlines(m, kReplayCards);
+  for (const Series& s : m.series) m.job_counts.push_back(job_counts_of(s));
   m.deltas = m.fill ? make_deltas(inputs, kFillDeltaMetrics) : make_deltas(inputs, kReplayDeltaMetrics);
   m.charts = m.fill ? fill_charts(m) : replay_charts(m, m.status);
+  if (m.fill) m.policy_table = policy_table(m);
   return m;
 }
 

@@ -62,10 +62,13 @@ struct Chart {
   std::string kind;                     // "line" or "bar"
   std::string x_label, y_label;         // with units
   bool x_log = false;                   // a logarithmic x axis (line charts of values spanning decades)
-  bool y_log = false;                   // a logarithmic y axis (line charts)
+  bool y_log = false;                   // a logarithmic y axis (bars spanning more than two decades too)
   std::vector<std::string> categories;  // bar charts: the x categories
   std::vector<ChartDataset> datasets;
   ChartTable table;  // the same numbers, readable without JavaScript
+  // Non-empty: every value is zero, and the page shows this sentence ("no job waited") in
+  // place of the chart and its table.
+  std::string empty_note;
 };
 
 // A headline card: one metric, one series against another.
@@ -76,9 +79,21 @@ struct Headline {
   Better better = Better::Neither;
   std::string base_name, other_name;  // "default", "topology-aware"
   double base = 0, other = 0;
-  double change_percent = 0;  // (other - base) / base x 100; 0 when base is 0
+  double change_percent = 0;  // (other - base) / base x 100; 0 when there is no change to show
   bool worse = false;         // other is worse than base by the metric's direction
+  // Non-empty when a change cannot be stated, with the reason: "default placed 0 of 2 jobs",
+  // "default's value is 0", "default has no value". Renderers show "n/a" and the reason.
+  std::string no_change;
 };
+
+// What became of a series' jobs (means over seeds), shown beside the headline cards so a
+// scheduler that placed nothing cannot pass for one that made no difference.
+struct JobCounts {
+  std::string name;  // the series' name
+  double jobs = 0, placed = 0, finished = 0, rejected = 0, stuck = 0, never_placed = 0, failed = 0;
+};
+// "1 of 2 placed (1 never placed)", "0 of 2 placed (2 rejected)".
+std::string job_counts_text(const JobCounts& c);
 
 // A comparison of labelled runs: for one scheduler and metric, the value in each run.
 struct DeltaRow {
@@ -94,15 +109,30 @@ struct ReportModel {
   std::vector<std::string> labels;
   std::vector<const LabelledResults*> runs;
   std::vector<Series> series;
-  std::vector<Headline> headlines;
-  std::vector<DeltaRow> deltas;  // empty unless several runs are compared
+  std::vector<Headline> headlines;    // a comparison of runs: per metric, the scheduler that moved most
+  std::vector<std::string> warnings;  // e.g. runs of different scenarios compared
+  std::vector<JobCounts> job_counts;  // one per series, in series order
+  std::vector<DeltaRow> deltas;       // empty unless several runs are compared
   std::vector<Chart> charts;
+  // Fill experiments: the per-policy table the terminal prints (GPU allocation ratio,
+  // fragmentation rate and GPUs, failed pods, each mean ± sd over seeds), ranked by the final
+  // allocation ratio, best first; empty otherwise.
+  ChartTable policy_table;
   bool fill = false;  // fill experiments (charts against arrived load)
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };
 
 // REQUIRES: `inputs` non-empty and outliving the model.
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
+
+// A warning per run of another scenario than the first (name, mode or job count differ): its
+// changes mix the scenario's with the policy's.
+std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs);
+
+// The scenario's seeds in words: "1 seed (7)", "3 seeds (1..3)".
+std::string seeds_text(const ScenarioInfo& scenario);
+// "2 nodes, 16 GPUs, 1 job": the scenario's size.
+std::string size_text(const ScenarioInfo& scenario);
 
 // Helpers shared by the renderers and tested on their own.
 std::string scheduler_colour(const std::string& scheduler);

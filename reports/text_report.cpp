@@ -5,7 +5,10 @@
 #include <map>
 
 #include "core/model_catalog.h"
+#include "reports/report_model.h"
+#include "util/number_format.h"
 #include "util/one_line.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -18,6 +21,29 @@ double mean(const SchedulerResult& s, std::string_view name) {
   return m ? m->over_seeds.mean : 0;
 }
 bool has(const SchedulerResult& s, std::string_view name) { return s.metric(name) != nullptr; }
+// A job count (a mean over seeds: "2", or "1.5").
+std::string count(const SchedulerResult& s, std::string_view name) { return format_number(mean(s, name)); }
+// Jobs neither finished, rejected, stuck nor never placed: running when the run ended.
+double unaccounted(const SchedulerResult& s) {
+  return std::max(0.0, mean(s, "jobs") - mean(s, "finished") - mean(s, "rejected") - mean(s, "stuck") - mean(s, "never_placed"));
+}
+
+// "mean / p95" of a distribution over finished jobs, "n/a" when none finished.
+std::string pair(const SchedulerResult& s, std::string_view first, std::string_view second) {
+  if (mean(s, "finished") == 0) return "n/a";
+  return fmt::format("{:.1f} / {:.1f}", mean(s, first), mean(s, second));
+}
+
+// Which jobs the distributions cover, said when some jobs never ran.
+std::string subset_note(const ResultSet& r) {
+  std::string out;
+  for (const SchedulerResult& s : r.schedulers)
+    if (const double ran = mean(s, "finished"); ran < mean(s, "jobs"))
+      out += fmt::format("{}{} {} of {}", out.empty() ? "" : ", ", s.name, format_number(ran), count(s, "jobs"));
+  if (out.empty()) return "";
+  return "wait and JCT are over finished jobs only (" + out +
+         ");\nthroughput, placement efficiency and cross-NUMA over started jobs; n/a: no job to measure\n";
+}
 
 std::string pm(const SchedulerResult& s, std::string_view name, int decimals) {
   const MetricSummary* m = s.metric(name);
@@ -36,11 +62,8 @@ std::string row(const std::string& label, const ResultSet& results, Cell cell) {
 
 std::string header(const ResultSet& results) {
   const ScenarioInfo& sc = results.scenario;
-  std::string seeds = sc.seeds > 1 ? fmt::format("seeds {}..{} (means over {} runs)", sc.seed,
-                                                 sc.seed + static_cast<uint64_t>(sc.seeds) - 1, sc.seeds)
-                                   : fmt::format("seed {}", sc.seed);
-  std::string out = fmt::format("scenario {}: {} nodes, {} GPUs, {} jobs ({}), {}\n", one_line(sc.name), sc.nodes, sc.gpus,
-                                sc.jobs, one_line(sc.workload), seeds);
+  const std::string seeds = seeds_text(sc) + (sc.seeds > 1 ? fmt::format(", means over {} runs", sc.seeds) : "");
+  std::string out = fmt::format("scenario {}: {} ({}), {}\n", one_line(sc.name), size_text(sc), one_line(sc.workload), seeds);
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
@@ -56,22 +79,23 @@ std::string clock(int64_t ms) {
 
 std::string replay_columns(const ResultSet& r) {
   std::string out = row("", r, [](const SchedulerResult& s) { return s.name; });
-  out += row("jobs finished / rejected / stuck", r, [](const SchedulerResult& s) {
-    return fmt::format("{:.0f} / {:.0f} / {:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck"));
-  });
-  out += row("wait mean / p95 (s)", r, [](const SchedulerResult& s) {
-    return fmt::format("{:.1f} / {:.1f}", mean(s, "wait_s.mean"), mean(s, "wait_s.p95"));
-  });
-  out += row("JCT mean / p50 (s)", r, [](const SchedulerResult& s) {
-    return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.mean"), mean(s, "jct_s.p50"));
-  });
-  out += row("JCT p95 / p99 (s)", r,
-             [](const SchedulerResult& s) { return fmt::format("{:.1f} / {:.1f}", mean(s, "jct_s.p95"), mean(s, "jct_s.p99")); });
+  out += row("jobs submitted", r, [](const SchedulerResult& s) { return count(s, "jobs"); });
+  out += row("  finished / rejected", r,
+             [](const SchedulerResult& s) { return count(s, "finished") + " / " + count(s, "rejected"); });
+  out += row("  stuck / never placed", r,
+             [](const SchedulerResult& s) { return count(s, "stuck") + " / " + count(s, "never_placed"); });
+  if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return unaccounted(s) > 0; }))
+    out += row("  still running at the end", r, [](const SchedulerResult& s) { return format_number(unaccounted(s)); });
+  out +=
+      row("wait of finished, mean / p95 (s)", r, [](const SchedulerResult& s) { return pair(s, "wait_s.mean", "wait_s.p95"); });
+  out += row("JCT mean / p50 (s)", r, [](const SchedulerResult& s) { return pair(s, "jct_s.mean", "jct_s.p50"); });
+  out += row("JCT p95 / p99 (s)", r, [](const SchedulerResult& s) { return pair(s, "jct_s.p95", "jct_s.p99"); });
   out += row("makespan (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
   out += row("GPU utilisation", r,
              [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
-  out += row("placement efficiency", r,
-             [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")); });
+  out += row("placement efficiency (started)", r, [](const SchedulerResult& s) {
+    return mean(s, "placed") > 0 ? fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")) : std::string("n/a");
+  });
   out += row("cross-NUMA ratio", r, [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
   out += row("topology success rate / fallbacks", r, [](const SchedulerResult& s) {
     if (!has(s, "topology_success_rate")) return std::string("n/a");
@@ -93,27 +117,28 @@ std::string replay_columns(const ResultSet& r) {
   out += row("  jobs pending mean / peak", r, [](const SchedulerResult& s) {
     return fmt::format("{:.2f} / {:.0f}", mean(s, "pending_jobs.mean"), mean(s, "pending_jobs.max"));
   });
-  return out;
+  return out + subset_note(r);
 }
 
 // One row per scheduler, for comparisons of many.
 std::string replay_rows(const ResultSet& r) {
-  std::string out = fmt::format("{:<16}{:>20}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "finished/rej/stuck",
+  std::string out = fmt::format("{:<16}{:>24}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "fin/rej/stuck/never",
                                 "mean wait s", "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<15} {:>19} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.0f} {:>10.1f}% {:>10.1f}% {:>10.1f}%\n", s.name,
-                       fmt::format("{:.0f}/{:.0f}/{:.0f}", mean(s, "finished"), mean(s, "rejected"), mean(s, "stuck")),
-                       mean(s, "wait_s.mean"), mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"),
-                       100 * mean(s, "gpu_alloc_ratio.mean"), 100 * mean(s, "gpu_alloc_ratio.max"),
-                       100 * mean(s, "fragmentation_rate.mean"));
-  return out +
-         "(peak pend: most jobs waiting at once; alloc: GPU share allocated; frag: FGD fragmentation rate; means "
+    out += fmt::format(
+        "{:<15} {:>23} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.0f} {:>10.1f}% {:>10.1f}% {:>10.1f}%\n", s.name,
+        fmt::format("{}/{}/{}/{}", count(s, "finished"), count(s, "rejected"), count(s, "stuck"), count(s, "never_placed")),
+        mean(s, "wait_s.mean"), mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"),
+        100 * mean(s, "gpu_alloc_ratio.mean"), 100 * mean(s, "gpu_alloc_ratio.max"), 100 * mean(s, "fragmentation_rate.mean"));
+  return out + subset_note(r) +
+         "(fin/rej/stuck/never: jobs finished, rejected, stuck, never placed; peak pend: most jobs waiting at once; alloc: GPU "
+         "share allocated; frag: FGD fragmentation rate; means "
          "time-weighted)\n";
 }
 
 std::string unit_of(const JobSpec& job) {
   const DnnModel* model = model_at(job.model);
-  return model ? std::string(enum_name(model->unit)) : "samples";
+  return (model ? std::string(enum_name(model->unit)) : "samples") + "/s";
 }
 
 // The first run's records of each scheduler, by id. Error: records on disk could not be read back.
@@ -246,7 +271,7 @@ std::string render_fill(const ResultSet& r) {
   const ScenarioInfo& sc = r.scenario;
   std::string out =
       fmt::format("fill experiment {}{}\n", one_line(sc.name), sc.description.empty() ? "" : ": " + one_line(sc.description));
-  out += fmt::format("  cluster: {} nodes, {} GPUs\n", sc.nodes, sc.gpus);
+  out += fmt::format("  cluster: {}, {}\n", counted(sc.nodes, "node"), counted(sc.gpus, "GPU"));
   out += fmt::format("  pods: {}; target workload: {} specs covering {:.0f}% of pods\n", one_line(sc.workload),
                      r.schedulers.front().runs.front().target_specs, 100 * sc.fragmentation_coverage);
   const std::string arrivals =
@@ -256,8 +281,7 @@ std::string render_fill(const ResultSet& r) {
                 "{}: the pod list shuffled, then topped up or trimmed to {:.0f}% of GPU capacity; the artifact's "
                 "integer scores, ties in a seeded node order",
                 sc.protocol, 100 * sc.target_load);
-  out += fmt::format("  protocol: {}, no departures, {} seed{} ({}..{})\n\n", arrivals, sc.seeds, sc.seeds == 1 ? "" : "s",
-                     sc.seed, sc.seed + static_cast<uint64_t>(sc.seeds) - 1);
+  out += fmt::format("  protocol: {}, no departures, {}\n\n", arrivals, seeds_text(sc));
   out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs",
                      "failed pods");
   for (const SchedulerResult& s : r.schedulers)

@@ -294,7 +294,8 @@ class Engine final : private Binder {
                      " pods placed when nothing else could run (partial placement deadlock)";
           set_state(id, JobState::Stuck);
         } else if (r.reason.empty()) {
-          r.reason = "never placed: not enough free GPUs when the simulation ended";
+          const std::string why = queue.scheduler->wait_reason(view_, id);
+          r.reason = "never placed: " + (why.empty() ? "not enough free GPUs when the simulation ended" : why);
         }
       }
     }

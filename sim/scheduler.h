@@ -111,6 +111,10 @@ class Scheduler {
   virtual bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) = 0;
   // True when a job that cannot start holds back every job behind it (FIFO without backfill).
   virtual bool blocks_queue() const { return false; }
+  // Why the job cannot start now, in words a user can act on ("its 2 pods of 8 GPUs need
+  // several nodes and no node serving it has a NIC"); asked for each job still waiting when the
+  // run ends. "" when the scheduler can say no more than that no node had room.
+  virtual std::string wait_reason(const SchedulingView& /*view*/, uint32_t /*job*/) const { return ""; }
 };
 
 }  // namespace topsim

@@ -32,4 +32,21 @@ std::string format_data(double value, std::string_view not_finite) {
   return std::isfinite(value) ? fixed_trimmed(value, 6) : std::string(not_finite);
 }
 
+std::optional<double> parse_duration_s(std::string_view text) {
+  if (text.size() < 2) return std::nullopt;
+  double unit_s = 0;
+  switch (text.back()) {
+    case 's': unit_s = 1; break;
+    case 'm': unit_s = 60; break;
+    case 'h': unit_s = 3600; break;
+    case 'd': unit_s = 86400; break;
+    default: return std::nullopt;
+  }
+  const std::string_view number = text.substr(0, text.size() - 1);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value) || value < 0) return std::nullopt;
+  return value * unit_s;
+}
+
 }  // namespace topsim

@@ -2,6 +2,7 @@
 // depend on the last bits of a floating-point sum) and in text a user reads.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,11 @@ std::string format_number(double value);
 // A figure for data files (CSV): up to 6 decimals, trailing zeros dropped; `not_finite` when
 // it is not finite.
 std::string format_data(double value, std::string_view not_finite = "");
+
+// A duration a user wrote, in seconds: a non-negative number with one of the units s, m, h, d
+// ("600s", "10m", "1.5h", "1d"); nullopt for anything else (no unit, another unit, spaces).
+std::optional<double> parse_duration_s(std::string_view text);
+// The forms parse_duration_s accepts, for messages.
+inline constexpr const char* kDurationForms = "\"600s\", \"10m\", \"1.5h\" or \"1d\"";
 
 }  // namespace topsim

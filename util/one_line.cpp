@@ -85,11 +85,29 @@ std::string quoted_value(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// An RFC 6901 reference token as the key was written: "~1" -> '/', "~0" -> '~'.
+std::string unescaped_token(std::string_view token) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[++i] == '1' ? '/' : '~';
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string quoted_pointer(std::string_view pointer) {
   std::string out;
   for (size_t start = 0; start <= pointer.size();) {
     const size_t slash = pointer.find('/', start);
-    out += quoted_value(pointer.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    out += quoted_value(
+        unescaped_token(pointer.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start)));
     if (slash == std::string_view::npos) break;
     out += '/';
     start = slash + 1;

@@ -25,7 +25,8 @@ std::string quoted_value(std::string_view text);
 inline constexpr size_t kMaxEchoedChars = 4096;
 inline constexpr size_t kMaxMessageChars = 16384;
 std::string cap_quoted(std::string_view message);
-// A JSON pointer ("/workload/<key>") with each of its tokens shown as quoted_value() shows it.
+// A JSON pointer ("/workload/<key>") with each of its tokens shown as the key was written (RFC
+// 6901 escapes undone: "nvidia.com/gpu", not "nvidia.com~1gpu") and as quoted_value() shows it.
 std::string quoted_pointer(std::string_view pointer);
 
 }  // namespace topsim

@@ -24,6 +24,10 @@ std::string join(const Range& items, std::string_view separator, TextOf text_of)
   return out;
 }
 
+// A count with its noun, singular for one: "1 node", "2 nodes" (plural: the singular + "s"
+// unless given).
+std::string counted(long long n, std::string_view singular, std::string_view plural = "");
+
 // A name as compared when users type it: lower case, without '-', '_' and ' ' ("DGX-A100" and
 // "dgx_a100" are the same name).
 std::string normalized_name(std::string_view name);

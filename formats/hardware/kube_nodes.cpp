@@ -63,9 +63,7 @@ Json object_member(const Json& j, const char* key) {
 Expected<int> device_count(const Json& resources, const char* name, const std::string& at) {
   if (!resources.is_object() || !resources.contains(name)) return 0;
   const Json& value = resources.at(name);
-  std::string token = name;  // RFC 6901: "/" in a key is written "~1"
-  token.replace(token.find('/'), 1, "~1");
-  const std::string where = at + "/status/allocatable/" + token + ": ";
+  const std::string where = at + "/status/allocatable/" + name + ": ";  // the key as written (util/one_line.h)
   if (!value.is_string())
     return Error{where + "must be a string quantity such as \"8\" (as kubectl writes it), got " + describe_json(value)};
   const std::string text = value.get<std::string>();

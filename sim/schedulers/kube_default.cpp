@@ -36,6 +36,9 @@ class KubeDefault final : public Scheduler {
     const size_t next = view.record(job).pods.size();
     return {{1, view.job(job).pod_gpus(next < view.job(job).workers ? next : 0), 0, 0}};
   }
+  std::string wait_reason(const SchedulingView& view, uint32_t job) const override {
+    return training_wait_reason(view, job, kServing);
+  }
   bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override { return place_pods(view, job, binder); }
 
  private:

@@ -69,6 +69,61 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
   return serving_types_problem(view, job, rules.serving, rules.pods_need_nic && job.workers > 1);
 }
 
+namespace {
+
+// The nodes of one label a training job could use, by what they offer it.
+struct ServingNodes {
+  int gpus = 0, free_gpus = 0, largest_node = 0;  // over the node types whose GPUs hold the model
+  bool nic = false;                               // some such type has a NIC
+  std::vector<std::string> too_small;             // types whose GPU memory cannot hold the model
+};
+
+ServingNodes serving_nodes(const ClusterState& cluster, const JobSpec& job, NodeMode serving) {
+  ServingNodes out;
+  const NodeIndex& index = cluster.index();
+  for (int t = 0; t < index.type_count(); ++t) {
+    if (!cluster.label_has_type(serving, t)) continue;
+    if (!type_fits_job(cluster, t, job)) {
+      out.too_small.push_back(cluster.type(t).name);
+      continue;
+    }
+    const int type_gpus = index.type_gpus(t);
+    for (int free = 0; free <= type_gpus; ++free) {
+      const int nodes = static_cast<int>(index.bucket(serving, t, free).size());
+      out.gpus += nodes * type_gpus;
+      out.free_gpus += nodes * free;
+      if (nodes > 0) out.largest_node = std::max(out.largest_node, type_gpus);
+    }
+    out.nic = out.nic || cluster.type(t).primary_nic_gbit > 0;
+  }
+  return out;
+}
+
+std::string gang_words(const JobSpec& job) {
+  return std::to_string(job.workers) + (job.workers == 1 ? " pod of " : " pods of ") + std::to_string(job.gpus_per_worker) +
+         (job.gpus_per_worker == 1 ? " GPU" : " GPUs");
+}
+
+}  // namespace
+
+std::string training_wait_reason(const SchedulingView& view, uint32_t id, NodeMode serving) {
+  const JobSpec& job = view.job(id);
+  if (!job.is_training()) return "";
+  const ServingNodes nodes = serving_nodes(view.cluster(), job, serving);
+  const std::string needs = std::to_string(job.total_gpus()) + " GPUs";
+  if (nodes.gpus < job.total_gpus())
+    return "memory: its model fits in only " + std::to_string(nodes.gpus) + " of the GPUs serving it, it needs " + needs +
+           (nodes.too_small.empty() ? "" : " (too little memory per GPU on " + join(nodes.too_small, ", ") + ")");
+  if (job.gpus_per_worker > nodes.largest_node)
+    return "gang shape: a pod of " + std::to_string(job.gpus_per_worker) + " GPUs is larger than any node that could take it (" +
+           std::to_string(nodes.largest_node) + " GPUs)";
+  if (job.total_gpus() > nodes.largest_node && !nodes.nic)
+    return "no NIC path: its " + gang_words(job) + " need several nodes and no node serving it has a NIC";
+  if (nodes.free_gpus < job.total_gpus())
+    return "needs " + needs + ", " + std::to_string(nodes.free_gpus) + " free on the nodes serving it";
+  return std::to_string(nodes.free_gpus) + " GPUs free on the nodes serving it, none in the shape of its " + gang_words(job);
+}
+
 std::string share_admission_problem(const SchedulingView& view, uint32_t id) {
   const JobSpec& job = view.job(id);
   const NodeMode label = job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share;

@@ -26,6 +26,11 @@ struct TrainingAdmission {
 bool type_fits_job(const ClusterState& cluster, int type, const JobSpec& job);
 
 std::string training_admission_problem(const SchedulingView& view, uint32_t job, const TrainingAdmission& rules);
+// Why training job `job` waits on the nodes labelled `serving`, the binding reason first: its
+// model fits the memory of too few GPUs; its gang needs several nodes and none that could take it
+// has a NIC; a pod is larger than any node its model fits; too few GPUs free; or the free GPUs
+// are not in the shape its pods take.
+std::string training_wait_reason(const SchedulingView& view, uint32_t job, NodeMode serving);
 // A share: some node has the label serving it (share or core_mem) and core's validate_request
 // accepts it against that label's largest card.
 std::string share_admission_problem(const SchedulingView& view, uint32_t job);

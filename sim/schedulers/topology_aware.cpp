@@ -58,6 +58,9 @@ class TopologyAware final : public Scheduler {
   }
 
   ShapeKey shape(const SchedulingView& view, uint32_t job) const override { return training_shape(view, job); }
+  std::string wait_reason(const SchedulingView& view, uint32_t job) const override {
+    return training_wait_reason(view, job, kServing);
+  }
   bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override { return place(view, job, binder); }
   bool blocks_queue() const override { return !context_.backfill; }
 

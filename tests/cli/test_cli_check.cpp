@@ -59,18 +59,29 @@ TEST_CASE("cli::check passes on an unchanged tree, fails naming the metric when 
     const CliResult r = run_cli("check '" + suite + "' --candidate topology-aware=default --junit '" + dir.file("junit.xml") +
                                 "' --markdown '" + dir.file("check.md") + "'");
     CHECK(r.exit_code == 1);
-    CHECK_THAT(r.err,
-               Catch::StartsWith("topsim: check failed: 1 regression: ack-v100-benchmark topology-aware/images_per_sec.mean"));
+    // Expected: every row names the candidate, so the verdict does not read as topology-aware regressing.
+    CHECK_THAT(r.err, Catch::StartsWith("topsim: check failed: 1 regression: ack-v100-benchmark default as "
+                                        "topology-aware/images_per_sec.mean"));
     CHECK_THAT(r.out, Catch::Contains("REGRESSED (tolerance 1%, higher is better)"));
+    CHECK_THAT(r.out, Catch::Contains("candidate default judged against topology-aware's baseline"));
     pugi::xml_document junit;
     REQUIRE(junit.load_file(dir.file("junit.xml").c_str()));
     const pugi::xml_node suite_node = junit.child("testsuites").child("testsuite");
     CHECK(suite_node.attribute("tests").as_int() == 3);
     CHECK(suite_node.attribute("failures").as_int() == 1);
-    const pugi::xml_node failed = suite_node.find_child_by_attribute("testcase", "name", "topology-aware/images_per_sec.mean");
+    const pugi::xml_node failed =
+        suite_node.find_child_by_attribute("testcase", "name", "default as topology-aware/images_per_sec.mean");
     REQUIRE(failed);
     CHECK_THAT(std::string(failed.child("failure").child_value()), Catch::Contains("baseline 1071.5, now "));
-    CHECK_THAT(read_text(dir.file("check.md")), Catch::Contains("**regressed**"));
+    // Markdown: the regression first, the ok rows folded under a summary line.
+    const std::string md = read_text(dir.file("check.md"));
+    CHECK_THAT(md, Catch::Contains("**regressed**") && Catch::Contains("candidate default judged against topology-aware's"));
+    const size_t regressed = md.find("| default as topology-aware/images\\_per\\_sec.mean |");
+    const size_t folded = md.find("<details><summary>2 metrics ok</summary>");
+    REQUIRE(regressed != std::string::npos);
+    REQUIRE(folded != std::string::npos);
+    CHECK(regressed < folded);
+    CHECK(md.find("| default/jct\\_s.mean |") > folded);
   }
   SECTION("an improvement is reported with a hint to --update; $GITHUB_STEP_SUMMARY gets the table") {
     // A baseline worse than the tree: the tree improves on it.
@@ -95,7 +106,7 @@ TEST_CASE("cli::check bad input: exit 2, one line", "[cli][check]") {
     const std::string suite = write_suite(dir, R"({"topology-aware/images_per_sec.maen": {}})");
     check_bad_input(
         run_cli("check '" + suite + "' --update"),
-        "/scenarios/0/metrics/topology-aware~1images_per_sec.maen: unknown metric 'topology-aware/images_per_sec.maen' "
+        "/scenarios/0/metrics/topology-aware/images_per_sec.maen: unknown metric 'topology-aware/images_per_sec.maen' "
         "(did you mean 'topology-aware/images_per_sec.mean'?)");
     check_bad_input(run_cli("check '" + write_suite(dir, R"({"kube/wait_s.p95": {}})") + "'"),
                     "unknown metric 'kube/wait_s.p95'");
@@ -103,6 +114,17 @@ TEST_CASE("cli::check bad input: exit 2, one line", "[cli][check]") {
   SECTION("a missing baseline") {
     check_bad_input(run_cli("check '" + write_suite(dir, kWatched) + "'"),
                     "base.json': No such file or directory (write it with topsim check --update)");
+  }
+  SECTION("with --junit, exit 2 still writes the JUnit file, holding the error") {
+    const CliResult r = run_cli("check '" + write_suite(dir, kWatched) + "' --junit '" + dir.file("junit.xml") + "'");
+    CHECK(r.exit_code == 2);
+    pugi::xml_document junit;
+    REQUIRE(junit.load_file(dir.file("junit.xml").c_str()));
+    const pugi::xml_node suite_node = junit.child("testsuites").child("testsuite");
+    CHECK(suite_node.attribute("name").as_string() == std::string("suite"));
+    CHECK(suite_node.attribute("errors").as_int() == 1);
+    CHECK_THAT(std::string(suite_node.child("testcase").child("error").attribute("message").as_string()),
+               Catch::Contains("No such file or directory (write it with topsim check --update)"));
   }
   SECTION("a baseline from another suite") {
     const std::string suite = write_suite(dir, kWatched);

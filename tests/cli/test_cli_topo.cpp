@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/scenario/scenario_support.h"
 #include "tests/test_support.h"
 
 using topsim::test::CliResult;
@@ -322,4 +323,17 @@ TEST_CASE("cli::topo import of the AWS and Azure hint files", "[cli][hint]") {
     CHECK_THAT(r.err, Catch::Contains("no <nvlink> elements (NCCL detects NVLink at run time): GPU fabric "));
     CHECK(run_cli("topo show " + quoted(node)).exit_code == 0);
   }
+}
+
+TEST_CASE("cli::topo import warns that a node without NICs cannot take multi-node jobs", "[cli]") {
+  TempDir dir;
+  std::ofstream(dir.file("no-nic.json")) << topsim::test::kNodeWithoutNicJson;
+  const CliResult r = run_cli("topo import " + quoted(dir.file("no-nic.json")) + " -o " + quoted(dir.file("out.json")));
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("0 NICs"));
+  // Expected: a warning on stderr naming the consequence, not only the count.
+  CHECK_THAT(r.err, Catch::Contains("topsim: warning: " + dir.file("no-nic.json") +
+                                    " lists no NIC: nodes of this model cannot take multi-node jobs"));
+  const CliResult with_nic = run_cli("topo import dgx1-v100 -o " + quoted(dir.file("dgx.json")));
+  CHECK_THAT(with_nic.err, !Catch::Contains("warning"));
 }

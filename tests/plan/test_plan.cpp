@@ -137,6 +137,18 @@ TEST_CASE("plan: shards split the searches evenly and cover them once", "[sim][p
     }
 }
 
+TEST_CASE("plan: an SLO in seconds written as a duration", "[sim][plan]") {
+  // Expected: "10m" is 600 s; a form without a unit, or a duration for a metric not in seconds, is
+  // refused with the forms accepted.
+  const PlanSpec plan = small_plan(with("slo", R"({"wait_s.p95": "10m", "jct_s.mean": "1.5h"})"));
+  REQUIRE(plan.slos.size() == 2);
+  for (const Slo& slo : plan.slos) CHECK(slo.max == (slo.metric == "wait_s.p95" ? 600 : 5400));
+  CHECK_THAT(plan_error(with("slo", R"({"wait_s.p95": "10 minutes"})")),
+             Catch::Contains("/slo/wait_s.p95: \"10 minutes\" is not a duration: write seconds as a number (600) or \"600s\", "
+                             "\"10m\", \"1.5h\" or \"1d\""));
+  CHECK_THAT(plan_error(with("slo", R"({"rejected": "1m"})")), Catch::Contains("/slo/rejected: must be a number (in jobs)"));
+}
+
 TEST_CASE("plan: bad plans are one-line errors naming the key", "[sim][plan]") {
   CHECK_THAT(plan_error(with("slo", R"({"jct_s.maen": 600})")),
              Catch::Contains("plan.json: /slo/jct_s.maen: unknown SLO metric 'jct_s.maen' (did you mean 'jct_s.mean'?)"));

@@ -2,6 +2,8 @@
 // (through run_experiment), and job records by name.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -35,6 +37,22 @@ inline ResultSet run_all(const Scenario& scenario, int threads = 1) {
   INFO((results.ok() ? std::string() : results.error().message));
   REQUIRE(results.ok());
   return std::move(results).value();
+}
+
+// An 8-GPU V100 node without a NIC (its pods have no path to another node), as `topo import`
+// makes from a `topo -m` listing that shows none; a scenario names it "no-nic.json".
+inline constexpr const char* kNodeWithoutNicJson = R"({"name": "no-nic", "numa_nodes": [{"id": 0, "cpu": "intel-skylake"}],
+  "bridges": [{"kind": "host-bridge", "numa": 0, "pcie_gen": 3}, {"kind": "switch", "parent": 0, "pcie_gen": 3}],
+  "gpus": [{"model": "v100", "bridge": 1, "count": 8}], "nics": []})";
+
+// Two nodes without NICs (in `dir`), a 16-GPU gang "big" that needs both and a 2-GPU job "small":
+// the gang can never be placed.
+inline Scenario gang_without_nic_path(const std::string& dir, const std::string& schedulers = R"(["topology-aware"])") {
+  std::ofstream((std::filesystem::path(dir) / "no-nic.json").string()) << kNodeWithoutNicJson;
+  const std::string jobs =
+      R"([{"name": "big", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "iterations": 100},
+          {"name": "small", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  return scenario_from(scenario_json(R"([{"model": "no-nic.json", "count": 2}])", jobs, R"(, "schedulers": )" + schedulers), dir);
 }
 
 // The scenario run under one scheduler, with its seed unless `seed` is given.

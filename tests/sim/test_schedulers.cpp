@@ -47,6 +47,10 @@ class HandBuiltState final : public Binder {
       if (records[id].start_ms < 0 && !scheduler.try_place(view, id, *this) && scheduler.blocks_queue()) return;
   }
 
+  std::string wait_reason(Scheduler& scheduler, uint32_t job) const {
+    return scheduler.wait_reason(SchedulingView(cluster, workload, records, now), job);
+  }
+
   std::string admission(Scheduler& scheduler, uint32_t job) const {
     return scheduler.admission_problem(SchedulingView(cluster, workload, records, now), job);
   }
@@ -125,6 +129,26 @@ TEST_CASE("sim::Scheduler decides on a hand-built state, without the engine", "[
     CHECK_THAT(state.admission(*make("topology-aware"), job), Catch::Contains("no node serves aliyun.com/gpu requests"));
     CHECK(state.admission(*make("default"), job).empty());
     CHECK(state.admission(*make("binpack"), job).empty());
+  }
+}
+
+TEST_CASE("sim::wait reason: too few GPUs free, or free in a shape the job cannot take", "[sim][scheduler]") {
+  // Two DGX-1 with 6 of 8 GPUs taken on each: 4 GPUs free, 2 per node.
+  const std::map<int, std::vector<int>> taken{{0, {0, 1, 2, 3, 4, 5}}, {1, {0, 1, 2, 3, 4, 5}}};
+  HandBuiltState topo(2, NodeMode::Topology, taken), plain(2, NodeMode::Default, taken);
+  auto topology_aware = make("topology-aware"), kube_default = make("default");
+  SECTION("a 2 x 8 gang: 16 needed, 4 free") {
+    const uint32_t job = topo.add_job(2, 8);
+    CHECK(topo.wait_reason(*topology_aware, job) == "needs 16 GPUs, 4 free on the nodes serving it");
+    plain.add_job(2, 8);
+    CHECK(plain.wait_reason(*kube_default, job) == "needs 16 GPUs, 4 free on the nodes serving it");
+  }
+  SECTION("one pod of 4 GPUs: 4 free, but 2 per node") {
+    const uint32_t job = topo.add_job(1, 4);
+    topo.pass(*topology_aware);
+    REQUIRE(topo.started.empty());
+    CHECK(topo.wait_reason(*topology_aware, job) ==
+          "4 GPUs free on the nodes serving it, none in the shape of its 1 pod of 4 GPUs");
   }
 }
 

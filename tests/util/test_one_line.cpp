@@ -37,6 +37,10 @@ TEST_CASE("util::quoted_value caps what a message quotes at 80 characters", "[ut
   CHECK(quoted_value(std::string(79, 'a') + "\x1b[31m") == std::string(79, 'a') + "\\x1b\xe2\x80\xa6");
   CHECK(topsim::quoted_pointer("/workload/" + std::string(5000, 'z') + "/x") ==
         "/workload/" + std::string(80, 'z') + "\xe2\x80\xa6/x");
+  // Keys as written: a metric key "topology-aware/wait_s.p95" is not shown "topology-aware~1wait_s.p95".
+  CHECK(topsim::quoted_pointer("/scenarios/0/metrics/topology-aware~1wait_s.p95") ==
+        "/scenarios/0/metrics/topology-aware/wait_s.p95");
+  CHECK(topsim::quoted_pointer("/a~0b/~01") == "/a~b/~1");
 }
 
 TEST_CASE("util::cap_quoted keeps paths whole and cuts what no path is", "[util][messages]") {

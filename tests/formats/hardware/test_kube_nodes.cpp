@@ -65,7 +65,7 @@ TEST_CASE("formats::kube_nodes: a GPU quantity that is no count of whole devices
     INFO(bad);
     const auto r = with(bad);
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(r.error().message, Catch::StartsWith("nodes.json: /items/0/status/allocatable/nvidia.com~1gpu: "));
+    CHECK_THAT(r.error().message, Catch::StartsWith("nodes.json: /items/0/status/allocatable/nvidia.com/gpu: "));
   }
   CHECK(with(R"("8")").ok());
 }

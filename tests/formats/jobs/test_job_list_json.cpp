@@ -107,7 +107,7 @@ TEST_CASE("formats::job_list errors name the source and the JSON path", "[format
     CHECK(job_list_error(1, "workers", "3") ==
           "scenario.json: /workload/jobs/1/pods: cannot be combined with \"workers\" or \"gpus_per_worker\" (pods lists them)");
     CHECK(job_list_error(0, "annotations", R"({"gpu.topology/policy": "fastest"})") ==
-          "scenario.json: /workload/jobs/0/annotations/gpu.topology~1policy: 'fastest' is not one of single-numa, nvlink, "
+          "scenario.json: /workload/jobs/0/annotations/gpu.topology/policy: 'fastest' is not one of single-numa, nvlink, "
           "best-effort, spread");
     CHECK(job_list_error(1, "name", "\"vgg16-tf\"") ==
           "scenario.json: /workload/jobs/1/name: job name 'vgg16-tf' is used twice (also by /workload/jobs/0)");

@@ -1,0 +1,90 @@
+#include "reports/job_explain.h"
+
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+
+#include "core/model_catalog.h"
+#include "util/number_format.h"
+#include "util/suggest.h"
+#include "util/text.h"
+
+namespace topsim {
+namespace {
+
+std::string seconds(int64_t ms) { return format_number(static_cast<double>(ms) / 1000.0) + " s"; }
+
+std::string job_line(const JobSpec& job, const std::string& name) {
+  std::string out = "job " + name + " (" + std::string(enum_name(job.kind));
+  if (job.is_training()) {
+    out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
+    if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
+  }
+  return out + "), submitted at " + seconds(job.submit_ms) + "\n";
+}
+
+// "node 0: GPUs 0,1,2,3; node 1: GPUs 0,1": where the pods' GPUs are, node by node.
+std::string gpus_text(const JobRecord& r) {
+  std::map<int, std::vector<int>> by_node;
+  for (const PodPlacement& pod : r.pods) by_node[pod.node].insert(by_node[pod.node].end(), pod.gpus.begin(), pod.gpus.end());
+  std::string out;
+  for (const auto& [node, gpus] : by_node)
+    out += (out.empty() ? "" : "; ") + fmt::format("node {}: GPU{} {}", node, gpus.size() == 1 ? "" : "s",
+                                                   join(gpus, ",", [](int g) { return std::to_string(g); }));
+  return out;
+}
+
+std::string unit_per_second(const JobSpec& job) {
+  const DnnModel* model = model_at(job.model);
+  return (model ? std::string(enum_name(model->unit)) : "samples") + "/s";
+}
+
+std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r) {
+  const std::string state = r.state == JobState::Pending ? "never placed" : std::string(enum_name(r.state));
+  std::string out = fmt::format("{} (seed {}): {}", s.name, s.runs.front().seed, state);
+  if (r.start_ms >= 0) {
+    out += ", waited " + seconds(r.start_ms - r.submit_ms);
+    if (r.finish_ms >= 0) out += ", ran " + seconds(r.finish_ms - r.start_ms);
+  }
+  if (!r.reason.empty()) out += "\n  why: " + (r.reason.starts_with("never placed: ") ? r.reason.substr(14) : r.reason);
+  out += "\n";
+  if (r.pods.empty()) return out;
+  out += "  GPUs: " + gpus_text(r) + "\n";
+  if (!job.is_training() || r.start_ms < 0) return out;
+  if (r.comm.transport != CommTransport::None)
+    out +=
+        fmt::format("  ring: {}, {} GB/s bus bandwidth\n", enum_name(r.comm.transport), format_number(r.comm.bus_bandwidth_gbps));
+  out += "  throughput: " + format_number(r.samples_per_sec) + " " + unit_per_second(job);
+  if (r.ideal_samples_per_sec > 0)
+    out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
+                       format_number(r.ideal_samples_per_sec));
+  if (!r.relaxed.empty()) out += "\n  constraints dropped: " + join(r.relaxed, ", ");
+  return out + "\n";
+}
+
+}  // namespace
+
+Expected<std::string> explain_job(const ResultSet& results, const std::string& job_name) {
+  if (results.schedulers.empty() || results.schedulers.front().runs.empty()) return Error{"the results hold no run"};
+  if (!has_job_records(results.schedulers.front().runs.front()))
+    return Error{"the results have no per-job records (written with --summary-only)"};
+  std::string header, body;
+  std::vector<std::string> names;
+  for (const SchedulerResult& s : results.schedulers) {
+    std::optional<std::string> found;
+    const Workload& workload = *s.runs.front().workload;
+    const Status read = for_each_job(s.runs.front(), [&](const JobSpec& job, const JobRecord& record) {
+      const std::string name = workload.job_name(job.id);
+      if (&s == &results.schedulers.front() && names.size() < 100000) names.push_back(name);
+      if (name != job_name || found) return;
+      if (header.empty()) header = job_line(job, name);
+      found = scheduler_lines(s, job, record);
+    });
+    if (!read) return read.error();
+    if (!found) return Error{unknown_name("job", job_name, names)};
+    body += *found;
+  }
+  return header + body;
+}
+
+}  // namespace topsim

@@ -1,0 +1,18 @@
+// `topsim explain`: one job of saved results, under each scheduler (its first seed's run): what
+// became of it, when it was submitted and started, how long it waited and ran, its GPUs node by
+// node, its ring's transport and bandwidth, its throughput against the ideal placement's, and the
+// reason the scheduler gave when it was rejected, stuck or never placed.
+#pragma once
+
+#include <string>
+
+#include "sim/results.h"
+#include "util/expected.h"
+
+namespace topsim {
+
+// Error: no job of that name (with a did-you-mean), or records that cannot be read back, or
+// results written without per-job records (--summary-only).
+[[nodiscard]] Expected<std::string> explain_job(const ResultSet& results, const std::string& job_name);
+
+}  // namespace topsim

@@ -1,0 +1,58 @@
+// `topsim explain RESULTS_DIR JOB`: one job under each scheduler of saved results, with the
+// scheduler's reason when it never ran.
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
+
+using topsim::test::check_bad_input;
+using topsim::test::CliResult;
+using topsim::test::run_cli;
+using topsim::test::TempDir;
+
+namespace {
+
+// The two-node scenario without NICs (tests/scenario/scenario_support.h) run into dir/out.
+std::string run_without_nics(const TempDir& dir) {
+  std::ofstream(dir.file("no-nic.json")) << topsim::test::kNodeWithoutNicJson;
+  std::ofstream(dir.file("s.json"))
+      << R"({"name": "nonic", "seed": 7, "cluster": {"nodes": [{"model": "no-nic.json", "count": 2}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "big", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "iterations": 100},
+      {"name": "small", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}]},
+    "schedulers": ["topology-aware", "default"]})";
+  const CliResult r = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report");
+  REQUIRE(r.exit_code == 0);
+  return dir.file("out");
+}
+
+}  // namespace
+
+TEST_CASE("cli::explain a job: placement, ring, throughput, and why it never ran", "[cli]") {
+  TempDir dir;
+  const std::string out = run_without_nics(dir);
+  SECTION("the gang no node pair can take: the scheduler's reason under each") {
+    const CliResult r = run_cli("explain '" + out + "' big");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out ==
+          "job big (training, 2 pods x 8 GPUs, resnet50 / pytorch), submitted at 0 s\n"
+          "topology-aware (seed 7): never placed\n"
+          "  why: no NIC path: its 2 pods of 8 GPUs need several nodes and no node serving it has a NIC\n"
+          "default (seed 7): rejected\n"
+          "  why: node type no-nic has no NIC: its pods cannot reach pods on other nodes\n");
+  }
+  SECTION("a job that ran: its GPUs, ring and throughput") {
+    const CliResult r = run_cli("explain '" + out + "' small");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("topology-aware (seed 7): finished, waited 0 s, ran ") &&
+                          Catch::Contains("  GPUs: node 0: GPUs 0,1\n  ring: pcie-p2p, ") &&
+                          Catch::Contains(" images/s (100.0% of the ideal placement's "));
+  }
+  SECTION("an unknown job: exit 2, the closest name") {
+    check_bad_input(run_cli("explain '" + out + "' smal"), "unknown job 'smal' (did you mean 'small'?)");
+  }
+}

@@ -1,0 +1,139 @@
+// Every job accounted for in what a user reads: a scheduler that placed nothing is not "no
+// difference" (its change is n/a with the reason, the cards count placed and unplaced jobs), and
+// the terminal summary and summary.md add up to the workload, saying which metric covers a subset.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "reports/report_files.h"
+#include "reports/text_report.h"
+#include "tests/reports/memory_sink.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+// Two jobs on nodes only the topology-aware scheduler serves: default rejects both.
+ResultSet default_places_nothing() {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100},
+          {"name": "b", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  return run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2, "label": "topology"}])", jobs)));
+}
+
+// A 16-GPU gang no node pair can take (no NIC) beside a 2-GPU job: the gang is never placed.
+ResultSet one_job_never_placed() {
+  TempDir dir;
+  return run_all(gang_without_nic_path(dir.path.string()));
+}
+
+}  // namespace
+
+TEST_CASE("reports::headline against a scheduler that placed nothing is n/a with the reason", "[reports]") {
+  const ResultSet results = default_places_nothing();
+  const ReportModel m = build_report_model({{"bench", &results}});
+  REQUIRE_FALSE(m.headlines.empty());
+  for (const Headline& h : m.headlines) {
+    INFO(h.metric);
+    // Expected: no % change against default's zero, and the reason why.
+    CHECK(h.base_name == "default");
+    CHECK(h.no_change == "default placed 0 of 2 jobs");
+    CHECK(h.change_percent == 0);
+    CHECK_FALSE(h.worse);
+  }
+  REQUIRE(m.job_counts.size() == 2);
+  CHECK(job_counts_text(m.job_counts[0]) == "2 of 2 placed");
+  CHECK(job_counts_text(m.job_counts[1]) == "0 of 2 placed (2 rejected)");
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  const std::string& md = sink.files.at("summary.md");
+  CHECK_THAT(md, Catch::Contains("against default: n/a (default placed 0 of 2 jobs)"));
+  CHECK_THAT(md, !Catch::Contains("+0.0%"));
+  CHECK_THAT(md, Catch::Contains("- jobs: topology-aware 2 of 2 placed; default 0 of 2 placed (2 rejected)"));
+  const std::string& html = sink.files.at("report.html");
+  CHECK_THAT(html, Catch::Contains("n/a against default: default placed 0 of 2 jobs"));
+  CHECK_THAT(html, Catch::Contains("<div>default: 0 of 2 placed (2 rejected)</div>"));
+}
+
+TEST_CASE("reports::headline against a zero value is n/a, not +0.0%", "[reports]") {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  const ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs)));
+  const ReportModel m = build_report_model({{"bench", &results}});
+  // Expected: both schedulers placed the job at once; the p95 wait of 0 against 0 has no change.
+  const auto wait =
+      std::find_if(m.headlines.begin(), m.headlines.end(), [](const Headline& h) { return h.metric == "wait_s.p95"; });
+  REQUIRE(wait != m.headlines.end());
+  CHECK(wait->no_change == "default's value is 0");
+  const auto images =
+      std::find_if(m.headlines.begin(), m.headlines.end(), [](const Headline& h) { return h.metric == "images_per_sec.mean"; });
+  REQUIRE(images != m.headlines.end());
+  CHECK(images->no_change.empty());
+  CHECK(images->change_percent != 0);
+}
+
+TEST_CASE("reports::text summary accounts for every job, never-placed ones included", "[reports]") {
+  const ResultSet results = one_job_never_placed();
+  const std::string text = render_text(results);
+  // Expected: 2 submitted = 1 finished + 0 rejected + 0 stuck + 1 never placed, and the wait
+  // says it is over finished jobs only.
+  CHECK_THAT(text, Catch::Contains("jobs submitted") && Catch::Contains("  stuck / never placed"));
+  CHECK_THAT(text, Catch::Matches("(.|\n)*  stuck / never placed +0 / 1\n(.|\n)*"));
+  CHECK_THAT(text, Catch::Matches("(.|\n)*  finished / rejected +1 / 0\n(.|\n)*"));
+  CHECK_THAT(text, Catch::Contains("wait and JCT are over finished jobs only (topology-aware 1 of 2)"));
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  const std::string& md = sink.files.at("summary.md");
+  CHECK_THAT(md, Catch::Contains("| jobs | finished | rejected | stuck | never placed | mean wait of finished (s) |"));
+  CHECK_THAT(md, Catch::Contains("| bench | topology-aware | 2 | 1 | 0 | 0 | 1 |"));
+  CHECK_THAT(md, Catch::Contains("topology-aware 1 of 2 placed (1 never placed)"));
+}
+
+TEST_CASE("reports::text summary of a scheduler that ran nothing shows n/a, not zero waits", "[reports]") {
+  const std::string text = render_text(default_places_nothing());
+  CHECK_THAT(text, Catch::Matches("(.|\n)*wait of finished, mean / p95 \\(s\\) +0\\.0 / 0\\.0 +n/a\n(.|\n)*"));
+  CHECK_THAT(text, Catch::Matches("(.|\n)*placement efficiency \\(started\\) +[0-9.]+% +n/a\n(.|\n)*"));
+}
+
+TEST_CASE("reports::comparison headline cards show the largest change across schedulers", "[reports]") {
+  // The same jobs on two nodes, then on one: both schedulers wait on one node, by different amounts.
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 4, "gpus_per_worker": 1, "model": "vgg16", "iterations": 100},
+          {"name": "b", "submit_s": 10, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "iterations": 100}])";
+  const ResultSet two = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs)));
+  const ResultSet one = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs)));
+  const ReportModel m = build_report_model({{"two", &two}, {"one", &one}});
+  REQUIRE_FALSE(m.headlines.empty());
+  for (const Headline& h : m.headlines) {
+    INFO(h.metric);
+    // Expected: no scheduler changed more than the one on the card.
+    for (const SchedulerResult& s : two.schedulers) {
+      const MetricSummary* before = s.metric(h.metric);
+      const MetricSummary* after = one.scheduler(s.name)->metric(h.metric);
+      if (!before || !after || before->over_seeds.mean == 0 || !h.no_change.empty()) continue;
+      const double change = (after->over_seeds.mean - before->over_seeds.mean) / std::abs(before->over_seeds.mean) * 100;
+      CHECK(std::abs(h.change_percent) >= std::abs(change) - 1e-9);
+    }
+  }
+  CHECK(m.warnings.empty());  // one scenario, two clusters: same name and workload
+}
+
+TEST_CASE("reports::comparing runs of different scenarios warns", "[reports]") {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  const ResultSet first = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs)));
+  const ResultSet other =
+      run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs, R"(, "name": "elsewhere")")));
+  const ReportModel m = build_report_model({{"a", &first}, {"b", &other}});
+  REQUIRE(m.warnings.size() == 1);
+  CHECK_THAT(m.warnings[0], Catch::StartsWith("b ran scenario elsewhere (") && Catch::Contains("a ran test ("));
+  MemorySink sink;
+  REQUIRE(write_report({{"a", &first}, {"b", &other}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("> **Warning:** b ran scenario elsewhere"));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<p class=\"warning\">Warning: b ran scenario elsewhere"));
+}

@@ -1,0 +1,82 @@
+// Charts that show the answer: a chart whose values are all 0 becomes a sentence ("no job
+// waited"), y axes start at 0, and a fill experiment's report has the per-policy table the
+// terminal prints, ranked.
+#include <algorithm>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "reports/report_files.h"
+#include "tests/reports/memory_sink.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+const Chart* chart_titled(const ReportModel& m, const std::string& title) {
+  const auto it = std::find_if(m.charts.begin(), m.charts.end(), [&](const Chart& c) { return c.title == title; });
+  return it == m.charts.end() ? nullptr : &*it;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("reports::charts: all-zero charts become a sentence", "[reports]") {
+  // Two jobs that fit at once: nothing waits, nothing is pending.
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100},
+          {"name": "b", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  const ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs)));
+  const ReportModel m = build_report_model({{"bench", &results}});
+  const Chart* waits = chart_titled(m, "Queueing delay (CDF)");
+  const Chart* pending = chart_titled(m, "Pending jobs over time");
+  const Chart* jct = chart_titled(m, "Job completion time (CDF)");
+  REQUIRE(waits);
+  REQUIRE(pending);
+  REQUIRE(jct);
+  CHECK(waits->empty_note == "No job waited: every finished job started when it was submitted.");
+  CHECK(pending->empty_note == "No job was pending at any sample.");
+  CHECK(jct->empty_note.empty());  // JCTs are not zero: the chart stays
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  const std::string& html = sink.files.at("report.html");
+  // Expected: the sentence in place of the chart, no canvas for it, one canvas per drawn chart.
+  CHECK_THAT(html, Catch::Contains("<h2>Queueing delay (CDF)</h2>\n<p class=\"empty\">No job waited"));
+  size_t drawn = 0;
+  for (const Chart& c : m.charts) drawn += c.empty_note.empty() ? 1 : 0;
+  CHECK(count(html, "<canvas id=") == drawn);
+  CHECK(count(html, "\"id\":\"chart-") == drawn);
+  CHECK_THAT(html, Catch::Contains("beginAtZero: !spec.y_log"));
+}
+
+TEST_CASE("reports::fill report has the per-policy table, ranked", "[reports][fill]") {
+  const std::string traces = shared_file("traces/alibaba-gpu-v2023");
+  if (traces.empty()) return;
+  const std::string fill = R"({"mode": "fill", "name": "fill", "seed": 1, "seeds": 2, "target_load": 0.5,
+      "cluster": {"node_list": ")" +
+                           traces + R"(/openb_node_list_gpu_node.csv", "node_fraction": 0.05},
+      "workload": {"kind": "alibaba-pods", "path": ")" +
+                           traces + R"(/openb_pod_list_default.csv"},
+      "schedulers": ["random", "fgd"]})";
+  const ResultSet results = run_all(scenario_from(fill));
+  const ReportModel m = build_report_model({{"fill", &results}});
+  REQUIRE(m.policy_table.rows.size() == 2);
+  CHECK(m.policy_table.header ==
+        std::vector<std::string>{"rank", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods"});
+  const double first = results.scheduler(m.policy_table.rows[0][1])->metric("gpu_alloc_ratio.final")->over_seeds.mean;
+  const double second = results.scheduler(m.policy_table.rows[1][1])->metric("gpu_alloc_ratio.final")->over_seeds.mean;
+  CHECK(first >= second);  // best first
+  CHECK_THAT(m.policy_table.rows[0][2], Catch::Contains(" ± "));
+  MemorySink sink;
+  REQUIRE(write_report({{"fill", &results}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("### Policies, ranked") && Catch::Contains("| rank | scheduler |"));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<h2>Policies, ranked</h2>"));
+}

@@ -1,0 +1,42 @@
+// Units and words a user reads: throughput with its unit per second, "1 node" and "1 job",
+// seeds as "1 seed (7)" / "3 seeds (7..9)", in the terminal, summary.md and report.html.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "reports/report_files.h"
+#include "reports/text_report.h"
+#include "tests/reports/memory_sink.h"
+#include "tests/scenario/scenario_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+ResultSet one_node_one_job(const std::string& seeds) {
+  const std::string jobs =
+      R"([{"name": "only", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  return run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", jobs,
+                                             R"(, "seed": 7, "schedulers": ["topology-aware"])" + seeds)));
+}
+
+}  // namespace
+
+TEST_CASE("reports::words: one node, one job, one seed, throughput per second", "[reports]") {
+  const ResultSet results = one_node_one_job("");
+  const std::string text = render_text(results);
+  // Expected: singular nouns for one, the seed named, and "images/s" after a throughput.
+  CHECK_THAT(text, Catch::StartsWith("scenario test: 1 node, 8 GPUs, 1 job ("));
+  CHECK_THAT(text, Catch::Contains("), 1 seed (7)\n"));
+  CHECK_THAT(text, Catch::Matches("(.|\n)*only +[0-9]+\\.[0-9]{2} images/s\n(.|\n)*"));
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("1 node, 8 GPUs, 1 job, 1 seed (7)"));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("1 node, 8 GPUs, 1 job (") && Catch::Contains(", 1 seed (7)"));
+}
+
+TEST_CASE("reports::words: several seeds as a range", "[reports]") {
+  const std::string text = render_text(one_node_one_job(R"(, "seeds": 3)"));
+  CHECK_THAT(text, Catch::Contains("3 seeds (7..9), means over 3 runs\n"));
+}
