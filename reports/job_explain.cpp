@@ -39,6 +39,22 @@ std::string unit_per_second(const JobSpec& job) {
   return (model ? std::string(enum_name(model->unit)) : "samples") + "/s";
 }
 
+// "  step: 5 s = compute 3.71 + tensor-parallel 0.95 + ...; 819.8 tokens/s per GPU, MFU 35.89%".
+std::string llm_step_line(const LlmStep& s) {
+  const std::pair<const char*, double> parts[] = {{"compute", s.compute_ms},           {"tensor-parallel", s.tp_ms},
+                                                  {"expert all-to-all", s.ep_ms},      {"context exchange", s.cp_ms},
+                                                  {"pipeline bubble", s.pp_bubble_ms}, {"pipeline sends", s.pp_p2p_ms},
+                                                  {"data-parallel", s.dp_exposed_ms},  {"optimizer", s.optimizer_ms}};
+  std::string out = "  step: " + format_number(s.step_ms / 1000) + " s =";
+  bool first = true;
+  for (const auto& [name, ms] : parts)
+    if (ms > 0) {
+      out += fmt::format("{} {} {} s", first ? "" : " +", name, format_number(ms / 1000));
+      first = false;
+    }
+  return out + fmt::format("; {} tokens/s per GPU, MFU {}%", format_number(s.tokens_per_sec_per_gpu), format_number(100 * s.mfu));
+}
+
 std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r) {
   const std::string state = r.state == JobState::Pending ? "never placed" : std::string(enum_name(r.state));
   std::string out = fmt::format("{} (seed {}): {}", s.name, s.runs.front().seed, state);
@@ -54,10 +70,11 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   if (r.comm.transport != CommTransport::None)
     out +=
         fmt::format("  ring: {}, {} GB/s bus bandwidth\n", enum_name(r.comm.transport), format_number(r.comm.bus_bandwidth_gbps));
-  out += "  throughput: " + format_number(r.samples_per_sec) + " " + unit_per_second(job);
+  out += "  throughput: " + format_number(r.samples_per_sec) + " " + (r.llm ? std::string("tokens/s") : unit_per_second(job));
   if (r.ideal_samples_per_sec > 0)
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
                        format_number(r.ideal_samples_per_sec));
+  if (r.llm) out += "\n" + llm_step_line(*r.llm);
   if (!r.relaxed.empty()) out += "\n  constraints dropped: " + join(r.relaxed, ", ");
   return out + "\n";
 }

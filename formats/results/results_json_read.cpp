@@ -192,6 +192,24 @@ void read_schedulers(Reader& r, const Json& root, ResultSet& results) {
 }
 
 // One line of jobs.jsonl as the job and its record (the fields reports read).
+// An LLM job's step as jobs.jsonl writes it (formats/results/job_line.cpp put_llm), seconds to ms.
+LlmStep read_llm_step(const Json& j) {
+  auto sec = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() * 1000 : 0.0; };
+  LlmStep s;
+  s.step_ms = sec("step_s");
+  s.compute_ms = sec("compute_s");
+  s.tp_ms = sec("tp_s");
+  s.ep_ms = sec("ep_s");
+  s.cp_ms = sec("cp_s");
+  s.pp_bubble_ms = sec("pp_bubble_s");
+  s.pp_p2p_ms = sec("pp_p2p_s");
+  s.dp_exposed_ms = sec("dp_exposed_s");
+  s.optimizer_ms = sec("optimizer_s");
+  s.tokens_per_sec_per_gpu = sec("tokens_per_s_per_gpu") / 1000;
+  s.mfu = sec("mfu") / 1000;
+  return s;
+}
+
 void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   auto num = [&](const char* key, double fallback = 0) {
     return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
@@ -220,6 +238,7 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.work_samples = num("work_samples");
   r.cross_numa = j.value("cross_numa", false);
   r.reason = j.value("reason", "");
+  if (j.contains("llm") && j["llm"].is_object()) r.llm = std::make_shared<const LlmStep>(read_llm_step(j["llm"]));
 }
 
 // What results.json says of jobs.jsonl: nothing (written before runs had an identity), or its

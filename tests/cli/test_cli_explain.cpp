@@ -56,3 +56,18 @@ TEST_CASE("cli::explain a job: placement, ring, throughput, and why it never ran
     check_bad_input(run_cli("explain '" + out + "' smal"), "unknown job 'smal' (did you mean 'small'?)");
   }
 }
+
+TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each scheduler", "[cli][llm]") {
+  TempDir dir;
+  std::ofstream(dir.file("s.json")) << R"({"name": "llm", "cluster": {"nodes": [{"model": "hgx-h100", "count": 6}],
+    "network": {"transport": "ib"}}, "workload": {"kind": "jobs", "jobs": [
+      {"name": "sft", "workers": 8, "gpus_per_worker": 4, "iterations": 10,
+       "llm": {"model": "llama3-70b", "tp": 8, "pp": 2, "sequence": 4096, "global_batch": 16, "sequence_parallel": true}}]},
+    "schedulers": ["topology-aware", "default"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' sft");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(" tokens/s (100.0% of the ideal placement's ") && Catch::Contains("  step: ") &&
+                        Catch::Contains("+ tensor-parallel ") && Catch::Contains("tokens/s per GPU, MFU "));
+}
