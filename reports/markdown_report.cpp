@@ -136,6 +136,26 @@ std::string node_type_markdown(const ReportModel& m) {
   return out;
 }
 
+// Per LLM, each scheduler's first run: its jobs' mean step and its parts.
+std::string llm_step_markdown(const ReportModel& m) {
+  std::string out;
+  for (const LabelledResults* run : m.runs)
+    for (const SchedulerResult& s : run->results->schedulers)
+      for (const LlmModelStep& step : s.runs.front().llm_steps) {
+        if (out.empty()) {
+          out = "\n| scheduler | LLM | jobs | tokens/s per GPU | MFU | step (s) |";
+          std::string rule = " --- | --- | ---: | ---: | ---: | ---: |";
+          for (const auto& [part, seconds] : step.parts()) out += " " + std::string(part) + " (s) |", rule += " ---: |";
+          out += "\n|" + rule + "\n";
+        }
+        out += fmt::format("| {} | {} | {} | {} | {}% | {} |", markdown_cell(s.name), markdown_cell(step.model), step.jobs,
+                           format_number(step.tokens_per_sec_per_gpu), format_number(100 * step.mfu), format_number(step.step_s));
+        for (const auto& [part, seconds] : step.parts()) out += " " + format_number(seconds) + " |";
+        out += "\n";
+      }
+  return out;
+}
+
 std::string render_report_markdown(const ReportModel& m) {
   std::string title;
   for (size_t i = 0; i < m.labels.size(); ++i) title += (i ? " vs " : "") + markdown_cell(m.labels[i]);
@@ -149,6 +169,7 @@ std::string render_report_markdown(const ReportModel& m) {
   out += headline_lines(m) + delta_table(m) + policy_markdown(m);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
   out += node_type_markdown(m);
+  out += llm_step_markdown(m);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";
 }
 

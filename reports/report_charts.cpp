@@ -105,6 +105,32 @@ std::optional<Chart> throughput_chart(const ReportModel& m) {
   return c;
 }
 
+// Where an LLM job's step goes, per scheduler: each part's mean seconds over its LLM jobs (all
+// LLMs of the first run pooled, weighted by their jobs).
+std::optional<Chart> llm_step_chart(const ReportModel& m) {
+  Chart c = make_chart("LLM jobs: where the step goes", "bar", "part of the step", "seconds per step (mean over LLM jobs)");
+  for (const Series& s : m.series) {
+    const auto& steps = first_run(s).llm_steps;
+    if (steps.empty()) continue;
+    std::vector<double> seconds;
+    double jobs = 0;
+    for (const LlmModelStep& step : steps) {
+      const auto parts = step.parts();
+      if (c.categories.empty())
+        for (const auto& [part, value] : parts) c.categories.push_back(part);
+      seconds.resize(parts.size(), 0);
+      for (size_t i = 0; i < parts.size(); ++i) seconds[i] += parts[i].second * static_cast<double>(step.jobs);
+      jobs += static_cast<double>(step.jobs);
+    }
+    std::vector<Point> points;
+    for (size_t i = 0; i < seconds.size(); ++i) points.push_back({static_cast<double>(i), seconds[i] / jobs});
+    c.datasets.push_back(dataset(s, std::move(points)));
+  }
+  if (c.datasets.empty()) return std::nullopt;
+  c.table = bar_table(c, "part of the step");
+  return c;
+}
+
 std::optional<Chart> cdf_chart(const ReportModel& m, const std::string& title, const std::string& axis,
                                const std::vector<JobColumns>& columns, std::vector<double> JobColumns::*finished) {
   Chart c = make_chart(title, "line", axis, "share of finished jobs");
@@ -306,12 +332,12 @@ std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
                                                  [](const ClusterSample& x) { return static_cast<double>(x.pending); });
   mark_empty(pending, "No job was pending at any sample.");
   std::optional<Chart> throughput = throughput_chart(m), transports = transport_chart(m, columns),
-                       share_waits = share_wait_chart(m, columns);
-  for (std::optional<Chart>* bars : {&throughput, &transports, &share_waits}) log_axis_if_wide(*bars);
+                       share_waits = share_wait_chart(m, columns), llm_steps = llm_step_chart(m);
+  for (std::optional<Chart>* bars : {&throughput, &transports, &share_waits, &llm_steps}) log_axis_if_wide(*bars);
   return numbered(
       {throughput, waits, cdf_chart(m, "Job completion time (CDF)", "JCT (s)", columns, &JobColumns::jcts),
        over_time_chart(m, "Allocated GPUs over time", "GPUs allocated", [](const ClusterSample& x) { return x.allocated_gpus; }),
-       fragmentation, pending, transports, share_waits});
+       fragmentation, pending, transports, share_waits, llm_steps});
 }
 
 std::vector<Chart> fill_charts(const ReportModel& m) {

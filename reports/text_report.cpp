@@ -240,10 +240,30 @@ std::string node_type_table(const ResultSet& r) {
   return out;
 }
 
+// Per LLM, each scheduler's first run: its jobs' mean step and where the time goes.
+std::string llm_step_table(const ResultSet& r) {
+  bool any = false;
+  for (const SchedulerResult& s : r.schedulers) any = any || !s.runs.front().llm_steps.empty();
+  if (!any) return "";
+  std::string out = fmt::format("\nLLM jobs, mean step (first seed){:>4}{:>26}{:>8}{:>9}  where the step goes\n", "",
+                                "tokens/s/GPU", "MFU", "step s");
+  for (const SchedulerResult& s : r.schedulers)
+    for (const LlmModelStep& m : s.runs.front().llm_steps) {
+      std::string parts;
+      for (const auto& [part, seconds] : m.parts())
+        if (seconds > 0 && m.step_s > 0)
+          parts += fmt::format("{}{} {}%", parts.empty() ? "" : ", ", part, format_number(100 * seconds / m.step_s));
+      out +=
+          fmt::format("  {:<16} {:<16} {:>4} job{:<1} {:>12} {:>7}% {:>8}  {}\n", s.name, m.model, m.jobs, m.jobs == 1 ? "" : "s",
+                      format_number(m.tokens_per_sec_per_gpu), format_number(100 * m.mfu), format_number(m.step_s), parts);
+    }
+  return out;
+}
+
 std::string render_replay(const ResultSet& r, const TextOptions& options) {
   std::string out = header(r) + "\n";
-  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + node_type_table(r);
-  out += replay_columns(r) + node_type_table(r);
+  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + node_type_table(r) + llm_step_table(r);
+  out += replay_columns(r) + node_type_table(r) + llm_step_table(r);
   const RunResult& first = r.schedulers.front().runs.front();
   if (has_job_records(first) && first.workload->size() <= options.max_job_lines) {
     auto records = first_records(r);

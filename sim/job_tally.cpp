@@ -10,6 +10,22 @@ bool trains_images(const JobSpec& job) {
   return model && model->unit == SampleUnit::Images;
 }
 
+void add_llm_step(JobTally::LlmStepSums& sums, const LlmStep& step) {
+  ++sums.jobs;
+  LlmStep& s = sums.sum;
+  s.tokens_per_sec_per_gpu += step.tokens_per_sec_per_gpu;
+  s.mfu += step.mfu;
+  s.step_ms += step.step_ms;
+  s.compute_ms += step.compute_ms;
+  s.tp_ms += step.tp_ms;
+  s.ep_ms += step.ep_ms;
+  s.cp_ms += step.cp_ms;
+  s.pp_bubble_ms += step.pp_bubble_ms;
+  s.pp_p2p_ms += step.pp_p2p_ms;
+  s.dp_exposed_ms += step.dp_exposed_ms;
+  s.optimizer_ms += step.optimizer_ms;
+}
+
 void count_placed(const Workload& workload, const JobSpec& job, const JobRecord& r, JobTally& t) {
   ++t.placed;
   if (!job.is_share()) ++t.topology_placed;  // placements with topology constraints to meet
@@ -35,6 +51,7 @@ void count_placed(const Workload& workload, const JobSpec& job, const JobRecord&
     sums.samples_per_sec += r.samples_per_sec;
     sums.ideal_samples_per_sec += r.ideal_samples_per_sec;
   }
+  if (llm && r.llm) add_llm_step(t.llm_steps[llm_model_key(*llm->model)], *r.llm);
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ struct JobTally {
     uint64_t jobs = 0;  // started jobs training the model with the framework
     double samples_per_sec = 0, ideal_samples_per_sec = 0;
   };
+  struct LlmStepSums {
+    uint64_t jobs = 0;
+    LlmStep sum;  // every figure summed over the started jobs
+  };
   struct NodeTypeSums {
     uint64_t jobs = 0;           // training jobs started on the type (their first pod's node)
     double gpu_ms = 0;           // GPU time of those that finished
@@ -40,6 +44,7 @@ struct JobTally {
   double efficiency_sum = 0;
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
   std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model key, framework)
+  std::map<uint16_t, LlmStepSums> llm_steps;                                // by llm_model_key
   std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index
   std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
   std::set<std::string> rejection_reasons;                                  // those reasons

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/enum_names.h"
@@ -77,6 +78,26 @@ struct ModelThroughput {
   uint64_t jobs = 0;                // started jobs training it
   double mean_samples_per_sec = 0;  // mean over those jobs of their whole-job throughput
   double mean_ideal_samples_per_sec = 0;
+};
+
+// The mean step of one LLM's jobs in a run (core/llm_step.h), over the jobs that started: seconds
+// per step and its parts, tokens/s per GPU, MFU.
+struct LlmModelStep {
+  std::string model;
+  uint64_t jobs = 0;
+  double tokens_per_sec_per_gpu = 0, mfu = 0, step_s = 0;
+  double compute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0, pp_bubble_s = 0, pp_p2p_s = 0, dp_exposed_s = 0, optimizer_s = 0;
+  // The parts in report order with their names (the sum is step_s).
+  std::vector<std::pair<const char*, double>> parts() const {
+    return {{"compute", compute_s},
+            {"tensor-parallel", tp_s},
+            {"expert all-to-all", ep_s},
+            {"context exchange", cp_s},
+            {"pipeline bubble", pp_bubble_s},
+            {"pipeline sends", pp_p2p_s},
+            {"data-parallel exposed", dp_exposed_s},
+            {"optimizer", optimizer_s}};
+  }
 };
 
 // What the training jobs did on one node type of the cluster, per scheduler run.

@@ -104,4 +104,30 @@ std::vector<ModelThroughput> throughput_by_model(const RunOutput& run) {
   return out;
 }
 
+std::vector<LlmModelStep> llm_steps_by_model(const RunOutput& run) {
+  std::vector<LlmModelStep> out;
+  for (const auto& [key, sums] : run.tally.llm_steps) {
+    const LlmModel* model = llm_of_model_key(key);
+    if (model == nullptr || sums.jobs == 0) continue;
+    const double n = static_cast<double>(sums.jobs);
+    const LlmStep& s = sums.sum;
+    LlmModelStep m;
+    m.model = model->name;
+    m.jobs = sums.jobs;
+    m.tokens_per_sec_per_gpu = s.tokens_per_sec_per_gpu / n;
+    m.mfu = s.mfu / n;
+    m.step_s = s.step_ms / n / 1e3;
+    m.compute_s = s.compute_ms / n / 1e3;
+    m.tp_s = s.tp_ms / n / 1e3;
+    m.ep_s = s.ep_ms / n / 1e3;
+    m.cp_s = s.cp_ms / n / 1e3;
+    m.pp_bubble_s = s.pp_bubble_ms / n / 1e3;
+    m.pp_p2p_s = s.pp_p2p_ms / n / 1e3;
+    m.dp_exposed_s = s.dp_exposed_ms / n / 1e3;
+    m.optimizer_s = s.optimizer_ms / n / 1e3;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace topsim

@@ -14,6 +14,8 @@ namespace topsim {
 Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill);
 // Per (model, framework) of the started jobs: how many, their mean and ideal throughput.
 std::vector<ModelThroughput> throughput_by_model(const RunOutput& run);
+// Per LLM, the mean step of its started jobs.
+std::vector<LlmModelStep> llm_steps_by_model(const RunOutput& run);
 // Training jobs per modelled node type of `cluster` (every type, in its order; none for a
 // trace's node list).
 std::vector<NodeTypeUsage> usage_by_node_type(const RunOutput& run, const ClusterState& cluster);

@@ -157,6 +157,24 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
                                r.number(models[i], "mean_samples_per_sec", mp),
                                r.number(models[i], "mean_ideal_samples_per_sec", mp)});
   }
+  if (run.contains("llm_step_by_model")) {
+    const Json& steps = r.array(run, "llm_step_by_model", p);
+    for (size_t i = 0; steps.is_array() && i < steps.size(); ++i) {
+      const std::string sp = p + "/llm_step_by_model/" + std::to_string(i);
+      const Json& j = steps[i];
+      LlmModelStep m;
+      m.model = r.text(j, "model", sp);
+      m.jobs = static_cast<uint64_t>(r.number(j, "jobs", sp));
+      m.tokens_per_sec_per_gpu = r.number(j, "tokens_per_s_per_gpu", sp);
+      m.mfu = r.number(j, "mfu", sp);
+      m.step_s = r.number(j, "step_s", sp);
+      double* parts[] = {&m.compute_s, &m.tp_s, &m.ep_s, &m.cp_s, &m.pp_bubble_s, &m.pp_p2p_s, &m.dp_exposed_s, &m.optimizer_s};
+      const std::string keys[] = {"compute_s",         "tensor_parallel_s", "expert_all_to_all_s",     "context_exchange_s",
+                                  "pipeline_bubble_s", "pipeline_sends_s",  "data_parallel_exposed_s", "optimizer_s"};
+      for (size_t k = 0; k < std::size(keys); ++k) *parts[k] = r.number(j, keys[k].c_str(), sp);
+      result.llm_steps.push_back(std::move(m));
+    }
+  }
   if (run.contains("usage_by_node_type")) {
     const Json& types = r.array(run, "usage_by_node_type", p);
     for (size_t i = 0; types.is_array() && i < types.size(); ++i) {

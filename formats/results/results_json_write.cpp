@@ -111,6 +111,14 @@ Json load_curve_json(const std::vector<LoadPoint>& curve) {
                                   {"failed", [](const LoadPoint& p) { return Json(p.failed); }}});
 }
 
+// "tensor-parallel" -> "tensor_parallel_s": a step part's key in llm_step_by_model.
+std::string llm_part_key(const char* part) {
+  std::string key = part;
+  for (char& c : key)
+    if (c == '-' || c == ' ') c = '_';
+  return key + "_s";
+}
+
 Json run_json(const RunResult& run) {
   Json by_model = Json::array();
   for (const ModelThroughput& t : run.by_model)
@@ -124,6 +132,19 @@ Json run_json(const RunResult& run) {
               {"metrics", metrics_json(run.metrics)},
               {"throughput_by_model", by_model},
               {"target_workload_specs", run.target_specs}};
+  if (!run.llm_steps.empty()) {
+    Json steps = Json::array();
+    for (const LlmModelStep& m : run.llm_steps) {
+      Json step = {{"model", m.model},
+                   {"jobs", m.jobs},
+                   {"tokens_per_s_per_gpu", rounded_micro(m.tokens_per_sec_per_gpu)},
+                   {"mfu", rounded_micro(m.mfu)},
+                   {"step_s", rounded_micro(m.step_s)}};
+      for (const auto& [part, seconds] : m.parts()) step[llm_part_key(part)] = rounded_micro(seconds);
+      steps.push_back(std::move(step));
+    }
+    out["llm_step_by_model"] = steps;
+  }
   if (run.by_node_type.size() > 1) {  // a cluster of one node type: the run's own totals say it
     Json by_type = Json::array();
     for (const NodeTypeUsage& u : run.by_node_type)

@@ -70,4 +70,14 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains(" tokens/s (100.0% of the ideal placement's ") && Catch::Contains("  step: ") &&
                         Catch::Contains("+ tensor-parallel ") && Catch::Contains("tokens/s per GPU, MFU "));
+  // The run's summaries and report carry the LLM jobs' mean step, and results.json keeps it.
+  const std::string out = dir.file("out");
+  CHECK_THAT(topsim::test::read_text(out + "/summary.txt"),
+             Catch::Contains("LLM jobs, mean step (first seed)") && Catch::Contains("llama3-70b"));
+  const std::string results = topsim::test::read_text(out + "/results.json");
+  CHECK_THAT(results, Catch::Contains("\"llm_step_by_model\"") && Catch::Contains("\"tensor_parallel_s\""));
+  REQUIRE(run_cli("report '" + out + "' -o '" + dir.file("again") + "'").exit_code == 0);
+  CHECK_THAT(topsim::test::read_text(dir.file("again") + "/report.html"), Catch::Contains("LLM jobs: where the step goes"));
+  CHECK_THAT(topsim::test::read_text(dir.file("again") + "/summary.md"),
+             Catch::Contains("| scheduler | LLM | jobs | tokens/s per GPU |"));
 }
