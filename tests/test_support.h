@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -107,5 +108,20 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
+
+// Whether some line of `text` (without its newline) matches the regular expression `pattern` as a
+// whole. Line by line: a pattern spanning the text ("(.|\n)*...") recurses once per character in
+// std::regex and overflows the stack on long texts under sanitizers.
+inline bool some_line_matches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (std::regex_match(text.begin() + static_cast<long>(start), text.begin() + static_cast<long>(end), re)) return true;
+    start = end + 1;
+  }
+  return false;
+}
 
 }  // namespace topsim::test

@@ -83,8 +83,8 @@ TEST_CASE("reports::text summary accounts for every job, never-placed ones inclu
   // Expected: 2 submitted = 1 finished + 0 rejected + 0 stuck + 1 never placed, and the wait
   // says it is over finished jobs only.
   CHECK_THAT(text, Catch::Contains("jobs submitted") && Catch::Contains("  stuck / never placed"));
-  CHECK_THAT(text, Catch::Matches("(.|\n)*  stuck / never placed +0 / 1\n(.|\n)*"));
-  CHECK_THAT(text, Catch::Matches("(.|\n)*  finished / rejected +1 / 0\n(.|\n)*"));
+  CHECK(some_line_matches(text, ".*  stuck / never placed +0 / 1"));
+  CHECK(some_line_matches(text, ".*  finished / rejected +1 / 0"));
   CHECK_THAT(text, Catch::Contains("wait and JCT are over finished jobs only (topology-aware 1 of 2)"));
   MemorySink sink;
   REQUIRE(write_report({{"bench", &results}}, sink).ok());
@@ -96,8 +96,8 @@ TEST_CASE("reports::text summary accounts for every job, never-placed ones inclu
 
 TEST_CASE("reports::text summary of a scheduler that ran nothing shows n/a, not zero waits", "[reports]") {
   const std::string text = render_text(default_places_nothing());
-  CHECK_THAT(text, Catch::Matches("(.|\n)*wait of finished, mean / p95 \\(s\\) +0\\.0 / 0\\.0 +n/a\n(.|\n)*"));
-  CHECK_THAT(text, Catch::Matches("(.|\n)*placement efficiency \\(started\\) +[0-9.]+% +n/a\n(.|\n)*"));
+  CHECK(some_line_matches(text, ".*wait of finished, mean / p95 \\(s\\) +0\\.0 / 0\\.0 +n/a"));
+  CHECK(some_line_matches(text, ".*placement efficiency \\(started\\) +[0-9.]+% +n/a"));
 }
 
 TEST_CASE("reports::comparison headline cards show the largest change across schedulers", "[reports]") {
