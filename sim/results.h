@@ -55,7 +55,7 @@ struct RunResult {
   uint64_t seed = 0;
   Metrics metrics;
   std::vector<ModelThroughput> by_model;
-  std::vector<LlmModelStep> llm_steps;  // per LLM, its jobs' mean step (empty without LLM jobs)
+  std::vector<LlmModelStep> llm_steps;      // per LLM, its jobs' mean step (empty without LLM jobs)
   std::vector<NodeTypeUsage> by_node_type;  // training jobs per node type, in the cluster's type order
   size_t target_specs = 0;                  // FGD target workload specs (0: not measured)
   int64_t sample_every_ms = 0;
