@@ -58,9 +58,8 @@ void count_placed(const Workload& workload, const JobSpec& job, const JobRecord&
 
 uint16_t llm_model_key(const LlmModel& model) {
   const auto& catalog = llm_catalog();
-  for (size_t i = 0; i < catalog.size(); ++i)
-    if (&catalog[i] == &model) return static_cast<uint16_t>(kLlmModelKeyBit | i);
-  return kNoModel;
+  if (&model < catalog.data() || &model >= catalog.data() + catalog.size()) return kNoModel;  // not a catalog entry
+  return static_cast<uint16_t>(kLlmModelKeyBit | static_cast<size_t>(&model - catalog.data()));
 }
 
 const LlmModel* llm_of_model_key(uint16_t key) {

@@ -212,7 +212,8 @@ void read_schedulers(Reader& r, const Json& root, ResultSet& results) {
 // One line of jobs.jsonl as the job and its record (the fields reports read).
 // An LLM job's step as jobs.jsonl writes it (formats/results/job_line.cpp put_llm), seconds to ms.
 LlmStep read_llm_step(const Json& j) {
-  auto sec = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() * 1000 : 0.0; };
+  auto num = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; };
+  auto sec = [&](const char* key) { return num(key) * 1000; };
   LlmStep s;
   s.step_ms = sec("step_s");
   s.compute_ms = sec("compute_s");
@@ -223,8 +224,8 @@ LlmStep read_llm_step(const Json& j) {
   s.pp_p2p_ms = sec("pp_p2p_s");
   s.dp_exposed_ms = sec("dp_exposed_s");
   s.optimizer_ms = sec("optimizer_s");
-  s.tokens_per_sec_per_gpu = sec("tokens_per_s_per_gpu") / 1000;
-  s.mfu = sec("mfu") / 1000;
+  s.tokens_per_sec_per_gpu = num("tokens_per_s_per_gpu");
+  s.mfu = num("mfu");
   return s;
 }
 
