@@ -57,7 +57,7 @@ Scenario scenario_of(uint32_t jobs, bool llm) {
   Scenario s;
   s.name = llm ? "llm-30pct" : "cnn";
   s.workload = std::make_shared<const Workload>(std::move(workload));
-  s.cluster.groups.push_back({*builtin_model("hgx-h100"), 64, NodeMode::Topology, false});
+  s.cluster.groups.push_back({*builtin_model("hgx-h100"), 64, NodeMode::Topology, false, {}, {}});
   s.cluster.network.transport = NetworkTransport::InfiniBand;
   s.record_transitions = false;
   return s;

@@ -100,7 +100,7 @@ Scenario synthetic_scenario(const std::string& name, uint32_t jobs, int nodes, d
   Workload workload = stream_synthetic(options);
   workload.reference_gpu = "v100";  // as a scenario's synthetic workload: run times from work on the reference GPU
   s.workload = std::make_shared<const Workload>(std::move(workload));
-  s.cluster.groups.push_back({*builtin_model("dgx-a100"), nodes, NodeMode::Topology, false});
+  s.cluster.groups.push_back({*builtin_model("dgx-a100"), nodes, NodeMode::Topology, false, {}, {}});
   s.cluster.network.transport = NetworkTransport::InfiniBand;
   s.schedulers = {"topology-aware", "default"};
   s.record_transitions = false;

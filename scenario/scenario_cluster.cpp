@@ -21,9 +21,43 @@ namespace fs = std::filesystem;
 
 }  // namespace
 
+namespace {
+
+// One fabric level: {"name", "fanout" | "label", "oversubscription" | "uplink_gbit", "links"}.
+void read_fabric_level(JsonErrors& errors, const JsonAt& at, NetworkTransport transport, const NetworkModel& model,
+                       FabricSpec& fabric) {
+  JsonObject o(errors, at, {"name", "fanout", "label", "oversubscription", "uplink_gbit", "links"});
+  if (!o.is_object() || !o.require("name")) return;
+  FabricLevelSpec level;
+  if (auto name = o.string("name")) level.name = *name;
+  if (o.has("fanout") == o.has("label"))
+    return o.fail("fanout", "give \"fanout\" (nodes fill groups in order) or \"label\", one of them");
+  if (auto f = o.integer("fanout", 1, 1000000)) level.fanout = static_cast<int>(*f);
+  if (auto l = o.string("label")) {
+    if (l->empty()) return o.fail("label", "must name a node label");
+    level.label = *l;
+  }
+  if (o.has("oversubscription") && o.has("uplink_gbit"))
+    return o.fail("uplink_gbit", "give \"oversubscription\" or \"uplink_gbit\", not both");
+  if (auto v = o.number("oversubscription", 1, 1000)) level.oversubscription = *v;
+  // An absolute uplink in line rate: achieved as the nodes' NICs achieve theirs on this transport.
+  if (auto v = o.number("uplink_gbit", 0.001, 1e9))
+    level.uplink_gbps = network_gbps(*v) * model.efficiency(transport == NetworkTransport::Tcp    ? NicTransport::Ethernet
+                                                            : transport == NetworkTransport::Roce ? NicTransport::RoCE
+                                                                                                  : NicTransport::InfiniBand);
+  if (auto links = o.string("links")) {
+    if (*links != "nvlink" && *links != "network") return o.fail("links", "'" + *links + "' is not one of network, nvlink");
+    level.nvlink = *links == "nvlink";
+  }
+  fabric.levels.push_back(std::move(level));
+}
+
+}  // namespace
+
 void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, NetworkModel& model) {
   JsonObject o(errors, at,
-               {"transport", "nic_speed_gbit", "tcp_efficiency", "rdma_efficiency", "nodes_per_rack", "rack_oversubscription"});
+               {"transport", "nic_speed_gbit", "tcp_efficiency", "rdma_efficiency", "nodes_per_rack", "rack_oversubscription",
+                "levels", "rails"});
   if (auto t = o.string("transport")) {
     if (auto transport = parse_enum<NetworkTransport>(*t))
       net.transport = *transport;
@@ -36,8 +70,27 @@ void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, Networ
     model.infiniband_efficiency = *v;
     model.roce_efficiency = *v * kRoceFramingRatio;
   }
-  if (auto v = o.integer("nodes_per_rack", 0, 100000)) net.nodes_per_rack = static_cast<int>(*v);
-  if (auto v = o.number("rack_oversubscription", 1, 1000)) net.rack_oversubscription = *v;
+  if (o.has("levels") && (o.has("nodes_per_rack") || o.has("rack_oversubscription")))
+    return o.fail("nodes_per_rack",
+                  "give \"levels\" or the one-level shorthand nodes_per_rack / rack_oversubscription, not both");
+  // The one-level shorthand: racks of nodes_per_rack nodes in order.
+  if (auto v = o.integer("nodes_per_rack", 0, 100000); v && *v > 0)
+    net.fabric.levels.push_back({"rack", static_cast<int>(*v), "", 1, 0, false});
+  if (auto v = o.number("rack_oversubscription", 1, 1000)) {
+    if (net.fabric.levels.empty()) return o.fail("rack_oversubscription", "needs nodes_per_rack (the racks it applies to)");
+    net.fabric.levels.front().oversubscription = *v;
+  }
+  if (auto levels = o.member("levels")) {
+    if (!levels->value->is_array() || levels->value->empty())
+      return errors.fail(levels->pointer,
+                         "must be a non-empty array of levels, lowest first (e.g. [{\"name\": \"rack\", \"fanout\": 16}])");
+    for (size_t i = 0; i < levels->value->size() && !errors.failed(); ++i)
+      read_fabric_level(errors, levels->element(i), net.transport, model, net.fabric);
+  }
+  if (auto r = o.integer("rails", 0, 64)) {
+    if (*r > 0 && net.fabric.empty()) return o.fail("rails", "needs \"levels\" (the rail switches are the lowest level)");
+    net.fabric.rails = static_cast<int>(*r);
+  }
 }
 
 namespace {

@@ -55,6 +55,7 @@ ClusterState::ClusterState(const ClusterState& other)
     : types_(other.types_),
       nodes_(other.nodes_),
       network_(other.network_),
+      fabric_(other.fabric_),
       modelled_(other.modelled_),
       mixes_gpu_models_(other.mixes_gpu_models_),
       total_gpus_(other.total_gpus_),
@@ -84,8 +85,6 @@ void ClusterState::add_node(int type, NodeMode label, bool pinned, ShareNode twi
   node.type = type;
   node.label = label;
   node.label_pinned = pinned;
-  const int index = node_count();
-  node.rack = network_.nodes_per_rack > 0 ? index / network_.nodes_per_rack : 0;
   node.free = all_gpus(this->type(type).gpus);
   nodes_.push_back(node);
   shares_.nodes.push_back(std::move(twin));
@@ -104,10 +103,15 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
     const int type_index = cluster.type_count();
     cluster.add_type(std::move(type).value());
     const NodeType& t = cluster.type(type_index);
-    for (int i = 0; i < group.count; ++i)
-      cluster.add_node(
-          type_index, group.label, group.label_pinned,
-          make_share_node("node-" + std::to_string(cluster.node_count()), group.label, type_index, t.gpus, t.card_mem_gib, 0, 0));
+    if (!group.names.empty() && static_cast<int>(group.names.size()) != group.count)
+      return Error{where + "/names: " + std::to_string(group.names.size()) + " names for " + std::to_string(group.count) +
+                   " nodes"};
+    for (int i = 0; i < group.count; ++i) {
+      std::string name =
+          group.names.empty() ? "node-" + std::to_string(cluster.node_count()) : group.names[static_cast<size_t>(i)];
+      cluster.add_node(type_index, group.label, group.label_pinned,
+                       make_share_node(std::move(name), group.label, type_index, t.gpus, t.card_mem_gib, 0, 0));
+    }
   }
   if (!spec.trace_nodes.empty()) {
     if (!spec.groups.empty()) return Error{"/cluster: node groups and a trace's node list cannot be mixed"};
@@ -120,8 +124,74 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
     }
   }
   if (cluster.nodes_.empty()) return Error{"/cluster/nodes: the cluster has no nodes"};
+  if (!spec.network.fabric.empty()) {
+    if (!spec.trace_nodes.empty()) return Error{"/cluster/network/levels: a trace's node list has no network to place"};
+    if (auto built = cluster.build_fabric(spec); !built) return built.error();
+  }
   cluster.free_gpus_ = cluster.total_gpus_;
   return cluster;
+}
+
+namespace {
+
+// Each node's group per level from its group's labels: a group is the nodes with the same value
+// under the same upper groups; groups are numbered in order of first appearance.
+Expected<std::vector<std::vector<int>>> groups_by_labels(const ClusterSpec& spec) {
+  const std::vector<FabricLevelSpec>& levels = spec.network.fabric.levels;
+  std::vector<std::vector<std::string>> keys(levels.size());  // [level][node]: the path from the top
+  for (size_t g = 0; g < spec.groups.size(); ++g) {
+    const NodeGroupSpec& group = spec.groups[g];
+    std::string path;
+    std::vector<std::string> at_level(levels.size());
+    for (size_t l = levels.size(); l-- > 0;) {
+      const auto it = group.labels.find(levels[l].label);
+      if (it == group.labels.end())
+        return Error{"/cluster/nodes/" + std::to_string(g) + ": no label " + levels[l].label + " (the fabric's level '" +
+                     levels[l].name + "' reads it; label every GPU node or place the level by \"fanout\")"};
+      path += '\n' + it->second;
+      at_level[l] = path;
+    }
+    for (size_t l = 0; l < levels.size(); ++l) keys[l].insert(keys[l].end(), static_cast<size_t>(group.count), at_level[l]);
+  }
+  std::vector<std::vector<int>> groups(levels.size());
+  for (size_t l = 0; l < levels.size(); ++l) {
+    std::map<std::string, int> index;
+    for (const std::string& key : keys[l]) groups[l].push_back(index.emplace(key, static_cast<int>(index.size())).first->second);
+  }
+  return groups;
+}
+
+}  // namespace
+
+Status ClusterState::build_fabric(const ClusterSpec& spec) {
+  const FabricSpec& fabric = spec.network.fabric;
+  const bool by_label = !fabric.levels.front().label.empty();
+  for (size_t l = 0; l < fabric.levels.size(); ++l)
+    if (fabric.levels[l].label.empty() == by_label)
+      return Error{"/cluster/network/levels/" + std::to_string(l) +
+                   ": every level is placed by \"label\" or every level by \"fanout\", not a mix"};
+  auto groups = by_label ? groups_by_labels(spec) : Fabric::groups_by_order(fabric, node_count());
+  if (!groups) return Error{(by_label ? "" : "/cluster/network/") + groups.error().message};
+  auto built = Fabric::build(fabric, std::move(groups).value());
+  if (!built) return Error{"/cluster/network/" + built.error().message};
+  const Fabric& f = *built;
+  for (int t = 0; t < type_count(); ++t)
+    if (f.rails() > 0 && type(t).topology && f.rails() > type(t).topology->nic_count())
+      return Error{"/cluster/network/rails: " + std::to_string(f.rails()) + " rails, but " + type(t).name + " has " +
+                   std::to_string(type(t).topology->nic_count()) + " NICs (a rail is one NIC of every node)"};
+  if (f.has_nvlink()) {
+    std::vector<const GpuModel*> gpu_of(static_cast<size_t>(f.group_count(0)), nullptr);
+    for (int n = 0; n < node_count(); ++n) {
+      const GpuModel*& first = gpu_of[static_cast<size_t>(f.group(0, n))];
+      if (first && first != type_of(n).gpu)
+        return Error{"/cluster/network/levels/0: NVLink " + f.level(0).name + " " + std::to_string(f.group(0, n)) +
+                     " mixes GPU models (" + first->name + " and " + (type_of(n).gpu ? type_of(n).gpu->name : "none") +
+                     "); one NVLink domain holds one GPU model"};
+      first = type_of(n).gpu;
+    }
+  }
+  fabric_ = std::make_shared<const Fabric>(std::move(built).value());
+  return {};
 }
 
 void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target) {

@@ -10,11 +10,13 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/fabric.h"
 #include "core/fragmentation.h"
 #include "core/gpu_set.h"
 #include "core/gpu_share.h"
@@ -45,10 +47,7 @@ struct EnumNames<NetworkTransport> {
 struct NetworkSpec {
   NetworkTransport transport = NetworkTransport::Tcp;  // default: plain Kubernetes pod networking
   double nic_speed_gbit = 0;                           // overrides every node NIC's speed when > 0; default 0 (keep)
-  int nodes_per_rack = 0;                              // 0 = no rack level (default); nodes fill racks in order
-  // Oversubscription of the rack uplinks (>= 1, default 1): a job whose nodes span racks gets
-  // at most its per-node network bandwidth divided by this (its ring crosses the uplinks).
-  double rack_oversubscription = 1;
+  FabricSpec fabric;                                   // tiers above the nodes (core/fabric.h); default none
 };
 
 struct NodeGroupSpec {
@@ -56,6 +55,10 @@ struct NodeGroupSpec {
   int count = 1;
   NodeMode label = NodeMode::Topology;  // `ack.node.gpu.schedule`
   bool label_pinned = false;            // true when the scenario fixed the label for this group
+  // The nodes' labels a fabric placed by labels reads (level label -> value), e.g.
+  // {"topology.k8s.aws/network-node-layer-3": "nn-3a"}; every node of the group shares them.
+  std::map<std::string, std::string> labels;
+  std::vector<std::string> names;  // the nodes' own names (kubectl), when known; else node-<index>
 };
 
 struct ClusterSpec {
@@ -81,7 +84,6 @@ Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& gro
 struct SimNode {
   int type = 0;  // index into ClusterState::type()
   NodeMode label = NodeMode::Topology;
-  int rack = 0;
   bool label_pinned = false;
   GpuSet free;  // cards without any pod
 };
@@ -110,6 +112,9 @@ class ClusterState {
   const SimNode& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
   const NodeType& type_of(int node) const { return type(this->node(node).type); }
   const NetworkSpec& network() const { return network_; }
+  // The tiers above the nodes (empty without a fabric); shared by copies.
+  const Fabric& fabric() const { return *fabric_; }
+  const std::string& node_name(int node) const { return shares_.nodes[static_cast<size_t>(node)].name; }
   int total_gpus() const { return total_gpus_; }
   int free_gpus() const { return free_gpus_; }  // idle cards
   int gpus_per_node(int node) const { return type_of(node).gpus; }
@@ -146,10 +151,13 @@ class ClusterState {
   void add_type(std::shared_ptr<const NodeType> type);
   void add_node(int type, NodeMode label, bool pinned, ShareNode twin);
   void set_free(int node, const std::vector<int>& cards, bool free);
+  // Places the nodes in the fabric's groups (by order or by their labels) and checks it.
+  Status build_fabric(const ClusterSpec& spec);
 
   std::vector<std::shared_ptr<const NodeType>> types_;
   std::vector<SimNode> nodes_;
   NetworkSpec network_;
+  std::shared_ptr<const Fabric> fabric_ = std::make_shared<const Fabric>();
   bool modelled_ = true;
   bool mixes_gpu_models_ = false;
   int total_gpus_ = 0;

@@ -1,13 +1,16 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <queue>
+#include <unordered_map>
 
 #include "sim/invariants.h"
 #include "sim/job_store.h"
 #include "sim/job_timing.h"
+#include "sim/link_shares.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
 
@@ -50,6 +53,7 @@ class Engine final : private Binder {
         sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     cluster_.prepare(config.scheduler->serves, &target_);
+    if (config.jobs_wait) start_link_shares();
     if (config.check_invariants) invariants_.emplace(cluster_);
     if (config.jobs_wait && !config.stop_when.empty()) watch_.emplace(config.stop_when, workload);
     out_.total_gpus = cluster_.total_gpus();
@@ -76,9 +80,9 @@ class Engine final : private Binder {
         submit(*upcoming);
       }
       while (!events_.empty() && events_.top().time_ms == t) {
-        const uint32_t job = events_.top().job;
+        const Event event = events_.top();
         events_.pop();
-        finish(job);
+        if (current(event)) finish(event.job);
       }
       schedule_pass();
       if (!config_.jobs_wait) fail_waiting();
@@ -97,7 +101,18 @@ class Engine final : private Binder {
   struct Event {
     int64_t time_ms;
     uint64_t seq;
-    uint32_t job;  // finish of this job
+    uint32_t job;          // finish of this job
+    uint32_t version = 0;  // of its rate (a job re-rated by shared links gets a new finish event)
+  };
+  // A running job whose traffic crosses fabric uplinks (sim/link_shares.h): its work left and
+  // rate since `since_ms`, so that a change of its share moves its finish.
+  struct Flowing {
+    double work_left = 0;  // samples (tokens) still to process at since_ms
+    double rate = 0;       // samples/s now
+    double factor = 1;     // its share / its demand now
+    int64_t since_ms = 0;
+    int64_t finish_ms = 0;
+    uint32_t version = 0;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -148,7 +163,10 @@ class Engine final : private Binder {
   ClusterSample sample() const {
     int64_t pending = 0;
     for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());  // O(queues)
-    return sample_cluster(cluster_, running_, pending);
+    ClusterSample s = sample_cluster(cluster_, running_, pending);
+    if (links_)
+      for (int l = 0; l < links_->level_count(); ++l) s.link_utilisation.push_back(links_->level_utilisation(l));
+    return s;
   }
 
   void set_state(uint32_t job, JobState state) {
@@ -195,8 +213,103 @@ class Engine final : private Binder {
     queue->pending.push(id, queue->scheduler->shape(view_, id));
   }
 
+  // False for a finish event that a later re-rating replaced, or of a job already closed.
+  bool current(const Event& event) const {
+    if (!book_.is_open(event.job)) return false;
+    const auto it = flowing_.find(event.job);
+    return it == flowing_.end() || it->second.version == event.version;
+  }
+
+  void start_link_shares() {
+    const Fabric& fabric = cluster_.fabric();
+    if (fabric.empty() || fabric.link_count() == 0) return;
+    std::vector<double> type_gbps;  // each node type's achieved NIC bandwidth
+    for (int t = 0; t < cluster_.type_count(); ++t) {
+      const NodeType& type = cluster_.type(t);
+      type_gbps.push_back(type.topology ? node_network_gbps(*type.topology, to_ids(all_gpus(type.gpus)), config_.network) : 0);
+    }
+    std::vector<double> node_gbps;
+    for (const SimNode& node : cluster_.nodes()) node_gbps.push_back(type_gbps[static_cast<size_t>(node.type)]);
+    std::vector<double> capacity = fabric.link_capacities(node_gbps);
+    for (double& c : capacity) c = std::max(c, 1e-9);  // a group of NIC-less nodes: no job crosses it
+    std::vector<int> levels;
+    for (int l = 0; l < fabric.link_count(); ++l) levels.push_back(fabric.link_level(l));
+    links_.emplace(std::move(capacity), std::move(levels));
+    out_.shared_links = true;
+  }
+
+  // The uplinks a started job's traffic crosses, and its demand on each (0: none).
+  double fabric_demand(uint32_t id, std::vector<int>& crossed) const {
+    const JobRecord& r = book_[id];
+    if (!links_ || r.comm.hosts < 2 || !(r.comm.bus_bandwidth_gbps > 0)) return 0;
+    std::vector<int> nodes;
+    std::vector<int> nics;
+    bool aligned = true;
+    for (const PodPlacement& pod : r.pods) {
+      if (std::find(nodes.begin(), nodes.end(), pod.node) == nodes.end()) nodes.push_back(pod.node);
+      const NodeType& type = cluster_.type_of(pod.node);
+      if (!type.topology) continue;
+      std::vector<int> used = network_nics(*type.topology, pod.gpus);
+      if (nics.empty()) nics = used;
+      aligned = aligned && used == nics;
+    }
+    if (nodes.size() < 2) return 0;
+    cluster_.fabric().links_crossed(nodes, aligned, crossed);
+    return crossed.empty() ? 0 : r.comm.bus_bandwidth_gbps;
+  }
+
+  // Moves the finish of a running job whose share of its links changed.
+  void rerate(uint32_t id, Flowing& f, double factor) {
+    JobRecord& r = book_[id];
+    const double elapsed_s = static_cast<double>(now_ms_ - f.since_ms) / 1e3;
+    f.work_left = std::max(0.0, f.work_left - f.rate * elapsed_s);
+    if (f.factor < 1) r.contended_ms += now_ms_ - f.since_ms;
+    f.since_ms = now_ms_;
+    f.factor = factor;
+    r.least_network_share = std::min(r.least_network_share, factor);
+    const double rate = factor < 1 ? timer_.rate_at(open_[id], r, factor) : r.samples_per_sec;
+    if (!(rate > 0)) return;  // no model at this share: it keeps its finish
+    f.rate = rate;
+    const int64_t finish = now_ms_ + static_cast<int64_t>(std::ceil(f.work_left / rate * 1e3));
+    out_.busy_gpu_ms += (finish - f.finish_ms) * open_[id].total_gpus();
+    f.finish_ms = finish;
+    events_.push({finish, seq_++, id, ++f.version});
+  }
+
+  void rerate_changed(const std::vector<uint32_t>& changed, uint32_t except) {
+    const std::vector<uint32_t> jobs = changed;  // the next add/remove reuses the list
+    for (uint32_t job : jobs)
+      if (job != except) rerate(job, flowing_.at(job), links_->factor(job));
+  }
+
+  // A started job whose run time is known enters the shared links (when it crosses any).
+  void enter_links(uint32_t id, int64_t run_ms) {
+    std::vector<int> crossed;
+    const double demand = fabric_demand(id, crossed);
+    if (!(demand > 0) || !(book_[id].samples_per_sec > 0)) return;
+    Flowing& f = flowing_[id];
+    f.rate = book_[id].samples_per_sec;
+    f.work_left = f.rate * static_cast<double>(run_ms) / 1e3;
+    f.since_ms = now_ms_;
+    f.finish_ms = now_ms_ + run_ms;
+    const std::vector<uint32_t>& changed = links_->add(id, crossed, demand);
+    rerate_changed(changed, id);
+    const double factor = links_->factor(id);
+    if (factor < 1) rerate(id, f, factor);
+  }
+
+  void leave_links(uint32_t id) {
+    const auto it = flowing_.find(id);
+    if (it == flowing_.end()) return;
+    JobRecord& r = book_[id];
+    if (it->second.factor < 1) r.contended_ms += now_ms_ - it->second.since_ms;
+    flowing_.erase(it);
+    rerate_changed(links_->remove(id), id);
+  }
+
   void finish(uint32_t id) {
     ++out_.events;
+    leave_links(id);
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
     for (size_t pod = 0; pod < r.pods.size(); ++pod) {
@@ -263,6 +376,13 @@ class Engine final : private Binder {
     const int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
     if (run_ms == kForeverMs) return;
     if (!job.is_training()) out_.busy_gpu_ms += run_ms * job.gpu_milli_total(card_mem_of(r)) / kMilliPerGpu;
+    if (links_ && job.is_training()) {
+      enter_links(id, run_ms);
+      if (flowing_.count(id)) {
+        if (flowing_.at(id).version == 0) events_.push({now_ms_ + run_ms, seq_++, id, 0});
+        return;
+      }
+    }
     events_.push({now_ms_ + run_ms, seq_++, id});
   }
 
@@ -333,8 +453,10 @@ class Engine final : private Binder {
   size_t next_submit_ = 0;                            // jobs submitted so far
   uint64_t reported_events_ = 0, reported_done_ = 0;  // what the monitor has been told
   int64_t failed_ = 0;
-  std::optional<InvariantChecker> invariants_;  // with RunConfig::check_invariants
-  std::optional<VerdictWatch> watch_;           // with RunConfig::stop_when, in replays
+  std::optional<InvariantChecker> invariants_;     // with RunConfig::check_invariants
+  std::optional<VerdictWatch> watch_;              // with RunConfig::stop_when, in replays
+  std::optional<LinkShares> links_;                // replays on a fabric with uplinks
+  std::unordered_map<uint32_t, Flowing> flowing_;  // running jobs on shared links (never iterated)
 };
 
 }  // namespace

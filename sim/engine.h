@@ -87,6 +87,7 @@ struct RunOutput {
   int64_t capacity_milli = 0;          // the cluster's GPUs x 1000
   std::string invariant_violation;     // with check_invariants: the first violation (the run stopped there)
   std::optional<RunDecision> decided;  // with stop_when: the bound lost (the run stopped there)
+  bool shared_links = false;           // jobs shared the fabric's uplinks (sim/link_shares.h)
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

@@ -42,14 +42,18 @@ struct JobRecord {
   int64_t submit_ms = 0;
   int64_t start_ms = -1;  // all pods placed and the job started
   int64_t finish_ms = -1;
-  int64_t first_pod_ms = -1;           // first pod placed (GPUs held from here)
-  std::vector<PodPlacement> pods;      // placed pods, in rank order
-  CommPath comm;                       // communication path of the running job
-  double samples_per_sec = 0;          // predicted throughput of the whole job
-  double ideal_samples_per_sec = 0;    // throughput under the ideal placement (sim/engine.h)
-  double work_samples = 0;             // samples it processes in all (sim/job_timing.h); 0: unknown
-  bool cross_numa = false;             // some node holds GPUs of this job on several NUMA nodes
-  bool host_network = false;           // its pods share their nodes' network (topology-aware gangs)
+  int64_t first_pod_ms = -1;         // first pod placed (GPUs held from here)
+  std::vector<PodPlacement> pods;    // placed pods, in rank order
+  CommPath comm;                     // communication path of the running job
+  double samples_per_sec = 0;        // predicted throughput of the whole job
+  double ideal_samples_per_sec = 0;  // throughput under the ideal placement (sim/engine.h)
+  double work_samples = 0;           // samples it processes in all (sim/job_timing.h); 0: unknown
+  bool cross_numa = false;           // some node holds GPUs of this job on several NUMA nodes
+  bool host_network = false;         // its pods share their nodes' network (topology-aware gangs)
+  // Links shared with other jobs (sim/link_shares.h): how long it ran with less network
+  // bandwidth than its ring needs, and the least share of it it got (1: never slowed).
+  int64_t contended_ms = 0;
+  double least_network_share = 1;
   std::shared_ptr<const LlmStep> llm;  // an LLM job's step on its placement (sim/job_timing.h)
   std::vector<std::string> relaxed;    // constraints the allocator dropped (fallback)
   std::string reason;                  // rejection / failure / stuck reason

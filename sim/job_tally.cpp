@@ -40,6 +40,10 @@ void count_placed(const Workload& workload, const JobSpec& job, const JobRecord&
       ++t.efficiency_jobs;
     }
   }
+  if (r.contended_ms > 0) {
+    ++t.contended;
+    t.contended_gpu_ms += static_cast<double>(r.contended_ms) * static_cast<double>(gpus);
+  }
   if (!job.is_training()) return;
   if (trains_images(job)) t.images_per_sec.push_back(r.samples_per_sec);
   if (r.comm.ranks > 1) t.ring_gbps.push_back(r.comm.bus_bandwidth_gbps);

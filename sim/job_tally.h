@@ -42,6 +42,8 @@ struct JobTally {
   uint64_t jobs = 0, placed = 0, finished = 0, rejected = 0, failed = 0, stuck = 0, never_placed = 0, shares = 0;
   uint64_t topology_placed = 0, fallbacks = 0, multi_gpu = 0, cross_numa = 0, efficiency_jobs = 0;
   double efficiency_sum = 0;
+  uint64_t contended = 0;       // started jobs that ran slowed by uplinks shared with other jobs
+  double contended_gpu_ms = 0;  // their GPUs x the time they ran slowed
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
   std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model key, framework)
   std::map<uint16_t, LlmStepSums> llm_steps;                                // by llm_model_key

@@ -134,12 +134,8 @@ double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& ty
   return it->second;
 }
 
-JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
-  JobTiming t;
-  const int node_type = cluster_.node(record.pods.front().node).type;
-  const NodeType& type = cluster_.type(node_type);
-  const LlmJob& spec = (*llm_jobs_)[job.llm];
-  const ParallelConfig config = spec.config_for(job.total_gpus());
+Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& record) const {
+  const ParallelConfig config = (*llm_jobs_)[job.llm].config_for(job.total_gpus());
   // Ranks: pods in rank order, each pod's GPUs ascending.
   std::vector<int> node_ids;
   std::vector<LinkNode> nodes;
@@ -158,8 +154,33 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   LinkOptions options;
   options.host_network = record.host_network;
   options.net = network_;
-  auto links = static_cast<int>(sites.size()) == config.gpus() ? llm_links(config, sites, nodes, options)
-                                                               : Expected<LlmLinks>(Error{"rank count"});
+  if (static_cast<int>(sites.size()) != config.gpus()) return Error{"rank count"};
+  return llm_links(config, sites, nodes, options);
+}
+
+double JobTimer::rate_at(const JobSpec& job, const JobRecord& record, double factor) {
+  const NodeType& type = cluster_.type_of(record.pods.front().node);
+  if (job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size()) {
+    auto links = llm_links_of(job, record);
+    if (!links) return 0;
+    for (CommPath* path : {&links->tp, &links->cp, &links->dp, &links->ep, &links->pp})
+      if (path->hosts > 1) path->bus_bandwidth_gbps *= factor;
+    const auto step = llm_step_on(job, type, *links);
+    return step ? step->tokens_per_sec : 0;
+  }
+  CommPath path = record.comm;
+  path.bus_bandwidth_gbps *= factor;
+  const auto estimate = throughput(job, type, path);
+  return estimate ? estimate->samples_per_sec : 0;
+}
+
+JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
+  JobTiming t;
+  const int node_type = cluster_.node(record.pods.front().node).type;
+  const NodeType& type = cluster_.type(node_type);
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  const ParallelConfig config = spec.config_for(job.total_gpus());
+  auto links = llm_links_of(job, record);
   if (links) t.llm = llm_step_on(job, type, *links);
   t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
   t.ideal_samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);

@@ -22,6 +22,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/llm_links.h"
 #include "core/network_model.h"
 #include "core/throughput.h"
 #include "sim/cluster.h"
@@ -48,6 +49,10 @@ class JobTimer {
 
   // REQUIRES: a training job whose pods and communication path are in `record`.
   JobTiming time(const JobSpec& job, const JobRecord& record);
+  // Its throughput (samples/s, tokens/s for an LLM) when its traffic between nodes gets `factor`
+  // (0 < factor <= 1) of the bandwidth its placement needs: the paths that cross nodes run at
+  // that fraction (uplinks shared with other jobs, sim/link_shares.h). 0 without a model.
+  double rate_at(const JobSpec& job, const JobRecord& record, double factor);
 
  private:
   Expected<ThroughputEstimate> throughput(const JobSpec& job, const NodeType& type, const CommPath& path) const;
@@ -58,6 +63,7 @@ class JobTimer {
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record) const;
   JobTiming time_llm(const JobSpec& job, const JobRecord& record);
+  Expected<LlmLinks> llm_links_of(const JobSpec& job, const JobRecord& record) const;
   std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links);
   // Tokens/s of the LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec).
   double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key);

@@ -50,6 +50,9 @@ const std::vector<MetricInfo> kCatalog = {
      "mean over the arrivals whose load rounds to it, as the artifact's analysis)"},
     {"arrived_load", "ratio", Neither, Scalar, "fill: GPU request of the arrived jobs / GPU capacity"},
     {"events", "events", Neither, Scalar, "events processed (submissions and finishes)"},
+    {"contended_jobs", "jobs", Lower, Scalar,
+     "on a fabric: started jobs that ran with less network bandwidth than their ring needs (uplinks shared with other jobs)"},
+    {"contended_gpu_hours", "GPU-hours", Lower, Scalar, "on a fabric: GPU-time of jobs while they ran slowed by shared uplinks"},
 };
 
 std::vector<std::string_view> statistics(MetricShape shape) {

@@ -43,8 +43,9 @@ struct ScenarioInfo {
   int nodes = 0;
   int gpus = 0;
   std::vector<NodeGroupInfo> node_groups;
-  std::string network;          // "tcp", "roce", "ib"
-  std::string share_scheduler;  // places GPU shares for schedulers that do not
+  std::string network;                     // "tcp", "roce", "ib"
+  std::vector<std::string> fabric_levels;  // the fabric's level names, lowest first (empty: flat)
+  std::string share_scheduler;             // places GPU shares for schedulers that do not
   double fragmentation_coverage = 0.95;
   double target_load = 0;  // fill only
   std::string protocol;    // fill only, when not topsim's own: "fgd-artifact"

@@ -67,6 +67,10 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
     m.set("topology_success_rate",
           c.topology_placed ? static_cast<double>(c.topology_placed - c.fallbacks) / static_cast<double>(c.topology_placed) : 0);
   m.set("fallbacks", static_cast<double>(c.fallbacks));
+  if (run.shared_links) {
+    m.set("contended_jobs", static_cast<double>(c.contended));
+    m.set("contended_gpu_hours", c.contended_gpu_ms / 3.6e6);
+  }
   m.set("placement_efficiency", c.efficiency_jobs ? c.efficiency_sum / static_cast<double>(c.efficiency_jobs) : 0);
   set_over_time(m, run);
   m.set("events", static_cast<double>(run.events));

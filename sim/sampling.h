@@ -17,13 +17,14 @@ namespace topsim {
 // while idle and 0 once taken.
 struct ClusterSample {
   int64_t time_ms = 0;
-  int64_t running = 0;            // jobs running
-  int64_t pending = 0;            // jobs waiting (including partially placed ones)
-  double allocated_gpus = 0;      // GPU share allocated
-  double fragmentation_gpus = 0;  // FGD's F over the cluster (core/fragmentation.h)
-  double fragmentation_rate = 0;  // F / unallocated GPU share (0 when nothing is free)
-  double unusable_gpus = 0;       // free share no pod of the target workload can use where it is
-  int idle_cards = 0;             // cards without any pod
+  int64_t running = 0;                   // jobs running
+  int64_t pending = 0;                   // jobs waiting (including partially placed ones)
+  double allocated_gpus = 0;             // GPU share allocated
+  double fragmentation_gpus = 0;         // FGD's F over the cluster (core/fragmentation.h)
+  double fragmentation_rate = 0;         // F / unallocated GPU share (0 when nothing is free)
+  double unusable_gpus = 0;              // free share no pod of the target workload can use where it is
+  int idle_cards = 0;                    // cards without any pod
+  std::vector<double> link_utilisation;  // per fabric level: load its uplinks carry / their capacity
 };
 ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending);
 

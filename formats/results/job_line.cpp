@@ -139,6 +139,10 @@ void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
   if (r.llm) put_llm(out, *r.llm);
   key(out, "cross_numa");
   out += r.cross_numa ? "true" : "false";
+  if (r.contended_ms > 0) {  // slowed by uplinks shared with other jobs
+    field(out, "contended_s", rounded_micro(static_cast<double>(r.contended_ms) / 1e3));
+    field(out, "least_network_share", rounded_micro(r.least_network_share));
+  }
   key(out, "relaxed");
   out += '[';
   for (size_t i = 0; i < r.relaxed.size(); ++i) {

@@ -75,6 +75,11 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   info.fragmentation_coverage = r.number(s, "workload_coverage", p);
   if (s.contains("target_load")) info.target_load = r.number(s, "target_load", p);
   if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
+  if (s.contains("fabric_levels")) {
+    const Json& levels = r.array(s, "fabric_levels", p);
+    for (size_t i = 0; levels.is_array() && i < levels.size(); ++i)
+      info.fabric_levels.push_back(levels[i].is_string() ? levels[i].get<std::string>() : "?");
+  }
   const Json& groups = r.array(s, "node_groups", p);
   for (size_t i = 0; groups.is_array() && i < groups.size(); ++i) {
     const std::string gp = p + "/node_groups/" + std::to_string(i);
@@ -123,7 +128,12 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
                   at(frag),
                   at(rate),
                   at(unusable),
-                  static_cast<int>(at(idle))};
+                  static_cast<int>(at(idle)),
+                  {}};
+    if (columns.is_object() && columns.contains("uplink_utilisation") && columns["uplink_utilisation"].is_array() &&
+        i < columns["uplink_utilisation"].size() && columns["uplink_utilisation"][i].is_array())
+      for (const Json& u : columns["uplink_utilisation"][i])
+        samples[i].link_utilisation.push_back(u.is_number() ? u.get<double>() : 0);
   }
   return samples;
 }
@@ -256,6 +266,8 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.ideal_samples_per_sec = num("ideal_samples_per_sec");
   r.work_samples = num("work_samples");
   r.cross_numa = j.value("cross_numa", false);
+  r.contended_ms = std::llround(num("contended_s") * 1e3);
+  if (j.contains("least_network_share")) r.least_network_share = num("least_network_share");
   r.reason = j.value("reason", "");
   if (j.contains("llm") && j["llm"].is_object()) r.llm = std::make_shared<const LlmStep>(read_llm_step(j["llm"]));
 }

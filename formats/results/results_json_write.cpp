@@ -40,6 +40,7 @@ Json scenario_json(const ScenarioInfo& s) {
               {"share_policy", s.share_scheduler},
               {"workload_coverage", rounded_micro(s.fragmentation_coverage)}};
   if (s.mode == "fill") out["target_load"] = rounded_micro(s.target_load);
+  if (!s.fabric_levels.empty()) out["fabric_levels"] = s.fabric_levels;
   if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;
 }
@@ -89,7 +90,7 @@ Json columns_json(const std::vector<Row>& rows, std::initializer_list<Column<Row
 }
 
 Json samples_json(const std::vector<ClusterSample>& samples) {
-  return columns_json<ClusterSample>(
+  Json out = columns_json<ClusterSample>(
       samples, {{"time_s", [](const ClusterSample& x) { return Json(seconds(x.time_ms)); }},
                 {"running_jobs", [](const ClusterSample& x) { return Json(x.running); }},
                 {"pending_jobs", [](const ClusterSample& x) { return Json(x.pending); }},
@@ -98,6 +99,16 @@ Json samples_json(const std::vector<ClusterSample>& samples) {
                 {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded_micro(x.fragmentation_rate)); }},
                 {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded_micro(x.unusable_gpus)); }},
                 {"idle_cards", [](const ClusterSample& x) { return Json(x.idle_cards); }}});
+  if (!samples.empty() && !samples.front().link_utilisation.empty()) {  // per fabric level, lowest first
+    Json rows = Json::array();
+    for (const ClusterSample& x : samples) {
+      Json row = Json::array();
+      for (double u : x.link_utilisation) row.push_back(rounded_micro(u));
+      rows.push_back(std::move(row));
+    }
+    out["uplink_utilisation"] = std::move(rows);
+  }
+  return out;
 }
 
 Json load_curve_json(const std::vector<LoadPoint>& curve) {

@@ -164,13 +164,6 @@ std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {
   return order;
 }
 
-bool spans_racks(const ClusterState& cluster, const std::vector<int>& nodes) {
-  if (cluster.network().nodes_per_rack <= 0) return false;
-  for (int n : nodes)
-    if (cluster.node(n).rack != cluster.node(nodes.front()).rack) return true;
-  return false;
-}
-
 JobStart socket_job_start(const SchedulingView& view, uint32_t job, const NetworkModel& network) {
   const ClusterState& cluster = view.cluster();
   const std::vector<PodPlacement>& bound = view.record(job).pods;
@@ -194,7 +187,6 @@ JobStart socket_job_start(const SchedulingView& view, uint32_t job, const Networ
   }
   auto path = pod_socket_path(pods, node_nic_gbit, network);
   if (!path) return start;
-  if (spans_racks(cluster, nodes)) path->bus_bandwidth_gbps /= cluster.network().rack_oversubscription;
   start.comm = *path;
   // An LLM job's ranks are its pods' indices, whatever nodes they landed on (order-blind).
   if (view.job(job).llm != kNoLlm) start.rank_order.clear();

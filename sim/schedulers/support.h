@@ -45,12 +45,10 @@ ShapeKey training_shape(const SchedulingView& view, uint32_t job);
 // Ranks handed out host by host (mpirun's by-slot mapping over a host list): pods of one node
 // get consecutive ranks, nodes in the order they were first used. Indices into `pods`.
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods);
-// True when the nodes sit in more than one rack (rack level configured).
-bool spans_racks(const ClusterState& cluster, const std::vector<int>& nodes);
 // How a job whose pods are separate containers (no host IPC/network) starts once all of them
 // are bound: ranks host by host, sockets between pods on one node, TCP through each node's
-// first NIC across nodes, rings inside multi-GPU pods; the ring is divided by the rack
-// oversubscription when its nodes span racks.
+// first NIC across nodes, rings inside multi-GPU pods. (Uplinks shared with other jobs are the
+// engine's: sim/link_shares.h.)
 JobStart socket_job_start(const SchedulingView& view, uint32_t job, const NetworkModel& network);
 
 }  // namespace topsim

@@ -5,11 +5,15 @@
 // One node when the job fits on one: among nodes with room, the placement with no constraint
 // dropped, then the highest predicted bus bandwidth, then the fullest node (fewest GPUs left
 // free: bin packing), then the lowest node index. Otherwise a multi-node gang (core/gang.h,
-// pack policy unless the job's annotations say otherwise). Queue: FIFO with backfill (a job
+// pack policy unless the job's annotations say otherwise); on a fabric (core/fabric.h) in the
+// lowest tier that holds it: the tightest rack with room, else the tightest block, ..., else
+// anywhere (fewest racks, then blocks; a rack's nodes share rails, an NVLink level's nodes a
+// domain). Queue: FIFO with backfill (a job
 // that cannot start does not block later ones) unless the scenario turns backfill off.
 #include <algorithm>
 #include <limits>
 
+#include "core/fabric.h"
 #include "core/gang.h"
 #include "sim/schedulers/registry.h"
 #include "sim/schedulers/support.h"
@@ -132,7 +136,41 @@ class TopologyAware final : public Scheduler {
     return true;
   }
 
+  // On a fabric, the gang goes to the lowest tier that holds it: the tightest group of the
+  // lowest level with room (fewest racks, then blocks), else anywhere.
   bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder) const {
+    const Fabric& fabric = view.cluster().fabric();
+    for (int level = 0; level < fabric.level_count() && fabric.group_count(level) > 1; ++level)
+      for (int group : groups_with_room(view, id, level))
+        if (place_gang_on(view, id, request, binder, [&](int node) { return fabric.group(level, node) == group; })) return true;
+    return place_gang_on(view, id, request, binder, [](int) { return true; });
+  }
+
+  // The groups of a fabric level whose free serving GPUs could hold the job, the fewest free
+  // first (best fit), then by index; at most kGroupsTried of them.
+  std::vector<int> groups_with_room(const SchedulingView& view, uint32_t id, int level) const {
+    static constexpr size_t kGroupsTried = 8;
+    const ClusterState& cluster = view.cluster();
+    const NodeIndex& index = cluster.index();
+    const Fabric& fabric = cluster.fabric();
+    std::vector<int> free(static_cast<size_t>(fabric.group_count(level)), 0);
+    for (int t = 0; t < index.type_count(); ++t) {
+      if (!type_fits_job(cluster, t, view.job(id))) continue;
+      for (int c = 1; c <= index.type_gpus(t); ++c)
+        for (int node : index.bucket(kServing, t, c)) free[static_cast<size_t>(fabric.group(level, node))] += c;
+    }
+    std::vector<int> groups;
+    for (int g = 0; g < fabric.group_count(level); ++g)
+      if (free[static_cast<size_t>(g)] >= view.job(id).total_gpus()) groups.push_back(g);
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](int a, int b) { return free[static_cast<size_t>(a)] < free[static_cast<size_t>(b)]; });
+    if (groups.size() > kGroupsTried) groups.resize(kGroupsTried);
+    return groups;
+  }
+
+  template <class InScope>
+  bool place_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder,
+                     InScope in_scope) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     // Nodes of one type and free set are interchangeable and a gang uses at most `workers`
@@ -145,8 +183,8 @@ class TopologyAware final : public Scheduler {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {
           int taken = 0;
-          for (auto node = same.nodes.begin(); node != same.nodes.end() && taken < request.workers; ++node, ++taken)
-            node_ids.push_back(*node);
+          for (auto node = same.nodes.begin(); node != same.nodes.end() && taken < request.workers; ++node)
+            if (in_scope(*node)) node_ids.push_back(*node), ++taken;
         }
         std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
       }
@@ -158,13 +196,7 @@ class TopologyAware final : public Scheduler {
     if (!gang) return false;
     for (const WorkerPlacement& worker : gang->workers)
       binder.bind(id, {node_ids[static_cast<size_t>(worker.node)], worker.gpus});
-    JobStart start{gang_comm_path(*gang, candidates), gang->relaxed, {}, true};
-    std::vector<int> used;
-    for (int n : gang->nodes) used.push_back(node_ids[static_cast<size_t>(n)]);
-    if (spans_racks(cluster, used))  // the job ring leaves the rack: its network hops share the uplinks
-      start.comm.bus_bandwidth_gbps =
-          std::min(start.comm.bus_bandwidth_gbps, gang->network_gbps / cluster.network().rack_oversubscription);
-    binder.start(id, std::move(start));
+    binder.start(id, {gang_comm_path(*gang, candidates), gang->relaxed, {}, true});
     return true;
   }
 

@@ -63,8 +63,7 @@ TEST_CASE("scenario::Scenario defaults", "[scenario]") {
     CHECK(s.network.infiniband_efficiency == kInfiniBandEfficiency);
     CHECK(s.cluster.network.transport == NetworkTransport::Tcp);
     CHECK(s.cluster.network.nic_speed_gbit == 0);
-    CHECK(s.cluster.network.nodes_per_rack == 0);
-    CHECK(s.cluster.network.rack_oversubscription == 1);
+    CHECK(s.cluster.network.fabric.empty());
     REQUIRE(s.cluster.groups.size() == 1);
     CHECK(s.cluster.groups[0].count == 2);
     CHECK_FALSE(s.cluster.groups[0].label_pinned);
@@ -110,8 +109,10 @@ TEST_CASE("scenario::Scenario every key is read", "[scenario]") {
     CHECK(s.cluster.groups[1].label_pinned);
     CHECK(s.cluster.network.transport == NetworkTransport::Roce);
     CHECK(s.cluster.network.nic_speed_gbit == 200);
-    CHECK(s.cluster.network.nodes_per_rack == 2);
-    CHECK(s.cluster.network.rack_oversubscription == 3);
+    REQUIRE(s.cluster.network.fabric.levels.size() == 1);  // the one-level shorthand
+    CHECK(s.cluster.network.fabric.levels[0].name == "rack");
+    CHECK(s.cluster.network.fabric.levels[0].fanout == 2);
+    CHECK(s.cluster.network.fabric.levels[0].oversubscription == 3);
     CHECK(s.network.tcp_socket_efficiency == 0.4);
     CHECK(s.network.infiniband_efficiency == 0.9);
     // RoCE: the RDMA efficiency scaled by Ethernet framing (core/gang.h).

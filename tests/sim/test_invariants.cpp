@@ -12,7 +12,7 @@ namespace {
 
 ClusterState one_dgx() {
   ClusterSpec spec;
-  spec.groups.push_back({*builtin_model("dgx-a100"), 1, NodeMode::Topology, true});
+  spec.groups.push_back({*builtin_model("dgx-a100"), 1, NodeMode::Topology, true, {}, {}});
   auto cluster = std::move(ClusterState::build(spec)).value();
   cluster.prepare(NodeMode::Topology, nullptr);
   return cluster;

@@ -23,7 +23,7 @@ class HandBuiltState final : public Binder {
   // `nodes` DGX-1 V100 nodes labelled `label`, every node's GPUs in `taken[node]` already used.
   HandBuiltState(int nodes, NodeMode label, const std::map<int, std::vector<int>>& taken = {}) {
     ClusterSpec spec;
-    spec.groups.push_back({*builtin_model("dgx1-v100"), nodes, label, true});
+    spec.groups.push_back({*builtin_model("dgx1-v100"), nodes, label, true, {}, {}});
     spec.network.nic_speed_gbit = 100;
     cluster = std::move(ClusterState::build(spec)).value();
     cluster.prepare(label, nullptr);

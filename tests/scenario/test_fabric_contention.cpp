@@ -1,0 +1,83 @@
+// Jobs sharing the fabric's uplinks in a replay (sim/engine.cpp with sim/link_shares.h): two
+// gangs over one 2:1 rack uplink each get half of it; when one finishes the other speeds up at
+// that instant; work is conserved across the rate change.
+#include <catch2/catch.hpp>
+
+#include "sim/job_timing.h"
+#include "tests/scenario/scenario_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+// Six DGX A100 nodes (8 x HDR each) in racks of 2 behind 2:1 uplinks. Gangs of 3 nodes: "a"
+// takes nodes 0-2 (racks 0 and 1), "b" nodes 3-5 (racks 1 and 2): both cross rack 1's uplink,
+// whose capacity (2 nodes' NICs / 2) is one node's NICs, what each ring needs alone.
+Scenario two_gangs_over_one_uplink(int a_iterations, int b_iterations, double oversubscription = 2) {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "vgg16", "iterations": )" +
+      std::to_string(a_iterations) + R"(},
+      {"name": "b", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "vgg16", "iterations": )" +
+      std::to_string(b_iterations) + "}]";
+  const std::string network =
+      R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2, "oversubscription": )" +
+      std::to_string(oversubscription) + "}]}";
+  return scenario_from(
+      scenario_json(R"([{"model": "dgx-a100", "count": 6}])", jobs, R"(, "schedulers": ["topology-aware"])", network));
+}
+
+}  // namespace
+
+TEST_CASE("scenario::fabric two gangs over one 2:1 uplink share it, and the survivor speeds up", "[scenario]") {
+  const Scenario s = two_gangs_over_one_uplink(200, 1000);
+  const RunResult run = topsim::test::run(s, "topology-aware");
+  const JobRecord& a = record(run, s, "a");
+  const JobRecord& b = record(run, s, "b");
+  REQUIRE(a.state == JobState::Finished);
+  REQUIRE(b.state == JobState::Finished);
+  CHECK(a.least_network_share == Approx(0.5));
+  CHECK(b.least_network_share == Approx(0.5));
+  // "a" ran slowed all along; "b" only while "a" ran.
+  CHECK(a.contended_ms == a.finish_ms - a.start_ms);
+  CHECK(b.contended_ms == a.finish_ms - b.start_ms);
+  CHECK(metric(run, "contended_jobs") == 2);
+
+  // Work conserved: b's samples at half share until a finished plus at full share after make
+  // its whole work (rates from the same throughput model, to the ms the engine rounds to).
+  ClusterState cluster = std::move(ClusterState::build(s.cluster)).value();
+  JobTimer timer(cluster, s.network, s.overlap);
+  const JobSpec& b_spec = s.workload->jobs.at(job_id(s, "b"));
+  const double half = timer.rate_at(b_spec, b, 0.5), full = b.samples_per_sec;
+  REQUIRE(half < full);
+  const double work = 1000.0 * 8 * b_spec.batch_per_gpu * 3;  // iterations x samples per iteration
+  const double done_slowed = half * static_cast<double>(a.finish_ms - b.start_ms) / 1e3;
+  const double expected_finish_ms = static_cast<double>(a.finish_ms) + (work - done_slowed) / full * 1e3;
+  CHECK(static_cast<double>(b.finish_ms) == Approx(expected_finish_ms).margin(2));
+}
+
+TEST_CASE("scenario::fabric uplinks that are not oversubscribed slow nobody", "[scenario]") {
+  const Scenario s = two_gangs_over_one_uplink(200, 1000, 1);
+  const RunResult run = topsim::test::run(s, "topology-aware");
+  CHECK(record(run, s, "a").contended_ms == 0);
+  CHECK(record(run, s, "b").least_network_share == 1);
+  CHECK(metric(run, "contended_jobs") == 0);
+}
+
+TEST_CASE("scenario::fabric topology-aware packs a gang into one rack when one holds it", "[scenario]") {
+  // Racks of 2 nodes. A 1-GPU job takes node 0 first; the 2-node gang then fits nodes 1 and 2
+  // by index (two racks) but goes to rack 1 (nodes 2 and 3), the lowest tier that holds it.
+  const std::string jobs =
+      R"([{"name": "one", "submit_s": 0, "workers": 1, "gpus_per_worker": 1, "model": "vgg16", "iterations": 100000},
+      {"name": "g", "submit_s": 1, "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "iterations": 10}])";
+  const Scenario s = scenario_from(
+      scenario_json(R"([{"model": "dgx-a100", "count": 4}])", jobs, R"(, "schedulers": ["topology-aware"])",
+                    R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2, "oversubscription": 4}]})"));
+  const RunResult run = topsim::test::run(s, "topology-aware");
+  REQUIRE(record(run, s, "one").pods.at(0).node == 0);
+  const JobRecord& g = record(run, s, "g");
+  REQUIRE(g.pods.size() == 2);
+  CHECK(g.pods[0].node / 2 == 1);
+  CHECK(g.pods[1].node / 2 == 1);
+  CHECK(g.contended_ms == 0);
+}
