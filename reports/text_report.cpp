@@ -103,6 +103,11 @@ std::string replay_columns(const ResultSet& r) {
   });
   out += row("GPU-hours held by partial jobs", r,
              [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
+  if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return has(s, "contended_jobs"); }))
+    out += row("slowed by shared uplinks: jobs / GPU-h", r, [](const SchedulerResult& s) {
+      if (!has(s, "contended_jobs")) return std::string("n/a");
+      return fmt::format("{:.0f} / {:.2f}", mean(s, "contended_jobs"), mean(s, "contended_gpu_hours"));
+    });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return mean(s, "share_jobs") > 0; }))
     out += row("shared-GPU jobs: wait mean / p95 (s)", r, [](const SchedulerResult& s) {
       return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));

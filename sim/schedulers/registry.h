@@ -56,5 +56,7 @@ std::vector<std::string> scheduler_names();
 std::unique_ptr<Scheduler> make_topology_aware_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_kube_default_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_kueue_tas_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_volcano_topology_scheduler(const SchedulerContext& context);
 
 }  // namespace topsim

@@ -11,6 +11,7 @@
 // domain). Queue: FIFO with backfill (a job
 // that cannot start does not block later ones) unless the scenario turns backfill off.
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "core/fabric.h"
@@ -137,19 +138,36 @@ class TopologyAware final : public Scheduler {
   }
 
   // On a fabric, the gang goes to the lowest tier that holds it: the tightest group of the
-  // lowest level with room (fewest racks, then blocks), else anywhere.
+  // lowest level with room, else anywhere; inside it, nodes of the roomiest groups of the level
+  // below come first (fewest racks, then blocks).
   bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder) const {
     const Fabric& fabric = view.cluster().fabric();
-    for (int level = 0; level < fabric.level_count() && fabric.group_count(level) > 1; ++level)
+    int level = 0;
+    for (; level < fabric.level_count() && fabric.group_count(level) > 1; ++level) {
+      const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
       for (int group : groups_with_room(view, id, level))
-        if (place_gang_on(view, id, request, binder, [&](int node) { return fabric.group(level, node) == group; })) return true;
-    return place_gang_on(view, id, request, binder, [](int) { return true; });
+        if (place_gang_on(
+                view, id, request, binder, [&](int node) { return fabric.group(level, node) == group; },
+                roomiest_first(fabric, level - 1, below)))
+          return true;
+    }
+    const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
+    return place_gang_on(
+        view, id, request, binder, [](int) { return true; }, roomiest_first(fabric, level - 1, below));
   }
 
-  // The groups of a fabric level whose free serving GPUs could hold the job, the fewest free
-  // first (best fit), then by index; at most kGroupsTried of them.
-  std::vector<int> groups_with_room(const SchedulingView& view, uint32_t id, int level) const {
-    static constexpr size_t kGroupsTried = 8;
+  // Candidate order inside a group: nodes whose group of `level` has the most free GPUs first
+  // (the planner breaks ties by candidate order); none without a level.
+  static std::function<std::pair<int, int>(int)> roomiest_first(const Fabric& fabric, int level, const std::vector<int>& free) {
+    if (level < 0) return nullptr;
+    return [&fabric, level, &free](int node) {
+      const int group = fabric.group(level, node);
+      return std::make_pair(-free[static_cast<size_t>(group)], group);
+    };
+  }
+
+  // Free GPUs of the serving nodes the job fits, per group of `level`.
+  std::vector<int> free_gpus_per_group(const SchedulingView& view, uint32_t id, int level) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     const Fabric& fabric = cluster.fabric();
@@ -159,6 +177,15 @@ class TopologyAware final : public Scheduler {
       for (int c = 1; c <= index.type_gpus(t); ++c)
         for (int node : index.bucket(kServing, t, c)) free[static_cast<size_t>(fabric.group(level, node))] += c;
     }
+    return free;
+  }
+
+  // The groups of a fabric level whose free serving GPUs could hold the job, the fewest free
+  // first (best fit), then by index; at most kGroupsTried of them.
+  std::vector<int> groups_with_room(const SchedulingView& view, uint32_t id, int level) const {
+    static constexpr size_t kGroupsTried = 8;
+    const Fabric& fabric = view.cluster().fabric();
+    const std::vector<int> free = free_gpus_per_group(view, id, level);
     std::vector<int> groups;
     for (int g = 0; g < fabric.group_count(level); ++g)
       if (free[static_cast<size_t>(g)] >= view.job(id).total_gpus()) groups.push_back(g);
@@ -169,8 +196,8 @@ class TopologyAware final : public Scheduler {
   }
 
   template <class InScope>
-  bool place_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder,
-                     InScope in_scope) const {
+  bool place_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder, InScope in_scope,
+                     const std::function<std::pair<int, int>(int)>& rank = nullptr) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     // Nodes of one type and free set are interchangeable and a gang uses at most `workers`
@@ -183,12 +210,14 @@ class TopologyAware final : public Scheduler {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {
           int taken = 0;
-          for (auto node = same.nodes.begin(); node != same.nodes.end() && taken < request.workers; ++node)
+          // With a rank, every node of the class in scope (the roomiest groups' may not be the lowest-indexed).
+          for (auto node = same.nodes.begin(); node != same.nodes.end() && (rank || taken < request.workers); ++node)
             if (in_scope(*node)) node_ids.push_back(*node), ++taken;
         }
         std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
       }
     }
+    if (rank) std::stable_sort(node_ids.begin(), node_ids.end(), [&](int a, int b) { return rank(a) < rank(b); });
     std::vector<GangNode> candidates;
     candidates.reserve(node_ids.size());
     for (int node : node_ids) candidates.push_back({cluster.type_of(node).allocator.get(), cluster.node(node).free, ""});

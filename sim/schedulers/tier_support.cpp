@@ -1,0 +1,102 @@
+#include "sim/schedulers/tier_support.h"
+
+#include <algorithm>
+
+#include "core/gang.h"
+#include "core/network_model.h"
+#include "sim/schedulers/support.h"
+#include "util/text.h"
+
+namespace topsim {
+
+std::optional<int> fabric_level_named(const ClusterState& cluster, const std::string& name) {
+  const Fabric& fabric = cluster.fabric();
+  for (int l = 0; l < fabric.level_count(); ++l)
+    if (fabric.level(l).name == name || (!fabric.level(l).label.empty() && fabric.level(l).label == name)) return l;
+  return std::nullopt;
+}
+
+std::string fabric_level_list(const ClusterState& cluster) {
+  std::vector<std::string> names;
+  for (int l = 0; l < cluster.fabric().level_count(); ++l) names.push_back(cluster.fabric().level(l).name);
+  return names.empty() ? "(the cluster has no fabric levels)" : join(names, ", ");
+}
+
+int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode serving) {
+  const ClusterState& cluster = view.cluster();
+  const SimNode& n = cluster.node(node);
+  if (n.label != serving || !type_fits_job(cluster, n.type, view.job(job))) return 0;
+  return static_cast<int>(n.free.count()) / std::max(1, int{view.job(job).gpus_per_worker});
+}
+
+std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level, NodeMode serving) {
+  const ClusterState& cluster = view.cluster();
+  std::vector<int> slots(static_cast<size_t>(cluster.fabric().group_count(level)), 0);
+  for (int node = 0; node < cluster.node_count(); ++node)
+    slots[static_cast<size_t>(cluster.fabric().group(level, node))] += pod_slots(view, job, node, serving);
+  return slots;
+}
+
+namespace {
+
+// The comm path of a gang whose pods share their nodes' network: gang.h's bandwidth model over
+// the GPUs each node holds.
+CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBinding>& pods, const NetworkModel& net) {
+  std::vector<int> nodes;
+  std::vector<std::vector<int>> gpus;
+  for (const PodBinding& pod : pods) {
+    auto at = std::find(nodes.begin(), nodes.end(), pod.node);
+    if (at == nodes.end()) nodes.push_back(pod.node), gpus.emplace_back(), at = nodes.end() - 1;
+    auto& mine = gpus[static_cast<size_t>(at - nodes.begin())];
+    mine.insert(mine.end(), pod.gpus.begin(), pod.gpus.end());
+  }
+  std::vector<GangNode> gang_nodes;
+  GangPlacement gang;
+  const bool multi = nodes.size() > 1;
+  gang.bus_bandwidth_gbps = multi ? 1e300 : 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeType& type = cluster.type_of(nodes[i]);
+    std::sort(gpus[i].begin(), gpus[i].end());
+    gang_nodes.push_back({type.allocator.get(), cluster.node(nodes[i]).free, cluster.node_name(nodes[i])});
+    gang.nodes.push_back(static_cast<int>(i));
+    const RingPlan& ring = type.allocator->ring_plan(to_gpu_set(gpus[i]));
+    gang.node_rings.push_back(ring);
+    gang.nics_per_node.push_back(multi ? network_nics(*type.topology, gpus[i]) : std::vector<int>{});
+    gang.node_network_gbps.push_back(multi ? node_network_gbps(*type.topology, gpus[i], net) : 0.0);
+    if (!multi) {
+      gang.bus_bandwidth_gbps = ring.bus_bandwidth_gbps;
+      continue;
+    }
+    const double intra = gpus[i].size() >= 2 ? ring.bus_bandwidth_gbps : 1e300;
+    gang.bus_bandwidth_gbps = std::min({gang.bus_bandwidth_gbps, intra, gang.node_network_gbps.back()});
+  }
+  for (const PodBinding& pod : pods)
+    gang.workers.push_back({static_cast<int>(std::find(nodes.begin(), nodes.end(), pod.node) - nodes.begin()), pod.gpus});
+  return gang_comm_path(gang, gang_nodes);
+}
+
+}  // namespace
+
+bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
+                        const NetworkModel& network, Binder& binder) {
+  const ClusterState& cluster = view.cluster();
+  const JobSpec& spec = view.job(job);
+  std::vector<PodBinding> pods;
+  for (int node : nodes) {
+    std::vector<int> free = to_ids(cluster.node(node).free);  // ascending: the device plugin's lowest ids
+    const size_t per_pod = spec.gpus_per_worker;
+    const int slots = pod_slots(view, job, node, serving);
+    for (int k = 0; k < slots && pods.size() < spec.workers; ++k) {
+      const auto first = free.begin() + static_cast<long>(static_cast<size_t>(k) * per_pod);
+      pods.push_back({node, std::vector<int>(first, first + static_cast<long>(per_pod))});
+    }
+    if (pods.size() == spec.workers) break;
+  }
+  if (pods.size() < spec.workers) return false;
+  const CommPath path = host_network_path(cluster, pods, network);
+  for (const PodBinding& pod : pods) binder.bind(job, pod);
+  binder.start(job, {path, {}, {}, true});
+  return true;
+}
+
+}  // namespace topsim

@@ -1,0 +1,36 @@
+// What the fabric-tier plug-ins (Kueue TAS, Volcano network-topology-aware) share: a job's tier
+// ask from its annotations, the free pod slots of the fabric's groups, and a gang bound pod by
+// pod onto an ordered node list (device-plugin GPU ids) that starts with host networking.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scheduler.h"
+
+namespace topsim {
+
+// A fabric level a job must (or would like to) fit in: its index (levels lowest first).
+struct TierAsk {
+  int level = -1;  // -1: no ask
+  bool required = false;
+};
+
+// The fabric level named `name` (a level's name or its node label); nullopt when none.
+std::optional<int> fabric_level_named(const ClusterState& cluster, const std::string& name);
+// Level names of the cluster's fabric, for messages ("rack, block"; "(no fabric)").
+std::string fabric_level_list(const ClusterState& cluster);
+
+// Pods of `gpus` GPUs that node `node` can still take (serving label `serving`, a type the job fits).
+int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode serving);
+// Per group of `level`: the pods of the job's size its nodes can take.
+std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level, NodeMode serving);
+
+// Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, lowest free
+// GPU ids as the NVIDIA device plugin gives them) and starts it with host networking (RDMA or
+// TCP across nodes, NVLink/PCIe inside): false, binding nothing, when they cannot take it.
+bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
+                        const NetworkModel& network, Binder& binder);
+
+}  // namespace topsim
