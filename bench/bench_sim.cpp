@@ -9,6 +9,8 @@
 // Cases (default: philly overload synthetic fgd):
 //   philly         scenarios/philly-552-nodes.json: the whole Philly trace, 552 nodes, 2,490 GPUs
 //   overload       10^5 synthetic jobs arriving at 150% of what 512 GPUs (64 DGX A100) sustain
+//   overload-fabric  the same on a 3-level fabric (racks of 4 nodes, blocks of 4 racks, 2 pods;
+//                  2:1 at every level, 8 rails): jobs share the uplinks (sim/link_shares.h)
 //   synthetic      10^6 synthetic jobs on 10,000 GPUs (1,250 DGX A100), 600 an hour (31% of what they sustain)
 //   synthetic-10m  10^7 synthetic jobs on 100,000 GPUs (12,500 DGX A100), 6,000 an hour (the same load)
 //   fgd            scenarios/fgd-openb-default.json, one seed, the fgd policy (fill mode)
@@ -140,6 +142,11 @@ void print_header() {
     scenario.seeds = 1;
   } else if (name == "overload") {
     scenario = synthetic_scenario(name, jobs ? jobs : 100000, 64, 1.5);
+  } else if (name == "overload-fabric") {  // the same on a 3-level fabric whose uplinks jobs share
+    scenario = synthetic_scenario(name, jobs ? jobs : 100000, 64, 1.5);
+    scenario.cluster.network.fabric.levels = {
+        {"rack", 4, "", 2, 0, false}, {"block", 4, "", 2, 0, false}, {"pod", 2, "", 2, 0, false}};
+    scenario.cluster.network.fabric.rails = 8;
   } else if (name == "synthetic") {
     scenario = synthetic_scenario(name, jobs ? jobs : 1000000, 1250, 0.3072);  // 600 jobs/h
   } else if (name == "synthetic-10m") {
@@ -165,7 +172,7 @@ void print_header() {
   }
   const Metrics& m = results->schedulers.front().runs.front().metrics;
   const double n = m.value_or("jobs", 0), events = m.value_or("events", 0);
-  if (jobs && (name == "overload" || name == "synthetic")) label += " " + std::to_string(jobs);
+  if (jobs && (name == "overload" || name == "overload-fabric" || name == "synthetic")) label += " " + std::to_string(jobs);
   if (records) label += "+records";
   const char* format = markdown ? "| %s | %s | %.0f | %.0f | %.2f | %.3f | %.0f | %.0f | %.0f |\n"
                                 : "%-22s %-15s %10.0f %10.0f %10.2f %8.3f %11.0f %11.0f %8.0f\n";
@@ -215,12 +222,14 @@ int main(int argc, char** argv) {
       records = true;
     } else if (arg == "--markdown") {
       markdown = true;
-    } else if (arg == "philly" || arg == "overload" || arg == "synthetic" || arg == "synthetic-10m" || arg == "fgd" ||
-               arg == "scaling") {
+    } else if (arg == "philly" || arg == "overload" || arg == "overload-fabric" || arg == "synthetic" || arg == "synthetic-10m" ||
+               arg == "fgd" || arg == "scaling") {
       cases.push_back(arg);
     } else {
-      std::fprintf(stderr, "bench_sim: unknown argument '%s' (cases: philly overload synthetic synthetic-10m fgd scaling)\n",
-                   arg.c_str());
+      std::fprintf(
+          stderr,
+          "bench_sim: unknown argument '%s' (cases: philly overload overload-fabric synthetic synthetic-10m fgd scaling)\n",
+          arg.c_str());
       return 2;
     }
   }

@@ -9,6 +9,7 @@
 #include "formats/hardware/kube_nodes.h"
 #include "formats/hardware/node_source.h"
 #include "util/input_file.h"
+#include "util/text.h"
 
 namespace topsim::cli {
 namespace {
@@ -20,10 +21,15 @@ class ImportNodes : public Command {
     options.visible.add_options()("output,o", po::value(&output_)->value_name("PATH"),
                                   "the cluster JSON to write ('-' for stdout); required")(
         "map", po::value(&maps_)->composing(),
-        "PRODUCT=MODEL: the node model (built-in name or node file) for a GPU product label (repeatable)");
+        "PRODUCT=MODEL: the node model (built-in name or node file) for a GPU product label (repeatable)")(
+        "topology-labels", po::value(&topology_labels_)->value_name("A,B,..."),
+        "node labels that name fabric levels, top level first, beyond those read anyway (AWS network-node-layer-N, GKE "
+        "gce-topology-*, Topograph, nvidia.com/gpu.clique; docs/fabric.md)");
   }
 
-  Status finish(const po::variables_map&) override {
+  Status finish(const po::variables_map& values) override {
+    if (values.count("topology-labels") && split_list(topology_labels_).empty())
+      return Error{"--topology-labels: give node label names separated by commas"};
     if (input_.empty()) return Error{"give the output of `kubectl get nodes -o json` (a file)"};
     if (output_.empty()) return Error{"-o PATH is required: the cluster JSON to write"};
     for (const std::string& m : maps_) {
@@ -38,7 +44,7 @@ class ImportNodes : public Command {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     auto text = read_text_file(input_);
     if (!text) return Outcome::bad_input(text.error().message);
-    auto imported = parse_kube_nodes(*text, input_, mapping_);
+    auto imported = parse_kube_nodes(*text, input_, mapping_, split_list(topology_labels_));
     if (!imported) return Outcome::bad_input(imported.error().message);
     for (const auto& [product, model] : mapping_)
       if (auto node = load_node(model); !node)
@@ -55,7 +61,7 @@ class ImportNodes : public Command {
   }
 
  private:
-  std::string input_, output_;
+  std::string input_, output_, topology_labels_;
   std::vector<std::string> maps_;
   std::map<std::string, std::string> mapping_;
 };

@@ -12,6 +12,7 @@
 #include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
 #include "util/file_names.h"
+#include "util/text.h"
 #include "util/workers.h"
 
 namespace topsim::cli {
@@ -41,7 +42,10 @@ class Run : public Command {
         "instead of a scenario: the cluster, a file as a scenario's \"cluster\" takes (`kubectl get nodes -o json` too)")(
         "workload", po::value(&workload_)->value_name("PATH"),
         "with --cluster: the workload, a file or folder as a scenario's \"workload\" takes (Kubernetes manifests, sacct, "
-        "Helios, a job list)");
+        "Helios, a job list)")(
+        "topology-labels", po::value(&topology_labels_)->value_name("A,B,..."),
+        "with --cluster from kubectl: node labels that name fabric levels, top level first, beyond those read anyway (AWS "
+        "network-node-layer-N, GKE gce-topology-*, Topograph, nvidia.com/gpu.clique; docs/fabric.md)");
   }
 
   Status finish(const po::variables_map& values) override {
@@ -54,12 +58,16 @@ class Run : public Command {
     if (threads_ < 0) return Error{"--threads must be 0 (all cores) or more, got " + std::to_string(threads_)};
     if (cluster_.empty() != workload_.empty()) return Error{"--cluster and --workload go together (a scenario needs both)"};
     if (!cluster_.empty() && !scenario_.empty()) return Error{"give a scenario or --cluster and --workload, not both"};
+    if (values.count("topology-labels") && cluster_.empty()) return Error{"--topology-labels goes with --cluster"};
+    if (values.count("topology-labels") && split_list(topology_labels_).empty())
+      return Error{"--topology-labels: give node label names separated by commas"};
     return {};
   }
 
   Outcome execute(Streams io) override {
     if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
-    auto scenario = cluster_.empty() ? load_scenario(scenario_) : scenario_from_files(cluster_, workload_);
+    auto scenario =
+        cluster_.empty() ? load_scenario(scenario_) : scenario_from_files(cluster_, workload_, split_list(topology_labels_));
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     std::vector<std::string> set_files = {"results.json", "jobs.jsonl", "summary.txt"};
     for (const std::string& name : report_file_names()) set_files.push_back(name);
@@ -97,7 +105,7 @@ class Run : public Command {
   bool timing_ = false;
   bool quiet_ = false;
   bool check_invariants_ = false;
-  std::string cluster_, workload_;
+  std::string cluster_, workload_, topology_labels_;
   int threads_ = 0;
 };
 

@@ -109,7 +109,7 @@ std::string group_label_list() {
 
 void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, ClusterSpec& cluster,
                      const std::vector<std::string>& extra_keys) {
-  std::vector<std::string> keys = {"model", "count", "label", "gpu_model"};
+  std::vector<std::string> keys = {"model", "count", "label", "gpu_model", "names", "labels"};
   keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
   JsonObject o(errors, at, keys);
   if (!o.is_object() || !o.require("model")) return;
@@ -137,6 +137,24 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
       group.label = *label;
     else
       o.fail("label", "'" + *l + "' is not one of " + group_label_list() + " (ack.node.gpu.schedule)");
+  }
+  if (auto names = o.member("names")) {
+    if (!names->value->is_array()) return errors.fail(names->pointer, "must be an array of node names");
+    for (size_t i = 0; i < names->value->size(); ++i) {
+      const JsonAt at_name = names->element(i);
+      if (!at_name.value->is_string() || at_name.value->get<std::string>().empty())
+        return errors.fail(at_name.pointer, "must be a node name (a non-empty string)");
+      group.names.push_back(at_name.value->get<std::string>());
+    }
+    if (static_cast<int>(group.names.size()) != group.count)
+      return o.fail("names", std::to_string(group.names.size()) + " names for " + std::to_string(group.count) + " nodes");
+  }
+  if (auto labels = o.member("labels")) {
+    if (!labels->value->is_object()) return errors.fail(labels->pointer, "must be an object of node labels (name: value)");
+    for (const auto& [key, value] : labels->value->items()) {
+      if (!value.is_string()) return errors.fail(labels->member(key).pointer, "must be a string label value");
+      group.labels[key] = value.get<std::string>();
+    }
   }
   cluster.groups.push_back(std::move(group));
 }

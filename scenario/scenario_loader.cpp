@@ -28,9 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {
-    "name",           "description",       "mode",         "seed",    "seeds",   "cluster",
-    "workload",       "schedulers",        "share_policy", "queue",   "overlap", "record_transitions",
-    "sample_every_s", "workload_coverage", "target_load",  "protocol"};
+    "name",           "description",       "mode",         "seed",     "seeds",          "cluster",
+    "workload",       "schedulers",        "share_policy", "queue",    "overlap",        "record_transitions",
+    "sample_every_s", "workload_coverage", "target_load",  "protocol", "topology_labels"};
 constexpr int kMaxSeeds = 100000;
 constexpr double kMaxTargetLoad = 10.0;
 
@@ -267,7 +267,18 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
       if (document->is_object() && (document->contains("apiVersion") || document->contains("items") ||
                                     (document->contains("kind") && document->at("kind").is_string() &&
                                      document->at("kind") == "Node"))) {  // `kubectl get nodes -o json`
-        auto nodes = parse_kube_nodes(*text, path);
+        std::vector<std::string> topology_labels;                         // node labels naming fabric levels, top first
+        if (auto labels = top.member("topology_labels")) {
+          if (!labels->value->is_array())
+            return top.fail("topology_labels", "must be an array of node label names, top level first");
+          for (size_t i = 0; i < labels->value->size(); ++i) {
+            const JsonAt label = labels->element(i);
+            if (!label.value->is_string() || label.value->get<std::string>().empty())
+              return errors.fail(label.pointer, "must be a node label name");
+            topology_labels.push_back(label.value->get<std::string>());
+          }
+        }
+        auto nodes = parse_kube_nodes(*text, path, {}, topology_labels);
         if (!nodes) return verbatim.emplace(nodes.error()), void();
         document = nlohmann::json::parse(kube_cluster_json(*nodes));
       }
@@ -275,6 +286,8 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
       read_cluster(file_errors, JsonAt{&*document, ""}, fs::path(path).parent_path().string(), s);
       if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
     } else {
+      if (top.has("topology_labels"))
+        return top.fail("topology_labels", "applies to a cluster read from `kubectl get nodes -o json` (a file name)");
       read_cluster(errors, at, base_dir, s);
     }
   }
@@ -343,10 +356,12 @@ Expected<Scenario> load_scenario(const std::string& path) {
   return parse_scenario(*text, path, fs::path(path).parent_path().string());
 }
 
-Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path) {
-  const nlohmann::json document = {{"name", safe_file_name(fs::path(workload_path).lexically_normal().filename().string())},
-                                   {"cluster", fs::absolute(cluster_path).string()},
-                                   {"workload", fs::absolute(workload_path).string()}};
+Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,
+                                       const std::vector<std::string>& topology_labels) {
+  nlohmann::json document = {{"name", safe_file_name(fs::path(workload_path).lexically_normal().filename().string())},
+                             {"cluster", fs::absolute(cluster_path).string()},
+                             {"workload", fs::absolute(workload_path).string()}};
+  if (!topology_labels.empty()) document["topology_labels"] = topology_labels;
   return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
 }
 

@@ -23,7 +23,9 @@ namespace topsim {
 // A scenario of just a cluster and a workload (docs/importers.md), each a file or folder as a
 // scenario's "cluster" and "workload" take (`kubectl get nodes -o json` output, manifests, sacct
 // output...); named after the workload, errors prefixed "--cluster/--workload".
-[[nodiscard]] Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path);
+// `topology_labels`: node labels naming fabric levels beyond the known ones (a kubectl cluster).
+[[nodiscard]] Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,
+                                                     const std::vector<std::string>& topology_labels = {});
 
 // The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.
 // Its file is scenarios/ack-v100-benchmark.json.

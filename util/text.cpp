@@ -20,4 +20,19 @@ std::string normalized_name(std::string_view name) {
   return out;
 }
 
+std::vector<std::string> split_list(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t to = text.find(separator, from);
+    if (to == std::string_view::npos) to = text.size();
+    std::string_view part = text.substr(from, to - from);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (!part.empty()) parts.emplace_back(part);
+    from = to + 1;
+  }
+  return parts;
+}
+
 }  // namespace topsim

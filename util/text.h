@@ -8,6 +8,9 @@
 
 namespace topsim {
 
+// The non-empty parts of `text` between `separator`s, each trimmed of spaces ("a, b" -> a, b).
+std::vector<std::string> split_list(std::string_view text, char separator = ',');
+
 // The parts with `separator` between them ("a, b, c"); "" for none.
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 

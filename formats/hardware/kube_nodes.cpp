@@ -74,10 +74,44 @@ Expected<int> device_count(const Json& resources, const char* name, const std::s
   return std::stoi(text);
 }
 
+// Fabric labels clouds and NVIDIA set, by family, top level first (docs/fabric.md).
+const std::vector<std::vector<std::string>> kKnownFabricLabels = {
+    {"topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/network-node-layer-2", "topology.k8s.aws/network-node-layer-3",
+     "topology.k8s.aws/network-node-layer-4"},
+    {"cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock", "cloud.google.com/gce-topology-host"},
+    {"network.topology.nvidia.com/core", "network.topology.nvidia.com/spine", "network.topology.nvidia.com/leaf"},
+    {"nvidia.com/gpu.clique"},
+};
+constexpr const char* kCliqueLabel = "nvidia.com/gpu.clique";
+
+// The fabric labels any node of `items` carries, top first, then `extra` (the caller's).
+std::vector<std::string> fabric_labels_of(const std::vector<std::pair<std::string, const Json*>>& items,
+                                          const std::vector<std::string>& extra) {
+  std::vector<std::string> found;
+  for (const auto& family : kKnownFabricLabels)
+    for (const std::string& label : family)
+      for (const auto& [pointer, node] : items) {
+        const Json labels = node->is_object() ? object_member(object_member(*node, "metadata"), "labels") : Json();
+        if (labels.is_object() && labels.contains(label)) {
+          found.push_back(label);
+          break;
+        }
+      }
+  for (const std::string& label : extra)
+    if (std::find(found.begin(), found.end(), label) == found.end()) found.push_back(label);
+  // An NVLink domain sits below every switch level.
+  if (auto clique = std::find(found.begin(), found.end(), kCliqueLabel); clique != found.end()) {
+    found.erase(clique);
+    found.push_back(kCliqueLabel);
+  }
+  return found;
+}
+
 }  // namespace
 
 Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_view source,
-                                          const std::map<std::string, std::string>& mapping) {
+                                          const std::map<std::string, std::string>& mapping,
+                                          const std::vector<std::string>& topology_labels) {
   auto document = parse_json_text(text, source);
   if (!document) return document.error();
   const std::string src(source);
@@ -91,6 +125,7 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
     return Error{src + ": not `kubectl get nodes -o json` output (expected a List with \"items\", or a Node)"};
   }
   KubeNodeImport out;
+  out.fabric_labels = fabric_labels_of(items, topology_labels);
   std::vector<std::string> unmapped;
   for (const auto& [pointer, node] : items) {
     const std::string at = src + ": " + (pointer.empty() ? "/" : pointer);
@@ -127,10 +162,19 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
     if (!mode) return Error{where + ": " + mode.error().message};
     const auto label_it = labels.find("ack.node.gpu.schedule");
     const std::string label = label_it == labels.end() ? "" : std::string(enum_name(*mode));
-    auto group = std::find_if(out.groups.begin(), out.groups.end(),
-                              [&](const KubeNodeGroup& g) { return g.product == product && g.gpus == gpus && g.label == label; });
+    std::vector<std::string> places;
+    for (const std::string& fabric_label : out.fabric_labels) {
+      const auto it = labels.find(fabric_label);
+      if (it == labels.end() || it->second.empty())
+        return Error{where + "/metadata/labels: no " + fabric_label +
+                     " label, which the fabric's levels read (other GPU nodes carry it); label every GPU node or drop the level"};
+      places.push_back(it->second);
+    }
+    auto group = std::find_if(out.groups.begin(), out.groups.end(), [&](const KubeNodeGroup& g) {
+      return g.product == product && g.gpus == gpus && g.label == label && g.places == places;
+    });
     if (group == out.groups.end()) {
-      KubeNodeGroup g{product, gpus, label, "", 0, {}};
+      KubeNodeGroup g{product, gpus, label, "", 0, {}, places};
       if (const auto m = mapping.find(product); m != mapping.end()) {
         g.model = m->second;
       } else if (const GpuModel* gpu = catalog_gpu(product)) {
@@ -154,14 +198,43 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
   return out;
 }
 
+namespace {
+
+// A level's name from its label: the part after the prefix ("network-node-layer-3", "leaf").
+std::string level_name(const std::string& label) {
+  if (label == kCliqueLabel) return "nvlink-domain";
+  const size_t slash = label.rfind('/');
+  std::string name = slash == std::string::npos ? label : label.substr(slash + 1);
+  if (name.rfind("gce-topology-", 0) == 0) name = name.substr(13);
+  return name.empty() ? label : name;
+}
+
+}  // namespace
+
 std::string kube_cluster_json(const KubeNodeImport& import) {
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
   for (const KubeNodeGroup& g : import.groups) {
     nlohmann::ordered_json group = {{"model", g.model}, {"count", g.count}};
     if (!g.label.empty()) group["label"] = g.label;
+    group["names"] = g.nodes;
+    if (!g.places.empty()) {
+      nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+      for (size_t i = 0; i < g.places.size(); ++i) labels[import.fabric_labels[i]] = g.places[i];
+      group["labels"] = std::move(labels);
+    }
     nodes.push_back(std::move(group));
   }
-  return nlohmann::ordered_json{{"nodes", nodes}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  nlohmann::ordered_json cluster = {{"nodes", nodes}};
+  if (!import.fabric_labels.empty()) {
+    nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+    for (auto label = import.fabric_labels.rbegin(); label != import.fabric_labels.rend(); ++label) {  // lowest first
+      nlohmann::ordered_json level = {{"name", level_name(*label)}, {"label", *label}};
+      if (*label == kCliqueLabel) level["links"] = "nvlink";
+      levels.push_back(std::move(level));
+    }
+    cluster["network"] = {{"levels", std::move(levels)}};
+  }
+  return cluster.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace topsim

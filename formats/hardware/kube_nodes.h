@@ -1,7 +1,13 @@
 // `kubectl get nodes -o json` as a topsim cluster (docs/importers.md): GPU nodes grouped by GPU
 // product (the GPU feature discovery label `nvidia.com/gpu.product`), GPU count (`allocatable`
 // `nvidia.com/gpu`, or `aliyun.com/gpu-count` on GPU-sharing nodes) and scheduling label
-// (`ack.node.gpu.schedule`), each group mapped to a built-in node model.
+// (`ack.node.gpu.schedule`), each group mapped to a built-in node model. Fabric tiers from the
+// topology labels clouds and NVIDIA set (docs/fabric.md): AWS `topology.k8s.aws/network-node-
+// layer-1..4`, GKE `cloud.google.com/gce-topology-block / -subblock / -host`, Topograph
+// `network.topology.nvidia.com/core / spine / leaf`, NVLink domains `nvidia.com/gpu.clique`, and
+// labels the caller names: nodes are grouped by their values too, and the cluster gets a fabric
+// level per label (links from the labels' own semantics; oversubscription 1 unless the scenario
+// says otherwise).
 #pragma once
 
 #include <map>
@@ -14,26 +20,30 @@
 namespace topsim {
 
 struct KubeNodeGroup {
-  std::string product;             // the GPU product label, as written
-  int gpus = 0;                    // per node
-  std::string label;               // ack.node.gpu.schedule value ("" when absent)
-  std::string model;               // built-in model name, or what --map gave
-  int count = 0;                   // nodes
-  std::vector<std::string> nodes;  // their names, in file order
+  std::string product;              // the GPU product label, as written
+  int gpus = 0;                     // per node
+  std::string label;                // ack.node.gpu.schedule value ("" when absent)
+  std::string model;                // built-in model name, or what --map gave
+  int count = 0;                    // nodes
+  std::vector<std::string> nodes;   // their names, in file order
+  std::vector<std::string> places;  // the value of each fabric label (KubeNodeImport::fabric_labels)
 };
 
 struct KubeNodeImport {
-  std::vector<KubeNodeGroup> groups;  // in order of first appearance
-  std::vector<std::string> skipped;   // nodes without GPUs, by name
+  std::vector<KubeNodeGroup> groups;       // in order of first appearance
+  std::vector<std::string> skipped;        // nodes without GPUs, by name
+  std::vector<std::string> fabric_labels;  // the fabric's levels, top first (empty: no fabric labels)
 };
 
 // `mapping`: product label -> model (built-in name or node file), consulted first. Errors name
 // the source and the node ("nodes.json: /items/3 (gpu-7): ..."); products no model matches are
 // listed together, with how to map them.
 [[nodiscard]] Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_view source,
-                                                        const std::map<std::string, std::string>& mapping = {});
+                                                        const std::map<std::string, std::string>& mapping = {},
+                                                        const std::vector<std::string>& topology_labels = {});
 
-// The import as a scenario `cluster` section: {"nodes": [{"model", "count", "label"?}, ...]}.
+// The import as a scenario `cluster` section: {"nodes": [{"model", "count", "label"?, "names",
+// "labels"?}, ...], "network"?: {"levels": [...]}} (levels lowest first, each placed by its label).
 std::string kube_cluster_json(const KubeNodeImport& import);
 
 }  // namespace topsim

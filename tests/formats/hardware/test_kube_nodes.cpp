@@ -69,3 +69,41 @@ TEST_CASE("formats::kube_nodes: a GPU quantity that is no count of whole devices
   }
   CHECK(with(R"("8")").ok());
 }
+
+TEST_CASE("formats::kube_nodes: fabric tiers from the topology labels clouds and NVIDIA set", "[formats][kubernetes]") {
+  const std::string h100 = "NVIDIA-H100-80GB-HBM3";
+  auto aws = [](const std::string& l2, const std::string& l3) {
+    return R"(, "topology.k8s.aws/network-node-layer-1": "nn-1", "topology.k8s.aws/network-node-layer-2": ")" + l2 +
+           R"(", "topology.k8s.aws/network-node-layer-3": ")" + l3 + "\"";
+  };
+  SECTION("AWS layers: nodes grouped by their place, levels lowest first with their labels, node names kept") {
+    const auto r = parse_kube_nodes(list({node("a", h100, 8, aws("nn-2a", "nn-3a")), node("b", h100, 8, aws("nn-2a", "nn-3b")),
+                                          node("c", h100, 8, aws("nn-2a", "nn-3a"))}),
+                                    "nodes.json");
+    REQUIRE(r.ok());
+    CHECK(r->fabric_labels == std::vector<std::string>{"topology.k8s.aws/network-node-layer-1",
+                                                       "topology.k8s.aws/network-node-layer-2",
+                                                       "topology.k8s.aws/network-node-layer-3"});
+    REQUIRE(r->groups.size() == 2);
+    CHECK(r->groups[0].nodes == std::vector<std::string>{"a", "c"});
+    CHECK(r->groups[0].places == std::vector<std::string>{"nn-1", "nn-2a", "nn-3a"});
+    const std::string cluster = kube_cluster_json(*r);
+    CHECK_THAT(cluster, Catch::Contains(R"("name": "network-node-layer-3",)"));
+    CHECK(cluster.find("network-node-layer-3") < cluster.find("network-node-layer-1\","));  // lowest first
+  }
+  SECTION("an NVLink clique is the lowest level, with NVLink links; a caller's label joins the known ones") {
+    const auto r = parse_kube_nodes(list({node("t0", "NVIDIA-GB200", 4, R"(, "nvidia.com/gpu.clique": "u.1", "rack": "r1")"),
+                                          node("t1", "NVIDIA-GB200", 4, R"(, "nvidia.com/gpu.clique": "u.1", "rack": "r1")")}),
+                                    "nodes.json", {{"NVIDIA-GB200", "hgx-b200"}}, {"rack"});
+    REQUIRE(r.ok());
+    CHECK(r->fabric_labels == std::vector<std::string>{"rack", "nvidia.com/gpu.clique"});
+    CHECK_THAT(kube_cluster_json(*r), Catch::Contains(R"("links": "nvlink")"));
+  }
+  SECTION("a GPU node without a label the others carry is refused, naming it") {
+    const auto r = parse_kube_nodes(list({node("a", h100, 8, aws("nn-2a", "nn-3a")), node("b", h100, 8)}), "nodes.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message ==
+          "nodes.json: /items/1 (b)/metadata/labels: no topology.k8s.aws/network-node-layer-1 label, which the fabric's levels "
+          "read (other GPU nodes carry it); label every GPU node or drop the level");
+  }
+}
