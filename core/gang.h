@@ -58,6 +58,9 @@ struct GangNode {
   const Allocator* allocator = nullptr;  // allocator->topology() is the node
   GpuSet free;                           // GPUs free for this job
   std::string name;                      // used in errors and `relaxed`
+  // Multi-node NVLink domain (core/nccl_algo.h): nodes with the same id >= 0 share one NVLink
+  // switch fabric (GB200 NVL72: 18 trays); default -1 = the node's own NVLink only.
+  int nvlink_domain = -1;
 };
 
 enum class MultiNodePolicy { Pack, Spread, BestFit };
