@@ -34,6 +34,8 @@
 //   (skipped for one GPU), that node's network bandwidth).
 // - A node's network bandwidth: node_network_gbps, model in network_model.h. A node without
 //   NICs cannot take part in a multi-node gang.
+// This ring figure ranks placements; what NCCL runs on the chosen one (NVLS, NVLSTree, multi-node
+// NVLink domains) is core/throughput.h gang_comm_path's (core/nccl_algo.h).
 #pragma once
 
 #include <array>
