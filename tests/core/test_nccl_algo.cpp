@@ -74,6 +74,14 @@ TEST_CASE("core::allreduce_time picks NCCL's algorithm per message size", "[core
     CHECK(e.algorithm == NcclAlgorithm::Ring);
     CHECK(e.protocol == NcclProtocol::LL);
   }
+  SECTION("8 x H100: Ring LL up to 1 MB, NVLS Simple from 2 MB, as NCCL logged it (nccl-tests#309)") {
+    const AllReduceEstimate one_mb = allreduce_time(1 << 20, 8, 1, h100, true);
+    const AllReduceEstimate two_mb = allreduce_time(2 << 20, 8, 1, h100, true);
+    CHECK(one_mb.algorithm == NcclAlgorithm::Ring);
+    CHECK(one_mb.protocol == NcclProtocol::LL);
+    CHECK(two_mb.algorithm == NcclAlgorithm::NVLS);
+    CHECK(two_mb.protocol == NcclProtocol::Simple);
+  }
   SECTION("no NVLS: the ring alone, as ring.h's allreduce_time") {
     const AllReduceEstimate e = allreduce_time(100e6, 8, 1, AllReduceAlgos{240, 0}, true);
     CHECK(e.algorithm == NcclAlgorithm::Ring);
