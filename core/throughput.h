@@ -118,7 +118,9 @@ void choose_algorithm(CommPath& path, const AllReduceAlgos& algos);
 //   when every node's ring is NVLink-only; RDMA when every NIC used is InfiniBand/RoCE, TCP when
 //   any is Ethernet.
 // `bus_bandwidth_gbps` and `algorithm` are the larger of ring and NVLS/NVLSTree.
-// REQUIRES: `nodes` is the list `placement` was made from.
+// REQUIRES: `nodes` is the list `placement` was made from; the nodes of one nvlink_domain hold one
+// GPU model (an input with a mixed domain is the loader's error; here the least sm and link of
+// the domain would be taken).
 CommPath gang_comm_path(const GangPlacement& placement, const std::vector<GangNode>& nodes);
 
 // Achieved GB/s of one ring hop over `transport` with a NIC of `nic_speed_gbit` Gb/s:
