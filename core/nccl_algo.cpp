@@ -63,10 +63,9 @@ double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains) {
   double ceiling = std::numeric_limits<double>::infinity();
   int ranks = 0;
   for (const NvlsDomain& d : domains) {
-    if (!(d.link_gbps > 0) || d.nics < 1) return 0;
+    if (!(d.link_gbps > 0) || d.nics < 1 || d.ranks < 2) return 0;
     ranks += d.ranks;
-    const double intra = d.ranks > 1 ? nvls_alg_gbps(sm, d.link_gbps, d.ranks) : alg;
-    alg = std::min({alg, intra, d.network_gbps * (count <= 2 ? 1.0 : 0.5)});
+    alg = std::min({alg, nvls_alg_gbps(sm, d.link_gbps, d.ranks), d.network_gbps * (count <= 2 ? 1.0 : 0.5)});
     ceiling = std::min(ceiling, std::min(d.nics, nvls_channels(sm)) * nvls_tree_channel_ceiling_gbps(sm, count));
   }
   return std::min(bus_from_alg(alg, ranks), ceiling);

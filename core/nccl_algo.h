@@ -63,7 +63,8 @@ struct NvlsDomain {
   int nics = 0;
 };
 // NVLSTree bus bandwidth over `domains` (model above), GB/s; 0 when NVLS is impossible in one of
-// them or there is a single domain.
+// them (fewer than 2 of the job's GPUs there, as NCCL needs 2 local ranks, a GPU off the switch,
+// no NIC) or there is a single domain.
 double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains);
 
 // What each algorithm offers one communicator.
