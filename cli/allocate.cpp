@@ -17,6 +17,7 @@
 #include "core/allocator.h"
 #include "core/nccl_config.h"
 #include "core/ring.h"
+#include "core/throughput.h"
 #include "core/topology.h"
 #include "formats/hardware/nccl_xml.h"
 #include "reports/placement_report.h"
@@ -87,10 +88,11 @@ Status merge_annotations(const std::map<std::string, std::string>& annotations, 
 // and NCCL configuration.
 PlacementReport make_report(const Topology& topology, std::vector<int> free, const PlacementRequest& request, Placement placement,
                             const std::string& topo_xml_path) {
-  PlacementReport r{&topology, std::move(free), request, std::move(placement), kGradientBytes, {}, {}, {}, {}, topo_xml_path};
+  PlacementReport r{&topology, std::move(free), request, std::move(placement), kGradientBytes, {}, {}, {}, {}, {}, topo_xml_path};
   const RingPlan& ring = r.placement.ring;
   const auto ranks = static_cast<int>(r.placement.gpus.size());
-  if (ranks > 1) r.allreduce = allreduce_time(r.allreduce_bytes, ranks, 1, ring.bus_bandwidth_gbps, ring.nvlink_only);
+  r.path = ring_plan_path(ring);
+  if (ranks > 1) r.allreduce = path_allreduce_time(r.allreduce_bytes, r.path);
   for (size_t i = 0; ranks > 1 && i < ring.order.size(); ++i) {
     const PairLink& link = topology.gpu_pair(ring.order[i], ring.order[(i + 1) % ring.order.size()]);
     r.hop_codes.push_back(link_code(link.cls, link.nvlinks));
@@ -142,10 +144,11 @@ std::string render_text(const PlacementReport& r) {
   out += "ring: " + ring_line(r) + "\n";
   out += "channels: " + channels_line(ring.channel_gbps) + "\n";
   if (p.gpus.size() > 1) {
-    out += fmt::format("bus bandwidth: {:.1f} GB/s ({})\n", ring.bus_bandwidth_gbps,
+    out += fmt::format("bus bandwidth: {:.1f} GB/s ({}, {})\n", r.path.bus_bandwidth_gbps, enum_name(r.path.algorithm),
                        ring.nvlink_only ? "NVLink only" : "uses PCIe/CPU links");
-    out += fmt::format("all-reduce 100 MB: {:.2f} ms (ring, {} protocol)\n", r.allreduce.time_us / 1e3,
-                       enum_name(r.allreduce.protocol));
+    if (r.path.algorithm != NcclAlgorithm::Ring) out += fmt::format("ring bus bandwidth: {:.1f} GB/s\n", ring.bus_bandwidth_gbps);
+    out += fmt::format("all-reduce 100 MB: {:.2f} ms ({}, {} protocol)\n", r.allreduce.time_us / 1e3,
+                       enum_name(r.allreduce.algorithm), enum_name(r.allreduce.protocol));
   } else {
     out += "bus bandwidth: - (a single GPU does no all-reduce)\n";
   }

@@ -179,6 +179,27 @@ NodeModel hgx_b200() {
                    "b200", CpuKind::IntelEmeraldRapids);
 }
 
+// GB200 NVL72 compute tray: two GB200 superchips, i.e. 2 Grace CPUs (72 Arm Neoverse V2 cores
+// each) and 4 GPUs, each GPU on its Grace over NVLink-C2C (900 GB/s; modelled as the Grace's host
+// bridge, as the node model has no C2C link) and sharing a PCIe Gen5 switch with one ConnectX-7
+// 400G NIC (4 per tray). The GPUs' 18 NVLink 5 ports go to the rack's NVLink switch trays, not to
+// each other: within the tray they meet at the switch, across trays the domain is
+// GangNode::nvlink_domain (core/gang.h), 18 trays x 4 GPUs per NVL72 rack. Sources: NVIDIA GB200
+// NVL72 data sheet (2024); NVIDIA NVL72 enterprise reference architecture, compute tray (4 HCAs
+// per tray on 2 mezzanine boards).
+NodeModel gb200_nvl72_tray() {
+  NodeModelBuilder b("gb200-nvl72-tray",
+                     "NVIDIA GB200 NVL72 compute tray (4 x GB200 GPU 192 GB, NVLink 5 to the rack's NVLink switches, 2 x "
+                     "Grace, 4 x ConnectX-7 400G IB)");
+  const int grace[] = {b.numa(CpuKind::Arm, "0-71"), b.numa(CpuKind::Arm, "72-143")};
+  for (int g = 0; g < 4; ++g) {
+    const int leaf = b.pcie_switch(b.host_bridge(grace[g / 2], 5), 5);
+    b.gpu(leaf, "gb200", 18);
+    b.nic(leaf, "mlx5_" + std::to_string(g), 400, NicTransport::InfiniBand, 5);
+  }
+  return b.take();
+}
+
 // PCIe servers without NVLink: 2 sockets x 2 PCIe switches x `per_switch` GPUs, one NIC on the
 // first switch of each socket (the pcie-8gpu layout with the GPU, host CPUs and NICs of the box).
 NodeModel pcie_server(const char* name, const char* description, const char* gpu, int per_switch, CpuKind cpu_kind, int pcie_gen,
@@ -246,6 +267,8 @@ const std::vector<CatalogEntry>& catalog() {
       {"pcie-l40s", "8 x L40S 48 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 200 GbE", pcie_l40s},
       {"pcie-l4", "8 x L4 24 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 100 GbE", pcie_l4},
       {"pcie-h100", "8 x H100 PCIe 80 GB, no NVLink, 2 sockets x 2 PCIe switches, 2 x 400 GbE", pcie_h100},
+      {"gb200-nvl72-tray", "4 x GB200 GPU 192 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 400G IB",
+       gb200_nvl72_tray},
   };
   return entries;
 }
@@ -294,7 +317,8 @@ std::optional<NodeEconomics> builtin_economics(std::string_view name) {
   // 2026), 10,200 W (DGX H100/H200 user guide, 6 x 3.3 kW, 10.2 kW max). HGX H200: p5e Capacity
   // Block $43.26/h is the only AWS figure found (2025): no on-demand price, a plan file must give
   // one. HGX B200: 14,300 W (DGX B200 user guide); no on-demand price at GA (Capacity Blocks
-  // only, 2025-05).
+  // only, 2025-05). GB200 NVL72 compute tray: 5,400 W (two GB200 superchips at up to 2,700 W each,
+  // fibermall.com "In-depth analysis for NVIDIA GB200", 2024); no on-demand price per tray found.
   static const std::map<std::string, NodeEconomics, std::less<>> table = {
       {"dgx1-v100", {24.48, 3500, "AWS p3.16xlarge on-demand us-east-1 (2024); DGX-1 data sheet 3.5 kW"}},
       {"dgx-a100", {32.77, 6500, "AWS p4d.24xlarge on-demand us-east-1 (Q2 2024); DGX A100 user guide 6.5 kW"}},
@@ -302,6 +326,8 @@ std::optional<NodeEconomics> builtin_economics(std::string_view name) {
       {"hgx-h200", {0, 10200, "no on-demand price found (AWS p5e: Capacity Blocks only); DGX H200 user guide 10.2 kW"}},
       {"hgx-b200",
        {0, 14300, "no on-demand price found (AWS p6-b200: Capacity Blocks only, 2025-05); DGX B200 user guide 14.3 kW"}},
+      {"gb200-nvl72-tray",
+       {0, 5400, "no on-demand price per tray found; 2 x GB200 superchip at 2.7 kW (fibermall.com GB200 analysis, 2024)"}},
   };
   const auto it = table.find(name);
   if (it == table.end()) return std::nullopt;

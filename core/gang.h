@@ -34,6 +34,8 @@
 //   (skipped for one GPU), that node's network bandwidth).
 // - A node's network bandwidth: node_network_gbps, model in network_model.h. A node without
 //   NICs cannot take part in a multi-node gang.
+// This ring figure ranks placements; what NCCL runs on the chosen one (NVLS, NVLSTree, multi-node
+// NVLink domains) is core/throughput.h gang_comm_path's (core/nccl_algo.h).
 #pragma once
 
 #include <array>
@@ -58,6 +60,9 @@ struct GangNode {
   const Allocator* allocator = nullptr;  // allocator->topology() is the node
   GpuSet free;                           // GPUs free for this job
   std::string name;                      // used in errors and `relaxed`
+  // Multi-node NVLink domain (core/nccl_algo.h): nodes with the same id >= 0 share one NVLink
+  // switch fabric (GB200 NVL72: 18 trays); default -1 = the node's own NVLink only.
+  int nvlink_domain = -1;
 };
 
 enum class MultiNodePolicy { Pack, Spread, BestFit };

@@ -58,6 +58,12 @@ CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gi
 // B200 (HGX, 1000 W): 80 / 1100 / 2250 / 4500, 180 GB at 8000 GB/s (DGX B200 user guide; FP32
 // 75 in another reseller copy - the higher figure is NVIDIA's). Labels: GPU feature discovery
 // writes nvidia-smi's name with spaces as dashes (gpu-feature-discovery internal/lm/resource.go).
+// GB200 (the B200-class GPU of GB200 NVL72, 1,200 W configuration): NVIDIA GB200 NVL72 data sheet
+// (2024) rack figures over its 72 GPUs, halved for dense tensor rates: FP8 720 PF sparse -> 5,000,
+// FP16/BF16 360 -> 2,500, TF32 180 -> 1,250 TFLOPS, FP32 5,760 TF -> 80; per GB200 superchip 384 GB
+// HBM3e at 16 TB/s -> 192 GB and 8,000 GB/s per GPU; NVLink 5, 18 links (1.8 TB/s per GPU, both
+// directions); 1,200 W per GPU (glennklockwood.com/garden/processors/B200, 2025, from NVIDIA's
+// Blackwell data sheet). nvidia-smi names it "NVIDIA GB200".
 // Each SM version's first entry is what NCCL XML imports without a device id become.
 const std::vector<CatalogEntry>& catalog() {
   static const std::vector<CatalogEntry> entries = [] {
@@ -90,6 +96,7 @@ const std::vector<CatalogEntry>& catalog() {
         gpu("h100-pcie", "H100 PCIe", 90, 80, 5, 0, {51.2, 378, 756, 1513}, 2000, 350, "NVIDIA-H100-PCIe"),
         gpu("h200", "H200", 90, 141, 5, 18, {67, 494.7, 989.5, 1979}, 4800, 700, "NVIDIA-H200", {"h200-sxm"}),
         gpu("b200", "B200", 100, 180, 5, 18, {80, 1100, 2250, 4500}, 8000, 1000, "NVIDIA-B200"),
+        gpu("gb200", "NVIDIA GB200", 100, 192, 5, 18, {80, 1250, 2500, 5000}, 8000, 1200, "NVIDIA-GB200"),
     };
     for (size_t i = 0; i < list.size(); ++i) list[i].model.catalog_index = static_cast<int>(i);
     return list;

@@ -1,7 +1,10 @@
 #include "core/llm_links.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+
+#include "core/nccl_algo.h"
 
 namespace topsim {
 namespace {
@@ -64,7 +67,7 @@ class LinkPlanner {
     users_.clear();
     if (!options_.host_network) return;
     for (const Group& group : groups) {
-      if (!spans_nodes(group)) continue;
+      if (!spans_nodes(group) || one_domain(group)) continue;
       std::map<std::pair<int, int>, bool> seen;
       for (int r : group) seen[{ranks_[r].node, network_nic(topology(ranks_[r].node), ranks_[r].gpu)}] = true;
       for (const auto& [key, unused] : seen) ++users_[key];
@@ -73,6 +76,14 @@ class LinkPlanner {
 
   bool spans_nodes(const Group& group) const {
     return std::any_of(group.begin(), group.end(), [&](int r) { return ranks_[r].node != ranks_[group[0]].node; });
+  }
+  // Every rank of `group` on nodes of one multi-node NVLink domain whose GPUs are on its switch.
+  bool one_domain(const Group& group) const {
+    const int id = nodes_[ranks_[group[0]].node].nvlink_domain;
+    return options_.host_network && id >= 0 && std::all_of(group.begin(), group.end(), [&](int r) {
+             const int node = ranks_[r].node;
+             return nodes_[node].nvlink_domain == id && nvswitch_link_gbps(topology(node), {ranks_[r].gpu}) > 0;
+           });
   }
   bool one_host(const Group& group) const {
     if (options_.host_network) return !spans_nodes(group);
@@ -85,7 +96,27 @@ class LinkPlanner {
       for (int r : group) gpus.push_back(ranks_[r].gpu);
       return ring_plan_path(nodes_[ranks_[group[0]].node].allocator->ring_plan(to_gpu_set(gpus)));
     }
+    if (one_domain(group)) return domain_path(group);
     return options_.host_network ? network_path(group) : socket_path(group);
+  }
+
+  CommPath domain_path(const Group& group) {
+    std::map<int, std::vector<int>> gpus_by_node;
+    for (int r : group) gpus_by_node[ranks_[r].node].push_back(ranks_[r].gpu);
+    CommPath path;
+    path.ranks = static_cast<int>(group.size());
+    path.nvlink_hops = true;
+    path.transport = CommTransport::NvLinkP2p;
+    double ring = std::numeric_limits<double>::infinity(), link = ring;
+    int sm = std::numeric_limits<int>::max();
+    for (const auto& [node, gpus] : gpus_by_node) {
+      const Topology& topo = topology(node);
+      link = std::min(link, nvswitch_link_gbps(topo, gpus));
+      sm = std::min(sm, min_sm(topo, gpus));
+      if (gpus.size() > 1) ring = std::min(ring, nodes_[node].allocator->ring_plan(to_gpu_set(gpus)).bus_bandwidth_gbps);
+    }
+    choose_algorithm(path, {std::min(ring, link), nvls_bus_gbps(sm, link, path.ranks), NcclAlgorithm::NVLS});
+    return path;
   }
 
   Expected<CommPath> network_path(const Group& group) {

@@ -15,6 +15,9 @@
 //   the node's network bandwidth for those GPUs (core/network_model.h) divided by the number of
 //   groups of the same kind that cross the network through the same NIC (they run at once: every
 //   TP group all-reduces in the same layer, every DP group reduces gradients together);
+// - several nodes of one multi-node NVLink domain (LinkNode::nvlink_domain) with host networking:
+//   NVLink through the domain's switch, one host to NCCL, no NIC used: the ring at the least
+//   NVLink rate of its nodes and NVLS over the group (core/nccl_algo.h), whichever is faster;
 // - pods without host networking (default scheduling): the pod-socket ring (pod_socket_path).
 #pragma once
 
@@ -36,6 +39,8 @@ struct RankSite {
 struct LinkNode {
   const Allocator* allocator = nullptr;  // the node's allocator (its topology and ring memo)
   double primary_nic_gbit = 0;           // the pod network's NIC, Gb/s (without host networking)
+  // Multi-node NVLink domain, as GangNode::nvlink_domain (core/gang.h); default -1 = none.
+  int nvlink_domain = -1;
 };
 
 struct LinkOptions {

@@ -20,7 +20,7 @@ std::string itos(long long v) { return std::to_string(v); }
 // Time of an all-reduce of `bytes` on `path`, ms; 0 for fewer than 2 ranks.
 double allreduce_ms(double bytes, const CommPath& path) {
   if (path.ranks < 2 || bytes <= 0) return 0;
-  return allreduce_time(bytes, path.ranks, path.hosts, path.bus_bandwidth_gbps, path.nvlink_hops).time_us / 1e3;
+  return path_allreduce_time(bytes, path).time_us / 1e3;
 }
 // A ring reduce-scatter or all-gather runs half of a ring all-reduce's steps (n-1 of 2(n-1)).
 double half_allreduce_ms(double bytes, const CommPath& path) { return allreduce_ms(bytes, path) / 2; }

@@ -56,15 +56,21 @@ const std::string* NcclConfig::find(std::string_view name) const {
   return nullptr;
 }
 
-NcclConfig nccl_config(const Topology& node, const std::vector<int>& gpus, const RingPlan& ring, bool multi_node,
-                       std::string_view topo_file) {
+NcclAlgorithm single_node_algorithm(const RingPlan& ring) {
+  return ring.nvls_bus_gbps > ring.bus_bandwidth_gbps ? NcclAlgorithm::NVLS : NcclAlgorithm::Ring;
+}
+
+namespace {
+
+NcclConfig make_config(const Topology& node, const std::vector<int>& gpus, const RingPlan& ring, bool multi_node,
+                       NcclAlgorithm algorithm, std::string_view topo_file) {
   std::vector<int> ascending = gpus;
   std::sort(ascending.begin(), ascending.end());
   NcclConfig config;
   config.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
   config.env.emplace_back("CUDA_VISIBLE_DEVICES", format_ids(ascending));
   config.env.emplace_back("NCCL_P2P_LEVEL", p2p_level(ring));
-  config.env.emplace_back("NCCL_ALGO", "Ring");
+  config.env.emplace_back("NCCL_ALGO", std::string(enum_name(algorithm)));
   config.env.emplace_back("NCCL_PROTO", "Simple");
   config.env.emplace_back("NCCL_NVLS_ENABLE", nvls_capable(node, ascending) ? "1" : "0");
   config.env.emplace_back("NCCL_TOPO_FILE", std::string(topo_file));
@@ -72,11 +78,19 @@ NcclConfig nccl_config(const Topology& node, const std::vector<int>& gpus, const
   return config;
 }
 
-NcclConfig nccl_config(const Topology& node, const GangPlacement& gang, size_t slot, std::string_view topo_file) {
+}  // namespace
+
+NcclConfig nccl_config(const Topology& node, const std::vector<int>& gpus, const RingPlan& ring, bool multi_node,
+                       std::string_view topo_file) {
+  return make_config(node, gpus, ring, multi_node, multi_node ? NcclAlgorithm::Ring : single_node_algorithm(ring), topo_file);
+}
+
+NcclConfig nccl_config(const Topology& node, const GangPlacement& gang, size_t slot, NcclAlgorithm algorithm,
+                       std::string_view topo_file) {
   std::vector<int> gpus;
   for (const WorkerPlacement& w : gang.workers)
     if (w.node == gang.nodes[slot]) gpus.insert(gpus.end(), w.gpus.begin(), w.gpus.end());
-  return nccl_config(node, gpus, gang.node_rings[slot], gang.multi_node(), topo_file);
+  return make_config(node, gpus, gang.node_rings[slot], gang.multi_node(), algorithm, topo_file);
 }
 
 }  // namespace topsim

@@ -12,10 +12,12 @@
 //   (PIX, PXB, PHB, SYS; nvidia-smi NODE is NCCL's PHB), so that NCCL uses direct P2P on every
 //   hop the ring model routes (NCCL's default stops at PXB and would stage PHB/SYS hops through
 //   host memory). LOC for a single GPU (no peer).
-// - NCCL_ALGO=Ring: the algorithm whose bandwidth the ring model predicts.
+// - NCCL_ALGO: the algorithm the model predicts for large messages (core/nccl_algo.h): NVLS when
+//   NVLink SHARP beats the ring on the node's GPUs, NVLSTree or Ring across nodes (the caller's
+//   gang_comm_path choice), else Ring.
 // - NCCL_PROTO=Simple: gradient all-reduces move MB-sized buckets, where Simple is the fastest
-//   protocol (bandwidth efficiency 1.0 versus LL128 0.92 and LL 0.5, tuning.cc); LL/LL128 only
-//   win for small messages, which this pin gives up.
+//   protocol (bandwidth efficiency 1.0 versus LL128 0.92 and LL 0.5, tuning.cc) and the only one
+//   NVLS and NVLSTree run; LL/LL128 only win for small messages, which this pin gives up.
 // - NCCL_NVLS_ENABLE: 1 when NVLink SHARP is possible (NVSwitch gen 3, i.e. sm >= 90, every
 //   chosen GPU attached to the node's NVSwitch fabric, at least 2 of them), else 0. With
 //   NCCL_ALGO=Ring it only allows NVLS resources for a user who lifts the Ring pin.
@@ -47,13 +49,19 @@ struct NcclConfig {
   const std::string* find(std::string_view name) const;
 };
 
+// The algorithm NCCL runs for large messages on one node's `ring`: NVLS when its bus bandwidth
+// beats the ring's, else Ring.
+NcclAlgorithm single_node_algorithm(const RingPlan& ring);
+
+// NCCL_ALGO is single_node_algorithm(ring) on one node, Ring when `multi_node`.
 // REQUIRES: `gpus` non-empty, distinct and valid on `node`; `ring` was planned over them.
 NcclConfig nccl_config(const Topology& node, const std::vector<int>& gpus, const RingPlan& ring, bool multi_node,
                        std::string_view topo_file = kDefaultNcclTopoFile);
 
-// The configuration of the `slot`-th node of a gang (all of its workers' GPUs).
+// The configuration of the `slot`-th node of a gang (all of its workers' GPUs), with NCCL_ALGO
+// `algorithm` (gang_comm_path's choice, core/throughput.h).
 // REQUIRES: slot < gang.nodes.size(); `node` is the topology of gang.nodes[slot].
-NcclConfig nccl_config(const Topology& node, const GangPlacement& gang, size_t slot,
+NcclConfig nccl_config(const Topology& node, const GangPlacement& gang, size_t slot, NcclAlgorithm algorithm,
                        std::string_view topo_file = kDefaultNcclTopoFile);
 
 }  // namespace topsim

@@ -1,6 +1,7 @@
 #include "core/ring.h"
 
 #include "core/hardware.h"
+#include "core/nccl_algo.h"
 
 #include <algorithm>
 #include <limits>
@@ -332,6 +333,9 @@ RingPlan RingModel::plan(const std::vector<int>& unsorted) const {
     plan.worst_hop = std::max(plan.worst_hop, l.cls);
   }
   apply_p2p_read(gpus, plan);
+  if (switched)
+    plan.nvls_bus_gbps =
+        nvls_bus_gbps(min_sm(*topology_, gpus), nvswitch_link_gbps(*topology_, gpus), static_cast<int>(gpus.size()));
   return plan;
 }
 

@@ -37,7 +37,9 @@
 //   1,555 GB/s HBM2, f = 0.31) 207.9 GB/s for 2 GPUs, 228.3 for 4, 234.8 for 8. Write mode (V100,
 //   H100 and every non-NVLink path) posts its stores, so channels can outrun the link and fill
 //   each other's local steps: no share (measured: H100 ring flat from 2 to 8 GPUs, nccl#1455).
-// - Not modelled: tree/NVLS/CollNet algorithms, PXN, SM limits on channel count, and the
+// - NVLS (NVLink SHARP) is computed beside the ring when NCCL could run it (nvls_bus_gbps,
+//   core/nccl_algo.h); the ring figures themselves are unchanged by it.
+// - Not modelled: tree/CollNet algorithms, PXN, SM limits on channel count, and the
 //   protocol's chunking; NCCL finds channels by a timed search, this model by the greedy above.
 #pragma once
 
@@ -59,6 +61,9 @@ struct RingPlan {
   bool nvlink_only = false;                     // every hop of every channel is NVLink (direct or NVSwitch)
   LinkClass worst_hop = LinkClass::Self;        // worst link class among the ring's hops
   double p2p_read_share = 1.0;                  // share of a channel's time spent pulling (P2P read, above); 1 otherwise
+  // NVLink SHARP (core/nccl_algo.h): the bus bandwidth NCCL's NVLS all-reduce reaches over these
+  // GPUs, GB/s; 0 when NVLS is not possible (before Hopper, a GPU off the NVSwitch, one GPU).
+  double nvls_bus_gbps = 0;
 };
 
 // Share of its time a channel moves data over NVLink in NCCL's P2P read mode (model in the header
@@ -109,9 +114,18 @@ struct EnumNames<NcclProtocol> {
       {{NcclProtocol::LL, "LL"}, {NcclProtocol::LL128, "LL128"}, {NcclProtocol::Simple, "Simple"}}};
 };
 
+// NCCL's all-reduce algorithms topsim models (core/nccl_algo.h); names as NCCL_ALGO spells them.
+enum class NcclAlgorithm { Ring, NVLS, NVLSTree };
+template <>
+struct EnumNames<NcclAlgorithm> {
+  static constexpr std::array<EnumName<NcclAlgorithm>, 3> table{
+      {{NcclAlgorithm::Ring, "Ring"}, {NcclAlgorithm::NVLS, "NVLS"}, {NcclAlgorithm::NVLSTree, "NVLSTree"}}};
+};
+
 struct AllReduceEstimate {
   double time_us = 0;
   NcclProtocol protocol = NcclProtocol::Simple;
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
 };
 
 // Ring all-reduce time for `bytes` over `ranks` GPUs on `nodes` nodes with the given bus

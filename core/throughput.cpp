@@ -34,37 +34,37 @@ std::vector<int> crossing_hops_per_node(const std::vector<int>& rank_nodes, size
 
 }  // namespace
 
+AllReduceAlgos CommPath::algos() const {
+  AllReduceAlgos a;
+  const double ring = ring_bus_gbps > 0 ? ring_bus_gbps : bus_bandwidth_gbps;
+  a.ring_bus_gbps = std::min(ring, bus_bandwidth_gbps);
+  if (algorithm != NcclAlgorithm::Ring) {
+    a.nvls_bus_gbps = bus_bandwidth_gbps;
+    a.nvls_kind = algorithm;
+  }
+  return a;
+}
+
+AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path) {
+  return allreduce_time(bytes, path.ranks, path.hosts, path.algos(), path.nvlink_hops);
+}
+
+void choose_algorithm(CommPath& path, const AllReduceAlgos& algos) {
+  path.algorithm = algos.large_message_algorithm();
+  path.bus_bandwidth_gbps = algos.large_message_bus_gbps();
+  path.ring_bus_gbps = path.algorithm == NcclAlgorithm::Ring ? 0 : algos.ring_bus_gbps;
+}
+
 CommPath ring_plan_path(const RingPlan& plan) {
   CommPath path;
   path.ranks = std::max<int>(1, static_cast<int>(plan.order.size()));
   if (path.ranks < 2) return path;
-  path.bus_bandwidth_gbps = plan.bus_bandwidth_gbps;
+  choose_algorithm(path, {plan.bus_bandwidth_gbps, plan.nvls_bus_gbps, NcclAlgorithm::NVLS});
   path.nvlink_hops = plan.nvlink_only;
   if (plan.nvlink_only)
     path.transport = CommTransport::NvLinkP2p;
   else
     path.transport = plan.worst_hop <= LinkClass::PXB ? CommTransport::PcieP2p : CommTransport::Shm;
-  return path;
-}
-
-CommPath gang_comm_path(const GangPlacement& placement, const std::vector<GangNode>& nodes) {
-  if (!placement.multi_node()) {
-    CommPath path = placement.node_rings.empty() ? CommPath{} : ring_plan_path(placement.node_rings.front());
-    path.bus_bandwidth_gbps = path.ranks > 1 ? placement.bus_bandwidth_gbps : 0;
-    return path;
-  }
-  CommPath path;
-  path.ranks = placement.gpu_count();
-  path.hosts = static_cast<int>(placement.nodes.size());
-  path.bus_bandwidth_gbps = placement.bus_bandwidth_gbps;
-  path.nvlink_hops = std::all_of(placement.node_rings.begin(), placement.node_rings.end(),
-                                 [](const RingPlan& ring) { return ring.order.size() < 2 || ring.nvlink_only; });
-  path.transport = CommTransport::Rdma;
-  for (size_t i = 0; i < placement.nodes.size(); ++i) {
-    const auto& nics = nodes[placement.nodes[i]].allocator->topology().model().nics;
-    for (int nic : placement.nics_per_node[i])
-      if (nics[nic].transport == NicTransport::Ethernet) path.transport = CommTransport::Tcp;
-  }
   return path;
 }
 
@@ -139,8 +139,7 @@ DdpPipeline ddp_pipeline(const std::vector<GradientBucket>& buckets, double back
   if (path.ranks < 2) return out;
   double stream_free_ms = 0, largest_bytes = 0;  // from the start of the backward pass
   for (const GradientBucket& bucket : buckets) {
-    const AllReduceEstimate allreduce =
-        allreduce_time(bucket.bytes, path.ranks, path.hosts, path.bus_bandwidth_gbps, path.nvlink_hops);
+    const AllReduceEstimate allreduce = path_allreduce_time(bucket.bytes, path);
     const double work_ms = allreduce.time_us / 1e3;
     out.comm_ms += work_ms;
     if (bucket.bytes > largest_bytes) {
@@ -179,8 +178,7 @@ Expected<ThroughputEstimate> estimate_throughput(const TrainingJob& job, const C
     estimate.exposed_comm_ms = pipeline.exposed_ms;
     estimate.protocol = pipeline.protocol;
   } else if (path.ranks > 1) {
-    const AllReduceEstimate allreduce =
-        allreduce_time(model_at(job.model)->gradient_bytes(), path.ranks, path.hosts, path.bus_bandwidth_gbps, path.nvlink_hops);
+    const AllReduceEstimate allreduce = path_allreduce_time(model_at(job.model)->gradient_bytes(), path);
     estimate.comm_ms = allreduce.time_us / 1e3;
     estimate.protocol = allreduce.protocol;
     estimate.exposed_comm_ms = estimate.comm_ms - std::min(estimate.comm_ms, overlap_share * backward_ms);

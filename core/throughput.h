@@ -34,6 +34,7 @@
 #include "core/gang.h"
 #include "core/model_catalog.h"
 #include "core/model_layers.h"
+#include "core/nccl_algo.h"
 #include "core/node_model.h"
 #include "core/ring.h"
 #include "util/enum_names.h"
@@ -63,12 +64,27 @@ struct EnumNames<CommTransport> {
 };
 
 struct CommPath {
-  int ranks = 1;                  // GPUs in the all-reduce (workers x GPUs per worker)
-  int hosts = 1;                  // hosts as NCCL sees them: nodes with host IPC/network, else pods
-  double bus_bandwidth_gbps = 0;  // ring bus bandwidth, GB/s; > 0 when ranks > 1
+  int ranks = 1;  // GPUs in the all-reduce (workers x GPUs per worker)
+  // Hosts as NCCL sees them: NVLink domains (a node, or the nodes of one multi-node NVLink
+  // domain) with host IPC/network, else pods.
+  int hosts = 1;
+  double bus_bandwidth_gbps = 0;  // bus bandwidth of `algorithm`, GB/s; > 0 when ranks > 1
   bool nvlink_hops = false;       // intra-host hops are NVLink (NVLink rather than PCIe hop latency)
   CommTransport transport = CommTransport::None;
+  // The algorithm NCCL runs for large messages (core/nccl_algo.h); default Ring.
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
+  // The ring's bus bandwidth when `algorithm` is not Ring (small messages may still pick the
+  // ring), GB/s; default 0 = bus_bandwidth_gbps.
+  double ring_bus_gbps = 0;
+
+  // The candidates NCCL's tuner chooses from. A ring never outruns bus_bandwidth_gbps (a caller
+  // that lowers it, e.g. for oversubscription, lowers the ring's too).
+  AllReduceAlgos algos() const;
 };
+
+// The all-reduce of `bytes` over `path`: nccl_algo.h allreduce_time with its ranks, hosts and
+// algorithms.
+AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path);
 
 // Pods on one node exchanging data over sockets through the pod network (veth pair + bridge).
 // The bytes never reach a NIC: a veth pair and a bridge hand packets between two network
@@ -86,10 +102,25 @@ inline constexpr double kPodSocketGbps = 2.4;
 // at most PXB (NCCL's default P2P level), else SHM. One GPU: ranks 1, transport None.
 CommPath ring_plan_path(const RingPlan& plan);
 
-// Communication path of a host-networked gang (gang.h): its job bus bandwidth, ranks W x G,
-// hosts = nodes, NVLink hops when every node's ring is NVLink-only; across nodes RDMA when
-// every NIC used is InfiniBand/RoCE, TCP when any is Ethernet.
-// REQUIRES: `nodes` is the list `placement` was made from.
+// Sets `path`'s bus bandwidth and algorithm to what NCCL runs for large messages among `algos`
+// (the ring's kept in ring_bus_gbps when another algorithm wins).
+void choose_algorithm(CommPath& path, const AllReduceAlgos& algos);
+
+// Communication path of a host-networked gang (gang.h), ranks W x G, by NVLink domain (a node,
+// or the nodes sharing one GangNode::nvlink_domain id):
+// - one domain: on one node ring_plan_path of its ring; across the nodes of a multi-node NVLink
+//   domain, NVLink P2P through the domain's switch, one host to NCCL: the ring at the least
+//   NVLink rate of its nodes (a node's ring, or its GPUs' link into the switch) and NVLS over all
+//   ranks (core/nccl_algo.h);
+// - several domains: hosts = domains; the ring visits each domain once, so its bus bandwidth is
+//   the least over domains of min(the domain's NVLink ring, the achieved network bandwidth of
+//   its nodes' NICs) (gang.h); NVLSTree beside it when every domain can run NVLS; NVLink hops
+//   when every node's ring is NVLink-only; RDMA when every NIC used is InfiniBand/RoCE, TCP when
+//   any is Ethernet.
+// `bus_bandwidth_gbps` and `algorithm` are the larger of ring and NVLS/NVLSTree.
+// REQUIRES: `nodes` is the list `placement` was made from; the nodes of one nvlink_domain hold one
+// GPU model (an input with a mixed domain is the loader's error; here the least sm and link of
+// the domain would be taken).
 CommPath gang_comm_path(const GangPlacement& placement, const std::vector<GangNode>& nodes);
 
 // Achieved GB/s of one ring hop over `transport` with a NIC of `nic_speed_gbit` Gb/s:

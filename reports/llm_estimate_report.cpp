@@ -14,13 +14,15 @@ OrderedJson link_json(const CommPath& path) {
   return {{"ranks", path.ranks},
           {"hosts", path.hosts},
           {"bus_gbps", rounded_micro(path.bus_bandwidth_gbps)},
-          {"transport", enum_name(path.transport)}};
+          {"transport", enum_name(path.transport)},
+          {"algorithm", enum_name(path.algorithm)}};
 }
 
 std::string link_text(const char* name, const CommPath& path) {
   if (path.ranks < 2) return "";
-  return fmt::format("  {:<3} {} ranks on {} host{}, {} GB/s bus ({})\n", name, path.ranks, path.hosts,
-                     path.hosts == 1 ? "" : "s", format_number(path.bus_bandwidth_gbps), enum_name(path.transport));
+  return fmt::format("  {:<3} {} ranks on {} host{}, {} GB/s bus ({}, {})\n", name, path.ranks, path.hosts,
+                     path.hosts == 1 ? "" : "s", format_number(path.bus_bandwidth_gbps), enum_name(path.transport),
+                     enum_name(path.algorithm));
 }
 
 std::string share(double part, double whole) { return whole > 0 ? format_number(100 * part / whole) + "%" : "n/a"; }

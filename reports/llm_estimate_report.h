@@ -25,7 +25,8 @@ std::string render_llm_estimate_text(const LlmEstimateReport& report);
 // sequence_parallel, zero, precision, tp_overlap, dp_overlap}, step_s, tokens_per_s,
 // tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, memory_gib {parameters, activations, total,
 // gpu}, breakdown_s {compute, tp, ep, cp, pp_bubble, pp_p2p, dp_exposed, optimizer}, dp_comm_s,
-// links {tp, cp, dp, ep, pp: {ranks, hosts, bus_gbps, transport}}. Figures rounded to 1e-6.
+// links {tp, cp, dp, ep, pp: {ranks, hosts, bus_gbps, transport, algorithm (NCCL's for large
+// messages: "Ring", "NVLS", "NVLSTree")}}. Figures rounded to 1e-6.
 std::string render_llm_estimate_json(const LlmEstimateReport& report);
 
 }  // namespace topsim

@@ -39,6 +39,7 @@ std::string render_placement_json(const PlacementReport& r) {
   for (double g : p.ring.channel_gbps) channels.push_back(rounded(g, 1000));
   OrderedJson env = OrderedJson::object();
   for (const auto& [name, value] : r.nccl.env) env[name] = value;
+  const bool multi = p.gpus.size() > 1;
   OrderedJson out = {
       {"node", r.topology->name()},
       {"node_gpus", r.topology->gpu_count()},
@@ -51,12 +52,15 @@ std::string render_placement_json(const PlacementReport& r) {
       {"hops", hops},
       {"channels", p.ring.channel_gbps.size()},
       {"channel_gbps", channels},
-      {"bus_bandwidth_gbps", rounded(p.ring.bus_bandwidth_gbps, 1000)},
+      {"bus_bandwidth_gbps", rounded(r.path.bus_bandwidth_gbps, 1000)},
+      {"algorithm", multi ? OrderedJson(enum_name(r.path.algorithm)) : OrderedJson()},
+      {"ring_bus_gbps", rounded(p.ring.bus_bandwidth_gbps, 1000)},
       {"nvlink_only", p.ring.nvlink_only},
       {"allreduce",
        {{"bytes", static_cast<int64_t>(r.allreduce_bytes)},
         {"time_us", rounded(r.allreduce.time_us, 10)},
-        {"protocol", p.gpus.size() > 1 ? OrderedJson(enum_name(r.allreduce.protocol)) : OrderedJson()}}},
+        {"protocol", multi ? OrderedJson(enum_name(r.allreduce.protocol)) : OrderedJson()},
+        {"algorithm", multi ? OrderedJson(enum_name(r.allreduce.algorithm)) : OrderedJson()}}},
       {"numa_nodes", r.numa_ids},
       {"nccl_env", env},
       {"topo_xml", r.topo_xml_path.empty() ? OrderedJson() : OrderedJson(r.topo_xml_path)},

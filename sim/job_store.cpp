@@ -75,10 +75,12 @@ void encode(std::string& out, const JobRecord& r) {
   put(out, static_cast<uint8_t>(r.cross_numa));
   put(out, static_cast<uint8_t>(r.comm.nvlink_hops));
   put(out, static_cast<uint8_t>(r.comm.transport));
+  put(out, static_cast<uint8_t>(r.comm.algorithm));
   for (const int64_t ms : {r.submit_ms, r.start_ms, r.finish_ms, r.first_pod_ms}) put(out, ms);
   put(out, static_cast<int32_t>(r.comm.ranks));
   put(out, static_cast<int32_t>(r.comm.hosts));
-  for (const double value : {r.comm.bus_bandwidth_gbps, r.samples_per_sec, r.ideal_samples_per_sec, r.work_samples})
+  for (const double value :
+       {r.comm.bus_bandwidth_gbps, r.comm.ring_bus_gbps, r.samples_per_sec, r.ideal_samples_per_sec, r.work_samples})
     put(out, value);
   put(out, static_cast<uint32_t>(r.pods.size()));
   for (const PodPlacement& pod : r.pods) {
@@ -105,10 +107,12 @@ JobRecord decode(const char* at) {
   r.cross_numa = in.get<uint8_t>() != 0;
   r.comm.nvlink_hops = in.get<uint8_t>() != 0;
   r.comm.transport = static_cast<CommTransport>(in.get<uint8_t>());
+  r.comm.algorithm = static_cast<NcclAlgorithm>(in.get<uint8_t>());
   for (int64_t* ms : {&r.submit_ms, &r.start_ms, &r.finish_ms, &r.first_pod_ms}) *ms = in.get<int64_t>();
   r.comm.ranks = in.get<int32_t>();
   r.comm.hosts = in.get<int32_t>();
-  for (double* value : {&r.comm.bus_bandwidth_gbps, &r.samples_per_sec, &r.ideal_samples_per_sec, &r.work_samples})
+  for (double* value :
+       {&r.comm.bus_bandwidth_gbps, &r.comm.ring_bus_gbps, &r.samples_per_sec, &r.ideal_samples_per_sec, &r.work_samples})
     *value = in.get<double>();
   r.pods.resize(in.get<uint32_t>());
   for (PodPlacement& pod : r.pods) {

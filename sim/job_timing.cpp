@@ -101,6 +101,8 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
   key.push_back(path.hosts);
   key.push_back(std::llround(path.bus_bandwidth_gbps * 1e3));
   key.push_back(path.nvlink_hops);
+  key.push_back(static_cast<int64_t>(path.algorithm));
+  key.push_back(std::llround(path.ring_bus_gbps * 1e3));
 }
 
 }  // namespace

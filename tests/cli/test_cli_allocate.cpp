@@ -43,13 +43,13 @@ TEST_CASE("cli::allocate on an idle DGX-1", "[cli]") {
     CHECK(r.err.empty());
     const std::string gpus = field(r.out, "gpus");
     CHECK((gpus == "0,1,2,3" || gpus == "4,5,6,7"));
-    CHECK(field(r.out, "bus bandwidth") == "88.9 GB/s (NVLink only)");
+    CHECK(field(r.out, "bus bandwidth") == "88.9 GB/s (Ring, NVLink only)");
     CHECK(field(r.out, "channels") == "4 (4 x 22.2 GB/s)");
     CHECK(field(r.out, "NUMA nodes") == "0 (1 of 2)");
     CHECK(field(r.out, "request") == "4 GPUs, best-fit, no constraints");
     CHECK(field(r.out, "relaxed").empty());
     // 1.5 x 10^8 bytes at 88.9 GB/s = 1687.5 us, plus 8.4 + 6 x 3.4 us of Simple latency
-    CHECK(field(r.out, "all-reduce 100 MB") == "1.72 ms (ring, Simple protocol)");
+    CHECK(field(r.out, "all-reduce 100 MB") == "1.72 ms (Ring, Simple protocol)");
     // every hop of the ring is an NVLink
     const std::string ring = field(r.out, "ring");
     CHECK(count_of(ring, " -NV") == 4);

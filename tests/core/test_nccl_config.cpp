@@ -2,6 +2,7 @@
 
 #include "core/builtin_models.h"
 #include "core/nccl_config.h"
+#include "core/throughput.h"
 #include "tests/core/topology_fixture.h"
 
 using namespace topsim;
@@ -90,7 +91,7 @@ TEST_CASE("core::nccl_config network variables across nodes", "[core][nccl-confi
     REQUIRE(placed.ok());
     REQUIRE(placed->nodes.size() == 2);
     for (size_t slot = 0; slot < 2; ++slot) {
-      const NcclConfig config = nccl_config(t, *placed, slot);
+      const NcclConfig config = nccl_config(t, *placed, slot, gang_comm_path(*placed, nodes).algorithm);
       CHECK(value(config, "CUDA_VISIBLE_DEVICES") == "0,1,2,3,4,5,6,7");
       CHECK(value(config, "NCCL_IB_HCA") == "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
     }

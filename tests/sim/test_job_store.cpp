@@ -32,6 +32,8 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
   r.comm.bus_bandwidth_gbps = id % 11 == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / (id + 1);
   r.comm.nvlink_hops = id % 2 == 0;
   r.comm.transport = static_cast<CommTransport>(id % 7);
+  r.comm.algorithm = static_cast<NcclAlgorithm>(id % 3);
+  r.comm.ring_bus_gbps = id % 3 == 0 ? 0 : 2.0 / (id + 1);
   r.samples_per_sec = -0.0;
   r.ideal_samples_per_sec = std::numeric_limits<double>::denorm_min() * id;
   r.cross_numa = id % 2 == 1;
@@ -59,6 +61,8 @@ void check_same(const JobRecord& a, const JobRecord& b) {
   CHECK(same_bits(a.comm.bus_bandwidth_gbps, b.comm.bus_bandwidth_gbps));
   CHECK(a.comm.nvlink_hops == b.comm.nvlink_hops);
   CHECK(a.comm.transport == b.comm.transport);
+  CHECK(a.comm.algorithm == b.comm.algorithm);
+  CHECK(same_bits(a.comm.ring_bus_gbps, b.comm.ring_bus_gbps));
   CHECK(same_bits(a.samples_per_sec, b.samples_per_sec));
   CHECK(same_bits(a.ideal_samples_per_sec, b.ideal_samples_per_sec));
   CHECK(a.cross_numa == b.cross_numa);

@@ -1,0 +1,91 @@
+#include "core/nccl_algo.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/hardware.h"
+
+namespace topsim {
+namespace {
+
+// NCCL tuning.cc @v2.30.7-1 hwLat, Simple protocol, µs: NVLink NVLS / NVLSTree 25; NET NVLSTree 20.9.
+constexpr double kNvlsIntraLatencyUs = 25.0;
+constexpr double kNvlsTreeNetLatencyUs = 20.9;
+
+// NCCL tuning.cc @v2.28.3-1..v2.30.7-1 perChMaxNVLSTreeBws, GB/s per channel, columns 1 / 2 / 4+
+// nodes: Hopper 0 / 57.7 / 45.5, Blackwell 0 / 96.0 / 80.0 (0: no ceiling).
+double nvls_tree_channel_ceiling_gbps(int sm, int domains) {
+  if (domains < 2) return 0;
+  if (sm >= 100) return domains == 2 ? 96.0 : 80.0;
+  return domains == 2 ? 57.7 : 45.5;
+}
+
+// Algorithm bandwidth of NVLS over `ranks` GPUs with `link_gbps` each (header model), GB/s.
+double nvls_alg_gbps(int sm, double link_gbps, int ranks) { return nvls_efficiency(sm) * link_gbps * ranks / (ranks + 1.0); }
+
+double bus_from_alg(double alg_gbps, int ranks) { return alg_gbps * 2.0 * (ranks - 1) / ranks; }
+
+}  // namespace
+
+double nvls_efficiency(int sm) {
+  if (sm >= 100) return 0.74;  // NCCL tuning.cc v2.28+ nvlsEfficiency, Blackwell
+  if (sm >= 90) return 0.85;   // Hopper
+  return 0;                    // Volta, Ampere: no NVLink SHARP (nccl-tests#228)
+}
+
+int nvls_channels(int sm) { return sm >= 100 ? 32 : 16; }
+
+double nvswitch_link_gbps(const Topology& node, const std::vector<int>& gpus) {
+  double link = std::numeric_limits<double>::infinity();
+  for (int g : gpus) {
+    const Gpu& gpu = node.model().gpus[g];
+    link = std::min(link, gpu.nvswitch_links * nvlink_gbps_per_link(gpu.sm));
+  }
+  return gpus.empty() ? 0 : link;
+}
+
+int min_sm(const Topology& node, const std::vector<int>& gpus) {
+  int sm = std::numeric_limits<int>::max();
+  for (int g : gpus) sm = std::min(sm, node.model().gpus[g].sm);
+  return gpus.empty() ? 0 : sm;
+}
+
+double nvls_bus_gbps(int sm, double link_gbps, int ranks) {
+  if (ranks < 2 || !(link_gbps > 0) || nvls_efficiency(sm) <= 0) return 0;
+  return bus_from_alg(nvls_alg_gbps(sm, link_gbps, ranks), ranks);
+}
+
+double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains) {
+  const int count = static_cast<int>(domains.size());
+  if (count < 2 || nvls_efficiency(sm) <= 0) return 0;
+  double alg = std::numeric_limits<double>::infinity();
+  double ceiling = std::numeric_limits<double>::infinity();
+  int ranks = 0;
+  for (const NvlsDomain& d : domains) {
+    if (!(d.link_gbps > 0) || d.nics < 1 || d.ranks < 2) return 0;
+    ranks += d.ranks;
+    alg = std::min({alg, nvls_alg_gbps(sm, d.link_gbps, d.ranks), d.network_gbps * (count <= 2 ? 1.0 : 0.5)});
+    ceiling = std::min(ceiling, std::min(d.nics, nvls_channels(sm)) * nvls_tree_channel_ceiling_gbps(sm, count));
+  }
+  return std::min(bus_from_alg(alg, ranks), ceiling);
+}
+
+NcclAlgorithm AllReduceAlgos::large_message_algorithm() const {
+  return nvls_bus_gbps > ring_bus_gbps ? nvls_kind : NcclAlgorithm::Ring;
+}
+
+double AllReduceAlgos::large_message_bus_gbps() const { return std::max(ring_bus_gbps, nvls_bus_gbps); }
+
+AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops) {
+  AllReduceEstimate best = allreduce_time(bytes, ranks, domains, algos.ring_bus_gbps, nvlink_hops);
+  if (ranks < 2 || bytes <= 0 || !(algos.nvls_bus_gbps > 0)) return best;
+  double latency = kNvlsIntraLatencyUs;
+  if (algos.nvls_kind == NcclAlgorithm::NVLSTree) latency += 2.0 * std::log2(std::max(domains, 1)) * kNvlsTreeNetLatencyUs;
+  const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;  // bus bandwidth counts these bytes
+  const double time = latency + moved_bytes / (algos.nvls_bus_gbps * 1e3);
+  if (time < best.time_us) best = {time, NcclProtocol::Simple, algos.nvls_kind};
+  return best;
+}
+
+}  // namespace topsim

@@ -1,0 +1,87 @@
+// NCCL's all-reduce algorithms beyond the ring: NVLS (NVLink SHARP) inside one NVLink domain and
+// NVLSTree (NVLS inside each domain, a tree over the network between domains), the bus bandwidth
+// each reaches on a set of GPUs, and which algorithm NCCL's tuner runs for a message size.
+//
+// An NVLink domain is a set of GPUs behind one NVLink switch fabric: the GPUs of one NVSwitch
+// node (HGX H100, H200, B200), or the GPUs of several nodes sharing one (GB200 NVL72: 18 trays).
+//
+// Model (NCCL src/graph/tuning.cc, search.cc, src/transport/nvls.cc; docs/throughput-model.md):
+// - Ring: the RingModel's bus bandwidth (core/ring.h), or gang.h's across nodes.
+// - NVLS over the n GPUs of one domain (Hopper and later, every GPU on the switch fabric): the
+//   switch reduces. Each GPU's multimem load-reduce of its 1/n shard makes the switch read that
+//   shard from every GPU, and its multimem store of the reduced shard is multicast to all n: per
+//   GPU and direction S + S/n bytes cross its NVLink for an all-reduce of S bytes (the (n + 1)
+//   charge NCCL's search puts on a GPU-to-NVSwitch link, search.cc ncclTopoSearchTryNvls). The
+//   switch path reaches NCCL's nvlsEfficiency of the link (tuning.cc v2.28+: Hopper 0.85,
+//   Blackwell 0.74). So algBw = eff x L x n/(n+1), L the GPU's NCCL NVLink bandwidth into the
+//   switch, and the bus bandwidth nccl-tests reports is algBw x 2(n-1)/n = eff x L x 2(n-1)/(n+1).
+// - NVLSTree over D domains: NVLS inside each, a tree between domains over the NICs. On two
+//   domains each sends and receives S per direction over its NICs (NCCL doubles bwInter for
+//   nNodes <= 2, tuning.cc v2.28+); beyond two, interior tree nodes carry two flows per direction
+//   (NCCL halves bwInter for more than 2 nodes, tuning.cc v2.23 NVLSTree). algBw = min over
+//   domains of min(eff x L x k/(k+1) for its k GPUs, net x (D <= 2 ? 1 : 1/2)), net the domain's
+//   achieved NIC bandwidth (core/network_model.h); the bus bandwidth is also at most channels x
+//   NCCL's per-channel ceiling perChMaxNVLSTreeBw (tuning.cc v2.28+), one channel per NIC head,
+//   at most NCCL's NVLS channel count (nvls.cc v2.25+: 16 on Hopper, 32 on Blackwell).
+// - The choice, per message: NCCL's time per call, latency + S / algBw, minimum over algorithm and
+//   protocol (enqueue.cc, ncclTopoGetAlgoTime). Ring: ring.h allreduce_time (LL, LL128, Simple).
+//   NVLS and NVLSTree run Simple only; latency (tuning.cc v2.30.7 hwLat): NVLS 25 us (NVLink,
+//   NVLS, Simple), NVLSTree 25 + 2 log2(D) x 20.9 us (NET, NVLSTree, Simple).
+// - Not modelled: Tree without NVLS, CollNet (SHARP in the network switches), PAT, NCCL's
+//   channel-count search for NVLS (it predicts 476 GB/s on 8 x H100, 720 on 8 x B200; measured
+//   480 and 830+: the per-link rule above is the better predictor, see the validation table).
+#pragma once
+
+#include <vector>
+
+#include "core/ring.h"
+#include "core/topology.h"
+
+namespace topsim {
+
+// NCCL tuning.cc (v2.28+) nvlsEfficiency: 0 before Hopper (no NVLS), 0.85 Hopper, 0.74 Blackwell.
+double nvls_efficiency(int sm);
+// NVLS channels NCCL runs (nvls.cc v2.25+ NCCL_NVLS_NCHANNELS default): 16 on SM90, 32 on SM100.
+int nvls_channels(int sm);
+
+// The GPUs' NCCL NVLink bandwidth into the node's NVSwitch fabric (links x nvlink_gbps_per_link),
+// the least among `gpus`, GB/s; 0 when any of them has no NVSwitch link.
+double nvswitch_link_gbps(const Topology& node, const std::vector<int>& gpus);
+// The lowest compute capability among `gpus`.
+int min_sm(const Topology& node, const std::vector<int>& gpus);
+
+// NVLS bus bandwidth over `ranks` GPUs of one domain, each with `link_gbps` into the switch
+// (model above), GB/s; 0 when NVLS is impossible (sm before 90, fewer than 2 GPUs, no link).
+double nvls_bus_gbps(int sm, double link_gbps, int ranks);
+
+// One NVLink domain of an NVLSTree: its GPUs in the job, their NVLink bandwidth into the switch,
+// the domain's achieved network bandwidth (GB/s) and the NICs it uses.
+struct NvlsDomain {
+  int ranks = 0;
+  double link_gbps = 0;
+  double network_gbps = 0;
+  int nics = 0;
+};
+// NVLSTree bus bandwidth over `domains` (model above), GB/s; 0 when NVLS is impossible in one of
+// them (fewer than 2 of the job's GPUs there, as NCCL needs 2 local ranks, a GPU off the switch,
+// no NIC) or there is a single domain.
+double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains);
+
+// What each algorithm offers one communicator.
+struct AllReduceAlgos {
+  double ring_bus_gbps = 0;                       // ring bus bandwidth, GB/s
+  double nvls_bus_gbps = 0;                       // NVLS or NVLSTree bus bandwidth; 0 = not possible
+  NcclAlgorithm nvls_kind = NcclAlgorithm::NVLS;  // NVLS on one domain, NVLSTree on several
+
+  // The algorithm NCCL runs for large messages: the one with the higher bus bandwidth.
+  NcclAlgorithm large_message_algorithm() const;
+  double large_message_bus_gbps() const;
+};
+
+// Time of an all-reduce of `bytes` over `ranks` GPUs in `domains` NVLink domains (hosts, to
+// NCCL), choosing algorithm and protocol as NCCL's tuner does (model above). `nvlink_hops` picks
+// the ring's intra-domain hop latency. REQUIRES: ranks >= 1, domains >= 1, a positive bandwidth
+// for the ring when ranks > 1.
+AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops);
+
+}  // namespace topsim

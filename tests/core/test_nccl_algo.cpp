@@ -1,0 +1,204 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "core/allocator.h"
+#include "core/builtin_models.h"
+#include "core/gang.h"
+#include "core/llm_links.h"
+#include "core/nccl_algo.h"
+#include "core/nccl_config.h"
+#include "core/throughput.h"
+#include "tests/core/nccl_published.h"
+
+using namespace topsim;
+
+namespace {
+
+// A built-in node model with every NIC switched to `nic` (RoCE systems of the published table).
+Topology node_with_nics(const std::string& name, NicTransport nic) {
+  NodeModel model = *builtin_model(name);
+  for (Nic& n : model.nics) n.transport = nic;
+  auto topology = Topology::build(model);
+  REQUIRE(topology.ok());
+  return std::move(topology).value();
+}
+
+// `nodes` idle nodes of one model, `per_domain` consecutive nodes sharing an NVLink domain (1: none).
+struct Cluster {
+  Cluster(const std::string& name, int nodes, int per_domain, NicTransport nic = NicTransport::InfiniBand)
+      : topology(node_with_nics(name, nic)), allocator(std::make_unique<Allocator>(topology)) {
+    for (int i = 0; i < nodes; ++i)
+      gang_nodes.push_back(
+          {allocator.get(), all_gpus(topology.gpu_count()), "n" + std::to_string(i), per_domain > 1 ? i / per_domain : -1});
+  }
+  CommPath path(int workers, int gpus_per_worker) const {
+    GangRequest request;
+    request.workers = workers;
+    request.gpus_per_worker = gpus_per_worker;
+    auto placed = place_gang(gang_nodes, request);
+    REQUIRE(placed.ok());
+    return gang_comm_path(*placed, gang_nodes);
+  }
+  Topology topology;
+  std::unique_ptr<Allocator> allocator;
+  std::vector<GangNode> gang_nodes;
+};
+
+}  // namespace
+
+TEST_CASE("core::nvls_bus_gbps: NVLink SHARP only from Hopper on, 2(n-1)/(n+1) of the switch path", "[core][nccl]") {
+  SECTION("A100 and V100 have no NVLS: 0 whatever the GPU count") {
+    CHECK(nvls_bus_gbps(80, 240, 8) == 0);
+    CHECK(nvls_bus_gbps(70, 120, 8) == 0);
+  }
+  SECTION("8 x H100: 0.85 x 370.8 x 14 / 9 = 490.3; one GPU: none") {
+    CHECK(nvls_bus_gbps(90, 18 * 20.6, 8) == Approx(0.85 * 370.8 * 14 / 9));
+    CHECK(nvls_bus_gbps(90, 370.8, 1) == 0);
+  }
+  SECTION("8 x B200: 0.74 x 721.8 x 14 / 9 = 830.9") { CHECK(nvls_bus_gbps(100, 721.8, 8) == Approx(830.9).epsilon(1e-3)); }
+}
+
+TEST_CASE("core::allreduce_time picks NCCL's algorithm per message size", "[core][nccl]") {
+  const AllReduceAlgos h100{370.8, nvls_bus_gbps(90, 370.8, 8), NcclAlgorithm::NVLS};
+  SECTION("8 x H100, 100 MB: NVLS (higher bandwidth, 25 us against the ring's 56 us)") {
+    const AllReduceEstimate e = allreduce_time(100e6, 8, 1, h100, true);
+    CHECK(e.algorithm == NcclAlgorithm::NVLS);
+    CHECK(e.protocol == NcclProtocol::Simple);
+    CHECK(e.time_us == Approx(25 + 2.0 * 7 / 8 * 100e6 / (h100.nvls_bus_gbps * 1e3)));
+  }
+  SECTION("8 x H100, 8 KB: the ring's LL protocol (6.6 + 14 x 0.6 = 15 us beats NVLS's 25 us)") {
+    const AllReduceEstimate e = allreduce_time(8e3, 8, 1, h100, true);
+    CHECK(e.algorithm == NcclAlgorithm::Ring);
+    CHECK(e.protocol == NcclProtocol::LL);
+  }
+  SECTION("8 x H100: Ring LL up to 1 MB, NVLS Simple from 2 MB, as NCCL logged it (nccl-tests#309)") {
+    const AllReduceEstimate one_mb = allreduce_time(1 << 20, 8, 1, h100, true);
+    const AllReduceEstimate two_mb = allreduce_time(2 << 20, 8, 1, h100, true);
+    CHECK(one_mb.algorithm == NcclAlgorithm::Ring);
+    CHECK(one_mb.protocol == NcclProtocol::LL);
+    CHECK(two_mb.algorithm == NcclAlgorithm::NVLS);
+    CHECK(two_mb.protocol == NcclProtocol::Simple);
+  }
+  SECTION("no NVLS: the ring alone, as ring.h's allreduce_time") {
+    const AllReduceEstimate e = allreduce_time(100e6, 8, 1, AllReduceAlgos{240, 0}, true);
+    CHECK(e.algorithm == NcclAlgorithm::Ring);
+    CHECK(e.time_us == allreduce_time(100e6, 8, 1, 240.0, true).time_us);
+  }
+  SECTION("NVLSTree across 4 domains pays 2 log2(4) x 20.9 us of network latency") {
+    const AllReduceAlgos tree{1, 400, NcclAlgorithm::NVLSTree};
+    const AllReduceEstimate e = allreduce_time(1e6, 32, 4, tree, true);
+    CHECK(e.algorithm == NcclAlgorithm::NVLSTree);
+    CHECK(e.time_us == Approx(25 + 4 * 20.9 + 2.0 * 31 / 32 * 1e6 / 400e3));
+  }
+}
+
+TEST_CASE("core::ring_plan_path and NCCL_ALGO follow the large-message choice", "[core][nccl]") {
+  SECTION("8 x H100: NVLS at 490.3 GB/s, the ring's 370.8 kept beside it, NCCL_ALGO=NVLS") {
+    const Cluster c("hgx-h100", 1, 1);
+    const CommPath path = c.path(1, 8);
+    CHECK(path.algorithm == NcclAlgorithm::NVLS);
+    CHECK(path.bus_bandwidth_gbps == Approx(490.3).epsilon(1e-3));
+    CHECK(path.ring_bus_gbps == Approx(370.8));
+    const RingPlan& ring = c.allocator->ring_plan(all_gpus(8));
+    CHECK(*nccl_config(c.topology, {0, 1, 2, 3, 4, 5, 6, 7}, ring, false).find("NCCL_ALGO") == "NVLS");
+  }
+  SECTION("3 x H100: NVLS (315 GB/s) loses to the ring (370.8): Ring") {
+    const CommPath path = Cluster("hgx-h100", 1, 1).path(1, 3);
+    CHECK(path.algorithm == NcclAlgorithm::Ring);
+    CHECK(path.bus_bandwidth_gbps == Approx(370.8));
+  }
+  SECTION("8 x A100: the ring, unchanged") {
+    const Cluster c("dgx-a100", 1, 1);
+    CHECK(c.path(1, 8).algorithm == NcclAlgorithm::Ring);
+    CHECK(c.path(1, 8).bus_bandwidth_gbps == Approx(c.allocator->ring_plan(all_gpus(8)).bus_bandwidth_gbps));
+  }
+  SECTION("an oversubscription cut of bus_bandwidth_gbps also bounds the ring's") {
+    CommPath path;
+    path.ranks = 8;
+    path.bus_bandwidth_gbps = 200;
+    path.algorithm = NcclAlgorithm::NVLS;
+    path.ring_bus_gbps = 370.8;
+    CHECK(path.algos().ring_bus_gbps == 200);
+  }
+}
+
+TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[core][nccl]") {
+  SECTION("18 GB200 trays of one domain: one host to NCCL, NVLink P2P, NVLS over 72 GPUs, no NIC") {
+    const CommPath path = Cluster("gb200-nvl72-tray", 18, 18).path(18, 4);
+    CHECK(path.hosts == 1);
+    CHECK(path.ranks == 72);
+    CHECK(path.transport == CommTransport::NvLinkP2p);
+    CHECK(path.algorithm == NcclAlgorithm::NVLS);
+    CHECK(path.bus_bandwidth_gbps == Approx(nvls_bus_gbps(100, 721.8, 72)));
+    CHECK(path.ring_bus_gbps == Approx(721.8));
+  }
+  SECTION("the same trays without a domain: 18 hosts over 4 x 400G each, the ring at the NICs' 177 GB/s") {
+    const CommPath path = Cluster("gb200-nvl72-tray", 18, 1).path(18, 4);
+    CHECK(path.hosts == 18);
+    CHECK(path.transport == CommTransport::Rdma);
+    CHECK(path.algos().ring_bus_gbps == Approx(4 * 50 * kInfiniBandEfficiency));
+  }
+  SECTION("two racks: NVLSTree between domains, hosts = domains") {
+    const CommPath path = Cluster("gb200-nvl72-tray", 36, 18).path(36, 4);
+    CHECK(path.hosts == 2);
+    CHECK(path.algorithm == NcclAlgorithm::NVLSTree);
+    CHECK(path.transport == CommTransport::Rdma);
+  }
+  SECTION("2 x 8 H100: NVLSTree capped by NCCL's per-channel ceiling, 8 x 57.7 GB/s") {
+    const CommPath path = Cluster("hgx-h100", 2, 1).path(2, 8);
+    CHECK(path.algorithm == NcclAlgorithm::NVLSTree);
+    CHECK(path.bus_bandwidth_gbps == Approx(8 * 57.7));
+  }
+  SECTION("4 x 8 H100: the tree's halved network loses to the ring over 8 NICs") {
+    const CommPath path = Cluster("hgx-h100", 4, 1).path(4, 8);
+    CHECK(path.algorithm == NcclAlgorithm::Ring);
+    CHECK(path.bus_bandwidth_gbps == Approx(8 * 50 * kInfiniBandEfficiency));
+  }
+  SECTION("one H100 per node: no NVLS inside a node, so no NVLSTree") {
+    CHECK(nvls_tree_bus_gbps(90, {{1, 370.8, 44.25, 1}, {1, 370.8, 44.25, 1}}) == 0);
+  }
+  SECTION("2 x 8 A100: the ring, as before (no NVLS)") {
+    const CommPath path = Cluster("dgx-a100", 2, 1).path(2, 8);
+    CHECK(path.algorithm == NcclAlgorithm::Ring);
+    CHECK(path.bus_bandwidth_gbps == Approx(8 * 25 * kInfiniBandEfficiency));
+  }
+}
+
+TEST_CASE("core::llm_links: a group across trays of one NVLink domain talks at NVLink speed", "[core][nccl]") {
+  const Topology tray = *Topology::build(*builtin_model("gb200-nvl72-tray"));
+  const Allocator allocator(tray);
+  ParallelConfig config;
+  config.tp = 8;
+  std::vector<RankSite> sites;
+  for (int r = 0; r < 8; ++r) sites.push_back({r / 4, r % 4, r / 4});
+  SECTION("trays in domain 0: TP over NVLink, NVLS over 8 GPUs") {
+    const std::vector<LinkNode> nodes{{&allocator, 400, 0}, {&allocator, 400, 0}};
+    auto links = llm_links(config, sites, nodes);
+    REQUIRE(links.ok());
+    CHECK(links->tp.transport == CommTransport::NvLinkP2p);
+    CHECK(links->tp.hosts == 1);
+    CHECK(links->tp.algorithm == NcclAlgorithm::NVLS);
+    CHECK(links->tp.bus_bandwidth_gbps == Approx(nvls_bus_gbps(100, 721.8, 8)));
+  }
+  SECTION("trays without a domain: TP over the NICs") {
+    const std::vector<LinkNode> nodes{{&allocator, 400}, {&allocator, 400}};
+    auto links = llm_links(config, sites, nodes);
+    REQUIRE(links.ok());
+    CHECK(links->tp.transport == CommTransport::Rdma);
+    CHECK(links->tp.bus_bandwidth_gbps == Approx(4 * 50 * kInfiniBandEfficiency));
+  }
+}
+
+TEST_CASE("core::nccl_algo validation: published all-reduce bus bandwidths within 10%", "[core][nccl]") {
+  for (const published::AllReduceRow& row : published::allreduce_rows()) {
+    const Cluster cluster(row.node, row.nodes, row.nodes_per_domain, row.nic);
+    const CommPath path = cluster.path(row.nodes, row.gpus_per_node);
+    const double ratio = path.bus_bandwidth_gbps / row.measured_bus_gbps;
+    INFO(row.source << ": model " << path.bus_bandwidth_gbps << " GB/s (" << enum_name(path.algorithm) << "), measured "
+                    << row.measured_bus_gbps << ", ratio " << ratio << (row.note.empty() ? "" : "; " + row.note));
+    CHECK((std::abs(ratio - 1) <= 0.10) == row.within_10_percent);
+  }
+}
