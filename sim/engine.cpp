@@ -238,24 +238,35 @@ class Engine final : private Binder {
     out_.shared_links = true;
   }
 
-  // The uplinks a started job's traffic crosses, and its demand on each (0: none).
+  // The uplinks a started job's traffic crosses, and its demand on each (0: none): its ring's
+  // bandwidth, at most what each node's NICs carry of it (an NVLSTree's bus bandwidth counts the
+  // reduction inside the domain too).
   double fabric_demand(uint32_t id, std::vector<int>& crossed) const {
     const JobRecord& r = book_[id];
     if (!links_ || r.comm.hosts < 2 || !(r.comm.bus_bandwidth_gbps > 0)) return 0;
     std::vector<int> nodes;
-    std::vector<int> nics;
-    bool aligned = true;
+    std::vector<std::vector<int>> gpus;  // per node, the job's GPUs there
     for (const PodPlacement& pod : r.pods) {
-      if (std::find(nodes.begin(), nodes.end(), pod.node) == nodes.end()) nodes.push_back(pod.node);
-      const NodeType& type = cluster_.type_of(pod.node);
-      if (!type.topology) continue;
-      std::vector<int> used = network_nics(*type.topology, pod.gpus);
-      if (nics.empty()) nics = used;
-      aligned = aligned && used == nics;
+      auto at = std::find(nodes.begin(), nodes.end(), pod.node);
+      if (at == nodes.end()) nodes.push_back(pod.node), gpus.emplace_back(), at = nodes.end() - 1;
+      auto& mine = gpus[static_cast<size_t>(at - nodes.begin())];
+      mine.insert(mine.end(), pod.gpus.begin(), pod.gpus.end());
     }
     if (nodes.size() < 2) return 0;
+    double demand = r.comm.bus_bandwidth_gbps;
+    std::vector<int> first_nics;
+    bool aligned = true;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeType& type = cluster_.type_of(nodes[i]);
+      if (!type.topology) continue;
+      std::sort(gpus[i].begin(), gpus[i].end());
+      const std::vector<int> nics = network_nics(*type.topology, gpus[i]);
+      if (i == 0) first_nics = nics;
+      aligned = aligned && nics == first_nics;
+      demand = std::min(demand, node_network_gbps(*type.topology, gpus[i], config_.network));
+    }
     cluster_.fabric().links_crossed(nodes, aligned, crossed);
-    return crossed.empty() ? 0 : r.comm.bus_bandwidth_gbps;
+    return crossed.empty() ? 0 : demand;
   }
 
   // Moves the finish of a running job whose share of its links changed.

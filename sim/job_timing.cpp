@@ -35,6 +35,14 @@ const NodeType* JobTimer::reference_type(const JobSpec& job) {
   return it->second.get();
 }
 
+int JobTimer::ideal_domain(size_t node) const {
+  const Fabric& fabric = cluster_.fabric();
+  if (!fabric.has_nvlink()) return -1;
+  const int per_domain =
+      fabric.level(0).fanout > 0 ? fabric.level(0).fanout : cluster_.node_count() / std::max(1, fabric.group_count(0));
+  return static_cast<int>(node) / std::max(1, per_domain);
+}
+
 double JobTimer::ideal_samples_per_sec(const JobSpec& job, const NodeType& type, int type_key) {
   const auto key = std::make_tuple(type_key, int{job.workers}, int{job.gpus_per_worker}, int{job.model},
                                    static_cast<int>(job.framework), int{job.batch_per_gpu});
@@ -48,7 +56,8 @@ double JobTimer::ideal_samples_per_sec(const JobSpec& job, const NodeType& type,
     if (placement) path = ring_plan_path(placement->ring);
   } else {
     const size_t nodes = static_cast<size_t>((job.total_gpus() + node_gpus - 1) / node_gpus);
-    std::vector<GangNode> idle(nodes, GangNode{type.allocator.get(), all_gpus(node_gpus), ""});
+    std::vector<GangNode> idle(nodes, GangNode{type.allocator.get(), all_gpus(node_gpus), "", -1});
+    for (size_t i = 0; i < idle.size(); ++i) idle[i].nvlink_domain = ideal_domain(i);
     GangRequest request;
     request.workers = job.workers;
     request.gpus_per_worker = job.gpus_per_worker;
@@ -126,8 +135,9 @@ double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& ty
   const ParallelConfig config = (*llm_jobs_)[job.llm].config_for(job.total_gpus());
   auto sites = idle_rank_sites(*type.allocator, config.gpus());
   if (!sites) return it->second;
-  const std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1,
-                                    LinkNode{type.allocator.get(), type.primary_nic_gbit});
+  std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1,
+                              LinkNode{type.allocator.get(), type.primary_nic_gbit, -1});
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].nvlink_domain = ideal_domain(i);
   LinkOptions options;
   options.net = network_;
   auto links = llm_links(config, *sites, nodes, options);
@@ -148,7 +158,7 @@ Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& r
     if (at == node_ids.end()) {
       node_ids.push_back(pod.node);
       const NodeType& node_type_of = cluster_.type_of(pod.node);
-      nodes.push_back({node_type_of.allocator.get(), node_type_of.primary_nic_gbit});
+      nodes.push_back({node_type_of.allocator.get(), node_type_of.primary_nic_gbit, cluster_.fabric().nvlink_domain(pod.node)});
       at = node_ids.end() - 1;
     }
     for (int gpu : pod.gpus) sites.push_back({static_cast<int>(at - node_ids.begin()), gpu, static_cast<int>(p)});

@@ -62,6 +62,9 @@ class JobTimer {
   // The reference node type of the job (null: the node type it runs on).
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record) const;
+  // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
+  // (consecutive nodes fill domains), else -1.
+  int ideal_domain(size_t node) const;
   JobTiming time_llm(const JobSpec& job, const JobRecord& record);
   Expected<LlmLinks> llm_links_of(const JobSpec& job, const JobRecord& record) const;
   std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links);

@@ -57,7 +57,8 @@ CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBin
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeType& type = cluster.type_of(nodes[i]);
     std::sort(gpus[i].begin(), gpus[i].end());
-    gang_nodes.push_back({type.allocator.get(), cluster.node(nodes[i]).free, cluster.node_name(nodes[i])});
+    gang_nodes.push_back({type.allocator.get(), cluster.node(nodes[i]).free, cluster.node_name(nodes[i]),
+                          cluster.fabric().nvlink_domain(nodes[i])});
     gang.nodes.push_back(static_cast<int>(i));
     const RingPlan& ring = type.allocator->ring_plan(to_gpu_set(gpus[i]));
     gang.node_rings.push_back(ring);

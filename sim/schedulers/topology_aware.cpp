@@ -220,7 +220,9 @@ class TopologyAware final : public Scheduler {
     if (rank) std::stable_sort(node_ids.begin(), node_ids.end(), [&](int a, int b) { return rank(a) < rank(b); });
     std::vector<GangNode> candidates;
     candidates.reserve(node_ids.size());
-    for (int node : node_ids) candidates.push_back({cluster.type_of(node).allocator.get(), cluster.node(node).free, ""});
+    for (int node : node_ids)
+      candidates.push_back(
+          {cluster.type_of(node).allocator.get(), cluster.node(node).free, "", cluster.fabric().nvlink_domain(node)});
     auto gang = place_gang(candidates, request, context_.network);
     if (!gang) return false;
     for (const WorkerPlacement& worker : gang->workers)

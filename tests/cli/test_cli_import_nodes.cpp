@@ -54,8 +54,9 @@ TEST_CASE("cli::import nodes groups kubectl's GPU nodes into built-in models, an
                         Catch::Contains("1 x dgx1-v100 (8 x Tesla-V100-SXM2-16GB, share)") &&
                         Catch::Contains("skipped 1 node(s) without GPUs: cpu-0"));
   const auto cluster = nlohmann::json::parse(read_text(dir.file("cluster.json")));
-  CHECK(cluster == nlohmann::json::parse(R"({"nodes": [{"model": "dgx-a100", "count": 2}, {"model": "hgx-h100", "count": 1},
-                                             {"model": "dgx1-v100", "count": 1, "label": "share"}]})"));
+  CHECK(cluster == nlohmann::json::parse(R"({"nodes": [{"model": "dgx-a100", "count": 2, "names": ["a100-0", "a100-1"]},
+                                             {"model": "hgx-h100", "count": 1, "names": ["h100-0"]},
+                                             {"model": "dgx1-v100", "count": 1, "label": "share", "names": ["v100-share-0"]}]})"));
   // A scenario takes the file as its cluster.
   const std::string scenario = write(dir, "s.json", R"({"cluster": "cluster.json",
     "workload": {"kind": "synthetic", "jobs": 20, "seed": 3}})");
