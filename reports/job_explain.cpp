@@ -75,6 +75,9 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
                        format_number(r.ideal_samples_per_sec));
   if (r.llm) out += "\n" + llm_step_line(*r.llm);
+  if (r.contended_ms > 0)
+    out += fmt::format("\n  slowed by uplinks shared with other jobs for {} s, down to {:.1f}% of its ring's network bandwidth",
+                       format_number(static_cast<double>(r.contended_ms) / 1e3), 100 * r.least_network_share);
   if (!r.relaxed.empty()) out += "\n  constraints dropped: " + join(r.relaxed, ", ");
   return out + "\n";
 }

@@ -93,6 +93,8 @@ void encode(std::string& out, const JobRecord& r) {
   for (const std::string& constraint : r.relaxed) put_text(out, constraint);
   put_text(out, r.reason);
   put(out, static_cast<uint8_t>(r.host_network));
+  put(out, r.contended_ms);
+  put(out, r.least_network_share);
   put(out, static_cast<uint8_t>(r.llm != nullptr));
   if (r.llm) {
     LlmStep step = *r.llm;
@@ -125,6 +127,8 @@ JobRecord decode(const char* at) {
   for (std::string& constraint : r.relaxed) constraint = in.text();
   r.reason = in.text();
   r.host_network = in.get<uint8_t>() != 0;
+  r.contended_ms = in.get<int64_t>();
+  r.least_network_share = in.get<double>();
   if (in.get<uint8_t>() != 0) {
     LlmStep step;
     for (double* value : llm_fields(step)) *value = in.get<double>();

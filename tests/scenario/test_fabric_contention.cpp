@@ -1,6 +1,8 @@
 // Jobs sharing the fabric's uplinks in a replay (sim/engine.cpp with sim/link_shares.h): two
 // gangs over one 2:1 rack uplink each get half of it; when one finishes the other speeds up at
 // that instant; work is conserved across the rate change.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "sim/job_timing.h"
@@ -42,6 +44,14 @@ TEST_CASE("scenario::fabric two gangs over one 2:1 uplink share it, and the surv
   CHECK(a.contended_ms == a.finish_ms - a.start_ms);
   CHECK(b.contended_ms == a.finish_ms - b.start_ms);
   CHECK(metric(run, "contended_jobs") == 2);
+  // The rack level's uplinks were full while both ran: the samples say so.
+  REQUIRE_FALSE(run.samples.empty());
+  double peak = 0;
+  for (const ClusterSample& sample : run.samples) {
+    REQUIRE(sample.link_utilisation.size() == 1);
+    peak = std::max(peak, sample.link_utilisation[0]);
+  }
+  CHECK(peak > 0.3);
 
   // Work conserved: b's samples at half share until a finished plus at full share after make
   // its whole work (rates from the same throughput model, to the ms the engine rounds to).

@@ -34,6 +34,8 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
   r.comm.transport = static_cast<CommTransport>(id % 7);
   r.comm.algorithm = static_cast<NcclAlgorithm>(id % 3);
   r.comm.ring_bus_gbps = id % 3 == 0 ? 0 : 2.0 / (id + 1);
+  r.contended_ms = id % 4 == 0 ? 0 : 1000 + id;
+  r.least_network_share = id % 4 == 0 ? 1 : 1.0 / (id + 2);
   r.samples_per_sec = -0.0;
   r.ideal_samples_per_sec = std::numeric_limits<double>::denorm_min() * id;
   r.cross_numa = id % 2 == 1;
@@ -63,6 +65,8 @@ void check_same(const JobRecord& a, const JobRecord& b) {
   CHECK(a.comm.transport == b.comm.transport);
   CHECK(a.comm.algorithm == b.comm.algorithm);
   CHECK(same_bits(a.comm.ring_bus_gbps, b.comm.ring_bus_gbps));
+  CHECK(a.contended_ms == b.contended_ms);
+  CHECK(same_bits(a.least_network_share, b.least_network_share));
   CHECK(same_bits(a.samples_per_sec, b.samples_per_sec));
   CHECK(same_bits(a.ideal_samples_per_sec, b.ideal_samples_per_sec));
   CHECK(a.cross_numa == b.cross_numa);
