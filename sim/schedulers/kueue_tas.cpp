@@ -25,37 +25,20 @@
 namespace topsim {
 namespace {
 
-constexpr NodeMode kServing = NodeMode::Default;
 constexpr const char* kRequired = "kueue.x-k8s.io/podset-required-topology";
 constexpr const char* kPreferred = "kueue.x-k8s.io/podset-preferred-topology";
 
-class KueueTas final : public Scheduler {
+class KueueTas final : public TierGangScheduler {
  public:
-  explicit KueueTas(const SchedulerContext& context) : context_(context) {}
-
-  std::string admission_problem(const SchedulingView& view, uint32_t job) const override {
-    std::string problem = training_admission_problem(view, job, {kServing, true, true, false});
-    if (!problem.empty()) return problem;
-    auto ask = tier_ask(view, job);
-    return ask ? "" : ask.error().message;
-  }
-  ShapeKey shape(const SchedulingView& view, uint32_t job) const override { return training_shape(view, job); }
-  std::string wait_reason(const SchedulingView& view, uint32_t job) const override {
-    const auto ask = tier_ask(view, job);
-    if (ask && ask->required)
-      return "no " + view.cluster().fabric().level(ask->level).name + " has room for all " +
-             std::to_string(view.job(job).workers) + " pods (" + kRequired + ")";
-    return training_wait_reason(view, job, kServing);
-  }
-  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override {
-    const auto ask = tier_ask(view, job);
-    if (!ask) return false;
-    return bind_gang_in_order(view, job, node_order(view, job, *ask), kServing, context_.network, binder);
-  }
-  bool blocks_queue() const override { return !context_.backfill; }
+  using TierGangScheduler::TierGangScheduler;
 
  private:
-  static Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) {
+  std::string required_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+    return "no " + view.cluster().fabric().level(ask.level).name + " has room for all " + std::to_string(view.job(job).workers) +
+           " pods (" + kRequired + ")";
+  }
+
+  Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {
     TierAsk ask;
     const auto* annotations = view.annotations(job);
     if (!annotations) return ask;
@@ -73,7 +56,7 @@ class KueueTas final : public Scheduler {
   }
 
   // Nodes in the order pods go to them; pods that do not fit there leave the list short.
-  std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const {
+  std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     const ClusterState& cluster = view.cluster();
     const int workers = view.job(job).workers;
     std::vector<int> all(static_cast<size_t>(cluster.node_count()));
@@ -121,8 +104,6 @@ class KueueTas final : public Scheduler {
     });
     return nodes;
   }
-
-  SchedulerContext context_;
 };
 
 }  // namespace

@@ -100,4 +100,23 @@ bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vec
   return true;
 }
 
+std::string TierGangScheduler::admission_problem(const SchedulingView& view, uint32_t job) const {
+  std::string problem = training_admission_problem(view, job, {kServing, true, true, false});
+  if (!problem.empty()) return problem;
+  auto ask = tier_ask(view, job);
+  return ask ? "" : ask.error().message;
+}
+
+ShapeKey TierGangScheduler::shape(const SchedulingView& view, uint32_t job) const { return training_shape(view, job); }
+
+std::string TierGangScheduler::wait_reason(const SchedulingView& view, uint32_t job) const {
+  const auto ask = tier_ask(view, job);
+  return ask && ask->required ? required_wait(view, job, *ask) : training_wait_reason(view, job, kServing);
+}
+
+bool TierGangScheduler::try_place(const SchedulingView& view, uint32_t job, Binder& binder) {
+  const auto ask = tier_ask(view, job);
+  return ask && bind_gang_in_order(view, job, node_order(view, job, *ask), kServing, context_.network, binder);
+}
+
 }  // namespace topsim

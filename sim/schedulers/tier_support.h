@@ -33,4 +33,29 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
 bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
                         const NetworkModel& network, Binder& binder);
 
+// A gang scheduler that places by fabric tier on nodes labelled `default`: admission, shape,
+// queue and binding are shared; a plug-in says what a job asks (its annotations), in what order
+// its pods go to nodes, and why a job whose required tier has no room waits.
+class TierGangScheduler : public Scheduler {
+ public:
+  explicit TierGangScheduler(const SchedulerContext& context) : context_(context) {}
+
+  std::string admission_problem(const SchedulingView& view, uint32_t job) const override;
+  ShapeKey shape(const SchedulingView& view, uint32_t job) const override;
+  std::string wait_reason(const SchedulingView& view, uint32_t job) const override;
+  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override;
+  bool blocks_queue() const override { return !context_.backfill; }
+
+ protected:
+  static constexpr NodeMode kServing = NodeMode::Default;
+  // The job's ask from its annotations; an error names the annotation.
+  virtual Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const = 0;
+  // Nodes in the order the pods go to them (short, or empty, when they do not fit).
+  virtual std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
+  // Why a job whose required tier has no room waits.
+  virtual std::string required_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
+
+  SchedulerContext context_;
+};
+
 }  // namespace topsim

@@ -22,37 +22,20 @@
 namespace topsim {
 namespace {
 
-constexpr NodeMode kServing = NodeMode::Default;
 constexpr const char* kMode = "volcano.sh/network-topology-mode";
 constexpr const char* kHighestTier = "volcano.sh/network-topology-highest-tier-allowed";
 
-class VolcanoTopology final : public Scheduler {
+class VolcanoTopology final : public TierGangScheduler {
  public:
-  explicit VolcanoTopology(const SchedulerContext& context) : context_(context) {}
-
-  std::string admission_problem(const SchedulingView& view, uint32_t job) const override {
-    std::string problem = training_admission_problem(view, job, {kServing, true, true, false});
-    if (!problem.empty()) return problem;
-    auto ask = tier_ask(view, job);
-    return ask ? "" : ask.error().message;
-  }
-  ShapeKey shape(const SchedulingView& view, uint32_t job) const override { return training_shape(view, job); }
-  std::string wait_reason(const SchedulingView& view, uint32_t job) const override {
-    const auto ask = tier_ask(view, job);
-    if (ask && ask->required)
-      return "no HyperNode of tier <= " + std::to_string(ask->level + 1) + " (" + view.cluster().fabric().level(ask->level).name +
-             ") has room for all " + std::to_string(view.job(job).workers) + " pods (" + kMode + ": hard)";
-    return training_wait_reason(view, job, kServing);
-  }
-  bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override {
-    const auto ask = tier_ask(view, job);
-    if (!ask) return false;
-    return bind_gang_in_order(view, job, node_order(view, job, *ask), kServing, context_.network, binder);
-  }
-  bool blocks_queue() const override { return !context_.backfill; }
+  using TierGangScheduler::TierGangScheduler;
 
  private:
-  static Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) {
+  std::string required_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+    return "no HyperNode of tier <= " + std::to_string(ask.level + 1) + " (" + view.cluster().fabric().level(ask.level).name +
+           ") has room for all " + std::to_string(view.job(job).workers) + " pods (" + kMode + ": hard)";
+  }
+
+  Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {
     TierAsk ask;
     const auto* annotations = view.annotations(job);
     if (!annotations || !annotations->count(kMode)) return ask;
@@ -86,7 +69,7 @@ class VolcanoTopology final : public Scheduler {
     return used;
   }
 
-  std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const {
+  std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     const ClusterState& cluster = view.cluster();
     const int workers = view.job(job).workers;
     for (int level = 0; level <= ask.level; ++level) {  // lower tiers first
@@ -114,8 +97,6 @@ class VolcanoTopology final : public Scheduler {
     std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return used(a) > used(b); });
     return nodes;
   }
-
-  SchedulerContext context_;
 };
 
 }  // namespace
