@@ -171,6 +171,32 @@ std::optional<Chart> over_time_chart(const ReportModel& m, const std::string& ti
   return c;
 }
 
+// Per fabric level, the share of its uplinks' capacity the jobs' traffic used over time; none
+// without a fabric or when no job crossed an uplink.
+std::vector<std::optional<Chart>> uplink_charts(const ReportModel& m) {
+  std::vector<std::optional<Chart>> charts;
+  if (m.runs.empty()) return charts;
+  const std::vector<std::string>& levels = m.runs.front()->results->scenario.fabric_levels;
+  for (size_t level = 0; level < levels.size(); ++level) {
+    Chart c = make_chart("Uplink utilisation over time: " + levels[level], "line", "time (h)",
+                         "carried / capacity of the " + levels[level] + " uplinks");
+    bool used = false;
+    for (const Series& s : m.series) {
+      std::vector<Point> points;
+      for (const ClusterSample& x : first_run(s).samples) {
+        const double u = level < x.link_utilisation.size() ? x.link_utilisation[level] : 0;
+        used = used || u > 0;
+        points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, u});
+      }
+      c.datasets.push_back(dataset(s, downsample(points, kMaxSeriesPoints)));
+    }
+    if (!used) continue;
+    c.table = line_table(c, "time (h)");
+    charts.push_back(std::move(c));
+  }
+  return charts;
+}
+
 // A bar chart of the means over the first run's jobs, by category (`by`: sum and count per category).
 std::optional<Chart> grouped_mean_chart(const ReportModel& m, Chart c, const std::vector<JobColumns>& columns,
                                         GroupedSums JobColumns::*by) {
@@ -334,10 +360,18 @@ std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
   std::optional<Chart> throughput = throughput_chart(m), transports = transport_chart(m, columns),
                        share_waits = share_wait_chart(m, columns), llm_steps = llm_step_chart(m);
   for (std::optional<Chart>* bars : {&throughput, &transports, &share_waits, &llm_steps}) log_axis_if_wide(*bars);
-  return numbered(
-      {throughput, waits, cdf_chart(m, "Job completion time (CDF)", "JCT (s)", columns, &JobColumns::jcts),
-       over_time_chart(m, "Allocated GPUs over time", "GPUs allocated", [](const ClusterSample& x) { return x.allocated_gpus; }),
-       fragmentation, pending, transports, share_waits, llm_steps});
+  std::vector<std::optional<Chart>> charts = {
+      throughput,
+      waits,
+      cdf_chart(m, "Job completion time (CDF)", "JCT (s)", columns, &JobColumns::jcts),
+      over_time_chart(m, "Allocated GPUs over time", "GPUs allocated", [](const ClusterSample& x) { return x.allocated_gpus; }),
+      fragmentation,
+      pending,
+      transports,
+      share_waits,
+      llm_steps};
+  for (std::optional<Chart>& uplinks : uplink_charts(m)) charts.push_back(std::move(uplinks));
+  return numbered(std::move(charts));
 }
 
 std::vector<Chart> fill_charts(const ReportModel& m) {

@@ -80,3 +80,23 @@ TEST_CASE("reports::fill report has the per-policy table, ranked", "[reports][fi
   CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("### Policies, ranked") && Catch::Contains("| rank | scheduler |"));
   CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<h2>Policies, ranked</h2>"));
 }
+
+TEST_CASE("reports::charts: a run on a fabric whose uplinks jobs used charts them per level", "[reports]") {
+  // Two 3-node gangs over racks of two behind 2:1 uplinks (tests/scenario/test_fabric_contention.cpp).
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "vgg16", "iterations": 200},
+          {"name": "b", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "vgg16", "iterations": 400}])";
+  const ResultSet results = run_all(scenario_from(
+      scenario_json(R"([{"model": "dgx-a100", "count": 6}])", jobs, R"(, "schedulers": ["topology-aware"])",
+                    R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}]})")));
+  const ReportModel m = build_report_model({{"fabric", &results}});
+  const Chart* uplinks = chart_titled(m, "Uplink utilisation over time: rack");
+  REQUIRE(uplinks);
+  REQUIRE(uplinks->datasets.size() == 1);
+  const auto& points = uplinks->datasets.front().points;
+  CHECK(std::any_of(points.begin(), points.end(), [](const auto& p) { return p.y > 0.5; }));
+  // Without a fabric there is no such chart.
+  const ResultSet flat = run_all(scenario_from(scenario_json(R"([{"model": "dgx-a100", "count": 6}])", jobs)));
+  const ReportModel f = build_report_model({{"flat", &flat}});
+  CHECK(std::none_of(f.charts.begin(), f.charts.end(), [](const Chart& c) { return c.title.rfind("Uplink", 0) == 0; }));
+}
