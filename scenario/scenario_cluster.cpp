@@ -57,7 +57,7 @@ void read_fabric_level(JsonErrors& errors, const JsonAt& at, NetworkTransport tr
 void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, NetworkModel& model) {
   JsonObject o(errors, at,
                {"transport", "nic_speed_gbit", "tcp_efficiency", "rdma_efficiency", "nodes_per_rack", "rack_oversubscription",
-                "levels", "rails"});
+                "levels", "rails", "measured"});
   if (auto t = o.string("transport")) {
     if (auto transport = parse_enum<NetworkTransport>(*t))
       net.transport = *transport;
@@ -86,6 +86,19 @@ void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, Networ
                          "must be a non-empty array of levels, lowest first (e.g. [{\"name\": \"rack\", \"fanout\": 16}])");
     for (size_t i = 0; i < levels->value->size() && !errors.failed(); ++i)
       read_fabric_level(errors, levels->element(i), net.transport, model, net.fabric);
+  }
+  if (auto measured = o.member("measured")) {
+    if (!measured->value->is_array() || measured->value->empty())
+      return errors.fail(measured->pointer, "must be a non-empty array of {\"a\", \"b\", \"bus_gbps\"} node pairs");
+    for (size_t i = 0; i < measured->value->size() && !errors.failed(); ++i) {
+      JsonObject pair(errors, measured->element(i), {"a", "b", "bus_gbps"});
+      if (!pair.is_object() || !pair.require("a") || !pair.require("b") || !pair.require("bus_gbps")) return;
+      NetworkSpec::MeasuredPair p;
+      if (auto a = pair.string("a")) p.a = *a;
+      if (auto b = pair.string("b")) p.b = *b;
+      if (auto gbps = pair.positive_number("bus_gbps")) p.bus_gbps = *gbps;
+      net.measured.push_back(std::move(p));
+    }
   }
   if (auto r = o.integer("rails", 0, 64)) {
     if (*r > 0 && net.fabric.empty()) return o.fail("rails", "needs \"levels\" (the rail switches are the lowest level)");

@@ -56,6 +56,7 @@ ClusterState::ClusterState(const ClusterState& other)
       nodes_(other.nodes_),
       network_(other.network_),
       fabric_(other.fabric_),
+      measured_(other.measured_),
       modelled_(other.modelled_),
       mixes_gpu_models_(other.mixes_gpu_models_),
       total_gpus_(other.total_gpus_),
@@ -128,6 +129,8 @@ Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
     if (!spec.trace_nodes.empty()) return Error{"/cluster/network/levels: a trace's node list has no network to place"};
     if (auto built = cluster.build_fabric(spec); !built) return built.error();
   }
+  if (!spec.network.measured.empty())
+    if (auto built = cluster.build_measured(spec.network); !built) return built.error();
   cluster.free_gpus_ = cluster.total_gpus_;
   return cluster;
 }
@@ -192,6 +195,35 @@ Status ClusterState::build_fabric(const ClusterSpec& spec) {
   }
   fabric_ = std::make_shared<const Fabric>(std::move(built).value());
   return {};
+}
+
+Status ClusterState::build_measured(const NetworkSpec& network) {
+  std::map<std::string, int> by_name;
+  for (int n = 0; n < node_count(); ++n) by_name.emplace(node_name(n), n);
+  auto measured = std::make_shared<std::map<std::pair<int, int>, double>>();
+  for (size_t i = 0; i < network.measured.size(); ++i) {
+    const NetworkSpec::MeasuredPair& pair = network.measured[i];
+    const std::string at = "/cluster/network/measured/" + std::to_string(i);
+    int ends[2] = {-1, -1};
+    for (int e = 0; e < 2; ++e) {
+      const std::string& name = e == 0 ? pair.a : pair.b;
+      const auto it = by_name.find(name);
+      if (it == by_name.end()) return Error{at + (e == 0 ? "/a" : "/b") + ": no node named '" + name + "' in the cluster"};
+      ends[e] = it->second;
+    }
+    if (ends[0] == ends[1]) return Error{at + "/b: a pair of two different nodes, got '" + pair.b + "' twice"};
+    const auto key = std::minmax(ends[0], ends[1]);
+    if (!measured->emplace(std::make_pair(key.first, key.second), pair.bus_gbps).second)
+      return Error{at + ": the pair " + pair.a + " / " + pair.b + " is measured twice"};
+  }
+  measured_ = std::move(measured);
+  return {};
+}
+
+double ClusterState::measured_gbps(int a, int b) const {
+  if (measured_->empty()) return 0;
+  const auto it = measured_->find(std::minmax(a, b));
+  return it == measured_->end() ? 0 : it->second;
 }
 
 void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target) {

@@ -48,6 +48,13 @@ struct NetworkSpec {
   NetworkTransport transport = NetworkTransport::Tcp;  // default: plain Kubernetes pod networking
   double nic_speed_gbit = 0;                           // overrides every node NIC's speed when > 0; default 0 (keep)
   FabricSpec fabric;                                   // tiers above the nodes (core/fabric.h); default none
+  // Measured bus bandwidth between node pairs (an all-pairs nccl-tests run), overriding the
+  // model for those pairs: a job's ring over nodes is capped by its slowest measured hop.
+  struct MeasuredPair {
+    std::string a, b;  // node names (kubectl names, or node-<index>)
+    double bus_gbps = 0;
+  };
+  std::vector<MeasuredPair> measured;
 };
 
 struct NodeGroupSpec {
@@ -115,6 +122,9 @@ class ClusterState {
   // The tiers above the nodes (empty without a fabric); shared by copies.
   const Fabric& fabric() const { return *fabric_; }
   const std::string& node_name(int node) const { return shares_.nodes[static_cast<size_t>(node)].name; }
+  // The measured bus bandwidth between two nodes (NetworkSpec::measured), GB/s; 0 when not measured.
+  double measured_gbps(int a, int b) const;
+  bool has_measured() const { return !measured_->empty(); }
   int total_gpus() const { return total_gpus_; }
   int free_gpus() const { return free_gpus_; }  // idle cards
   int gpus_per_node(int node) const { return type_of(node).gpus; }
@@ -153,11 +163,14 @@ class ClusterState {
   void set_free(int node, const std::vector<int>& cards, bool free);
   // Places the nodes in the fabric's groups (by order or by their labels) and checks it.
   Status build_fabric(const ClusterSpec& spec);
+  Status build_measured(const NetworkSpec& network);
 
   std::vector<std::shared_ptr<const NodeType>> types_;
   std::vector<SimNode> nodes_;
   NetworkSpec network_;
   std::shared_ptr<const Fabric> fabric_ = std::make_shared<const Fabric>();
+  std::shared_ptr<const std::map<std::pair<int, int>, double>> measured_ =
+      std::make_shared<const std::map<std::pair<int, int>, double>>();  // (lower node, higher node) -> GB/s
   bool modelled_ = true;
   bool mixes_gpu_models_ = false;
   int total_gpus_ = 0;

@@ -213,6 +213,18 @@ class Engine final : private Binder {
     queue->pending.push(id, queue->scheduler->shape(view_, id));
   }
 
+  // A multi-node ring whose hops between consecutive nodes (rank order, closing the loop) were
+  // measured runs at most at the slowest of them (NetworkSpec::measured).
+  void cap_by_measured_pairs(JobRecord& r) const {
+    if (!cluster_.has_measured() || r.comm.hosts < 2) return;
+    std::vector<int> nodes;
+    for (const PodPlacement& pod : r.pods)
+      if (std::find(nodes.begin(), nodes.end(), pod.node) == nodes.end()) nodes.push_back(pod.node);
+    for (size_t i = 0; i < nodes.size() && nodes.size() > 1; ++i)
+      if (const double gbps = cluster_.measured_gbps(nodes[i], nodes[(i + 1) % nodes.size()]); gbps > 0)
+        r.comm.bus_bandwidth_gbps = std::min(r.comm.bus_bandwidth_gbps, gbps);
+  }
+
   // False for a finish event that a later re-rating replaced, or of a job already closed.
   bool current(const Event& event) const {
     if (!book_.is_open(event.job)) return false;
@@ -377,6 +389,7 @@ class Engine final : private Binder {
     }
     if (invariants_) invariants_->started(id, r.pods.size(), job.workers);
     r.comm = start.comm;
+    cap_by_measured_pairs(r);
     r.host_network = start.host_network;
     r.relaxed = std::move(start.relaxed);
     for (const PodPlacement& pod : r.pods)

@@ -91,3 +91,19 @@ TEST_CASE("scenario::fabric topology-aware packs a gang into one rack when one h
   CHECK(g.pods[1].node / 2 == 1);
   CHECK(g.contended_ms == 0);
 }
+
+TEST_CASE("scenario::fabric a measured node pair caps the rings that hop between them", "[scenario]") {
+  const std::string jobs =
+      R"([{"name": "g", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "iterations": 50}])";
+  const std::string nodes = R"([{"model": "dgx-a100", "count": 2, "names": ["gpu-a", "gpu-b"]}])";
+  const Scenario modelled = scenario_from(scenario_json(nodes, jobs, "", R"(, "network": {"transport": "ib"})"));
+  const Scenario measured = scenario_from(scenario_json(
+      nodes, jobs, "", R"(, "network": {"transport": "ib", "measured": [{"a": "gpu-b", "b": "gpu-a", "bus_gbps": 10}]})"));
+  const RunResult before = topsim::test::run(modelled, "topology-aware"), after = topsim::test::run(measured, "topology-aware");
+  const JobRecord& m = record(before, modelled, "g");
+  const JobRecord& g = record(after, measured, "g");
+  REQUIRE(m.comm.bus_bandwidth_gbps > 10);
+  CHECK(g.comm.bus_bandwidth_gbps == 10);
+  CHECK(g.samples_per_sec < m.samples_per_sec);
+  CHECK(g.finish_ms - g.start_ms > m.finish_ms - m.start_ms);
+}
