@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace topsim {
 namespace {
@@ -30,6 +31,30 @@ Status check_levels(const FabricSpec& spec) {
 }
 
 }  // namespace
+
+std::string describe_fabric(const FabricSpec& spec) {
+  std::string out;
+  for (size_t l = 0; l < spec.levels.size(); ++l) {
+    const FabricLevelSpec& level = spec.levels[l];
+    if (!out.empty()) out += "; ";
+    out += level.name + ": ";
+    out += level.fanout > 0 ? std::to_string(level.fanout) + " " + (l == 0 ? std::string("nodes") : spec.levels[l - 1].name + "s")
+                            : "by label " + level.label;
+    if (level.nvlink) {
+      out += ", NVLink domain";
+    } else if (level.uplink_gbps > 0) {
+      char text[64];
+      std::snprintf(text, sizeof text, ", uplink %.1f GB/s", level.uplink_gbps);
+      out += text;
+    } else if (level.oversubscription != 1) {
+      char text[64];
+      std::snprintf(text, sizeof text, ", %g:1", level.oversubscription);
+      out += text;
+    }
+  }
+  if (spec.rails > 0) out += "; " + std::to_string(spec.rails) + " rails";
+  return out;
+}
 
 Expected<std::vector<std::vector<int>>> Fabric::groups_by_order(const FabricSpec& spec, int nodes) {
   std::vector<std::vector<int>> groups;

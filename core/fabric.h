@@ -51,6 +51,10 @@ struct FabricSpec {
   bool empty() const { return levels.empty(); }
 };
 
+// The fabric in words, lowest level first: "rack: 16 nodes, 4:1; block: 8 racks, 2:1; 8 rails"
+// (a level placed by label: "rack: by label topology.k8s.aws/network-node-layer-3"); "" for none.
+std::string describe_fabric(const FabricSpec& spec);
+
 class Fabric {
  public:
   Fabric() = default;

@@ -64,6 +64,7 @@ std::string header(const ResultSet& results) {
   const ScenarioInfo& sc = results.scenario;
   const std::string seeds = seeds_text(sc) + (sc.seeds > 1 ? fmt::format(", means over {} runs", sc.seeds) : "");
   std::string out = fmt::format("scenario {}: {} ({}), {}\n", one_line(sc.name), size_text(sc), one_line(sc.workload), seeds);
+  if (!sc.fabric.empty()) out += fmt::format("fabric: {}\n", one_line(sc.fabric));
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);

@@ -31,6 +31,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.nodes = cluster.node_count();
   info.gpus = cluster.total_gpus();
   info.network = std::string(enum_name(s.cluster.network.transport));
+  info.fabric = describe_fabric(s.cluster.network.fabric);
   for (const FabricLevelSpec& level : s.cluster.network.fabric.levels) info.fabric_levels.push_back(level.name);
   info.share_scheduler = s.share_scheduler;
   info.fragmentation_coverage = s.fragmentation_coverage;

@@ -75,6 +75,7 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   info.fragmentation_coverage = r.number(s, "workload_coverage", p);
   if (s.contains("target_load")) info.target_load = r.number(s, "target_load", p);
   if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
+  if (s.contains("fabric")) info.fabric = r.text(s, "fabric", p);
   if (s.contains("fabric_levels")) {
     const Json& levels = r.array(s, "fabric_levels", p);
     for (size_t i = 0; levels.is_array() && i < levels.size(); ++i)

@@ -41,6 +41,7 @@ Json scenario_json(const ScenarioInfo& s) {
               {"workload_coverage", rounded_micro(s.fragmentation_coverage)}};
   if (s.mode == "fill") out["target_load"] = rounded_micro(s.target_load);
   if (!s.fabric_levels.empty()) out["fabric_levels"] = s.fabric_levels;
+  if (!s.fabric.empty()) out["fabric"] = s.fabric;
   if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;
 }

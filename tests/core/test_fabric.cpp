@@ -97,3 +97,13 @@ TEST_CASE("core::Fabric refuses what cannot be built, naming the level", "[core]
   CHECK_THAT(Fabric::build(spec, {{0, 0, 1, 1}, {0, 1, 1, 1}}).error().message,
              Catch::Contains("a rack cannot sit in two blocks"));
 }
+
+TEST_CASE("core::describe_fabric says the tiers in words", "[core]") {
+  FabricSpec spec = racks_and_blocks(16, 4, 8, 2);
+  spec.rails = 8;
+  CHECK(describe_fabric(spec) == "rack: 16 nodes, 4:1; block: 8 racks, 2:1; 8 rails");
+  FabricSpec labelled;
+  labelled.levels.push_back({"clique", 0, "nvidia.com/gpu.clique", 1, 0, true});
+  CHECK(describe_fabric(labelled) == "clique: by label nvidia.com/gpu.clique, NVLink domain");
+  CHECK(describe_fabric(FabricSpec{}).empty());
+}
