@@ -6,6 +6,7 @@
 
 #include "core/model_catalog.h"
 #include "util/number_format.h"
+#include "util/one_line.h"
 #include "util/suggest.h"
 #include "util/text.h"
 
@@ -24,13 +25,18 @@ std::string job_line(const JobSpec& job, const std::string& name) {
 }
 
 // "node 0: GPUs 0,1,2,3; node 1: GPUs 0,1": where the pods' GPUs are, node by node.
-std::string gpus_text(const JobRecord& r) {
+// "node 3: GPUs 0,1" or, when the cluster named its nodes, "gpu-a (node 3): GPUs 0,1".
+std::string gpus_text(const JobRecord& r, const std::vector<std::string>& node_names) {
   std::map<int, std::vector<int>> by_node;
   for (const PodPlacement& pod : r.pods) by_node[pod.node].insert(by_node[pod.node].end(), pod.gpus.begin(), pod.gpus.end());
   std::string out;
-  for (const auto& [node, gpus] : by_node)
-    out += (out.empty() ? "" : "; ") + fmt::format("node {}: GPU{} {}", node, gpus.size() == 1 ? "" : "s",
+  for (const auto& [node, gpus] : by_node) {
+    const bool named = node >= 0 && static_cast<size_t>(node) < node_names.size();
+    const std::string where =
+        named ? fmt::format("{} (node {})", one_line(node_names[static_cast<size_t>(node)]), node) : fmt::format("node {}", node);
+    out += (out.empty() ? "" : "; ") + fmt::format("{}: GPU{} {}", where, gpus.size() == 1 ? "" : "s",
                                                    join(gpus, ",", [](int g) { return std::to_string(g); }));
+  }
   return out;
 }
 
@@ -55,7 +61,8 @@ std::string llm_step_line(const LlmStep& s) {
   return out + fmt::format("; {} tokens/s per GPU, MFU {}%", format_number(s.tokens_per_sec_per_gpu), format_number(100 * s.mfu));
 }
 
-std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r) {
+std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r,
+                            const std::vector<std::string>& node_names) {
   const std::string state = r.state == JobState::Pending ? "never placed" : std::string(enum_name(r.state));
   std::string out = fmt::format("{} (seed {}): {}", s.name, s.runs.front().seed, state);
   if (r.start_ms >= 0) {
@@ -65,7 +72,7 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   if (!r.reason.empty()) out += "\n  why: " + (r.reason.starts_with("never placed: ") ? r.reason.substr(14) : r.reason);
   out += "\n";
   if (r.pods.empty()) return out;
-  out += "  GPUs: " + gpus_text(r) + "\n";
+  out += "  GPUs: " + gpus_text(r, node_names) + "\n";
   if (!job.is_training() || r.start_ms < 0) return out;
   if (r.comm.transport != CommTransport::None)
     out +=
@@ -98,7 +105,7 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       if (&s == &results.schedulers.front() && names.size() < 100000) names.push_back(name);
       if (name != job_name || found) return;
       if (header.empty()) header = job_line(job, name);
-      found = scheduler_lines(s, job, record);
+      found = scheduler_lines(s, job, record, results.scenario.node_names);
     });
     if (!read) return read.error();
     if (!found) return Error{unknown_name("job", job_name, names)};

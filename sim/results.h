@@ -45,6 +45,7 @@ struct ScenarioInfo {
   std::vector<NodeGroupInfo> node_groups;
   std::string network;                     // "tcp", "roce", "ib"
   std::vector<std::string> fabric_levels;  // the fabric's level names, lowest first (empty: flat)
+  std::vector<std::string> node_names;     // by node index, when the cluster named its nodes (kubectl); else empty
   std::string fabric;                      // the fabric in words ("rack: 16 nodes, 4:1; block: 8 racks, 2:1; 8 rails")
   std::string share_scheduler;             // places GPU shares for schedulers that do not
   double fragmentation_coverage = 0.95;

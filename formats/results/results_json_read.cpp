@@ -76,6 +76,11 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   if (s.contains("target_load")) info.target_load = r.number(s, "target_load", p);
   if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
   if (s.contains("fabric")) info.fabric = r.text(s, "fabric", p);
+  if (s.contains("node_names")) {
+    const Json& names = r.array(s, "node_names", p);
+    for (size_t i = 0; names.is_array() && i < names.size(); ++i)
+      info.node_names.push_back(names[i].is_string() ? names[i].get<std::string>() : "?");
+  }
   if (s.contains("fabric_levels")) {
     const Json& levels = r.array(s, "fabric_levels", p);
     for (size_t i = 0; levels.is_array() && i < levels.size(); ++i)

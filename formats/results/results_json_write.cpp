@@ -42,6 +42,7 @@ Json scenario_json(const ScenarioInfo& s) {
   if (s.mode == "fill") out["target_load"] = rounded_micro(s.target_load);
   if (!s.fabric_levels.empty()) out["fabric_levels"] = s.fabric_levels;
   if (!s.fabric.empty()) out["fabric"] = s.fabric;
+  if (!s.node_names.empty()) out["node_names"] = s.node_names;
   if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;
 }

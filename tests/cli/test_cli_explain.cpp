@@ -81,3 +81,19 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/summary.md"),
              Catch::Contains("| scheduler | LLM | jobs | tokens/s per GPU |"));
 }
+
+TEST_CASE("cli::explain names nodes by the names the cluster gave them (kubectl)", "[cli]") {
+  TempDir dir;
+  std::ofstream(dir.file("nodes.json")) << R"({"kind": "List", "items": [
+    {"kind": "Node", "metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}},
+    {"kind": "Node", "metadata": {"name": "gpu-b", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}]})";
+  std::ofstream(dir.file("jobs.json"))
+      << R"({"kind": "jobs", "jobs": [{"name": "g", "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "iterations": 20}]})";
+  REQUIRE(run_cli("run --cluster '" + dir.file("nodes.json") + "' --workload '" + dir.file("jobs.json") + "' -o '" +
+                  dir.file("out") + "' -q --no-report")
+              .exit_code == 0);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' g");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("gpu-a (node 0): GPUs 0,1,2,3,4,5,6,7; gpu-b (node 1): GPUs 0,1,2,3,4,5,6,7"));
+}
