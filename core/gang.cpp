@@ -246,6 +246,25 @@ Expected<bool> GangPlanner::reject_failing(const std::vector<Share>& shares) {
   return rejected;
 }
 
+namespace {
+
+// Adds one used node to `gang`'s bandwidth model (gang.h): its ring, NICs and network bandwidth.
+void add_node_bandwidth(GangPlacement& gang, const RingPlan& ring, size_t gpus, std::vector<int> nics, double network_gbps,
+                        bool multi) {
+  gang.node_rings.push_back(ring);
+  gang.nics_per_node.push_back(multi ? std::move(nics) : std::vector<int>{});
+  gang.node_network_gbps.push_back(multi ? network_gbps : 0.0);
+  if (!multi) {
+    gang.bus_bandwidth_gbps = ring.bus_bandwidth_gbps;
+    return;
+  }
+  gang.network_gbps = std::min(gang.network_gbps, network_gbps);
+  const double intra = gpus >= 2 ? ring.bus_bandwidth_gbps : kUnbounded;
+  gang.bus_bandwidth_gbps = std::min({gang.bus_bandwidth_gbps, intra, network_gbps});
+}
+
+}  // namespace
+
 GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
   std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) { return a.node < b.node; });
   GangPlacement gang;
@@ -256,7 +275,6 @@ GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
     const Probe& probed = probe(s.node, s.workers);
     const Placement& p = probed.placement.value();
     gang.nodes.push_back(s.node);
-    gang.node_rings.push_back(p.ring);
     for (int w = 0; w < s.workers; ++w) {
       const auto first = p.ring.order.begin() + static_cast<long>(w) * r_.gpus_per_worker;
       std::vector<int> gpus(first, first + r_.gpus_per_worker);
@@ -264,15 +282,8 @@ GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
       gang.workers.push_back({s.node, std::move(gpus)});
     }
     for (const std::string& c : p.relaxed) gang.relaxed.push_back(nodes_[s.node].name + ": " + c);
-    gang.nics_per_node.push_back(multi ? network_nics(topo(s.node), p.gpus) : std::vector<int>{});
-    gang.node_network_gbps.push_back(multi ? probed.network_gbps : 0.0);
-    if (!multi) {
-      gang.bus_bandwidth_gbps = p.ring.bus_bandwidth_gbps;
-      continue;
-    }
-    gang.network_gbps = std::min(gang.network_gbps, gang.node_network_gbps.back());
-    const double intra = p.gpus.size() >= 2 ? p.ring.bus_bandwidth_gbps : kUnbounded;
-    gang.bus_bandwidth_gbps = std::min({gang.bus_bandwidth_gbps, intra, gang.node_network_gbps.back()});
+    add_node_bandwidth(gang, p.ring, p.gpus.size(), multi ? network_nics(topo(s.node), p.gpus) : std::vector<int>{},
+                       probed.network_gbps, multi);
   }
   gang.network_crossings = multi ? static_cast<int>(shares.size()) : 0;
   return gang;
@@ -290,6 +301,23 @@ Expected<GangPlacement> GangPlanner::run() {
 }
 
 }  // namespace gang_detail
+
+GangPlacement gang_placement_of(const std::vector<GangNode>& nodes, const std::vector<std::vector<int>>& gpus,
+                                std::vector<WorkerPlacement> workers, const NetworkModel& net) {
+  GangPlacement gang;
+  const bool multi = nodes.size() > 1;
+  gang.bus_bandwidth_gbps = multi ? gang_detail::kUnbounded : 0;
+  gang.network_gbps = multi ? gang_detail::kUnbounded : 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Topology& topology = nodes[i].allocator->topology();
+    gang.nodes.push_back(static_cast<int>(i));
+    gang_detail::add_node_bandwidth(gang, nodes[i].allocator->ring_plan(to_gpu_set(gpus[i])), gpus[i].size(),
+                                    network_nics(topology, gpus[i]), node_network_gbps(topology, gpus[i], net), multi);
+  }
+  gang.workers = std::move(workers);
+  gang.network_crossings = multi ? static_cast<int>(nodes.size()) : 0;
+  return gang;
+}
 
 Expected<GangPlacement> place_gang(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net) {
   return gang_detail::GangPlanner(nodes, request, net).run();

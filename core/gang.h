@@ -119,6 +119,12 @@ struct GangPlacement {
 // nodes without NICs, per-node constraints that cannot be met).
 Expected<GangPlacement> place_gang(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net = {});
 
+// The placement of GPU sets chosen elsewhere (a device plugin's ids, node by node): `gpus[i]`
+// (ascending) on `nodes[i]`, workers as given (WorkerPlacement::node indexes `nodes`), with
+// the rings, NICs and bandwidth model place_gang gives its own placements.
+GangPlacement gang_placement_of(const std::vector<GangNode>& nodes, const std::vector<std::vector<int>>& gpus,
+                                std::vector<WorkerPlacement> workers, const NetworkModel& net = {});
+
 // Predicted all-reduce time of `bytes` over the gang: core's allreduce_time (ring.h) with ranks
 // = W x G, nodes = the number of nodes, and NVLink hop latency when every node's ring is
 // NVLink-only. 0 for a single GPU.

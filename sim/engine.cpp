@@ -217,11 +217,9 @@ class Engine final : private Binder {
   // measured runs at most at the slowest of them (NetworkSpec::measured).
   void cap_by_measured_pairs(JobRecord& r) const {
     if (!cluster_.has_measured() || r.comm.hosts < 2) return;
-    std::vector<int> nodes;
-    for (const PodPlacement& pod : r.pods)
-      if (std::find(nodes.begin(), nodes.end(), pod.node) == nodes.end()) nodes.push_back(pod.node);
+    const auto nodes = gpus_by_node(r.pods);
     for (size_t i = 0; i < nodes.size() && nodes.size() > 1; ++i)
-      if (const double gbps = cluster_.measured_gbps(nodes[i], nodes[(i + 1) % nodes.size()]); gbps > 0)
+      if (const double gbps = cluster_.measured_gbps(nodes[i].first, nodes[(i + 1) % nodes.size()].first); gbps > 0)
         r.comm.bus_bandwidth_gbps = std::min(r.comm.bus_bandwidth_gbps, gbps);
   }
 
@@ -256,26 +254,20 @@ class Engine final : private Binder {
   double fabric_demand(uint32_t id, std::vector<int>& crossed) const {
     const JobRecord& r = book_[id];
     if (!links_ || r.comm.hosts < 2 || !(r.comm.bus_bandwidth_gbps > 0)) return 0;
+    const auto by_node = gpus_by_node(r.pods);
+    if (by_node.size() < 2) return 0;
     std::vector<int> nodes;
-    std::vector<std::vector<int>> gpus;  // per node, the job's GPUs there
-    for (const PodPlacement& pod : r.pods) {
-      auto at = std::find(nodes.begin(), nodes.end(), pod.node);
-      if (at == nodes.end()) nodes.push_back(pod.node), gpus.emplace_back(), at = nodes.end() - 1;
-      auto& mine = gpus[static_cast<size_t>(at - nodes.begin())];
-      mine.insert(mine.end(), pod.gpus.begin(), pod.gpus.end());
-    }
-    if (nodes.size() < 2) return 0;
     double demand = r.comm.bus_bandwidth_gbps;
     std::vector<int> first_nics;
     bool aligned = true;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const NodeType& type = cluster_.type_of(nodes[i]);
+    for (const auto& [node, gpus] : by_node) {
+      nodes.push_back(node);
+      const NodeType& type = cluster_.type_of(node);
       if (!type.topology) continue;
-      std::sort(gpus[i].begin(), gpus[i].end());
-      const std::vector<int> nics = network_nics(*type.topology, gpus[i]);
-      if (i == 0) first_nics = nics;
+      const std::vector<int> nics = network_nics(*type.topology, gpus);
+      if (nodes.size() == 1) first_nics = nics;
       aligned = aligned && nics == first_nics;
-      demand = std::min(demand, node_network_gbps(*type.topology, gpus[i], config_.network));
+      demand = std::min(demand, node_network_gbps(*type.topology, gpus, config_.network));
     }
     cluster_.fabric().links_crossed(nodes, aligned, crossed);
     return crossed.empty() ? 0 : demand;
@@ -305,11 +297,12 @@ class Engine final : private Binder {
       if (job != except) rerate(job, flowing_.at(job), links_->factor(job));
   }
 
-  // A started job whose run time is known enters the shared links (when it crosses any).
-  void enter_links(uint32_t id, int64_t run_ms) {
+  // A started job whose run time is known enters the shared links when it crosses any, and its
+  // finish event is then scheduled here (at its share). False: it crosses none.
+  bool enter_links(uint32_t id, int64_t run_ms) {
     std::vector<int> crossed;
     const double demand = fabric_demand(id, crossed);
-    if (!(demand > 0) || !(book_[id].samples_per_sec > 0)) return;
+    if (!(demand > 0) || !(book_[id].samples_per_sec > 0)) return false;
     Flowing& f = flowing_[id];
     f.rate = book_[id].samples_per_sec;
     f.work_left = f.rate * static_cast<double>(run_ms) / 1e3;
@@ -319,6 +312,8 @@ class Engine final : private Binder {
     rerate_changed(changed, id);
     const double factor = links_->factor(id);
     if (factor < 1) rerate(id, f, factor);
+    if (f.version == 0) events_.push({f.finish_ms, seq_++, id, 0});  // unslowed, or no model at its share
+    return true;
   }
 
   void leave_links(uint32_t id) {
@@ -400,13 +395,7 @@ class Engine final : private Binder {
     const int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
     if (run_ms == kForeverMs) return;
     if (!job.is_training()) out_.busy_gpu_ms += run_ms * job.gpu_milli_total(card_mem_of(r)) / kMilliPerGpu;
-    if (links_ && job.is_training()) {
-      enter_links(id, run_ms);
-      if (flowing_.count(id)) {
-        if (flowing_.at(id).version == 0) events_.push({now_ms_ + run_ms, seq_++, id, 0});
-        return;
-      }
-    }
+    if (links_ && job.is_training() && enter_links(id, run_ms)) return;
     events_.push({now_ms_ + run_ms, seq_++, id});
   }
 

@@ -7,10 +7,12 @@
 // partial-placement deadlock).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/llm_step.h"
@@ -36,6 +38,20 @@ struct PodPlacement {
   std::vector<int> gpus;  // cards of the node, ascending
   int64_t placed_ms = 0;  // when the pod got its GPUs
 };
+
+// A job's GPUs per node: (node, its GPUs ascending), nodes in the order the pods first use them.
+// `Pod`: any type with `node` and `gpus` (PodPlacement, PodBinding).
+template <class Pod>
+std::vector<std::pair<int, std::vector<int>>> gpus_by_node(const std::vector<Pod>& pods) {
+  std::vector<std::pair<int, std::vector<int>>> out;
+  for (const Pod& pod : pods) {
+    auto at = std::find_if(out.begin(), out.end(), [&](const auto& entry) { return entry.first == pod.node; });
+    if (at == out.end()) at = out.insert(out.end(), {pod.node, {}});
+    at->second.insert(at->second.end(), pod.gpus.begin(), pod.gpus.end());
+  }
+  for (auto& entry : out) std::sort(entry.second.begin(), entry.second.end());
+  return out;
+}
 
 struct JobRecord {
   JobState state = JobState::Pending;

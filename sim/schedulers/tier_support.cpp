@@ -42,38 +42,19 @@ namespace {
 // The comm path of a gang whose pods share their nodes' network: gang.h's bandwidth model over
 // the GPUs each node holds.
 CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBinding>& pods, const NetworkModel& net) {
-  std::vector<int> nodes;
+  std::vector<GangNode> nodes;
   std::vector<std::vector<int>> gpus;
-  for (const PodBinding& pod : pods) {
-    auto at = std::find(nodes.begin(), nodes.end(), pod.node);
-    if (at == nodes.end()) nodes.push_back(pod.node), gpus.emplace_back(), at = nodes.end() - 1;
-    auto& mine = gpus[static_cast<size_t>(at - nodes.begin())];
-    mine.insert(mine.end(), pod.gpus.begin(), pod.gpus.end());
+  std::vector<int> ids;
+  for (auto& [node, node_gpus] : gpus_by_node(pods)) {
+    nodes.push_back({cluster.type_of(node).allocator.get(), cluster.node(node).free, cluster.node_name(node),
+                     cluster.fabric().nvlink_domain(node)});
+    gpus.push_back(std::move(node_gpus));
+    ids.push_back(node);
   }
-  std::vector<GangNode> gang_nodes;
-  GangPlacement gang;
-  const bool multi = nodes.size() > 1;
-  gang.bus_bandwidth_gbps = multi ? 1e300 : 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeType& type = cluster.type_of(nodes[i]);
-    std::sort(gpus[i].begin(), gpus[i].end());
-    gang_nodes.push_back({type.allocator.get(), cluster.node(nodes[i]).free, cluster.node_name(nodes[i]),
-                          cluster.fabric().nvlink_domain(nodes[i])});
-    gang.nodes.push_back(static_cast<int>(i));
-    const RingPlan& ring = type.allocator->ring_plan(to_gpu_set(gpus[i]));
-    gang.node_rings.push_back(ring);
-    gang.nics_per_node.push_back(multi ? network_nics(*type.topology, gpus[i]) : std::vector<int>{});
-    gang.node_network_gbps.push_back(multi ? node_network_gbps(*type.topology, gpus[i], net) : 0.0);
-    if (!multi) {
-      gang.bus_bandwidth_gbps = ring.bus_bandwidth_gbps;
-      continue;
-    }
-    const double intra = gpus[i].size() >= 2 ? ring.bus_bandwidth_gbps : 1e300;
-    gang.bus_bandwidth_gbps = std::min({gang.bus_bandwidth_gbps, intra, gang.node_network_gbps.back()});
-  }
+  std::vector<WorkerPlacement> workers;
   for (const PodBinding& pod : pods)
-    gang.workers.push_back({static_cast<int>(std::find(nodes.begin(), nodes.end(), pod.node) - nodes.begin()), pod.gpus});
-  return gang_comm_path(gang, gang_nodes);
+    workers.push_back({static_cast<int>(std::find(ids.begin(), ids.end(), pod.node) - ids.begin()), pod.gpus});
+  return gang_comm_path(gang_placement_of(nodes, gpus, std::move(workers), net), nodes);
 }
 
 }  // namespace
