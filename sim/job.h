@@ -52,6 +52,9 @@ inline constexpr int64_t kForeverMs = -1;
 inline constexpr int64_t kMaxRunMs = 1'000'000'000'000'000;
 
 inline constexpr uint8_t kWorkloadReference = 255;
+// JobSpec::queue of a job that names no queue (tenant), and ::priority_class of one without a class.
+inline constexpr uint16_t kNoQueue = 0xFFFF;
+inline constexpr uint8_t kNoPriorityClass = 0xFF;
 
 struct JobSpec {
   uint32_t id = 0;        // its index in Workload::jobs (0..N-1, in submission order)
@@ -72,6 +75,11 @@ struct JobSpec {
   // parallel configuration; core/llm_step.h), else kNoLlm. Such a job has no `model`; its
   // iterations are training steps and its throughput is in tokens/s.
   uint16_t llm = kNoLlm;
+  // Its tenant: an index into Workload::queue_names (the queue the job names: a Kueue LocalQueue,
+  // a KAI queue, or a trace's virtual cluster), or kNoQueue; and its priority class, an index into
+  // Workload::priority_class_names, or kNoPriorityClass (priority 0).
+  uint16_t queue = kNoQueue;
+  uint8_t priority_class = kNoPriorityClass;
   // Trace pod: allowed GPU types (bit t, 0 = any), thousandths of each card, CPU and memory.
   uint8_t gpu_type_mask = 0;
   uint16_t gpu_milli = 0;
@@ -156,6 +164,10 @@ struct Workload {
   WorkloadSpan generated;
   // The LLM jobs' models and configurations (JobSpec::llm indexes it); null when there are none.
   std::shared_ptr<const std::vector<LlmJob>> llm_jobs;
+  // The queues (tenants) and priority classes the jobs name (JobSpec::queue, ::priority_class),
+  // in order of first appearance; empty when no job names one.
+  std::vector<std::string> queue_names;
+  std::vector<std::string> priority_class_names;
   std::string job_name(uint32_t id) const;
   // The LLM configuration of `job`, or nullptr for any other job.
   const LlmJob* llm_of(const JobSpec& job) const {

@@ -1,0 +1,140 @@
+// The tenants of a cluster and how their quota is shared, as platform teams keep it in git:
+// Kueue's ClusterQueues, Cohorts, LocalQueues, ResourceFlavors and WorkloadPriorityClasses
+// (kueue.x-k8s.io/v1beta1 and v1beta2), and KAI-Scheduler's Queues (scheduling.run.ai/v2).
+// Data only: formats/queues/ reads it from YAML, sim/tenancy/ admits and preempts by it.
+//
+// Quantities are integers in Kueue's units (pkg/resources/requests.go ResourceValue): `cpu` in
+// thousandths of a core, every other resource in plain units (memory in bytes, GPUs in cards).
+// Every object remembers where it was read (`where`: "file:line") so that a problem found when
+// the objects are put together names the file and the object.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topsim {
+
+// The resource names jobs request of a quota (Kueue counts a pod's requests by these names).
+inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
+inline constexpr const char* kResourceCpu = "cpu";
+inline constexpr const char* kResourceMemory = "memory";
+inline constexpr const char* kResourcePods = "pods";
+
+// One resource of one flavor in a ClusterQueue or Cohort (`resourceGroups[].flavors[].resources[]`).
+struct ResourceQuota {
+  std::string resource;                    // e.g. "nvidia.com/gpu", "cpu"
+  int64_t nominal = 0;                     // nominalQuota
+  std::optional<int64_t> borrowing_limit;  // borrowingLimit; unset: unlimited
+  std::optional<int64_t> lending_limit;    // lendingLimit; unset: all unused nominal quota may be lent
+};
+
+struct FlavorQuotas {
+  std::string flavor;  // a ResourceFlavor's name
+  std::vector<ResourceQuota> resources;
+};
+
+// `resourceGroups[]`: the resources it covers and the flavors tried for them, in order.
+struct ResourceGroup {
+  std::vector<std::string> covered;  // coveredResources
+  std::vector<FlavorQuotas> flavors;
+};
+
+enum class QueueingStrategy : uint8_t { BestEffortFIFO, StrictFIFO };
+// preemption.withinClusterQueue
+enum class WithinQueuePreemption : uint8_t { Never, LowerPriority, LowerOrNewerEqualPriority };
+// preemption.reclaimWithinCohort
+enum class ReclaimPreemption : uint8_t { Never, LowerPriority, Any };
+// preemption.borrowWithinCohort.policy
+enum class BorrowWithinCohort : uint8_t { Never, LowerPriority };
+// flavorFungibility.whenCanBorrow / whenCanPreempt (`Borrow` / `Preempt`: the v1beta1 names of MayStopSearch)
+enum class FungibilityChoice : uint8_t { MayStopSearch, TryNextFlavor };
+// flavorFungibility.preference
+enum class FlavorPreference : uint8_t { BorrowingOverPreemption, PreemptionOverBorrowing };
+
+struct ClusterQueueSpec {
+  std::string name;
+  std::string where;   // file:line of the object
+  std::string cohort;  // spec.cohort (v1beta1) / spec.cohortName (v1beta2); empty: none
+  QueueingStrategy queueing = QueueingStrategy::BestEffortFIFO;
+  std::vector<ResourceGroup> groups;
+  WithinQueuePreemption within_queue = WithinQueuePreemption::Never;
+  ReclaimPreemption reclaim = ReclaimPreemption::Never;
+  BorrowWithinCohort borrow_within_cohort = BorrowWithinCohort::Never;
+  std::optional<int32_t> borrow_max_priority;  // borrowWithinCohort.maxPriorityThreshold
+  FungibilityChoice when_can_borrow = FungibilityChoice::MayStopSearch;
+  FungibilityChoice when_can_preempt = FungibilityChoice::TryNextFlavor;
+  FlavorPreference preference = FlavorPreference::BorrowingOverPreemption;
+  double fair_weight = 1;  // fairSharing.weight
+};
+
+// A Cohort object (kueue.x-k8s.io v1alpha1 `spec.parent`, v1beta1+ `spec.parentName`). A cohort
+// named by a ClusterQueue or another cohort but never declared exists with no quota of its own.
+struct CohortSpec {
+  std::string name;
+  std::string where;
+  std::string parent;                 // empty: a root
+  std::vector<ResourceGroup> groups;  // quota of the cohort itself, shared by its subtree
+  double fair_weight = 1;
+};
+
+struct ResourceFlavorSpec {
+  std::string name;
+  std::string where;
+  std::map<std::string, std::string> node_labels;  // spec.nodeLabels: the nodes of this flavor
+};
+
+// A LocalQueue: what jobs name (label kueue.x-k8s.io/queue-name), pointing at a ClusterQueue.
+struct LocalQueueSpec {
+  std::string name;
+  std::string where;
+  std::string namespace_name;  // metadata.namespace ("default" when absent)
+  std::string cluster_queue;   // spec.clusterQueue
+};
+
+// A WorkloadPriorityClass (label kueue.x-k8s.io/priority-class) or a Kubernetes PriorityClass
+// (scheduling.k8s.io/v1, priorityClassName): a name and its value.
+struct PriorityClassSpec {
+  std::string name;
+  std::string where;
+  int32_t value = 0;
+  bool workload_class = true;  // false: a scheduling.k8s.io PriorityClass
+};
+
+// One resource of a KAI Queue (spec.resources.gpu / cpu / memory).
+struct KaiResource {
+  double quota = 0;              // deserved; -1: unlimited (the whole of the parent's)
+  double over_quota_weight = 1;  // share of what is left once every queue has its deserved
+  double limit = -1;             // at most this much; -1: no limit
+};
+
+// A KAI-Scheduler Queue (label kai.scheduler/queue on jobs).
+struct KaiQueueSpec {
+  std::string name;
+  std::string where;
+  std::string parent;  // spec.parentQueue; empty: a top-level queue (department)
+  KaiResource gpu, cpu, memory;
+  int32_t priority = 100;  // spec.priority: higher queues take over-quota first
+};
+
+// Everything read from a queue folder.
+struct QueueConfig {
+  std::string source;  // the folder (or file) it was read from
+  std::vector<ResourceFlavorSpec> flavors;
+  std::vector<ClusterQueueSpec> cluster_queues;
+  std::vector<CohortSpec> cohorts;
+  std::vector<LocalQueueSpec> local_queues;
+  std::vector<PriorityClassSpec> priority_classes;
+  std::vector<KaiQueueSpec> kai_queues;
+  // Kueue's Configuration turns Fair Sharing on (config v1beta1 fairSharing.enable, v1beta2 the
+  // fairSharing struct present); topsim reads it from a kueue Configuration object in the
+  // folder or from the scenario.
+  bool fair_sharing = false;
+
+  bool kueue() const { return !cluster_queues.empty(); }
+  bool kai() const { return !kai_queues.empty(); }
+};
+
+}  // namespace topsim
