@@ -100,7 +100,7 @@ TEST_CASE("formats::philly loads the real trace", "[formats][workload]") {
     const auto prefix = load_philly(path, first);
     REQUIRE(prefix->jobs.size() == 1000);
     CHECK(fingerprint(*prefix) ==
-          fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", "", nullptr, nullptr, {}, nullptr}));
+          fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", "", nullptr, nullptr, {}, nullptr, {}, {}}));
   }
 }
 

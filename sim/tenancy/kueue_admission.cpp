@@ -1,0 +1,311 @@
+#include "sim/tenancy/kueue_admission.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace topsim {
+
+// One flavor tried for one resource group (Kueue's flavorassigner: a flavor's mode, borrowing
+// level and, for preemption, whether its victims are all in other queues).
+struct KueueAdmission::FlavorTry {
+  Mode mode = Mode::Fit;
+  int level = 0;
+  bool no_candidates = false;
+  bool reclaim_only = false;
+  std::vector<std::pair<int, int64_t>> usage;  // (FR, amount)
+  std::vector<std::pair<int, int64_t>> needs;  // FRs short of quota
+  std::string reason;
+};
+
+namespace {
+
+bool covers(const ResourceGroup& group, const std::string& resource) {
+  return std::find(group.covered.begin(), group.covered.end(), resource) != group.covered.end();
+}
+
+// A cohort below the root whose own subtree guarantees the request: reclaiming it is a
+// "hierarchical reclaim" opportunity (flavorassigner.go), worth trying preemption for.
+bool hierarchical_room(const QuotaTree& tree, int cq, int fr, int64_t amount) {
+  for (int node = tree.parent(cq); node >= 0 && tree.parent(node) >= 0; node = tree.parent(node))
+    if (tree.subtree_quota(node, fr) >= amount) return true;
+  return false;
+}
+
+}  // namespace
+
+KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
+    : tree_(std::move(tree)),
+      queues_(config.cluster_queues),
+      waiting_by_queue_(config.cluster_queues.size()),
+      releases_(static_cast<size_t>(tree_.nodes()), 0),
+      admissions_(static_cast<size_t>(tree_.nodes()), 0),
+      gpu_resource_(tree_.resource(kResourceGpu)),
+      borrowed_gpu_ms_(config.cluster_queues.size(), 0),
+      borrowed_since_ms_(config.cluster_queues.size(), 0) {}
+
+std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest& request) const {
+  const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cluster_queue)];
+  for (const auto& [resource, amount] : request) {
+    const bool covered = std::any_of(spec.groups.begin(), spec.groups.end(),
+                                     [&](const ResourceGroup& g) { return covers(g, tree_.resource_name(resource)); });
+    if (!covered)
+      return "ClusterQueue " + spec.name + " has no quota for " + tree_.resource_name(resource) + " (" + std::to_string(amount) +
+             " requested)";
+  }
+  return {};
+}
+
+void KueueAdmission::enqueue(QueuedWorkload workload) {
+  Queue& queue = waiting_by_queue_[static_cast<size_t>(workload.cluster_queue)];
+  queue.shapes[{workload.priority, workload.request}].jobs.insert({-workload.priority, workload.timestamp_ms, workload.id});
+  waiting_.emplace(workload.id, std::move(workload));
+}
+
+bool KueueAdmission::still_failed(const Failure& failure, int cluster_queue) const {
+  const size_t root = static_cast<size_t>(tree_.root(cluster_queue));
+  if (failure.releases != releases_[root]) return false;
+  return !failure.needs_candidates || failure.admissions == admissions_[root];
+}
+
+const QueuedWorkload* KueueAdmission::head(int cluster_queue) const {
+  const Queue& queue = waiting_by_queue_[static_cast<size_t>(cluster_queue)];
+  const bool strict = queues_[static_cast<size_t>(cluster_queue)].queueing == QueueingStrategy::StrictFIFO;
+  if (strict && still_failed(queue.strict_failed, cluster_queue)) return nullptr;
+  const OrderKey* best = nullptr;
+  for (const auto& [key, shape] : queue.shapes) {
+    if (shape.jobs.empty() || (!strict && still_failed(shape.failed, cluster_queue))) continue;
+    if (!best || *shape.jobs.begin() < *best) best = &*shape.jobs.begin();
+  }
+  return best ? &waiting_.at(best->id) : nullptr;
+}
+
+bool KueueAdmission::fits(const std::vector<std::pair<int, int64_t>>& usage, int cluster_queue, const QuotaTree& tree,
+                          bool allow_borrowing) const {
+  for (const auto& [fr, amount] : usage) {
+    if (amount > tree.available(cluster_queue, fr)) return false;
+    if (!allow_borrowing && tree.borrowing_level(cluster_queue, fr, amount) > 0) return false;
+  }
+  return true;
+}
+
+KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& workload) const {
+  const int cq = workload.cluster_queue;
+  const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
+  Nomination out;
+  out.id = workload.id;
+  out.mode = Mode::Fit;
+  std::vector<std::pair<int, int64_t>> needs;
+  for (const ResourceGroup& group : spec.groups) {
+    std::vector<std::pair<int, int64_t>> asked;
+    for (const auto& [resource, amount] : workload.request)
+      if (covers(group, tree_.resource_name(resource))) asked.emplace_back(resource, amount);
+    if (asked.empty()) continue;
+    FlavorTry best;
+    bool have = false;
+    for (const FlavorQuotas& flavor : group.flavors) {
+      FlavorTry t;
+      const int f = tree_.flavor(flavor.flavor);
+      for (const auto& [resource, amount] : asked) {
+        const int fr = tree_.fr(f, resource);
+        t.usage.emplace_back(fr, amount);
+        const int64_t available = tree_.available(cq, fr);
+        if (amount <= available) {
+          t.level = std::max(t.level, tree_.borrowing_level(cq, fr, amount));
+          continue;
+        }
+        const int64_t potential = tree_.potential_available(cq, fr);
+        const bool considered =
+            amount <= potential && (amount <= tree_.nominal(cq, fr) || spec.borrow_within_cohort != BorrowWithinCohort::Never ||
+                                    hierarchical_room(tree_, cq, fr, amount));
+        if (!considered || t.mode == Mode::NoFit) {
+          t.mode = Mode::NoFit;
+          t.reason = "insufficient quota for " + tree_.resource_name(resource) + " in flavor " + flavor.flavor +
+                     " of ClusterQueue " + spec.name + ": " + std::to_string(amount) + " requested, " +
+                     std::to_string(amount > potential ? potential : available) +
+                     (amount > potential ? " at most ever" : " available");
+          continue;
+        }
+        t.mode = Mode::Preempt;
+        if (amount > tree_.nominal(cq, fr)) t.level = std::max(t.level, tree_.borrowing_level(cq, fr, amount));
+        t.needs.emplace_back(fr, amount);
+      }
+      if (t.mode == Mode::Preempt) {
+        const std::vector<uint32_t> victims = preemption_targets(workload, t.usage);
+        t.no_candidates = victims.empty();
+        t.reclaim_only =
+            std::none_of(victims.begin(), victims.end(), [&](uint32_t v) { return admitted_.at(v).cluster_queue == cq; });
+        if (t.no_candidates)
+          t.reason = "ClusterQueue " + spec.name + ": no workload can be preempted to free quota in flavor " + flavor.flavor;
+      }
+      // isPreferred (flavorassigner.go): a smaller rank wins, the first flavor ties.
+      auto rank = [&](const FlavorTry& x) {
+        // Fit 0, reclaim (victims in other queues only) 1, preempt 2, no candidates 3, no fit 4
+        const int mode = x.mode == Mode::Fit ? 0 : x.mode == Mode::NoFit ? 4 : x.no_candidates ? 3 : x.reclaim_only ? 1 : 2;
+        const int level = std::min(x.level, 63);
+        if (mode >= 3) return 1000 + mode;
+        if (spec.preference == FlavorPreference::PreemptionOverBorrowing) return level * 8 + mode;
+        const int category = mode == 0 ? (level > 0) : 2 + (level > 0) * 2 + (mode - 1);
+        return category * 64 + level;
+      };
+      if (!have || rank(t) < rank(best)) best = t;
+      have = true;
+      const bool stop =
+          (t.mode == Mode::Fit && t.level == 0) ||
+          (t.mode == Mode::Fit && spec.when_can_borrow == FungibilityChoice::MayStopSearch) ||
+          (t.mode == Mode::Preempt && !t.no_candidates && spec.when_can_preempt == FungibilityChoice::MayStopSearch);
+      if (stop) break;
+    }
+    out.usage.insert(out.usage.end(), best.usage.begin(), best.usage.end());
+    out.level = std::max(out.level, best.level);
+    if (best.mode == Mode::NoFit || best.no_candidates) {
+      out.mode = Mode::NoFit;
+      out.needs_candidates = out.needs_candidates || best.no_candidates;
+      if (out.reason.empty()) out.reason = best.reason;
+    } else if (best.mode == Mode::Preempt && out.mode == Mode::Fit) {
+      out.mode = Mode::Preempt;
+    }
+  }
+  if (out.mode == Mode::Preempt) {
+    out.targets = preemption_targets(workload, out.usage);
+    if (out.targets.empty()) {
+      out.mode = Mode::NoFit;
+      out.needs_candidates = true;
+      out.reason = "ClusterQueue " + spec.name + ": no workload can be preempted to free its quota";
+    }
+  }
+  return out;
+}
+
+void KueueAdmission::change_usage(int cluster_queue, int fr, int64_t amount, int64_t now_ms) {
+  const size_t q = static_cast<size_t>(cluster_queue);
+  if (gpu_resource_ >= 0 && fr % tree_.resources() == gpu_resource_) {
+    int64_t used = 0, nominal = 0;
+    for (int f = 0; f * tree_.resources() < tree_.fr_count(); ++f) {
+      used += tree_.usage(cluster_queue, tree_.fr(f, gpu_resource_));
+      nominal += tree_.nominal(cluster_queue, tree_.fr(f, gpu_resource_));
+    }
+    borrowed_gpu_ms_[q] += std::max<int64_t>(0, used - nominal) * (now_ms - borrowed_since_ms_[q]);
+    borrowed_since_ms_[q] = now_ms;
+  }
+  tree_.add_usage(cluster_queue, fr, amount);
+}
+
+void KueueAdmission::take_from_queue(const QueuedWorkload& workload) {
+  Queue& queue = waiting_by_queue_[static_cast<size_t>(workload.cluster_queue)];
+  const auto shape = queue.shapes.find({workload.priority, workload.request});
+  assert(shape != queue.shapes.end());
+  shape->second.jobs.erase({-workload.priority, workload.timestamp_ms, workload.id});
+  if (shape->second.jobs.empty()) queue.shapes.erase(shape);
+}
+
+void KueueAdmission::mark_failed(const QueuedWorkload& workload, const Nomination& nomination) {
+  const size_t root = static_cast<size_t>(tree_.root(workload.cluster_queue));
+  const Failure failure{releases_[root], admissions_[root], nomination.needs_candidates, nomination.reason};
+  Queue& queue = waiting_by_queue_[static_cast<size_t>(workload.cluster_queue)];
+  if (queues_[static_cast<size_t>(workload.cluster_queue)].queueing == QueueingStrategy::StrictFIFO)
+    queue.strict_failed = failure;
+  else
+    queue.shapes.at({workload.priority, workload.request}).failed = failure;
+}
+
+bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit,
+                           const std::function<void(uint32_t)>& evict) {
+  struct Entry {
+    const QueuedWorkload* workload;
+    Nomination nomination;
+  };
+  std::vector<Entry> entries;
+  for (int q = 0; q < tree_.cluster_queues(); ++q)
+    if (const QueuedWorkload* w = head(q)) entries.push_back({w, nominate(*w)});
+  if (entries.empty()) return false;
+  // Inside nominal quota first, then higher priority, then older (PrioritySortingWithinCohort).
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.nomination.level != b.nomination.level) return a.nomination.level < b.nomination.level;
+    if (a.workload->priority != b.workload->priority) return a.workload->priority > b.workload->priority;
+    if (a.workload->timestamp_ms != b.workload->timestamp_ms) return a.workload->timestamp_ms < b.workload->timestamp_ms;
+    return a.workload->id < b.workload->id;
+  });
+  bool changed = false;
+  std::set<uint32_t> evicted;
+  for (Entry& e : entries) {
+    const QueuedWorkload& w = *e.workload;
+    if (e.nomination.mode == Mode::NoFit) {
+      mark_failed(w, e.nomination);
+      changed = true;
+    } else if (e.nomination.mode == Mode::Preempt) {
+      const auto& targets = e.nomination.targets;
+      if (std::any_of(targets.begin(), targets.end(), [&](uint32_t t) { return evicted.count(t) || !admitted_.count(t); }))
+        continue;  // chosen by an earlier entry of this cycle: retried in the next
+      for (uint32_t victim : targets) {
+        evicted.insert(victim);
+        release(victim, now_ms);
+        evict(victim);
+      }
+      changed = true;
+    } else if (fits(e.nomination.usage, w.cluster_queue, tree_, true)) {
+      for (const auto& [fr, amount] : e.nomination.usage) change_usage(w.cluster_queue, fr, amount, now_ms);
+      admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, e.nomination.usage};
+      ++admissions_[static_cast<size_t>(tree_.root(w.cluster_queue))];
+      const uint32_t id = w.id;
+      take_from_queue(w);
+      waiting_.erase(id);
+      admit(id);
+      changed = true;
+    }  // else: no longer fits after an earlier admission; nominated again next cycle
+  }
+  return changed;
+}
+
+void KueueAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
+                         int max_cycles) {
+  for (int n = 0; max_cycles < 0 || n < max_cycles; ++n)
+    if (!cycle(now_ms, admit, evict)) break;
+}
+
+void KueueAdmission::release(uint32_t id, int64_t now_ms) {
+  const auto it = admitted_.find(id);
+  assert(it != admitted_.end());
+  for (const auto& [fr, amount] : it->second.usage) change_usage(it->second.cluster_queue, fr, -amount, now_ms);
+  ++releases_[static_cast<size_t>(tree_.root(it->second.cluster_queue))];
+  admitted_.erase(it);
+}
+
+void KueueAdmission::finish(uint32_t id, int64_t now_ms) {
+  if (admitted_.count(id)) release(id, now_ms);
+}
+
+std::string KueueAdmission::wait_reason(uint32_t id) const {
+  const auto it = waiting_.find(id);
+  if (it == waiting_.end()) return {};
+  const QueuedWorkload& w = it->second;
+  const Queue& queue = waiting_by_queue_[static_cast<size_t>(w.cluster_queue)];
+  const ClusterQueueSpec& spec = queues_[static_cast<size_t>(w.cluster_queue)];
+  if (spec.queueing == QueueingStrategy::StrictFIFO) {
+    const QueuedWorkload* first = nullptr;
+    for (const auto& [key, shape] : queue.shapes)
+      if (!shape.jobs.empty() && (!first || shape.jobs.begin()->id != first->id))
+        if (!first || *shape.jobs.begin() < OrderKey{-first->priority, first->timestamp_ms, first->id})
+          first = &waiting_.at(shape.jobs.begin()->id);
+    if (first && first->id != id) return "StrictFIFO: behind job " + std::to_string(first->id) + " in ClusterQueue " + spec.name;
+    return queue.strict_failed.reason.empty() ? "waiting for quota in ClusterQueue " + spec.name : queue.strict_failed.reason;
+  }
+  const auto shape = queue.shapes.find({w.priority, w.request});
+  if (shape == queue.shapes.end() || shape->second.failed.reason.empty()) return "waiting for quota in ClusterQueue " + spec.name;
+  return shape->second.failed.reason;
+}
+
+void KueueAdmission::admit_now(const QueuedWorkload& workload, int64_t admitted_ms, const std::vector<std::string>& flavors) {
+  const ClusterQueueSpec& spec = queues_[static_cast<size_t>(workload.cluster_queue)];
+  std::vector<std::pair<int, int64_t>> usage;
+  size_t group_index = 0;
+  for (const ResourceGroup& group : spec.groups) {
+    const std::string& flavor = group_index < flavors.size() ? flavors[group_index] : group.flavors.front().flavor;
+    ++group_index;
+    for (const auto& [resource, amount] : workload.request)
+      if (covers(group, tree_.resource_name(resource))) usage.emplace_back(tree_.fr(tree_.flavor(flavor), resource), amount);
+  }
+  for (const auto& [fr, amount] : usage) change_usage(workload.cluster_queue, fr, amount, admitted_ms);
+  admitted_[workload.id] = {workload.cluster_queue, workload.priority, workload.timestamp_ms, admitted_ms, usage};
+}
+
+}  // namespace topsim

@@ -1,0 +1,156 @@
+// Kueue's admission in front of placement: workloads wait in their ClusterQueue until quota is
+// reserved for them, borrowing idle quota of their cohort and preempting others as the queue's
+// policies allow; an admitted workload is then placed by the run's scheduler.
+//
+// The rules follow Kueue v0.19.2 (kubernetes-sigs/kueue; paraphrased, not copied):
+// - scheduling cycle (pkg/scheduler/scheduler.go): one head per ClusterQueue, nominated against
+//   the quota at the start of the cycle, then processed in order — inside nominal quota first,
+//   then higher priority, then older; a nominated workload that no longer fits is retried in a
+//   later cycle; a preemptor is not admitted in the cycle that evicts its victims;
+// - queueing strategy (pkg/cache/queue/cluster_queue.go): StrictFIFO keeps a head that does not
+//   fit at the head; BestEffortFIFO sets it aside until quota is released in its cohort tree;
+// - flavor assignment (pkg/scheduler/flavorassigner): flavors in the queue's order, stopping by
+//   flavorFungibility, preferring fit over borrowing over preemption (or preemption first);
+// - classic preemption (pkg/scheduler/preemption, site/.../concepts/preemption.md): candidates in
+//   the queue (withinClusterQueue) and in borrowing queues of the cohort (reclaimWithinCohort,
+//   borrowWithinCohort), lowest priority and most recently admitted first, removed greedily until
+//   the preemptor fits, then put back in reverse order where it still fits.
+// Not modelled: Fair Sharing's DRS tournament, Admission Fair Sharing, partial admission, the
+// capacity reservation of a preemptor that cannot reclaim, admission checks, TAS (placement is
+// the scheduler's), flavors' node labels limiting placement.
+//
+// Sets aside and retries by the shape of requests: a set-aside workload returns only when its
+// cohort tree releases quota (Kueue requeues inadmissible workloads on such events), and
+// workloads of one ClusterQueue with equal requests are tried once per release, so a cycle costs
+// the queues and shapes, not the queue lengths.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/tenancy/queue_config.h"
+#include "sim/tenancy/quota_tree.h"
+
+namespace topsim {
+
+// What a workload asks of quota: (resource id of the tree, amount), amounts > 0.
+using QuotaRequest = std::vector<std::pair<int, int64_t>>;
+
+// A workload waiting for quota.
+struct QueuedWorkload {
+  uint32_t id = 0;
+  int cluster_queue = 0;
+  int32_t priority = 0;
+  int64_t timestamp_ms = 0;  // creation, or its last eviction (Kueue's requeue timestamp)
+  QuotaRequest request;
+};
+
+class KueueAdmission {
+ public:
+  KueueAdmission(QuotaTree tree, const QueueConfig& config);
+
+  const QuotaTree& tree() const { return tree_; }
+  // Empty, or why a workload of `request` can never be admitted to `cluster_queue` (a resource
+  // its queue does not cover).
+  std::string never_admitted(int cluster_queue, const QuotaRequest& request) const;
+
+  void enqueue(QueuedWorkload workload);
+  // Runs scheduling cycles at `now_ms` until one changes nothing. `evict(id)` is called for each
+  // preemption victim after its quota is released (the caller stops it and may enqueue it
+  // again); `admit(id)` for each workload whose quota is reserved.
+  // `max_cycles` limits the cycles (tests replay one of Kueue's cycles).
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
+           int max_cycles = -1);
+  // An admitted workload ended: its quota returns to its queue.
+  void finish(uint32_t id, int64_t now_ms);
+  bool admitted(uint32_t id) const { return admitted_.count(id) != 0; }
+  // Why a waiting workload is not admitted (Kueue's condition message, in words).
+  std::string wait_reason(uint32_t id) const;
+  // Waiting workloads.
+  size_t waiting() const { return waiting_.size(); }
+
+  // The victims that would let `workload` (not enqueued) take `needs` ((FR, amount)), in the
+  // order Kueue evicts them; empty when no set of candidates frees enough. Public for tests.
+  std::vector<uint32_t> preemption_targets(const QueuedWorkload& workload,
+                                           const std::vector<std::pair<int, int64_t>>& needs) const;
+  // Admits `workload` at once on the first flavor of each group, as if it had been admitted
+  // earlier (tests build a cluster's state with it). REQUIRES: the flavors are the queue's.
+  void admit_now(const QueuedWorkload& workload, int64_t admitted_ms, const std::vector<std::string>& flavors = {});
+
+  // GPU usage above nominal quota, integrated over time, per ClusterQueue (card-ms).
+  const std::vector<int64_t>& borrowed_gpu_ms() const { return borrowed_gpu_ms_; }
+
+ private:
+  struct Admitted {
+    int cluster_queue = 0;
+    int32_t priority = 0;
+    int64_t timestamp_ms = 0;
+    int64_t admitted_ms = 0;
+    std::vector<std::pair<int, int64_t>> usage;  // (FR, amount)
+  };
+  // Order inside a ClusterQueue: higher priority, then older, then id.
+  struct OrderKey {
+    int32_t minus_priority;
+    int64_t timestamp_ms;
+    uint32_t id;
+    auto operator<=>(const OrderKey&) const = default;
+  };
+  // When a head could not be admitted: the versions of its tree then. Quota released bumps
+  // `releases`; a workload admitted bumps `admissions` (new preemption candidates). A head
+  // short of quota waits for a release; one without preemption candidates for either.
+  struct Failure {
+    uint64_t releases = kNever, admissions = kNever;
+    bool needs_candidates = false;
+    std::string reason;
+  };
+  // Workloads of one ClusterQueue with one priority and request: what one of them cannot get,
+  // the others cannot either (newer, so no better placed to preempt).
+  using ShapeKey = std::pair<int32_t, QuotaRequest>;
+  struct ShapeClass {
+    std::set<OrderKey> jobs;
+    Failure failed;
+  };
+  struct Queue {
+    std::map<ShapeKey, ShapeClass> shapes;
+    Failure strict_failed;  // StrictFIFO: its head could not be admitted
+  };
+  enum class Mode : uint8_t { Fit, Preempt, NoFit };
+  struct Nomination {
+    uint32_t id = 0;
+    Mode mode = Mode::NoFit;
+    int level = 0;                               // borrowing level
+    std::vector<std::pair<int, int64_t>> usage;  // (FR, amount) of the chosen flavors
+    std::vector<uint32_t> targets;               // Preempt: the victims
+    bool needs_candidates = false;               // NoFit for want of preemption candidates
+    std::string reason;                          // NoFit: why
+  };
+  struct FlavorTry;
+  static constexpr uint64_t kNever = ~uint64_t{0};
+
+  const QueuedWorkload* head(int cluster_queue) const;
+  Nomination nominate(const QueuedWorkload& workload) const;
+  bool fits(const std::vector<std::pair<int, int64_t>>& usage, int cluster_queue, const QuotaTree& tree,
+            bool allow_borrowing) const;
+  bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  void mark_failed(const QueuedWorkload& workload, const Nomination& nomination);
+  bool still_failed(const Failure& failure, int cluster_queue) const;
+  void take_from_queue(const QueuedWorkload& workload);
+  void release(uint32_t id, int64_t now_ms);
+  void change_usage(int cluster_queue, int fr, int64_t amount, int64_t now_ms);
+
+  QuotaTree tree_;
+  std::vector<ClusterQueueSpec> queues_;  // by tree node (ClusterQueues only)
+  std::vector<Queue> waiting_by_queue_;
+  std::map<uint32_t, QueuedWorkload> waiting_;
+  std::map<uint32_t, Admitted> admitted_;
+  std::vector<uint64_t> releases_, admissions_;  // by root node
+  int gpu_resource_ = -1;
+  std::vector<int64_t> borrowed_gpu_ms_;
+  std::vector<int64_t> borrowed_since_ms_;
+};
+
+}  // namespace topsim

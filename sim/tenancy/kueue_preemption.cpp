@@ -1,0 +1,148 @@
+// Kueue's classic preemption (site/content/en/docs/concepts/preemption.md; pkg/scheduler/
+// preemption/preemption.go, classical/hierarchical_preemption.go, common/ordering.go, v0.19.2):
+// which admitted workloads a pending one may evict, in which order, and the smallest set of them
+// that lets it in.
+#include <algorithm>
+
+#include "sim/tenancy/kueue_admission.h"
+
+namespace topsim {
+namespace {
+
+// How an admitted workload may be preempted by the pending one.
+enum class Kind : uint8_t {
+  Hierarchical,      // another queue's, while the preemptor's own subtree guarantees the request
+  WhileBorrowing,    // another queue's, allowed by borrowWithinCohort even if the preemptor borrows
+  WithoutBorrowing,  // another queue's, only if the preemptor then stays inside its nominal quota
+  SameQueue,         // the preemptor's own queue (withinClusterQueue)
+};
+
+struct Candidate {
+  uint32_t id;
+  Kind kind;
+  int32_t priority;
+  int64_t admitted_ms;
+};
+
+bool eligible_within(WithinQueuePreemption policy, int32_t priority, int64_t timestamp_ms, int32_t preemptor_priority,
+                     int64_t preemptor_timestamp_ms) {
+  switch (policy) {
+    case WithinQueuePreemption::Never: return false;
+    case WithinQueuePreemption::LowerPriority: return priority < preemptor_priority;
+    case WithinQueuePreemption::LowerOrNewerEqualPriority:
+      return priority < preemptor_priority || (priority == preemptor_priority && preemptor_timestamp_ms < timestamp_ms);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& workload,
+                                                         const std::vector<std::pair<int, int64_t>>& needs) const {
+  const int cq = workload.cluster_queue;
+  const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
+  std::vector<int> short_frs;  // FRs the workload cannot get now
+  for (const auto& [fr, amount] : needs)
+    if (amount > tree_.available(cq, fr)) short_frs.push_back(fr);
+  if (short_frs.empty()) return {};
+  auto uses_short = [&](const Admitted& a) {
+    return std::any_of(a.usage.begin(), a.usage.end(), [&](const auto& u) {
+      return u.second > 0 && std::find(short_frs.begin(), short_frs.end(), u.first) != short_frs.end();
+    });
+  };
+  // The preemptor's queue or a cohort of it below `lca` guarantees its request on every short FR.
+  auto guaranteed_below = [&](int lca) {
+    for (int node = cq; node >= 0 && node != lca; node = tree_.parent(node)) {
+      bool all = true;
+      for (const auto& [fr, amount] : needs)
+        if (std::find(short_frs.begin(), short_frs.end(), fr) != short_frs.end())
+          all = all && tree_.usage(node, fr) + amount <= tree_.subtree_quota(node, fr);
+      if (all) return true;
+    }
+    return false;
+  };
+
+  std::vector<Candidate> candidates;
+  const int root = tree_.root(cq);
+  for (const auto& [id, a] : admitted_) {
+    if (tree_.root(a.cluster_queue) != root || !uses_short(a)) continue;
+    if (a.cluster_queue == cq) {
+      if (eligible_within(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
+        candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms});
+      continue;
+    }
+    if (spec.reclaim == ReclaimPreemption::Never) continue;
+    if (spec.reclaim == ReclaimPreemption::LowerPriority && !(a.priority < workload.priority)) continue;
+    Kind kind = Kind::WithoutBorrowing;
+    if (guaranteed_below(tree_.common_ancestor(cq, a.cluster_queue)))
+      kind = Kind::Hierarchical;
+    else if (spec.borrow_within_cohort == BorrowWithinCohort::LowerPriority && a.priority < workload.priority &&
+             (!spec.borrow_max_priority || a.priority <= *spec.borrow_max_priority))
+      kind = Kind::WhileBorrowing;
+    candidates.push_back({id, kind, a.priority, a.admitted_ms});
+  }
+  if (candidates.empty()) return {};
+  // Hierarchy candidates, then other queues', then the queue's own; lower priority first, then
+  // the most recently admitted, then id.
+  auto group = [](Kind k) { return k == Kind::Hierarchical ? 0 : k == Kind::SameQueue ? 2 : 1; };
+  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    if (group(a.kind) != group(b.kind)) return group(a.kind) < group(b.kind);
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.admitted_ms != b.admitted_ms) return a.admitted_ms > b.admitted_ms;
+    return a.id < b.id;
+  });
+
+  // Greedy removal until the preemptor fits, then the reverse fill-back.
+  auto attempt = [&](bool allow_borrowing) -> std::vector<uint32_t> {
+    QuotaTree work = tree_;
+    std::vector<uint32_t> targets;
+    auto change = [&](uint32_t id, int sign) {
+      const Admitted& a = admitted_.at(id);
+      for (const auto& [fr, amount] : a.usage) work.add_usage(a.cluster_queue, fr, sign * amount);
+    };
+    for (const Candidate& c : candidates) {
+      if (c.kind == Kind::WithoutBorrowing && allow_borrowing) continue;
+      const Admitted& a = admitted_.at(c.id);
+      if (c.kind != Kind::SameQueue) {  // its queue, and its cohorts below the common one, must still borrow
+        const int lca = tree_.common_ancestor(cq, a.cluster_queue);
+        bool valid = false;
+        for (int fr : short_frs) {
+          bool all = true;
+          for (int node = a.cluster_queue; node >= 0 && node != lca; node = tree_.parent(node))
+            all = all && work.borrowing(node, fr);
+          valid = valid || all;
+        }
+        if (!valid) continue;
+      }
+      change(c.id, -1);
+      targets.push_back(c.id);
+      if (!fits(needs, cq, work, allow_borrowing)) continue;
+      for (size_t i = targets.size() - 1; i-- > 0;) {
+        change(targets[i], +1);
+        if (fits(needs, cq, work, allow_borrowing))
+          targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(i));
+        else
+          change(targets[i], -1);
+      }
+      return targets;
+    }
+    return {};
+  };
+  const bool any_other =
+      std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.kind != Kind::SameQueue; });
+  const bool any_hierarchical =
+      std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.kind == Kind::Hierarchical; });
+  const bool under_nominal =
+      std::all_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.usage(cq, fr) < tree_.nominal(cq, fr); });
+  const bool borrow_never = spec.borrow_within_cohort == BorrowWithinCohort::Never;
+  std::vector<bool> modes{true, false};
+  if (!any_other || (borrow_never && !under_nominal))
+    modes = {true};
+  else if (borrow_never && !any_hierarchical)
+    modes = {false, true};
+  for (bool allow_borrowing : modes)
+    if (std::vector<uint32_t> targets = attempt(allow_borrowing); !targets.empty()) return targets;
+  return {};
+}
+
+}  // namespace topsim
