@@ -117,12 +117,13 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
         const bool considered =
             amount <= potential && (amount <= tree_.nominal(cq, fr) || spec.borrow_within_cohort != BorrowWithinCohort::Never ||
                                     hierarchical_room(tree_, cq, fr, amount));
-        if (!considered || t.mode == Mode::NoFit) {
-          t.mode = Mode::NoFit;
+        if (t.reason.empty())
           t.reason = "insufficient quota for " + tree_.resource_name(resource) + " in flavor " + flavor.flavor +
                      " of ClusterQueue " + spec.name + ": " + std::to_string(amount) + " requested, " +
                      std::to_string(amount > potential ? potential : available) +
                      (amount > potential ? " at most ever" : " available");
+        if (!considered || t.mode == Mode::NoFit) {
+          t.mode = Mode::NoFit;
           continue;
         }
         t.mode = Mode::Preempt;
@@ -134,8 +135,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
         t.no_candidates = victims.empty();
         t.reclaim_only =
             std::none_of(victims.begin(), victims.end(), [&](uint32_t v) { return admitted_.at(v).cluster_queue == cq; });
-        if (t.no_candidates)
-          t.reason = "ClusterQueue " + spec.name + ": no workload can be preempted to free quota in flavor " + flavor.flavor;
+        if (t.no_candidates) t.reason += "; no workload it may preempt frees enough";
       }
       // isPreferred (flavorassigner.go): a smaller rank wins, the first flavor ties.
       auto rank = [&](const FlavorTry& x) {
@@ -170,7 +170,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
     if (out.targets.empty()) {
       out.mode = Mode::NoFit;
       out.needs_candidates = true;
-      out.reason = "ClusterQueue " + spec.name + ": no workload can be preempted to free its quota";
+      out.reason = "ClusterQueue " + spec.name + ": no set of workloads it may preempt frees enough quota";
     }
   }
   return out;

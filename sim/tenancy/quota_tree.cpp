@@ -105,6 +105,10 @@ Expected<QuotaTree> QuotaTree::build(const QueueConfig& config) {
     for (Quota& q : node.quota) q.subtree = q.nominal;
   for (int n : order) {
     Node& node = tree.nodes_[static_cast<size_t>(n)];
+    if (node.parent >= 0) {
+      int& up = tree.nodes_[static_cast<size_t>(node.parent)].height;
+      up = std::max(up, node.height + 1);
+    }
     for (size_t f = 0; f < frs; ++f) {
       Quota& q = node.quota[f];
       q.local = q.lending_limit >= 0 ? std::max<int64_t>(0, q.subtree - q.lending_limit) : 0;
@@ -155,13 +159,11 @@ int64_t QuotaTree::available(int node, int fr) const { return available_from(nod
 int64_t QuotaTree::potential_available(int node, int fr) const { return available_from(node, fr, false); }
 
 int QuotaTree::borrowing_level(int cq, int fr, int64_t amount) const {
-  int level = 0;
-  for (int node = cq; node >= 0; node = parent(node), ++level) {
+  for (int node = cq;; node = parent(node)) {
     const Quota& q = at(node, fr);
-    if (q.usage + amount <= q.subtree || parent(node) < 0) return level;
+    if (q.usage + amount <= q.subtree || parent(node) < 0) return nodes_[static_cast<size_t>(node)].height;
     amount = std::max<int64_t>(0, q.usage + amount - q.local) - std::max<int64_t>(0, q.usage - q.local);
   }
-  return level;
 }
 
 void QuotaTree::add_usage(int cq, int fr, int64_t amount) {

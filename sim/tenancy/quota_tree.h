@@ -56,7 +56,8 @@ class QuotaTree {
   int64_t available(int node, int fr) const;
   int64_t potential_available(int node, int fr) const;
   // How far up a request of `amount` at ClusterQueue `cq` must reach: 0 inside the queue's own
-  // quota, k when the k-th ancestor is the lowest whose subtree holds it (Kueue's borrowing level).
+  // quota, else the height of the lowest ancestor whose subtree holds it (Kueue's borrowing
+  // level, resource_node.go: a node's height is one more than its highest child's).
   int borrowing_level(int cq, int fr, int64_t amount) const;
 
   // Adds (or with a negative amount, returns) usage at ClusterQueue `cq`.
@@ -75,6 +76,7 @@ class QuotaTree {
     std::string name;
     int parent = -1;
     std::vector<Quota> quota;  // by FR
+    int height = 0;
   };
   const Quota& at(int node, int fr) const { return nodes_[static_cast<size_t>(node)].quota[static_cast<size_t>(fr)]; }
   int64_t available_from(int node, int fr, bool with_usage) const;

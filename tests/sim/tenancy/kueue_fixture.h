@@ -69,8 +69,8 @@ class KueueFixture {
   }
   // An admitted workload (admitted at `admitted_ms`, default: its id, so later ids are newer).
   void running(uint32_t id, const std::string& queue, int32_t priority, int64_t amount, int64_t admitted_ms = -1,
-               const std::string& flavor = "default") {
-    admission->admit_now(workload(id, queue, priority, amount), admitted_ms < 0 ? id : admitted_ms, {flavor});
+               const std::string& flavor = "default", const std::string& resource = "cpu") {
+    admission->admit_now(workload(id, queue, priority, amount, 0, resource), admitted_ms < 0 ? id : admitted_ms, {flavor});
   }
   // The victims Kueue picks for `w` on flavor `flavor`.
   std::vector<uint32_t> targets(const QueuedWorkload& w, const std::string& flavor = "default") const {
