@@ -64,6 +64,7 @@ class Engine final : private Binder {
     queues_.push_back({config.scheduler->make(context), {}});
     if (!(config.scheduler->handles & kHandlesShares) && config.share_scheduler)
       queues_.push_back({config.share_scheduler->make(context), {}});
+    start_tenants();
   }
 
   RunOutput run() {
@@ -103,6 +104,14 @@ class Engine final : private Binder {
     uint64_t seq;
     uint32_t job;          // finish of this job
     uint32_t version = 0;  // of its rate (a job re-rated by shared links gets a new finish event)
+    uint32_t epoch = 0;    // of its run (a preempted job's earlier runs never finish)
+  };
+  // A running job of a run with quota: when this run started and is due to end, and the restart
+  // overhead it began with (what its preemption would cost).
+  struct Run {
+    int64_t start_ms = 0;
+    int64_t finish_ms = 0;
+    int64_t overhead_ms = 0;
   };
   // A running job whose traffic crosses fabric uplinks (sim/link_shares.h): its work left and
   // rate since `since_ms`, so that a change of its share moves its finish.
@@ -131,6 +140,7 @@ class Engine final : private Binder {
     InvariantChecker::Counts counts;
     counts.arrived = next_submit_;
     for (const Queue& queue : queues_) counts.waiting += queue.pending.size();
+    if (admission_) counts.waiting += admission_->waiting();
     counts.running = static_cast<uint64_t>(running_);
     counts.closed = out_.tally.jobs;
     if (auto violation = invariants_->after_instant(now_ms_, cluster_, counts)) {
@@ -161,7 +171,7 @@ class Engine final : private Binder {
   }
 
   ClusterSample sample() const {
-    int64_t pending = 0;
+    int64_t pending = admission_ ? static_cast<int64_t>(admission_->waiting()) : 0;
     for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());  // O(queues)
     ClusterSample s = sample_cluster(cluster_, running_, pending);
     if (links_)
@@ -177,7 +187,8 @@ class Engine final : private Binder {
   // The job's record is final: counted, stored when a store is given, then kept or let go.
   void close(uint32_t job) {
     const JobRecord& record = book_[job];
-    out_.tally.add(workload_, open_[job], record, record.pods.empty() ? -1 : cluster_.node(record.pods.front().node).type);
+    out_.tally.add(workload_, open_[job], record, record.pods.empty() ? -1 : cluster_.node(record.pods.front().node).type,
+                   tenant_of(open_[job]));
     if (config_.job_store) config_.job_store->add(job, book_[job]);
     book_.close(job);
     open_.close(job);
@@ -205,12 +216,149 @@ class Engine final : private Binder {
     std::string problem = queue ? queue->scheduler->admission_problem(view_, id)
                                 : "scheduler " + std::string(config_.scheduler->name) + " does not place " +
                                       (job.is_share() ? "GPU shares" : "trace pods");
+    if (problem.empty() && config_.tenancy) problem = enqueue_for_quota(job, job.submit_ms);
     if (!problem.empty()) {
       book_[id].reason = std::move(problem);
       set_state(id, JobState::Rejected);
       return close(id);
     }
+    if (!admission_) queue->pending.push(id, queue->scheduler->shape(view_, id));
+  }
+
+  // --- Tenants and quota (sim/tenancy/) ---
+
+  void start_tenants() {
+    if (!config_.tenancy) {
+      for (const std::string& name : workload_.queue_names) out_.tenants.push_back({name});
+      return;
+    }
+    Expected<TenancyBinding> binding = bind_tenancy(*config_.tenancy, workload_);
+    if (!binding) {  // the scenario loader checks this: here every job is rejected with the reason
+      binding_error_ = binding.error().message;
+      return;
+    }
+    binding_.emplace(std::move(*binding));
+    QuotaTree tree = QuotaTree::build(config_.tenancy->queues).value();
+    const int gpu = tree.resource(kResourceGpu);
+    for (int q = 0; q < tree.cluster_queues(); ++q) {
+      TenantUsage t{tree.name(q)};
+      for (int f = 0; gpu >= 0 && f * tree.resources() < tree.fr_count(); ++f) t.nominal_gpus += tree.nominal(q, tree.fr(f, gpu));
+      out_.tenants.push_back(t);
+    }
+    admission_.emplace(std::move(tree), config_.tenancy->queues);
+    out_.quota = true;
+  }
+
+  int tenant_of(const JobSpec& job) const {
+    if (binding_) return binding_->cluster_queue(job);
+    return config_.tenancy || job.queue == kNoQueue ? -1 : job.queue;
+  }
+
+  uint32_t epoch_of(uint32_t id) const {
+    const auto it = epoch_.find(id);
+    return it == epoch_.end() ? 0 : it->second;
+  }
+
+  // The job waits for its ClusterQueue to admit it (from `timestamp_ms` in its queue's order);
+  // or why it never can.
+  std::string enqueue_for_quota(const JobSpec& job, int64_t timestamp_ms) {
+    if (!admission_) return binding_error_;
+    const int cq = binding_->cluster_queue(job);
+    if (cq < 0) return "it names no queue and the scenario's tenancy has no default_queue";
+    std::string missing;
+    QuotaRequest request = quota_request(job, admission_->tree(), missing);
+    if (!missing.empty()) return "no ClusterQueue has quota for " + missing;
+    if (std::string never = admission_->never_admitted(cq, request); !never.empty()) return never;
+    admission_->enqueue({job.id, cq, binding_->priority(job), timestamp_ms, std::move(request)});
+    return {};
+  }
+
+  // Quota reserved: the scheduler may place it.
+  void admitted(uint32_t id) {
+    JobRecord& r = book_[id];
+    if (r.admitted_ms < 0) r.admitted_ms = now_ms_;
+    Queue* queue = queue_for(open_[id]);
     queue->pending.push(id, queue->scheduler->shape(view_, id));
+  }
+
+  // The job's share of a card x 1000 per GPU (whole GPUs: 1000 each).
+  int64_t gpu_milli(uint32_t id) const {
+    const JobSpec& job = open_[id];
+    return job.is_training() ? int64_t{kMilliPerGpu} * job.total_gpus() : job.gpu_milli_total(card_mem_of(book_[id]));
+  }
+
+  // Evicted by a preemption: it gives back its GPUs, keeps the work up to its last checkpoint
+  // and waits for its queue again, timestamped by the eviction (Kueue's default requeuing).
+  void preempt(uint32_t id) {
+    ++out_.events;
+    JobRecord& r = book_[id];
+    const JobSpec& job = open_[id];
+    const int64_t milli = r.pods.empty() ? 0 : gpu_milli(id);
+    if (r.state == JobState::Running) {
+      leave_links(id);
+      const Run run = runs_.at(id);
+      runs_.erase(id);
+      const PreemptionCost cost =
+          preemption_cost(done_[id], run.start_ms, run.finish_ms, run.overhead_ms, now_ms_, config_.tenancy->checkpoint);
+      done_[id] = cost.done;
+      r.lost_gpu_ms += cost.lost_ms * milli / kMilliPerGpu;
+      out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
+      if (const int t = tenant_of(job); t >= 0)
+        out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - run.start_ms) * milli / kMilliPerGpu;
+      --running_;
+    } else {
+      queue_for(job)->pending.remove(id);
+      for (const PodPlacement& pod : r.pods)
+        out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
+    }
+    release_pods(id);
+    ++release_version_;
+    r.pods.clear();
+    r.comm = CommPath{};
+    r.relaxed.clear();
+    r.host_network = false;
+    ++r.evictions;
+    ++epoch_[id];
+    set_state(id, JobState::Pending);
+    enqueue_for_quota(job, now_ms_);
+  }
+
+  // A restarted job runs what its checkpoint left, after the restart overhead.
+  int64_t resumed_run_ms(uint32_t id, int64_t full_ms) {
+    const JobRecord& r = book_[id];
+    const auto done = done_.find(id);
+    const int64_t overhead = r.evictions > 0 ? config_.tenancy->checkpoint.restart_overhead_ms : 0;
+    const int64_t run_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, overhead);
+    if (open_[id].is_training()) out_.busy_gpu_ms += (run_ms - full_ms) * open_[id].total_gpus();
+    runs_[id] = {now_ms_, now_ms_ + run_ms, overhead};
+    return run_ms;
+  }
+
+  // A finished job's last run counts to its tenant's GPU time.
+  void end_run(uint32_t id) {
+    int64_t start = book_[id].start_ms;
+    if (const auto run = runs_.find(id); run != runs_.end()) {
+      start = run->second.start_ms;
+      runs_.erase(run);
+    }
+    if (const int t = tenant_of(open_[id]); t >= 0 && start >= 0)
+      out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - start) * gpu_milli(id) / kMilliPerGpu;
+    done_.erase(id);
+    epoch_.erase(id);
+  }
+
+  void release_pods(uint32_t id) {
+    const JobRecord& r = book_[id];
+    const JobSpec& job = open_[id];
+    for (size_t pod = 0; pod < r.pods.size(); ++pod) {
+      cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
+      if (invariants_) invariants_->released(r.pods[pod].node, id, r.pods[pod].gpus);
+    }
+  }
+
+  void finish_tenants() {
+    const std::vector<int64_t> borrowed = admission_->borrowed_gpu_ms(now_ms_);
+    for (size_t q = 0; q < borrowed.size(); ++q) out_.tenants[q].borrowed_gpu_ms = borrowed[q];
   }
 
   // A multi-node ring whose hops between consecutive nodes (rank order, closing the loop) were
@@ -226,6 +374,7 @@ class Engine final : private Binder {
   // False for a finish event that a later re-rating replaced, or of a job already closed.
   bool current(const Event& event) const {
     if (!book_.is_open(event.job)) return false;
+    if (const auto run = epoch_.find(event.job); run != epoch_.end() && run->second != event.epoch) return false;
     const auto it = flowing_.find(event.job);
     return it == flowing_.end() || it->second.version == event.version;
   }
@@ -288,7 +437,8 @@ class Engine final : private Binder {
     const int64_t finish = now_ms_ + static_cast<int64_t>(std::ceil(f.work_left / rate * 1e3));
     out_.busy_gpu_ms += (finish - f.finish_ms) * open_[id].total_gpus();
     f.finish_ms = finish;
-    events_.push({finish, seq_++, id, ++f.version});
+    events_.push({finish, seq_++, id, ++f.version, epoch_of(id)});
+    if (const auto run = runs_.find(id); run != runs_.end()) run->second.finish_ms = finish;
   }
 
   void rerate_changed(const std::vector<uint32_t>& changed, uint32_t except) {
@@ -312,7 +462,7 @@ class Engine final : private Binder {
     rerate_changed(changed, id);
     const double factor = links_->factor(id);
     if (factor < 1) rerate(id, f, factor);
-    if (f.version == 0) events_.push({f.finish_ms, seq_++, id, 0});  // unslowed, or no model at its share
+    if (f.version == 0) events_.push({f.finish_ms, seq_++, id, 0, epoch_of(id)});  // unslowed, or no model at its share
     return true;
   }
 
@@ -329,19 +479,20 @@ class Engine final : private Binder {
     ++out_.events;
     leave_links(id);
     JobRecord& r = book_[id];
-    const JobSpec& job = open_[id];
-    for (size_t pod = 0; pod < r.pods.size(); ++pod) {
-      cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
-      if (invariants_) invariants_->released(r.pods[pod].node, id, r.pods[pod].gpus);
-    }
+    release_pods(id);
     --running_;
     ++release_version_;
     r.finish_ms = now_ms_;
+    end_run(id);
+    if (admission_) admission_->finish(id, now_ms_);
     set_state(id, JobState::Finished);
     close(id);
   }
 
   void schedule_pass() {
+    if (admission_ && admission_->waiting() > 0)
+      admission_->run(
+          now_ms_, [&](uint32_t id) { admitted(id); }, [&](uint32_t id) { preempt(id); });
     for (Queue& queue : queues_) {
       if (queue.pending.empty()) continue;
       Scheduler& scheduler = *queue.scheduler;
@@ -390,13 +541,14 @@ class Engine final : private Binder {
     for (const PodPlacement& pod : r.pods)
       out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
     ++running_;
-    r.start_ms = now_ms_;
+    if (r.start_ms < 0) r.start_ms = now_ms_;  // a preempted job keeps its first start
     set_state(id, JobState::Running);
-    const int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
+    int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
     if (run_ms == kForeverMs) return;
+    if (admission_) run_ms = resumed_run_ms(id, run_ms);
     if (!job.is_training()) out_.busy_gpu_ms += run_ms * job.gpu_milli_total(card_mem_of(r)) / kMilliPerGpu;
     if (links_ && job.is_training() && enter_links(id, run_ms)) return;
-    events_.push({now_ms_ + run_ms, seq_++, id});
+    events_.push({now_ms_ + run_ms, seq_++, id, 0, epoch_of(id)});
   }
 
   int card_mem_of(const JobRecord& r) const {
@@ -432,8 +584,14 @@ class Engine final : private Binder {
         }
       }
     }
+    if (admission_) finish_tenants();
     for (uint32_t id = 0; id < workload_.size(); ++id)  // running forever (fill), stuck, never placed
-      if (book_.is_open(id)) close(id);
+      if (book_.is_open(id)) {
+        JobRecord& r = book_[id];
+        if (admission_ && r.reason.empty() && r.state == JobState::Pending)
+          r.reason = "never admitted: " + admission_->wait_reason(id);
+        close(id);
+      }
     out_.makespan_ms = now_ms_;
     sampler_.finish(now_ms_, sample());
     out_.sample_every_ms = sampler_.period_ms();
@@ -470,6 +628,14 @@ class Engine final : private Binder {
   std::optional<VerdictWatch> watch_;              // with RunConfig::stop_when, in replays
   std::optional<LinkShares> links_;                // replays on a fabric with uplinks
   std::unordered_map<uint32_t, Flowing> flowing_;  // running jobs on shared links (never iterated)
+  // Quota (RunConfig::tenancy): the ClusterQueues' admission, the workload's queues and classes
+  // bound to them, and per preempted or running job what preemption needs (never iterated).
+  std::optional<KueueAdmission> admission_;
+  std::optional<TenancyBinding> binding_;
+  std::string binding_error_;
+  std::unordered_map<uint32_t, uint32_t> epoch_;  // preempted jobs: their run count
+  std::unordered_map<uint32_t, double> done_;     // preempted jobs: the share of their work checkpointed
+  std::unordered_map<uint32_t, Run> runs_;        // running jobs of a run with quota
 };
 
 }  // namespace

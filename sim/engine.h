@@ -30,6 +30,7 @@
 #include "sim/job_tally.h"
 #include "sim/sampling.h"
 #include "sim/schedulers/registry.h"
+#include "sim/tenancy/tenancy.h"
 #include "sim/verdict_watch.h"
 
 namespace topsim {
@@ -64,6 +65,18 @@ struct RunConfig {
   // Replays: stop as soon as one of these bounds is lost for good (sim/verdict_watch.h); the
   // output then says which (RunOutput::decided) and its metrics describe a partial run. Default: none.
   std::vector<StopBound> stop_when;
+  // Teams and quotas: jobs wait for their ClusterQueue to admit them before the scheduler places
+  // them, and may be preempted (sim/tenancy/). Null: one queue, no quota.
+  std::shared_ptr<const TenancySpec> tenancy;
+};
+
+// Per tenant (a ClusterQueue with tenancy, else a queue the jobs name): its name, the GPU time
+// its jobs ran, and with quota its nominal GPUs and the GPU time it held above them.
+struct TenantUsage {
+  std::string name;
+  int64_t used_gpu_ms = 0;
+  int64_t nominal_gpus = 0;
+  int64_t borrowed_gpu_ms = 0;
 };
 
 struct RunOutput {
@@ -88,6 +101,8 @@ struct RunOutput {
   std::string invariant_violation;     // with check_invariants: the first violation (the run stopped there)
   std::optional<RunDecision> decided;  // with stop_when: the bound lost (the run stopped there)
   bool shared_links = false;           // jobs shared the fabric's uplinks (sim/link_shares.h)
+  std::vector<TenantUsage> tenants;    // JobTally::by_tenant's keys index it; empty: no tenants
+  bool quota = false;                  // jobs were admitted by ClusterQueues (RunConfig::tenancy)
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

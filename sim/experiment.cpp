@@ -129,6 +129,7 @@ class Experiment {
     if (options_.live || options_.monitor) config.monitor = monitor();
     config.check_invariants = options_.check_invariants;
     config.stop_when = options_.stop_when;
+    config.tenancy = scenario_.tenancy;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
     auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
     RunOutput out = simulate(*cluster, *workload, config);

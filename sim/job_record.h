@@ -70,6 +70,12 @@ struct JobRecord {
   // bandwidth than its ring needs, and the least share of it it got (1: never slowed).
   int64_t contended_ms = 0;
   double least_network_share = 1;
+  // Quota (sim/tenancy/): when its queue first admitted it (-1: never, or the run has no quota),
+  // how often it was preempted, and the GPU time preemption cost it (the run since its last
+  // checkpoint and each restart's overhead). start_ms stays its first start.
+  int64_t admitted_ms = -1;
+  uint16_t evictions = 0;
+  int64_t lost_gpu_ms = 0;
   std::shared_ptr<const LlmStep> llm;  // an LLM job's step on its placement (sim/job_timing.h)
   std::vector<std::string> relaxed;    // constraints the allocator dropped (fallback)
   std::string reason;                  // rejection / failure / stuck reason

@@ -72,8 +72,21 @@ const LlmModel* llm_of_model_key(uint16_t key) {
   return index < llm_catalog().size() ? &llm_catalog()[index] : nullptr;
 }
 
-void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r, int node_type) {
+void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r, int node_type, int tenant) {
   ++jobs;
+  if (tenant >= 0) {
+    TenantSums& t = by_tenant[tenant];
+    ++t.jobs;
+    t.started += r.start_ms >= 0;
+    t.evictions += r.evictions;
+    t.evicted_jobs += r.evictions > 0;
+    t.lost_gpu_ms += static_cast<double>(r.lost_gpu_ms);
+    if (r.state == JobState::Finished) {
+      ++t.finished;
+      t.waits.push_back(static_cast<double>(r.start_ms - r.submit_ms) / 1000.0);
+      t.jcts.push_back(static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0);
+    }
+  }
   if (node_type >= 0 && job.is_training() && r.start_ms >= 0) {
     NodeTypeSums& sums = by_node_type[node_type];
     ++sums.jobs;

@@ -37,6 +37,13 @@ struct JobTally {
     double gpu_ms = 0;           // GPU time of those that finished
     double samples_per_sec = 0;  // summed whole-job throughput
   };
+  // One tenant's jobs (RunOutput::tenants).
+  struct TenantSums {
+    uint64_t jobs = 0, finished = 0, started = 0;
+    std::vector<double> waits, jcts;  // of its finished jobs, seconds (wait: to the first start)
+    uint64_t evictions = 0, evicted_jobs = 0;
+    double lost_gpu_ms = 0;  // GPU time preemption cost its jobs
+  };
   static constexpr size_t kMaxRejections = 10;
 
   uint64_t jobs = 0, placed = 0, finished = 0, rejected = 0, failed = 0, stuck = 0, never_placed = 0, shares = 0;
@@ -50,10 +57,11 @@ struct JobTally {
   std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index
   std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
   std::set<std::string> rejection_reasons;                                  // those reasons
+  std::map<int, TenantSums> by_tenant;                                      // by RunOutput::tenants index
 
   // Counts `job` of `workload` with its final record; `node_type`: the type of its first pod's
-  // node, -1 when it has none.
-  void add(const Workload& workload, const JobSpec& job, const JobRecord& record, int node_type = -1);
+  // node, -1 when it has none; `tenant`: its tenant's index, -1 when it has none.
+  void add(const Workload& workload, const JobSpec& job, const JobRecord& record, int node_type = -1, int tenant = -1);
 };
 
 }  // namespace topsim

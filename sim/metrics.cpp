@@ -53,7 +53,20 @@ const std::vector<MetricInfo> kCatalog = {
     {"contended_jobs", "jobs", Lower, Scalar,
      "on a fabric: started jobs that ran with less network bandwidth than their ring needs (uplinks shared with other jobs)"},
     {"contended_gpu_hours", "GPU-hours", Lower, Scalar, "on a fabric: GPU-time of jobs while they ran slowed by shared uplinks"},
+    {"gpu_hours", "GPU-hours", Neither, Scalar, "per tenant (@name): GPU-time its jobs ran"},
+    {"nominal_gpus", "GPUs", Neither, Scalar, "with quota, per tenant: the ClusterQueue's nominal nvidia.com/gpu quota"},
+    {"borrowed_gpu_hours", "GPU-hours", Neither, Scalar,
+     "with quota: GPU-time held above nominal quota (borrowed from the cohort); per tenant and in all"},
+    {"evictions", "evictions", Lower, Scalar, "with quota: preemptions of jobs (a job preempted twice counts twice)"},
+    {"preempted_gpu_hours", "GPU-hours", Lower, Scalar,
+     "with quota: GPU-time lost to preemption (run since the last checkpoint, and restart overheads)"},
+    {"tenant_fairness", "ratio", Higher, Scalar,
+     "Jain's index over tenants of their stretch (sum of JCT / sum of run time of finished jobs); 1: all slowed alike"},
 };
+
+// The base names a metric may carry per tenant, as "<name>[.<statistic>]@<tenant>".
+constexpr std::array<std::string_view, 9> kPerTenant = {
+    "jobs", "finished", "wait_s", "jct_s", "gpu_hours", "nominal_gpus", "evictions", "preempted_gpu_hours", "borrowed_gpu_hours"};
 
 std::vector<std::string_view> statistics(MetricShape shape) {
   switch (shape) {
@@ -71,6 +84,13 @@ std::vector<std::string_view> statistics(MetricShape shape) {
 const std::vector<MetricInfo>& metric_catalog() { return kCatalog; }
 
 const MetricInfo* find_metric(std::string_view full_name) {
+  if (const size_t at = full_name.find('@'); at != std::string_view::npos) {
+    const std::string_view tenant = full_name.substr(at + 1);
+    full_name = full_name.substr(0, at);
+    if (tenant.empty() ||
+        std::find(kPerTenant.begin(), kPerTenant.end(), full_name.substr(0, full_name.find('.'))) == kPerTenant.end())
+      return nullptr;
+  }
   const size_t dot = full_name.find('.');
   const std::string_view base = full_name.substr(0, dot);
   const std::string_view statistic = dot == std::string_view::npos ? "" : full_name.substr(dot + 1);

@@ -6,8 +6,22 @@
 namespace topsim {
 
 void PendingQueue::push(uint32_t job, const ShapeKey& shape) {
-  classes_[shape].jobs.push_back(job);
+  std::deque<uint32_t>& jobs = classes_[shape].jobs;
+  jobs.insert(std::upper_bound(jobs.begin(), jobs.end(), job), job);
   ++size_;
+}
+
+bool PendingQueue::remove(uint32_t job) {
+  for (auto it = classes_.begin(); it != classes_.end(); ++it) {
+    std::deque<uint32_t>& jobs = it->second.jobs;
+    const auto at = std::lower_bound(jobs.begin(), jobs.end(), job);
+    if (at == jobs.end() || *at != job) continue;
+    jobs.erase(at);
+    if (jobs.empty()) classes_.erase(it);
+    --size_;
+    return true;
+  }
+  return false;
 }
 
 void PendingQueue::move(Classes::iterator from, uint32_t job, const ShapeKey& to, uint64_t failed_at) {

@@ -28,8 +28,11 @@ class PendingQueue {
   };
   using TryJob = std::function<Attempt(uint32_t job)>;
 
-  // Adds a job after every job already added (ids ascending = submission order).
+  // Adds a job in submission (id) order among the jobs of its shape: usually after them all; a
+  // job admitted late by quota, or preempted and admitted again, goes back to its place.
   void push(uint32_t job, const ShapeKey& shape);
+  // Takes a waiting job out (it was preempted before it started). False: it was not waiting.
+  bool remove(uint32_t job);
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 

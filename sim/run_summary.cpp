@@ -34,6 +34,52 @@ void set_fill(Metrics& m, const RunOutput& run) {
         run.capacity_milli > 0 ? static_cast<double>(run.arrived_milli) / static_cast<double>(run.capacity_milli) : 0);
 }
 
+// Per tenant, "<metric>@<tenant>"; and over tenants the evictions, GPU-time lost and borrowed,
+// and Jain's fairness index of their stretch.
+void set_tenants(Metrics& m, const RunOutput& run) {
+  double evictions = 0, lost_ms = 0, borrowed_ms = 0, sum = 0, sum_squares = 0;
+  int stretched = 0;
+  for (size_t i = 0; i < run.tenants.size(); ++i) {
+    const TenantUsage& tenant = run.tenants[i];
+    const auto found = run.tally.by_tenant.find(static_cast<int>(i));
+    const JobTally::TenantSums sums = found == run.tally.by_tenant.end() ? JobTally::TenantSums{} : found->second;
+    const std::string at = "@" + tenant.name;
+    m.set("jobs" + at, static_cast<double>(sums.jobs));
+    m.set("finished" + at, static_cast<double>(sums.finished));
+    for (const auto& [base, values] : {std::pair{"wait_s", &sums.waits}, std::pair{"jct_s", &sums.jcts}}) {
+      const Distribution d = distribution_of(*values);
+      for (const auto& [statistic, value] : {std::pair{".mean", d.mean}, std::pair{".p50", d.p50}, std::pair{".p95", d.p95},
+                                             std::pair{".p99", d.p99}, std::pair{".max", d.max}})
+        m.set(std::string(base) + statistic + at, value);
+    }
+    m.set("gpu_hours" + at, static_cast<double>(tenant.used_gpu_ms) / 3.6e6);
+    if (run.quota) {
+      m.set("nominal_gpus" + at, static_cast<double>(tenant.nominal_gpus));
+      m.set("borrowed_gpu_hours" + at, static_cast<double>(tenant.borrowed_gpu_ms) / 3.6e6);
+      m.set("evictions" + at, static_cast<double>(sums.evictions));
+      m.set("preempted_gpu_hours" + at, sums.lost_gpu_ms / 3.6e6);
+    }
+    evictions += static_cast<double>(sums.evictions);
+    lost_ms += sums.lost_gpu_ms;
+    borrowed_ms += static_cast<double>(tenant.borrowed_gpu_ms);
+    double jct = 0, wait = 0;
+    for (double v : sums.jcts) jct += v;
+    for (double v : sums.waits) wait += v;
+    if (jct - wait > 0) {
+      const double stretch = jct / (jct - wait);
+      sum += stretch;
+      sum_squares += stretch * stretch;
+      ++stretched;
+    }
+  }
+  if (stretched > 0) m.set("tenant_fairness", sum * sum / (stretched * sum_squares));
+  if (run.quota) {
+    m.set("evictions", evictions);
+    m.set("preempted_gpu_hours", lost_ms / 3.6e6);
+    m.set("borrowed_gpu_hours", borrowed_ms / 3.6e6);
+  }
+}
+
 }  // namespace
 
 Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topology_aware, bool fill) {
@@ -72,6 +118,7 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
     m.set("contended_gpu_hours", c.contended_gpu_ms / 3.6e6);
   }
   m.set("placement_efficiency", c.efficiency_jobs ? c.efficiency_sum / static_cast<double>(c.efficiency_jobs) : 0);
+  if (!run.tenants.empty()) set_tenants(m, run);
   set_over_time(m, run);
   m.set("events", static_cast<double>(run.events));
   return m;

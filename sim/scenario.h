@@ -14,6 +14,7 @@
 #include "core/throughput.h"
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "sim/tenancy/tenancy.h"
 #include "util/enum_names.h"
 #include "util/expected.h"
 
@@ -58,6 +59,8 @@ struct Scenario {
   double fragmentation_coverage = 0.95;          // FGD's target workload coverage; default 0.95
   double target_load = 1.3;                      // fill: arrived GPU request / capacity to stop at; default 1.3
   FillProtocol protocol = FillProtocol::Topsim;  // fill: "protocol"; default topsim
+  // "tenancy": teams, quotas and preemption (sim/tenancy/); null: one queue, no quota.
+  std::shared_ptr<const TenancySpec> tenancy;
 };
 
 }  // namespace topsim

@@ -176,18 +176,29 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
   return out;
 }
 
+int64_t KueueAdmission::gpus_borrowed(int cluster_queue) const {
+  int64_t used = 0, nominal = 0;
+  for (int f = 0; gpu_resource_ >= 0 && f * tree_.resources() < tree_.fr_count(); ++f) {
+    used += tree_.usage(cluster_queue, tree_.fr(f, gpu_resource_));
+    nominal += tree_.nominal(cluster_queue, tree_.fr(f, gpu_resource_));
+  }
+  return std::max<int64_t>(0, used - nominal);
+}
+
 void KueueAdmission::change_usage(int cluster_queue, int fr, int64_t amount, int64_t now_ms) {
   const size_t q = static_cast<size_t>(cluster_queue);
   if (gpu_resource_ >= 0 && fr % tree_.resources() == gpu_resource_) {
-    int64_t used = 0, nominal = 0;
-    for (int f = 0; f * tree_.resources() < tree_.fr_count(); ++f) {
-      used += tree_.usage(cluster_queue, tree_.fr(f, gpu_resource_));
-      nominal += tree_.nominal(cluster_queue, tree_.fr(f, gpu_resource_));
-    }
-    borrowed_gpu_ms_[q] += std::max<int64_t>(0, used - nominal) * (now_ms - borrowed_since_ms_[q]);
+    borrowed_gpu_ms_[q] += gpus_borrowed(cluster_queue) * (now_ms - borrowed_since_ms_[q]);
     borrowed_since_ms_[q] = now_ms;
   }
   tree_.add_usage(cluster_queue, fr, amount);
+}
+
+std::vector<int64_t> KueueAdmission::borrowed_gpu_ms(int64_t now_ms) const {
+  std::vector<int64_t> out = borrowed_gpu_ms_;
+  for (int q = 0; q < tree_.cluster_queues(); ++q)
+    out[static_cast<size_t>(q)] += gpus_borrowed(q) * (now_ms - borrowed_since_ms_[static_cast<size_t>(q)]);
+  return out;
 }
 
 void KueueAdmission::take_from_queue(const QueuedWorkload& workload) {
@@ -244,7 +255,7 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
       changed = true;
     } else if (fits(e.nomination.usage, w.cluster_queue, tree_, true)) {
       for (const auto& [fr, amount] : e.nomination.usage) change_usage(w.cluster_queue, fr, amount, now_ms);
-      admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, e.nomination.usage};
+      admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, ++admitted_count_, e.nomination.usage};
       ++admissions_[static_cast<size_t>(tree_.root(w.cluster_queue))];
       const uint32_t id = w.id;
       take_from_queue(w);
@@ -305,7 +316,8 @@ void KueueAdmission::admit_now(const QueuedWorkload& workload, int64_t admitted_
       if (covers(group, tree_.resource_name(resource))) usage.emplace_back(tree_.fr(tree_.flavor(flavor), resource), amount);
   }
   for (const auto& [fr, amount] : usage) change_usage(workload.cluster_queue, fr, amount, admitted_ms);
-  admitted_[workload.id] = {workload.cluster_queue, workload.priority, workload.timestamp_ms, admitted_ms, usage};
+  admitted_[workload.id] = {
+      workload.cluster_queue, workload.priority, workload.timestamp_ms, admitted_ms, ++admitted_count_, usage};
 }
 
 }  // namespace topsim

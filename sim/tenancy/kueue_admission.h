@@ -81,8 +81,8 @@ class KueueAdmission {
   // earlier (tests build a cluster's state with it). REQUIRES: the flavors are the queue's.
   void admit_now(const QueuedWorkload& workload, int64_t admitted_ms, const std::vector<std::string>& flavors = {});
 
-  // GPU usage above nominal quota, integrated over time, per ClusterQueue (card-ms).
-  const std::vector<int64_t>& borrowed_gpu_ms() const { return borrowed_gpu_ms_; }
+  // GPU usage above nominal quota, integrated up to `now_ms`, per ClusterQueue (card-ms).
+  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const;
 
  private:
   struct Admitted {
@@ -90,6 +90,7 @@ class KueueAdmission {
     int32_t priority = 0;
     int64_t timestamp_ms = 0;
     int64_t admitted_ms = 0;
+    uint64_t sequence = 0;                       // admission order (ties of admitted_ms)
     std::vector<std::pair<int, int64_t>> usage;  // (FR, amount)
   };
   // Order inside a ClusterQueue: higher priority, then older, then id.
@@ -141,6 +142,7 @@ class KueueAdmission {
   void take_from_queue(const QueuedWorkload& workload);
   void release(uint32_t id, int64_t now_ms);
   void change_usage(int cluster_queue, int fr, int64_t amount, int64_t now_ms);
+  int64_t gpus_borrowed(int cluster_queue) const;  // GPUs used above nominal now
 
   QuotaTree tree_;
   std::vector<ClusterQueueSpec> queues_;  // by tree node (ClusterQueues only)
@@ -148,6 +150,7 @@ class KueueAdmission {
   std::map<uint32_t, QueuedWorkload> waiting_;
   std::map<uint32_t, Admitted> admitted_;
   std::vector<uint64_t> releases_, admissions_;  // by root node
+  uint64_t admitted_count_ = 0;
   int gpu_resource_ = -1;
   std::vector<int64_t> borrowed_gpu_ms_;
   std::vector<int64_t> borrowed_since_ms_;

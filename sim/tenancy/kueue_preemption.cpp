@@ -22,6 +22,7 @@ struct Candidate {
   Kind kind;
   int32_t priority;
   int64_t admitted_ms;
+  uint64_t sequence;
 };
 
 bool eligible_within(WithinQueuePreemption policy, int32_t priority, int64_t timestamp_ms, int32_t preemptor_priority,
@@ -68,7 +69,7 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
     if (tree_.root(a.cluster_queue) != root || !uses_short(a)) continue;
     if (a.cluster_queue == cq) {
       if (eligible_within(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
-        candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms});
+        candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence});
       continue;
     }
     if (spec.reclaim == ReclaimPreemption::Never) continue;
@@ -79,17 +80,17 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
     else if (spec.borrow_within_cohort == BorrowWithinCohort::LowerPriority && a.priority < workload.priority &&
              (!spec.borrow_max_priority || a.priority <= *spec.borrow_max_priority))
       kind = Kind::WhileBorrowing;
-    candidates.push_back({id, kind, a.priority, a.admitted_ms});
+    candidates.push_back({id, kind, a.priority, a.admitted_ms, a.sequence});
   }
   if (candidates.empty()) return {};
   // Hierarchy candidates, then other queues', then the queue's own; lower priority first, then
-  // the most recently admitted, then id.
+  // the most recently admitted.
   auto group = [](Kind k) { return k == Kind::Hierarchical ? 0 : k == Kind::SameQueue ? 2 : 1; };
   std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
     if (group(a.kind) != group(b.kind)) return group(a.kind) < group(b.kind);
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.admitted_ms != b.admitted_ms) return a.admitted_ms > b.admitted_ms;
-    return a.id < b.id;
+    return a.sequence > b.sequence;
   });
 
   // Greedy removal until the preemptor fits, then the reverse fill-back.

@@ -1,0 +1,111 @@
+#include "sim/tenancy/tenancy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace topsim {
+namespace {
+
+// The ClusterQueue a queue name reaches: a LocalQueue ("name" or "namespace/name"), else a
+// ClusterQueue of that name; -1 with `problem` set when neither or ambiguous.
+int resolve_queue(const QueueConfig& config, const QuotaTree& tree, const std::string& name, std::string& problem) {
+  const size_t slash = name.find('/');
+  const LocalQueueSpec* found = nullptr;
+  int matches = 0;
+  for (const LocalQueueSpec& lq : config.local_queues) {
+    const bool hit = slash == std::string::npos ? lq.name == name
+                                                : lq.namespace_name == name.substr(0, slash) && lq.name == name.substr(slash + 1);
+    if (hit) {
+      found = &lq;
+      ++matches;
+    }
+  }
+  if (matches > 1) {
+    problem = "LocalQueue \"" + name + "\" exists in several namespaces; name it as namespace/" + name;
+    return -1;
+  }
+  if (found) return tree.cluster_queue(found->cluster_queue);
+  if (const int cq = tree.cluster_queue(name); cq >= 0) return cq;
+  problem = "\"" + name + "\" is neither a LocalQueue nor a ClusterQueue of " + config.source;
+  return -1;
+}
+
+}  // namespace
+
+Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& workload) {
+  Expected<QuotaTree> tree = QuotaTree::build(spec.queues);
+  if (!tree) return tree.error();
+  TenancyBinding out;
+  for (int q = 0; q < tree->cluster_queues(); ++q) out.cluster_queue_names.push_back(tree->name(q));
+  std::string problem;
+  for (const std::string& name : workload.queue_names) {
+    const auto mapped = spec.queue_of.find(name);
+    const std::string& target = mapped == spec.queue_of.end() ? name : mapped->second;
+    const int cq = resolve_queue(spec.queues, *tree, target, problem);
+    if (cq < 0)
+      return Error(workload.source + ": jobs name queue \"" + name + "\"" +
+                   (target != name ? " (mapped to \"" + target + "\")" : "") + ": " + problem +
+                   (mapped == spec.queue_of.end() ? "; map it in tenancy.queue_of" : ""));
+    out.cluster_queue_of.push_back(cq);
+  }
+  if (!spec.default_queue.empty()) {
+    out.default_cluster_queue = resolve_queue(spec.queues, *tree, spec.default_queue, problem);
+    if (out.default_cluster_queue < 0) return Error("tenancy.default_queue: " + problem);
+  }
+  for (const std::string& name : workload.priority_class_names) {
+    const PriorityClassSpec* found = nullptr;
+    for (const PriorityClassSpec& pc : spec.queues.priority_classes)  // a WorkloadPriorityClass wins
+      if (pc.name == name && (!found || (pc.workload_class && !found->workload_class))) found = &pc;
+    if (!found)
+      return Error(workload.source + ": jobs name priority class \"" + name +
+                   "\": no WorkloadPriorityClass or PriorityClass of that name in " + spec.queues.source);
+    out.priority_of.push_back(found->value);
+  }
+  return out;
+}
+
+QuotaRequest quota_request(const JobSpec& job, const QuotaTree& tree, std::string& missing) {
+  QuotaRequest out;
+  auto add = [&](const char* resource, int64_t amount, bool only_if_counted = false) {
+    if (amount <= 0) return;
+    const int id = tree.resource(resource);
+    if (id >= 0)
+      out.emplace_back(id, amount);
+    else if (!only_if_counted && missing.empty())
+      missing = resource;
+  };
+  switch (job.kind) {
+    case JobKind::Training: add(kResourceGpu, job.total_gpus()); break;
+    case JobKind::Share: add("aliyun.com/gpu-mem", job.gpu_mem_gib); break;
+    case JobKind::TracePod:
+      if (job.gpu_milli >= 1000)
+        add(kResourceGpu, job.gpus_per_worker);
+      else
+        add("alibabacloud.com/gpu-milli", int64_t{job.gpu_milli} * job.gpus_per_worker);
+      add(kResourceCpu, job.cpu_milli);
+      add(kResourceMemory, int64_t{job.memory_mib} << 20);
+      break;
+  }
+  add(kResourcePods, job.workers, true);  // Kueue counts pods only where a queue names them
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+PreemptionCost preemption_cost(double done, int64_t start_ms, int64_t finish_ms, int64_t overhead_ms, int64_t now_ms,
+                               const CheckpointPolicy& policy) {
+  const int64_t training_ms = std::max<int64_t>(0, finish_ms - start_ms - overhead_ms);  // this run's work
+  const int64_t trained_ms = std::clamp<int64_t>(now_ms - start_ms - overhead_ms, 0, training_ms);
+  const int64_t saved_ms = policy.every_ms > 0 ? trained_ms / policy.every_ms * policy.every_ms : 0;
+  PreemptionCost cost;
+  const double saved_share = training_ms > 0 ? static_cast<double>(saved_ms) / static_cast<double>(training_ms) : 0;
+  cost.done = std::min(1.0, done + (1 - done) * saved_share);
+  cost.lost_ms = std::max<int64_t>(0, now_ms - start_ms - saved_ms);
+  return cost;
+}
+
+int64_t remaining_run_ms(double done, int64_t full_ms, int64_t overhead_ms) {
+  const double rest = (1 - std::clamp(done, 0.0, 1.0)) * static_cast<double>(full_ms);
+  return overhead_ms + static_cast<int64_t>(std::ceil(rest - 1e-6));  // no extra ms from rounding noise
+}
+
+}  // namespace topsim

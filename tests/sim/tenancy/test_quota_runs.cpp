@@ -1,0 +1,125 @@
+// Runs with quota (sim/tenancy/ in the engine): admission before placement, borrowing, a reclaim
+// that preempts a borrower, the work a preempted job keeps from its checkpoints, and the
+// per-tenant figures. Worked by hand on one DGX-1 (8 GPUs).
+#include <catch2/catch.hpp>
+
+#include "tests/scenario/scenario_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+constexpr const char* kOneDgx1 = R"([{"model": "dgx1-v100", "count": 1}])";
+
+std::string job(const std::string& name, double submit_s, int gpus, double duration_s) {
+  return "{\"name\": \"" + name + "\", \"submit_s\": " + std::to_string(submit_s) +
+         ", \"workers\": 1, \"gpus_per_worker\": " + std::to_string(gpus) +
+         ", \"model\": \"resnet50\", \"duration_s\": " + std::to_string(duration_s) + "}";
+}
+
+// Cohort `lab`: ClusterQueues a and b with 4 GPUs each; a reclaims from any borrower.
+TenancySpec lab(int64_t checkpoint_every_s, int64_t overhead_s) {
+  TenancySpec spec;
+  QueueConfig& q = spec.queues;
+  q.source = "test-queues";
+  q.flavors.push_back({"default", "test", {}});
+  for (const char* name : {"a", "b"}) {
+    ClusterQueueSpec cq;
+    cq.name = name;
+    cq.where = "test";
+    cq.cohort = "lab";
+    cq.groups.push_back({{kResourceGpu}, {{"default", {{kResourceGpu, 4, {}, {}}}}}});
+    if (cq.name == "a") cq.reclaim = ReclaimPreemption::Any;
+    q.cluster_queues.push_back(cq);
+    q.local_queues.push_back({std::string(name) + "-lq", "test", "default", name});
+  }
+  spec.checkpoint = {checkpoint_every_s * 1000, overhead_s * 1000};
+  return spec;
+}
+
+// b1, b2 (b: 4 GPUs each, 1000 s) at 0, b2 borrowing a's idle quota; a1 (a, 4 GPUs, 1000 s) at 100 s.
+Scenario reclaim_scenario(int64_t checkpoint_every_s, int64_t overhead_s) {
+  Scenario s = scenario_from(
+      scenario_json(kOneDgx1, "[" + job("b1", 0, 4, 1000) + "," + job("b2", 0, 4, 1000) + "," + job("a1", 100, 4, 1000) + "]"));
+  Workload w = *s.workload;
+  w.queue_names = {"b-lq", "a-lq"};
+  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id) == "a1" ? 1 : 0;
+  s.workload = std::make_shared<const Workload>(std::move(w));
+  s.tenancy = std::make_shared<const TenancySpec>(lab(checkpoint_every_s, overhead_s));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sim::quota a lender's job reclaims its quota: the borrower is preempted and keeps its checkpoint", "[sim][kueue]") {
+  const Scenario s = reclaim_scenario(60, 30);
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& b1 = record(r, s, "b1");
+  const JobRecord& b2 = record(r, s, "b2");
+  const JobRecord& a1 = record(r, s, "a1");
+  CHECK(b1.evictions == 0);
+  CHECK(b1.finish_ms == 1'000'000);
+  // b2 borrowed a's 4 GPUs; a1 at 100 s reclaims them at once.
+  CHECK(b2.evictions == 1);
+  CHECK(a1.start_ms == 100'000);
+  CHECK(a1.admitted_ms == 100'000);
+  // 100 s run, checkpoint at 60 s: 40 s of 4 GPUs lost; b2 is admitted again inside b's quota
+  // when b1 ends at 1000 s and runs the 30 s overhead plus the 940 s left.
+  CHECK(b2.lost_gpu_ms == 160'000);
+  CHECK(b2.start_ms == 0);
+  CHECK(b2.finish_ms == 1'000'000 + 30'000 + 940'000);
+  CHECK(b2.state == JobState::Finished);
+  CHECK(metric(r, "evictions") == 1);
+  CHECK(metric(r, "evictions@b") == 1);
+  CHECK(metric(r, "evictions@a") == 0);
+  CHECK(metric(r, "preempted_gpu_hours@b") == Approx(160.0 / 3600));
+  // b held 4 GPUs above its nominal 4 for 100 s.
+  CHECK(metric(r, "borrowed_gpu_hours@b") == Approx(400.0 / 3600));
+  CHECK(metric(r, "borrowed_gpu_hours@a") == 0);
+  CHECK(metric(r, "nominal_gpus@a") == 4);
+  // b's GPU time: b1 4000 GPU-s, b2 400 + 4 x 970 GPU-s.
+  CHECK(metric(r, "gpu_hours@b") == Approx((4000.0 + 400 + 3880) / 3600));
+  CHECK(metric(r, "finished@b") == 2);
+  CHECK(metric(r, "wait_s.max@a") == 0);
+}
+
+TEST_CASE("sim::quota without checkpoints a preempted job starts again from nothing", "[sim][kueue]") {
+  const Scenario s = reclaim_scenario(0, 0);
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& b2 = record(r, s, "b2");
+  CHECK(b2.lost_gpu_ms == 400'000);
+  CHECK(b2.finish_ms == 2'000'000);
+}
+
+TEST_CASE("sim::quota jobs wait for quota even when GPUs are free; a job no queue can take is rejected", "[sim][kueue]") {
+  Scenario s = scenario_from(
+      scenario_json(kOneDgx1, "[" + job("x1", 0, 4, 100) + "," + job("x2", 0, 2, 100) + "," + job("x3", 0, 8, 100) + "]"));
+  Workload w = *s.workload;
+  w.queue_names = {"x"};
+  for (JobSpec& j : w.jobs) j.queue = 0;
+  s.workload = std::make_shared<const Workload>(std::move(w));
+  TenancySpec spec = lab(0, 0);
+  spec.queues.cluster_queues[1].cohort = "";  // b alone: 4 GPUs, nothing to borrow
+  spec.queue_of = {{"x", "b"}};
+  s.tenancy = std::make_shared<const TenancySpec>(spec);
+  const RunResult r = run(s, "topology-aware");
+  CHECK(record(r, s, "x1").start_ms == 0);
+  CHECK(record(r, s, "x2").start_ms == 100'000);  // 6 GPUs free, but b's quota is 4
+  CHECK(record(r, s, "x3").state == JobState::Pending);
+  CHECK_THAT(record(r, s, "x3").reason, Catch::Contains("never admitted: insufficient quota for nvidia.com/gpu"));
+  CHECK_THAT(record(r, s, "x3").reason, Catch::Contains("4 at most ever"));
+}
+
+TEST_CASE("sim::quota preemption cost arithmetic", "[sim][kueue]") {
+  const CheckpointPolicy every_minute{60'000, 30'000};
+  // A run from 0 with 30 s overhead, due at 1030 s, preempted at 250 s: 220 s trained, 180 s saved.
+  PreemptionCost c = preemption_cost(0, 0, 1'030'000, 30'000, 250'000, every_minute);
+  CHECK(c.done == Approx(0.18));
+  CHECK(c.lost_ms == 70'000);
+  // Preempted during the overhead: nothing saved, all lost.
+  c = preemption_cost(0.5, 0, 530'000, 30'000, 20'000, every_minute);
+  CHECK(c.done == Approx(0.5));
+  CHECK(c.lost_ms == 20'000);
+  CHECK(remaining_run_ms(0.18, 1'000'000, 30'000) == 30'000 + 820'000);
+}
