@@ -95,6 +95,9 @@ void encode(std::string& out, const JobRecord& r) {
   put(out, static_cast<uint8_t>(r.host_network));
   put(out, r.contended_ms);
   put(out, r.least_network_share);
+  put(out, r.admitted_ms);
+  put(out, r.evictions);
+  put(out, r.lost_gpu_ms);
   put(out, static_cast<uint8_t>(r.llm != nullptr));
   if (r.llm) {
     LlmStep step = *r.llm;
@@ -129,6 +132,9 @@ JobRecord decode(const char* at) {
   r.host_network = in.get<uint8_t>() != 0;
   r.contended_ms = in.get<int64_t>();
   r.least_network_share = in.get<double>();
+  r.admitted_ms = in.get<int64_t>();
+  r.evictions = in.get<uint16_t>();
+  r.lost_gpu_ms = in.get<int64_t>();
   if (in.get<uint8_t>() != 0) {
     LlmStep step;
     for (double* value : llm_fields(step)) *value = in.get<double>();

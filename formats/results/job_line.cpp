@@ -176,7 +176,16 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
           std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
               std::to_string(c.cp) + " ep" + std::to_string(c.ep));
   }
+  if (job.queue != kNoQueue && job.queue < workload.queue_names.size())
+    field(out, "queue", std::string_view(workload.queue_names[job.queue]));
+  if (job.priority_class != kNoPriorityClass && job.priority_class < workload.priority_class_names.size())
+    field(out, "priority_class", std::string_view(workload.priority_class_names[job.priority_class]));
   put_times(out, r);
+  if (r.admitted_ms >= 0) field(out, "admitted_s", seconds(r.admitted_ms));
+  if (r.evictions > 0) {  // preempted (sim/tenancy/)
+    field(out, "evictions", static_cast<uint32_t>(r.evictions));
+    field(out, "preempted_gpu_s", seconds(r.lost_gpu_ms));
+  }
   put_pods(out, r);
   if (r.start_ms >= 0 && job.is_training()) put_training(out, r, model);
   if (!r.reason.empty()) field(out, "reason", std::string_view(r.reason));

@@ -273,6 +273,9 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.work_samples = num("work_samples");
   r.cross_numa = j.value("cross_numa", false);
   r.contended_ms = std::llround(num("contended_s") * 1e3);
+  if (j.contains("admitted_s")) r.admitted_ms = ms("admitted_s");
+  r.evictions = static_cast<uint16_t>(num("evictions"));
+  r.lost_gpu_ms = std::llround(num("preempted_gpu_s") * 1e3);
   if (j.contains("least_network_share")) r.least_network_share = num("least_network_share");
   r.reason = j.value("reason", "");
   if (j.contains("llm") && j["llm"].is_object()) r.llm = std::make_shared<const LlmStep>(read_llm_step(j["llm"]));
