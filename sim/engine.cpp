@@ -255,6 +255,7 @@ class Engine final : private Binder {
   }
 
   uint32_t epoch_of(uint32_t id) const {
+    if (epoch_.empty()) return 0;
     const auto it = epoch_.find(id);
     return it == epoch_.end() ? 0 : it->second;
   }
@@ -336,6 +337,7 @@ class Engine final : private Binder {
 
   // A finished job's last run counts to its tenant's GPU time.
   void end_run(uint32_t id) {
+    if (out_.tenants.empty()) return;
     int64_t start = book_[id].start_ms;
     if (const auto run = runs_.find(id); run != runs_.end()) {
       start = run->second.start_ms;
@@ -374,7 +376,8 @@ class Engine final : private Binder {
   // False for a finish event that a later re-rating replaced, or of a job already closed.
   bool current(const Event& event) const {
     if (!book_.is_open(event.job)) return false;
-    if (const auto run = epoch_.find(event.job); run != epoch_.end() && run->second != event.epoch) return false;
+    if (!epoch_.empty())
+      if (const auto run = epoch_.find(event.job); run != epoch_.end() && run->second != event.epoch) return false;
     const auto it = flowing_.find(event.job);
     return it == flowing_.end() || it->second.version == event.version;
   }
@@ -438,7 +441,8 @@ class Engine final : private Binder {
     out_.busy_gpu_ms += (finish - f.finish_ms) * open_[id].total_gpus();
     f.finish_ms = finish;
     events_.push({finish, seq_++, id, ++f.version, epoch_of(id)});
-    if (const auto run = runs_.find(id); run != runs_.end()) run->second.finish_ms = finish;
+    if (!runs_.empty())
+      if (const auto run = runs_.find(id); run != runs_.end()) run->second.finish_ms = finish;
   }
 
   void rerate_changed(const std::vector<uint32_t>& changed, uint32_t except) {
