@@ -44,11 +44,12 @@ constexpr const char* kPageScript = R"(
     try {
       const canvas = document.getElementById(spec.id);
       const line = spec.kind === 'line';
-      const datasets = spec.datasets.map(d => ({
+      const datasets = spec.datasets.map((d, i) => ({
         label: d.name, data: d.points.map(p => ({x: line ? p[0] : spec.categories[p[0]], y: p[1]})),
         borderColor: d.colour, borderWidth: d.band ? 0 : 2, borderDash: d.dashed ? [6, 4] : [],
         backgroundColor: d.band ? d.colour + '33' : d.colour + Math.round(d.alpha * 255).toString(16).padStart(2, '0'),
-        fill: d.band === -1 ? '-1' : false, pointRadius: d.markers ? 4 : 0, topsimBand: d.band
+        fill: spec.stacked ? (i === 0 ? 'origin' : '-1') : d.band === -1 ? '-1' : false,
+        pointRadius: d.markers ? 4 : 0, topsimBand: d.band
       }));
       const chart = new Chart(canvas, {
         type: spec.kind,
@@ -61,7 +62,8 @@ constexpr const char* kPageScript = R"(
           },
           scales: {
             x: {type: line ? (spec.x_log ? 'logarithmic' : 'linear') : 'category', title: {display: true, text: spec.x_label}},
-            y: {type: spec.y_log ? 'logarithmic' : 'linear', beginAtZero: !spec.y_log, title: {display: true, text: spec.y_label}}
+            y: {type: spec.y_log ? 'logarithmic' : 'linear', beginAtZero: !spec.y_log, stacked: spec.stacked,
+                title: {display: true, text: spec.y_label}}
           }
         }
       });
@@ -154,9 +156,9 @@ Json chart_json(const Chart& c) {
     if (d.markers) dataset["markers"] = true;
     datasets.push_back(std::move(dataset));
   }
-  return {{"id", c.id},           {"title", c.title},           {"kind", c.kind},
-          {"x_label", c.x_label}, {"y_label", c.y_label},       {"x_log", c.x_log},
-          {"y_log", c.y_log},     {"categories", c.categories}, {"datasets", datasets}};
+  return {{"id", c.id},           {"title", c.title},    {"kind", c.kind},   {"x_label", c.x_label},
+          {"y_label", c.y_label}, {"x_log", c.x_log},    {"y_log", c.y_log}, {"categories", c.categories},
+          {"datasets", datasets}, {"stacked", c.stacked}};
 }
 
 std::string charts_html(const std::vector<Chart>& charts) {

@@ -197,6 +197,31 @@ std::vector<std::optional<Chart>> uplink_charts(const ReportModel& m) {
   return charts;
 }
 
+// Per scheduler, the GPUs each tenant's running jobs held over time, stacked; none without tenants.
+std::vector<std::optional<Chart>> tenant_charts(const ReportModel& m) {
+  // Tableau 10 (a categorical palette for up to ten series; later tenants reuse it).
+  static constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                             "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+  std::vector<std::optional<Chart>> charts;
+  for (const Series& s : m.series) {
+    const RunResult& run = first_run(s);
+    const std::vector<std::string> tenants = tenant_names(run);
+    if (tenants.empty() || run.samples.empty() || run.samples.front().tenant_gpus.size() != tenants.size()) continue;
+    Chart c = make_chart("GPUs held per tenant over time: " + s.name, "line", "time (h)", "GPUs held by running jobs");
+    c.stacked = true;
+    for (size_t t = 0; t < tenants.size(); ++t) {
+      std::vector<Point> points;
+      for (const ClusterSample& x : run.samples)
+        points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, t < x.tenant_gpus.size() ? x.tenant_gpus[t] : 0});
+      c.datasets.push_back(
+          ChartDataset{tenants[t], kPalette[t % std::size(kPalette)], false, 0.6, 0, downsample(points, kMaxSeriesPoints)});
+    }
+    c.table = line_table(c, "time (h)");
+    charts.push_back(std::move(c));
+  }
+  return charts;
+}
+
 // A bar chart of the means over the first run's jobs, by category (`by`: sum and count per category).
 std::optional<Chart> grouped_mean_chart(const ReportModel& m, Chart c, const std::vector<JobColumns>& columns,
                                         GroupedSums JobColumns::*by) {
@@ -371,6 +396,7 @@ std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
       share_waits,
       llm_steps};
   for (std::optional<Chart>& uplinks : uplink_charts(m)) charts.push_back(std::move(uplinks));
+  for (std::optional<Chart>& tenants : tenant_charts(m)) charts.push_back(std::move(tenants));
   return numbered(std::move(charts));
 }
 

@@ -63,6 +63,7 @@ struct Chart {
   std::string x_label, y_label;         // with units
   bool x_log = false;                   // a logarithmic x axis (line charts of values spanning decades)
   bool y_log = false;                   // a logarithmic y axis (bars spanning more than two decades too)
+  bool stacked = false;                 // line charts: the datasets are stacked areas (shares of a whole)
   std::vector<std::string> categories;  // bar charts: the x categories
   std::vector<ChartDataset> datasets;
   ChartTable table;  // the same numbers, readable without JavaScript

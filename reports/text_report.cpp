@@ -266,18 +266,10 @@ std::string llm_step_table(const ResultSet& r) {
   return out;
 }
 
-// The tenants of a run (names of its "jobs@<tenant>" metrics), in the run's order.
-std::vector<std::string> tenant_names(const ResultSet& r) {
-  std::vector<std::string> names;
-  for (const Metric& m : r.schedulers.front().runs.front().metrics.all())
-    if (m.name.starts_with("jobs@")) names.push_back(m.name.substr(5));
-  return names;
-}
-
 // With quota: what preemption cost and what was borrowed; then per tenant its p95 wait, mean
 // JCT, GPU-hours and evictions.
 std::string tenant_table(const ResultSet& r) {
-  const std::vector<std::string> tenants = tenant_names(r);
+  const std::vector<std::string> tenants = tenant_names(r.schedulers.front().runs.front());
   if (tenants.empty()) return "";
   std::string out;
   const bool quota = has(r.schedulers.front(), "evictions");

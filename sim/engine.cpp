@@ -65,6 +65,7 @@ class Engine final : private Binder {
     if (!(config.scheduler->handles & kHandlesShares) && config.share_scheduler)
       queues_.push_back({config.share_scheduler->make(context), {}});
     start_tenants();
+    tenant_milli_.assign(out_.tenants.size(), 0);
   }
 
   RunOutput run() {
@@ -176,6 +177,7 @@ class Engine final : private Binder {
     ClusterSample s = sample_cluster(cluster_, running_, pending);
     if (links_)
       for (int l = 0; l < links_->level_count(); ++l) s.link_utilisation.push_back(links_->level_utilisation(l));
+    for (int64_t milli : tenant_milli_) s.tenant_gpus.push_back(static_cast<double>(milli) / kMilliPerGpu);
     return s;
   }
 
@@ -304,8 +306,10 @@ class Engine final : private Binder {
       done_[id] = cost.done;
       r.lost_gpu_ms += cost.lost_ms * milli / kMilliPerGpu;
       out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
-      if (const int t = tenant_of(job); t >= 0)
+      if (const int t = tenant_of(job); t >= 0) {
         out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - run.start_ms) * milli / kMilliPerGpu;
+        tenant_milli_[static_cast<size_t>(t)] -= milli;
+      }
       --running_;
     } else {
       queue_for(job)->pending.remove(id);
@@ -338,6 +342,7 @@ class Engine final : private Binder {
   // A finished job's last run counts to its tenant's GPU time.
   void end_run(uint32_t id) {
     if (out_.tenants.empty()) return;
+    if (const int t = tenant_of(open_[id]); t >= 0) tenant_milli_[static_cast<size_t>(t)] -= gpu_milli(id);
     int64_t start = book_[id].start_ms;
     if (const auto run = runs_.find(id); run != runs_.end()) {
       start = run->second.start_ms;
@@ -546,6 +551,7 @@ class Engine final : private Binder {
       out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
     ++running_;
     if (r.start_ms < 0) r.start_ms = now_ms_;  // a preempted job keeps its first start
+    if (const int t = tenant_of(job); t >= 0) tenant_milli_[static_cast<size_t>(t)] += gpu_milli(id);
     set_state(id, JobState::Running);
     int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
     if (run_ms == kForeverMs) return;
@@ -640,6 +646,7 @@ class Engine final : private Binder {
   std::unordered_map<uint32_t, uint32_t> epoch_;  // preempted jobs: their run count
   std::unordered_map<uint32_t, double> done_;     // preempted jobs: the share of their work checkpointed
   std::unordered_map<uint32_t, Run> runs_;        // running jobs of a run with quota
+  std::vector<int64_t> tenant_milli_;             // per tenant: GPU share (x 1000) its running jobs hold
 };
 
 }  // namespace

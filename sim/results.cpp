@@ -16,6 +16,13 @@ const SchedulerResult* ResultSet::scheduler(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<std::string> tenant_names(const RunResult& run) {
+  std::vector<std::string> names;
+  for (const Metric& m : run.metrics.all())
+    if (m.name.starts_with("jobs@")) names.push_back(m.name.substr(5));
+  return names;
+}
+
 bool has_job_records(const RunResult& run) {
   return run.workload && (run.job_store ? run.job_store->size() > 0 : !run.jobs.empty());
 }

@@ -91,6 +91,8 @@ struct ResultSet {
   const SchedulerResult* scheduler(std::string_view name) const;
 };
 
+// The run's tenants (its "jobs@<tenant>" metrics), in the run's order (ClusterSample::tenant_gpus).
+std::vector<std::string> tenant_names(const RunResult& run);
 // Whether the run has its per-job records (in memory or on disk).
 bool has_job_records(const RunResult& run);
 // Calls `each(job, record)` for every per-job record of the run with its job (read alongside from

@@ -25,6 +25,7 @@ struct ClusterSample {
   double unusable_gpus = 0;              // free share no pod of the target workload can use where it is
   int idle_cards = 0;                    // cards without any pod
   std::vector<double> link_utilisation;  // per fabric level: load its uplinks carry / their capacity
+  std::vector<double> tenant_gpus;       // per tenant (RunOutput::tenants): GPU share its running jobs hold
 };
 ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending);
 

@@ -135,11 +135,13 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
                   at(rate),
                   at(unusable),
                   static_cast<int>(at(idle)),
+                  {},
                   {}};
-    if (columns.is_object() && columns.contains("uplink_utilisation") && columns["uplink_utilisation"].is_array() &&
-        i < columns["uplink_utilisation"].size() && columns["uplink_utilisation"][i].is_array())
-      for (const Json& u : columns["uplink_utilisation"][i])
-        samples[i].link_utilisation.push_back(u.is_number() ? u.get<double>() : 0);
+    for (auto [name, into] :
+         {std::pair{"uplink_utilisation", &samples[i].link_utilisation}, std::pair{"tenant_gpus", &samples[i].tenant_gpus}})
+      if (columns.is_object() && columns.contains(name) && columns[name].is_array() && i < columns[name].size() &&
+          columns[name][i].is_array())
+        for (const Json& u : columns[name][i]) into->push_back(u.is_number() ? u.get<double>() : 0);
   }
   return samples;
 }

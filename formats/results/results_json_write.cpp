@@ -101,14 +101,17 @@ Json samples_json(const std::vector<ClusterSample>& samples) {
                 {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded_micro(x.fragmentation_rate)); }},
                 {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded_micro(x.unusable_gpus)); }},
                 {"idle_cards", [](const ClusterSample& x) { return Json(x.idle_cards); }}});
-  if (!samples.empty() && !samples.front().link_utilisation.empty()) {  // per fabric level, lowest first
+  // Per fabric level (lowest first), and per tenant (in the run's tenant order).
+  for (auto [name, values] : {std::pair{"uplink_utilisation", &ClusterSample::link_utilisation},
+                              std::pair{"tenant_gpus", &ClusterSample::tenant_gpus}}) {
+    if (samples.empty() || (samples.front().*values).empty()) continue;
     Json rows = Json::array();
     for (const ClusterSample& x : samples) {
       Json row = Json::array();
-      for (double u : x.link_utilisation) row.push_back(rounded_micro(u));
+      for (double u : x.*values) row.push_back(rounded_micro(u));
       rows.push_back(std::move(row));
     }
-    out["uplink_utilisation"] = std::move(rows);
+    out[name] = std::move(rows);
   }
   return out;
 }

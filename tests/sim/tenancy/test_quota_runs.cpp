@@ -82,6 +82,16 @@ TEST_CASE("sim::quota a lender's job reclaims its quota: the borrower is preempt
   CHECK(metric(r, "gpu_hours@b") == Approx((4000.0 + 400 + 3880) / 3600));
   CHECK(metric(r, "finished@b") == 2);
   CHECK(metric(r, "wait_s.max@a") == 0);
+  // Samples over time hold each tenant's GPUs (tenants in the run's order: a, b).
+  CHECK(tenant_names(r) == std::vector<std::string>{"a", "b"});
+  REQUIRE(!r.samples.empty());
+  double most_b = 0;
+  for (const ClusterSample& x : r.samples) {
+    REQUIRE(x.tenant_gpus.size() == 2);
+    CHECK(x.tenant_gpus[0] + x.tenant_gpus[1] <= 8);
+    most_b = std::max(most_b, x.tenant_gpus[1]);
+  }
+  CHECK(most_b >= 4);
 }
 
 TEST_CASE("sim::quota without checkpoints a preempted job starts again from nothing", "[sim][kueue]") {
