@@ -211,8 +211,8 @@ Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
     const auto nodes = integer(field("NNodes"));
     if (!nodes) return Error{at + ": column NNodes: '" + std::string(field("NNodes")) + "' is not a node count (1-65535)"};
     const std::string name = column.count("JobName") && !field("JobName").empty() ? id + "-" + std::string(field("JobName")) : id;
-    auto optional = [&](const char* name) { return column.count(name) ? field(name) : std::string_view(); };
-    const RecordTenant tenant{optional("Account"), optional("QOS")};
+    auto optional_field = [&](const char* key) { return column.count(key) ? field(key) : std::string_view(); };
+    const RecordTenant tenant{optional_field("Account"), optional_field("QOS")};
     if (Status s = jobs.add(at, name, tenant, *submit, start, end, *gpus, *nodes); !s) return s.error();
   }
   if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};

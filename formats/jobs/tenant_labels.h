@@ -3,10 +3,12 @@
 // (docs/workloads.md "Tenants").
 //
 // Queue labels, all of which must agree when several are given:
-// - kueue.x-k8s.io/queue-name: the Kueue LocalQueue (Kueue docs, concepts/local_queue);
+// - kueue.x-k8s.io/queue-name: the Kueue LocalQueue (kubernetes-sigs/kueue,
+//   site/content/en/docs/concepts/local_queue.md);
 // - kai.scheduler/queue: the KAI-Scheduler queue, and runai/queue, the key it read before v0.6.0
-//   and still reads when pinned to the old settings (kai-scheduler/KAI-Scheduler,
-//   docs/migrationguides/v0.6.0/README.md, "Scheduling queue label key").
+//   and still reads when pinned to the old settings (NVIDIA/KAI-Scheduler, now
+//   kai-scheduler/KAI-Scheduler, docs/migrationguides/v0.6.0/README.md, "Scheduling queue
+//   label key").
 // Priority class labels, the first given wins:
 // - kueue.x-k8s.io/priority-class: a WorkloadPriorityClass, which sets the workload's priority
 //   over any pod PriorityClass (kubernetes-sigs/kueue,
