@@ -53,7 +53,7 @@ Status validate(const SyntheticOptions& options);
 Workload generate_synthetic(const SyntheticOptions& options);
 
 // The same jobs, made on demand: Workload::generator replays the draws for each reader, so a run
-// holds only its open jobs (72 bytes a job less). Creating it reads the jobs once for their span.
+// holds only its open jobs (88 bytes a job less). Creating it reads the jobs once for their span.
 // REQUIRES: validate(options).ok()
 Workload stream_synthetic(const SyntheticOptions& options);
 
