@@ -1,5 +1,5 @@
 // Workload benchmark: time to load the Philly trace, time to generate a 1,000,000-job synthetic
-// workload, and the memory a job takes.
+// workload (without and with tenants and priority classes), and the memory a job takes.
 //
 //   build/bench/bench_workload [--jobs N] [--philly PATH]
 //
@@ -55,13 +55,14 @@ void bench_philly(const std::string& path) {
               ms * 1000 / workload->jobs.size(), bytes_per_job(*workload));
 }
 
-void bench_synthetic(uint32_t jobs) {
-  SyntheticOptions options;
+// `label`: what the options add to the defaults ("" for none).
+void bench_synthetic(uint32_t jobs, const SyntheticOptions& base, const char* label) {
+  SyntheticOptions options = base;
   options.jobs = jobs;
   Workload workload;
   const double ms = best_ms(3, [&] { workload = generate_synthetic(options); });
-  std::printf("synthetic: %u jobs generated in %.1f ms (%.0f ns/job), %.0f bytes/job (sizeof(JobSpec) = %zu)\n", jobs, ms,
-              ms * 1e6 / jobs, bytes_per_job(workload), sizeof(JobSpec));
+  std::printf("synthetic%s: %u jobs generated in %.1f ms (%.0f ns/job), %.0f bytes/job (sizeof(JobSpec) = %zu)\n", label, jobs,
+              ms, ms * 1e6 / jobs, bytes_per_job(workload), sizeof(JobSpec));
 }
 
 }  // namespace
@@ -76,7 +77,11 @@ int main(int argc, char** argv) {
       philly = argv[i + 1];
   }
   bench_philly(philly);
-  bench_synthetic(std::max<uint32_t>(1, jobs));
+  bench_synthetic(std::max<uint32_t>(1, jobs), {}, "");
+  SyntheticOptions tenants;  // one more draw per job each, from streams of their own
+  tenants.tenants = {{"team-a", 0.5}, {"team-b", 0.3}, {"team-c", 0.2}};
+  tenants.priority_classes = {{"low", 0.7}, {"high", 0.3}};
+  bench_synthetic(std::max<uint32_t>(1, jobs), tenants, " with 3 tenants and 2 priority classes");
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak RSS: %.1f MB\n", usage.ru_maxrss / 1024.0);

@@ -7,6 +7,9 @@
 // - the default scheduler's tie-breaking among equal nodes: the run seed itself;
 // - the `random` share policy: run seed XOR kRandomPolicyStream, so its draws are independent
 //   of the workload's although both start from the same run seed.
+// - a synthetic workload's tenants and priority classes (sim/workload/tenant_mix.h): the
+//   workload's seed XOR kTenantStream and XOR kPriorityClassStream, one draw per job each, so
+//   that giving them changes none of the workload's other draws.
 // Runs are independent of each other: results do not depend on how many run at once.
 #pragma once
 
@@ -16,6 +19,10 @@
 namespace topsim {
 
 inline constexpr uint64_t kRandomPolicyStream = 0x9E3779B97F4A7C15ULL;  // 2^64 / golden ratio
+// Any two other odd 64-bit constants would do: SplitMix64's two multipliers (Steele, Lea and
+// Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014, mix64).
+inline constexpr uint64_t kTenantStream = 0xBF58476D1CE4E5B9ULL;
+inline constexpr uint64_t kPriorityClassStream = 0x94D049BB133111EBULL;
 
 inline constexpr uint64_t run_seed(uint64_t scenario_seed, int run) { return scenario_seed + static_cast<uint64_t>(run); }
 

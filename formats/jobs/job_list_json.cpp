@@ -13,7 +13,9 @@
 #include "core/hardware.h"
 #include "core/llm_catalog.h"
 #include "core/model_catalog.h"
+#include "formats/jobs/tenant_labels.h"
 #include "formats/support/json_reader.h"
+#include "sim/tenant_names.h"
 #include "util/suggest.h"
 
 namespace topsim {
@@ -31,8 +33,9 @@ constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 const std::vector<std::string> kEntryKeys = {
-    "name",       "submit_s",   "workers", "gpus_per_worker", "pods",        "framework",        "model",         "batch_per_gpu",
-    "iterations", "duration_s", "count",   "annotations",     "gpu_mem_gib", "gpu_core_percent", "reference_gpu", "llm"};
+    "name",          "submit_s",   "workers",    "gpus_per_worker", "pods",        "framework",   "model",
+    "batch_per_gpu", "iterations", "duration_s", "count",           "annotations", "gpu_mem_gib", "gpu_core_percent",
+    "reference_gpu", "llm",        "queue",      "priority_class",  "labels"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -60,6 +63,7 @@ std::optional<Framework> framework_at(JsonErrors& errors, const JsonAt& at, std:
 struct Entry {
   JobSpec job;
   JobExtras extras;
+  EntryTenant tenant;
   std::optional<LlmJob> llm;
   int64_t count = 1;
   std::string pointer;  // of the entry
@@ -246,10 +250,21 @@ Entry read_entry(JsonErrors& errors, const JsonAt& at) {
   read_work(entry, out.job);
   out.count = entry.integer("count", 1, kMaxCount).value_or(1);
   if (entry.has("annotations")) read_annotations(errors, entry, out.extras);
+  out.tenant = read_entry_tenant(errors, entry);
   return out;
 }
 
 // ---- the list ----
+
+// `name` as an index into `table` (none when empty); fails at `pointer` when the table is full.
+template <class Index>
+void index_name(JsonErrors& errors, NameTable& table, const std::string& name, const std::string& pointer, const char* what,
+                Index& index) {
+  if (name.empty() || errors.failed()) return;
+  const auto found = table.index(name);
+  if (!found) return errors.fail(pointer, too_many_names(what, table.limit()));
+  index = static_cast<Index>(*found);
+}
 
 struct Pending {
   JobSpec job;
@@ -346,6 +361,26 @@ std::vector<SizeShare> read_size_mix(JsonErrors& errors, const JsonAt& at) {
   return mix;
 }
 
+// {"team-a": 0.5, "team-b": 0.3}: tenant or priority class -> share (validate_share_mix).
+std::vector<NamedShare> read_share_mix(JsonErrors& errors, const JsonAt& at, const char* what, const char* plural, size_t limit) {
+  std::vector<NamedShare> mix;
+  if (!at.value->is_object() || at.value->empty()) {
+    errors.fail(at.pointer,
+                std::string("must be a non-empty object of ") + what + " name -> share, got " + describe_json(*at.value));
+    return mix;
+  }
+  if (at.value->size() > limit) return errors.fail(at.pointer, too_many_names(plural, limit)), mix;
+  double total = 0;
+  for (const auto& [name, weight] : at.value->items()) {
+    const JsonAt share = at.member(name);
+    if (name.empty()) errors.fail(share.pointer, std::string("a ") + what + " name must not be empty");
+    mix.push_back({name, json_number(errors, share, 0, kInfinity).value_or(0)});
+    total += mix.back().weight;
+  }
+  if (!(total > 0)) errors.fail(at.pointer, "shares must not all be 0");
+  return mix;
+}
+
 std::vector<std::string> with_caller_keys(std::vector<std::string> keys, const std::vector<std::string>& caller_keys) {
   keys.insert(keys.end(), caller_keys.begin(), caller_keys.end());
   return keys;
@@ -381,7 +416,15 @@ Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source) {
       entry.job.llm = static_cast<uint16_t>(llm_jobs->size());
       llm_jobs->push_back(*entry.llm);
     }
+  NameTable queues(kMaxQueueNames), classes(kMaxPriorityClassNames);
+  for (Entry& entry : entries) {
+    index_name(errors, queues, entry.tenant.queue, entry.tenant.queue_pointer, "queues", entry.job.queue);
+    index_name(errors, classes, entry.tenant.priority_class, entry.tenant.class_pointer, "priority classes",
+               entry.job.priority_class);
+  }
+  if (errors.failed()) return errors.error();
   Workload workload = assemble(expand(entries, errors), errors);
+  set_tenant_names(workload, queues.names(), classes.names());
   if (!llm_jobs->empty()) workload.llm_jobs = std::move(llm_jobs);
   if (errors.failed()) return errors.error();
   workload.source = source_name(source, jobs.pointer);
@@ -395,10 +438,11 @@ Expected<Workload> parse_job_list(std::string_view json_text, std::string_view s
 Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::string_view source,
                                                   const SyntheticOptions& defaults, const std::vector<std::string>& caller_keys) {
   JsonErrors errors(source);
-  const JsonObject object(errors, section,
-                          with_caller_keys({"seed", "jobs", "arrival_rate_per_hour", "size_mix", "gpus_per_node", "model_mix",
-                                            "framework_mix", "median_duration_minutes", "duration_sigma"},
-                                           caller_keys));
+  const JsonObject object(
+      errors, section,
+      with_caller_keys({"seed", "jobs", "arrival_rate_per_hour", "size_mix", "gpus_per_node", "model_mix", "framework_mix",
+                        "median_duration_minutes", "duration_sigma", "tenants", "priority_classes"},
+                       caller_keys));
   SyntheticOptions options = defaults;
   options.seed = static_cast<uint64_t>(object.integer("seed", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.seed)));
   options.jobs = static_cast<uint32_t>(object.integer("jobs", 1, kMaxJobs).value_or(defaults.jobs));
@@ -414,6 +458,10 @@ Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::st
   if (const auto at = object.member("model_mix")) options.model_mix = read_model_mix(errors, *at);
   if (const auto at = object.member("framework_mix"))
     options.tensorflow_share = read_framework_mix(errors, *at).value_or(defaults.tensorflow_share);
+  if (const auto at = object.member("tenants"))
+    options.tenants = read_share_mix(errors, *at, "tenant", "tenants", kMaxQueueNames);
+  if (const auto at = object.member("priority_classes"))
+    options.priority_classes = read_share_mix(errors, *at, "priority class", "priority classes", kMaxPriorityClassNames);
   if (errors.failed()) return errors.error();
   if (const Status valid = validate(options); !valid.ok()) return Error{std::string(source) + ": " + valid.error().message};
   return options;

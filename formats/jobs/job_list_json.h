@@ -26,8 +26,10 @@ struct JsonAt;  // formats/support/json_reader.h
 // (list order among equal times) and numbered 0..N-1. Workload::source is
 // "<source>#<pointer>" (or just <source> at the root). Names and annotations go to
 // Workload::extras. Checked: types, ranges, unknown keys, unknown models and frameworks,
-// exactly one of iterations / duration_s, pods versus workers, duplicate job names, and
-// gpu.topology/* annotations (core's apply_gang_annotations).
+// exactly one of iterations / duration_s, pods versus workers, duplicate job names,
+// gpu.topology/* annotations (core's apply_gang_annotations), and the queue and priority class
+// ("queue", "priority_class", Kueue / KAI "labels": formats/jobs/tenant_labels.h), whose names
+// become Workload::queue_names and ::priority_class_names in the order the sorted jobs name them.
 Expected<Workload> parse_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix = "");
 Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source);
 

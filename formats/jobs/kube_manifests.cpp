@@ -14,6 +14,7 @@
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
+#include "formats/jobs/tenant_labels.h"
 #include "util/input_file.h"
 #include "util/nesting.h"
 
@@ -90,7 +91,14 @@ struct PodGroup {
   std::string role;  // "" or the replica type / task name
   int64_t replicas = 1;
   PodShape shape;
+  std::string priority_class;  // spec.priorityClassName of its pods, "" when absent
 };
+
+// `replicas` pods of the pod spec `spec` (read at `field`).
+PodGroup pod_group(std::string role, int64_t replicas, const YAML::Node& spec, const std::string& field) {
+  PodShape shape = pod_shape(spec, field);
+  return {std::move(role), replicas, shape, text_of(child(spec, "priorityClassName"), field + ".priorityClassName")};
+}
 
 // The replica specs of a Kubeflow job: {"Master": {replicas, template}, "Worker": ...}.
 void replica_specs(const YAML::Node& specs, const std::string& field, std::vector<PodGroup>& groups) {
@@ -98,8 +106,8 @@ void replica_specs(const YAML::Node& specs, const std::string& field, std::vecto
   for (const auto& entry : specs) {
     const std::string role = entry.first.as<std::string>();
     const std::string at = field + "." + role;
-    groups.push_back({role, count_of(child(entry.second, "replicas"), at + ".replicas", 1),
-                      pod_shape(child(child(entry.second, "template"), "spec"), at + ".template.spec")});
+    groups.push_back(pod_group(role, count_of(child(entry.second, "replicas"), at + ".replicas", 1),
+                               child(child(entry.second, "template"), "spec"), at + ".template.spec"));
   }
 }
 
@@ -107,22 +115,22 @@ std::vector<PodGroup> pod_groups(const std::string& kind, const YAML::Node& doc)
   const YAML::Node spec = child(doc, "spec");
   std::vector<PodGroup> groups;
   if (kind == "Pod") {
-    groups.push_back({"", 1, pod_shape(spec, "spec")});
+    groups.push_back(pod_group("", 1, spec, "spec"));
   } else if (kind == "Job" && child(doc, "apiVersion") && child(doc, "apiVersion").Scalar().rfind("batch.volcano.sh", 0) == 0) {
     const YAML::Node tasks = child(spec, "tasks");
     if (!tasks || !tasks.IsSequence()) throw ManifestFault{"spec.tasks: must be a list"};
     for (size_t t = 0; t < tasks.size(); ++t) {
       const std::string at = "spec.tasks[" + std::to_string(t) + "]";
-      groups.push_back({text_of(child(tasks[t], "name"), at + ".name"),
-                        count_of(child(tasks[t], "replicas"), at + ".replicas", 1),
-                        pod_shape(child(child(tasks[t], "template"), "spec"), at + ".template.spec")});
+      groups.push_back(pod_group(text_of(child(tasks[t], "name"), at + ".name"),
+                                 count_of(child(tasks[t], "replicas"), at + ".replicas", 1),
+                                 child(child(tasks[t], "template"), "spec"), at + ".template.spec"));
     }
   } else if (kind == "Job") {
-    groups.push_back({"", count_of(child(spec, "parallelism"), "spec.parallelism", 1),
-                      pod_shape(child(child(spec, "template"), "spec"), "spec.template.spec")});
+    groups.push_back(pod_group("", count_of(child(spec, "parallelism"), "spec.parallelism", 1),
+                               child(child(spec, "template"), "spec"), "spec.template.spec"));
   } else if (kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet") {
-    groups.push_back({"", count_of(child(spec, "replicas"), "spec.replicas", 1),
-                      pod_shape(child(child(spec, "template"), "spec"), "spec.template.spec")});
+    groups.push_back(pod_group("", count_of(child(spec, "replicas"), "spec.replicas", 1), child(child(spec, "template"), "spec"),
+                               "spec.template.spec"));
   } else if (kind == "PyTorchJob") {
     replica_specs(child(spec, "pytorchReplicaSpecs"), "spec.pytorchReplicaSpecs", groups);
   } else if (kind == "TFJob") {
@@ -150,6 +158,21 @@ std::string setting(const YAML::Node& doc, const char* key) {
     if (n && n.IsScalar()) return n.Scalar();
   }
   return "";
+}
+
+// The queue and priority class the manifest names: its Kueue / KAI labels (tenant_labels.h),
+// else, for the class, the first pod template giving spec.priorityClassName (Kueue takes the
+// first PodSet's; a WorkloadPriorityClass label wins over it).
+void add_tenant(const YAML::Node& doc, const std::vector<PodGroup>& groups, nlohmann::ordered_json& job) {
+  const YAML::Node labels = child(child(doc, "metadata"), "labels");
+  const auto tenant =
+      tenant_labels([&](const char* key) { return text_of(child(labels, key), std::string("metadata.labels.") + key); });
+  if (!tenant) throw ManifestFault{"metadata.labels: " + tenant.error().message};
+  if (!tenant->queue.value.empty()) job["queue"] = tenant->queue.value;
+  std::string priority_class = tenant->priority_class.value;
+  for (const PodGroup& group : groups)
+    if (priority_class.empty()) priority_class = group.priority_class;
+  if (!priority_class.empty()) job["priority_class"] = priority_class;
 }
 
 struct Context {
@@ -232,6 +255,7 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   const std::string job_name = job["name"];
   if (const auto [it, fresh] = ctx.names.emplace(job_name, where); !fresh)
     throw ManifestFault{"job name '" + job_name + "' is used twice (also by " + it->second + ")"};
+  add_tenant(doc, groups, job);
   if (share.gpu_mem_gib > 0) {
     job["gpu_mem_gib"] = share.gpu_mem_gib;
     if (share.gpu_core > 0) job["gpu_core_percent"] = share.gpu_core;

@@ -1,7 +1,9 @@
 // Kubernetes workload manifests as a topsim job list (docs/importers.md): Pod, batch Job,
 // Deployment / StatefulSet / ReplicaSet, Kubeflow PyTorchJob / TFJob / MPIJob and Volcano Job,
 // YAML (multi-document) or JSON, `kind: List` included. Each manifest with GPU pods becomes one
-// job: its GPU pods are the gang (pods without GPUs, e.g. an MPI launcher, are left out).
+// job: its GPU pods are the gang (pods without GPUs, e.g. an MPI launcher, are left out). Its
+// queue and priority class come from the Kueue / KAI labels (formats/jobs/tenant_labels.h) and
+// the pod templates' spec.priorityClassName.
 #pragma once
 
 #include <string>

@@ -99,17 +99,26 @@ std::optional<int64_t> tres_gpus(std::string_view tres) {
   return total;
 }
 
+// What a record names of its tenant, "" for none: sacct's Account and QOS, Helios' vc.
+struct RecordTenant {
+  std::string_view queue;
+  std::string_view priority_class;
+};
+
 // Allocations that ran, as jobs: NNodes pods sharing the GPUs, arriving at submit (relative to the
 // earliest), running end - start. Shared by the sacct and Helios readers.
 class RecordJobs {
  public:
   // Errors name `at` (file:line) and the column.
-  Status add(const std::string& at, std::string name, int64_t submit, int64_t start, int64_t end, int64_t gpus, int64_t nodes) {
+  Status add(const std::string& at, std::string name, RecordTenant tenant, int64_t submit, int64_t start, int64_t end,
+             int64_t gpus, int64_t nodes) {
     if (end < start) return Error{at + ": the job ends before it starts"};
     if (gpus == 0) return ++no_gpu_, Status::success();
     if (nodes < 1 || nodes > 65535) return Error{at + ": " + std::to_string(nodes) + " nodes is not a node count (1-65535)"};
     if (gpus < 0 || gpus > 65535 * nodes) return Error{at + ": " + std::to_string(gpus) + " GPUs is out of range"};
     nlohmann::ordered_json job = {{"name", std::move(name)}};
+    if (!tenant.queue.empty()) job["queue"] = tenant.queue;
+    if (!tenant.priority_class.empty()) job["priority_class"] = tenant.priority_class;
     if (gpus % nodes == 0) {
       job["workers"] = nodes;
       job["gpus_per_worker"] = gpus / nodes;
@@ -202,7 +211,9 @@ Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
     const auto nodes = integer(field("NNodes"));
     if (!nodes) return Error{at + ": column NNodes: '" + std::string(field("NNodes")) + "' is not a node count (1-65535)"};
     const std::string name = column.count("JobName") && !field("JobName").empty() ? id + "-" + std::string(field("JobName")) : id;
-    if (Status s = jobs.add(at, name, *submit, start, end, *gpus, *nodes); !s) return s.error();
+    auto optional_field = [&](const char* key) { return column.count(key) ? field(key) : std::string_view(); };
+    const RecordTenant tenant{optional_field("Account"), optional_field("QOS")};
+    if (Status s = jobs.add(at, name, tenant, *submit, start, end, *gpus, *nodes); !s) return s.error();
   }
   if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};
   return jobs.finish(src, "sacct");
@@ -241,7 +252,9 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
     const auto nodes = integer(field("node_num"));
     if (!nodes) return Error{at + ": column node_num: '" + std::string(field("node_num")) + "' is not a node count"};
     if (*gpus > 0 && *nodes == 0) return Error{at + ": column node_num: 0 is not a node count (1-65535)"};
-    if (Status s = jobs.add(at, std::string(field("job_id")), *submit, start, end, *gpus, std::max<int64_t>(1, *nodes)); !s)
+    const RecordTenant tenant{column.count("vc") ? field("vc") : std::string_view(), {}};
+    if (Status s = jobs.add(at, std::string(field("job_id")), tenant, *submit, start, end, *gpus, std::max<int64_t>(1, *nodes));
+        !s)
       return s.error();
   }
   if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};

@@ -1,9 +1,10 @@
 // Slurm accounting records as a topsim job list (docs/importers.md), from
 //   sacct --allocations --parsable2 --starttime=... --endtime=...
-//         --format=JobID,JobName,Submit,Start,End,Elapsed,AllocTRES,NNodes,State
+//         --format=JobID,JobName,Submit,Start,End,Elapsed,AllocTRES,NNodes,State,Account,QOS
 // ('|'-separated with a header line; columns in any order, others ignored). Each allocation that
 // ran and used GPUs (gres/gpu in AllocTRES) becomes one job: NNodes pods sharing its GPUs, arriving
-// at Submit (relative to the earliest), running End - Start seconds.
+// at Submit (relative to the earliest), running End - Start seconds, in the queue its Account
+// names with the priority class its QOS names (both optional columns; empty: none).
 #pragma once
 
 #include <istream>
@@ -19,7 +20,8 @@ namespace topsim {
 
 // The Helios traces (SenseTime, SC '21 / NSDI '21 data release): a cluster's cluster_log.csv,
 // columns job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,
-// queue (the ones used: job_id, gpu_num, node_num and the three times), read the same way.
+// queue (the ones used: job_id, gpu_num, node_num and the three times; vc, the virtual cluster,
+// optional, as the queue name; `queue` is the time spent queueing, not a name), read the same way.
 [[nodiscard]] Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source);
 [[nodiscard]] Expected<ImportedJobs> load_helios(const std::string& path);
 

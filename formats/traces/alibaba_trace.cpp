@@ -286,4 +286,12 @@ PodRequest trace_pod_request(const TracePod& pod) {
   return request;
 }
 
+Expected<uint16_t> trace_pod_queue(const TracePod& pod, std::string_view source, NameTable& queues) {
+  if (pod.qos.empty()) return kNoQueue;
+  const auto queue = queues.index(pod.qos);
+  if (!queue)
+    return Error{std::string(source) + ": pod '" + pod.name + "': column qos: " + too_many_names("queues", queues.limit())};
+  return static_cast<uint16_t>(*queue);
+}
+
 }  // namespace topsim

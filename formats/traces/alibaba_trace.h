@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/gpu_share.h"
+#include "sim/tenant_names.h"
 #include "sim/trace_node.h"
 #include "util/expected.h"
 
@@ -60,5 +61,10 @@ Expected<std::vector<TracePod>> load_pod_list(const std::string& path);
 // The scheduling request of a trace pod: num_gpu 0 is a CPU-only pod (gpu_milli ignored),
 // otherwise `num_gpu` cards of `gpu_milli` thousandths each (GpuAskKind::Milli).
 PodRequest trace_pod_request(const TracePod& pod);
+
+// The pod's `qos` (LS, BE, Burstable, Guaranteed: the trace's only tenant-like column) as its
+// queue: its index in `queues`, or kNoQueue when empty (the 5-column files have no qos). Error,
+// naming `source` and the pod, when the name is new and `queues` is full.
+Expected<uint16_t> trace_pod_queue(const TracePod& pod, std::string_view source, NameTable& queues);
 
 }  // namespace topsim

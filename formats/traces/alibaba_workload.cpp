@@ -4,10 +4,12 @@
 #include <array>
 #include <filesystem>
 #include <iterator>
+#include <optional>
 #include <random>
 
 #include "core/hardware.h"
 #include "formats/traces/alibaba_trace.h"
+#include "sim/tenant_names.h"
 #include "sim/workload/workload_mix.h"
 
 namespace topsim {
@@ -47,7 +49,10 @@ TrainingDraw alibaba_training_draw() { return TrainingDraw(default_model_mix(), 
 Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOptions& options) {
   Workload workload;
   size_t whole = 0, shared = 0, skipped_shared = 0, cpu_only = 0, untimed = 0;
+  NameTable queues(kMaxQueueNames);
+  std::optional<Error> failure;
   const Status read = load_pod_list(path, [&](TracePod&& pod) {
+    if (failure) return;
     if (pod.num_gpu == 0) return void(++cpu_only);
     const bool share = pod.gpu_milli < 1000;
     if (share && options.share_card_gib <= 0) return void(++skipped_shared);
@@ -67,10 +72,14 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
     } else {
       job.reference_gpu = reference_of(pod.gpu_type_mask);
     }
+    const auto queue = trace_pod_queue(pod, path, queues);
+    if (!queue) return void(failure.emplace(queue.error()));
+    job.queue = *queue;
     ++(share ? shared : whole);
     workload.jobs.push_back(job);
   });
   if (!read) return read.error();
+  if (failure) return *failure;
   if (workload.jobs.empty() && untimed > 0)
     return Error{path + ": no pod has creation and deletion times (the 5-column variants cannot be replayed over time)"};
   std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
@@ -81,6 +90,7 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
     workload.jobs[i].submit_ms -= start_ms;
   }
   draw_training(workload.jobs, alibaba_training_draw(), options.seed);
+  set_tenant_names(workload, queues.names(), {});
   const std::string shares = options.share_card_gib > 0
                                  ? ", " + std::to_string(shared) + " shared-GPU pods as gpu-mem shares of " +
                                        std::to_string(options.share_card_gib) + " GiB cards"

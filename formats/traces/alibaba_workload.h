@@ -11,6 +11,9 @@
 // compute share gpu_milli / 10 percent rounded up to the service's multiple of 5. The trace
 // expresses shares as fractions only; this is the stated conversion to the service's units.
 // CPU-only pods and pods without times are always skipped and counted.
+//
+// Each job's queue is its pod's `qos` (trace_pod_queue: LS, BE, ..., the trace's only tenant-like
+// column), names in order of first appearance among the sorted jobs.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "formats/support/csv.h"
+#include "sim/tenant_names.h"
 #include "util/input_file.h"
 #include "util/number_format.h"
 
@@ -50,8 +51,9 @@ Status check_header(CsvLines& lines) {
   return Status::success();
 }
 
-// One row as a job whose submit_ms still holds the Unix time in ms (rebased after sorting).
-Expected<JobSpec> parse_row(const CsvLines& lines, int gpus_per_node) {
+// One row as a job whose submit_ms still holds the Unix time in ms (rebased after sorting) and
+// whose queue indexes `queues` (renumbered after sorting).
+Expected<JobSpec> parse_row(const CsvLines& lines, int gpus_per_node, NameTable& queues) {
   const auto& fields = lines.fields();
   if (fields.size() != kColumns)
     return lines.error("expected " + std::to_string(kColumns) + " fields (" + std::string(kHeader) + "), found " +
@@ -72,6 +74,11 @@ Expected<JobSpec> parse_row(const CsvLines& lines, int gpus_per_node) {
   const PodShape shape = gang_shape(static_cast<int>(*num_gpus), gpus_per_node);
   job.workers = shape.workers;
   job.gpus_per_worker = shape.gpus_per_worker;
+  if (!fields[4].empty()) {
+    const auto queue = queues.index(fields[4]);
+    if (!queue) return lines.column_error("cluster", too_many_names("queues (virtual clusters)", queues.limit()));
+    job.queue = static_cast<uint16_t>(*queue);
+  }
   return job;
 }
 
@@ -109,8 +116,9 @@ Expected<Workload> read_philly(std::istream& in, std::string_view source, const 
   if (const Status header = check_header(lines); !header.ok()) return header.error();
   Workload workload;
   workload.source = std::string(source);
+  NameTable queues(kMaxQueueNames);
   while (lines.next()) {
-    Expected<JobSpec> job = parse_row(lines, options.gpus_per_node);
+    Expected<JobSpec> job = parse_row(lines, options.gpus_per_node, queues);
     if (!job.ok()) return job.error();
     workload.jobs.push_back(job.value());
   }
@@ -124,6 +132,7 @@ Expected<Workload> read_philly(std::istream& in, std::string_view source, const 
                    " stretches the trace's arrivals over more than 10^15 ms (the longest time simulated)"};
   }
   finish_jobs(workload.jobs, options);
+  set_tenant_names(workload, queues.names(), {});
   workload.llm_jobs = llm_mix_table(options.model_mix);
   return workload;
 }

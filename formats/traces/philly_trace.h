@@ -10,7 +10,10 @@
 // - pods by gang_shape(num_gpus, gpus_per_node) (sim/workload/workload_mix.h): 16 GPUs -> 2 x 8;
 // - model, batch and framework drawn from the options' mix with a seeded generator, in sorted
 //   job order, so a max_jobs prefix gets the same draws as the full load;
-// - gpu_time and cluster (the virtual cluster id) are not used; blank lines are skipped.
+// - queue: the `cluster` column (the virtual cluster id, e.g. "6214e9") as the queue name, as
+//   is; an empty field names no queue (kNoQueue). Names in order of first appearance among the
+//   sorted jobs kept; more than kMaxQueueNames distinct ones in the file is an error;
+// - gpu_time is not used; blank lines are skipped.
 // Jobs are sorted by (submit time, line in the file) and numbered 0..N-1 in that order.
 //
 // The file is read once, line by line, into compact JobSpecs. The first bad line stops the load

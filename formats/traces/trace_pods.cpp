@@ -8,6 +8,7 @@
 #include <random>
 
 #include "formats/traces/alibaba_trace.h"
+#include "sim/tenant_names.h"
 
 namespace topsim {
 namespace {
@@ -35,8 +36,10 @@ Expected<JobSpec> trace_job(const TracePod& pod, const std::string& path) {
   return job;
 }
 
+// The pods' names, and their queues' names in the order the jobs name them.
 void name_jobs(Workload& workload, const TracePodList& list, const std::vector<size_t>& pods) {
   for (size_t i = 0; i < pods.size(); ++i) workload.extras[static_cast<uint32_t>(i)].name = list.names[pods[i]];
+  set_tenant_names(workload, list.queue_names, {});
 }
 
 }  // namespace
@@ -46,10 +49,14 @@ Expected<TracePodList> load_trace_pods(const std::string& path) {
   list.file = std::filesystem::path(path).filename().string();
   auto specs = std::make_shared<std::vector<TaskSpec>>();
   std::optional<Error> failure;
+  NameTable queues(kMaxQueueNames);
   const Status read = load_pod_list(path, [&](TracePod&& pod) {
     if (failure) return;
     auto job = trace_job(pod, path);
     if (!job) return failure.emplace(job.error()), void();
+    const auto queue = trace_pod_queue(pod, path, queues);
+    if (!queue) return failure.emplace(queue.error()), void();
+    job->queue = *queue;
     specs->push_back(task_spec(trace_pod_request(pod)));
     const int64_t start = pod.scheduled_time_s >= 0 ? pod.scheduled_time_s : pod.creation_time_s;
     const bool timed = pod.creation_time_s >= 0 && pod.deletion_time_s >= 0;
@@ -62,6 +69,7 @@ Expected<TracePodList> load_trace_pods(const std::string& path) {
   if (failure) return *failure;
   if (list.pods.empty()) return Error{path + ": no pods"};
   list.specs = std::move(specs);
+  list.queue_names = queues.names();
   return list;
 }
 

@@ -8,7 +8,8 @@
 //   std::mt19937_64(run seed), until the drawn GPU request reaches the target share of the
 //   cluster's GPU capacity (the pod that crosses it is the last); one pod per millisecond,
 //   none departs.
-// FGD's fragmentation measure is derived from the whole pod list in both cases.
+// FGD's fragmentation measure is derived from the whole pod list in both cases. Each job's queue
+// is its pod's `qos` (trace_pod_queue), names in the order the workload's jobs first name them.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ namespace topsim {
 struct TracePodList {
   std::string file;                                    // the file name, without its folder
   std::vector<JobSpec> pods;                           // every pod, in file order (submit and duration unset)
+  std::vector<std::string> queue_names;                // the pods' qos values, indexed by their JobSpec::queue
   std::vector<std::string> names;                      // pod names, by index
   std::vector<int64_t> arrival_s;                      // creation time, -1 when absent
   std::vector<int64_t> run_s;                          // recorded run time, -1 when a time is absent

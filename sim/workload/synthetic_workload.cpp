@@ -8,6 +8,8 @@
 #include <random>
 #include <string>
 
+#include "sim/tenant_names.h"
+
 namespace topsim {
 namespace {
 
@@ -63,6 +65,10 @@ Status validate(const SyntheticOptions& options) {
   if (const Status sizes = check_size_mix(options.size_mix); !sizes.ok()) return sizes;
   if (const Status mix = validate_model_mix(options.model_mix); !mix.ok())
     return Error{"synthetic options: " + mix.error().message};
+  if (const Status mix = validate_share_mix(options.tenants, "tenants", kMaxQueueNames); !mix.ok())
+    return Error{"synthetic options: " + mix.error().message};
+  if (const Status mix = validate_share_mix(options.priority_classes, "priority_classes", kMaxPriorityClassNames); !mix.ok())
+    return Error{"synthetic options: " + mix.error().message};
   return Status::success();
 }
 
@@ -71,13 +77,14 @@ namespace {
 // The synthetic jobs one at a time: the same draws, in the same order, as one loop over the jobs.
 class SyntheticSource final : public JobSource {
  public:
-  explicit SyntheticSource(const SyntheticOptions& options)
+  SyntheticSource(const SyntheticOptions& options, TenantDraw tenants)
       : jobs_(options.jobs),
         size_pick_(size_weights(options.size_mix)),
         draw_(options.model_mix, options.tensorflow_share),
         mean_gap_ms_(kMsPerHour / options.arrival_rate_per_hour),
         log_median_ms_(std::log(options.median_duration_minutes * kMsPerMinute)),
         sigma_(options.duration_sigma),
+        tenants_(std::move(tenants)),
         rng_(options.seed) {
     for (const SizeShare& share : options.size_mix) shapes_.push_back(gang_shape(share.gpus, options.gpus_per_node));
   }
@@ -94,6 +101,7 @@ class SyntheticSource final : public JobSource {
     draw_.assign(job, rng_);
     const double duration_ms = std::exp(log_median_ms_ + sigma_ * standard_normal(rng_));
     job.ideal_duration_ms = std::llround(std::clamp(duration_ms, 1.0, kMaxDurationMs));
+    tenants_.assign(job);
     return true;
   }
 
@@ -103,6 +111,7 @@ class SyntheticSource final : public JobSource {
   WeightedPick size_pick_;
   TrainingDraw draw_;
   double mean_gap_ms_, log_median_ms_, sigma_;
+  TenantDraw tenants_;
   std::mt19937_64 rng_;
   double clock_ms_ = 0;
   uint32_t next_id_ = 0;
@@ -110,34 +119,47 @@ class SyntheticSource final : public JobSource {
 
 class SyntheticJobs final : public JobGenerator {
  public:
-  explicit SyntheticJobs(SyntheticOptions options) : options_(std::move(options)) {}
-  std::unique_ptr<JobSource> open() const override { return std::make_unique<SyntheticSource>(options_); }
+  SyntheticJobs(SyntheticOptions options, TenantDraw tenants) : options_(std::move(options)), tenants_(std::move(tenants)) {}
+  std::unique_ptr<JobSource> open() const override { return std::make_unique<SyntheticSource>(options_, tenants_); }
 
  private:
   SyntheticOptions options_;
+  TenantDraw tenants_;  // before its first draw: each source draws from a copy
 };
 
 std::string source_name(const SyntheticOptions& options) { return "synthetic(seed=" + std::to_string(options.seed) + ")"; }
+
+// The workload's name, models and tenant names, without its jobs.
+Workload synthetic_shell(const SyntheticOptions& options, const TenantDraw& tenants) {
+  Workload workload;
+  workload.source = source_name(options);
+  workload.llm_jobs = llm_mix_table(options.model_mix);
+  workload.queue_names = tenants.queue_names();
+  workload.priority_class_names = tenants.class_names();
+  return workload;
+}
+
+TenantDraw tenant_draw(const SyntheticOptions& options) {
+  return TenantDraw(options.tenants, options.priority_classes, options.seed, options.jobs);
+}
 
 }  // namespace
 
 Workload generate_synthetic(const SyntheticOptions& options) {
   assert(validate(options).ok() && "generate_synthetic: invalid options (check validate() first)");
-  Workload workload;
-  workload.source = source_name(options);
-  workload.llm_jobs = llm_mix_table(options.model_mix);
+  const TenantDraw tenants = tenant_draw(options);
+  Workload workload = synthetic_shell(options, tenants);
   workload.jobs.resize(options.jobs);
-  SyntheticSource source(options);
+  SyntheticSource source(options, tenants);
   for (JobSpec& job : workload.jobs) source.next(job);
   return workload;
 }
 
 Workload stream_synthetic(const SyntheticOptions& options) {
   assert(validate(options).ok() && "stream_synthetic: invalid options (check validate() first)");
-  Workload workload;
-  workload.source = source_name(options);
-  workload.llm_jobs = llm_mix_table(options.model_mix);
-  workload.generator = std::make_shared<const SyntheticJobs>(options);
+  TenantDraw tenants = tenant_draw(options);
+  Workload workload = synthetic_shell(options, tenants);
+  workload.generator = std::make_shared<const SyntheticJobs>(options, std::move(tenants));
   workload.generated = measure_span(*workload.generator);
   return workload;
 }

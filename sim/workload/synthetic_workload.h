@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/job.h"
+#include "sim/workload/tenant_mix.h"
 #include "sim/workload/workload_mix.h"
 #include "util/expected.h"
 
@@ -31,22 +32,28 @@ struct SyntheticOptions {
   // median, mean = median x e^(sigma^2/2) = 1.65 x median). Defaults 60 minutes and 1.0.
   double median_duration_minutes = 60;
   double duration_sigma = 1.0;
+  // Each job's queue (tenant) and priority class, drawn from these shares (tenant_mix.h);
+  // default none: the jobs name no queue and no class.
+  std::vector<NamedShare> tenants;
+  std::vector<NamedShare> priority_classes;
 };
 
 // OK when jobs >= 1, the rate, median and gpus_per_node are positive, sigma >= 0, every size is
 // 1..65535 GPUs with a weight >= 0 and the weights sum above 0, and the model mix and
-// TensorFlow share are valid. Errors start with "synthetic options: ".
+// TensorFlow share are valid, and so are the tenant and priority class mixes (at most 65,534
+// tenants and 254 classes). Errors start with "synthetic options: ".
 Status validate(const SyntheticOptions& options);
 
 // The workload: job i arrives at the sum of i exponential gaps of mean 1/rate (job 0 at 0 ms),
 // rounded to whole ms; ideal durations are clamped to [1 ms, 365 days]. Per job, in id order,
-// the draws are: gap, size, model, framework, duration (two uniforms). Same options -> the
-// same workload, on any platform. Workload::source is "synthetic(seed=<seed>)".
+// the draws are: gap, size, model, framework, duration (two uniforms); the queue and class come
+// from streams of their own (tenant_mix.h). Same options -> the same workload, on any platform.
+// Workload::source is "synthetic(seed=<seed>)".
 // REQUIRES: validate(options).ok()
 Workload generate_synthetic(const SyntheticOptions& options);
 
 // The same jobs, made on demand: Workload::generator replays the draws for each reader, so a run
-// holds only its open jobs (72 bytes a job less). Creating it reads the jobs once for their span.
+// holds only its open jobs (88 bytes a job less). Creating it reads the jobs once for their span.
 // REQUIRES: validate(options).ok()
 Workload stream_synthetic(const SyntheticOptions& options);
 

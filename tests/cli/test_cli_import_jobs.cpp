@@ -258,8 +258,9 @@ TEST_CASE("cli::import jobs reads a Helios cluster_log.csv", "[cli][import]") {
   CHECK_THAT(r.out, Catch::Contains("skipped 1 jobs without GPUs") && Catch::Contains("2 job(s) -> "));
   const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
   REQUIRE(jobs.size() == 2);
-  CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1425511", "workers": 1, "gpus_per_worker": 1, "model": "resnet50",
-    "duration_s": 36848, "submit_s": 0})"));
+  CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1425511", "queue": "vcA", "workers": 1, "gpus_per_worker": 1,
+    "model": "resnet50", "duration_s": 36848, "submit_s": 0})"));
+  CHECK(jobs[1].at("queue") == "vcB");  // the virtual cluster is the queue
   CHECK(jobs[1].at("workers") == 2);
   CHECK(jobs[1].at("gpus_per_worker") == 8);
   CHECK(jobs[1].at("submit_s") == 26);

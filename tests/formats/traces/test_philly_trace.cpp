@@ -99,8 +99,58 @@ TEST_CASE("formats::philly loads the real trace", "[formats][workload]") {
     first.max_jobs = 1000;
     const auto prefix = load_philly(path, first);
     REQUIRE(prefix->jobs.size() == 1000);
-    CHECK(fingerprint(*prefix) ==
-          fingerprint(Workload{{jobs.begin(), jobs.begin() + 1000}, {}, "", "", nullptr, nullptr, {}, nullptr, {}, {}}));
+    Workload head;
+    head.jobs.assign(jobs.begin(), jobs.begin() + 1000);
+    CHECK(fingerprint(*prefix) == fingerprint(head));
+    const std::string all = tenants_of(*workload);  // and the queues of the full load's first 1000 jobs
+    size_t cut = 0;
+    for (int i = 0; i < 1000; ++i) cut = all.find('\n', cut) + 1;
+    CHECK(tenants_of(*prefix) == all.substr(0, cut));
+  }
+}
+
+TEST_CASE("formats::philly the cluster column is each job's queue (its virtual cluster)", "[formats][workload][tenants]") {
+  SECTION("the real trace: 15 virtual clusters, 41,226 jobs in 6214e9, every job in one") {
+    const std::string path = test::shared_file("traces/philly/philly.csv");
+    if (path.empty()) return;
+    const auto workload = load_philly(path);
+    REQUIRE(workload.ok());
+    const auto counts = queue_counts(*workload);
+    CHECK(workload->queue_names.size() == 15);
+    CHECK(counts.size() == 15);
+    CHECK(counts.count("") == 0);
+    CHECK(counts.at("6214e9") == 41'226);
+    CHECK(counts.at("11cb48") == 16'091);
+    CHECK(counts.at("795a4c") == 3);
+    // Names in the order the jobs, sorted by submit time, first name them.
+    CHECK(workload->queue_names.at(workload->jobs.front().queue) == workload->queue_names.front());
+    CHECK(workload->priority_class_names.empty());
+  }
+  SECTION("names as written, in order of first appearance after sorting; an empty field names none") {
+    const auto w = philly_text(std::string(kPhillyHeader) +
+                               "2017-10-09 07:00:10,5.0,1,5.0,b\n"
+                               "2017-10-09 07:00:00,7.0,2,14.0,6214e9\n"
+                               "2017-10-09 07:00:20,9.0,1,9.0,\n"
+                               "2017-10-09 07:00:30,9.0,1,9.0,b\n");
+    REQUIRE(w.ok());
+    CHECK(w->queue_names == std::vector<std::string>{"6214e9", "b"});
+    CHECK(tenants_of(*w) == "6214e9 -\nb -\n- -\nb -\n");
+  }
+  SECTION("max_jobs keeps the names of the jobs kept only") {
+    PhillyOptions first;
+    first.max_jobs = 1;
+    const auto w =
+        philly_text(std::string(kPhillyHeader) + "2017-10-09 07:00:10,5.0,1,5.0,b\n2017-10-09 07:00:00,7.0,1,7,a\n", first);
+    REQUIRE(w.ok());
+    CHECK(w->queue_names == std::vector<std::string>{"a"});
+  }
+  SECTION("more than 65,534 distinct virtual clusters is refused at the row of the first too many") {
+    std::string text = kPhillyHeader;
+    for (int i = 0; i <= 65'534; ++i) text += "2017-10-09 07:00:00,1,1,1,vc" + std::to_string(i) + "\n";
+    CHECK(philly_text(text).error().message ==
+          "philly.csv:65536: column cluster: more than 65,534 distinct queues (virtual clusters) in one workload");
+    text.resize(text.rfind("2017"));  // 65,534 names fit
+    CHECK(philly_text(text).value().queue_names.size() == 65'534);
   }
 }
 

@@ -1,5 +1,5 @@
 // Workload facts the workload tests compare: a fingerprint of every job, order and numbering,
-// the model and framework mix.
+// the model and framework mix, the jobs' queues and priority classes.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +21,22 @@ inline std::string fingerprint(const Workload& workload) {
         << j.unequal_pod_gpus.size() << ' ' << workload.job_name(j.id) << '\n';
   }
   return out.str();
+}
+
+// Each job's queue and priority class by name ("-" for none), one line per job.
+inline std::string tenants_of(const Workload& workload) {
+  std::ostringstream out;
+  for (const JobSpec& j : workload.jobs)
+    out << (j.queue == kNoQueue ? "-" : workload.queue_names.at(j.queue)) << ' '
+        << (j.priority_class == kNoPriorityClass ? "-" : workload.priority_class_names.at(j.priority_class)) << '\n';
+  return out.str();
+}
+
+// Jobs per queue name ("" for jobs naming none).
+inline std::map<std::string, size_t> queue_counts(const Workload& workload) {
+  std::map<std::string, size_t> counts;
+  for (const JobSpec& j : workload.jobs) ++counts[j.queue == kNoQueue ? "" : workload.queue_names.at(j.queue)];
+  return counts;
 }
 
 inline bool sorted_and_numbered(const Workload& workload) {
