@@ -283,17 +283,17 @@ std::string tenant_table(const ResultSet& r) {
   out += row("tenant fairness (Jain, 1 = even)", r, [](const SchedulerResult& s) {
     return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
   });
-  out += std::string("per tenant: finished, p95 wait s, mean JCT s, GPU-h") + (quota ? " (nominal GPUs), evictions" : "") + ":\n";
+  out += std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
+         (quota ? " / evictions (nominal GPUs)" : "") + ":\n";
   for (const std::string& t : tenants)
     out += row("  " + one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus@" + t)) : ""), r,
                [&](const SchedulerResult& s) {
                  const std::string at = "@" + t;
-                 std::string cell = count(s, "finished" + at) + ", ";
-                 cell += mean(s, "finished" + at) > 0
-                             ? fmt::format("{:.0f}, {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
-                             : std::string("n/a, n/a");
-                 cell += fmt::format(", {:.1f}", mean(s, "gpu_hours" + at));
-                 if (has(s, "evictions" + at)) cell += fmt::format(", {:.0f}", mean(s, "evictions" + at));
+                 std::string cell = mean(s, "finished" + at) > 0
+                                        ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
+                                        : std::string("n/a / n/a");
+                 cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
+                 if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
                  return cell;
                });
   return out;
