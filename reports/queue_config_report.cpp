@@ -29,9 +29,7 @@ std::string trimmed(double value, int decimals) {
   return out;
 }
 
-bool is_gpu(const std::string& resource) {
-  return resource.size() >= 4 && resource.compare(resource.size() - 4, 4, "/gpu") == 0;
-}
+bool is_gpu(const std::string& resource) { return resource.size() >= 4 && resource.compare(resource.size() - 4, 4, "/gpu") == 0; }
 
 // A Kueue quantity (Kueue's units: cpu thousandths, other resources plain units) for people.
 std::string amount(const std::string& resource, int64_t value) {
@@ -57,14 +55,15 @@ void groups_table(std::string& out, const std::vector<ResourceGroup>& groups, co
   for (const ResourceGroup& g : groups)
     for (const FlavorQuotas& f : g.flavors)
       for (const ResourceQuota& q : f.resources)
-        out += fmt::format("{}{:<{}}  {:<{}}  {:>14}  {:>14}  {:>14}\n", indent, f.flavor, flavor_width, q.resource, resource_width,
-                           amount(q.resource, q.nominal), limit(q.resource, q.borrowing_limit), limit(q.resource, q.lending_limit));
+        out +=
+            fmt::format("{}{:<{}}  {:<{}}  {:>14}  {:>14}  {:>14}\n", indent, f.flavor, flavor_width, q.resource, resource_width,
+                        amount(q.resource, q.nominal), limit(q.resource, q.borrowing_limit), limit(q.resource, q.lending_limit));
 }
 
 std::string queue_settings(const ClusterQueueSpec& cq) {
-  std::string out = fmt::format("{}; preemption: withinClusterQueue {}, reclaimWithinCohort {}, borrowWithinCohort {}",
-                                enum_name(cq.queueing), enum_name(cq.within_queue), enum_name(cq.reclaim),
-                                enum_name(cq.borrow_within_cohort));
+  std::string out =
+      fmt::format("{}; preemption: withinClusterQueue {}, reclaimWithinCohort {}, borrowWithinCohort {}", enum_name(cq.queueing),
+                  enum_name(cq.within_queue), enum_name(cq.reclaim), enum_name(cq.borrow_within_cohort));
   if (cq.borrow_max_priority) out += fmt::format(" (priority <= {})", *cq.borrow_max_priority);
   out += fmt::format("; flavorFungibility: whenCanBorrow {}, whenCanPreempt {}", enum_name(cq.when_can_borrow),
                      enum_name(cq.when_can_preempt));
@@ -146,8 +145,9 @@ void priority_section(std::string& out, const QueueConfig& config) {
   out += "\nPriority classes (highest first):\n";
   if (classes.empty()) out += "  none\n";
   for (const PriorityClassSpec* p : classes)
-    out += fmt::format("  {:>11}  {} ({}{}{})\n", p->value, p->name, p->workload_class ? "WorkloadPriorityClass" : "PriorityClass",
-                       p->global_default ? ", global default" : "", p->preempts ? "" : ", preemptionPolicy Never");
+    out +=
+        fmt::format("  {:>11}  {} ({}{}{})\n", p->value, p->name, p->workload_class ? "WorkloadPriorityClass" : "PriorityClass",
+                    p->global_default ? ", global default" : "", p->preempts ? "" : ", preemptionPolicy Never");
 }
 
 std::string kai_figure(double value, double scale) { return value == -1 ? "-1" : trimmed(value * scale, 3); }
@@ -159,7 +159,8 @@ std::string kai_resource(const char* name, const KaiResource& r, double scale) {
 
 void kai_queue(std::string& out, const std::map<std::string, std::vector<const KaiQueueSpec*>>& children, const KaiQueueSpec& q,
                const std::string& indent) {
-  out += fmt::format("{}{}{}: priority {}\n", indent, q.name, q.display_name.empty() ? "" : " (" + q.display_name + ")", q.priority);
+  out +=
+      fmt::format("{}{}{}: priority {}\n", indent, q.name, q.display_name.empty() ? "" : " (" + q.display_name + ")", q.priority);
   out += indent + "  " + kai_resource("gpu", q.gpu, 1) + "\n";
   out += indent + "  " + kai_resource("cpu (cores)", q.cpu, 0.001) + "\n";
   out += indent + "  " + kai_resource("memory (MB)", q.memory, 1) + "\n";
@@ -170,8 +171,7 @@ void kai_queue(std::string& out, const std::map<std::string, std::vector<const K
 void kai_section(std::string& out, const QueueConfig& config) {
   std::map<std::string, std::vector<const KaiQueueSpec*>> children;  // by parent ("" for the top)
   for (const KaiQueueSpec& q : config.kai_queues) children[q.parent].push_back(&q);
-  for (auto& [parent, list] : children)
-    std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  for (auto& [parent, list] : children) std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->name < b->name; });
   out += "\nKAI queues (GPUs in devices, cpu in cores, memory in MB of 10^6 bytes; limit 0 admits nothing):\n";
   for (const KaiQueueSpec* top : children[""]) kai_queue(out, children, *top, "  ");
 }
@@ -188,7 +188,8 @@ std::string render_queue_config(const QueueConfig& config) {
   if (config.kai()) kai_section(out, config);
   out += "\nSkipped (not modelled):";
   if (config.skipped_kinds.empty()) out += " nothing";
-  for (const auto& [kind, count] : config.skipped_kinds) out += fmt::format(" {} x {}{}", count, kind, kind == config.skipped_kinds.rbegin()->first ? "" : ",");
+  for (const auto& [kind, count] : config.skipped_kinds)
+    out += fmt::format(" {} x {}{}", count, kind, kind == config.skipped_kinds.rbegin()->first ? "" : ",");
   return out + "\n";
 }
 

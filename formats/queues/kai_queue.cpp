@@ -41,7 +41,8 @@ KaiResource read_resource(const Site& site, const YAML::Node& node, const std::s
 void read_kai_queue(const Object& object, QueueConfig& config) {
   const Site& site = object.site;
   const YAML::Node spec = member(object.node, "spec");
-  check_map(site, spec, "spec", {"displayName", "parentQueue", "resources", "priority", "preemptMinRuntime", "reclaimMinRuntime"});
+  check_map(site, spec, "spec",
+            {"displayName", "parentQueue", "resources", "priority", "preemptMinRuntime", "reclaimMinRuntime"});
   KaiQueueSpec queue;
   queue.name = text(site, member(member(object.node, "metadata"), "name"), "metadata.name");
   queue.where = site.where(object.node);

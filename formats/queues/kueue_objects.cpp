@@ -117,7 +117,8 @@ double read_fair_weight(const Site& site, const YAML::Node& node, const std::str
 
 void read_preemption(const Site& site, const YAML::Node& node, ClusterQueueSpec& cq) {
   check_map(site, node, "spec.preemption", {"withinClusterQueue", "reclaimWithinCohort", "borrowWithinCohort"});
-  cq.within_queue = choice(site, member(node, "withinClusterQueue"), "spec.preemption.withinClusterQueue", WithinQueuePreemption::Never);
+  cq.within_queue =
+      choice(site, member(node, "withinClusterQueue"), "spec.preemption.withinClusterQueue", WithinQueuePreemption::Never);
   cq.reclaim = choice(site, member(node, "reclaimWithinCohort"), "spec.preemption.reclaimWithinCohort", ReclaimPreemption::Never);
   const YAML::Node borrow = member(node, "borrowWithinCohort");
   check_map(site, borrow, "spec.preemption.borrowWithinCohort", {"policy", "maxPriorityThreshold"});
@@ -136,18 +137,23 @@ void read_fungibility(const Site& site, const YAML::Node& node, bool v1beta1, Cl
   using F = FungibilityChoice;
   // v1beta1 still takes the old names Borrow and Preempt for MayStopSearch; v1beta2 does not.
   const YAML::Node borrow = member(node, "whenCanBorrow"), preempt = member(node, "whenCanPreempt");
-  cq.when_can_borrow = v1beta1 ? choice(site, borrow, "spec.flavorFungibility.whenCanBorrow", F::MayStopSearch, {{"Borrow", F::MayStopSearch}})
-                               : choice(site, borrow, "spec.flavorFungibility.whenCanBorrow", F::MayStopSearch);
-  cq.when_can_preempt = v1beta1 ? choice(site, preempt, "spec.flavorFungibility.whenCanPreempt", F::TryNextFlavor, {{"Preempt", F::MayStopSearch}})
-                                : choice(site, preempt, "spec.flavorFungibility.whenCanPreempt", F::TryNextFlavor);
+  cq.when_can_borrow =
+      v1beta1 ? choice(site, borrow, "spec.flavorFungibility.whenCanBorrow", F::MayStopSearch, {{"Borrow", F::MayStopSearch}})
+              : choice(site, borrow, "spec.flavorFungibility.whenCanBorrow", F::MayStopSearch);
+  cq.when_can_preempt =
+      v1beta1 ? choice(site, preempt, "spec.flavorFungibility.whenCanPreempt", F::TryNextFlavor, {{"Preempt", F::MayStopSearch}})
+              : choice(site, preempt, "spec.flavorFungibility.whenCanPreempt", F::TryNextFlavor);
   const YAML::Node preference = member(node, "preference");
   cq.preference = choice(site, preference, "spec.flavorFungibility.preference", FlavorPreference::BorrowingOverPreemption);
   // The CEL rule of FlavorFungibility.
   if (present(preference) && (cq.when_can_borrow != F::TryNextFlavor || cq.when_can_preempt != F::TryNextFlavor))
-    site.fail(preference, "spec.flavorFungibility.preference", "may be set only when whenCanBorrow and whenCanPreempt are both TryNextFlavor");
+    site.fail(preference, "spec.flavorFungibility.preference",
+              "may be set only when whenCanBorrow and whenCanPreempt are both TryNextFlavor");
 }
 
-std::string name_of(const Object& object) { return text(object.site, member(member(object.node, "metadata"), "name"), "metadata.name"); }
+std::string name_of(const Object& object) {
+  return text(object.site, member(member(object.node, "metadata"), "name"), "metadata.name");
+}
 
 }  // namespace
 
@@ -156,9 +162,9 @@ void read_cluster_queue(const Object& object, QueueConfig& config) {
   const bool v1beta1 = object.version == "v1beta1";
   const char* cohort_key = v1beta1 ? "cohort" : "cohortName";
   const YAML::Node spec = member(object.node, "spec");
-  std::vector<std::string> keys = {cohort_key,     "resourceGroups",    "queueingStrategy",        "preemption",
-                                   "flavorFungibility", "fairSharing", "namespaceSelector",       "stopPolicy",
-                                   "admissionChecksStrategy", "admissionScope"};
+  std::vector<std::string> keys = {
+      cohort_key,          "resourceGroups", "queueingStrategy",        "preemption",    "flavorFungibility", "fairSharing",
+      "namespaceSelector", "stopPolicy",     "admissionChecksStrategy", "admissionScope"};
   keys.push_back(v1beta1 ? "admissionChecks" : "concurrentAdmissionPolicy");
   check_map(site, spec, "spec", keys);
   ClusterQueueSpec cq;
@@ -167,7 +173,8 @@ void read_cluster_queue(const Object& object, QueueConfig& config) {
   cq.cohort = text(site, member(spec, cohort_key), std::string("spec.") + cohort_key);
   cq.queueing = choice(site, member(spec, "queueingStrategy"), "spec.queueingStrategy", QueueingStrategy::BestEffortFIFO);
   const std::string parent_field = std::string("spec.") + cohort_key;
-  cq.groups = read_groups(site, member(spec, "resourceGroups"), "spec.resourceGroups", {!cq.cohort.empty(), parent_field.c_str(), true});
+  cq.groups =
+      read_groups(site, member(spec, "resourceGroups"), "spec.resourceGroups", {!cq.cohort.empty(), parent_field.c_str(), true});
   read_preemption(site, member(spec, "preemption"), cq);
   read_fungibility(site, member(spec, "flavorFungibility"), v1beta1, cq);
   cq.fair_weight = read_fair_weight(site, member(spec, "fairSharing"), "spec.fairSharing");
@@ -184,7 +191,8 @@ void read_cohort(const Object& object, QueueConfig& config) {
   cohort.where = site.where(object.node);
   const std::string parent_field = std::string("spec.") + parent_key;
   cohort.parent = text(site, member(spec, parent_key), parent_field);
-  cohort.groups = read_groups(site, member(spec, "resourceGroups"), "spec.resourceGroups", {!cohort.parent.empty(), parent_field.c_str(), false});
+  cohort.groups = read_groups(site, member(spec, "resourceGroups"), "spec.resourceGroups",
+                              {!cohort.parent.empty(), parent_field.c_str(), false});
   cohort.fair_weight = read_fair_weight(site, member(spec, "fairSharing"), "spec.fairSharing");
   config.cohorts.push_back(std::move(cohort));
 }
@@ -225,13 +233,14 @@ void read_workload_priority_class(const Object& object, QueueConfig& config) {
   const YAML::Node value = member(object.node, "value");
   if (!present(value)) site.fail(object.node, "value", "missing (the priority, an integer)");
   text(site, member(object.node, "description"), "description");
-  config.priority_classes.push_back(
-      {name_of(object), site.where(object.node), static_cast<int32_t>(integer(site, value, "value", kInt32Min, kInt32Max)), true});
+  config.priority_classes.push_back({name_of(object), site.where(object.node),
+                                     static_cast<int32_t>(integer(site, value, "value", kInt32Min, kInt32Max)), true});
 }
 
 void read_priority_class(const Object& object, QueueConfig& config) {
   const Site& site = object.site;
-  check_map(site, object.node, "", {"apiVersion", "kind", "metadata", "value", "globalDefault", "preemptionPolicy", "description"});
+  check_map(site, object.node, "",
+            {"apiVersion", "kind", "metadata", "value", "globalDefault", "preemptionPolicy", "description"});
   const YAML::Node value = member(object.node, "value");
   if (!present(value)) site.fail(object.node, "value", "missing (the priority, an integer)");
   text(site, member(object.node, "description"), "description");
@@ -239,7 +248,8 @@ void read_priority_class(const Object& object, QueueConfig& config) {
                              static_cast<int32_t>(integer(site, value, "value", kInt32Min, kInt32Max)), false};
   if (const YAML::Node global = member(object.node, "globalDefault"); present(global))
     priority.global_default = boolean(site, global, "globalDefault");
-  priority.preempts = one_of(site, member(object.node, "preemptionPolicy"), "preemptionPolicy", {"PreemptLowerPriority", "Never"}) != "Never";
+  priority.preempts =
+      one_of(site, member(object.node, "preemptionPolicy"), "preemptionPolicy", {"PreemptLowerPriority", "Never"}) != "Never";
   config.priority_classes.push_back(std::move(priority));
 }
 
@@ -251,9 +261,11 @@ void read_configuration(const Object& object, QueueConfig& config) {
     check_map(site, fair, "fairSharing", {"enable", "preemptionStrategies"});
   else
     check_map(site, fair, "fairSharing", {"preemptionStrategies"});
-  const std::vector<YAML::Node> strategies = list_items(site, member(fair, "preemptionStrategies"), "fairSharing.preemptionStrategies");
+  const std::vector<YAML::Node> strategies =
+      list_items(site, member(fair, "preemptionStrategies"), "fairSharing.preemptionStrategies");
   for (size_t s = 0; s < strategies.size(); ++s)
-    one_of(site, strategies[s], indexed("fairSharing.preemptionStrategies", s), {"LessThanOrEqualToFinalShare", "LessThanInitialShare"});
+    one_of(site, strategies[s], indexed("fairSharing.preemptionStrategies", s),
+           {"LessThanOrEqualToFinalShare", "LessThanInitialShare"});
   // config v1beta1: fairSharing.enable (default false); v1beta2: the fairSharing struct present
   // (apis/config/v1beta1|v1beta2/configuration_types.go).
   if (v1beta1)

@@ -55,7 +55,8 @@ Status check_flavors(const std::vector<ResourceGroup>& groups, const std::string
     for (size_t f = 0; f < groups[g].flavors.size(); ++f)
       if (!flavors.count(groups[g].flavors[f].flavor))
         return Error{where + ": " + label + ": spec.resourceGroups[" + std::to_string(g) + "].flavors[" + std::to_string(f) +
-                     "].name: no ResourceFlavor '" + groups[g].flavors[f].flavor + "' (ResourceFlavors: " + listed(flavor_names) + ")"};
+                     "].name: no ResourceFlavor '" + groups[g].flavors[f].flavor + "' (ResourceFlavors: " + listed(flavor_names) +
+                     ")"};
   return Status::success();
 }
 
@@ -111,7 +112,8 @@ Status check_kai_references(const QueueConfig& config) {
   for (const KaiQueueSpec& q : config.kai_queues) names.push_back(q.name), parents.emplace_back(q.name, q.parent);
   for (const KaiQueueSpec& q : config.kai_queues)
     if (!q.parent.empty() && std::find(names.begin(), names.end(), q.parent) == names.end())
-      return Error{q.where + ": Queue " + q.name + ": spec.parentQueue: no Queue '" + q.parent + "' (Queues: " + listed(names) + ")"};
+      return Error{q.where + ": Queue " + q.name + ": spec.parentQueue: no Queue '" + q.parent + "' (Queues: " + listed(names) +
+                   ")"};
   if (const std::string cycle = parent_cycle(parents); !cycle.empty()) {
     const auto first = std::find_if(config.kai_queues.begin(), config.kai_queues.end(),
                                     [&](const KaiQueueSpec& q) { return cycle.rfind(q.name + " -> ", 0) == 0; });

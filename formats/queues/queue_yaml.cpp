@@ -41,8 +41,8 @@ const std::vector<KindReader>& kind_readers() {
 }
 
 // Kueue kinds that are no quota or priority (kueue v0.19.2 apis/kueue/v1beta2, v1alpha1): skipped.
-const std::set<std::string> kKueueNotModelled = {"Topology",          "AdmissionCheck",    "ProvisioningRequestConfig",
-                                                 "MultiKueueConfig",  "MultiKueueCluster", "Workload"};
+const std::set<std::string> kKueueNotModelled = {"Topology",         "AdmissionCheck",    "ProvisioningRequestConfig",
+                                                 "MultiKueueConfig", "MultiKueueCluster", "Workload"};
 
 struct Context {
   QueueConfig config;
@@ -147,7 +147,8 @@ std::string skipped_summary(const QueueConfig& config) {
 
 }  // namespace
 
-Expected<QueueConfig> parse_queue_config(const std::vector<std::pair<std::string, std::string>>& files, const std::string& source) {
+Expected<QueueConfig> parse_queue_config(const std::vector<std::pair<std::string, std::string>>& files,
+                                         const std::string& source) {
   Context ctx;
   ctx.config.source = source;
   for (const auto& [file, text] : files) {

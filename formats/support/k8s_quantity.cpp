@@ -22,15 +22,14 @@ struct ExactQuantity {
 constexpr int kMaxDigits = 19;
 
 Error not_a_quantity(std::string_view text, const char* why) {
-  return Error{"'" + std::string(text) + "' is not a Kubernetes quantity (" + why +
-               "; e.g. 8, 500m, 1.5Gi, 1e3, 64G)"};
+  return Error{"'" + std::string(text) + "' is not a Kubernetes quantity (" + why + "; e.g. 8, 500m, 1.5Gi, 1e3, 64G)"};
 }
 
 // apimachinery suffix.go: the binary SI and decimal SI suffixes. False when `suffix` is neither.
 bool si_suffix(std::string_view suffix, ExactQuantity& q) {
   static constexpr std::pair<std::string_view, int> kBinary[] = {{"Ki", 10}, {"Mi", 20}, {"Gi", 30},
                                                                  {"Ti", 40}, {"Pi", 50}, {"Ei", 60}};
-  static constexpr std::pair<std::string_view, int> kDecimal[] = {{"n", -9}, {"u", -6}, {"m", -3}, {"", 0}, {"k", 3},
+  static constexpr std::pair<std::string_view, int> kDecimal[] = {{"n", -9}, {"u", -6}, {"m", -3}, {"", 0},   {"k", 3},
                                                                   {"M", 6},  {"G", 9},  {"T", 12}, {"P", 15}, {"E", 18}};
   for (const auto& [name, exponent] : kBinary)
     if (suffix == name) return q.binary_exponent = exponent, true;
@@ -98,8 +97,8 @@ Expected<int64_t> parse_quantity(std::string_view text, int scale) {
   const ExactQuantity& q = *parsed;
   if (q.mantissa == 0) return int64_t{0};
   constexpr Int128 kMax = std::numeric_limits<int64_t>::max();
-  const Error too_large{"'" + std::string(text) + "' is too large (more than 2^63-1 " +
-                        (scale == 3 ? "thousandths" : "units") + ")"};
+  const Error too_large{"'" + std::string(text) + "' is too large (more than 2^63-1 " + (scale == 3 ? "thousandths" : "units") +
+                        ")"};
   // mantissa < 10^19 and 2^binary_exponent <= 2^60: the product fits in 128 bits.
   Int128 numerator = q.mantissa << q.binary_exponent;
   const int exponent = q.decimal_exponent + scale;

@@ -72,8 +72,9 @@ struct EnumNames<WithinQueuePreemption> {
 };
 template <>
 struct EnumNames<ReclaimPreemption> {
-  static constexpr std::array<EnumName<ReclaimPreemption>, 3> table{
-      {{ReclaimPreemption::Never, "Never"}, {ReclaimPreemption::LowerPriority, "LowerPriority"}, {ReclaimPreemption::Any, "Any"}}};
+  static constexpr std::array<EnumName<ReclaimPreemption>, 3> table{{{ReclaimPreemption::Never, "Never"},
+                                                                     {ReclaimPreemption::LowerPriority, "LowerPriority"},
+                                                                     {ReclaimPreemption::Any, "Any"}}};
 };
 template <>
 struct EnumNames<BorrowWithinCohort> {
@@ -138,7 +139,7 @@ struct PriorityClassSpec {
   std::string name;
   std::string where;
   int32_t value = 0;
-  bool workload_class = true;  // false: a scheduling.k8s.io PriorityClass
+  bool workload_class = true;   // false: a scheduling.k8s.io PriorityClass
   bool global_default = false;  // PriorityClass globalDefault: the priority of pods naming no class
   bool preempts = true;         // PriorityClass preemptionPolicy: PreemptLowerPriority (default); Never: false
 };
@@ -157,7 +158,7 @@ struct KaiResource {
 struct KaiQueueSpec {
   std::string name;
   std::string where;
-  std::string parent;  // spec.parentQueue; empty: a top-level queue (department)
+  std::string parent;        // spec.parentQueue; empty: a top-level queue (department)
   std::string display_name;  // spec.displayName ("" when absent)
   KaiResource gpu, cpu, memory;
   int32_t priority = 100;  // spec.priority: higher queues take over-quota first

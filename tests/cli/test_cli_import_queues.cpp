@@ -24,8 +24,9 @@ TEST_CASE("cli::import queues: the Kueue example as topsim reads it", "[cli][que
   REQUIRE(r.exit_code == 0);
   SECTION("the cohort holds the three queues, each with its quota per flavor and resource in people's units") {
     CHECK(some_line_matches(r.out, "  cohort research: fairSharing.weight 1"));
-    CHECK(some_line_matches(r.out, "    ClusterQueue team-b: BestEffortFIFO; preemption: withinClusterQueue LowerPriority, "
-                                   "reclaimWithinCohort Any, borrowWithinCohort Never;.*"));
+    CHECK(some_line_matches(r.out,
+                            "    ClusterQueue team-b: BestEffortFIFO; preemption: withinClusterQueue LowerPriority, "
+                            "reclaimWithinCohort Any, borrowWithinCohort Never;.*"));
     CHECK(some_line_matches(r.out, " *default-flavor +nvidia.com/gpu +32 GPUs +32 GPUs +no limit"));
     CHECK(some_line_matches(r.out, " *default-flavor +nvidia.com/gpu +32 GPUs +no limit +16 GPUs"));
     CHECK(some_line_matches(r.out, " *default-flavor +cpu +1024 cores +no limit +no limit"));

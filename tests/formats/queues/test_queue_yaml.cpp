@@ -42,7 +42,8 @@ metadata: {name: default-flavor}
 
 // A ClusterQueue `team-a` (v1beta2) whose spec is `spec`, after the flavor (its line 1 is line 5 of the file).
 std::string queue(const std::string& spec) {
-  return std::string(kFlavor) + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: team-a}\nspec:\n" + spec;
+  return std::string(kFlavor) + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: team-a}\nspec:\n" +
+         spec;
 }
 
 const char* kGroups = R"(  resourceGroups:
@@ -243,7 +244,8 @@ value: -5
     CHECK(c.priority_classes[1].value == -5);
   }
   SECTION("Configuration: v1beta1 fairSharing.enable, v1beta2 fairSharing present; other keys ignored") {
-    const std::string v1beta1 = "---\napiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nmanageJobsWithoutQueueName: true\n";
+    const std::string v1beta1 =
+        "---\napiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nmanageJobsWithoutQueueName: true\n";
     CHECK(good({{"q.yaml", queue("") + v1beta1 + "fairSharing: {enable: true}\n"}}).fair_sharing);
     CHECK_FALSE(good({{"q.yaml", queue("") + v1beta1 + "fairSharing: {enable: false}\n"}}).fair_sharing);
     const std::string v1beta2 = "---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: kueue-system\n";
@@ -307,9 +309,11 @@ metadata: {name: team-b}
   }
   SECTION("files are read in sorted path order: the later definition is the one refused") {
     TempDir dir;
-    auto first = read(dir, {{"z.yaml", queue("")}, {"m.yaml", kFlavor + std::string("---\n") + "apiVersion: v1\nkind: Namespace\n"}});
+    auto first =
+        read(dir, {{"z.yaml", queue("")}, {"m.yaml", kFlavor + std::string("---\n") + "apiVersion: v1\nkind: Namespace\n"}});
     REQUIRE_FALSE(first.ok());  // the flavor is defined twice
-    CHECK_THAT(first.error().message, Catch::StartsWith(dir.file("q/z.yaml") + ":1: ResourceFlavor default-flavor: defined twice"));
+    CHECK_THAT(first.error().message,
+               Catch::StartsWith(dir.file("q/z.yaml") + ":1: ResourceFlavor default-flavor: defined twice"));
   }
 }
 
@@ -331,10 +335,11 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
   SECTION("wrong types") {
     check(queue("  resourceGroups: {}\n"), "9", "ClusterQueue team-a", "spec.resourceGroups", "must be a list");
     check(queue("  cohortName: [a]\n"), "9", "ClusterQueue team-a", "spec.cohortName", "must be a string");
-    check(std::string(kFlavor) + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\nvalue: \"100\"\n",
+    check(std::string(kFlavor) +
+              "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\nvalue: \"100\"\n",
           "8", "WorkloadPriorityClass p", "value", "must be an integer");
-    check(queue("  preemption:\n    borrowWithinCohort: {policy: Never, maxPriorityThreshold: 1.5}\n"), "10", "ClusterQueue team-a",
-          "spec.preemption.borrowWithinCohort.maxPriorityThreshold", "must be an integer");
+    check(queue("  preemption:\n    borrowWithinCohort: {policy: Never, maxPriorityThreshold: 1.5}\n"), "10",
+          "ClusterQueue team-a", "spec.preemption.borrowWithinCohort.maxPriorityThreshold", "must be an integer");
   }
   SECTION("malformed and negative quantities") {
     std::string groups = kGroups;
@@ -348,7 +353,8 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
   SECTION("unknown enum values name the allowed ones") {
     check(queue("  queueingStrategy: FIFO\n"), "9", "ClusterQueue team-a", "spec.queueingStrategy",
           "'FIFO' is not one of BestEffortFIFO, StrictFIFO");
-    check(queue("  flavorFungibility: {whenCanBorrow: Borrow}\n"), "9", "ClusterQueue team-a", "spec.flavorFungibility.whenCanBorrow",
+    check(queue("  flavorFungibility: {whenCanBorrow: Borrow}\n"), "9", "ClusterQueue team-a",
+          "spec.flavorFungibility.whenCanBorrow",
           "is not one of MayStopSearch, TryNextFlavor");  // Borrow is v1beta1 only
     check(queue("  preemption: {withinClusterQueue: Lower}\n"), "9", "ClusterQueue team-a", "spec.preemption.withinClusterQueue",
           "LowerOrNewerEqualPriority");
@@ -360,11 +366,14 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
     groups = kGroups;
     check(queue(groups.substr(0, groups.rfind("      - {name: memory"))), "13", "ClusterQueue team-a",
           "spec.resourceGroups[0].flavors[0].resources", "lists 2 resources; the group covers 3");
-    check(queue(std::string(kGroups) + "  - coveredResources: [cpu]\n    flavors: [{name: f2, resources: [{name: cpu, nominalQuota: 1}]}]\n"),
-          "17", "ClusterQueue team-a", "spec.resourceGroups[1].coveredResources[0]", "'cpu' is covered twice");
     check(queue(std::string(kGroups) +
-                "  - coveredResources: [pods]\n    flavors: [{name: default-flavor, resources: [{name: pods, nominalQuota: 1}]}]\n"),
-          "18", "ClusterQueue team-a", "spec.resourceGroups[1].flavors[0].name", "listed twice");
+                "  - coveredResources: [cpu]\n    flavors: [{name: f2, resources: [{name: cpu, nominalQuota: 1}]}]\n"),
+          "17", "ClusterQueue team-a", "spec.resourceGroups[1].coveredResources[0]", "'cpu' is covered twice");
+    check(
+        queue(
+            std::string(kGroups) +
+            "  - coveredResources: [pods]\n    flavors: [{name: default-flavor, resources: [{name: pods, nominalQuota: 1}]}]\n"),
+        "18", "ClusterQueue team-a", "spec.resourceGroups[1].flavors[0].name", "listed twice");
     groups = kGroups;
     check(queue(groups.replace(groups.find("8}"), 2, "8, borrowingLimit: 4}")), "14", "ClusterQueue team-a",
           "spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit", "must not be set without spec.cohortName");
@@ -380,27 +389,32 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
           "spec.flavorFungibility.preference", "both TryNextFlavor");
   }
   SECTION("references and cycles across objects") {
-    check(queue("") + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: ml}\nspec: {clusterQueue: team-x}\n",
+    check(queue("") +
+              "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: ml}\nspec: "
+              "{clusterQueue: team-x}\n",
           "10", "LocalQueue ml/lq", "spec.clusterQueue", "no ClusterQueue 'team-x' (ClusterQueues: team-a)");
     std::string groups = kGroups;
     check(queue(groups.replace(groups.find("name: default-flavor"), 20, "name: a100")), "5", "ClusterQueue team-a",
           "spec.resourceGroups[0].flavors[0].name", "no ResourceFlavor 'a100' (ResourceFlavors: default-flavor)");
     const std::string cohort = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: ";
-    check(queue("") + cohort + "a}\nspec: {parentName: b}\n" + cohort + "b}\nspec: {parentName: c}\n" + cohort + "c}\nspec: {parentName: b}\n",
+    check(queue("") + cohort + "a}\nspec: {parentName: b}\n" + cohort + "b}\nspec: {parentName: c}\n" + cohort +
+              "c}\nspec: {parentName: b}\n",
           "14", "Cohort b", "spec.parentName", "form a cycle: b -> c -> b");
     const std::string kai = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: ";
     check(kai + "a}\nspec: {parentQueue: x, resources: {}}\n", "1", "Queue a", "spec.parentQueue", "no Queue 'x' (Queues: a)");
-    check(kai + "a}\nspec: {parentQueue: b, resources: {}}\n---\n" + kai + "b}\nspec: {parentQueue: a, resources: {}}\n", "1", "Queue a",
-          "spec.parentQueue", "form a cycle: a -> b -> a");
+    check(kai + "a}\nspec: {parentQueue: b, resources: {}}\n---\n" + kai + "b}\nspec: {parentQueue: a, resources: {}}\n", "1",
+          "Queue a", "spec.parentQueue", "form a cycle: a -> b -> a");
     check(queue("") + "---\n" + queue("").substr(queue("").find("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cluster")), "11",
           "ClusterQueue team-a", "defined twice (also at", "q/queues.yaml:5");
   }
   SECTION("KAI fields") {
     const std::string kai = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\nspec:\n";
     check(kai + "  priority: 1\n", "4", "Queue a", "spec.resources", "missing (KAI requires it)");
-    check(kai + "  resources: {gpu: {quota: -2}}\n", "5", "Queue a", "spec.resources.gpu.quota", "must be -1 (unlimited) or at least 0");
+    check(kai + "  resources: {gpu: {quota: -2}}\n", "5", "Queue a", "spec.resources.gpu.quota",
+          "must be -1 (unlimited) or at least 0");
     check(kai + "  resources: {gpu: {quota: \"4\"}}\n", "5", "Queue a", "spec.resources.gpu.quota", "must be a number");
-    check(kai + "  resources: {tpu: {quota: 4}}\n", "5", "Queue a", "spec.resources.tpu", "unknown field (fields: gpu, cpu, memory)");
+    check(kai + "  resources: {tpu: {quota: 4}}\n", "5", "Queue a", "spec.resources.tpu",
+          "unknown field (fields: gpu, cpu, memory)");
   }
   SECTION("API versions and kinds of Kueue's groups") {
     check("apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: x}\n", "1", "document", "apiVersion",
