@@ -101,7 +101,9 @@ void add_document(Context& ctx, const YAML::Node& node, const Site& at) {
   if (!node.IsMap()) at.fail(node, "", "not a Kubernetes object (a map with apiVersion and kind)");
   const std::string kind = text(at, member(node, "kind"), "kind");
   const std::string api_version = text(at, member(node, "apiVersion"), "apiVersion");
-  if (kind == "List") {
+  // `kind: List` (kubectl) or a typed list (ClusterQueueList, QueueList) as the API server writes it.
+  const bool typed_list = kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0 && present(member(node, "items"));
+  if (kind == "List" || typed_list) {
     const std::vector<YAML::Node> items = list_items(at, member(node, "items"), "items");
     for (const YAML::Node& item : items) add_document(ctx, item, at);
     return;

@@ -299,6 +299,16 @@ metadata: {name: team-b}
     CHECK_THAT(c.cluster_queues.at(0).where, Catch::EndsWith("/q/b/queue.yml:5"));
     CHECK(c.skipped_kinds == std::map<std::string, int>{{"Deployment", 1}, {"Namespace", 2}, {"Topology", 1}});
   }
+  SECTION("a typed list as the API server writes it (ClusterQueueList)") {
+    const QueueConfig c = good({{"q.yaml", std::string(kFlavor) + R"(---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueueList
+items:
+- {apiVersion: kueue.x-k8s.io/v1beta2, kind: ClusterQueue, metadata: {name: a}}
+- {apiVersion: kueue.x-k8s.io/v1beta2, kind: ClusterQueue, metadata: {name: b}}
+)"}});
+    CHECK(c.cluster_queues.size() == 2);
+  }
   SECTION("one file instead of a folder") {
     TempDir dir;
     std::ofstream(dir.file("one.yaml")) << queue("");
@@ -328,9 +338,10 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
     check(queue("  cohortNme: x\n"), "9", "ClusterQueue team-a", "spec.cohortNme", "unknown field (fields: cohortName,");
     check(queue("  cohort: x\n"), "9", "ClusterQueue team-a", "spec.cohort", "unknown field");  // v1beta1's name in v1beta2
     check(queue("  preemption: {reclaim: Any}\n"), "9", "ClusterQueue team-a", "spec.preemption.reclaim", "unknown field");
-    check(queue(std::string(kGroups) + "      - {name: x, nominalQuota: 1, borrowLimit: 2}\n"), "17", "ClusterQueue team-a",
-          "spec.resourceGroups[0].flavors[0].resources[3].borrowLimit", "unknown field");
-    check(queue("").replace(queue("").find("spec:"), 5, "specs: {}"), "9", "ClusterQueue team-a", "specs", "unknown field");
+    std::string groups = kGroups;
+    check(queue(groups.replace(groups.find("1.5Gi}"), 6, "1.5Gi, borrowLimit: 2}")), "16", "ClusterQueue team-a",
+          "spec.resourceGroups[0].flavors[0].resources[2].borrowLimit", "unknown field");
+    check(queue("").replace(queue("").find("spec:"), 5, "specs: {}"), "8", "ClusterQueue team-a", "specs", "unknown field");
   }
   SECTION("wrong types") {
     check(queue("  resourceGroups: {}\n"), "9", "ClusterQueue team-a", "spec.resourceGroups", "must be a list");
@@ -364,7 +375,7 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
     check(queue(groups.replace(groups.find("name: cpu"), 9, "name: mem")), "15", "ClusterQueue team-a",
           "spec.resourceGroups[0].flavors[0].resources[1].name", "must be 'cpu'");
     groups = kGroups;
-    check(queue(groups.substr(0, groups.rfind("      - {name: memory"))), "13", "ClusterQueue team-a",
+    check(queue(groups.substr(0, groups.rfind("      - {name: memory"))), "14", "ClusterQueue team-a",
           "spec.resourceGroups[0].flavors[0].resources", "lists 2 resources; the group covers 3");
     check(queue(std::string(kGroups) +
                 "  - coveredResources: [cpu]\n    flavors: [{name: f2, resources: [{name: cpu, nominalQuota: 1}]}]\n"),
@@ -399,17 +410,17 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
     const std::string cohort = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: ";
     check(queue("") + cohort + "a}\nspec: {parentName: b}\n" + cohort + "b}\nspec: {parentName: c}\n" + cohort +
               "c}\nspec: {parentName: b}\n",
-          "14", "Cohort b", "spec.parentName", "form a cycle: b -> c -> b");
+          "15", "Cohort b", "spec.parentName", "form a cycle: b -> c -> b");
     const std::string kai = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: ";
     check(kai + "a}\nspec: {parentQueue: x, resources: {}}\n", "1", "Queue a", "spec.parentQueue", "no Queue 'x' (Queues: a)");
     check(kai + "a}\nspec: {parentQueue: b, resources: {}}\n---\n" + kai + "b}\nspec: {parentQueue: a, resources: {}}\n", "1",
           "Queue a", "spec.parentQueue", "form a cycle: a -> b -> a");
-    check(queue("") + "---\n" + queue("").substr(queue("").find("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cluster")), "11",
+    check(queue("") + "---\n" + queue("").substr(queue("").find("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cluster")), "10",
           "ClusterQueue team-a", "defined twice (also at", "q/queues.yaml:5");
   }
   SECTION("KAI fields") {
     const std::string kai = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\nspec:\n";
-    check(kai + "  priority: 1\n", "4", "Queue a", "spec.resources", "missing (KAI requires it)");
+    check(kai + "  priority: 1\n", "5", "Queue a", "spec.resources", "missing (KAI requires it)");
     check(kai + "  resources: {gpu: {quota: -2}}\n", "5", "Queue a", "spec.resources.gpu.quota",
           "must be -1 (unlimited) or at least 0");
     check(kai + "  resources: {gpu: {quota: \"4\"}}\n", "5", "Queue a", "spec.resources.gpu.quota", "must be a number");

@@ -63,7 +63,9 @@ TEST_CASE("formats::k8s_quantity: malformed and oversized quantities are refused
     CHECK_THAT(parse_quantity("10E").error().message, Catch::Contains("too large"));
     CHECK_THAT(parse_quantity("9223372036854775807", 3).error().message, Catch::Contains("too large"));
     CHECK(parse_quantity("9223372036854775807").ok());
-    CHECK_THAT(parse_quantity("12345678901234567890").error().message, Catch::Contains("19 significant digits"));
+    CHECK_THAT(parse_quantity("1.2345678901234567891").error().message, Catch::Contains("19 significant digits"));
+    CHECK_THAT(parse_quantity("12345678901234567890").error().message, Catch::Contains("too large"));  // 19 digits, then a zero
+    CHECK(units("1000000000000000000000m") == 1000000000000000000);  // trailing zeros are no significant digits
   }
   SECTION("a number for weights") {
     CHECK(*parse_quantity_number("500m") == Approx(0.5));
