@@ -101,7 +101,7 @@ void cohort(std::string& out, const CohortTree& tree, const std::string& name, c
     for (const ClusterQueueSpec* cq : queues->second) cluster_queue(out, *cq, indent + "  ");
 }
 
-void kueue_section(std::string& out, const QueueConfig& config) {
+void flavors_section(std::string& out, const QueueConfig& config) {
   std::vector<std::string> flavors;
   for (const ResourceFlavorSpec& f : config.flavors) {
     std::string labels;
@@ -111,6 +111,10 @@ void kueue_section(std::string& out, const QueueConfig& config) {
   std::sort(flavors.begin(), flavors.end());
   out += "\nResourceFlavors:\n";
   for (const std::string& f : flavors) out += "  " + f + "\n";
+}
+
+// Roots first: cohorts without a parent (declared or only named), each with its subtree.
+void cohorts_section(std::string& out, const QueueConfig& config) {
   CohortTree tree;
   std::vector<const ClusterQueueSpec*> queues;
   for (const ClusterQueueSpec& cq : config.cluster_queues) queues.push_back(&cq);
@@ -128,6 +132,9 @@ void kueue_section(std::string& out, const QueueConfig& config) {
     out += "  no cohort (neither borrows nor lends):\n";
     for (const ClusterQueueSpec* cq : tree.queues.at("")) cluster_queue(out, *cq, "    ");
   }
+}
+
+void local_queues_section(std::string& out, const QueueConfig& config) {
   std::vector<std::string> local;
   for (const LocalQueueSpec& lq : config.local_queues)
     local.push_back(lq.namespace_name + "/" + lq.name + " -> ClusterQueue " + lq.cluster_queue);
@@ -183,7 +190,11 @@ std::string render_queue_config(const QueueConfig& config) {
   if (config.kueue())
     out += config.fair_sharing ? "Fair Sharing: on (the Kueue Configuration's fairSharing)\n"
                                : "Fair Sharing: off (no Kueue Configuration turns it on)\n";
-  if (config.kueue()) kueue_section(out, config);
+  if (config.kueue()) {
+    flavors_section(out, config);
+    cohorts_section(out, config);
+    local_queues_section(out, config);
+  }
   priority_section(out, config);
   if (config.kai()) kai_section(out, config);
   out += "\nSkipped (not modelled):";
