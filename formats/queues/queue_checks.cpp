@@ -31,20 +31,25 @@ Status unique_names(const std::vector<T>& objects, const char* kind) {
   return unique(objects, kind, name, name);
 }
 
-// The first parent cycle among `nodes` (name -> parent, "" for a root), as "a -> b -> a"; "" when none.
+// The first parent cycle among `nodes` (name -> parent, "" for a root), as "a -> b -> a"; "" when
+// none. Each name is walked once (a long chain of parents costs no more than its length).
 std::string parent_cycle(const std::vector<std::pair<std::string, std::string>>& nodes) {
   const std::map<std::string, std::string> parent(nodes.begin(), nodes.end());
+  std::map<std::string, size_t> on_path;  // name -> position on the walk from the current start
+  std::set<std::string> done;
   for (const auto& [start, unused] : nodes) {
-    std::vector<std::string> path = {start};
-    for (auto it = parent.find(start); it != parent.end() && !it->second.empty(); it = parent.find(it->second)) {
-      if (it->second == start) {
+    std::vector<std::string> path;
+    on_path.clear();
+    for (std::string n = start; parent.count(n) && !done.count(n); n = parent.at(n)) {
+      if (const auto seen = on_path.find(n); seen != on_path.end()) {
         std::string cycle;
-        for (const std::string& n : path) cycle += n + " -> ";
-        return cycle + start;
+        for (size_t i = seen->second; i < path.size(); ++i) cycle += path[i] + " -> ";
+        return cycle + n;
       }
-      if (std::find(path.begin(), path.end(), it->second) != path.end()) break;  // a cycle not through `start`
-      path.push_back(it->second);
+      on_path.emplace(n, path.size());
+      path.push_back(n);
     }
+    done.insert(path.begin(), path.end());
   }
   return "";
 }
