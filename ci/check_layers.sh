@@ -37,6 +37,9 @@ declare -A internal=(
   [core/topology_graph.h]="core"
   [formats/support/json_reader.h]="formats scenario plan gate"
   [formats/jobs/job_list_entries.h]="formats"
+  [formats/support/yaml_reader.h]="formats"
+  [formats/queues/queue_fields.h]="formats"
+  [formats/queues/queue_objects.h]="formats"
   [scenario/scenario_sections.h]="scenario plan gate"
   [cli/command_table.h]="cli"
 )

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube)
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml)
 shared=${TOPSIM_SHARED_DIR:-../shared}  # the real inputs; TOPSIM_SHARED_DIR when the checkout has no ../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
@@ -46,6 +46,10 @@ printf '%s\n' 'BJobID|JobName|Submit|Start|End|Elapsed|AllocTRES|NNodes|State' \
 printf '%s\n' 'Cjob_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue' \
   '1,u,vc,8,16,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-09 19:41:01,3600,0' \
   > "$build/fuzz-corpus/kube/seed-helios"
+mkdir -p "$build/fuzz-corpus/queue_yaml"  # each example queue folder as one file of documents
+for d in scenarios/queues/*/; do
+  for f in "$d"*.yaml; do cat "$f"; echo "---"; done > "$build/fuzz-corpus/queue_yaml/seed-$(basename "$d")"
+done
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv

@@ -8,15 +8,14 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "core/llm_catalog.h"
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
 #include "formats/jobs/tenant_labels.h"
+#include "formats/support/yaml_reader.h"
 #include "util/input_file.h"
-#include "util/nesting.h"
 
 namespace topsim {
 namespace {
@@ -315,28 +314,6 @@ void add_job(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json job, co
   ctx.out.origins.push_back(label);
 }
 
-// The documents of a YAML stream, split at "---" lines, each with the line it starts on (1-based).
-// yaml-cpp 0.7's LoadAll loops forever, allocating, on some malformed streams (fixed upstream in
-// jbeder/yaml-cpp#1319, not in Debian's 0.7); one Load per document does not.
-std::vector<std::pair<int64_t, std::string>> yaml_documents(const std::string& text) {
-  std::vector<std::pair<int64_t, std::string>> parts{{1, ""}};
-  int64_t line_number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line(text.data() + start, end - start);
-    ++line_number;
-    const bool separator = line.rfind("---", 0) == 0 && (line.size() == 3 || line[3] == ' ' || line[3] == '\r');
-    if (separator)
-      parts.emplace_back(line_number + 1, "");
-    else
-      parts.back().second.append(line).append("\n");
-    start = end + 1;
-  }
-  return parts;
-}
-
 // The manifest files named or found in the folders named; what a folder holds under a manifest's
 // name that is no regular file (a FIFO, a device, a socket, a link that leads nowhere or loops) is
 // never opened: it is named in `skipped`.
@@ -363,55 +340,17 @@ std::vector<std::string> manifest_files(const std::vector<std::string>& paths, s
   return files;
 }
 
-// Refuses a document nested deeper than kMaxNestingDepth, or whose aliases expand it to more nodes
-// than its text could hold (an alias bomb: each alias repeats a whole subtree), before anything
-// walks it recursively, or repeating a key in a mapping (YAML 1.2 section 3.2.1.1: keys are
-// unique). `text_bytes`: the document's size; `first_line`: the file's line the document starts at.
-Status check_yaml_shape(const YAML::Node& root, size_t text_bytes, const std::string& where, int64_t first_line) {
-  const auto line = [&](const YAML::Node& node) { return std::to_string(first_line + std::max(0, node.Mark().line)); };
-  // A node takes at least a byte of text; aliases may repeat a template a few times, not a billion.
-  const size_t max_nodes = 8 * text_bytes + 4096;
-  std::vector<std::pair<YAML::Node, size_t>> stack = {{root, 1}};
-  for (size_t visited = 0; !stack.empty(); ++visited) {
-    auto [node, depth] = stack.back();
-    stack.pop_back();
-    if (depth > kMaxNestingDepth)
-      return Error{where + ":" + line(node) + ": nested more than " + std::to_string(kMaxNestingDepth) + " levels deep"};
-    if (visited > max_nodes)
-      return Error{where + ": aliases expand the document to more than " + std::to_string(max_nodes) + " nodes (an alias bomb?)"};
-    if (node.IsSequence())
-      for (const YAML::Node& child : node) stack.emplace_back(child, depth + 1);
-    if (!node.IsMap()) continue;
-    std::set<std::string> keys;
-    for (const auto& pair : node) {
-      if (pair.first.IsScalar() && !keys.insert(pair.first.Scalar()).second)
-        return Error{where + ":" + line(pair.first) + ": duplicate key '" + pair.first.Scalar() +
-                     "' (a key may appear once per mapping)"};
-      stack.emplace_back(pair.first, depth + 1), stack.emplace_back(pair.second, depth + 1);
-    }
-  }
-  return Status::success();
-}
-
 }  // namespace
 
 Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::string, std::string>>& files) {
   Context ctx;
   for (const auto& [file, text] : files) {
-    std::vector<YAML::Node> documents;
-    for (const auto& [first_line, part] : yaml_documents(text)) {
-      try {
-        documents.push_back(YAML::Load(part));
-        if (Status shape = check_yaml_shape(documents.back(), part.size(), file, first_line); !shape) return shape.error();
-      } catch (const YAML::Exception& e) {
-        return Error{file + ":" + std::to_string(first_line + e.mark.line) + ":" + std::to_string(e.mark.column + 1) +
-                     ": invalid YAML: " + e.msg};
-      }
-    }
-    for (size_t d = 0; d < documents.size(); ++d) {
+    auto documents = parse_yaml_stream(text, file);
+    if (!documents) return documents.error();
+    for (size_t d = 0; d < documents->size(); ++d) {
       const std::string where = file + " document " + std::to_string(d + 1);
       try {
-        add_document(ctx, documents[d], where);
+        add_document(ctx, (*documents)[d].root, where);
       } catch (const ManifestFault& fault) {
         return Error{where + ": " + fault.what};
       } catch (const YAML::Exception& e) {

@@ -9,11 +9,14 @@
 // the objects are put together names the file and the object.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "util/enum_names.h"
 
 namespace topsim {
 
@@ -53,6 +56,42 @@ enum class BorrowWithinCohort : uint8_t { Never, LowerPriority };
 enum class FungibilityChoice : uint8_t { MayStopSearch, TryNextFlavor };
 // flavorFungibility.preference
 enum class FlavorPreference : uint8_t { BorrowingOverPreemption, PreemptionOverBorrowing };
+
+// The names Kueue's YAML uses (kueue v0.19.2 apis/kueue/v1beta2/clusterqueue_types.go).
+template <>
+struct EnumNames<QueueingStrategy> {
+  static constexpr std::array<EnumName<QueueingStrategy>, 2> table{
+      {{QueueingStrategy::BestEffortFIFO, "BestEffortFIFO"}, {QueueingStrategy::StrictFIFO, "StrictFIFO"}}};
+};
+template <>
+struct EnumNames<WithinQueuePreemption> {
+  static constexpr std::array<EnumName<WithinQueuePreemption>, 3> table{
+      {{WithinQueuePreemption::Never, "Never"},
+       {WithinQueuePreemption::LowerPriority, "LowerPriority"},
+       {WithinQueuePreemption::LowerOrNewerEqualPriority, "LowerOrNewerEqualPriority"}}};
+};
+template <>
+struct EnumNames<ReclaimPreemption> {
+  static constexpr std::array<EnumName<ReclaimPreemption>, 3> table{{{ReclaimPreemption::Never, "Never"},
+                                                                     {ReclaimPreemption::LowerPriority, "LowerPriority"},
+                                                                     {ReclaimPreemption::Any, "Any"}}};
+};
+template <>
+struct EnumNames<BorrowWithinCohort> {
+  static constexpr std::array<EnumName<BorrowWithinCohort>, 2> table{
+      {{BorrowWithinCohort::Never, "Never"}, {BorrowWithinCohort::LowerPriority, "LowerPriority"}}};
+};
+template <>
+struct EnumNames<FungibilityChoice> {
+  static constexpr std::array<EnumName<FungibilityChoice>, 2> table{
+      {{FungibilityChoice::MayStopSearch, "MayStopSearch"}, {FungibilityChoice::TryNextFlavor, "TryNextFlavor"}}};
+};
+template <>
+struct EnumNames<FlavorPreference> {
+  static constexpr std::array<EnumName<FlavorPreference>, 2> table{
+      {{FlavorPreference::BorrowingOverPreemption, "BorrowingOverPreemption"},
+       {FlavorPreference::PreemptionOverBorrowing, "PreemptionOverBorrowing"}}};
+};
 
 struct ClusterQueueSpec {
   std::string name;
@@ -100,10 +139,15 @@ struct PriorityClassSpec {
   std::string name;
   std::string where;
   int32_t value = 0;
-  bool workload_class = true;  // false: a scheduling.k8s.io PriorityClass
+  bool workload_class = true;   // false: a scheduling.k8s.io PriorityClass
+  bool global_default = false;  // PriorityClass globalDefault: the priority of pods naming no class
+  bool preempts = true;         // PriorityClass preemptionPolicy: PreemptLowerPriority (default); Never: false
 };
 
-// One resource of a KAI Queue (spec.resources.gpu / cpu / memory).
+// One resource of a KAI Queue (spec.resources.gpu / cpu / memory), in KAI's units (NVIDIA/KAI-Scheduler
+// pkg/apis/scheduling/v2/resources.go): GPUs in devices (0.5: half a GPU), cpu in thousandths of a
+// core, memory in megabytes of 10^6 bytes. formats/queues/ sets every field: a field absent from
+// the YAML is KAI's zero (quota 0, overQuotaWeight 0, limit 0 = nothing beyond 0; docs/tenancy.md).
 struct KaiResource {
   double quota = 0;              // deserved; -1: unlimited (the whole of the parent's)
   double over_quota_weight = 1;  // share of what is left once every queue has its deserved
@@ -114,7 +158,8 @@ struct KaiResource {
 struct KaiQueueSpec {
   std::string name;
   std::string where;
-  std::string parent;  // spec.parentQueue; empty: a top-level queue (department)
+  std::string parent;        // spec.parentQueue; empty: a top-level queue (department)
+  std::string display_name;  // spec.displayName ("" when absent)
   KaiResource gpu, cpu, memory;
   int32_t priority = 100;  // spec.priority: higher queues take over-quota first
 };
@@ -132,6 +177,8 @@ struct QueueConfig {
   // fairSharing struct present); topsim reads it from a kueue Configuration object in the
   // folder or from the scenario.
   bool fair_sharing = false;
+  // Objects read but not modelled, by kind (Namespace, Deployment, Topology, AdmissionCheck, ...).
+  std::map<std::string, int> skipped_kinds;
 
   bool kueue() const { return !cluster_queues.empty(); }
   bool kai() const { return !kai_queues.empty(); }

@@ -1,0 +1,28 @@
+// Reading YAML streams safely, shared by the YAML readers of formats/ (Kubernetes manifests,
+// queue configurations). Internal to formats/: it exposes yaml-cpp's Node.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/expected.h"
+
+namespace topsim {
+
+// One document of a YAML stream and the line of the file it starts on (1-based): the line of a
+// node is first_line + node.Mark().line.
+struct YamlDocument {
+  YAML::Node root;
+  int64_t first_line = 1;
+};
+
+// The documents of `text` (split at "---" lines), each parsed on its own, and refused when nested
+// deeper than kMaxNestingDepth (util/nesting.h), when aliases expand it far beyond its text (an
+// alias bomb), or when a mapping repeats a key (YAML 1.2 section 3.2.1.1). Errors name `source`
+// and the line: "<source>:12:3: invalid YAML: ...", "<source>:40: duplicate key 'name' ...".
+[[nodiscard]] Expected<std::vector<YamlDocument>> parse_yaml_stream(const std::string& text, const std::string& source);
+
+}  // namespace topsim
