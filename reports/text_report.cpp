@@ -78,6 +78,39 @@ std::string clock(int64_t ms) {
   return fmt::format("{:02}:{:02}:{:02}", h, m, sec);
 }
 
+// With quota: what preemption cost and what was borrowed; then per tenant its p95 wait, mean
+// JCT, GPU-hours and evictions.
+std::string tenant_table(const ResultSet& r) {
+  const std::vector<std::string> tenants = tenant_names(r.schedulers.front().runs.front());
+  if (tenants.empty()) return "";
+  std::string out;
+  const bool quota = has(r.schedulers.front(), "evictions");
+  if (quota) {
+    out += row("preempted: evictions / GPU-h lost", r, [](const SchedulerResult& s) {
+      return fmt::format("{:.0f} / {:.2f}", mean(s, "evictions"), mean(s, "preempted_gpu_hours"));
+    });
+    out += row("borrowed above nominal (GPU-h)", r,
+               [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "borrowed_gpu_hours")); });
+  }
+  out += row("tenant fairness (Jain, 1 = even)", r, [](const SchedulerResult& s) {
+    return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
+  });
+  out += std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
+         (quota ? " / evictions (nominal GPUs)" : "") + ":\n";
+  for (const std::string& t : tenants)
+    out += row("  " + one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus@" + t)) : ""), r,
+               [&](const SchedulerResult& s) {
+                 const std::string at = "@" + t;
+                 std::string cell = mean(s, "finished" + at) > 0
+                                        ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
+                                        : std::string("n/a / n/a");
+                 cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
+                 if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
+                 return cell;
+               });
+  return out;
+}
+
 std::string replay_columns(const ResultSet& r) {
   std::string out = row("", r, [](const SchedulerResult& s) { return s.name; });
   out += row("jobs submitted", r, [](const SchedulerResult& s) { return count(s, "jobs"); });
@@ -113,6 +146,7 @@ std::string replay_columns(const ResultSet& r) {
     out += row("shared-GPU jobs: wait mean / p95 (s)", r, [](const SchedulerResult& s) {
       return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));
     });
+  out += tenant_table(r);
   out += "time-weighted means:\n";
   out += row("  GPUs allocated", r, [&](const SchedulerResult& s) {
     return fmt::format("{:.2f} ({:.1f}%)", mean(s, "allocated_gpus.mean"), 100 * mean(s, "gpu_alloc_ratio.mean"));
@@ -266,43 +300,10 @@ std::string llm_step_table(const ResultSet& r) {
   return out;
 }
 
-// With quota: what preemption cost and what was borrowed; then per tenant its p95 wait, mean
-// JCT, GPU-hours and evictions.
-std::string tenant_table(const ResultSet& r) {
-  const std::vector<std::string> tenants = tenant_names(r.schedulers.front().runs.front());
-  if (tenants.empty()) return "";
-  std::string out;
-  const bool quota = has(r.schedulers.front(), "evictions");
-  if (quota) {
-    out += row("preempted: evictions / GPU-h lost", r, [](const SchedulerResult& s) {
-      return fmt::format("{:.0f} / {:.2f}", mean(s, "evictions"), mean(s, "preempted_gpu_hours"));
-    });
-    out += row("borrowed above nominal (GPU-h)", r,
-               [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "borrowed_gpu_hours")); });
-  }
-  out += row("tenant fairness (Jain, 1 = even)", r, [](const SchedulerResult& s) {
-    return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
-  });
-  out += std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
-         (quota ? " / evictions (nominal GPUs)" : "") + ":\n";
-  for (const std::string& t : tenants)
-    out += row("  " + one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus@" + t)) : ""), r,
-               [&](const SchedulerResult& s) {
-                 const std::string at = "@" + t;
-                 std::string cell = mean(s, "finished" + at) > 0
-                                        ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
-                                        : std::string("n/a / n/a");
-                 cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
-                 if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
-                 return cell;
-               });
-  return out;
-}
-
 std::string render_replay(const ResultSet& r, const TextOptions& options) {
   std::string out = header(r) + "\n";
   if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + node_type_table(r) + llm_step_table(r);
-  out += replay_columns(r) + tenant_table(r) + node_type_table(r) + llm_step_table(r);
+  out += replay_columns(r) + node_type_table(r) + llm_step_table(r);
   const RunResult& first = r.schedulers.front().runs.front();
   if (has_job_records(first) && first.workload->size() <= options.max_job_lines) {
     auto records = first_records(r);

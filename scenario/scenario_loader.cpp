@@ -28,9 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {
-    "name",           "description",       "mode",         "seed",     "seeds",          "cluster",
-    "workload",       "schedulers",        "share_policy", "queue",    "overlap",        "record_transitions",
-    "sample_every_s", "workload_coverage", "target_load",  "protocol", "topology_labels"};
+    "name",           "description",       "mode",         "seed",     "seeds",           "cluster",
+    "workload",       "schedulers",        "share_policy", "queue",    "overlap",         "record_transitions",
+    "sample_every_s", "workload_coverage", "target_load",  "protocol", "topology_labels", "tenancy"};
 constexpr int kMaxSeeds = 100000;
 constexpr double kMaxTargetLoad = 10.0;
 
@@ -322,6 +322,7 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
   s.schedulers = s.cluster.trace_nodes.empty() ? std::vector<std::string>{"topology-aware", "default"} : schedulers_for(s);
   if (auto sch = top.member("schedulers")) read_schedulers(errors, *sch, s);
   read_options(errors, top, s);
+  if (!errors.failed()) read_tenancy(errors, verbatim, top, base_dir, s);
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, Networ
 // "workload": every kind; a fill experiment's draws need the cluster read first.
 void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& source,
                    const std::string& base_dir, Scenario& scenario);
+// "tenancy": the queue folder, the jobs' queues mapped onto it, checkpoints; after the workload.
+void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const JsonObject& top, const std::string& base_dir,
+                  Scenario& scenario);
 // A whole scenario from its parsed document, `check_jobs_fit`: a job the empty cluster can never
 // hold is an input error (a plan leaves it to the SLOs: such a job is rejected when it runs).
 [[nodiscard]] Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_view source,

@@ -14,6 +14,7 @@ struct KueueAdmission::FlavorTry {
   bool reclaim_only = false;
   std::vector<std::pair<int, int64_t>> usage;  // (FR, amount)
   std::vector<std::pair<int, int64_t>> needs;  // FRs short of quota
+  std::vector<uint32_t> victims;               // Preempt: who would be preempted
   std::string reason;
 };
 
@@ -41,7 +42,13 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       admissions_(static_cast<size_t>(tree_.nodes()), 0),
       gpu_resource_(tree_.resource(kResourceGpu)),
       borrowed_gpu_ms_(config.cluster_queues.size(), 0),
-      borrowed_since_ms_(config.cluster_queues.size(), 0) {}
+      borrowed_since_ms_(config.cluster_queues.size(), 0) {
+  admitted_by_queue_.resize(config.cluster_queues.size());
+  within_preempts_.assign(static_cast<size_t>(tree_.nodes()), false);
+  for (int q = 0; q < tree_.cluster_queues(); ++q)
+    if (queues_[static_cast<size_t>(q)].within_queue != WithinQueuePreemption::Never)
+      within_preempts_[static_cast<size_t>(tree_.root(q))] = true;
+}
 
 std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest& request) const {
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cluster_queue)];
@@ -94,7 +101,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
   Nomination out;
   out.id = workload.id;
   out.mode = Mode::Fit;
-  std::vector<std::pair<int, int64_t>> needs;
+  int groups_preempting = 0;
   for (const ResourceGroup& group : spec.groups) {
     std::vector<std::pair<int, int64_t>> asked;
     for (const auto& [resource, amount] : workload.request)
@@ -131,10 +138,10 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
         t.needs.emplace_back(fr, amount);
       }
       if (t.mode == Mode::Preempt) {
-        const std::vector<uint32_t> victims = preemption_targets(workload, t.usage);
-        t.no_candidates = victims.empty();
+        t.victims = preemption_targets(workload, t.usage);
+        t.no_candidates = t.victims.empty();
         t.reclaim_only =
-            std::none_of(victims.begin(), victims.end(), [&](uint32_t v) { return admitted_.at(v).cluster_queue == cq; });
+            std::none_of(t.victims.begin(), t.victims.end(), [&](uint32_t v) { return admitted_.at(v).cluster_queue == cq; });
         if (t.no_candidates) t.reason += "; no workload it may preempt frees enough";
       }
       // isPreferred (flavorassigner.go): a smaller rank wins, the first flavor ties.
@@ -156,6 +163,10 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
       if (stop) break;
     }
     out.usage.insert(out.usage.end(), best.usage.begin(), best.usage.end());
+    if (best.mode == Mode::Preempt) {
+      ++groups_preempting;
+      out.targets = best.victims;
+    }
     out.level = std::max(out.level, best.level);
     if (best.mode == Mode::NoFit || best.no_candidates) {
       out.mode = Mode::NoFit;
@@ -165,7 +176,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
       out.mode = Mode::Preempt;
     }
   }
-  if (out.mode == Mode::Preempt) {
+  if (out.mode == Mode::Preempt && groups_preempting > 1) {  // victims for every group at once
     out.targets = preemption_targets(workload, out.usage);
     if (out.targets.empty()) {
       out.mode = Mode::NoFit;
@@ -246,23 +257,26 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
     } else if (e.nomination.mode == Mode::Preempt) {
       const auto& targets = e.nomination.targets;
       if (std::any_of(targets.begin(), targets.end(), [&](uint32_t t) { return evicted.count(t) || !admitted_.count(t); }))
-        continue;  // chosen by an earlier entry of this cycle: retried in the next
-      for (uint32_t victim : targets) {
-        evicted.insert(victim);
-        release(victim, now_ms);
-        evict(victim);
-      }
+        continue;                                      // chosen by an earlier entry of this cycle: retried in the next
+      evicted.insert(targets.begin(), targets.end());  // they hold their quota until the cycle ends
       changed = true;
     } else if (fits(e.nomination.usage, w.cluster_queue, tree_, true)) {
       for (const auto& [fr, amount] : e.nomination.usage) change_usage(w.cluster_queue, fr, amount, now_ms);
       admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, ++admitted_count_, e.nomination.usage};
-      ++admissions_[static_cast<size_t>(tree_.root(w.cluster_queue))];
+      admitted_by_queue_[static_cast<size_t>(w.cluster_queue)].insert(w.id);
+      // A new preemption candidate only when it borrows, or when a queue preempts within itself.
+      const size_t root = static_cast<size_t>(tree_.root(w.cluster_queue));
+      if (e.nomination.level > 0 || within_preempts_[root]) ++admissions_[root];
       const uint32_t id = w.id;
       take_from_queue(w);
       waiting_.erase(id);
       admit(id);
       changed = true;
     }  // else: no longer fits after an earlier admission; nominated again next cycle
+  }
+  for (uint32_t victim : evicted) {  // in id order
+    release(victim, now_ms);
+    evict(victim);
   }
   return changed;
 }
@@ -278,6 +292,7 @@ void KueueAdmission::release(uint32_t id, int64_t now_ms) {
   assert(it != admitted_.end());
   for (const auto& [fr, amount] : it->second.usage) change_usage(it->second.cluster_queue, fr, -amount, now_ms);
   ++releases_[static_cast<size_t>(tree_.root(it->second.cluster_queue))];
+  admitted_by_queue_[static_cast<size_t>(it->second.cluster_queue)].erase(id);
   admitted_.erase(it);
 }
 
@@ -316,6 +331,7 @@ void KueueAdmission::admit_now(const QueuedWorkload& workload, int64_t admitted_
       if (covers(group, tree_.resource_name(resource))) usage.emplace_back(tree_.fr(tree_.flavor(flavor), resource), amount);
   }
   for (const auto& [fr, amount] : usage) change_usage(workload.cluster_queue, fr, amount, admitted_ms);
+  admitted_by_queue_[static_cast<size_t>(workload.cluster_queue)].insert(workload.id);
   admitted_[workload.id] = {
       workload.cluster_queue, workload.priority, workload.timestamp_ms, admitted_ms, ++admitted_count_, usage};
 }

@@ -149,7 +149,10 @@ class KueueAdmission {
   std::vector<Queue> waiting_by_queue_;
   std::map<uint32_t, QueuedWorkload> waiting_;
   std::map<uint32_t, Admitted> admitted_;
-  std::vector<uint64_t> releases_, admissions_;  // by root node
+  std::vector<std::set<uint32_t>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
+  std::vector<uint64_t> releases_, admissions_;        // by root node
+  std::vector<bool> within_preempts_;                  // by root node: some queue of the tree preempts within itself
+  mutable QuotaTree scratch_;                          // preemption_targets' working copy (its storage reused)
   uint64_t admitted_count_ = 0;
   int gpu_resource_ = -1;
   std::vector<int64_t> borrowed_gpu_ms_;

@@ -64,25 +64,44 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
   };
 
   std::vector<Candidate> candidates;
-  const int root = tree_.root(cq);
-  for (const auto& [id, a] : admitted_) {
-    if (tree_.root(a.cluster_queue) != root || !uses_short(a)) continue;
-    if (a.cluster_queue == cq) {
-      if (eligible_within(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
-        candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence});
-      continue;
+  auto collect = [&](int queue) {
+    for (uint32_t id : admitted_by_queue_[static_cast<size_t>(queue)]) {
+      const Admitted& a = admitted_.at(id);
+      if (!uses_short(a)) continue;
+      if (queue == cq) {
+        if (eligible_within(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
+          candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence});
+        continue;
+      }
+      if (spec.reclaim == ReclaimPreemption::LowerPriority && !(a.priority < workload.priority)) continue;
+      Kind kind = Kind::WithoutBorrowing;
+      if (guaranteed_below(tree_.common_ancestor(cq, a.cluster_queue)))
+        kind = Kind::Hierarchical;
+      else if (spec.borrow_within_cohort == BorrowWithinCohort::LowerPriority && a.priority < workload.priority &&
+               (!spec.borrow_max_priority || a.priority <= *spec.borrow_max_priority))
+        kind = Kind::WhileBorrowing;
+      candidates.push_back({id, kind, a.priority, a.admitted_ms, a.sequence});
     }
-    if (spec.reclaim == ReclaimPreemption::Never) continue;
-    if (spec.reclaim == ReclaimPreemption::LowerPriority && !(a.priority < workload.priority)) continue;
-    Kind kind = Kind::WithoutBorrowing;
-    if (guaranteed_below(tree_.common_ancestor(cq, a.cluster_queue)))
-      kind = Kind::Hierarchical;
-    else if (spec.borrow_within_cohort == BorrowWithinCohort::LowerPriority && a.priority < workload.priority &&
-             (!spec.borrow_max_priority || a.priority <= *spec.borrow_max_priority))
-      kind = Kind::WhileBorrowing;
-    candidates.push_back({id, kind, a.priority, a.admitted_ms, a.sequence});
+  };
+  // Only the queue's own workloads, and those of queues of its tree borrowing a short FR, can be
+  // victims: other queues are skipped whole.
+  const int root = tree_.root(cq);
+  for (int other = 0; other < tree_.cluster_queues(); ++other) {
+    const bool skip =
+        other == cq ? spec.within_queue == WithinQueuePreemption::Never
+                    : spec.reclaim == ReclaimPreemption::Never || tree_.root(other) != root ||
+                          std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(other, fr); });
+    if (!skip) collect(other);
   }
   if (candidates.empty()) return {};
+  // Not enough even with every candidate gone: no search.
+  for (const auto& [fr, amount] : needs) {
+    int64_t freeable = tree_.available(cq, fr);
+    for (const Candidate& c : candidates)
+      for (const auto& [used_fr, used] : admitted_.at(c.id).usage)
+        if (used_fr == fr) freeable += used;
+    if (freeable < amount) return {};
+  }
   // Hierarchy candidates, then other queues', then the queue's own; lower priority first, then
   // the most recently admitted.
   auto group = [](Kind k) { return k == Kind::Hierarchical ? 0 : k == Kind::SameQueue ? 2 : 1; };
@@ -95,7 +114,8 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
 
   // Greedy removal until the preemptor fits, then the reverse fill-back.
   auto attempt = [&](bool allow_borrowing) -> std::vector<uint32_t> {
-    QuotaTree work = tree_;
+    QuotaTree& work = scratch_;
+    work = tree_;  // copy-assigned: no allocation once the scratch tree has the shape
     std::vector<uint32_t> targets;
     auto change = [&](uint32_t id, int sign) {
       const Admitted& a = admitted_.at(id);

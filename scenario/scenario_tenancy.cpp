@@ -1,0 +1,56 @@
+// "tenancy": the scenario's teams and quotas (sim/tenancy/): a folder of Kueue objects, how the
+// queues the jobs name map onto them, and what a preemption costs.
+#include <nlohmann/json.hpp>
+
+#include "formats/queues/queue_yaml.h"
+#include "scenario/scenario_sections.h"
+
+namespace topsim {
+namespace {
+
+constexpr double kMaxSeconds = 1e9;
+
+void read_queue_of(JsonErrors& errors, const JsonObject& tenancy, TenancySpec& spec) {
+  const auto at = tenancy.member("queue_of");
+  if (!at) return;
+  if (!at->value->is_object()) return tenancy.fail("queue_of", "must map queue names of the jobs to LocalQueues");
+  for (const auto& [name, target] : at->value->items()) {
+    if (!target.is_string() || target.get<std::string>().empty())
+      return errors.fail(at->pointer + "/" + name, "must be a LocalQueue or ClusterQueue name");
+    spec.queue_of[name] = target.get<std::string>();
+  }
+}
+
+}  // namespace
+
+void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const JsonObject& top, const std::string& base_dir,
+                  Scenario& s) {
+  const auto at = top.member("tenancy");
+  if (!at) return;
+  if (s.mode == ExperimentMode::Fill) return top.fail("tenancy", "does not apply to a fill experiment (nothing waits)");
+  const JsonObject tenancy(errors, *at, {"queues", "queue_of", "default_queue", "checkpoint_every_s", "restart_overhead_s"});
+  if (!tenancy.is_object() || !tenancy.require("queues")) return;
+  const auto folder = tenancy.string("queues");
+  if (!folder) return;
+  auto spec = std::make_shared<TenancySpec>();
+  auto config = read_queue_config(resolve_path(base_dir, *folder));
+  if (!config) return verbatim.emplace(config.error()), void();
+  spec->queues = std::move(config).value();
+  if (!spec->queues.kueue())
+    return tenancy.fail("queues", "'" + *folder + "' holds no Kueue ClusterQueue (KAI queues are read but not yet simulated)");
+  if (spec->queues.fair_sharing)
+    return tenancy.fail("queues", "'" + *folder +
+                                      "' turns on Kueue's Fair Sharing, which is not simulated yet (classic preemption is); "
+                                      "remove the Configuration's fairSharing to run it");
+  read_queue_of(errors, tenancy, *spec);
+  if (auto name = tenancy.string("default_queue")) spec->default_queue = *name;
+  if (auto every = tenancy.number("checkpoint_every_s", 0, kMaxSeconds)) spec->checkpoint.every_ms = std::llround(*every * 1000);
+  if (auto overhead = tenancy.number("restart_overhead_s", 0, kMaxSeconds))
+    spec->checkpoint.restart_overhead_ms = std::llround(*overhead * 1000);
+  if (errors.failed()) return;
+  auto binding = bind_tenancy(*spec, *s.workload);
+  if (!binding) return verbatim.emplace(binding.error()), void();
+  s.tenancy = std::move(spec);
+}
+
+}  // namespace topsim
