@@ -24,7 +24,8 @@ double divide(const std::vector<KaiShareQueue>& queues, const std::vector<double
   remaining = std::max(0.0, remaining);
   std::map<int, std::vector<size_t>, std::greater<>> by_priority;
   for (size_t q : members) by_priority[queues[q].priority].push_back(q);
-  for (const auto& [priority, level] : by_priority) {
+  for (const auto& entry : by_priority) {
+    const std::vector<size_t>& level = entry.second;  // one priority, highest first
     auto unsatisfied = [&] {
       std::vector<size_t> out;
       for (size_t q : level)

@@ -52,7 +52,9 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
 
 std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest& request) const {
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cluster_queue)];
-  for (const auto& [resource, amount] : request) {
+  for (const auto& asked : request) {
+    const int resource = asked.first;
+    const int64_t amount = asked.second;
     const bool covered = std::any_of(spec.groups.begin(), spec.groups.end(),
                                      [&](const ResourceGroup& g) { return covers(g, tree_.resource_name(resource)); });
     if (!covered)
