@@ -107,8 +107,8 @@ class Engine final : private Binder {
     uint32_t version = 0;  // of its rate (a job re-rated by shared links gets a new finish event)
     uint32_t epoch = 0;    // of its run (a preempted job's earlier runs never finish)
   };
-  // A running job of a run with quota: when this run started and is due to end, and the restart
-  // overhead it began with (what its preemption would cost).
+  // A running job of a run with quota: when this run started and is due to end (a job on shared
+  // links: its Flowing::finish_ms instead), and the restart overhead it began with.
   struct Run {
     int64_t start_ms = 0;
     int64_t finish_ms = 0;
@@ -234,18 +234,18 @@ class Engine final : private Binder {
       for (const std::string& name : workload_.queue_names) out_.tenants.push_back({name});
       return;
     }
+    // The scenario loader checks both: here every job is rejected with the reason.
+    Expected<QuotaTree> built = QuotaTree::build(config_.tenancy->queues);
     Expected<TenancyBinding> binding = bind_tenancy(*config_.tenancy, workload_);
-    if (!binding) {  // the scenario loader checks this: here every job is rejected with the reason
-      binding_error_ = binding.error().message;
+    if (!built || !binding) {
+      binding_error_ = (!built ? built.error() : binding.error()).message;
       return;
     }
     binding_.emplace(std::move(*binding));
-    QuotaTree tree = QuotaTree::build(config_.tenancy->queues).value();
+    QuotaTree tree = std::move(*built);
     const int gpu = tree.resource(kResourceGpu);
     for (int q = 0; q < tree.cluster_queues(); ++q) {
-      TenantUsage t{tree.name(q)};
-      for (int f = 0; gpu >= 0 && f * tree.resources() < tree.fr_count(); ++f) t.nominal_gpus += tree.nominal(q, tree.fr(f, gpu));
-      out_.tenants.push_back(t);
+      out_.tenants.push_back({tree.name(q), 0, gpu >= 0 ? tree.nominal_all_flavors(q, gpu) : 0, 0});
     }
     admission_.emplace(std::move(tree), config_.tenancy->queues);
     out_.quota = true;
@@ -298,9 +298,10 @@ class Engine final : private Binder {
     const JobSpec& job = open_[id];
     const int64_t milli = r.pods.empty() ? 0 : gpu_milli(id);
     if (r.state == JobState::Running) {
-      leave_links(id);
-      const Run run = runs_.at(id);
+      Run run = runs_.at(id);
       runs_.erase(id);
+      if (const auto flowing = flowing_.find(id); flowing != flowing_.end()) run.finish_ms = flowing->second.finish_ms;
+      leave_links(id);
       const PreemptionCost cost =
           preemption_cost(done_[id], run.start_ms, run.finish_ms, run.overhead_ms, now_ms_, config_.tenancy->checkpoint);
       done_[id] = cost.done;
@@ -341,17 +342,18 @@ class Engine final : private Binder {
 
   // A finished job's last run counts to its tenant's GPU time.
   void end_run(uint32_t id) {
-    if (out_.tenants.empty()) return;
-    if (const int t = tenant_of(open_[id]); t >= 0) tenant_milli_[static_cast<size_t>(t)] -= gpu_milli(id);
     int64_t start = book_[id].start_ms;
     if (const auto run = runs_.find(id); run != runs_.end()) {
       start = run->second.start_ms;
       runs_.erase(run);
     }
-    if (const int t = tenant_of(open_[id]); t >= 0 && start >= 0)
-      out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - start) * gpu_milli(id) / kMilliPerGpu;
     done_.erase(id);
     epoch_.erase(id);
+    const int t = out_.tenants.empty() ? -1 : tenant_of(open_[id]);
+    if (t < 0) return;
+    const int64_t milli = gpu_milli(id);
+    tenant_milli_[static_cast<size_t>(t)] -= milli;
+    out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - start) * milli / kMilliPerGpu;
   }
 
   void release_pods(uint32_t id) {
@@ -446,8 +448,6 @@ class Engine final : private Binder {
     out_.busy_gpu_ms += (finish - f.finish_ms) * open_[id].total_gpus();
     f.finish_ms = finish;
     events_.push({finish, seq_++, id, ++f.version, epoch_of(id)});
-    if (!runs_.empty())
-      if (const auto run = runs_.find(id); run != runs_.end()) run->second.finish_ms = finish;
   }
 
   void rerate_changed(const std::vector<uint32_t>& changed, uint32_t except) {
@@ -556,7 +556,7 @@ class Engine final : private Binder {
     int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
     if (run_ms == kForeverMs) return;
     if (admission_) run_ms = resumed_run_ms(id, run_ms);
-    if (!job.is_training()) out_.busy_gpu_ms += run_ms * job.gpu_milli_total(card_mem_of(r)) / kMilliPerGpu;
+    if (!job.is_training()) out_.busy_gpu_ms += run_ms * gpu_milli(id) / kMilliPerGpu;
     if (links_ && job.is_training() && enter_links(id, run_ms)) return;
     events_.push({now_ms_ + run_ms, seq_++, id, 0, epoch_of(id)});
   }

@@ -76,16 +76,21 @@ bool KueueAdmission::still_failed(const Failure& failure, int cluster_queue) con
   return !failure.needs_candidates || failure.admissions == admissions_[root];
 }
 
-const QueuedWorkload* KueueAdmission::head(int cluster_queue) const {
+const QueuedWorkload* KueueAdmission::first_waiting(int cluster_queue, bool skip_failed) const {
   const Queue& queue = waiting_by_queue_[static_cast<size_t>(cluster_queue)];
-  const bool strict = queues_[static_cast<size_t>(cluster_queue)].queueing == QueueingStrategy::StrictFIFO;
-  if (strict && still_failed(queue.strict_failed, cluster_queue)) return nullptr;
   const OrderKey* best = nullptr;
   for (const auto& [key, shape] : queue.shapes) {
-    if (shape.jobs.empty() || (!strict && still_failed(shape.failed, cluster_queue))) continue;
+    if (shape.jobs.empty() || (skip_failed && still_failed(shape.failed, cluster_queue))) continue;
     if (!best || *shape.jobs.begin() < *best) best = &*shape.jobs.begin();
   }
   return best ? &waiting_.at(best->id) : nullptr;
+}
+
+const QueuedWorkload* KueueAdmission::head(int cluster_queue) const {
+  if (queues_[static_cast<size_t>(cluster_queue)].queueing != QueueingStrategy::StrictFIFO)
+    return first_waiting(cluster_queue, true);
+  const Queue& queue = waiting_by_queue_[static_cast<size_t>(cluster_queue)];
+  return still_failed(queue.strict_failed, cluster_queue) ? nullptr : first_waiting(cluster_queue, false);
 }
 
 bool KueueAdmission::fits(const std::vector<std::pair<int, int64_t>>& usage, int cluster_queue, const QuotaTree& tree,
@@ -190,12 +195,9 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
 }
 
 int64_t KueueAdmission::gpus_borrowed(int cluster_queue) const {
-  int64_t used = 0, nominal = 0;
-  for (int f = 0; gpu_resource_ >= 0 && f * tree_.resources() < tree_.fr_count(); ++f) {
-    used += tree_.usage(cluster_queue, tree_.fr(f, gpu_resource_));
-    nominal += tree_.nominal(cluster_queue, tree_.fr(f, gpu_resource_));
-  }
-  return std::max<int64_t>(0, used - nominal);
+  if (gpu_resource_ < 0) return 0;
+  return std::max<int64_t>(
+      0, tree_.usage_all_flavors(cluster_queue, gpu_resource_) - tree_.nominal_all_flavors(cluster_queue, gpu_resource_));
 }
 
 void KueueAdmission::change_usage(int cluster_queue, int fr, int64_t amount, int64_t now_ms) {
@@ -309,11 +311,7 @@ std::string KueueAdmission::wait_reason(uint32_t id) const {
   const Queue& queue = waiting_by_queue_[static_cast<size_t>(w.cluster_queue)];
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(w.cluster_queue)];
   if (spec.queueing == QueueingStrategy::StrictFIFO) {
-    const QueuedWorkload* first = nullptr;
-    for (const auto& [key, shape] : queue.shapes)
-      if (!shape.jobs.empty() && (!first || shape.jobs.begin()->id != first->id))
-        if (!first || *shape.jobs.begin() < OrderKey{-first->priority, first->timestamp_ms, first->id})
-          first = &waiting_.at(shape.jobs.begin()->id);
+    const QueuedWorkload* first = first_waiting(w.cluster_queue, false);
     if (first && first->id != id) return "StrictFIFO: behind job " + std::to_string(first->id) + " in ClusterQueue " + spec.name;
     return queue.strict_failed.reason.empty() ? "waiting for quota in ClusterQueue " + spec.name : queue.strict_failed.reason;
   }

@@ -132,6 +132,8 @@ class KueueAdmission {
   struct FlavorTry;
   static constexpr uint64_t kNever = ~uint64_t{0};
 
+  // The queue's first waiting workload in its order (`skip_failed`: leaving out shapes set aside).
+  const QueuedWorkload* first_waiting(int cluster_queue, bool skip_failed) const;
   const QueuedWorkload* head(int cluster_queue) const;
   Nomination nominate(const QueuedWorkload& workload) const;
   bool fits(const std::vector<std::pair<int, int64_t>>& usage, int cluster_queue, const QuotaTree& tree,

@@ -166,6 +166,18 @@ int QuotaTree::borrowing_level(int cq, int fr, int64_t amount) const {
   }
 }
 
+int64_t QuotaTree::nominal_all_flavors(int node, int resource) const {
+  int64_t sum = 0;
+  for (size_t f = 0; f < flavor_names_.size(); ++f) sum += nominal(node, fr(static_cast<int>(f), resource));
+  return sum;
+}
+
+int64_t QuotaTree::usage_all_flavors(int node, int resource) const {
+  int64_t sum = 0;
+  for (size_t f = 0; f < flavor_names_.size(); ++f) sum += usage(node, fr(static_cast<int>(f), resource));
+  return sum;
+}
+
 void QuotaTree::add_usage(int cq, int fr, int64_t amount) {
   for (int node = cq; node >= 0 && amount != 0; node = parent(node)) {
     Quota& q = nodes_[static_cast<size_t>(node)].quota[static_cast<size_t>(fr)];

@@ -60,6 +60,10 @@ class QuotaTree {
   // level, resource_node.go: a node's height is one more than its highest child's).
   int borrowing_level(int cq, int fr, int64_t amount) const;
 
+  // A resource's nominal quota and usage at `node`, summed over every flavor.
+  int64_t nominal_all_flavors(int node, int resource) const;
+  int64_t usage_all_flavors(int node, int resource) const;
+
   // Adds (or with a negative amount, returns) usage at ClusterQueue `cq`.
   void add_usage(int cq, int fr, int64_t amount);
 

@@ -8,7 +8,14 @@ namespace {
 
 // The ClusterQueue a queue name reaches: a LocalQueue ("name" or "namespace/name"), else a
 // ClusterQueue of that name; -1 with `problem` set when neither or ambiguous.
-int resolve_queue(const QueueConfig& config, const QuotaTree& tree, const std::string& name, std::string& problem) {
+// The index of ClusterQueue `name` in the config (the quota tree's node), or -1.
+int cluster_queue_index(const QueueConfig& config, const std::string& name) {
+  for (size_t q = 0; q < config.cluster_queues.size(); ++q)
+    if (config.cluster_queues[q].name == name) return static_cast<int>(q);
+  return -1;
+}
+
+int resolve_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
   const size_t slash = name.find('/');
   const LocalQueueSpec* found = nullptr;
   int matches = 0;
@@ -24,8 +31,8 @@ int resolve_queue(const QueueConfig& config, const QuotaTree& tree, const std::s
     problem = "LocalQueue \"" + name + "\" exists in several namespaces; name it as namespace/" + name;
     return -1;
   }
-  if (found) return tree.cluster_queue(found->cluster_queue);
-  if (const int cq = tree.cluster_queue(name); cq >= 0) return cq;
+  if (found) return cluster_queue_index(config, found->cluster_queue);
+  if (const int cq = cluster_queue_index(config, name); cq >= 0) return cq;
   problem = "\"" + name + "\" is neither a LocalQueue nor a ClusterQueue of " + config.source;
   return -1;
 }
@@ -33,15 +40,12 @@ int resolve_queue(const QueueConfig& config, const QuotaTree& tree, const std::s
 }  // namespace
 
 Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& workload) {
-  Expected<QuotaTree> tree = QuotaTree::build(spec.queues);
-  if (!tree) return tree.error();
   TenancyBinding out;
-  for (int q = 0; q < tree->cluster_queues(); ++q) out.cluster_queue_names.push_back(tree->name(q));
   std::string problem;
   for (const std::string& name : workload.queue_names) {
     const auto mapped = spec.queue_of.find(name);
     const std::string& target = mapped == spec.queue_of.end() ? name : mapped->second;
-    const int cq = resolve_queue(spec.queues, *tree, target, problem);
+    const int cq = resolve_queue(spec.queues, target, problem);
     if (cq < 0)
       return Error(workload.source + ": jobs name queue \"" + name + "\"" +
                    (target != name ? " (mapped to \"" + target + "\")" : "") + ": " + problem +
@@ -49,7 +53,7 @@ Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& w
     out.cluster_queue_of.push_back(cq);
   }
   if (!spec.default_queue.empty()) {
-    out.default_cluster_queue = resolve_queue(spec.queues, *tree, spec.default_queue, problem);
+    out.default_cluster_queue = resolve_queue(spec.queues, spec.default_queue, problem);
     if (out.default_cluster_queue < 0) return Error("tenancy.default_queue: " + problem);
   }
   for (const std::string& name : workload.priority_class_names) {

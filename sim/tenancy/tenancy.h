@@ -38,7 +38,6 @@ struct TenancyBinding {
   std::vector<int> cluster_queue_of;  // by Workload::queue_names index
   int default_cluster_queue = -1;     // jobs naming no queue
   std::vector<int32_t> priority_of;   // by Workload::priority_class_names index
-  std::vector<std::string> cluster_queue_names;
 
   int cluster_queue(const JobSpec& job) const {
     return job.queue == kNoQueue ? default_cluster_queue : cluster_queue_of[job.queue];
