@@ -187,9 +187,13 @@ void kai_section(std::string& out, const QueueConfig& config) {
 
 std::string render_queue_config(const QueueConfig& config) {
   std::string out = "Queue configuration: " + config.source + "\n";
-  if (config.kueue())
-    out += config.fair_sharing ? "Fair Sharing: on (the Kueue Configuration's fairSharing)\n"
-                               : "Fair Sharing: off (no Kueue Configuration turns it on)\n";
+  if (config.kueue() && config.fair_sharing) {
+    out += "Fair Sharing: on (the Kueue Configuration's fairSharing); preemption strategies";
+    for (FairStrategy s : config.fair_strategies) (out += " ") += enum_name(s);
+    out += "\n";
+  } else if (config.kueue()) {
+    out += "Fair Sharing: off (no Kueue Configuration turns it on)\n";
+  }
   if (config.kueue()) {
     flavors_section(out, config);
     cohorts_section(out, config);

@@ -38,10 +38,6 @@ void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const Json
   spec->queues = std::move(config).value();
   if (!spec->queues.kueue())
     return tenancy.fail("queues", "'" + *folder + "' holds no Kueue ClusterQueue (KAI queues are read but not yet simulated)");
-  if (spec->queues.fair_sharing)
-    return tenancy.fail("queues", "'" + *folder +
-                                      "' turns on Kueue's Fair Sharing, which is not simulated yet (classic preemption is); "
-                                      "remove the Configuration's fairSharing to run it");
   read_queue_of(errors, tenancy, *spec);
   if (auto name = tenancy.string("default_queue")) spec->default_queue = *name;
   if (auto every = tenancy.number("checkpoint_every_s", 0, kMaxSeconds)) spec->checkpoint.every_ms = std::llround(*every * 1000);

@@ -263,9 +263,20 @@ void read_configuration(const Object& object, QueueConfig& config) {
     check_map(site, fair, "fairSharing", {"preemptionStrategies"});
   const std::vector<YAML::Node> strategies =
       list_items(site, member(fair, "preemptionStrategies"), "fairSharing.preemptionStrategies");
+  std::vector<FairStrategy> chosen;
   for (size_t s = 0; s < strategies.size(); ++s)
-    one_of(site, strategies[s], indexed("fairSharing.preemptionStrategies", s),
-           {"LessThanOrEqualToFinalShare", "LessThanInitialShare"});
+    chosen.push_back(one_of(site, strategies[s], indexed("fairSharing.preemptionStrategies", s),
+                            {"LessThanOrEqualToFinalShare", "LessThanInitialShare"}) == "LessThanInitialShare"
+                         ? FairStrategy::LessThanInitialShare
+                         : FairStrategy::LessThanOrEqualToFinalShare);
+  // Kueue accepts one strategy, or LessThanOrEqualToFinalShare then LessThanInitialShare
+  // (apis/config/v1beta2/configuration_types.go PreemptionStrategies; validation.go).
+  const bool valid = chosen.size() <= 1 || (chosen.size() == 2 && chosen[0] == FairStrategy::LessThanOrEqualToFinalShare &&
+                                            chosen[1] == FairStrategy::LessThanInitialShare);
+  if (!valid)
+    site.fail(member(fair, "preemptionStrategies"), "fairSharing.preemptionStrategies",
+              "Kueue accepts one strategy, or LessThanOrEqualToFinalShare followed by LessThanInitialShare");
+  if (!chosen.empty()) config.fair_strategies = chosen;
   // config v1beta1: fairSharing.enable (default false); v1beta2: the fairSharing struct present
   // (apis/config/v1beta1|v1beta2/configuration_types.go).
   if (v1beta1)

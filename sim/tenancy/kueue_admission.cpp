@@ -44,6 +44,13 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       borrowed_gpu_ms_(config.cluster_queues.size(), 0),
       borrowed_since_ms_(config.cluster_queues.size(), 0) {
   admitted_by_queue_.resize(config.cluster_queues.size());
+  fair_ = config.fair_sharing;
+  strategies_ = config.fair_strategies;
+  children_.resize(static_cast<size_t>(tree_.nodes()));
+  for (int n = tree_.cluster_queues(); n < tree_.nodes(); ++n)
+    if (tree_.parent(n) >= 0) children_[static_cast<size_t>(tree_.parent(n))].push_back(n);
+  for (int q = 0; q < tree_.cluster_queues(); ++q)
+    if (tree_.parent(q) >= 0) children_[static_cast<size_t>(tree_.parent(q))].push_back(q);
   within_preempts_.assign(static_cast<size_t>(tree_.nodes()), false);
   for (int q = 0; q < tree_.cluster_queues(); ++q)
     if (queues_[static_cast<size_t>(q)].within_queue != WithinQueuePreemption::Never)
@@ -87,6 +94,8 @@ const QueuedWorkload* KueueAdmission::first_waiting(int cluster_queue, bool skip
 }
 
 const QueuedWorkload* KueueAdmission::head(int cluster_queue) const {
+  if (const auto& pinned = waiting_by_queue_[static_cast<size_t>(cluster_queue)].preemptor)
+    if (const auto it = waiting_.find(*pinned); it != waiting_.end()) return &it->second;
   if (queues_[static_cast<size_t>(cluster_queue)].queueing != QueueingStrategy::StrictFIFO)
     return first_waiting(cluster_queue, true);
   const Queue& queue = waiting_by_queue_[static_cast<size_t>(cluster_queue)];
@@ -128,9 +137,12 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
           continue;
         }
         const int64_t potential = tree_.potential_available(cq, fr);
-        const bool considered =
-            amount <= potential && (amount <= tree_.nominal(cq, fr) || spec.borrow_within_cohort != BorrowWithinCohort::Never ||
-                                    hierarchical_room(tree_, cq, fr, amount));
+        // Preempting while borrowing: borrowWithinCohort, or Fair Sharing with reclaim
+        // (flavorassigner.go canPreemptWhileBorrowing).
+        const bool while_borrowing =
+            spec.borrow_within_cohort != BorrowWithinCohort::Never || (fair_ && spec.reclaim != ReclaimPreemption::Never);
+        const bool considered = amount <= potential &&
+                                (amount <= tree_.nominal(cq, fr) || while_borrowing || hierarchical_room(tree_, cq, fr, amount));
         if (t.reason.empty())
           t.reason = "insufficient quota for " + tree_.resource_name(resource) + " in flavor " + flavor.flavor +
                      " of ClusterQueue " + spec.name + ": " + std::to_string(amount) + " requested, " +
@@ -236,42 +248,68 @@ void KueueAdmission::mark_failed(const QueuedWorkload& workload, const Nominatio
 
 bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit,
                            const std::function<void(uint32_t)>& evict) {
-  struct Entry {
-    const QueuedWorkload* workload;
-    Nomination nomination;
-  };
-  std::vector<Entry> entries;
+  std::vector<CycleEntry> entries;
   for (int q = 0; q < tree_.cluster_queues(); ++q)
-    if (const QueuedWorkload* w = head(q)) entries.push_back({w, nominate(*w)});
+    if (const QueuedWorkload* w = head(q))
+      entries.push_back({w, nominate(*w), waiting_by_queue_[static_cast<size_t>(q)].preemptor == w->id});
   if (entries.empty()) return false;
-  // Inside nominal quota first, then higher priority, then older (PrioritySortingWithinCohort).
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    if (a.nomination.level != b.nomination.level) return a.nomination.level < b.nomination.level;
-    if (a.workload->priority != b.workload->priority) return a.workload->priority > b.workload->priority;
-    if (a.workload->timestamp_ms != b.workload->timestamp_ms) return a.workload->timestamp_ms < b.workload->timestamp_ms;
-    return a.workload->id < b.workload->id;
-  });
+  // Classic: a pinned preemptor first, then inside nominal quota, then higher priority, then
+  // older (PrioritySortingWithinCohort). Fair Sharing: one tournament per entry taken.
+  if (!fair_)
+    std::stable_sort(entries.begin(), entries.end(), [](const CycleEntry& a, const CycleEntry& b) {
+      if (a.preemptor != b.preemptor) return a.preemptor;
+      if (a.nomination.level != b.nomination.level) return a.nomination.level < b.nomination.level;
+      if (a.workload->priority != b.workload->priority) return a.workload->priority > b.workload->priority;
+      if (a.workload->timestamp_ms != b.workload->timestamp_ms) return a.workload->timestamp_ms < b.workload->timestamp_ms;
+      return a.workload->id < b.workload->id;
+    });
   bool changed = false;
   std::set<uint32_t> evicted;
-  for (Entry& e : entries) {
+  // Kueue's cycle snapshot once a preemption is issued (scheduler.go processEntry): the
+  // preemptor's usage is added and its victims' taken out, so that later entries of the cycle
+  // cannot take what the preemptor waits for.
+  QuotaTree& view = scratch_;
+  bool reserved = false;
+  auto change_view = [&](int cq, const std::vector<std::pair<int, int64_t>>& usage, int sign) {
+    for (const auto& [fr, amount] : usage) view.add_usage(cq, fr, sign * amount);
+  };
+  auto change_victims = [&](const std::vector<uint32_t>& victims, int sign) {
+    for (uint32_t v : victims) change_view(admitted_.at(v).cluster_queue, admitted_.at(v).usage, sign);
+  };
+  while (!entries.empty()) {
+    const size_t next = fair_ ? fair_next(entries) : 0;
+    const CycleEntry e = std::move(entries[next]);
+    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(next));
     const QueuedWorkload& w = *e.workload;
+    std::optional<uint32_t>& pinned = waiting_by_queue_[static_cast<size_t>(w.cluster_queue)].preemptor;
     if (e.nomination.mode == Mode::NoFit) {
+      pinned.reset();
       mark_failed(w, e.nomination);
       changed = true;
     } else if (e.nomination.mode == Mode::Preempt) {
       const auto& targets = e.nomination.targets;
       if (std::any_of(targets.begin(), targets.end(), [&](uint32_t t) { return evicted.count(t) || !admitted_.count(t); }))
-        continue;                                      // chosen by an earlier entry of this cycle: retried in the next
+        continue;  // chosen by an earlier entry of this cycle: retried in the next
+      if (!reserved) view = tree_, reserved = true;
+      change_victims(targets, -1);
+      if (!fits(e.nomination.usage, w.cluster_queue, view, true)) {  // an earlier entry took what it needs
+        change_victims(targets, +1);
+        continue;
+      }
+      change_view(w.cluster_queue, e.nomination.usage, +1);
       evicted.insert(targets.begin(), targets.end());  // they hold their quota until the cycle ends
+      pinned = w.id;
       changed = true;
-    } else if (fits(e.nomination.usage, w.cluster_queue, tree_, true)) {
+    } else if (fits(e.nomination.usage, w.cluster_queue, reserved ? view : tree_, true)) {
       for (const auto& [fr, amount] : e.nomination.usage) change_usage(w.cluster_queue, fr, amount, now_ms);
+      if (reserved) change_view(w.cluster_queue, e.nomination.usage, +1);
       admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, ++admitted_count_, e.nomination.usage};
       admitted_by_queue_[static_cast<size_t>(w.cluster_queue)].insert(w.id);
       // A new preemption candidate only when it borrows, or when a queue preempts within itself.
       const size_t root = static_cast<size_t>(tree_.root(w.cluster_queue));
       if (e.nomination.level > 0 || within_preempts_[root]) ++admissions_[root];
       const uint32_t id = w.id;
+      pinned.reset();
       take_from_queue(w);
       waiting_.erase(id);
       admit(id);

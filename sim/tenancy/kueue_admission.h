@@ -15,9 +15,20 @@
 //   the queue (withinClusterQueue) and in borrowing queues of the cohort (reclaimWithinCohort,
 //   borrowWithinCohort), lowest priority and most recently admitted first, removed greedily until
 //   the preemptor fits, then put back in reverse order where it still fits.
-// Not modelled: Fair Sharing's DRS tournament, Admission Fair Sharing, partial admission, the
+// - Fair Sharing (kueue_fair_sharing.cpp): the cycle's order by a tournament of dominant resource
+//   shares, and preemption between queues by the shares' strategies.
+// Not modelled: Admission Fair Sharing, partial admission, the
 // capacity reservation of a preemptor that cannot reclaim, admission checks, TAS (placement is
 // the scheduler's), flavors' node labels limiting placement.
+//
+// The quota a preemption frees goes to its preemptor: it stays its queue's head in the following
+// cycles until it is admitted or no longer fits, and a cycle takes it before other entries (Kueue's
+// PrioritizePreemptorWorkloads, pkg/scheduler/scheduler.go and fair_sharing_iterator.go, a gate
+// against "quota stealing and thrashing during desynchronized evictions", kueue#13662; on here
+// always). Without it, at one instant of simulated time, an older head that does not fit (set
+// aside by BestEffortFIFO, returned by the release) or a queue of lower share hides the
+// preemptor while a borrowing queue takes the freed quota back, and the two evict each other for
+// ever; in a live cluster the time victims take to terminate breaks such a loop.
 //
 // Sets aside and retries by the shape of requests: a set-aside workload returns only when its
 // cohort tree releases quota (Kueue requeues inadmissible workloads on such events), and
@@ -28,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +60,11 @@ struct QueuedWorkload {
   int64_t timestamp_ms = 0;  // creation, or its last eviction (Kueue's requeue timestamp)
   QuotaRequest request;
 };
+
+// Whether an admitted workload (`priority`, queued at `timestamp_ms`) may be preempted by a
+// workload of its own ClusterQueue under withinClusterQueue `policy`.
+bool within_queue_eligible(WithinQueuePreemption policy, int32_t priority, int64_t timestamp_ms, int32_t preemptor_priority,
+                           int64_t preemptor_timestamp_ms);
 
 class KueueAdmission {
  public:
@@ -118,6 +135,9 @@ class KueueAdmission {
   struct Queue {
     std::map<ShapeKey, ShapeClass> shapes;
     Failure strict_failed;  // StrictFIFO: its head could not be admitted
+    // A workload whose preemptions were issued: the queue's head until it is admitted or no
+    // longer fits, so that the quota its victims free goes to it (below).
+    std::optional<uint32_t> preemptor;
   };
   enum class Mode : uint8_t { Fit, Preempt, NoFit };
   struct Nomination {
@@ -130,6 +150,11 @@ class KueueAdmission {
     std::string reason;                          // NoFit: why
   };
   struct FlavorTry;
+  struct CycleEntry {
+    const QueuedWorkload* workload;
+    Nomination nomination;
+    bool preemptor = false;  // its queue's pinned preemptor
+  };
   static constexpr uint64_t kNever = ~uint64_t{0};
 
   // The queue's first waiting workload in its order (`skip_failed`: leaving out shapes set aside).
@@ -139,6 +164,10 @@ class KueueAdmission {
   bool fits(const std::vector<std::pair<int, int64_t>>& usage, int cluster_queue, const QuotaTree& tree,
             bool allow_borrowing) const;
   bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  // Fair Sharing (kueue_fair_sharing.cpp): the entry a cycle takes next, and the victims.
+  size_t fair_next(const std::vector<CycleEntry>& entries);
+  std::vector<uint32_t> fair_preemption_targets(const QueuedWorkload& workload,
+                                                const std::vector<std::pair<int, int64_t>>& needs) const;
   void mark_failed(const QueuedWorkload& workload, const Nomination& nomination);
   bool still_failed(const Failure& failure, int cluster_queue) const;
   void take_from_queue(const QueuedWorkload& workload);
@@ -154,7 +183,10 @@ class KueueAdmission {
   std::vector<std::set<uint32_t>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
   std::vector<uint64_t> releases_, admissions_;        // by root node
   std::vector<bool> within_preempts_;                  // by root node: some queue of the tree preempts within itself
-  mutable QuotaTree scratch_;                          // preemption_targets' working copy (its storage reused)
+  bool fair_ = false;                                  // Kueue's Fair Sharing is on
+  std::vector<FairStrategy> strategies_;
+  std::vector<std::vector<int>> children_;  // by tree node: its child cohorts, then its ClusterQueues
+  mutable QuotaTree scratch_;               // preemption_targets' working copy (its storage reused)
   uint64_t admitted_count_ = 0;
   int gpu_resource_ = -1;
   std::vector<int64_t> borrowed_gpu_ms_;

@@ -25,8 +25,10 @@ struct Candidate {
   uint64_t sequence;
 };
 
-bool eligible_within(WithinQueuePreemption policy, int32_t priority, int64_t timestamp_ms, int32_t preemptor_priority,
-                     int64_t preemptor_timestamp_ms) {
+}  // namespace
+
+bool within_queue_eligible(WithinQueuePreemption policy, int32_t priority, int64_t timestamp_ms, int32_t preemptor_priority,
+                           int64_t preemptor_timestamp_ms) {
   switch (policy) {
     case WithinQueuePreemption::Never: return false;
     case WithinQueuePreemption::LowerPriority: return priority < preemptor_priority;
@@ -36,10 +38,9 @@ bool eligible_within(WithinQueuePreemption policy, int32_t priority, int64_t tim
   return false;
 }
 
-}  // namespace
-
 std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& workload,
                                                          const std::vector<std::pair<int, int64_t>>& needs) const {
+  if (fair_) return fair_preemption_targets(workload, needs);
   const int cq = workload.cluster_queue;
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
   std::vector<int> short_frs;  // FRs the workload cannot get now
@@ -69,7 +70,7 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
       const Admitted& a = admitted_.at(id);
       if (!uses_short(a)) continue;
       if (queue == cq) {
-        if (eligible_within(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
+        if (within_queue_eligible(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
           candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence});
         continue;
       }

@@ -56,6 +56,11 @@ enum class BorrowWithinCohort : uint8_t { Never, LowerPriority };
 enum class FungibilityChoice : uint8_t { MayStopSearch, TryNextFlavor };
 // flavorFungibility.preference
 enum class FlavorPreference : uint8_t { BorrowingOverPreemption, PreemptionOverBorrowing };
+// Fair Sharing's rules for preempting another ClusterQueue's workload (Kueue Configuration
+// fairSharing.preemptionStrategies; pkg/scheduler/preemption/fairsharing/strategy.go): the
+// preemptor's share with its workload at most the target's share after the preemption, or below
+// the target's share before it.
+enum class FairStrategy : uint8_t { LessThanOrEqualToFinalShare, LessThanInitialShare };
 
 // The names Kueue's YAML uses (kueue v0.19.2 apis/kueue/v1beta2/clusterqueue_types.go).
 template <>
@@ -91,6 +96,13 @@ struct EnumNames<FlavorPreference> {
   static constexpr std::array<EnumName<FlavorPreference>, 2> table{
       {{FlavorPreference::BorrowingOverPreemption, "BorrowingOverPreemption"},
        {FlavorPreference::PreemptionOverBorrowing, "PreemptionOverBorrowing"}}};
+};
+
+template <>
+struct EnumNames<FairStrategy> {
+  static constexpr std::array<EnumName<FairStrategy>, 2> table{
+      {{FairStrategy::LessThanOrEqualToFinalShare, "LessThanOrEqualToFinalShare"},
+       {FairStrategy::LessThanInitialShare, "LessThanInitialShare"}}};
 };
 
 struct ClusterQueueSpec {
@@ -177,6 +189,8 @@ struct QueueConfig {
   // fairSharing struct present); topsim reads it from a kueue Configuration object in the
   // folder or from the scenario.
   bool fair_sharing = false;
+  // Kueue's default when the Configuration names none (preemption.go parseStrategies).
+  std::vector<FairStrategy> fair_strategies{FairStrategy::LessThanOrEqualToFinalShare, FairStrategy::LessThanInitialShare};
   // Objects read but not modelled, by kind (Namespace, Deployment, Topology, AdmissionCheck, ...).
   std::map<std::string, int> skipped_kinds;
 

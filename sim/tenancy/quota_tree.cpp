@@ -57,8 +57,10 @@ Expected<QuotaTree> QuotaTree::build(const QueueConfig& config) {
       const int parent = cohort(config.cluster_queues[q].cohort);
       tree.nodes_[q].parent = parent;
     }
+  for (size_t q = 0; q < config.cluster_queues.size(); ++q) tree.nodes_[q].weight = config.cluster_queues[q].fair_weight;
   for (const CohortSpec& spec : config.cohorts) {
     const int node = cohort(spec.name);
+    tree.nodes_[static_cast<size_t>(node)].weight = spec.fair_weight;
     if (!spec.parent.empty()) {
       const int parent = cohort(spec.parent);
       tree.nodes_[static_cast<size_t>(node)].parent = parent;

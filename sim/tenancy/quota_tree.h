@@ -37,6 +37,8 @@ class QuotaTree {
   // The lowest common ancestor of two nodes, or -1 when they are in different trees.
   int common_ancestor(int a, int b) const;
   int cluster_queue(const std::string& name) const;  // -1 when absent
+  // Fair Sharing's weight of a ClusterQueue or Cohort (spec.fairSharing.weight, default 1).
+  double fair_weight(int node) const { return nodes_[static_cast<size_t>(node)].weight; }
 
   // Flavors and resources by name; FR ids are dense: flavor * resources() + resource.
   int flavor(const std::string& name) const;
@@ -81,6 +83,7 @@ class QuotaTree {
     int parent = -1;
     std::vector<Quota> quota;  // by FR
     int height = 0;
+    double weight = 1;
   };
   const Quota& at(int node, int fr) const { return nodes_[static_cast<size_t>(node)].quota[static_cast<size_t>(fr)]; }
   int64_t available_from(int node, int fr, bool with_usage) const;

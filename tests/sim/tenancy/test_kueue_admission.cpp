@@ -208,3 +208,27 @@ TEST_CASE("kueue::admission reclaim: a lender's workload preempts the borrower's
   // a is inside its nominal quota: it reclaims from b's borrowed part, lowest priority first.
   CHECK(f.cycles(-1) == Cycle{{4}, {2}});
 }
+
+TEST_CASE("kueue::admission the quota a preemption frees goes to its preemptor, not back to the borrower", "[sim][kueue]") {
+  // a owns the cohort's 4 GPUs and runs 2; b owns none and borrows the other 2, with more
+  // waiting. a's oldest head wants 4 (6 with what a runs: never while it stays at nominal); the
+  // next, 1 GPU each, reclaim b's. Without the preemptor keeping what it freed, the set-aside
+  // head comes back on each release and b takes the GPU back: the two evict each other for ever
+  // at one instant.
+  KueueFixture f;
+  f.queue("a", "co", {{"nvidia.com/gpu", 4}}).reclaim = ReclaimPreemption::Any;
+  f.queue("b", "co", {{"nvidia.com/gpu", 0}});
+  f.build();
+  auto gpus = [&](uint32_t id, const char* queue, int64_t n) { return f.workload(id, queue, 0, n, id, "nvidia.com/gpu"); };
+  for (uint32_t id : {1u, 2u}) f.admission->admit_now(gpus(id, "a", 1), 0);
+  for (uint32_t id : {3u, 4u}) f.admission->admit_now(gpus(id, "b", 1), 0);
+  f.admission->enqueue(gpus(10, "a", 4));
+  f.admission->enqueue(gpus(11, "a", 1));
+  f.admission->enqueue(gpus(12, "a", 1));
+  for (uint32_t id = 20; id < 30; ++id) f.admission->enqueue(gpus(id, "b", 1));
+  const auto [admitted, evicted] = f.cycles(100);
+  CHECK(admitted == Ids{11, 12});
+  CHECK(evicted.size() == 2);
+  CHECK(f.cycles(1) == Cycle{{}, {}});  // settled
+  CHECK_FALSE(f.admission->admitted(10));
+}

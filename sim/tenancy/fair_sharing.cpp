@@ -1,0 +1,56 @@
+#include "sim/tenancy/fair_sharing.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace topsim {
+
+double Drs::weighted() const {
+  if (ratio == 0) return 0;
+  if (weight == 0) return std::numeric_limits<double>::infinity();
+  return ratio / weight;
+}
+
+bool Drs::borrowing_on(const std::vector<std::pair<int, int64_t>>& request) const {
+  return std::any_of(request.begin(), request.end(), [&](const auto& r) {
+    return r.second > 0 && std::find(borrowed_frs.begin(), borrowed_frs.end(), r.first) != borrowed_frs.end();
+  });
+}
+
+int compare_drs(const Drs& a, const Drs& b) {
+  const bool a_inf = a.weight == 0 && a.ratio != 0;
+  const bool b_inf = b.weight == 0 && b.ratio != 0;
+  auto cmp = [](double x, double y) { return x < y ? -1 : x > y ? 1 : 0; };
+  if (a_inf && b_inf) return cmp(a.ratio, b.ratio);
+  if (a_inf != b_inf) return a_inf ? 1 : -1;
+  return cmp(a.weighted(), b.weighted());
+}
+
+Drs dominant_resource_share(const QuotaTree& tree, int node) {
+  Drs drs;
+  drs.weight = tree.fair_weight(node);
+  const int parent = tree.parent(node);
+  if (parent < 0) return drs;
+  const int resources = tree.resources();
+  std::vector<int64_t> borrowed(static_cast<size_t>(resources), 0);
+  for (int fr = 0; fr < tree.fr_count(); ++fr) {
+    const int64_t over = tree.usage(node, fr) - tree.subtree_quota(node, fr);
+    if (over <= 0) continue;
+    borrowed[static_cast<size_t>(fr % resources)] += over;
+    drs.borrowed_frs.push_back(fr);
+  }
+  if (drs.borrowed_frs.empty()) return drs;
+  drs.borrowing = true;
+  // Resources in name order on ties, as Kueue picks the dominant one; only the ratio matters here.
+  for (int r = 0; r < resources; ++r) {
+    if (borrowed[static_cast<size_t>(r)] == 0) continue;
+    int64_t lendable = 0;
+    for (int f = 0; f * resources < tree.fr_count(); ++f) lendable += tree.potential_available(parent, tree.fr(f, r));
+    if (lendable <= 0) continue;
+    drs.ratio =
+        std::max(drs.ratio, static_cast<double>(borrowed[static_cast<size_t>(r)]) * 1000.0 / static_cast<double>(lendable));
+  }
+  return drs;
+}
+
+}  // namespace topsim
