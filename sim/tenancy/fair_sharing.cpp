@@ -32,6 +32,9 @@ Drs dominant_resource_share(const QuotaTree& tree, int node) {
   const int parent = tree.parent(node);
   if (parent < 0) return drs;
   const int resources = tree.resources();
+  bool any = false;
+  for (int fr = 0; fr < tree.fr_count() && !any; ++fr) any = tree.usage(node, fr) > tree.subtree_quota(node, fr);
+  if (!any) return drs;  // the common case, without allocating
   std::vector<int64_t> borrowed(static_cast<size_t>(resources), 0);
   for (int fr = 0; fr < tree.fr_count(); ++fr) {
     const int64_t over = tree.usage(node, fr) - tree.subtree_quota(node, fr);
@@ -39,7 +42,6 @@ Drs dominant_resource_share(const QuotaTree& tree, int node) {
     borrowed[static_cast<size_t>(fr % resources)] += over;
     drs.borrowed_frs.push_back(fr);
   }
-  if (drs.borrowed_frs.empty()) return drs;
   drs.borrowing = true;
   // Resources in name order on ties, as Kueue picks the dominant one; only the ratio matters here.
   for (int r = 0; r < resources; ++r) {

@@ -80,6 +80,7 @@ void KueueAdmission::enqueue(QueuedWorkload workload) {
 bool KueueAdmission::still_failed(const Failure& failure, int cluster_queue) const {
   const size_t root = static_cast<size_t>(tree_.root(cluster_queue));
   if (failure.releases != releases_[root]) return false;
+  if (failure.young_at_ms >= 0 && failure.young_at_ms != instant_ms_) return false;  // they are candidates now
   return !failure.needs_candidates || failure.admissions == admissions_[root];
 }
 
@@ -115,6 +116,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
   const int cq = workload.cluster_queue;
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
   Nomination out;
+  left_young_ = false;
   out.id = workload.id;
   out.mode = Mode::Fit;
   int groups_preempting = 0;
@@ -203,6 +205,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
       out.reason = "ClusterQueue " + spec.name + ": no set of workloads it may preempt frees enough quota";
     }
   }
+  out.young_candidates = left_young_;
   return out;
 }
 
@@ -238,7 +241,8 @@ void KueueAdmission::take_from_queue(const QueuedWorkload& workload) {
 
 void KueueAdmission::mark_failed(const QueuedWorkload& workload, const Nomination& nomination) {
   const size_t root = static_cast<size_t>(tree_.root(workload.cluster_queue));
-  const Failure failure{releases_[root], admissions_[root], nomination.needs_candidates, nomination.reason};
+  const Failure failure{releases_[root], admissions_[root], nomination.needs_candidates,
+                        nomination.young_candidates ? instant_ms_ : -1, nomination.reason};
   Queue& queue = waiting_by_queue_[static_cast<size_t>(workload.cluster_queue)];
   if (queues_[static_cast<size_t>(workload.cluster_queue)].queueing == QueueingStrategy::StrictFIFO)
     queue.strict_failed = failure;
@@ -303,8 +307,9 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
     } else if (fits(e.nomination.usage, w.cluster_queue, reserved ? view : tree_, true)) {
       for (const auto& [fr, amount] : e.nomination.usage) change_usage(w.cluster_queue, fr, amount, now_ms);
       if (reserved) change_view(w.cluster_queue, e.nomination.usage, +1);
-      admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, ++admitted_count_, e.nomination.usage};
-      admitted_by_queue_[static_cast<size_t>(w.cluster_queue)].insert(w.id);
+      const Admitted& a =
+          admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, ++admitted_count_, e.nomination.usage};
+      admitted_by_queue_[static_cast<size_t>(w.cluster_queue)].insert(victim_key(w.id, a));
       // A new preemption candidate only when it borrows, or when a queue preempts within itself.
       const size_t root = static_cast<size_t>(tree_.root(w.cluster_queue));
       if (e.nomination.level > 0 || within_preempts_[root]) ++admissions_[root];
@@ -325,6 +330,7 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
 
 void KueueAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
                          int max_cycles) {
+  instant_ms_ = now_ms;
   for (int n = 0; max_cycles < 0 || n < max_cycles; ++n)
     if (!cycle(now_ms, admit, evict)) break;
 }
@@ -334,7 +340,7 @@ void KueueAdmission::release(uint32_t id, int64_t now_ms) {
   assert(it != admitted_.end());
   for (const auto& [fr, amount] : it->second.usage) change_usage(it->second.cluster_queue, fr, -amount, now_ms);
   ++releases_[static_cast<size_t>(tree_.root(it->second.cluster_queue))];
-  admitted_by_queue_[static_cast<size_t>(it->second.cluster_queue)].erase(id);
+  admitted_by_queue_[static_cast<size_t>(it->second.cluster_queue)].erase(victim_key(id, it->second));
   admitted_.erase(it);
 }
 
@@ -369,9 +375,9 @@ void KueueAdmission::admit_now(const QueuedWorkload& workload, int64_t admitted_
       if (covers(group, tree_.resource_name(resource))) usage.emplace_back(tree_.fr(tree_.flavor(flavor), resource), amount);
   }
   for (const auto& [fr, amount] : usage) change_usage(workload.cluster_queue, fr, amount, admitted_ms);
-  admitted_by_queue_[static_cast<size_t>(workload.cluster_queue)].insert(workload.id);
-  admitted_[workload.id] = {
+  const Admitted& a = admitted_[workload.id] = {
       workload.cluster_queue, workload.priority, workload.timestamp_ms, admitted_ms, ++admitted_count_, usage};
+  admitted_by_queue_[static_cast<size_t>(workload.cluster_queue)].insert(victim_key(workload.id, a));
 }
 
 }  // namespace topsim

@@ -30,6 +30,14 @@
 // preemptor while a borrowing queue takes the freed quota back, and the two evict each other for
 // ever; in a live cluster the time victims take to terminate breaks such a loop.
 //
+// A workload admitted at the instant the cycles run is no preemption candidate until simulated
+// time moves on. Cycles at one instant have no time between them; in a live cluster that time
+// (pods starting, victims terminating) is when such a preemption would happen. Without it, queues
+// can evict each other in a ring at one instant for ever: under Fair Sharing, a preemption frees
+// more than its preemptor takes, the tournament admits the rest to a third queue, whose share
+// then lets the first victim's queue reclaim. With it the cycles at one instant end: each
+// preemption evicts a workload admitted before it, and such workloads only run out.
+//
 // Sets aside and retries by the shape of requests: a set-aside workload returns only when its
 // cohort tree releases quota (Kueue requeues inadmissible workloads on such events), and
 // workloads of one ClusterQueue with equal requests are tried once per release, so a cycle costs
@@ -38,10 +46,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/tenancy/queue_config.h"
@@ -123,6 +133,7 @@ class KueueAdmission {
   struct Failure {
     uint64_t releases = kNever, admissions = kNever;
     bool needs_candidates = false;
+    int64_t young_at_ms = -1;  // >= 0: candidates admitted at this instant were left out
     std::string reason;
   };
   // Workloads of one ClusterQueue with one priority and request: what one of them cannot get,
@@ -147,6 +158,7 @@ class KueueAdmission {
     std::vector<std::pair<int, int64_t>> usage;  // (FR, amount) of the chosen flavors
     std::vector<uint32_t> targets;               // Preempt: the victims
     bool needs_candidates = false;               // NoFit for want of preemption candidates
+    bool young_candidates = false;               // some were left out as admitted at this instant
     std::string reason;                          // NoFit: why
   };
   struct FlavorTry;
@@ -180,10 +192,32 @@ class KueueAdmission {
   std::vector<Queue> waiting_by_queue_;
   std::map<uint32_t, QueuedWorkload> waiting_;
   std::map<uint32_t, Admitted> admitted_;
-  std::vector<std::set<uint32_t>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
-  std::vector<uint64_t> releases_, admissions_;        // by root node
-  std::vector<bool> within_preempts_;                  // by root node: some queue of the tree preempts within itself
-  bool fair_ = false;                                  // Kueue's Fair Sharing is on
+  // An admitted workload in its queue's preemption order: lower priority first, then the most
+  // recently admitted (preemption/common/ordering.go).
+  struct VictimKey {
+    int32_t priority;
+    int64_t minus_admitted_ms;
+    int64_t minus_sequence;
+    uint32_t id;
+    const Admitted* admitted;  // not compared
+    bool operator<(const VictimKey& o) const {
+      return std::tie(priority, minus_admitted_ms, minus_sequence, id) <
+             std::tie(o.priority, o.minus_admitted_ms, o.minus_sequence, o.id);
+    }
+  };
+  static VictimKey victim_key(uint32_t id, const Admitted& a) {
+    return {a.priority, -a.admitted_ms, -static_cast<int64_t>(a.sequence), id, &a};
+  }
+  // Upper bound of what preemption can free for `needs` at `cq`: its free quota, plus what its
+  // own queue (when it preempts within itself) and the borrowing queues of its tree hold.
+  bool could_free(int cq, const std::vector<std::pair<int, int64_t>>& needs, const std::vector<int>& short_frs) const;
+  std::vector<std::set<VictimKey>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
+  std::vector<uint64_t> releases_, admissions_;         // by root node
+  std::vector<bool> within_preempts_;                   // by root node: some queue of the tree preempts within itself
+  // The instant the cycles run at: workloads admitted at it are no preemption candidates yet.
+  int64_t instant_ms_ = std::numeric_limits<int64_t>::max();
+  mutable bool left_young_ = false;  // a preemption search left out such a workload
+  bool fair_ = false;                // Kueue's Fair Sharing is on
   std::vector<FairStrategy> strategies_;
   std::vector<std::vector<int>> children_;  // by tree node: its child cohorts, then its ClusterQueues
   mutable QuotaTree scratch_;               // preemption_targets' working copy (its storage reused)

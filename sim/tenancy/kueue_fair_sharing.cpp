@@ -102,6 +102,7 @@ struct FairCandidate {
   int32_t priority;
   int64_t admitted_ms;
   uint64_t sequence;
+  const std::vector<std::pair<int, int64_t>>* usage;  // (FR, amount) it holds
 };
 
 // Kueue's CandidatesOrdering (preemption/common/ordering.go): other queues' workloads before the
@@ -180,7 +181,7 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
   std::vector<int> short_frs;
   for (const auto& [fr, amount] : needs)
     if (amount > tree_.available(cq, fr)) short_frs.push_back(fr);
-  if (short_frs.empty()) return {};
+  if (short_frs.empty() || !could_free(cq, needs, short_frs)) return {};
   auto uses_short = [&](const Admitted& a) {
     return std::any_of(a.usage.begin(), a.usage.end(), [&](const auto& u) {
       return u.second > 0 && std::find(short_frs.begin(), short_frs.end(), u.first) != short_frs.end();
@@ -194,23 +195,26 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
             : tree_.parent(cq) < 0 || spec.reclaim == ReclaimPreemption::Never || tree_.root(q) != root ||
                   std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(q, fr); }))
       continue;
-    for (uint32_t id : admitted_by_queue_[static_cast<size_t>(q)]) {
-      const Admitted& a = admitted_.at(id);
+    for (const VictimKey& key : admitted_by_queue_[static_cast<size_t>(q)]) {  // in candidate order
+      const Admitted& a = *key.admitted;
       const bool eligible =
           own ? within_queue_eligible(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms)
               : reclaim_eligible(spec.reclaim, a.priority, workload.priority);
-      if (eligible && uses_short(a)) candidates.push_back({id, q, a.priority, a.admitted_ms, a.sequence});
+      if (!eligible || !uses_short(a)) continue;
+      if (a.admitted_ms >= instant_ms_)
+        left_young_ = true;
+      else
+        candidates.push_back({key.id, q, a.priority, a.admitted_ms, a.sequence, &a.usage});
     }
   }
   if (candidates.empty()) return {};
-  std::sort(candidates.begin(), candidates.end(),
-            [&](const FairCandidate& a, const FairCandidate& b) { return candidate_before(a, b, cq); });
+  // Each queue's candidates are in their order already (admitted_by_queue_), which is all the
+  // target ordering reads.
 
   QuotaTree& work = scratch_;
   work = tree_;
-  auto change = [&](uint32_t id, int sign) {
-    const Admitted& a = admitted_.at(id);
-    for (const auto& [fr, amount] : a.usage) work.add_usage(a.cluster_queue, fr, sign * amount);
+  auto change = [&](const FairCandidate& c, int sign) {
+    for (const auto& [fr, amount] : *c.usage) work.add_usage(c.queue, fr, sign * amount);
   };
   auto add_preemptor = [&](int sign) {
     for (const auto& [fr, amount] : needs) work.add_usage(cq, fr, sign * amount);
@@ -230,12 +234,12 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
   auto share_below = [&](int node, int lca) { return dominant_resource_share(work, almost_lca(work, node, lca)); };
   add_preemptor(+1);
   const bool within_nominal = std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return work.borrowing(cq, fr); });
-  std::vector<uint32_t> targets;
+  std::vector<FairCandidate> targets;
   std::vector<FairCandidate> retry;
   bool fit = false;
   auto take = [&](const FairCandidate& c) {
-    change(c.id, -1);
-    targets.push_back(c.id);
+    change(c, -1);
+    targets.push_back(c);
     return fit = fits_now();
   };
   TargetOrdering first(work, children_, cq, candidates);
@@ -259,9 +263,9 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
         retry.push_back(c);
         continue;
       }
-      change(c.id, -1);
+      change(c, -1);
       const Drs target_new = share_below(target, lca);
-      change(c.id, +1);
+      change(c, +1);
       const bool passed = strategies_.front() == FairStrategy::LessThanOrEqualToFinalShare
                               ? compare_drs(preemptor_new, target_new) <= 0
                               : compare_drs(preemptor_new, target_old) < 0;
@@ -293,7 +297,9 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
     else
       change(targets[i], -1);
   }
-  return targets;
+  std::vector<uint32_t> ids;
+  for (const FairCandidate& c : targets) ids.push_back(c.id);
+  return ids;
 }
 
 }  // namespace topsim

@@ -38,6 +38,23 @@ bool within_queue_eligible(WithinQueuePreemption policy, int32_t priority, int64
   return false;
 }
 
+bool KueueAdmission::could_free(int cq, const std::vector<std::pair<int, int64_t>>& needs,
+                                const std::vector<int>& short_frs) const {
+  const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
+  for (const auto& [fr, amount] : needs) {
+    if (std::find(short_frs.begin(), short_frs.end(), fr) == short_frs.end()) continue;
+    int64_t freeable = tree_.available(cq, fr);
+    if (spec.within_queue != WithinQueuePreemption::Never) freeable += tree_.usage(cq, fr);
+    if (spec.reclaim != ReclaimPreemption::Never && tree_.parent(cq) >= 0)
+      for (int q = 0; q < tree_.cluster_queues(); ++q)
+        if (q != cq && tree_.root(q) == tree_.root(cq) &&
+            std::any_of(short_frs.begin(), short_frs.end(), [&](int f) { return tree_.borrowing(q, f); }))
+          freeable += tree_.usage(q, fr);
+    if (freeable < amount) return false;
+  }
+  return true;
+}
+
 std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& workload,
                                                          const std::vector<std::pair<int, int64_t>>& needs) const {
   if (fair_) return fair_preemption_targets(workload, needs);
@@ -46,7 +63,7 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
   std::vector<int> short_frs;  // FRs the workload cannot get now
   for (const auto& [fr, amount] : needs)
     if (amount > tree_.available(cq, fr)) short_frs.push_back(fr);
-  if (short_frs.empty()) return {};
+  if (short_frs.empty() || !could_free(cq, needs, short_frs)) return {};
   auto uses_short = [&](const Admitted& a) {
     return std::any_of(a.usage.begin(), a.usage.end(), [&](const auto& u) {
       return u.second > 0 && std::find(short_frs.begin(), short_frs.end(), u.first) != short_frs.end();
@@ -66,9 +83,14 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
 
   std::vector<Candidate> candidates;
   auto collect = [&](int queue) {
-    for (uint32_t id : admitted_by_queue_[static_cast<size_t>(queue)]) {
-      const Admitted& a = admitted_.at(id);
+    for (const VictimKey& key : admitted_by_queue_[static_cast<size_t>(queue)]) {
+      const uint32_t id = key.id;
+      const Admitted& a = *key.admitted;
       if (!uses_short(a)) continue;
+      if (a.admitted_ms >= instant_ms_) {
+        left_young_ = true;
+        continue;
+      }
       if (queue == cq) {
         if (within_queue_eligible(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
           candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence});
