@@ -66,17 +66,28 @@ std::string KaiAdmission::never_admitted(int queue, int64_t gpu_milli, int32_t p
 
 void KaiAdmission::enqueue(KaiWorkload workload) {
   assert(queues_[static_cast<size_t>(workload.queue)].leaf && workload.gpu_milli > 0);
-  waiting_by_queue_[static_cast<size_t>(workload.queue)].shapes[{-workload.priority, workload.gpu_milli}].insert(
-      {-workload.priority, workload.timestamp_ms, workload.id});
   for (int q : queues_[static_cast<size_t>(workload.queue)].path) pending_[static_cast<size_t>(q)] += workload.gpu_milli;
   waiting_[workload.id] = workload;
   dirty_ = true;
+  if (evicted_now_.count(workload.id) != 0) {
+    held_.push_back(workload);  // evicted in this run: it asks again from the next run on
+    return;
+  }
+  waiting_by_queue_[static_cast<size_t>(workload.queue)].shapes[{-workload.priority, workload.gpu_milli}].insert(
+      {-workload.priority, workload.timestamp_ms, workload.id});
 }
 
 void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
                        int max_cycles) {
   // Nothing entered or left since the last run: its last cycle changed nothing, nor would this.
   for (int done = 0; dirty_ && (max_cycles < 0 || done < max_cycles); ++done) dirty_ = cycle(now_ms, admit, evict);
+  evicted_now_.clear();
+  const std::vector<KaiWorkload> held = std::move(held_);
+  held_.clear();
+  for (const KaiWorkload& job : held) {  // into their queues, asked for once already
+    for (int q : queues_[static_cast<size_t>(job.queue)].path) pending_[static_cast<size_t>(q)] -= job.gpu_milli;
+    enqueue(job);
+  }
 }
 
 void KaiAdmission::finish(uint32_t id, int64_t now_ms) {
@@ -223,6 +234,7 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
       for (uint32_t victim : victims) {
         const int from = admitted_.at(victim).queue;
         release(victim, now_ms);
+        evicted_now_.insert(victim);
         evict(victim);  // may enqueue it again
         heads[static_cast<size_t>(from)] = head(from, failed);
       }

@@ -151,6 +151,11 @@ class KaiAdmission {
   std::vector<std::set<OrderKey>> admitted_by_queue_;
   std::vector<int64_t> allocated_, allocated_non_preemptible_, pending_, fair_share_;  // milli, by queue
   std::vector<int64_t> borrowed_milli_ms_, borrowed_since_ms_;
+  // Victims of this run and, when enqueued again, their requests: a victim's pods are Releasing
+  // for the rest of KAI's session, so it may be admitted again from the next run on. This also
+  // bounds a run: each admission takes a job that waited when the run began.
+  std::set<uint32_t> evicted_now_;
+  std::vector<KaiWorkload> held_;
   bool dirty_ = false;  // something entered or left since the last cycle that changed nothing
 };
 
