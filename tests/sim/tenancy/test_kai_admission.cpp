@@ -12,6 +12,20 @@ using namespace topsim::test;
 using Ids = std::vector<uint32_t>;
 using Cycle = KaiFixture::Cycle;
 
+namespace {
+
+// reclaim_test.go's fair-share cases: queue0 (deserved 2, weight 1) runs one train job of
+// `running` GPUs, queue1 (deserved 2, weight 2) has one of `pending` GPUs waiting.
+KaiFixture weighted(double cluster_gpus, double running, double pending) {
+  KaiFixture f;
+  f.queue("queue0", 2, 1).queue("queue1", 2, 2).build(cluster_gpus);
+  f.running(1, "queue0", kTrain, running);
+  f.pending(2, "queue1", kTrain, pending);
+  return f;
+}
+
+}  // namespace
+
 // reclaim_test.go: queue0 and queue1 (deserved 1, weight 1) under department d1 (deserved 1),
 // reclaimer_queue (deserved 2, weight 0); 6 GPUs; each of queue0 and queue1 runs three 1-GPU
 // jobs, priorities 50, 50, 49; the reclaimer asks 2 tasks of 1 GPU (one gang).
@@ -47,7 +61,7 @@ TEST_CASE("kai::admission \"queue0 is under fair share, queue1 is over fair shar
   f.running(3, "queue1", kTrain, 2), f.running(4, "queue1", kTrain, 0.5);
   f.pending(5, "queue0", kTrain, 0.5);
   // Fair shares 2 and 2 (the remainder GPU goes to the larger fraction, queue0's): queue1's
-  // half GPU goes; its 2-GPU job alone would free more than needed and is put back.
+  // newest job, its half GPU, is the first victim and enough.
   CHECK(f.cycles(1) == Cycle{{5}, {4}});
   CHECK(f.fair_share("queue0") == 2000);
   CHECK(f.fair_share("queue1") == 2000);
@@ -112,20 +126,14 @@ TEST_CASE(
 
 TEST_CASE("kai::admission \"reclaim from job that allocated more resources than its' fairShare (no remaining)\"",
           "[sim][kai][tenancy]") {
-  KaiFixture f;
-  f.queue("queue0", 2, 1).queue("queue1", 2, 2).build(10);
-  f.running(1, "queue0", kTrain, 8);
-  f.pending(2, "queue1", kTrain, 6);
+  KaiFixture f = weighted(10, 8, 6);
   CHECK(f.cycles(1) == Cycle{{2}, {1}});
   CHECK(f.fair_share("queue0") == 4000);
   CHECK(f.fair_share("queue1") == 6000);
 }
 
 TEST_CASE("kai::admission \"don't reclaim from job that allocated resources within its' fairShare\"", "[sim][kai][tenancy]") {
-  KaiFixture f;
-  f.queue("queue0", 2, 1).queue("queue1", 2, 2).build(10);
-  f.running(1, "queue0", kTrain, 4);
-  f.pending(2, "queue1", kTrain, 7);
+  KaiFixture f = weighted(10, 4, 7);
   CHECK(f.cycles() == Cycle{});
   CHECK(f.fair_share("queue1") == 6000);
 }
@@ -134,10 +142,7 @@ TEST_CASE(
     "kai::admission \"reclaim from job that allocated more resources than its' fairShare (remaining was given to queue with "
     "lower over quota weight)\"",
     "[sim][kai][tenancy]") {
-  KaiFixture f;
-  f.queue("queue0", 2, 1).queue("queue1", 2, 2).build(12);
-  f.running(1, "queue0", kTrain, 10);
-  f.pending(2, "queue1", kTrain, 7);
+  KaiFixture f = weighted(12, 10, 7);
   CHECK(f.cycles(1) == Cycle{{2}, {1}});
   CHECK(f.fair_share("queue0") == 5000);
   CHECK(f.fair_share("queue1") == 7000);
