@@ -209,34 +209,19 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
   std::vector<const KaiWorkload*> heads(queues_.size(), nullptr);
   for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q), failed);
   bool changed = false;
-  for (;;) {
-    int turn = -1;
-    for (size_t q = 0; q < queues_.size(); ++q)
-      if (heads[q] != nullptr && (turn < 0 || queue_before(static_cast<int>(q), heads[q]->gpu_milli, turn,
-                                                           heads[static_cast<size_t>(turn)]->gpu_milli, allocated_)))
-        turn = static_cast<int>(q);
-    if (turn < 0) return changed;
+  for (int turn = next_turn(heads); turn >= 0; turn = next_turn(heads)) {
     const KaiWorkload job = *heads[static_cast<size_t>(turn)];
     std::vector<uint32_t> victims;
-    std::string why;
-    if (action == Action::Allocate) {
-      why = policy_blocks(job, allocated_);
-      if (why.empty() && free_milli() < job.gpu_milli)
-        why = "not enough free GPUs: " + gpus(free_milli()) + " of " + gpus(capacity_) + " free, it asks " + gpus(job.gpu_milli);
-    } else {
-      why = action == Action::Reclaim ? try_reclaim(job, victims) : try_preempt(job, victims);
-    }
+    const std::string why = attempt(action, job, victims);
     const ShapeKey shape{-job.priority, job.gpu_milli};
     waiting_by_queue_[static_cast<size_t>(job.queue)].reasons[shape][static_cast<size_t>(action)] = why;
     if (!why.empty()) {
       failed.insert({job.queue, shape});
     } else {
       for (uint32_t victim : victims) {
-        const int from = admitted_.at(victim).queue;
         release(victim, now_ms);
-        evicted_now_.insert(victim);
-        evict(victim);  // may enqueue it again
-        heads[static_cast<size_t>(from)] = head(from, failed);
+        evicted_now_.insert(victim);  // enqueued again, it waits for the next run
+        evict(victim);
       }
       take_from_queue(job);
       allocate(job, now_ms);
@@ -245,6 +230,28 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
     }
     heads[static_cast<size_t>(job.queue)] = head(job.queue, failed);
   }
+  return changed;
+}
+
+int KaiAdmission::next_turn(const std::vector<const KaiWorkload*>& heads) const {
+  int turn = -1;
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    if (heads[q] == nullptr) continue;
+    const KaiWorkload* other = turn < 0 ? nullptr : heads[static_cast<size_t>(turn)];
+    if (other == nullptr || queue_before(static_cast<int>(q), heads[q]->gpu_milli, turn, other->gpu_milli, allocated_))
+      turn = static_cast<int>(q);
+  }
+  return turn;
+}
+
+// Empty when `job` may be admitted by `action` (after evicting `victims`), else why not.
+std::string KaiAdmission::attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+  if (action == Action::Reclaim) return try_reclaim(job, victims);
+  if (action == Action::Preempt) return try_preempt(job, victims);
+  if (std::string why = policy_blocks(job, allocated_); !why.empty()) return why;
+  if (free_milli() < job.gpu_milli)
+    return "not enough free GPUs: " + gpus(free_milli()) + " of " + gpus(capacity_) + " free, it asks " + gpus(job.gpu_milli);
+  return {};
 }
 
 // capacity_policy: the limit of every queue on the path, and for a non-preemptible job the

@@ -129,11 +129,14 @@ class KaiAdmission {
   void divide_fair_shares();
   bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
   bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  int next_turn(const std::vector<const KaiWorkload*>& heads) const;
+  std::string attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   std::string policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
   std::string try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   std::string try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   bool strategy_allows(int reclaimer, int64_t gpu_milli, int victim_leaf, const std::vector<int64_t>& alloc) const;
-  bool saturation_holds(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc, const std::set<int>& losers) const;
+  std::string saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
+                                const std::set<int>& losers) const;
   void put_back(int64_t gpu_milli, int64_t free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const;
   void take_victim(uint32_t id, int64_t& free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const;
   int64_t free_milli() const;

@@ -64,8 +64,7 @@ std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32
   std::set<int> losers;
   for (uint32_t victim : victims)
     for (int q : queues_[static_cast<size_t>(admitted_.at(victim).queue)].path) losers.insert(q);
-  if (!saturation_holds(job.queue, g, alloc, losers))
-    return "reclaim: it would leave KAI queue " + queues_[r].name + " more saturated than a queue it takes from";
+  if (std::string why = saturation_breach(job.queue, g, alloc, losers); !why.empty()) return why;
   if (std::string why = policy_blocks(job, alloc); !why.empty()) return why;
   return {};
 }
@@ -128,19 +127,22 @@ bool KaiAdmission::strategy_allows(int reclaimer, int64_t gpu_milli, int victim_
 
 // reclaimable.go reclaimingQueuesRemainWithinBoundaries: on every level of the reclaimer's path,
 // its queue (with the job) must not end more saturated than a sibling it takes from, once it is
-// above its fair share (reclaimerUtilizationMultiplier 1, KAI's default).
-bool KaiAdmission::saturation_holds(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
-                                    const std::set<int>& losers) const {
+// above its fair share (reclaimerUtilizationMultiplier 1, KAI's default). Empty, or the breach.
+std::string KaiAdmission::saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
+                                            const std::set<int>& losers) const {
   for (int a : queues_[static_cast<size_t>(reclaimer)].path) {
     const size_t qa = static_cast<size_t>(a);
     const double ratio = saturation(alloc[qa] + gpu_milli, fair_share_[qa]);
     for (int s : losers) {
       const size_t qs = static_cast<size_t>(s);
       if (s == a || queues_[qs].parent != queues_[qa].parent) continue;
-      if (ratio > 1 && fair_share_[qs] > 0 && ratio >= saturation(alloc[qs], fair_share_[qs])) return false;
+      if (ratio > 1 && fair_share_[qs] > 0 && ratio >= saturation(alloc[qs], fair_share_[qs]))
+        return "reclaim: KAI queue " + queues_[qa].name + " would hold " + gpus(alloc[qa] + gpu_milli) + " of its fair share " +
+               gpus(fair_share_[qa]) + ", more saturated than " + queues_[qs].name + " it takes from (" + gpus(alloc[qs]) +
+               " of " + gpus(fair_share_[qs]) + ")";
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace topsim

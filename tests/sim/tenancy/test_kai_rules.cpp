@@ -130,3 +130,24 @@ TEST_CASE("kai::admission a steady state evicts nothing (no ping-pong)", "[sim][
   f.pending(30, "b", kTrain, 1);
   CHECK(f.cycles() == Cycle{});
 }
+
+TEST_CASE("kai::admission a reclaim may not leave the reclaimer's department more saturated than the one it takes from",
+          "[sim][kai][tenancy]") {
+  KaiFixture f;
+  f.department("b", 2).department("a", 2);  // b first: the older takes the remainder GPU
+  f.queue("b1", 2, 1, -1, "b").queue("a1", 2, 1, -1, "a").queue("a2", 0, 1, -1, "a").build(9);
+  for (uint32_t id = 1; id <= 4; ++id) f.running(id, "b1", kTrain, 1);
+  f.running(5, "b1", kTrain, 2);
+  for (uint32_t id = 6; id <= 8; ++id) f.running(id, "a2", kTrain, 1);
+  f.pending(9, "a1", kTrain, 2);
+  // Fair shares: b 5, a 4 (a1 2, a2 2). a1 may reclaim (0 + 2 <= 2) and b holds 6 of its 5, but
+  // with b's 2-GPU job department a would hold 5 of 4 (saturation 1.25) and b 4 of 5 (0.8).
+  CHECK(f.fair_share("a") == 0);  // (no cycle yet)
+  CHECK(f.cycles() == Cycle{});
+  CHECK(f.fair_share("a") == 4000);
+  CHECK(f.fair_share("b") == 5000);
+  CHECK(f.fair_share("a1") == 2000);
+  CHECK(f.admission->wait_reason(9).find(
+            "reclaim: KAI queue a would hold 5 of its fair share 4, more saturated than b it takes from (4 of 5)") !=
+        std::string::npos);
+}
