@@ -73,7 +73,7 @@ void KaiAdmission::enqueue(KaiWorkload workload) {
     held_.push_back(workload);  // evicted in this run: it asks again from the next run on
     return;
   }
-  waiting_by_queue_[static_cast<size_t>(workload.queue)].shapes[{-workload.priority, workload.gpu_milli}].insert(
+  waiting_by_queue_[static_cast<size_t>(workload.queue)][{-workload.priority, workload.gpu_milli}].jobs.insert(
       {-workload.priority, workload.timestamp_ms, workload.id});
 }
 
@@ -99,13 +99,13 @@ void KaiAdmission::finish(uint32_t id, int64_t now_ms) {
 std::string KaiAdmission::wait_reason(uint32_t id) const {
   const auto it = waiting_.find(id);
   if (it == waiting_.end()) return {};
-  const Waiting& queue = waiting_by_queue_[static_cast<size_t>(it->second.queue)];
-  const auto reasons = queue.reasons.find({-it->second.priority, it->second.gpu_milli});
-  if (reasons == queue.reasons.end()) return "not yet considered by a scheduling cycle";
+  const auto& shapes = waiting_by_queue_[static_cast<size_t>(it->second.queue)];
+  const auto shape = shapes.find({-it->second.priority, it->second.gpu_milli});
+  if (shape == shapes.end()) return "evicted at this instant: it waits for the next";  // held
   std::string out;
-  for (const std::string& reason : reasons->second)
+  for (const std::string& reason : shape->second.reasons)
     if (!reason.empty() && out.find(reason) == std::string::npos) out += (out.empty() ? "" : "; ") + reason;
-  return out;
+  return out.empty() ? "not yet considered by a scheduling cycle" : out;
 }
 
 void KaiAdmission::admit_now(const KaiWorkload& workload, int64_t now_ms) {
@@ -172,11 +172,10 @@ bool KaiAdmission::rank_before(int a, int64_t job_a, int b, int64_t job_b, const
   return a < b;  // the older queue (the configuration's order)
 }
 
-const KaiWorkload* KaiAdmission::head(int leaf, const Failed& failed) const {
-  const Waiting& queue = waiting_by_queue_[static_cast<size_t>(leaf)];
+const KaiWorkload* KaiAdmission::head(int leaf) const {
   const OrderKey* best = nullptr;
-  for (const auto& [shape, jobs] : queue.shapes)
-    if (failed.count({leaf, shape}) == 0 && (best == nullptr || *jobs.begin() < *best)) best = &*jobs.begin();
+  for (const auto& [key, shape] : waiting_by_queue_[static_cast<size_t>(leaf)])
+    if (shape.failed_in != actions_ && (best == nullptr || *shape.jobs.begin() < *best)) best = &*shape.jobs.begin();
   return best == nullptr ? nullptr : &waiting_.at(best->id);
 }
 
@@ -205,18 +204,18 @@ bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& ad
 // not yet failed in this action), the queue first in KAI's order taking its turn.
 bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit,
                        const std::function<void(uint32_t)>& evict) {
-  Failed failed;
+  ++actions_;
   std::vector<const KaiWorkload*> heads(queues_.size(), nullptr);
-  for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q), failed);
+  for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q));
   bool changed = false;
   for (int turn = next_turn(heads); turn >= 0; turn = next_turn(heads)) {
     const KaiWorkload job = *heads[static_cast<size_t>(turn)];
     std::vector<uint32_t> victims;
     const std::string why = attempt(action, job, victims);
-    const ShapeKey shape{-job.priority, job.gpu_milli};
-    waiting_by_queue_[static_cast<size_t>(job.queue)].reasons[shape][static_cast<size_t>(action)] = why;
+    Shape& shape = waiting_by_queue_[static_cast<size_t>(job.queue)].at({-job.priority, job.gpu_milli});
+    shape.reasons[static_cast<size_t>(action)] = why;
     if (!why.empty()) {
-      failed.insert({job.queue, shape});
+      shape.failed_in = actions_;
     } else {
       for (uint32_t victim : victims) {
         release(victim, now_ms);
@@ -228,7 +227,7 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
       admit(job.id);
       changed = true;
     }
-    heads[static_cast<size_t>(job.queue)] = head(job.queue, failed);
+    heads[static_cast<size_t>(job.queue)] = head(job.queue);
   }
   return changed;
 }
@@ -282,15 +281,11 @@ int64_t KaiAdmission::free_milli() const {
 }
 
 void KaiAdmission::take_from_queue(const KaiWorkload& job) {
-  Waiting& queue = waiting_by_queue_[static_cast<size_t>(job.queue)];
-  const ShapeKey shape{-job.priority, job.gpu_milli};
-  const auto it = queue.shapes.find(shape);
-  assert(it != queue.shapes.end());
-  it->second.erase({-job.priority, job.timestamp_ms, job.id});
-  if (it->second.empty()) {
-    queue.shapes.erase(it);
-    queue.reasons.erase(shape);
-  }
+  auto& shapes = waiting_by_queue_[static_cast<size_t>(job.queue)];
+  const auto it = shapes.find({-job.priority, job.gpu_milli});
+  assert(it != shapes.end());
+  it->second.jobs.erase({-job.priority, job.timestamp_ms, job.id});
+  if (it->second.jobs.empty()) shapes.erase(it);
   for (int q : queues_[static_cast<size_t>(job.queue)].path) pending_[static_cast<size_t>(q)] -= job.gpu_milli;
   waiting_.erase(job.id);
 }

@@ -113,11 +113,13 @@ class KaiAdmission {
     auto operator<=>(const OrderKey&) const = default;
   };
   using ShapeKey = std::pair<int32_t, int64_t>;  // (-priority, gpu_milli)
-  struct Waiting {
-    std::map<ShapeKey, std::set<OrderKey>> shapes;
-    std::map<ShapeKey, std::array<std::string, 3>> reasons;  // why a shape was last not admitted, by Action
+  // The waiting jobs of one leaf with one shape: what one of them cannot get in an action, the
+  // newer ones cannot either.
+  struct Shape {
+    std::set<OrderKey> jobs;
+    uint64_t failed_in = 0;              // the action (actions_) it last failed in
+    std::array<std::string, 3> reasons;  // why it was last not admitted, by Action
   };
-  using Failed = std::set<std::pair<int, ShapeKey>>;  // (leaf, shape) that failed in this action
   enum class Action : uint8_t { Allocate, Reclaim, Preempt };
   struct Attempt;
 
@@ -125,7 +127,7 @@ class KaiAdmission {
   int64_t allocatable_of(int queue) const;  // max(deserved, fair share) capped by the limit; -1: none
   bool queue_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
   bool rank_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
-  const KaiWorkload* head(int leaf, const Failed& failed) const;
+  const KaiWorkload* head(int leaf) const;
   void divide_fair_shares();
   bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
   bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
@@ -148,7 +150,7 @@ class KaiAdmission {
 
   std::vector<Queue> queues_;  // as in QueueConfig::kai_queues
   int64_t capacity_ = 0;
-  std::vector<Waiting> waiting_by_queue_;
+  std::vector<std::map<ShapeKey, Shape>> waiting_by_queue_;  // by leaf: its waiting jobs by shape
   std::map<uint32_t, KaiWorkload> waiting_;
   std::map<uint32_t, KaiWorkload> admitted_;
   std::vector<std::set<OrderKey>> admitted_by_queue_;
@@ -159,7 +161,8 @@ class KaiAdmission {
   // bounds a run: each admission takes a job that waited when the run began.
   std::set<uint32_t> evicted_now_;
   std::vector<KaiWorkload> held_;
-  bool dirty_ = false;  // something entered or left since the last cycle that changed nothing
+  uint64_t actions_ = 0;  // actions run so far
+  bool dirty_ = false;    // something entered or left since the last cycle that changed nothing
 };
 
 }  // namespace topsim
