@@ -1,0 +1,317 @@
+#include "sim/tenancy/kai_admission.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+
+#include "sim/tenancy/kai_division.h"
+#include "util/number_format.h"
+
+namespace topsim {
+namespace {
+
+// KAI's figures are GPUs, fractions allowed; topsim keeps milli-GPU.
+int64_t to_milli(double gpus) { return gpus < 0 ? -1 : std::llround(gpus * kKaiMilliPerGpu); }
+
+std::string gpus(int64_t milli) { return format_data(static_cast<double>(milli) / kKaiMilliPerGpu); }
+
+// KAI queue_resource_share.go noFairShareDrfMultiplier: use of a resource without an
+// allocatable share weighs this much more in the dominant share.
+constexpr double kNoShareMultiplier = 1000;
+
+}  // namespace
+
+KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli) : capacity_(capacity_gpu_milli) {
+  for (const KaiQueueSpec& spec : config.kai_queues)
+    queues_.push_back(
+        {spec.name, -1, true, spec.priority, to_milli(spec.gpu.quota), to_milli(spec.gpu.limit), spec.gpu.over_quota_weight, {}});
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    const std::string& parent = config.kai_queues[q].parent;
+    if (parent.empty()) continue;
+    queues_[q].parent = queue(parent);
+    assert(queues_[q].parent >= 0);
+    queues_[static_cast<size_t>(queues_[q].parent)].leaf = false;
+  }
+  for (size_t q = 0; q < queues_.size(); ++q)
+    for (int at = static_cast<int>(q); at >= 0; at = queues_[static_cast<size_t>(at)].parent)
+      queues_[q].path.insert(queues_[q].path.begin(), at);
+  const size_t n = queues_.size();
+  waiting_by_queue_.resize(n);
+  admitted_by_queue_.resize(n);
+  for (auto* v : {&allocated_, &allocated_non_preemptible_, &pending_, &fair_share_, &borrowed_milli_ms_, &borrowed_since_ms_})
+    v->assign(n, 0);
+}
+
+int KaiAdmission::queue(const std::string& name) const {
+  for (size_t q = 0; q < queues_.size(); ++q)
+    if (queues_[q].name == name) return static_cast<int>(q);
+  return -1;
+}
+
+std::string KaiAdmission::never_admitted(int queue, int64_t gpu_milli, int32_t priority) const {
+  const Queue& leaf = queues_[static_cast<size_t>(queue)];
+  if (!leaf.leaf) return "KAI queue " + leaf.name + " is a parent queue: only leaf queues take jobs";
+  if (gpu_milli > capacity_) return "it asks " + gpus(gpu_milli) + " GPUs, the cluster has " + gpus(capacity_);
+  for (auto it = leaf.path.rbegin(); it != leaf.path.rend(); ++it) {  // the queue, then its parents
+    const Queue& at = queues_[static_cast<size_t>(*it)];
+    if (at.limit >= 0 && gpu_milli > at.limit)
+      return "it asks " + gpus(gpu_milli) + " GPUs, above the GPU limit " + gpus(at.limit) + " of KAI queue " + at.name;
+    if (priority >= kKaiNonPreemptiblePriority && at.deserved >= 0 && gpu_milli > at.deserved)
+      return "a non-preemptible job asking " + gpus(gpu_milli) + " GPUs, above the deserved quota " + gpus(at.deserved) +
+             " of KAI queue " + at.name;
+  }
+  return {};
+}
+
+void KaiAdmission::enqueue(KaiWorkload workload) {
+  assert(queues_[static_cast<size_t>(workload.queue)].leaf && workload.gpu_milli > 0);
+  for (int q : queues_[static_cast<size_t>(workload.queue)].path) pending_[static_cast<size_t>(q)] += workload.gpu_milli;
+  waiting_[workload.id] = workload;
+  dirty_ = true;
+  if (evicted_now_.count(workload.id) != 0) {
+    held_.push_back(workload);  // evicted in this run: it asks again from the next run on
+    return;
+  }
+  waiting_by_queue_[static_cast<size_t>(workload.queue)][{-workload.priority, workload.gpu_milli}].jobs.insert(
+      {-workload.priority, workload.timestamp_ms, workload.id});
+}
+
+void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
+                       int max_cycles) {
+  // Nothing entered or left since the last run: its last cycle changed nothing, nor would this.
+  for (int done = 0; dirty_ && (max_cycles < 0 || done < max_cycles); ++done) dirty_ = cycle(now_ms, admit, evict);
+  evicted_now_.clear();
+  const std::vector<KaiWorkload> held = std::move(held_);
+  held_.clear();
+  for (const KaiWorkload& job : held) {  // into their queues, asked for once already
+    for (int q : queues_[static_cast<size_t>(job.queue)].path) pending_[static_cast<size_t>(q)] -= job.gpu_milli;
+    enqueue(job);
+  }
+}
+
+void KaiAdmission::finish(uint32_t id, int64_t now_ms) {
+  if (admitted_.count(id) == 0) return;
+  release(id, now_ms);
+  dirty_ = true;
+}
+
+std::string KaiAdmission::wait_reason(uint32_t id) const {
+  const auto it = waiting_.find(id);
+  if (it == waiting_.end()) return {};
+  const auto& shapes = waiting_by_queue_[static_cast<size_t>(it->second.queue)];
+  const auto shape = shapes.find({-it->second.priority, it->second.gpu_milli});
+  if (shape == shapes.end()) return "evicted at this instant: it waits for the next";  // held
+  std::string out;
+  for (const std::string& reason : shape->second.reasons)
+    if (!reason.empty() && out.find(reason) == std::string::npos) out += (out.empty() ? "" : "; ") + reason;
+  return out.empty() ? "not yet considered by a scheduling cycle" : out;
+}
+
+void KaiAdmission::admit_now(const KaiWorkload& workload, int64_t now_ms) {
+  allocate(workload, now_ms);
+  dirty_ = true;
+}
+
+std::vector<int64_t> KaiAdmission::borrowed_gpu_ms(int64_t now_ms) const {
+  std::vector<int64_t> out(queues_.size(), 0);
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    if (!queues_[q].leaf) continue;
+    const int64_t milli_ms = borrowed_milli_ms_[q] + over_deserved(static_cast<int>(q)) * (now_ms - borrowed_since_ms_[q]);
+    out[q] = milli_ms / kKaiMilliPerGpu;
+  }
+  return out;
+}
+
+int64_t KaiAdmission::deserved_of(int queue) const {
+  const int64_t deserved = queues_[static_cast<size_t>(queue)].deserved;
+  return deserved < 0 ? capacity_ : deserved;
+}
+
+int64_t KaiAdmission::allocatable_of(int queue) const {
+  const Queue& q = queues_[static_cast<size_t>(queue)];
+  if (q.deserved < 0) return q.limit;
+  const int64_t share = std::max(q.deserved, fair_share_[static_cast<size_t>(queue)]);
+  return q.limit >= 0 ? std::min(q.limit, share) : share;
+}
+
+int64_t KaiAdmission::over_deserved(int queue) const {
+  const Queue& q = queues_[static_cast<size_t>(queue)];
+  return q.deserved < 0 ? 0 : std::max<int64_t>(0, allocated_[static_cast<size_t>(queue)] - q.deserved);
+}
+
+bool KaiAdmission::queue_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const {
+  const std::vector<int>& pa = queues_[static_cast<size_t>(a)].path;
+  const std::vector<int>& pb = queues_[static_cast<size_t>(b)].path;
+  size_t level = 0;
+  while (level + 1 < pa.size() && level + 1 < pb.size() && pa[level] == pb[level]) ++level;
+  if (pa[level] == pb[level]) return false;  // one queue
+  return rank_before(pa[level], job_a, pb[level], job_b, alloc);
+}
+
+// queue_order.go GetQueueOrderResult, for one resource.
+bool KaiAdmission::rank_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const {
+  const size_t qa = static_cast<size_t>(a), qb = static_cast<size_t>(b);
+  const bool over_a = alloc[qa] > fair_share_[qa], over_b = alloc[qb] > fair_share_[qb];
+  if (over_a != over_b) return !over_a;
+  const bool starved_a = alloc[qa] + job_a <= deserved_of(a), starved_b = alloc[qb] + job_b <= deserved_of(b);
+  if (starved_a != starved_b) return starved_a;
+  if (queues_[qa].priority != queues_[qb].priority) return queues_[qa].priority > queues_[qb].priority;
+  const int64_t share_a = allocatable_of(a) < 0 ? capacity_ : allocatable_of(a);
+  const int64_t share_b = allocatable_of(b) < 0 ? capacity_ : allocatable_of(b);
+  const bool penalty_a = share_a == 0 && alloc[qa] + job_a > 0, penalty_b = share_b == 0 && alloc[qb] + job_b > 0;
+  if (penalty_a != penalty_b) return penalty_b;
+  auto dominant = [](int64_t held, int64_t share) {
+    return share == 0 ? static_cast<double>(held) * kNoShareMultiplier : static_cast<double>(held) / static_cast<double>(share);
+  };
+  const double with_a = dominant(alloc[qa] + job_a, share_a), with_b = dominant(alloc[qb] + job_b, share_b);
+  if (with_a != with_b) return with_a < with_b;
+  const double held_a = dominant(alloc[qa], share_a), held_b = dominant(alloc[qb], share_b);
+  if (held_a != held_b) return held_a < held_b;
+  if (share_a != share_b) return share_a < share_b;
+  return a < b;  // the older queue (the configuration's order)
+}
+
+const KaiWorkload* KaiAdmission::head(int leaf) const {
+  const OrderKey* best = nullptr;
+  for (const auto& [key, shape] : waiting_by_queue_[static_cast<size_t>(leaf)])
+    if (shape.failed_in != actions_ && (best == nullptr || *shape.jobs.begin() < *best)) best = &*shape.jobs.begin();
+  return best == nullptr ? nullptr : &waiting_.at(best->id);
+}
+
+void KaiAdmission::divide_fair_shares() {
+  std::vector<KaiShareQueue> shares;
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    const Queue& at = queues_[q];
+    const double request = at.leaf ? static_cast<double>(allocated_[q] + pending_[q]) / kKaiMilliPerGpu : 0;
+    shares.push_back({at.parent, at.deserved < 0 ? -1.0 : static_cast<double>(at.deserved) / kKaiMilliPerGpu,
+                      at.over_quota_weight, at.limit < 0 ? -1.0 : static_cast<double>(at.limit) / kKaiMilliPerGpu, request,
+                      at.priority});
+  }
+  const std::vector<double> share = kai_fair_shares(shares, static_cast<double>(capacity_) / kKaiMilliPerGpu);
+  for (size_t q = 0; q < queues_.size(); ++q) fair_share_[q] = to_milli(share[q]);
+}
+
+bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) {
+  divide_fair_shares();
+  bool changed = false;
+  for (Action action : {Action::Allocate, Action::Reclaim, Action::Preempt})
+    changed = act(action, now_ms, admit, evict) || changed;
+  return changed;
+}
+
+// One action over the waiting jobs in queue order: each queue's head (its first job of a shape
+// not yet failed in this action), the queue first in KAI's order taking its turn.
+bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit,
+                       const std::function<void(uint32_t)>& evict) {
+  ++actions_;
+  std::vector<const KaiWorkload*> heads(queues_.size(), nullptr);
+  for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q));
+  bool changed = false;
+  for (int turn = next_turn(heads); turn >= 0; turn = next_turn(heads)) {
+    const KaiWorkload job = *heads[static_cast<size_t>(turn)];
+    std::vector<uint32_t> victims;
+    const std::string why = attempt(action, job, victims);
+    Shape& shape = waiting_by_queue_[static_cast<size_t>(job.queue)].at({-job.priority, job.gpu_milli});
+    shape.reasons[static_cast<size_t>(action)] = why;
+    if (!why.empty()) {
+      shape.failed_in = actions_;
+    } else {
+      for (uint32_t victim : victims) {
+        release(victim, now_ms);
+        evicted_now_.insert(victim);  // enqueued again, it waits for the next run
+        evict(victim);
+      }
+      take_from_queue(job);
+      allocate(job, now_ms);
+      admit(job.id);
+      changed = true;
+    }
+    heads[static_cast<size_t>(job.queue)] = head(job.queue);
+  }
+  return changed;
+}
+
+int KaiAdmission::next_turn(const std::vector<const KaiWorkload*>& heads) const {
+  int turn = -1;
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    if (heads[q] == nullptr) continue;
+    const KaiWorkload* other = turn < 0 ? nullptr : heads[static_cast<size_t>(turn)];
+    if (other == nullptr || queue_before(static_cast<int>(q), heads[q]->gpu_milli, turn, other->gpu_milli, allocated_))
+      turn = static_cast<int>(q);
+  }
+  return turn;
+}
+
+// Empty when `job` may be admitted by `action` (after evicting `victims`), else why not.
+std::string KaiAdmission::attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+  if (action == Action::Reclaim) return try_reclaim(job, victims);
+  if (action == Action::Preempt) return try_preempt(job, victims);
+  if (std::string why = policy_blocks(job, allocated_); !why.empty()) return why;
+  if (free_milli() < job.gpu_milli)
+    return "not enough free GPUs: " + gpus(free_milli()) + " of " + gpus(capacity_) + " free, it asks " + gpus(job.gpu_milli);
+  return {};
+}
+
+// capacity_policy: the limit of every queue on the path, and for a non-preemptible job the
+// deserved quota of every queue on the path; with `alloc` as the queues' allocations.
+std::string KaiAdmission::policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const {
+  const bool non_preemptible = job.priority >= kKaiNonPreemptiblePriority;
+  const std::vector<int>& path = queues_[static_cast<size_t>(job.queue)].path;
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {  // the queue, then its parents (max_allowed_check.go)
+    const int q = *it;
+    const Queue& at = queues_[static_cast<size_t>(q)];
+    const int64_t held = alloc[static_cast<size_t>(q)];
+    if (at.limit >= 0 && held + job.gpu_milli > at.limit)
+      return "over the GPU limit of KAI queue " + at.name + ": it holds " + gpus(held) + " of " + gpus(at.limit) +
+             ", the job asks " + gpus(job.gpu_milli);
+    const int64_t non_preemptible_held = allocated_non_preemptible_[static_cast<size_t>(q)];
+    if (non_preemptible && at.deserved >= 0 && non_preemptible_held + job.gpu_milli > at.deserved)
+      return "a non-preemptible job over the quota of KAI queue " + at.name + ": non-preemptible jobs hold " +
+             gpus(non_preemptible_held) + " of its deserved " + gpus(at.deserved) + ", the job asks " + gpus(job.gpu_milli);
+  }
+  return {};
+}
+
+int64_t KaiAdmission::free_milli() const {
+  int64_t held = 0;
+  for (size_t q = 0; q < queues_.size(); ++q)
+    if (queues_[q].parent < 0) held += allocated_[q];
+  return capacity_ - held;
+}
+
+void KaiAdmission::take_from_queue(const KaiWorkload& job) {
+  auto& shapes = waiting_by_queue_[static_cast<size_t>(job.queue)];
+  const auto it = shapes.find({-job.priority, job.gpu_milli});
+  assert(it != shapes.end());
+  it->second.jobs.erase({-job.priority, job.timestamp_ms, job.id});
+  if (it->second.jobs.empty()) shapes.erase(it);
+  for (int q : queues_[static_cast<size_t>(job.queue)].path) pending_[static_cast<size_t>(q)] -= job.gpu_milli;
+  waiting_.erase(job.id);
+}
+
+void KaiAdmission::allocate(const KaiWorkload& job, int64_t now_ms) {
+  admitted_[job.id] = job;
+  admitted_by_queue_[static_cast<size_t>(job.queue)].insert({-job.priority, job.timestamp_ms, job.id});
+  change_allocation(job.queue, job.gpu_milli, job.priority >= kKaiNonPreemptiblePriority, now_ms);
+}
+
+void KaiAdmission::release(uint32_t id, int64_t now_ms) {
+  const auto it = admitted_.find(id);
+  const KaiWorkload job = it->second;
+  admitted_.erase(it);
+  admitted_by_queue_[static_cast<size_t>(job.queue)].erase({-job.priority, job.timestamp_ms, job.id});
+  change_allocation(job.queue, -job.gpu_milli, job.priority >= kKaiNonPreemptiblePriority, now_ms);
+}
+
+void KaiAdmission::change_allocation(int leaf, int64_t amount, bool non_preemptible, int64_t now_ms) {
+  const size_t l = static_cast<size_t>(leaf);
+  borrowed_milli_ms_[l] += over_deserved(leaf) * (now_ms - borrowed_since_ms_[l]);
+  borrowed_since_ms_[l] = now_ms;
+  for (int q : queues_[l].path) {
+    allocated_[static_cast<size_t>(q)] += amount;
+    if (non_preemptible) allocated_non_preemptible_[static_cast<size_t>(q)] += amount;
+  }
+}
+
+}  // namespace topsim

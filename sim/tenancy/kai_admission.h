@@ -1,0 +1,168 @@
+// KAI-Scheduler's queues in front of placement: jobs wait in their leaf Queue until the scheduler's
+// actions let them take GPUs, within their queues' limits, reclaiming GPUs other queues hold above
+// their fair share and preempting lower-priority jobs of their own queue; an admitted job is then
+// placed by the run's scheduler. The public API mirrors KueueAdmission's.
+//
+// The rules follow NVIDIA/KAI-Scheduler at 72de64fc (paraphrased, not copied):
+// - a cycle (docs/developer/action-framework.md): fair shares divided afresh
+//   (plugins/proportion, kai_division.h; request = allocated + pending), then the actions
+//   Allocate, Reclaim and Preempt;
+// - queue order (plugins/proportion/queue_order/queue_order.go): queues within their fair share
+//   first, then those staying within deserved with the job, higher queue priority, no use of a
+//   resource without an allocatable share, smaller dominant share with the job, smaller dominant
+//   share, smaller allocatable share, older queue; compared level by level down the hierarchy;
+//   jobs in a queue by priority, then age; victims in the reverse of both orders;
+// - capacity policy (plugins/proportion/capacity_policy/): a job never takes a queue above its
+//   limit, on any ancestor; a non-preemptible job (priority >= 100, docs/priority/README.md)
+//   only in-quota resources: allocatedNonPreemptible + request <= deserved on every ancestor;
+// - reclaim (actions/reclaim/reclaim.go, plugins/proportion/reclaimable/): a job whose queue stays
+//   within its fair share with it takes preemptible jobs of other queues, whole (a gang is one
+//   chunk), each allowed by MaintainFairShare or GuaranteeDeservedQuota, and the saturation
+//   ratios of the reclaimer's path must stay below those of the siblings it takes from;
+// - preempt (actions/preempt/preempt.go): preemptible jobs of the same queue, strictly lower
+//   priority.
+// Victims are chosen until the job fits, then put back, last taken first, where it still fits
+// (what KAI's solver reaches by trying victim sets node by node). They are evicted at once and
+// the beneficiary admitted in the same cycle (KAI pipelines it onto the releasing GPUs).
+// Only GPUs are modelled (amounts in milli-GPU, 1000 a card); cpu and memory quotas are not.
+// Time-aware fairness (historical usage) is not modelled: every queue's usage is 0.
+//
+// A cycle costs the queues and the shapes of waiting jobs, not the queue lengths: each leaf keeps
+// its waiting jobs by (priority, GPUs), and a shape that failed in an action is not tried again
+// in that action (what one job of it cannot get, a newer one of it cannot either).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/tenancy/queue_config.h"
+
+namespace topsim {
+
+inline constexpr int64_t kKaiMilliPerGpu = 1000;
+// KAI docs/priority/README.md: a job whose PriorityClass value is below 100 is preemptible.
+inline constexpr int32_t kKaiNonPreemptiblePriority = 100;
+
+// A job waiting for its KAI queue.
+struct KaiWorkload {
+  uint32_t id = 0;
+  int queue = 0;             // a leaf: index into QueueConfig::kai_queues
+  int32_t priority = 0;      // its PriorityClass value
+  int64_t timestamp_ms = 0;  // creation, or its last eviction
+  int64_t gpu_milli = 0;     // > 0
+};
+
+class KaiAdmission {
+ public:
+  // REQUIRES: config.kai_queues as formats/queues/ checks them (parents exist, no cycle).
+  KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli);
+
+  // The queue's index, -1 when there is none of that name.
+  int queue(const std::string& name) const;
+  int queues() const { return static_cast<int>(queues_.size()); }
+  const std::string& name(int queue) const { return queues_[static_cast<size_t>(queue)].name; }
+  // Empty, or why a job of `gpu_milli` and `priority` can never be admitted to `queue` (a parent
+  // queue, a limit below the request, a non-preemptible job above a deserved quota, more GPUs
+  // than the cluster has).
+  std::string never_admitted(int queue, int64_t gpu_milli, int32_t priority = 0) const;
+
+  void enqueue(KaiWorkload workload);
+  // Runs cycles at `now_ms` until one changes nothing. `evict(id)` is called for each victim after
+  // its GPUs are released (the caller stops it and may enqueue it again); `admit(id)` for each
+  // job admitted. `max_cycles` limits the cycles (tests replay one of KAI's).
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
+           int max_cycles = -1);
+  // An admitted job ended: its GPUs return to its queue.
+  void finish(uint32_t id, int64_t now_ms);
+  bool admitted(uint32_t id) const { return admitted_.count(id) != 0; }
+  // Why a waiting job is not admitted (KAI's reason, in words).
+  std::string wait_reason(uint32_t id) const;
+  size_t waiting() const { return waiting_.size(); }
+  // Admits `workload` at once, as if it had been admitted earlier (tests build a cluster with it).
+  void admit_now(const KaiWorkload& workload, int64_t now_ms);
+
+  // GPU use above deserved quota, integrated up to `now_ms`, per queue (card-ms; 0 for parents).
+  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const;
+  // The deserved quota in whole cards (fraction dropped); an unlimited quota is the cluster.
+  int64_t nominal_gpus(int queue) const { return deserved_of(queue) / kKaiMilliPerGpu; }
+  // As of the last cycle: the queue's fair share and what it holds (milli-GPU).
+  int64_t fair_share_milli(int queue) const { return fair_share_[static_cast<size_t>(queue)]; }
+  int64_t allocated_milli(int queue) const { return allocated_[static_cast<size_t>(queue)]; }
+
+ private:
+  struct Queue {
+    std::string name;
+    int parent = -1;
+    bool leaf = true;
+    int32_t priority = 100;
+    int64_t deserved = 0;  // milli; -1: unlimited
+    int64_t limit = -1;    // milli; -1: none
+    double over_quota_weight = 0;
+    std::vector<int> path;  // from the top to this queue
+  };
+  // Order inside a queue: higher priority, then older, then id.
+  struct OrderKey {
+    int32_t minus_priority;
+    int64_t timestamp_ms;
+    uint32_t id;
+    auto operator<=>(const OrderKey&) const = default;
+  };
+  using ShapeKey = std::pair<int32_t, int64_t>;  // (-priority, gpu_milli)
+  // The waiting jobs of one leaf with one shape: what one of them cannot get in an action, the
+  // newer ones cannot either.
+  struct Shape {
+    std::set<OrderKey> jobs;
+    uint64_t failed_in = 0;              // the action (actions_) it last failed in
+    std::array<std::string, 3> reasons;  // why it was last not admitted, by Action
+  };
+  enum class Action : uint8_t { Allocate, Reclaim, Preempt };
+  struct Attempt;
+
+  int64_t deserved_of(int queue) const;
+  int64_t allocatable_of(int queue) const;  // max(deserved, fair share) capped by the limit; -1: none
+  bool queue_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
+  bool rank_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
+  const KaiWorkload* head(int leaf) const;
+  void divide_fair_shares();
+  bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  int next_turn(const std::vector<const KaiWorkload*>& heads) const;
+  std::string attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const;
+  std::string policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
+  std::string try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
+  std::string try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
+  bool strategy_allows(int reclaimer, int64_t gpu_milli, int victim_leaf, const std::vector<int64_t>& alloc) const;
+  std::string saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
+                                const std::set<int>& losers) const;
+  void put_back(int64_t gpu_milli, int64_t free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const;
+  void take_victim(uint32_t id, int64_t& free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const;
+  int64_t free_milli() const;
+  void take_from_queue(const KaiWorkload& job);
+  void allocate(const KaiWorkload& job, int64_t now_ms);
+  void release(uint32_t id, int64_t now_ms);
+  void change_allocation(int leaf, int64_t amount, bool non_preemptible, int64_t now_ms);
+  int64_t over_deserved(int queue) const;
+
+  std::vector<Queue> queues_;  // as in QueueConfig::kai_queues
+  int64_t capacity_ = 0;
+  std::vector<std::map<ShapeKey, Shape>> waiting_by_queue_;  // by leaf: its waiting jobs by shape
+  std::map<uint32_t, KaiWorkload> waiting_;
+  std::map<uint32_t, KaiWorkload> admitted_;
+  std::vector<std::set<OrderKey>> admitted_by_queue_;
+  std::vector<int64_t> allocated_, allocated_non_preemptible_, pending_, fair_share_;  // milli, by queue
+  std::vector<int64_t> borrowed_milli_ms_, borrowed_since_ms_;
+  // Victims of this run and, when enqueued again, their requests: a victim's pods are Releasing
+  // for the rest of KAI's session, so it may be admitted again from the next run on. This also
+  // bounds a run: each admission takes a job that waited when the run began.
+  std::set<uint32_t> evicted_now_;
+  std::vector<KaiWorkload> held_;
+  uint64_t actions_ = 0;  // actions run so far
+  bool dirty_ = false;    // something entered or left since the last cycle that changed nothing
+};
+
+}  // namespace topsim

@@ -1,0 +1,148 @@
+// KaiAdmission's Reclaim and Preempt actions: which running jobs a waiting one may take the GPUs
+// of (NVIDIA/KAI-Scheduler 72de64fc actions/reclaim/reclaim.go, actions/preempt/preempt.go,
+// plugins/proportion/reclaimable/reclaimable.go and strategies/strategies.go; paraphrased).
+#include <cmath>
+#include <limits>
+
+#include "sim/tenancy/kai_admission.h"
+#include "util/number_format.h"
+
+namespace topsim {
+namespace {
+
+std::string gpus(int64_t milli) { return format_data(static_cast<double>(milli) / kKaiMilliPerGpu); }
+
+// reclaimable.go fairShareSaturationRatio: allocated / fair share; anything held without a share
+// is infinitely saturated.
+double saturation(int64_t held, int64_t fair_share) {
+  if (fair_share == 0) return held > 0 ? std::numeric_limits<double>::infinity() : 0;
+  return static_cast<double>(held) / static_cast<double>(fair_share);
+}
+
+// GPUs an earlier job's victims left free this cycle: the next cycle's Allocate gives them out
+// (Reclaim and Preempt act only through victims).
+constexpr const char* kLeftToAllocate = "GPUs were freed in this cycle: the next Allocate";
+
+}  // namespace
+
+std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+  const size_t r = static_cast<size_t>(job.queue);
+  const int64_t g = job.gpu_milli;
+  // CanReclaimResources: the reclaimer's queue stays within its fair share with the job.
+  if (allocated_[r] + g > fair_share_[r])
+    return "reclaim: KAI queue " + queues_[r].name + " would exceed its fair share " + gpus(fair_share_[r]) + " with it";
+  if (std::string why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0)); !why.empty()) return why;
+  std::vector<int64_t> alloc = allocated_;
+  int64_t free = free_milli();
+  if (free >= g) return kLeftToAllocate;
+  // Victims: preemptible jobs of other queues, the queue last in KAI's order first, in it the
+  // job last in its order first; a queue no strategy lets us take from is closed.
+  std::vector<std::set<OrderKey>::const_reverse_iterator> next(queues_.size());
+  std::vector<bool> open(queues_.size(), false);
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    next[q] = admitted_by_queue_[q].rbegin();
+    open[q] = q != r && next[q] != admitted_by_queue_[q].rend() && -next[q]->minus_priority < kKaiNonPreemptiblePriority;
+  }
+  while (free < g) {
+    int from = -1;
+    for (size_t q = 0; q < queues_.size(); ++q)
+      if (open[q] && (from < 0 || queue_before(from, 0, static_cast<int>(q), 0, alloc))) from = static_cast<int>(q);
+    if (from < 0) break;
+    const size_t f = static_cast<size_t>(from);
+    if (!strategy_allows(job.queue, g, from, alloc)) {
+      open[f] = false;
+      continue;
+    }
+    take_victim(next[f]->id, free, victims, alloc);
+    ++next[f];
+    open[f] = next[f] != admitted_by_queue_[f].rend() && -next[f]->minus_priority < kKaiNonPreemptiblePriority;
+  }
+  if (free < g)
+    return "reclaim: " + gpus(free) + " GPUs free, and KAI's strategies let it take too little from other queues (it asks " +
+           gpus(g) + ")";
+  put_back(g, free, victims, alloc);
+  std::set<int> losers;
+  for (uint32_t victim : victims)
+    for (int q : queues_[static_cast<size_t>(admitted_.at(victim).queue)].path) losers.insert(q);
+  if (std::string why = saturation_breach(job.queue, g, alloc, losers); !why.empty()) return why;
+  if (std::string why = policy_blocks(job, alloc); !why.empty()) return why;
+  return {};
+}
+
+std::string KaiAdmission::try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+  const int64_t g = job.gpu_milli;
+  // IsNonPreemptibleJobOverQueueQuota: what no victim can change is checked first.
+  if (std::string why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0)); !why.empty()) return why;
+  std::vector<int64_t> alloc = allocated_;
+  int64_t free = free_milli();
+  if (free >= g) return kLeftToAllocate;
+  const std::set<OrderKey>& running = admitted_by_queue_[static_cast<size_t>(job.queue)];
+  for (auto it = running.rbegin(); free < g && it != running.rend(); ++it) {
+    const int32_t priority = -it->minus_priority;
+    if (priority >= kKaiNonPreemptiblePriority || priority >= job.priority) break;  // the rest rank higher
+    take_victim(it->id, free, victims, alloc);
+  }
+  if (free < g)
+    return "preempt: " + gpus(free) +
+           " GPUs free, and its queue's preemptible jobs of lower priority leave too little (it asks " + gpus(g) + ")";
+  put_back(g, free, victims, alloc);
+  return policy_blocks(job, alloc);
+}
+
+void KaiAdmission::take_victim(uint32_t id, int64_t& free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const {
+  const KaiWorkload& victim = admitted_.at(id);
+  for (int q : queues_[static_cast<size_t>(victim.queue)].path) alloc[static_cast<size_t>(q)] -= victim.gpu_milli;
+  free += victim.gpu_milli;
+  victims.push_back(id);
+}
+
+// Victims taken but not needed go back, the last taken first.
+void KaiAdmission::put_back(int64_t gpu_milli, int64_t free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const {
+  for (size_t i = victims.size(); i-- > 0;) {
+    const KaiWorkload& victim = admitted_.at(victims[i]);
+    if (free - victim.gpu_milli < gpu_milli) continue;
+    free -= victim.gpu_milli;
+    for (int q : queues_[static_cast<size_t>(victim.queue)].path) alloc[static_cast<size_t>(q)] += victim.gpu_milli;
+    victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+// strategies.go, at the level where the two queues' paths part: MaintainFairShare (the victim's
+// queue holds more than its allocatable share) or GuaranteeDeservedQuota (the reclaimer's queue
+// stays within deserved with the job and the victim's holds more than deserved); the victim's
+// queue counted before this victim is taken.
+bool KaiAdmission::strategy_allows(int reclaimer, int64_t gpu_milli, int victim_leaf, const std::vector<int64_t>& alloc) const {
+  const std::vector<int>& pr = queues_[static_cast<size_t>(reclaimer)].path;
+  const std::vector<int>& pv = queues_[static_cast<size_t>(victim_leaf)].path;
+  size_t level = 0;
+  while (level + 1 < pr.size() && level + 1 < pv.size() && pr[level] == pv[level]) ++level;
+  const int rq = pr[level], vq = pv[level];
+  const int64_t remaining = alloc[static_cast<size_t>(vq)];
+  const int64_t allocatable = allocatable_of(vq);
+  if (allocatable >= 0 && remaining > allocatable) return true;
+  const Queue& victim_queue = queues_[static_cast<size_t>(vq)];
+  return allocated_[static_cast<size_t>(rq)] + gpu_milli <= deserved_of(rq) && victim_queue.deserved >= 0 &&
+         remaining > victim_queue.deserved;
+}
+
+// reclaimable.go reclaimingQueuesRemainWithinBoundaries: on every level of the reclaimer's path,
+// its queue (with the job) must not end more saturated than a sibling it takes from, once it is
+// above its fair share (reclaimerUtilizationMultiplier 1, KAI's default). Empty, or the breach.
+std::string KaiAdmission::saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
+                                            const std::set<int>& losers) const {
+  for (int a : queues_[static_cast<size_t>(reclaimer)].path) {
+    const size_t qa = static_cast<size_t>(a);
+    const double ratio = saturation(alloc[qa] + gpu_milli, fair_share_[qa]);
+    for (int s : losers) {
+      const size_t qs = static_cast<size_t>(s);
+      if (s == a || queues_[qs].parent != queues_[qa].parent) continue;
+      if (ratio > 1 && fair_share_[qs] > 0 && ratio >= saturation(alloc[qs], fair_share_[qs]))
+        return "reclaim: KAI queue " + queues_[qa].name + " would hold " + gpus(alloc[qa] + gpu_milli) + " of its fair share " +
+               gpus(fair_share_[qa]) + ", more saturated than " + queues_[qs].name + " it takes from (" + gpus(alloc[qs]) +
+               " of " + gpus(fair_share_[qs]) + ")";
+    }
+  }
+  return {};
+}
+
+}  // namespace topsim
