@@ -210,6 +210,9 @@ class KueueAdmission {
   }
   // Upper bound of what preemption can free for `needs` at `cq`: its free quota, plus what its
   // own queue (when it preempts within itself) and the borrowing queues of its tree hold.
+  // The FRs of `needs` that `cq` cannot get now, and whether an admitted workload holds any.
+  std::vector<int> short_of(int cq, const std::vector<std::pair<int, int64_t>>& needs) const;
+  static bool uses_any(const Admitted& a, const std::vector<int>& frs);
   bool could_free(int cq, const std::vector<std::pair<int, int64_t>>& needs, const std::vector<int>& short_frs) const;
   std::vector<std::set<VictimKey>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
   std::vector<uint64_t> releases_, admissions_;         // by root node

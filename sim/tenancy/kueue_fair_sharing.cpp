@@ -178,15 +178,9 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
                                                               const std::vector<std::pair<int, int64_t>>& needs) const {
   const int cq = workload.cluster_queue;
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
-  std::vector<int> short_frs;
-  for (const auto& [fr, amount] : needs)
-    if (amount > tree_.available(cq, fr)) short_frs.push_back(fr);
+  const std::vector<int> short_frs = short_of(cq, needs);
   if (short_frs.empty() || !could_free(cq, needs, short_frs)) return {};
-  auto uses_short = [&](const Admitted& a) {
-    return std::any_of(a.usage.begin(), a.usage.end(), [&](const auto& u) {
-      return u.second > 0 && std::find(short_frs.begin(), short_frs.end(), u.first) != short_frs.end();
-    });
-  };
+  auto uses_short = [&](const Admitted& a) { return uses_any(a, short_frs); };
   std::vector<FairCandidate> candidates;
   const int root = tree_.root(cq);
   for (int q = 0; q < tree_.cluster_queues(); ++q) {

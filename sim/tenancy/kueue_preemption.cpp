@@ -38,6 +38,18 @@ bool within_queue_eligible(WithinQueuePreemption policy, int32_t priority, int64
   return false;
 }
 
+std::vector<int> KueueAdmission::short_of(int cq, const std::vector<std::pair<int, int64_t>>& needs) const {
+  std::vector<int> out;
+  for (const auto& [fr, amount] : needs)
+    if (amount > tree_.available(cq, fr)) out.push_back(fr);
+  return out;
+}
+
+bool KueueAdmission::uses_any(const Admitted& a, const std::vector<int>& frs) {
+  return std::any_of(a.usage.begin(), a.usage.end(),
+                     [&](const auto& u) { return u.second > 0 && std::find(frs.begin(), frs.end(), u.first) != frs.end(); });
+}
+
 bool KueueAdmission::could_free(int cq, const std::vector<std::pair<int, int64_t>>& needs,
                                 const std::vector<int>& short_frs) const {
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
@@ -60,15 +72,9 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
   if (fair_) return fair_preemption_targets(workload, needs);
   const int cq = workload.cluster_queue;
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
-  std::vector<int> short_frs;  // FRs the workload cannot get now
-  for (const auto& [fr, amount] : needs)
-    if (amount > tree_.available(cq, fr)) short_frs.push_back(fr);
+  const std::vector<int> short_frs = short_of(cq, needs);
   if (short_frs.empty() || !could_free(cq, needs, short_frs)) return {};
-  auto uses_short = [&](const Admitted& a) {
-    return std::any_of(a.usage.begin(), a.usage.end(), [&](const auto& u) {
-      return u.second > 0 && std::find(short_frs.begin(), short_frs.end(), u.first) != short_frs.end();
-    });
-  };
+  auto uses_short = [&](const Admitted& a) { return uses_any(a, short_frs); };
   // The preemptor's queue or a cohort of it below `lca` guarantees its request on every short FR.
   auto guaranteed_below = [&](int lca) {
     for (int node = cq; node >= 0 && node != lca; node = tree_.parent(node)) {
