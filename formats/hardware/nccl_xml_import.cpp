@@ -161,6 +161,7 @@ class NcclXmlImporter {
     check_system(system);
     for (pugi::xml_node cpu : system.children("cpu")) read_cpu(cpu);
     if (model_.numa_nodes.empty()) fail(system, "no <cpu> elements");
+    number_unknown_numa_nodes();
     if (options_.cpu && !cpu_used_)
       fail(system, "--cpu applies only to <cpu> elements without arch, and every <cpu> here has one");
     if (found_gpus_.empty() || !hint_gpus_.empty()) {
@@ -239,10 +240,24 @@ class NcclXmlImporter {
     return *options_.cpu;
   }
 
+  // NCCL writes numaid="-1" for a CPU whose NUMA node the kernel does not report (VMs, NUMA
+  // off: NVIDIA/nccl src/graph/xml.cc copies sysfs numa_node, -1 there, and files devices it finds
+  // no root complex for under a numaid="-1" CPU). Such
+  // CPUs get the lowest ids the file leaves free, in file order (ids name the nodes; placement
+  // refers to them by position).
+  void number_unknown_numa_nodes() {
+    for (NumaNode& node : model_.numa_nodes) {
+      if (node.id >= 0) continue;
+      int id = 0;
+      while (std::any_of(model_.numa_nodes.begin(), model_.numa_nodes.end(), [&](const NumaNode& n) { return n.id == id; })) ++id;
+      node.id = id;
+    }
+  }
+
   void read_cpu(pugi::xml_node cpu) {
     const int numaid = integer_attribute(cpu, "numaid", -1, kMaxDeviceIndex);
     for (const NumaNode& node : model_.numa_nodes)
-      if (node.id == numaid) fail(cpu, "numaid " + std::to_string(numaid) + " appears twice");
+      if (numaid >= 0 && node.id == numaid) fail(cpu, "numaid " + std::to_string(numaid) + " appears twice");
     NumaNode node{numaid, cpu_kind(cpu), ""};
     if (cpu.attribute("affinity")) {
       const auto list = cpu_list_from_mask(cpu.attribute("affinity").value());

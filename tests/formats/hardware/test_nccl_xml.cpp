@@ -405,3 +405,19 @@ TEST_CASE("formats::nccl_xml and node JSON round trips hold for random valid nod
     CHECK(node_from_json(node_to_json(copy), "copy.json").ok());
   }
 }
+
+TEST_CASE("formats::nccl_xml a CPU of numaid -1 (NUMA node not reported) gets the lowest free id", "[formats][nccl]") {
+  // NCCL copies sysfs numa_node, -1 on VMs and with NUMA off (src/graph/xml.cc); the node that
+  // `topo import` writes must load again (a fuzz finding: it wrote "id": -1).
+  const std::string path = test::shared_file("topologies/ibm-hgx-h100-8gpu-nccl-topo.xml");
+  if (path.empty()) return;
+  std::string text = test::read_text(path);
+  const size_t second = text.find("numaid=\"1\"");
+  REQUIRE(second != std::string::npos);
+  text.replace(second, 10, "numaid=\"-1\"");
+  const NodeModel model = import_ok(text, "unknown-numa.xml");
+  REQUIRE(model.numa_nodes.size() == 2);
+  CHECK(model.numa_nodes[0].id == 0);
+  CHECK(model.numa_nodes[1].id == 1);
+  CHECK(node_from_json(node_to_json(model), "exported.json").ok());
+}
