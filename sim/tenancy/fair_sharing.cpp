@@ -7,7 +7,7 @@ namespace topsim {
 
 double Drs::weighted() const {
   if (ratio == 0) return 0;
-  if (weight == 0) return std::numeric_limits<double>::infinity();
+  if (infinite()) return std::numeric_limits<double>::infinity();
   return ratio / weight;
 }
 
@@ -18,11 +18,9 @@ bool Drs::borrowing_on(const std::vector<std::pair<int, int64_t>>& request) cons
 }
 
 int compare_drs(const Drs& a, const Drs& b) {
-  const bool a_inf = a.weight == 0 && a.ratio != 0;
-  const bool b_inf = b.weight == 0 && b.ratio != 0;
   auto cmp = [](double x, double y) { return x < y ? -1 : x > y ? 1 : 0; };
-  if (a_inf && b_inf) return cmp(a.ratio, b.ratio);
-  if (a_inf != b_inf) return a_inf ? 1 : -1;
+  if (a.infinite() && b.infinite()) return cmp(a.ratio, b.ratio);
+  if (a.infinite() != b.infinite()) return a.infinite() ? 1 : -1;
   return cmp(a.weighted(), b.weighted());
 }
 

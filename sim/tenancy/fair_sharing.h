@@ -22,7 +22,8 @@ struct Drs {
   bool borrowing = false;
   std::vector<int> borrowed_frs;  // FRs the node uses above its subtree quota
 
-  double weighted() const;  // ratio / weight (0 when not borrowing; +inf for weight 0)
+  double weighted() const;                                     // ratio / weight (0 when not borrowing; +inf for weight 0)
+  bool infinite() const { return weight == 0 && ratio != 0; }  // weight 0 while borrowing
   bool borrowing_on(const std::vector<std::pair<int, int64_t>>& request) const;
 };
 

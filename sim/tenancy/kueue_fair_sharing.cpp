@@ -19,7 +19,6 @@
 // refused get the second strategy (LessThanInitialShare), one per queue. Victims found are then
 // put back in reverse order while the preemptor still fits.
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "sim/tenancy/fair_sharing.h"
@@ -30,12 +29,6 @@ namespace {
 
 bool reclaim_eligible(ReclaimPreemption policy, int32_t priority, int32_t preemptor_priority) {
   return policy == ReclaimPreemption::Any || (policy == ReclaimPreemption::LowerPriority && priority < preemptor_priority);
-}
-
-bool on_path(const QuotaTree& tree, int node, int ancestor) {
-  for (int at = node; at >= 0; at = tree.parent(at))
-    if (at == ancestor) return true;
-  return false;
 }
 
 // The ancestor of `node` (or `node` itself) just below `lca`.
@@ -143,7 +136,7 @@ class TargetOrdering {
       if (pruned_[static_cast<size_t>(child)]) continue;
       const Drs share = dominant_resource_share(tree_, child);
       if (child >= tree_.cluster_queues()) {
-        if (!share.borrowing && !on_path(tree_, preemptor_, child))
+        if (!share.borrowing && tree_.common_ancestor(preemptor_, child) != child)  // not on the preemptor's path
           pruned_[static_cast<size_t>(child)] = true;
         else if (compare_drs(share, cohort_share) >= 0)
           best_cohort = child, cohort_share = share;
@@ -220,11 +213,6 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
     return ok;
   };
   // Shares are compared between the two queues' ancestors just below their common one.
-  auto lca_with = [&](int target) {
-    int at = work.parent(target);
-    while (!on_path(work, cq, at)) at = work.parent(at);
-    return at;
-  };
   auto share_below = [&](int node, int lca) { return dominant_resource_share(work, almost_lca(work, node, lca)); };
   add_preemptor(+1);
   const bool within_nominal = std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return work.borrowing(cq, fr); });
@@ -246,11 +234,10 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
       take(first.pop(target));
       continue;
     }
-    const int lca = lca_with(target);
+    const int lca = work.common_ancestor(cq, target);
     const Drs preemptor_new = share_below(cq, lca);
     const Drs target_old = share_below(target, lca);
-    const bool hopeless = preemptor_new.weighted() == std::numeric_limits<double>::infinity() &&
-                          target_old.weighted() != std::numeric_limits<double>::infinity();
+    const bool hopeless = preemptor_new.infinite() && !target_old.infinite();  // fsStrategyUnsatisfiable
     while (first.has(target)) {
       const FairCandidate c = first.pop(target);
       if (hopeless) {
@@ -275,7 +262,7 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
     while (!fit && !second.done(root)) {
       const int target = second.next(root);
       if (target < 0) continue;
-      const int lca = lca_with(target);
+      const int lca = work.common_ancestor(cq, target);
       const bool passed = compare_drs(share_below(cq, lca), share_below(target, lca)) < 0;
       const FairCandidate c = second.pop(target);
       if (passed) take(c);
