@@ -1,5 +1,5 @@
-// "tenancy": the scenario's teams and quotas (sim/tenancy/): a folder of Kueue objects, how the
-// queues the jobs name map onto them, and what a preemption costs.
+// "tenancy": the scenario's teams and quotas (sim/tenancy/): a folder of Kueue or KAI objects, how
+// the queues the jobs name map onto them, and what a preemption costs.
 #include <nlohmann/json.hpp>
 
 #include "formats/queues/queue_yaml.h"
@@ -36,8 +36,10 @@ void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const Json
   auto config = read_queue_config(resolve_path(base_dir, *folder));
   if (!config) return verbatim.emplace(config.error()), void();
   spec->queues = std::move(config).value();
-  if (!spec->queues.kueue())
-    return tenancy.fail("queues", "'" + *folder + "' holds no Kueue ClusterQueue (KAI queues are read but not yet simulated)");
+  if (spec->queues.kueue() && spec->queues.kai())
+    return tenancy.fail("queues", "'" + *folder +
+                                      "' holds both Kueue ClusterQueues and KAI Queues: a cluster admits by one of them; keep "
+                                      "one in the folder");
   read_queue_of(errors, tenancy, *spec);
   if (auto name = tenancy.string("default_queue")) spec->default_queue = *name;
   if (auto every = tenancy.number("checkpoint_every_s", 0, kMaxSeconds)) spec->checkpoint.every_ms = std::llround(*every * 1000);

@@ -13,6 +13,7 @@
 #include "sim/link_shares.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
+#include "sim/tenancy/admission.h"
 
 namespace topsim {
 namespace {
@@ -234,25 +235,19 @@ class Engine final : private Binder {
       for (const std::string& name : workload_.queue_names) out_.tenants.push_back({name});
       return;
     }
-    // The scenario loader checks both: here every job is rejected with the reason.
-    Expected<QuotaTree> built = QuotaTree::build(config_.tenancy->queues);
-    Expected<TenancyBinding> binding = bind_tenancy(*config_.tenancy, workload_);
-    if (!built || !binding) {
-      binding_error_ = (!built ? built.error() : binding.error()).message;
+    // The scenario loader checks the binding: here every job is rejected with the reason.
+    auto made = make_admission(*config_.tenancy, workload_, cluster_.total_gpus());
+    if (!made) {
+      binding_error_ = made.error().message;
       return;
     }
-    binding_.emplace(std::move(*binding));
-    QuotaTree tree = std::move(*built);
-    const int gpu = tree.resource(kResourceGpu);
-    for (int q = 0; q < tree.cluster_queues(); ++q) {
-      out_.tenants.push_back({tree.name(q), 0, gpu >= 0 ? tree.nominal_all_flavors(q, gpu) : 0, 0});
-    }
-    admission_.emplace(std::move(tree), config_.tenancy->queues);
+    admission_ = std::move(*made);
+    for (const TenantQuota& t : admission_->tenants()) out_.tenants.push_back({t.name, 0, t.nominal_gpus, 0});
     out_.quota = true;
   }
 
   int tenant_of(const JobSpec& job) const {
-    if (binding_) return binding_->cluster_queue(job);
+    if (admission_) return admission_->tenant(job);
     return config_.tenancy || job.queue == kNoQueue ? -1 : job.queue;
   }
 
@@ -265,15 +260,7 @@ class Engine final : private Binder {
   // The job waits for its ClusterQueue to admit it (from `timestamp_ms` in its queue's order);
   // or why it never can.
   std::string enqueue_for_quota(const JobSpec& job, int64_t timestamp_ms) {
-    if (!admission_) return binding_error_;
-    const int cq = binding_->cluster_queue(job);
-    if (cq < 0) return "it names no queue and the scenario's tenancy has no default_queue";
-    std::string missing;
-    QuotaRequest request = quota_request(job, admission_->tree(), missing);
-    if (!missing.empty()) return "no ClusterQueue has quota for " + missing;
-    if (std::string never = admission_->never_admitted(cq, request); !never.empty()) return never;
-    admission_->enqueue({job.id, cq, binding_->priority(job), timestamp_ms, std::move(request)});
-    return {};
+    return admission_ ? admission_->enqueue(job, timestamp_ms) : binding_error_;
   }
 
   // Quota reserved: the scheduler may place it.
@@ -638,10 +625,9 @@ class Engine final : private Binder {
   std::optional<VerdictWatch> watch_;              // with RunConfig::stop_when, in replays
   std::optional<LinkShares> links_;                // replays on a fabric with uplinks
   std::unordered_map<uint32_t, Flowing> flowing_;  // running jobs on shared links (never iterated)
-  // Quota (RunConfig::tenancy): the ClusterQueues' admission, the workload's queues and classes
-  // bound to them, and per preempted or running job what preemption needs (never iterated).
-  std::optional<KueueAdmission> admission_;
-  std::optional<TenancyBinding> binding_;
+  // Quota (RunConfig::tenancy): the queues' admission (Kueue's or KAI's, bound to the workload's
+  // queues and classes), and per preempted or running job what preemption needs (never iterated).
+  std::unique_ptr<Admission> admission_;
   std::string binding_error_;
   std::unordered_map<uint32_t, uint32_t> epoch_;  // preempted jobs: their run count
   std::unordered_map<uint32_t, double> done_;     // preempted jobs: the share of their work checkpointed

@@ -6,8 +6,6 @@
 namespace topsim {
 namespace {
 
-// The ClusterQueue a queue name reaches: a LocalQueue ("name" or "namespace/name"), else a
-// ClusterQueue of that name; -1 with `problem` set when neither or ambiguous.
 // The index of ClusterQueue `name` in the config (the quota tree's node), or -1.
 int cluster_queue_index(const QueueConfig& config, const std::string& name) {
   for (size_t q = 0; q < config.cluster_queues.size(); ++q)
@@ -15,7 +13,9 @@ int cluster_queue_index(const QueueConfig& config, const std::string& name) {
   return -1;
 }
 
-int resolve_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
+// The ClusterQueue a queue name reaches: a LocalQueue ("name" or "namespace/name"), else a
+// ClusterQueue of that name; -1 with `problem` set when neither or ambiguous.
+int resolve_kueue_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
   const size_t slash = name.find('/');
   const LocalQueueSpec* found = nullptr;
   int matches = 0;
@@ -37,6 +37,27 @@ int resolve_queue(const QueueConfig& config, const std::string& name, std::strin
   return -1;
 }
 
+// The KAI leaf queue of that name; -1 with `problem` set when there is none or it is a parent.
+int resolve_kai_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
+  int found = -1;
+  for (size_t q = 0; q < config.kai_queues.size(); ++q)
+    if (config.kai_queues[q].name == name) found = static_cast<int>(q);
+  if (found < 0) {
+    problem = "\"" + name + "\" is no KAI Queue of " + config.source;
+    return -1;
+  }
+  for (const KaiQueueSpec& q : config.kai_queues)
+    if (q.parent == name) {
+      problem = "KAI queue \"" + name + "\" is a parent queue (of \"" + q.name + "\"): only leaf queues take jobs";
+      return -1;
+    }
+  return found;
+}
+
+int resolve_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
+  return config.kueue() ? resolve_kueue_queue(config, name, problem) : resolve_kai_queue(config, name, problem);
+}
+
 }  // namespace
 
 Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& workload) {
@@ -50,12 +71,14 @@ Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& w
       return Error(workload.source + ": jobs name queue \"" + name + "\"" +
                    (target != name ? " (mapped to \"" + target + "\")" : "") + ": " + problem +
                    (mapped == spec.queue_of.end() ? "; map it in tenancy.queue_of" : ""));
-    out.cluster_queue_of.push_back(cq);
+    out.queue_of.push_back(cq);
   }
   if (!spec.default_queue.empty()) {
-    out.default_cluster_queue = resolve_queue(spec.queues, spec.default_queue, problem);
-    if (out.default_cluster_queue < 0) return Error("tenancy.default_queue: " + problem);
+    out.default_queue = resolve_queue(spec.queues, spec.default_queue, problem);
+    if (out.default_queue < 0) return Error("tenancy.default_queue: " + problem);
   }
+  for (const PriorityClassSpec& pc : spec.queues.priority_classes)  // Kubernetes: pods naming no class
+    if (pc.global_default && !pc.workload_class) out.default_priority = pc.value;
   for (const std::string& name : workload.priority_class_names) {
     const PriorityClassSpec* found = nullptr;
     for (const PriorityClassSpec& pc : spec.queues.priority_classes)  // a WorkloadPriorityClass wins

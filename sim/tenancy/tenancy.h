@@ -33,23 +33,24 @@ struct TenancySpec {
   CheckpointPolicy checkpoint;
 };
 
-// A TenancySpec bound to one workload's names.
+// A TenancySpec bound to one workload's names. Queues are the admitting system's: ClusterQueues
+// (QueueConfig::cluster_queues index) for Kueue, leaf Queues (QueueConfig::kai_queues index) for
+// KAI.
 struct TenancyBinding {
-  std::vector<int> cluster_queue_of;  // by Workload::queue_names index
-  int default_cluster_queue = -1;     // jobs naming no queue
-  std::vector<int32_t> priority_of;   // by Workload::priority_class_names index
+  std::vector<int> queue_of;         // by Workload::queue_names index
+  int default_queue = -1;            // jobs naming no queue
+  std::vector<int32_t> priority_of;  // by Workload::priority_class_names index
+  int32_t default_priority = 0;      // jobs naming no class: the globalDefault PriorityClass's value, else 0
 
-  int cluster_queue(const JobSpec& job) const {
-    return job.queue == kNoQueue ? default_cluster_queue : cluster_queue_of[job.queue];
-  }
+  int queue(const JobSpec& job) const { return job.queue == kNoQueue ? default_queue : queue_of[job.queue]; }
   int32_t priority(const JobSpec& job) const {
-    return job.priority_class == kNoPriorityClass ? 0 : priority_of[job.priority_class];
+    return job.priority_class == kNoPriorityClass ? default_priority : priority_of[job.priority_class];
   }
 };
 
 // Errors (one line, naming the workload's source and the queue or class): a queue that is no
-// LocalQueue or ClusterQueue, a LocalQueue name in two namespaces, an unknown priority class, jobs
-// without a queue and no default.
+// LocalQueue or ClusterQueue (Kueue) or no KAI Queue, a KAI parent queue (only leaves take
+// jobs), a LocalQueue name in two namespaces, an unknown priority class.
 Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& workload);
 
 // What `job` asks of quota, in `tree`'s resources: nvidia.com/gpu (whole cards), cpu (milli),

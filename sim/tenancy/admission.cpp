@@ -1,0 +1,124 @@
+#include "sim/tenancy/admission.h"
+
+#include "sim/tenancy/kai_admission.h"
+#include "sim/tenancy/kueue_admission.h"
+
+namespace topsim {
+namespace {
+
+// Kueue: tenants are the ClusterQueues; a job asks its resources of the quota tree.
+class KueueQuota final : public Admission {
+ public:
+  KueueQuota(QuotaTree tree, const QueueConfig& config, TenancyBinding binding)
+      : binding_(std::move(binding)), admission_(std::move(tree), config) {
+    const QuotaTree& t = admission_.tree();
+    const int gpu = t.resource(kResourceGpu);
+    for (int q = 0; q < t.cluster_queues(); ++q) tenants_.push_back({t.name(q), gpu >= 0 ? t.nominal_all_flavors(q, gpu) : 0});
+  }
+
+  const std::vector<TenantQuota>& tenants() const override { return tenants_; }
+  int tenant(const JobSpec& job) const override { return binding_.queue(job); }
+
+  std::string enqueue(const JobSpec& job, int64_t timestamp_ms) override {
+    const int cq = binding_.queue(job);
+    if (cq < 0) return "it names no queue and the scenario's tenancy has no default_queue";
+    std::string missing;
+    QuotaRequest request = quota_request(job, admission_.tree(), missing);
+    if (!missing.empty()) return "no ClusterQueue has quota for " + missing;
+    if (std::string never = admission_.never_admitted(cq, request); !never.empty()) return never;
+    admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request)});
+    return {};
+  }
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) override {
+    admission_.run(now_ms, admit, evict);
+  }
+  void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }
+  std::string wait_reason(uint32_t id) const override { return admission_.wait_reason(id); }
+  size_t waiting() const override { return admission_.waiting(); }
+  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override { return admission_.borrowed_gpu_ms(now_ms); }
+
+ private:
+  TenancyBinding binding_;
+  KueueAdmission admission_;
+  std::vector<TenantQuota> tenants_;
+};
+
+// KAI: tenants are the leaf queues; a job asks GPUs in milli-GPU (whole cards x 1000, a trace
+// pod's share of a card as its gpu_milli).
+class KaiQuota final : public Admission {
+ public:
+  KaiQuota(const QueueConfig& config, TenancyBinding binding, int total_gpus)
+      : binding_(std::move(binding)), admission_(config, int64_t{total_gpus} * kKaiMilliPerGpu) {
+    tenant_of_queue_.assign(static_cast<size_t>(admission_.queues()), -1);
+    for (int q = 0; q < admission_.queues(); ++q) {
+      bool leaf = true;
+      for (const KaiQueueSpec& other : config.kai_queues) leaf = leaf && other.parent != admission_.name(q);
+      if (!leaf) continue;
+      tenant_of_queue_[static_cast<size_t>(q)] = static_cast<int>(tenants_.size());
+      tenants_.push_back({admission_.name(q), admission_.nominal_gpus(q)});
+    }
+  }
+
+  const std::vector<TenantQuota>& tenants() const override { return tenants_; }
+  int tenant(const JobSpec& job) const override {
+    const int q = binding_.queue(job);
+    return q < 0 ? -1 : tenant_of_queue_[static_cast<size_t>(q)];
+  }
+
+  std::string enqueue(const JobSpec& job, int64_t timestamp_ms) override {
+    const int q = binding_.queue(job);
+    if (q < 0) return "it names no queue and the scenario's tenancy has no default_queue";
+    const int64_t milli = gpu_milli(job);
+    if (milli <= 0)
+      return "KAI queues count GPUs as devices or fractions of one; a share asking GPU memory (aliyun.com/gpu-mem) has no "
+             "fraction before it is placed";
+    const int32_t priority = binding_.priority(job);
+    if (std::string never = admission_.never_admitted(q, milli, priority); !never.empty()) return never;
+    admission_.enqueue({job.id, q, priority, timestamp_ms, milli});
+    return {};
+  }
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) override {
+    admission_.run(now_ms, admit, evict);
+  }
+  void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }
+  std::string wait_reason(uint32_t id) const override { return admission_.wait_reason(id); }
+  size_t waiting() const override { return admission_.waiting(); }
+  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override {
+    const std::vector<int64_t> by_queue = admission_.borrowed_gpu_ms(now_ms);
+    std::vector<int64_t> out(tenants_.size(), 0);
+    for (size_t q = 0; q < by_queue.size(); ++q)
+      if (tenant_of_queue_[q] >= 0) out[static_cast<size_t>(tenant_of_queue_[q])] = by_queue[q];
+    return out;
+  }
+
+ private:
+  static int64_t gpu_milli(const JobSpec& job) {
+    switch (job.kind) {
+      case JobKind::Training: return int64_t{kKaiMilliPerGpu} * job.total_gpus();
+      case JobKind::TracePod:
+        return job.gpu_milli >= kKaiMilliPerGpu ? int64_t{kKaiMilliPerGpu} * job.gpus_per_worker
+                                                : int64_t{job.gpu_milli} * job.gpus_per_worker;
+      case JobKind::Share: return 0;
+    }
+    return 0;
+  }
+
+  TenancyBinding binding_;
+  KaiAdmission admission_;
+  std::vector<TenantQuota> tenants_;
+  std::vector<int> tenant_of_queue_;  // by KAI queue: its tenant, -1 for parents
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Admission>> make_admission(const TenancySpec& spec, const Workload& workload, int total_gpus) {
+  Expected<TenancyBinding> binding = bind_tenancy(spec, workload);
+  if (!binding) return binding.error();
+  if (!spec.queues.kueue())
+    return std::unique_ptr<Admission>(std::make_unique<KaiQuota>(spec.queues, std::move(*binding), total_gpus));
+  Expected<QuotaTree> tree = QuotaTree::build(spec.queues);
+  if (!tree) return tree.error();
+  return std::unique_ptr<Admission>(std::make_unique<KueueQuota>(std::move(*tree), spec.queues, std::move(*binding)));
+}
+
+}  // namespace topsim

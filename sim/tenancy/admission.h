@@ -1,0 +1,53 @@
+// Admission in front of placement, whichever system a scenario's queue folder describes: Kueue's
+// ClusterQueues (kueue_admission.h) or KAI-Scheduler's Queues (kai_admission.h). The engine sees
+// only this interface: a job enters its queue, cycles admit and evict, an ended job returns its
+// quota; tenants are the queues results are kept for.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/job.h"
+#include "sim/tenancy/tenancy.h"
+#include "util/expected.h"
+
+namespace topsim {
+
+// A tenant of a run with quota: a Kueue ClusterQueue or a KAI leaf queue, and its nominal GPUs
+// (Kueue: nvidia.com/gpu over every flavor; KAI: the deserved quota in whole cards).
+struct TenantQuota {
+  std::string name;
+  int64_t nominal_gpus = 0;
+};
+
+class Admission {
+ public:
+  virtual ~Admission() = default;
+
+  // The tenants in the order results index them, and a job's tenant (-1: it has none).
+  virtual const std::vector<TenantQuota>& tenants() const = 0;
+  virtual int tenant(const JobSpec& job) const = 0;
+  // `job` now waits for its queue, in its queue's order from `timestamp_ms` (its submission, or
+  // its last eviction); or why it can never be admitted (nothing was enqueued).
+  virtual std::string enqueue(const JobSpec& job, int64_t timestamp_ms) = 0;
+  // Runs the scheduling cycles of the instant `now_ms`: `evict(id)` for each victim after its
+  // quota is released (the caller stops it and may enqueue it again), `admit(id)` for each job
+  // whose quota is reserved.
+  virtual void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) = 0;
+  // An admitted job ended: its quota returns.
+  virtual void finish(uint32_t id, int64_t now_ms) = 0;
+  // Why a waiting job is not admitted, in the system's words.
+  virtual std::string wait_reason(uint32_t id) const = 0;
+  virtual size_t waiting() const = 0;
+  // GPU time each tenant held above its nominal quota, up to `now_ms` (card-ms, by tenant).
+  virtual std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const = 0;
+};
+
+// The admission of `spec`'s queues for `workload` on a cluster of `total_gpus`: Kueue's when the
+// folder holds ClusterQueues, KAI's when it holds KAI Queues. Errors as bind_tenancy's.
+Expected<std::unique_ptr<Admission>> make_admission(const TenancySpec& spec, const Workload& workload, int total_gpus);
+
+}  // namespace topsim

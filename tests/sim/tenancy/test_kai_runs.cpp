@@ -1,0 +1,104 @@
+// Runs with KAI-Scheduler queues (sim/tenancy/admission.h driving KaiAdmission in the engine):
+// a queue within its fair share reclaims what another holds above it, the victim keeps its
+// checkpoint; non-preemptible jobs stay within deserved quota; tenants are the leaf queues.
+// Worked by hand on one DGX-1 (8 GPUs).
+#include <catch2/catch.hpp>
+
+#include "tests/scenario/scenario_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+constexpr const char* kOneDgx1 = R"([{"model": "dgx1-v100", "count": 1}])";
+
+std::string job(const std::string& name, double submit_s, int gpus, double duration_s, const std::string& queue) {
+  return "{\"name\": \"" + name + "\", \"submit_s\": " + std::to_string(submit_s) +
+         ", \"workers\": 1, \"gpus_per_worker\": " + std::to_string(gpus) +
+         ", \"model\": \"resnet50\", \"duration_s\": " + std::to_string(duration_s) + ", \"queue\": \"" + queue + "\"}";
+}
+
+KaiQueueSpec kai_queue(const std::string& name, const std::string& parent, double deserved) {
+  KaiQueueSpec q;
+  q.name = name;
+  q.where = "test";
+  q.parent = parent;
+  q.gpu = {deserved, 1, -1};
+  return q;
+}
+
+// Department `lab` (8 GPUs) with leaf queues a and b, 4 deserved GPUs each, equal weights.
+TenancySpec lab(int64_t checkpoint_every_s, int64_t overhead_s) {
+  TenancySpec spec;
+  spec.queues.source = "test-queues";
+  spec.queues.kai_queues = {kai_queue("lab", "", 8), kai_queue("a", "lab", 4), kai_queue("b", "lab", 4)};
+  spec.checkpoint = {checkpoint_every_s * 1000, overhead_s * 1000};
+  return spec;
+}
+
+// b1, b2 (b: 4 GPUs each, 1000 s) at 0, b taking a's idle share; a1 (a, 4 GPUs, 1000 s) at 100 s.
+Scenario reclaim_scenario(const TenancySpec& spec) {
+  Scenario s = scenario_from(scenario_json(
+      kOneDgx1, "[" + job("b1", 0, 4, 1000, "b") + "," + job("b2", 0, 4, 1000, "b") + "," + job("a1", 100, 4, 1000, "a") + "]"));
+  s.tenancy = std::make_shared<const TenancySpec>(spec);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sim::kai a queue within its fair share reclaims GPUs another holds above its own", "[sim][kai]") {
+  const Scenario s = reclaim_scenario(lab(60, 30));
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& b1 = record(r, s, "b1");
+  const JobRecord& b2 = record(r, s, "b2");
+  const JobRecord& a1 = record(r, s, "a1");
+  // At 100 s a and b deserve 4 each: b holds 8, so its newest job goes (jobs without a
+  // PriorityClass have priority 0, below KAI's 100: preemptible) and a1 starts at once.
+  CHECK(b1.evictions == 0);
+  CHECK(b1.finish_ms == 1'000'000);
+  CHECK(b2.evictions == 1);
+  CHECK(a1.admitted_ms == 100'000);
+  CHECK(a1.start_ms == 100'000);
+  // b2 ran 100 s, checkpointed at 60 s: 40 s of 4 GPUs lost; admitted again when b1 ends, it
+  // runs the 30 s overhead and the 940 s left.
+  CHECK(b2.lost_gpu_ms == 160'000);
+  CHECK(b2.finish_ms == 1'000'000 + 30'000 + 940'000);
+  CHECK(metric(r, "evictions@b") == 1);
+  CHECK(metric(r, "evictions@a") == 0);
+  CHECK(metric(r, "preempted_gpu_hours@b") == Approx(160.0 / 3600));
+  // Tenants are the leaf queues, their nominal GPUs the deserved quota; b held 4 GPUs above its
+  // 4 deserved for 100 s.
+  CHECK(tenant_names(r) == std::vector<std::string>{"a", "b"});
+  CHECK(metric(r, "nominal_gpus@a") == 4);
+  CHECK(metric(r, "borrowed_gpu_hours@b") == Approx(400.0 / 3600));
+  CHECK(metric(r, "finished@b") == 2);
+}
+
+TEST_CASE("sim::kai non-preemptible jobs (a globalDefault PriorityClass of 125) stay within deserved quota", "[sim][kai]") {
+  TenancySpec spec = lab(60, 30);
+  PriorityClassSpec inference;
+  inference.name = "inference";
+  inference.value = 125;  // KAI's built-in inference class: non-preemptible
+  inference.workload_class = false;
+  inference.global_default = true;
+  spec.queues.priority_classes.push_back(inference);
+  const Scenario s = reclaim_scenario(spec);
+  const RunResult r = run(s, "topology-aware");
+  // b2 would take b above its 4 deserved GPUs: it waits for b1, though 4 GPUs are free until
+  // a1 takes them at 100 s; nothing is evicted.
+  CHECK(record(r, s, "a1").start_ms == 100'000);
+  CHECK(record(r, s, "b2").start_ms == 1'000'000);
+  CHECK(record(r, s, "b2").finish_ms == 2'000'000);
+  CHECK(metric(r, "evictions") == 0);
+}
+
+TEST_CASE("sim::kai a job asking more than its queue's limit is rejected with KAI's reason", "[sim][kai]") {
+  TenancySpec spec = lab(0, 0);
+  spec.queues.kai_queues[2].gpu.limit = 2;
+  const Scenario s = reclaim_scenario(spec);
+  const RunResult r = run(s, "topology-aware");
+  CHECK(record(r, s, "b1").state == JobState::Rejected);
+  CHECK_THAT(record(r, s, "b1").reason, Catch::Contains("above the GPU limit 2 of KAI queue b"));
+  CHECK(record(r, s, "a1").finish_ms == 1'100'000);
+}
