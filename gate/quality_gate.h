@@ -108,10 +108,10 @@ struct MetricCheck {
   std::string scenario;
   WatchedMetric watched;
   MeasuredValue base, now;
-  double delta = 0;          // now - base
-  double delta_percent = 0;  // vs |base|; 0 when base is 0
-  double allowed = 0;        // the tolerance as an amount
-  double noise = 0;          // the seed noise (0 with one seed)
+  double delta = 0;                     // now - base
+  std::optional<double> delta_percent;  // vs |base|; none when base is 0 (a change against 0 has no percentage)
+  double allowed = 0;                   // the tolerance as an amount
+  double noise = 0;                     // the seed noise (0 with one seed)
   Verdict verdict = Verdict::Ok;
 };
 

@@ -14,8 +14,12 @@ std::string value_text(const MeasuredValue& v) {
   return v.runs > 1 ? format_number(v.mean) + " ± " + format_number(v.sd) : format_number(v.mean);
 }
 
+// "+12 (+3.4%)"; against a baseline of 0 the change has no percentage: "+1000 (n/a: baseline 0)",
+// and no change is "+0".
 std::string delta_text(const MetricCheck& c) {
-  return fmt::format("{}{} ({:+.1f}%)", c.delta >= 0 ? "+" : "", format_number(c.delta), c.delta_percent);
+  if (!c.delta_percent && c.delta == 0) return "+0";
+  const std::string percent = c.delta_percent ? fmt::format("{:+.1f}%", *c.delta_percent) : "n/a: baseline 0";
+  return fmt::format("{}{} ({})", c.delta >= 0 ? "+" : "", format_number(c.delta), percent);
 }
 
 std::string limits_text(const MetricCheck& c) {

@@ -100,6 +100,48 @@ TEST_CASE("cli::check passes on an unchanged tree, fails naming the metric when 
   }
 }
 
+namespace {
+
+// Two ClusterQueues a and b (4 GPUs each) on one DGX-1; `cohort` puts them in one cohort, so
+// that b may borrow a's idle quota.
+void write_queues(const TempDir& dir, bool cohort) {
+  std::ofstream out(dir.file("queues.yaml"));
+  out << "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n  name: gpu\n";
+  for (const char* name : {"a", "b"}) {
+    out << "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: " << name << "\nspec:\n"
+        << (cohort ? "  cohortName: lab\n" : "")
+        << "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: gpu\n      resources:\n"
+           "      - name: nvidia.com/gpu\n        nominalQuota: 4\n";
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cli::check gates a tenant's metric: a queue change that makes team b wait fails naming wait_s.max@b", "[cli][check]") {
+  TempDir dir;
+  write_queues(dir, true);
+  std::ofstream(dir.file("s.json")) << R"({"name": "teams", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "b2", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"}]},
+    "tenancy": {"queues": "queues.yaml"}, "schedulers": ["topology-aware"]})";
+  std::ofstream(dir.file("suite.json")) << R"({"baseline": "base.json", "scenarios": [{"scenario": "s.json", "metrics": {
+    "topology-aware/wait_s.max@b": {"better": "lower", "tolerance": "5s"},
+    "topology-aware/evictions": {"better": "lower", "tolerance": "0"}}}]})";
+  const std::string suite = dir.file("suite.json");
+  REQUIRE(run_cli("check '" + suite + "' --update").exit_code == 0);
+  // Expected: with the cohort b2 borrows a's idle quota and starts at once.
+  CHECK_THAT(read_text(dir.file("base.json")),
+             Catch::Contains("\"topology-aware/wait_s.max@b\"") && Catch::Contains("\"mean\": 0"));
+  CHECK(run_cli("check '" + suite + "'").exit_code == 0);
+  write_queues(dir, false);  // the cohort removed: b holds only its own 4 GPUs
+  const CliResult r = run_cli("check '" + suite + "'");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("topology-aware/wait_s.max@b"));
+  // Expected: the change against a baseline of 0 has no percentage.
+  CHECK_THAT(r.out, Catch::Contains("+1000 (n/a: baseline 0)  REGRESSED"));
+}
+
 TEST_CASE("cli::check bad input: exit 2, one line", "[cli][check]") {
   TempDir dir;
   SECTION("an unknown metric, with did-you-mean") {
