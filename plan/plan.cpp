@@ -5,14 +5,17 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "plan/plan_answer.h"
 #include "sim/experiment.h"
 #include "sim/seeds.h"
+#include "sim/tenancy/gpu_quota.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
 
@@ -72,9 +75,11 @@ class Planner {
 
   // One size: its seeds replayed in order; with early_stop, up to the first that misses an SLO
   // and each replay only until its verdict is decided.
-  Expected<PlanEvaluation> evaluate(const ChainKey& key, int units, RunMonitor* monitor, bool early_stop) const {
+  // `quotas`: a quota plan's split (QuotaSearch::tenants order).
+  Expected<PlanEvaluation> evaluate(const ChainKey& key, int units, RunMonitor* monitor, bool early_stop,
+                                    const std::vector<int64_t>& quotas = {}) const {
     PlanEvaluation e;
-    const Scenario scenario = sized(key, units, e);
+    const Scenario scenario = sized(key, units, quotas, e);
     std::map<std::string, double> sums;
     int full_runs = 0;
     for (int i = 0; i < plan_.base.seeds && !(early_stop && e.failed_seed); ++i) {
@@ -98,13 +103,9 @@ class Planner {
   }
 
   Expected<PlanChain> search(size_t index, const ChainKey& key, RunMonitor* monitor, std::atomic<size_t>& evaluations) const {
+    if (plan_.quota) return search_quota(index, key, monitor, evaluations);
     const PlanCandidate& candidate = plan_.candidates[key.candidate];
-    PlanChain chain;
-    chain.index = index;
-    chain.key = key;
-    chain.scheduler = plan_.base.schedulers[key.scheduler];
-    chain.candidate = candidate.name;
-    chain.growth = plan_.growth[key.growth];
+    PlanChain chain = new_chain(index, key);
     int max_units = plan_.max_nodes / candidate.nodes_per_unit;
     if (plan_.max_cost_per_hour)
       max_units =
@@ -158,6 +159,110 @@ class Planner {
   }
 
  private:
+  PlanChain new_chain(size_t index, const ChainKey& key) const {
+    PlanChain chain;
+    chain.index = index;
+    chain.key = key;
+    chain.scheduler = plan_.base.schedulers[key.scheduler];
+    chain.candidate = plan_.candidates[key.candidate].name;
+    chain.growth = plan_.growth[key.growth];
+    return chain;
+  }
+
+  // A quota plan's search (docs/planning.md): from the folder's split, each step moves
+  // step_gpus from the team with the most slack to the team furthest from its SLOs, until a
+  // split meets every SLO, no move is left, or max_evaluations splits were replayed. Seeds run
+  // to the end (no early stop): the next move reads every team's metrics.
+  Expected<PlanChain> search_quota(size_t index, const ChainKey& key, RunMonitor* monitor,
+                                   std::atomic<size_t>& evaluations) const {
+    const QuotaSearch& q = *plan_.quota;
+    PlanChain chain = new_chain(index, key);
+    std::vector<int64_t> split = q.start;
+    std::set<std::vector<int64_t>> seen{split};
+    while (true) {
+      auto e = evaluate(key, 1, monitor, false, split);
+      if (!e) return e.error();
+      ++evaluations;
+      chain.evaluations.push_back(std::move(e).value());
+      const PlanEvaluation& last = chain.evaluations.back();
+      note_seeds(chain, last);
+      if (last.feasible) {
+        chain.answer = chain.evaluations.size() - 1;
+        break;
+      }
+      if (static_cast<int>(chain.evaluations.size()) >= q.max_evaluations) {
+        chain.notes.push_back(
+            fmt::format("no split meeting every SLO within {} splits evaluated (max_evaluations)", q.max_evaluations));
+        break;
+      }
+      std::string why;
+      if (!next_split(last, split, seen, why)) {
+        chain.notes.push_back(why);
+        break;
+      }
+      seen.insert(split);
+    }
+    return chain;
+  }
+
+  // How far each tenant is from its SLOs at `e` (the worst of its SLOs: value / max bound or min
+  // bound / value; above 1 misses), and whether it misses any; 0 for a tenant without SLOs.
+  void tenant_distress(const PlanEvaluation& e, std::vector<double>& distress, std::vector<bool>& missing) const {
+    const QuotaSearch& q = *plan_.quota;
+    distress.assign(q.tenants.size(), 0);
+    missing.assign(q.tenants.size(), false);
+    for (const Slo& slo : plan_.slos) {
+      const size_t at = slo.metric.find('@');
+      const auto value = e.metrics.find(slo.metric);
+      if (at == std::string::npos || value == e.metrics.end()) continue;
+      const size_t t =
+          static_cast<size_t>(std::find(q.tenants.begin(), q.tenants.end(), slo.metric.substr(at + 1)) - q.tenants.begin());
+      const double v = value->second;
+      double ratio = 0;
+      if (slo.max) ratio = *slo.max > 0 ? v / *slo.max : (v > 0 ? HUGE_VAL : 0);
+      if (slo.min) ratio = std::max(ratio, v > 0 ? *slo.min / v : (*slo.min > 0 ? HUGE_VAL : 0));
+      distress[t] = std::max(distress[t], ratio);
+      missing[t] = missing[t] || !slo.met_by(v);
+    }
+  }
+
+  // Moves step_gpus to the team furthest from its SLOs from the team with the most slack (a team
+  // meeting its SLOs before one missing them, then the least distressed, then the largest quota,
+  // then the folder's order), to a split not yet tried; false with `why` when there is none.
+  bool next_split(const PlanEvaluation& e, std::vector<int64_t>& split, const std::set<std::vector<int64_t>>& seen,
+                  std::string& why) const {
+    const QuotaSearch& q = *plan_.quota;
+    std::vector<double> distress;
+    std::vector<bool> missing;
+    tenant_distress(e, distress, missing);
+    size_t receiver = q.tenants.size();
+    for (size_t t = 0; t < q.tenants.size(); ++t)
+      if (missing[t] && (receiver == q.tenants.size() || distress[t] > distress[receiver])) receiver = t;
+    if (receiver == q.tenants.size()) {
+      why = "it misses no team's SLO (" + e.unmet.front() + "): moving quota between teams does not serve it";
+      return false;
+    }
+    std::vector<size_t> donors;
+    for (size_t t = 0; t < q.tenants.size(); ++t)
+      if (t != receiver && split[t] - q.step_gpus >= q.floor[t]) donors.push_back(t);
+    std::sort(donors.begin(), donors.end(), [&](size_t a, size_t b) {
+      return std::tuple(missing[a], distress[a], -split[a], a) < std::tuple(missing[b], distress[b], -split[b], b);
+    });
+    for (size_t donor : donors) {
+      std::vector<int64_t> next = split;
+      next[donor] -= q.step_gpus;
+      next[receiver] += q.step_gpus;
+      if (seen.count(next) != 0) continue;
+      split = std::move(next);
+      return true;
+    }
+    why = fmt::format(
+        "{} misses its SLOs and no team can give it {} GPUs more without going below its largest job or "
+        "repeating a split already tried",
+        q.tenants[receiver], q.step_gpus);
+    return false;
+  }
+
   // The SLOs one seed's metrics miss, each with the seed named when the plan has several.
   std::vector<std::string> judge(const std::map<std::string, double>& metrics, uint64_t seed) const {
     std::vector<std::string> unmet;
@@ -184,10 +289,17 @@ class Planner {
     e.failed_seed = seed;
   }
 
-  // The scenario of `units` of the chain's candidate under its scheduler; fills in e's size.
-  Scenario sized(const ChainKey& key, int units, PlanEvaluation& e) const {
+  // The scenario of `units` of the chain's candidate under its scheduler, with a quota plan's
+  // split; fills in e's size.
+  Scenario sized(const ChainKey& key, int units, const std::vector<int64_t>& quotas, PlanEvaluation& e) const {
     const PlanCandidate& candidate = plan_.candidates[key.candidate];
     Scenario scenario = plan_.base;
+    if (!quotas.empty()) {
+      auto tenancy = std::make_shared<TenancySpec>(*plan_.base.tenancy);
+      for (size_t t = 0; t < quotas.size(); ++t) set_gpu_quota(tenancy->queues, plan_.quota->tenants[t], quotas[t]);
+      scenario.tenancy = std::move(tenancy);
+      e.quotas = quotas;
+    }
     scenario.cluster.groups.clear();
     e.units = units;
     for (size_t i = 0; i < candidate.types.size(); ++i) {
@@ -310,6 +422,7 @@ PlanInfo plan_info(const PlanSpec& plan) {
   info.max_nodes = plan.max_nodes;
   info.max_cost_per_hour = plan.max_cost_per_hour;
   info.chains = plan_chains(plan).size();
+  info.quota = plan.quota;
   return info;
 }
 

@@ -54,6 +54,16 @@ struct Slo {
   bool met_by(double value) const;
 };
 
+// A quota plan (docs/planning.md, "Splitting quota between teams"): the scenario's cluster and
+// queues stay, and the search moves GPU quota between tenants until each meets its SLOs.
+struct QuotaSearch {
+  std::vector<std::string> tenants;  // whose GPU quota moves (sim/tenancy/gpu_quota.h), in the folder's order
+  std::vector<int64_t> start;        // their GPU quota in the folder
+  std::vector<int64_t> floor;        // the least each keeps: its largest job's GPUs (its jobs stay admissible), at least 0
+  int64_t step_gpus = 8;             // GPUs moved at a time; default 8
+  int max_evaluations = 32;          // splits evaluated per search at most; default 32
+};
+
 struct PlanSpec {
   std::string name, description;
   std::string source;             // the plan file's name
@@ -65,6 +75,7 @@ struct PlanSpec {
   std::vector<Slo> slos;
   int max_nodes = 1024;
   std::optional<double> max_cost_per_hour;
+  std::optional<QuotaSearch> quota;  // a quota plan: one candidate, the scenario's cluster, at 1 unit
 };
 
 // The metrics an SLO can bound: every per-run metric of sim/metrics.h (not the fill curves).
@@ -102,6 +113,7 @@ struct PlanEvaluation {
   // at 41.2 h, 1,234 of 82,247 jobs)".
   std::vector<std::string> unmet;
   std::map<std::string, double> metrics;  // mean over the seeds replayed to the end (none: empty)
+  std::vector<int64_t> quotas;            // a quota plan: each tenant's GPU quota (QuotaSearch::tenants order)
   int seeds_run = 0;                      // replays made, in seed order
   std::optional<uint64_t> failed_seed;    // the seed that missed (with !feasible)
   std::optional<PlanDecision> decided;    // that seed's replay stopped early
@@ -145,6 +157,7 @@ struct PlanInfo {
   int max_nodes = 0;
   std::optional<double> max_cost_per_hour;
   size_t chains = 0;  // in the whole plan
+  std::optional<QuotaSearch> quota;
 };
 PlanInfo plan_info(const PlanSpec& plan);
 

@@ -101,8 +101,56 @@ std::string saving_against_next(const PlanResult& r, size_t growth, size_t sched
 
 }  // namespace
 
+std::string quota_split(const PlanInfo& info, const PlanEvaluation& e) {
+  std::vector<std::string> moved;
+  for (size_t t = 0; t < e.quotas.size(); ++t)
+    if (const int64_t change = e.quotas[t] - info.quota->start[t]; change != 0)
+      moved.push_back(fmt::format("{} {} ({}{})", info.quota->tenants[t], e.quotas[t], change > 0 ? "+" : "", change));
+  if (moved.empty()) return "the folder's quotas";
+  return join(moved, ", ") + " GPUs" + (moved.size() < e.quotas.size() ? ", the rest as in the folder" : "");
+}
+
+namespace {
+
+// A quota plan's step: per scheduler, the split that meets every SLO, or why none was found and
+// the nearest miss (fewest SLOs missed, the latest such split).
+std::string quota_headline(const PlanResult& r, size_t growth) {
+  std::vector<std::string> parts;
+  for (size_t s = 0; s < r.info.schedulers.size(); ++s) {
+    const auto chains = chains_at(r, growth, s);
+    if (chains.empty() || chains.front()->evaluations.empty()) {
+      parts.push_back(r.info.schedulers[s] + ": not run");
+      continue;
+    }
+    const PlanChain& c = *chains.front();
+    if (const PlanEvaluation* best = c.best()) {
+      const PlanEvaluation& first = c.evaluations.front();
+      parts.push_back(&first == best ? fmt::format("{} meets every SLO with the folder's quotas", c.scheduler)
+                                     : fmt::format("{} meets every SLO with {} (the folder's quotas miss {})", c.scheduler,
+                                                   quota_split(r.info, *best), join(first.unmet, "; ")));
+      continue;
+    }
+    const PlanEvaluation* nearest = &c.evaluations.front();
+    for (const PlanEvaluation& e : c.evaluations)
+      if (e.unmet.size() <= nearest->unmet.size()) nearest = &e;
+    parts.push_back(fmt::format("{} finds no split meeting every SLO ({}; nearest: {}, which misses {})", c.scheduler,
+                                c.notes.empty() ? std::string("nothing to move") : c.notes.front(), quota_split(r.info, *nearest),
+                                join(nearest->unmet, "; ")));
+  }
+  const std::string line = r.info.growth.size() > 1 || r.info.growth[growth] != 1
+                               ? "At " + growth_name(r.info.growth[growth]) + " load, "
+                               : std::string();
+  return line + join(parts, "; ") + ".";
+}
+
+}  // namespace
+
 std::vector<std::string> plan_headlines(const PlanResult& r) {
   std::vector<std::string> lines;
+  if (r.info.quota) {
+    for (size_t g = 0; g < r.info.growth.size(); ++g) lines.push_back(quota_headline(r, g));
+    return lines;
+  }
   for (size_t g = 0; g < r.info.growth.size(); ++g) {
     const auto best = cheapest_per_scheduler(r, g);
     std::string line = r.info.growth.size() > 1 || r.info.growth[g] != 1 ? "At " + growth_name(r.info.growth[g]) + " load, " : "";

@@ -45,6 +45,9 @@ std::string binding(const PlanChain& chain);
 // The answer's margin: "at 13 nodes, misses wait_s.p95 <= 600 (got 712)", "at 13 nodes, fails
 // wait_s.p95 <= 600 (decided at ...)"; "" when it has none.
 std::string margin(const PlanChain& chain);
+// A quota plan's split against the folder's: the tenants whose quota moved, "vc-a 96 (-32),
+// vc-b 64 (+32) GPUs, the rest as in the folder"; "the folder's quotas" when none moved.
+std::string quota_split(const PlanInfo& info, const PlanEvaluation& evaluation);
 // The chains of one growth step and scheduler, in the plan's candidate order.
 std::vector<const PlanChain*> chains_at(const PlanResult& result, size_t growth, size_t scheduler);
 

@@ -16,7 +16,7 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kPlanSchema = "topsim.plan/1";
 constexpr const char* kPartSchema = "topsim.plan-part/1";
 
-Json evaluation_json(const PlanEvaluation& e, bool exact) {
+Json evaluation_json(const PlanInfo& info, const PlanEvaluation& e, bool exact) {
   auto num = [exact](double v) { return exact ? v : rounded_micro(v); };
   Json metrics = Json::object();
   for (const auto& [name, value] : e.metrics) metrics[name] = num(value);
@@ -27,22 +27,35 @@ Json evaluation_json(const PlanEvaluation& e, bool exact) {
                {"at_s", num(e.decided->at_s)},
                {"jobs_done", e.decided->jobs_done},
                {"jobs", e.decided->jobs}};
-  return {{"units", e.units},
-          {"nodes", e.nodes},
-          {"gpus", e.gpus},
-          {"cost_per_hour", num(e.cost_per_hour)},
-          {"watts", num(e.watts)},
-          {"feasible", e.feasible},
-          {"unmet", e.unmet},
-          {"seeds_run", e.seeds_run},
-          {"failed_seed", e.failed_seed ? Json(*e.failed_seed) : Json(nullptr)},
-          {"decided", decided},
-          {"metrics", metrics}};
+  Json out = {{"units", e.units},
+              {"nodes", e.nodes},
+              {"gpus", e.gpus},
+              {"cost_per_hour", num(e.cost_per_hour)},
+              {"watts", num(e.watts)},
+              {"feasible", e.feasible},
+              {"unmet", e.unmet},
+              {"seeds_run", e.seeds_run},
+              {"failed_seed", e.failed_seed ? Json(*e.failed_seed) : Json(nullptr)},
+              {"decided", decided},
+              {"metrics", metrics}};
+  if (info.quota) {
+    Json quotas = Json::object();
+    for (size_t t = 0; t < e.quotas.size(); ++t) quotas[info.quota->tenants[t]] = e.quotas[t];
+    out["quotas"] = quotas;
+  }
+  return out;
 }
 
-Json chain_json(const PlanChain& c, bool exact) {
+Json quota_search_json(const QuotaSearch& q) {
+  Json tenants = Json::array();
+  for (size_t t = 0; t < q.tenants.size(); ++t)
+    tenants.push_back({{"name", q.tenants[t]}, {"start_gpus", q.start[t]}, {"floor_gpus", q.floor[t]}});
+  return {{"step_gpus", q.step_gpus}, {"max_evaluations", q.max_evaluations}, {"tenants", tenants}};
+}
+
+Json chain_json(const PlanInfo& info, const PlanChain& c, bool exact) {
   Json evaluations = Json::array();
-  for (const PlanEvaluation& e : c.evaluations) evaluations.push_back(evaluation_json(e, exact));
+  for (const PlanEvaluation& e : c.evaluations) evaluations.push_back(evaluation_json(info, e, exact));
   return {{"index", c.index},         {"key", {c.key.scheduler, c.key.candidate, c.key.growth}},
           {"scheduler", c.scheduler}, {"candidate", c.candidate},
           {"growth", c.growth},       {"answer", c.answer ? Json(*c.answer) : Json(nullptr)},
@@ -86,12 +99,13 @@ Json info_json(const PlanInfo& info, bool exact) {
               {"max_nodes", info.max_nodes},
               {"chains", info.chains}};
   if (info.max_cost_per_hour) out["max_cost_per_hour"] = *info.max_cost_per_hour;
+  if (info.quota) out["quota_search"] = quota_search_json(*info.quota);
   return out;
 }
 
 Json plan_document(const PlanResult& r, bool exact) {
   Json chains = Json::array();
-  for (const PlanChain& c : r.chains) chains.push_back(chain_json(c, exact));
+  for (const PlanChain& c : r.chains) chains.push_back(chain_json(r.info, c, exact));
   return {{"plan", info_json(r.info, exact)}, {"chains", chains}};
 }
 

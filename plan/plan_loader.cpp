@@ -12,6 +12,7 @@
 #include "formats/support/json_reader.h"
 #include "plan/plan.h"
 #include "scenario/scenario_sections.h"
+#include "sim/tenancy/gpu_quota.h"
 #include "util/input_file.h"
 #include "util/number_format.h"
 #include "util/suggest.h"
@@ -28,9 +29,12 @@ constexpr size_t kMaxCandidates = 256;
 
 // Keys a plan shares with scenarios, handed to the scenario loader as they are.
 const std::vector<std::string> kScenarioKeys = {
-    "name",         "description", "seed",    "seeds",          "workload",         "schedulers",
-    "share_policy", "queue",       "overlap", "sample_every_s", "workload_coverage"};
-const std::vector<std::string> kPlanKeys = {"growth", "network", "node_types", "mixes", "mix_grid", "slo", "bounds", "mode"};
+    "name",         "description", "seed",    "seeds",          "workload",          "schedulers",
+    "share_policy", "queue",       "overlap", "sample_every_s", "workload_coverage", "tenancy"};
+const std::vector<std::string> kPlanKeys = {"growth", "network", "node_types", "mixes",   "mix_grid",
+                                            "slo",    "bounds",  "mode",       "cluster", "quota_search"};
+// A size plan's keys that a quota plan, which keeps the scenario's cluster, has no use for.
+const std::vector<std::string> kSizeOnlyKeys = {"node_types", "mixes", "mix_grid", "bounds", "network"};
 
 std::vector<std::string> all_top_keys() {
   std::vector<std::string> keys = kScenarioKeys;
@@ -215,6 +219,29 @@ std::optional<double> slo_bound(JsonErrors& errors, const JsonAt& item, const Me
   return std::nullopt;
 }
 
+// A per-team SLO ("wait_s.p95@team-a"): only in a quota plan, on a metric kept per tenant, for a
+// tenant whose quota the search moves. False (with the error) otherwise.
+bool check_tenant_slo(JsonErrors& errors, const JsonAt& item, const std::string& name, const PlanSpec& plan) {
+  const size_t at = name.find('@');
+  const std::string tenant = name.substr(at + 1);
+  if (!plan.quota) {
+    errors.fail(item.pointer, "a per-team SLO needs a quota plan (\"quota_search\" with the scenario's \"tenancy\")");
+    return false;
+  }
+  if (!find_metric(name)) {
+    errors.fail(item.pointer, "'" + name.substr(0, at) +
+                                  "' is not kept per tenant (per-tenant metrics: jobs, finished, wait_s.*, " +
+                                  "jct_s.*, gpu_hours, evictions, preempted_gpu_hours, borrowed_gpu_hours)");
+    return false;
+  }
+  const auto& tenants = plan.quota->tenants;
+  if (std::find(tenants.begin(), tenants.end(), tenant) == tenants.end()) {
+    errors.fail(item.pointer, unknown_name("tenant", tenant, tenants) + " (the queues whose quota the search moves)");
+    return false;
+  }
+  return true;
+}
+
 void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   if (!top.require("slo")) return;
   const JsonAt at = *top.member("slo");
@@ -223,8 +250,11 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   const std::vector<std::string> names = slo_metric_names();
   for (const auto& [name, value] : at.value->items()) {
     const JsonAt item = at.member(name);
-    if (std::find(names.begin(), names.end(), name) == names.end())
+    if (name.find('@') != std::string::npos) {
+      if (!check_tenant_slo(errors, item, name, plan)) return;
+    } else if (std::find(names.begin(), names.end(), name) == names.end()) {
       return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim plan --list-slos` lists them");
+    }
     const MetricInfo& info = *find_metric(name);
     Slo slo{name, std::nullopt, std::nullopt};
     if (value.is_number() || value.is_string()) {
@@ -272,15 +302,101 @@ void check_bounds(JsonErrors& errors, const PlanSpec& plan) {
                              std::to_string(first.nodes_per_unit) + " node(s) at " + cost + " an hour)");
 }
 
-// The shared keys as a scenario document, with a one-node stand-in cluster: the loader requires a
-// cluster, and each evaluation brings its own.
+// The shared keys as a scenario document. A size plan gets a one-node stand-in cluster (the loader
+// requires a cluster, and each evaluation brings its own); a quota plan keeps its own.
 json scenario_document(const json& plan) {
   json scenario = json::object();
   for (const std::string& key : kScenarioKeys)
     if (plan.contains(key)) scenario[key] = plan.at(key);
-  scenario["cluster"] = {{"nodes", json::array({{{"model", "dgx-a100"}, {"count", 1}}})}};
+  scenario["cluster"] = plan.contains("quota_search") && plan.contains("cluster")
+                            ? plan.at("cluster")
+                            : json{{"nodes", json::array({{{"model", "dgx-a100"}, {"count", 1}}})}};
   scenario["record_transitions"] = false;
   return scenario;
+}
+
+// Each tenant's largest job in GPUs: the floor a quota search leaves it (below it such a job
+// could never be admitted within its own quota).
+std::vector<int64_t> largest_jobs(const Scenario& base, const std::vector<std::string>& tenants) {
+  std::vector<int64_t> out(tenants.size(), 0);
+  const QueueConfig& config = base.tenancy->queues;
+  auto binding = bind_tenancy(*base.tenancy, *base.workload);
+  if (!binding) return out;  // the scenario loader has refused such a workload already
+  JobCursor cursor(*base.workload);
+  while (const JobSpec* job = cursor.next()) {
+    const int q = binding->queue(*job);
+    if (q < 0) continue;
+    const std::string& name =
+        config.kueue() ? config.cluster_queues[static_cast<size_t>(q)].name : config.kai_queues[static_cast<size_t>(q)].name;
+    const auto t = std::find(tenants.begin(), tenants.end(), name);
+    if (t != tenants.end()) {
+      int64_t& most = out[static_cast<size_t>(t - tenants.begin())];
+      most = std::max<int64_t>(most, job->total_gpus());
+    }
+  }
+  return out;
+}
+
+// "quota_search": {"step_gpus"?, "max_evaluations"?, "tenants"?}, with the scenario's cluster and
+// tenancy: the tenants' GPU quotas as the folder has them, and their floors.
+void read_quota_search(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
+  for (const std::string& key : kSizeOnlyKeys)
+    if (top.has(key))
+      return top.fail(key, "a quota plan keeps the scenario's cluster (\"cluster\"" +
+                               std::string(key == "network" ? ", whose \"network\" this belongs in" : "") + "): it has no " +
+                               key);
+  if (!top.require("cluster")) return;
+  if (!plan.base.tenancy) return top.fail("quota_search", "moves quota between the queues of \"tenancy\": give it");
+  const JsonObject o(errors, *top.member("quota_search"), {"step_gpus", "max_evaluations", "tenants"});
+  if (!o.is_object()) return;
+  QuotaSearch q;
+  if (auto step = o.integer("step_gpus", 1, 1'000'000)) q.step_gpus = *step;
+  if (auto most = o.integer("max_evaluations", 1, 1000)) q.max_evaluations = static_cast<int>(*most);
+  const QueueConfig& config = plan.base.tenancy->queues;
+  q.tenants = gpu_quota_tenants(config);
+  if (const auto named = o.member("tenants")) {
+    if (!named->value->is_array() || named->value->size() < 2)
+      return errors.fail(named->pointer, "must list at least two queues whose GPU quota the search moves");
+    q.tenants.clear();
+    for (size_t i = 0; i < named->value->size(); ++i) {
+      const auto name = json_string(errors, named->element(i));
+      if (!name) return;
+      if (std::find(q.tenants.begin(), q.tenants.end(), *name) != q.tenants.end())
+        return errors.fail(named->element(i).pointer, "queue '" + *name + "' is listed twice");
+      q.tenants.push_back(*name);
+    }
+  }
+  if (errors.failed()) return;
+  if (q.tenants.size() < 2)
+    return o.fail("tenants",
+                  "a quota search needs two queues with GPU quota, the folder has " + std::to_string(q.tenants.size()));
+  for (size_t i = 0; i < q.tenants.size(); ++i) {
+    auto quota = gpu_quota(config, q.tenants[i]);
+    if (!quota) return o.fail(o.has("tenants") ? "tenants/" + std::to_string(i) : "quota_search", quota.error().message);
+    q.start.push_back(*quota);
+  }
+  q.floor = largest_jobs(plan.base, q.tenants);
+  for (size_t i = 0; i < q.floor.size(); ++i) q.floor[i] = std::min(q.floor[i], q.start[i]);
+  plan.quota = std::move(q);
+}
+
+// A quota plan's one candidate: the scenario's cluster as one unit, each node group a node type.
+// It has no price or power: nothing is bought, so plan.json gives 0 and the reports leave them out.
+void add_cluster_candidate(PlanSpec& plan) {
+  PlanCandidate c;
+  for (const NodeGroupSpec& group : plan.base.cluster.groups) {
+    PlanNodeType type;
+    type.group = group;
+    type.name = group.model.name;
+    for (int n = 2; type_index(plan, type.name); ++n) type.name = group.model.name + "#" + std::to_string(n);
+    c.types.push_back(plan.node_types.size());
+    c.parts.push_back(group.count);
+    c.nodes_per_unit += group.count;
+    c.name += (c.name.empty() ? "" : " + ") + std::to_string(group.count) + " " + type.name;
+    plan.node_types.push_back(std::move(type));
+  }
+  plan.max_nodes = c.nodes_per_unit;
+  plan.candidates.push_back(std::move(c));
 }
 
 }  // namespace
@@ -314,6 +430,21 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   plan.name = plan.base.name;
   plan.description = plan.base.description;
   if (!plan.base.cluster.trace_nodes.empty()) return Error{std::string(source) + ": a plan sizes modelled node types"};
+  if (top.has("quota_search")) {
+    read_quota_search(errors, top, plan);
+    if (errors.failed()) return errors.error();
+    add_cluster_candidate(plan);
+    read_growth(errors, top, plan);
+    read_slos(errors, top, plan);
+    if (errors.failed()) return errors.error();
+    return plan;
+  }
+  for (const char* key : {"cluster", "tenancy"})
+    if (top.has(key)) {
+      top.fail(key, std::string("a size plan builds each cluster from \"node_types\" and cannot scale a queue folder's "
+                                "quotas with it; for a given cluster and queues, search a quota split (\"quota_search\")"));
+      return errors.error();
+    }
   if (auto net = top.member("network")) read_network(errors, *net, plan.base.cluster.network, plan.base.network);
   read_growth(errors, top, plan);
   read_node_types(errors, top, base_dir, plan);

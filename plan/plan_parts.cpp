@@ -58,7 +58,28 @@ PlanInfo read_info(const json& p) {
   info.max_nodes = p.at("max_nodes").get<int>();
   if (p.contains("max_cost_per_hour")) info.max_cost_per_hour = p.at("max_cost_per_hour").get<double>();
   info.chains = p.at("chains").get<size_t>();
+  if (p.contains("quota_search")) {
+    const json& q = p.at("quota_search");
+    QuotaSearch search;
+    search.step_gpus = q.at("step_gpus").get<int64_t>();
+    search.max_evaluations = q.at("max_evaluations").get<int>();
+    for (const json& t : q.at("tenants")) {
+      search.tenants.push_back(t.at("name").get<std::string>());
+      search.start.push_back(t.at("start_gpus").get<int64_t>());
+      search.floor.push_back(t.at("floor_gpus").get<int64_t>());
+    }
+    info.quota = std::move(search);
+  }
   return info;
+}
+
+// A quota plan's split, in its tenants' order.
+std::vector<int64_t> read_quotas(const PlanInfo& info, const json& e) {
+  std::vector<int64_t> out;
+  if (!info.quota) return out;
+  const json& quotas = e.at("quotas");
+  for (const std::string& tenant : info.quota->tenants) out.push_back(quotas.at(tenant).get<int64_t>());
+  return out;
 }
 
 // An evaluation's seeds: how many ran, which missed, and a replay decided early.
@@ -71,7 +92,7 @@ void read_seeds(const json& e, PlanEvaluation& ev) {
                             d.at("jobs_done").get<uint64_t>(), d.at("jobs").get<uint64_t>()};
 }
 
-PlanChain read_chain(const json& c) {
+PlanChain read_chain(const PlanInfo& info, const json& c) {
   PlanChain chain;
   chain.index = c.at("index").get<size_t>();
   const auto key = c.at("key").get<std::vector<size_t>>();
@@ -92,6 +113,7 @@ PlanChain read_chain(const json& c) {
     ev.feasible = e.at("feasible").get<bool>();
     ev.unmet = e.at("unmet").get<std::vector<std::string>>();
     ev.metrics = e.at("metrics").get<std::map<std::string, double>>();
+    ev.quotas = read_quotas(info, e);
     read_seeds(e, ev);
     chain.evaluations.push_back(std::move(ev));
   }
@@ -166,7 +188,7 @@ Expected<PlanPart> load_plan_part(const std::string& path) {
     if (part.shards == 0 || part.shard >= part.shards)
       return Error{path + ": shard " + std::to_string(part.shard) + " of " + std::to_string(part.shards) + " is out of range"};
     part.result.info = read_info(d.at("plan"));
-    for (const json& c : d.at("chains")) part.result.chains.push_back(read_chain(c));
+    for (const json& c : d.at("chains")) part.result.chains.push_back(read_chain(part.result.info, c));
     if (Status s = check_chains(part); !s) return Error{path + ": malformed plan part: " + s.error().message};
     return part;
   } catch (const std::exception& e) {

@@ -65,23 +65,44 @@ std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const s
   const PlanEvaluation* e = row.shown;
   cells.push_back(e ? std::to_string(e->nodes) : "-");
   cells.push_back(e ? std::to_string(e->gpus) : "-");
-  cells.push_back(e ? dollars(per_month(e->cost_per_hour)) : "-");
-  if (any_watts(info)) cells.push_back(e && e->watts > 0 ? format_number(e->watts / 1000) : "-");
-  cells.push_back(per_spend(e, e ? e->cost_per_hour : 0, 1000));
-  if (any_watts(info)) cells.push_back(per_spend(e, e ? e->watts / 1e6 : 0, 1));
+  if (!info.quota) {  // a quota plan's one cluster has no price to compare
+    cells.push_back(e ? dollars(per_month(e->cost_per_hour)) : "-");
+    if (any_watts(info)) cells.push_back(e && e->watts > 0 ? format_number(e->watts / 1000) : "-");
+    cells.push_back(per_spend(e, e ? e->cost_per_hour : 0, 1000));
+    if (any_watts(info)) cells.push_back(per_spend(e, e ? e->watts / 1e6 : 0, 1));
+  }
   for (const std::string& m : metrics) cells.push_back(e ? metric_cell(*e, m) : "-");
+  if (info.quota) cells.push_back(e ? quota_split(info, *e) : "-");
   cells.push_back(row.chain->best() ? "meets the SLOs" : "none within the bounds: " + binding(*row.chain));
   return cells;
 }
 
 std::vector<std::string> header_cells(const PlanInfo& info, const std::vector<std::string>& metrics) {
-  std::vector<std::string> h = {"scheduler", "candidate", "nodes", "GPUs", "$/month"};
-  if (any_watts(info)) h.emplace_back("kW");
-  h.emplace_back("jobs/$1k");
-  if (any_watts(info)) h.emplace_back("jobs/MWh");
+  std::vector<std::string> h = {"scheduler", "candidate", "nodes", "GPUs"};
+  if (!info.quota) {
+    h.emplace_back("$/month");
+    if (any_watts(info)) h.emplace_back("kW");
+    h.emplace_back("jobs/$1k");
+    if (any_watts(info)) h.emplace_back("jobs/MWh");
+  }
   h.insert(h.end(), metrics.begin(), metrics.end());
+  if (info.quota) h.emplace_back("GPU quotas");
   h.emplace_back("verdict");
   return h;
+}
+
+// A quota plan's search, split by split, for each scheduler of a growth step.
+std::vector<std::string> quota_trail(const PlanResult& r, size_t growth) {
+  std::vector<std::string> lines;
+  if (!r.info.quota) return lines;
+  for (size_t s = 0; s < r.info.schedulers.size(); ++s)
+    for (const PlanChain* c : chains_at(r, growth, s))
+      for (size_t i = 0; i < c->evaluations.size(); ++i) {
+        const PlanEvaluation& e = c->evaluations[i];
+        lines.push_back(fmt::format("{}, split {}: {}: {}", c->scheduler, i + 1, quota_split(r.info, e),
+                                    e.feasible ? "meets every SLO" : "misses " + join(e.unmet, "; ")));
+      }
+  return lines;
 }
 
 std::string slo_list(const PlanInfo& info) {
@@ -92,6 +113,9 @@ std::string slo_list(const PlanInfo& info) {
 }
 
 std::string bounds_text(const PlanInfo& info) {
+  if (info.quota)
+    return fmt::format("quota moved {} GPUs at a time, at most {} splits per search", info.quota->step_gpus,
+                       info.quota->max_evaluations);
   std::string out = "at most " + std::to_string(info.max_nodes) + " nodes";
   if (info.max_cost_per_hour) out += " and " + dollars(per_month(*info.max_cost_per_hour)) + "/month";
   return out;
@@ -177,14 +201,15 @@ std::string render_plan_text(const PlanResult& r) {
     for (const Row& row : step_rows(r, g)) rows.push_back(row_cells(info, row, metrics));
     out += text_table(rows);
     out += "  " + headlines[g] + "\n";
+    for (const std::string& line : quota_trail(r, g)) out += "  " + line + "\n";
   }
   const auto notes = all_notes(r);
   if (!notes.empty()) {
     out += "\nnotes:\n";
     for (const std::string& note : notes) out += "  " + note + "\n";
   }
-  out += fmt::format("\n{} configurations evaluated (plan.json has each with its metrics); costs are {} hours a month\n",
-                     evaluated(r), format_number(kHoursPerMonth));
+  out += fmt::format("\n{} configurations evaluated (plan.json has each with its metrics){}\n", evaluated(r),
+                     info.quota ? "" : "; costs are " + format_number(kHoursPerMonth) + " hours a month");
   return out;
 }
 
@@ -207,6 +232,9 @@ std::string render_plan_markdown(const PlanResult& r) {
       out += "| " + join(cells, " | ") + " |\n";
     }
     out += "\n";
+    const auto trail = quota_trail(r, g);
+    for (const std::string& line : trail) out += "- " + markdown_cell(line) + "\n";
+    if (!trail.empty()) out += "\n";
   }
   const auto notes = all_notes(r);
   if (!notes.empty()) {
@@ -261,6 +289,12 @@ std::string render_plan_html(const PlanResult& r) {
       body += "</tr>\n";
     }
     body += "</table>\n";
+    if (info.quota) {  // one cluster: no cost frontier, the splits tried instead
+      body += "<ol>\n";
+      for (const std::string& line : quota_trail(r, g)) body += "<li>" + html_escape(line) + "</li>\n";
+      body += "</ol>\n";
+      continue;
+    }
     Chart chart;
     chart.id = "chart-" + std::to_string(g + 1);
     chart.title = "Cost vs p95 wait, growth " + growth_name(info.growth[g]) + " (each scheduler's frontier)";
@@ -302,6 +336,8 @@ void write_plan_csv(const PlanResult& r, std::ostream& out) {
         if (std::find(metrics.begin(), metrics.end(), name) == metrics.end()) metrics.push_back(name);
   std::sort(metrics.begin(), metrics.end());
   out << "scheduler,candidate,growth,units,nodes,gpus,cost_per_month,kw,feasible,unmet";
+  if (r.info.quota)
+    for (const std::string& tenant : r.info.quota->tenants) out << "," << csv_field("quota_gpus@" + tenant);
   for (const std::string& m : metrics) out << "," << csv_field(m);
   out << "\r\n";
   for (const PlanChain& c : r.chains)
@@ -309,6 +345,7 @@ void write_plan_csv(const PlanResult& r, std::ostream& out) {
       out << csv_field(c.scheduler) << "," << csv_field(c.candidate) << "," << format_data(c.growth) << "," << e.units << ","
           << e.nodes << "," << e.gpus << "," << format_data(per_month(e.cost_per_hour)) << "," << format_data(e.watts / 1000)
           << "," << (e.feasible ? "true" : "false") << "," << csv_field(join(e.unmet, "; "));
+      for (int64_t gpus : e.quotas) out << "," << gpus;
       for (const std::string& m : metrics) {
         const auto it = e.metrics.find(m);
         out << "," << (it == e.metrics.end() ? "" : format_data(it->second));
