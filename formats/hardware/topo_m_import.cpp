@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
@@ -151,13 +152,14 @@ class Importer {
  private:
   Error fail(int line, const std::string& what) const { return parser_.fail(line, what); }
   Expected<const GpuModel*> resolve_gpu_model(const Matrix& m, const NvSummary& nv);
-  Expected<NvLinkPlan> plan_nvlinks(const Matrix& m, const GpuModel& gpu, const NvSummary& nv);
+  Expected<std::vector<const GpuModel*>> per_gpu_models(const Matrix& m, const NvSummary& nv);
+  Expected<NvLinkPlan> plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvSummary& nv);
   CpuKind resolve_cpu(const GpuModel& gpu);
   Expected<NumaPlan> plan_numa(const Matrix& m, const Levels& levels, CpuKind cpu);
   Status collect_numa_evidence(const Matrix& m, NumaDraft& draft) const;
   void place_orphan(const Matrix& m, std::vector<NumaDraft>& placed, NumaDraft orphan, std::set<int>& used);
-  NodeModel build_model(const Matrix& m, const GpuModel& gpu, const NvLinkPlan& links, const NumaPlan& numa,
-                        const Levels& levels);
+  NodeModel build_model(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkPlan& links,
+                        const NumaPlan& numa, const Levels& levels);
   Status verify(const Topology& topo, const Matrix& m) const;
 
   TopoMParser parser_;
@@ -186,7 +188,10 @@ NvSummary summarize_nvlinks(const Matrix& m) {
 std::pair<std::string, std::string> infer_gpu_model(const NvSummary& nv, int gpus) {
   if (nv.counts.count(18)) return {"h100", "NV18 (18 NVLinks per GPU: H100 SXM5)"};
   if (nv.counts.count(12)) return {"a100", "NV12 (12 NVLinks per GPU: A100 SXM4)"};
-  if (nv.uniform_mesh && *nv.counts.begin() == 6 && gpus > 2)
+  // NV6 between every pair of 5 or more GPUs needs an NVSwitch (a GPU has at most 18 ports:
+  // 4 peers x 6 = 24): the DGX-2's V100 SXM3. Up to 4 GPUs it is as well 4 x H100 SXM5 bonded
+  // directly (3 peers x 6 = 18 ports): ambiguous, resolve_gpu_model asks for --gpu-model.
+  if (nv.uniform_mesh && *nv.counts.begin() == 6 && gpus > 4)
     return {"v100-sxm3", "NV6 between every GPU pair (NVSwitch, 6 links per GPU: DGX-2 V100 SXM3)"};
   if (*nv.counts.rbegin() <= 2) return {"v100", "NV1/NV2 direct links (DGX-1-style hybrid cube-mesh of V100 SXM2)"};
   return {"", ""};
@@ -204,6 +209,10 @@ Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvS
   const auto [name, why] = infer_gpu_model(nv, m.header.gpus);
   std::vector<std::string> seen;
   for (int c : nv.counts) seen.push_back("NV" + std::to_string(c));
+  if (nv.uniform_mesh && *nv.counts.begin() == 6 && m.header.gpus > 2 && m.header.gpus <= 4)
+    return fail(line, "NV6 between every pair of " + std::to_string(m.header.gpus) +
+                          " GPUs fits the DGX-2's V100 SXM3 (NVSwitch, 6 links per GPU) and H100 SXM5 bonded directly (6 links "
+                          "per pair) alike: pass --gpu-model (v100-sxm3, h100, ...)");
   if (name.empty())
     return fail(
         line, "cannot infer the GPU model from NVLink counts " + join(seen, ", ") + "; pass --gpu-model (one of " + valid + ")");
@@ -211,13 +220,53 @@ Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvS
   return find_gpu_model(name);
 }
 
+// The model of each GPU: one --gpu-model (or the inferred one) for all, or per GPU ranges where a
+// box mixes cards: "0-1=rtx5090,2-4=rtx4090" must name every GPU once.
+Expected<std::vector<const GpuModel*>> Importer::per_gpu_models(const Matrix& m, const NvSummary& nv) {
+  const int gpus = m.header.gpus, line = parser_.line_number(m.header.line);
+  if (options_.gpu_model.find('=') == std::string::npos) {
+    auto one = resolve_gpu_model(m, nv);
+    if (!one) return one.error();
+    return std::vector<const GpuModel*>(static_cast<size_t>(gpus), *one);
+  }
+  std::vector<const GpuModel*> models(static_cast<size_t>(gpus), nullptr);
+  for (const std::string& item : split_list(options_.gpu_model)) {
+    const size_t eq = item.find('=');
+    const std::string range = item.substr(0, eq), name = eq == std::string::npos ? "" : item.substr(eq + 1);
+    int first = -1, last = -1, used = 0;
+    if (std::sscanf(range.c_str(), "%d-%d%n", &first, &last, &used) != 2 || used != static_cast<int>(range.size())) {
+      used = 0;
+      if (std::sscanf(range.c_str(), "%d%n", &first, &used) != 1 || used != static_cast<int>(range.size()))
+        return fail(line, "--gpu-model '" + item + "': expected GPUS=MODEL, GPUS a GPU index or a range such as 0-3");
+      last = first;
+    }
+    const GpuModel* model = find_gpu_model(name);
+    if (!model)
+      return fail(line,
+                  "--gpu-model '" + item + "': unknown GPU model '" + name + "' (valid: " + join(gpu_model_names(), ", ") + ")");
+    if (first < 0 || last < first || last >= gpus)
+      return fail(
+          line, "--gpu-model '" + item + "': GPUs " + range + " are not among the matrix's GPU0..GPU" + std::to_string(gpus - 1));
+    for (int g = first; g <= last; ++g) {
+      if (models[g]) return fail(line, "--gpu-model: GPU" + std::to_string(g) + " is named twice");
+      models[g] = model;
+    }
+  }
+  for (int g = 0; g < gpus; ++g)
+    if (!models[g])
+      return fail(line, "--gpu-model names no model for GPU" + std::to_string(g) + " (every GPU of the matrix needs one)");
+  return models;
+}
+
 // A uniform NV# mesh needing more ports than a GPU has is an NVSwitch fabric; anything else is
 // direct bonds, which must fit in each GPU's NVLink ports.
-Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const GpuModel& gpu, const NvSummary& nv) {
+Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvSummary& nv) {
   NvLinkPlan plan;
   const int gpus = m.header.gpus;
+  const GpuModel& gpu = *models.front();
+  const bool one_model = std::all_of(models.begin(), models.end(), [&](const GpuModel* g) { return g == &gpu; });
   const std::string ports = " but a " + gpu.name + " has " + std::to_string(gpu.max_nvlinks) + " NVLink ports";
-  if (nv.uniform_mesh && (gpus - 1) * *nv.counts.begin() > gpu.max_nvlinks) {
+  if (one_model && nv.uniform_mesh && (gpus - 1) * *nv.counts.begin() > gpu.max_nvlinks) {
     plan.nvswitch_links = *nv.counts.begin();
     if (plan.nvswitch_links > gpu.max_nvlinks)
       return fail(m.row_line[0], "every GPU pair is NV" + std::to_string(plan.nvswitch_links) + ports);
@@ -235,9 +284,11 @@ Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const GpuModel& gpu
         used[a] += c.nvlinks, used[b] += c.nvlinks;
       }
   for (int g = 0; g < gpus; ++g)
-    if (used[g] > gpu.max_nvlinks)
-      return fail(m.row_line[g], "GPU" + std::to_string(g) + " uses " + std::to_string(used[g]) + " NVLinks in this matrix" +
-                                     ports + ", and the layout is not one uniform NVSwitch fabric");
+    if (used[g] > models[g]->max_nvlinks)
+      return fail(m.row_line[g], "GPU" + std::to_string(g) + " uses " + std::to_string(used[g]) +
+                                     " NVLinks in this matrix but a " + models[g]->name + " has " +
+                                     std::to_string(models[g]->max_nvlinks) +
+                                     " NVLink ports, and the layout is not one uniform NVSwitch fabric");
   return plan;
 }
 
@@ -333,11 +384,27 @@ void attach_host_bridges(NodeModelBuilder& b, int numa, const std::vector<int>& 
   }
 }
 
-NodeModel Importer::build_model(const Matrix& m, const GpuModel& gpu, const NvLinkPlan& links, const NumaPlan& numa,
-                                const Levels& levels) {
+// "8 x H100-SXM5-80GB", or "2 x GeForce RTX 5090 + 3 x GeForce RTX 4090" for a mixed box.
+std::string gpu_summary(const std::vector<const GpuModel*>& models) {
+  std::vector<std::pair<const GpuModel*, int>> runs;
+  for (const GpuModel* g : models) {
+    auto it = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.first == g; });
+    if (it == runs.end())
+      runs.emplace_back(g, 1);
+    else
+      ++it->second;
+  }
+  std::string out;
+  for (const auto& [g, n] : runs) out += (out.empty() ? "" : " + ") + std::to_string(n) + " x " + g->product;
+  return out;
+}
+
+NodeModel Importer::build_model(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkPlan& links,
+                                const NumaPlan& numa, const Levels& levels) {
+  const GpuModel& gpu = *models.front();
   const std::string name = options_.node_name.empty() ? source_stem(source_) : options_.node_name;
   NodeModelBuilder b(name, "imported from nvidia-smi topo -m (" + source_ + ", matrix " + std::to_string(options_.matrix) +
-                               "): " + std::to_string(m.header.gpus) + " x " + gpu.product);
+                               "): " + gpu_summary(models));
   std::vector<int> parent(m.devices(), 0);
   for (size_t k = 0; k < numa.nodes.size(); ++k) {
     const int index = b.numa(numa.nodes[k].cpu, numa.nodes[k].cpu_affinity);
@@ -346,7 +413,7 @@ NodeModel Importer::build_model(const Matrix& m, const GpuModel& gpu, const NvLi
       if (numa.numa_of[e] == static_cast<int>(k)) members.push_back(e);
     attach_host_bridges(b, index, members, levels, gpu, parent);
   }
-  for (int g = 0; g < m.header.gpus; ++g) b.gpu(parent[g], gpu.name, links.nvswitch_links);
+  for (int g = 0; g < m.header.gpus; ++g) b.gpu(parent[g], models[g]->name, links.nvswitch_links);
   for (size_t k = 0; k < m.nic_names.size(); ++k) {
     const std::string& nic = m.nic_names[k];
     b.nic(parent[m.header.gpus + k], nic, options_.nic_speed_gbit, options_.nic_transport.value_or(guess_transport(nic)),
@@ -389,15 +456,16 @@ Expected<TopoImportResult> Importer::run() {
   const Matrix& m = *matrix;
   if (Status s = parser_.check_symmetry(m); !s) return s.error();
   const NvSummary nv = summarize_nvlinks(m);
-  Expected<const GpuModel*> gpu = resolve_gpu_model(m, nv);
-  if (!gpu) return gpu.error();
-  Expected<NvLinkPlan> links = plan_nvlinks(m, **gpu, nv);
+  Expected<std::vector<const GpuModel*>> models = per_gpu_models(m, nv);
+  if (!models) return models.error();
+  Expected<NvLinkPlan> links = plan_nvlinks(m, *models, nv);
   if (!links) return links.error();
-  const CpuKind cpu = resolve_cpu(**gpu);
+  const GpuModel* newest = *std::max_element(models->begin(), models->end(), [](auto a, auto b) { return a->sm < b->sm; });
+  const CpuKind cpu = resolve_cpu(*newest);
   const Levels levels = group_levels(m);
   Expected<NumaPlan> numa = plan_numa(m, levels, cpu);
   if (!numa) return numa.error();
-  NodeModel model = build_model(m, **gpu, *links, *numa, levels);
+  NodeModel model = build_model(m, *models, *links, *numa, levels);
   Expected<Topology> topo = Topology::build(model);
   if (!topo) return fail(parser_.line_number(m.header.line), "imported model is invalid: " + topo.error().message);
   if (Status s = verify(*topo, m); !s) return s.error();
