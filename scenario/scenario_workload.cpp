@@ -142,8 +142,7 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
   // The file's or folder's own name ("manifests/" is "manifests").
   std::filesystem::path first = std::filesystem::path(paths.front()).lexically_normal();
   if (first.filename().empty()) first = first.parent_path();
-  w->source = first.filename().string() +
-              (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") +
+  w->source = first.filename().string() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") +
               (kind == "sacct"    ? " (Slurm sacct)"
                : kind == "helios" ? " (Helios)"
                                   : " (Kubernetes manifests)");

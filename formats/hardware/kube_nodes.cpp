@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include "core/gpu_share.h"
 #include "core/hardware.h"
 #include "formats/support/json_reader.h"
+#include "formats/support/k8s_quantity.h"
 #include "formats/support/yaml_reader.h"
 #include "util/text.h"
 
@@ -188,6 +191,35 @@ Expected<int> gpus_of(const Json& allocatable, const std::map<std::string, std::
   return count;
 }
 
+// A node's GPU memory for shares (open-simulator's alibabacloud.com/gpu-mem, a Kubernetes
+// quantity; ACK's aliyun.com/gpu-mem, GiB) over its cards must be the catalog card's, within 10%
+// (a "16 GB" card reports about 15.9 GiB): a card model label names a family ("V100"), and the
+// memory tells its 16 GB card from its 32 GB one. Success when absent or no catalog GPU matches.
+Status check_card_memory(const Json& allocatable, const std::string& product, int gpus, const std::string& where) {
+  const GpuModel* gpu = catalog_gpu(product);
+  if (!gpu || gpus <= 0 || !allocatable.is_object()) return Status::success();
+  double total_gib = 0;
+  std::string resource;
+  if (const std::string q = string_member(allocatable, "alibabacloud.com/gpu-mem"); !q.empty()) {
+    auto bytes = parse_quantity(q);
+    if (!bytes) return Error{where + "/status/allocatable/alibabacloud.com/gpu-mem: '" + q + "' is not a Kubernetes quantity"};
+    total_gib = static_cast<double>(*bytes) / (1024.0 * 1024 * 1024), resource = "alibabacloud.com/gpu-mem " + q;
+  } else if (const std::string g = string_member(allocatable, "aliyun.com/gpu-mem"); !g.empty()) {
+    auto gib = parse_quantity(g);
+    if (!gib) return Error{where + "/status/allocatable/aliyun.com/gpu-mem: '" + g + "' is not a count of GiB"};
+    total_gib = static_cast<double>(*gib), resource = "aliyun.com/gpu-mem " + g + " GiB";
+  } else {
+    return Status::success();
+  }
+  const double per_card = total_gib / gpus;
+  if (std::abs(per_card - gpu->memory_gib) <= 0.1 * gpu->memory_gib) return Status::success();
+  char figures[96];
+  std::snprintf(figures, sizeof figures, "%.1f GiB per card over %d cards", per_card, gpus);
+  return Error{where + ": " + resource + " is " + figures + ", but '" + product + "' reads as the catalog's " + gpu->name + " (" +
+               std::to_string(static_cast<int>(gpu->memory_gib)) +
+               " GB): map the product with --map 'PRODUCT=MODEL' or label the node with its nvidia.com/gpu.product"};
+}
+
 // The RDMA device a node shows, "" when none: an allocatable rdma/* or nvidia.com/hostdev
 // resource of at least 1, or NFD's label for a Mellanox (PCI vendor 15b3) device.
 std::string rdma_evidence(const Json& allocatable, const std::map<std::string, std::string>& labels) {
@@ -286,6 +318,8 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
                      " label, which the fabric's levels read (other GPU nodes carry it); label every GPU node or drop the level"};
       places.push_back(it->second);
     }
+    if (!mapping.count(product))
+      if (Status memory = check_card_memory(allocatable, product, gpus, where); !memory) return memory.error();
     auto group = std::find_if(out.groups.begin(), out.groups.end(), [&](const KubeNodeGroup& g) {
       return g.product == product && g.gpus == gpus && g.label == label && g.places == places;
     });

@@ -21,16 +21,6 @@ namespace {
 constexpr const char* kDefaultModel = "resnet50";
 const char* const kRequired[] = {"JobID", "Submit", "Start", "End", "AllocTRES", "NNodes"};
 
-std::vector<std::string_view> split(std::string_view line, char separator) {
-  std::vector<std::string_view> fields;
-  for (size_t start = 0;;) {
-    const size_t bar = line.find(separator, start);
-    fields.push_back(line.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
-    if (bar == std::string_view::npos) return fields;
-    start = bar + 1;
-  }
-}
-
 // A time that is not one: Slurm's "Unknown" / "None" (never started, still running) or empty.
 bool no_time(std::string_view text) { return text.empty() || text == "Unknown" || text == "None"; }
 
@@ -242,14 +232,14 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
   int64_t number = 1;
   if (!std::getline(in, line)) return Error{src + ":1: empty: expected the Helios cluster_log.csv header"};
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  const std::vector<std::string_view> names = split(line, ',');
+  const std::vector<std::string_view> names = split_fields(line, ',');
   const std::vector<std::string> header(names.begin(), names.end());
   const std::map<std::string, size_t> column = column_index(header);
   for (const char* name : {"job_id", "gpu_num", "node_num", "submit_time", "start_time", "end_time"})
     if (!column.count(name)) return Error{src + ":1: no " + std::string(name) + " column: expected a Helios cluster_log.csv"};
   RecordJobs jobs;
   while (next_line(in, line, number)) {
-    const std::vector<std::string_view> fields = split(line, ',');
+    const std::vector<std::string_view> fields = split_fields(line, ',');
     const std::string at = src + ":" + std::to_string(number);
     if (fields.size() != header.size())
       return Error{at + ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(header.size())};

@@ -21,13 +21,8 @@ std::string trim(std::string_view text) {
 }
 
 std::vector<std::string> split(std::string_view line, char separator) {
-  std::vector<std::string> fields;
-  for (size_t start = 0;;) {
-    const size_t at = line.find(separator, start);
-    fields.emplace_back(line.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-    if (at == std::string_view::npos) return fields;
-    start = at + 1;
-  }
+  const std::vector<std::string_view> views = split_fields(line, separator);
+  return {views.begin(), views.end()};
 }
 
 // A column name as sacct prints it in a header ("JobID", "AllocTRES", "Jobid"): a letter, then
@@ -83,6 +78,16 @@ const std::map<std::string, std::string>& canonical() {
 }
 
 }  // namespace
+
+std::vector<std::string_view> split_fields(std::string_view line, char separator) {
+  std::vector<std::string_view> fields;
+  for (size_t start = 0;;) {
+    const size_t at = line.find(separator, start);
+    fields.push_back(line.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return fields;
+    start = at + 1;
+  }
+}
 
 bool SacctTable::next_line(std::string& line) {
   while (std::getline(*in_, line)) {

@@ -57,6 +57,9 @@ class SacctTable {
   std::map<std::string, size_t> index_;            // lower-case name -> column
 };
 
+// The fields of a `separator`-separated line, empty ones included; views into `line`.
+std::vector<std::string_view> split_fields(std::string_view line, char separator);
+
 // The fields sacct prints without --format (sacct(1), "-o, --format": "JobID, JobName,
 // Partition, Account, AllocCPUS, State, ExitCode").
 inline constexpr const char* kSacctDefaultFormat = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode";

@@ -130,6 +130,20 @@ TEST_CASE("formats::kube_nodes: nodes as YAML, as the FGD simulator and open-sim
     CHECK(r->groups.at(0).model == "dgx1-v100");
     CHECK(r->groups.at(0).count == 2);
   }
+  SECTION("a card model's memory (alibabacloud.com/gpu-mem over the cards) must be the catalog card's") {
+    const auto node = [](const std::string& memory) {
+      return "kind: Node\nmetadata:\n  name: n\n  labels: {alibabacloud.com/gpu-card-model: V100}\nstatus: {allocatable: "
+             "{alibabacloud.com/gpu-count: '8', alibabacloud.com/gpu-mem: " +
+             memory + "}}\n";
+    };
+    CHECK(parse_kube_nodes(node("130240Mi"), "nodes.yaml").ok());  // 15.9 GiB per card: the 16 GB V100
+    const auto r = parse_kube_nodes(node("260480Mi"), "nodes.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(
+        r.error().message ==
+        "nodes.yaml (n): alibabacloud.com/gpu-mem 260480Mi is 31.8 GiB per card over 8 cards, but 'V100' reads as the catalog's "
+        "v100 (16 GB): map the product with --map 'PRODUCT=MODEL' or label the node with its nvidia.com/gpu.product");
+  }
   SECTION("the nvidia.com/gpu.count label counts GPUs when nothing is allocatable, noted") {
     const auto r = parse_kube_nodes(
         "kind: Node\nmetadata:\n  name: h\n  labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, "
