@@ -42,11 +42,34 @@ int64_t plain_in(const std::string& text, const std::string& field, int64_t min,
   return std::stoll(text);
 }
 
+// The resources read above; anything else under these prefixes is an accelerator topsim does not
+// model (NVIDIA's MIG and shared resources, AMD, Intel, Habana, AWS Neuron, Volcano's vGPU).
+const char* const kRead[] = {"nvidia.com/gpu",      "aliyun.com/gpu",
+                             "aliyun.com/gpu-mem",  "aliyun.com/gpu-core.percentage",
+                             "nvidia.com/gpumem",   "nvidia.com/gpumem-percentage",
+                             "nvidia.com/gpucores", "nvidia.com/priority"};
+const char* const kAccelerators[] = {"nvidia.com/",           "amd.com/gpu",     "gpu.intel.com/", "habana.ai/",
+                                     "aws.amazon.com/neuron", "volcano.sh/vgpu", "aliyun.com/gpu"};
+
+void note_unmodelled(const YAML::Node& list, PodGpuAsk& ask) {
+  if (!list || !list.IsMap()) return;
+  for (const auto& pair : list) {
+    if (!pair.first.IsScalar()) continue;
+    const std::string& name = pair.first.Scalar();
+    const bool read = std::find(std::begin(kRead), std::end(kRead), name) != std::end(kRead);
+    const bool accelerator = std::any_of(std::begin(kAccelerators), std::end(kAccelerators),
+                                         [&](const char* prefix) { return name.rfind(prefix, 0) == 0; });
+    if (!read && accelerator && std::find(ask.unmodelled.begin(), ask.unmodelled.end(), name) == ask.unmodelled.end())
+      ask.unmodelled.push_back(name);
+  }
+}
+
 // The resources of one container (limits, else requests) added to `ask`.
 void add_container(const YAML::Node& resources, const std::string& where, PodGpuAsk& ask, std::vector<std::string>& notes) {
   const YAML::Node list = child(resources, "limits") ? child(resources, "limits") : child(resources, "requests");
   const std::string at = where + (child(resources, "limits") ? ".limits." : ".requests.");
   const auto text = [&](const char* name) { return text_of(child(list, name), at + name); };
+  note_unmodelled(list, ask);
   ask.gpus += count_of(child(list, "nvidia.com/gpu"), at + "nvidia.com/gpu", 0) +
               count_of(child(list, "aliyun.com/gpu"), at + "aliyun.com/gpu", 0);
   if (const std::string mem = text("aliyun.com/gpu-mem"); !mem.empty()) {

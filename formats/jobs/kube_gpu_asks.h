@@ -26,6 +26,9 @@ struct PodGpuAsk {
   int64_t share_milli = 0;
   int64_t share_cards = 1;
   std::string share_source;
+  // Accelerator resources the pod asks that topsim does not model (MIG slices such as
+  // nvidia.com/mig-1g.5gb, time-sliced nvidia.com/gpu.shared, other vendors' devices), as named.
+  std::vector<std::string> unmodelled;
 
   bool is_share() const { return share_mib > 0 || share_core_percent > 0 || share_milli > 0; }
 };

@@ -18,6 +18,7 @@
 #include "formats/jobs/tenant_labels.h"
 #include "formats/support/yaml_reader.h"
 #include "util/input_file.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -170,7 +171,18 @@ std::string job_shape(Context& ctx, const std::string& kind, const WorkloadPods&
     if (g.ask.gpus > 0)
       for (int64_t r = 0; r < g.replicas; ++r) pods.push_back(g.ask.gpus);
   }
+  std::vector<std::string> unmodelled;
+  for (const PodGroup& g : w.groups)
+    for (const std::string& name : g.ask.unmodelled)
+      if (std::find(unmodelled.begin(), unmodelled.end(), name) == unmodelled.end()) unmodelled.push_back(name);
+  if (pods.empty() && !unmodelled.empty())
+    return "its pods ask " + join(unmodelled, ", ") +
+           ", which topsim does not model (whole nvidia.com/gpu cards and the "
+           "shares of docs/importers.md are read)";
   if (pods.empty() || w.copies == 0) return "no pod asks GPUs";
+  if (!unmodelled.empty())
+    ctx.out.notes.push_back(std::string(job["name"]) + ": " + join(unmodelled, ", ") +
+                            " asked beside whole GPUs is not modelled: the job runs on its nvidia.com/gpu cards alone");
   if (std::all_of(pods.begin(), pods.end(), [&](int64_t p) { return p == pods.front(); })) {
     job["workers"] = pods.size();
     job["gpus_per_worker"] = pods.front();

@@ -179,6 +179,14 @@ TEST_CASE("formats::kube_workloads: GPU shares the ways users declare them", "[f
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().message, Catch::Contains("in a gang of several pods is not modelled"));
   }
+  SECTION("accelerators topsim does not model are named, never dropped silently") {
+    const auto mig = manifests(pod("", "nvidia.com/mig-1g.5gb: 1"));
+    REQUIRE_FALSE(mig.ok());
+    CHECK_THAT(mig.error().message, Catch::Contains("Pod s: its pods ask nvidia.com/mig-1g.5gb, which topsim does not model"));
+    const auto beside = manifests(pod("", "nvidia.com/gpu: 1, amd.com/gpu: 1"));
+    CHECK(only_job(beside).at("gpus_per_worker") == 1);
+    CHECK_THAT(beside->notes.front(), Catch::Contains("s: amd.com/gpu asked beside whole GPUs is not modelled"));
+  }
   SECTION("a quantity that is none is refused naming the field") {
     const auto r = manifests(pod("", "nvidia.com/gpumem: 3Gi"));
     REQUIRE_FALSE(r.ok());
