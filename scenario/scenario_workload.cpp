@@ -142,10 +142,11 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
   // The file's or folder's own name ("manifests/" is "manifests").
   std::filesystem::path first = std::filesystem::path(paths.front()).lexically_normal();
   if (first.filename().empty()) first = first.parent_path();
-  w->source = first.filename().string() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") +
-              (kind == "sacct"    ? " (Slurm sacct)"
-               : kind == "helios" ? " (Helios)"
-                                  : " (Kubernetes manifests)");
+  // "Kubernetes manifests from manifests", "Slurm sacct from sacct.txt (+1)".
+  w->source = std::string(kind == "sacct"    ? "Slurm sacct"
+                          : kind == "helios" ? "Helios"
+                                             : "Kubernetes manifests") +
+              " from " + first.filename().string() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "");
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 

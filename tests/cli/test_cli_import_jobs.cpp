@@ -237,7 +237,7 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   const CliResult run = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' --no-report --quiet");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Catch::Contains("3 jobs (sacct.txt (Slurm sacct))"));
+  CHECK_THAT(run.out, Catch::Contains("3 jobs (Slurm sacct from sacct.txt)"));
   std::string bad = kSacct;
   bad.replace(bad.find("|2|COMPLETED"), 12, "|two|COMPLETED");
   check_bad_input(run_cli("import jobs '" + write(dir.path / "bad.txt", bad) + "' -o '" + dir.file("j.json") + "'"),
@@ -285,14 +285,14 @@ TEST_CASE("cli::run --cluster: the network read from the nodes in one line, the 
   write(dir.path / "rdma.json", R"({"kind": "List", "items": [)" + node("a", rdma) + "," + node("b", rdma) + "]}");
   write(dir.path / "plain.yaml", "apiVersion: v1\nkind: List\nitems:\n- " + node("a", "") + "\n- " + node("b", "") + "\n");
   // Expectation: a folder given with a trailing slash still names the run (results/manifests),
-  // and the workload in the header reads "manifests (Kubernetes manifests)".
+  // and the workload in the header reads "Kubernetes manifests from manifests".
   const std::string cwd = "cd '" + dir.path.string() + "' && " + TOPSIM_CLI_PATH;
   CliResult r = run_shell(cwd + " run --cluster rdma.json --workload manifests/ --no-report --quiet");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("network: ib (rdma/rdma_shared_device_a on 2 of 2 GPU nodes; a RoCE fabric: give "
                                       "--network roce)\n") &&
-                        Catch::Contains("scenario manifests: 2 nodes, 16 GPUs, 1 job (manifests (Kubernetes manifests))") &&
+                        Catch::Contains("scenario manifests: 2 nodes, 16 GPUs, 1 job (Kubernetes manifests from manifests)") &&
                         Catch::Contains("results: results/manifests/results.json"));
   // kubectl's YAML, no RDMA device: tcp, and --network decides instead.
   r = run_shell(cwd + " run --cluster plain.yaml --workload manifests --no-report --quiet -o out-tcp");
