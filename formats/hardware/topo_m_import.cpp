@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
 
 #include "core/builtin_models.h"
 #include "core/topology.h"
+#include "formats/hardware/topo_m_models.h"
 #include "formats/hardware/topo_m_parse.h"
 #include "util/text.h"
 
@@ -119,11 +119,6 @@ std::string source_stem(std::string_view source) {
   return base.empty() ? "imported" : std::string(base);
 }
 
-struct NvSummary {
-  std::set<int> counts;       // NV# counts seen between GPUs
-  bool uniform_mesh = false;  // every GPU pair is NV# with one count (>= 2 GPUs)
-};
-
 struct NvLinkPlan {
   int nvswitch_links = 0;  // > 0: every GPU joins an NVSwitch fabric with this many links
   std::vector<NvLinkBond> bonds;
@@ -151,9 +146,8 @@ class Importer {
 
  private:
   Error fail(int line, const std::string& what) const { return parser_.fail(line, what); }
-  Expected<const GpuModel*> resolve_gpu_model(const Matrix& m, const NvSummary& nv);
-  Expected<std::vector<const GpuModel*>> per_gpu_models(const Matrix& m, const NvSummary& nv);
-  Expected<NvLinkPlan> plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvSummary& nv);
+  Expected<std::vector<const GpuModel*>> per_gpu_models(const Matrix& m, const NvLinkCounts& nv);
+  Expected<NvLinkPlan> plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkCounts& nv);
   CpuKind resolve_cpu(const GpuModel& gpu);
   Expected<NumaPlan> plan_numa(const Matrix& m, const Levels& levels, CpuKind cpu);
   Status collect_numa_evidence(const Matrix& m, NumaDraft& draft) const;
@@ -168,8 +162,8 @@ class Importer {
   std::vector<std::string> notes_;
 };
 
-NvSummary summarize_nvlinks(const Matrix& m) {
-  NvSummary nv;
+NvLinkCounts summarize_nvlinks(const Matrix& m) {
+  NvLinkCounts nv;
   bool all_nvlink = m.header.gpus >= 2;
   for (int a = 0; a < m.header.gpus; ++a)
     for (int b = a + 1; b < m.header.gpus; ++b) {
@@ -182,85 +176,9 @@ NvSummary summarize_nvlinks(const Matrix& m) {
   return nv;
 }
 
-// {catalog name, reason} from the NVLink counts, per NVLink ports per GPU (hardware.cpp catalog):
-// NV18 -> h100, NV12 -> a100, NV6 over an NVSwitch -> v100-sxm3, NV1/NV2 only -> v100; else {"", ""}.
-// REQUIRES: !nv.counts.empty()
-std::pair<std::string, std::string> infer_gpu_model(const NvSummary& nv, int gpus) {
-  if (nv.counts.count(18)) return {"h100", "NV18 (18 NVLinks per GPU: H100 SXM5)"};
-  if (nv.counts.count(12)) return {"a100", "NV12 (12 NVLinks per GPU: A100 SXM4)"};
-  // NV6 between every pair of 5 or more GPUs needs an NVSwitch (a GPU has at most 18 ports:
-  // 4 peers x 6 = 24): the DGX-2's V100 SXM3. Up to 4 GPUs it is as well 4 x H100 SXM5 bonded
-  // directly (3 peers x 6 = 18 ports): ambiguous, resolve_gpu_model asks for --gpu-model.
-  if (nv.uniform_mesh && *nv.counts.begin() == 6 && gpus > 4)
-    return {"v100-sxm3", "NV6 between every GPU pair (NVSwitch, 6 links per GPU: DGX-2 V100 SXM3)"};
-  if (*nv.counts.rbegin() <= 2) return {"v100", "NV1/NV2 direct links (DGX-1-style hybrid cube-mesh of V100 SXM2)"};
-  return {"", ""};
-}
-
-Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvSummary& nv) {
-  const int line = parser_.line_number(m.header.line);
-  const std::string valid = join(gpu_model_names(), ", ");
-  if (!options_.gpu_model.empty()) {
-    if (const GpuModel* model = find_gpu_model(options_.gpu_model)) return model;
-    return fail(line, "unknown GPU model '" + options_.gpu_model + "' (valid: " + valid + ")");
-  }
-  if (nv.counts.empty())
-    return fail(line, "cannot infer the GPU model from a matrix without NVLink; pass --gpu-model (one of " + valid + ")");
-  const auto [name, why] = infer_gpu_model(nv, m.header.gpus);
-  std::vector<std::string> seen;
-  for (int c : nv.counts) seen.push_back("NV" + std::to_string(c));
-  if (nv.uniform_mesh && *nv.counts.begin() == 6 && m.header.gpus > 2 && m.header.gpus <= 4)
-    return fail(line, "NV6 between every pair of " + std::to_string(m.header.gpus) +
-                          " GPUs fits the DGX-2's V100 SXM3 (NVSwitch, 6 links per GPU) and H100 SXM5 bonded directly (6 links "
-                          "per pair) alike: pass --gpu-model (v100-sxm3, h100, ...)");
-  if (name.empty())
-    return fail(
-        line, "cannot infer the GPU model from NVLink counts " + join(seen, ", ") + "; pass --gpu-model (one of " + valid + ")");
-  notes_.push_back("inferred GPU model " + name + " from " + why + " (use --gpu-model to override)");
-  return find_gpu_model(name);
-}
-
-// The model of each GPU: one --gpu-model (or the inferred one) for all, or per GPU ranges where a
-// box mixes cards: "0-1=rtx5090,2-4=rtx4090" must name every GPU once.
-Expected<std::vector<const GpuModel*>> Importer::per_gpu_models(const Matrix& m, const NvSummary& nv) {
-  const int gpus = m.header.gpus, line = parser_.line_number(m.header.line);
-  if (options_.gpu_model.find('=') == std::string::npos) {
-    auto one = resolve_gpu_model(m, nv);
-    if (!one) return one.error();
-    return std::vector<const GpuModel*>(static_cast<size_t>(gpus), *one);
-  }
-  std::vector<const GpuModel*> models(static_cast<size_t>(gpus), nullptr);
-  for (const std::string& item : split_list(options_.gpu_model)) {
-    const size_t eq = item.find('=');
-    const std::string range = item.substr(0, eq), name = eq == std::string::npos ? "" : item.substr(eq + 1);
-    int first = -1, last = -1, used = 0;
-    if (std::sscanf(range.c_str(), "%d-%d%n", &first, &last, &used) != 2 || used != static_cast<int>(range.size())) {
-      used = 0;
-      if (std::sscanf(range.c_str(), "%d%n", &first, &used) != 1 || used != static_cast<int>(range.size()))
-        return fail(line, "--gpu-model '" + item + "': expected GPUS=MODEL, GPUS a GPU index or a range such as 0-3");
-      last = first;
-    }
-    const GpuModel* model = find_gpu_model(name);
-    if (!model)
-      return fail(line,
-                  "--gpu-model '" + item + "': unknown GPU model '" + name + "' (valid: " + join(gpu_model_names(), ", ") + ")");
-    if (first < 0 || last < first || last >= gpus)
-      return fail(
-          line, "--gpu-model '" + item + "': GPUs " + range + " are not among the matrix's GPU0..GPU" + std::to_string(gpus - 1));
-    for (int g = first; g <= last; ++g) {
-      if (models[g]) return fail(line, "--gpu-model: GPU" + std::to_string(g) + " is named twice");
-      models[g] = model;
-    }
-  }
-  for (int g = 0; g < gpus; ++g)
-    if (!models[g])
-      return fail(line, "--gpu-model names no model for GPU" + std::to_string(g) + " (every GPU of the matrix needs one)");
-  return models;
-}
-
 // A uniform NV# mesh needing more ports than a GPU has is an NVSwitch fabric; anything else is
 // direct bonds, which must fit in each GPU's NVLink ports.
-Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvSummary& nv) {
+Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkCounts& nv) {
   NvLinkPlan plan;
   const int gpus = m.header.gpus;
   const GpuModel& gpu = *models.front();
@@ -384,19 +302,11 @@ void attach_host_bridges(NodeModelBuilder& b, int numa, const std::vector<int>& 
   }
 }
 
-// "8 x H100-SXM5-80GB", or "2 x GeForce RTX 5090 + 3 x GeForce RTX 4090" for a mixed box.
-std::string gpu_summary(const std::vector<const GpuModel*>& models) {
-  std::vector<std::pair<const GpuModel*, int>> runs;
-  for (const GpuModel* g : models) {
-    auto it = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.first == g; });
-    if (it == runs.end())
-      runs.emplace_back(g, 1);
-    else
-      ++it->second;
-  }
-  std::string out;
-  for (const auto& [g, n] : runs) out += (out.empty() ? "" : " + ") + std::to_string(n) + " x " + g->product;
-  return out;
+// The model of each GPU (formats/hardware/topo_m_models.h); its errors name the header line.
+Expected<std::vector<const GpuModel*>> Importer::per_gpu_models(const Matrix& m, const NvLinkCounts& nv) {
+  auto models = topo_m_gpu_models(options_.gpu_model, m.header.gpus, nv, notes_);
+  if (!models) return fail(parser_.line_number(m.header.line), models.error().message);
+  return models;
 }
 
 NodeModel Importer::build_model(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkPlan& links,
@@ -455,7 +365,7 @@ Expected<TopoImportResult> Importer::run() {
   if (!matrix) return matrix.error();
   const Matrix& m = *matrix;
   if (Status s = parser_.check_symmetry(m); !s) return s.error();
-  const NvSummary nv = summarize_nvlinks(m);
+  const NvLinkCounts nv = summarize_nvlinks(m);
   Expected<std::vector<const GpuModel*>> models = per_gpu_models(m, nv);
   if (!models) return models.error();
   Expected<NvLinkPlan> links = plan_nvlinks(m, *models, nv);
