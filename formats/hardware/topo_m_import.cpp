@@ -360,11 +360,36 @@ Status Importer::verify(const Topology& topo, const Matrix& m) const {
   return {};
 }
 
+// Device pairs nvidia-smi reports SYS although they are on the same NUMA node: it found no
+// common PCIe ancestor (a VM hides the tree: vllm-project/vllm#6370, NVIDIA/go-gpuallocator#17).
+// No tree has SYS within a NUMA node: such pairs are read as NODE, separate host bridges of that
+// node, which crosses no socket link (NCCL moves their data through host memory, as it does for
+// SYS), noted. A GPU's node is its NUMA Affinity; a NIC's, that of a GPU it is closer to than SYS.
+void read_same_numa_sys_as_node(Matrix& m, std::vector<std::string>& notes) {
+  std::vector<int> numa(static_cast<size_t>(m.devices()), -1);
+  for (int g = 0; g < m.header.gpus; ++g) numa[g] = m.numa_affinity[g];
+  for (int n = m.header.gpus; n < m.devices(); ++n)
+    for (int g = 0; g < m.header.gpus && numa[n] < 0; ++g)
+      if (m.code[g][n].cls != LinkClass::Sys && m.code[g][n].cls != LinkClass::NVLink) numa[n] = numa[g];
+  int pairs = 0;
+  for (int a = 0; a < m.devices(); ++a)
+    for (int b = a + 1; b < m.devices(); ++b)
+      if (m.code[a][b].cls == LinkClass::Sys && numa[a] >= 0 && numa[a] == numa[b]) {
+        m.code[a][b].cls = m.code[b][a].cls = LinkClass::Node;
+        ++pairs;
+      }
+  if (pairs > 0)
+    notes.push_back(std::to_string(pairs) +
+                    " device pairs are SYS within one NUMA node (nvidia-smi found no common PCIe ancestor: a VM, or a "
+                    "platform that hides it): read as NODE, separate host bridges of that node");
+}
+
 Expected<TopoImportResult> Importer::run() {
   Expected<Matrix> matrix = parser_.select_matrix(notes_);
   if (!matrix) return matrix.error();
-  const Matrix& m = *matrix;
+  Matrix& m = *matrix;
   if (Status s = parser_.check_symmetry(m); !s) return s.error();
+  read_same_numa_sys_as_node(m, notes_);
   const NvLinkCounts nv = summarize_nvlinks(m);
   Expected<std::vector<const GpuModel*>> models = per_gpu_models(m, nv);
   if (!models) return models.error();

@@ -421,3 +421,22 @@ TEST_CASE("formats::parse_topo_m the GPU model: asked for when ambiguous, per GP
     }
   }
 }
+
+TEST_CASE("formats::parse_topo_m SYS within one NUMA node is read as NODE, noted", "[formats][import]") {
+  // Expectation: GPUs on NUMA 0 reported SYS to each other (no common PCIe ancestor visible, as in
+  // VMs) become separate host bridges of NUMA 0; pairs across NUMA nodes stay SYS.
+  const std::string text =
+      "  GPU0 GPU1 GPU2 CPU Affinity NUMA Affinity\n"
+      "GPU0 X SYS SYS 0-7 0\n"
+      "GPU1 SYS X SYS 0-7 0\n"
+      "GPU2 SYS SYS X 8-15 1\n";
+  TopoImportOptions options;
+  options.gpu_model = "rtx4090";
+  const auto result = parse_topo_m(text, "vm.txt", options);
+  REQUIRE(result.ok());
+  CHECK(has_note(*result, "1 device pairs are SYS within one NUMA node"));
+  const auto topo = Topology::build(result->model);
+  REQUIRE(topo.ok());
+  CHECK(topo->gpu_pair(0, 1).cls == LinkClass::Node);
+  CHECK(topo->gpu_pair(0, 2).cls == LinkClass::Sys);
+}
