@@ -3,11 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "core/llm_catalog.h"
 #include "core/model_catalog.h"
@@ -363,6 +365,8 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
   for (const auto& [file, text] : files) {
     const size_t jobs_before = ctx.out.entries->jobs.size(), skipped_before = ctx.out.skipped.size();
     const size_t notes_before = ctx.out.notes.size(), created_before = ctx.created.size();
+    const std::array<bool, 4> noted_before = {ctx.noted_model, ctx.noted_work, ctx.noted_time, ctx.noted_generated};
+    const std::map<std::string, int> generated_before = ctx.generated;
     Status read = add_file(ctx, file, text);
     if (read) continue;
     if (!lenient) return read.error();
@@ -372,6 +376,9 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
     ctx.created.resize(created_before);
     ctx.out.skipped.resize(skipped_before);
     ctx.out.notes.resize(notes_before);
+    std::tie(ctx.noted_model, ctx.noted_work, ctx.noted_time, ctx.noted_generated) =
+        std::tie(noted_before[0], noted_before[1], noted_before[2], noted_before[3]);
+    ctx.generated = generated_before;
     for (auto it = ctx.names.begin(); it != ctx.names.end();)
       it = it->second.rfind(file + " ", 0) == 0 ? ctx.names.erase(it) : std::next(it);
     ctx.out.skipped.push_back(read.error().message);

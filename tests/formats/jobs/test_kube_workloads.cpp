@@ -215,6 +215,16 @@ TEST_CASE("formats::kube_workloads: what is not read is always said", "[formats]
     REQUIRE(lenient->skipped.size() == 2);
     CHECK_THAT(lenient->skipped[0], Catch::StartsWith("b.yaml:"));
     CHECK_THAT(lenient->skipped[1], Catch::StartsWith("c.yaml: an unrendered Helm template"));
+    // Expectation: what the skipped file noted is taken back with it, and noted again by the next.
+    const std::vector<std::pair<std::string, std::string>> noted = {
+        {"a.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: " + gpu_container("nvidia.com/gpu: 1") +
+                       "\n---\nkind: Pod\nmetadata: {name: p}\nspec: " + gpu_container("nvidia.com/gpu: 1") + "\n"},
+        {"b.yaml", good}};
+    const auto again = parse_kube_manifests(noted);
+    REQUIRE(again.ok());
+    CHECK(again->size() == 1);
+    CHECK(std::count_if(again->notes.begin(), again->notes.end(),
+                        [](const std::string& n) { return n.find("topsim/model") != std::string::npos; }) == 1);
     ImportOptions strict;
     strict.strict = true;
     const auto r = parse_kube_manifests(files, strict);
