@@ -22,6 +22,9 @@ class ImportNodes : public Command {
                                   "the cluster JSON to write ('-' for stdout); required")(
         "map", po::value(&maps_)->composing(),
         "PRODUCT=MODEL: the node model (built-in name or node file) for a GPU product label (repeatable)")(
+        "network", po::value(&network_)->value_name("ib|roce|tcp"),
+        "the transport between nodes (default: ib when every GPU node shows an RDMA device - rdma/*, nvidia.com/hostdev "
+        "or a Mellanox NIC label - else tcp)")(
         "topology-labels", po::value(&topology_labels_)->value_name("A,B,..."),
         "node labels that name fabric levels, top level first, beyond those read anyway (AWS network-node-layer-N, GKE "
         "gce-topology-*, Topograph, nvidia.com/gpu.clique; docs/fabric.md)");
@@ -30,7 +33,9 @@ class ImportNodes : public Command {
   Status finish(const po::variables_map& values) override {
     if (values.count("topology-labels") && split_list(topology_labels_).empty())
       return Error{"--topology-labels: give node label names separated by commas"};
-    if (input_.empty()) return Error{"give the output of `kubectl get nodes -o json` (a file)"};
+    if (values.count("network") && network_ != "ib" && network_ != "roce" && network_ != "tcp")
+      return Error{"--network: '" + network_ + "' is not one of ib, roce, tcp"};
+    if (input_.empty()) return Error{"give the output of `kubectl get nodes -o json` or `-o yaml` (a file)"};
     if (output_.empty()) return Error{"-o PATH is required: the cluster JSON to write"};
     for (const std::string& m : maps_) {
       const size_t eq = m.rfind('=');
@@ -44,7 +49,7 @@ class ImportNodes : public Command {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     auto text = read_text_file(input_);
     if (!text) return Outcome::bad_input(text.error().message);
-    auto imported = parse_kube_nodes(*text, input_, mapping_, split_list(topology_labels_));
+    auto imported = parse_kube_nodes(*text, input_, mapping_, split_list(topology_labels_), network_);
     if (!imported) return Outcome::bad_input(imported.error().message);
     for (const auto& [product, model] : mapping_)
       if (auto node = load_node(model); !node)
@@ -54,6 +59,8 @@ class ImportNodes : public Command {
     for (const KubeNodeGroup& g : imported->groups)
       note << fmt::format("{} x {} ({} x {}{}) -> {}\n", g.count, g.model, g.gpus, g.product,
                           g.label.empty() ? "" : ", " + g.label, output_ == "-" ? "stdout" : output_);
+    note << "network: " << imported->transport << " (" << imported->transport_reason << ")\n";
+    for (const std::string& line : imported->notes) note << "note: " << line << "\n";
     if (!imported->skipped.empty())
       note << fmt::format("skipped {} node(s) without GPUs: {}{}\n", imported->skipped.size(), imported->skipped.front(),
                           imported->skipped.size() > 1 ? ", ..." : "");
@@ -61,17 +68,19 @@ class ImportNodes : public Command {
   }
 
  private:
-  std::string input_, output_, topology_labels_;
+  std::string input_, output_, topology_labels_, network_;
   std::vector<std::string> maps_;
   std::map<std::string, std::string> mapping_;
 };
 
 const Registrar registered{{
     "import nodes",
-    "turn `kubectl get nodes -o json` into a scenario cluster",
+    "turn `kubectl get nodes -o json` (or -o yaml) into a scenario cluster",
     "<nodes.json> -o <cluster.json> [--map PRODUCT=MODEL]...",
+    "Reads `kubectl get nodes -o json` or `-o yaml` output, or a YAML stream of Node documents.\n"
     "Groups the GPU nodes by GPU product (label nvidia.com/gpu.product, set by GPU feature\n"
-    "discovery), GPUs per node (allocatable nvidia.com/gpu, or aliyun.com/gpu-count) and\n"
+    "discovery, else alibabacloud.com/gpu-card-model), GPUs per node (allocatable nvidia.com/gpu,\n"
+    "aliyun.com/gpu-count or alibabacloud.com/gpu-count, else the label nvidia.com/gpu.count) and\n"
     "scheduling label (ack.node.gpu.schedule, kept), maps each group to the built-in model with\n"
     "that GPU and count (`topsim topo models`), and writes {\"nodes\": [{\"model\", \"count\",\n"
     "\"label\"}]}: a scenario's cluster, given inline or as \"cluster\": \"cluster.json\". Nodes\n"

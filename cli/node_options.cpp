@@ -31,7 +31,8 @@ const SourceFlag& source_flag(const std::string& flag) {
 void NodeArgument::declare(OptionSet& options) {
   options.argument("node", &spec_);
   options.visible.add_options()("gpu-model", po::value(&gpu_model_)->value_name("MODEL"),
-                                "nvidia-smi text: GPU model of every GPU, e.g. v100 (default: inferred from the NVLink counts); "
+                                "nvidia-smi text: GPU model of every GPU, e.g. v100, or per GPU where a box mixes cards, e.g. "
+                                "0-1=rtx5090,2-4=rtx4090 (default: inferred from the NVLink counts); "
                                 "NCCL XML hint file: of GPUs without a known PCI device id (default: the fabric's)")(
       "matrix", po::value(&matrix_)->value_name("N"), "nvidia-smi text: which matrix of the file to read, 1-based (default: 1)")(
       "cpu", po::value(&cpu_)->value_name("KIND"),
@@ -58,7 +59,8 @@ Status NodeArgument::finish(const po::variables_map& values) {
   if (values.count("fabric") && !builtin_model(fabric_))
     return Error{"--fabric: unknown built-in model '" + fabric_ + "'" + did_you_mean(fabric_, builtin_model_names()) +
                  " (built-in models: " + join_names(builtin_model_names()) + ")"};
-  if (values.count("gpu-model") && !find_gpu_model(gpu_model_))
+  // Per-GPU ranges ("0-1=rtx5090,2-4=rtx4090") are checked by the importer, which knows the GPUs.
+  if (values.count("gpu-model") && gpu_model_.find('=') == std::string::npos && !find_gpu_model(gpu_model_))
     return Error{"--gpu-model: unknown GPU model '" + gpu_model_ + "'" + did_you_mean(gpu_model_, gpu_model_names()) +
                  " (known models: " + join_names(gpu_model_names()) + ")"};
   if (values.count("cpu") && !parse_cpu_kind(cpu_))

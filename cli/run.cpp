@@ -43,6 +43,12 @@ class Run : public Command {
         "workload", po::value(&workload_)->value_name("PATH"),
         "with --cluster: the workload, a file or folder as a scenario's \"workload\" takes (Kubernetes manifests, sacct, "
         "Helios, a job list)")(
+        "network", po::value(&network_)->value_name("ib|roce|tcp"),
+        "with --cluster from kubectl: the transport between nodes (default: ib when every GPU node shows an RDMA device - "
+        "rdma/*, nvidia.com/hostdev or a Mellanox NIC label - else tcp; the run says which)")(
+        "share-card-gib", po::value(&share_card_gib_)->value_name("GIB"),
+        "with --workload manifests: the card memory a share given as a fraction of a card is read against (KAI "
+        "gpu-fraction, alibabacloud.com/gpu-milli, HAMi gpumem-percentage)")(
         "topology-labels", po::value(&topology_labels_)->value_name("A,B,..."),
         "with --cluster from kubectl: node labels that name fabric levels, top level first, beyond those read anyway (AWS "
         "network-node-layer-N, GKE gce-topology-*, Topograph, nvidia.com/gpu.clique; docs/fabric.md)");
@@ -59,6 +65,12 @@ class Run : public Command {
     if (cluster_.empty() != workload_.empty()) return Error{"--cluster and --workload go together (a scenario needs both)"};
     if (!cluster_.empty() && !scenario_.empty()) return Error{"give a scenario or --cluster and --workload, not both"};
     if (values.count("topology-labels") && cluster_.empty()) return Error{"--topology-labels goes with --cluster"};
+    if (values.count("network") && cluster_.empty()) return Error{"--network goes with --cluster"};
+    if (values.count("network") && network_ != "ib" && network_ != "roce" && network_ != "tcp")
+      return Error{"--network: '" + network_ + "' is not one of ib, roce, tcp"};
+    if (values.count("share-card-gib") && cluster_.empty()) return Error{"--share-card-gib goes with --cluster and --workload"};
+    if (values.count("share-card-gib") && (share_card_gib_ < 1 || share_card_gib_ > 1024))
+      return Error{"--share-card-gib: the card's memory in GiB (1-1024), got " + std::to_string(share_card_gib_)};
     if (values.count("topology-labels") && split_list(topology_labels_).empty())
       return Error{"--topology-labels: give node label names separated by commas"};
     return {};
@@ -66,8 +78,9 @@ class Run : public Command {
 
   Outcome execute(Streams io) override {
     if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
-    auto scenario =
-        cluster_.empty() ? load_scenario(scenario_) : scenario_from_files(cluster_, workload_, split_list(topology_labels_));
+    auto scenario = cluster_.empty()
+                        ? load_scenario(scenario_)
+                        : scenario_from_files(cluster_, workload_, {split_list(topology_labels_), network_, share_card_gib_});
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     std::vector<std::string> set_files = {"results.json", "jobs.jsonl", "summary.txt"};
     for (const std::string& name : report_file_names()) set_files.push_back(name);
@@ -89,6 +102,7 @@ class Run : public Command {
     for (const auto& reporter : reporters)
       if (Status s = reporter->write(*results, sink); !s) return Outcome::bad_input(s.error().message);
     if (Status s = sink.commit(); !s) return Outcome::bad_input(s.error().message);
+    for (const std::string& note : scenario->notes) io.out << note << "\n";
     io.out << render_text(*results);
     io.out << "\nresults: " << sink.path("results.json") << "\n";
     if (!no_report_) io.out << "report: " << sink.path("report.html") << "\n";
@@ -105,8 +119,9 @@ class Run : public Command {
   bool timing_ = false;
   bool quiet_ = false;
   bool check_invariants_ = false;
-  std::string cluster_, workload_, topology_labels_;
+  std::string cluster_, workload_, topology_labels_, network_;
   int threads_ = 0;
+  int share_card_gib_ = 0;
 };
 
 const Registrar registered{{

@@ -64,6 +64,16 @@ CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gi
 // HBM3e at 16 TB/s -> 192 GB and 8,000 GB/s per GPU; NVLink 5, 18 links (1.8 TB/s per GPU, both
 // directions); 1,200 W per GPU (glennklockwood.com/garden/processors/B200, 2025, from NVIDIA's
 // Blackwell data sheet). nvidia-smi names it "NVIDIA GB200".
+// RTX 3090: NVIDIA Ampere GA102 architecture whitepaper v2.0, Appendix A (35.6 FP32 and TF32
+// dense, 71 FP16 with FP32 accumulate dense, 936 GB/s, 350 W); NVLink bridge of 4 NVLink 3 links
+// (112.5 GB/s both directions), the links NCCL rates 12 GB/s on SM86 (topo.h). RTX A6000: RTX A6000
+// data sheet (38.7 TFLOPS FP32 = 10,752 cores x 1,800 MHz x 2, tensor 309.7 sparse -> 154.8 FP16
+// dense, TF32 half of it 77.4, 48 GB GDDR6 768 GB/s, 300 W, NVLink bridge 112.5 GB/s). RTX 6000
+// Ada: RTX 6000 Ada data sheet (91.1 FP32, 1,457 FP8 sparse -> 728.5 dense, FP16 and TF32 halving
+// each step, 48 GB 960 GB/s, 300 W, no NVLink). RTX 5090: 21,760 cores x 2,407 MHz boost x 2 = 104.8
+// FP32; 838.4 FP16 tensor sparse with FP16 accumulate, GeForce's FP32 accumulate at half rate ->
+// 209.5 dense, FP8 twice that; 32 GB GDDR7 1,792 GB/s; 575 W; PCIe Gen5, no NVLink (spheron.network
+// "NVIDIA RTX 5090 Specs", 2026; codesota.com RTX 5090, 2026: "FP16 dense 209.5 TFLOPS").
 // Each SM version's first entry is what NCCL XML imports without a device id become.
 const std::vector<CatalogEntry>& catalog() {
   static const std::vector<CatalogEntry> entries = [] {
@@ -97,6 +107,13 @@ const std::vector<CatalogEntry>& catalog() {
         gpu("h200", "H200", 90, 141, 5, 18, {67, 494.7, 989.5, 1979}, 4800, 700, "NVIDIA-H200", {"h200-sxm"}),
         gpu("b200", "B200", 100, 180, 5, 18, {80, 1100, 2250, 4500}, 8000, 1000, "NVIDIA-B200"),
         gpu("gb200", "NVIDIA GB200", 100, 192, 5, 18, {80, 1250, 2500, 5000}, 8000, 1200, "NVIDIA-GB200"),
+        // Workstation and consumer cards (appended: catalog indices stay as they were).
+        gpu("rtx3090", "GeForce RTX 3090", 86, 24, 4, 4, {35.6, 35.6, 71, 0}, 936, 350, "NVIDIA-GeForce-RTX-3090", {"3090"}),
+        gpu("rtx-a6000", "RTX A6000", 86, 48, 4, 4, {38.7, 77.4, 154.8, 0}, 768, 300, "NVIDIA-RTX-A6000", {"a6000"}),
+        gpu("rtx6000-ada", "RTX 6000 Ada Generation", 89, 48, 4, 0, {91.1, 182.1, 364.2, 728.5}, 960, 300,
+            "NVIDIA-RTX-6000-Ada-Generation", {"rtx-6000-ada", "6000-ada"}),
+        gpu("rtx5090", "GeForce RTX 5090", 120, 32, 5, 0, {104.8, 104.8, 209.5, 419}, 1792, 575, "NVIDIA-GeForce-RTX-5090",
+            {"5090"}),
     };
     for (size_t i = 0; i < list.size(); ++i) list[i].model.catalog_index = static_cast<int>(i);
     return list;

@@ -1,6 +1,8 @@
-// Job and node records of other tools: Kubernetes workload manifests (YAML or JSON),
-// `kubectl get nodes -o json`, Slurm `sacct --parsable2` output and Helios cluster_log.csv; the
-// first byte picks which (0 manifests, 1 nodes, 2 sacct, 3 Helios, modulo 4), the rest is the file.
+// Job and node records of other tools: Kubernetes workload manifests (YAML or JSON; read as one
+// file, split in two files read leniently, and with a share card size), `kubectl get nodes -o
+// json` or `-o yaml`, Slurm `sacct` output as it comes (also as --noheader output of a given
+// --format) and Helios cluster_log.csv; the first byte picks which (0 manifests, 1 nodes, 2 sacct,
+// 3 Helios, modulo 4), the rest is the file.
 #include <sstream>
 
 #include "formats/hardware/kube_nodes.h"
@@ -13,11 +15,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string text(fuzz::text_of(data + 1, size - 1));
   switch (data[0] % 4) {
-    case 0: fuzz::check(parse_kube_manifests({{"jobs.yaml", text}})); break;
+    case 0: {
+      fuzz::check(parse_kube_manifests({{"jobs.yaml", text}}));
+      ImportOptions shares;
+      shares.share_card_gib = 16;
+      const size_t half = text.size() / 2;
+      fuzz::check(parse_kube_manifests({{"a.yaml", text.substr(0, half)}, {"b.yaml", text.substr(half)}}, shares));
+      break;
+    }
     case 1: fuzz::check(parse_kube_nodes(text, "nodes.json")); break;
     case 2: {
-      std::istringstream in(text);
+      std::istringstream in(text), headerless(text);
       fuzz::check(read_sacct(in, "sacct.txt"));
+      fuzz::check(read_sacct(headerless, "sacct.txt", "JobID,Submit,Start,End,AllocTRES,NNodes"));
       break;
     }
     default: {

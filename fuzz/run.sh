@@ -46,6 +46,13 @@ printf '%s\n' 'BJobID|JobName|Submit|Start|End|Elapsed|AllocTRES|NNodes|State' \
 printf '%s\n' 'Cjob_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue' \
   '1,u,vc,8,16,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-09 19:41:01,3600,0' \
   > "$build/fuzz-corpus/kube/seed-helios"
+# The real files of tests/real_files, each under the byte that picks its reader (0 manifests,
+# 1 nodes, 2 sacct) and, for the topology readers, as they are.
+seed_head kube "D" tests/real_files/manifests/*.yaml
+seed_head kube "E" tests/real_files/nodes/*.yaml
+seed_head kube "F" tests/real_files/sacct/*.txt
+seed topo_m tests/real_files/topo/*topo-m.txt
+seed nccl_xml tests/real_files/topo/*.xml
 mkdir -p "$build/fuzz-corpus/queue_yaml"  # each example queue folder as one file of documents
 for d in scenarios/queues/*/; do
   for f in "$d"*.yaml; do cat "$f"; echo "---"; done > "$build/fuzz-corpus/queue_yaml/seed-$(basename "$d")"

@@ -30,7 +30,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kTopKeys = {
     "name",           "description",       "mode",         "seed",     "seeds",           "cluster",
     "workload",       "schedulers",        "share_policy", "queue",    "overlap",         "record_transitions",
-    "sample_every_s", "workload_coverage", "target_load",  "protocol", "topology_labels", "tenancy"};
+    "sample_every_s", "workload_coverage", "target_load",  "protocol", "topology_labels", "transport",
+    "tenancy"};
 constexpr int kMaxSeeds = 100000;
 constexpr double kMaxTargetLoad = 10.0;
 
@@ -262,12 +263,14 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
       const std::string path = resolve_path(base_dir, at.value->get<std::string>());
       auto text = read_text_file(path);
       if (!text) return top.fail("cluster", text.error().message);
-      auto document = parse_json_text(*text, path);
+      const std::string ext = fs::path(path).extension().string();
+      const bool yaml = ext == ".yaml" || ext == ".yml";  // `kubectl get nodes -o yaml`, or Node documents
+      auto document = yaml ? Expected<nlohmann::json>(nlohmann::json::object()) : parse_json_text(*text, path);
       if (!document) return verbatim.emplace(document.error()), void();
-      if (document->is_object() && (document->contains("apiVersion") || document->contains("items") ||
-                                    (document->contains("kind") && document->at("kind").is_string() &&
-                                     document->at("kind") == "Node"))) {  // `kubectl get nodes -o json`
-        std::vector<std::string> topology_labels;                         // node labels naming fabric levels, top first
+      if (yaml || (document->is_object() && (document->contains("apiVersion") || document->contains("items") ||
+                                             (document->contains("kind") && document->at("kind").is_string() &&
+                                              document->at("kind") == "Node")))) {  // `kubectl get nodes -o json`
+        std::vector<std::string> topology_labels;                                   // node labels naming fabric levels, top first
         if (auto labels = top.member("topology_labels")) {
           if (!labels->value->is_array())
             return top.fail("topology_labels", "must be an array of node label names, top level first");
@@ -278,16 +281,24 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
             topology_labels.push_back(label.value->get<std::string>());
           }
         }
-        auto nodes = parse_kube_nodes(*text, path, {}, topology_labels);
+        std::string transport;  // "" = read from the nodes
+        if (auto t = top.string("transport")) {
+          if (*t != "ib" && *t != "roce" && *t != "tcp") return top.fail("transport", "'" + *t + "' is not one of ib, roce, tcp");
+          transport = *t;
+        }
+        auto nodes = parse_kube_nodes(*text, path, {}, topology_labels, transport);
         if (!nodes) return verbatim.emplace(nodes.error()), void();
+        s.notes.push_back("network: " + nodes->transport + " (" + nodes->transport_reason + ")");
+        for (const std::string& note : nodes->notes) s.notes.push_back(note);
         document = nlohmann::json::parse(kube_cluster_json(*nodes));
       }
       JsonErrors file_errors(path);
       read_cluster(file_errors, JsonAt{&*document, ""}, fs::path(path).parent_path().string(), s);
       if (file_errors.failed()) return verbatim.emplace(file_errors.error()), void();
     } else {
-      if (top.has("topology_labels"))
-        return top.fail("topology_labels", "applies to a cluster read from `kubectl get nodes -o json` (a file name)");
+      if (top.has("topology_labels") || top.has("transport"))
+        return top.fail(top.has("transport") ? "transport" : "topology_labels",
+                        "applies to a cluster read from `kubectl get nodes -o json` (a file name)");
       read_cluster(errors, at, base_dir, s);
     }
   }
@@ -358,11 +369,20 @@ Expected<Scenario> load_scenario(const std::string& path) {
 }
 
 Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,
-                                       const std::vector<std::string>& topology_labels) {
-  nlohmann::json document = {{"name", safe_file_name(fs::path(workload_path).lexically_normal().filename().string())},
-                             {"cluster", fs::absolute(cluster_path).string()},
-                             {"workload", fs::absolute(workload_path).string()}};
-  if (!topology_labels.empty()) document["topology_labels"] = topology_labels;
+                                       const OwnClusterOptions& options) {
+  // The workload's own name: "manifests/" and "manifests" both name the run "manifests".
+  fs::path workload = fs::path(workload_path).lexically_normal();
+  if (workload.filename().empty()) workload = workload.parent_path();
+  std::string name = workload.filename().string();
+  if (name.empty() || name == "." || name == "..") name = fs::absolute(workload).lexically_normal().filename().string();
+  nlohmann::json document = {{"name", safe_file_name(name)}, {"cluster", fs::absolute(cluster_path).string()}};
+  if (record_format(workload_path) == RecordFormat::Manifests && options.share_card_gib > 0)
+    document["workload"] = {
+        {"kind", "kubernetes"}, {"path", fs::absolute(workload_path).string()}, {"share_card_gib", options.share_card_gib}};
+  else
+    document["workload"] = fs::absolute(workload_path).string();
+  if (!options.topology_labels.empty()) document["topology_labels"] = options.topology_labels;
+  if (!options.network.empty()) document["transport"] = options.network;
   return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
 }
 

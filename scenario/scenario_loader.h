@@ -23,9 +23,15 @@ namespace topsim {
 // A scenario of just a cluster and a workload (docs/importers.md), each a file or folder as a
 // scenario's "cluster" and "workload" take (`kubectl get nodes -o json` output, manifests, sacct
 // output...); named after the workload, errors prefixed "--cluster/--workload".
-// `topology_labels`: node labels naming fabric levels beyond the known ones (a kubectl cluster).
+// `options.topology_labels`: node labels naming fabric levels beyond the known ones (a kubectl
+// cluster); `options.network`: its transport between nodes (the scenario's "transport").
+struct OwnClusterOptions {
+  std::vector<std::string> topology_labels;  // default none
+  std::string network;                       // "ib", "roce", "tcp"; default "" (read from the nodes)
+  int share_card_gib = 0;                    // manifests: the card fractional shares are read against; default 0
+};
 [[nodiscard]] Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,
-                                                     const std::vector<std::string>& topology_labels = {});
+                                                     const OwnClusterOptions& options = {});
 
 // The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.
 // Its file is scenarios/ack-v100-benchmark.json.

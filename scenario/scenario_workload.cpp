@@ -105,8 +105,19 @@ void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_
 // Read as the job list `topsim import jobs` writes.
 void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& base_dir, Scenario& s,
                    const std::string& kind) {
-  JsonObject o(errors, at, {"kind", "path", "pod_gpus", "reference_gpu"});
+  JsonObject o(errors, at, {"kind", "path", "pod_gpus", "reference_gpu", "share_card_gib", "strict", "format"});
   if (!o.require("path")) return;
+  ImportOptions options;
+  if (kind != "kubernetes" && (o.has("share_card_gib") || o.has("strict")))
+    return o.fail(o.has("strict") ? "strict" : "share_card_gib", "applies to Kubernetes manifests (\"kind\": \"kubernetes\")");
+  if (auto gib = o.integer("share_card_gib", 1, 1024)) options.share_card_gib = static_cast<int>(*gib);
+  if (auto strict = o.member("strict")) {
+    if (!strict->value->is_boolean()) return o.fail("strict", "must be true or false");
+    options.strict = strict->value->get<bool>();
+  }
+  if (kind != "sacct" && o.has("format")) return o.fail("format", "applies to sacct output (\"kind\": \"sacct\")");
+  if (auto format = o.string("format")) options.sacct_format = *format;
+  if (errors.failed()) return;
   std::vector<std::string> paths;
   const JsonAt path = *o.member("path");
   if (path.value->is_string()) {
@@ -124,15 +135,18 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
   const RecordFormat format = kind == "sacct"    ? RecordFormat::Sacct
                               : kind == "helios" ? RecordFormat::Helios
                                                  : RecordFormat::Manifests;
-  auto imported = load_job_records(paths, format);
-  if (!imported) return o.fail("path", imported.error().message);
+  auto imported = load_job_records(paths, format, options);
+  if (!imported) return verbatim.emplace(imported.error()), void();  // the importer's error names the files
   auto w = imported_workload(*imported, at.pointer + "/path");
   if (!w) return verbatim.emplace(w.error()), void();
-  w->source = std::filesystem::path(paths.front()).filename().string() +
-              (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "") +
-              (kind == "sacct"    ? " (Slurm sacct)"
-               : kind == "helios" ? " (Helios)"
-                                  : " (Kubernetes manifests)");
+  // The file's or folder's own name ("manifests/" is "manifests").
+  std::filesystem::path first = std::filesystem::path(paths.front()).lexically_normal();
+  if (first.filename().empty()) first = first.parent_path();
+  // "Kubernetes manifests from manifests", "Slurm sacct from sacct.txt (+1)".
+  w->source = std::string(kind == "sacct"    ? "Slurm sacct"
+                          : kind == "helios" ? "Helios"
+                                             : "Kubernetes manifests") +
+              " from " + first.filename().string() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "");
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 

@@ -39,7 +39,12 @@ Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& gro
   type->name = type->topology->name();
   type->gpus = type->topology->gpu_count();
   type->card_mem_gib = card_mem_gib(type->topology->model());
-  if (!type->topology->model().gpus.empty()) type->gpu = find_gpu_model(type->topology->model().gpus.front().model);
+  // The node's speed is its slowest GPU's: a box that mixes cards (topo import --gpu-model
+  // 0-1=rtx5090,2-4=rtx4090) paces a gang by its slowest member, as card_mem_gib takes the smallest card.
+  for (const Gpu& g : type->topology->model().gpus)
+    if (const GpuModel* spec = find_gpu_model(g.model);
+        spec && (!type->gpu || spec->default_precision_tflops() < type->gpu->default_precision_tflops()))
+      type->gpu = spec;
   if (!type->topology->model().nics.empty()) type->primary_nic_gbit = type->topology->model().nics.front().speed_gbit;
   return std::shared_ptr<const NodeType>(std::move(type));
 }

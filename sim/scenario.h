@@ -61,6 +61,9 @@ struct Scenario {
   FillProtocol protocol = FillProtocol::Topsim;  // fill: "protocol"; default topsim
   // "tenancy": teams, quotas and preemption (sim/tenancy/); null: one queue, no quota.
   std::shared_ptr<const TenancySpec> tenancy;
+  // What the loader read from the files that a user should know, one line each (the network
+  // read from kubectl's nodes and why); `topsim run` prints them.
+  std::vector<std::string> notes;
 };
 
 }  // namespace topsim

@@ -61,6 +61,12 @@ inline constexpr GpuDeviceId kGpuDeviceIds[] = {
     {"l4", 0x27b8},
     {"h100-pcie", 0x2331},
     {"h200", 0x2335},
+    // Workstation and consumer cards (pci-ids.ucw.cz, vendor 10de: GA102 [GeForce RTX 3090] 2204,
+    // GA102GL [RTX A6000] 2230, AD102GL [RTX 6000 Ada Generation] 26b1, GB202 [GeForce RTX 5090] 2b85).
+    {"rtx3090", 0x2204},
+    {"rtx-a6000", 0x2230},
+    {"rtx6000-ada", 0x26b1},
+    {"rtx5090", 0x2b85},
 };
 
 // The PCI device id of a catalog GPU model; nullopt when the table does not list it.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -152,6 +153,7 @@ std::string fabric_summary(const NodeModel& model) {
 }
 
 const char* const kFabricHint = "; give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)";
+const char* const kFabricOption = ": give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)";
 
 class NcclXmlImporter {
  public:
@@ -176,12 +178,19 @@ class NcclXmlImporter {
       resolve_nvlinks(order);
     }
     add_nics(system);
+    if (!lacking_.empty()) {
+      std::string what;
+      for (const auto& [node, piece] : lacking_) what += (what.empty() ? "" : "; ") + piece;
+      fail(lacking_.front().first,
+           "the hint file lacks " + (lacking_.size() > 1 ? std::to_string(lacking_.size()) + " pieces: " : std::string()) + what);
+    }
     if (!options_.gpu_model.empty() && !gpu_model_used_)
       fail(system, "--gpu-model applies only to hint-file GPUs without a known PCI device id, and this file has none");
     return std::move(model_);
   }
   const std::set<std::string>& notes() const { return notes_; }
-  // What a hint file lacked and where it came from, in the order found, each once.
+  // What a hint file lacked and where it came from, and quirks of the file skipped (an NVLink from
+  // a GPU to itself), in the order found, each once: printed beside the import.
   const std::vector<std::string>& hint_notes() const { return hint_notes_; }
   const std::string& fabric() const { return fabric_name_; }
   bool fabric_inferred() const { return fabric_inferred_; }
@@ -228,13 +237,24 @@ class NcclXmlImporter {
     return static_cast<int>(model_.bridges.size()) - 1;
   }
 
+  // A piece a hint file lacks that an option gives ("the NIC speed: --nic-speed GBIT"): the import
+  // goes on without it and fails at the end naming every such piece at once.
+  void lack(pugi::xml_node node, const std::string& piece) {
+    for (const auto& [where, what] : lacking_)
+      if (what == piece) return;
+    lacking_.emplace_back(node, piece);
+  }
+
   void hint_note(const std::string& note) {
     if (std::find(hint_notes_.begin(), hint_notes_.end(), note) == hint_notes_.end()) hint_notes_.push_back(note);
   }
 
   CpuKind cpu_kind(pugi::xml_node cpu) {
     if (cpu.attribute("arch")) return read_cpu_kind(cpu);
-    if (!options_.cpu) fail(cpu, "no arch attribute: the CPU kind is not in the file; give it with --cpu KIND (e.g. --cpu amd)");
+    if (!options_.cpu) {
+      lack(cpu, "the CPU kind (<cpu> without arch): give --cpu KIND (e.g. --cpu amd)");
+      return CpuKind::IntelSkylake;  // a stand-in until the import fails for what is lacking
+    }
     cpu_used_ = true;
     hint_note("no arch on <cpu>: CPU kind " + std::string(enum_name(*options_.cpu)) + " taken from --cpu");
     return *options_.cpu;
@@ -401,7 +421,10 @@ class NcclXmlImporter {
       const auto target = gpu_by_bus.find(link.target);
       if (target == gpu_by_bus.end()) fail(link.element, "target " + link.target + " is not the busid of a GPU in this file");
       const int from = index_of_found[link.from];
-      if (target->second == from) fail(link.element, "a GPU cannot have an NVLink to itself");
+      if (target->second == from) {  // Azure's NC A100 v4 file lists one per GPU (Azure/azhpc-images topology/ncv4-topo.xml)
+        hint_note("NVLinks from a GPU to itself (as Azure's NC A100 v4 topology file lists) are no links: skipped");
+        continue;
+      }
       auto& entry = directed[{from, target->second}];
       entry = {entry.first + link.count, link.element};
     }
@@ -419,7 +442,12 @@ class NcclXmlImporter {
 
   void read_hint_gpus(pugi::xml_node system) {
     if (!found_gpus_.empty()) fail(hint_gpus_.front().pci, "GPU has no <gpu sm=...> child while other GPUs in the file have one");
-    const NodeModel fabric = choose_fabric(system);
+    const std::optional<NodeModel> chosen = choose_fabric(system);
+    if (!chosen) {  // lacking: named at the end, with what else lacks (a GPU-less file's leaves are its NICs)
+      if (hint_gpus_.empty()) hint_nics_.insert(hint_nics_.end(), unclassified_.begin(), unclassified_.end());
+      return;
+    }
+    const NodeModel& fabric = *chosen;
     const std::vector<HintDevice> gpus =
         hint_gpus_.empty() ? place_on_switches(system, fabric) : sorted_hint_gpus(system, fabric);
     for (size_t g = 0; g < gpus.size(); ++g) model_.gpus.push_back(hint_gpu(gpus[g], fabric.gpus[g]));
@@ -431,7 +459,7 @@ class NcclXmlImporter {
               gpus.front().device + " (" + model_.gpus.front().model + "); give --fabric to choose another");
   }
 
-  NodeModel choose_fabric(pugi::xml_node system) {
+  std::optional<NodeModel> choose_fabric(pugi::xml_node system) {
     if (options_.fabric.empty()) return infer_fabric(system);
     std::optional<NodeModel> fabric = builtin_model(options_.fabric);
     if (!fabric) {
@@ -443,9 +471,12 @@ class NcclXmlImporter {
   }
 
   // Inferred only from real evidence: every GPU has the same PCI device id, the table names its
-  // model, and exactly one built-in model with NVLink has that many GPUs of that model.
-  NodeModel infer_fabric(pugi::xml_node system) {
-    if (hint_gpus_.empty()) fail(system, std::string("no GPUs listed (NCCL finds them at run time)") + kFabricHint);
+  // model, and exactly one built-in model with NVLink has that many GPUs of that model; without
+  // that evidence the fabric is lacking (nullopt).
+  std::optional<NodeModel> infer_fabric(pugi::xml_node system) {
+    if (hint_gpus_.empty())
+      return lack(system, "the GPUs and their fabric (no GPUs listed: NCCL finds them at run time)" + std::string(kFabricOption)),
+             std::nullopt;
     const std::string& device = hint_gpus_.front().device;
     for (const HintDevice& gpu : hint_gpus_)
       if (gpu.device != device)
@@ -453,9 +484,11 @@ class NcclXmlImporter {
              "device " + gpu.device + " differs from the first GPU's (" + device + "): no fabric to infer" + kFabricHint);
     const GpuModel* spec = device_model(device);
     if (!spec)
-      fail(hint_gpus_.front().pci, (device.empty() ? std::string("GPU has neither <gpu sm=...> nor a device id")
-                                                   : "device " + device + " is not in the GPU device table") +
-                                       ": the GPU model and its NVLink fabric are not in the file" + kFabricHint);
+      return lack(hint_gpus_.front().pci, "the GPU model and its NVLink fabric (" +
+                                              (device.empty() ? std::string("GPUs with neither <gpu sm=...> nor a device id")
+                                                              : "device " + device + " is not in the GPU device table") +
+                                              ")" + kFabricOption),
+             std::nullopt;
     std::vector<std::string> matches;
     for (const BuiltinModelInfo& info : builtin_models()) {
       const NodeModel model = *builtin_model(info.name);
@@ -465,8 +498,10 @@ class NcclXmlImporter {
       if (same && has_nvlink(model)) matches.push_back(info.name);
     }
     if (matches.size() != 1)
-      fail(system, std::to_string(hint_gpus_.size()) + " GPUs of device " + device + " (" + spec->name + ") match " +
-                       std::to_string(matches.size()) + " built-in models with NVLink" + kFabricHint);
+      return lack(system, "the GPU fabric (" + std::to_string(hint_gpus_.size()) + " GPUs of device " + device + ", " +
+                              spec->name + ", match " + std::to_string(matches.size()) + " built-in models with NVLink)" +
+                              kFabricOption),
+             std::nullopt;
     fabric_name_ = matches.front();
     fabric_inferred_ = true;
     return *builtin_model(fabric_name_);
@@ -548,9 +583,9 @@ class NcclXmlImporter {
   // NICs without <net> get names nic0.. (file order) and the --nic-speed port speed.
   void add_nics(pugi::xml_node system) {
     if (!hint_nics_.empty() && !options_.nic_speed_gbit)
-      fail(hint_nics_.front().pci,
-           "NIC has no <nic><net speed=...> child: the port speed is not in the file; give it with --nic-speed GBIT");
-    if (hint_nics_.empty() && options_.nic_speed_gbit)
+      return lack(hint_nics_.front().pci,
+                  "the NIC port speed (<pci> NICs without <nic><net speed=...>): give it with --nic-speed GBIT");
+    if (hint_nics_.empty() && options_.nic_speed_gbit && lacking_.empty())  // lacking a fabric, its leaves are unread
       fail(system, "--nic-speed applies only to NICs without <nic><net>, and this file has none");
     apply_nic_transport(system);
     for (size_t n = 0; n < hint_nics_.size(); ++n) {
@@ -609,6 +644,7 @@ class NcclXmlImporter {
   std::set<std::string> notes_;
   std::vector<HintDevice> hint_gpus_, hint_nics_, unclassified_;
   std::vector<std::string> hint_notes_;
+  std::vector<std::pair<pugi::xml_node, std::string>> lacking_;  // (where, "what: --option") in the order found
   bool cpu_used_ = false, gpu_model_used_ = false;
   std::string fabric_name_;
   bool fabric_inferred_ = false;

@@ -11,6 +11,7 @@
 
 #include "core/builtin_models.h"
 #include "core/topology.h"
+#include "formats/hardware/topo_m_models.h"
 #include "formats/hardware/topo_m_parse.h"
 #include "util/text.h"
 
@@ -118,11 +119,6 @@ std::string source_stem(std::string_view source) {
   return base.empty() ? "imported" : std::string(base);
 }
 
-struct NvSummary {
-  std::set<int> counts;       // NV# counts seen between GPUs
-  bool uniform_mesh = false;  // every GPU pair is NV# with one count (>= 2 GPUs)
-};
-
 struct NvLinkPlan {
   int nvswitch_links = 0;  // > 0: every GPU joins an NVSwitch fabric with this many links
   std::vector<NvLinkBond> bonds;
@@ -150,14 +146,14 @@ class Importer {
 
  private:
   Error fail(int line, const std::string& what) const { return parser_.fail(line, what); }
-  Expected<const GpuModel*> resolve_gpu_model(const Matrix& m, const NvSummary& nv);
-  Expected<NvLinkPlan> plan_nvlinks(const Matrix& m, const GpuModel& gpu, const NvSummary& nv);
+  Expected<std::vector<const GpuModel*>> per_gpu_models(const Matrix& m, const NvLinkCounts& nv);
+  Expected<NvLinkPlan> plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkCounts& nv);
   CpuKind resolve_cpu(const GpuModel& gpu);
   Expected<NumaPlan> plan_numa(const Matrix& m, const Levels& levels, CpuKind cpu);
   Status collect_numa_evidence(const Matrix& m, NumaDraft& draft) const;
   void place_orphan(const Matrix& m, std::vector<NumaDraft>& placed, NumaDraft orphan, std::set<int>& used);
-  NodeModel build_model(const Matrix& m, const GpuModel& gpu, const NvLinkPlan& links, const NumaPlan& numa,
-                        const Levels& levels);
+  NodeModel build_model(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkPlan& links,
+                        const NumaPlan& numa, const Levels& levels);
   Status verify(const Topology& topo, const Matrix& m) const;
 
   TopoMParser parser_;
@@ -166,8 +162,8 @@ class Importer {
   std::vector<std::string> notes_;
 };
 
-NvSummary summarize_nvlinks(const Matrix& m) {
-  NvSummary nv;
+NvLinkCounts summarize_nvlinks(const Matrix& m) {
+  NvLinkCounts nv;
   bool all_nvlink = m.header.gpus >= 2;
   for (int a = 0; a < m.header.gpus; ++a)
     for (int b = a + 1; b < m.header.gpus; ++b) {
@@ -180,44 +176,15 @@ NvSummary summarize_nvlinks(const Matrix& m) {
   return nv;
 }
 
-// {catalog name, reason} from the NVLink counts, per NVLink ports per GPU (hardware.cpp catalog):
-// NV18 -> h100, NV12 -> a100, NV6 over an NVSwitch -> v100-sxm3, NV1/NV2 only -> v100; else {"", ""}.
-// REQUIRES: !nv.counts.empty()
-std::pair<std::string, std::string> infer_gpu_model(const NvSummary& nv, int gpus) {
-  if (nv.counts.count(18)) return {"h100", "NV18 (18 NVLinks per GPU: H100 SXM5)"};
-  if (nv.counts.count(12)) return {"a100", "NV12 (12 NVLinks per GPU: A100 SXM4)"};
-  if (nv.uniform_mesh && *nv.counts.begin() == 6 && gpus > 2)
-    return {"v100-sxm3", "NV6 between every GPU pair (NVSwitch, 6 links per GPU: DGX-2 V100 SXM3)"};
-  if (*nv.counts.rbegin() <= 2) return {"v100", "NV1/NV2 direct links (DGX-1-style hybrid cube-mesh of V100 SXM2)"};
-  return {"", ""};
-}
-
-Expected<const GpuModel*> Importer::resolve_gpu_model(const Matrix& m, const NvSummary& nv) {
-  const int line = parser_.line_number(m.header.line);
-  const std::string valid = join(gpu_model_names(), ", ");
-  if (!options_.gpu_model.empty()) {
-    if (const GpuModel* model = find_gpu_model(options_.gpu_model)) return model;
-    return fail(line, "unknown GPU model '" + options_.gpu_model + "' (valid: " + valid + ")");
-  }
-  if (nv.counts.empty())
-    return fail(line, "cannot infer the GPU model from a matrix without NVLink; pass --gpu-model (one of " + valid + ")");
-  const auto [name, why] = infer_gpu_model(nv, m.header.gpus);
-  std::vector<std::string> seen;
-  for (int c : nv.counts) seen.push_back("NV" + std::to_string(c));
-  if (name.empty())
-    return fail(
-        line, "cannot infer the GPU model from NVLink counts " + join(seen, ", ") + "; pass --gpu-model (one of " + valid + ")");
-  notes_.push_back("inferred GPU model " + name + " from " + why + " (use --gpu-model to override)");
-  return find_gpu_model(name);
-}
-
 // A uniform NV# mesh needing more ports than a GPU has is an NVSwitch fabric; anything else is
 // direct bonds, which must fit in each GPU's NVLink ports.
-Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const GpuModel& gpu, const NvSummary& nv) {
+Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkCounts& nv) {
   NvLinkPlan plan;
   const int gpus = m.header.gpus;
+  const GpuModel& gpu = *models.front();
+  const bool one_model = std::all_of(models.begin(), models.end(), [&](const GpuModel* g) { return g == &gpu; });
   const std::string ports = " but a " + gpu.name + " has " + std::to_string(gpu.max_nvlinks) + " NVLink ports";
-  if (nv.uniform_mesh && (gpus - 1) * *nv.counts.begin() > gpu.max_nvlinks) {
+  if (one_model && nv.uniform_mesh && (gpus - 1) * *nv.counts.begin() > gpu.max_nvlinks) {
     plan.nvswitch_links = *nv.counts.begin();
     if (plan.nvswitch_links > gpu.max_nvlinks)
       return fail(m.row_line[0], "every GPU pair is NV" + std::to_string(plan.nvswitch_links) + ports);
@@ -235,9 +202,11 @@ Expected<NvLinkPlan> Importer::plan_nvlinks(const Matrix& m, const GpuModel& gpu
         used[a] += c.nvlinks, used[b] += c.nvlinks;
       }
   for (int g = 0; g < gpus; ++g)
-    if (used[g] > gpu.max_nvlinks)
-      return fail(m.row_line[g], "GPU" + std::to_string(g) + " uses " + std::to_string(used[g]) + " NVLinks in this matrix" +
-                                     ports + ", and the layout is not one uniform NVSwitch fabric");
+    if (used[g] > models[g]->max_nvlinks)
+      return fail(m.row_line[g], "GPU" + std::to_string(g) + " uses " + std::to_string(used[g]) +
+                                     " NVLinks in this matrix but a " + models[g]->name + " has " +
+                                     std::to_string(models[g]->max_nvlinks) +
+                                     " NVLink ports, and the layout is not one uniform NVSwitch fabric");
   return plan;
 }
 
@@ -333,11 +302,19 @@ void attach_host_bridges(NodeModelBuilder& b, int numa, const std::vector<int>& 
   }
 }
 
-NodeModel Importer::build_model(const Matrix& m, const GpuModel& gpu, const NvLinkPlan& links, const NumaPlan& numa,
-                                const Levels& levels) {
+// The model of each GPU (formats/hardware/topo_m_models.h); its errors name the header line.
+Expected<std::vector<const GpuModel*>> Importer::per_gpu_models(const Matrix& m, const NvLinkCounts& nv) {
+  auto models = topo_m_gpu_models(options_.gpu_model, m.header.gpus, nv, notes_);
+  if (!models) return fail(parser_.line_number(m.header.line), models.error().message);
+  return models;
+}
+
+NodeModel Importer::build_model(const Matrix& m, const std::vector<const GpuModel*>& models, const NvLinkPlan& links,
+                                const NumaPlan& numa, const Levels& levels) {
+  const GpuModel& gpu = *models.front();
   const std::string name = options_.node_name.empty() ? source_stem(source_) : options_.node_name;
   NodeModelBuilder b(name, "imported from nvidia-smi topo -m (" + source_ + ", matrix " + std::to_string(options_.matrix) +
-                               "): " + std::to_string(m.header.gpus) + " x " + gpu.product);
+                               "): " + gpu_summary(models));
   std::vector<int> parent(m.devices(), 0);
   for (size_t k = 0; k < numa.nodes.size(); ++k) {
     const int index = b.numa(numa.nodes[k].cpu, numa.nodes[k].cpu_affinity);
@@ -346,7 +323,7 @@ NodeModel Importer::build_model(const Matrix& m, const GpuModel& gpu, const NvLi
       if (numa.numa_of[e] == static_cast<int>(k)) members.push_back(e);
     attach_host_bridges(b, index, members, levels, gpu, parent);
   }
-  for (int g = 0; g < m.header.gpus; ++g) b.gpu(parent[g], gpu.name, links.nvswitch_links);
+  for (int g = 0; g < m.header.gpus; ++g) b.gpu(parent[g], models[g]->name, links.nvswitch_links);
   for (size_t k = 0; k < m.nic_names.size(); ++k) {
     const std::string& nic = m.nic_names[k];
     b.nic(parent[m.header.gpus + k], nic, options_.nic_speed_gbit, options_.nic_transport.value_or(guess_transport(nic)),
@@ -383,21 +360,47 @@ Status Importer::verify(const Topology& topo, const Matrix& m) const {
   return {};
 }
 
+// Device pairs nvidia-smi reports SYS although they are on the same NUMA node: it found no
+// common PCIe ancestor (a VM hides the tree: vllm-project/vllm#6370, NVIDIA/go-gpuallocator#17).
+// No tree has SYS within a NUMA node: such pairs are read as NODE, separate host bridges of that
+// node, which crosses no socket link (NCCL moves their data through host memory, as it does for
+// SYS), noted. A GPU's node is its NUMA Affinity; a NIC's, that of a GPU it is closer to than SYS.
+void read_same_numa_sys_as_node(Matrix& m, std::vector<std::string>& notes) {
+  std::vector<int> numa(static_cast<size_t>(m.devices()), -1);
+  for (int g = 0; g < m.header.gpus; ++g) numa[g] = m.numa_affinity[g];
+  for (int n = m.header.gpus; n < m.devices(); ++n)
+    for (int g = 0; g < m.header.gpus && numa[n] < 0; ++g)
+      if (m.code[g][n].cls != LinkClass::Sys && m.code[g][n].cls != LinkClass::NVLink) numa[n] = numa[g];
+  int pairs = 0;
+  for (int a = 0; a < m.devices(); ++a)
+    for (int b = a + 1; b < m.devices(); ++b)
+      if (m.code[a][b].cls == LinkClass::Sys && numa[a] >= 0 && numa[a] == numa[b]) {
+        m.code[a][b].cls = m.code[b][a].cls = LinkClass::Node;
+        ++pairs;
+      }
+  if (pairs > 0)
+    notes.push_back(std::to_string(pairs) +
+                    " device pairs are SYS within one NUMA node (nvidia-smi found no common PCIe ancestor: a VM, or a "
+                    "platform that hides it): read as NODE, separate host bridges of that node");
+}
+
 Expected<TopoImportResult> Importer::run() {
   Expected<Matrix> matrix = parser_.select_matrix(notes_);
   if (!matrix) return matrix.error();
-  const Matrix& m = *matrix;
+  Matrix& m = *matrix;
   if (Status s = parser_.check_symmetry(m); !s) return s.error();
-  const NvSummary nv = summarize_nvlinks(m);
-  Expected<const GpuModel*> gpu = resolve_gpu_model(m, nv);
-  if (!gpu) return gpu.error();
-  Expected<NvLinkPlan> links = plan_nvlinks(m, **gpu, nv);
+  read_same_numa_sys_as_node(m, notes_);
+  const NvLinkCounts nv = summarize_nvlinks(m);
+  Expected<std::vector<const GpuModel*>> models = per_gpu_models(m, nv);
+  if (!models) return models.error();
+  Expected<NvLinkPlan> links = plan_nvlinks(m, *models, nv);
   if (!links) return links.error();
-  const CpuKind cpu = resolve_cpu(**gpu);
+  const GpuModel* newest = *std::max_element(models->begin(), models->end(), [](auto a, auto b) { return a->sm < b->sm; });
+  const CpuKind cpu = resolve_cpu(*newest);
   const Levels levels = group_levels(m);
   Expected<NumaPlan> numa = plan_numa(m, levels, cpu);
   if (!numa) return numa.error();
-  NodeModel model = build_model(m, **gpu, *links, *numa, levels);
+  NodeModel model = build_model(m, *models, *links, *numa, levels);
   Expected<Topology> topo = Topology::build(model);
   if (!topo) return fail(parser_.line_number(m.header.line), "imported model is invalid: " + topo.error().message);
   if (Status s = verify(*topo, m); !s) return s.error();

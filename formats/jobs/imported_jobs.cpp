@@ -16,6 +16,25 @@ ImportedJobs::ImportedJobs() : entries(std::make_shared<JobListEntries>()) {}
 
 size_t ImportedJobs::size() const { return entries->jobs.size(); }
 
+namespace {
+
+// The first line of `in` that is neither blank nor a '#' comment, "" at the end.
+std::string first_content_line(std::istream& in) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] != '#') return line;
+  }
+  return "";
+}
+
+bool only_dashes(const std::string& line) {
+  return line.find('-') != std::string::npos && line.find_first_not_of("- ") == std::string::npos;
+}
+
+}  // namespace
+
 RecordFormat record_format(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return RecordFormat::Manifests;
@@ -23,17 +42,24 @@ RecordFormat record_format(const std::string& path) {
   if (ext == ".yaml" || ext == ".yml") return RecordFormat::Manifests;
   if (!check_input_file(path).ok()) return RecordFormat::Json;  // the reader says what is wrong
   std::ifstream in(path);
-  std::string header;
-  std::getline(in, header);
-  if (header.find('|') != std::string::npos && header.find("JobID") != std::string::npos) return RecordFormat::Sacct;
+  const std::string header = first_content_line(in);
+  const size_t first = header.find_first_not_of(" \t");
+  const bool json = first != std::string::npos && (header[first] == '{' || header[first] == '[');
+  if (!json && header.find('|') != std::string::npos) return RecordFormat::Sacct;
+  // One column of --noheader output holding a TRES list ("billing=8,cpu=8,gres/gpu=8,mem=64G,node=1").
+  if (!json && header.find('=') != std::string::npos &&
+      (header.find("gres/") != std::string::npos || header.find("cpu=") != std::string::npos))
+    return RecordFormat::Sacct;
   if (header.rfind("job_id,", 0) == 0 && header.find("gpu_num") != std::string::npos) return RecordFormat::Helios;
+  if (!json && only_dashes(first_content_line(in))) return RecordFormat::Sacct;  // sacct's fixed-width table
   return RecordFormat::Json;
 }
 
-Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format) {
-  if (format == RecordFormat::Sacct) return load_sacct(paths.front());
+Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format,
+                                        const ImportOptions& options) {
+  if (format == RecordFormat::Sacct) return load_sacct(paths.front(), options.sacct_format);
   if (format == RecordFormat::Helios) return load_helios(paths.front());
-  return load_kube_manifests(paths);
+  return load_kube_manifests(paths, options);
 }
 
 Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer) {

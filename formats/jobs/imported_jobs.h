@@ -15,6 +15,21 @@ namespace topsim {
 
 struct JobListEntries;  // the entries as JSON (formats/jobs/job_list_entries.h, private to formats)
 
+// How records are read (Kubernetes manifests; sacct and Helios logs take no options).
+struct ImportOptions {
+  // The memory of the cards shares are read against, GiB: a share given as a fraction of a card
+  // (KAI gpu-fraction, alibabacloud.com/gpu-milli, HAMi gpumem-percentage or gpucores alone)
+  // becomes that share of this many GiB. Default 0: such objects are skipped, saying so.
+  int share_card_gib = 0;
+  // Several files: one that cannot be read (invalid YAML, an unrendered Helm template, no regular
+  // file) is skipped with its error, and only a read that finds no workload at all fails. With
+  // `strict` such a file fails the whole read. Default false. A single file always fails.
+  bool strict = false;
+  // Slurm: the --format of sacct output written with --noheader (e.g. "JobID,Submit,Start,End,
+  // AllocTRES,NNodes"); default "" (the output has its header).
+  std::string sacct_format;
+};
+
 struct ImportedJobs {
   ImportedJobs();
   std::shared_ptr<JobListEntries> entries;  // native job list entries, never null
@@ -25,16 +40,19 @@ struct ImportedJobs {
   size_t size() const;  // entries
 };
 
-// What a workload file or folder holds, from its name and first line: a folder or *.yaml / *.yml
-// file is Kubernetes manifests; a '|'-separated header naming JobID is `sacct --parsable2`
-// output; a CSV header starting with job_id and naming gpu_num a Helios cluster_log.csv;
-// anything else is JSON (a topsim workload section, or Kubernetes objects: those have apiVersion).
+// What a workload file or folder holds, from its name and first line (past '#' comments and
+// blank lines): a folder or *.yaml / *.yml file is Kubernetes manifests; a '|'-separated line is
+// `sacct --parsable2` output (its header, or with --noheader its first row), and a line of
+// column names followed by a line of dashes sacct's fixed-width output; a CSV header starting
+// with job_id and naming gpu_num a Helios cluster_log.csv; anything else is JSON (a topsim
+// workload section, or Kubernetes objects: those have apiVersion).
 enum class RecordFormat { Json, Manifests, Sacct, Helios };
 RecordFormat record_format(const std::string& path);
 
 // The records at `paths` in `format`: Kubernetes manifests (files or folders, any number; Json
 // is read as manifests too), or one sacct output or Helios log.
-[[nodiscard]] Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format);
+[[nodiscard]] Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format,
+                                                      const ImportOptions& options = {});
 
 // The entries as a workload, checked as every job list is. An error about an entry names where
 // that entry was read ("sacct.txt:17 (job 4711): /workers: ..."); others name `pointer` inside

@@ -3,19 +3,24 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "core/llm_catalog.h"
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
+#include "formats/jobs/kube_workloads.h"
+#include "formats/jobs/kube_yaml.h"
 #include "formats/jobs/tenant_labels.h"
 #include "formats/support/yaml_reader.h"
 #include "util/input_file.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -24,121 +29,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kDefaultModel = "resnet50";
 constexpr double kDefaultDurationS = 3600;
-
-// One failure reading a document: the message after "<file>: document N (<kind> <name>): ".
-struct ManifestFault {
-  std::string what;
-};
-
-// `node[key]`, or an undefined node when `node` is no map or lacks the key (yaml-cpp throws when
-// a missing node is indexed again).
-YAML::Node child(const YAML::Node& node, const char* key) {
-  if (!node || !node.IsMap() || !node[key]) return YAML::Node(YAML::NodeType::Undefined);
-  return node[key];
-}
-
-std::string text_of(const YAML::Node& node, const std::string& field) {
-  if (!node || node.IsNull()) return "";
-  if (!node.IsScalar()) throw ManifestFault{field + ": must be a string"};
-  return node.Scalar();
-}
-
-// A count in the manifest (replicas, parallelism); `fallback` when absent.
-int64_t count_of(const YAML::Node& node, const std::string& field, int64_t fallback) {
-  if (!node || node.IsNull()) return fallback;
-  int64_t value = -1;
-  const std::string text = node.IsScalar() ? node.Scalar() : "";
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (!node.IsScalar() || ec != std::errc() || ptr != text.data() + text.size() || value < 0 || value > 65535)
-    throw ManifestFault{field + ": must be an integer in 0..65535, got '" + text + "'"};
-  return value;
-}
-
-// A device quantity ("8", "1"); 0 when absent.
-int64_t quantity(const YAML::Node& resources, const char* name, const std::string& field) {
-  if (!resources || !resources.IsMap() || !child(resources, name)) return 0;
-  return count_of(child(resources, name), field + "." + name, 0);
-}
-
-struct PodShape {
-  int64_t gpus = 0;         // whole GPUs (nvidia.com/gpu or aliyun.com/gpu)
-  int64_t gpu_mem_gib = 0;  // aliyun.com/gpu-mem
-  int64_t gpu_core = 0;     // aliyun.com/gpu-core.percentage
-};
-
-// The devices a pod spec asks: summed over its containers, limits first (what the device plugin
-// allocates), else requests.
-PodShape pod_shape(const YAML::Node& spec, const std::string& field) {
-  PodShape shape;
-  if (!spec || !spec.IsMap()) throw ManifestFault{field + ": missing pod spec"};
-  const YAML::Node containers = child(spec, "containers");
-  if (!containers || !containers.IsSequence()) throw ManifestFault{field + ".containers: must be a list"};
-  for (size_t c = 0; c < containers.size(); ++c) {
-    const std::string at = field + ".containers[" + std::to_string(c) + "].resources";
-    const YAML::Node resources = child(containers[c], "resources");
-    if (!resources) continue;
-    const YAML::Node limits = child(resources, "limits") ? child(resources, "limits") : child(resources, "requests");
-    const std::string where = at + (child(resources, "limits") ? ".limits" : ".requests");
-    shape.gpus += quantity(limits, "nvidia.com/gpu", where) + quantity(limits, "aliyun.com/gpu", where);
-    shape.gpu_mem_gib += quantity(limits, "aliyun.com/gpu-mem", where);
-    shape.gpu_core += quantity(limits, "aliyun.com/gpu-core.percentage", where);
-  }
-  return shape;
-}
-
-struct PodGroup {
-  std::string role;  // "" or the replica type / task name
-  int64_t replicas = 1;
-  PodShape shape;
-  std::string priority_class;  // spec.priorityClassName of its pods, "" when absent
-};
-
-// `replicas` pods of the pod spec `spec` (read at `field`).
-PodGroup pod_group(std::string role, int64_t replicas, const YAML::Node& spec, const std::string& field) {
-  PodShape shape = pod_shape(spec, field);
-  return {std::move(role), replicas, shape, text_of(child(spec, "priorityClassName"), field + ".priorityClassName")};
-}
-
-// The replica specs of a Kubeflow job: {"Master": {replicas, template}, "Worker": ...}.
-void replica_specs(const YAML::Node& specs, const std::string& field, std::vector<PodGroup>& groups) {
-  if (!specs || !specs.IsMap()) throw ManifestFault{field + ": missing (a map of replica types)"};
-  for (const auto& entry : specs) {
-    const std::string role = entry.first.as<std::string>();
-    const std::string at = field + "." + role;
-    groups.push_back(pod_group(role, count_of(child(entry.second, "replicas"), at + ".replicas", 1),
-                               child(child(entry.second, "template"), "spec"), at + ".template.spec"));
-  }
-}
-
-std::vector<PodGroup> pod_groups(const std::string& kind, const YAML::Node& doc) {
-  const YAML::Node spec = child(doc, "spec");
-  std::vector<PodGroup> groups;
-  if (kind == "Pod") {
-    groups.push_back(pod_group("", 1, spec, "spec"));
-  } else if (kind == "Job" && child(doc, "apiVersion") && child(doc, "apiVersion").Scalar().rfind("batch.volcano.sh", 0) == 0) {
-    const YAML::Node tasks = child(spec, "tasks");
-    if (!tasks || !tasks.IsSequence()) throw ManifestFault{"spec.tasks: must be a list"};
-    for (size_t t = 0; t < tasks.size(); ++t) {
-      const std::string at = "spec.tasks[" + std::to_string(t) + "]";
-      groups.push_back(pod_group(text_of(child(tasks[t], "name"), at + ".name"),
-                                 count_of(child(tasks[t], "replicas"), at + ".replicas", 1),
-                                 child(child(tasks[t], "template"), "spec"), at + ".template.spec"));
-    }
-  } else if (kind == "Job") {
-    groups.push_back(pod_group("", count_of(child(spec, "parallelism"), "spec.parallelism", 1),
-                               child(child(spec, "template"), "spec"), "spec.template.spec"));
-  } else if (kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet") {
-    groups.push_back(pod_group("", count_of(child(spec, "replicas"), "spec.replicas", 1), child(child(spec, "template"), "spec"),
-                               "spec.template.spec"));
-  } else if (kind == "PyTorchJob") {
-    replica_specs(child(spec, "pytorchReplicaSpecs"), "spec.pytorchReplicaSpecs", groups);
-  } else if (kind == "TFJob") {
-    replica_specs(child(spec, "tfReplicaSpecs"), "spec.tfReplicaSpecs", groups);
-  } else if (kind == "MPIJob") {
-    replica_specs(child(spec, "mpiReplicaSpecs"), "spec.mpiReplicaSpecs", groups);
-  }
-  return groups;
-}
 
 // RFC 3339 as Kubernetes writes creationTimestamp ("2024-05-01T10:00:00Z"), in seconds since the epoch.
 std::optional<int64_t> timestamp(const std::string& text) {
@@ -159,26 +49,35 @@ std::string setting(const YAML::Node& doc, const char* key) {
   return "";
 }
 
-// The queue and priority class the manifest names: its Kueue / KAI labels (tenant_labels.h),
-// else, for the class, the first pod template giving spec.priorityClassName (Kueue takes the
-// first PodSet's; a WorkloadPriorityClass label wins over it).
+// The queue and priority class the manifest names: its Kueue / KAI labels (tenant_labels.h), else
+// those of its first pod template that has them (KAI's docs label a batch Job's pod template:
+// NVIDIA/KAI-Scheduler docs/batch/batch-job.yaml), else, for the class, the first pod template
+// giving spec.priorityClassName (Kueue takes the first PodSet's; a WorkloadPriorityClass label
+// wins over it).
 void add_tenant(const YAML::Node& doc, const std::vector<PodGroup>& groups, nlohmann::ordered_json& job) {
-  const YAML::Node labels = child(child(doc, "metadata"), "labels");
-  const auto tenant =
-      tenant_labels([&](const char* key) { return text_of(child(labels, key), std::string("metadata.labels.") + key); });
-  if (!tenant) throw ManifestFault{"metadata.labels: " + tenant.error().message};
-  if (!tenant->queue.value.empty()) job["queue"] = tenant->queue.value;
-  std::string priority_class = tenant->priority_class.value;
+  const auto read = [](const YAML::Node& labels, const std::string& field) {
+    auto tenant = tenant_labels([&](const char* key) { return text_of(child(labels, key), field + "." + key); });
+    if (!tenant) throw ManifestFault{field + ": " + tenant.error().message};
+    return *tenant;
+  };
+  TenantLabels tenant = read(child(child(doc, "metadata"), "labels"), "metadata.labels");
+  for (const PodGroup& group : groups)
+    if (tenant.queue.value.empty() && tenant.priority_class.value.empty() && group.labels)
+      tenant = read(group.labels, group.field + ".metadata.labels");
+  if (!tenant.queue.value.empty()) job["queue"] = tenant.queue.value;
+  std::string priority_class = tenant.priority_class.value;
   for (const PodGroup& group : groups)
     if (priority_class.empty()) priority_class = group.priority_class;
   if (!priority_class.empty()) job["priority_class"] = priority_class;
 }
 
 struct Context {
+  ImportOptions options;
   ImportedJobs out;
+  std::map<std::string, int> generated;         // generateName prefix -> objects named with it
   std::vector<std::optional<int64_t>> created;  // per job, seconds since the epoch
   std::map<std::string, std::string> names;     // job name -> where it was defined
-  bool noted_model = false, noted_work = false, noted_time = false;
+  bool noted_model = false, noted_work = false, noted_time = false, noted_generated = false;
 };
 
 void note_once(Context& ctx, bool& noted, std::string note) {
@@ -186,7 +85,7 @@ void note_once(Context& ctx, bool& noted, std::string note) {
   noted = true;
 }
 
-void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, const PodShape& share);
+void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, bool share);
 void add_job(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json job, const std::string& label);
 
 // An LLM job's "llm" object from its topsim/<key> annotations (docs/importers.md): integers,
@@ -223,6 +122,92 @@ nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& mo
   return llm;
 }
 
+// A shared-GPU workload as a job's share: gpu_mem_gib (whole GiB, as ACK allocates) and
+// gpu_core_percent (a multiple of 5), `count` pods when replicated; "" on success, else why the
+// share is not read. Conversions that change the ask are noted.
+std::string share_shape(Context& ctx, const PodGroup& group, int64_t pods, nlohmann::ordered_json& job) {
+  const PodGpuAsk& ask = group.ask;
+  if (ask.share_cards > 1)
+    return "a share of " + std::to_string(ask.share_cards) + " cards (" + ask.share_source +
+           ") is not modelled: topsim's shares hold part of one card";
+  int64_t gib = 0;
+  if (ask.share_mib > 0) {
+    gib = (ask.share_mib + 1023) / 1024;
+    if (ask.share_mib % 1024 != 0)
+      ctx.out.notes.push_back(ask.share_source + ": " + std::to_string(ask.share_mib) + " MiB read as " + std::to_string(gib) +
+                              " GiB (shares hold whole GiB)");
+  } else if (ctx.options.share_card_gib <= 0) {
+    return ask.share_source + " is a share of a card whose memory the manifest does not give: give the card's GiB " +
+           "(--share-card-gib, or share_card_gib in the workload section) to read it";
+  } else {
+    const int64_t milli = ask.share_milli > 0 ? ask.share_milli : 1000;  // a compute share alone holds the whole memory (HAMi)
+    gib = std::max<int64_t>(1, (milli * ctx.options.share_card_gib + 999) / 1000);
+    ctx.out.notes.push_back(ask.share_source + ": " + std::to_string(milli) + " thousandths of a " +
+                            std::to_string(ctx.options.share_card_gib) + " GiB card read as " + std::to_string(gib) + " GiB");
+  }
+  job["gpu_mem_gib"] = gib;
+  if (ask.share_core_percent > 0) {
+    const int64_t core = std::min<int64_t>(100, (ask.share_core_percent + 4) / 5 * 5);
+    if (core != ask.share_core_percent)
+      ctx.out.notes.push_back(ask.share_source + ": compute " + std::to_string(ask.share_core_percent) + "% read as " +
+                              std::to_string(core) + "% (ACK's shares are multiples of 5)");
+    job["gpu_core_percent"] = core;
+  }
+  if (pods > 1) job["count"] = pods;
+  return "";
+}
+
+// The job's pods: workers x gpus_per_worker, a pods list, or a share; "" on success, else why
+// the object is not read.
+std::string job_shape(Context& ctx, const std::string& kind, const WorkloadPods& w, nlohmann::ordered_json& job) {
+  if (!w.not_read.empty()) return w.not_read;
+  std::vector<int64_t> pods;  // GPUs of each GPU pod
+  for (const PodGroup& g : w.groups) {
+    if (g.ask.is_share()) {
+      const bool single = w.groups.size() == 1 && (w.replicated || kind == "Pod" || kind == "Job");
+      if (!single)
+        return "a GPU share (" + g.ask.share_source +
+               ") in a gang of several pods is not modelled: topsim's shares are single pods";
+      return share_shape(ctx, g, g.replicas, job);
+    }
+    if (g.ask.gpus > 0)
+      for (int64_t r = 0; r < g.replicas; ++r) pods.push_back(g.ask.gpus);
+  }
+  std::vector<std::string> unmodelled;
+  for (const PodGroup& g : w.groups)
+    for (const std::string& name : g.ask.unmodelled)
+      if (std::find(unmodelled.begin(), unmodelled.end(), name) == unmodelled.end()) unmodelled.push_back(name);
+  if (pods.empty() && !unmodelled.empty())
+    return "its pods ask " + join(unmodelled, ", ") +
+           ", which topsim does not model (whole nvidia.com/gpu cards and the "
+           "shares of docs/importers.md are read)";
+  if (pods.empty() || w.copies == 0) return "no pod asks GPUs";
+  if (!unmodelled.empty())
+    ctx.out.notes.push_back(std::string(job["name"]) + ": " + join(unmodelled, ", ") +
+                            " asked beside whole GPUs is not modelled: the job runs on its nvidia.com/gpu cards alone");
+  if (std::all_of(pods.begin(), pods.end(), [&](int64_t p) { return p == pods.front(); })) {
+    job["workers"] = pods.size();
+    job["gpus_per_worker"] = pods.front();
+  } else {
+    job["pods"] = pods;
+  }
+  if (w.copies > 1) job["count"] = w.copies;
+  return "";
+}
+
+// The object's name: metadata.name, else metadata.generateName with a number in file order
+// (Kubernetes appends random characters; noted).
+std::string object_name(Context& ctx, const YAML::Node& metadata) {
+  const std::string name = text_of(child(metadata, "name"), "metadata.name");
+  if (!name.empty()) return name;
+  const std::string prefix = text_of(child(metadata, "generateName"), "metadata.generateName");
+  if (prefix.empty()) return "";
+  note_once(ctx, ctx.noted_generated,
+            "metadata.generateName: such objects are named by the prefix and a number in file order (Kubernetes appends "
+            "random characters)");
+  return prefix + std::to_string(++ctx.generated[prefix]);
+}
+
 void add_document(Context& ctx, const YAML::Node& doc, const std::string& where) {
   if (!doc || doc.IsNull()) return;
   if (!doc.IsMap()) throw ManifestFault{"not a Kubernetes object (a map with kind)"};
@@ -233,37 +218,20 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
     for (size_t i = 0; i < items.size(); ++i) add_document(ctx, items[i], where + " item " + std::to_string(i));
     return;
   }
-  const std::string name = text_of(child(child(doc, "metadata"), "name"), "metadata.name");
-  const std::string label = where + ": " + (kind.empty() ? "?" : kind) + " " + name;
-  std::vector<PodGroup> groups = pod_groups(kind, doc);
-  if (groups.empty()) return ctx.out.skipped.push_back(label + " (not a workload topsim reads)");
-  if (name.empty()) throw ManifestFault{"metadata.name: missing"};
-  std::vector<int64_t> pods;  // GPUs of each GPU pod
-  PodShape share;
-  for (const PodGroup& g : groups) {
-    if (g.shape.gpu_mem_gib > 0) {
-      if (g.replicas != 1 || groups.size() != 1) throw ManifestFault{"a shared-GPU (aliyun.com/gpu-mem) workload is one pod"};
-      share = g.shape;
-    }
-    if (g.shape.gpus > 0)
-      for (int64_t r = 0; r < g.replicas; ++r) pods.push_back(g.shape.gpus);
-  }
-  if (pods.empty() && share.gpu_mem_gib == 0) return ctx.out.skipped.push_back(label + " (no GPU)");
-  const std::string ns = text_of(child(child(doc, "metadata"), "namespace"), "metadata.namespace");
+  const YAML::Node metadata = child(doc, "metadata");
+  const std::string api_version = text_of(child(doc, "apiVersion"), "apiVersion");
+  const std::string name = object_name(ctx, metadata);
+  const std::string label = where + ": " + (kind.empty() ? "?" : kind) + (name.empty() ? "" : " " + name);
+  const WorkloadPods w = workload_pods(kind, api_version, doc, ctx.out.notes);
+  if (w.not_read.empty() && name.empty()) throw ManifestFault{"metadata.name: missing (and no metadata.generateName)"};
+  const std::string ns = text_of(child(metadata, "namespace"), "metadata.namespace");
   nlohmann::ordered_json job = {{"name", ns.empty() || ns == "default" ? name : ns + "/" + name}};
+  if (const std::string why = job_shape(ctx, kind, w, job); !why.empty()) return ctx.out.skipped.push_back(label + ": " + why);
   const std::string job_name = job["name"];
   if (const auto [it, fresh] = ctx.names.emplace(job_name, where); !fresh)
     throw ManifestFault{"job name '" + job_name + "' is used twice (also by " + it->second + ")"};
-  add_tenant(doc, groups, job);
-  if (share.gpu_mem_gib > 0) {
-    job["gpu_mem_gib"] = share.gpu_mem_gib;
-    if (share.gpu_core > 0) job["gpu_core_percent"] = share.gpu_core;
-  } else if (std::all_of(pods.begin(), pods.end(), [&](int64_t p) { return p == pods.front(); })) {
-    job["workers"] = pods.size();
-    job["gpus_per_worker"] = pods.front();
-  } else {
-    job["pods"] = pods;
-  }
+  add_tenant(doc, w.groups, job);
+  const bool share = job.contains("gpu_mem_gib");
   if (const std::string llm_model = setting(doc, kModelAnnotation);
       !llm_model.empty() && !find_model(llm_model) && find_llm_model(llm_model)) {
     job["llm"] = llm_settings(doc, llm_model);
@@ -287,8 +255,8 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   add_job(ctx, doc, std::move(job), label);
 }
 
-void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, const PodShape& share) {
-  if (const std::string iterations = setting(doc, kIterationsAnnotation); !iterations.empty() && share.gpu_mem_gib == 0) {
+void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, bool share) {
+  if (const std::string iterations = setting(doc, kIterationsAnnotation); !iterations.empty() && !share) {
     job["iterations"] = nlohmann::ordered_json::parse(iterations, nullptr, false);
     if (!job["iterations"].is_number_integer())
       throw ManifestFault{std::string(kIterationsAnnotation) + ": must be an integer, got '" + iterations + "'"};
@@ -316,7 +284,7 @@ void add_job(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json job, co
 
 // The manifest files named or found in the folders named; what a folder holds under a manifest's
 // name that is no regular file (a FIFO, a device, a socket, a link that leads nowhere or loops) is
-// never opened: it is named in `skipped`.
+// never opened: it is named in `skipped` ("<path>: not a regular file (a FIFO)").
 std::vector<std::string> manifest_files(const std::vector<std::string>& paths, std::vector<std::string>& skipped) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
@@ -332,7 +300,7 @@ std::vector<std::string> manifest_files(const std::vector<std::string>& paths, s
       if (Status regular = check_input_file(entry.path().string()); regular)
         found.push_back(entry.path().string());
       else
-        skipped.push_back(regular.error().message.substr(regular.error().message.find('\'')));
+        skipped.push_back(entry.path().string() + ": " + without_path(regular.error().message, entry.path().string()));
     }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
@@ -340,27 +308,82 @@ std::vector<std::string> manifest_files(const std::vector<std::string>& paths, s
   return files;
 }
 
-}  // namespace
+// Whether `text` is an unrendered Helm chart template: Go template actions that read the chart's
+// values, release or helpers (helm.sh/docs/chart_template_guide).
+bool helm_template(const std::string& text) {
+  for (const char* action : {"{{ .Values", "{{ .Release", "{{- .Values", "{{ include ", "{{- include ", "{{ template ",
+                             "{{- if .Values", "{{ toYaml", "{{- toYaml", "{{- with .Values"})
+    if (text.find(action) != std::string::npos) return true;
+  return false;
+}
 
-Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::string, std::string>>& files) {
-  Context ctx;
-  for (const auto& [file, text] : files) {
-    auto documents = parse_yaml_stream(text, file);
-    if (!documents) return documents.error();
-    for (size_t d = 0; d < documents->size(); ++d) {
-      const std::string where = file + " document " + std::to_string(d + 1);
-      try {
-        add_document(ctx, (*documents)[d].root, where);
-      } catch (const ManifestFault& fault) {
-        return Error{where + ": " + fault.what};
-      } catch (const YAML::Exception& e) {
-        return Error{where + ": " + e.msg};
-      }
+// Reads one file into `ctx`; an error names the file (and the document).
+Status add_file(Context& ctx, const std::string& file, const std::string& text) {
+  if (helm_template(text))
+    return Error{file + ": an unrendered Helm template ({{ .Values ... }}): render it first (helm template RELEASE CHART > " +
+                 "manifests.yaml) and import that"};
+  auto documents = parse_yaml_stream(text, file);
+  if (!documents) return documents.error();
+  for (size_t d = 0; d < documents->size(); ++d) {
+    const std::string where = file + " document " + std::to_string(d + 1);
+    try {
+      add_document(ctx, (*documents)[d].root, where);
+    } catch (const ManifestFault& fault) {
+      return Error{where + ": " + fault.what};
+    } catch (const YAML::Exception& e) {
+      return Error{where + ": " + e.msg};
     }
   }
-  if (ctx.out.entries->jobs.empty())
-    return Error{"no workload asking GPUs in " + std::to_string(files.size()) + " file(s) (" +
-                 std::to_string(ctx.out.skipped.size()) + " objects skipped)"};
+  return Status::success();
+}
+
+// "no workload asking GPUs in N file(s): <why>; <why>; ..." (the first three reasons, workloads
+// before objects that are none: those say least).
+Error nothing_read(const Context& ctx, size_t files) {
+  std::vector<std::string> reasons = ctx.out.skipped;
+  std::stable_partition(reasons.begin(), reasons.end(),
+                        [](const std::string& r) { return r.find(": not a workload topsim reads") == std::string::npos; });
+  std::string text;
+  for (size_t i = 0; i < reasons.size() && i < 3; ++i) text += (i ? "; " : "") + reasons[i];
+  if (reasons.size() > 3) text += "; and " + std::to_string(reasons.size() - 3) + " more";
+  return Error{"no workload asking GPUs in " + std::to_string(files) + " file(s)" + (text.empty() ? "" : ": " + text)};
+}
+
+}  // namespace
+
+std::string without_path(const std::string& message, const std::string& path) {
+  for (const char* verb : {"cannot open '", "cannot read '"})
+    if (message.rfind(verb + path + "': ", 0) == 0) return message.substr(std::string(verb).size() + path.size() + 3);
+  return message;
+}
+
+Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::string, std::string>>& files,
+                                            const ImportOptions& options) {
+  Context ctx;
+  ctx.options = options;
+  const bool lenient = files.size() > 1 && !options.strict;
+  for (const auto& [file, text] : files) {
+    const size_t jobs_before = ctx.out.entries->jobs.size(), skipped_before = ctx.out.skipped.size();
+    const size_t notes_before = ctx.out.notes.size(), created_before = ctx.created.size();
+    const std::array<bool, 4> noted_before = {ctx.noted_model, ctx.noted_work, ctx.noted_time, ctx.noted_generated};
+    const std::map<std::string, int> generated_before = ctx.generated;
+    Status read = add_file(ctx, file, text);
+    if (read) continue;
+    if (!lenient) return read.error();
+    // The file is left out whole: what it added before its error is taken back.
+    while (ctx.out.entries->jobs.size() > jobs_before) ctx.out.entries->jobs.erase(ctx.out.entries->jobs.size() - 1);
+    ctx.out.origins.resize(jobs_before);
+    ctx.created.resize(created_before);
+    ctx.out.skipped.resize(skipped_before);
+    ctx.out.notes.resize(notes_before);
+    std::tie(ctx.noted_model, ctx.noted_work, ctx.noted_time, ctx.noted_generated) =
+        std::tie(noted_before[0], noted_before[1], noted_before[2], noted_before[3]);
+    ctx.generated = generated_before;
+    for (auto it = ctx.names.begin(); it != ctx.names.end();)
+      it = it->second.rfind(file + " ", 0) == 0 ? ctx.names.erase(it) : std::next(it);
+    ctx.out.skipped.push_back(read.error().message);
+  }
+  if (ctx.out.entries->jobs.empty()) return nothing_read(ctx, files.size());
   // Arrival times relative to the earliest creationTimestamp; jobs without one arrive at 0.
   std::optional<int64_t> first;
   for (const auto& c : ctx.created)
@@ -370,19 +393,27 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
   return std::move(ctx.out);
 }
 
-Expected<ImportedJobs> load_kube_manifests(const std::vector<std::string>& paths) {
+Expected<ImportedJobs> load_kube_manifests(const std::vector<std::string>& paths, const ImportOptions& options) {
   std::vector<std::string> not_files;
   const std::vector<std::string> files = manifest_files(paths, not_files);
   if (files.empty())
     return Error{"no manifest files (*.yaml, *.yml, *.json) in " + (paths.empty() ? std::string("''") : paths.front()) +
                  (not_files.empty() ? "" : " (skipped " + not_files.front() + ")")};
+  if (options.strict && !not_files.empty()) return Error{not_files.front()};
   std::vector<std::pair<std::string, std::string>> texts;
+  const bool lenient = files.size() > 1 && !options.strict;
   for (const std::string& file : files) {
     auto text = read_text_file(file);
-    if (!text) return text.error();
-    texts.emplace_back(file, std::move(text).value());
+    if (text) {
+      texts.emplace_back(file, std::move(text).value());
+    } else if (lenient) {
+      not_files.push_back(file + ": " + without_path(text.error().message, file));
+    } else {
+      return text.error();
+    }
   }
-  auto imported = parse_kube_manifests(texts);
+  if (texts.empty()) return Error{"no readable manifest file: " + not_files.front()};
+  auto imported = parse_kube_manifests(texts, options);
   if (imported) imported->skipped.insert(imported->skipped.begin(), not_files.begin(), not_files.end());
   return imported;
 }

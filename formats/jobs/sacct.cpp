@@ -1,31 +1,25 @@
 #include "formats/jobs/sacct.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "formats/jobs/job_list_entries.h"
+#include "formats/jobs/sacct_table.h"
 #include "util/input_file.h"
 #include "util/one_line.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
 
 constexpr const char* kDefaultModel = "resnet50";
-const char* const kRequired[] = {"JobID", "Submit", "Start", "End", "AllocTRES", "NNodes", "State"};
-
-std::vector<std::string_view> split(std::string_view line, char separator) {
-  std::vector<std::string_view> fields;
-  for (size_t start = 0;;) {
-    const size_t bar = line.find(separator, start);
-    fields.push_back(line.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
-    if (bar == std::string_view::npos) return fields;
-    start = bar + 1;
-  }
-}
+const char* const kRequired[] = {"JobID", "Submit", "Start", "End", "AllocTRES", "NNodes"};
 
 // A time that is not one: Slurm's "Unknown" / "None" (never started, still running) or empty.
 bool no_time(std::string_view text) { return text.empty() || text == "Unknown" || text == "None"; }
@@ -72,8 +66,16 @@ std::optional<int64_t> integer(std::string_view text) {
   return value;
 }
 
-// gres/gpu=N (or gres/gpu:<type>=N) in an AllocTRES list "billing=8,cpu=8,gres/gpu=8,mem=64G,node=1".
-std::optional<int64_t> tres_gpus(std::string_view tres) {
+// A MIG profile in a GPU type: "a100_3g.20gb", "1g.5gb" (<slices>g.<memory>gb, NVIDIA MIG user guide).
+bool mig_type(std::string_view type) {
+  const size_t g = type.find("g.");
+  return g != std::string_view::npos && g > 0 && std::isdigit(static_cast<unsigned char>(type[g - 1])) && type.size() > 2 &&
+         type.substr(type.size() - 2) == "gb";
+}
+
+// gres/gpu=N (or gres/gpu:<type>=N) in an AllocTRES list "billing=8,cpu=8,gres/gpu=8,mem=64G,node=1";
+// the MIG profiles among the types are added to `mig`.
+std::optional<int64_t> tres_gpus(std::string_view tres, std::set<std::string>& mig) {
   int64_t total = 0;
   bool found = false;
   size_t start = 0;
@@ -87,6 +89,7 @@ std::optional<int64_t> tres_gpus(std::string_view tres) {
       const std::string_view value = item.substr(eq + 1);
       const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec != std::errc() || ptr != value.data() + value.size() || n < 0) return std::nullopt;
+      if (key.rfind("gres/gpu:", 0) == 0 && mig_type(key.substr(9))) mig.insert(std::string(key.substr(9)));
       // gres/gpu and gres/gpu:<type> both count the same GPUs: keep the untyped total when given.
       if (key == "gres/gpu")
         total = n, found = true;
@@ -174,30 +177,29 @@ std::map<std::string, size_t> column_index(const std::vector<std::string>& heade
 
 }  // namespace
 
-Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
+Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source, const std::string& format) {
   const std::string src(source);
-  std::string line;
-  int64_t number = 0;
-  next_line(in, line, number);
-  // The header's names are copied: `line` is reused for the rows.
-  const std::vector<std::string_view> names = split(line, '|');
-  const std::vector<std::string> header(names.begin(), names.end());
-  const std::map<std::string, size_t> column = column_index(header);
-  for (const char* name : kRequired)
-    if (!column.count(name))
-      return Error{src + ":" + std::to_string(number) + ": no " + name +
-                   " column: expected sacct --parsable2 output with a header (docs/importers.md has the command)"};
+  auto table = SacctTable::open(in, src, format);
+  if (!table) return table.error();
+  const std::vector<std::string> required(std::begin(kRequired), std::end(kRequired));
+  if (const std::vector<std::string> missing = table->missing(required); !missing.empty())
+    return Error{table->header_where() + ": sacct output without the column" + (missing.size() > 1 ? "s " : " ") +
+                 join(missing, ", ") + " (JobID, Submit, Start, End, AllocTRES and NNodes are read): run " + kSacctCommand};
   RecordJobs jobs;
-  while (next_line(in, line, number)) {
-    const std::vector<std::string_view> fields = split(line, '|');
-    const std::string at = src + ":" + std::to_string(number);
-    if (fields.size() != header.size())
-      return Error{at + ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(header.size())};
-    auto field = [&](const char* name) { return fields[column.at(name)]; };
+  std::set<std::string> mig_types;
+  while (true) {
+    auto row = table->next_row();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::vector<std::string>& fields = **row;
+    const std::string at = table->where();
+    auto field = [&](const char* name) { return std::string_view(fields[*table->column(name)]); };
     const std::string id(field("JobID"));
     if (id.find('.') != std::string::npos) continue;  // a job step: --allocations leaves them out
+    if (Status whole = table->check_whole(fields, required); !whole) return whole.error();
     const auto submit = sacct_time(field("Submit"));
-    if (!submit) return Error{at + ": column Submit: '" + std::string(field("Submit")) + "' is not a time (2024-05-01T10:00:00)"};
+    if (!submit)
+      return Error{at + ": column Submit: '" + quoted_value(field("Submit")) + "' is not a time (2024-05-01T10:00:00)"};
     const auto times = run_times(at, "Start", field("Start"), "End", field("End"), "2024-05-01T10:00:00");
     if (!times) return times.error();
     if (!*times) {  // never started (PENDING, CANCELLED before start) or still running
@@ -205,18 +207,23 @@ Expected<ImportedJobs> read_sacct(std::istream& in, std::string_view source) {
       continue;
     }
     const auto [start, end] = **times;
-    const auto gpus = tres_gpus(field("AllocTRES"));
+    const auto gpus = tres_gpus(field("AllocTRES"), mig_types);
     if (!gpus)
-      return Error{at + ": column AllocTRES: a gres/gpu count that is not a number in '" + std::string(field("AllocTRES")) + "'"};
+      return Error{at + ": column AllocTRES: a gres/gpu count that is not a number in '" + quoted_value(field("AllocTRES")) +
+                   "'"};
     const auto nodes = integer(field("NNodes"));
-    if (!nodes) return Error{at + ": column NNodes: '" + std::string(field("NNodes")) + "' is not a node count (1-65535)"};
-    const std::string name = column.count("JobName") && !field("JobName").empty() ? id + "-" + std::string(field("JobName")) : id;
-    auto optional_field = [&](const char* key) { return column.count(key) ? field(key) : std::string_view(); };
+    if (!nodes) return Error{at + ": column NNodes: '" + quoted_value(field("NNodes")) + "' is not a node count (1-65535)"};
+    const bool named = table->column("JobName") && !field("JobName").empty();
+    const std::string name = named ? id + "-" + std::string(field("JobName")) : id;
+    auto optional_field = [&](const char* key) { return table->column(key) ? field(key) : std::string_view(); };
     const RecordTenant tenant{optional_field("Account"), optional_field("QOS")};
     if (Status s = jobs.add(at, name, tenant, *submit, start, end, *gpus, *nodes); !s) return s.error();
   }
-  if (in.bad()) return Error{src + ":" + std::to_string(number) + ": read error"};
-  return jobs.finish(src, "sacct");
+  auto imported = jobs.finish(src, "sacct");
+  if (imported && !mig_types.empty())
+    imported->notes.push_back("MIG slices (" + join(std::vector<std::string>(mig_types.begin(), mig_types.end()), ", ") +
+                              ") are counted as whole GPUs, as Slurm's gres/gpu counts them");
+  return imported;
 }
 
 Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
@@ -225,14 +232,14 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
   int64_t number = 1;
   if (!std::getline(in, line)) return Error{src + ":1: empty: expected the Helios cluster_log.csv header"};
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  const std::vector<std::string_view> names = split(line, ',');
+  const std::vector<std::string_view> names = split_fields(line, ',');
   const std::vector<std::string> header(names.begin(), names.end());
   const std::map<std::string, size_t> column = column_index(header);
   for (const char* name : {"job_id", "gpu_num", "node_num", "submit_time", "start_time", "end_time"})
     if (!column.count(name)) return Error{src + ":1: no " + std::string(name) + " column: expected a Helios cluster_log.csv"};
   RecordJobs jobs;
   while (next_line(in, line, number)) {
-    const std::vector<std::string_view> fields = split(line, ',');
+    const std::vector<std::string_view> fields = split_fields(line, ',');
     const std::string at = src + ":" + std::to_string(number);
     if (fields.size() != header.size())
       return Error{at + ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(header.size())};
@@ -261,10 +268,10 @@ Expected<ImportedJobs> read_helios(std::istream& in, std::string_view source) {
   return jobs.finish(src, "Helios");
 }
 
-Expected<ImportedJobs> load_sacct(const std::string& path) {
+Expected<ImportedJobs> load_sacct(const std::string& path, const std::string& format) {
   auto in = open_input_file(path);
   if (!in) return in.error();
-  return read_sacct(*in, path);
+  return read_sacct(*in, path, format);
 }
 
 Expected<ImportedJobs> load_helios(const std::string& path) {

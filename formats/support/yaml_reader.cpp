@@ -62,7 +62,49 @@ Status check_yaml_shape(const YAML::Node& root, size_t text_bytes, const std::st
   return Status::success();
 }
 
+bool is_merge_key(const YAML::Node& key) { return key.IsScalar() && key.Scalar() == "<<" && key.Tag() != "!"; }
+
+// Resolves the merge keys of `node` and below in place (yaml-cpp 0.7 reads `<<` as a plain key).
+// The walk is bounded: check_yaml_shape refused documents whose aliases expand too far.
+void resolve_merge_keys(YAML::Node node) {
+  if (node.IsSequence())
+    for (YAML::Node item : node) resolve_merge_keys(item);
+  if (!node.IsMap()) return;
+  std::vector<YAML::Node> sources;
+  for (auto pair : node) {
+    if (!is_merge_key(pair.first)) {
+      resolve_merge_keys(pair.second);
+    } else if (pair.second.IsSequence()) {
+      for (YAML::Node source : pair.second) sources.push_back(source);
+    } else {
+      sources.push_back(pair.second);
+    }
+  }
+  if (sources.empty()) return;
+  node.remove("<<");
+  const YAML::Node& own = node;  // const: operator[] does not insert
+  for (YAML::Node source : sources) {
+    resolve_merge_keys(source);
+    if (!source.IsMap()) continue;
+    for (auto pair : source)
+      if (pair.first.IsScalar() && !own[pair.first.Scalar()]) node[pair.first.Scalar()] = pair.second;
+  }
+}
+
 }  // namespace
+
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  if (!node || node.IsNull()) return nullptr;
+  if (node.IsScalar()) return node.Scalar();
+  nlohmann::json out = node.IsSequence() ? nlohmann::json::array() : nlohmann::json::object();
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) out.push_back(yaml_to_json(item));
+  } else {
+    for (const auto& pair : node)
+      if (pair.first.IsScalar()) out[pair.first.Scalar()] = yaml_to_json(pair.second);
+  }
+  return out;
+}
 
 Expected<std::vector<YamlDocument>> parse_yaml_stream(const std::string& text, const std::string& source) {
   std::vector<YamlDocument> documents;
@@ -70,6 +112,7 @@ Expected<std::vector<YamlDocument>> parse_yaml_stream(const std::string& text, c
     try {
       documents.push_back({YAML::Load(part), first_line});
       if (Status shape = check_yaml_shape(documents.back().root, part.size(), source, first_line); !shape) return shape.error();
+      resolve_merge_keys(documents.back().root);
     } catch (const YAML::Exception& e) {
       return Error{source + ":" + std::to_string(first_line + e.mark.line) + ":" + std::to_string(e.mark.column + 1) +
                    ": invalid YAML: " + e.msg};

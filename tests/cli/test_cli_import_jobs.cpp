@@ -13,6 +13,7 @@ using topsim::test::check_bad_input;
 using topsim::test::CliResult;
 using topsim::test::read_text;
 using topsim::test::run_cli;
+using topsim::test::run_shell;
 using topsim::test::TempDir;
 
 namespace {
@@ -124,7 +125,7 @@ TEST_CASE("cli::import jobs reads Kubeflow, MPI, Volcano and plain manifests int
   const CliResult r = run_cli("import jobs '" + manifests.string() + "' -o '" + dir.file("jobs.json") + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("skipped ") && Catch::Contains("Service tensorboard (not a workload topsim reads)") &&
+  CHECK_THAT(r.out, Catch::Contains("skipped ") && Catch::Contains("Service tensorboard: not a workload topsim reads") &&
                         Catch::Contains("4 job(s) -> "));
   CHECK_THAT(r.out, Catch::Contains("note: no metadata.creationTimestamp on some manifests"));
   const auto workload = nlohmann::json::parse(read_text(dir.file("jobs.json")));
@@ -187,9 +188,10 @@ TEST_CASE("cli::import jobs: bad manifests are one line naming the file and docu
   check_bad_input(run_cli("import jobs '" + write(dir.path / "y.yaml", "kind: Pod\nmetadata: {name: [\n") + "' -o '" +
                           dir.file("j.json") + "'"),
                   "y.yaml:");
-  check_bad_input(run_cli("import jobs '" + write(dir.path / "svc.yaml", "kind: Service\nmetadata: {name: web}\n") + "' -o '" +
-                          dir.file("j.json") + "'"),
-                  "no workload asking GPUs in 1 file(s) (1 objects skipped)");
+  check_bad_input(
+      run_cli("import jobs '" + write(dir.path / "svc.yaml", "kind: Service\nmetadata: {name: web}\n") + "' -o '" +
+              dir.file("j.json") + "'"),
+      "no workload asking GPUs in 1 file(s): " + dir.file("svc.yaml") + " document 1: Service web: not a workload topsim reads");
   // Streams on which yaml-cpp 0.7's LoadAll looped forever, allocating (a fuzz finding): refused.
   for (const char* text : {",\n", ",2020--0609 18:41:01\"name\": \"n\", \"labels\": {\"-40GB\"}}, \"s\": {\"a\": 8}}: }\n"}) {
     const CliResult r = run_cli("import jobs '" + write(dir.path / "loop.yaml", text) + "' -o '" + dir.file("j.json") + "'");
@@ -235,7 +237,7 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   const CliResult run = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' --no-report --quiet");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Catch::Contains("3 jobs (sacct.txt (Slurm sacct))"));
+  CHECK_THAT(run.out, Catch::Contains("3 jobs (Slurm sacct from sacct.txt)"));
   std::string bad = kSacct;
   bad.replace(bad.find("|2|COMPLETED"), 12, "|two|COMPLETED");
   check_bad_input(run_cli("import jobs '" + write(dir.path / "bad.txt", bad) + "' -o '" + dir.file("j.json") + "'"),
@@ -269,4 +271,36 @@ TEST_CASE("cli::import jobs reads a Helios cluster_log.csv", "[cli][import]") {
   bad.replace(bad.find("2020-06-09 18:41:27"), 19, "June 9th");
   check_bad_input(run_cli("import jobs '" + write(dir.path / "h.csv", bad) + "' -o '" + dir.file("j.json") + "'"),
                   "h.csv:3: column submit_time: 'June 9th' is not a time");
+}
+
+TEST_CASE("cli::run --cluster: the network read from the nodes in one line, the run named after the workload", "[cli][import]") {
+  TempDir dir;
+  write(dir.path / "manifests" / "bert.yaml", kPyTorchJob);
+  const auto node = [](const std::string& name, const std::string& extra) {
+    return R"({"kind": "Node", "metadata": {"name": ")" + name +
+           R"(", "labels": {"nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB"}}, "status": {"allocatable": {"nvidia.com/gpu": "8")" +
+           extra + "}}}";
+  };
+  const std::string rdma = R"(, "rdma/rdma_shared_device_a": "63")";
+  write(dir.path / "rdma.json", R"({"kind": "List", "items": [)" + node("a", rdma) + "," + node("b", rdma) + "]}");
+  write(dir.path / "plain.yaml", "apiVersion: v1\nkind: List\nitems:\n- " + node("a", "") + "\n- " + node("b", "") + "\n");
+  // Expectation: a folder given with a trailing slash still names the run (results/manifests),
+  // and the workload in the header reads "Kubernetes manifests from manifests".
+  const std::string cwd = "cd '" + dir.path.string() + "' && " + TOPSIM_CLI_PATH;
+  CliResult r = run_shell(cwd + " run --cluster rdma.json --workload manifests/ --no-report --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("network: ib (rdma/rdma_shared_device_a on 2 of 2 GPU nodes; a RoCE fabric: give "
+                                      "--network roce)\n") &&
+                        Catch::Contains("scenario manifests: 2 nodes, 16 GPUs, 1 job (Kubernetes manifests from manifests)") &&
+                        Catch::Contains("results: results/manifests/results.json"));
+  // kubectl's YAML, no RDMA device: tcp, and --network decides instead.
+  r = run_shell(cwd + " run --cluster plain.yaml --workload manifests --no-report --quiet -o out-tcp");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("network: tcp (no RDMA device"));
+  r = run_shell(cwd + " run --cluster plain.yaml --workload manifests --network roce --no-report --quiet -o out-roce");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("network: roce (as given; RDMA devices on 0 of 2 GPU nodes)"));
+  check_bad_input(run_shell(cwd + " run --cluster plain.yaml --workload manifests --network rdma"),
+                  "--network: 'rdma' is not one of ib, roce, tcp");
 }

@@ -56,7 +56,8 @@ TEST_CASE("cli::import nodes groups kubectl's GPU nodes into built-in models, an
   const auto cluster = nlohmann::json::parse(read_text(dir.file("cluster.json")));
   CHECK(cluster == nlohmann::json::parse(R"({"nodes": [{"model": "dgx-a100", "count": 2, "names": ["a100-0", "a100-1"]},
                                              {"model": "hgx-h100", "count": 1, "names": ["h100-0"]},
-                                             {"model": "dgx1-v100", "count": 1, "label": "share", "names": ["v100-share-0"]}]})"));
+                                             {"model": "dgx1-v100", "count": 1, "label": "share", "names": ["v100-share-0"]}],
+                                             "network": {"transport": "tcp"}})"));
   // A scenario takes the file as its cluster.
   const std::string scenario = write(dir, "s.json", R"({"cluster": "cluster.json",
     "workload": {"kind": "synthetic", "jobs": 20, "seed": 3}})");
@@ -108,10 +109,10 @@ TEST_CASE("cli::import nodes: bad input is one line naming the file and node", "
   TempDir dir;
   check_bad_input(run_cli("import nodes '" + write(dir, "pods.json", R"({"kind": "PodList", "items": 3})") + "' -o '" +
                           dir.file("c.json") + "'"),
-                  "pods.json: not `kubectl get nodes -o json` output");
+                  "pods.json: not `kubectl get nodes -o json` (or `-o yaml`) output");
   check_bad_input(run_cli("import nodes '" + write(dir, "nolabel.json", node_list({node("g0", "", 8)})) + "' -o '" +
                           dir.file("c.json") + "'"),
-                  "nolabel.json: /items/0 (g0): no nvidia.com/gpu.product label");
+                  "nolabel.json: /items/0 (g0): 8 GPUs but no GPU product label: add nvidia.com/gpu.product");
   check_bad_input(
       run_cli("import nodes '" + write(dir, "cpu.json", node_list({node("c0", "", 0)})) + "' -o '" + dir.file("c.json") + "'"),
       "cpu.json: no GPU node among 1 nodes");

@@ -204,7 +204,8 @@ TEST_CASE("cli::result sets: FIFOs and devices are never opened where a file is 
     const CliResult r = run_cli("import jobs '" + dir.file("m") + "' -o '" + dir.file("jobs.json") + "'");
     INFO(r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.out.find("skipped '" + dir.file("m/fifo.yaml") + "': not a regular file (a FIFO)") != std::string::npos);
-    CHECK(r.out.find("skipped '" + dir.file("m/loop.yaml") + "'") != std::string::npos);
+    // Each names the entry as it is, without quotes: "skipped <path>: <why>".
+    CHECK(r.out.find("skipped " + dir.file("m/fifo.yaml") + ": not a regular file (a FIFO)") != std::string::npos);
+    CHECK(r.out.find("skipped " + dir.file("m/loop.yaml") + ": ") != std::string::npos);
   }
 }

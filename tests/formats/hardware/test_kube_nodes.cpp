@@ -1,5 +1,6 @@
 // `kubectl get nodes -o json` read from text (parse_kube_nodes).
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "formats/hardware/kube_nodes.h"
 
@@ -105,5 +106,100 @@ TEST_CASE("formats::kube_nodes: fabric tiers from the topology labels clouds and
     CHECK(r.error().message ==
           "nodes.json: /items/1 (b)/metadata/labels: no topology.k8s.aws/network-node-layer-1 label, which the fabric's levels "
           "read (other GPU nodes carry it); label every GPU node or drop the level");
+  }
+}
+
+TEST_CASE("formats::kube_nodes: nodes as YAML, as the FGD simulator and open-simulator write them", "[formats][kubernetes]") {
+  SECTION("`kubectl get nodes -o yaml`: a List with items, read as -o json is") {
+    const auto r = parse_kube_nodes(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n"
+        "    labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB}\n"
+        "  status: {allocatable: {nvidia.com/gpu: \"8\"}}\n",
+        "nodes.yaml");
+    REQUIRE(r.ok());
+    CHECK(r->groups.at(0).model == "dgx-a100");
+  }
+  SECTION("a stream of Node documents, the card model label and alibabacloud.com/gpu-count") {
+    const std::string node =
+        "apiVersion: v1\nkind: Node\nmetadata:\n  labels: {alibabacloud.com/gpu-card-model: V100M16}\n"
+        "  name: n\nstatus: {allocatable: {alibabacloud.com/gpu-count: '8', cpu: 64}}\n";
+    std::string second = node;
+    second.replace(second.find("name: n"), 7, "name: m");
+    const auto r = parse_kube_nodes(node + "---\n" + second, "nodes.yaml");
+    REQUIRE(r.ok());
+    CHECK(r->groups.at(0).model == "dgx1-v100");
+    CHECK(r->groups.at(0).count == 2);
+  }
+  SECTION("a card model's memory (alibabacloud.com/gpu-mem over the cards) must be the catalog card's") {
+    const auto node = [](const std::string& memory) {
+      return "kind: Node\nmetadata:\n  name: n\n  labels: {alibabacloud.com/gpu-card-model: V100}\nstatus: {allocatable: "
+             "{alibabacloud.com/gpu-count: '8', alibabacloud.com/gpu-mem: " +
+             memory + "}}\n";
+    };
+    CHECK(parse_kube_nodes(node("130240Mi"), "nodes.yaml").ok());  // 15.9 GiB per card: the 16 GB V100
+    const auto r = parse_kube_nodes(node("260480Mi"), "nodes.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(
+        r.error().message ==
+        "nodes.yaml (n): alibabacloud.com/gpu-mem 260480Mi is 31.8 GiB per card over 8 cards, but 'V100' reads as the catalog's "
+        "v100 (16 GB): map the product with --map 'PRODUCT=MODEL' or label the node with its nvidia.com/gpu.product");
+  }
+  SECTION("the nvidia.com/gpu.count label counts GPUs when nothing is allocatable, noted") {
+    const auto r = parse_kube_nodes(
+        "kind: Node\nmetadata:\n  name: h\n  labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, "
+        "nvidia.com/gpu.count: '8'}\n",
+        "nodes.yaml");
+    REQUIRE(r.ok());
+    CHECK(r->groups.at(0).model == "hgx-h100");
+    REQUIRE(r->notes.size() == 1);
+    CHECK_THAT(r->notes.front(), Catch::Contains("nvidia.com/gpu.count"));
+  }
+  SECTION("errors name the node without a doubled slash; a node without a product label says which label to add") {
+    auto r = parse_kube_nodes("kind: Node\nstatus: {allocatable: {nvidia.com/gpu: '1'}}\n", "nodes.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == "nodes.yaml: /metadata/name: missing");
+    r = parse_kube_nodes("kind: Node\nmetadata: {name: g}\nstatus: {allocatable: {nvidia.com/gpu: '1'}}\n", "nodes.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message,
+               Catch::StartsWith("nodes.yaml (g): 1 GPUs but no GPU product label: add nvidia.com/gpu.product"));
+    r = parse_kube_nodes(
+        "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b, labels: {nvidia.com/gpu.count: "
+        "many}}\n",
+        "nodes.yaml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message ==
+          "nodes.yaml: document 2: /metadata/labels/nvidia.com/gpu.count: 'many' is not a count of whole devices (0-128)");
+  }
+}
+
+TEST_CASE("formats::kube_nodes: the network between nodes from RDMA devices and NIC labels", "[formats][kubernetes]") {
+  const auto with = [](const std::string& extra_allocatable, const std::string& extra_labels) {
+    return R"({"kind": "Node", "metadata": {"name": "a", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3")" +
+           extra_labels + R"(}}, "status": {"allocatable": {"nvidia.com/gpu": "8")" + extra_allocatable + "}}}";
+  };
+  SECTION("every GPU node with an rdma/* resource, nvidia.com/hostdev or a Mellanox NIC label: ib, saying which") {
+    for (const auto& [allocatable, labels, evidence] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {R"(, "rdma/rdma_shared_device_a": "63")", "", "rdma/rdma_shared_device_a"},
+             {R"(, "nvidia.com/hostdev": "8")", "", "nvidia.com/hostdev"},
+             {"", R"(, "feature.node.kubernetes.io/pci-15b3.present": "true")", "pci-15b3"}}) {
+      const auto r = parse_kube_nodes(list({with(allocatable, labels)}), "nodes.json");
+      REQUIRE(r.ok());
+      CHECK(r->transport == "ib");
+      CHECK_THAT(r->transport_reason, Catch::Contains(evidence) && Catch::Contains("1 of 1 GPU nodes"));
+      CHECK_THAT(kube_cluster_json(*r), Catch::Contains("\"transport\": \"ib\""));
+    }
+  }
+  SECTION("RDMA on only some GPU nodes, or none: tcp, saying why; --network decides") {
+    std::string b = with("", "");
+    b.replace(b.find("\"a\""), 3, "\"b\"");
+    auto r = parse_kube_nodes(list({with(R"(, "rdma/hca": "1")", ""), b}), "nodes.json");
+    REQUIRE(r.ok());
+    CHECK(r->transport == "tcp");
+    CHECK_THAT(r->transport_reason, Catch::Contains("on only 1 of 2 GPU nodes"));
+    r = parse_kube_nodes(list({b}), "nodes.json");
+    CHECK(r->transport == "tcp");
+    r = parse_kube_nodes(list({b}), "nodes.json", {}, {}, "roce");
+    CHECK(r->transport == "roce");
+    CHECK_THAT(r->transport_reason, Catch::StartsWith("as given"));
   }
 }

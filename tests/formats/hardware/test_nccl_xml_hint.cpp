@@ -163,15 +163,15 @@ TEST_CASE("formats::nccl_xml hint files: the fabric is inferred only from real e
   }
   SECTION("no device id: refused, suggesting --fabric") {
     CHECK(hint_error(hint_xml(8, ""), hint_options("")) ==
-          "hint.xml:4: <pci busid=0007:00:00.0>: GPU has neither <gpu sm=...> nor a device id: the GPU model and its NVLink "
-          "fabric are not in the file; give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)");
+          "hint.xml:4: <pci busid=0007:00:00.0>: the hint file lacks the GPU model and its NVLink fabric (GPUs with neither "
+          "<gpu sm=...> nor a device id): give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)");
   }
   SECTION("a count no built-in model has, or a PCIe card (NVLink bridges are optional), is refused") {
     CHECK(hint_error(hint_xml(4), hint_options("")) ==
-          "hint.xml:1: <system>: 4 GPUs of device 0x20b0 (a100) match 0 built-in models with NVLink; give the GPU fabric with "
-          "--fabric MODEL (`topsim topo models` lists them)");
+          "hint.xml:1: <system>: the hint file lacks the GPU fabric (4 GPUs of device 0x20b0, a100, match 0 built-in models "
+          "with NVLink): give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)");
     CHECK_THAT(hint_error(hint_xml(8, "0x20f1"), hint_options("")),
-               Catch::Contains("8 GPUs of device 0x20f1 (a100-pcie) match 0 built-in models with NVLink"));
+               Catch::Contains("8 GPUs of device 0x20f1, a100-pcie, match 0 built-in models with NVLink"));
   }
   SECTION("the two-argument import (no options) infers too, and refuses what it cannot infer") {
     CHECK_THAT(import_error(hint_xml(8), "plain.xml"), Catch::Contains("give it with --nic-speed GBIT"));
@@ -182,8 +182,8 @@ TEST_CASE("formats::nccl_xml hint files: the fabric is inferred only from real e
 TEST_CASE("formats::nccl_xml hint files: NICs, CPUs and GPU-less files", "[formats][nccl][hint]") {
   SECTION("a NIC without <nic><net> needs --nic-speed; the error names the NIC") {
     CHECK(hint_error(hint_xml(8), hint_options("dgx-a100", std::nullopt)) ==
-          "hint.xml:12: <pci busid=0100:00:00.0>: NIC has no <nic><net speed=...> child: the port speed is not in the file; "
-          "give it with --nic-speed GBIT");
+          "hint.xml:12: <pci busid=0100:00:00.0>: the hint file lacks the NIC port speed (<pci> NICs without <nic><net "
+          "speed=...>): give it with --nic-speed GBIT");
   }
   SECTION("NIC transport: class 0x0207 ib, Amazon EFA (vendor 0x1d0f) roce, another Ethernet NIC ethernet") {
     CHECK(hint_ok(hint_xml(8), hint_options("dgx-a100")).model.nics[0].transport == NicTransport::InfiniBand);
@@ -226,7 +226,7 @@ TEST_CASE("formats::nccl_xml hint files: NICs, CPUs and GPU-less files", "[forma
   }
   SECTION("a <cpu> without arch needs --cpu; --cpu on a file with arch everywhere is an error") {
     CHECK(hint_error(hint_xml(8, "0x20b0", ""), hint_options("dgx-a100")) ==
-          "hint.xml:2: <cpu numaid=0>: no arch attribute: the CPU kind is not in the file; give it with --cpu KIND (e.g. --cpu "
+          "hint.xml:2: <cpu numaid=0>: the hint file lacks the CPU kind (<cpu> without arch): give --cpu KIND (e.g. --cpu "
           "amd)");
     const NcclXmlImportResult r = hint_ok(hint_xml(8, "0x20b0", ""), hint_options("dgx-a100", 200, CpuKind::Amd));
     CHECK(r.model.numa_nodes[0].cpu == CpuKind::Amd);
@@ -254,8 +254,8 @@ TEST_CASE("formats::nccl_xml hint files: NICs, CPUs and GPU-less files", "[forma
           "hint.xml:1: <system>: no GPUs listed, and the file's 7 PCIe switches holding devices do not pair one to one with "
           "the 8 GPUs of hgx-h100");
     CHECK(hint_error(gpuless_xml(8), hint_options("", 100, CpuKind::Amd)) ==
-          "hint.xml:1: <system>: no GPUs listed (NCCL finds them at run time); give the GPU fabric with --fabric MODEL "
-          "(`topsim topo models` lists them)");
+          "hint.xml:1: <system>: the hint file lacks the GPUs and their fabric (no GPUs listed: NCCL finds them at run time): "
+          "give the GPU fabric with --fabric MODEL (`topsim topo models` lists them)");
   }
 }
 
@@ -265,12 +265,17 @@ TEST_CASE("formats::nccl_xml imports the AWS and Azure hint files with the optio
   auto read = [&](const char* file) { return test::read_text(dir + "/" + file); };
   SECTION("without options each is refused with one line naming what it lacks") {
     CHECK_THAT(import_error(read("aws-p4d.24xlarge-nccl-topo.xml"), "p4d.xml"),
-               Catch::StartsWith("p4d.xml:21: <pci busid=0000:10:1b.0>: NIC has no <nic><net speed=...> child"));
+               Catch::StartsWith("p4d.xml:21: <pci busid=0000:10:1b.0>: the hint file lacks the NIC port speed"));
+    // Every piece a file lacks is named in its one line, not one per attempt.
     CHECK(import_error(read("aws-p5.48xlarge-nccl-topo.xml"), "p5.xml") ==
-          "p5.xml:17: <cpu numaid=0>: no arch attribute: the CPU kind is not in the file; give it with --cpu KIND (e.g. --cpu "
-          "amd)");
+          "p5.xml:17: <cpu numaid=0>: the hint file lacks 3 pieces: the CPU kind (<cpu> without arch): give --cpu KIND (e.g. "
+          "--cpu amd); the GPUs and their fabric (no GPUs listed: NCCL finds them at run time): give the GPU fabric with "
+          "--fabric MODEL (`topsim topo models` lists them); the NIC port speed (<pci> NICs without <nic><net speed=...>): "
+          "give it with --nic-speed GBIT");
     for (const char* file : {"azure-ndv2-topo.xml", "azure-ndv4-topo.xml"})
-      CHECK_THAT(import_error(read(file), file), Catch::Contains("GPU has neither <gpu sm=...> nor a device id"));
+      CHECK_THAT(import_error(read(file), file), Catch::Contains("lacks 2 pieces: the GPU model and its NVLink fabric (GPUs "
+                                                                 "with neither <gpu sm=...> nor a device id)") &&
+                                                     Catch::Contains("--nic-speed GBIT"));
   }
   SECTION("AWS p4d: 8 A100 (device 0x20b0) infer dgx-a100; 4 EFA NICs, one per switch of 2 GPUs (PIX)") {
     const NcclXmlImportResult r = hint_ok(read("aws-p4d.24xlarge-nccl-topo.xml"), hint_options("", 100), "p4d.xml");

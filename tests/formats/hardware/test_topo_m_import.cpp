@@ -371,3 +371,72 @@ TEST_CASE("formats::parse_topo_m rejects bad input with source, line and the pro
           "inline.txt:1: matrix 2 requested but the text holds 1 matrix");
   }
 }
+
+TEST_CASE("formats::parse_topo_m the GPU model: asked for when ambiguous, per GPU where a box mixes cards", "[formats][import]") {
+  const std::string nv6 =
+      "  GPU0 GPU1 GPU2 GPU3\n"
+      "GPU0 X NV6 NV6 NV6\n"
+      "GPU1 NV6 X NV6 NV6\n"
+      "GPU2 NV6 NV6 X NV6\n"
+      "GPU3 NV6 NV6 NV6 X\n";
+  SECTION("NV6 between every pair of 4 GPUs fits V100 SXM3 and H100 alike: refused asking for --gpu-model") {
+    const auto result = parse_topo_m(nv6, "box.txt");
+    REQUIRE_FALSE(result.ok());
+    CHECK_THAT(result.error().message,
+               Catch::StartsWith("box.txt:1: NV6 between every pair of 4 GPUs") && Catch::Contains("pass --gpu-model"));
+    TopoImportOptions options;
+    options.gpu_model = "h100";
+    const auto h100 = parse_topo_m(nv6, "box.txt", options);
+    REQUIRE(h100.ok());
+    CHECK(h100->model.nvlinks.size() == 6);  // 3 peers x 6 links: direct bonds within the H100's 18 ports
+  }
+  const std::string pcie =
+      "  GPU0 GPU1 GPU2 GPU3 GPU4\n"
+      "GPU0 X PHB SYS SYS SYS\n"
+      "GPU1 PHB X SYS SYS SYS\n"
+      "GPU2 SYS SYS X PHB PHB\n"
+      "GPU3 SYS SYS PHB X PHB\n"
+      "GPU4 SYS SYS PHB PHB X\n";
+  SECTION("--gpu-model 0-1=rtx5090,2-4=rtx4090: each GPU its model") {
+    TopoImportOptions options;
+    options.gpu_model = "0-1=rtx5090,2-4=rtx4090";
+    const auto result = parse_topo_m(pcie, "mixed.txt", options);
+    REQUIRE(result.ok());
+    CHECK(result->model.gpus[1].model == "rtx5090");
+    CHECK(result->model.gpus[2].model == "rtx4090");
+    CHECK_THAT(result->model.description, Catch::Contains("2 x GeForce RTX 5090 + 3 x GeForce RTX 4090"));
+  }
+  SECTION("ranges that leave a GPU out, name one twice, or an unknown model are refused") {
+    for (const auto& [spec, message] :
+         std::vector<std::pair<std::string, std::string>>{{"0-3=rtx3090", "names no model for GPU4"},
+                                                          {"0-2=rtx3090,2-4=rtx4090", "GPU2 is named twice"},
+                                                          {"0-4=rtx9090", "unknown GPU model 'rtx9090'"},
+                                                          {"0-5=rtx3090", "GPUs 0-5 are not among the matrix's GPU0..GPU4"}}) {
+      INFO(spec);
+      TopoImportOptions options;
+      options.gpu_model = spec;
+      const auto result = parse_topo_m(pcie, "mixed.txt", options);
+      REQUIRE_FALSE(result.ok());
+      CHECK_THAT(result.error().message, Catch::Contains(message));
+    }
+  }
+}
+
+TEST_CASE("formats::parse_topo_m SYS within one NUMA node is read as NODE, noted", "[formats][import]") {
+  // Expectation: GPUs on NUMA 0 reported SYS to each other (no common PCIe ancestor visible, as in
+  // VMs) become separate host bridges of NUMA 0; pairs across NUMA nodes stay SYS.
+  const std::string text =
+      "  GPU0 GPU1 GPU2 CPU Affinity NUMA Affinity\n"
+      "GPU0 X SYS SYS 0-7 0\n"
+      "GPU1 SYS X SYS 0-7 0\n"
+      "GPU2 SYS SYS X 8-15 1\n";
+  TopoImportOptions options;
+  options.gpu_model = "rtx4090";
+  const auto result = parse_topo_m(text, "vm.txt", options);
+  REQUIRE(result.ok());
+  CHECK(has_note(*result, "1 device pairs are SYS within one NUMA node"));
+  const auto topo = Topology::build(result->model);
+  REQUIRE(topo.ok());
+  CHECK(topo->gpu_pair(0, 1).cls == LinkClass::Node);
+  CHECK(topo->gpu_pair(0, 2).cls == LinkClass::Sys);
+}

@@ -146,3 +146,58 @@ TEST_CASE("formats::sacct and helios: times that are no calendar time are refuse
     CHECK_THAT(w.error().message, Catch::StartsWith("sacct.txt:3 (job 9-big): /workers: "));
   }
 }
+
+TEST_CASE("formats::sacct: output as it comes", "[formats][sacct]") {
+  const std::string row7 = "7|train|2024-05-01T10:00:00|2024-05-01T10:00:10|2024-05-01T11:00:10|cpu=64,gres/gpu=16,node=2|2";
+  SECTION("comment lines and --parsable (a separator ending each line) are read") {
+    const auto r = sacct("# sacct -a -p\nJobID|JobName|Submit|Start|End|AllocTRES|NNodes|\n" + row7 + "|\n");
+    REQUIRE(r.ok());
+    CHECK(entries(*r)[0].at("workers") == 2);
+  }
+  SECTION("--noheader output with the --format it was run with; without it, one line saying what to give") {
+    std::istringstream in(row7 + "\n");
+    const auto r = read_sacct(in, "sacct.txt", "JobID,JobName,Submit,Start,End,AllocTRES%40,NNodes");
+    REQUIRE(r.ok());
+    CHECK(entries(*r)[0].at("gpus_per_worker") == 8);
+    const auto bare = sacct(row7 + "\n");
+    REQUIRE_FALSE(bare.ok());
+    CHECK_THAT(bare.error().message, Catch::StartsWith("sacct.txt:1: sacct --parsable2 output without a header") &&
+                                         Catch::Contains("--sacct-format") && Catch::Contains("sacct --allocations --parsable2"));
+    const auto defaults = sacct("7|train|gpu|acct|64|COMPLETED|0:0\n");
+    REQUIRE_FALSE(defaults.ok());
+    CHECK_THAT(defaults.error().message, Catch::Contains("sacct's default fields"));
+  }
+  SECTION("the fixed-width table: columns at the dashes' widths, names in any case") {
+    const auto r = sacct(
+        "       JobID              Submit               Start                 End            AllocTRES   NNodes\n"
+        "------------ ------------------- ------------------- ------------------- -------------------- --------\n"
+        "9            2024-05-01T10:00:00 2024-05-01T10:00:00 2024-05-01T10:30:00   gres/gpu=4,node=1        1\n"
+        "9.batch      2024-05-01T10:00:00 2024-05-01T10:00:00 2024-05-01T10:30:00   gres/gpu=4,node=1        1\n");
+    REQUIRE(r.ok());
+    const auto jobs = entries(*r);
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].at("duration_s") == 1800);
+  }
+  SECTION("a fixed-width field sacct cut at its width is refused naming the column") {
+    const auto r = sacct(
+        "JobID  Submit              Start               End                 AllocTRES  NNodes\n"
+        "------ ------------------- ------------------- ------------------- ---------- ------\n"
+        "9      2024-05-01T10:00:00 2024-05-01T10:00:00 2024-05-01T10:30:00 billing=8+      1\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("sacct.txt:3: column AllocTRES is cut at its 10 characters"));
+  }
+  SECTION("the columns read are listed at once when missing") {
+    const auto r = sacct("JobID|AllocTRES\n7|gres/gpu=1\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::StartsWith("sacct.txt:1: sacct output without the columns Submit, Start, End, NNodes") &&
+                                      Catch::Contains("run sacct --allocations --parsable2"));
+  }
+  SECTION("MIG slices count as GPUs, as Slurm counts them, noted") {
+    const auto r = sacct(
+        "JobID|Submit|Start|End|AllocTRES|NNodes\n"
+        "8|2024-05-01T10:00:00|2024-05-01T10:00:00|2024-05-01T10:10:00|gres/gpu:a100_3g.20gb=2|1\n");
+    REQUIRE(r.ok());
+    CHECK(entries(*r)[0].at("gpus_per_worker") == 2);
+    CHECK_THAT(r->notes.back(), Catch::Contains("MIG slices (a100_3g.20gb)"));
+  }
+}
