@@ -21,8 +21,12 @@ double nvls_tree_channel_ceiling_gbps(int sm, int domains) {
   return domains == 2 ? 57.7 : 45.5;
 }
 
-// Algorithm bandwidth of NVLS over `ranks` GPUs with `link_gbps` each (header model), GB/s.
-double nvls_alg_gbps(int sm, double link_gbps, int ranks) { return nvls_efficiency(sm) * link_gbps * ranks / (ranks + 1.0); }
+// Algorithm bandwidth of NVLS over `ranks` GPUs with `link_gbps` each (header model): the
+// busiest link is a head's, S + S/h per direction, h = nvls_heads(ranks), GB/s.
+double nvls_alg_gbps(int sm, double link_gbps, int ranks) {
+  const double heads = nvls_heads(ranks);
+  return nvls_efficiency(sm) * link_gbps * heads / (heads + 1.0);
+}
 
 double bus_from_alg(double alg_gbps, int ranks) { return alg_gbps * 2.0 * (ranks - 1) / ranks; }
 
@@ -35,6 +39,8 @@ double nvls_efficiency(int sm) {
 }
 
 int nvls_channels(int sm) { return sm >= 100 ? 32 : 16; }
+
+int nvls_heads(int ranks) { return std::min(ranks, kNcclMaxNvlsArity); }
 
 double nvswitch_link_gbps(const Topology& node, const std::vector<int>& gpus) {
   double link = std::numeric_limits<double>::infinity();

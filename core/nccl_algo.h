@@ -8,18 +8,22 @@
 // Model (NCCL src/graph/tuning.cc, search.cc, src/transport/nvls.cc; docs/throughput-model.md):
 // - Ring: the RingModel's bus bandwidth (core/ring.h), or gang.h's across nodes.
 // - NVLS over the n GPUs of one domain (Hopper and later, every GPU on the switch fabric): the
-//   switch reduces. Each GPU's multimem load-reduce of its 1/n shard makes the switch read that
-//   shard from every GPU, and its multimem store of the reduced shard is multicast to all n: per
-//   GPU and direction S + S/n bytes cross its NVLink for an all-reduce of S bytes (the (n + 1)
-//   charge NCCL's search puts on a GPU-to-NVSwitch link, search.cc ncclTopoSearchTryNvls). The
-//   switch path reaches NCCL's nvlsEfficiency of the link (tuning.cc v2.28+: Hopper 0.85,
-//   Blackwell 0.74). So algBw = eff x L x n/(n+1), L the GPU's NCCL NVLink bandwidth into the
-//   switch, and the bus bandwidth nccl-tests reports is algBw x 2(n-1)/n = eff x L x 2(n-1)/(n+1).
+//   switch reduces, through h = min(n, 32) head GPUs (NCCL_MAX_NVLS_ARITY, device.h; the NVLS
+//   graph has one channel per head, search.cc ncclTopoCompute). Every GPU copies its data into
+//   its share of the multicast buffer; each head's multimem load-reduce of its 1/h shard makes the
+//   switch read that shard from every GPU, and its multimem store of the reduced shard is
+//   multicast to all n (device/all_reduce.h, NVLS oneNode path: only heads reduce). Per
+//   direction a GPU's NVLink carries S for an all-reduce of S bytes, a head's S + S/h (the
+//   (h + 1) charge NCCL's search puts on a GPU-to-NVSwitch link, search.cc
+//   ncclTopoSearchTryNvls). The switch path reaches NCCL's nvlsEfficiency of the link (tuning.cc
+//   v2.28+: Hopper 0.85, Blackwell 0.74). So algBw = eff x L x h/(h+1), L the GPU's NCCL NVLink
+//   bandwidth into the switch, and the bus bandwidth nccl-tests reports is algBw x 2(n-1)/n; up
+//   to 32 GPUs, eff x L x 2(n-1)/(n+1).
 // - NVLSTree over D domains: NVLS inside each, a tree between domains over the NICs. On two
 //   domains each sends and receives S per direction over its NICs (NCCL doubles bwInter for
 //   nNodes <= 2, tuning.cc v2.28+); beyond two, interior tree nodes carry two flows per direction
 //   (NCCL halves bwInter for more than 2 nodes, tuning.cc v2.23 NVLSTree). algBw = min over
-//   domains of min(eff x L x k/(k+1) for its k GPUs, net x (D <= 2 ? 1 : 1/2)), net the domain's
+//   domains of min(eff x L x k/(k+1) for its k heads, net x (D <= 2 ? 1 : 1/2)), net the domain's
 //   achieved NIC bandwidth (core/network_model.h); the bus bandwidth is also at most channels x
 //   NCCL's per-channel ceiling perChMaxNVLSTreeBw (tuning.cc v2.28+), one channel per NIC head,
 //   at most NCCL's NVLS channel count (nvls.cc v2.25+: 16 on Hopper, 32 on Blackwell).
@@ -28,8 +32,10 @@
 //   NVLS and NVLSTree run Simple only; latency (tuning.cc v2.30.7 hwLat): NVLS 25 us (NVLink,
 //   NVLS, Simple), NVLSTree 25 + 2 log2(D) x 20.9 us (NET, NVLSTree, Simple).
 // - Not modelled: Tree without NVLS, CollNet (SHARP in the network switches), PAT, NCCL's
-//   channel-count search for NVLS (it predicts 476 GB/s on 8 x H100, 720 on 8 x B200; measured
-//   480 and 830+: the per-link rule above is the better predictor, see the validation table).
+//   tuner figure for NVLS (heads x per-head speed from its search, tuning.cc: 476 GB/s on
+//   8 x H100, 300 on 5 x H100, 720 on 8 x B200, 917.6 on an NVL72 rack; measured 480, 420, 830+
+//   and 841: the per-link rule above is the better predictor up to 8 GPUs, see the validation
+//   table), and whatever holds an NVL72 rack below the per-link rule (docs/throughput-model.md).
 #pragma once
 
 #include <vector>
@@ -43,6 +49,10 @@ namespace topsim {
 double nvls_efficiency(int sm);
 // NVLS channels NCCL runs (nvls.cc v2.25+ NCCL_NVLS_NCHANNELS default): 16 on SM90, 32 on SM100.
 int nvls_channels(int sm);
+// NCCL device.h NCCL_MAX_NVLS_ARITY: at most 32 GPUs of a domain are NVLS heads.
+inline constexpr int kNcclMaxNvlsArity = 32;
+// The NVLS heads of a domain with `ranks` of the job's GPUs: min(ranks, kNcclMaxNvlsArity).
+int nvls_heads(int ranks);
 
 // The GPUs' NCCL NVLink bandwidth into the node's NVSwitch fabric (links x nvlink_gbps_per_link),
 // the least among `gpus`, GB/s; 0 when any of them has no NVSwitch link.

@@ -61,10 +61,10 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       {"GB200 NVL72, 1 rack = 72 GPUs, NCCL 2.26.2, 8 GiB: 834.57 out-of-place / 846.82 in-place (coreweave/nccl-tests "
        "README.md @ 0120901a)",
        "gb200-nvl72-tray", 18, 4, 18, NicTransport::InfiniBand, 840.7, false,
-       "NVLS over 72 GPUs: the per-link rule gives 2 x eff x L x 71/73 = 1,039; measured algBw (427) is 10% below 8 GPUs' "
-       "(474) where the rule has it 11% above. Something beyond the NVLink ports (the switch trays' multicast, NCCL's "
-       "NVLS channel count) binds at 72 GPUs; NCCL's own channel search (24 channels at 24 GB/s) predicts 817 but 720 on "
-       "8 x B200 (measured 830+), so neither rule covers both"},
+       "NVLS over 72 GPUs through NCCL's 32 heads: a head's link carries S + S/32, 2 x eff x L x 32/33 x 71/72 = "
+       "1,021.5; measured algBw (427) is 10% below 8 GPUs' (474) where the rule has it 9% above. None of NCCL's NVLS "
+       "terms gives that plateau (its tuner: 32 heads x 20 GB/s, 917.6, but 720 on 8 x B200, measured 830+); the "
+       "switch chips' reduction rate is the likely bound, and no published figure gives it"},
       {"GB200 NVL72, 2 racks = 144 GPUs, NCCL 2.26.2, 16 GiB: 810.41 / 820.36 (coreweave/nccl-tests README.md @ 0120901a)",
        "gb200-nvl72-tray", 36, 4, 18, NicTransport::InfiniBand, 815.4, false,
        "NVLSTree bounded by NVLS inside each rack: the same miss as one rack"},

@@ -59,6 +59,15 @@ TEST_CASE("core::nvls_bus_gbps: NVLink SHARP only from Hopper on, 2(n-1)/(n+1) o
     CHECK(nvls_bus_gbps(90, 370.8, 1) == 0);
   }
   SECTION("8 x B200: 0.74 x 721.8 x 14 / 9 = 830.9") { CHECK(nvls_bus_gbps(100, 721.8, 8) == Approx(830.9).epsilon(1e-3)); }
+  SECTION("beyond NCCL's 32 NVLS heads a head's link carries S + S/32, whatever the GPU count") {
+    // Expectation: up to 32 GPUs every GPU is a head (2(n-1)/(n+1)); 72 GPUs of an NVL72 rack have
+    // 32 heads: algBw 0.74 x 721.8 x 32/33 = 517.9, bus x 2 x 71/72 = 1,021.5 (not 1,038.5).
+    CHECK(nvls_heads(8) == 8);
+    CHECK(nvls_heads(72) == 32);
+    CHECK(nvls_bus_gbps(100, 721.8, 32) == Approx(0.74 * 721.8 * 2 * 31 / 33));
+    CHECK(nvls_bus_gbps(100, 721.8, 72) == Approx(0.74 * 721.8 * 32 / 33 * 2 * 71 / 72));
+    CHECK(nvls_bus_gbps(100, 721.8, 72) == Approx(1021.5).epsilon(1e-4));
+  }
 }
 
 TEST_CASE("core::allreduce_time picks NCCL's algorithm per message size", "[core][nccl]") {
