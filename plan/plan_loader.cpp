@@ -29,8 +29,8 @@ constexpr size_t kMaxCandidates = 256;
 
 // Keys a plan shares with scenarios, handed to the scenario loader as they are.
 const std::vector<std::string> kScenarioKeys = {
-    "name",         "description", "seed",    "seeds",          "workload",          "schedulers",
-    "share_policy", "queue",       "overlap", "sample_every_s", "workload_coverage", "tenancy"};
+    "name",           "description",       "seed",    "seeds",       "workload", "schedulers", "share_policy", "queue", "overlap",
+    "sample_every_s", "workload_coverage", "tenancy", "checkpoints", "failures"};
 const std::vector<std::string> kPlanKeys = {"growth", "network", "node_types", "mixes",   "mix_grid",
                                             "slo",    "bounds",  "mode",       "cluster", "quota_search"};
 // A size plan's keys that a quota plan, which keeps the scenario's cluster, has no use for.

@@ -365,6 +365,30 @@ std::vector<Chart> numbered(std::vector<std::optional<Chart>> charts) {
   return out;
 }
 
+// With failures: the GPUs of failed nodes over time (per scheduler: the failures are the same, the
+// runs' lengths differ), and the GPU-hours they cost by cause; none without failures.
+std::vector<std::optional<Chart>> failure_charts(const ReportModel& m) {
+  std::vector<std::optional<Chart>> charts;
+  if (m.series.empty() || !first_run(m.series.front()).metrics.get("node_failures")) return charts;
+  charts.push_back(over_time_chart(m, "GPUs down over time (failed nodes)", "GPUs of nodes out of service",
+                                   [](const ClusterSample& x) { return static_cast<double>(x.gpus_down); }));
+  mark_empty(charts.back(), "No node was down at any sample.");
+  Chart c = make_chart("GPU-hours lost to failures, by cause", "bar", "cause",
+                       "GPU-hours (training since the last checkpoint, and the restart)");
+  for (const auto& entry : EnumNames<FailureCause>::table) c.categories.emplace_back(entry.name);
+  for (const Series& s : m.series) {
+    std::vector<Point> points;
+    for (size_t i = 0; i < c.categories.size(); ++i)
+      points.push_back(
+          {static_cast<double>(i), first_run(s).metrics.get("failure_lost_gpu_hours." + c.categories[i]).value_or(0)});
+    c.datasets.push_back(dataset(s, std::move(points)));
+  }
+  c.table = bar_table(c, "cause");
+  charts.push_back(std::move(c));
+  mark_empty(charts.back(), "No failure interrupted a running job.");
+  return charts;
+}
+
 }  // namespace
 
 std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
@@ -397,6 +421,7 @@ std::vector<Chart> replay_charts(const ReportModel& m, Status& status) {
       llm_steps};
   for (std::optional<Chart>& uplinks : uplink_charts(m)) charts.push_back(std::move(uplinks));
   for (std::optional<Chart>& tenants : tenant_charts(m)) charts.push_back(std::move(tenants));
+  for (std::optional<Chart>& failures : failure_charts(m)) charts.push_back(std::move(failures));
   return numbered(std::move(charts));
 }
 

@@ -65,6 +65,7 @@ std::string header(const ResultSet& results) {
   const std::string seeds = seeds_text(sc) + (sc.seeds > 1 ? fmt::format(", means over {} runs", sc.seeds) : "");
   std::string out = fmt::format("scenario {}: {} ({}), {}\n", one_line(sc.name), size_text(sc), one_line(sc.workload), seeds);
   if (!sc.fabric.empty()) out += fmt::format("fabric: {}\n", one_line(sc.fabric));
+  if (!sc.failures.empty()) out += fmt::format("failures: {}\n", one_line(sc.failures));
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);
@@ -111,6 +112,32 @@ std::string tenant_table(const ResultSet& r) {
   return out;
 }
 
+// With failures (sim/failures.h): the nodes that failed, the jobs they interrupted and what that
+// cost, where the jobs' GPU time went, and the goodput.
+std::string failure_table(const ResultSet& r) {
+  if (!has(r.schedulers.front(), "node_failures")) return "";
+  std::string out = row("node failures: all (gpu/hbm/network/host/software)", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.0f} ({:.0f}/{:.0f}/{:.0f}/{:.0f}/{:.0f})", mean(s, "node_failures"), mean(s, "node_failures.gpu"),
+                       mean(s, "node_failures.hbm"), mean(s, "node_failures.network"), mean(s, "node_failures.host"),
+                       mean(s, "node_failures.software"));
+  });
+  out += row("jobs interrupted / GPU-h lost to them", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.0f} / {:.2f}", mean(s, "interruptions"), mean(s, "failure_lost_gpu_hours"));
+  });
+  out += row("GPU-h restarting / checkpointing / waiting", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.2f} / {:.2f} / {:.2f}", mean(s, "restart_gpu_hours"), mean(s, "checkpoint_gpu_hours"),
+                       mean(s, "requeue_gpu_hours"));
+  });
+  out += row("goodput / mean ETTR (finished training)", r, [](const SchedulerResult& s) {
+    if (mean(s, "finished") == 0) return std::string("n/a");
+    return fmt::format("{:.1f}% / {:.1f}%", 100 * mean(s, "goodput"), 100 * mean(s, "ettr.mean"));
+  });
+  out += row("GPUs down, mean / peak", r, [](const SchedulerResult& s) {
+    return fmt::format("{:.1f} / {:.0f}", mean(s, "gpus_down.mean"), mean(s, "gpus_down.max"));
+  });
+  return out;
+}
+
 std::string replay_columns(const ResultSet& r) {
   std::string out = row("", r, [](const SchedulerResult& s) { return s.name; });
   out += row("jobs submitted", r, [](const SchedulerResult& s) { return count(s, "jobs"); });
@@ -147,6 +174,7 @@ std::string replay_columns(const ResultSet& r) {
       return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));
     });
   out += tenant_table(r);
+  out += failure_table(r);
   out += "time-weighted means:\n";
   out += row("  GPUs allocated", r, [&](const SchedulerResult& s) {
     return fmt::format("{:.2f} ({:.1f}%)", mean(s, "allocated_gpus.mean"), 100 * mean(s, "gpu_alloc_ratio.mean"));

@@ -31,7 +31,7 @@ const std::vector<std::string> kTopKeys = {
     "name",           "description",       "mode",         "seed",     "seeds",           "cluster",
     "workload",       "schedulers",        "share_policy", "queue",    "overlap",         "record_transitions",
     "sample_every_s", "workload_coverage", "target_load",  "protocol", "topology_labels", "transport",
-    "tenancy"};
+    "tenancy",        "checkpoints",       "failures"};
 constexpr int kMaxSeeds = 100000;
 constexpr double kMaxTargetLoad = 10.0;
 
@@ -334,6 +334,8 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
   if (auto sch = top.member("schedulers")) read_schedulers(errors, *sch, s);
   read_options(errors, top, s);
   if (!errors.failed()) read_tenancy(errors, verbatim, top, base_dir, s);
+  if (!errors.failed() && !verbatim) read_checkpoints(errors, top, s);
+  if (!errors.failed() && !verbatim) read_failures(errors, verbatim, top, base_dir, s);
 }
 
 }  // namespace

@@ -26,6 +26,11 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
 // "tenancy": the queue folder, the jobs' queues mapped onto it, checkpoints; after the workload.
 void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const JsonObject& top, const std::string& base_dir,
                   Scenario& scenario);
+// "checkpoints": every, write and restart times; after "tenancy" (which may say the same).
+void read_checkpoints(JsonErrors& errors, const JsonObject& top, Scenario& scenario);
+// "failures": rates, their scale and overrides, a failure trace; after the cluster.
+void read_failures(JsonErrors& errors, std::optional<Error>& verbatim, const JsonObject& top, const std::string& base_dir,
+                   Scenario& scenario);
 // A whole scenario from its parsed document, `check_jobs_fit`: a job the empty cluster can never
 // hold is an input error (a plan leaves it to the SLOs: such a job is rejected when it runs).
 [[nodiscard]] Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_view source,

@@ -42,9 +42,10 @@ void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const Json
                                       "one in the folder");
   read_queue_of(errors, tenancy, *spec);
   if (auto name = tenancy.string("default_queue")) spec->default_queue = *name;
-  if (auto every = tenancy.number("checkpoint_every_s", 0, kMaxSeconds)) spec->checkpoint.every_ms = std::llround(*every * 1000);
+  // The run's checkpoint policy (also "checkpoints", scenario_failures.cpp), kept here as tenancy first had it.
+  if (auto every = tenancy.number("checkpoint_every_s", 0, kMaxSeconds)) s.checkpoint.every_ms = std::llround(*every * 1000);
   if (auto overhead = tenancy.number("restart_overhead_s", 0, kMaxSeconds))
-    spec->checkpoint.restart_overhead_ms = std::llround(*overhead * 1000);
+    s.checkpoint.restart_overhead_ms = std::llround(*overhead * 1000);
   if (errors.failed()) return;
   auto binding = bind_tenancy(*spec, *s.workload);
   if (!binding) return verbatim.emplace(binding.error()), void();

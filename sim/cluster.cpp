@@ -66,6 +66,7 @@ ClusterState::ClusterState(const ClusterState& other)
       mixes_gpu_models_(other.mixes_gpu_models_),
       total_gpus_(other.total_gpus_),
       free_gpus_(other.free_gpus_),
+      out_of_service_gpus_(other.out_of_service_gpus_),
       index_(other.index_),
       prepared_(other.prepared_),
       label_facts_(other.label_facts_),
@@ -273,8 +274,21 @@ ClusterState::LabelFacts ClusterState::label_facts(NodeMode label) const {
 }
 
 double ClusterState::allocated_gpus() const {
-  if (tracker_) return total_gpus_ - tracker_->free_gpus();
-  return total_gpus_ - free_gpus_;
+  if (tracker_) return total_gpus_ - out_of_service_gpus_ - tracker_->free_gpus();
+  return total_gpus_ - out_of_service_gpus_ - free_gpus_;
+}
+
+void ClusterState::set_out_of_service(int node, bool out) {
+  const int gpus = gpus_per_node(node);
+  PodRequest all;
+  all.gpu = GpuAsk::whole(gpus);
+  std::vector<int> cards(static_cast<size_t>(gpus));
+  for (int g = 0; g < gpus; ++g) cards[static_cast<size_t>(g)] = g;
+  if (out)
+    bind(node, all, cards);
+  else
+    unbind(node, all, cards);
+  out_of_service_gpus_ += out ? gpus : -gpus;
 }
 
 void ClusterState::set_free(int node, const std::vector<int>& cards, bool free) {

@@ -151,6 +151,12 @@ class ClusterState {
   void bind(int node, const PodRequest& pod, const std::vector<int>& cards);
   void unbind(int node, const PodRequest& pod, const std::vector<int>& cards);
 
+  // Takes a node out of service (failed, or a spare held back) or returns it: out of service,
+  // every card is taken, so no scheduler places on it; its GPUs count as neither allocated nor
+  // free. REQUIRES (out): no pod on the node; a node goes out and back in turn.
+  void set_out_of_service(int node, bool out);
+  int out_of_service_gpus() const { return out_of_service_gpus_; }
+
  private:
   struct LabelFacts {
     int max_card_mem_gib = 0, max_node_gpus = 0, gpus = 0;
@@ -175,6 +181,7 @@ class ClusterState {
   bool mixes_gpu_models_ = false;
   int total_gpus_ = 0;
   int free_gpus_ = 0;
+  int out_of_service_gpus_ = 0;
   NodeIndex index_;
   bool prepared_ = false;
   std::array<LabelFacts, NodeIndex::kLabels> label_facts_{};         // valid once prepared

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <queue>
 #include <unordered_map>
 
+#include "sim/failures.h"
 #include "sim/invariants.h"
 #include "sim/job_store.h"
 #include "sim/job_timing.h"
@@ -67,15 +69,16 @@ class Engine final : private Binder {
       queues_.push_back({config.share_scheduler->make(context), {}});
     start_tenants();
     tenant_milli_.assign(out_.tenants.size(), 0);
+    track_runs_ = admission_ || config.failures || config.checkpoint.write_ms > 0;
   }
 
   RunOutput run() {
     const JobSpec* upcoming = arrivals_.next();
     if (upcoming) out_.first_submit_ms = now_ms_ = upcoming->submit_ms;
     if (recording_load()) curve_.observe(0, cluster_, 0);
-    while (upcoming || !events_.empty()) {
-      int64_t t = events_.empty() ? upcoming->submit_ms : events_.top().time_ms;
-      if (upcoming) t = std::min(t, upcoming->submit_ms);
+    start_failures();
+    while (upcoming || !events_.empty() || awaiting_repair()) {
+      const int64_t t = next_time(upcoming);
       sampler_.advance_to(t, sample());
       now_ms_ = t;
       for (; upcoming && upcoming->submit_ms == t; upcoming = arrivals_.next()) {
@@ -87,6 +90,7 @@ class Engine final : private Binder {
         events_.pop();
         if (current(event)) finish(event.job);
       }
+      node_events_at(t);
       schedule_pass();
       if (!config_.jobs_wait) fail_waiting();
       if (recording_load()) curve_.observe(out_.arrived_milli, cluster_, failed_);
@@ -108,13 +112,19 @@ class Engine final : private Binder {
     uint32_t version = 0;  // of its rate (a job re-rated by shared links gets a new finish event)
     uint32_t epoch = 0;    // of its run (a preempted job's earlier runs never finish)
   };
-  // A running job of a run with quota: when this run started and is due to end (a job on shared
-  // links: its Flowing::finish_ms instead), and the restart overhead it began with.
+  // A running job of a run whose jobs may stop before their end (quota, failures) or write
+  // checkpoints: when this run started and is due to end (a job on shared links: its
+  // Flowing::finish_ms instead), the restart overhead it began with and the checkpoint writes
+  // it will make if it runs to its end.
   struct Run {
     int64_t start_ms = 0;
     int64_t finish_ms = 0;
     int64_t overhead_ms = 0;
+    int64_t writes_ms = 0;
   };
+  // With failures: a run ends once nothing runs or arrives and no repair can let a waiting job
+  // start, or when nothing has started or finished for this long while nodes stay down.
+  static constexpr int64_t kIdleLimitMs = 30LL * 24 * 3600 * 1000;
   // A running job whose traffic crosses fabric uplinks (sim/link_shares.h): its work left and
   // rate since `since_ms`, so that a change of its share moves its finish.
   struct Flowing {
@@ -208,6 +218,7 @@ class Engine final : private Binder {
 
   void submit(const JobSpec& spec) {
     ++out_.events;
+    last_activity_ms_ = spec.submit_ms;
     const uint32_t id = spec.id;
     open_.open(spec);
     const JobSpec& job = open_[id];
@@ -279,26 +290,19 @@ class Engine final : private Binder {
 
   // Evicted by a preemption: it gives back its GPUs, keeps the work up to its last checkpoint
   // and waits for its queue again, timestamped by the eviction (Kueue's default requeuing).
-  void preempt(uint32_t id) {
+  void preempt(uint32_t id) { stop(id, std::nullopt); }
+
+  // Stops a job that holds GPUs: preempted by its queue (no `failure`), or its node failed. A
+  // running job keeps the work up to its last checkpoint and counts what it lost; it gives back
+  // its GPUs and waits again (for its queue, or the scheduler). A partly placed job only gives
+  // back its pods and waits again.
+  void stop(uint32_t id, std::optional<FailureCause> failure) {
     ++out_.events;
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
-    const int64_t milli = r.pods.empty() ? 0 : gpu_milli(id);
-    if (r.state == JobState::Running) {
-      Run run = runs_.at(id);
-      runs_.erase(id);
-      if (const auto flowing = flowing_.find(id); flowing != flowing_.end()) run.finish_ms = flowing->second.finish_ms;
-      leave_links(id);
-      const PreemptionCost cost =
-          preemption_cost(done_[id], run.start_ms, run.finish_ms, run.overhead_ms, now_ms_, config_.tenancy->checkpoint);
-      done_[id] = cost.done;
-      r.lost_gpu_ms += cost.lost_ms * milli / kMilliPerGpu;
-      out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
-      if (const int t = tenant_of(job); t >= 0) {
-        out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - run.start_ms) * milli / kMilliPerGpu;
-        tenant_milli_[static_cast<size_t>(t)] -= milli;
-      }
-      --running_;
+    const bool running = r.state == JobState::Running;
+    if (running) {
+      stop_running(id, failure);
     } else {
       queue_for(job)->pending.remove(id);
       for (const PodPlacement& pod : r.pods)
@@ -310,28 +314,74 @@ class Engine final : private Binder {
     r.comm = CommPath{};
     r.relaxed.clear();
     r.host_network = false;
-    ++r.evictions;
-    ++epoch_[id];
+    if (!failure) ++r.evictions;
+    if (running) {
+      ++epoch_[id];
+      stopped_at_[id] = now_ms_;
+    }
     set_state(id, JobState::Pending);
-    enqueue_for_quota(job, now_ms_);
+    if (admission_ && (!failure || running)) {  // a preempted or interrupted job asks its queue again
+      if (failure) admission_->finish(id, now_ms_);
+      enqueue_for_quota(job, now_ms_);
+    } else {
+      Queue* queue = queue_for(job);
+      queue->pending.push(id, queue->scheduler->shape(view_, id));
+    }
   }
 
-  // A restarted job runs what its checkpoint left, after the restart overhead.
+  // The accounting of a running job's stop: its checkpoint, what it lost, its share of the GPUs.
+  void stop_running(uint32_t id, std::optional<FailureCause> failure) {
+    JobRecord& r = book_[id];
+    const int64_t milli = gpu_milli(id);
+    Run run = runs_.at(id);
+    runs_.erase(id);
+    if (const auto flowing = flowing_.find(id); flowing != flowing_.end()) run.finish_ms = flowing->second.finish_ms;
+    leave_links(id);
+    const StoppedRun stopped = stop_run(done_[id], run.start_ms, run.finish_ms, run.overhead_ms, now_ms_, config_.checkpoint);
+    done_[id] = stopped.done;
+    r.recompute_ms += stopped.recompute_ms;
+    r.checkpoint_ms += stopped.writes_ms;
+    if (failure) {
+      ++r.interruptions;
+      RunOutput::FailureSums& sums = out_.failures_by_cause[static_cast<size_t>(*failure)];
+      ++sums.interruptions;
+      // What the failure costs: the training since the last checkpoint, and the restart to come.
+      sums.lost_gpu_ms += (stopped.recompute_ms + config_.checkpoint.restart_overhead_ms) * milli / kMilliPerGpu;
+    } else {
+      r.lost_gpu_ms += stopped.lost_ms() * milli / kMilliPerGpu;
+    }
+    out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
+    if (const int t = tenant_of(open_[id]); t >= 0) {
+      out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - run.start_ms) * milli / kMilliPerGpu;
+      tenant_milli_[static_cast<size_t>(t)] -= milli;
+    }
+    --running_;
+  }
+
+  // A (re)started job runs what its checkpoints left, after the restart overhead when it was
+  // stopped before, with its checkpoint writes.
   int64_t resumed_run_ms(uint32_t id, int64_t full_ms) {
-    const JobRecord& r = book_[id];
+    JobRecord& r = book_[id];
     const auto done = done_.find(id);
-    const int64_t overhead = r.evictions > 0 ? config_.tenancy->checkpoint.restart_overhead_ms : 0;
-    const int64_t run_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, overhead);
+    const int64_t overhead = r.evictions + r.interruptions > 0 ? config_.checkpoint.restart_overhead_ms : 0;
+    const int64_t run_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, overhead, config_.checkpoint);
     if (open_[id].is_training()) out_.busy_gpu_ms += (run_ms - full_ms) * open_[id].total_gpus();
-    runs_[id] = {now_ms_, now_ms_ + run_ms, overhead};
+    const int64_t rest_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, 0, CheckpointPolicy{});
+    runs_[id] = {now_ms_, now_ms_ + run_ms, overhead, run_ms - overhead - rest_ms};
+    r.restart_ms += overhead;
+    if (const auto stopped = stopped_at_.find(id); stopped != stopped_at_.end()) {
+      r.requeue_ms += now_ms_ - stopped->second;
+      stopped_at_.erase(stopped);
+    }
     return run_ms;
   }
 
-  // A finished job's last run counts to its tenant's GPU time.
+  // A finished job's last run counts to its tenant's GPU time, and its checkpoint writes.
   void end_run(uint32_t id) {
     int64_t start = book_[id].start_ms;
     if (const auto run = runs_.find(id); run != runs_.end()) {
       start = run->second.start_ms;
+      book_[id].checkpoint_ms += run->second.writes_ms;
       runs_.erase(run);
     }
     done_.erase(id);
@@ -349,8 +399,71 @@ class Engine final : private Binder {
     for (size_t pod = 0; pod < r.pods.size(); ++pod) {
       cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
       if (invariants_) invariants_->released(r.pods[pod].node, id, r.pods[pod].gpus);
+      if (failures_) {
+        auto& on_node = jobs_on_node_[static_cast<size_t>(r.pods[pod].node)];
+        on_node.erase(std::find(on_node.begin(), on_node.end(), id));
+      }
     }
   }
+
+  // --- Node failures (sim/failures.h) ---
+
+  void start_failures() {
+    if (!config_.failures) return;
+    std::vector<FailureRates> rates;
+    for (int t = 0; t < cluster_.type_count(); ++t)
+      rates.push_back(resolve_failure_rates(*config_.failures, cluster_.type(t).gpu));
+    std::vector<int> types, gpus;
+    for (int n = 0; n < cluster_.node_count(); ++n) {
+      types.push_back(cluster_.node(n).type);
+      gpus.push_back(cluster_.gpus_per_node(n));
+    }
+    failures_.emplace(*config_.failures, std::move(rates), std::move(types), std::move(gpus), config_.seed, out_.first_submit_ms);
+    jobs_on_node_.resize(static_cast<size_t>(cluster_.node_count()));
+    out_.failures = true;
+  }
+
+  int64_t next_time(const JobSpec* upcoming) const {
+    int64_t t = upcoming ? upcoming->submit_ms : std::numeric_limits<int64_t>::max();
+    if (!events_.empty()) t = std::min(t, events_.top().time_ms);
+    if (failures_ && !failures_->empty()) t = std::min(t, failures_->next_ms());
+    return t;
+  }
+
+  // Nothing runs or arrives, but jobs wait while nodes are down: a repair may let them start.
+  bool awaiting_repair() const {
+    if (!failures_ || failures_->down_nodes() == 0 || now_ms_ - last_activity_ms_ > kIdleLimitMs) return false;
+    return std::any_of(queues_.begin(), queues_.end(), [](const Queue& q) { return !q.pending.empty(); });
+  }
+
+  void node_events_at(int64_t t) {
+    while (failures_ && !failures_->empty() && failures_->next_ms() == t) {
+      const NodeEvent e = failures_->pop();
+      ++out_.events;
+      if (e.fails) {
+        ++out_.failures_by_cause[static_cast<size_t>(e.cause)].failures;
+        out_.failure_log.push_back(e);
+        std::vector<uint32_t> hit = jobs_on_node_[static_cast<size_t>(e.node)];
+        std::sort(hit.begin(), hit.end());
+        hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
+        for (uint32_t id : hit) stop(id, e.cause);
+      }
+      set_in_service(e.node, !e.fails);
+    }
+  }
+
+  // A node out of service holds every card for a job that does not exist (kOutage), so that the
+  // invariants see its cards taken.
+  void set_in_service(int node, bool in_service) {
+    cluster_.set_out_of_service(node, !in_service);
+    if (invariants_) {
+      std::vector<int> cards(static_cast<size_t>(cluster_.gpus_per_node(node)));
+      for (size_t g = 0; g < cards.size(); ++g) cards[g] = static_cast<int>(g);
+      in_service ? invariants_->released(node, kOutage, cards) : invariants_->bound(node, kOutage, cards);
+    }
+    if (in_service) ++release_version_;
+  }
+  static constexpr uint32_t kOutage = ~uint32_t{0};
 
   void finish_tenants() {
     const std::vector<int64_t> borrowed = admission_->borrowed_gpu_ms(now_ms_);
@@ -473,6 +586,7 @@ class Engine final : private Binder {
 
   void finish(uint32_t id) {
     ++out_.events;
+    last_activity_ms_ = now_ms_;
     leave_links(id);
     JobRecord& r = book_[id];
     release_pods(id);
@@ -519,6 +633,7 @@ class Engine final : private Binder {
     if (invariants_) invariants_->bound(pod.node, id, pod.gpus);
     r.pods.push_back({pod.node, pod.gpus, now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
+    if (failures_) jobs_on_node_[static_cast<size_t>(pod.node)].push_back(id);
   }
 
   void start(uint32_t id, JobStart start) override {
@@ -542,7 +657,8 @@ class Engine final : private Binder {
     set_state(id, JobState::Running);
     int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;
     if (run_ms == kForeverMs) return;
-    if (admission_) run_ms = resumed_run_ms(id, run_ms);
+    if (track_runs_) run_ms = resumed_run_ms(id, run_ms);
+    last_activity_ms_ = now_ms_;
     if (!job.is_training()) out_.busy_gpu_ms += run_ms * gpu_milli(id) / kMilliPerGpu;
     if (links_ && job.is_training() && enter_links(id, run_ms)) return;
     events_.push({now_ms_ + run_ms, seq_++, id, 0, epoch_of(id)});
@@ -629,10 +745,16 @@ class Engine final : private Binder {
   // queues and classes), and per preempted or running job what preemption needs (never iterated).
   std::unique_ptr<Admission> admission_;
   std::string binding_error_;
-  std::unordered_map<uint32_t, uint32_t> epoch_;  // preempted jobs: their run count
-  std::unordered_map<uint32_t, double> done_;     // preempted jobs: the share of their work checkpointed
-  std::unordered_map<uint32_t, Run> runs_;        // running jobs of a run with quota
-  std::vector<int64_t> tenant_milli_;             // per tenant: GPU share (x 1000) its running jobs hold
+  // Runs that may stop before their end or write checkpoints are tracked (runs_, done_, epoch_).
+  bool track_runs_ = false;
+  std::optional<NodeFailures> failures_;              // RunConfig::failures
+  std::vector<std::vector<uint32_t>> jobs_on_node_;   // with failures: the job of each pod on each node
+  std::unordered_map<uint32_t, int64_t> stopped_at_;  // stopped jobs waiting to restart: when they stopped
+  int64_t last_activity_ms_ = 0;                      // the last submission, start or finish
+  std::unordered_map<uint32_t, uint32_t> epoch_;      // preempted jobs: their run count
+  std::unordered_map<uint32_t, double> done_;         // preempted jobs: the share of their work checkpointed
+  std::unordered_map<uint32_t, Run> runs_;            // running jobs of a run with quota
+  std::vector<int64_t> tenant_milli_;                 // per tenant: GPU share (x 1000) its running jobs hold
 };
 
 }  // namespace

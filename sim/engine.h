@@ -16,6 +16,7 @@
 // Shares and trace pods run their recorded duration.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -24,7 +25,9 @@
 
 #include "core/network_model.h"
 #include "core/throughput.h"
+#include "sim/checkpoint.h"
 #include "sim/cluster.h"
+#include "sim/failures.h"
 #include "sim/job.h"
 #include "sim/job_record.h"
 #include "sim/job_tally.h"
@@ -68,6 +71,11 @@ struct RunConfig {
   // Teams and quotas: jobs wait for their ClusterQueue to admit them before the scheduler places
   // them, and may be preempted (sim/tenancy/). Null: one queue, no quota.
   std::shared_ptr<const TenancySpec> tenancy;
+  // What a job stopped before its end keeps, its checkpoint writes and what restarting costs
+  // (sim/checkpoint.h). Default: no checkpoints, free restarts.
+  CheckpointPolicy checkpoint;
+  // Nodes that fail while jobs run (sim/failures.h). Null: none.
+  std::shared_ptr<const FailureSpec> failures;
 };
 
 // Per tenant (a ClusterQueue with tenancy, else a queue the jobs name): its name, the GPU time
@@ -103,6 +111,15 @@ struct RunOutput {
   bool shared_links = false;           // jobs shared the fabric's uplinks (sim/link_shares.h)
   std::vector<TenantUsage> tenants;    // JobTally::by_tenant's keys index it; empty: no tenants
   bool quota = false;                  // jobs were admitted by ClusterQueues (RunConfig::tenancy)
+  // With failures (RunConfig::failures), per cause: nodes that failed, running jobs they
+  // interrupted, and the GPU time that cost (training since the last checkpoint, and the restart).
+  struct FailureSums {
+    uint64_t failures = 0, interruptions = 0;
+    int64_t lost_gpu_ms = 0;
+  };
+  std::array<FailureSums, kFailureCauses> failures_by_cause{};
+  std::vector<NodeEvent> failure_log;  // every node failure, in time order
+  bool failures = false;
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

@@ -13,11 +13,38 @@
 #include "sim/job_store.h"
 #include "sim/run_summary.h"
 #include "sim/seeds.h"
+#include "util/number_format.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
 
 namespace topsim {
 namespace {
+
+std::string seconds_text(int64_t ms) { return format_number(static_cast<double>(ms) / 1000) + " s"; }
+
+// "hgx-h100: 3.79 failures per 1,000 node-days (Llama 3 ...); 12 incidents from f.csv; checkpoints
+// every 1800 s, 10 s to write, 300 s to restart"; empty without failures or checkpoint writes.
+std::string describe_failures(const Scenario& s, const ClusterState& cluster) {
+  if (!s.failures && s.checkpoint.write_ms == 0) return {};
+  std::vector<std::string> parts;
+  if (s.failures) {
+    for (int t = 0; t < cluster.type_count() && s.failures->draw; ++t) {
+      const FailureRates rates = resolve_failure_rates(*s.failures, cluster.type(t).gpu);
+      parts.push_back(cluster.type(t).name + ": " + format_number(rates.per_node_hour(cluster.type(t).gpus) * 24 * 1000) +
+                      " failures per 1,000 node-days (" + rates.source + ")");
+    }
+    if (!s.failures->trace.empty())
+      parts.push_back(std::to_string(s.failures->trace.size()) + " incidents from " + s.failures->trace_source);
+  }
+  const CheckpointPolicy& c = s.checkpoint;
+  if (c.every_ms > 0 || c.restart_overhead_ms > 0)
+    parts.push_back("checkpoints " + (c.every_ms > 0 ? "every " + seconds_text(c.every_ms) : std::string("never")) +
+                    (c.write_ms > 0 ? ", " + seconds_text(c.write_ms) + " to write" : "") + ", " +
+                    seconds_text(c.restart_overhead_ms) + " to restart");
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
 
 ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   ScenarioInfo info;
@@ -32,6 +59,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.gpus = cluster.total_gpus();
   info.network = std::string(enum_name(s.cluster.network.transport));
   info.fabric = describe_fabric(s.cluster.network.fabric);
+  info.failures = describe_failures(s, cluster);
   if (std::any_of(s.cluster.groups.begin(), s.cluster.groups.end(), [](const NodeGroupSpec& g) { return !g.names.empty(); }))
     for (int n = 0; n < cluster.node_count(); ++n) info.node_names.push_back(cluster.node_name(n));
   for (const FabricLevelSpec& level : s.cluster.network.fabric.levels) info.fabric_levels.push_back(level.name);
@@ -130,6 +158,8 @@ class Experiment {
     config.check_invariants = options_.check_invariants;
     config.stop_when = options_.stop_when;
     config.tenancy = scenario_.tenancy;
+    config.checkpoint = scenario_.checkpoint;
+    config.failures = scenario_.failures;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
     auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
     RunOutput out = simulate(*cluster, *workload, config);
@@ -160,6 +190,7 @@ class Experiment {
       result.jobs = std::move(out.jobs);
       result.transitions = std::move(out.transitions);
     }
+    result.failures = std::move(out.failure_log);
     return result;
   }
 

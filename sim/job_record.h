@@ -76,6 +76,11 @@ struct JobRecord {
   int64_t admitted_ms = -1;
   uint16_t evictions = 0;
   int64_t lost_gpu_ms = 0;
+  // Stops before its end (preemptions, and interruptions by its nodes' failures) and checkpoints
+  // (sim/checkpoint.h): interruptions; training lost since a last checkpoint (recompute), restart
+  // overheads, checkpoint writes, and the time between a stop and the next start, all wall ms.
+  uint16_t interruptions = 0;
+  int64_t recompute_ms = 0, restart_ms = 0, checkpoint_ms = 0, requeue_ms = 0;
   std::shared_ptr<const LlmStep> llm;  // an LLM job's step on its placement (sim/job_timing.h)
   std::vector<std::string> relaxed;    // constraints the allocator dropped (fallback)
   std::string reason;                  // rejection / failure / stuck reason

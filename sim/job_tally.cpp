@@ -1,5 +1,7 @@
 #include "sim/job_tally.h"
 
+#include <algorithm>
+
 #include "core/model_catalog.h"
 
 namespace topsim {
@@ -58,6 +60,22 @@ void count_placed(const Workload& workload, const JobSpec& job, const JobRecord&
   if (llm && r.llm) add_llm_step(t.llm_steps[llm_model_key(*llm->model)], *r.llm);
 }
 
+// A job's restarts, checkpoint writes and waits to restart; a finished training job's effective
+// training time: its wall time from first start to finish less all of those and its recomputation.
+void add_goodput(const JobSpec& job, const JobRecord& r, JobTally& t) {
+  const double gpus = job.is_training() ? job.total_gpus() : 0;
+  t.restart_gpu_ms += static_cast<double>(r.restart_ms) * gpus;
+  t.checkpoint_gpu_ms += static_cast<double>(r.checkpoint_ms) * gpus;
+  t.requeue_gpu_ms += static_cast<double>(r.requeue_ms) * gpus;
+  if (!job.is_training() || r.state != JobState::Finished || r.finish_ms <= r.start_ms) return;
+  const double wall = static_cast<double>(r.finish_ms - r.start_ms);
+  const double lost = static_cast<double>(r.recompute_ms + r.restart_ms + r.checkpoint_ms + r.requeue_ms);
+  const double productive = std::max(0.0, wall - lost);
+  t.ettrs.push_back(productive / wall);
+  t.wall_gpu_ms += wall * gpus;
+  t.productive_gpu_ms += productive * gpus;
+}
+
 }  // namespace
 
 uint16_t llm_model_key(const LlmModel& model) {
@@ -87,6 +105,7 @@ void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord
       t.jcts.push_back(static_cast<double>(r.finish_ms - r.submit_ms) / 1000.0);
     }
   }
+  add_goodput(job, r, *this);
   if (node_type >= 0 && job.is_training() && r.start_ms >= 0) {
     NodeTypeSums& sums = by_node_type[node_type];
     ++sums.jobs;

@@ -58,6 +58,12 @@ struct JobTally {
   std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
   std::set<std::string> rejection_reasons;                                  // those reasons
   std::map<int, TenantSums> by_tenant;                                      // by RunOutput::tenants index
+  // Where jobs' GPU time went when they stop before their end or write checkpoints (GPU-ms):
+  // restarts, checkpoint writes, waits between a stop and a restart; and over finished training
+  // jobs, the GPU time from first start to finish and the part of it whose training counted,
+  // and each such job's effective training time ratio.
+  double restart_gpu_ms = 0, checkpoint_gpu_ms = 0, requeue_gpu_ms = 0, wall_gpu_ms = 0, productive_gpu_ms = 0;
+  std::vector<double> ettrs;
 
   // Counts `job` of `workload` with its final record; `node_type`: the type of its first pod's
   // node, -1 when it has none; `tenant`: its tenant's index, -1 when it has none.

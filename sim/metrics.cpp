@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/model_catalog.h"
+#include "sim/failures.h"
 
 namespace topsim {
 namespace {
@@ -60,6 +61,23 @@ const std::vector<MetricInfo> kCatalog = {
     {"evictions", "evictions", Lower, Scalar, "with quota: preemptions of jobs (a job preempted twice counts twice)"},
     {"preempted_gpu_hours", "GPU-hours", Lower, Scalar,
      "with quota: GPU-time lost to preemption (run since the last checkpoint, and restart overheads)"},
+    {"node_failures", "failures", Lower, Scalar, "with failures: nodes that failed"},
+    {"node_failures", "failures", Lower, ByCause, "with failures: nodes that failed, by cause"},
+    {"interruptions", "jobs", Lower, Scalar,
+     "with failures: running jobs stopped by a node's failure (a job stopped twice counts twice)"},
+    {"interruptions", "jobs", Lower, ByCause, "with failures: running jobs stopped by a node's failure, by cause"},
+    {"failure_lost_gpu_hours", "GPU-hours", Lower, Scalar,
+     "with failures: GPU-time failures cost (training since the last checkpoint, and the restart)"},
+    {"failure_lost_gpu_hours", "GPU-hours", Lower, ByCause, "with failures: GPU-time failures cost, by cause"},
+    {"requeue_gpu_hours", "GPU-hours", Lower, Scalar,
+     "with failures: GPUs x the time stopped jobs waited to restart (the GPU-time they were denied)"},
+    {"checkpoint_gpu_hours", "GPU-hours", Lower, Scalar, "with failures: GPU-time jobs spent writing checkpoints"},
+    {"restart_gpu_hours", "GPU-hours", Lower, Scalar, "with failures: GPU-time restarted jobs spent before training again"},
+    {"goodput", "ratio", Higher, Scalar,
+     "with failures, finished training jobs: GPU-time of training that counted / GPU-time from first start to finish"},
+    {"ettr", "ratio", Higher, OverJobs,
+     "with failures, finished training jobs: effective training time ratio, training that counted / (finish - first start)"},
+    {"gpus_down", "GPUs", Lower, OverTime, "with failures: GPUs of nodes out of service"},
     {"tenant_fairness", "ratio", Higher, Scalar,
      "Jain's index over tenants of their stretch (sum of JCT / sum of run time of finished jobs); 1: all slowed alike"},
 };
@@ -75,6 +93,11 @@ std::vector<std::string_view> statistics(MetricShape shape) {
     case OverTime: return {"mean", "max"};
     case Final: return {"final"};
     case AtLoad: return {"at_100", "at_130"};
+    case ByCause: {
+      std::vector<std::string_view> causes;
+      for (const auto& entry : EnumNames<FailureCause>::table) causes.push_back(entry.name);
+      return causes;
+    }
   }
   return {};
 }

@@ -32,6 +32,7 @@ struct EnumNames<Better> {
 enum class MetricShape : uint8_t {
   Scalar,    // one value, no statistic
   OverJobs,  // .mean .p50 .p95 .p99 .max over jobs
+  ByCause,   // .gpu .hbm .network .host .software .replayed: per failure cause (sim/failures.h)
   OverTime,  // .mean (time-weighted) .max
   Final,     // .final (fill: after the last arrival)
   AtLoad,    // .at_100 .at_130 (fill: at that arrived load, when the run reached it)

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/failures.h"
 #include "sim/job.h"
 #include "sim/job_record.h"
 #include "sim/job_store.h"
@@ -47,6 +48,7 @@ struct ScenarioInfo {
   std::vector<std::string> fabric_levels;  // the fabric's level names, lowest first (empty: flat)
   std::vector<std::string> node_names;     // by node index, when the cluster named its nodes (kubectl); else empty
   std::string fabric;                      // the fabric in words ("rack: 16 nodes, 4:1; block: 8 racks, 2:1; 8 rails")
+  std::string failures;                    // failures and checkpoints in words (sim/experiment.cpp); empty: none
   std::string share_scheduler;             // places GPU shares for schedulers that do not
   double fragmentation_coverage = 0.95;
   double target_load = 0;  // fill only
@@ -68,6 +70,7 @@ struct RunResult {
   std::vector<JobRecord> jobs;                // per job, in memory (empty when not kept, or kept in job_store)
   std::shared_ptr<const JobStore> job_store;  // per job, on disk (ExperimentOptions::spill_dir); else null
   std::vector<Transition> transitions;        // lifecycle transitions, when recorded and kept
+  std::vector<NodeEvent> failures;            // node failures in time order (sim/failures.h); empty without
   std::vector<std::string> rejections;        // distinct rejection reasons, "job: reason", first 10
   std::optional<RunDecision> decided;         // stopped once this bound was lost (ExperimentOptions::stop_when)
 };

@@ -22,6 +22,32 @@ void set_over_time(Metrics& m, const RunOutput& run) {
   m.set("running_jobs.mean", a.running);
 }
 
+// Failures by cause and in all, and where the jobs' GPU time went (sim/failures.h).
+void set_failures(Metrics& m, const RunOutput& run) {
+  double failures = 0, interruptions = 0, lost_ms = 0;
+  for (const auto& entry : EnumNames<FailureCause>::table) {
+    const RunOutput::FailureSums& sums = run.failures_by_cause[static_cast<size_t>(entry.value)];
+    const std::string cause(entry.name);
+    m.set("node_failures." + cause, static_cast<double>(sums.failures));
+    m.set("interruptions." + cause, static_cast<double>(sums.interruptions));
+    m.set("failure_lost_gpu_hours." + cause, static_cast<double>(sums.lost_gpu_ms) / 3.6e6);
+    failures += static_cast<double>(sums.failures);
+    interruptions += static_cast<double>(sums.interruptions);
+    lost_ms += static_cast<double>(sums.lost_gpu_ms);
+  }
+  m.set("node_failures", failures);
+  m.set("interruptions", interruptions);
+  m.set("failure_lost_gpu_hours", lost_ms / 3.6e6);
+  const JobTally& c = run.tally;
+  m.set("requeue_gpu_hours", c.requeue_gpu_ms / 3.6e6);
+  m.set("checkpoint_gpu_hours", c.checkpoint_gpu_ms / 3.6e6);
+  m.set("restart_gpu_hours", c.restart_gpu_ms / 3.6e6);
+  m.set("goodput", c.wall_gpu_ms > 0 ? c.productive_gpu_ms / c.wall_gpu_ms : 0);
+  m.set("ettr", distribution_of(c.ettrs));
+  m.set("gpus_down.mean", run.averages.gpus_down);
+  m.set("gpus_down.max", run.averages.peak_gpus_down);
+}
+
 void set_fill(Metrics& m, const RunOutput& run) {
   m.set("gpu_alloc_ratio.final", run.final_load.gpu_alloc_ratio);
   m.set("fragmentation_rate.final", run.final_load.frag_rate);
@@ -120,6 +146,7 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   m.set("placement_efficiency", c.efficiency_jobs ? c.efficiency_sum / static_cast<double>(c.efficiency_jobs) : 0);
   if (!run.tenants.empty()) set_tenants(m, run);
   set_over_time(m, run);
+  if (run.failures) set_failures(m, run);
   m.set("events", static_cast<double>(run.events));
   return m;
 }

@@ -17,6 +17,7 @@ ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64
   s.running = running;
   s.pending = pending;
   s.allocated_gpus = cluster.allocated_gpus();
+  s.gpus_down = cluster.out_of_service_gpus();
   if (const FragmentationTracker* tracker = cluster.fragmentation()) {
     s.fragmentation_gpus = tracker->fragmentation_gpus();
     s.fragmentation_rate = tracker->fragmentation_rate();
@@ -76,6 +77,7 @@ void TimeSampler::advance_to(int64_t time_ms, const ClusterSample& now) {
   rate_.hold(now.fragmentation_rate, time_ms);
   pending_.hold(static_cast<double>(now.pending), time_ms);
   running_.hold(static_cast<double>(now.running), time_ms);
+  down_.hold(now.gpus_down, time_ms);
 }
 
 void TimeSampler::finish(int64_t end_ms, const ClusterSample& now) {
@@ -89,6 +91,9 @@ void TimeSampler::finish(int64_t end_ms, const ClusterSample& now) {
   averages_.running = running_.mean(static_cast<double>(now.running));
   averages_.peak_allocated_gpus = allocated_.max();
   averages_.peak_pending = static_cast<int64_t>(pending_.max());
+  down_.hold(now.gpus_down, end_ms);
+  averages_.gpus_down = down_.mean(now.gpus_down);
+  averages_.peak_gpus_down = down_.max();
 }
 
 LoadPoint LoadCurve::point(int percent, const ClusterState& cluster, int64_t failed) const {

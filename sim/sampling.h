@@ -24,6 +24,7 @@ struct ClusterSample {
   double fragmentation_rate = 0;         // F / unallocated GPU share (0 when nothing is free)
   double unusable_gpus = 0;              // free share no pod of the target workload can use where it is
   int idle_cards = 0;                    // cards without any pod
+  int gpus_down = 0;                     // GPUs of nodes out of service (failed; sim/failures.h)
   std::vector<double> link_utilisation;  // per fabric level: load its uplinks carry / their capacity
   std::vector<double> tenant_gpus;       // per tenant (RunOutput::tenants): GPU share its running jobs hold
 };
@@ -32,8 +33,8 @@ ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64
 // Time-weighted means over [first submission, end of the run] of the sampled quantities, exact
 // (integrated between events), and the largest value each reached.
 struct TimeAverages {
-  double allocated_gpus = 0, fragmentation_gpus = 0, fragmentation_rate = 0, pending = 0, running = 0;
-  double peak_allocated_gpus = 0;
+  double allocated_gpus = 0, fragmentation_gpus = 0, fragmentation_rate = 0, pending = 0, running = 0, gpus_down = 0;
+  double peak_allocated_gpus = 0, peak_gpus_down = 0;
   int64_t peak_pending = 0;
 };
 
@@ -68,7 +69,7 @@ class TimeSampler {
   int64_t period_ms_ = 0;
   int64_t next_ms_ = 0;
   int64_t last_ms_ = 0;
-  TimeIntegral allocated_, fragmentation_, rate_, pending_, running_;
+  TimeIntegral allocated_, fragmentation_, rate_, pending_, running_, down_;
   std::vector<ClusterSample> samples_;
   TimeAverages averages_;
 };

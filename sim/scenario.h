@@ -12,7 +12,9 @@
 
 #include "core/network_model.h"
 #include "core/throughput.h"
+#include "sim/checkpoint.h"
 #include "sim/cluster.h"
+#include "sim/failures.h"
 #include "sim/job.h"
 #include "sim/tenancy/tenancy.h"
 #include "util/enum_names.h"
@@ -61,6 +63,11 @@ struct Scenario {
   FillProtocol protocol = FillProtocol::Topsim;  // fill: "protocol"; default topsim
   // "tenancy": teams, quotas and preemption (sim/tenancy/); null: one queue, no quota.
   std::shared_ptr<const TenancySpec> tenancy;
+  // "checkpoints" (or tenancy's checkpoint_every_s / restart_overhead_s): what a job stopped
+  // before its end keeps and what restarting costs (sim/checkpoint.h).
+  CheckpointPolicy checkpoint;
+  // "failures": nodes that fail while jobs run (sim/failures.h); null: none.
+  std::shared_ptr<const FailureSpec> failures;
   // What the loader read from the files that a user should know, one line each (the network
   // read from kubectl's nodes and why); `topsim run` prints them.
   std::vector<std::string> notes;

@@ -76,6 +76,7 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   if (s.contains("target_load")) info.target_load = r.number(s, "target_load", p);
   if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
   if (s.contains("fabric")) info.fabric = r.text(s, "fabric", p);
+  if (s.contains("failures")) info.failures = r.text(s, "failures", p);
   if (s.contains("node_names")) {
     const Json& names = r.array(s, "node_names", p);
     for (size_t i = 0; names.is_array() && i < names.size(); ++i)
@@ -123,7 +124,8 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
   const std::vector<double> time = column(columns, "time_s"), running = column(columns, "running_jobs"),
                             pending = column(columns, "pending_jobs"), allocated = column(columns, "allocated_gpus"),
                             frag = column(columns, "fragmentation_gpus"), rate = column(columns, "fragmentation_rate"),
-                            unusable = column(columns, "unusable_gpus"), idle = column(columns, "idle_cards");
+                            unusable = column(columns, "unusable_gpus"), idle = column(columns, "idle_cards"),
+                            down = column(columns, "gpus_down");
   std::vector<ClusterSample> samples(time.size());
   for (size_t i = 0; i < samples.size(); ++i) {
     auto at = [&](const std::vector<double>& c) { return i < c.size() ? c[i] : 0.0; };
@@ -135,6 +137,7 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
                   at(rate),
                   at(unusable),
                   static_cast<int>(at(idle)),
+                  static_cast<int>(at(down)),
                   {},
                   {}};
     for (auto [name, into] :
@@ -144,6 +147,21 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
         for (const Json& u : columns[name][i]) into->push_back(u.is_number() ? u.get<double>() : 0);
   }
   return samples;
+}
+
+std::vector<NodeEvent> read_failures(const Json& columns) {
+  const std::vector<double> time = column(columns, "time_s"), node = column(columns, "node"), down = column(columns, "down_s");
+  std::vector<NodeEvent> out(time.size());
+  const Json* causes =
+      columns.is_object() && columns.contains("cause") && columns["cause"].is_array() ? &columns["cause"] : nullptr;
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].at_ms = std::llround(time[i] * 1000);
+    out[i].node = static_cast<int>(i < node.size() ? node[i] : 0);
+    out[i].down_ms = std::llround((i < down.size() ? down[i] : 0) * 1000);
+    if (causes && i < causes->size() && (*causes)[i].is_string())
+      out[i].cause = parse_enum<FailureCause>((*causes)[i].get<std::string>()).value_or(FailureCause::Replayed);
+  }
+  return out;
 }
 
 std::vector<LoadPoint> read_load_curve(const Json& columns) {
@@ -206,6 +224,7 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
     result.samples = read_samples(run["samples"]);
   }
   if (run.contains("load_curve")) result.load_curve = read_load_curve(run["load_curve"]);
+  if (run.contains("node_failures")) result.failures = read_failures(run["node_failures"]);
   if (run.contains("rejections") && run["rejections"].is_array())
     for (const Json& reason : run["rejections"])
       if (reason.is_string()) result.rejections.push_back(reason.get<std::string>());
@@ -278,6 +297,11 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   if (j.contains("admitted_s")) r.admitted_ms = ms("admitted_s");
   r.evictions = static_cast<uint16_t>(num("evictions"));
   r.lost_gpu_ms = std::llround(num("preempted_gpu_s") * 1e3);
+  r.interruptions = static_cast<uint16_t>(num("interruptions"));
+  r.recompute_ms = std::llround(num("recompute_s") * 1e3);
+  r.restart_ms = std::llround(num("restart_s") * 1e3);
+  r.checkpoint_ms = std::llround(num("checkpoint_s") * 1e3);
+  r.requeue_ms = std::llround(num("requeue_s") * 1e3);
   if (j.contains("least_network_share")) r.least_network_share = num("least_network_share");
   r.reason = j.value("reason", "");
   if (j.contains("llm") && j["llm"].is_object()) r.llm = std::make_shared<const LlmStep>(read_llm_step(j["llm"]));

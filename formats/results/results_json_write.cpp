@@ -42,6 +42,7 @@ Json scenario_json(const ScenarioInfo& s) {
   if (s.mode == "fill") out["target_load"] = rounded_micro(s.target_load);
   if (!s.fabric_levels.empty()) out["fabric_levels"] = s.fabric_levels;
   if (!s.fabric.empty()) out["fabric"] = s.fabric;
+  if (!s.failures.empty()) out["failures"] = s.failures;
   if (!s.node_names.empty()) out["node_names"] = s.node_names;
   if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;
@@ -101,6 +102,12 @@ Json samples_json(const std::vector<ClusterSample>& samples) {
                 {"fragmentation_rate", [](const ClusterSample& x) { return Json(rounded_micro(x.fragmentation_rate)); }},
                 {"unusable_gpus", [](const ClusterSample& x) { return Json(rounded_micro(x.unusable_gpus)); }},
                 {"idle_cards", [](const ClusterSample& x) { return Json(x.idle_cards); }}});
+  // GPUs of failed nodes: only when some node was down at a sample (sim/failures.h).
+  if (std::any_of(samples.begin(), samples.end(), [](const ClusterSample& x) { return x.gpus_down > 0; })) {
+    Json down = Json::array();
+    for (const ClusterSample& x : samples) down.push_back(x.gpus_down);
+    out["gpus_down"] = std::move(down);
+  }
   // Per fabric level (lowest first), and per tenant (in the run's tenant order).
   for (auto [name, values] : {std::pair{"uplink_utilisation", &ClusterSample::link_utilisation},
                               std::pair{"tenant_gpus", &ClusterSample::tenant_gpus}}) {
@@ -175,6 +182,12 @@ Json run_json(const RunResult& run) {
     out["samples"] = samples_json(run.samples);
   }
   if (!run.load_curve.empty()) out["load_curve"] = load_curve_json(run.load_curve);
+  if (!run.failures.empty())  // node failures (sim/failures.h), columns in time order
+    out["node_failures"] = columns_json<NodeEvent>(
+        run.failures, {{"time_s", [](const NodeEvent& e) { return Json(seconds(e.at_ms)); }},
+                       {"node", [](const NodeEvent& e) { return Json(e.node); }},
+                       {"cause", [](const NodeEvent& e) { return Json(std::string(enum_name(e.cause))); }},
+                       {"down_s", [](const NodeEvent& e) { return Json(seconds(e.down_ms)); }}});
   out["rejections"] = run.rejections;
   return out;
 }

@@ -1,7 +1,6 @@
 #include "sim/tenancy/tenancy.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace topsim {
 namespace {
@@ -116,23 +115,6 @@ QuotaRequest quota_request(const JobSpec& job, const QuotaTree& tree, std::strin
   add(kResourcePods, job.workers, true);  // Kueue counts pods only where a queue names them
   std::sort(out.begin(), out.end());
   return out;
-}
-
-PreemptionCost preemption_cost(double done, int64_t start_ms, int64_t finish_ms, int64_t overhead_ms, int64_t now_ms,
-                               const CheckpointPolicy& policy) {
-  const int64_t training_ms = std::max<int64_t>(0, finish_ms - start_ms - overhead_ms);  // this run's work
-  const int64_t trained_ms = std::clamp<int64_t>(now_ms - start_ms - overhead_ms, 0, training_ms);
-  const int64_t saved_ms = policy.every_ms > 0 ? trained_ms / policy.every_ms * policy.every_ms : 0;
-  PreemptionCost cost;
-  const double saved_share = training_ms > 0 ? static_cast<double>(saved_ms) / static_cast<double>(training_ms) : 0;
-  cost.done = std::min(1.0, done + (1 - done) * saved_share);
-  cost.lost_ms = std::max<int64_t>(0, now_ms - start_ms - saved_ms);
-  return cost;
-}
-
-int64_t remaining_run_ms(double done, int64_t full_ms, int64_t overhead_ms) {
-  const double rest = (1 - std::clamp(done, 0.0, 1.0)) * static_cast<double>(full_ms);
-  return overhead_ms + static_cast<int64_t>(std::ceil(rest - 1e-6));  // no extra ms from rounding noise
 }
 
 }  // namespace topsim

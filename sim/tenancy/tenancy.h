@@ -16,21 +16,12 @@
 
 namespace topsim {
 
-// What a preempted job keeps: the work up to its last checkpoint (taken every `every_ms` of its
-// run after the restart overhead; 0: none, it starts again from nothing), and what restarting
-// costs (loading the checkpoint, re-forming the NCCL communicators) before it trains again.
-struct CheckpointPolicy {
-  int64_t every_ms = 0;
-  int64_t restart_overhead_ms = 0;
-};
-
 struct TenancySpec {
   QueueConfig queues;
   // The queue a job names (Workload::queue_names) -> the LocalQueue ("name" or
   // "namespace/name") or ClusterQueue it submits to; names not listed are looked up as they are.
   std::map<std::string, std::string> queue_of;
   std::string default_queue;  // for jobs that name none; empty: such a job is bad input
-  CheckpointPolicy checkpoint;
 };
 
 // A TenancySpec bound to one workload's names. Queues are the admitting system's: ClusterQueues
@@ -58,19 +49,5 @@ Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& w
 // aliyun.com/gpu-mem (GiB) and alibabacloud.com/gpu-milli. A requested resource no queue names
 // is left out and named in `missing` (such a job is never admitted).
 QuotaRequest quota_request(const JobSpec& job, const QuotaTree& tree, std::string& missing);
-
-// What a preemption at `now_ms` costs a job that had `done` of its work checkpointed before this
-// run, which began at `start_ms` (with `overhead_ms` of restart overhead) and was due to end at
-// `finish_ms`: the share of its work saved after it (checkpoints every `every_ms` of training;
-// progress taken as even over the run) and the run time lost (overhead, and training since the
-// last checkpoint).
-struct PreemptionCost {
-  double done = 0;
-  int64_t lost_ms = 0;
-};
-PreemptionCost preemption_cost(double done, int64_t start_ms, int64_t finish_ms, int64_t overhead_ms, int64_t now_ms,
-                               const CheckpointPolicy& policy);
-// The run time of a job with `done` of its work saved: overhead plus the rest of `full_ms`.
-int64_t remaining_run_ms(double done, int64_t full_ms, int64_t overhead_ms);
 
 }  // namespace topsim

@@ -26,7 +26,7 @@ std::string tenancy(const std::string& extra = "") {
 TEST_CASE("scenario::tenancy binds the jobs' LocalQueues and runs under quota", "[scenario][kueue]") {
   const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", two_jobs("team-b"), tenancy()));
   REQUIRE(s.tenancy);
-  CHECK(s.tenancy->checkpoint.every_ms == 600'000);
+  CHECK(s.checkpoint.every_ms == 600'000);
   const RunResult r = run(s, "topology-aware");
   CHECK(metric(r, "finished@team-a") == 1);
   CHECK(metric(r, "finished@team-b") == 1);

@@ -29,26 +29,26 @@ KaiQueueSpec kai_queue(const std::string& name, const std::string& parent, doubl
 }
 
 // Department `lab` (8 GPUs) with leaf queues a and b, 4 deserved GPUs each, equal weights.
-TenancySpec lab(int64_t checkpoint_every_s, int64_t overhead_s) {
+TenancySpec lab() {
   TenancySpec spec;
   spec.queues.source = "test-queues";
   spec.queues.kai_queues = {kai_queue("lab", "", 8), kai_queue("a", "lab", 4), kai_queue("b", "lab", 4)};
-  spec.checkpoint = {checkpoint_every_s * 1000, overhead_s * 1000};
   return spec;
 }
 
 // b1, b2 (b: 4 GPUs each, 1000 s) at 0, b taking a's idle share; a1 (a, 4 GPUs, 1000 s) at 100 s.
-Scenario reclaim_scenario(const TenancySpec& spec) {
+Scenario reclaim_scenario(const TenancySpec& spec, int64_t checkpoint_every_s = 60, int64_t overhead_s = 30) {
   Scenario s = scenario_from(scenario_json(
       kOneDgx1, "[" + job("b1", 0, 4, 1000, "b") + "," + job("b2", 0, 4, 1000, "b") + "," + job("a1", 100, 4, 1000, "a") + "]"));
   s.tenancy = std::make_shared<const TenancySpec>(spec);
+  s.checkpoint = {checkpoint_every_s * 1000, 0, overhead_s * 1000};
   return s;
 }
 
 }  // namespace
 
 TEST_CASE("sim::kai a queue within its fair share reclaims GPUs another holds above its own", "[sim][kai]") {
-  const Scenario s = reclaim_scenario(lab(60, 30));
+  const Scenario s = reclaim_scenario(lab());
   const RunResult r = run(s, "topology-aware");
   const JobRecord& b1 = record(r, s, "b1");
   const JobRecord& b2 = record(r, s, "b2");
@@ -76,7 +76,7 @@ TEST_CASE("sim::kai a queue within its fair share reclaims GPUs another holds ab
 }
 
 TEST_CASE("sim::kai non-preemptible jobs (a globalDefault PriorityClass of 125) stay within deserved quota", "[sim][kai]") {
-  TenancySpec spec = lab(60, 30);
+  TenancySpec spec = lab();
   PriorityClassSpec inference;
   inference.name = "inference";
   inference.value = 125;  // KAI's built-in inference class: non-preemptible
@@ -94,9 +94,9 @@ TEST_CASE("sim::kai non-preemptible jobs (a globalDefault PriorityClass of 125) 
 }
 
 TEST_CASE("sim::kai a job asking more than its queue's limit is rejected with KAI's reason", "[sim][kai]") {
-  TenancySpec spec = lab(0, 0);
+  TenancySpec spec = lab();
   spec.queues.kai_queues[2].gpu.limit = 2;
-  const Scenario s = reclaim_scenario(spec);
+  const Scenario s = reclaim_scenario(spec, 0, 0);
   const RunResult r = run(s, "topology-aware");
   CHECK(record(r, s, "b1").state == JobState::Rejected);
   CHECK_THAT(record(r, s, "b1").reason, Catch::Contains("above the GPU limit 2 of KAI queue b"));

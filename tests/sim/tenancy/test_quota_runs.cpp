@@ -19,7 +19,7 @@ std::string job(const std::string& name, double submit_s, int gpus, double durat
 }
 
 // Cohort `lab`: ClusterQueues a and b with 4 GPUs each; a reclaims from any borrower.
-TenancySpec lab(int64_t checkpoint_every_s, int64_t overhead_s) {
+TenancySpec lab() {
   TenancySpec spec;
   QueueConfig& q = spec.queues;
   q.source = "test-queues";
@@ -34,7 +34,6 @@ TenancySpec lab(int64_t checkpoint_every_s, int64_t overhead_s) {
     q.cluster_queues.push_back(cq);
     q.local_queues.push_back({std::string(name) + "-lq", "test", "default", name});
   }
-  spec.checkpoint = {checkpoint_every_s * 1000, overhead_s * 1000};
   return spec;
 }
 
@@ -46,7 +45,8 @@ Scenario reclaim_scenario(int64_t checkpoint_every_s, int64_t overhead_s) {
   w.queue_names = {"b-lq", "a-lq"};
   for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id) == "a1" ? 1 : 0;
   s.workload = std::make_shared<const Workload>(std::move(w));
-  s.tenancy = std::make_shared<const TenancySpec>(lab(checkpoint_every_s, overhead_s));
+  s.tenancy = std::make_shared<const TenancySpec>(lab());
+  s.checkpoint = {checkpoint_every_s * 1000, 0, overhead_s * 1000};
   return s;
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("sim::quota jobs wait for quota even when GPUs are free; a job no queu
   w.queue_names = {"x"};
   for (JobSpec& j : w.jobs) j.queue = 0;
   s.workload = std::make_shared<const Workload>(std::move(w));
-  TenancySpec spec = lab(0, 0);
+  TenancySpec spec = lab();
   spec.queues.cluster_queues[1].cohort = "";  // b alone: 4 GPUs, nothing to borrow
   spec.queue_of = {{"x", "b"}};
   s.tenancy = std::make_shared<const TenancySpec>(spec);
@@ -122,14 +122,14 @@ TEST_CASE("sim::quota jobs wait for quota even when GPUs are free; a job no queu
 }
 
 TEST_CASE("sim::quota preemption cost arithmetic", "[sim][kueue]") {
-  const CheckpointPolicy every_minute{60'000, 30'000};
+  const CheckpointPolicy every_minute{60'000, 0, 30'000};
   // A run from 0 with 30 s overhead, due at 1030 s, preempted at 250 s: 220 s trained, 180 s saved.
-  PreemptionCost c = preemption_cost(0, 0, 1'030'000, 30'000, 250'000, every_minute);
+  StoppedRun c = stop_run(0, 0, 1'030'000, 30'000, 250'000, every_minute);
   CHECK(c.done == Approx(0.18));
-  CHECK(c.lost_ms == 70'000);
+  CHECK(c.lost_ms() == 70'000);
   // Preempted during the overhead: nothing saved, all lost.
-  c = preemption_cost(0.5, 0, 530'000, 30'000, 20'000, every_minute);
+  c = stop_run(0.5, 0, 530'000, 30'000, 20'000, every_minute);
   CHECK(c.done == Approx(0.5));
-  CHECK(c.lost_ms == 20'000);
-  CHECK(remaining_run_ms(0.18, 1'000'000, 30'000) == 30'000 + 820'000);
+  CHECK(c.lost_ms() == 20'000);
+  CHECK(remaining_run_ms(0.18, 1'000'000, 30'000, every_minute) == 30'000 + 820'000);
 }

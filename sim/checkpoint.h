@@ -1,0 +1,37 @@
+// What a job keeps when it is stopped before its end (preempted by a queue, or its node failed)
+// and what restarting costs: checkpoints every `every_ms` of training, each blocking the job for
+// `write_ms`; a restarted job spends `restart_overhead_ms` (reschedule, load the checkpoint,
+// re-form the NCCL communicators) before it trains again. Progress is taken as even over a run.
+#pragma once
+
+#include <cstdint>
+
+namespace topsim {
+
+struct CheckpointPolicy {
+  int64_t every_ms = 0;             // training between two checkpoints; 0 (default): none, a stopped job starts over
+  int64_t write_ms = 0;             // each checkpoint's blocking write; default 0
+  int64_t restart_overhead_ms = 0;  // before a restarted job trains again; default 0
+};
+
+// The wall time of `training_ms` of training with its checkpoint writes.
+int64_t with_checkpoint_writes(int64_t training_ms, const CheckpointPolicy& policy);
+
+// A run stopped at `now_ms`: it began at `start_ms` with `overhead_ms` of restart overhead and
+// was due to end at `finish_ms`, the job having `done` of its work saved before it.
+struct StoppedRun {
+  double done = 0;           // the share of the job's work saved after it
+  int64_t recompute_ms = 0;  // training since the last completed checkpoint (and a write cut short): lost
+  int64_t overhead_ms = 0;   // the restart overhead this run spent
+  int64_t writes_ms = 0;     // checkpoint writes this run completed
+  // Preemption's accounting (sim/tenancy/): the overhead spent and the training lost.
+  int64_t lost_ms() const { return overhead_ms + recompute_ms; }
+};
+StoppedRun stop_run(double done, int64_t start_ms, int64_t finish_ms, int64_t overhead_ms, int64_t now_ms,
+                    const CheckpointPolicy& policy);
+
+// The wall time of a job with `done` of its work saved, whose whole training takes `full_ms`:
+// `overhead_ms`, then the rest of its training with its checkpoint writes.
+int64_t remaining_run_ms(double done, int64_t full_ms, int64_t overhead_ms, const CheckpointPolicy& policy);
+
+}  // namespace topsim
