@@ -181,7 +181,7 @@ Expected<PlanResult> merge_plan_parts(std::vector<PlanPart> parts) {
   for (const PlanPart& part : parts) {
     if (part.result.info.fingerprint != first.result.info.fingerprint || part.result.info.name != first.result.info.name)
       return Error{part.path + ": a part of plan '" + part.result.info.name + "', not of '" + first.result.info.name + "' (" +
-                   first.path + "): the plan files differ"};
+                   first.path + "): the plan files differ, or the trace and node files they read do"};
     if (part.shards != first.shards)
       return Error{part.path + ": shard " + std::to_string(part.shard) + " of " + std::to_string(part.shards) + ", but " +
                    first.path + " is one of " + std::to_string(first.shards)};
