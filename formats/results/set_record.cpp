@@ -66,11 +66,15 @@ Expected<std::optional<SetRecord>> load_set_record(const std::string& dir) {
   if (!fs::exists(fs::symlink_status(path, ec))) return std::optional<SetRecord>();
   auto text = read_text_file(path);
   if (!text) return text.error();
-  auto root = parse_json_text(*text, path);
-  if (!root) return root.error();
-  auto record = read_set_record(*root, path);
+  auto record = parse_set_record(*text, path);
   if (!record) return record.error();
   return std::optional<SetRecord>(std::move(record).value());
+}
+
+Expected<SetRecord> parse_set_record(std::string_view text, const std::string& source) {
+  auto root = parse_json_text(text, source);
+  if (!root) return root.error();
+  return read_set_record(*root, source);
 }
 
 Expected<FileDigest> digest_file(const std::string& path) {

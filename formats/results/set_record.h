@@ -32,6 +32,8 @@ struct SetRecord {
 };
 
 std::string render_set_record(const SetRecord& record);
+// A record from its text; `source` names it in errors: "<source>: /files/x: ...".
+[[nodiscard]] Expected<SetRecord> parse_set_record(std::string_view text, const std::string& source);
 // DIR's record; nullopt when there is none (a folder written by an older topsim, or whose set
 // was being swapped in when the writer was killed). Error: "<dir>/.topsim-set.json: <pointer>: ...".
 [[nodiscard]] Expected<std::optional<SetRecord>> load_set_record(const std::string& dir);
