@@ -9,33 +9,25 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/cli/result_set_support.h"
 #include "tests/test_support.h"
 
 using topsim::test::check_bad_input;
 using topsim::test::CliResult;
 using topsim::test::read_text;
 using topsim::test::run_cli;
+using topsim::test::run_into;
 using topsim::test::TempDir;
+using topsim::test::write_set_scenario;
 
 namespace fs = std::filesystem;
 
 namespace {
 
+// Writes `text` to DIR/name; its path.
 std::string write_file(const TempDir& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir.file(name)) << text;
   return dir.file(name);
-}
-
-// A small scenario whose `jobs` synthetic jobs run on two DGX A100.
-std::string write_scenario(const TempDir& dir, const std::string& file, int jobs) {
-  return write_file(dir, file,
-                    R"({"name": "set", "cluster": {"nodes": [{"model": "dgx-a100", "count": 2}]},
- "workload": {"kind": "synthetic", "jobs": )" +
-                        std::to_string(jobs) + R"(, "seed": 1}})");
-}
-
-CliResult run_into(const std::string& scenario, const std::string& out, const std::string& extra = "") {
-  return run_cli("run '" + scenario + "' -o '" + out + "' --quiet " + extra);
 }
 
 nlohmann::json record_of(const std::string& dir) { return nlohmann::json::parse(read_text(dir + "/.topsim-set.json")); }
@@ -54,7 +46,7 @@ std::string philly_rows(int rows, int seconds) {
 TEST_CASE("cli::set record: every file of a run is recorded with the run's identity", "[cli][outputs]") {
   TempDir dir;
   const std::string out = dir.file("out");
-  REQUIRE(run_into(write_scenario(dir, "s.json", 5), out).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "s.json", 5), out).exit_code == 0);
   const auto record = record_of(out);
   const auto results = nlohmann::json::parse(read_text(out + "/results.json"));
   CHECK(record["schema"] == "topsim.set/1");
@@ -81,8 +73,8 @@ TEST_CASE("cli::set record: every file of a run is recorded with the run's ident
 TEST_CASE("cli::set record: report refuses a folder whose files are not all of its run", "[cli][outputs]") {
   TempDir dir;
   const std::string a = dir.file("a"), b = dir.file("b");
-  REQUIRE(run_into(write_scenario(dir, "a.json", 5), a).exit_code == 0);
-  REQUIRE(run_into(write_scenario(dir, "b.json", 7), b).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "a.json", 5), a).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "b.json", 7), b).exit_code == 0);
   const std::string report = "report '" + a + "' -o '" + dir.file("r") + "'";
   REQUIRE(run_cli(report).exit_code == 0);
   SECTION("summary.txt of another run") {
@@ -116,8 +108,8 @@ TEST_CASE("cli::set record: report refuses a folder whose files are not all of i
 TEST_CASE("cli::set record: a set is never written beside another run's files", "[cli][outputs]") {
   TempDir dir;
   const std::string a = dir.file("a"), b = dir.file("b");
-  REQUIRE(run_into(write_scenario(dir, "a.json", 5), a).exit_code == 0);
-  REQUIRE(run_into(write_scenario(dir, "b.json", 7), b).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "a.json", 5), a).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "b.json", 7), b).exit_code == 0);
   const std::string a_results = read_text(a + "/results.json"), a_report = read_text(a + "/report.html");
   SECTION("the report of run b into run a's folder") {
     check_bad_input(run_cli("report '" + b + "' -o '" + a + "'"), "of run ");
@@ -152,7 +144,7 @@ TEST_CASE("cli::set record: temporary files left by older versions are removed, 
   std::ofstream(out + "/notes.tmp") << "mine";                 // not a file of the set
   fs::create_hard_link(outside, out + "/results.json.tmp");    // not topsim's: two links
   fs::create_symlink(outside, out + "/summary.txt.tmp");
-  REQUIRE(run_into(write_scenario(dir, "s.json", 5), out).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "s.json", 5), out).exit_code == 0);
   CHECK_FALSE(fs::exists(out + "/jobs.jsonl.tmp"));
   CHECK(fs::exists(out + "/notes.tmp"));
   CHECK(fs::exists(out + "/results.json.tmp"));
