@@ -150,6 +150,15 @@ void disarm_cleanup() {
   g_cleanup.dir_fd = -1;
 }
 
+// Removes "<path>.tmp", the temporary file that versions before exclusive temporary files wrote
+// beside `path` and left when killed: only a regular file with one link (a link made there by
+// anyone else stays).
+void remove_old_temporary(const std::string& path) {
+  const std::string leftover = path + ".tmp";
+  struct stat st {};
+  if (::lstat(leftover.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) ::unlink(leftover.c_str());
+}
+
 // A staging folder's name: this prefix, then six random characters (mkdtemp).
 constexpr std::string_view kStagingPrefix = ".topsim-staging-";
 const char* const kStagingTemplate = ".topsim-staging-XXXXXX";
@@ -167,7 +176,10 @@ Status write_output_stream(const std::string& path, const std::function<void(std
   if (fd < 0) return write_error(path, std::strerror(errno));
   ::fchmod(fd, default_file_mode());
   const std::string error = fill_descriptor(fd, fill);
-  if (error.empty() && ::rename(temporary.c_str(), path.c_str()) == 0) return {};
+  if (error.empty() && ::rename(temporary.c_str(), path.c_str()) == 0) {
+    remove_old_temporary(path);
+    return {};
+  }
   const std::string reason = error.empty() ? std::strerror(errno) : error;
   ::unlink(temporary.c_str());
   return write_error(path, reason);
@@ -279,11 +291,7 @@ void DirectorySink::remove_leftovers() const {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec))
     if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) remove_tree(entry.path().string());
-  for (const std::string& name : set_files_) {
-    const std::string leftover = path(name) + ".tmp";
-    struct stat st {};
-    if (::lstat(leftover.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) ::unlink(leftover.c_str());
-  }
+  for (const std::string& name : set_files_) remove_old_temporary(path(name));
 }
 
 std::string DirectorySink::path(std::string_view name) const { return (fs::path(dir_) / std::string(name)).string(); }

@@ -1,7 +1,8 @@
 // Writing a command's output files. A single file is written into a new temporary file beside
 // it, created exclusively under an unpredictable name (O_CREAT | O_EXCL, links never followed),
 // then renamed over its path: a failure never leaves a half-written file, and nothing made in
-// advance at a temporary name is written through. "-" means stdout.
+// advance at a temporary name is written through. The "<file>.tmp" an older version left beside
+// it is removed then. "-" means stdout.
 //
 // The files of one run are one result set (DirectorySink): written whole or not at all, by one
 // topsim at a time (docs/results-format.md, "Result sets").

@@ -150,6 +150,11 @@ TEST_CASE("cli::set record: temporary files left by older versions are removed, 
   CHECK(fs::exists(out + "/results.json.tmp"));
   CHECK(fs::is_symlink(out + "/summary.txt.tmp"));
   CHECK(read_text(outside) == "keep");
+  SECTION("and beside a single output file") {
+    std::ofstream(dir.file("node.xml.tmp")) << "<half";
+    REQUIRE(run_cli("topo export-nccl dgx-a100 -o '" + dir.file("node.xml") + "'").exit_code == 0);
+    CHECK_FALSE(fs::exists(dir.file("node.xml.tmp")));
+  }
 }
 
 TEST_CASE("cli::merge refuses parts whose shards read other input files", "[cli][plan][outputs]") {
