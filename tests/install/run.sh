@@ -36,5 +36,15 @@ while read -r command; do
   grep -q "^\.SS \"$command\"$" "$prefix/share/man/man1/topsim.1" || fail "the man page has no section for '$command'"
 done < <("$prefix/bin/topsim" help | sed -n 's/^  \([a-z][a-z-]*\( [a-z][a-z-]*\)\?\)  .*/\1/p')
 
+# `topsim run` without a scenario runs the installed default (its copy here, changed to tell).
+scenario=$prefix/share/topsim/scenarios/ack-v100-benchmark.json
+if [[ -f $scenario ]]; then
+  sed -i 's/"name": "ack-v100-benchmark"/"name": "installed-default"/' "$scenario"
+  (cd "$prefix" && bin/topsim run -o run --quiet --no-report >/dev/null) || fail "the installed topsim does not run its default"
+  grep -q '"name": "installed-default"' "$prefix/run/results.json" 2>/dev/null || fail "topsim run did not run the installed default scenario"
+else
+  fail "share/topsim/scenarios/ack-v100-benchmark.json is not installed"
+fi
+
 [[ $failed == 0 ]] && echo "installed and checked in a fresh prefix"
 exit $failed
