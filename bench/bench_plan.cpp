@@ -1,7 +1,8 @@
 // Planning benchmark: runs shipped plans through run_plan, as `topsim plan` does (reports not
 // written), and prints per plan: searches, configurations evaluated, wall time, configurations
-// per second and events per second. Then, from each search's wall time, how even the shards of
-// `--shard I/N` are for several N: the slowest shard's work over the mean shard's.
+// per second and events per second. Then how even the shards of `--shard I/N` are for several N:
+// the slowest shard's work over the mean shard's, by the jobs each search replayed (the same on
+// every machine: docs/distributed.md quotes it, and a test checks it) and by its wall time here.
 //
 //   build/bench/bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--markdown]
 //
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "plan/plan_parts.h"
 
 using namespace topsim;
 using Clock = std::chrono::steady_clock;
@@ -32,20 +34,16 @@ bool early_stop = true;
 int seeds = 0;                           // 0: the plan's
 std::vector<std::string> balance_lines;  // --markdown: printed under the table
 
-struct Balance {
-  size_t shards = 0;
-  double max_over_mean = 0;
-};
-
-// The shard loads of plan_shard's split for `shards` shards, from each search's wall time.
-Balance shard_balance(const std::vector<double>& chain_wall, size_t shards) {
-  std::vector<double> load(shards, 0);
-  double total = 0;
-  for (size_t s = 0; s < shards; ++s)
-    for (size_t chain : plan_shard(chain_wall.size(), s, shards)) load[s] += chain_wall[chain];
-  for (double l : load) total += l;
-  const double mean = total / static_cast<double>(shards);
-  return {shards, mean > 0 ? *std::max_element(load.begin(), load.end()) / mean : 0};
+// "2: 1.00, 3: 1.02, ..." for the shard counts a plan of `costs` searches can use.
+std::string balance_text(const std::vector<double>& costs) {
+  std::string text;
+  for (size_t shards : {2, 3, 4, 6, 8, 16})
+    if (shards <= costs.size()) {
+      char item[48];
+      std::snprintf(item, sizeof item, "%s%zu: %.2f", text.empty() ? "" : ", ", shards, shard_balance(costs, shards));
+      text += item;
+    }
+  return text;
 }
 
 bool bench_plan(const std::string& path, int threads) {
@@ -86,17 +84,14 @@ bool bench_plan(const std::string& path, int threads) {
   const char* row = markdown ? "| %s | %d | %zu | %zu | %.2f | %.1f | %.3g |\n" : "%-22s %7d %8zu %14zu %8.2f %10.1f %10.3g\n";
   std::printf(row, plan->name.c_str(), threads, chain_wall.size(), configurations, wall,
               static_cast<double>(configurations) / wall, static_cast<double>(events) / wall);
-  std::string balance;
-  for (size_t shards : {2, 3, 4, 6, 8, 16})
-    if (shards <= chain_wall.size()) {
-      const Balance b = shard_balance(chain_wall, shards);
-      char text[48];
-      std::snprintf(text, sizeof text, "%s%zu: %.2f", balance.empty() ? "" : ", ", b.shards, b.max_over_mean);
-      balance += text;
-    }
-  const std::string line = plan->name + ": " + std::to_string(plan->base.seeds) + " seeds, " + std::to_string(replays) +
-                           " replays, " + std::to_string(decided) +
-                           " stopped early; shard balance, slowest / mean shard (N: ratio): " + balance;
+  std::vector<double> chain_jobs;
+  for (const PlanChain& chain : result->chains)
+    chain_jobs.push_back(static_cast<double>(jobs_replayed(chain, result->info.jobs)));
+  const std::string line =
+      plan->name + ": " + std::to_string(plan->base.seeds) + " seeds, " + std::to_string(replays) + " replays, " +
+      std::to_string(decided) +
+      " stopped early; shard balance, slowest / mean shard (N: ratio), by jobs replayed: " + balance_text(chain_jobs) +
+      "; by wall time: " + balance_text(chain_wall);
   if (markdown)
     balance_lines.push_back(line);  // after the table
   else

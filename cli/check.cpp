@@ -89,6 +89,7 @@ class Check : public Command {
       if (loaded->suite != suite->name)
         return Outcome::bad_input(suite->baseline_path + ": written for suite '" + loaded->suite + "', not '" + suite->name +
                                   "'");
+      if (Status s = check_baseline_inputs(*suite, *loaded); !s) return Outcome::bad_input(s.error().message);
       baseline = std::move(loaded).value();
     }
     // The files written at the end are checked before the suite runs.

@@ -186,11 +186,16 @@ std::string command_list(std::string_view group) {
   return out;
 }
 
-std::string command_help(const CommandSpec& spec) {
+OptionSet command_options(const CommandSpec& spec) {
   std::unique_ptr<Command> command = spec.make();
   OptionSet options;
   options.visible.add_options()("help,h", "print this help");
   command->declare(options);
+  return options;
+}
+
+std::string command_help(const CommandSpec& spec) {
+  const OptionSet options = command_options(spec);
   std::ostringstream out;
   out << "usage: topsim " << spec.name << (spec.usage.empty() ? "" : " " + spec.usage) << "\n\n" << spec.summary << "\n";
   if (!spec.details.empty()) out << "\n" << spec.details << (spec.details.back() == '\n' ? "" : "\n");

@@ -100,6 +100,8 @@ const CommandSpec* find_command(std::string_view name);
 std::string command_list(std::string_view group = "");
 // `topsim <command> --help`: usage line, summary, details and options.
 std::string command_help(const CommandSpec& spec);
+// The options `spec`'s command declares, --help first, as its --help lists them.
+OptionSet command_options(const CommandSpec& spec);
 // The error for a name that is no command: "unknown command 'x'; did you mean 'y'?"
 std::string unknown_command_message(std::string_view name);
 // True when some command names start with `word` followed by more words ("topo").

@@ -16,6 +16,8 @@
 #include <streambuf>
 #include <vector>
 
+#include "util/digest.h"
+
 namespace topsim::cli {
 namespace {
 
@@ -23,7 +25,8 @@ namespace fs = std::filesystem;
 
 Error write_error(const std::string& path, const std::string& reason) { return Error{"cannot write '" + path + "': " + reason}; }
 
-// An output stream buffer over a file descriptor it owns; remembers the first write error.
+// An output stream buffer over a file descriptor it owns; remembers the first write error and
+// digests what it writes.
 class FdBuffer final : public std::streambuf {
  public:
   explicit FdBuffer(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
@@ -38,6 +41,8 @@ class FdBuffer final : public std::streambuf {
     fd_ = -1;
     return error_;
   }
+  // The bytes written so far (REQUIRES: after close()).
+  FileDigest written() const { return {bytes_, 0, digest_.value()}; }
 
  protected:
   int_type overflow(int_type c) override {
@@ -46,6 +51,8 @@ class FdBuffer final : public std::streambuf {
     return traits_type::not_eof(c);
   }
   int sync() override {
+    digest_.add(std::string_view(pbase(), static_cast<size_t>(pptr() - pbase())));
+    bytes_ += static_cast<uint64_t>(pptr() - pbase());
     const char* from = pbase();
     while (from < pptr() && error_.empty()) {
       const ssize_t n = ::write(fd_, from, static_cast<size_t>(pptr() - from));
@@ -60,17 +67,21 @@ class FdBuffer final : public std::streambuf {
  private:
   int fd_;
   std::string error_;
+  Digest64 digest_;
+  uint64_t bytes_ = 0;
   char buffer_[1 << 16];
 };
 
 // Streams `fill` into the open descriptor `fd` (closed here); the error's text, "" when none.
-std::string fill_descriptor(int fd, const std::function<void(std::ostream&)>& fill) {
+// `written` (when given) gets what was written.
+std::string fill_descriptor(int fd, const std::function<void(std::ostream&)>& fill, FileDigest* written = nullptr) {
   FdBuffer buffer(fd);
   std::ostream stream(&buffer);
   fill(stream);
   stream.flush();
   std::string error = buffer.close();
   if (error.empty() && !stream) error = "the content could not be produced";
+  if (written) *written = buffer.written();
   return error;
 }
 
@@ -139,6 +150,15 @@ void disarm_cleanup() {
   g_cleanup.dir_fd = -1;
 }
 
+// Removes "<path>.tmp", the temporary file that versions before exclusive temporary files wrote
+// beside `path` and left when killed: only a regular file with one link (a link made there by
+// anyone else stays).
+void remove_old_temporary(const std::string& path) {
+  const std::string leftover = path + ".tmp";
+  struct stat st {};
+  if (::lstat(leftover.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) ::unlink(leftover.c_str());
+}
+
 // A staging folder's name: this prefix, then six random characters (mkdtemp).
 constexpr std::string_view kStagingPrefix = ".topsim-staging-";
 const char* const kStagingTemplate = ".topsim-staging-XXXXXX";
@@ -156,7 +176,10 @@ Status write_output_stream(const std::string& path, const std::function<void(std
   if (fd < 0) return write_error(path, std::strerror(errno));
   ::fchmod(fd, default_file_mode());
   const std::string error = fill_descriptor(fd, fill);
-  if (error.empty() && ::rename(temporary.c_str(), path.c_str()) == 0) return {};
+  if (error.empty() && ::rename(temporary.c_str(), path.c_str()) == 0) {
+    remove_old_temporary(path);
+    return {};
+  }
   const std::string reason = error.empty() ? std::strerror(errno) : error;
   ::unlink(temporary.c_str());
   return write_error(path, reason);
@@ -229,13 +252,46 @@ Status DirectorySink::prepare() {
                                        : std::strerror(errno));
   for (const std::string& name : set_files_)
     if (Status s = replaceable(path(name)); !s) return s;
-  for (const auto& entry : fs::directory_iterator(dir_, ec))
-    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) remove_tree(entry.path().string());
+  if (Status s = replaceable(path(kSetRecordName)); !s) return s;
+  if (Status s = check_other_sets(); !s) return s;
+  remove_leftovers();
   std::string staging = (fs::path(dir_) / kStagingTemplate).string();
   if (::mkdtemp(staging.data()) == nullptr) return cannot(std::strerror(errno));
   staging_ = staging;
-  arm_cleanup(staging_, set_files_);
+  std::vector<std::string> names = set_files_;
+  names.emplace_back(kSetRecordName);
+  arm_cleanup(staging_, names);
   return {};
+}
+
+// The folder's record names files of a set that this one does not replace: they stay beside it
+// only when they are of the run this set renders (a report written beside its run's results).
+// A record that cannot be read is replaced, and keeps nothing.
+Status DirectorySink::check_other_sets() {
+  auto previous = load_set_record(dir_);
+  if (!previous || !*previous) return {};
+  std::string names;
+  for (const auto& [name, digest] : (*previous)->files) {
+    std::error_code ec;
+    if (std::find(set_files_.begin(), set_files_.end(), name) != set_files_.end() ||
+        !fs::exists(fs::symlink_status(path(name), ec)))
+      continue;
+    kept_[name] = digest;
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  if (kept_.empty() || run_id_ == (*previous)->run) return {};
+  return Error{"cannot write in '" + dir_ + "': it holds " + names + " of run " + (*previous)->run +
+               ", which these files would not replace: the folder would mix two runs (choose another -o)"};
+}
+
+// What killed runs left: staging folders, and the "<file>.tmp" files that versions before the
+// staging folder wrote beside each file of the set (removed only when regular, with one link:
+// anything else there is not theirs).
+void DirectorySink::remove_leftovers() const {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec))
+    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) remove_tree(entry.path().string());
+  for (const std::string& name : set_files_) remove_old_temporary(path(name));
 }
 
 std::string DirectorySink::path(std::string_view name) const { return (fs::path(dir_) / std::string(name)).string(); }
@@ -246,8 +302,9 @@ Status DirectorySink::write(std::string_view name, const std::function<void(std:
   const std::string staged = (fs::path(staging_) / std::string(name)).string();
   const int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) return write_error(target, std::strerror(errno));
-  if (const std::string error = fill_descriptor(fd, fill); !error.empty()) return write_error(target, error);
-  written_.emplace_back(name);
+  FileDigest written;
+  if (const std::string error = fill_descriptor(fd, fill, &written); !error.empty()) return write_error(target, error);
+  written_[std::string(name)] = written;
   return {};
 }
 
@@ -255,25 +312,44 @@ Status DirectorySink::commit() {
   if (staging_.empty() || committed_) return Error{"cannot write in '" + dir_ + "': the result set is not open"};
   for (const std::string& name : set_files_)
     if (Status s = replaceable(path(name)); !s) return s;
-  const auto was_written = [&](const std::string& name) {
-    return std::find(written_.begin(), written_.end(), name) != written_.end();
-  };
-  // Removing the commit record first: until it is back, the folder holds no whole set.
-  if (::unlink(path(commit_record_).c_str()) != 0 && errno != ENOENT)
-    return write_error(path(commit_record_), std::strerror(errno));
+  // Removing the records first: until they are back, the folder holds no whole set.
+  for (const std::string& record : {std::string(kSetRecordName), commit_record_})
+    if (::unlink(path(record).c_str()) != 0 && errno != ENOENT) return write_error(path(record), std::strerror(errno));
   for (const std::string& name : set_files_) {
     if (name == commit_record_) continue;
     const std::string target = path(name);
-    if (!was_written(name)) {
+    if (!written_.contains(name)) {
       if (::unlink(target.c_str()) != 0 && errno != ENOENT) return write_error(target, std::strerror(errno));
       continue;
     }
     if (::rename((fs::path(staging_) / name).c_str(), target.c_str()) != 0) return write_error(target, std::strerror(errno));
   }
-  if (was_written(commit_record_) && ::rename((fs::path(staging_) / commit_record_).c_str(), path(commit_record_).c_str()) != 0)
+  if (written_.contains(commit_record_) &&
+      ::rename((fs::path(staging_) / commit_record_).c_str(), path(commit_record_).c_str()) != 0)
     return write_error(path(commit_record_), std::strerror(errno));
+  if (Status s = write_set_record(); !s) return s;
   committed_ = true;
   remove_tree(staging_);
+  return {};
+}
+
+// The set's record, written in the staging folder and moved in. A set that named no run gets the
+// digest of its files as its identity.
+Status DirectorySink::write_set_record() {
+  SetRecord record{run_id_, kept_};
+  for (const auto& [name, digest] : written_) record.files[name] = digest;
+  if (record.run.empty()) {
+    std::string files;
+    for (const auto& [name, digest] : record.files) files += name + " " + hex64(digest.digest) + "\n";
+    record.run = hex64(digest64(files));
+  }
+  const std::string staged = (fs::path(staging_) / std::string(kSetRecordName)).string();
+  const int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  const std::string target = path(kSetRecordName);
+  if (fd < 0) return write_error(target, std::strerror(errno));
+  if (const std::string error = fill_descriptor(fd, [&](std::ostream& out) { out << render_set_record(record); }); !error.empty())
+    return write_error(target, error);
+  if (::rename(staged.c_str(), target.c_str()) != 0) return write_error(target, std::strerror(errno));
   return {};
 }
 

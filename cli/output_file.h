@@ -1,17 +1,20 @@
 // Writing a command's output files. A single file is written into a new temporary file beside
 // it, created exclusively under an unpredictable name (O_CREAT | O_EXCL, links never followed),
 // then renamed over its path: a failure never leaves a half-written file, and nothing made in
-// advance at a temporary name is written through. "-" means stdout.
+// advance at a temporary name is written through. The "<file>.tmp" an older version left beside
+// it is removed then. "-" means stdout.
 //
 // The files of one run are one result set (DirectorySink): written whole or not at all, by one
 // topsim at a time (docs/results-format.md, "Result sets").
 #pragma once
 
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "formats/results/set_record.h"
 #include "reports/reporter.h"
 #include "util/expected.h"
 
@@ -38,14 +41,18 @@ namespace topsim::cli {
 // The files of one result set in one folder, created when missing. prepare() takes the folder's
 // lock (flock on the folder: a second topsim writing there is refused until this one ends),
 // checks that each file of the set could be replaced (absent or a regular file), removes what
-// killed runs left (.topsim-staging-* folders) and makes a fresh staging folder inside it.
-// write() creates each file there exclusively; nothing is visible in the folder until commit():
-// it removes the set's commit record, moves every written file in, removes the set's files this
-// run did not write (an older run's), and moves the commit record in last. So a folder holding
-// the commit record holds one whole set; a run that fails or is killed leaves the previous set
-// without its commit record at worst, never a mixture that reads as whole. Destroying a sink that
-// was not committed removes its staging folder (and the folder itself when it made it and it is
-// empty).
+// killed runs left (.topsim-staging-* folders, and the "<file>.tmp" files of older versions)
+// and makes a fresh staging folder inside it. write() creates each file there exclusively;
+// nothing is visible in the folder until commit(): it removes the set's record
+// (formats/results/set_record.h) and its commit record, moves every written file in, removes
+// the set's files this run did not write (an older run's), moves the commit record in, and
+// writes the set's record last: the run the files belong to (identify_run) and every file's
+// size and digest. So a folder holding the commit record holds one whole set, and its record
+// tells it from a mixture; a run that fails or is killed leaves the previous set without its
+// records at worst. Files of another set in the folder that this one does not replace (a
+// run's results.json beside a report) stay only when they are of the same run: a set of
+// another run there is refused at prepare(). Destroying a sink that was not committed removes
+// its staging folder (and the folder itself when it made it and it is empty).
 class DirectorySink final : public OutputSink {
  public:
   // `set_files`: every file the command may write there; `commit_record` (one of them) is moved in
@@ -55,11 +62,13 @@ class DirectorySink final : public OutputSink {
   DirectorySink(const DirectorySink&) = delete;
   DirectorySink& operator=(const DirectorySink&) = delete;
 
-  // Before any work is done. Error: "cannot create '<dir>': <reason>", "cannot write in '<dir>':
-  // <reason>" (another topsim writing there, a file of the set that is a folder or a FIFO, ...).
+  // Before any work is done (after identify_run, when the run is known in advance). Error:
+  // "cannot create '<dir>': <reason>", "cannot write in '<dir>': <reason>" (another topsim
+  // writing there, a file of the set that is a folder or a FIFO, files of another run, ...).
   [[nodiscard]] Status prepare();
   // REQUIRES: prepare() succeeded; `name` is one of the set's files.
   [[nodiscard]] Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) override;
+  void identify_run(std::string_view run_id) override { run_id_ = run_id; }
   // Swaps the written files in (see above). Error: "cannot write '<path>': <reason>".
   [[nodiscard]] Status commit();
   // Where `name` is once committed.
@@ -69,10 +78,16 @@ class DirectorySink final : public OutputSink {
   const std::string& staging_dir() const { return staging_; }
 
  private:
+  Status check_other_sets();
+  void remove_leftovers() const;
+  Status write_set_record();
+
   std::string dir_;
   std::vector<std::string> set_files_;
   std::string commit_record_;
-  std::vector<std::string> written_;
+  std::map<std::string, FileDigest> written_;
+  std::map<std::string, FileDigest> kept_;  // files of the folder's previous record this set keeps
+  std::string run_id_;
   std::string staging_;
   int lock_fd_ = -1;
   bool created_dir_ = false;

@@ -11,6 +11,7 @@
 #include "formats/results/results_json.h"
 #include "reports/report_files.h"
 #include "reports/report_model.h"
+#include "util/digest.h"
 #include "util/file_names.h"
 
 namespace topsim::cli {
@@ -27,6 +28,14 @@ std::vector<std::string> split_labels(const std::string& text) {
     if (comma == std::string::npos) return labels;
     start = comma + 1;
   }
+}
+
+// The run a report renders: the run's own for one, a digest of the labelled runs for a comparison.
+std::string report_run_id(const std::vector<LabelledResults>& inputs, const std::vector<std::string>& run_ids) {
+  if (run_ids.size() == 1) return run_ids.front();
+  std::string runs;
+  for (size_t i = 0; i < inputs.size(); ++i) runs += inputs[i].label + "\n" + run_ids[i] + "\n";
+  return hex64(digest64(runs));
 }
 
 class Report : public Command {
@@ -60,8 +69,9 @@ class Report : public Command {
 
   Outcome execute(Streams io) override {
     std::vector<ResultSet> results;
-    for (const std::string& dir : dirs_) {
-      auto loaded = load_results(dir);
+    std::vector<std::string> run_ids(dirs_.size());
+    for (size_t i = 0; i < dirs_.size(); ++i) {
+      auto loaded = load_results(dirs_[i], &run_ids[i]);
       if (!loaded) return Outcome::bad_input(loaded.error().message);
       results.push_back(std::move(loaded).value());
     }
@@ -69,6 +79,7 @@ class Report : public Command {
     for (size_t i = 0; i < results.size(); ++i)
       inputs.push_back({labels_.empty() ? default_label(results, i) : labels_[i], &results[i]});
     DirectorySink sink(output_dir_.empty() ? default_output(inputs) : output_dir_, report_file_names(), "report.html");
+    sink.identify_run(report_run_id(inputs, run_ids));
     if (Status s = sink.prepare(); !s) return Outcome::bad_input(s.error().message);
     if (Status s = write_report(inputs, sink); !s) return Outcome::bad_input(s.error().message);
     if (Status s = sink.commit(); !s) return Outcome::bad_input(s.error().message);

@@ -20,6 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The built-in default scenario: the copy installed beside this topsim (cmake --install puts it
+// in <prefix>/share/topsim/scenarios), else the source tree's it was built from.
+std::string default_scenario() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::string installed = default_scenario_path((exe.parent_path() / TOPSIM_DATA_FROM_BIN).lexically_normal().string());
+    if (fs::is_regular_file(installed, ec)) return installed;
+  }
+  return default_scenario_path(TOPSIM_SOURCE_DIR);
+}
+
 class Run : public Command {
  public:
   void declare(OptionSet& options) override {
@@ -77,7 +89,7 @@ class Run : public Command {
   }
 
   Outcome execute(Streams io) override {
-    if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario_path(TOPSIM_SOURCE_DIR);
+    if (scenario_.empty() && cluster_.empty()) scenario_ = default_scenario();
     auto scenario = cluster_.empty()
                         ? load_scenario(scenario_)
                         : scenario_from_files(cluster_, workload_, {split_list(topology_labels_), network_, share_card_gib_});

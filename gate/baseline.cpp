@@ -7,6 +7,7 @@
 
 #include "formats/support/json_reader.h"
 #include "gate/quality_gate.h"
+#include "util/digest.h"
 #include "util/input_file.h"
 #include "util/number_format.h"
 
@@ -18,7 +19,7 @@ Expected<Baseline> load_baseline(const std::string& path) {
   auto json = parse_json_text(*text, path);
   if (!json) return json.error();
   JsonErrors errors(path);
-  JsonObject top(errors, JsonAt{&*json, ""}, {"schema", "suite", "scenarios"});
+  JsonObject top(errors, JsonAt{&*json, ""}, {"schema", "suite", "scenarios", "inputs"});
   if (!top.is_object()) return errors.error();
   if (top.string("schema").value_or("") != kBaselineSchema)
     return Error{path + ": /schema: not a topsim quality baseline (expected \"" + std::string(kBaselineSchema) + "\")"};
@@ -37,7 +38,26 @@ Expected<Baseline> load_baseline(const std::string& path) {
       baseline.scenarios[key][name] = {*mean, *sd, static_cast<int>(*runs)};
     }
   }
+  if (const auto inputs = top.member("inputs")) {
+    if (!inputs->value->is_object()) return Error{path + ": /inputs: must be an object of scenario digests"};
+    for (const auto& [key, digest] : inputs->value->items()) {
+      const std::string text = digest.is_string() ? digest.get<std::string>() : "";
+      if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos)
+        return Error{path + ": " + inputs->member(key).pointer + ": expected 16 hexadecimal digits"};
+      baseline.inputs[key] = std::stoull(text, nullptr, 16);
+    }
+  }
   return baseline;
+}
+
+Status check_baseline_inputs(const Suite& suite, const Baseline& baseline) {
+  for (const SuiteScenario& entry : suite.scenarios) {
+    const auto measured = baseline.inputs.find(entry.key);
+    if (measured != baseline.inputs.end() && measured->second != entry.inputs)
+      return Error{suite.baseline_path + ": /inputs/" + entry.key + ": measured on other inputs than " + entry.path +
+                   " and the files it reads now (changed since; measure them with topsim check --update)"};
+  }
+  return Status::success();
 }
 
 std::string render_baseline(const Suite& suite, const SuiteValues& values) {
@@ -45,6 +65,9 @@ std::string render_baseline(const Suite& suite, const SuiteValues& values) {
   root["schema"] = kBaselineSchema;
   root["suite"] = suite.name;
   root["scenarios"] = nlohmann::json::object();
+  root["inputs"] = nlohmann::json::object();
+  for (const SuiteScenario& entry : suite.scenarios)
+    if (values.count(entry.key)) root["inputs"][entry.key] = hex64(entry.inputs);
   for (const auto& [scenario, metrics] : values)
     for (const auto& [name, v] : metrics)
       root["scenarios"][scenario][name] = {{"mean", rounded_micro(v.mean)}, {"sd", rounded_micro(v.sd)}, {"runs", v.runs}};

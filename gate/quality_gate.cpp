@@ -94,8 +94,10 @@ void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt
   entry.path = resolve_path(dir.string(), o.string("scenario").value_or(""));
   // A scenario that cannot be opened is the suite's mistake; one that does not load names itself.
   if (Status s = check_input_file(entry.path); !s) return o.fail("scenario", s.error().message);
+  const InputRecorder inputs;
   auto scenario = load_scenario(entry.path);
   if (!scenario) return verbatim.emplace(scenario.error()), void();
+  entry.inputs = inputs.digest();
   entry.scenario = std::move(scenario).value();
   if (auto seeds = o.integer("seeds", 1, 100000)) entry.scenario.seeds = static_cast<int>(*seeds);
   entry.key = o.string("name").value_or(entry.scenario.name);
@@ -161,6 +163,7 @@ Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& ba
   if (baseline.suite != suite.name)
     return Error{suite.baseline_path + ": written for suite '" + baseline.suite + "', not '" + suite.name +
                  "' (another suite's baseline; write this one's with topsim check --update)"};
+  if (Status s = check_baseline_inputs(suite, baseline); !s) return s.error();
   CheckResult result;
   result.suite = suite.name;
   for (const SuiteScenario& entry : suite.scenarios) {

@@ -52,6 +52,7 @@ struct SuiteScenario {
   std::string path;   // resolved
   Scenario scenario;  // loaded, with the suite's "seeds" applied
   std::vector<WatchedMetric> metrics;
+  uint64_t inputs = 0;  // the digest of the scenario file and every file it reads (util/input_file.h)
 };
 
 struct Suite {
@@ -73,6 +74,7 @@ struct MeasuredValue {
 struct Baseline {
   std::string suite;                                                      // the suite it was written for
   std::map<std::string, std::map<std::string, MeasuredValue>> scenarios;  // key -> metric -> value
+  std::map<std::string, uint64_t> inputs;  // key -> the inputs it was measured on (none in older baselines)
 };
 
 // Values of a suite's run: scenario key -> watched metric -> value.
@@ -80,8 +82,13 @@ using SuiteValues = std::map<std::string, std::map<std::string, MeasuredValue>>;
 
 [[nodiscard]] Expected<Baseline> load_baseline(const std::string& path);
 // The baseline file for `values` (schema topsim.quality-baseline/1): sorted keys, numbers
-// rounded to 1e-6, so an unchanged tree writes the same bytes.
+// rounded to 1e-6, so an unchanged tree writes the same bytes; "inputs" gives each scenario's
+// inputs digest.
 std::string render_baseline(const Suite& suite, const SuiteValues& values);
+// Whether the baseline was measured on the inputs the suite reads now: a scenario whose file,
+// trace or node files changed since `check --update` would be judged against numbers of other
+// inputs. Error naming the baseline and the scenario. A baseline without "inputs" passes.
+[[nodiscard]] Status check_baseline_inputs(const Suite& suite, const Baseline& baseline);
 
 // Runs `candidate` in place of `scheduler` (a scheduler developer's new policy measured
 // against the baseline of the one it replaces); empty: as the scenarios say.
@@ -122,8 +129,8 @@ struct CheckResult {
   size_t regressions = 0, improvements = 0;
 };
 
-// Compares every watched metric. Error (bad input): a baseline for another suite, or missing a
-// scenario or metric of the suite.
+// Compares every watched metric. Error (bad input): a baseline for another suite or other inputs
+// (check_baseline_inputs), or missing a scenario or metric of the suite.
 [[nodiscard]] Expected<CheckResult> compare_to_baseline(const Suite& suite, const Baseline& baseline, const SuiteValues& now);
 
 }  // namespace topsim

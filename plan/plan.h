@@ -67,7 +67,8 @@ struct QuotaSearch {
 struct PlanSpec {
   std::string name, description;
   std::string source;             // the plan file's name
-  uint64_t fingerprint = 0;       // of the plan's content: shards and parts of one plan share it
+  uint64_t fingerprint = 0;       // of the plan's content and of every file it reads (load_plan):
+                                  // shards and parts of one plan on the same inputs share it
   Scenario base;                  // workload, network, queue, seeds, schedulers of every evaluation
   std::vector<double> growth{1};  // load multipliers; default {1}
   std::vector<PlanNodeType> node_types;

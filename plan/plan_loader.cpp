@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "scenario/scenario_sections.h"
 #include "sim/tenancy/gpu_quota.h"
+#include "util/digest.h"
 #include "util/input_file.h"
 #include "util/number_format.h"
 #include "util/suggest.h"
@@ -470,9 +471,12 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
 }
 
 Expected<PlanSpec> load_plan(const std::string& path) {
+  const InputRecorder inputs;  // the plan file and every file it reads (traces, node files)
   auto text = read_text_file(path);
   if (!text) return text.error();
-  return parse_plan(*text, path, fs::path(path).parent_path().string());
+  auto plan = parse_plan(*text, path, fs::path(path).parent_path().string());
+  if (plan) plan->fingerprint = digest64(hex64(plan->fingerprint) + hex64(inputs.digest()));
+  return plan;
 }
 
 }  // namespace topsim

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <numeric>
 
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
@@ -172,6 +173,23 @@ Status check_chains(const PlanPart& part) {
 
 }  // namespace
 
+uint64_t jobs_replayed(const PlanChain& chain, size_t jobs) {
+  uint64_t replayed = 0;
+  for (const PlanEvaluation& e : chain.evaluations) {
+    const int full = e.seeds_run - (e.decided ? 1 : 0);
+    replayed += static_cast<uint64_t>(full) * jobs + (e.decided ? e.decided->jobs_done : 0);
+  }
+  return replayed;
+}
+
+double shard_balance(const std::vector<double>& costs, size_t shards) {
+  std::vector<double> load(shards, 0);
+  for (size_t s = 0; s < shards; ++s)
+    for (size_t chain : plan_shard(costs.size(), s, shards)) load[s] += costs[chain];
+  const double mean = std::accumulate(load.begin(), load.end(), 0.0) / static_cast<double>(shards);
+  return mean > 0 ? *std::max_element(load.begin(), load.end()) / mean : 0;
+}
+
 Expected<PlanPart> load_plan_part(const std::string& path) {
   auto text = read_text_file(path);
   if (!text) return text.error();
@@ -203,7 +221,7 @@ Expected<PlanResult> merge_plan_parts(std::vector<PlanPart> parts) {
   for (const PlanPart& part : parts) {
     if (part.result.info.fingerprint != first.result.info.fingerprint || part.result.info.name != first.result.info.name)
       return Error{part.path + ": a part of plan '" + part.result.info.name + "', not of '" + first.result.info.name + "' (" +
-                   first.path + "): the plan files differ"};
+                   first.path + "): the plan files differ, or the trace and node files they read do"};
     if (part.shards != first.shards)
       return Error{part.path + ": shard " + std::to_string(part.shard) + " of " + std::to_string(part.shards) + ", but " +
                    first.path + " is one of " + std::to_string(first.shards)};

@@ -11,6 +11,7 @@
 #include "reports/escape.h"
 #include "reports/report_files.h"
 #include "reports/report_model.h"
+#include "util/digest.h"
 #include "util/number_format.h"
 #include "util/text.h"
 
@@ -361,8 +362,11 @@ std::vector<std::string> plan_file_names(bool report) {
 }
 
 Status write_plan_reports(const PlanResult& r, OutputSink& sink, bool report) {
+  // The plan's identity is its plan.json's: a merge of its shards' parts gives the same one.
+  const std::string plan_json = render_plan_json(r);
+  sink.identify_run(hex64(digest64(plan_json)));
   const std::vector<std::pair<std::string, std::function<void(std::ostream&)>>> files = {
-      {"plan.json", [&](std::ostream& out) { out << render_plan_json(r); }},
+      {"plan.json", [&](std::ostream& out) { out << plan_json; }},
       {"summary.txt", [&](std::ostream& out) { out << render_plan_text(r); }},
       {"plan.csv", [&](std::ostream& out) { write_plan_csv(r, out); }},
       {"summary.md", [&](std::ostream& out) { out << render_plan_markdown(r); }},

@@ -21,6 +21,10 @@ class OutputSink {
   virtual ~OutputSink() = default;
   // Writes the file `name` (a plain file name) with what `fill` streams into it.
   [[nodiscard]] virtual Status write(std::string_view name, const std::function<void(std::ostream&)>& fill) = 0;
+  // Names the run that the files belong to (16 hexadecimal digits, derived from their content:
+  // the same inputs and seed give the same id), for the set's record; a sink keeping no record
+  // ignores it.
+  virtual void identify_run(std::string_view run_id) { static_cast<void>(run_id); }
 };
 
 class Reporter {

@@ -25,7 +25,7 @@ class JsonReporter final : public Reporter {
     if (jobs_) return {"results.json", "jobs.jsonl"};
     return {"results.json"};
   }
-  // jobs.jsonl first: results.json carries its digest (the run's identity).
+  // jobs.jsonl first: results.json carries its digest and the run's identity, which the sink is told.
   Status write(const ResultSet& results, OutputSink& sink) const override {
     JobsDigest digest;
     if (jobs_) {
@@ -35,7 +35,11 @@ class JsonReporter final : public Reporter {
       if (!read) return read;
       if (!written) return written;
     }
-    return sink.write("results.json", [&](std::ostream& out) { write_results_json(results, out, &digest); });
+    std::string run_id;
+    const Status written =
+        sink.write("results.json", [&](std::ostream& out) { run_id = write_results_json(results, out, &digest); });
+    if (written) sink.identify_run(run_id);
+    return written;
   }
 
  private:

@@ -4,12 +4,49 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
+#include "util/digest.h"
+
 namespace topsim {
+namespace {
+
+thread_local InputRecorder* t_recorder = nullptr;
+
+// The digest of the regular file at `path`, for the recorder; 0 when it cannot be read (the
+// reader reports that).
+uint64_t digest_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Digest64 digest;
+  std::string buffer(size_t{1} << 20, '\0');
+  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
+    digest.add(std::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
+  return digest.value();
+}
+
+}  // namespace
+
+InputRecorder::InputRecorder() : outer_(t_recorder) { t_recorder = this; }
+
+InputRecorder::~InputRecorder() { t_recorder = outer_; }
+
+uint64_t InputRecorder::digest() const {
+  std::vector<uint64_t> sorted = files_;
+  std::sort(sorted.begin(), sorted.end());
+  Digest64 digest;
+  for (const uint64_t file : sorted) digest.add(hex64(file));
+  return digest.value();
+}
+
+void InputRecorder::record(uint64_t file_digest) {
+  for (InputRecorder* r = t_recorder; r != nullptr; r = r->outer_) r->files_.push_back(file_digest);
+}
+
+bool InputRecorder::active() { return t_recorder != nullptr; }
 
 Status check_input_file(const std::string& path) {
   struct stat st {};
@@ -30,6 +67,7 @@ Expected<std::ifstream> open_input_file(const std::string& path) {
   if (Status s = check_input_file(path); !s) return s.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open '" + path + "': " + std::strerror(errno)};
+  if (InputRecorder::active()) InputRecorder::record(digest_of_file(path));
   return in;
 }
 
@@ -71,6 +109,7 @@ Expected<std::string> read_text_file(const std::string& path) {
   const bool failed = std::ferror(file) != 0;
   std::fclose(file);
   if (failed) return Error{"cannot read '" + path + "': " + std::strerror(errno)};
+  if (InputRecorder::active()) InputRecorder::record(digest64(text));
   return text;
 }
 

@@ -18,4 +18,12 @@ inline constexpr size_t kMaxNestingDepth = 64;
 std::optional<size_t> first_too_deep_bracket(std::string_view text, size_t max_depth = kMaxNestingDepth,
                                              bool single_quotes = false);
 
+// The 0-based line of the YAML document `yaml` on which its nesting first goes beyond
+// `max_depth`, counting block collections by indentation (and "- " / "? " entries that open one
+// on the same line, and a sequence at its key's indentation) plus flow collections ('[', '{');
+// nullopt when it stays within. It reads the text only, skipping quoted scalars, comments and
+// block scalars' content, so a document too deep for a recursive-descent parser is refused before
+// one runs. A level is never counted where there is none; the parsed document is checked again.
+std::optional<size_t> first_too_deep_yaml_line(std::string_view yaml, size_t max_depth = kMaxNestingDepth);
+
 }  // namespace topsim

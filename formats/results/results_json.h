@@ -27,8 +27,9 @@ struct JobsDigest {
 
 // results.json. With `jobs` (the digest of the jobs.jsonl written beside it; nullptr: none is)
 // it carries the run's identity, "run": {"id", "jobs_jsonl": {"lines", "digest"} or null}, the
-// id a digest of everything else in both files: the same run gives the same id.
-void write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs = nullptr);
+// id a digest of everything else in both files: the same run gives the same id. Returns the id
+// ("" without `jobs`).
+std::string write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs = nullptr);
 // jobs.jsonl: every per-job record of every run, runs in the order of results.json, jobs by id
 // (formats/results/job_line.h). When a run's records on disk cannot be read back, the stream is set bad.
 void write_jobs_jsonl(const ResultSet& results, std::ostream& out);
@@ -38,7 +39,10 @@ void write_jobs_jsonl(const ResultSet& results, std::ostream& out);
 // `dir` holds results.json; jobs.jsonl is read when it exists (runs keep no jobs otherwise).
 // When results.json carries its run's identity, jobs.jsonl must be the one written with it
 // (present exactly when it names one, same lines, same digest): a mixture of two runs, or a set
-// cut short, is refused naming jobs.jsonl.
-[[nodiscard]] Expected<ResultSet> load_results(const std::string& dir);
+// cut short, is refused naming jobs.jsonl. When the folder holds its set's record
+// (formats/results/set_record.h), every file it names must be intact and results.json of its run.
+// `run_id` (when given) gets the run's identity: results.json's id, or the digest of its bytes
+// when it has none.
+[[nodiscard]] Expected<ResultSet> load_results(const std::string& dir, std::string* run_id = nullptr);
 
 }  // namespace topsim

@@ -11,6 +11,7 @@
 
 #include "core/throughput.h"
 #include "formats/hardware/node_source.h"
+#include "formats/results/set_record.h"
 #include "formats/support/json_reader.h"
 #include "sim/workload/workload_mix.h"
 #include "util/digest.h"
@@ -348,37 +349,30 @@ std::string jobs_mismatch(const RunIdentity& identity, bool present, const JobsD
   return "";
 }
 
-// The digest of the file at `path` as the writer computed it: lines and FNV-1a of the bytes.
-Expected<JobsDigest> digest_file(const std::string& path) {
-  auto opened = open_input_file(path);
-  if (!opened) return opened.error();
-  JobsDigest digest;
-  Digest64 bytes;
-  std::string buffer(size_t{1} << 20, '\0');
-  while (opened->read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || opened->gcount() > 0) {
-    const std::string_view chunk(buffer.data(), static_cast<size_t>(opened->gcount()));
-    bytes.add(chunk);
-    digest.lines += static_cast<uint64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
-  }
-  if (opened->bad()) return Error{"cannot read '" + path + "'"};
-  digest.digest = bytes.value();
-  return digest;
-}
-
-// Reads jobs.jsonl (when present) into the runs it belongs to; each run gets its own workload.
-// When results.json carries its run's identity, jobs.jsonl is checked against it first.
-Status load_job_records(const std::string& dir, const RunIdentity& identity, ResultSet& results) {
+// jobs.jsonl against the identity of results.json, when it carries one: the digest read (by
+// name, for the set's record), or the mismatch.
+Expected<std::map<std::string, FileDigest>> check_jobs_file(const std::string& dir, const RunIdentity& identity) {
   const std::string path = (fs::path(dir) / "jobs.jsonl").string();
   std::error_code ec;
   const bool present = fs::exists(fs::symlink_status(path, ec));
+  std::map<std::string, FileDigest> read;
   JobsDigest digest;
   if (present && identity.stamped) {
-    auto read = digest_file(path);
-    if (!read) return read.error();
-    digest = *read;
+    auto file = digest_file(path);
+    if (!file) return file.error();
+    read["jobs.jsonl"] = *file;
+    digest = {file->lines, file->digest};
   }
   if (const std::string mismatch = jobs_mismatch(identity, present, digest); !mismatch.empty())
     return Error{path + ": " + mismatch};
+  return read;
+}
+
+// Reads jobs.jsonl (when present) into the runs it belongs to; each run gets its own workload.
+Status load_job_records(const std::string& dir, ResultSet& results) {
+  const std::string path = (fs::path(dir) / "jobs.jsonl").string();
+  std::error_code ec;
+  const bool present = fs::exists(fs::symlink_status(path, ec));
   if (!present) return Status::success();  // --summary-only, or a fill run
   auto opened = open_input_file(path);
   if (!opened) return opened.error();
@@ -410,9 +404,31 @@ Status load_job_records(const std::string& dir, const RunIdentity& identity, Res
   return Status::success();
 }
 
+// The run a results.json names: its stamped id, or for one written before runs had an
+// identity, the digest of its bytes.
+std::string run_id_of(const RunIdentity& identity, const std::string& text) {
+  return identity.stamped ? identity.id : hex64(digest64(text));
+}
+
+// When `dir` holds a set's record (formats/results/set_record.h): every file it names is intact
+// (the digests in `known` already read), and results.json is of the run it names.
+Status verify_record(const std::string& dir, const RunIdentity& identity, const std::string& text,
+                     const std::map<std::string, FileDigest>& known) {
+  auto record = load_set_record(dir);
+  if (!record) return record.error();
+  if (!*record) return Status::success();
+  const std::string run = run_id_of(identity, text);
+  if ((*record)->run != run)
+    return Error{(fs::path(dir) / "results.json").string() + ": run " + run + ", but the set in its folder is of run " +
+                 (*record)->run + " (" + std::string(kSetRecordName) + ")"};
+  auto verified = verify_set(dir, **record, known);
+  if (!verified) return verified.error();
+  return Status::success();
+}
+
 }  // namespace
 
-Expected<ResultSet> load_results(const std::string& dir) {
+Expected<ResultSet> load_results(const std::string& dir, std::string* run_id) {
   const std::string path = (fs::path(dir) / "results.json").string();
   auto text = read_text_file(path);
   if (!text) return text.error();
@@ -423,11 +439,15 @@ Expected<ResultSet> load_results(const std::string& dir) {
     return Error{path + ": /schema: not a topsim results file (expected \"" + std::string(kResultsSchema) + "\")"};
   auto identity = read_run_identity(*root, path);
   if (!identity) return identity.error();
+  auto jobs_read = check_jobs_file(dir, *identity);
+  if (!jobs_read) return jobs_read.error();
+  if (Status whole = verify_record(dir, *identity, *text, *jobs_read); !whole) return whole.error();
+  if (run_id) *run_id = run_id_of(*identity, *text);
   ResultSet results;
   results.scenario = read_scenario(r, r.at(*root, "scenario", ""));
   read_schedulers(r, *root, results);
   if (r.errors().failed()) return r.errors().error();
-  if (Status jobs = load_job_records(dir, *identity, results); !jobs) return jobs.error();
+  if (Status jobs = load_job_records(dir, results); !jobs) return jobs.error();
   return results;
 }
 

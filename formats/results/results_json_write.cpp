@@ -194,7 +194,7 @@ Json run_json(const RunResult& run) {
 
 }  // namespace
 
-void write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs) {
+std::string write_results_json(const ResultSet& results, std::ostream& out, const JobsDigest* jobs) {
   Json root;
   root["schema"] = kResultsSchema;
   root["scenario"] = scenario_json(results.scenario);
@@ -214,6 +214,7 @@ void write_results_json(const ResultSet& results, std::ostream& out, const JobsD
     root["run"] = {{"id", hex64(id)}, {"jobs_jsonl", std::move(digest)}};
   }
   out << dump(root) << "\n";
+  return jobs ? root["run"]["id"].get<std::string>() : "";
 }
 
 Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out, JobsDigest* digest) {

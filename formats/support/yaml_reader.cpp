@@ -109,6 +109,10 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
 Expected<std::vector<YamlDocument>> parse_yaml_stream(const std::string& text, const std::string& source) {
   std::vector<YamlDocument> documents;
   for (const auto& [first_line, part] : yaml_documents(text)) {
+    // yaml-cpp's parser recurses per level: a document too deep is refused before it runs.
+    if (const auto deep = first_too_deep_yaml_line(part))
+      return Error{source + ":" + std::to_string(first_line + static_cast<int64_t>(*deep)) + ": nested more than " +
+                   std::to_string(kMaxNestingDepth) + " levels deep"};
     try {
       documents.push_back({YAML::Load(part), first_line});
       if (Status shape = check_yaml_shape(documents.back().root, part.size(), source, first_line); !shape) return shape.error();

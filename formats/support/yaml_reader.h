@@ -21,8 +21,9 @@ struct YamlDocument {
 };
 
 // The documents of `text` (split at "---" lines), each parsed on its own, and refused when nested
-// deeper than kMaxNestingDepth (util/nesting.h), when aliases expand it far beyond its text (an
-// alias bomb), or when a mapping repeats a key (YAML 1.2 section 3.2.1.1). Merge keys (`<<: *base`,
+// deeper than kMaxNestingDepth (util/nesting.h; looked for in the text before yaml-cpp parses
+// it, and again in the parsed document), when aliases expand it far beyond its text (an alias
+// bomb), or when a mapping repeats a key (YAML 1.2 section 3.2.1.1). Merge keys (`<<: *base`,
 // `<<: [*a, *b]`; yaml.org/type/merge.html) are resolved in the returned documents: a mapping
 // gets the merged mappings' keys it does not give itself (the earlier source first). Errors name `source`
 // and the line: "<source>:12:3: invalid YAML: ...", "<source>:40: duplicate key 'name' ...".

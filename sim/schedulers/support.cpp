@@ -14,8 +14,14 @@ const std::map<std::string, std::string>* SchedulingView::annotations(uint32_t i
 
 namespace {
 
-std::string nodes_with_label(NodeMode label) {
-  return "no node is labelled ack.node.gpu.schedule=" + std::string(enum_name(label));
+std::string label_text(NodeMode label) { return "ack.node.gpu.schedule=" + std::string(enum_name(label)); }
+
+std::string nodes_with_label(NodeMode label) { return "no node is labelled " + label_text(label); }
+
+// The other label whose nodes take whole-GPU jobs (default and topology): a scheduler serving one
+// never places on the other's nodes, so GPUs free there hold a job back by its label alone.
+NodeMode other_whole_gpu_label(NodeMode serving) {
+  return serving == NodeMode::Topology ? NodeMode::Default : NodeMode::Topology;
 }
 
 std::string list_gpus(const std::vector<uint16_t>& gpus) {
@@ -55,8 +61,15 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
   if (serving_gpus == 0) return std::string("no node serves ") + resource + " requests (" + nodes_with_label(rules.serving) + ")";
   if (rules.gang_needs_equal_pods && !job.unequal_pod_gpus.empty())
     return "pods request unequal GPU counts (" + list_gpus(job.unequal_pod_gpus) + "): gang scheduling needs identical pods";
-  if (job.total_gpus() > serving_gpus)
-    return "needs " + std::to_string(job.total_gpus()) + " GPUs, the nodes serving it have " + std::to_string(serving_gpus);
+  if (job.total_gpus() > serving_gpus) {
+    const std::string short_of =
+        "needs " + std::to_string(job.total_gpus()) + " GPUs, the nodes serving it have " + std::to_string(serving_gpus);
+    const NodeMode other = other_whole_gpu_label(rules.serving);
+    const int elsewhere = cluster.label_gpus(other);
+    if (serving_gpus + elsewhere < job.total_gpus()) return short_of;
+    return "label mismatch: " + short_of + "; " + std::to_string(elsewhere) + " more are on nodes labelled " + label_text(other) +
+           ", which do not serve it";
+  }
   int largest_pod = job.gpus_per_worker;
   for (uint16_t g : job.unequal_pod_gpus) largest_pod = std::max<int>(largest_pod, g);
   if (largest_pod > cluster.max_node_gpus(rules.serving))
@@ -119,8 +132,14 @@ std::string training_wait_reason(const SchedulingView& view, uint32_t id, NodeMo
            std::to_string(nodes.largest_node) + " GPUs)";
   if (job.total_gpus() > nodes.largest_node && !nodes.nic)
     return "no NIC path: its " + gang_words(job) + " need several nodes and no node serving it has a NIC";
-  if (nodes.free_gpus < job.total_gpus())
-    return "needs " + needs + ", " + std::to_string(nodes.free_gpus) + " free on the nodes serving it";
+  if (nodes.free_gpus < job.total_gpus()) {
+    const std::string short_of = "needs " + needs + ", " + std::to_string(nodes.free_gpus) + " free on the nodes serving it";
+    const NodeMode other = other_whole_gpu_label(serving);
+    const int elsewhere = serving_nodes(view.cluster(), job, other).free_gpus;
+    if (nodes.free_gpus + elsewhere < job.total_gpus()) return short_of;
+    return "label mismatch: " + short_of + "; " + std::to_string(elsewhere) + " more are free on nodes labelled " +
+           label_text(other) + ", which do not serve it";
+  }
   return std::to_string(nodes.free_gpus) + " GPUs free on the nodes serving it, none in the shape of its " + gang_words(job);
 }
 

@@ -25,11 +25,15 @@ struct TrainingAdmission {
 // only on the types it fits; the scenario loader refuses a job no type fits.
 bool type_fits_job(const ClusterState& cluster, int type, const JobSpec& job);
 
+// Why training job `job` can never run under `rules` ("" when it can): no node serves it, unequal
+// pods for a gang, more GPUs than the nodes serving it have (a label mismatch when the other
+// whole-GPU label's nodes would make up the difference), a pod larger than any node, ...
 std::string training_admission_problem(const SchedulingView& view, uint32_t job, const TrainingAdmission& rules);
 // Why training job `job` waits on the nodes labelled `serving`, the binding reason first: its
 // model fits the memory of too few GPUs; its gang needs several nodes and none that could take it
-// has a NIC; a pod is larger than any node its model fits; too few GPUs free; or the free GPUs
-// are not in the shape its pods take.
+// has a NIC; a pod is larger than any node its model fits; too few GPUs free (a label mismatch
+// when the GPUs free on nodes of the other whole-GPU label would make up the difference); or the
+// free GPUs are not in the shape its pods take.
 std::string training_wait_reason(const SchedulingView& view, uint32_t job, NodeMode serving);
 // A share: some node has the label serving it (share or core_mem) and core's validate_request
 // accepts it against that label's largest card.

@@ -211,7 +211,7 @@ TEST_CASE("sim::quality gate: seed noise decides between a regression and a wobb
   WatchedMetric w{"fgd/gpu_alloc_ratio.final", "fgd", "gpu_alloc_ratio.final", Better::Higher, Tolerance{1, true, "1%"}};
   entry.metrics = {w};
   suite.scenarios.push_back(entry);
-  Baseline baseline{"s", {{"x", {{w.name, MeasuredValue{0.94, 0.01, 3}}}}}};
+  Baseline baseline{"s", {{"x", {{w.name, MeasuredValue{0.94, 0.01, 3}}}}}, {}};
   auto verdict = [&](double now_mean, double now_sd, int runs) {
     const auto result = compare_to_baseline(suite, baseline, {{"x", {{w.name, MeasuredValue{now_mean, now_sd, runs}}}}});
     REQUIRE(result.ok());

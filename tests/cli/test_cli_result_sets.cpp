@@ -10,31 +10,21 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/cli/result_set_support.h"
 #include "tests/test_support.h"
 
 using topsim::test::check_bad_input;
 using topsim::test::CliResult;
 using topsim::test::read_text;
 using topsim::test::run_cli;
+using topsim::test::run_into;
 using topsim::test::run_shell;
 using topsim::test::TempDir;
+using topsim::test::write_set_scenario;
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// A small scenario whose `jobs` synthetic jobs run on one DGX A100.
-std::string write_scenario(const TempDir& dir, const std::string& file, int jobs) {
-  const std::string path = dir.file(file);
-  std::ofstream(path) << R"({"name": "set", "cluster": {"nodes": [{"model": "dgx-a100", "count": 2}]},
- "workload": {"kind": "synthetic", "jobs": )"
-                      << jobs << R"(, "seed": 1}})";
-  return path;
-}
-
-CliResult run_into(const std::string& scenario, const std::string& out, const std::string& extra = "") {
-  return run_cli("run '" + scenario + "' -o '" + out + "' --quiet " + extra);
-}
 
 // Names in `dir` that start with `prefix`.
 int count_prefixed(const std::string& dir, const std::string& prefix) {
@@ -49,8 +39,8 @@ int count_prefixed(const std::string& dir, const std::string& prefix) {
 TEST_CASE("cli::result sets: results.json and jobs.jsonl of different runs are refused by report", "[cli][outputs]") {
   TempDir dir;
   const std::string a = dir.file("a"), b = dir.file("b");
-  REQUIRE(run_into(write_scenario(dir, "a.json", 5), a).exit_code == 0);
-  REQUIRE(run_into(write_scenario(dir, "b.json", 7), b).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "a.json", 5), a).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "b.json", 7), b).exit_code == 0);
   // results.json names its run and the digest of the jobs.jsonl written with it.
   const auto results = nlohmann::json::parse(read_text(a + "/results.json"));
   CHECK(results["run"]["id"].get<std::string>().size() == 16);
@@ -89,10 +79,10 @@ TEST_CASE("cli::result sets: results.json and jobs.jsonl of different runs are r
 TEST_CASE("cli::result sets: a run refused at its output leaves the previous set as it was", "[cli][outputs]") {
   TempDir dir;
   const std::string out = dir.file("out");
-  const std::string scenario = write_scenario(dir, "s.json", 5);
+  const std::string scenario = write_set_scenario(dir, "s.json", 5);
   REQUIRE(run_into(scenario, out).exit_code == 0);
   const std::string results = read_text(out + "/results.json"), jobs = read_text(out + "/jobs.jsonl");
-  const std::string other = write_scenario(dir, "other.json", 9);
+  const std::string other = write_set_scenario(dir, "other.json", 9);
 
   SECTION("a file of the set is a folder") {
     fs::remove(out + "/report.html");
@@ -117,7 +107,7 @@ TEST_CASE("cli::result sets: a second topsim writing into the same folder is ref
   const int fd = ::open(out.c_str(), O_RDONLY | O_DIRECTORY);
   REQUIRE(fd >= 0);
   REQUIRE(::flock(fd, LOCK_EX) == 0);
-  const std::string scenario = write_scenario(dir, "s.json", 5);
+  const std::string scenario = write_set_scenario(dir, "s.json", 5);
   check_bad_input(run_into(scenario, out), "another topsim is writing there");
   check_bad_input(run_cli("report '" + out + "' -o '" + out + "'"), "results.json");  // nothing there yet
   ::close(fd);
@@ -127,11 +117,11 @@ TEST_CASE("cli::result sets: a second topsim writing into the same folder is ref
 TEST_CASE("cli::result sets: a killed run leaves no half-written file, and the next run clears its staging", "[cli][outputs]") {
   TempDir dir;
   const std::string out = dir.file("out");
-  const std::string small = write_scenario(dir, "small.json", 5);
+  const std::string small = write_set_scenario(dir, "small.json", 5);
   REQUIRE(run_into(small, out).exit_code == 0);
   const std::string results = read_text(out + "/results.json");
   // A longer run, killed with SIGKILL while it runs or writes.
-  const std::string large = write_scenario(dir, "large.json", 200000);
+  const std::string large = write_set_scenario(dir, "large.json", 200000);
   run_shell("(" + std::string(TOPSIM_CLI_PATH) + " run '" + large + "' -o '" + out + "' --quiet >/dev/null 2>&1 & pid=$!; " +
             "sleep 0.5; kill -9 $pid; wait $pid) 2>/dev/null");
   // Every visible file is one of the set's: no "*.tmp"; the set reads whole, or its record is gone.
@@ -149,9 +139,9 @@ TEST_CASE("cli::result sets: a killed run leaves no half-written file, and the n
 TEST_CASE("cli::result sets: SIGTERM while a run works or writes leaves the previous set and no staging", "[cli][outputs]") {
   TempDir dir;
   const std::string out = dir.file("out");
-  REQUIRE(run_into(write_scenario(dir, "small.json", 5), out).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "small.json", 5), out).exit_code == 0);
   const std::string results = read_text(out + "/results.json");
-  const std::string large = write_scenario(dir, "large.json", 200000);
+  const std::string large = write_set_scenario(dir, "large.json", 200000);
   const CliResult r = run_shell("(" + std::string(TOPSIM_CLI_PATH) + " run '" + large + "' -o '" + out +
                                 "' --quiet >/dev/null 2>&1 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo $?)");
   INFO(r.out);
@@ -170,7 +160,7 @@ TEST_CASE("cli::result sets: temporary files never write through a link made in 
   for (const std::string name : {"results.json", "jobs.jsonl", "summary.txt", "report.html"})
     fs::create_hard_link(outside, dir.file("out/" + name + ".tmp"));
   fs::create_hard_link(outside, dir.file("node.json.tmp"));
-  REQUIRE(run_into(write_scenario(dir, "s.json", 5), dir.file("out")).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "s.json", 5), dir.file("out")).exit_code == 0);
   REQUIRE(run_cli("topo export-nccl dgx-a100 -o '" + dir.file("node.json") + "'").exit_code == 0);
   CHECK(read_text(outside) == "keep");
   CHECK(fs::hard_link_count(outside) == 6);
@@ -180,7 +170,7 @@ TEST_CASE("cli::result sets: temporary files never write through a link made in 
 TEST_CASE("cli::result sets: FIFOs and devices are never opened where a file is expected", "[cli][outputs]") {
   TempDir dir;
   const std::string out = dir.file("out");
-  REQUIRE(run_into(write_scenario(dir, "s.json", 5), out).exit_code == 0);
+  REQUIRE(run_into(write_set_scenario(dir, "s.json", 5), out).exit_code == 0);
   SECTION("a results folder whose jobs.jsonl is a FIFO: refused, not waited on") {
     fs::remove(out + "/jobs.jsonl");
     REQUIRE(::mkfifo((out + "/jobs.jsonl").c_str(), 0600) == 0);

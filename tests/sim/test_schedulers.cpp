@@ -21,12 +21,15 @@ namespace {
 class HandBuiltState final : public Binder {
  public:
   // `nodes` DGX-1 V100 nodes labelled `label`, every node's GPUs in `taken[node]` already used.
-  HandBuiltState(int nodes, NodeMode label, const std::map<int, std::vector<int>>& taken = {}) {
+  HandBuiltState(int nodes, NodeMode label, const std::map<int, std::vector<int>>& taken = {})
+      : HandBuiltState(std::vector<std::pair<int, NodeMode>>{{nodes, label}}, taken) {}
+  // Groups of DGX-1 V100 nodes, each (count, label), numbered in that order.
+  HandBuiltState(const std::vector<std::pair<int, NodeMode>>& groups, const std::map<int, std::vector<int>>& taken) {
     ClusterSpec spec;
-    spec.groups.push_back({*builtin_model("dgx1-v100"), nodes, label, true, {}, {}});
+    for (const auto& [nodes, label] : groups) spec.groups.push_back({*builtin_model("dgx1-v100"), nodes, label, true, {}, {}});
     spec.network.nic_speed_gbit = 100;
     cluster = std::move(ClusterState::build(spec)).value();
-    cluster.prepare(label, nullptr);
+    cluster.prepare(groups.front().second, nullptr);
     for (const auto& [node, gpus] : taken) cluster.bind(node, pod_request(training(1, static_cast<int>(gpus.size()))), gpus);
   }
 
@@ -149,6 +152,25 @@ TEST_CASE("sim::wait reason: too few GPUs free, or free in a shape the job canno
     REQUIRE(topo.started.empty());
     CHECK(topo.wait_reason(*topology_aware, job) ==
           "4 GPUs free on the nodes serving it, none in the shape of its 1 pod of 4 GPUs");
+  }
+}
+
+TEST_CASE("sim::wait reason and admission: GPUs free only on nodes of the other label are a label mismatch", "[sim][scheduler]") {
+  // A DGX-1 labelled default with every GPU taken, and a free one labelled topology.
+  HandBuiltState state({{1, NodeMode::Default}, {1, NodeMode::Topology}}, {{0, {0, 1, 2, 3, 4, 5, 6, 7}}});
+  auto kube_default = make("default");
+  SECTION("waiting: 8 needed, none free on its label's node, 8 on the other's") {
+    const uint32_t job = state.add_job(1, 8);
+    CHECK(state.wait_reason(*kube_default, job) ==
+          "label mismatch: needs 8 GPUs, 0 free on the nodes serving it; 8 more are free on nodes labelled "
+          "ack.node.gpu.schedule=topology, which do not serve it");
+  }
+  SECTION("never runs: 16 needed, 8 on its label's nodes, 8 on the other's; 24 are more than either gives") {
+    const uint32_t pair = state.add_job(2, 8), three = state.add_job(3, 8);
+    CHECK(state.admission(*kube_default, pair) ==
+          "label mismatch: needs 16 GPUs, the nodes serving it have 8; 8 more are on nodes labelled "
+          "ack.node.gpu.schedule=topology, which do not serve it");
+    CHECK(state.admission(*kube_default, three) == "needs 24 GPUs, the nodes serving it have 8");
   }
 }
 
