@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,8 +30,12 @@ struct Candidate {
 };
 
 struct Share {
+  Share() = default;
+  Share(int node_index, int worker_count, std::optional<GpuSet> chosen_from = std::nullopt)
+      : node(node_index), workers(worker_count), within(chosen_from) {}
   int node = 0;
   int workers = 0;
+  std::optional<GpuSet> within;  // the GPUs its placement chooses from; default: the node's free
 };
 
 // Workers the candidates can take in total.
@@ -68,11 +73,14 @@ class GangPlanner {
 
  private:
   Status validate() const;
-  const Probe& probe(int node, int workers);
+  const Probe& probe(int node, int workers) { return probe(node, workers, nodes_[node].free); }
+  const Probe& probe(int node, int workers, const GpuSet& free);
+  const Probe& probe(const Share& s) { return probe(s.node, s.workers, s.within ? *s.within : nodes_[s.node].free); }
   double node_gbps(int node, int workers, bool multi);
   const Topology& topo(int node) const { return nodes_[node].allocator->topology(); }
 
   Expected<std::vector<Share>> select();
+  double share_gbps(const Share& s);  // a placed node's bandwidth in a multi-node gang
   Expected<std::vector<Candidate>> capable_candidates();
   Expected<std::vector<Candidate>> multi_node_candidates(std::vector<Candidate> cands);
   Status check_node_count(const std::vector<Candidate>& cands, size_t needed) const;
@@ -91,6 +99,14 @@ class GangPlanner {
   std::vector<Share> balance(const std::vector<Candidate>& chosen);
   std::vector<Share> split_at(const std::vector<Candidate>& chosen, const std::vector<std::vector<double>>& gbps,
                               double level) const;
+  // Rail alignment (gang.h): `shares`, or a rail-aligned placement on as many of `cands`.
+  std::vector<Share> rail_align(std::vector<Share> shares, const std::vector<Candidate>& cands);
+  std::vector<int> nics_of(const Share& s);
+  struct AlignedFit {
+    std::vector<Share> shares;
+    double job_gbps = -1;
+  };
+  AlignedFit aligned_on(const std::vector<int>& nics, const std::vector<Candidate>& cands, int workers, size_t count);
   Expected<bool> reject_failing(const std::vector<Share>& shares);
   GangPlacement assemble(std::vector<Share> shares);
   std::string with_exclusions(const std::string& reason) const;
