@@ -140,7 +140,7 @@ Expected<std::vector<Candidate>> GangPlanner::capable_candidates() {
   size_t with_room = 0;
   long room = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (excluded_[i]) continue;
+    if (excluded_[i] || avoided_[i]) continue;
     const int free_gpus = static_cast<int>(nodes_[i].free.count());
     const int capacity = std::min(free_gpus / r_.gpus_per_worker, r_.workers);
     if (capacity >= 1) {
@@ -291,15 +291,21 @@ GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
   return gang;
 }
 
-Expected<GangPlacement> GangPlanner::run() {
-  if (Status s = validate(); !s) return s.error();
+Expected<std::vector<Share>> GangPlanner::verified_selection() {
   while (true) {  // each round excludes at least one node, so this ends
     auto shares = select();
     if (!shares) return shares.error();
     auto rejected = reject_failing(*shares);
     if (!rejected) return rejected.error();
-    if (!*rejected) return assemble(std::move(shares).value());
+    if (!*rejected) return shares;
   }
+}
+
+Expected<GangPlacement> GangPlanner::run() {
+  if (Status s = validate(); !s) return s.error();
+  auto shares = verified_selection();
+  if (!shares) return shares.error();
+  return assemble(avoid_slow_pairs(std::move(shares).value()));
 }
 
 }  // namespace gang_detail

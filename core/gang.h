@@ -29,6 +29,11 @@
 //   nodes with the best bandwidth, then the lower index are taken.
 //   The aligned placement with the highest job bandwidth replaces the choice when that
 //   bandwidth is no lower and no node drops a constraint its own placement keeps.
+// - measured pairs (GangRequest::measured): a choice whose nodes include a pair measured slower
+//   than its model bandwidth is bounded by that pair (any pair of its nodes: NCCL's ring order
+//   across nodes is the launcher's). The planner then chooses again without one node of the
+//   slowest pair (each is tried, the better kept), and keeps the new choice when its bound is
+//   higher on no more nodes; at most twice as many rounds as the choice has nodes.
 // Cost: O(n log n) in the candidates plus one `place` call per distinct (allocator, free set,
 // workers) probe, memoised within a call: give GangNodes of one model the same Allocator.
 // Verification: a node whose placement fails its per-node constraints (relaxing off) is
@@ -56,6 +61,7 @@
 
 #include "core/allocator.h"
 #include "core/gpu_set.h"
+#include "core/measured_links.h"
 #include "core/network_model.h"
 #include "core/ring.h"
 #include "util/enum_names.h"
@@ -94,6 +100,10 @@ struct GangRequest {
   // Multi-node only: prefer a placement whose nodes all use the same NICs (rail-aligned, model
   // above); default false.
   bool prefer_rail_aligned = false;
+  // Measured links between the candidates (indices into `nodes`, core/measured_links.h): a
+  // multi-node choice is moved off pairs measured slower than its model bandwidth when it can
+  // be (model above); default none.
+  MeasuredLinks measured;
 };
 
 // Maps the gang annotations of the topology-aware scheduler onto a request:

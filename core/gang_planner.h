@@ -64,7 +64,12 @@ struct ProbeKeyHash {
 class GangPlanner {
  public:
   GangPlanner(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net)
-      : nodes_(nodes), r_(request), net_(net), excluded_(nodes.size(), false), single_only_(nodes.size(), false) {
+      : nodes_(nodes),
+        r_(request),
+        net_(net),
+        excluded_(nodes.size(), false),
+        single_only_(nodes.size(), false),
+        avoided_(nodes.size(), false) {
     const int g = std::max(1, r_.gpus_per_worker);
     floor_ = std::max(1, (r_.min_gpus_per_node + g - 1) / g);
   }
@@ -80,7 +85,17 @@ class GangPlanner {
   const Topology& topo(int node) const { return nodes_[node].allocator->topology(); }
 
   Expected<std::vector<Share>> select();
-  double share_gbps(const Share& s);  // a placed node's bandwidth in a multi-node gang
+  Expected<std::vector<Share>> verified_selection();  // select, excluding failing nodes until none fails
+  // Measured pairs (gang.h): `shares`, or a choice off the slowest measured pair of its nodes.
+  std::vector<Share> avoid_slow_pairs(std::vector<Share> shares);
+  struct SlowPair {
+    double gbps = 0;  // the least measured bus bandwidth among the nodes' pairs; 0: none measured
+    int a = -1, b = -1;
+  };
+  SlowPair slowest_pair(const std::vector<Share>& shares) const;
+  double share_gbps(const Share& s);                      // a placed node's bandwidth in a multi-node gang
+  double model_gbps(const std::vector<Share>& shares);    // the least share_gbps
+  double bounded_gbps(const std::vector<Share>& shares);  // model_gbps, at most the slowest measured pair
   Expected<std::vector<Candidate>> capable_candidates();
   Expected<std::vector<Candidate>> multi_node_candidates(std::vector<Candidate> cands);
   Status check_node_count(const std::vector<Candidate>& cands, size_t needed) const;
@@ -121,6 +136,7 @@ class GangPlanner {
   int floor_ = 1;                        // fewest workers on a used node (min-gpus-per-node)
   std::vector<bool> excluded_;           // its placement failed (per-node constraints without relaxing)
   std::vector<bool> single_only_;        // its placed GPUs fell below min-network: not for multi-node
+  std::vector<bool> avoided_;            // one end of a slow measured pair: left out of later choices
   std::vector<std::string> exclusions_;  // "name (why)" for nodes excluded after a failed check
   std::unordered_map<ProbeKey, Probe, ProbeKeyHash> probes_;
 };

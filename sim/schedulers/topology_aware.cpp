@@ -8,7 +8,7 @@
 // pack policy unless the job's annotations say otherwise); on a fabric (core/fabric.h) in the
 // lowest tier that holds it: the tightest rack with room, else the tightest block, ..., else
 // anywhere (fewest racks, then blocks; a rack's nodes share rails, an NVLink level's nodes a
-// domain), rail-aligned when the fabric has rails (core/gang.h). Queue: FIFO with backfill (a job
+// domain), rail-aligned when the fabric has rails, off node pairs measured slow (core/gang.h). Queue: FIFO with backfill (a job
 // that cannot start does not block later ones) unless the scenario turns backfill off.
 #include <algorithm>
 #include <functional>
@@ -229,14 +229,16 @@ class TopologyAware final : public Scheduler {
     // nodes: the lowest-indexed `workers` of each class are all the planner needs. It breaks
     // ties by candidate order, which stays that of the buckets (type, free count, node index).
     std::vector<int> node_ids;
+    const bool every = rank || cluster.has_measured();
     for (int t = 0; t < index.type_count(); ++t) {
       if (!type_fits_job(cluster, t, view.job(id))) continue;
       for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {
           int taken = 0;
-          // With a rank, every node of the class in scope (the roomiest groups' may not be the lowest-indexed).
-          for (auto node = same.nodes.begin(); node != same.nodes.end() && (rank || taken < request.workers); ++node)
+          // With a rank, every node of the class in scope (the roomiest groups' may not be the
+          // lowest-indexed); with measured pairs too (nodes of a class are no longer alike).
+          for (auto node = same.nodes.begin(); node != same.nodes.end() && (every || taken < request.workers); ++node)
             if (in_scope(*node)) node_ids.push_back(*node), ++taken;
         }
         std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
@@ -248,7 +250,12 @@ class TopologyAware final : public Scheduler {
     for (int node : node_ids)
       candidates.push_back(
           {cluster.type_of(node).allocator.get(), cluster.node(node).free, "", cluster.fabric().nvlink_domain(node)});
-    auto gang = place_gang(candidates, request, context_.network);
+    GangRequest measured = request;  // the cluster's measured pairs among these candidates
+    if (cluster.has_measured())
+      measured.measured = [&cluster, &node_ids](int a, int b) {
+        return cluster.measured(node_ids[static_cast<size_t>(a)], node_ids[static_cast<size_t>(b)]);
+      };
+    auto gang = place_gang(candidates, measured, context_.network);
     if (!gang) return std::nullopt;
     return GangPlan{std::move(node_ids), std::move(candidates), std::move(gang).value()};
   }
