@@ -129,6 +129,8 @@ class ClusterState {
   // The measured link between two nodes (NetworkSpec::measured); {} when not measured.
   MeasuredLink measured(int a, int b) const;
   bool has_measured() const { return !measured_->empty(); }
+  // Every measured pair: (lower node, higher node) -> its link.
+  const std::map<std::pair<int, int>, MeasuredLink>& measured_pairs() const { return *measured_; }
   int total_gpus() const { return total_gpus_; }
   int free_gpus() const { return free_gpus_; }  // idle cards
   int gpus_per_node(int node) const { return type_of(node).gpus; }

@@ -7,6 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "sim/fabric_view.h"
 #include "sim/invariants.h"
 #include "sim/job_store.h"
 #include "sim/job_timing.h"
@@ -378,14 +379,7 @@ class Engine final : private Binder {
   void start_link_shares() {
     const Fabric& fabric = cluster_.fabric();
     if (fabric.empty() || fabric.link_count() == 0) return;
-    std::vector<double> type_gbps;  // each node type's achieved NIC bandwidth
-    for (int t = 0; t < cluster_.type_count(); ++t) {
-      const NodeType& type = cluster_.type(t);
-      type_gbps.push_back(type.topology ? node_network_gbps(*type.topology, to_ids(all_gpus(type.gpus)), config_.network) : 0);
-    }
-    std::vector<double> node_gbps;
-    for (const SimNode& node : cluster_.nodes()) node_gbps.push_back(type_gbps[static_cast<size_t>(node.type)]);
-    std::vector<double> capacity = fabric.link_capacities(node_gbps);
+    std::vector<double> capacity = fabric.link_capacities(node_network_capacity_gbps(cluster_, config_.network));
     for (double& c : capacity) c = std::max(c, 1e-9);  // a group of NIC-less nodes: no job crosses it
     std::vector<int> levels;
     for (int l = 0; l < fabric.link_count(); ++l) levels.push_back(fabric.link_level(l));
