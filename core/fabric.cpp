@@ -146,8 +146,7 @@ void Fabric::links_crossed(const std::vector<int>& nodes, bool rail_aligned, std
   if (nodes.size() < 2 || levels_.empty()) return;
   int from = span_level(nodes);  // levels below this are crossed
   // A job that is not rail-aligned leaves its rail switches even inside one group of the rail level.
-  const int rail_level = has_nvlink() ? 1 : 0;
-  if (rails_ > 0 && !rail_aligned && from == rail_level && rail_level < level_count()) from = rail_level + 1;
+  if (rails_ > 0 && !rail_aligned && from == rail_level() && rail_level() < level_count()) from = rail_level() + 1;
   const size_t first = out.size();
   for (int l = 0; l < std::min(from, level_count()); ++l)
     for (int n : nodes)

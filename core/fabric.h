@@ -76,6 +76,8 @@ class Fabric {
   // The node's multi-node NVLink domain (its group at the NVLink level); -1 without one.
   int nvlink_domain(int node) const { return has_nvlink() ? group(0, node) : -1; }
   bool has_nvlink() const { return !levels_.empty() && levels_.front().nvlink; }
+  // The level whose groups hold the rail switches: the lowest network level (above an NVLink level).
+  int rail_level() const { return has_nvlink() ? 1 : 0; }
 
   // Uplinks: one per group of each level (the top level's only when it has several groups).
   int link_count() const { return static_cast<int>(link_level_.size()); }

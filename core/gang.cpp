@@ -111,8 +111,8 @@ Status GangPlanner::validate() const {
   return {};
 }
 
-const Probe& GangPlanner::probe(int node, int workers) {
-  const ProbeKey key{nodes_[node].allocator, nodes_[node].free, workers * r_.gpus_per_worker};
+const Probe& GangPlanner::probe(int node, int workers, const GpuSet& free) {
+  const ProbeKey key{nodes_[node].allocator, free, workers * r_.gpus_per_worker};
   if (auto it = probes_.find(key); it != probes_.end()) return it->second;
   PlacementRequest request = r_.per_node;
   request.gpus = key.gpus;
@@ -140,7 +140,7 @@ Expected<std::vector<Candidate>> GangPlanner::capable_candidates() {
   size_t with_room = 0;
   long room = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (excluded_[i]) continue;
+    if (excluded_[i] || avoided_[i]) continue;
     const int free_gpus = static_cast<int>(nodes_[i].free.count());
     const int capacity = std::min(free_gpus / r_.gpus_per_worker, r_.workers);
     if (capacity >= 1) {
@@ -221,7 +221,9 @@ Expected<std::vector<Share>> GangPlanner::select() {
   if (!whole.empty()) return single_node(whole);
   auto multi = multi_node_candidates(std::move(capable).value());
   if (!multi) return multi.error();
-  return r_.policy == MultiNodePolicy::Pack ? pack(std::move(multi).value()) : best_fit(std::move(multi).value());
+  auto shares = r_.policy == MultiNodePolicy::Pack ? pack(*multi) : best_fit(*multi);
+  if (!shares) return shares.error();
+  return rail_align(std::move(shares).value(), *multi);
 }
 
 // Excludes every node of `shares` whose actual placement fails: per-node constraints without
@@ -230,7 +232,7 @@ Expected<std::vector<Share>> GangPlanner::select() {
 Expected<bool> GangPlanner::reject_failing(const std::vector<Share>& shares) {
   bool rejected = false;
   for (const Share& s : shares) {
-    const Probe& p = probe(s.node, s.workers);
+    const Probe& p = probe(s);
     std::string why;
     if (!p.placement && p.placement.error().message.rfind("cannot satisfy", 0) != 0)
       return invalid("node " + nodes_[s.node].name + ": " + p.placement.error().message);
@@ -272,7 +274,7 @@ GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
   gang.bus_bandwidth_gbps = multi ? kUnbounded : 0;
   gang.network_gbps = multi ? kUnbounded : 0;
   for (const Share& s : shares) {
-    const Probe& probed = probe(s.node, s.workers);
+    const Probe& probed = probe(s);
     const Placement& p = probed.placement.value();
     gang.nodes.push_back(s.node);
     for (int w = 0; w < s.workers; ++w) {
@@ -289,15 +291,21 @@ GangPlacement GangPlanner::assemble(std::vector<Share> shares) {
   return gang;
 }
 
-Expected<GangPlacement> GangPlanner::run() {
-  if (Status s = validate(); !s) return s.error();
+Expected<std::vector<Share>> GangPlanner::verified_selection() {
   while (true) {  // each round excludes at least one node, so this ends
     auto shares = select();
     if (!shares) return shares.error();
     auto rejected = reject_failing(*shares);
     if (!rejected) return rejected.error();
-    if (!*rejected) return assemble(std::move(shares).value());
+    if (!*rejected) return shares;
   }
+}
+
+Expected<GangPlacement> GangPlanner::run() {
+  if (Status s = validate(); !s) return s.error();
+  auto shares = verified_selection();
+  if (!shares) return shares.error();
+  return assemble(avoid_slow_pairs(std::move(shares).value()));
 }
 
 }  // namespace gang_detail

@@ -20,6 +20,20 @@
 //   best (bandwidth, then leftover) wins. A development check against exhaustive search on
 //   1,497 random 3-5-node clusters found the same bandwidth in 1,496 (worst 0.85 of it) and
 //   the same leftover too in 1,482; it is a heuristic, not exact.
+// - rail alignment (GangRequest::prefer_rail_aligned, a rail-optimised fabric, core/fabric.h):
+//   when the policy's choice spans m nodes whose GPUs use different NIC sets, traffic between
+//   rails climbs above the rail switches. The planner then looks for a rail-aligned placement on
+//   m nodes: W / m workers each (W divisible by m), every node's GPUs chosen among those whose
+//   NIC (network_nic) is in one target set T, and every node using exactly T. Targets are the NIC
+//   sets the candidates' own W / m-worker placements use, in candidate order; for each, the
+//   nodes with the best bandwidth, then the lower index are taken.
+//   The aligned placement with the highest job bandwidth replaces the choice when that
+//   bandwidth is no lower and no node drops a constraint its own placement keeps.
+// - measured pairs (GangRequest::measured): a choice whose nodes include a pair measured slower
+//   than its model bandwidth is bounded by that pair (any pair of its nodes: NCCL's ring order
+//   across nodes is the launcher's). The planner then chooses again without one node of the
+//   slowest pair (each is tried, the better kept), and keeps the new choice when its bound is
+//   higher on no more nodes; at most twice as many rounds as the choice has nodes.
 // Cost: O(n log n) in the candidates plus one `place` call per distinct (allocator, free set,
 // workers) probe, memoised within a call: give GangNodes of one model the same Allocator.
 // Verification: a node whose placement fails its per-node constraints (relaxing off) is
@@ -47,6 +61,7 @@
 
 #include "core/allocator.h"
 #include "core/gpu_set.h"
+#include "core/measured_links.h"
 #include "core/network_model.h"
 #include "core/ring.h"
 #include "util/enum_names.h"
@@ -82,6 +97,13 @@ struct GangRequest {
   int min_gpus_per_node = 0;    // every used node gets at least this many GPUs; default 0 = none
   double min_network_gbps = 0;  // multi-node only: every used node's network bandwidth (GB/s)
                                 // at least this; default 0 = none
+  // Multi-node only: prefer a placement whose nodes all use the same NICs (rail-aligned, model
+  // above); default false.
+  bool prefer_rail_aligned = false;
+  // Measured links between the candidates (indices into `nodes`, core/measured_links.h): a
+  // multi-node choice is moved off pairs measured slower than its model bandwidth when it can
+  // be (model above); default none.
+  MeasuredLinks measured;
 };
 
 // Maps the gang annotations of the topology-aware scheduler onto a request:

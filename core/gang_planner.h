@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,8 +30,12 @@ struct Candidate {
 };
 
 struct Share {
+  Share() = default;
+  Share(int node_index, int worker_count, std::optional<GpuSet> chosen_from = std::nullopt)
+      : node(node_index), workers(worker_count), within(chosen_from) {}
   int node = 0;
   int workers = 0;
+  std::optional<GpuSet> within;  // the GPUs its placement chooses from; default: the node's free
 };
 
 // Workers the candidates can take in total.
@@ -59,7 +64,12 @@ struct ProbeKeyHash {
 class GangPlanner {
  public:
   GangPlanner(const std::vector<GangNode>& nodes, const GangRequest& request, const NetworkModel& net)
-      : nodes_(nodes), r_(request), net_(net), excluded_(nodes.size(), false), single_only_(nodes.size(), false) {
+      : nodes_(nodes),
+        r_(request),
+        net_(net),
+        excluded_(nodes.size(), false),
+        single_only_(nodes.size(), false),
+        avoided_(nodes.size(), false) {
     const int g = std::max(1, r_.gpus_per_worker);
     floor_ = std::max(1, (r_.min_gpus_per_node + g - 1) / g);
   }
@@ -68,11 +78,24 @@ class GangPlanner {
 
  private:
   Status validate() const;
-  const Probe& probe(int node, int workers);
+  const Probe& probe(int node, int workers) { return probe(node, workers, nodes_[node].free); }
+  const Probe& probe(int node, int workers, const GpuSet& free);
+  const Probe& probe(const Share& s) { return probe(s.node, s.workers, s.within ? *s.within : nodes_[s.node].free); }
   double node_gbps(int node, int workers, bool multi);
   const Topology& topo(int node) const { return nodes_[node].allocator->topology(); }
 
   Expected<std::vector<Share>> select();
+  Expected<std::vector<Share>> verified_selection();  // select, excluding failing nodes until none fails
+  // Measured pairs (gang.h): `shares`, or a choice off the slowest measured pair of its nodes.
+  std::vector<Share> avoid_slow_pairs(std::vector<Share> shares);
+  struct SlowPair {
+    double gbps = 0;  // the least measured bus bandwidth among the nodes' pairs; 0: none measured
+    int a = -1, b = -1;
+  };
+  SlowPair slowest_pair(const std::vector<Share>& shares) const;
+  double share_gbps(const Share& s);                      // a placed node's bandwidth in a multi-node gang
+  double model_gbps(const std::vector<Share>& shares);    // the least share_gbps
+  double bounded_gbps(const std::vector<Share>& shares);  // model_gbps, at most the slowest measured pair
   Expected<std::vector<Candidate>> capable_candidates();
   Expected<std::vector<Candidate>> multi_node_candidates(std::vector<Candidate> cands);
   Status check_node_count(const std::vector<Candidate>& cands, size_t needed) const;
@@ -91,6 +114,14 @@ class GangPlanner {
   std::vector<Share> balance(const std::vector<Candidate>& chosen);
   std::vector<Share> split_at(const std::vector<Candidate>& chosen, const std::vector<std::vector<double>>& gbps,
                               double level) const;
+  // Rail alignment (gang.h): `shares`, or a rail-aligned placement on as many of `cands`.
+  std::vector<Share> rail_align(std::vector<Share> shares, const std::vector<Candidate>& cands);
+  std::vector<int> nics_of(const Share& s);
+  struct AlignedFit {
+    std::vector<Share> shares;
+    double job_gbps = -1;
+  };
+  AlignedFit aligned_on(const std::vector<int>& nics, const std::vector<Candidate>& cands, int workers, size_t count);
   Expected<bool> reject_failing(const std::vector<Share>& shares);
   GangPlacement assemble(std::vector<Share> shares);
   std::string with_exclusions(const std::string& reason) const;
@@ -105,6 +136,7 @@ class GangPlanner {
   int floor_ = 1;                        // fewest workers on a used node (min-gpus-per-node)
   std::vector<bool> excluded_;           // its placement failed (per-node constraints without relaxing)
   std::vector<bool> single_only_;        // its placed GPUs fell below min-network: not for multi-node
+  std::vector<bool> avoided_;            // one end of a slow measured pair: left out of later choices
   std::vector<std::string> exclusions_;  // "name (why)" for nodes excluded after a failed check
   std::unordered_map<ProbeKey, Probe, ProbeKeyHash> probes_;
 };

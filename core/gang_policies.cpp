@@ -81,13 +81,13 @@ Expected<std::vector<Share>> GangPlanner::spread(const std::vector<Candidate>& c
     if (!multi) return multi.error();
     return node_count_error(*multi, 2);
   }
-  std::vector<Candidate> cands = std::move(multi).value();
+  std::vector<Candidate> cands = *multi;
   std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
     return a.free_gpus != b.free_gpus ? a.free_gpus > b.free_gpus : a.node < b.node;
   });
   cands.resize(width);
   if (total_capacity(cands) < r_.workers) return node_count_error(cands, width + 1);  // wider would fit
-  return deal(cands, r_.workers, floor_);
+  return rail_align(deal(cands, r_.workers, floor_), *multi);
 }
 
 // Fewest nodes, then the highest job bandwidth, then the fewest free GPUs left behind.

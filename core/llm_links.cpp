@@ -147,7 +147,16 @@ class LinkPlanner {
       bus = bus < 0 ? rate : std::min(bus, rate);
     }
     path.bus_bandwidth_gbps = bus;
+    apply_measured(path, ring_nodes(group), options_.measured);
     return path;
+  }
+
+  // The group's nodes in rank order (its ring's order across nodes).
+  std::vector<int> ring_nodes(const Group& group) const {
+    std::vector<int> nodes;
+    for (int r : group)
+      if (std::find(nodes.begin(), nodes.end(), ranks_[r].node) == nodes.end()) nodes.push_back(ranks_[r].node);
+    return nodes;
   }
 
   Expected<CommPath> socket_path(const Group& group) {

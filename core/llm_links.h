@@ -14,7 +14,9 @@
 //   bus bandwidth is the least, over its nodes, of the ring over the group's GPUs there and of
 //   the node's network bandwidth for those GPUs (core/network_model.h) divided by the number of
 //   groups of the same kind that cross the network through the same NIC (they run at once: every
-//   TP group all-reduces in the same layer, every DP group reduces gradients together);
+//   TP group all-reduces in the same layer, every DP group reduces gradients together); where
+//   node pairs were measured (LinkOptions::measured), its ring over its nodes in rank order runs
+//   at most at the slowest measured hop and pays the largest measured latency;
 // - several nodes of one multi-node NVLink domain (LinkNode::nvlink_domain) with host networking:
 //   NVLink through the domain's switch, one host to NCCL, no NIC used: the ring at the least
 //   NVLink rate of its nodes and NVLS over the group (core/nccl_algo.h), whichever is faster;
@@ -25,6 +27,7 @@
 
 #include "core/allocator.h"
 #include "core/llm_step.h"
+#include "core/measured_links.h"
 #include "core/network_model.h"
 #include "core/throughput.h"
 
@@ -47,6 +50,9 @@ struct LinkOptions {
   bool host_network = true;  // pods share the host's network and IPC namespaces
   NetworkModel net;
   double pod_socket_gbps = kPodSocketGbps;
+  // Measured links between the nodes (indices into `nodes`; core/measured_links.h): a group's
+  // ring across nodes (its nodes in rank order) is capped and delayed by them. Default none.
+  MeasuredLinks measured;
 };
 
 // REQUIRES: ranks.size() == config.gpus(), every site's node within `nodes` and GPU within it.

@@ -83,11 +83,13 @@ NcclAlgorithm AllReduceAlgos::large_message_algorithm() const {
 
 double AllReduceAlgos::large_message_bus_gbps() const { return std::max(ring_bus_gbps, nvls_bus_gbps); }
 
-AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops) {
-  AllReduceEstimate best = allreduce_time(bytes, ranks, domains, algos.ring_bus_gbps, nvlink_hops);
+AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops,
+                                 double net_latency_us) {
+  AllReduceEstimate best = allreduce_time(bytes, ranks, domains, algos.ring_bus_gbps, nvlink_hops, net_latency_us);
   if (ranks < 2 || bytes <= 0 || !(algos.nvls_bus_gbps > 0)) return best;
   double latency = kNvlsIntraLatencyUs;
-  if (algos.nvls_kind == NcclAlgorithm::NVLSTree) latency += 2.0 * std::log2(std::max(domains, 1)) * kNvlsTreeNetLatencyUs;
+  if (algos.nvls_kind == NcclAlgorithm::NVLSTree)
+    latency += 2.0 * std::log2(std::max(domains, 1)) * (kNvlsTreeNetLatencyUs + 2 * net_latency_us);
   const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;  // bus bandwidth counts these bytes
   const double time = latency + moved_bytes / (algos.nvls_bus_gbps * 1e3);
   if (time < best.time_us) best = {time, NcclProtocol::Simple, algos.nvls_kind};

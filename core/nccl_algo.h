@@ -90,8 +90,11 @@ struct AllReduceAlgos {
 
 // Time of an all-reduce of `bytes` over `ranks` GPUs in `domains` NVLink domains (hosts, to
 // NCCL), choosing algorithm and protocol as NCCL's tuner does (model above). `nvlink_hops` picks
-// the ring's intra-domain hop latency. REQUIRES: ranks >= 1, domains >= 1, a positive bandwidth
+// the ring's intra-domain hop latency; `net_latency_us` what the network adds to each
+// inter-domain step (ring.h allreduce_time; NVLSTree pays it, twice as Simple, on each of its
+// 2 log2(D) network steps, tuning.cc). REQUIRES: ranks >= 1, domains >= 1, a positive bandwidth
 // for the ring when ranks > 1.
-AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops);
+AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops,
+                                 double net_latency_us = 0);
 
 }  // namespace topsim

@@ -362,7 +362,8 @@ void RingModel::apply_p2p_read(const std::vector<int>& gpus, RingPlan& plan) con
   plan.p2p_read_share = share;
 }
 
-AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops) {
+AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops,
+                                 double net_latency_us) {
   AllReduceEstimate best;
   if (ranks < 2 || bytes <= 0) return best;
   // NCCL tuning.cc: ring base latency and per-hop latencies (µs) for {LL, LL128, Simple}.
@@ -376,7 +377,8 @@ AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_
   const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;
   best.time_us = std::numeric_limits<double>::infinity();
   for (int p = 0; p < 3; ++p) {
-    const double latency = kBase[p] + intra_steps * (nvlink_hops ? kNvlinkHop[p] : kPcieHop[p]) + inter_steps * kNetHop[p];
+    const double net_hop = kNetHop[p] + net_latency_us * (p == 2 ? 2 : 1);  // Simple pays it twice (flush)
+    const double latency = kBase[p] + intra_steps * (nvlink_hops ? kNvlinkHop[p] : kPcieHop[p]) + inter_steps * net_hop;
     const double transfer = moved_bytes / (bus_bandwidth_gbps * kEfficiency[p] * 1e3);  // GB/s = 1e3 bytes/µs
     if (latency + transfer < best.time_us) best = {latency + transfer, static_cast<NcclProtocol>(p)};
   }

@@ -133,8 +133,12 @@ struct AllReduceEstimate {
 // time = latency + 2(n-1)/n x S / (busBw x efficiency), efficiency LL 0.5, LL128 0.92,
 // Simple 1.0; latency = base + (2(n-1) - nInter) x intra-hop + nInter x inter-hop,
 // nInter = 2(nodes-1) (NCCL tuning.cc constants in REFERENCE.md). `nvlink_hops` picks the
-// NVLink or PCIe intra-node hop latency.
-// REQUIRES: ranks >= 1, nodes >= 1, bus_bandwidth_gbps > 0 when ranks > 1.
-AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops);
+// NVLink or PCIe intra-node hop latency. `net_latency_us` (default 0) is what the network adds to
+// each inter-node step beyond those constants, as NCCL adds its network plugin's reported
+// latency (tuning.cc: interLat += graph->latencyInter, once more for Simple's flush; the IB and
+// socket transports report 0, AWS's EFA plugin 75 us on p4d): a measured pair's latency_us.
+// REQUIRES: ranks >= 1, nodes >= 1, bus_bandwidth_gbps > 0 when ranks > 1, net_latency_us >= 0.
+AllReduceEstimate allreduce_time(double bytes, int ranks, int nodes, double bus_bandwidth_gbps, bool nvlink_hops,
+                                 double net_latency_us = 0);
 
 }  // namespace topsim

@@ -46,7 +46,7 @@ AllReduceAlgos CommPath::algos() const {
 }
 
 AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path) {
-  return allreduce_time(bytes, path.ranks, path.hosts, path.algos(), path.nvlink_hops);
+  return allreduce_time(bytes, path.ranks, path.hosts, path.algos(), path.nvlink_hops, path.net_latency_us);
 }
 
 void choose_algorithm(CommPath& path, const AllReduceAlgos& algos) {

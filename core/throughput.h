@@ -76,14 +76,17 @@ struct CommPath {
   // The ring's bus bandwidth when `algorithm` is not Ring (small messages may still pick the
   // ring), GB/s; default 0 = bus_bandwidth_gbps.
   double ring_bus_gbps = 0;
+  // What the network adds to each inter-host step of the all-reduce beyond NCCL's per-hop
+  // constants (ring.h allreduce_time: a measured pair's latency), us; default 0.
+  double net_latency_us = 0;
 
   // The candidates NCCL's tuner chooses from. A ring never outruns bus_bandwidth_gbps (a caller
   // that lowers it, e.g. for oversubscription, lowers the ring's too).
   AllReduceAlgos algos() const;
 };
 
-// The all-reduce of `bytes` over `path`: nccl_algo.h allreduce_time with its ranks, hosts and
-// algorithms.
+// The all-reduce of `bytes` over `path`: nccl_algo.h allreduce_time with its ranks, hosts,
+// algorithms and network latency.
 AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path);
 
 // Pods on one node exchanging data over sockets through the pod network (veth pair + bridge).

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/escape.h"
+#include "reports/fabric_report.h"
 #include "reports/report_files.h"
 
 namespace topsim {
@@ -197,7 +198,9 @@ std::string render_report_html(const ReportModel& m) {
   const std::string policies = m.policy_table.rows.empty() ? "" : "<h2>Policies, ranked</h2>\n" + table_html(m.policy_table);
   std::string warnings;
   for (const std::string& warning : m.warnings) warnings += "<p class=\"warning\">Warning: " + html_escape(warning) + "</p>\n";
-  return render_html_page(title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies, m.charts);
+  const ScenarioInfo& scenario = m.runs.front()->results->scenario;
+  const std::string fabric = render_fabric_html(scenario.fabric_view, scenario.node_names);
+  return render_html_page(title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies + fabric, m.charts);
 }
 
 }  // namespace topsim

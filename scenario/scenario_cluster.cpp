@@ -87,19 +87,7 @@ void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, Networ
     for (size_t i = 0; i < levels->value->size() && !errors.failed(); ++i)
       read_fabric_level(errors, levels->element(i), net.transport, model, net.fabric);
   }
-  if (auto measured = o.member("measured")) {
-    if (!measured->value->is_array() || measured->value->empty())
-      return errors.fail(measured->pointer, "must be a non-empty array of {\"a\", \"b\", \"bus_gbps\"} node pairs");
-    for (size_t i = 0; i < measured->value->size() && !errors.failed(); ++i) {
-      JsonObject pair(errors, measured->element(i), {"a", "b", "bus_gbps"});
-      if (!pair.is_object() || !pair.require("a") || !pair.require("b") || !pair.require("bus_gbps")) return;
-      NetworkSpec::MeasuredPair p;
-      if (auto a = pair.string("a")) p.a = *a;
-      if (auto b = pair.string("b")) p.b = *b;
-      if (auto gbps = pair.positive_number("bus_gbps")) p.bus_gbps = *gbps;
-      net.measured.push_back(std::move(p));
-    }
-  }
+  if (auto measured = o.member("measured")) read_measured(errors, *measured, net);
   if (auto r = o.integer("rails", 0, 64)) {
     if (*r > 0 && net.fabric.empty()) return o.fail("rails", "needs \"levels\" (the rail switches are the lowest level)");
     net.fabric.rails = static_cast<int>(*r);

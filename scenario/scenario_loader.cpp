@@ -250,8 +250,9 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
   }
 }
 
+// `cluster_only`: the cluster and nothing after it (no workload; `topsim topo show --cluster`).
 void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source, const std::string& base_dir, Scenario& s,
-              std::optional<Error>& verbatim) {
+              std::optional<Error>& verbatim, bool cluster_only = false) {
   if (auto n = top.string("name")) s.name = *n;
   if (auto d = top.string("description")) s.description = *d;
   read_mode(top, s);
@@ -302,7 +303,7 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
       read_cluster(errors, at, base_dir, s);
     }
   }
-  if (errors.failed()) return;
+  if (errors.failed() || cluster_only) return;
   if (top.require("workload")) {
     const JsonAt at = *top.member("workload");
     if (at.value->is_string()) {  // a workload file, e.g. from `topsim import jobs`; its errors name it
@@ -386,6 +387,21 @@ Expected<Scenario> scenario_from_files(const std::string& cluster_path, const st
   if (!options.topology_labels.empty()) document["topology_labels"] = options.topology_labels;
   if (!options.network.empty()) document["transport"] = options.network;
   return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
+}
+
+Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnClusterOptions& options) {
+  nlohmann::json document = {{"cluster", fs::absolute(cluster_path).string()}};
+  if (!options.topology_labels.empty()) document["topology_labels"] = options.topology_labels;
+  if (!options.network.empty()) document["transport"] = options.network;
+  const std::string source = "--cluster";
+  JsonErrors errors(source);
+  Scenario s;
+  const JsonObject top(errors, JsonAt{&document, ""}, kTopKeys);
+  std::optional<Error> verbatim;
+  read_top(errors, top, source, fs::current_path().string(), s, verbatim, true);
+  if (verbatim) return *verbatim;
+  if (errors.failed()) return errors.error();
+  return s;
 }
 
 std::string default_scenario_path(const std::string& repository_root) {

@@ -33,6 +33,10 @@ struct OwnClusterOptions {
 [[nodiscard]] Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,
                                                      const OwnClusterOptions& options = {});
 
+// A scenario holding only the cluster of a file (as scenario_from_files reads it) and no
+// workload (`workload` null): what `topsim topo show --cluster` draws.
+[[nodiscard]] Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnClusterOptions& options = {});
+
 // The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.
 // Its file is scenarios/ack-v100-benchmark.json.
 std::string default_scenario_path(const std::string& repository_root);

@@ -20,6 +20,8 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
                      const std::vector<std::string>& extra_keys = {});
 // "network": transport, NIC speed and efficiencies, racks.
 void read_network(JsonErrors& errors, const JsonAt& at, NetworkSpec& net, NetworkModel& model);
+// "measured" of "network": node pairs or a matrix of bus bandwidth and latency (scenario_measured.cpp).
+void read_measured(JsonErrors& errors, const JsonAt& at, NetworkSpec& net);
 // "workload": every kind; a fill experiment's draws need the cluster read first.
 void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt& at, const std::string& source,
                    const std::string& base_dir, Scenario& scenario);

@@ -206,30 +206,28 @@ Status ClusterState::build_fabric(const ClusterSpec& spec) {
 Status ClusterState::build_measured(const NetworkSpec& network) {
   std::map<std::string, int> by_name;
   for (int n = 0; n < node_count(); ++n) by_name.emplace(node_name(n), n);
-  auto measured = std::make_shared<std::map<std::pair<int, int>, double>>();
-  for (size_t i = 0; i < network.measured.size(); ++i) {
-    const NetworkSpec::MeasuredPair& pair = network.measured[i];
-    const std::string at = "/cluster/network/measured/" + std::to_string(i);
+  auto measured = std::make_shared<std::map<std::pair<int, int>, MeasuredLink>>();
+  for (const NetworkSpec::MeasuredPair& pair : network.measured) {
     int ends[2] = {-1, -1};
     for (int e = 0; e < 2; ++e) {
       const std::string& name = e == 0 ? pair.a : pair.b;
       const auto it = by_name.find(name);
-      if (it == by_name.end()) return Error{at + (e == 0 ? "/a" : "/b") + ": no node named '" + name + "' in the cluster"};
+      if (it == by_name.end()) return Error{(e == 0 ? pair.a_at : pair.b_at) + ": no node named '" + name + "' in the cluster"};
       ends[e] = it->second;
     }
-    if (ends[0] == ends[1]) return Error{at + "/b: a pair of two different nodes, got '" + pair.b + "' twice"};
+    if (ends[0] == ends[1]) return Error{pair.b_at + ": a pair of two different nodes, got '" + pair.b + "' twice"};
     const auto key = std::minmax(ends[0], ends[1]);
-    if (!measured->emplace(std::make_pair(key.first, key.second), pair.bus_gbps).second)
-      return Error{at + ": the pair " + pair.a + " / " + pair.b + " is measured twice"};
+    if (!measured->emplace(std::make_pair(key.first, key.second), MeasuredLink{pair.bus_gbps, pair.latency_us}).second)
+      return Error{pair.at + ": the pair " + pair.a + " / " + pair.b + " is measured twice"};
   }
   measured_ = std::move(measured);
   return {};
 }
 
-double ClusterState::measured_gbps(int a, int b) const {
-  if (measured_->empty()) return 0;
+MeasuredLink ClusterState::measured(int a, int b) const {
+  if (measured_->empty()) return {};
   const auto it = measured_->find(std::minmax(a, b));
-  return it == measured_->end() ? 0 : it->second;
+  return it == measured_->end() ? MeasuredLink{} : it->second;
 }
 
 void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target) {

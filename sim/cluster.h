@@ -21,6 +21,7 @@
 #include "core/gpu_set.h"
 #include "core/gpu_share.h"
 #include "core/hardware.h"
+#include "core/measured_links.h"
 #include "core/node_model.h"
 #include "sim/job.h"
 #include "sim/node_index.h"
@@ -48,11 +49,14 @@ struct NetworkSpec {
   NetworkTransport transport = NetworkTransport::Tcp;  // default: plain Kubernetes pod networking
   double nic_speed_gbit = 0;                           // overrides every node NIC's speed when > 0; default 0 (keep)
   FabricSpec fabric;                                   // tiers above the nodes (core/fabric.h); default none
-  // Measured bus bandwidth between node pairs (an all-pairs nccl-tests run), overriding the
-  // model for those pairs: a job's ring over nodes is capped by its slowest measured hop.
+  // Measured bus bandwidth and latency between node pairs (an all-pairs nccl-tests run),
+  // overriding the model for those pairs (core/measured_links.h).
   struct MeasuredPair {
-    std::string a, b;  // node names (kubectl names, or node-<index>)
-    double bus_gbps = 0;
+    std::string a, b;       // node names (kubectl names, or node-<index>)
+    double bus_gbps = 0;    // GB/s; 0 = not measured
+    double latency_us = 0;  // what the pair adds to each network hop, us; default 0
+    std::string at;         // JSON pointers for errors: the measurement, and where each name is given
+    std::string a_at, b_at;
   };
   std::vector<MeasuredPair> measured;
 };
@@ -122,9 +126,11 @@ class ClusterState {
   // The tiers above the nodes (empty without a fabric); shared by copies.
   const Fabric& fabric() const { return *fabric_; }
   const std::string& node_name(int node) const { return shares_.nodes[static_cast<size_t>(node)].name; }
-  // The measured bus bandwidth between two nodes (NetworkSpec::measured), GB/s; 0 when not measured.
-  double measured_gbps(int a, int b) const;
+  // The measured link between two nodes (NetworkSpec::measured); {} when not measured.
+  MeasuredLink measured(int a, int b) const;
   bool has_measured() const { return !measured_->empty(); }
+  // Every measured pair: (lower node, higher node) -> its link.
+  const std::map<std::pair<int, int>, MeasuredLink>& measured_pairs() const { return *measured_; }
   int total_gpus() const { return total_gpus_; }
   int free_gpus() const { return free_gpus_; }  // idle cards
   int gpus_per_node(int node) const { return type_of(node).gpus; }
@@ -175,8 +181,8 @@ class ClusterState {
   std::vector<SimNode> nodes_;
   NetworkSpec network_;
   std::shared_ptr<const Fabric> fabric_ = std::make_shared<const Fabric>();
-  std::shared_ptr<const std::map<std::pair<int, int>, double>> measured_ =
-      std::make_shared<const std::map<std::pair<int, int>, double>>();  // (lower node, higher node) -> GB/s
+  std::shared_ptr<const std::map<std::pair<int, int>, MeasuredLink>> measured_ =
+      std::make_shared<const std::map<std::pair<int, int>, MeasuredLink>>();  // (lower node, higher node)
   bool modelled_ = true;
   bool mixes_gpu_models_ = false;
   int total_gpus_ = 0;

@@ -8,6 +8,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "sim/fabric_view.h"
 #include "sim/failures.h"
 #include "sim/invariants.h"
 #include "sim/job_store.h"
@@ -470,14 +471,13 @@ class Engine final : private Binder {
     for (size_t q = 0; q < borrowed.size(); ++q) out_.tenants[q].borrowed_gpu_ms = borrowed[q];
   }
 
-  // A multi-node ring whose hops between consecutive nodes (rank order, closing the loop) were
-  // measured runs at most at the slowest of them (NetworkSpec::measured).
-  void cap_by_measured_pairs(JobRecord& r) const {
+  // A multi-node ring whose hops between consecutive nodes (closing the loop) were measured runs
+  // at most at the slowest of them and pays their largest latency (core/measured_links.h).
+  void apply_measured_pairs(JobRecord& r) const {
     if (!cluster_.has_measured() || r.comm.hosts < 2) return;
-    const auto nodes = gpus_by_node(r.pods);
-    for (size_t i = 0; i < nodes.size() && nodes.size() > 1; ++i)
-      if (const double gbps = cluster_.measured_gbps(nodes[i].first, nodes[(i + 1) % nodes.size()].first); gbps > 0)
-        r.comm.bus_bandwidth_gbps = std::min(r.comm.bus_bandwidth_gbps, gbps);
+    std::vector<int> ring;
+    for (const auto& [node, gpus] : gpus_by_node(r.pods)) ring.push_back(node);
+    apply_measured(r.comm, ring, [this](int a, int b) { return cluster_.measured(a, b); });
   }
 
   // False for a finish event that a later re-rating replaced, or of a job already closed.
@@ -492,14 +492,7 @@ class Engine final : private Binder {
   void start_link_shares() {
     const Fabric& fabric = cluster_.fabric();
     if (fabric.empty() || fabric.link_count() == 0) return;
-    std::vector<double> type_gbps;  // each node type's achieved NIC bandwidth
-    for (int t = 0; t < cluster_.type_count(); ++t) {
-      const NodeType& type = cluster_.type(t);
-      type_gbps.push_back(type.topology ? node_network_gbps(*type.topology, to_ids(all_gpus(type.gpus)), config_.network) : 0);
-    }
-    std::vector<double> node_gbps;
-    for (const SimNode& node : cluster_.nodes()) node_gbps.push_back(type_gbps[static_cast<size_t>(node.type)]);
-    std::vector<double> capacity = fabric.link_capacities(node_gbps);
+    std::vector<double> capacity = fabric.link_capacities(node_network_capacity_gbps(cluster_, config_.network));
     for (double& c : capacity) c = std::max(c, 1e-9);  // a group of NIC-less nodes: no job crosses it
     std::vector<int> levels;
     for (int l = 0; l < fabric.link_count(); ++l) levels.push_back(fabric.link_level(l));
@@ -646,7 +639,7 @@ class Engine final : private Binder {
     }
     if (invariants_) invariants_->started(id, r.pods.size(), job.workers);
     r.comm = start.comm;
-    cap_by_measured_pairs(r);
+    apply_measured_pairs(r);
     r.host_network = start.host_network;
     r.relaxed = std::move(start.relaxed);
     for (const PodPlacement& pod : r.pods)

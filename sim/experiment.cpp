@@ -60,6 +60,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.network = std::string(enum_name(s.cluster.network.transport));
   info.fabric = describe_fabric(s.cluster.network.fabric);
   info.failures = describe_failures(s, cluster);
+  info.fabric_view = view_fabric(s.cluster, cluster, s.network);
   if (std::any_of(s.cluster.groups.begin(), s.cluster.groups.end(), [](const NodeGroupSpec& g) { return !g.names.empty(); }))
     for (int n = 0; n < cluster.node_count(); ++n) info.node_names.push_back(cluster.node_name(n));
   for (const FabricLevelSpec& level : s.cluster.network.fabric.levels) info.fabric_levels.push_back(level.name);

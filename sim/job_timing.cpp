@@ -112,6 +112,7 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
   key.push_back(path.nvlink_hops);
   key.push_back(static_cast<int64_t>(path.algorithm));
   key.push_back(std::llround(path.ring_bus_gbps * 1e3));
+  key.push_back(std::llround(path.net_latency_us * 1e3));
 }
 
 }  // namespace
@@ -166,6 +167,10 @@ Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& r
   LinkOptions options;
   options.host_network = record.host_network;
   options.net = network_;
+  if (cluster_.has_measured() && record.host_network)
+    options.measured = [this, &node_ids](int a, int b) {
+      return cluster_.measured(node_ids[static_cast<size_t>(a)], node_ids[static_cast<size_t>(b)]);
+    };
   if (static_cast<int>(sites.size()) != config.gpus()) return Error{"rank count"};
   return llm_links(config, sites, nodes, options);
 }

@@ -59,6 +59,38 @@ class Reader {
   JsonErrors errors_;
 };
 
+FabricView read_fabric_view(Reader& r, const Json& v, const std::string& p) {
+  FabricView view;
+  view.rails = static_cast<int>(r.number(v, "rails", p));
+  view.least_node_gbps = r.number(v, "least_node_gbps", p);
+  view.most_node_gbps = r.number(v, "most_node_gbps", p);
+  view.measured_pairs = static_cast<int>(r.number(v, "measured_pairs", p));
+  view.least_measured_gbps = r.number(v, "least_measured_gbps", p);
+  view.most_measured_latency_us = r.number(v, "most_measured_latency_us", p);
+  const Json& levels = r.array(v, "levels", p);
+  for (size_t i = 0; levels.is_array() && i < levels.size(); ++i) {
+    const std::string lp = p + "/levels/" + std::to_string(i);
+    const Json& l = levels[i];
+    FabricLevelView level{r.text(l, "name", lp),
+                          r.text(l, "label", lp),
+                          static_cast<int>(r.number(l, "fanout", lp)),
+                          r.number(l, "oversubscription", lp),
+                          r.at(l, "nvlink", lp).is_boolean() && r.at(l, "nvlink", lp).get<bool>(),
+                          {}};
+    const Json& groups = r.array(l, "groups", lp);
+    for (size_t j = 0; groups.is_array() && j < groups.size(); ++j) {
+      const std::string gp = lp + "/groups/" + std::to_string(j);
+      const Json& g = groups[j];
+      level.groups.push_back({r.text(g, "name", gp), static_cast<int>(r.number(g, "parent", gp)),
+                              static_cast<int>(r.number(g, "first_node", gp)), static_cast<int>(r.number(g, "last_node", gp)),
+                              static_cast<int>(r.number(g, "nodes", gp)), static_cast<int>(r.number(g, "gpus", gp)),
+                              r.number(g, "uplink_gbps", gp)});
+    }
+    view.levels.push_back(std::move(level));
+  }
+  return view;
+}
+
 ScenarioInfo read_scenario(Reader& r, const Json& s) {
   ScenarioInfo info;
   const std::string p = "/scenario";
@@ -78,6 +110,7 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
   if (s.contains("fabric")) info.fabric = r.text(s, "fabric", p);
   if (s.contains("failures")) info.failures = r.text(s, "failures", p);
+  if (s.contains("fabric_view")) info.fabric_view = read_fabric_view(r, s.at("fabric_view"), p + "/fabric_view");
   if (s.contains("node_names")) {
     const Json& names = r.array(s, "node_names", p);
     for (size_t i = 0; names.is_array() && i < names.size(); ++i)

@@ -19,6 +19,35 @@ std::string dump(const Json& root) { return root.dump(2, ' ', false, nlohmann::j
 
 double seconds(int64_t ms) { return rounded_micro(static_cast<double>(ms) / 1000.0); }
 
+// The fabric to draw (sim/fabric_view.h): levels lowest first, each with every group.
+Json fabric_view_json(const FabricView& v) {
+  Json levels = Json::array();
+  for (const FabricLevelView& l : v.levels) {
+    Json groups = Json::array();
+    for (const FabricGroupView& g : l.groups)
+      groups.push_back({{"name", g.name},
+                        {"parent", g.parent},
+                        {"first_node", g.first_node},
+                        {"last_node", g.last_node},
+                        {"nodes", g.nodes},
+                        {"gpus", g.gpus},
+                        {"uplink_gbps", rounded_micro(g.uplink_gbps)}});
+    levels.push_back({{"name", l.name},
+                      {"label", l.label},
+                      {"fanout", l.fanout},
+                      {"oversubscription", rounded_micro(l.oversubscription)},
+                      {"nvlink", l.nvlink},
+                      {"groups", std::move(groups)}});
+  }
+  return {{"levels", std::move(levels)},
+          {"rails", v.rails},
+          {"least_node_gbps", rounded_micro(v.least_node_gbps)},
+          {"most_node_gbps", rounded_micro(v.most_node_gbps)},
+          {"measured_pairs", v.measured_pairs},
+          {"least_measured_gbps", rounded_micro(v.least_measured_gbps)},
+          {"most_measured_latency_us", rounded_micro(v.most_measured_latency_us)}};
+}
+
 Json scenario_json(const ScenarioInfo& s) {
   Json groups = Json::array();
   for (const NodeGroupInfo& g : s.node_groups) {
@@ -43,6 +72,7 @@ Json scenario_json(const ScenarioInfo& s) {
   if (!s.fabric_levels.empty()) out["fabric_levels"] = s.fabric_levels;
   if (!s.fabric.empty()) out["fabric"] = s.fabric;
   if (!s.failures.empty()) out["failures"] = s.failures;
+  if (!s.fabric_view.empty()) out["fabric_view"] = fabric_view_json(s.fabric_view);
   if (!s.node_names.empty()) out["node_names"] = s.node_names;
   if (!s.protocol.empty()) out["protocol"] = s.protocol;
   return out;

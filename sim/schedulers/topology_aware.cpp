@@ -8,11 +8,12 @@
 // pack policy unless the job's annotations say otherwise); on a fabric (core/fabric.h) in the
 // lowest tier that holds it: the tightest rack with room, else the tightest block, ..., else
 // anywhere (fewest racks, then blocks; a rack's nodes share rails, an NVLink level's nodes a
-// domain). Queue: FIFO with backfill (a job
+// domain), rail-aligned when the fabric has rails, off node pairs measured slow (core/gang.h). Queue: FIFO with backfill (a job
 // that cannot start does not block later ones) unless the scenario turns backfill off.
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "core/fabric.h"
 #include "core/gang.h"
@@ -139,21 +140,37 @@ class TopologyAware final : public Scheduler {
 
   // On a fabric, the gang goes to the lowest tier that holds it: the tightest group of the
   // lowest level with room, else anywhere; inside it, nodes of the roomiest groups of the level
-  // below come first (fewest racks, then blocks).
-  bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder) const {
+  // below come first (fewest racks, then blocks). On a rail-optimised fabric the planner prefers
+  // rail-aligned GPU sets, and at the rail level a group that holds the gang rail-aligned comes
+  // before a tighter one that does not (which still beats spanning groups: its traffic climbs
+  // one uplink instead of several).
+  bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, GangRequest request, Binder& binder) const {
     const Fabric& fabric = view.cluster().fabric();
+    request.prefer_rail_aligned = fabric.rails() > 0;
     int level = 0;
     for (; level < fabric.level_count() && fabric.group_count(level) > 1; ++level) {
       const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
-      for (int group : groups_with_room(view, id, level))
-        if (place_gang_on(
-                view, id, request, binder, [&](int node) { return fabric.group(level, node) == group; },
-                roomiest_first(fabric, level - 1, below)))
-          return true;
+      std::optional<GangPlan> off_rails;
+      for (int group : groups_with_room(view, id, level)) {
+        auto plan = plan_gang_on(
+            view, id, request, [&](int node) { return fabric.group(level, node) == group; },
+            roomiest_first(fabric, level - 1, below));
+        if (!plan) continue;
+        if (fabric.rails() == 0 || level != fabric.rail_level() || rail_aligned(plan->gang)) return start_gang(id, *plan, binder);
+        if (!off_rails) off_rails = std::move(plan);
+      }
+      if (off_rails) return start_gang(id, *off_rails, binder);
     }
     const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
-    return place_gang_on(
-        view, id, request, binder, [](int) { return true; }, roomiest_first(fabric, level - 1, below));
+    auto plan = plan_gang_on(
+        view, id, request, [](int) { return true; }, roomiest_first(fabric, level - 1, below));
+    return plan && start_gang(id, *plan, binder);
+  }
+
+  // Every node of a multi-node gang uses the same NICs (core/fabric.h, rails).
+  static bool rail_aligned(const GangPlacement& gang) {
+    return std::all_of(gang.nics_per_node.begin(), gang.nics_per_node.end(),
+                       [&](const std::vector<int>& nics) { return nics == gang.nics_per_node.front(); });
   }
 
   // Candidate order inside a group: nodes whose group of `level` has the most free GPUs first
@@ -195,23 +212,33 @@ class TopologyAware final : public Scheduler {
     return groups;
   }
 
+  // A gang placed by the planner, not yet bound: its cluster node ids, the planner's candidates
+  // (indexed by the placement) and the placement.
+  struct GangPlan {
+    std::vector<int> node_ids;
+    std::vector<GangNode> candidates;
+    GangPlacement gang;
+  };
+
   template <class InScope>
-  bool place_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, Binder& binder, InScope in_scope,
-                     const std::function<std::pair<int, int>(int)>& rank = nullptr) const {
+  std::optional<GangPlan> plan_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, InScope in_scope,
+                                       const std::function<std::pair<int, int>(int)>& rank = nullptr) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     // Nodes of one type and free set are interchangeable and a gang uses at most `workers`
     // nodes: the lowest-indexed `workers` of each class are all the planner needs. It breaks
     // ties by candidate order, which stays that of the buckets (type, free count, node index).
     std::vector<int> node_ids;
+    const bool every = rank || cluster.has_measured();
     for (int t = 0; t < index.type_count(); ++t) {
       if (!type_fits_job(cluster, t, view.job(id))) continue;
       for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {
           int taken = 0;
-          // With a rank, every node of the class in scope (the roomiest groups' may not be the lowest-indexed).
-          for (auto node = same.nodes.begin(); node != same.nodes.end() && (rank || taken < request.workers); ++node)
+          // With a rank, every node of the class in scope (the roomiest groups' may not be the
+          // lowest-indexed); with measured pairs too (nodes of a class are no longer alike).
+          for (auto node = same.nodes.begin(); node != same.nodes.end() && (every || taken < request.workers); ++node)
             if (in_scope(*node)) node_ids.push_back(*node), ++taken;
         }
         std::sort(node_ids.begin() + static_cast<long>(from), node_ids.end());
@@ -223,11 +250,20 @@ class TopologyAware final : public Scheduler {
     for (int node : node_ids)
       candidates.push_back(
           {cluster.type_of(node).allocator.get(), cluster.node(node).free, "", cluster.fabric().nvlink_domain(node)});
-    auto gang = place_gang(candidates, request, context_.network);
-    if (!gang) return false;
-    for (const WorkerPlacement& worker : gang->workers)
-      binder.bind(id, {node_ids[static_cast<size_t>(worker.node)], worker.gpus});
-    binder.start(id, {gang_comm_path(*gang, candidates), gang->relaxed, {}, true});
+    GangRequest measured = request;  // the cluster's measured pairs among these candidates
+    if (cluster.has_measured())
+      measured.measured = [&cluster, &node_ids](int a, int b) {
+        return cluster.measured(node_ids[static_cast<size_t>(a)], node_ids[static_cast<size_t>(b)]);
+      };
+    auto gang = place_gang(candidates, measured, context_.network);
+    if (!gang) return std::nullopt;
+    return GangPlan{std::move(node_ids), std::move(candidates), std::move(gang).value()};
+  }
+
+  static bool start_gang(uint32_t id, const GangPlan& plan, Binder& binder) {
+    for (const WorkerPlacement& worker : plan.gang.workers)
+      binder.bind(id, {plan.node_ids[static_cast<size_t>(worker.node)], worker.gpus});
+    binder.start(id, {gang_comm_path(plan.gang, plan.candidates), plan.gang.relaxed, {}, true});
     return true;
   }
 

@@ -337,3 +337,37 @@ TEST_CASE("cli::topo import warns that a node without NICs cannot take multi-nod
   const CliResult with_nic = run_cli("topo import dgx1-v100 -o " + quoted(dir.file("dgx.json")));
   CHECK_THAT(with_nic.err, !Catch::Contains("warning"));
 }
+
+TEST_CASE("cli::topo show --scenario and --cluster draw a cluster's fabric", "[cli]") {
+  TempDir dir;
+  SECTION("a scenario's fabric: the levels top first and the tree") {
+    write_file(dir.file("s.json"), R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 4}], "network": {"transport": "ib",
+        "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}, {"name": "block", "fanout": 2}]}},
+        "workload": {"kind": "synthetic", "jobs": 3}})");
+    const CliResult r = run_cli("topo show --scenario " + dir.file("s.json"));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("fabric: 2 levels above the nodes, top first\n"));
+    CHECK_THAT(r.out, Catch::Contains("  block  1       2 racks     1:1    none (top)\n"));
+    CHECK_THAT(r.out, Catch::Contains("    |-- rack 0: node-0 .. node-1 (2 nodes, 16 GPUs), uplink 177 GB/s\n"));
+  }
+  SECTION("kubectl nodes: the levels their labels name, groups by label value") {
+    auto node = [](const std::string& name, const std::string& l3) {
+      return R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": ")" + name +
+             R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "topology.k8s.aws/network-node-layer-1": "nn-1",
+             "topology.k8s.aws/network-node-layer-2": "nn-2", "topology.k8s.aws/network-node-layer-3": ")" +
+             l3 + R"("}}, "status": {"allocatable": {"cpu": "96", "nvidia.com/gpu": "8"}}})";
+    };
+    write_file(dir.file("nodes.json"), R"({"apiVersion": "v1", "kind": "List", "items": [)" + node("a", "nn-3a") + ", " +
+                                           node("b", "nn-3b") + ", " + node("c", "nn-3a") + "]}");
+    const CliResult r = run_cli("topo show --cluster " + dir.file("nodes.json") + " --network ib");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("fabric: 3 levels above the nodes, top first\n"));
+    CHECK_THAT(r.out, Catch::Contains("network-node-layer-3 nn-3a: a .. c (2 nodes, 16 GPUs)"));
+    CHECK_THAT(r.out, Catch::Contains("network-node-layer-3 nn-3b: b (1 node, 8 GPUs)"));
+  }
+  SECTION("a node and a fabric at once is a usage error") {
+    const CliResult r = run_cli("topo show dgx-a100 --cluster " + dir.file("nodes.json"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("give a node <model|file> or --scenario/--cluster, not both"));
+  }
+}

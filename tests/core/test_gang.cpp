@@ -402,3 +402,58 @@ TEST_CASE("core::MultiNodePolicy names and gang annotations", "[core][gang]") {
     CHECK(bad.error().message == "gpu.topology/max-nodes: '-1' is not a count (an integer >= 0)");
   }
 }
+
+TEST_CASE("core::place_gang prefers rail-aligned GPU sets across nodes", "[core][gang]") {
+  // DGX A100: every GPU its own HDR NIC (GPU i on mlx5 rail i), so a node's NIC set is its GPU set.
+  Cluster c;
+  c.add("dgx-a100", 3);
+  SECTION("2 x 4 GPUs: nodes 0 and 2 share rails 0-3; node 1's free half is on rails 4-7") {
+    c.nodes[0].free = to_gpu_set({0, 1, 2, 3});
+    c.nodes[1].free = to_gpu_set({4, 5, 6, 7});
+    c.nodes[2].free = to_gpu_set({0, 1, 2, 3});
+    auto blind = place_gang(c.nodes, gang(2, 4));
+    REQUIRE(blind.ok());
+    CHECK(blind->nodes == std::vector<int>{0, 1});  // pack's order: the lower index
+    GangRequest request = gang(2, 4);
+    request.prefer_rail_aligned = true;
+    auto aligned = place_gang(c.nodes, request);
+    REQUIRE(aligned.ok());
+    CHECK(aligned->nodes == std::vector<int>{0, 2});
+    CHECK(aligned->nics_per_node == std::vector<std::vector<int>>{{0, 1, 2, 3}, {0, 1, 2, 3}});
+    CHECK(aligned->bus_bandwidth_gbps == Approx(blind->bus_bandwidth_gbps));
+  }
+  SECTION("a node with more free GPUs takes them on the other node's rails") {
+    c.nodes[0].free = to_gpu_set({4, 5, 6, 7});
+    c.nodes[1].free = to_gpu_set({2, 3, 4, 5, 6, 7});
+    c.nodes[2].free = GpuSet{};
+    GangRequest request = gang(2, 4, MultiNodePolicy::BestFit);
+    request.prefer_rail_aligned = true;
+    auto aligned = place_gang(c.nodes, request);
+    REQUIRE(aligned.ok());
+    CHECK(aligned->nodes == std::vector<int>{0, 1});
+    CHECK(gpus_on(*aligned, 1) == std::vector<int>{4, 5, 6, 7});
+    CHECK(aligned->nics_per_node[0] == aligned->nics_per_node[1]);
+  }
+  SECTION("no aligned split exists (3 workers on 2 nodes): the policy's choice stands") {
+    c.nodes[0].free = to_gpu_set({0, 1, 2, 3, 4, 5});
+    c.nodes[1].free = to_gpu_set({4, 5, 6, 7});
+    c.nodes[2].free = GpuSet{};
+    GangRequest request = gang(5, 2);
+    request.prefer_rail_aligned = true;
+    auto placed = place_gang(c.nodes, request);
+    REQUIRE(placed.ok());
+    CHECK(placed->nodes == std::vector<int>{0, 1});
+    CHECK(placed->gpu_count() == 10);
+  }
+  SECTION("spread keeps its width and aligns the GPUs on it") {
+    c.nodes[0].free = to_gpu_set({0, 1, 2, 3, 4, 5, 6, 7});
+    c.nodes[1].free = to_gpu_set({4, 5, 6, 7});
+    c.nodes[2].free = GpuSet{};
+    GangRequest request = gang(2, 4, MultiNodePolicy::Spread);
+    request.prefer_rail_aligned = true;
+    auto placed = place_gang(c.nodes, request);
+    REQUIRE(placed.ok());
+    CHECK(placed->nodes == std::vector<int>{0, 1});
+    CHECK(gpus_on(*placed, 0) == std::vector<int>{4, 5, 6, 7});
+  }
+}

@@ -1,0 +1,186 @@
+#include "reports/fabric_report.h"
+
+#include <fmt/format.h>
+
+#include "reports/escape.h"
+#include "util/number_format.h"
+
+namespace topsim {
+namespace {
+
+std::string node_name(const std::vector<std::string>& names, int node) {
+  return static_cast<size_t>(node) < names.size() ? names[static_cast<size_t>(node)] : "node-" + std::to_string(node);
+}
+
+std::string plural(int n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+std::string gbps(double value) { return format_number(value) + " GB/s"; }
+
+// What a group of level `l` holds: "16 nodes", "8 racks" (a range when groups differ).
+std::string holds(const FabricView& v, size_t l) {
+  const FabricLevelView& level = v.levels[l];
+  std::vector<int> children(level.groups.size(), 0);
+  if (l == 0) {
+    for (size_t g = 0; g < level.groups.size(); ++g) children[g] = level.groups[g].nodes;
+  } else {
+    for (const FabricGroupView& below : v.levels[l - 1].groups) ++children[static_cast<size_t>(below.parent)];
+  }
+  const auto [least, most] = std::minmax_element(children.begin(), children.end());
+  const std::string noun = l == 0 ? "node" : v.levels[l - 1].name;
+  const int low = children.empty() ? 0 : *least, high = children.empty() ? 0 : *most;
+  return low == high ? plural(high, noun) : fmt::format("{}-{} {}s", low, high, noun);
+}
+
+// The uplink column: "708 GB/s" (or a range), "none" for a top level of one group.
+std::string uplinks(const FabricLevelView& level) {
+  double least = 0, most = 0;
+  for (const FabricGroupView& g : level.groups) {
+    least = least == 0 ? g.uplink_gbps : std::min(least, g.uplink_gbps);
+    most = std::max(most, g.uplink_gbps);
+  }
+  if (most <= 0) return "none (top)";
+  return least == most ? gbps(most) : format_number(least) + "-" + gbps(most);
+}
+
+std::string ratio(const FabricLevelView& level) {
+  if (level.nvlink) return "NVLink domain";
+  return level.oversubscription > 0 ? format_number(level.oversubscription) + ":1" : "given in Gb/s";
+}
+
+struct Table {
+  std::vector<std::vector<std::string>> rows;
+};
+
+Table level_table(const FabricView& v) {
+  Table t{{{"level", "groups", "each holds", "links", "uplink each"}}};
+  for (size_t l = v.levels.size(); l-- > 0;) {
+    const FabricLevelView& level = v.levels[l];
+    t.rows.push_back({level.name, std::to_string(level.groups.size()), holds(v, l), ratio(level), uplinks(level)});
+  }
+  return t;
+}
+
+std::string table_text(const Table& t) {
+  std::vector<size_t> width(t.rows.front().size(), 0);
+  for (const auto& row : t.rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  for (const auto& row : t.rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}", row[c], c + 1 < row.size() ? width[c] + 2 : 0);
+    out += "  " + line + "\n";
+  }
+  return out;
+}
+
+// The facts under the table: rails, NVLink domains, node NICs, measured pairs.
+std::vector<std::string> facts(const FabricView& v) {
+  std::vector<std::string> out;
+  if (!v.levels.empty()) {
+    const std::string nics = v.least_node_gbps == v.most_node_gbps
+                                 ? gbps(v.most_node_gbps)
+                                 : format_number(v.least_node_gbps) + "-" + gbps(v.most_node_gbps);
+    out.push_back("a node's NICs carry " + nics + " (achieved); a group's uplink carries its downlinks / its oversubscription");
+  }
+  if (v.rails > 0) {
+    const size_t rail_level = !v.levels.empty() && v.levels.front().nvlink ? 1 : 0;
+    const std::string level = rail_level < v.levels.size() ? v.levels[rail_level].name : "group";
+    out.push_back(plural(v.rails, "rail") + ": NIC i of every node of a " + level + " on rail switch i");
+  }
+  if (!v.levels.empty() && v.levels.front().nvlink)
+    out.push_back("each " + v.levels.front().name + " is one multi-node NVLink domain: its nodes talk over NVLink, not NICs");
+  if (v.measured_pairs > 0) {
+    std::string line = "measured: " + plural(v.measured_pairs, "node pair");
+    if (v.least_measured_gbps > 0) line += ", slowest " + gbps(v.least_measured_gbps);
+    if (v.most_measured_latency_us > 0) line += ", largest latency " + format_number(v.most_measured_latency_us) + " us";
+    out.push_back(line);
+  }
+  return out;
+}
+
+class TreeDrawer {
+ public:
+  TreeDrawer(const FabricView& v, const std::vector<std::string>& names) : v_(v), names_(names) {
+    children_.resize(v.levels.size());
+    for (size_t l = 0; l + 1 < v.levels.size(); ++l) {
+      children_[l + 1].resize(v.levels[l + 1].groups.size());
+      for (size_t g = 0; g < v.levels[l].groups.size(); ++g)
+        children_[l + 1][static_cast<size_t>(v.levels[l].groups[g].parent)].push_back(static_cast<int>(g));
+    }
+  }
+
+  std::string draw() {
+    const size_t top = v_.levels.size() - 1;
+    std::vector<int> roots;
+    for (size_t g = 0; g < v_.levels[top].groups.size(); ++g) roots.push_back(static_cast<int>(g));
+    out_ = "core\n";
+    draw_children(top, roots, "");
+    return out_;
+  }
+
+ private:
+  void draw_children(size_t level, const std::vector<int>& groups, const std::string& indent) {
+    const size_t shown = std::min(groups.size(), static_cast<size_t>(kFabricChildrenShown));
+    for (size_t i = 0; i < shown; ++i) {
+      const bool last = i + 1 == groups.size();
+      out_ += indent + (last ? "`-- " : "|-- ") + group_line(level, groups[i]) + "\n";
+      if (level > 0)
+        draw_children(level - 1, children_[level][static_cast<size_t>(groups[i])], indent + (last ? "    " : "|   "));
+    }
+    if (shown < groups.size())
+      out_ += indent + "`-- ... " + std::to_string(groups.size() - shown) + " more " + v_.levels[level].name + "s\n";
+  }
+
+  std::string group_line(size_t level, int g) const {
+    const FabricGroupView& group = v_.levels[level].groups[static_cast<size_t>(g)];
+    std::string line = v_.levels[level].name + " " + group.name + ": ";
+    line += group.nodes == 1 ? node_name(names_, group.first_node)
+                             : node_name(names_, group.first_node) + " .. " + node_name(names_, group.last_node);
+    line += " (" + plural(group.nodes, "node") + ", " + plural(group.gpus, "GPU") + ")";
+    if (group.uplink_gbps > 0) line += ", uplink " + gbps(group.uplink_gbps);
+    return line;
+  }
+
+  const FabricView& v_;
+  const std::vector<std::string>& names_;
+  std::vector<std::vector<std::vector<int>>> children_;  // [level][group] -> its groups one level down
+  std::string out_;
+};
+
+}  // namespace
+
+std::string render_fabric_text(const FabricView& view, const std::vector<std::string>& node_names) {
+  if (view.empty()) return "fabric: one flat network (no levels, no measured pairs)\n";
+  std::string out;
+  if (view.levels.empty()) {
+    out = "fabric: one flat network\n";
+  } else {
+    out = "fabric: " + plural(static_cast<int>(view.levels.size()), "level") + " above the nodes, top first\n";
+    out += table_text(level_table(view));
+  }
+  for (const std::string& fact : facts(view)) out += fact + "\n";
+  if (!view.levels.empty()) out += "\n" + TreeDrawer(view, node_names).draw();
+  return out;
+}
+
+std::string render_fabric_html(const FabricView& view, const std::vector<std::string>& node_names) {
+  if (view.empty()) return "";
+  std::string out = "<section><h2>Fabric</h2>\n";
+  if (!view.levels.empty()) {
+    const Table t = level_table(view);
+    out += "<table><thead><tr>";
+    for (const std::string& head : t.rows.front()) out += "<th>" + html_escape(head) + "</th>";
+    out += "</tr></thead><tbody>\n";
+    for (size_t r = 1; r < t.rows.size(); ++r) {
+      out += "<tr>";
+      for (const std::string& cell : t.rows[r]) out += "<td>" + html_escape(cell) + "</td>";
+      out += "</tr>\n";
+    }
+    out += "</tbody></table>\n";
+  }
+  for (const std::string& fact : facts(view)) out += "<p>" + html_escape(fact) + "</p>\n";
+  if (!view.levels.empty()) out += "<pre class=\"fabric\">" + html_escape(TreeDrawer(view, node_names).draw()) + "</pre>\n";
+  return out + "</section>\n";
+}
+
+}  // namespace topsim
