@@ -117,7 +117,8 @@ void write_queues(const TempDir& dir, bool cohort) {
 
 }  // namespace
 
-TEST_CASE("cli::check gates a tenant's metric: a queue change that makes team b wait fails naming wait_s.max@b", "[cli][check]") {
+TEST_CASE("cli::check gates a tenant's metric: team b waiting longer than its baseline fails naming wait_s.max@b",
+          "[cli][check]") {
   TempDir dir;
   write_queues(dir, true);
   std::ofstream(dir.file("s.json")) << R"({"name": "teams", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
@@ -131,10 +132,28 @@ TEST_CASE("cli::check gates a tenant's metric: a queue change that makes team b 
   const std::string suite = dir.file("suite.json");
   REQUIRE(run_cli("check '" + suite + "' --update").exit_code == 0);
   // Expected: with the cohort b2 borrows a's idle quota and starts at once.
-  CHECK_THAT(read_text(dir.file("base.json")),
-             Catch::Contains("\"topology-aware/wait_s.max@b\"") && Catch::Contains("\"mean\": 0"));
+  const std::string with_cohort = read_text(dir.file("base.json"));
+  CHECK_THAT(with_cohort, Catch::Contains("\"topology-aware/wait_s.max@b\"") && Catch::Contains("\"mean\": 0"));
   CHECK(run_cli("check '" + suite + "'").exit_code == 0);
-  write_queues(dir, false);  // the cohort removed: b holds only its own 4 GPUs
+
+  // The cohort removed: b holds only its own 4 GPUs. That is a change of the inputs, not of the
+  // scheduler, so the baseline no longer applies.
+  write_queues(dir, false);
+  const CliResult changed = run_cli("check '" + suite + "'");
+  CHECK(changed.exit_code == 2);
+  CHECK_THAT(changed.err, Catch::Contains("/inputs/teams: measured on other inputs"));
+
+  // Measured on the queues without a cohort, b2 waits for b1 (1000 s). A baseline in which b
+  // never waited (as a scheduler that lent b the idle quota would have measured) is now missed.
+  REQUIRE(run_cli("check '" + suite + "' --update").exit_code == 0);
+  std::string never_waited = read_text(dir.file("base.json"));
+  const std::string key = "\"topology-aware/wait_s.max@b\"";
+  const size_t metric = never_waited.find(key);
+  REQUIRE(metric != std::string::npos);
+  const size_t mean = never_waited.find("\"mean\": 1000", metric);
+  REQUIRE(mean != std::string::npos);
+  never_waited.replace(mean, std::string("\"mean\": 1000").size(), "\"mean\": 0");
+  std::ofstream(dir.file("base.json")) << never_waited;
   const CliResult r = run_cli("check '" + suite + "'");
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("topology-aware/wait_s.max@b"));

@@ -30,17 +30,16 @@ std::vector<std::string> listed_commands() {
   return names;
 }
 
-// The long options `topsim <command> --help` lists.
+// The long options `topsim <command> --help` lists: one per option line, "  --name ..." or
+// "  -n [ --name ] ..." (a description may name other programs' options, which are not ours).
 std::set<std::string> help_options(const std::string& command) {
   const CliResult r = run_cli(command + " --help");
   std::set<std::string> options;
-  const std::regex option("--[a-z][a-z0-9-]*");
+  const std::regex option_line("^  (?:-[A-Za-z0-9] \\[ )?(--[a-z][a-z0-9-]*).*");
   std::istringstream in(r.out.substr(r.out.find("\nOptions:")));
-  for (std::string text; std::getline(in, text);) {
-    const std::string names = text.substr(0, text.find("  ", 2));  // the option column
-    for (auto it = std::sregex_iterator(names.begin(), names.end(), option); it != std::sregex_iterator(); ++it)
-      options.insert(it->str());
-  }
+  std::smatch m;
+  for (std::string text; std::getline(in, text);)
+    if (std::regex_match(text, m, option_line)) options.insert(m[1]);
   return options;
 }
 
