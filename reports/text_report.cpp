@@ -135,6 +135,10 @@ std::string failure_table(const ResultSet& r) {
   out += row("GPUs down, mean / peak", r, [](const SchedulerResult& s) {
     return fmt::format("{:.1f} / {:.0f}", mean(s, "gpus_down.mean"), mean(s, "gpus_down.max"));
   });
+  if (has(r.schedulers.front(), "spare_swaps"))
+    out += row("spare GPUs / failures a spare took", r, [](const SchedulerResult& s) {
+      return fmt::format("{:.0f} / {:.0f}", mean(s, "spare_gpus"), mean(s, "spare_swaps"));
+    });
   return out;
 }
 

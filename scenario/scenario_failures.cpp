@@ -57,7 +57,45 @@ std::vector<std::string> node_names(const ClusterSpec& cluster) {
   return out;
 }
 
+// {"nodes", "per"?}: hot spares per group of a fabric level, or of the whole cluster.
+std::optional<SpareSpec> read_spares(JsonErrors& errors, const JsonAt& at, const FabricSpec& fabric) {
+  const JsonObject o(errors, at, {"nodes", "per"});
+  if (!o.is_object() || !o.require("nodes")) return std::nullopt;
+  SpareSpec out;
+  if (auto n = o.integer("nodes", 1, 100000)) out.nodes = static_cast<int>(*n);
+  if (auto per = o.string("per")) {
+    out.per = *per;
+    std::string names;
+    for (size_t l = 0; l < fabric.levels.size(); ++l) {
+      if (fabric.levels[l].name == *per) out.level = static_cast<int>(l);
+      names += (names.empty() ? "" : ", ") + fabric.levels[l].name;
+    }
+    if (out.level < 0)
+      return o.fail("per", fabric.levels.empty() ? "'" + *per +
+                                                       "': the cluster has no fabric levels (cluster.network.levels); leave "
+                                                       "\"per\" out for spares of the whole cluster"
+                                                 : "'" + *per + "' is not a level of the cluster's fabric (" + names + ")"),
+             std::nullopt;
+  }
+  if (errors.failed()) return std::nullopt;
+  return out;
+}
+
 }  // namespace
+
+std::string check_spares(const SpareSpec& spares, const ClusterState& cluster) {
+  const int groups = spares.level < 0 ? 1 : cluster.fabric().group_count(spares.level);
+  std::vector<int> size(static_cast<size_t>(groups), 0);
+  for (int n = 0; n < cluster.node_count(); ++n)
+    ++size[static_cast<size_t>(spares.level < 0 ? 0 : cluster.fabric().group(spares.level, n))];
+  for (int g = 0; g < groups; ++g)
+    if (size[static_cast<size_t>(g)] <= spares.nodes)
+      return std::to_string(spares.nodes) + " spare nodes per " + (spares.level < 0 ? "cluster" : spares.per) + ", but " +
+             (spares.level < 0 ? "the cluster" : spares.per + " " + std::to_string(g)) + " has " +
+             std::to_string(size[static_cast<size_t>(g)]) + " node" + (size[static_cast<size_t>(g)] == 1 ? "" : "s") +
+             " (spares leave at least one node to run jobs)";
+  return "";
+}
 
 void read_checkpoints(JsonErrors& errors, const JsonObject& top, Scenario& s) {
   const auto at = top.member("checkpoints");
@@ -83,7 +121,7 @@ void read_failures(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
   if (s.mode == ExperimentMode::Fill) return top.fail("failures", "does not apply to a fill experiment (no job runs over time)");
   if (!s.cluster.trace_nodes.empty())
     return top.fail("failures", "needs modelled node types (a trace's node list has no GPU models to take rates from)");
-  const JsonObject o(errors, *at, {"rates", "scale", "causes", "trace"});
+  const JsonObject o(errors, *at, {"rates", "scale", "causes", "trace", "spares"});
   if (!o.is_object()) return;
   auto spec = std::make_shared<FailureSpec>();
   if (auto rates = o.string("rates")) {
@@ -99,6 +137,10 @@ void read_failures(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
     if (!rows) return verbatim.emplace(rows.error()), void();
     spec->trace = std::move(rows).value();
     spec->trace_source = *trace;
+  }
+  if (auto spares = o.member("spares")) {
+    spec->spares = read_spares(errors, *spares, s.cluster.network.fabric);
+    if (errors.failed()) return;
   }
   if (!spec->draw && spec->trace.empty()) return o.fail("rates", "\"none\" without a \"trace\": no node would ever fail");
   for (const NodeGroupSpec& group : s.cluster.groups) {

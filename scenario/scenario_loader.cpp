@@ -360,6 +360,9 @@ Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_vie
   if (errors.failed()) return errors.error();
   auto cluster = ClusterState::build(s.cluster);
   if (!cluster) return Error{std::string(source) + ": " + cluster.error().message};
+  if (s.failures && s.failures->spares)
+    if (const std::string wrong = check_spares(*s.failures->spares, *cluster); !wrong.empty())
+      return Error{std::string(source) + ": /failures/spares/nodes: " + wrong};
   if (check_jobs_fit) check_fits(errors, s, *cluster);
   if (errors.failed()) return errors.error();
   return s;

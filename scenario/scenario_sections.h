@@ -33,6 +33,8 @@ void read_checkpoints(JsonErrors& errors, const JsonObject& top, Scenario& scena
 // "failures": rates, their scale and overrides, a failure trace; after the cluster.
 void read_failures(JsonErrors& errors, std::optional<Error>& verbatim, const JsonObject& top, const std::string& base_dir,
                    Scenario& scenario);
+// Empty, or why the cluster cannot keep `spares` (a group with no node left to run jobs).
+std::string check_spares(const SpareSpec& spares, const ClusterState& cluster);
 // A whole scenario from its parsed document, `check_jobs_fit`: a job the empty cluster can never
 // hold is an input error (a plan leaves it to the SLOs: such a job is rejected when it runs).
 [[nodiscard]] Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_view source,

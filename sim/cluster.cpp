@@ -67,6 +67,7 @@ ClusterState::ClusterState(const ClusterState& other)
       total_gpus_(other.total_gpus_),
       free_gpus_(other.free_gpus_),
       out_of_service_gpus_(other.out_of_service_gpus_),
+      spare_gpus_(other.spare_gpus_),
       index_(other.index_),
       prepared_(other.prepared_),
       label_facts_(other.label_facts_),
@@ -276,7 +277,7 @@ double ClusterState::allocated_gpus() const {
   return total_gpus_ - out_of_service_gpus_ - free_gpus_;
 }
 
-void ClusterState::set_out_of_service(int node, bool out) {
+void ClusterState::set_out_of_service(int node, bool out, bool spare) {
   const int gpus = gpus_per_node(node);
   PodRequest all;
   all.gpu = GpuAsk::whole(gpus);
@@ -287,6 +288,7 @@ void ClusterState::set_out_of_service(int node, bool out) {
   else
     unbind(node, all, cards);
   out_of_service_gpus_ += out ? gpus : -gpus;
+  if (spare) spare_gpus_ += out ? gpus : -gpus;
 }
 
 void ClusterState::set_free(int node, const std::vector<int>& cards, bool free) {

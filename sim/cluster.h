@@ -159,9 +159,11 @@ class ClusterState {
 
   // Takes a node out of service (failed, or a spare held back) or returns it: out of service,
   // every card is taken, so no scheduler places on it; its GPUs count as neither allocated nor
-  // free. REQUIRES (out): no pod on the node; a node goes out and back in turn.
-  void set_out_of_service(int node, bool out);
-  int out_of_service_gpus() const { return out_of_service_gpus_; }
+  // free. REQUIRES (out): no pod on the node; a node goes out and back in turn, `spare` the same
+  // both ways.
+  void set_out_of_service(int node, bool out, bool spare = false);
+  int out_of_service_gpus() const { return out_of_service_gpus_; }  // spares included
+  int spare_gpus() const { return spare_gpus_; }
 
  private:
   struct LabelFacts {
@@ -188,6 +190,7 @@ class ClusterState {
   int total_gpus_ = 0;
   int free_gpus_ = 0;
   int out_of_service_gpus_ = 0;
+  int spare_gpus_ = 0;
   NodeIndex index_;
   bool prepared_ = false;
   std::array<LabelFacts, NodeIndex::kLabels> label_facts_{};         // valid once prepared

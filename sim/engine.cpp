@@ -296,8 +296,9 @@ class Engine final : private Binder {
   // Stops a job that holds GPUs: preempted by its queue (no `failure`), or its node failed. A
   // running job keeps the work up to its last checkpoint and counts what it lost; it gives back
   // its GPUs and waits again (for its queue, or the scheduler). A partly placed job only gives
-  // back its pods and waits again.
-  void stop(uint32_t id, std::optional<FailureCause> failure) {
+  // back its pods and waits again. Without `requeue` (its pods move to a spare) it only stops:
+  // the caller binds and starts it again at once, still admitted.
+  void stop(uint32_t id, std::optional<FailureCause> failure, bool requeue = true) {
     ++out_.events;
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
@@ -321,6 +322,7 @@ class Engine final : private Binder {
       stopped_at_[id] = now_ms_;
     }
     set_state(id, JobState::Pending);
+    if (!requeue) return;
     if (admission_ && (!failure || running)) {  // a preempted or interrupted job asks its queue again
       if (failure) admission_->finish(id, now_ms_);
       enqueue_for_quota(job, now_ms_);
@@ -422,6 +424,69 @@ class Engine final : private Binder {
     failures_.emplace(*config_.failures, std::move(rates), std::move(types), std::move(gpus), config_.seed, out_.first_submit_ms);
     jobs_on_node_.resize(static_cast<size_t>(cluster_.node_count()));
     out_.failures = true;
+    if (config_.failures->spares) hold_spares(*config_.failures->spares);
+  }
+
+  // --- Hot spares (SpareSpec) ---
+
+  int spare_group(int node) const { return spares_->level < 0 ? 0 : cluster_.fabric().group(spares_->level, node); }
+
+  // The last `nodes` nodes of every group are held idle from the start.
+  void hold_spares(const SpareSpec& spec) {
+    spares_ = spec;
+    out_.spares = true;
+    const int groups = spec.level < 0 ? 1 : cluster_.fabric().group_count(spec.level);
+    spare_pool_.assign(static_cast<size_t>(groups), {});
+    is_spare_.assign(static_cast<size_t>(cluster_.node_count()), 0);
+    std::vector<std::vector<int>> members(static_cast<size_t>(groups));
+    for (int n = 0; n < cluster_.node_count(); ++n) members[static_cast<size_t>(spare_group(n))].push_back(n);
+    for (const std::vector<int>& nodes : members)
+      for (size_t i = nodes.size() - static_cast<size_t>(std::min<size_t>(nodes.size(), static_cast<size_t>(spec.nodes)));
+           i < nodes.size(); ++i)
+        hold_spare(nodes[i]);
+    out_.spare_gpus = cluster_.spare_gpus();
+  }
+
+  void hold_spare(int node) {
+    set_in_service(node, false, true);
+    spare_pool_[static_cast<size_t>(spare_group(node))].push_back(node);
+    std::sort(spare_pool_[static_cast<size_t>(spare_group(node))].begin(),
+              spare_pool_[static_cast<size_t>(spare_group(node))].end());
+    is_spare_[static_cast<size_t>(node)] = 1;
+  }
+
+  // Takes `node` out of its group's idle spares and into service. False: it is no idle spare.
+  bool release_spare(int node) {
+    if (!spares_ || !is_spare_[static_cast<size_t>(node)]) return false;
+    std::vector<int>& pool = spare_pool_[static_cast<size_t>(spare_group(node))];
+    pool.erase(std::find(pool.begin(), pool.end(), node));
+    is_spare_[static_cast<size_t>(node)] = 0;
+    set_in_service(node, true, true);
+    return true;
+  }
+
+  // An idle spare of the failed node's group and model, now in service; -1: none.
+  int take_spare(int failed) {
+    if (!spares_) return -1;
+    for (int node : spare_pool_[static_cast<size_t>(spare_group(failed))])
+      if (cluster_.node(node).type == cluster_.node(failed).type) {
+        release_spare(node);
+        return node;
+      }
+    return -1;
+  }
+
+  // A running job of a failed node restarts at once on its nodes with `spare` for `failed`: it
+  // keeps the work up to its last checkpoint, pays the restart, and keeps its communication path
+  // (the spare is of the same group and model, its pods on the same cards).
+  void move_to_spare(uint32_t id, int failed, int spare, FailureCause cause) {
+    JobRecord& r = book_[id];
+    JobStart again{r.comm, r.relaxed, {}, r.host_network};
+    std::vector<PodBinding> pods;
+    for (const PodPlacement& pod : r.pods) pods.push_back({pod.node == failed ? spare : pod.node, pod.gpus});
+    stop(id, cause, false);
+    for (const PodBinding& pod : pods) bind(id, pod);
+    start(id, std::move(again));
   }
 
   int64_t next_time(const JobSpec* upcoming) const {
@@ -441,22 +506,44 @@ class Engine final : private Binder {
     while (failures_ && !failures_->empty() && failures_->next_ms() == t) {
       const NodeEvent e = failures_->pop();
       ++out_.events;
-      if (e.fails) {
-        ++out_.failures_by_cause[static_cast<size_t>(e.cause)].failures;
-        out_.failure_log.push_back(e);
-        std::vector<uint32_t> hit = jobs_on_node_[static_cast<size_t>(e.node)];
-        std::sort(hit.begin(), hit.end());
-        hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
-        for (uint32_t id : hit) stop(id, e.cause);
+      if (!e.fails) {
+        repaired(e.node);
+        continue;
       }
-      set_in_service(e.node, !e.fails);
+      ++out_.failures_by_cause[static_cast<size_t>(e.cause)].failures;
+      out_.failure_log.push_back(e);
+      release_spare(e.node);  // an idle spare that fails leaves the spares until repaired
+      std::vector<uint32_t> hit = jobs_on_node_[static_cast<size_t>(e.node)];
+      std::sort(hit.begin(), hit.end());
+      hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
+      // A node down for a while under running jobs is swapped for a spare when one is idle.
+      const bool swap =
+          e.down_ms > 0 && std::any_of(hit.begin(), hit.end(), [&](uint32_t id) { return book_[id].state == JobState::Running; });
+      const int spare = swap ? take_spare(e.node) : -1;
+      if (spare >= 0) {
+        ++out_.spare_swaps;
+        out_.failure_log.back().spare = spare;
+      }
+      for (uint32_t id : hit)
+        if (spare >= 0 && book_[id].state == JobState::Running)
+          move_to_spare(id, e.node, spare, e.cause);
+        else
+          stop(id, e.cause);
+      set_in_service(e.node, false);
     }
+  }
+
+  // A repaired node refills its group's spares first, then returns to service.
+  void repaired(int node) {
+    set_in_service(node, true);
+    if (spares_ && spare_pool_[static_cast<size_t>(spare_group(node))].size() < static_cast<size_t>(spares_->nodes))
+      hold_spare(node);
   }
 
   // A node out of service holds every card for a job that does not exist (kOutage), so that the
   // invariants see its cards taken.
-  void set_in_service(int node, bool in_service) {
-    cluster_.set_out_of_service(node, !in_service);
+  void set_in_service(int node, bool in_service, bool spare = false) {
+    cluster_.set_out_of_service(node, !in_service, spare);
     if (invariants_) {
       std::vector<int> cards(static_cast<size_t>(cluster_.gpus_per_node(node)));
       for (size_t g = 0; g < cards.size(); ++g) cards[g] = static_cast<int>(g);
@@ -742,6 +829,9 @@ class Engine final : private Binder {
   bool track_runs_ = false;
   std::optional<NodeFailures> failures_;              // RunConfig::failures
   std::vector<std::vector<uint32_t>> jobs_on_node_;   // with failures: the job of each pod on each node
+  std::optional<SpareSpec> spares_;                   // FailureSpec::spares
+  std::vector<std::vector<int>> spare_pool_;          // by spare group: its idle spares, ascending
+  std::vector<uint8_t> is_spare_;                     // by node: an idle spare now
   std::unordered_map<uint32_t, int64_t> stopped_at_;  // stopped jobs waiting to restart: when they stopped
   int64_t last_activity_ms_ = 0;                      // the last submission, start or finish
   std::unordered_map<uint32_t, uint32_t> epoch_;      // preempted jobs: their run count

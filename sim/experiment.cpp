@@ -35,6 +35,9 @@ std::string describe_failures(const Scenario& s, const ClusterState& cluster) {
     }
     if (!s.failures->trace.empty())
       parts.push_back(std::to_string(s.failures->trace.size()) + " incidents from " + s.failures->trace_source);
+    if (const auto& spares = s.failures->spares)
+      parts.push_back(std::to_string(spares->nodes) + " spare node" + (spares->nodes == 1 ? "" : "s") + " per " +
+                      (spares->level < 0 ? "cluster" : spares->per));
   }
   const CheckpointPolicy& c = s.checkpoint;
   if (c.every_ms > 0 || c.restart_overhead_ms > 0)

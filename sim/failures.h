@@ -76,6 +76,18 @@ struct CauseOverride {
   std::optional<RepairTime> repair;
 };
 
+// Hot spares: in every group of a fabric level (or the whole cluster), the last `nodes` nodes by
+// index are kept idle. When a node fails under running jobs, a spare of its group and model takes
+// its place: the jobs restart at once on the same nodes with the spare for the failed one,
+// instead of waiting to be placed again. A repaired node refills its group's spares first.
+// Practice: BLOOM-176B kept 4 spare nodes beside 48 (bigscience tr11-176B-ml README); OPT-175B a
+// pool of 12 beside 124 (metaseq logbook).
+struct SpareSpec {
+  int nodes = 0;    // per group
+  std::string per;  // the fabric level's name; empty: the whole cluster
+  int level = -1;   // its index in the fabric (-1: the whole cluster)
+};
+
 // A scenario's "failures" (docs/failures.md).
 struct FailureSpec {
   bool draw = true;  // draw failures from the rates; false: only the trace
@@ -83,6 +95,7 @@ struct FailureSpec {
   std::array<std::optional<CauseOverride>, kFailureCauses> overrides;
   std::vector<ReplayedFailure> trace;  // by start time
   std::string trace_source;            // the trace file, for messages
+  std::optional<SpareSpec> spares;
 };
 
 // A node type's rates: the built-in ones of its GPU (none: every cause 0) with the scenario's
@@ -99,6 +112,7 @@ struct NodeEvent {
   bool fails = true;                            // false: repaired
   FailureCause cause = FailureCause::Replayed;  // of a failure
   int64_t down_ms = 0;                          // of a failure: how long it stays down
+  int spare = -1;                               // of a failure: the spare that took its jobs; -1: none
 };
 
 // The node events of one run in time order: `spec`'s trace, and with `spec.draw` failures drawn

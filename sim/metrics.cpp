@@ -78,6 +78,9 @@ const std::vector<MetricInfo> kCatalog = {
     {"ettr", "ratio", Higher, OverJobs,
      "with failures, finished training jobs: effective training time ratio, training that counted / (finish - first start)"},
     {"gpus_down", "GPUs", Lower, OverTime, "with failures: GPUs of nodes out of service"},
+    {"spare_swaps", "failures", Neither, Scalar,
+     "with spares: failures whose running jobs restarted at once on a spare instead of waiting to be placed again"},
+    {"spare_gpus", "GPUs", Neither, Scalar, "with spares: GPUs of the nodes held idle as spares at the start"},
     {"tenant_fairness", "ratio", Higher, Scalar,
      "Jain's index over tenants of their stretch (sum of JCT / sum of run time of finished jobs); 1: all slowed alike"},
 };

@@ -46,6 +46,10 @@ void set_failures(Metrics& m, const RunOutput& run) {
   m.set("ettr", distribution_of(c.ettrs));
   m.set("gpus_down.mean", run.averages.gpus_down);
   m.set("gpus_down.max", run.averages.peak_gpus_down);
+  if (run.spares) {
+    m.set("spare_swaps", static_cast<double>(run.spare_swaps));
+    m.set("spare_gpus", static_cast<double>(run.spare_gpus));
+  }
 }
 
 void set_fill(Metrics& m, const RunOutput& run) {

@@ -17,7 +17,7 @@ ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64
   s.running = running;
   s.pending = pending;
   s.allocated_gpus = cluster.allocated_gpus();
-  s.gpus_down = cluster.out_of_service_gpus();
+  s.gpus_down = cluster.out_of_service_gpus() - cluster.spare_gpus();
   if (const FragmentationTracker* tracker = cluster.fragmentation()) {
     s.fragmentation_gpus = tracker->fragmentation_gpus();
     s.fragmentation_rate = tracker->fragmentation_rate();

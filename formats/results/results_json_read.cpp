@@ -188,10 +188,13 @@ std::vector<NodeEvent> read_failures(const Json& columns) {
   std::vector<NodeEvent> out(time.size());
   const Json* causes =
       columns.is_object() && columns.contains("cause") && columns["cause"].is_array() ? &columns["cause"] : nullptr;
+  const Json* spares =
+      columns.is_object() && columns.contains("spare") && columns["spare"].is_array() ? &columns["spare"] : nullptr;
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].at_ms = std::llround(time[i] * 1000);
     out[i].node = static_cast<int>(i < node.size() ? node[i] : 0);
     out[i].down_ms = std::llround((i < down.size() ? down[i] : 0) * 1000);
+    if (spares && i < spares->size() && (*spares)[i].is_number_integer()) out[i].spare = (*spares)[i].get<int>();
     if (causes && i < causes->size() && (*causes)[i].is_string())
       out[i].cause = parse_enum<FailureCause>((*causes)[i].get<std::string>()).value_or(FailureCause::Replayed);
   }

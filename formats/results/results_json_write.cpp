@@ -217,7 +217,8 @@ Json run_json(const RunResult& run) {
         run.failures, {{"time_s", [](const NodeEvent& e) { return Json(seconds(e.at_ms)); }},
                        {"node", [](const NodeEvent& e) { return Json(e.node); }},
                        {"cause", [](const NodeEvent& e) { return Json(std::string(enum_name(e.cause))); }},
-                       {"down_s", [](const NodeEvent& e) { return Json(seconds(e.down_ms)); }}});
+                       {"down_s", [](const NodeEvent& e) { return Json(seconds(e.down_ms)); }},
+                       {"spare", [](const NodeEvent& e) { return e.spare >= 0 ? Json(e.spare) : Json(nullptr); }}});
   out["rejections"] = run.rejections;
   return out;
 }

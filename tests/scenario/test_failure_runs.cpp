@@ -126,3 +126,88 @@ TEST_CASE("sim::failures scenario keys: defaults by GPU, overrides, and one-line
   CHECK(rates.per_node_hour(8) == Approx(0.008 / 24));
   CHECK(rates.causes[0].repair.median_h == 12);
 }
+
+namespace {
+
+// Three DGX-1: a 2-node job "big" at 0 (1000 s) and a 1-node job "small" at 10 s (5000 s);
+// node 0 fails at 250 s for 500 s; checkpoints every 100 s, 30 s restart; `spares` extra keys.
+Scenario busy(const TempDir& dir, const std::string& spares) {
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
+  const std::string jobs =
+      R"([{"name": "big", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000},
+          {"name": "small", "submit_s": 10, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 5000}])";
+  return scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 3}])", jobs,
+                                     R"(, "checkpoints": {"every_s": 100, "restart_s": 30},
+                                         "failures": {"rates": "none", "trace": "incidents.csv")" +
+                                         spares + "}"),
+                       dir.path.string());
+}
+
+}  // namespace
+
+TEST_CASE("sim::failures a hot spare takes the failed node's place: the job restarts at once", "[sim][failures]") {
+  TempDir dir;
+  // Without spares the small job takes the third node; the big one waits for node 0's repair.
+  const RunResult without = run(busy(dir, ""), "topology-aware");
+  const Scenario plain = busy(dir, "");
+  CHECK(record(without, plain, "big").requeue_ms == 500'000);
+  CHECK(record(without, plain, "big").finish_ms == 750'000 + 30'000 + 800'000);
+  CHECK(record(without, plain, "small").start_ms == 10'000);
+  CHECK(!without.metrics.get("spare_swaps"));
+
+  // With one spare, the third node is held back: the big job moves to it at 250 s and pays only
+  // the restart; the repaired node 0 becomes the spare. The small job waits for the big one.
+  const Scenario s = busy(dir, R"(, "spares": {"nodes": 1})");
+  const RunResult with = run(s, "topology-aware");
+  const JobRecord& big = record(with, s, "big");
+  CHECK(big.interruptions == 1);
+  CHECK(big.recompute_ms == 50'000);
+  CHECK(big.restart_ms == 30'000);
+  CHECK(big.requeue_ms == 0);
+  CHECK(big.finish_ms == 250'000 + 30'000 + 800'000);
+  std::vector<int> nodes;
+  for (const PodPlacement& pod : big.pods) nodes.push_back(pod.node);
+  CHECK(nodes == std::vector<int>{2, 1});  // rank 0 moved from node 0 to the spare
+  CHECK(record(with, s, "small").start_ms == big.finish_ms);
+  CHECK(metric(with, "spare_swaps") == 1);
+  CHECK(metric(with, "spare_gpus") == 8);
+  REQUIRE(with.failures.size() == 1);
+  CHECK(with.failures.front().spare == 2);
+  // The spare's GPUs are not down: only the failed node's, while it is repaired.
+  CHECK(metric(with, "gpus_down.max") == 8);
+  CHECK(metric(with, "requeue_gpu_hours") == 0);
+  CHECK(metric(with, "ettr.p50") > metric(without, "ettr.p50"));
+}
+
+TEST_CASE("sim::failures spares per rack serve their own rack; an idle spare that fails leaves the spares", "[sim][failures]") {
+  TempDir dir;
+  // Two racks of two DGX-1 (nodes 1 and 3 the spares); a 1-node job on node 0.
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s\nnode-0,100,500\nnode-2,50,1000\n";
+  const std::string extra = R"(, "checkpoints": {"every_s": 100, "restart_s": 30},
+      "failures": {"rates": "none", "trace": "incidents.csv", "spares": {"nodes": 1, "per": "rack"}})";
+  const Scenario s = scenario_from(
+      scenario_json(R"([{"model": "dgx1-v100", "count": 4}])", kOneJob, extra, R"(, "network": {"nodes_per_rack": 2})"),
+      dir.path.string());
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& j = record(r, s, "j");
+  REQUIRE(j.pods.size() == 1);
+  CHECK(j.pods.front().node == 1);  // rack 0's spare, not rack 1's
+  CHECK(j.requeue_ms == 0);
+  CHECK(metric(r, "spare_swaps") == 1);
+  CHECK(metric(r, "spare_gpus") == 16);
+
+  // Rack 0's spare fails idle at 50 s (no swap: no job on it), so node 0's failure at 150 s finds
+  // none, and the job waits to be placed again: node 2 is down, node 3 is rack 1's spare. Node 1's
+  // repair at 550 s refills rack 0's spares; node 0's at 600 s returns it to service, and the job
+  // restarts there with the 900 s its checkpoint at 100 s left.
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s\nnode-2,1,2000\nnode-1,50,500\nnode-0,150,450\n";
+  const Scenario idle_spare_fails = scenario_from(
+      scenario_json(R"([{"model": "dgx1-v100", "count": 4}])", kOneJob, extra, R"(, "network": {"nodes_per_rack": 2})"),
+      dir.path.string());
+  const RunResult r2 = run(idle_spare_fails, "topology-aware");
+  const JobRecord& j2 = record(r2, idle_spare_fails, "j");
+  CHECK(metric(r2, "spare_swaps") == 0);
+  CHECK(j2.requeue_ms == 450'000);
+  CHECK(j2.pods.front().node == 0);
+  CHECK(j2.finish_ms == 600'000 + 30'000 + 900'000);
+}
