@@ -244,14 +244,24 @@ std::string placement_cell(const JobSpec& job, const JobRecord& r) {
                                        : fmt::format("node {} GPU {}", r.pods.front().node, r.pods.front().gpus.front());
   std::map<int, size_t> per_node;
   for (const PodPlacement& pod : r.pods) per_node[pod.node] += pod.gpus.size();
+  // Runs of more than two equal counts are written once with their length: "8x2048", "8x15+4".
+  std::vector<size_t> counts;
+  for (const auto& [node, gpus] : per_node) counts.push_back(gpus);
   std::string split;
-  for (const auto& [node, gpus] : per_node) split += (split.empty() ? "" : "+") + std::to_string(gpus);
+  for (size_t i = 0; i < counts.size();) {
+    size_t run = 1;
+    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
+    const std::string one = std::to_string(counts[i]);
+    for (size_t k = 0; k < (run > 2 ? 1 : run); ++k)
+      split += (split.empty() ? "" : "+") + (run > 2 ? one + "x" + std::to_string(run) : one);
+    i += run;
+  }
   return fmt::format("{} {}", enum_name(r.comm.transport), split);
 }
 
 std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   const Workload& workload = *r.schedulers.front().runs.front().workload;
-  std::string out = "\nper job (throughput, transport, GPUs per node):\n";
+  std::string out = "\nper job (throughput, transport, GPUs per node; 8x4: 8 on each of 4 nodes):\n";
   using Cell = std::string (*)(const JobSpec&, const JobRecord&);
   const auto cell = [&](Cell render, const SchedulerResult& s, const JobSpec& job) {
     const std::vector<JobRecord>& kept = records.at(&s);
