@@ -311,6 +311,17 @@ class Planner {
     e.nodes = units * candidate.nodes_per_unit;
     e.cost_per_hour = units * candidate.cost_per_unit_hour;
     e.watts = units * candidate.watts_per_unit;
+    // Hot spares beside the size: bought and powered, held idle until a node fails.
+    if (const PlanNodeType& type = plan_.node_types[candidate.types.front()]; candidate.types.size() == 1 && type.spares > 0) {
+      scenario.cluster.groups.front().count += type.spares;
+      e.gpus += type.spares * static_cast<int>(type.group.model.gpus.size());
+      e.nodes += type.spares;
+      e.cost_per_hour += type.spares * type.cost_per_node_hour;
+      if (e.watts > 0) e.watts += type.spares * type.watts;
+      auto failures = std::make_shared<FailureSpec>(*plan_.base.failures);
+      failures->spares = SpareSpec{type.spares, "", -1};
+      scenario.failures = std::move(failures);
+    }
     scenario.schedulers = {plan_.base.schedulers[key.scheduler]};
     return scenario;
   }
@@ -415,6 +426,7 @@ PlanInfo plan_info(const PlanSpec& plan) {
       const PlanNodeType& type = plan.node_types[c.types[i]];
       out.gpus_per_unit += c.parts[i] * static_cast<int>(type.group.model.gpus.size());
       out.parts.emplace_back(type.name, c.parts[i]);
+      if (c.types.size() == 1) out.spares = type.spares;
     }
     info.candidates.push_back(std::move(out));
   }

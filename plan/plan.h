@@ -34,6 +34,7 @@ struct PlanNodeType {
   double cost_per_node_hour = 0;
   double watts = 0;   // per node; 0 = not given
   bool alone = true;  // a candidate on its own
+  int spares = 0;     // hot spares held beside every size of it (the plan's "failures"; SpareSpec)
 };
 
 // A candidate: `parts[i]` nodes of node type `types[i]` make one unit; the search scales units.
@@ -152,6 +153,7 @@ struct PlanInfo {
     int nodes_per_unit = 0, gpus_per_unit = 0;
     double cost_per_unit_hour = 0, watts_per_unit = 0;
     std::vector<std::pair<std::string, int>> parts;  // (node type, nodes per unit)
+    int spares = 0;                                  // hot spares beside every size (PlanNodeType::spares)
   };
   std::vector<Candidate> candidates;
   std::vector<Slo> slos;

@@ -74,6 +74,7 @@ Json info_json(const PlanInfo& info, bool exact) {
                           {"cost_per_unit_hour", num(c.cost_per_unit_hour)},
                           {"watts_per_unit", num(c.watts_per_unit)},
                           {"parts", parts}});
+    if (c.spares > 0) candidates.back()["spares"] = c.spares;
   }
   Json slos = Json::array();
   for (const Slo& slo : info.slos) {

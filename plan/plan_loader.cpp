@@ -73,9 +73,10 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
   for (size_t i = 0; i < at.value->size(); ++i) {
     const JsonAt item = at.element(i);
     ClusterSpec one;
-    read_node_group(errors, item, base_dir, one, {"name", "cost_per_node_hour", "watts", "alone"});
+    read_node_group(errors, item, base_dir, one, {"name", "cost_per_node_hour", "watts", "alone", "spares"});
     if (errors.failed()) return;
-    const JsonObject o(errors, item, {"model", "count", "label", "gpu_model", "name", "cost_per_node_hour", "watts", "alone"});
+    const JsonObject o(errors, item,
+                       {"model", "count", "label", "gpu_model", "name", "cost_per_node_hour", "watts", "alone", "spares"});
     if (o.has("count")) return o.fail("count", "is what the plan searches: a node type gives no count");
     PlanNodeType type;
     type.group = std::move(one.groups.front());
@@ -96,7 +97,18 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
       if (!alone->value->is_boolean()) return o.fail("alone", "must be true or false, got " + describe_json(*alone->value));
       type.alone = alone->value->get<bool>();
     }
+    if (auto spares = o.integer("spares", 1, 100000)) {
+      if (!plan.base.failures)
+        return o.fail("spares", "hot spares stand in for failed nodes: give the plan \"failures\" (docs/failures.md)");
+      if (!type.alone) return o.fail("spares", "apply to a node type planned alone (\"alone\": false puts it only in mixes)");
+      type.spares = static_cast<int>(*spares);
+    }
     if (errors.failed()) return;
+    if (plan.base.failures) {
+      const GpuModel* gpu = type.group.model.gpus.empty() ? nullptr : find_gpu_model(type.group.model.gpus.front().model);
+      if (const std::string missing = missing_failure_rates(*plan.base.failures, gpu, type.group.model.name); !missing.empty())
+        return o.fail("model", missing);
+    }
     for (const PlanNodeType& other : plan.node_types)
       if (other.name == type.name)
         return o.fail(o.has("name") ? "name" : "model",
@@ -431,6 +443,10 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   plan.name = plan.base.name;
   plan.description = plan.base.description;
   if (!plan.base.cluster.trace_nodes.empty()) return Error{std::string(source) + ": a plan sizes modelled node types"};
+  if (plan.base.failures && plan.base.failures->spares)
+    return Error{std::string(source) +
+                 ": /failures/spares: a plan sizes its clusters: give the spares per node type (node_types[].spares), "
+                 "held beside each size"};
   if (top.has("quota_search")) {
     read_quota_search(errors, top, plan);
     if (errors.failed()) return errors.error();
@@ -455,6 +471,14 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   read_mixes(errors, top, plan);
   read_mix_grid(errors, top, plan);
   if (errors.failed()) return errors.error();
+  for (const PlanCandidate& c : plan.candidates)
+    for (size_t t : c.types)
+      if (c.types.size() > 1 && plan.node_types[t].spares > 0) {
+        errors.fail("/node_types/" + std::to_string(t) + "/spares",
+                    "node type '" + plan.node_types[t].name + "' holds spares and is in the mix '" + c.name +
+                        "': spares apply to a node type planned alone (list it twice, once with \"name\" and spares)");
+        return errors.error();
+      }
   if (plan.candidates.empty()) {
     errors.fail("/node_types", "no candidates: every node type has \"alone\": false and there are no \"mixes\"");
     return errors.error();

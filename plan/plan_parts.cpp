@@ -48,6 +48,7 @@ PlanInfo read_info(const json& p) {
                                   c.at("watts_per_unit").get<double>(), {}};
     for (const json& part : c.at("parts"))
       candidate.parts.emplace_back(part.at("type").get<std::string>(), part.at("nodes").get<int>());
+    if (c.contains("spares")) candidate.spares = c.at("spares").get<int>();
     info.candidates.push_back(std::move(candidate));
   }
   for (const json& s : p.at("slo")) {

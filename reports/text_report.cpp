@@ -135,6 +135,11 @@ std::string failure_table(const ResultSet& r) {
   out += row("GPUs down, mean / peak", r, [](const SchedulerResult& s) {
     return fmt::format("{:.1f} / {:.0f}", mean(s, "gpus_down.mean"), mean(s, "gpus_down.max"));
   });
+  if (has(r.schedulers.front(), "checkpoint_optimum_s"))
+    out += row("largest interrupted job: MTBF / Daly interval (min)", r, [](const SchedulerResult& s) {
+      if (!has(s, "checkpoint_optimum_s")) return std::string("n/a");
+      return fmt::format("{:.1f} / {:.1f}", mean(s, "interrupted_job_mtbf_s") / 60, mean(s, "checkpoint_optimum_s") / 60);
+    });
   if (has(r.schedulers.front(), "spare_swaps"))
     out += row("spare GPUs / failures a spare took", r, [](const SchedulerResult& s) {
       return fmt::format("{:.0f} / {:.0f}", mean(s, "spare_gpus"), mean(s, "spare_swaps"));

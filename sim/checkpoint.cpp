@@ -44,4 +44,11 @@ int64_t remaining_run_ms(double done, int64_t full_ms, int64_t overhead_ms, cons
   return overhead_ms + with_checkpoint_writes(rest_ms, policy);
 }
 
+double daly_interval(double write, double mtbf) {
+  if (!(write > 0) || !(mtbf > 0)) return 0;
+  if (write >= 2 * mtbf) return mtbf;
+  const double r = write / (2 * mtbf);
+  return std::sqrt(2 * write * mtbf) * (1 + std::sqrt(r) / 3 + r / 9) - write;
+}
+
 }  // namespace topsim

@@ -34,4 +34,11 @@ StoppedRun stop_run(double done, int64_t start_ms, int64_t finish_ms, int64_t ov
 // `overhead_ms`, then the rest of its training with its checkpoint writes.
 int64_t remaining_run_ms(double done, int64_t full_ms, int64_t overhead_ms, const CheckpointPolicy& policy);
 
+// The training time between checkpoints that loses the least to failures, for a checkpoint that
+// takes `write` to write and a job failing every `mtbf` on average (any unit, the same for both):
+// Daly's higher-order estimate, "A higher order estimate of the optimum checkpoint interval for
+// restart dumps" (FGCS 22(3), 2006): sqrt(2 d M) [1 + sqrt(d / 2M) / 3 + (d / 2M) / 9] - d for
+// d < 2M, else M. Its first term is Young's sqrt(2 d M) (CACM 17(9), 1974). 0 when either is 0.
+double daly_interval(double write, double mtbf);
+
 }  // namespace topsim

@@ -424,6 +424,7 @@ class Engine final : private Binder {
     failures_.emplace(*config_.failures, std::move(rates), std::move(types), std::move(gpus), config_.seed, out_.first_submit_ms);
     jobs_on_node_.resize(static_cast<size_t>(cluster_.node_count()));
     out_.failures = true;
+    out_.checkpoint = config_.checkpoint;
     if (config_.failures->spares) hold_spares(*config_.failures->spares);
   }
 

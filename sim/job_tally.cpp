@@ -72,6 +72,7 @@ void add_goodput(const JobSpec& job, const JobRecord& r, JobTally& t) {
   const double lost = static_cast<double>(r.recompute_ms + r.restart_ms + r.checkpoint_ms + r.requeue_ms);
   const double productive = std::max(0.0, wall - lost);
   t.ettrs.push_back(productive / wall);
+  if (r.interruptions > 0 && gpus > t.largest_interrupted.gpus) t.largest_interrupted = {gpus, wall, r.interruptions};
   t.wall_gpu_ms += wall * gpus;
   t.productive_gpu_ms += productive * gpus;
 }

@@ -64,6 +64,12 @@ struct JobTally {
   // and each such job's effective training time ratio.
   double restart_gpu_ms = 0, checkpoint_gpu_ms = 0, requeue_gpu_ms = 0, wall_gpu_ms = 0, productive_gpu_ms = 0;
   std::vector<double> ettrs;
+  // The finished training job with the most GPUs among those failures interrupted (the first such
+  // job added on a tie): its time from first start to finish, and its interruptions.
+  struct Interrupted {
+    double gpus = 0, wall_ms = 0;
+    uint32_t interruptions = 0;
+  } largest_interrupted;
 
   // Counts `job` of `workload` with its final record; `node_type`: the type of its first pod's
   // node, -1 when it has none; `tenant`: its tenant's index, -1 when it has none.

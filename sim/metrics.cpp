@@ -78,6 +78,11 @@ const std::vector<MetricInfo> kCatalog = {
     {"ettr", "ratio", Higher, OverJobs,
      "with failures, finished training jobs: effective training time ratio, training that counted / (finish - first start)"},
     {"gpus_down", "GPUs", Lower, OverTime, "with failures: GPUs of nodes out of service"},
+    {"interrupted_job_mtbf_s", "s", Neither, Scalar,
+     "with failures: the largest interrupted training job's time from first start to finish / its interruptions"},
+    {"checkpoint_optimum_s", "s", Neither, Scalar,
+     "with failures and checkpoint writes: Daly's optimum training time between checkpoints for that job (its MTBF, the write "
+     "time)"},
     {"spare_swaps", "failures", Neither, Scalar,
      "with spares: failures whose running jobs restarted at once on a spare instead of waiting to be placed again"},
     {"spare_gpus", "GPUs", Neither, Scalar, "with spares: GPUs of the nodes held idle as spares at the start"},

@@ -46,6 +46,14 @@ void set_failures(Metrics& m, const RunOutput& run) {
   m.set("ettr", distribution_of(c.ettrs));
   m.set("gpus_down.mean", run.averages.gpus_down);
   m.set("gpus_down.max", run.averages.peak_gpus_down);
+  // Daly's optimum interval for the largest interrupted job, from its measured time between
+  // interruptions and the checkpoint write: what to compare the scenario's interval with.
+  if (const JobTally::Interrupted& job = c.largest_interrupted; job.interruptions > 0) {
+    const double mtbf_ms = job.wall_ms / job.interruptions;
+    m.set("interrupted_job_mtbf_s", mtbf_ms / 1000);
+    if (run.checkpoint.write_ms > 0)
+      m.set("checkpoint_optimum_s", daly_interval(static_cast<double>(run.checkpoint.write_ms), mtbf_ms) / 1000);
+  }
   if (run.spares) {
     m.set("spare_swaps", static_cast<double>(run.spare_swaps));
     m.set("spare_gpus", static_cast<double>(run.spare_gpus));

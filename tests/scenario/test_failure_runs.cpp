@@ -53,6 +53,9 @@ TEST_CASE("sim::failures a failure at a known time loses the training since the 
   CHECK(metric(r, "ettr.mean") == Approx(1000.0 / 1580));
   CHECK(metric(r, "goodput") == Approx(1000.0 / 1580));
   CHECK(metric(r, "gpus_down.max") == 8);
+  // Interrupted once in 1580 s; no checkpoint write, so no optimum interval to weigh it against.
+  CHECK(metric(r, "interrupted_job_mtbf_s") == 1580);
+  CHECK(!r.metrics.get("checkpoint_optimum_s"));
 }
 
 TEST_CASE("sim::failures an interrupted job restarts at once on another node", "[sim][failures]") {
@@ -78,6 +81,8 @@ TEST_CASE("sim::failures checkpoint writes lengthen a run and are what a stop ke
   CHECK(j.finish_ms == 750'000 + 30'000 + 800'000 + 70'000);
   CHECK(j.checkpoint_ms == 20'000 + 70'000);
   CHECK(metric(r, "checkpoint_gpu_hours") == Approx(90.0 * 8 / 3600));
+  // Daly's interval for a 10 s write and the job's MTBF (one interruption in 1650 s).
+  CHECK(metric(r, "checkpoint_optimum_s") == Approx(daly_interval(10, 1650)));
 }
 
 TEST_CASE("sim::failures the same seed draws the same failures whatever the scheduler", "[sim][failures]") {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "sim/checkpoint.h"
 #include "sim/failures.h"
 
 using namespace topsim;
@@ -96,4 +97,14 @@ TEST_CASE("sim::failures a trace is replayed; a line for a node already down len
   CHECK((all[1].at_ms == 4500 && all[1].node == 0 && all[1].fails));
   CHECK((all[2].at_ms == 4500 && all[2].node == 0 && !all[2].fails));   // a software fault: back at once
   CHECK((all[3].at_ms == 13500 && all[3].node == 2 && !all[3].fails));  // 3000 + 10000 outlasts 1000 + 5000
+}
+
+TEST_CASE("sim::checkpoint Daly's optimum interval", "[sim][failures]") {
+  // Llama 3: a job interrupted every 54 days / 419 = 185.6 min, a 30 s write: Young's sqrt(2 d M)
+  // is 13.62 min; Daly's higher-order terms and the write taken off give 13.29 min.
+  const double mtbf_s = 54 * 86400.0 / 419;
+  CHECK(daly_interval(30, mtbf_s) / 60 == Approx(13.29).margin(0.01));
+  CHECK(daly_interval(10, mtbf_s) / 60 == Approx(7.76).margin(0.01));
+  CHECK(daly_interval(30, 10) == 10);  // a write of more than twice the MTBF: checkpoint every MTBF
+  CHECK(daly_interval(0, mtbf_s) == 0);
 }
