@@ -32,7 +32,6 @@ std::string composition(const PlanInfo& info, const PlanChain& chain, const Plan
   const PlanInfo::Candidate& c = info.candidates[chain.key.candidate];
   std::string out;
   for (const auto& [type, count] : c.parts) out += (out.empty() ? "" : " + ") + std::to_string(count * e.units) + " " + type;
-  if (c.spares > 0) out += " + " + std::to_string(c.spares) + " spare" + (c.spares == 1 ? "" : "s");
   return out;
 }
 

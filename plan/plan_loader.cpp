@@ -232,14 +232,21 @@ std::optional<double> slo_bound(JsonErrors& errors, const JsonAt& item, const Me
   return std::nullopt;
 }
 
-// A per-team SLO ("wait_s.p95@team-a"): only in a quota plan, on a metric kept per tenant, for a
-// tenant whose quota the search moves. False (with the error) otherwise.
+// A per-team SLO ("wait_s.p95@team-a"), on a metric kept per tenant: in a quota plan for a tenant
+// whose quota the search moves; in a size plan for a queue the workload's jobs name (its jobs'
+// waits and completion times, e.g. one large job's). False (with the error) otherwise.
 bool check_tenant_slo(JsonErrors& errors, const JsonAt& item, const std::string& name, const PlanSpec& plan) {
   const size_t at = name.find('@');
   const std::string tenant = name.substr(at + 1);
   if (!plan.quota) {
-    errors.fail(item.pointer, "a per-team SLO needs a quota plan (\"quota_search\" with the scenario's \"tenancy\")");
-    return false;
+    const std::vector<std::string> none;
+    const std::vector<std::string>& queues = plan.base.workload ? plan.base.workload->queue_names : none;
+    if (!find_metric(name))
+      errors.fail(item.pointer, "'" + name.substr(0, at) + "' is not kept per tenant (per-tenant metrics: jobs, finished, wait_s.*, jct_s.*, gpu_hours)");
+    else if (std::find(queues.begin(), queues.end(), tenant) == queues.end())
+      errors.fail(item.pointer, queues.empty() ? "'" + tenant + "': no job of the workload names a queue (a job's \"queue\")"
+                                               : unknown_name("queue", tenant, queues) + " (the queues the workload's jobs name)");
+    return !errors.failed();
   }
   if (!find_metric(name)) {
     errors.fail(item.pointer, "'" + name.substr(0, at) +
@@ -436,6 +443,13 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   PlanSpec plan;
   plan.source = fs::path(std::string(source)).filename().string();
   plan.fingerprint = fnv1a(document->dump());
+  // A size plan builds its clusters: spares are held per node type, beside each size.
+  if (const auto failures = top.member("failures");
+      failures && !top.has("quota_search") && failures->value->is_object() && failures->value->contains("spares")) {
+    errors.fail(failures->member("spares").pointer,
+                "a plan sizes its clusters: give the spares per node type (node_types[].spares), held beside each size");
+    return errors.error();
+  }
   auto base = read_scenario(scenario_document(*document), source, base_dir, false);
   if (!base) return base.error();
   plan.base = std::move(base).value();
@@ -443,10 +457,6 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   plan.name = plan.base.name;
   plan.description = plan.base.description;
   if (!plan.base.cluster.trace_nodes.empty()) return Error{std::string(source) + ": a plan sizes modelled node types"};
-  if (plan.base.failures && plan.base.failures->spares)
-    return Error{std::string(source) +
-                 ": /failures/spares: a plan sizes its clusters: give the spares per node type (node_types[].spares), "
-                 "held beside each size"};
   if (top.has("quota_search")) {
     read_quota_search(errors, top, plan);
     if (errors.failed()) return errors.error();
