@@ -140,6 +140,9 @@ std::string failure_table(const ResultSet& r) {
       if (!has(s, "checkpoint_optimum_s")) return std::string("n/a");
       return fmt::format("{:.1f} / {:.1f}", mean(s, "interrupted_job_mtbf_s") / 60, mean(s, "checkpoint_optimum_s") / 60);
     });
+  if (has(r.schedulers.front(), "elastic_resizes"))
+    out += row("elastic jobs: shrinks and growths", r,
+               [](const SchedulerResult& s) { return fmt::format("{:.0f}", mean(s, "elastic_resizes")); });
   if (has(r.schedulers.front(), "spare_swaps"))
     out += row("spare GPUs / failures a spare took", r, [](const SchedulerResult& s) {
       return fmt::format("{:.0f} / {:.0f}", mean(s, "spare_gpus"), mean(s, "spare_swaps"));

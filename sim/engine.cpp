@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -223,6 +224,7 @@ class Engine final : private Binder {
     const uint32_t id = spec.id;
     open_.open(spec);
     const JobSpec& job = open_[id];
+    if (job.min_workers > 0) out_.elastic = true;
     book_.open(id).submit_ms = job.submit_ms;
     out_.arrived_milli +=
         job.gpu_milli_total(cluster_.max_card_mem_gib(job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share));
@@ -298,13 +300,13 @@ class Engine final : private Binder {
   // its GPUs and waits again (for its queue, or the scheduler). A partly placed job only gives
   // back its pods and waits again. Without `requeue` (its pods move to a spare) it only stops:
   // the caller binds and starts it again at once, still admitted.
-  void stop(uint32_t id, std::optional<FailureCause> failure, bool requeue = true) {
+  void stop(uint32_t id, std::optional<FailureCause> failure, bool requeue = true, bool resize = false) {
     ++out_.events;
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
     const bool running = r.state == JobState::Running;
     if (running) {
-      stop_running(id, failure);
+      stop_running(id, failure, resize);
     } else {
       queue_for(job)->pending.remove(id);
       for (const PodPlacement& pod : r.pods)
@@ -316,13 +318,17 @@ class Engine final : private Binder {
     r.comm = CommPath{};
     r.relaxed.clear();
     r.host_network = false;
-    if (!failure) ++r.evictions;
+    if (!failure && !resize) ++r.evictions;
     if (running) {
       ++epoch_[id];
       stopped_at_[id] = now_ms_;
     }
     set_state(id, JobState::Pending);
     if (!requeue) return;
+    if (const auto it = shrunk_.find(id); it != shrunk_.end()) {  // an elastic job waits again at its full size
+      open_.set_workers(id, it->second);
+      shrunk_.erase(it);
+    }
     if (admission_ && (!failure || running)) {  // a preempted or interrupted job asks its queue again
       if (failure) admission_->finish(id, now_ms_);
       enqueue_for_quota(job, now_ms_);
@@ -333,7 +339,7 @@ class Engine final : private Binder {
   }
 
   // The accounting of a running job's stop: its checkpoint, what it lost, its share of the GPUs.
-  void stop_running(uint32_t id, std::optional<FailureCause> failure) {
+  void stop_running(uint32_t id, std::optional<FailureCause> failure, bool resize) {
     JobRecord& r = book_[id];
     const int64_t milli = gpu_milli(id);
     Run run = runs_.at(id);
@@ -350,7 +356,7 @@ class Engine final : private Binder {
       ++sums.interruptions;
       // What the failure costs: the training since the last checkpoint, and the restart to come.
       sums.lost_gpu_ms += (stopped.recompute_ms + config_.checkpoint.restart_overhead_ms) * milli / kMilliPerGpu;
-    } else {
+    } else if (!resize) {
       r.lost_gpu_ms += stopped.lost_ms() * milli / kMilliPerGpu;
     }
     out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
@@ -366,7 +372,7 @@ class Engine final : private Binder {
   int64_t resumed_run_ms(uint32_t id, int64_t full_ms) {
     JobRecord& r = book_[id];
     const auto done = done_.find(id);
-    const int64_t overhead = r.evictions + r.interruptions > 0 ? config_.checkpoint.restart_overhead_ms : 0;
+    const int64_t overhead = r.evictions + r.interruptions + r.resizes > 0 ? config_.checkpoint.restart_overhead_ms : 0;
     const int64_t run_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, overhead, config_.checkpoint);
     if (open_[id].is_training()) out_.busy_gpu_ms += (run_ms - full_ms) * open_[id].total_gpus();
     const int64_t rest_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, 0, CheckpointPolicy{});
@@ -528,17 +534,98 @@ class Engine final : private Binder {
       for (uint32_t id : hit)
         if (spare >= 0 && book_[id].state == JobState::Running)
           move_to_spare(id, e.node, spare, e.cause);
+        else if (e.down_ms > 0 && can_shrink(id, e.node))
+          shrink(id, e.node, e.cause);
         else
           stop(id, e.cause);
       set_in_service(e.node, false);
     }
   }
 
-  // A repaired node refills its group's spares first, then returns to service.
+  // A repaired node refills its group's spares first, then returns to service, where shrunk
+  // elastic jobs grow back onto it first.
   void repaired(int node) {
     set_in_service(node, true);
     if (spares_ && spare_pool_[static_cast<size_t>(spare_group(node))].size() < static_cast<size_t>(spares_->nodes))
-      hold_spare(node);
+      return hold_spare(node);
+    std::vector<uint32_t> shrunk;
+    for (const auto& [id, full] : shrunk_) shrunk.push_back(id);
+    for (uint32_t id : shrunk) grow(id, node);
+  }
+
+  // --- Elastic jobs (JobSpec::min_workers) ---
+
+  // A running elastic job keeps enough workers off the failed node to go on.
+  bool can_shrink(uint32_t id, int failed) const {
+    const JobSpec& job = open_[id];
+    if (job.min_workers == 0 || book_[id].state != JobState::Running) return false;
+    const auto& pods = book_[id].pods;
+    const auto kept = std::count_if(pods.begin(), pods.end(), [&](const PodPlacement& p) { return p.node != failed; });
+    return kept >= job.min_workers;
+  }
+
+  // Its communication path over `pods`: the same links, its ranks and hosts recounted (hosts are
+  // pods when its pods were NCCL's hosts, else the NVLink domains or nodes they span).
+  CommPath resized_comm(const JobRecord& r, const std::vector<PodBinding>& pods, int gpus_per_worker) const {
+    CommPath comm = r.comm;
+    const bool pods_are_hosts = comm.hosts == static_cast<int>(r.pods.size()) && r.pods.size() > 1;
+    std::vector<int> hosts;
+    for (const PodBinding& pod : pods) {
+      const int domain = cluster_.fabric().nvlink_domain(pod.node);
+      hosts.push_back(domain >= 0 ? domain : pod.node);
+    }
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    comm.ranks = static_cast<int>(pods.size()) * gpus_per_worker;
+    comm.hosts = pods_are_hosts ? static_cast<int>(pods.size()) : static_cast<int>(hosts.size());
+    return comm;
+  }
+
+  // Restarts a running job from its last checkpoint on `pods` (a failure's shrink, or growing
+  // back): its size becomes theirs, and it runs at that size's throughput.
+  void restart_resized(uint32_t id, std::vector<PodBinding> pods, std::optional<FailureCause> failure) {
+    JobRecord& r = book_[id];
+    const JobSpec& job = open_[id];
+    JobStart again{resized_comm(r, pods, job.gpus_per_worker), r.relaxed, {}, r.host_network};
+    const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
+    stop(id, failure, false, !failure);
+    open_.set_workers(id, static_cast<uint16_t>(pods.size()));
+    if (pods.size() < full)
+      shrunk_[id] = full;
+    else
+      shrunk_.erase(id);
+    for (const PodBinding& pod : pods) bind(id, pod);
+    ++r.resizes;
+    ++out_.elastic_resizes;
+    start(id, std::move(again));
+  }
+
+  void shrink(uint32_t id, int failed, FailureCause cause) {
+    std::vector<PodBinding> kept;
+    for (const PodPlacement& pod : book_[id].pods)
+      if (pod.node != failed) kept.push_back({pod.node, pod.gpus});
+    restart_resized(id, std::move(kept), cause);
+  }
+
+  // A shrunk job takes as many of its missing pods as fit on the free cards of `node` (a node of
+  // the type it runs on), lowest cards first.
+  void grow(uint32_t id, int node) {
+    const JobRecord& r = book_[id];
+    if (r.state != JobState::Running || cluster_.node(node).type != cluster_.node(r.pods.front().node).type) return;
+    const JobSpec& job = open_[id];
+    std::vector<int> free;
+    const GpuSet& cards = cluster_.node(node).free;
+    for (int g = 0; g < cluster_.gpus_per_node(node); ++g)
+      if (cards.test(static_cast<size_t>(g))) free.push_back(g);
+    const size_t missing = shrunk_.at(id) - job.workers;
+    const size_t fit = std::min(missing, free.size() / job.gpus_per_worker);
+    if (fit == 0) return;
+    std::vector<PodBinding> pods;
+    for (const PodPlacement& pod : r.pods) pods.push_back({pod.node, pod.gpus});
+    for (size_t p = 0; p < fit; ++p)
+      pods.push_back({node, std::vector<int>(free.begin() + static_cast<std::ptrdiff_t>(p * job.gpus_per_worker),
+                                             free.begin() + static_cast<std::ptrdiff_t>((p + 1) * job.gpus_per_worker))});
+    restart_resized(id, std::move(pods), std::nullopt);
   }
 
   // A node out of service holds every card for a job that does not exist (kOutage), so that the
@@ -675,6 +762,7 @@ class Engine final : private Binder {
     ++release_version_;
     r.finish_ms = now_ms_;
     end_run(id);
+    shrunk_.erase(id);
     if (admission_) admission_->finish(id, now_ms_);
     set_state(id, JobState::Finished);
     close(id);
@@ -752,7 +840,15 @@ class Engine final : private Binder {
   }
 
   int64_t timed_run_ms(const JobSpec& job, JobRecord& r) {
-    const JobTiming timing = timer_.time(job, r);
+    JobTiming timing = timer_.time(job, r);
+    // A shrunk elastic job has its full size's work (the samples it trains on) to do at the
+    // throughput of the workers it has.
+    if (const auto full = shrunk_.find(job.id); full != shrunk_.end() && timing.samples_per_sec > 0) {
+      JobSpec whole = job;
+      whole.workers = full->second;
+      timing.work_samples = timer_.time(whole, r).work_samples;
+      timing.run_ms = std::max<int64_t>(1, std::llround(timing.work_samples / timing.samples_per_sec * 1e3));
+    }
     r.samples_per_sec = timing.samples_per_sec;
     r.ideal_samples_per_sec = timing.ideal_samples_per_sec;
     r.work_samples = timing.work_samples;
@@ -831,6 +927,7 @@ class Engine final : private Binder {
   std::optional<NodeFailures> failures_;              // RunConfig::failures
   std::vector<std::vector<uint32_t>> jobs_on_node_;   // with failures: the job of each pod on each node
   std::optional<SpareSpec> spares_;                   // FailureSpec::spares
+  std::map<uint32_t, uint16_t> shrunk_;               // running elastic jobs below their size: that size
   std::vector<std::vector<int>> spare_pool_;          // by spare group: its idle spares, ascending
   std::vector<uint8_t> is_spare_;                     // by node: an idle spare now
   std::unordered_map<uint32_t, int64_t> stopped_at_;  // stopped jobs waiting to restart: when they stopped

@@ -120,10 +120,12 @@ struct RunOutput {
   std::array<FailureSums, kFailureCauses> failures_by_cause{};
   std::vector<NodeEvent> failure_log;  // every node failure, in time order
   bool failures = false;
-  bool spares = false;          // hot spares were held (FailureSpec::spares)
-  CheckpointPolicy checkpoint;  // RunConfig::checkpoint
-  uint64_t spare_swaps = 0;     // failures whose running jobs a spare took
-  int spare_gpus = 0;           // GPUs of the spares held at the start
+  bool spares = false;           // hot spares were held (FailureSpec::spares)
+  CheckpointPolicy checkpoint;   // RunConfig::checkpoint
+  uint64_t spare_swaps = 0;      // failures whose running jobs a spare took
+  int spare_gpus = 0;            // GPUs of the spares held at the start
+  bool elastic = false;          // the workload has elastic jobs (JobSpec::min_workers)
+  uint64_t elastic_resizes = 0;  // their shrinks and growths
 };
 
 // Runs the workload to completion (or until nothing more can happen) on a copy of `cluster`.

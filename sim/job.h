@@ -57,8 +57,12 @@ inline constexpr uint16_t kNoQueue = 0xFFFF;
 inline constexpr uint8_t kNoPriorityClass = 0xFF;
 
 struct JobSpec {
-  uint32_t id = 0;        // its index in Workload::jobs (0..N-1, in submission order)
-  int64_t submit_ms = 0;  // arrival time, ms from the start of the simulation
+  uint32_t id = 0;  // its index in Workload::jobs (0..N-1, in submission order)
+  // An elastic training job (docs/failures.md): the fewest workers it trains on; 0, not elastic.
+  // A failure of one of its nodes shrinks it to the workers left when at least this many are
+  // (restarting from its last checkpoint); a repaired node grows it back.
+  uint16_t min_workers = 0;  // (beside `id`: it fills its padding)
+  int64_t submit_ms = 0;     // arrival time, ms from the start of the simulation
   JobKind kind = JobKind::Training;
   uint16_t workers = 1;          // pods (master + workers), all requesting gpus_per_worker
   uint16_t gpus_per_worker = 1;  // GPUs per pod (trace pods: cards, 0 for CPU-only pods)
@@ -214,6 +218,9 @@ class OpenJobs {
   void open(const JobSpec& job);
   // REQUIRES: open.
   void close(uint32_t id);
+  // An elastic job's current size (its spec here only; the workload keeps the submitted one).
+  // REQUIRES: open.
+  void set_workers(uint32_t id, uint16_t workers) { specs_[slot_of_[id]].workers = workers; }
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFF;

@@ -80,6 +80,7 @@ struct JobRecord {
   // (sim/checkpoint.h): interruptions; training lost since a last checkpoint (recompute), restart
   // overheads, checkpoint writes, and the time between a stop and the next start, all wall ms.
   uint16_t interruptions = 0;
+  uint16_t resizes = 0;  // an elastic job's shrinks and growths (JobSpec::min_workers)
   int64_t recompute_ms = 0, restart_ms = 0, checkpoint_ms = 0, requeue_ms = 0;
   std::shared_ptr<const LlmStep> llm;  // an LLM job's step on its placement (sim/job_timing.h)
   std::vector<std::string> relaxed;    // constraints the allocator dropped (fallback)

@@ -99,6 +99,7 @@ void encode(std::string& out, const JobRecord& r) {
   put(out, r.evictions);
   put(out, r.lost_gpu_ms);
   put(out, r.interruptions);
+  put(out, r.resizes);
   for (const int64_t ms : {r.recompute_ms, r.restart_ms, r.checkpoint_ms, r.requeue_ms}) put(out, ms);
   put(out, static_cast<uint8_t>(r.llm != nullptr));
   if (r.llm) {
@@ -138,6 +139,7 @@ JobRecord decode(const char* at) {
   r.evictions = in.get<uint16_t>();
   r.lost_gpu_ms = in.get<int64_t>();
   r.interruptions = in.get<uint16_t>();
+  r.resizes = in.get<uint16_t>();
   for (int64_t* ms : {&r.recompute_ms, &r.restart_ms, &r.checkpoint_ms, &r.requeue_ms}) *ms = in.get<int64_t>();
   if (in.get<uint8_t>() != 0) {
     LlmStep step;

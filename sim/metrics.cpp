@@ -83,6 +83,8 @@ const std::vector<MetricInfo> kCatalog = {
     {"checkpoint_optimum_s", "s", Neither, Scalar,
      "with failures and checkpoint writes: Daly's optimum training time between checkpoints for that job (its MTBF, the write "
      "time)"},
+    {"elastic_resizes", "resizes", Neither, Scalar,
+     "with failures and elastic jobs: shrinks of elastic jobs on a node's failure and growths back onto repaired nodes"},
     {"spare_swaps", "failures", Neither, Scalar,
      "with spares: failures whose running jobs restarted at once on a spare instead of waiting to be placed again"},
     {"spare_gpus", "GPUs", Neither, Scalar, "with spares: GPUs of the nodes held idle as spares at the start"},

@@ -54,6 +54,7 @@ void set_failures(Metrics& m, const RunOutput& run) {
     if (run.checkpoint.write_ms > 0)
       m.set("checkpoint_optimum_s", daly_interval(static_cast<double>(run.checkpoint.write_ms), mtbf_ms) / 1000);
   }
+  if (run.elastic) m.set("elastic_resizes", static_cast<double>(run.elastic_resizes));
   if (run.spares) {
     m.set("spare_swaps", static_cast<double>(run.spare_swaps));
     m.set("spare_gpus", static_cast<double>(run.spare_gpus));

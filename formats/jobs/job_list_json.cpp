@@ -32,10 +32,10 @@ constexpr double kMaxSeconds = 1e12;  // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kEntryKeys = {
-    "name",          "submit_s",   "workers",    "gpus_per_worker", "pods",        "framework",   "model",
-    "batch_per_gpu", "iterations", "duration_s", "count",           "annotations", "gpu_mem_gib", "gpu_core_percent",
-    "reference_gpu", "llm",        "queue",      "priority_class",  "labels"};
+const std::vector<std::string> kEntryKeys = {"name",      "submit_s",    "workers",        "gpus_per_worker",  "pods",
+                                             "framework", "model",       "batch_per_gpu",  "iterations",       "duration_s",
+                                             "count",     "annotations", "gpu_mem_gib",    "gpu_core_percent", "reference_gpu",
+                                             "llm",       "queue",       "priority_class", "labels",           "min_workers"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -248,6 +248,17 @@ Entry read_entry(JsonErrors& errors, const JsonAt& at) {
     out.job.model = kNoModel;
   }
   read_work(entry, out.job);
+  if (entry.has("min_workers")) {
+    if (share || entry.has("pods") || entry.has("llm"))
+      entry.fail("min_workers", share              ? "a shared-GPU job is one pod: it cannot shrink"
+                                : entry.has("llm") ? "an LLM job's 3D-parallel layout fixes its GPU count: it cannot shrink"
+                                                   : "needs identical pods (\"workers\"), which an elastic job drops and adds");
+    else if (const auto min = entry.integer("min_workers", 1, kMaxUint16); min && *min > out.job.workers)
+      entry.fail("min_workers", std::to_string(*min) + " is more than the job's " + std::to_string(out.job.workers) +
+                                    " workers (an elastic job starts with \"workers\" and shrinks to no fewer than this)");
+    else if (min && *min < out.job.workers)
+      out.job.min_workers = static_cast<uint16_t>(*min);
+  }
   out.count = entry.integer("count", 1, kMaxCount).value_or(1);
   if (entry.has("annotations")) read_annotations(errors, entry, out.extras);
   out.tenant = read_entry_tenant(errors, entry);

@@ -187,6 +187,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "preempted_gpu_s", seconds(r.lost_gpu_ms));
   }
   if (r.interruptions > 0) field(out, "interruptions", static_cast<uint32_t>(r.interruptions));  // failed nodes
+  if (r.resizes > 0) field(out, "resizes", static_cast<uint32_t>(r.resizes));                    // elastic
   // Stops and checkpoints (sim/checkpoint.h): wall seconds, each only when it happened.
   for (const auto& [name, ms] : {std::pair{"recompute_s", r.recompute_ms}, std::pair{"restart_s", r.restart_ms},
                                  std::pair{"checkpoint_s", r.checkpoint_ms}, std::pair{"requeue_s", r.requeue_ms}})

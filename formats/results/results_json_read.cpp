@@ -335,6 +335,7 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.evictions = static_cast<uint16_t>(num("evictions"));
   r.lost_gpu_ms = std::llround(num("preempted_gpu_s") * 1e3);
   r.interruptions = static_cast<uint16_t>(num("interruptions"));
+  r.resizes = static_cast<uint16_t>(num("resizes"));
   r.recompute_ms = std::llround(num("recompute_s") * 1e3);
   r.restart_ms = std::llround(num("restart_s") * 1e3);
   r.checkpoint_ms = std::llround(num("checkpoint_s") * 1e3);

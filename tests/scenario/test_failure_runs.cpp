@@ -216,3 +216,45 @@ TEST_CASE("sim::failures spares per rack serve their own rack; an idle spare tha
   CHECK(j2.pods.front().node == 0);
   CHECK(j2.finish_ms == 600'000 + 30'000 + 900'000);
 }
+
+TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when the node returns", "[sim][failures]") {
+  TempDir dir;
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
+  const std::string failures = R"(, "checkpoints": {"every_s": 100, "restart_s": 30},
+      "failures": {"rates": "none", "trace": "incidents.csv"})";
+  auto jobs = [](const std::string& extra) {
+    return R"([{"name": "e", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000)" +
+           extra + "}]";
+  };
+  const std::string nodes = R"([{"model": "dgx1-v100", "count": 3}])";
+  const Scenario s = scenario_from(scenario_json(nodes, jobs(R"(, "min_workers": 2)"), failures), dir.path.string());
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& e = record(r, s, "e");
+  // Its rate on two of the nodes, as a job of two workers gets it there.
+  const Scenario two = scenario_from(scenario_json(nodes,
+                                                   R"([{"name": "t", "submit_s": 0, "workers": 2, "gpus_per_worker": 8,
+                                                        "model": "resnet50", "duration_s": 1000}])"),
+                                     dir.path.string());
+  const double r2 = record(run(two, "topology-aware"), two, "t").samples_per_sec, r3 = e.samples_per_sec;
+  REQUIRE(r2 > 0);
+  REQUIRE(r2 < r3);
+  // Expected: at 250 s it keeps the 200 s its checkpoints saved and goes on with two workers after
+  // the 30 s restart; at 750 s node 0 is back: 470 s trained at two workers, 400 of them saved
+  // (70 lost), a 30 s restart, and the rest at three: 800 s less what two workers did in 400 s.
+  CHECK(e.state == JobState::Finished);
+  CHECK(e.interruptions == 1);
+  CHECK(e.resizes == 2);
+  CHECK(e.requeue_ms == 0);
+  CHECK(e.recompute_ms == 50'000 + 70'000);
+  CHECK(e.restart_ms == 60'000);
+  CHECK(e.pods.size() == 3);
+  CHECK(e.finish_ms == Approx(780'000 + 800'000 - 400'000 * r2 / r3).margin(2));
+  CHECK(metric(r, "elastic_resizes") == 2);
+
+  // Not elastic, it waits for node 0 and restarts whole at 750 s.
+  const Scenario rigid = scenario_from(scenario_json(nodes, jobs(""), failures), dir.path.string());
+  const JobRecord& j = record(run(rigid, "topology-aware"), rigid, "e");
+  CHECK(j.requeue_ms == 500'000);
+  CHECK(j.finish_ms == 750'000 + 30'000 + 800'000);
+  CHECK(e.finish_ms < j.finish_ms);
+}
