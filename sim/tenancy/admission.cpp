@@ -6,17 +6,39 @@
 namespace topsim {
 namespace {
 
+// What both admission models answer alike: the passes, finishes and waits of `Core`
+// (KueueAdmission or KaiAdmission), and the tenants the subclass lists.
+template <class Core>
+class QuotaOver : public Admission {
+ public:
+  template <class... Args>
+  explicit QuotaOver(TenancyBinding binding, Args&&... core)
+      : binding_(std::move(binding)), admission_(std::forward<Args>(core)...) {}
+
+  const std::vector<TenantQuota>& tenants() const override { return tenants_; }
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) override {
+    admission_.run(now_ms, admit, evict);
+  }
+  void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }
+  std::string wait_reason(uint32_t id) const override { return admission_.wait_reason(id); }
+  size_t waiting() const override { return admission_.waiting(); }
+
+ protected:
+  TenancyBinding binding_;
+  Core admission_;
+  std::vector<TenantQuota> tenants_;
+};
+
 // Kueue: tenants are the ClusterQueues; a job asks its resources of the quota tree.
-class KueueQuota final : public Admission {
+class KueueQuota final : public QuotaOver<KueueAdmission> {
  public:
   KueueQuota(QuotaTree tree, const QueueConfig& config, TenancyBinding binding)
-      : binding_(std::move(binding)), admission_(std::move(tree), config) {
+      : QuotaOver(std::move(binding), std::move(tree), config) {
     const QuotaTree& t = admission_.tree();
     const int gpu = t.resource(kResourceGpu);
     for (int q = 0; q < t.cluster_queues(); ++q) tenants_.push_back({t.name(q), gpu >= 0 ? t.nominal_all_flavors(q, gpu) : 0});
   }
 
-  const std::vector<TenantQuota>& tenants() const override { return tenants_; }
   int tenant(const JobSpec& job) const override { return binding_.queue(job); }
 
   std::string enqueue(const JobSpec& job, int64_t timestamp_ms) override {
@@ -29,26 +51,15 @@ class KueueQuota final : public Admission {
     admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request)});
     return {};
   }
-  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) override {
-    admission_.run(now_ms, admit, evict);
-  }
-  void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }
-  std::string wait_reason(uint32_t id) const override { return admission_.wait_reason(id); }
-  size_t waiting() const override { return admission_.waiting(); }
   std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override { return admission_.borrowed_gpu_ms(now_ms); }
-
- private:
-  TenancyBinding binding_;
-  KueueAdmission admission_;
-  std::vector<TenantQuota> tenants_;
 };
 
 // KAI: tenants are the leaf queues; a job asks GPUs in milli-GPU (whole cards x 1000, a trace
 // pod's share of a card as its gpu_milli).
-class KaiQuota final : public Admission {
+class KaiQuota final : public QuotaOver<KaiAdmission> {
  public:
   KaiQuota(const QueueConfig& config, TenancyBinding binding, int total_gpus)
-      : binding_(std::move(binding)), admission_(config, int64_t{total_gpus} * kKaiMilliPerGpu) {
+      : QuotaOver(std::move(binding), config, int64_t{total_gpus} * kKaiMilliPerGpu) {
     tenant_of_queue_.assign(static_cast<size_t>(admission_.queues()), -1);
     for (int q = 0; q < admission_.queues(); ++q) {
       bool leaf = true;
@@ -59,7 +70,6 @@ class KaiQuota final : public Admission {
     }
   }
 
-  const std::vector<TenantQuota>& tenants() const override { return tenants_; }
   int tenant(const JobSpec& job) const override {
     const int q = binding_.queue(job);
     return q < 0 ? -1 : tenant_of_queue_[static_cast<size_t>(q)];
@@ -77,12 +87,6 @@ class KaiQuota final : public Admission {
     admission_.enqueue({job.id, q, priority, timestamp_ms, milli});
     return {};
   }
-  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) override {
-    admission_.run(now_ms, admit, evict);
-  }
-  void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }
-  std::string wait_reason(uint32_t id) const override { return admission_.wait_reason(id); }
-  size_t waiting() const override { return admission_.waiting(); }
   std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override {
     const std::vector<int64_t> by_queue = admission_.borrowed_gpu_ms(now_ms);
     std::vector<int64_t> out(tenants_.size(), 0);
@@ -103,9 +107,6 @@ class KaiQuota final : public Admission {
     return 0;
   }
 
-  TenancyBinding binding_;
-  KaiAdmission admission_;
-  std::vector<TenantQuota> tenants_;
   std::vector<int> tenant_of_queue_;  // by KAI queue: its tenant, -1 for parents
 };
 
