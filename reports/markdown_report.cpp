@@ -103,19 +103,18 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
   return out;
 }
 
-// Fill experiments: the per-policy table, ranked.
-std::string policy_markdown(const ReportModel& m) {
-  if (m.policy_table.rows.empty()) return "";
-  std::string out = "### Policies, ranked\n\n|", rule = "|";
-  for (const std::string& h : m.policy_table.header)
-    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" ? " --- |" : " ---: |";
+// A table of the model under a heading: scheduler names left, figures right.
+std::string table_markdown(const std::string& heading, const ChartTable& table) {
+  if (table.rows.empty()) return "";
+  std::string out = "### " + heading + "\n\n|", rule = "|";
+  for (const std::string& h : table.header) out += " " + markdown_cell(h) + " |", rule += h == "scheduler" ? " --- |" : " ---: |";
   out += "\n" + rule + "\n";
-  for (const auto& row : m.policy_table.rows) {
+  for (const auto& row : table.rows) {
     out += "|";
     for (const std::string& cell : row) out += " " + markdown_cell(cell) + " |";
     out += "\n";
   }
-  return out + "\n" + markdown_cell(m.policy_table.note) + "\n\n";
+  return out + "\n" + markdown_cell(table.note) + "\n\n";
 }
 
 }  // namespace
@@ -166,10 +165,11 @@ std::string render_report_markdown(const ReportModel& m) {
            seeds_text(s) + (s.seeds > 1 ? " (means)" : "") + "\n\n";
   }
   for (const std::string& warning : m.warnings) out += "> **Warning:** " + markdown_cell(warning) + "\n\n";
-  out += headline_lines(m) + delta_table(m) + policy_markdown(m);
+  out += headline_lines(m) + delta_table(m) + table_markdown("Policies, ranked", m.policy_table);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
   out += node_type_markdown(m);
   out += llm_step_markdown(m);
+  if (!m.failure_table.rows.empty()) out += "\n" + table_markdown("Failures and goodput", m.failure_table);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";
 }
 

@@ -235,6 +235,50 @@ ChartTable policy_table(const ReportModel& m) {
   return t;
 }
 
+// Replays with failures: one row per series, means over seeds.
+ChartTable failure_table(const ReportModel& m) {
+  ChartTable t;
+  const auto any = [&](const char* metric) {
+    return std::any_of(m.series.begin(), m.series.end(), [&](const Series& s) { return s.result->metric(metric) != nullptr; });
+  };
+  if (!any("node_failures")) return t;
+  const bool spares = any("spare_swaps"), elastic = any("elastic_resizes"), daly = any("checkpoint_optimum_s");
+  t.header = {"scheduler",        "node failures",       "jobs interrupted",         "GPU-h lost to failures",
+              "GPU-h restarting", "GPU-h checkpointing", "GPU-h waiting to restart", "goodput",
+              "mean ETTR"};
+  if (daly) t.header.insert(t.header.end(), {"largest interrupted job: MTBF (min)", "its Daly interval (min)"});
+  if (spares) t.header.insert(t.header.end(), {"spare GPUs", "failures a spare took"});
+  if (elastic) t.header.push_back("elastic resizes");
+  for (const Series& series : m.series) {
+    const SchedulerResult& s = *series.result;
+    const auto cell = [&](const char* metric, double scale, int decimals) {
+      bool found = false;
+      const double value = mean_of(s, metric, found);
+      return found ? fmt::format("{:.{}f}", value * scale, decimals) : std::string("n/a");
+    };
+    bool counted = false;
+    const bool finished = mean_of(s, "finished", counted) > 0;
+    std::vector<std::string> row = {series.name,
+                                    cell("node_failures", 1, 0),
+                                    cell("interruptions", 1, 0),
+                                    cell("failure_lost_gpu_hours", 1, 1),
+                                    cell("restart_gpu_hours", 1, 1),
+                                    cell("checkpoint_gpu_hours", 1, 1),
+                                    cell("requeue_gpu_hours", 1, 1),
+                                    finished ? cell("goodput", 100, 1) + "%" : "n/a",
+                                    finished ? cell("ettr.mean", 100, 1) + "%" : "n/a"};
+    if (daly) row.insert(row.end(), {cell("interrupted_job_mtbf_s", 1.0 / 60, 1), cell("checkpoint_optimum_s", 1.0 / 60, 1)});
+    if (spares) row.insert(row.end(), {cell("spare_gpus", 1, 0), cell("spare_swaps", 1, 0)});
+    if (elastic) row.push_back(cell("elastic_resizes", 1, 0));
+    t.rows.push_back(std::move(row));
+  }
+  t.note =
+      "means over seeds; goodput: GPU time of training that counted over GPU time from first start to finish of the "
+      "finished training jobs; ETTR: the same per job; Daly's interval: the checkpoint interval that loses least for "
+      "that job's MTBF and the write time (docs/failures.md)";
+  return t;
+}
+
 }  // namespace
 
 std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs) {
@@ -312,6 +356,7 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   m.deltas = m.fill ? make_deltas(inputs, kFillDeltaMetrics) : make_deltas(inputs, kReplayDeltaMetrics);
   m.charts = m.fill ? fill_charts(m) : replay_charts(m, m.status);
   if (m.fill) m.policy_table = policy_table(m);
+  if (!m.fill) m.failure_table = failure_table(m);
   return m;
 }
 

@@ -119,6 +119,10 @@ struct ReportModel {
   // fragmentation rate and GPUs, failed pods, each mean ± sd over seeds), ranked by the final
   // allocation ratio, best first; empty otherwise.
   ChartTable policy_table;
+  // Replays with failures (docs/failures.md): per series, the failures, what they cost, goodput
+  // and effective training time, the largest interrupted job's MTBF against Daly's interval, and
+  // spares and elastic resizes when the runs had them; empty otherwise.
+  ChartTable failure_table;
   bool fill = false;  // fill experiments (charts against arrived load)
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };

@@ -3,6 +3,7 @@
 // the terminal summary and summary.md add up to the workload, saying which metric covers a subset.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -136,4 +137,29 @@ TEST_CASE("reports::comparing runs of different scenarios warns", "[reports]") {
   REQUIRE(write_report({{"a", &first}, {"b", &other}}, sink).ok());
   CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("> **Warning:** b ran scenario elsewhere"));
   CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<p class=\"warning\">Warning: b ran scenario elsewhere"));
+}
+
+TEST_CASE("reports::failures and goodput in summary.md and report.html", "[reports][failures]") {
+  TempDir dir;
+  // One DGX-1 job of 1000 s, its node down from 250 s to 750 s; checkpoints every 100 s, 30 s
+  // restart: 50 s of training and the restart lost, 500 s waiting, 1000 of 1580 s counted.
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
+  const ResultSet results = run_all(scenario_from(
+      scenario_json(
+          R"([{"model": "dgx1-v100", "count": 1}])",
+          R"([{"name": "j", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000}])",
+          R"(, "schedulers": ["topology-aware"], "checkpoints": {"every_s": 100, "restart_s": 30},
+                        "failures": {"rates": "none", "trace": "incidents.csv"})"),
+      dir.path.string()));
+  MemorySink sink;
+  REQUIRE(write_report({{"f", &results}}, sink).ok());
+  const std::string& md = sink.files.at("summary.md");
+  CHECK_THAT(md, Catch::Contains("### Failures and goodput"));
+  CHECK_THAT(md, Catch::Contains("| topology-aware | 1 | 1 | 0.2 | 0.1 | 0.0 | 1.1 | 63.3% | 63.3% |"));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<h2>Failures and goodput</h2>"));
+  // Without failures there is no such table.
+  const ResultSet plain = default_places_nothing();
+  MemorySink none;
+  REQUIRE(write_report({{"p", &plain}}, none).ok());
+  CHECK(none.files.at("summary.md").find("Failures and goodput") == std::string::npos);
 }
