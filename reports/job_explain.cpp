@@ -1,6 +1,8 @@
 #include "reports/job_explain.h"
 
 #include <fmt/format.h>
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -24,11 +26,30 @@ std::string job_line(const JobSpec& job, const std::string& name) {
   return out + "), submitted at " + seconds(job.submit_ms) + "\n";
 }
 
+// Nodes listed one by one up to this many; a larger job's are summed up.
+constexpr size_t kNodesListed = 16;
+
 // "node 0: GPUs 0,1,2,3; node 1: GPUs 0,1": where the pods' GPUs are, node by node.
-// "node 3: GPUs 0,1" or, when the cluster named its nodes, "gpu-a (node 3): GPUs 0,1".
+// "node 3: GPUs 0,1" or, when the cluster named its nodes, "gpu-a (node 3): GPUs 0,1". Over
+// more than 16 nodes: "1536 nodes (nodes 0-134, 136-159, ...), 8 GPUs each".
 std::string gpus_text(const JobRecord& r, const std::vector<std::string>& node_names) {
   std::map<int, std::vector<int>> by_node;
   for (const PodPlacement& pod : r.pods) by_node[pod.node].insert(by_node[pod.node].end(), pod.gpus.begin(), pod.gpus.end());
+  if (by_node.size() > kNodesListed) {
+    std::string ranges;
+    size_t listed = 0, gpus_min = SIZE_MAX, gpus_max = 0;
+    for (auto it = by_node.begin(); it != by_node.end();) {
+      const int first = it->first;
+      int last = first;
+      for (++it; it != by_node.end() && it->first == last + 1; ++it) last = it->first;
+      if (listed++ < 8)
+        ranges += (ranges.empty() ? "" : ", ") + (first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+    }
+    for (const auto& [node, gpus] : by_node)
+      gpus_min = std::min(gpus_min, gpus.size()), gpus_max = std::max(gpus_max, gpus.size());
+    return fmt::format("{} nodes (nodes {}{}), {} GPUs each", by_node.size(), ranges, listed > 8 ? ", ..." : "",
+                       gpus_min == gpus_max ? std::to_string(gpus_min) : fmt::format("{}-{}", gpus_min, gpus_max));
+  }
   std::string out;
   for (const auto& [node, gpus] : by_node) {
     const bool named = node >= 0 && static_cast<size_t>(node) < node_names.size();
@@ -86,6 +107,19 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
     out += fmt::format("\n  slowed by uplinks shared with other jobs for {} s, down to {:.1f}% of its ring's network bandwidth",
                        format_number(static_cast<double>(r.contended_ms) / 1e3), 100 * r.least_network_share);
   if (!r.relaxed.empty()) out += "\n  constraints dropped: " + join(r.relaxed, ", ");
+  if (r.interruptions > 0 || r.evictions > 0 || r.checkpoint_ms > 0) {
+    out += "\n  stopped: " + counted(r.interruptions, "time") + " by node failures, " + counted(r.evictions, "time") +
+           " by preemption";
+    if (r.resizes > 0) out += ", resized " + counted(r.resizes, "time") + " (elastic)";
+    out += "; training redone " + seconds(r.recompute_ms) + ", restarting " + seconds(r.restart_ms) + ", writing checkpoints " +
+           seconds(r.checkpoint_ms) + ", waiting to restart " + seconds(r.requeue_ms);
+    if (r.finish_ms > r.start_ms) {
+      const double wall = static_cast<double>(r.finish_ms - r.start_ms);
+      const double lost = static_cast<double>(r.recompute_ms + r.restart_ms + r.checkpoint_ms + r.requeue_ms);
+      out += fmt::format("; effective training time {:.1f}% of {}", 100 * std::max(0.0, wall - lost) / wall,
+                         seconds(r.finish_ms - r.start_ms));
+    }
+  }
   return out + "\n";
 }
 

@@ -97,3 +97,23 @@ TEST_CASE("cli::explain names nodes by the names the cluster gave them (kubectl)
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("gpu-a (node 0): GPUs 0,1,2,3,4,5,6,7; gpu-b (node 1): GPUs 0,1,2,3,4,5,6,7"));
 }
+
+TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {
+  TempDir dir;
+  // 20 DGX-1; a 20-node job, node 0 down from 250 s to 750 s, checkpoints every 100 s, 30 s
+  // restart: it waits for node 0 (no other node is free), redoes 50 s and restarts.
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
+  std::ofstream(dir.file("s.json")) << R"({"name": "f", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 20}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "wide", "submit_s": 0, "workers": 20, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000}]},
+    "schedulers": ["topology-aware"], "checkpoints": {"every_s": 100, "restart_s": 30},
+    "failures": {"rates": "none", "trace": "incidents.csv"}})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' wide");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("  GPUs: 20 nodes (nodes 0-19), 8 GPUs each\n"));
+  CHECK_THAT(r.out, Catch::Contains("  stopped: 1 time by node failures, 0 times by preemption; training redone 50 s, "
+                                    "restarting 30 s, writing checkpoints 0 s, waiting to restart 500 s; effective "
+                                    "training time 63.3% of 1580 s"));
+}
