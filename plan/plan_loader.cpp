@@ -446,12 +446,20 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   PlanSpec plan;
   plan.source = fs::path(std::string(source)).filename().string();
   plan.fingerprint = fnv1a(document->dump());
-  // A size plan builds its clusters: spares are held per node type, beside each size.
-  if (const auto failures = top.member("failures");
-      failures && !top.has("quota_search") && failures->value->is_object() && failures->value->contains("spares")) {
-    errors.fail(failures->member("spares").pointer,
-                "a plan sizes its clusters: give the spares per node type (node_types[].spares), held beside each size");
-    return errors.error();
+  // A size plan builds its clusters: spares are held per node type, beside each size, and no
+  // incident trace names their nodes.
+  if (const auto failures = top.member("failures"); failures && !top.has("quota_search") && failures->value->is_object()) {
+    if (failures->value->contains("spares")) {
+      errors.fail(failures->member("spares").pointer,
+                  "a plan sizes its clusters: give the spares per node type (node_types[].spares), held beside each size");
+      return errors.error();
+    }
+    if (failures->value->contains("trace")) {
+      errors.fail(failures->member("trace").pointer,
+                  "a plan sizes its clusters, whose nodes a trace of incidents cannot name: draw failures from the rates "
+                  "(a quota plan, on the scenario's cluster, may replay one)");
+      return errors.error();
+    }
   }
   auto base = read_scenario(scenario_document(*document), source, base_dir, false);
   if (!base) return base.error();
