@@ -73,7 +73,7 @@ std::optional<PlanFigures> run_shipped_plan(const std::string& name) {
 
 // docs/performance.md (bench_plan's table: | plan | threads | searches | configurations | ...) and
 // docs/distributed.md (| plan | searches | N = 2 | 3 | 4 | 6 | 8 | 16 |, by jobs replayed).
-void check_plan_figures(const std::string& name) {
+[[maybe_unused]] void check_plan_figures(const std::string& name) {
   const auto figures = run_shipped_plan(name);
   if (!figures) return;
   const auto rows =
