@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record)
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace)
 shared=${TOPSIM_SHARED_DIR:-../shared}  # the real inputs; TOPSIM_SHARED_DIR when the checkout has no ../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
@@ -60,6 +60,9 @@ done
 mkdir -p "$build/fuzz-corpus/set_record"  # a record as a run writes it
 printf '%s\n' '{"files": {"jobs.jsonl": {"bytes": 913, "digest": "6a2f4196911b089b"}, "results.json": {"bytes": 16664,' \
   '"digest": "fc9ed29e58ebaab7"}}, "run": "cff0c6fcca93d559", "schema": "topsim.set/1"}' >"$build/fuzz-corpus/set_record/seed-record"
+mkdir -p "$build/fuzz-corpus/failure_trace"  # incidents on the target's eight nodes
+printf '%s\n' 'node,start_s,duration_s,cause' 'node-2,10,100,gpu' 'gpu-a,5,0,software' 'gpu-b,7.5,3600,' \
+  >"$build/fuzz-corpus/failure_trace/seed-incidents"
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv
