@@ -53,7 +53,7 @@ TEST_CASE("progress: nothing on stderr when it is not a terminal", "[cli][progre
   CHECK(r.err.empty());
 }
 
-TEST_CASE("progress: a live line on a terminal, cleared at the end; --quiet silences it", "[cli][progress]") {
+TEST_CASE("progress: a live line on a terminal, cleared at the end, --quiet silences it", "[cli][progress]") {
   TempDir dir;
   const std::string scenario = write_scenario(dir, "s.json", kReplay);
   const std::string run = "run '" + scenario + "' -o '" + dir.file("out") + "' --no-report";

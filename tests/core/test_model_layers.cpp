@@ -124,7 +124,7 @@ TEST_CASE("core::throughput DDP's bucket pipeline", "[core][throughput][ddp]") {
   }
 }
 
-TEST_CASE("core::throughput TensorFlow keeps its calibrated share; PyTorch runs the pipeline", "[core][throughput][ddp]") {
+TEST_CASE("core::throughput TensorFlow keeps its calibrated share, PyTorch runs the pipeline", "[core][throughput][ddp]") {
   // The same transformer over a slow TCP ring: with the lumped share the token embedding's
   // gradient would hide like any other; DDP must send it after the backward pass.
   const CommPath tcp{2, 2, 0.625, false, CommTransport::Tcp};

@@ -184,7 +184,7 @@ TEST_CASE("sim::failures a hot spare takes the failed node's place: the job rest
   CHECK(metric(with, "ettr.p50") > metric(without, "ettr.p50"));
 }
 
-TEST_CASE("sim::failures spares per rack serve their own rack; an idle spare that fails leaves the spares", "[sim][failures]") {
+TEST_CASE("sim::failures spares per rack serve their own rack, an idle spare that fails leaves the spares", "[sim][failures]") {
   TempDir dir;
   // Two racks of two DGX-1 (nodes 1 and 3 the spares); a 1-node job on node 0.
   std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s\nnode-0,100,500\nnode-2,50,1000\n";
@@ -253,7 +253,8 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
 
   // Not elastic, it waits for node 0 and restarts whole at 750 s.
   const Scenario rigid = scenario_from(scenario_json(nodes, jobs(""), failures), dir.path.string());
-  const JobRecord& j = record(run(rigid, "topology-aware"), rigid, "e");
+  const RunResult rigid_run = run(rigid, "topology-aware");
+  const JobRecord& j = record(rigid_run, rigid, "e");
   CHECK(j.requeue_ms == 500'000);
   CHECK(j.finish_ms == 750'000 + 30'000 + 800'000);
   CHECK(e.finish_ms < j.finish_ms);

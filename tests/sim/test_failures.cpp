@@ -64,7 +64,7 @@ TEST_CASE("sim::failures Llama 3: 2,048 H100 servers over 54 days fail 419 times
   }
 }
 
-TEST_CASE("sim::failures a node's draws do not depend on the other nodes; a seed repeats them", "[sim][failures]") {
+TEST_CASE("sim::failures a node's draws do not depend on the other nodes, a seed repeats them", "[sim][failures]") {
   const FailureSpec spec;
   FailureRates rates = *default_failure_rates(*find_gpu_model("h100"));
   for (CauseRate& c : rates.causes) c.per_node_hour *= 1000, c.per_gpu_hour *= 1000;  // many events
@@ -84,7 +84,7 @@ TEST_CASE("sim::failures a node's draws do not depend on the other nodes; a seed
   for (size_t i = 0; i + 1 < all.size(); ++i) CHECK(all[i].fails != all[i + 1].fails);
 }
 
-TEST_CASE("sim::failures a trace is replayed; a line for a node already down lengthens its outage", "[sim][failures]") {
+TEST_CASE("sim::failures a trace is replayed, a line for a node already down lengthens its outage", "[sim][failures]") {
   FailureSpec spec;
   spec.draw = false;
   spec.trace = {

@@ -36,7 +36,7 @@ TEST_CASE("sim::NodeSet agrees with std::set: size, ascending order, k-th smalle
   }
 }
 
-TEST_CASE("sim::NodeSet an empty set iterates nothing; the last node of the capacity is found", "[sim]") {
+TEST_CASE("sim::NodeSet an empty set iterates nothing, the last node of the capacity is found", "[sim]") {
   NodeSet nodes(4097);
   CHECK(nodes.begin() == nodes.end());
   CHECK(nodes.next(0) == -1);

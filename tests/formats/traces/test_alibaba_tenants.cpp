@@ -50,7 +50,7 @@ TEST_CASE("formats::alibaba a pod's qos is its job's queue", "[formats][trace][t
   }
 }
 
-TEST_CASE("formats::alibaba real pod lists: qos LS, BE, Burstable, Guaranteed; none in the 5-column files",
+TEST_CASE("formats::alibaba real pod lists: qos LS, BE, Burstable, Guaranteed, none in the 5-column files",
           "[formats][trace][tenants][shared]") {
   const std::string dir = shared_file("traces/alibaba-gpu-v2023");
   if (dir.empty()) return;

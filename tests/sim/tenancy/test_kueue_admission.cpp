@@ -151,7 +151,7 @@ TEST_CASE("kueue::admission \"Should start workloads that are under min quota be
   CHECK(f.cycles(-1) == Cycle{{2}, {}});
 }
 
-TEST_CASE("kueue::admission StrictFIFO blocks behind a head that does not fit; BestEffortFIFO does not", "[sim][kueue]") {
+TEST_CASE("kueue::admission StrictFIFO blocks behind a head that does not fit, BestEffortFIFO does not", "[sim][kueue]") {
   for (auto strategy : {QueueingStrategy::StrictFIFO, QueueingStrategy::BestEffortFIFO}) {
     KueueFixture f;
     f.queue("team", "", {{"nvidia.com/gpu", 8}}).queueing = strategy;
@@ -172,7 +172,7 @@ TEST_CASE("kueue::admission StrictFIFO blocks behind a head that does not fit; B
   }
 }
 
-TEST_CASE("kueue::admission borrowing stops at the borrowing limit; a lending limit holds quota back", "[sim][kueue]") {
+TEST_CASE("kueue::admission borrowing stops at the borrowing limit, a lending limit holds quota back", "[sim][kueue]") {
   KueueFixture f;
   f.queue("a", "co", {{"nvidia.com/gpu", 8, 4}});
   f.queue("b", "co", {{"nvidia.com/gpu", 16, -1, 6}});  // keeps 10 to itself

@@ -102,7 +102,7 @@ TEST_CASE("sim::quota without checkpoints a preempted job starts again from noth
   CHECK(b2.finish_ms == 2'000'000);
 }
 
-TEST_CASE("sim::quota jobs wait for quota even when GPUs are free; a job no queue can take is rejected", "[sim][kueue]") {
+TEST_CASE("sim::quota jobs wait for quota even when GPUs are free, a job no queue can take is rejected", "[sim][kueue]") {
   Scenario s = scenario_from(
       scenario_json(kOneDgx1, "[" + job("x1", 0, 4, 100) + "," + job("x2", 0, 2, 100) + "," + job("x3", 0, 8, 100) + "]"));
   Workload w = *s.workload;
