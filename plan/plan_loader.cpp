@@ -238,23 +238,18 @@ std::optional<double> slo_bound(JsonErrors& errors, const JsonAt& item, const Me
 bool check_tenant_slo(JsonErrors& errors, const JsonAt& item, const std::string& name, const PlanSpec& plan) {
   const size_t at = name.find('@');
   const std::string tenant = name.substr(at + 1);
+  if (!find_metric(name)) {
+    errors.fail(item.pointer, "'" + name.substr(0, at) +
+                                  "' is not kept per tenant (per-tenant metrics: jobs, finished, wait_s.*, jct_s.*, gpu_hours" +
+                                  (plan.quota ? ", evictions, preempted_gpu_hours, borrowed_gpu_hours)" : ")"));
+    return false;
+  }
   if (!plan.quota) {
     const std::vector<std::string> none;
     const std::vector<std::string>& queues = plan.base.workload ? plan.base.workload->queue_names : none;
-    if (!find_metric(name))
-      errors.fail(item.pointer,
-                  "'" + name.substr(0, at) +
-                      "' is not kept per tenant (per-tenant metrics: jobs, finished, wait_s.*, jct_s.*, gpu_hours)");
-    else if (std::find(queues.begin(), queues.end(), tenant) == queues.end())
-      errors.fail(item.pointer, queues.empty()
-                                    ? "'" + tenant + "': no job of the workload names a queue (a job's \"queue\")"
-                                    : unknown_name("queue", tenant, queues) + " (the queues the workload's jobs name)");
-    return !errors.failed();
-  }
-  if (!find_metric(name)) {
-    errors.fail(item.pointer, "'" + name.substr(0, at) +
-                                  "' is not kept per tenant (per-tenant metrics: jobs, finished, wait_s.*, " +
-                                  "jct_s.*, gpu_hours, evictions, preempted_gpu_hours, borrowed_gpu_hours)");
+    if (std::find(queues.begin(), queues.end(), tenant) != queues.end()) return true;
+    errors.fail(item.pointer, queues.empty() ? "'" + tenant + "': no job of the workload names a queue (a job's \"queue\")"
+                                             : unknown_name("queue", tenant, queues) + " (the queues the workload's jobs name)");
     return false;
   }
   const auto& tenants = plan.quota->tenants;

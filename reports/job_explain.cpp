@@ -113,12 +113,10 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
     if (r.resizes > 0) out += ", resized " + counted(r.resizes, "time") + " (elastic)";
     out += "; training redone " + seconds(r.recompute_ms) + ", restarting " + seconds(r.restart_ms) + ", writing checkpoints " +
            seconds(r.checkpoint_ms) + ", waiting to restart " + seconds(r.requeue_ms);
-    if (r.finish_ms > r.start_ms) {
-      const double wall = static_cast<double>(r.finish_ms - r.start_ms);
-      const double lost = static_cast<double>(r.recompute_ms + r.restart_ms + r.checkpoint_ms + r.requeue_ms);
-      out += fmt::format("; effective training time {:.1f}% of {}", 100 * std::max(0.0, wall - lost) / wall,
-                         seconds(r.finish_ms - r.start_ms));
-    }
+    if (r.finish_ms > r.start_ms)
+      out +=
+          fmt::format("; effective training time {:.1f}% of {}",
+                      100 * productive_ms(r) / static_cast<double>(r.finish_ms - r.start_ms), seconds(r.finish_ms - r.start_ms));
   }
   return out + "\n";
 }

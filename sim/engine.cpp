@@ -437,6 +437,8 @@ class Engine final : private Binder {
   // --- Hot spares (SpareSpec) ---
 
   int spare_group(int node) const { return spares_->level < 0 ? 0 : cluster_.fabric().group(spares_->level, node); }
+  // The idle spares of `node`'s group, ascending.
+  std::vector<int>& pool_of(int node) { return spare_pool_[static_cast<size_t>(spare_group(node))]; }
 
   // The last `nodes` nodes of every group are held idle from the start.
   void hold_spares(const SpareSpec& spec) {
@@ -456,16 +458,15 @@ class Engine final : private Binder {
 
   void hold_spare(int node) {
     set_in_service(node, false, true);
-    spare_pool_[static_cast<size_t>(spare_group(node))].push_back(node);
-    std::sort(spare_pool_[static_cast<size_t>(spare_group(node))].begin(),
-              spare_pool_[static_cast<size_t>(spare_group(node))].end());
+    std::vector<int>& pool = pool_of(node);
+    pool.insert(std::upper_bound(pool.begin(), pool.end(), node), node);
     is_spare_[static_cast<size_t>(node)] = 1;
   }
 
   // Takes `node` out of its group's idle spares and into service. False: it is no idle spare.
   bool release_spare(int node) {
     if (!spares_ || !is_spare_[static_cast<size_t>(node)]) return false;
-    std::vector<int>& pool = spare_pool_[static_cast<size_t>(spare_group(node))];
+    std::vector<int>& pool = pool_of(node);
     pool.erase(std::find(pool.begin(), pool.end(), node));
     is_spare_[static_cast<size_t>(node)] = 0;
     set_in_service(node, true, true);
@@ -475,7 +476,7 @@ class Engine final : private Binder {
   // An idle spare of the failed node's group and model, now in service; -1: none.
   int take_spare(int failed) {
     if (!spares_) return -1;
-    for (int node : spare_pool_[static_cast<size_t>(spare_group(failed))])
+    for (int node : pool_of(failed))
       if (cluster_.node(node).type == cluster_.node(failed).type) {
         release_spare(node);
         return node;
@@ -487,13 +488,9 @@ class Engine final : private Binder {
   // keeps the work up to its last checkpoint, pays the restart, and keeps its communication path
   // (the spare is of the same group and model, its pods on the same cards).
   void move_to_spare(uint32_t id, int failed, int spare, FailureCause cause) {
-    JobRecord& r = book_[id];
-    JobStart again{r.comm, r.relaxed, {}, r.host_network};
     std::vector<PodBinding> pods;
-    for (const PodPlacement& pod : r.pods) pods.push_back({pod.node == failed ? spare : pod.node, pod.gpus});
-    stop(id, cause, false);
-    for (const PodBinding& pod : pods) bind(id, pod);
-    start(id, std::move(again));
+    for (const PodPlacement& pod : book_[id].pods) pods.push_back({pod.node == failed ? spare : pod.node, pod.gpus});
+    restart_on(id, std::move(pods), cause);
   }
 
   int64_t next_time(const JobSpec* upcoming) const {
@@ -546,8 +543,7 @@ class Engine final : private Binder {
   // elastic jobs grow back onto it first.
   void repaired(int node) {
     set_in_service(node, true);
-    if (spares_ && spare_pool_[static_cast<size_t>(spare_group(node))].size() < static_cast<size_t>(spares_->nodes))
-      return hold_spare(node);
+    if (spares_ && pool_of(node).size() < static_cast<size_t>(spares_->nodes)) return hold_spare(node);
     std::vector<uint32_t> shrunk;
     for (const auto& [id, full] : shrunk_) shrunk.push_back(id);
     for (uint32_t id : shrunk) grow(id, node);
@@ -581,11 +577,13 @@ class Engine final : private Binder {
     return comm;
   }
 
-  // Restarts a running job from its last checkpoint on `pods` (a failure's shrink, or growing
-  // back): its size becomes theirs, and it runs at that size's throughput.
-  void restart_resized(uint32_t id, std::vector<PodBinding> pods, std::optional<FailureCause> failure) {
+  // Restarts a running job at once from its last checkpoint on `pods` (a failure's: a spare for
+  // the failed node, or the workers left; without `failure`, growing back): its size becomes
+  // theirs, and it runs at that size's throughput, still admitted.
+  void restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional<FailureCause> failure) {
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
+    const bool resized = pods.size() != job.workers;
     JobStart again{resized_comm(r, pods, job.gpus_per_worker), r.relaxed, {}, r.host_network};
     const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
     stop(id, failure, false, !failure);
@@ -595,8 +593,10 @@ class Engine final : private Binder {
     else
       shrunk_.erase(id);
     for (const PodBinding& pod : pods) bind(id, pod);
-    ++r.resizes;
-    ++out_.elastic_resizes;
+    if (resized) {
+      ++r.resizes;
+      ++out_.elastic_resizes;
+    }
     start(id, std::move(again));
   }
 
@@ -604,7 +604,7 @@ class Engine final : private Binder {
     std::vector<PodBinding> kept;
     for (const PodPlacement& pod : book_[id].pods)
       if (pod.node != failed) kept.push_back({pod.node, pod.gpus});
-    restart_resized(id, std::move(kept), cause);
+    restart_on(id, std::move(kept), cause);
   }
 
   // A shrunk job takes as many of its missing pods as fit on the free cards of `node` (a node of
@@ -625,7 +625,7 @@ class Engine final : private Binder {
     for (size_t p = 0; p < fit; ++p)
       pods.push_back({node, std::vector<int>(free.begin() + static_cast<std::ptrdiff_t>(p * job.gpus_per_worker),
                                              free.begin() + static_cast<std::ptrdiff_t>((p + 1) * job.gpus_per_worker))});
-    restart_resized(id, std::move(pods), std::nullopt);
+    restart_on(id, std::move(pods), std::nullopt);
   }
 
   // A node out of service holds every card for a job that does not exist (kOutage), so that the

@@ -87,6 +87,14 @@ struct JobRecord {
   std::string reason;                  // rejection / failure / stuck reason
 };
 
+// Of a job's time from first start to finish, the part whose training counted: less the
+// training redone, restarts, checkpoint writes and waits to restart (its effective training time,
+// docs/failures.md), ms. REQUIRES: finish_ms > start_ms.
+inline double productive_ms(const JobRecord& r) {
+  const int64_t lost = r.recompute_ms + r.restart_ms + r.checkpoint_ms + r.requeue_ms;
+  return std::max(0.0, static_cast<double>(r.finish_ms - r.start_ms - lost));
+}
+
 // The records of a run's jobs, by job id. Kept (`keep`): every record stays to the end of the
 // run. Not kept: only the records of open jobs (submitted, not yet final) exist, in slots that
 // closed jobs give back, so memory follows the jobs in the system rather than the workload.

@@ -69,8 +69,7 @@ void add_goodput(const JobSpec& job, const JobRecord& r, JobTally& t) {
   t.requeue_gpu_ms += static_cast<double>(r.requeue_ms) * gpus;
   if (!job.is_training() || r.state != JobState::Finished || r.finish_ms <= r.start_ms) return;
   const double wall = static_cast<double>(r.finish_ms - r.start_ms);
-  const double lost = static_cast<double>(r.recompute_ms + r.restart_ms + r.checkpoint_ms + r.requeue_ms);
-  const double productive = std::max(0.0, wall - lost);
+  const double productive = productive_ms(r);
   t.ettrs.push_back(productive / wall);
   if (r.interruptions > 0 && gpus > t.largest_interrupted.gpus) t.largest_interrupted = {gpus, wall, r.interruptions};
   t.wall_gpu_ms += wall * gpus;
