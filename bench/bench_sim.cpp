@@ -8,6 +8,8 @@
 //
 // Cases (default: philly overload synthetic fgd):
 //   philly         scenarios/philly-552-nodes.json: the whole Philly trace, 552 nodes, 2,490 GPUs
+//   philly-plan    the same trace on 84 DGX-1 V100 (672 GPUs): the size plan-philly.json answers for
+//                  topology-aware scheduling, where its replays run (queues form and drain)
 //   overload       10^5 synthetic jobs arriving at 150% of what 512 GPUs (64 DGX A100) sustain
 //   overload-fabric  the same on a 3-level fabric (racks of 4 nodes, blocks of 4 racks, 2 pods;
 //                  2:1 at every level, 8 rails): jobs share the uplinks (sim/link_shares.h)
@@ -136,6 +138,11 @@ void print_header() {
   std::string label = name;
   if (name == "philly") {
     scenario = load_or_exit("scenarios/philly-552-nodes.json");
+  } else if (name == "philly-plan") {
+    scenario = load_or_exit("scenarios/philly-552-nodes.json");
+    NodeGroupSpec dgx1 = scenario.cluster.groups.back();  // the DGX-1 V100 group
+    dgx1.count = 84;
+    scenario.cluster.groups = {dgx1};
   } else if (name == "fgd") {
     scenario = load_or_exit("scenarios/fgd-openb-default.json");
     scenario.schedulers = {"fgd"};
@@ -222,21 +229,21 @@ int main(int argc, char** argv) {
       records = true;
     } else if (arg == "--markdown") {
       markdown = true;
-    } else if (arg == "philly" || arg == "overload" || arg == "overload-fabric" || arg == "synthetic" || arg == "synthetic-10m" ||
-               arg == "fgd" || arg == "scaling") {
+    } else if (arg == "philly" || arg == "philly-plan" || arg == "overload" || arg == "overload-fabric" || arg == "synthetic" ||
+               arg == "synthetic-10m" || arg == "fgd" || arg == "scaling") {
       cases.push_back(arg);
     } else {
-      std::fprintf(
-          stderr,
-          "bench_sim: unknown argument '%s' (cases: philly overload overload-fabric synthetic synthetic-10m fgd scaling)\n",
-          arg.c_str());
+      std::fprintf(stderr,
+                   "bench_sim: unknown argument '%s' (cases: philly philly-plan overload overload-fabric synthetic synthetic-10m "
+                   "fgd scaling)\n",
+                   arg.c_str());
       return 2;
     }
   }
   if (cases.empty()) cases = {"philly", "overload", "synthetic", "fgd"};
   print_header();
   for (const std::string& name : cases) {
-    if (name == "philly" && !shared_file_present("traces/philly/philly.csv", name)) continue;
+    if ((name == "philly" || name == "philly-plan") && !shared_file_present("traces/philly/philly.csv", name)) continue;
     if (name == "fgd" && !shared_file_present("traces/alibaba-gpu-v2023/openb_pod_list_default.csv", name)) continue;
     if (name != "scaling") {
       run_all_schedulers(name, jobs);

@@ -101,6 +101,16 @@ class Allocator {
   // relaxing is not allowed (or nothing fits at all).
   Expected<Placement> place(const GpuSet& free, const PlacementRequest& request) const;
 
+  // What place() chooses, without building the Placement (for callers comparing many free
+  // sets): the GPUs, their ring (memoised: valid as long as the allocator) and how many
+  // constraints were dropped; nullopt where place() gives an error.
+  struct Choice {
+    GpuSet gpus;
+    const RingPlan* ring = nullptr;
+    size_t relaxed = 0;
+  };
+  std::optional<Choice> choose(const GpuSet& free, const PlacementRequest& request) const;
+
   // Reference: the best-fit winner by enumerating every candidate set and evaluating the
   // objective from scratch, without any memo (tests and benchmarks compare against it).
   // Returns an empty set when nothing meets the constraints.
@@ -123,6 +133,10 @@ class Allocator {
   RingSummary ring_summary(const GpuSet& set) const;
   RingSummary fresh_ring_summary(const GpuSet& set) const;
   std::optional<GpuSet> search(const GpuSet& free, const PlacementRequest& request) const;
+  // search(), then with constraints dropped one at a time (their names in `dropped`) while
+  // nothing is found and the request allows it.
+  std::optional<GpuSet> search_relaxing(const GpuSet& free, const PlacementRequest& request,
+                                        std::vector<std::string>& dropped) const;
   std::optional<GpuSet> best_fit_small(const GpuSet& free, const PlacementRequest& request) const;
   std::optional<GpuSet> best_fit_large(const GpuSet& free, const PlacementRequest& request) const;
   std::optional<GpuSet> ranked_small(const GpuSet& free, const PlacementRequest& request) const;

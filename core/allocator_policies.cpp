@@ -285,26 +285,41 @@ std::string drop_one(PlacementConstraints& c) {
 
 }  // namespace
 
+std::optional<GpuSet> Allocator::search_relaxing(const GpuSet& free, const PlacementRequest& request,
+                                                 std::vector<std::string>& dropped) const {
+  std::optional<GpuSet> chosen = search(free, request);
+  if (chosen || !request.allow_relax) return chosen;
+  PlacementRequest relaxed = request;
+  while (!chosen) {
+    std::string name = drop_one(relaxed.constraints);
+    if (name.empty()) return std::nullopt;
+    dropped.push_back(std::move(name));
+    chosen = search(free, relaxed);
+  }
+  return chosen;
+}
+
 Expected<Placement> Allocator::place(const GpuSet& free, const PlacementRequest& request) const {
   if (Status s = check_request(*topology_, free, request); !s) return s.error();
   Placement placement;
-  std::optional<GpuSet> chosen = search(free, request);
-  if (!chosen) {
-    const std::string why = "no " + std::to_string(request.gpus) + " of the free GPUs (" + format_ids(to_ids(free)) + ") meet " +
-                            describe(request.constraints);
-    if (!request.allow_relax) return Error{"cannot satisfy: " + why};
-    placement.fallback_reason = why;
-    PlacementRequest relaxed = request;
-    while (!chosen) {
-      const std::string dropped = drop_one(relaxed.constraints);
-      if (dropped.empty()) return Error{"cannot satisfy: " + why};
-      placement.relaxed.push_back(dropped);
-      chosen = search(free, relaxed);
-    }
-  }
+  const std::optional<GpuSet> chosen = search_relaxing(free, request, placement.relaxed);
+  const auto why = [&] {
+    return "no " + std::to_string(request.gpus) + " of the free GPUs (" + format_ids(to_ids(free)) + ") meet " +
+           describe(request.constraints);
+  };
+  if (!chosen) return Error{"cannot satisfy: " + why()};
+  if (!placement.relaxed.empty()) placement.fallback_reason = why();
   placement.gpus = to_ids(*chosen);
   placement.ring = plan(*chosen);
   return placement;
+}
+
+std::optional<Allocator::Choice> Allocator::choose(const GpuSet& free, const PlacementRequest& request) const {
+  if (!check_request(*topology_, free, request)) return std::nullopt;
+  std::vector<std::string> dropped;
+  const std::optional<GpuSet> chosen = search_relaxing(free, request, dropped);
+  if (!chosen) return std::nullopt;
+  return Choice{*chosen, &plan(*chosen), dropped.size()};
 }
 
 }  // namespace topsim

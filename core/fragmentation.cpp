@@ -73,7 +73,9 @@ SpecFragment spec_fragment(const CardsView& cards, const TaskSpec& spec, bool no
   return SpecFragment{can_run ? unusable : all, can_run};
 }
 
-void append_int(std::string& key, int64_t value) { key.append(reinterpret_cast<const char*>(&value), sizeof(value)); }
+// One step of a 64-bit hash over a state's fields (the multiplier of FNV-1a's 64-bit variant,
+// applied to whole words); collisions are resolved by comparing the states themselves.
+uint64_t hash_step(uint64_t h, uint64_t value) { return (h ^ value) * 0x100000001B3ULL; }
 
 }  // namespace
 
@@ -184,36 +186,47 @@ void FragmentationTracker::compute_facts(State& state) const {
   state.unusable = unusable;
 }
 
-int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket, std::vector<uint16_t> free,
-                                 std::vector<uint16_t> free_gib) {
+int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket, const std::vector<uint16_t>& free,
+                                 const std::vector<uint16_t>& free_gib) {
   assert((free_gib.empty() || free_gib.size() == free.size()) && "intern: free_gib is empty or one per card");
-  std::string key;
-  key.reserve(32 + 2 * (free.size() + free_gib.size()));
-  append_int(key, static_cast<int64_t>(mode));
-  append_int(key, gpu_type);
-  append_int(key, card_mem_gib);
-  append_int(key, bucket);
-  // The mode fixes whether free_gib is present, so the key stays unambiguous.
-  key.append(reinterpret_cast<const char*>(free.data()), free.size() * sizeof(uint16_t));
-  key.append(reinterpret_cast<const char*>(free_gib.data()), free_gib.size() * sizeof(uint16_t));
-  const auto [it, inserted] = state_ids_.try_emplace(std::move(key), static_cast<int>(states_.size()));
-  if (!inserted) return it->second;
-  State state{mode, gpu_type, card_mem_gib, bucket, std::move(free), std::move(free_gib), 0, 0};
+  // States are found by a hash of their fields, then compared field by field, so a state seen
+  // before costs no allocation.
+  uint64_t h = 0xCBF29CE484222325ULL;
+  h = hash_step(h, static_cast<uint64_t>(mode));
+  h = hash_step(h, static_cast<uint64_t>(gpu_type));
+  h = hash_step(h, static_cast<uint64_t>(card_mem_gib));
+  h = hash_step(h, static_cast<uint64_t>(bucket));
+  h = hash_step(h, free.size());  // the mode fixes whether free_gib is present
+  for (uint16_t v : free) h = hash_step(h, v);
+  for (uint16_t v : free_gib) h = hash_step(h, v);
+  const auto at = state_ids_.try_emplace(h, -1).first;
+  for (int id = at->second; id >= 0; id = states_[static_cast<size_t>(id)].next_same_hash) {
+    const State& st = states_[static_cast<size_t>(id)];
+    if (st.mode == mode && st.gpu_type == gpu_type && st.card_mem_gib == card_mem_gib && st.cpu_bucket == bucket &&
+        st.free == free && st.free_gib == free_gib)
+      return id;
+  }
+  const int id = static_cast<int>(states_.size());
+  State state{mode, gpu_type, card_mem_gib, bucket, free, free_gib, 0, 0, at->second};
   compute_facts(state);
   states_.push_back(std::move(state));
-  return it->second;
+  at->second = id;
+  return id;
 }
 
 int FragmentationTracker::intern_node(const ShareNode& node) {
   const size_t cards = node.cards.size();
-  std::vector<uint16_t> free(cards);
-  std::vector<uint16_t> free_gib;
+  std::vector<uint16_t>& free = free_buffer_;
+  std::vector<uint16_t>& free_gib = gib_buffer_;
+  free.resize(cards);
+  free_gib.clear();
   if (!accounts_memory(node.mode)) {
     for (size_t g = 0; g < cards; ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
     std::sort(free.begin(), free.end());
   } else {
     // Sort the cards by (R_g, free GiB): pack both into one word.
-    std::vector<uint32_t> packed(cards);
+    std::vector<uint32_t>& packed = packed_buffer_;
+    packed.resize(cards);
     for (size_t g = 0; g < cards; ++g) {
       const auto milli = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
       packed[g] = (uint32_t{milli} << 16) | card_free_gib(node, static_cast<int>(g));
@@ -226,8 +239,7 @@ int FragmentationTracker::intern_node(const ShareNode& node) {
     }
   }
   const int card_mem = node.cards.empty() ? 0 : node.cards.front().mem_total_gib;
-  return intern(node.mode, node.gpu_type, card_mem, cpu_bucket(node.cpu_milli - node.cpu_used_milli), std::move(free),
-                std::move(free_gib));
+  return intern(node.mode, node.gpu_type, card_mem, cpu_bucket(node.cpu_milli - node.cpu_used_milli), free, free_gib);
 }
 
 void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
@@ -354,7 +366,7 @@ FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id,
   assert(before.free_gib.empty() && "evaluate_growth: memo path only for modes without memory accounting");
   auto growth_of = [&](std::vector<uint16_t> free) {
     std::sort(free.begin(), free.end());
-    const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, std::move(free));
+    const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, free);
     return states_[static_cast<size_t>(id)].weighted - before.weighted;
   };
   Growth growth;

@@ -140,8 +140,9 @@ class FragmentationTracker {
     // Share / core_mem nodes: free memory of the same cards, GiB (cards sorted by (R_g, GiB));
     // empty on other modes (read as 0), so their states are as compact as the free shares.
     std::vector<uint16_t> free_gib;
-    int64_t weighted = 0;  // count-weighted F_n(M), milli
-    int64_t unusable = 0;  // milli
+    int64_t weighted = 0;     // count-weighted F_n(M), milli
+    int64_t unusable = 0;     // milli
+    int next_same_hash = -1;  // the state interned before it under the same hash (state_ids_)
   };
   struct NodeFacts {
     int state = -1;
@@ -159,8 +160,8 @@ class FragmentationTracker {
   };
 
   int cpu_bucket(int64_t free_cpu_milli) const;
-  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, std::vector<uint16_t> free,
-             std::vector<uint16_t> free_gib = {});
+  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, const std::vector<uint16_t>& free,
+             const std::vector<uint16_t>& free_gib = {});
   int intern_node(const ShareNode& node);
   void compute_facts(State& state) const;
   bool memo_applies(const ShareNode& node) const;
@@ -172,7 +173,10 @@ class FragmentationTracker {
   std::vector<int64_t> cpu_thresholds_;  // distinct spec CPU values, ascending
   std::vector<int> spec_cpu_index_;      // per spec: index of its CPU in cpu_thresholds_
   std::vector<State> states_;
-  std::unordered_map<std::string, int> state_ids_;
+  std::unordered_map<uint64_t, int> state_ids_;  // hash of a state's fields -> the last state interned with it
+  // intern_node's buffers, kept across calls (no allocation once grown).
+  std::vector<uint16_t> free_buffer_, gib_buffer_;
+  std::vector<uint32_t> packed_buffer_;
   // Open-addressing map from a growth memo key to an index into growths_ (the hot lookup of
   // fgd: one per candidate node and pod).
   struct GrowthIndex {

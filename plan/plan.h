@@ -119,6 +119,10 @@ struct PlanEvaluation {
   int seeds_run = 0;                      // replays made, in seed order
   std::optional<uint64_t> failed_seed;    // the seed that missed (with !feasible)
   std::optional<PlanDecision> decided;    // that seed's replay stopped early
+  // Met the SLOs on the seeds replayed, which were fewer than the plan's: a size above the answer
+  // that the search needed on its first seed only (the answer and the size above it are replayed
+  // on every seed).
+  bool first_seed_only = false;
 };
 
 struct PlanChain {

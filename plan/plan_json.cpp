@@ -35,6 +35,7 @@ Json evaluation_json(const PlanInfo& info, const PlanEvaluation& e, bool exact) 
               {"feasible", e.feasible},
               {"unmet", e.unmet},
               {"seeds_run", e.seeds_run},
+              {"first_seed_only", e.first_seed_only},
               {"failed_seed", e.failed_seed ? Json(*e.failed_seed) : Json(nullptr)},
               {"decided", decided},
               {"metrics", metrics}};

@@ -87,6 +87,7 @@ std::vector<int64_t> read_quotas(const PlanInfo& info, const json& e) {
 // An evaluation's seeds: how many ran, which missed, and a replay decided early.
 void read_seeds(const json& e, PlanEvaluation& ev) {
   ev.seeds_run = e.at("seeds_run").get<int>();
+  ev.first_seed_only = e.at("first_seed_only").get<bool>();
   if (!e.at("failed_seed").is_null()) ev.failed_seed = e.at("failed_seed").get<uint64_t>();
   if (e.at("decided").is_null()) return;
   const json& d = e.at("decided");

@@ -336,7 +336,7 @@ void write_plan_csv(const PlanResult& r, std::ostream& out) {
       for (const auto& [name, value] : e.metrics)
         if (std::find(metrics.begin(), metrics.end(), name) == metrics.end()) metrics.push_back(name);
   std::sort(metrics.begin(), metrics.end());
-  out << "scheduler,candidate,growth,units,nodes,gpus,cost_per_month,kw,feasible,unmet";
+  out << "scheduler,candidate,growth,units,nodes,gpus,cost_per_month,kw,feasible,seeds_run,unmet";
   if (r.info.quota)
     for (const std::string& tenant : r.info.quota->tenants) out << "," << csv_field("quota_gpus@" + tenant);
   for (const std::string& m : metrics) out << "," << csv_field(m);
@@ -345,7 +345,7 @@ void write_plan_csv(const PlanResult& r, std::ostream& out) {
     for (const PlanEvaluation& e : c.evaluations) {
       out << csv_field(c.scheduler) << "," << csv_field(c.candidate) << "," << format_data(c.growth) << "," << e.units << ","
           << e.nodes << "," << e.gpus << "," << format_data(per_month(e.cost_per_hour)) << "," << format_data(e.watts / 1000)
-          << "," << (e.feasible ? "true" : "false") << "," << csv_field(join(e.unmet, "; "));
+          << "," << (e.feasible ? "true" : "false") << "," << e.seeds_run << "," << csv_field(join(e.unmet, "; "));
       for (int64_t gpus : e.quotas) out << "," << gpus;
       for (const std::string& m : metrics) {
         const auto it = e.metrics.find(m);

@@ -291,23 +291,24 @@ void ClusterState::set_out_of_service(int node, bool out, bool spare) {
   if (spare) spare_gpus_ += out ? gpus : -gpus;
 }
 
-void ClusterState::set_free(int node, const std::vector<int>& cards, bool free) {
-  if (cards.empty()) return;
+void ClusterState::set_free(int node, const GpuSet& cards, bool free) {
+  if (cards.none()) return;
   SimNode& n = nodes_[static_cast<size_t>(node)];
   const GpuSet before = n.free;
-  for (int card : cards) {
-    assert(n.free.test(static_cast<size_t>(card)) != free && "card already in that state");
-    n.free.set(static_cast<size_t>(card), free);
-  }
-  free_gpus_ += static_cast<int>(cards.size()) * (free ? 1 : -1);
+  assert(((free ? n.free : ~n.free) & cards).none() && "card already in that state");
+  if (free)
+    n.free |= cards;
+  else
+    n.free &= ~cards;
+  free_gpus_ += static_cast<int>(cards.count()) * (free ? 1 : -1);
   index_.update(n.label, n.type, node, before, n.free);
 }
 
 void ClusterState::bind(int node, const PodRequest& pod, const std::vector<int>& cards) {
   ShareNode& twin = shares_.nodes[static_cast<size_t>(node)];
-  std::vector<int> were_idle;
+  GpuSet were_idle;
   for (int card : cards)
-    if (twin.cards[static_cast<size_t>(card)].tasks == 0) were_idle.push_back(card);
+    if (twin.cards[static_cast<size_t>(card)].tasks == 0) were_idle.set(static_cast<size_t>(card));
   apply_placement(twin, pod, cards);
   if (tracker_) tracker_->update_node(shares_, node);
   set_free(node, were_idle, false);
@@ -317,9 +318,9 @@ void ClusterState::unbind(int node, const PodRequest& pod, const std::vector<int
   ShareNode& twin = shares_.nodes[static_cast<size_t>(node)];
   release_placement(twin, pod, cards);
   if (tracker_) tracker_->update_node(shares_, node);
-  std::vector<int> now_idle;
+  GpuSet now_idle;
   for (int card : cards)
-    if (twin.cards[static_cast<size_t>(card)].tasks == 0) now_idle.push_back(card);
+    if (twin.cards[static_cast<size_t>(card)].tasks == 0) now_idle.set(static_cast<size_t>(card));
   set_free(node, now_idle, true);
 }
 

@@ -174,7 +174,7 @@ class ClusterState {
 
   void add_type(std::shared_ptr<const NodeType> type);
   void add_node(int type, NodeMode label, bool pinned, ShareNode twin);
-  void set_free(int node, const std::vector<int>& cards, bool free);
+  void set_free(int node, const GpuSet& cards, bool free);
   // Places the nodes in the fabric's groups (by order or by their labels) and checks it.
   Status build_fabric(const ClusterSpec& spec);
   Status build_measured(const NetworkSpec& network);

@@ -81,7 +81,7 @@ class Engine final : private Binder {
     start_failures();
     while (upcoming || !events_.empty() || awaiting_repair()) {
       const int64_t t = next_time(upcoming);
-      sampler_.advance_to(t, sample());
+      sampler_.advance_to(t, sample(sampler_.records_before(t)));
       now_ms_ = t;
       for (; upcoming && upcoming->submit_ms == t; upcoming = arrivals_.next()) {
         ++next_submit_;
@@ -184,13 +184,23 @@ class Engine final : private Binder {
     reported_done_ = done;
   }
 
-  ClusterSample sample() const {
+  // The cluster now, in one buffer reused at every instant (its vectors keep their capacity).
+  // The per-level and per-tenant figures only go into recorded grid points, so they are filled
+  // only when `recorded`.
+  const ClusterSample& sample(bool recorded = true) {
     int64_t pending = admission_ ? static_cast<int64_t>(admission_->waiting()) : 0;
     for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());  // O(queues)
-    ClusterSample s = sample_cluster(cluster_, running_, pending);
-    if (links_)
-      for (int l = 0; l < links_->level_count(); ++l) s.link_utilisation.push_back(links_->level_utilisation(l));
-    for (int64_t milli : tenant_milli_) s.tenant_gpus.push_back(static_cast<double>(milli) / kMilliPerGpu);
+    ClusterSample& s = sample_;
+    std::vector<double> links = std::move(s.link_utilisation), tenants = std::move(s.tenant_gpus);
+    s = sample_cluster(cluster_, running_, pending);
+    links.clear();
+    tenants.clear();
+    if (links_ && recorded)
+      for (int l = 0; l < links_->level_count(); ++l) links.push_back(links_->level_utilisation(l));
+    if (recorded)
+      for (int64_t milli : tenant_milli_) tenants.push_back(static_cast<double>(milli) / kMilliPerGpu);
+    s.link_utilisation = std::move(links);
+    s.tenant_gpus = std::move(tenants);
     return s;
   }
 
@@ -800,6 +810,7 @@ class Engine final : private Binder {
     JobRecord& r = book_[id];
     cluster_.bind(pod.node, pod_request(open_[id], r.pods.size()), pod.gpus);
     if (invariants_) invariants_->bound(pod.node, id, pod.gpus);
+    if (r.pods.empty()) r.pods.reserve(static_cast<size_t>(std::max<int>(1, open_[id].workers)));
     r.pods.push_back({pod.node, pod.gpus, now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
     if (failures_) jobs_on_node_[static_cast<size_t>(pod.node)].push_back(id);
@@ -905,6 +916,7 @@ class Engine final : private Binder {
   SchedulingView view_;
   JobTimer timer_;
   TimeSampler sampler_;
+  ClusterSample sample_;  // sample()'s buffer
   LoadCurve curve_;
   std::vector<Queue> queues_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;

@@ -71,13 +71,15 @@ double JobTimer::ideal_samples_per_sec(const JobSpec& job, const NodeType& type,
 }
 
 bool JobTimer::cross_numa(const JobRecord& record) const {
-  std::map<int, std::set<int>> numa_by_node;
+  // (node, NUMA node) of every GPU of the job; a node seen with two NUMA nodes is crossed.
+  std::vector<std::pair<int, int>> numa;
   for (const PodPlacement& pod : record.pods) {
     const Topology& topology = *cluster_.type_of(pod.node).topology;
-    for (int g : pod.gpus) numa_by_node[pod.node].insert(topology.gpu_numa(g));
+    for (int g : pod.gpus) numa.emplace_back(pod.node, topology.gpu_numa(g));
   }
-  for (const auto& [node, numa] : numa_by_node)
-    if (numa.size() > 1) return true;
+  std::sort(numa.begin(), numa.end());
+  for (size_t i = 1; i < numa.size(); ++i)
+    if (numa[i].first == numa[i - 1].first && numa[i].second != numa[i - 1].second) return true;
   return false;
 }
 

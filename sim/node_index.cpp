@@ -33,23 +33,32 @@ void NodeIndex::add(NodeMode label, int type, const GpuSet& free, int node) {
 
 void NodeIndex::join_class(Group& g, const GpuSet& free, int node) const {
   std::vector<FreeClass>& classes = g.classes[free.count()];
-  const auto [at, fresh] = g.class_at.try_emplace(free, classes.size());
-  if (fresh) classes.push_back({free, NodeSet(nodes_)});
-  classes[at->second].nodes.insert(node);
+  size_t& place = g.class_at.try_emplace(free, kNoClass).first->second;
+  if (place == kNoClass) {
+    place = classes.size();
+    if (g.spare_sets.empty()) {
+      classes.push_back({free, NodeSet(nodes_)});
+    } else {
+      classes.push_back({free, std::move(g.spare_sets.back())});
+      g.spare_sets.pop_back();
+    }
+  }
+  classes[place].nodes.insert(node);
 }
 
 void NodeIndex::leave_class(Group& g, const GpuSet& free, int node) {
   std::vector<FreeClass>& classes = g.classes[free.count()];
   const auto at = g.class_at.find(free);
-  assert(at != g.class_at.end() && "node not in its class");
+  assert(at != g.class_at.end() && at->second != kNoClass && "node not in its class");
   const size_t place = at->second;
   NodeSet& nodes = classes[place].nodes;
   nodes.erase(node);
   if (!nodes.empty()) return;
-  g.class_at.erase(at);
-  if (place + 1 != classes.size()) {  // the last class takes the empty one's place
+  at->second = kNoClass;
+  g.spare_sets.push_back(std::move(nodes));  // empty again: every word 0, ready for the next class
+  if (place + 1 != classes.size()) {         // the last class takes the empty one's place
     classes[place] = std::move(classes.back());
-    g.class_at[classes[place].free] = place;
+    g.class_at.find(classes[place].free)->second = place;
   }
   classes.pop_back();
 }

@@ -45,11 +45,15 @@ class NodeIndex {
   struct GpuSetHash {
     size_t operator()(const GpuSet& s) const;
   };
-  struct Group {                                              // one (label, type)
-    std::vector<NodeSet> buckets;                             // [free count] -> node indices
-    std::vector<std::vector<FreeClass>> classes;              // [free count] -> classes
-    std::unordered_map<GpuSet, size_t, GpuSetHash> class_at;  // free set -> its place in classes[count]
+  struct Group {                                  // one (label, type)
+    std::vector<NodeSet> buckets;                 // [free count] -> node indices
+    std::vector<std::vector<FreeClass>> classes;  // [free count] -> classes
+    // Free set -> its place in classes[count], kNoClass while no node has it (entries stay, so a
+    // set that comes and goes costs no allocation).
+    std::unordered_map<GpuSet, size_t, GpuSetHash> class_at;
+    std::vector<NodeSet> spare_sets;  // node sets of classes that emptied, reused by new ones
   };
+  static constexpr size_t kNoClass = ~size_t{0};
   static size_t idx(int i) { return static_cast<size_t>(i); }
   const Group& group(NodeMode label, int type) const { return groups_[idx(static_cast<int>(label))][idx(type)]; }
   Group& group(NodeMode label, int type) { return groups_[idx(static_cast<int>(label))][idx(type)]; }

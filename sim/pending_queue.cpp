@@ -1,12 +1,13 @@
 #include "sim/pending_queue.h"
 
 #include <algorithm>
-#include <queue>
 
 namespace topsim {
 
 void PendingQueue::push(uint32_t job, const ShapeKey& shape) {
-  std::deque<uint32_t>& jobs = classes_[shape].jobs;
+  Class& c = classes_[shape];
+  if (c.jobs.empty()) c.failed_at = kNever;  // a class emptied earlier starts afresh
+  std::deque<uint32_t>& jobs = c.jobs;
   jobs.insert(std::upper_bound(jobs.begin(), jobs.end(), job), job);
   ++size_;
 }
@@ -17,7 +18,6 @@ bool PendingQueue::remove(uint32_t job) {
     const auto at = std::lower_bound(jobs.begin(), jobs.end(), job);
     if (at == jobs.end() || *at != job) continue;
     jobs.erase(at);
-    if (jobs.empty()) classes_.erase(it);
     --size_;
     return true;
   }
@@ -26,21 +26,32 @@ bool PendingQueue::remove(uint32_t job) {
 
 void PendingQueue::move(Classes::iterator from, uint32_t job, const ShapeKey& to, uint64_t failed_at) {
   from->second.jobs.pop_front();
-  if (from->second.jobs.empty()) classes_.erase(from);
   Class& target = classes_[to];
   target.jobs.insert(std::lower_bound(target.jobs.begin(), target.jobs.end(), job), job);
   target.failed_at = failed_at;
 }
 
 void PendingQueue::pass(uint64_t release_version, bool blocks, const TryJob& try_job) {
-  using Head = std::pair<uint32_t, Classes::iterator>;  // (head job, its class), smallest job first
+  // Heads: (head job, its class), smallest job first, in a heap whose buffer is kept across
+  // passes (taken for the pass, so a nested pass would only allocate its own).
   const auto later = [](const Head& a, const Head& b) { return a.first > b.first; };
-  std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+  struct Buffer {
+    std::vector<Head>& home;
+    std::vector<Head> heads;
+    ~Buffer() { home = std::move(heads); }
+  } buffer{heads_, std::move(heads_)};
+  std::vector<Head>& heads = buffer.heads;
+  heads.clear();
+  const auto push = [&](Head head) {
+    heads.push_back(head);
+    std::push_heap(heads.begin(), heads.end(), later);
+  };
   for (auto it = classes_.begin(); it != classes_.end(); ++it)
-    if (blocks || it->second.failed_at != release_version) heads.push({it->second.jobs.front(), it});
+    if (!it->second.jobs.empty() && (blocks || it->second.failed_at != release_version)) push({it->second.jobs.front(), it});
   while (!heads.empty()) {
-    auto [job, it] = heads.top();
-    heads.pop();
+    std::pop_heap(heads.begin(), heads.end(), later);
+    auto [job, it] = heads.back();
+    heads.pop_back();
     if (it->second.failed_at == release_version) {
       if (blocks) return;  // the first job that cannot start holds back the rest
       continue;            // the class failed earlier in this pass
@@ -49,18 +60,14 @@ void PendingQueue::pass(uint64_t release_version, bool blocks, const TryJob& try
     if (attempt.started) {
       it->second.jobs.pop_front();
       --size_;
-      if (it->second.jobs.empty())
-        classes_.erase(it);
-      else
-        heads.push({it->second.jobs.front(), it});
+      if (!it->second.jobs.empty()) push({it->second.jobs.front(), it});
       continue;
     }
     if (attempt.shape_after == it->first) {
       it->second.failed_at = release_version;
     } else {  // partly placed: it now waits with the jobs of its next pod's shape
-      const bool rest = it->second.jobs.size() > 1;
       move(it, job, attempt.shape_after, release_version);
-      if (rest) heads.push({it->second.jobs.front(), it});
+      if (!it->second.jobs.empty()) push({it->second.jobs.front(), it});
     }
     if (blocks) return;
   }

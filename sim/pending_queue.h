@@ -43,16 +43,18 @@ class PendingQueue {
 
  private:
   struct Class {
-    std::deque<uint32_t> jobs;  // ascending
+    std::deque<uint32_t> jobs;  // ascending; a class that empties stays (no allocation when its shape returns)
     uint64_t failed_at = kNever;
   };
   static constexpr uint64_t kNever = ~uint64_t{0};
   using Classes = std::map<ShapeKey, Class>;
+  using Head = std::pair<uint32_t, Classes::iterator>;
 
   void move(Classes::iterator from, uint32_t job, const ShapeKey& to, uint64_t failed_at);
 
   Classes classes_;
   size_t size_ = 0;
+  std::vector<Head> heads_;  // pass()'s heap, kept across passes
 };
 
 }  // namespace topsim

@@ -52,6 +52,9 @@ class TimeSampler {
   // The state `now` held since the previous call: records grid points before `time_ms` and
   // integrates up to it.
   void advance_to(int64_t time_ms, const ClusterSample& now);
+  // Whether advance_to(time_ms, ...) records a grid point (it reads only the scalar figures
+  // otherwise).
+  bool records_before(int64_t time_ms) const { return time_ms > last_ms_ && next_ms_ < time_ms; }
   // Ends the run at `end_ms` in state `now`: the grid points up to it, and the means.
   void finish(int64_t end_ms, const ClusterSample& now);
 

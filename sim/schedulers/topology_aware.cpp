@@ -28,18 +28,19 @@ constexpr NodeMode kServing = NodeMode::Topology;
 struct NodeChoice {
   int node = -1;
   int free_after = 0;
-  Placement placement;
-  double rate = 0;  // predicted samples/s, only when the cluster mixes GPU models
+  GpuSet free;            // the node's free GPUs
+  Allocator::Choice set;  // what its allocator chooses among them
+  double rate = 0;        // predicted samples/s, only when the cluster mixes GPU models
 };
 
 // In a cluster of several GPU models the job's predicted throughput comes first: started now,
 // the fastest placement finishes first (a faster GPU beats a better ring on a slower one).
-bool better_choice(const Placement& p, double rate, int free_after, int node, const NodeChoice& best) {
+bool better_choice(const Allocator::Choice& c, double rate, int free_after, int node, const NodeChoice& best) {
   if (best.node < 0) return true;
-  if (p.relaxed.size() != best.placement.relaxed.size()) return p.relaxed.size() < best.placement.relaxed.size();
+  if (c.relaxed != best.set.relaxed) return c.relaxed < best.set.relaxed;
   if (rate != best.rate) return rate > best.rate;
-  if (p.ring.bus_bandwidth_gbps != best.placement.ring.bus_bandwidth_gbps)
-    return p.ring.bus_bandwidth_gbps > best.placement.ring.bus_bandwidth_gbps;
+  if (c.ring->bus_bandwidth_gbps != best.set.ring->bus_bandwidth_gbps)
+    return c.ring->bus_bandwidth_gbps > best.set.ring->bus_bandwidth_gbps;
   if (free_after != best.free_after) return free_after < best.free_after;
   return node < best.node;
 }
@@ -105,6 +106,8 @@ class TopologyAware final : public Scheduler {
     return estimate ? estimate->samples_per_sec : 0;
   }
 
+  // Each free set is compared through the allocator's choice (its memoised ring); only the
+  // winner's placement is built.
   bool place_on_one_node(const SchedulingView& view, uint32_t id, const PlacementRequest& request, Binder& binder) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
@@ -114,27 +117,31 @@ class TopologyAware final : public Scheduler {
       const int type_gpus = index.type_gpus(t);
       if (type_gpus < k || !type_fits_job(cluster, t, view.job(id))) continue;
       const Allocator& allocator = *cluster.type(t).allocator;
-      const auto idle = allocator.place(all_gpus(type_gpus), request);
-      const double bound = idle ? idle->ring.bus_bandwidth_gbps : std::numeric_limits<double>::infinity();
+      std::optional<double> bound;  // the idle node's bus bandwidth, when first needed
       for (int c = k; c <= type_gpus; ++c) {
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {  // one answer per free set
           const int node = same.nodes.front();
-          auto placement = allocator.place(same.free, request);
-          if (!placement) continue;
-          const double rate = mixed_rate(view, view.job(id), t, placement->ring);
-          if (!better_choice(*placement, rate, c - k, node, best)) continue;
-          best = {node, c - k, std::move(placement).value(), rate};
+          const auto choice = allocator.choose(same.free, request);
+          if (!choice) continue;
+          const double rate = mixed_rate(view, view.job(id), t, *choice->ring);
+          if (!better_choice(*choice, rate, c - k, node, best)) continue;
+          best = {node, c - k, same.free, *choice, rate};
         }
         // Nothing in emptier buckets of this type can beat an unrelaxed optimum found here.
-        if (best.node >= 0 && cluster.node(best.node).type == t && best.placement.relaxed.empty() &&
-            best.placement.ring.bus_bandwidth_gbps >= bound)
-          break;
+        if (best.node < 0 || cluster.node(best.node).type != t || best.set.relaxed != 0) continue;
+        if (!bound) {
+          const auto idle = allocator.choose(all_gpus(type_gpus), request);
+          bound = idle ? idle->ring->bus_bandwidth_gbps : std::numeric_limits<double>::infinity();
+        }
+        if (best.set.ring->bus_bandwidth_gbps >= *bound) break;
       }
     }
     if (best.node < 0) return false;
-    for (auto& pod : split_along_ring(best.placement.ring, view.job(id).gpus_per_worker))
+    const auto placement = cluster.type(cluster.node(best.node).type).allocator->place(best.free, request);
+    if (!placement) return false;  // the same choice as above: not reached
+    for (auto& pod : split_along_ring(placement->ring, view.job(id).gpus_per_worker))
       binder.bind(id, {best.node, std::move(pod)});
-    binder.start(id, {ring_plan_path(best.placement.ring), best.placement.relaxed, {}, true});
+    binder.start(id, {ring_plan_path(placement->ring), placement->relaxed, {}, true});
     return true;
   }
 

@@ -112,3 +112,35 @@ TEST_CASE("plan: early stop changes no answer (shipped Philly plan)", "[.][phill
   WARN(decided << " replays stopped early");
   CHECK(decided > 0);
 }
+
+// The search finds the first seed's boundary on the first seed alone, then replays every seed
+// where it settles: the answer and the size above it on every seed, the sizes above the answer it
+// needed only on their first seed (first_seed_only), none below the answer.
+TEST_CASE("plan: sizes above the answer are replayed on their first seed only", "[sim][plan]") {
+  const PlanSpec plan = small_plan_three_seeds();
+  const PlanResult result = run(plan, true);
+  size_t first_seed_only = 0, answers = 0;
+  for (const PlanChain& c : result.chains) {
+    INFO(c.scheduler << " / " << c.candidate << " / x" << c.growth);
+    if (!c.best()) continue;  // none within the bounds
+    ++answers;
+    const int answer = c.best()->units;
+    CHECK(c.best()->seeds_run == 3);
+    CHECK_FALSE(c.best()->first_seed_only);
+    for (const PlanEvaluation& e : c.evaluations) {
+      INFO(e.units << " units");
+      if (e.units == answer + 1) CHECK(e.seeds_run == 3);
+      if (e.units < answer) CHECK_FALSE(e.feasible);
+      if (!e.first_seed_only) continue;
+      ++first_seed_only;
+      CHECK(e.feasible);
+      CHECK(e.seeds_run == 1);
+      CHECK(e.units > answer + 1);
+    }
+    const PlanEvaluation* below = c.margin();
+    if (answer > 1) REQUIRE(below);
+    if (below) CHECK(below->units == answer - 1);
+  }
+  CHECK(answers > 0);
+  CHECK(first_seed_only > 0);  // else the first-seed phase saved nothing here
+}

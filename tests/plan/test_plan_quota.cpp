@@ -83,7 +83,7 @@ TEST_CASE("plan::quota moves GPUs from the team with slack to the team missing i
           })"));
   std::ostringstream csv;
   write_plan_csv(*result, csv);
-  CHECK_THAT(csv.str(), Catch::Contains("quota_gpus@a,quota_gpus@b") && Catch::Contains(",true,,4,4,"));
+  CHECK_THAT(csv.str(), Catch::Contains("quota_gpus@a,quota_gpus@b") && Catch::Contains(",true,1,,4,4,"));
 
   SECTION("a shard's part reads back to the same plan.json") {
     const std::string part = render_plan_part(*result, 0, 1);
