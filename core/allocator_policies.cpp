@@ -191,8 +191,14 @@ std::optional<GpuSet> Allocator::ranked_large(const GpuSet& free, const Placemen
 std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const PlacementRequest& r) const {
   std::vector<int> required = r.must_include;
   std::sort(required.begin(), required.end());
-  const std::string memo_key = free.to_string() + "/" + std::to_string(r.gpus) + "/" + format_ids(required);
-  if (auto it = device_plugin_memo_.find(memo_key); it != device_plugin_memo_.end()) return it->second;
+  // The usual request (no GPU required) is memoised by (free set, count) without building a key.
+  const PlainPluginKey plain_key{free, r.gpus};
+  if (required.empty())
+    if (auto it = plain_plugin_memo_.find(plain_key); it != plain_plugin_memo_.end()) return it->second;
+  const std::string memo_key =
+      required.empty() ? std::string() : free.to_string() + "/" + std::to_string(r.gpus) + "/" + format_ids(required);
+  if (!required.empty())
+    if (auto it = device_plugin_memo_.find(memo_key); it != device_plugin_memo_.end()) return it->second;
   std::vector<std::vector<int>> best_partition;
   int best_score = 0;
   bool found = false;
@@ -218,7 +224,8 @@ std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const Placeme
       best_set_score = score;
     }
   }
-  if (best) device_plugin_memo_.emplace(memo_key, *best);
+  if (best && required.empty()) plain_plugin_memo_.emplace(plain_key, *best);
+  if (best && !required.empty()) device_plugin_memo_.emplace(memo_key, *best);
   return best;
 }
 

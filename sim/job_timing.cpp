@@ -1,6 +1,7 @@
 #include "sim/job_timing.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <set>
 
@@ -16,9 +17,34 @@ JobTimer::JobTimer(const ClusterState& cluster, const NetworkModel& network, con
   if (!reference_gpu.empty()) reference_gpu_ = find_gpu_model(reference_gpu);
 }
 
+// ThroughputKey holds every field of CommPath: a field added there must be added to the key.
+static_assert(sizeof(CommPath) == 40, "CommPath changed: update JobTimer::ThroughputKey");
+
+size_t JobTimer::ThroughputKeyHash::operator()(const ThroughputKey& k) const {
+  uint64_t h = 0xCBF29CE484222325ULL;
+  for (uint64_t v : {uint64_t(k.model), uint64_t(k.framework), uint64_t(k.batch), uint64_t(k.ranks), uint64_t(k.hosts),
+                     uint64_t(k.transport), uint64_t(k.algorithm), uint64_t(k.nvlink_hops), reinterpret_cast<uint64_t>(k.gpu),
+                     k.bus_bits, k.ring_bits, k.latency_bits})
+    h = (h ^ v) * 0x100000001B3ULL;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
 Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, const NodeType& type, const CommPath& path) const {
   const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu};
-  return estimate_throughput(tj, path, overlap_);
+  const ThroughputKey key{tj.model,
+                          static_cast<int>(tj.framework),
+                          tj.batch_per_gpu,
+                          path.ranks,
+                          path.hosts,
+                          static_cast<int>(path.transport),
+                          static_cast<int>(path.algorithm),
+                          path.nvlink_hops,
+                          tj.gpu,
+                          std::bit_cast<uint64_t>(path.bus_bandwidth_gbps),
+                          std::bit_cast<uint64_t>(path.ring_bus_gbps),
+                          std::bit_cast<uint64_t>(path.net_latency_us)};
+  if (const auto it = throughputs_.find(key); it != throughputs_.end()) return it->second;
+  return throughputs_.emplace(key, estimate_throughput(tj, path, overlap_)).first->second;
 }
 
 const NodeType* JobTimer::reference_type(const JobSpec& job) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/llm_links.h"
 #include "core/network_model.h"
@@ -80,6 +81,19 @@ class JobTimer {
   std::shared_ptr<const std::vector<LlmJob>> llm_jobs_;
   std::map<std::tuple<int, int, int>, double> ideal_llm_cache_;               // (type key, llm index, GPUs) -> tokens/s
   std::map<std::vector<int64_t>, std::shared_ptr<const LlmStep>> llm_steps_;  // (llm, GPUs, GPU model, links) -> step
+  // throughput()'s answers by every input it reads (the path's figures bit for bit), so a job
+  // shape placed the same way again costs one lookup.
+  struct ThroughputKey {
+    int model = 0, framework = 0, batch = 0, ranks = 0, hosts = 0, transport = 0, algorithm = 0;
+    bool nvlink_hops = false;
+    const GpuModel* gpu = nullptr;
+    uint64_t bus_bits = 0, ring_bits = 0, latency_bits = 0;
+    bool operator==(const ThroughputKey&) const = default;
+  };
+  struct ThroughputKeyHash {
+    size_t operator()(const ThroughputKey& k) const;
+  };
+  mutable std::unordered_map<ThroughputKey, Expected<ThroughputEstimate>, ThroughputKeyHash> throughputs_;
 };
 
 }  // namespace topsim
