@@ -166,7 +166,7 @@ class Engine final : private Binder {
 
   // True (the run stops) when the watch finds a bound lost for good.
   bool decided() {
-    const StopBound* lost = watch_->lost(out_.tally);
+    const StopBound* lost = watch_->lost(out_.tally, now_ms_);
     if (!lost) return false;
     out_.decided = RunDecision{*lost, now_ms_ - out_.first_submit_ms, out_.tally.jobs, workload_.size()};
     return true;
@@ -250,6 +250,7 @@ class Engine final : private Binder {
       return close(id);
     }
     if (!admission_) queue->pending.push(id, queue->scheduler->shape(view_, id));
+    if (watch_) watch_->submitted(id, job.submit_ms, job.is_share());
   }
 
   // --- Tenants and quota (sim/tenancy/) ---
@@ -774,6 +775,7 @@ class Engine final : private Binder {
     end_run(id);
     shrunk_.erase(id);
     if (admission_) admission_->finish(id, now_ms_);
+    if (watch_) watch_->finished(id, r.submit_ms, now_ms_);
     set_state(id, JobState::Finished);
     close(id);
   }
@@ -832,7 +834,10 @@ class Engine final : private Binder {
     for (const PodPlacement& pod : r.pods)
       out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
     ++running_;
-    if (r.start_ms < 0) r.start_ms = now_ms_;  // a preempted job keeps its first start
+    if (r.start_ms < 0) {  // a preempted job keeps its first start
+      r.start_ms = now_ms_;
+      if (watch_) watch_->started(id, r.submit_ms, now_ms_, job.is_share());
+    }
     if (const int t = tenant_of(job); t >= 0) tenant_milli_[static_cast<size_t>(t)] += gpu_milli(id);
     set_state(id, JobState::Running);
     int64_t run_ms = job.is_training() ? timed_run_ms(job, r) : job.ideal_duration_ms;

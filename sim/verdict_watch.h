@@ -4,16 +4,21 @@
 // instant and says when one of its bounds can no longer be met, whatever the jobs still to
 // close do:
 // - a count (`rejected`, `fallbacks`) above its bound: counts only grow;
-// - a percentile or the max of `wait_s`, `jct_s`, `share_wait_s` above its bound: more of the
-//   jobs that finished have values above the bound than any final sample could absorb (the
-//   sample is at most the jobs of its kind not yet closed otherwise);
-// - a mean of those above its bound even if every job still to finish had the value 0.
+// - a percentile or the max of `wait_s`, `jct_s`, `share_wait_s` above its bound: more jobs
+//   already exceed the bound than any final sample could absorb (the sample is at most the jobs
+//   of its kind not closed otherwise). A job exceeds it as soon as its submission is more than
+//   the bound ago and it has not started (a wait) or finished (a JCT): it will, or it never
+//   finishes, which fails a plan by itself (every job must finish);
+// - a mean of those above its bound even if every job still to start (to finish, for JCTs) did
+//   so now and every job still to submit had the value 0.
 // Bounds on other metrics, and lower bounds, are never decided early (they are left out).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/job_tally.h"
@@ -44,9 +49,14 @@ class VerdictWatch {
   // Bounds on metrics that are not decidable_early are ignored.
   VerdictWatch(const std::vector<StopBound>& bounds, const Workload& workload);
 
-  // The first bound (in the order given) that `tally` has lost for good, if any. Call after
-  // each instant with the run's one tally; it reads only what was added since the last call.
-  const StopBound* lost(const JobTally& tally);
+  // A job entered the queue (it was not rejected), started for the first time, finished.
+  void submitted(uint32_t job, int64_t submit_ms, bool share);
+  void started(uint32_t job, int64_t submit_ms, int64_t start_ms, bool share);
+  void finished(uint32_t job, int64_t submit_ms, int64_t finish_ms);
+
+  // The first bound (in the order given) lost for good at `now_ms`, if any. Call after each
+  // instant with the run's one tally.
+  const StopBound* lost(const JobTally& tally, int64_t now_ms);
   bool empty() const { return watched_.empty(); }
 
  private:
@@ -55,11 +65,18 @@ class VerdictWatch {
     StopBound bound;
     Sample sample = Sample::Waits;
     double rank_share = 1;  // the percentile's p (1 for max); < 0: the mean
-    uint64_t above = 0;     // values seen above the bound
-    double sum = 0;         // of the values seen
-    size_t seen = 0;        // values of the sample read so far
+    // Jobs of the sample's kind, (submission ms, job), in submission order, whose value may
+    // still exceed the bound: each leaves once its submission is more than the bound ago.
+    std::deque<std::pair<int64_t, uint32_t>> open;
+    std::vector<bool> within;       // by job: started (finished, for JCTs) within the bound
+    uint64_t above = 0;             // jobs whose value exceeds the bound, or will
+    double known = 0;               // mean: the sum of the values known (s)
+    uint64_t waiting = 0;           // mean: jobs whose value is not known yet
+    int64_t waiting_submit_ms = 0;  // and the sum of their submission times
   };
-  bool decided(Watched& w, const JobTally& tally) const;
+  bool follows(const Watched& w, bool share) const;
+  void resolve(Watched& w, uint32_t job, int64_t submit_ms, int64_t at_ms);
+  bool decided(Watched& w, const JobTally& tally, int64_t now_ms) const;
   uint64_t largest_sample(Sample sample, const JobTally& tally) const;
 
   std::vector<Watched> watched_;

@@ -54,8 +54,8 @@ TEST_CASE("cli::plan writes the plan's files and a headline", "[cli][plan]") {
   // The A100 runs the V100-measured jobs 1.7x faster: 5 of them beat 7 DGX-1s.
   CHECK_THAT(r.out,
              Catch::Contains("At x1 load, topology-aware meets the SLOs with 5 dgx-a100 ($119,611/month, $5,482/month less "
-                             "than 7 dgx1-v100, its next best; margin: at 4 nodes, fails wait_s.p95 <= 900 (decided at 11.47 h, "
-                             "200 of 300 jobs)); default needs 5 dgx-a100: the same."));
+                             "than 7 dgx1-v100, its next best; margin: at 4 nodes, fails wait_s.p95 <= 900 (decided at 9.717 h, "
+                             "152 of 300 jobs)); default needs 5 dgx-a100: the same."));
   CHECK_THAT(r.out, Catch::Contains("growth x2:"));
   for (const std::string& name : kFiles) CHECK(fs::exists(fs::path(dir.file("out")) / name));
   const std::string json = read_text(fs::path(dir.file("out")) / "plan.json");

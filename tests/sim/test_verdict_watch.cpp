@@ -1,5 +1,6 @@
 // The early verdict of a run (sim/verdict_watch.h): a bound is reported lost exactly when no
-// way the run could end keeps it, counting the jobs still to close.
+// way the run could end keeps it, counting the jobs still to close and the jobs already past the
+// bound that have not started (finished) yet.
 #include <catch2/catch.hpp>
 
 #include "sim/job.h"
@@ -21,72 +22,107 @@ Workload jobs(size_t n, size_t shares = 0) {
   return w;
 }
 
-// Closes one finished job with the given wait and JCT (seconds) in the tally.
-void finished(JobTally& t, double wait_s, double jct_s = 0, bool share = false) {
-  ++t.jobs;
-  ++t.finished;
-  t.waits.push_back(wait_s);
-  t.jcts.push_back(jct_s);
-  if (!share) return;
-  ++t.shares;
-  t.share_waits.push_back(wait_s);
-}
+constexpr int64_t kSecond = 1000;
+
+// A run as the engine tells the watch and the tally about it (times in ms).
+struct Run {
+  VerdictWatch watch;
+  JobTally tally;
+  std::vector<int64_t> submit, start;
+  std::vector<bool> share;
+  Run(const std::vector<StopBound>& bounds, const Workload& w)
+      : watch(bounds, w), submit(w.size(), -1), start(w.size(), -1), share(w.size(), false) {
+    for (size_t i = 0; i < w.size(); ++i) share[i] = w.jobs[i].is_share();
+  }
+  void submitted(uint32_t job, int64_t at) {
+    submit[job] = at;
+    watch.submitted(job, at, share[job]);
+  }
+  void started(uint32_t job, int64_t at) {
+    start[job] = at;
+    watch.started(job, submit[job], at, share[job]);
+  }
+  void finished(uint32_t job, int64_t at) {
+    watch.finished(job, submit[job], at);
+    ++tally.jobs;
+    ++tally.finished;
+    tally.waits.push_back(static_cast<double>(start[job] - submit[job]) / 1000.0);
+    tally.jcts.push_back(static_cast<double>(at - submit[job]) / 1000.0);
+    if (!share[job]) return;
+    ++tally.shares;
+    tally.share_waits.push_back(tally.waits.back());
+  }
+  const StopBound* lost(int64_t now) { return watch.lost(tally, now); }
+};
 
 }  // namespace
 
 TEST_CASE("sim::VerdictWatch a percentile is lost once the late jobs outnumber any sample's tail", "[sim]") {
   const Workload w = jobs(100);
-  VerdictWatch watch({{"wait_s.p95", 600}}, w);
-  JobTally t;
+  Run run({{"wait_s.p95", 600}}, w);
+  for (uint32_t j = 0; j < 99; ++j) run.submitted(j, 0);
+  run.submitted(99, 100 * kSecond);
   SECTION("100 jobs: p95 is the 95th smallest, so 6 late jobs lose it; the watch waits for 7 (one of slack)") {
-    for (int i = 0; i < 6; ++i) finished(t, 601);
-    CHECK_FALSE(watch.lost(t));
-    finished(t, 601);
-    REQUIRE(watch.lost(t));
-    CHECK(watch.lost(t)->metric == "wait_s.p95");
+    for (uint32_t j = 0; j < 92; ++j) run.started(j, 10 * kSecond);
+    run.started(99, 110 * kSecond);
+    CHECK_FALSE(run.lost(600 * kSecond));  // 7 jobs have waited 600 s: not above the bound yet
+    REQUIRE(run.lost(600 * kSecond + 1));  // they wait longer whenever they start: decided before any finishes
+    CHECK(run.lost(600 * kSecond + 1)->metric == "wait_s.p95");
+  }
+  SECTION("6 late jobs are not enough, whether they start late or wait on") {
+    for (uint32_t j = 0; j < 94; ++j) run.started(j, 10 * kSecond);
+    run.started(99, 110 * kSecond);
+    run.started(94, 700 * kSecond);
+    CHECK_FALSE(run.lost(800 * kSecond));
   }
   SECTION("jobs rejected shrink the largest sample: 10 rejected leave 90, whose tail is 4 (5 with slack)") {
-    t.jobs = t.rejected = 10;
-    for (int i = 0; i < 5; ++i) finished(t, 700);
-    CHECK_FALSE(watch.lost(t));
-    finished(t, 700);
-    CHECK(watch.lost(t));
+    run.tally.jobs = run.tally.rejected = 10;  // closed: the sample holds at most 90
+    for (uint32_t j = 0; j < 94; ++j) run.started(j, 10 * kSecond);
+    CHECK_FALSE(run.lost(601 * kSecond));  // jobs 94-98 late: 5
+    CHECK(run.lost(701 * kSecond));        // and job 99, submitted 100 s later: 6
   }
-  SECTION("waits at the bound are not above it") {
-    for (int i = 0; i < 50; ++i) finished(t, 600);
-    CHECK_FALSE(watch.lost(t));
+  SECTION("a job that starts exactly at the bound waited the bound, not more") {
+    for (uint32_t j = 0; j < 100; ++j) run.started(j, 600 * kSecond);
+    CHECK_FALSE(run.lost(10000 * kSecond));
   }
 }
 
 TEST_CASE("sim::VerdictWatch max, mean, counts and share waits", "[sim]") {
-  JobTally t;
-  SECTION("max: one value above the bound") {
-    VerdictWatch watch({{"jct_s.max", 100}}, jobs(10));
-    finished(t, 0, 100);
-    CHECK_FALSE(watch.lost(t));
-    finished(t, 0, 101);
-    CHECK(watch.lost(t));
+  SECTION("max: one JCT above the bound, finished or still running") {
+    Run run({{"jct_s.max", 100}}, jobs(10));
+    run.submitted(0, 0);
+    run.submitted(1, 0);
+    run.started(0, 0);
+    run.started(1, 0);
+    run.finished(0, 100 * kSecond);
+    CHECK_FALSE(run.lost(100 * kSecond));
+    CHECK(run.lost(100 * kSecond + 1));  // job 1 is still running: its JCT will be above 100 s
   }
-  SECTION("mean: lost when the sum so far over all 10 jobs is above the bound") {
-    VerdictWatch watch({{"wait_s.mean", 10}}, jobs(10));
-    finished(t, 100);  // 100 / 10 = 10: not above
-    CHECK_FALSE(watch.lost(t));
-    finished(t, 1);
-    CHECK(watch.lost(t));
+  SECTION("mean: the waits so far, a job waiting counted at its wait so far, over all 10 jobs") {
+    Run run({{"wait_s.mean", 10}}, jobs(10));
+    run.submitted(0, 0);
+    run.submitted(1, 50 * kSecond);
+    run.started(0, 40 * kSecond);          // waited 40 s
+    CHECK_FALSE(run.lost(110 * kSecond));  // 40 + 60 = 100 over 10 jobs: 10, not above
+    CHECK(run.lost(110 * kSecond + 1));
   }
   SECTION("rejected: a count above its bound") {
-    VerdictWatch watch({{"rejected", 0}}, jobs(10));
-    CHECK_FALSE(watch.lost(t));
-    t.jobs = t.rejected = 1;
-    CHECK(watch.lost(t));
+    Run run({{"rejected", 0}}, jobs(10));
+    CHECK_FALSE(run.lost(0));
+    run.tally.jobs = run.tally.rejected = 1;
+    CHECK(run.lost(0));
   }
   SECTION("share waits count only the share jobs: 3 of 4 late lose the p50, the watch waits for 4") {
-    VerdictWatch watch({{"share_wait_s.p50", 60}}, jobs(10, 4));
-    for (int i = 0; i < 5; ++i) finished(t, 1000);  // not shares
-    for (int i = 0; i < 3; ++i) finished(t, 61, 0, true);
-    CHECK_FALSE(watch.lost(t));
-    finished(t, 61, 0, true);
-    CHECK(watch.lost(t));
+    Run run({{"share_wait_s.p50", 60}}, jobs(10, 4));
+    for (uint32_t j = 0; j < 10; ++j) run.submitted(j, 0);  // jobs 4-9 (not shares) never start
+    run.started(0, 61 * kSecond);
+    run.started(1, 61 * kSecond);
+    run.started(2, 61 * kSecond);
+    run.started(3, 10 * kSecond);
+    CHECK_FALSE(run.lost(1000 * kSecond));
+    Run late({{"share_wait_s.p50", 60}}, jobs(10, 4));
+    for (uint32_t j = 0; j < 10; ++j) late.submitted(j, 0);
+    CHECK(late.lost(60 * kSecond + 1));  // all 4 shares are past the bound
   }
   SECTION("bounds it cannot decide early are left out") {
     CHECK_FALSE(decidable_early("gpu_utilisation"));
