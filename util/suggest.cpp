@@ -40,7 +40,11 @@ std::optional<std::string> closest_name(std::string_view typed, const std::vecto
   std::optional<std::string> best;
   size_t best_score = limit + 1;
   for (const std::string& candidate : candidates) {
-    const size_t score = closeness(key, normalized_name(candidate));
+    const std::string name = normalized_name(candidate);
+    // Every rule is at least the length difference when `typed` is the longer: a name typed far
+    // longer than the candidate cannot be close (and a long one would cost length x length).
+    if (key.size() > name.size() + limit) continue;
+    const size_t score = closeness(key, name);
     if (score < best_score) {
       best_score = score;
       best = candidate;
