@@ -168,19 +168,17 @@ class Allocator {
   mutable std::vector<uint32_t> answer_memo_;
   mutable std::vector<int64_t> global_best_;  // best bus bandwidth of any k GPUs of the node; -1 unknown
   mutable std::unordered_map<GpuSet, RingPlan> plan_memo_;
-  mutable std::unordered_map<std::string, GpuSet> device_plugin_memo_;  // by free set, count and required GPUs
-  // Without required GPUs: by (free set, count).
-  struct PlainPluginKey {
+  // The device-plugin policy's answers by (free set, count, required GPUs ascending).
+  struct PluginKey {
     GpuSet free;
     int gpus = 0;
-    bool operator==(const PlainPluginKey&) const = default;
+    std::vector<int> required;
+    bool operator==(const PluginKey&) const = default;
   };
-  struct PlainPluginKeyHash {
-    size_t operator()(const PlainPluginKey& k) const {
-      return std::hash<GpuSet>()(k.free) * 0x9E3779B97F4A7C15ULL ^ static_cast<size_t>(k.gpus);
-    }
+  struct PluginKeyHash {
+    size_t operator()(const PluginKey& k) const;
   };
-  mutable std::unordered_map<PlainPluginKey, GpuSet, PlainPluginKeyHash> plain_plugin_memo_;
+  mutable std::unordered_map<PluginKey, GpuSet, PluginKeyHash> device_plugin_memo_;
 };
 
 }  // namespace topsim

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/allocator.h"
+#include "util/digest.h"
 
 namespace topsim {
 namespace {
@@ -188,17 +189,19 @@ std::optional<GpuSet> Allocator::ranked_large(const GpuSet& free, const Placemen
   return set;
 }
 
+size_t Allocator::PluginKeyHash::operator()(const PluginKey& k) const {
+  Digest64 d;
+  for (size_t shift = 0; shift < kMaxGpusPerNode; shift += 64) d.add_word(((k.free >> shift) & GpuSet(~uint64_t{0})).to_ullong());
+  d.add_word(static_cast<uint64_t>(k.gpus));
+  for (int id : k.required) d.add_word(static_cast<uint64_t>(id));
+  return static_cast<size_t>(d.value());
+}
+
 std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const PlacementRequest& r) const {
-  std::vector<int> required = r.must_include;
-  std::sort(required.begin(), required.end());
-  // The usual request (no GPU required) is memoised by (free set, count) without building a key.
-  const PlainPluginKey plain_key{free, r.gpus};
-  if (required.empty())
-    if (auto it = plain_plugin_memo_.find(plain_key); it != plain_plugin_memo_.end()) return it->second;
-  const std::string memo_key =
-      required.empty() ? std::string() : free.to_string() + "/" + std::to_string(r.gpus) + "/" + format_ids(required);
-  if (!required.empty())
-    if (auto it = device_plugin_memo_.find(memo_key); it != device_plugin_memo_.end()) return it->second;
+  PluginKey memo_key{free, r.gpus, r.must_include};  // no allocation for the usual request (none required)
+  std::sort(memo_key.required.begin(), memo_key.required.end());
+  if (auto it = device_plugin_memo_.find(memo_key); it != device_plugin_memo_.end()) return it->second;
+  const std::vector<int>& required = memo_key.required;
   std::vector<std::vector<int>> best_partition;
   int best_score = 0;
   bool found = false;
@@ -224,8 +227,7 @@ std::optional<GpuSet> Allocator::device_plugin(const GpuSet& free, const Placeme
       best_set_score = score;
     }
   }
-  if (best && required.empty()) plain_plugin_memo_.emplace(plain_key, *best);
-  if (best && !required.empty()) device_plugin_memo_.emplace(memo_key, *best);
+  if (best) device_plugin_memo_.emplace(std::move(memo_key), *best);
   return best;
 }
 

@@ -1,5 +1,7 @@
 #include "core/fragmentation.h"
 
+#include "util/digest.h"
+
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -72,10 +74,6 @@ SpecFragment spec_fragment(const CardsView& cards, const TaskSpec& spec, bool no
   const bool can_run = spec.gpu_count > 0 && node_ok && usable >= spec.gpu_count;
   return SpecFragment{can_run ? unusable : all, can_run};
 }
-
-// One step of a 64-bit hash over a state's fields (the multiplier of FNV-1a's 64-bit variant,
-// applied to whole words); collisions are resolved by comparing the states themselves.
-uint64_t hash_step(uint64_t h, uint64_t value) { return (h ^ value) * 0x100000001B3ULL; }
 
 }  // namespace
 
@@ -191,15 +189,13 @@ int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, 
   assert((free_gib.empty() || free_gib.size() == free.size()) && "intern: free_gib is empty or one per card");
   // States are found by a hash of their fields, then compared field by field, so a state seen
   // before costs no allocation.
-  uint64_t h = 0xCBF29CE484222325ULL;
-  h = hash_step(h, static_cast<uint64_t>(mode));
-  h = hash_step(h, static_cast<uint64_t>(gpu_type));
-  h = hash_step(h, static_cast<uint64_t>(card_mem_gib));
-  h = hash_step(h, static_cast<uint64_t>(bucket));
-  h = hash_step(h, free.size());  // the mode fixes whether free_gib is present
-  for (uint16_t v : free) h = hash_step(h, v);
-  for (uint16_t v : free_gib) h = hash_step(h, v);
-  const auto at = state_ids_.try_emplace(h, -1).first;
+  Digest64 key;  // collisions are resolved by comparing the states themselves
+  for (int64_t field : {static_cast<int64_t>(mode), int64_t{gpu_type}, int64_t{card_mem_gib}, int64_t{bucket}})
+    key.add_word(static_cast<uint64_t>(field));
+  key.add_word(free.size());  // the mode fixes whether free_gib is present
+  for (uint16_t v : free) key.add_word(v);
+  for (uint16_t v : free_gib) key.add_word(v);
+  const auto at = state_ids_.try_emplace(key.value(), -1).first;
   for (int id = at->second; id >= 0; id = states_[static_cast<size_t>(id)].next_same_hash) {
     const State& st = states_[static_cast<size_t>(id)];
     if (st.mode == mode && st.gpu_type == gpu_type && st.card_mem_gib == card_mem_gib && st.cpu_bucket == bucket &&

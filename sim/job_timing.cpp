@@ -8,6 +8,7 @@
 #include "core/builtin_models.h"
 #include "core/gang.h"
 #include "core/llm_links.h"
+#include "util/digest.h"
 
 namespace topsim {
 
@@ -21,12 +22,12 @@ JobTimer::JobTimer(const ClusterState& cluster, const NetworkModel& network, con
 static_assert(sizeof(CommPath) == 40, "CommPath changed: update JobTimer::ThroughputKey");
 
 size_t JobTimer::ThroughputKeyHash::operator()(const ThroughputKey& k) const {
-  uint64_t h = 0xCBF29CE484222325ULL;
+  Digest64 d;
   for (uint64_t v : {uint64_t(k.model), uint64_t(k.framework), uint64_t(k.batch), uint64_t(k.ranks), uint64_t(k.hosts),
                      uint64_t(k.transport), uint64_t(k.algorithm), uint64_t(k.nvlink_hops), reinterpret_cast<uint64_t>(k.gpu),
                      k.bus_bits, k.ring_bits, k.latency_bits})
-    h = (h ^ v) * 0x100000001B3ULL;
-  return static_cast<size_t>(h ^ (h >> 29));
+    d.add_word(v);
+  return static_cast<size_t>(d.value());
 }
 
 Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, const NodeType& type, const CommPath& path) const {

@@ -30,6 +30,15 @@ class Digest64 {
     }
     for (; i < bytes.size(); ++i) take_byte(static_cast<unsigned char>(bytes[i]));
   }
+  // A whole word, as add() takes eight little-endian bytes (for in-memory keys of fixed fields).
+  void add_word(uint64_t word) {
+    if (count_ % 8 != 0) {
+      for (int k = 0; k < 8; ++k) take_byte(static_cast<unsigned char>(word >> (8 * k)));
+      return;
+    }
+    mix(word);
+    count_ += 8;
+  }
   // The digest of every byte added so far.
   uint64_t value() const {
     Digest64 copy = *this;
