@@ -216,7 +216,8 @@ std::vector<FrontierPoint> plan_frontier(const PlanResult& r, size_t growth, con
     for (const PlanEvaluation& e : c.evaluations) {
       const auto wait = e.metrics.find("wait_s.p95");
       if (wait == e.metrics.end() || !all_finish(e)) continue;
-      points.push_back({per_month(e.cost_per_hour), wait->second, c.candidate, e.nodes, e.feasible});
+      points.push_back({per_month(e.cost_per_hour), wait->second, c.candidate, e.nodes, e.feasible,
+                        e.seeds_run - (e.decided ? 1 : 0), e.first_seed_only});
     }
   }
   std::sort(points.begin(), points.end(), [](const FrontierPoint& a, const FrontierPoint& b) {

@@ -30,6 +30,8 @@ struct FrontierPoint {
   std::string candidate;
   int nodes = 0;
   bool feasible = false;
+  int seeds = 0;  // replays to the end behind wait_p95_s (their mean)
+  bool first_seed_only = false;
 };
 std::vector<FrontierPoint> plan_frontier(const PlanResult& result, size_t growth, const std::string& scheduler);
 

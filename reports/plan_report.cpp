@@ -302,7 +302,7 @@ std::string render_plan_html(const PlanResult& r) {
     chart.kind = "line";
     chart.x_label = "cost ($/month)";
     chart.y_label = "p95 wait (s)";
-    chart.table.header = {"scheduler", "candidate", "nodes", "$/month", "p95 wait (s)", "meets the SLOs"};
+    chart.table.header = {"scheduler", "candidate", "nodes", "$/month", "p95 wait (s)", "seeds", "meets the SLOs"};
     for (const std::string& scheduler : info.schedulers) {
       ChartDataset d;
       d.name = scheduler;
@@ -311,7 +311,10 @@ std::string render_plan_html(const PlanResult& r) {
       for (const FrontierPoint& p : plan_frontier(r, g, scheduler)) {
         d.points.push_back({p.cost_per_month, p.wait_p95_s});
         chart.table.rows.push_back({scheduler, p.candidate, std::to_string(p.nodes), dollars(p.cost_per_month),
-                                    format_number(p.wait_p95_s), p.feasible ? "yes" : "no"});
+                                    format_number(p.wait_p95_s), std::to_string(p.seeds),
+                                    p.first_seed_only ? "yes, on its first seed"
+                                    : p.feasible      ? "yes"
+                                                      : "no"});
       }
       chart.datasets.push_back(std::move(d));
     }

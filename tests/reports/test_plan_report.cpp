@@ -59,3 +59,14 @@ TEST_CASE("reports::plan html: the p95 wait SLO is a line and the chosen configu
   r.chains.front().answer.reset();  // no answer: nothing to highlight
   CHECK_THAT(render_plan_html(r), !Catch::Contains("chosen: "));
 }
+
+TEST_CASE("reports::plan html: the frontier's table says how many seeds each p95 wait is over", "[reports][plan]") {
+  PlanResult r = plan_with_waits({900, 500, 100});
+  for (PlanEvaluation& e : r.chains.front().evaluations) e.seeds_run = 3;
+  PlanEvaluation& above = r.chains.front().evaluations.back();  // a size above the answer, first seed only
+  above.seeds_run = 1;
+  above.first_seed_only = true;
+  const std::string html = render_plan_html(r);
+  CHECK_THAT(html, Catch::Contains("p95 wait (s)</th><th>seeds</th>"));
+  CHECK_THAT(html, Catch::Contains("yes, on its first seed"));
+}
