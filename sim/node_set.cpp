@@ -3,13 +3,17 @@
 namespace topsim {
 namespace {
 
-// Set bits of a word, by shifts and masks: std::popcount is a library call unless the target
-// has the instruction, and the build targets plain x86-64.
+// Set bits of a word: the instruction where the build targets it (TOPSIM_POPCNT, CMakeLists.txt),
+// else by shifts and masks (std::popcount would be a library call).
 int ones(uint64_t x) {
+#ifdef __POPCNT__
+  return std::popcount(x);
+#else
   x -= (x >> 1) & 0x5555555555555555ULL;
   x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
   x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
   return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+#endif
 }
 
 }  // namespace

@@ -137,8 +137,15 @@ class TopologyAware final : public Scheduler {
       }
     }
     if (best.node < 0) return false;
+    if (best.set.relaxed == 0) {  // the choice has all the start needs (its ring is memoised)
+      for (auto& pod : split_along_ring(*best.set.ring, view.job(id).gpus_per_worker))
+        binder.bind(id, {best.node, std::move(pod)});
+      binder.start(id, {ring_plan_path(*best.set.ring), {}, {}, true});
+      return true;
+    }
+    // Constraints were dropped: place() names them (the same choice as above).
     const auto placement = cluster.type(cluster.node(best.node).type).allocator->place(best.free, request);
-    if (!placement) return false;  // the same choice as above: not reached
+    if (!placement) return false;  // not reached
     for (auto& pod : split_along_ring(placement->ring, view.job(id).gpus_per_worker))
       binder.bind(id, {best.node, std::move(pod)});
     binder.start(id, {ring_plan_path(placement->ring), placement->relaxed, {}, true});
