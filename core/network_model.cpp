@@ -19,38 +19,7 @@ double NetworkModel::efficiency(NicTransport transport) const {
 
 double NetworkModel::nic_gbps(const Nic& nic) const { return network_gbps(nic.speed_gbit) * efficiency(nic.transport); }
 
-namespace {
-
-// NICs with the best link class to `gpu`, then the highest bandwidth among those, ascending.
-std::vector<int> nearest_nic_group(const Topology& node, int gpu) {
-  std::vector<int> group;
-  for (int n = 0; n < node.nic_count(); ++n) {
-    if (!group.empty()) {
-      const PairLink& best = node.gpu_nic(gpu, group.front());
-      const PairLink& cand = node.gpu_nic(gpu, n);
-      const bool better = cand.cls < best.cls || (cand.cls == best.cls && cand.bandwidth_gbps > best.bandwidth_gbps + 1e-9);
-      const bool equal = cand.cls == best.cls && std::abs(cand.bandwidth_gbps - best.bandwidth_gbps) <= 1e-9;
-      if (better)
-        group.clear();
-      else if (!equal)
-        continue;
-    }
-    group.push_back(n);
-  }
-  return group;
-}
-
-}  // namespace
-
-int network_nic(const Topology& node, int gpu) {
-  const std::vector<int> group = nearest_nic_group(node, gpu);
-  if (group.empty()) return -1;
-  // NCCL ncclTopoGetLocalNet: a GPU's rank among the GPUs sharing its nearest NICs picks one.
-  int rank = 0;
-  for (int g = 0; g < gpu; ++g)
-    if (nearest_nic_group(node, g) == group) ++rank;
-  return group[rank % group.size()];
-}
+int network_nic(const Topology& node, int gpu) { return node.network_nic(gpu); }
 
 std::vector<int> network_nics(const Topology& node, const std::vector<int>& gpus) {
   std::vector<int> nics;

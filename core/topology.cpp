@@ -1,6 +1,7 @@
 #include "core/topology.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "core/topology_graph.h"
@@ -150,6 +151,29 @@ void Topology::compute_pairs() {
       if (cand.cls < cur.cls || (cand.cls == cur.cls && cand.bandwidth_gbps > cur.bandwidth_gbps)) best = n;
     }
     nearest_nic_.push_back(best);
+  }
+  // The NIC each GPU's network traffic uses (network_nic(), core/network_model.h), once per
+  // model: NCCL's ncclTopoGetLocalNet gives a GPU the NICs with the best link class to it, then
+  // the widest among those, and picks one by the GPU's rank among the GPUs sharing that group.
+  std::vector<std::vector<int>> groups;
+  for (int g = 0; g < gpu_count(); ++g) {
+    std::vector<int> group;
+    for (int n = 0; n < nic_count(); ++n) {
+      if (!group.empty()) {
+        const PairLink& best = gpu_nic(g, group.front());
+        const PairLink& cand = gpu_nic(g, n);
+        const bool better = cand.cls < best.cls || (cand.cls == best.cls && cand.bandwidth_gbps > best.bandwidth_gbps + 1e-9);
+        const bool equal = cand.cls == best.cls && std::abs(cand.bandwidth_gbps - best.bandwidth_gbps) <= 1e-9;
+        if (better)
+          group.clear();
+        else if (!equal)
+          continue;
+      }
+      group.push_back(n);
+    }
+    const auto rank = std::count(groups.begin(), groups.end(), group);
+    network_nic_.push_back(group.empty() ? -1 : group[static_cast<size_t>(rank) % group.size()]);
+    groups.push_back(std::move(group));
   }
 }
 

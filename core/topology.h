@@ -71,6 +71,8 @@ class Topology {
   int nic_numa(int nic) const { return nic_numa_[nic]; }
   // The NIC with the best link class to `gpu` (then bandwidth, then lowest index); -1 if none.
   int nearest_nic(int gpu) const { return nearest_nic_[gpu]; }
+  // The NIC the GPU's network traffic goes through, as NCCL picks it; -1 if none (network_nic()).
+  int network_nic(int gpu) const { return network_nic_[gpu]; }
   bool has_nvswitch() const { return has_nvswitch_; }
 
   // The node's links as directed edges (each link once per direction), numbered
@@ -93,7 +95,7 @@ class Topology {
   std::shared_ptr<const detail::TopologyGraph> graph_;  // immutable, shared by copies
   int endpoints_ = 0;                                   // GPUs then NICs
   std::vector<PairLink> pairs_;
-  std::vector<int> gpu_numa_, nic_numa_, nearest_nic_;
+  std::vector<int> gpu_numa_, nic_numa_, nearest_nic_, network_nic_;
   bool has_nvswitch_ = false;
 };
 

@@ -84,9 +84,9 @@ class KubeDefault final : public Scheduler {
       PlacementRequest request;
       request.gpus = gpus;
       request.policy = PlacementPolicy::DevicePlugin;
-      auto placement = cluster.type_of(node).allocator->place(cluster.node(node).free, request);
-      if (!placement) return false;  // cannot happen: the node has `gpus` free
-      binder.bind(id, {node, placement->gpus});
+      const auto choice = cluster.type_of(node).allocator->choose(cluster.node(node).free, request);
+      if (!choice) return false;  // cannot happen: the node has `gpus` free
+      binder.bind(id, {node, to_ids(choice->gpus)});
     }
     binder.start(id, socket_job_start(view, id, context_.network));
     return true;

@@ -178,6 +178,7 @@ std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {
     if (std::find(first_use.begin(), first_use.end(), pod.node) == first_use.end()) first_use.push_back(pod.node);
   std::vector<size_t> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (first_use.size() == 1) return order;  // one host: the pods' own order
   auto host_rank = [&](size_t pod) { return std::find(first_use.begin(), first_use.end(), pods[pod].node) - first_use.begin(); };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return host_rank(a) < host_rank(b); });
   return order;
