@@ -390,9 +390,9 @@ FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id,
 FragmentationTracker::Growth FragmentationTracker::direct_growth(const ShareNode& node, const PodRequest& pod) {
   const int64_t before = states_[static_cast<size_t>(intern_node(node))].weighted;
   auto growth_with = [&](const std::vector<int>& cards) {
-    ShareNode after = node;
-    apply_placement(after, pod, cards);
-    return states_[static_cast<size_t>(intern_node(after))].weighted - before;
+    after_buffer_ = node;
+    apply_placement(after_buffer_, pod, cards);
+    return states_[static_cast<size_t>(intern_node(after_buffer_))].weighted - before;
   };
   Growth growth;
   if (pod.gpu.kind == GpuAskKind::None) return Growth{true, growth_with({}), {}};
@@ -401,9 +401,11 @@ FragmentationTracker::Growth FragmentationTracker::direct_growth(const ShareNode
     if (static_cast<int>(cards.size()) < pod.gpu.count) return growth;
     return Growth{true, growth_with(cards), {}};
   }
+  std::vector<int>& one_card = card_buffer_;
   for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) {
     if (!card_fits(node, g, pod.gpu)) continue;
-    const int64_t delta = growth_with({g});
+    one_card.assign(1, g);
+    const int64_t delta = growth_with(one_card);
     if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}, g};
   }
   return growth;

@@ -177,6 +177,8 @@ class FragmentationTracker {
   // intern_node's buffers, kept across calls (no allocation once grown).
   std::vector<uint16_t> free_buffer_, gib_buffer_;
   std::vector<uint32_t> packed_buffer_;
+  ShareNode after_buffer_;
+  std::vector<int> card_buffer_;  // direct_growth's node after a trial placement (its cards reuse one allocation)
   // Open-addressing map from a growth memo key to an index into growths_ (the hot lookup of
   // fgd: one per candidate node and pod).
   struct GrowthIndex {
