@@ -26,28 +26,38 @@ void sort_values(std::vector<double>& values) {
   constexpr int kBits = 11, kPasses = (64 + kBits - 1) / kBits;
   constexpr uint64_t kMask = (uint64_t{1} << kBits) - 1;
   const size_t n = values.size();
-  std::vector<uint64_t> keys(n), spare(n);
+  // The keys live in the values' own storage (bit patterns copied in and out by memcpy) and
+  // one spare buffer: one copy of the values beside them, not two.
+  const auto key = [](const std::vector<double>& v, size_t i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v[i], sizeof bits);
+    return bits;
+  };
+  std::vector<double> spare(n);
   std::vector<size_t> counts(size_t{kPasses} << kBits, 0);
   for (size_t i = 0; i < n; ++i) {
     const double v = values[i] == 0 ? 0.0 : values[i];
     uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof bits);
     bits = (bits >> 63) != 0 ? ~bits : bits | (uint64_t{1} << 63);
-    keys[i] = bits;
+    std::memcpy(&values[i], &bits, sizeof bits);
     for (int pass = 0; pass < kPasses; ++pass)
-      ++counts[(size_t{static_cast<size_t>(pass)} << kBits) + ((bits >> (kBits * pass)) & kMask)];
+      ++counts[(static_cast<size_t>(pass) << kBits) + ((bits >> (kBits * pass)) & kMask)];
   }
   for (int pass = 0; pass < kPasses; ++pass) {
     size_t* count = counts.data() + (static_cast<size_t>(pass) << kBits);
     const int shift = kBits * pass;
-    if (count[(keys[0] >> shift) & kMask] == n) continue;  // every key has these bits
+    if (count[(key(values, 0) >> shift) & kMask] == n) continue;  // every key has these bits
     size_t offset = 0;
     for (size_t d = 0; d <= kMask; ++d) offset += std::exchange(count[d], offset);
-    for (uint64_t key : keys) spare[count[(key >> shift) & kMask]++] = key;
-    keys.swap(spare);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t bits = key(values, i);
+      std::memcpy(&spare[count[(bits >> shift) & kMask]++], &bits, sizeof bits);
+    }
+    values.swap(spare);
   }
   for (size_t i = 0; i < n; ++i) {
-    uint64_t bits = keys[i];
+    uint64_t bits = key(values, i);
     bits = (bits >> 63) != 0 ? bits & ~(uint64_t{1} << 63) : ~bits;
     std::memcpy(&values[i], &bits, sizeof bits);
   }
