@@ -401,11 +401,10 @@ FragmentationTracker::Growth FragmentationTracker::direct_growth(const ShareNode
     if (static_cast<int>(cards.size()) < pod.gpu.count) return growth;
     return Growth{true, growth_with(cards), {}};
   }
-  std::vector<int>& one_card = card_buffer_;
   for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) {
     if (!card_fits(node, g, pod.gpu)) continue;
-    one_card.assign(1, g);
-    const int64_t delta = growth_with(one_card);
+    card_buffer_.assign(1, g);
+    const int64_t delta = growth_with(card_buffer_);
     if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}, g};
   }
   return growth;
