@@ -282,29 +282,27 @@ int FragmentationTracker::idle_cards() const { return total_idle_; }
 
 // ---- FGD: fragmentation growth of a placement ------------------------------------------------
 
-bool FragmentationTracker::memo_applies(const ShareNode& node) const {
-  // On these modes a card fits a share exactly when its free milli is at least the share, so
-  // the node state's free shares alone decide the answer (their states hold no free GiB).
-  // share / core_mem nodes also account memory: they are evaluated by direct_growth.
-  return node.mode == NodeMode::Milli || node.mode == NodeMode::Default || node.mode == NodeMode::Topology;
-}
-
 std::optional<int64_t> FragmentationTracker::placement_growth(const ShareCluster& cluster, int node, const PodRequest& pod) {
   const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
   if (!node_fits(n, pod)) return std::nullopt;
-  if (!memo_applies(n)) {
-    const Growth growth = direct_growth(n, pod);
-    return growth.fits ? std::optional(growth.delta) : std::nullopt;
-  }
   const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
   return growth.fits ? std::optional(growth.delta) : std::nullopt;
 }
 
 const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const ShareNode& node, int state_id,
                                                                       const PodRequest& pod) {
-  const int count = pod.gpu.kind == GpuAskKind::None ? 0 : pod.gpu.count;
-  const int demand = ask_card_milli(pod.gpu, node.cards.empty() ? 0 : node.cards.front().mem_total_gib);
-  const int64_t shape_key = int64_t{demand} * 4096 + count;
+  Shape shape;
+  int64_t shape_key = 0;
+  if (pod.gpu.kind == GpuAskKind::Mem) {
+    // The GiB and compute percent decide a memory share's fit and what a card has left after it
+    // (its per-card milli is only a rounded view of them).
+    shape = Shape{0, 1, pod.gpu.mem_gib, pod.gpu.core_percent.value_or(-1), true};
+    shape_key = (int64_t{1} << 40) | (int64_t{shape.mem_gib} << 8) | (shape.core_percent + 1);
+  } else {
+    shape.count = pod.gpu.kind == GpuAskKind::None ? 0 : pod.gpu.count;
+    shape.demand = ask_card_milli(pod.gpu, 0);  // whole cards and milli shares: no card memory involved
+    shape_key = int64_t{shape.demand} * 4096 + shape.count;
+  }
   if (shape_key != last_shape_key_) {  // a policy asks about one pod for every node in a row
     last_shape_key_ = shape_key;
     last_shape_id_ = shape_ids_.try_emplace(shape_key, static_cast<int>(shape_ids_.size())).first->second;
@@ -318,7 +316,7 @@ const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const Shar
   if (!inserted) return growths_[static_cast<size_t>(*slot)];
   *slot = static_cast<int32_t>(growths_.size());
   const size_t index = growths_.size();
-  Growth growth = evaluate_growth(state_id, demand, count, after_bucket);  // may intern states, not growths
+  Growth growth = evaluate_growth(state_id, shape, after_bucket);  // may intern states, not growths
   growths_.push_back(std::move(growth));
   return growths_[index];
 }
@@ -356,56 +354,77 @@ int32_t* FragmentationTracker::GrowthIndex::find_or_insert(uint64_t key, bool& i
   }
 }
 
-FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, int demand, int count, int after_bucket) {
+namespace {
+
+// A card as the growth memo tells cards apart: its free share and, where the node accounts
+// memory, its free GiB.
+uint32_t card_key(uint16_t free_milli, uint16_t free_gib) { return (uint32_t{free_milli} << 16) | free_gib; }
+
+}  // namespace
+
+FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, const Shape& shape, int after_bucket) {
   // Copy what we need: interning below may grow states_.
   const State before = states_[static_cast<size_t>(state_id)];
-  assert(before.free_gib.empty() && "evaluate_growth: memo path only for modes without memory accounting");
-  auto growth_of = [&](std::vector<uint16_t> free) {
-    std::sort(free.begin(), free.end());
-    const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, free);
+  const bool memory = accounts_memory(before.mode);
+  std::vector<uint16_t> free, free_gib;
+  std::vector<uint32_t> packed;
+  // The state after the pod: cards re-sorted as intern_node sorts them (by free share, then GiB).
+  auto growth_of = [&]() {
+    if (!memory) {
+      std::sort(free.begin(), free.end());
+    } else {
+      packed.resize(free.size());
+      for (size_t g = 0; g < free.size(); ++g) packed[g] = card_key(free[g], free_gib[g]);
+      std::sort(packed.begin(), packed.end());
+      for (size_t g = 0; g < free.size(); ++g) {
+        free[g] = static_cast<uint16_t>(packed[g] >> 16);
+        free_gib[g] = static_cast<uint16_t>(packed[g] & 0xFFFFu);
+      }
+    }
+    const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, free, free_gib);
     return states_[static_cast<size_t>(id)].weighted - before.weighted;
   };
-  Growth growth;
-  if (count == 0) return Growth{true, growth_of(before.free), {}};
-  if (count > 1) {
-    // Whole cards only: the `count` largest values must be idle cards (1000).
-    const auto idle = std::count(before.free.begin(), before.free.end(), static_cast<uint16_t>(kMilliPerGpu));
-    if (idle < count) return growth;
-    std::vector<uint16_t> after = before.free;
-    std::fill(after.end() - count, after.end(), uint16_t{0});
-    return Growth{true, growth_of(std::move(after)), {}};
-  }
-  for (size_t i = 0; i < before.free.size(); ++i) {
-    const uint16_t value = before.free[i];
-    if (value < demand || (i > 0 && before.free[i - 1] == value)) continue;  // one try per distinct value
-    std::vector<uint16_t> after = before.free;
-    after[i] = static_cast<uint16_t>(value - demand);
-    const int64_t delta = growth_of(std::move(after));
-    if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}};
-    if (delta == growth.delta) growth.best_free.push_back(value);
-  }
-  return growth;
-}
-
-FragmentationTracker::Growth FragmentationTracker::direct_growth(const ShareNode& node, const PodRequest& pod) {
-  const int64_t before = states_[static_cast<size_t>(intern_node(node))].weighted;
-  auto growth_with = [&](const std::vector<int>& cards) {
-    after_buffer_ = node;
-    apply_placement(after_buffer_, pod, cards);
-    return states_[static_cast<size_t>(intern_node(after_buffer_))].weighted - before;
+  auto reset = [&]() {
+    free = before.free;
+    free_gib = before.free_gib;
   };
   Growth growth;
-  if (pod.gpu.kind == GpuAskKind::None) return Growth{true, growth_with({}), {}};
-  if (pod.gpu.count > 1 || pod.gpu.kind == GpuAskKind::Whole) {
-    const std::vector<int> cards = lowest_idle_cards(node, pod.gpu.count);
-    if (static_cast<int>(cards.size()) < pod.gpu.count) return growth;
-    return Growth{true, growth_with(cards), {}};
+  if (shape.count == 0) {
+    reset();
+    return Growth{true, growth_of(), {}};
   }
-  for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) {
-    if (!card_fits(node, g, pod.gpu)) continue;
-    card_buffer_.assign(1, g);
-    const int64_t delta = growth_with(card_buffer_);
-    if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}, g};
+  if (shape.count > 1) {
+    // Whole cards only (modes without memory accounting): the `count` largest values must be
+    // idle cards (1000).
+    const auto idle = std::count(before.free.begin(), before.free.end(), static_cast<uint16_t>(kMilliPerGpu));
+    if (idle < shape.count) return growth;
+    reset();
+    std::fill(free.end() - shape.count, free.end(), uint16_t{0});
+    return Growth{true, growth_of(), {}};
+  }
+  for (size_t i = 0; i < before.free.size(); ++i) {
+    const uint16_t milli = before.free[i];
+    const uint16_t gib = memory ? before.free_gib[i] : uint16_t{0};
+    if (i > 0 && before.free[i - 1] == milli && (!memory || before.free_gib[i - 1] == gib))
+      continue;  // one try per distinct card
+    reset();
+    if (shape.memory) {
+      // card_fits of a memory share: the GiB, and on core_mem nodes the compute percent.
+      const int compute = shape.core_percent < 0 ? 0 : 10 * shape.core_percent;
+      if (!memory || gib < shape.mem_gib || (before.mode == NodeMode::CoreMem && milli < compute)) continue;
+      const int gib_after = gib - shape.mem_gib;
+      free_gib[i] = static_cast<uint16_t>(gib_after);
+      // card_free_milli: share nodes by memory, core_mem nodes by compute.
+      free[i] = static_cast<uint16_t>(before.mode == NodeMode::Share
+                                          ? (before.card_mem_gib > 0 ? kMilliPerGpu * gib_after / before.card_mem_gib : 0)
+                                          : milli - compute);
+    } else {
+      if (milli < shape.demand) continue;
+      free[i] = static_cast<uint16_t>(milli - shape.demand);
+    }
+    const int64_t delta = growth_of();
+    if (!growth.fits || delta < growth.delta) growth = Growth{true, delta, {}};
+    if (delta == growth.delta) growth.best_cards.push_back(card_key(milli, gib));
   }
   return growth;
 }
@@ -414,15 +433,11 @@ std::vector<int> FragmentationTracker::least_growth_cards(const ShareCluster& cl
   const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
   if (pod.gpu.kind == GpuAskKind::None) return {};
   if (pod.gpu.count > 1 || pod.gpu.kind == GpuAskKind::Whole) return lowest_idle_cards(n, pod.gpu.count);
-  if (!memo_applies(n)) {
-    const Growth growth = direct_growth(n, pod);
-    return growth.fits ? std::vector<int>{growth.best_card} : std::vector<int>{};
-  }
   const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
   for (int g = 0; g < static_cast<int>(n.cards.size()); ++g) {
-    const auto value = static_cast<uint16_t>(card_free_milli(n, g));
+    const uint32_t key = card_key(static_cast<uint16_t>(card_free_milli(n, g)), card_free_gib(n, g));
     if (card_fits(n, g, pod.gpu) &&
-        std::find(growth.best_free.begin(), growth.best_free.end(), value) != growth.best_free.end()) {
+        std::find(growth.best_cards.begin(), growth.best_cards.end(), key) != growth.best_cards.end()) {
       return {g};
     }
   }

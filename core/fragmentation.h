@@ -34,7 +34,8 @@
 // free CPU reduced to "which specs' CPU fits", the sorted (free share, free GiB) of the cards;
 // free GiB only on share / core_mem nodes) — many nodes share a state.
 // The tracker also answers FGD's question, how much F grows when a pod goes to a node (trying
-// every card for a share), memoised by (node state, pod shape, CPU after placement).
+// every card for a share), memoised by (node state, pod shape, CPU after placement) on every
+// node mode: a state holds what a card's fit and its free share and GiB after the pod depend on.
 #pragma once
 
 #include <array>
@@ -155,8 +156,18 @@ class FragmentationTracker {
   struct Growth {
     bool fits = false;
     int64_t delta = 0;
-    std::vector<uint16_t> best_free;  // memo path: free values of the cards achieving `delta`
-    int best_card = -1;               // direct path: lowest card index achieving `delta`
+    // The cards achieving `delta`, by value: card_key (free share, and free GiB where the node
+    // accounts memory) of each; a card with one of these keys is a least-growth card.
+    std::vector<uint32_t> best_cards;
+  };
+  // What of a pod decides its growth on a node of a given state: the per-card share and count,
+  // or for memory shares the GiB and compute percent (-1: memory only).
+  struct Shape {
+    int demand = 0;
+    int count = 0;
+    int mem_gib = 0;
+    int core_percent = -1;
+    bool memory = false;  // a memory share (GpuAskKind::Mem)
   };
 
   int cpu_bucket(int64_t free_cpu_milli) const;
@@ -164,10 +175,8 @@ class FragmentationTracker {
              const std::vector<uint16_t>& free_gib = {});
   int intern_node(const ShareNode& node);
   void compute_facts(State& state) const;
-  bool memo_applies(const ShareNode& node) const;
   const Growth& memo_growth(const ShareNode& node, int state_id, const PodRequest& pod);
-  Growth evaluate_growth(int state_id, int demand, int count, int after_bucket);
-  Growth direct_growth(const ShareNode& node, const PodRequest& pod);
+  Growth evaluate_growth(int state_id, const Shape& shape, int after_bucket);
 
   const TargetWorkload* workload_;
   std::vector<int64_t> cpu_thresholds_;  // distinct spec CPU values, ascending
@@ -177,8 +186,6 @@ class FragmentationTracker {
   // intern_node's buffers, kept across calls (no allocation once grown).
   std::vector<uint16_t> free_buffer_, gib_buffer_;
   std::vector<uint32_t> packed_buffer_;
-  ShareNode after_buffer_;
-  std::vector<int> card_buffer_;  // direct_growth's node after a trial placement (its cards reuse one allocation)
   // Open-addressing map from a growth memo key to an index into growths_ (the hot lookup of
   // fgd: one per candidate node and pod).
   struct GrowthIndex {

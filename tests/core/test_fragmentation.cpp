@@ -432,3 +432,56 @@ TEST_CASE("core::fragmentation tracking is exact on a cluster mixing node modes"
     REQUIRE(tracker.fragmentation_gpus() == Approx(reference_cluster_f(cluster, w)).margin(1e-9));
   }
 }
+
+TEST_CASE("core::fgd growth on share and core_mem nodes is the best card's, ties to the lowest card",
+          "[core][fragmentation][fgd]") {
+  // The growth memo serves memory-accounting nodes too: for random node states and memory
+  // shares, the predicted growth must be the least change of F over every card the pod fits,
+  // and the chosen card the lowest-index card achieving it (what trying each card in turn gives).
+  const PodRequest pods[] = {mem_pod(3),     mem_pod(5),     mem_pod(8),      mem_pod(12),
+                             mem_pod(4, 20), mem_pod(6, 35), mem_pod(16, 30), mem_pod(2, 60)};
+  std::vector<std::pair<TaskSpec, int>> counts;
+  for (size_t i = 0; i < std::size(pods); ++i) counts.push_back({task_spec(pods[i], 16), static_cast<int>(i % 4) + 1});
+  const TargetWorkload w = workload_of(counts);
+  std::mt19937_64 rng(11);
+  int compared = 0, later_card_better = 0;
+  for (int round = 0; round < 60; ++round) {
+    ShareCluster cluster;
+    for (const NodeMode mode : {NodeMode::Share, NodeMode::CoreMem}) {
+      ShareNode node = make_share_node("m", mode, 0, 4 + static_cast<int>(rng() % 5), 16, 16000, 1 << 20);
+      for (int k = static_cast<int>(rng() % 10); k > 0; --k) {  // random earlier pods
+        PodRequest pod = pods[rng() % std::size(pods)];
+        const int g = static_cast<int>(rng() % node.cards.size());
+        if (node_fits(node, pod) && card_fits(node, g, pod.gpu)) apply_placement(node, pod, {g});
+      }
+      cluster.nodes.push_back(std::move(node));
+    }
+    FragmentationTracker tracker(w, cluster);
+    for (const PodRequest& pod : pods) {
+      for (int n = 0; n < 2; ++n) {
+        const ShareNode& node = cluster.nodes[static_cast<size_t>(n)];
+        std::optional<int64_t> best;
+        int best_card = -1;
+        for (int g = 0; g < static_cast<int>(node.cards.size()) && node_fits(node, pod); ++g) {
+          if (!card_fits(node, g, pod.gpu)) continue;
+          ShareCluster after = cluster;
+          apply_placement(after.nodes[static_cast<size_t>(n)], pod, {g});
+          const int64_t delta = FragmentationTracker(w, after).weighted_milli() - tracker.weighted_milli();
+          if (!best || delta < *best) {
+            if (best) ++later_card_better;
+            best = delta;
+            best_card = g;
+          }
+        }
+        const auto growth = tracker.placement_growth(cluster, n, pod);
+        REQUIRE(growth.has_value() == best.has_value());
+        if (!best) continue;
+        ++compared;
+        CHECK(*growth == *best);
+        CHECK(tracker.least_growth_cards(cluster, n, pod) == std::vector<int>{best_card});
+      }
+    }
+  }
+  CHECK(compared > 300);          // the random states let most pods fit somewhere
+  CHECK(later_card_better > 20);  // and the first fitting card is often not the best
+}
