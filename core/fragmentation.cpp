@@ -212,6 +212,35 @@ int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, 
 
 int FragmentationTracker::intern_node(const ShareNode& node) {
   const size_t cards = node.cards.size();
+  const int card_mem = node.cards.empty() ? 0 : node.cards.front().mem_total_gib;
+  const int bucket = cpu_bucket(node.cpu_milli - node.cpu_used_milli);
+  if (!accounts_memory(node.mode) && cards < 256 && node.gpu_type >= 0 && node.gpu_type < 256 && card_mem >= 0 &&
+      card_mem < 65536 && bucket < 4096) {
+    // A node whose cards are each idle or wholly taken is known by how many are free: its state is
+    // looked up by those counts (packed: mode, GPU type, card memory, CPU bucket, cards, free).
+    size_t free_cards = 0;
+    bool binary = true;
+    for (size_t g = 0; g < cards && binary; ++g) {
+      const int used = node.cards[g].milli_used;
+      free_cards += used == 0 ? 1 : 0;
+      binary = used == 0 || used == kMilliPerGpu;
+    }
+    if (binary) {
+      const uint64_t key = (static_cast<uint64_t>(node.mode) << 52) | (static_cast<uint64_t>(node.gpu_type) << 44) |
+                           (static_cast<uint64_t>(card_mem) << 28) | (static_cast<uint64_t>(bucket) << 16) |
+                           (static_cast<uint64_t>(cards) << 8) | free_cards;
+      bool inserted = false;
+      int32_t* slot = binary_states_.find_or_insert(key, inserted);
+      if (!inserted) return *slot;
+      std::vector<uint16_t>& free = free_buffer_;
+      free.assign(cards, 0);
+      std::fill(free.end() - static_cast<std::ptrdiff_t>(free_cards), free.end(), static_cast<uint16_t>(kMilliPerGpu));
+      gib_buffer_.clear();
+      const int id = intern(node.mode, node.gpu_type, card_mem, bucket, free, gib_buffer_);
+      *slot = id;  // intern touches states_, never this table
+      return id;
+    }
+  }
   std::vector<uint16_t>& free = free_buffer_;
   std::vector<uint16_t>& free_gib = gib_buffer_;
   free.resize(cards);
@@ -234,8 +263,7 @@ int FragmentationTracker::intern_node(const ShareNode& node) {
       free_gib[g] = static_cast<uint16_t>(packed[g] & 0xFFFFu);
     }
   }
-  const int card_mem = node.cards.empty() ? 0 : node.cards.front().mem_total_gib;
-  return intern(node.mode, node.gpu_type, card_mem, cpu_bucket(node.cpu_milli - node.cpu_used_milli), free, free_gib);
+  return intern(node.mode, node.gpu_type, card_mem, bucket, free, free_gib);
 }
 
 void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
@@ -321,7 +349,7 @@ const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const Shar
   return growths_[index];
 }
 
-int32_t* FragmentationTracker::GrowthIndex::find_or_insert(uint64_t key, bool& inserted) {
+int32_t* FragmentationTracker::KeyIndex::find_or_insert(uint64_t key, bool& inserted) {
   if (2 * (size + 1) > keys.size()) {  // keep the load factor at most 1/2
     std::vector<uint64_t> old_keys = std::move(keys);
     std::vector<int32_t> old_values = std::move(values);
@@ -335,7 +363,7 @@ int32_t* FragmentationTracker::GrowthIndex::find_or_insert(uint64_t key, bool& i
     }
   }
   const size_t mask = keys.size() - 1;
-  // splitmix64 finaliser: spreads the packed (state, shape, bucket) bits over the table.
+  // splitmix64 finaliser: spreads the packed fields over the table.
   uint64_t h = key + 0x9E3779B97F4A7C15ULL;
   h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
   h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;

@@ -186,16 +186,20 @@ class FragmentationTracker {
   // intern_node's buffers, kept across calls (no allocation once grown).
   std::vector<uint16_t> free_buffer_, gib_buffer_;
   std::vector<uint32_t> packed_buffer_;
-  // Open-addressing map from a growth memo key to an index into growths_ (the hot lookup of
-  // fgd: one per candidate node and pod).
-  struct GrowthIndex {
+  // Open-addressing map from a packed 64-bit key to an index (the hot lookups: fgd's growth
+  // memo, one per candidate node and pod; the states of whole-card nodes, one per node change).
+  struct KeyIndex {
     static constexpr uint64_t kEmpty = ~uint64_t{0};
     std::vector<uint64_t> keys;
     std::vector<int32_t> values;
     size_t size = 0;
     int32_t* find_or_insert(uint64_t key, bool& inserted);
   };
-  GrowthIndex growth_index_;
+  KeyIndex growth_index_;  // growth memo key -> index into growths_
+  // Nodes whose cards are each idle or full (free 1000 or 0, modes without memory accounting:
+  // every node of a whole-GPU cluster) have a state fixed by a few counts; this maps those
+  // counts, packed, to the state, so such a node's change costs no sort or vector hash.
+  KeyIndex binary_states_;
   std::vector<Growth> growths_;
   std::unordered_map<int64_t, int> shape_ids_;  // (per-card share, count) -> dense id
   int64_t last_shape_key_ = -1;
