@@ -70,9 +70,19 @@ int JobTimer::ideal_domain(size_t node) const {
   return static_cast<int>(node) / std::max(1, per_domain);
 }
 
+size_t JobTimer::IdealKeyHash::operator()(const IdealKey& k) const {
+  Digest64 d;
+  for (int v : {k.type_key, k.workers, k.gpus_per_worker, k.model, k.framework, k.batch}) d.add_word(static_cast<uint64_t>(v));
+  return static_cast<size_t>(d.value());
+}
+
 double JobTimer::ideal_samples_per_sec(const JobSpec& job, const NodeType& type, int type_key) {
-  const auto key = std::make_tuple(type_key, int{job.workers}, int{job.gpus_per_worker}, int{job.model},
-                                   static_cast<int>(job.framework), int{job.batch_per_gpu});
+  const IdealKey key{type_key,
+                     int{job.workers},
+                     int{job.gpus_per_worker},
+                     int{job.model},
+                     static_cast<int>(job.framework),
+                     int{job.batch_per_gpu}};
   if (auto it = ideal_cache_.find(key); it != ideal_cache_.end()) return it->second;
   const int node_gpus = type.gpus;
   CommPath path;
@@ -97,9 +107,17 @@ double JobTimer::ideal_samples_per_sec(const JobSpec& job, const NodeType& type,
   return ideal;
 }
 
-bool JobTimer::cross_numa(const JobRecord& record) const {
+bool JobTimer::cross_numa(const JobRecord& record) {
+  if (record.pods.size() == 1) {  // one pod: whether its GPUs sit on two NUMA nodes
+    const PodPlacement& pod = record.pods.front();
+    const Topology& topology = *cluster_.type_of(pod.node).topology;
+    for (size_t i = 1; i < pod.gpus.size(); ++i)
+      if (topology.gpu_numa(pod.gpus[i]) != topology.gpu_numa(pod.gpus.front())) return true;
+    return false;
+  }
   // (node, NUMA node) of every GPU of the job; a node seen with two NUMA nodes is crossed.
-  std::vector<std::pair<int, int>> numa;
+  std::vector<std::pair<int, int>>& numa = numa_buffer_;
+  numa.clear();
   for (const PodPlacement& pod : record.pods) {
     const Topology& topology = *cluster_.type_of(pod.node).topology;
     for (int g : pod.gpus) numa.emplace_back(pod.node, topology.gpu_numa(g));

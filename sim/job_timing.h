@@ -62,7 +62,7 @@ class JobTimer {
   double ideal_samples_per_sec(const JobSpec& job, const NodeType& type, int key);
   // The reference node type of the job (null: the node type it runs on).
   const NodeType* reference_type(const JobSpec& job);
-  bool cross_numa(const JobRecord& record) const;
+  bool cross_numa(const JobRecord& record);
   // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
   // (consecutive nodes fill domains), else -1.
   int ideal_domain(size_t node) const;
@@ -75,7 +75,16 @@ class JobTimer {
   const ClusterState& cluster_;
   NetworkModel network_;
   OverlapModel overlap_;
-  std::map<std::tuple<int, int, int, int, int, int>, double> ideal_cache_;
+  // ideal_samples_per_sec's answers by (type key, workers, GPUs per worker, model, framework,
+  // batch): one lookup per job start.
+  struct IdealKey {
+    int type_key = 0, workers = 0, gpus_per_worker = 0, model = 0, framework = 0, batch = 0;
+    bool operator==(const IdealKey&) const = default;
+  };
+  struct IdealKeyHash {
+    size_t operator()(const IdealKey& k) const;
+  };
+  std::unordered_map<IdealKey, double, IdealKeyHash> ideal_cache_;
   const GpuModel* reference_gpu_ = nullptr;
   std::map<int, std::shared_ptr<const NodeType>> reference_types_;  // by GPU catalog index
   std::shared_ptr<const std::vector<LlmJob>> llm_jobs_;
@@ -94,6 +103,7 @@ class JobTimer {
     size_t operator()(const ThroughputKey& k) const;
   };
   mutable std::unordered_map<ThroughputKey, Expected<ThroughputEstimate>, ThroughputKeyHash> throughputs_;
+  std::vector<std::pair<int, int>> numa_buffer_;  // cross_numa's (node, NUMA node) pairs, kept across calls
 };
 
 }  // namespace topsim
