@@ -233,7 +233,7 @@ TEST_CASE("core::fgd places where fragmentation grows least", "[core][fragmentat
   }
 }
 
-TEST_CASE("core::fgd on share and core_mem nodes (direct evaluation)", "[core][fragmentation][fgd]") {
+TEST_CASE("core::fgd on core_mem nodes: growth by compute share, ties to the lowest card", "[core][fragmentation][fgd]") {
   // core_mem node: free share = 10 x free compute percent. Workload: 50% shares.
   const TargetWorkload w = workload_of({{spec(0, 500, 1), 1}});
   ShareCluster cluster{{make_share_node("c", NodeMode::CoreMem, 0, 2, 16, 8000, 65536)}};
