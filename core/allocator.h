@@ -163,11 +163,11 @@ class Allocator {
   std::vector<int64_t> connectivity_table_;  // small nodes: connectivity of every mask
   std::vector<uint8_t> numa_span_table_;     // small nodes: NUMA nodes spanned by every mask
   mutable std::vector<RingSummary> bus_memo_;
-  mutable std::unordered_map<GpuSet, RingSummary> large_bus_memo_;
+  mutable std::unordered_map<GpuSet, RingSummary, GpuSetHash> large_bus_memo_;
   mutable std::vector<int64_t> next_memo_;
   mutable std::vector<uint32_t> answer_memo_;
   mutable std::vector<int64_t> global_best_;  // best bus bandwidth of any k GPUs of the node; -1 unknown
-  mutable std::unordered_map<GpuSet, RingPlan> plan_memo_;
+  mutable std::unordered_map<GpuSet, RingPlan, GpuSetHash> plan_memo_;
   // The device-plugin policy's answers by (free set, count, required GPUs ascending).
   struct PluginKey {
     GpuSet free;

@@ -55,7 +55,7 @@ struct ProbeKey {
 };
 struct ProbeKeyHash {
   size_t operator()(const ProbeKey& k) const {
-    return std::hash<GpuSet>()(k.free) ^ (std::hash<const void*>()(k.allocator) * 31) ^ (static_cast<size_t>(k.gpus) << 7);
+    return GpuSetHash()(k.free) ^ (std::hash<const void*>()(k.allocator) * 31) ^ (static_cast<size_t>(k.gpus) << 7);
   }
 };
 

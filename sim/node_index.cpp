@@ -5,15 +5,6 @@
 
 namespace topsim {
 
-size_t NodeIndex::GpuSetHash::operator()(const GpuSet& s) const {
-  static const GpuSet kLow = ~GpuSet() >> (kMaxGpusPerNode - 64);
-  const uint64_t low = (s & kLow).to_ullong();
-  uint64_t high = 0;
-  for (size_t shift = 64; shift < kMaxGpusPerNode; shift += 64)
-    high = high * 0x9E3779B97F4A7C15ULL + ((s >> shift) & kLow).to_ullong();
-  return static_cast<size_t>((low ^ (high * 0xBF58476D1CE4E5B9ULL)) * 0x94D049BB133111EBULL);
-}
-
 void NodeIndex::reset(const std::vector<int>& type_gpus, int nodes) {
   nodes_ = nodes;
   for (auto& by_label : groups_) {

@@ -42,9 +42,6 @@ class NodeIndex {
   void update(NodeMode label, int type, int node, const GpuSet& before, const GpuSet& after);
 
  private:
-  struct GpuSetHash {
-    size_t operator()(const GpuSet& s) const;
-  };
   struct Group {                                  // one (label, type)
     std::vector<NodeSet> buckets;                 // [free count] -> node indices
     std::vector<std::vector<FreeClass>> classes;  // [free count] -> classes

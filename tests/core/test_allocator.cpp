@@ -296,3 +296,16 @@ TEST_CASE("core::apply_annotations maps pod annotations onto requests", "[core][
     CHECK_FALSE(apply_annotations({{"gpu.topology/colour", "red"}}, r).ok());
   }
 }
+
+TEST_CASE("core::gpu_set all_gpus is the first n ids, and equal sets hash equal", "[core][allocator][gpu_set]") {
+  for (int n : {-3, 0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 500}) {
+    GpuSet expected;
+    for (int i = 0; i < n && i < static_cast<int>(kMaxGpusPerNode); ++i) expected.set(static_cast<size_t>(i));
+    CHECK(all_gpus(n) == expected);
+  }
+  // The hash reads every word: sets differing only above id 63 hash apart (here), equal sets alike.
+  GpuSet high = all_gpus(8);
+  high.set(100);
+  CHECK(GpuSetHash()(high) != GpuSetHash()(all_gpus(8)));
+  CHECK(GpuSetHash()(to_gpu_set({0, 1, 2, 3, 4, 5, 6, 7})) == GpuSetHash()(all_gpus(8)));
+}
