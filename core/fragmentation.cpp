@@ -25,6 +25,27 @@ uint16_t card_free_gib(const ShareNode& node, int card) {
   return static_cast<uint16_t>(std::clamp(c.mem_total_gib - c.mem_used_gib, 0, 65535));
 }
 
+// A card as states and the growth memo tell cards apart: its free share and, where the node
+// accounts memory, its free GiB, in one word ordered by (share, GiB).
+uint32_t card_key(uint16_t free_milli, uint16_t free_gib) { return (uint32_t{free_milli} << 16) | free_gib; }
+
+// Puts one node's cards in a state's order: by free share, and on share / core_mem nodes (where
+// `free_gib` holds a value per card) by (free share, free GiB), the two lists kept in step.
+// `packed` is scratch.
+void sort_cards(std::vector<uint16_t>& free, std::vector<uint16_t>& free_gib, std::vector<uint32_t>& packed) {
+  if (free_gib.empty()) {
+    std::sort(free.begin(), free.end());
+    return;
+  }
+  packed.resize(free.size());
+  for (size_t g = 0; g < free.size(); ++g) packed[g] = card_key(free[g], free_gib[g]);
+  std::sort(packed.begin(), packed.end());
+  for (size_t g = 0; g < free.size(); ++g) {
+    free[g] = static_cast<uint16_t>(packed[g] >> 16);
+    free_gib[g] = static_cast<uint16_t>(packed[g] & 0xFFFFu);
+  }
+}
+
 // The cards of one node as the measure sees them: R_g per card and, on share / core_mem nodes,
 // the same cards' free GiB (empty elsewhere: read as 0).
 struct CardsView {
@@ -245,24 +266,11 @@ int FragmentationTracker::intern_node(const ShareNode& node) {
   std::vector<uint16_t>& free_gib = gib_buffer_;
   free.resize(cards);
   free_gib.clear();
-  if (!accounts_memory(node.mode)) {
-    for (size_t g = 0; g < cards; ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
-    std::sort(free.begin(), free.end());
-  } else {
-    // Sort the cards by (R_g, free GiB): pack both into one word.
-    std::vector<uint32_t>& packed = packed_buffer_;
-    packed.resize(cards);
-    for (size_t g = 0; g < cards; ++g) {
-      const auto milli = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
-      packed[g] = (uint32_t{milli} << 16) | card_free_gib(node, static_cast<int>(g));
-    }
-    std::sort(packed.begin(), packed.end());
-    free_gib.resize(cards);
-    for (size_t g = 0; g < cards; ++g) {
-      free[g] = static_cast<uint16_t>(packed[g] >> 16);
-      free_gib[g] = static_cast<uint16_t>(packed[g] & 0xFFFFu);
-    }
+  for (size_t g = 0; g < cards; ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
+  if (accounts_memory(node.mode)) {
+    for (size_t g = 0; g < cards; ++g) free_gib.push_back(card_free_gib(node, static_cast<int>(g)));
   }
+  sort_cards(free, free_gib, packed_buffer_);
   return intern(node.mode, node.gpu_type, card_mem, bucket, free, free_gib);
 }
 
@@ -382,33 +390,15 @@ int32_t* FragmentationTracker::KeyIndex::find_or_insert(uint64_t key, bool& inse
   }
 }
 
-namespace {
-
-// A card as the growth memo tells cards apart: its free share and, where the node accounts
-// memory, its free GiB.
-uint32_t card_key(uint16_t free_milli, uint16_t free_gib) { return (uint32_t{free_milli} << 16) | free_gib; }
-
-}  // namespace
-
 FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, const Shape& shape, int after_bucket) {
   // Copy what we need: interning below may grow states_.
   const State before = states_[static_cast<size_t>(state_id)];
   const bool memory = accounts_memory(before.mode);
   std::vector<uint16_t> free, free_gib;
   std::vector<uint32_t> packed;
-  // The state after the pod: cards re-sorted as intern_node sorts them (by free share, then GiB).
+  // The state after the pod: cards in a state's order (sort_cards, as intern_node).
   auto growth_of = [&]() {
-    if (!memory) {
-      std::sort(free.begin(), free.end());
-    } else {
-      packed.resize(free.size());
-      for (size_t g = 0; g < free.size(); ++g) packed[g] = card_key(free[g], free_gib[g]);
-      std::sort(packed.begin(), packed.end());
-      for (size_t g = 0; g < free.size(); ++g) {
-        free[g] = static_cast<uint16_t>(packed[g] >> 16);
-        free_gib[g] = static_cast<uint16_t>(packed[g] & 0xFFFFu);
-      }
-    }
+    sort_cards(free, free_gib, packed);
     const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, free, free_gib);
     return states_[static_cast<size_t>(id)].weighted - before.weighted;
   };
