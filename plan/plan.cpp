@@ -15,6 +15,7 @@
 #include "plan/plan_answer.h"
 #include "sim/experiment.h"
 #include "sim/seeds.h"
+#include "sim/target_workloads.h"
 #include "sim/tenancy/gpu_quota.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
@@ -427,6 +428,7 @@ class Planner {
     options.monitor = monitor;
     options.check_invariants = check_invariants_;
     if (early_stop) options.stop_when = stop_bounds_;
+    options.targets = &targets_;
     auto results = run_experiment(scenario, options);
     if (!results) return results.error();
     return std::move(results->schedulers.front().runs.front());
@@ -473,6 +475,9 @@ class Planner {
   double probe_share_first_ = 0.5;      // the same for the first seed alone
   std::vector<StopBound> stop_bounds_;  // the SLOs a replay can lose before it ends
   std::vector<std::vector<std::shared_ptr<const Workload>>> workloads_;  // [growth][seed]
+  // FGD's target workload of each workload and scheduler, derived once for all the replays
+  // (thread-safe; workloads_ outlive it).
+  mutable TargetWorkloads targets_;
 };
 
 }  // namespace

@@ -17,31 +17,11 @@
 #include "sim/link_shares.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
+#include "sim/target_workloads.h"
 #include "sim/tenancy/admission.h"
 
 namespace topsim {
 namespace {
-
-// FGD's target workload of a run: the trace's pod list when the workload brings one, else the
-// jobs' own pods (whole-GPU pods as the scheduler asks for them: topology-aware requests on
-// topology nodes).
-TargetWorkload target_workload(const ClusterState& cluster, const Workload& workload, const RunConfig& config) {
-  if (workload.fragmentation_specs) return derive_target_workload(*workload.fragmentation_specs, config.fragmentation_coverage);
-  const bool topology_aware = config.scheduler->serves == NodeMode::Topology;
-  std::vector<TaskSpec> specs;
-  JobCursor cursor(workload);
-  while (const JobSpec* next = cursor.next()) {
-    const JobSpec& job = *next;
-    if (job.is_share()) {
-      const NodeMode label = job.gpu_core_percent > 0 ? NodeMode::CoreMem : NodeMode::Share;
-      specs.push_back(task_spec(pod_request(job), cluster.max_card_mem_gib(label)));
-    } else {
-      for (size_t pod = 0; pod < job.workers; ++pod) specs.push_back(task_spec(pod_request(job, pod, topology_aware)));
-    }
-  }
-  if (specs.empty()) return {};
-  return derive_target_workload(specs, config.fragmentation_coverage);
-}
 
 class Engine final : private Binder {
  public:
@@ -49,7 +29,9 @@ class Engine final : private Binder {
       : cluster_(cluster),
         workload_(workload),
         config_(config),
-        target_(target_workload(cluster, workload, config)),
+        target_(config.targets ? config.targets->get(cluster, workload, config.scheduler->serves, config.fragmentation_coverage)
+                               : std::make_shared<const TargetWorkload>(target_workload(
+                                     cluster, workload, config.scheduler->serves, config.fragmentation_coverage))),
         book_(workload.size(), config.keep_jobs),
         open_(workload.size()),
         arrivals_(workload),
@@ -57,13 +39,13 @@ class Engine final : private Binder {
         timer_(cluster_, config.network, config.overlap, workload.reference_gpu, workload.llm_jobs),
         sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
-    cluster_.prepare(config.scheduler->serves, &target_);
+    cluster_.prepare(config.scheduler->serves, target_.get());
     if (config.jobs_wait) start_link_shares();
     if (config.check_invariants) invariants_.emplace(cluster_);
     if (config.jobs_wait && !config.stop_when.empty()) watch_.emplace(config.stop_when, workload);
     out_.total_gpus = cluster_.total_gpus();
     out_.capacity_milli = int64_t{kMilliPerGpu} * cluster_.total_gpus();
-    out_.target_specs = cluster_.fragmentation() ? target_.specs.size() : 0;
+    out_.target_specs = cluster_.fragmentation() ? target_->specs.size() : 0;
     SchedulerContext context{config.seed,         config.network, config.backfill, cluster_.fragmentation(),
                              config.fgd_artifact, config.overlap};
     queues_.push_back({config.scheduler->make(context), {}});
@@ -912,7 +894,7 @@ class Engine final : private Binder {
   ClusterState cluster_;
   const Workload& workload_;
   RunConfig config_;
-  TargetWorkload target_;
+  std::shared_ptr<const TargetWorkload> target_;  // FGD's, shared with the runs of the same workload (RunConfig::targets)
   RunOutput out_;
   int64_t now_ms_ = 0;
   JobBook book_;

@@ -13,6 +13,7 @@
 #include "sim/job_store.h"
 #include "sim/run_summary.h"
 #include "sim/seeds.h"
+#include "sim/target_workloads.h"
 #include "util/number_format.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
@@ -156,6 +157,7 @@ class Experiment {
     config.job_store = store.get();
     config.sample_every_ms = scenario_.sample_every_ms;
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
+    config.targets = options_.targets ? options_.targets : &targets_;
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
     config.fgd_artifact = scenario_.protocol == FillProtocol::FgdArtifact;
     if (options_.live || options_.monitor) config.monitor = monitor();
@@ -277,6 +279,7 @@ class Experiment {
   const SchedulerInfo* share_ = nullptr;
   std::vector<std::shared_ptr<const Workload>> workloads_;
   mutable RunMonitor monitor_;
+  TargetWorkloads targets_;  // when the options bring none (workloads_ outlive it)
   std::mutex failure_mutex_;
   std::optional<std::string> violation_;  // the first run invariant violated (check_invariants)
   std::optional<Error> failure_;          // the first run that could not keep its per-job records

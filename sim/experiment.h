@@ -60,6 +60,9 @@ struct ExperimentOptions {
   // Replays: each run stops once one of these upper bounds is lost for good (sim/verdict_watch.h,
   // RunResult::decided; its metrics then describe the partial run). Default: none.
   std::vector<StopBound> stop_when;
+  // FGD's target workloads, shared with other experiments over the same workloads (a plan's
+  // replays); null: the experiment's own, shared by its seeds and schedulers.
+  TargetWorkloads* targets = nullptr;
 };
 
 [[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});
