@@ -790,12 +790,12 @@ class Engine final : private Binder {
       }
   }
 
-  void bind(uint32_t id, const PodBinding& pod) override {
+  void bind(uint32_t id, PodBinding pod) override {
     JobRecord& r = book_[id];
     cluster_.bind(pod.node, pod_request(open_[id], r.pods.size()), pod.gpus);
     if (invariants_) invariants_->bound(pod.node, id, pod.gpus);
     if (r.pods.empty()) r.pods.reserve(static_cast<size_t>(std::max<int>(1, open_[id].workers)));
-    r.pods.push_back({pod.node, pod.gpus, now_ms_});
+    r.pods.push_back({pod.node, std::move(pod.gpus), now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
     if (failures_) jobs_on_node_[static_cast<size_t>(pod.node)].push_back(id);
   }
@@ -803,10 +803,10 @@ class Engine final : private Binder {
   void start(uint32_t id, JobStart start) override {
     const JobSpec& job = open_[id];
     JobRecord& r = book_[id];
-    if (!start.rank_order.empty()) {
-      std::vector<PodPlacement> ranked;
-      for (size_t i : start.rank_order) ranked.push_back(std::move(r.pods[i]));
-      r.pods = std::move(ranked);
+    if (!start.rank_order.empty()) {  // the pods into rank order, through a buffer kept between jobs
+      ranked_.clear();
+      for (size_t i : start.rank_order) ranked_.push_back(std::move(r.pods[i]));
+      r.pods.swap(ranked_);
     }
     if (invariants_) invariants_->started(id, r.pods.size(), job.workers);
     r.comm = start.comm;
@@ -894,6 +894,7 @@ class Engine final : private Binder {
   ClusterState cluster_;
   const Workload& workload_;
   RunConfig config_;
+  std::vector<PodPlacement> ranked_;              // start()'s buffer
   std::shared_ptr<const TargetWorkload> target_;  // FGD's, shared with the runs of the same workload (RunConfig::targets)
   RunOutput out_;
   int64_t now_ms_ = 0;

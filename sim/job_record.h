@@ -124,10 +124,15 @@ class JobBook {
     slot_of_[id] = slot;
     return records_[slot];
   }
-  // The job's record is final; when not kept its slot is reused. REQUIRES: open.
+  // The job's record is final; when not kept its slot is reused (with the room its pod list had).
+  // REQUIRES: open.
   void close(uint32_t id) {
     if (!keep_) {
-      records_[slot_of_[id]] = JobRecord{};
+      JobRecord& record = records_[slot_of_[id]];
+      std::vector<PodPlacement> pods = std::move(record.pods);
+      pods.clear();
+      record = JobRecord{};
+      record.pods = std::move(pods);
       free_slots_.push_back(slot_of_[id]);
     }
     slot_of_[id] = kClosed;

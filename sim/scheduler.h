@@ -70,8 +70,9 @@ struct JobStart {
 class Binder {
  public:
   virtual ~Binder() = default;
-  // Binds the job's next pod (rank order of binding). REQUIRES: the pod fits there now.
-  virtual void bind(uint32_t job, const PodBinding& pod) = 0;
+  // Binds the job's next pod (rank order of binding); the record takes the pod's GPU list. REQUIRES:
+  // the pod fits there now.
+  virtual void bind(uint32_t job, PodBinding pod) = 0;
   // Starts the job. REQUIRES: every pod of the job is bound.
   virtual void start(uint32_t job, JobStart start) = 0;
 };

@@ -173,12 +173,17 @@ ShapeKey training_shape(const SchedulingView& view, uint32_t job) {
 }
 
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {
+  // The ranks come out in the pods' own order unless a node's pods are split by another's.
+  bool grouped = true;
+  for (size_t i = 1; i < pods.size() && grouped; ++i)
+    if (pods[i].node != pods[i - 1].node)
+      for (size_t j = 0; j + 1 < i && grouped; ++j) grouped = pods[j].node != pods[i].node;
+  if (grouped) return {};
   std::vector<int> first_use;
   for (const PodPlacement& pod : pods)
     if (std::find(first_use.begin(), first_use.end(), pod.node) == first_use.end()) first_use.push_back(pod.node);
   std::vector<size_t> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (first_use.size() == 1) return order;  // one host: the pods' own order
   auto host_rank = [&](size_t pod) { return std::find(first_use.begin(), first_use.end(), pods[pod].node) - first_use.begin(); };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return host_rank(a) < host_rank(b); });
   return order;
@@ -189,11 +194,15 @@ JobStart socket_job_start(const SchedulingView& view, uint32_t job, const Networ
   const std::vector<PodPlacement>& bound = view.record(job).pods;
   JobStart start;
   start.rank_order = host_by_host_order(bound);
-  std::vector<int> nodes;  // distinct nodes, index into node_nic_gbit
-  std::vector<double> node_nic_gbit;
-  std::vector<PodInRing> pods;
+  // Buffers kept between jobs (a scheduler starts up to millions of them in a run).
+  thread_local std::vector<int> nodes;  // distinct nodes, index into node_nic_gbit
+  thread_local std::vector<double> node_nic_gbit;
+  thread_local std::vector<PodInRing> pods;
+  nodes.clear();
+  node_nic_gbit.clear();
+  pods.clear();
   for (size_t i = 0; i < bound.size(); ++i) {
-    const PodPlacement& pod = bound[start.rank_order[i]];
+    const PodPlacement& pod = bound[start.rank_order.empty() ? i : start.rank_order[i]];
     auto at = std::find(nodes.begin(), nodes.end(), pod.node);
     if (at == nodes.end()) {
       nodes.push_back(pod.node);

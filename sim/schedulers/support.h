@@ -47,7 +47,8 @@ ShapeKey pod_shape(const PodRequest& pod);
 ShapeKey training_shape(const SchedulingView& view, uint32_t job);
 
 // Ranks handed out host by host (mpirun's by-slot mapping over a host list): pods of one node
-// get consecutive ranks, nodes in the order they were first used. Indices into `pods`.
+// get consecutive ranks, nodes in the order they were first used. Indices into `pods`; empty
+// when that is the pods' own order (one node, or each node's pods already together).
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods);
 // How a job whose pods are separate containers (no host IPC/network) starts once all of them
 // are bound: ranks host by host, sockets between pods on one node, TCP through each node's

@@ -58,7 +58,7 @@ class HandBuiltState final : public Binder {
     return scheduler.admission_problem(SchedulingView(cluster, workload, records, now), job);
   }
 
-  void bind(uint32_t job, const PodBinding& pod) override {
+  void bind(uint32_t job, PodBinding pod) override {
     cluster.bind(pod.node, pod_request(workload.jobs[job], records[job].pods.size()), pod.gpus);
     records[job].pods.push_back({pod.node, pod.gpus, now});
   }
