@@ -4,12 +4,13 @@
 // the slowest shard's work over the mean shard's, by the jobs each search replayed (the same on
 // every machine: docs/distributed.md quotes it, and a test checks it) and by its wall time here.
 //
-//   build/bench/bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--markdown]
+//   build/bench/bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--cold-start] [--markdown]
 //
 // Default plans: scenarios/plan-philly.json and scenarios/plan-alibaba-shares.json (skipped with
 // a message when their ../shared trace is absent). --threads: searches at once (default: all
 // cores). --seeds: replays per size instead of the plan's. --no-early-stop: every replay to its
-// end (PlanRunOptions::early_stop). Also printed: replays made and replays stopped early.
+// end (PlanRunOptions::early_stop). --cold-start: every search from one unit, not from the answer
+// of the search before it in its group (PlanRunOptions::start_from_group). Also printed: replays made and replays stopped early.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -31,16 +32,17 @@ namespace {
 
 bool markdown = false;
 bool early_stop = true;
+bool start_from_group = true;
 int seeds = 0;                           // 0: the plan's
 std::vector<std::string> balance_lines;  // --markdown: printed under the table
 
 // "2: 1.00, 3: 1.02, ..." for the shard counts a plan of `costs` searches can use.
-std::string balance_text(const std::vector<double>& costs) {
+std::string balance_text(const std::vector<double>& costs, const std::vector<std::vector<size_t>>& groups) {
   std::string text;
   for (size_t shards : {2, 3, 4, 6, 8, 16})
-    if (shards <= costs.size()) {
+    if (shards <= groups.size()) {
       char item[48];
-      std::snprintf(item, sizeof item, "%s%zu: %.2f", text.empty() ? "" : ", ", shards, shard_balance(costs, shards));
+      std::snprintf(item, sizeof item, "%s%zu: %.2f", text.empty() ? "" : ", ", shards, shard_balance(costs, groups, shards));
       text += item;
     }
   return text;
@@ -59,6 +61,7 @@ bool bench_plan(const std::string& path, int threads) {
   PlanRunOptions options;
   options.threads = threads;
   options.early_stop = early_stop;
+  options.start_from_group = start_from_group;
   options.chain_done = [&](const PlanChain& chain, double wall_s) {
     const std::lock_guard lock(mutex);
     chain_wall[chain.index] = wall_s;
@@ -89,9 +92,8 @@ bool bench_plan(const std::string& path, int threads) {
     chain_jobs.push_back(static_cast<double>(jobs_replayed(chain, result->info.jobs)));
   const std::string line =
       plan->name + ": " + std::to_string(plan->base.seeds) + " seeds, " + std::to_string(replays) + " replays, " +
-      std::to_string(decided) +
-      " stopped early; shard balance, slowest / mean shard (N: ratio), by jobs replayed: " + balance_text(chain_jobs) +
-      "; by wall time: " + balance_text(chain_wall);
+      std::to_string(decided) + " stopped early; shard balance, slowest / mean shard (N: ratio), by jobs replayed: " +
+      balance_text(chain_jobs, plan_groups(*plan)) + "; by wall time: " + balance_text(chain_wall, plan_groups(*plan));
   if (markdown)
     balance_lines.push_back(line);  // after the table
   else
@@ -110,6 +112,8 @@ int main(int argc, char** argv) {
       markdown = true;
     } else if (arg == "--no-early-stop") {
       early_stop = false;
+    } else if (arg == "--cold-start") {
+      start_from_group = false;
     } else if (arg == "--seeds" && i + 1 < argc) {
       seeds = std::atoi(argv[++i]);
       if (seeds < 1) {

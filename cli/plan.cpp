@@ -117,11 +117,13 @@ class Plan : public Command {
     options.threads = threads_or_all_cores(threads_);
     options.check_invariants = options.check_invariants || check_invariants_;
     const size_t chains = plan_chains(*plan).size();
-    if (*shard) options.chains = plan_shard(chains, (*shard)->index, (*shard)->count);
+    if (*shard) options.chains = plan_shard(plan_groups(*plan), (*shard)->index, (*shard)->count);
     attach_plan_progress(options, io.err, {timing_, quiet_, stderr_is_terminal(), plan->name});
     if (*shard && options.chains->empty())
-      io.notes << fmt::format("topsim: note: shard {} of {} has no search to run (the plan has {})\n", (*shard)->index,
-                              (*shard)->count, chains);
+      io.notes << fmt::format(
+          "topsim: note: shard {} of {} has no search to run (the plan's {} searches make {} groups, and a group runs in one "
+          "shard)\n",
+          (*shard)->index, (*shard)->count, chains, plan_groups(*plan).size());
     auto result = run_plan(*plan, options);
     if (!result) return Outcome::failed(result.error());
     if (!*shard) return finish_plan(*result, sink, !no_report_, io);

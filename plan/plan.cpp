@@ -123,7 +123,10 @@ class Planner {
     return e;
   }
 
-  Expected<PlanChain> search(size_t index, const ChainKey& key, RunMonitor* monitor, std::atomic<size_t>& evaluations) const {
+  // `start`: the units where the search starts looking for the first seed's boundary (the answer
+  // of the chain before it in its group); none: from one unit.
+  Expected<PlanChain> search(size_t index, const ChainKey& key, RunMonitor* monitor, std::atomic<size_t>& evaluations,
+                             std::optional<int> start = std::nullopt) const {
     if (plan_.quota) return search_quota(index, key, monitor, evaluations);
     const PlanCandidate& candidate = plan_.candidates[key.candidate];
     PlanChain chain = new_chain(index, key);
@@ -171,18 +174,41 @@ class Planner {
       if (!p) return p.error();
       return chain.evaluations[(*p)->evaluation].feasible;
     };
-    // The first seed's boundary: doubling up to the bound, then bisection between the last miss
-    // and the first hit, each probe nearer the miss (split()).
+    // The first seed's boundary: a bracket (a size that misses, 0 for none, and one that meets,
+    // 0 for none), then bisection between them, each probe nearer the miss (split()). From one
+    // unit the bracket comes by doubling up to the bound; from a start, by steps of 1, 2, 4, ...
+    // away from it, up while sizes miss and down while they meet: the chain before it in the group
+    // (another scheduler, same nodes and load) usually needs within a few units of the same size.
     int miss = 0, hit = 0;
-    for (int units = 1;; units = std::min(2 * units, max_units)) {
-      auto ok = meets_first_seed(units);
+    if (start && *start >= 1 && *start <= max_units) {
+      auto ok = meets_first_seed(*start);
       if (!ok) return ok.error();
-      if (*ok) {
-        hit = units;
-        break;
+      (*ok ? hit : miss) = *start;
+      for (int step = 1; hit == 0 ? miss < max_units : hit > 1; step *= 2) {
+        const int units = hit == 0 ? std::min(miss + step, max_units) : std::max(hit - step, 1);
+        auto meets = meets_first_seed(units);
+        if (!meets) return meets.error();
+        if (hit == 0 && *meets) {
+          hit = units;
+          break;
+        }
+        if (hit != 0 && !*meets) {
+          miss = units;
+          break;
+        }
+        (hit == 0 ? miss : hit) = units;
       }
-      miss = units;
-      if (units == max_units) break;
+    } else {
+      for (int units = 1;; units = std::min(2 * units, max_units)) {
+        auto ok = meets_first_seed(units);
+        if (!ok) return ok.error();
+        if (*ok) {
+          hit = units;
+          break;
+        }
+        miss = units;
+        if (units == max_units) break;
+      }
     }
     while (hit - miss > 1) {
       const int mid = split(miss, hit, probe_share_first_);
@@ -191,16 +217,22 @@ class Planner {
       (*ok ? hit : miss) = mid;
     }
     // Every seed: the first seed's boundary usually holds; where a later seed misses there, the
-    // answer lies above it: up to the next size the first seed met (or doubling past the largest
-    // tried), then bisection on every seed. A size that misses the first seed misses them all.
-    while (hit != 0) {
+    // answer lies above it: up to the next size the first seed met, or (none tried) steps of 1,
+    // 2, 4, ... above the miss, then bisection on every seed. Seeds disagree near the boundary,
+    // so the answer is rarely far above it. A size that misses the first seed misses them all.
+    for (int step = 1; hit != 0;) {
       auto ok = meets_every_seed(hit);
       if (!ok) return ok.error();
       if (*ok) break;
       miss = hit;
       auto next = at.upper_bound(miss);
       while (next != at.end() && next->second.progress.failed_index == 0) ++next;
-      hit = next != at.end() ? next->first : miss < max_units ? std::min(2 * miss, max_units) : 0;
+      if (next != at.end()) {
+        hit = next->first;
+      } else {
+        hit = miss < max_units ? std::min(miss + step, max_units) : 0;
+        step *= 2;
+      }
     }
     if (hit == 0) {
       chain.notes.push_back(
@@ -544,9 +576,25 @@ std::vector<ChainKey> plan_chains(const PlanSpec& plan) {
   return chains;
 }
 
-std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count) {
+size_t plan_group_of(const ChainKey& key, size_t schedulers, size_t candidates, bool quota) {
+  const size_t group = key.growth * candidates + key.candidate;
+  return quota ? group * schedulers + key.scheduler : group;  // a quota search has no size to start from: alone
+}
+
+std::vector<std::vector<size_t>> plan_groups(const PlanSpec& plan) {
+  const size_t schedulers = plan.base.schedulers.size(), candidates = plan.candidates.size();
+  const std::vector<ChainKey> keys = plan_chains(plan);
+  std::vector<std::vector<size_t>> groups(plan.growth.size() * candidates * (plan.quota ? schedulers : 1));
+  for (size_t s = 0; s < schedulers; ++s)  // each group's chains in scheduler order
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i].scheduler == s) groups[plan_group_of(keys[i], schedulers, candidates, plan.quota.has_value())].push_back(i);
+  return groups;
+}
+
+std::vector<size_t> plan_shard(const std::vector<std::vector<size_t>>& groups, size_t index, size_t count) {
   std::vector<size_t> mine;
-  for (size_t i = index; i < chains; i += count) mine.push_back(i);
+  for (size_t i = index; i < groups.size(); i += count) mine.insert(mine.end(), groups[i].begin(), groups[i].end());
+  std::sort(mine.begin(), mine.end());
   return mine;
 }
 
@@ -572,23 +620,38 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
   PlanResult result;
   result.info = plan_info(plan);
   result.chains.resize(to_run.size());
+  // The groups to run: each plan group's chains that run, in scheduler order (positions in to_run).
+  std::vector<std::vector<size_t>> groups;
+  for (const std::vector<size_t>& group : plan_groups(plan)) {
+    std::vector<size_t> here;
+    for (size_t chain : group)
+      if (const auto at = std::find(to_run.begin(), to_run.end(), chain); at != to_run.end())
+        here.push_back(static_cast<size_t>(at - to_run.begin()));
+    if (!here.empty()) groups.push_back(std::move(here));
+  }
   std::vector<std::optional<Error>> errors(to_run.size());
   std::atomic<size_t> next{0}, done{0}, evaluations{0};
   RunMonitor monitor;
   std::mutex call_mutex;
   auto worker = [&] {
-    for (size_t t = next++; t < to_run.size(); t = next++) {
-      const auto start = std::chrono::steady_clock::now();
-      auto chain = planner.search(to_run[t], keys[to_run[t]], &monitor, evaluations);
-      ++done;
-      if (!chain) {
-        errors[t] = chain.error();
-        continue;
+    for (size_t g = next++; g < groups.size(); g = next++) {
+      std::optional<int> from;  // the answer of the chain before, in units
+      for (size_t t : groups[g]) {
+        const auto start = std::chrono::steady_clock::now();
+        auto chain =
+            planner.search(to_run[t], keys[to_run[t]], &monitor, evaluations, options.start_from_group ? from : std::nullopt);
+        ++done;
+        if (!chain) {
+          errors[t] = chain.error();
+          from.reset();
+          continue;
+        }
+        result.chains[t] = std::move(chain).value();
+        from = result.chains[t].best() ? std::optional<int>(result.chains[t].best()->units) : std::nullopt;
+        if (!options.chain_done) continue;
+        std::lock_guard<std::mutex> lock(call_mutex);
+        options.chain_done(result.chains[t], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       }
-      result.chains[t] = std::move(chain).value();
-      if (!options.chain_done) continue;
-      std::lock_guard<std::mutex> lock(call_mutex);
-      options.chain_done(result.chains[t], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   };
   const auto start = std::chrono::steady_clock::now();
@@ -606,7 +669,7 @@ Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& option
     };
   {
     const PeriodicCall ticker(std::move(tick), options.live_every_s);
-    run_workers(options.threads, to_run.size(), worker);
+    run_workers(options.threads, groups.size(), worker);
   }
   for (const auto& error : errors)
     if (error) return *error;

@@ -1,11 +1,14 @@
 // Capacity planning (`topsim plan`, docs/planning.md): for every scheduler x candidate (a node
 // type, or a mix of types) x growth step of a plan, the smallest cluster that meets every SLO,
-// found by doubling then bisection on the number of candidate units, each size a replay of the
+// found by a bracket (doubling from one unit, or steps away from where the search before it in
+// its group ended) then bisection on the number of candidate units, each size a replay of the
 // plan's workload (its arrivals compressed by the growth factor) through run_experiment.
 //
-// One such search is a chain; chains are independent, so they run on threads, and a shard of a
-// sharded plan runs a deterministic subset of them (plan_shard). A PlanResult holds every
-// evaluated size of every chain it ran with its metrics (the mean over seeds).
+// One such search is a chain. The chains of one growth step and candidate (one per scheduler)
+// make a group: they run one after another, each starting where the one before found its answer
+// (plan_groups). Groups are independent, so they run on threads, and a shard of a sharded plan
+// runs a deterministic subset of them (plan_shard). A PlanResult holds every evaluated size of
+// every chain it ran with its metrics (the mean over seeds).
 #pragma once
 
 #include <cstdint>
@@ -92,9 +95,17 @@ struct ChainKey {
 };
 std::vector<ChainKey> plan_chains(const PlanSpec& plan);  // growth-major, then scheduler, then candidate
 
-// The chains shard `index` of `count` runs: round robin over the canonical order, so shards
-// differ by at most one chain and each gets a mix of schedulers, candidates and growth steps.
-std::vector<size_t> plan_shard(size_t chains, size_t index, size_t count);
+// The plan's chains by growth step and candidate (growth-major), each group its chains in scheduler
+// order: a later scheduler's search starts from the answer of the one before it (docs/planning.md,
+// "Where a search starts"). A quota plan's chains are groups of one.
+std::vector<std::vector<size_t>> plan_groups(const PlanSpec& plan);
+// A chain's group (its index in plan_groups) from the plan's shape, for checking parts.
+size_t plan_group_of(const ChainKey& key, size_t schedulers, size_t candidates, bool quota);
+
+// The chains shard `index` of `count` runs, ascending: groups index, index + count, ... (round
+// robin over plan_groups), so shards differ by at most one group, each gets a mix of candidates
+// and growth steps, and a group's chains are never split.
+std::vector<size_t> plan_shard(const std::vector<std::vector<size_t>>& groups, size_t index, size_t count);
 
 // A size whose replay stopped once an SLO was lost for good (sim/verdict_watch.h).
 struct PlanDecision {
@@ -183,9 +194,11 @@ struct PlanProgress {
 };
 
 struct PlanRunOptions {
-  int threads = 1;                                     // chains at once; default 1
+  int threads = 1;                                     // groups of chains at once; default 1
   bool check_invariants = invariants_on_by_default();  // in every replay (sim/invariants.h)
-  std::optional<std::vector<size_t>> chains;           // which to run, ascending (none: all; empty: none)
+  // Which to run, ascending (none: all; empty: none). A chain starts from the answer of the chain
+  // before it in its group only when that chain runs too (plan_shard keeps groups whole).
+  std::optional<std::vector<size_t>> chains;
   // At the start, every live_every_s and at the end, from a thread of its own, one call at a
   // time (never at once with chain_done).
   std::function<void(const PlanProgress&)> live;
@@ -193,6 +206,10 @@ struct PlanRunOptions {
   // Stop a replay once its verdict cannot change (sim/verdict_watch.h); answers are the same
   // either way, only the metrics of sizes that miss are left out. Default true.
   bool early_stop = true;
+  // A later scheduler's search starts from the answer of the one before it in its group; false:
+  // every search starts from one unit. Answers are the same either way on chains where more nodes
+  // never hurt; only the sizes tried differ. Default true.
+  bool start_from_group = true;
   // After each chain, from the thread that ran it, one call at a time.
   std::function<void(const PlanChain& chain, double wall_s)> chain_done;
 };

@@ -165,7 +165,7 @@ Status check_chains(const PlanPart& part) {
     const size_t index = (c.key.growth * schedulers + c.key.scheduler) * candidates + c.key.candidate;
     if (c.index != index)
       return Error{at + "/index: " + std::to_string(c.index) + ", but its key is search " + std::to_string(index)};
-    if (c.index % part.shards != part.shard)
+    if (plan_group_of(c.key, schedulers, candidates, info.quota.has_value()) % part.shards != part.shard)
       return Error{at + "/index: search " + std::to_string(c.index) + " is not in shard " + std::to_string(part.shard) + " of " +
                    std::to_string(part.shards)};
     if (c.answer && *c.answer >= c.evaluations.size()) return Error{at + "/answer: not one of its evaluations"};
@@ -184,10 +184,10 @@ uint64_t jobs_replayed(const PlanChain& chain, size_t jobs) {
   return replayed;
 }
 
-double shard_balance(const std::vector<double>& costs, size_t shards) {
+double shard_balance(const std::vector<double>& costs, const std::vector<std::vector<size_t>>& groups, size_t shards) {
   std::vector<double> load(shards, 0);
   for (size_t s = 0; s < shards; ++s)
-    for (size_t chain : plan_shard(costs.size(), s, shards)) load[s] += costs[chain];
+    for (size_t chain : plan_shard(groups, s, shards)) load[s] += costs[chain];
   const double mean = std::accumulate(load.begin(), load.end(), 0.0) / static_cast<double>(shards);
   return mean > 0 ? *std::max_element(load.begin(), load.end()) / mean : 0;
 }

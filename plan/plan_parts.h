@@ -42,8 +42,9 @@ std::string plan_part_name(size_t shard, size_t shards);
 // simulated, `jobs` for each replay run to the end and the jobs done for one decided early.
 uint64_t jobs_replayed(const PlanChain& chain, size_t jobs);
 // How evenly `shards` shards split searches that cost `costs` (one per search, plan_chains
-// order), as plan_shard deals them out: the largest shard's sum over the mean shard's.
-double shard_balance(const std::vector<double>& costs, size_t shards);
+// order) in `groups` (plan_groups), as plan_shard deals them out: the largest shard's sum over
+// the mean shard's.
+double shard_balance(const std::vector<double>& costs, const std::vector<std::vector<size_t>>& groups, size_t shards);
 // The part files in `path`: the file itself, or every plan-part-*.json in a folder (sorted).
 // Error when a folder holds none, or the path does not exist.
 [[nodiscard]] Expected<std::vector<std::string>> find_plan_parts(const std::string& path);

@@ -47,6 +47,7 @@ std::vector<std::vector<std::string>> all_groups(const std::string& text, const 
 struct PlanFigures {
   size_t searches = 0, configurations = 0, fewest = 0, most = 0;  // sizes: in all, and per search
   std::vector<double> jobs_replayed;                              // per search
+  std::vector<std::vector<size_t>> groups;                        // plan_groups: what shards deal out
 };
 
 // The figures of scenarios/<name>.json; nullopt (with a warning) when its trace is absent.
@@ -61,7 +62,7 @@ std::optional<PlanFigures> run_shipped_plan(const std::string& name) {
   options.check_invariants = false;  // the figures do not depend on it, and it costs several times the run
   const auto result = topsim::run_plan(*plan, options);
   REQUIRE(result);
-  PlanFigures figures{result->chains.size(), 0, SIZE_MAX, 0, {}};
+  PlanFigures figures{result->chains.size(), 0, SIZE_MAX, 0, {}, topsim::plan_groups(*plan)};
   for (const topsim::PlanChain& chain : result->chains) {
     figures.configurations += chain.evaluations.size();
     figures.fewest = std::min(figures.fewest, chain.evaluations.size());
@@ -86,8 +87,9 @@ std::optional<PlanFigures> run_shipped_plan(const std::string& name) {
   REQUIRE(balance.size() == 1);
   std::string expected;
   for (const size_t shards : {2, 3, 4, 6, 8, 16})
-    expected +=
-        shards > figures->searches ? " — |" : fmt::format(" {:.2f} |", topsim::shard_balance(figures->jobs_replayed, shards));
+    expected += shards > figures->groups.size()
+                    ? " — |"
+                    : fmt::format(" {:.2f} |", topsim::shard_balance(figures->jobs_replayed, figures->groups, shards));
   CHECK(balance[0][0] == std::to_string(figures->searches));
   CHECK(balance[0][1] == expected);
   if (name != "plan-philly") return;

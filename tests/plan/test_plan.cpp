@@ -1,5 +1,6 @@
 // Capacity planning (plan/plan.h): the doubling + bisection search against a brute-force scan of
 // every size, growth steps, the round-robin shards, and the plan loader's one-line errors.
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.h"
+#include "plan/plan_answer.h"
 #include "tests/plan/plan_fixture.h"
 #include "tests/test_support.h"
 
@@ -121,20 +123,81 @@ TEST_CASE("plan: candidates, mixes and the grid", "[sim][plan]") {
   CHECK(names.count("3 dgx1-v100 + 2 dgx-a100") == 1);
 }
 
-TEST_CASE("plan: shards split the searches evenly and cover them once", "[sim][plan]") {
-  for (size_t chains : {1u, 7u, 12u, 100u})
-    for (size_t count : {1u, 2u, 3u, 5u}) {
-      std::vector<int> seen(chains, 0);
-      size_t smallest = chains, largest = 0;
-      for (size_t shard = 0; shard < count; ++shard) {
-        const auto mine = plan_shard(chains, shard, count);
-        smallest = std::min(smallest, mine.size());
-        largest = std::max(largest, mine.size());
-        for (size_t c : mine) ++seen[c];
-      }
-      CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
-      CHECK(largest - smallest <= 1);
+TEST_CASE("plan: groups hold one growth step and candidate with schedulers in order, and shards keep them whole", "[sim][plan]") {
+  const PlanSpec plan = small_plan();
+  const std::vector<ChainKey> keys = plan_chains(plan);
+  const auto groups = plan_groups(plan);
+  REQUIRE(groups.size() == 6);  // 2 growth steps x 3 candidates, each with its 2 schedulers
+  std::vector<int> in_groups(keys.size(), 0);
+  for (const auto& group : groups) {
+    REQUIRE(group.size() == 2);
+    for (size_t i = 0; i < group.size(); ++i) {
+      ++in_groups[group[i]];
+      CHECK(keys[group[i]].scheduler == i);
+      CHECK(keys[group[i]].candidate == keys[group[0]].candidate);
+      CHECK(keys[group[i]].growth == keys[group[0]].growth);
     }
+  }
+  CHECK(std::all_of(in_groups.begin(), in_groups.end(), [](int n) { return n == 1; }));
+  for (size_t count : {1u, 2u, 4u, 5u, 6u, 8u}) {
+    std::vector<int> seen(keys.size(), 0);
+    size_t smallest = keys.size(), largest = 0;
+    for (size_t shard = 0; shard < count; ++shard) {
+      const auto mine = plan_shard(groups, shard, count);
+      CHECK(std::is_sorted(mine.begin(), mine.end()));
+      smallest = std::min(smallest, mine.size());
+      largest = std::max(largest, mine.size());
+      for (size_t c : mine) ++seen[c];
+      for (const auto& group : groups)  // a group's chains all in this shard or none
+        CHECK(std::count_if(group.begin(), group.end(),
+                            [&](size_t c) { return std::find(mine.begin(), mine.end(), c) != mine.end(); }) %
+                  static_cast<long>(group.size()) ==
+              0);
+    }
+    INFO(count << " shards");
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    CHECK(largest - smallest <= 2);  // at most one group (of two chains) apart
+  }
+  // A quota plan's chains are groups of one (a quota search has no size to start from).
+  PlanSpec quota = plan;
+  quota.quota = QuotaSearch{};
+  for (const auto& group : plan_groups(quota)) CHECK(group.size() == 1);
+  CHECK(plan_groups(quota).size() == keys.size());
+}
+
+TEST_CASE("plan: a search that starts from the answer before it finds the answer a search from one unit finds", "[sim][plan]") {
+  // Expected: the same answers and cheapest configurations, fewer sizes replayed (the default
+  // scheduler's searches start where topology-aware's ended, a few units away).
+  nlohmann::ordered_json text = nlohmann::ordered_json::parse(test::kSmallPlan);
+  text["seeds"] = 2;
+  const PlanSpec plan = small_plan(text.dump());
+  PlanRunOptions cold;
+  cold.start_from_group = false;
+  auto grouped = run_plan(plan, {}), scratch = run_plan(plan, cold);
+  REQUIRE(grouped.ok());
+  REQUIRE(scratch.ok());
+  REQUIRE(grouped->chains.size() == scratch->chains.size());
+  size_t sizes_grouped = 0, sizes_scratch = 0, answers = 0;
+  for (size_t i = 0; i < grouped->chains.size(); ++i) {
+    const PlanChain &a = grouped->chains[i], &b = scratch->chains[i];
+    INFO(a.scheduler << " / " << a.candidate << " / x" << a.growth);
+    REQUIRE((a.best() != nullptr) == (b.best() != nullptr));
+    if (a.best()) {
+      ++answers;
+      CHECK(a.best()->units == b.best()->units);
+      CHECK(a.best()->metrics == b.best()->metrics);
+    }
+    sizes_grouped += a.evaluations.size();
+    sizes_scratch += b.evaluations.size();
+    if (a.key.scheduler == 0) CHECK(a.evaluations.size() == b.evaluations.size());  // the first of a group starts from one
+  }
+  CHECK(answers >= 8);
+  CHECK(sizes_grouped < sizes_scratch);
+  for (size_t g = 0; g < grouped->info.growth.size(); ++g) {
+    const auto a = cheapest_per_scheduler(*grouped, g), b = cheapest_per_scheduler(*scratch, g);
+    REQUIRE(a.size() == b.size());
+    for (size_t s = 0; s < a.size(); ++s) CHECK((a[s] ? a[s]->index : SIZE_MAX) == (b[s] ? b[s]->index : SIZE_MAX));
+  }
 }
 
 TEST_CASE("plan: an SLO in seconds written as a duration", "[sim][plan]") {

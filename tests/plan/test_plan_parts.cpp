@@ -29,7 +29,7 @@ PlanSpec small_plan() {
 // Runs shard `index` of `count` and reads its part back from a file.
 PlanPart part(const PlanSpec& plan, size_t index, size_t count, const test::TempDir& dir) {
   PlanRunOptions options;
-  options.chains = plan_shard(plan_chains(plan).size(), index, count);
+  options.chains = plan_shard(plan_groups(plan), index, count);
   auto result = run_plan(plan, options);
   REQUIRE(result.ok());
   const std::string path = dir.file(plan_part_name(index, count));
