@@ -87,13 +87,15 @@ bool bench_plan(const std::string& path, int threads) {
   const char* row = markdown ? "| %s | %d | %zu | %zu | %.2f | %.1f | %.3g |\n" : "%-22s %7d %8zu %14zu %8.2f %10.1f %10.3g\n";
   std::printf(row, plan->name.c_str(), threads, chain_wall.size(), configurations, wall,
               static_cast<double>(configurations) / wall, static_cast<double>(events) / wall);
+  const std::vector<std::vector<size_t>> groups = plan_groups(*plan);
   std::vector<double> chain_jobs;
   for (const PlanChain& chain : result->chains)
     chain_jobs.push_back(static_cast<double>(jobs_replayed(chain, result->info.jobs)));
   const std::string line =
       plan->name + ": " + std::to_string(plan->base.seeds) + " seeds, " + std::to_string(replays) + " replays, " +
-      std::to_string(decided) + " stopped early; shard balance, slowest / mean shard (N: ratio), by jobs replayed: " +
-      balance_text(chain_jobs, plan_groups(*plan)) + "; by wall time: " + balance_text(chain_wall, plan_groups(*plan));
+      std::to_string(decided) +
+      " stopped early; shard balance, slowest / mean shard (N: ratio), by jobs replayed: " + balance_text(chain_jobs, groups) +
+      "; by wall time: " + balance_text(chain_wall, groups);
   if (markdown)
     balance_lines.push_back(line);  // after the table
   else

@@ -173,19 +173,16 @@ ShapeKey training_shape(const SchedulingView& view, uint32_t job) {
 }
 
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {
-  // The ranks come out in the pods' own order unless a node's pods are split by another's.
-  bool grouped = true;
-  for (size_t i = 1; i < pods.size() && grouped; ++i)
-    if (pods[i].node != pods[i - 1].node)
-      for (size_t j = 0; j + 1 < i && grouped; ++j) grouped = pods[j].node != pods[i].node;
-  if (grouped) return {};
   std::vector<int> first_use;
   for (const PodPlacement& pod : pods)
     if (std::find(first_use.begin(), first_use.end(), pod.node) == first_use.end()) first_use.push_back(pod.node);
+  auto host_rank = [&](size_t pod) { return std::find(first_use.begin(), first_use.end(), pods[pod].node) - first_use.begin(); };
+  auto by_host = [&](size_t a, size_t b) { return host_rank(a) < host_rank(b); };
   std::vector<size_t> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto host_rank = [&](size_t pod) { return std::find(first_use.begin(), first_use.end(), pods[pod].node) - first_use.begin(); };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return host_rank(a) < host_rank(b); });
+  // Empty when the ranks come out in the pods' own order (each node's pods already together).
+  if (std::is_sorted(order.begin(), order.end(), by_host)) return {};
+  std::stable_sort(order.begin(), order.end(), by_host);
   return order;
 }
 
