@@ -20,6 +20,7 @@ struct NumaNode {
   int id = 0;  // OS NUMA node id
   CpuKind cpu = CpuKind::IntelSkylake;
   std::string cpu_affinity;  // e.g. "0-11,24-35" (informational)
+  bool operator==(const NumaNode&) const = default;
 };
 
 enum class BridgeKind {
@@ -38,6 +39,7 @@ struct PcieBridge {
   int parent = -1;      // index into NodeModel::bridges; -1 for host bridges
   int pcie_gen = 3;     // upstream link generation
   int pcie_width = 16;  // upstream link lanes
+  bool operator==(const PcieBridge&) const = default;
 };
 
 enum class NicTransport { InfiniBand, RoCE, Ethernet };
@@ -56,6 +58,7 @@ struct Gpu {
   int pcie_width = 16;
   int nvswitch_links = 0;  // NVLinks from this GPU into the node's NVSwitch fabric (0: none)
   std::string bus_id;      // PCI bus id; synthesized when empty
+  bool operator==(const Gpu&) const = default;
 };
 
 struct Nic {
@@ -66,12 +69,14 @@ struct Nic {
   int pcie_gen = 3;
   int pcie_width = 16;
   std::string bus_id;
+  bool operator==(const Nic&) const = default;
 };
 
 struct NvLinkBond {
   int gpu_a = 0;
   int gpu_b = 0;
   int count = 1;  // bonded links: NV1, NV2, NV4, ...
+  bool operator==(const NvLinkBond&) const = default;
 };
 
 // Largest GPU count in one node / NVLink domain (GB200 NVL72 is 72).
@@ -91,6 +96,7 @@ struct NodeModel {
   std::vector<Gpu> gpus;  // index = GPU id (CUDA / nvidia-smi order)
   std::vector<Nic> nics;
   std::vector<NvLinkBond> nvlinks;
+  bool operator==(const NodeModel&) const = default;  // every field (NodeTypes keys types by it)
 };
 
 // Checks structural consistency; the error names the offending field, e.g.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "sim/node_types.h"
+
 namespace topsim {
 namespace {
 
@@ -28,9 +30,17 @@ std::shared_ptr<const NodeType> trace_type(const TraceNode& node) {
 
 }  // namespace
 
+NodeModel model_on_network(const NodeModel& model, const NetworkSpec& network) {
+  NodeModel out = model;
+  apply_network(out, network);
+  return out;
+}
+
 Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& group, const NetworkSpec& network) {
-  NodeModel model = group.model;
-  apply_network(model, network);
+  return node_type_of(model_on_network(group.model, network));
+}
+
+Expected<std::shared_ptr<const NodeType>> node_type_of(NodeModel model) {
   auto topology = Topology::build(std::move(model));
   if (!topology) return topology.error();
   auto type = std::make_shared<NodeType>();
@@ -99,14 +109,14 @@ void ClusterState::add_node(int type, NodeMode label, bool pinned, ShareNode twi
   total_gpus_ += this->type(type).gpus;
 }
 
-Expected<ClusterState> ClusterState::build(const ClusterSpec& spec) {
+Expected<ClusterState> ClusterState::build(const ClusterSpec& spec, NodeTypes* types) {
   ClusterState cluster;
   cluster.network_ = spec.network;
   for (size_t g = 0; g < spec.groups.size(); ++g) {
     const NodeGroupSpec& group = spec.groups[g];
     const std::string where = "/cluster/nodes/" + std::to_string(g);
     if (group.count < 1) return Error{where + "/count: must be at least 1, got " + std::to_string(group.count)};
-    auto type = modelled_type(group, spec.network);
+    auto type = types ? types->get(group, spec.network) : modelled_type(group, spec.network);
     if (!type) return Error{where + "/model: " + type.error().message};
     const int type_index = cluster.type_count();
     cluster.add_type(std::move(type).value());

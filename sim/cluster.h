@@ -91,6 +91,11 @@ struct NodeType {
 // The node type of a group of modelled nodes on `network` (its NICs as the network asks):
 // topology, allocator, and what the throughput model needs.
 Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& group, const NetworkSpec& network);
+// The same in two steps: the model with its NICs as `network` asks, and the type of a model.
+NodeModel model_on_network(const NodeModel& model, const NetworkSpec& network);
+Expected<std::shared_ptr<const NodeType>> node_type_of(NodeModel model);
+
+class NodeTypes;  // sim/node_types.h
 
 struct SimNode {
   int type = 0;  // index into ClusterState::type()
@@ -109,7 +114,8 @@ class ClusterState {
   ClusterState& operator=(ClusterState&&) = default;
 
   // Builds the node types and nodes; errors name the group (e.g. "/cluster/nodes/1/model: ...").
-  [[nodiscard]] static Expected<ClusterState> build(const ClusterSpec& spec);
+  // With `types`, node types come from it (this thread's, built once for the runs that follow).
+  [[nodiscard]] static Expected<ClusterState> build(const ClusterSpec& spec, NodeTypes* types = nullptr);
 
   // Readies the cluster for one run: nodes whose label the scenario did not pin take `label`,
   // the node index and share accounting are built, and FGD's fragmentation is tracked against

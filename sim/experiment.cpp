@@ -95,7 +95,7 @@ class Experiment {
   Experiment(const Scenario& scenario, const ExperimentOptions& options) : scenario_(scenario), options_(options) {}
 
   Expected<ResultSet> run() {
-    auto cluster = ClusterState::build(scenario_.cluster);
+    auto cluster = ClusterState::build(scenario_.cluster, node_types());
     if (!cluster) return Error{scenario_.name + ": " + cluster.error().message};
     if (Status s = resolve_schedulers(); !s) return s.error();
     build_workloads();
@@ -167,7 +167,8 @@ class Experiment {
     config.checkpoint = scenario_.checkpoint;
     config.failures = scenario_.failures;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
-    auto cluster = ClusterState::build(scenario_.cluster);  // one per run: allocators are not thread-safe
+    // One per run; its node types are this thread's (allocators are not thread-safe).
+    auto cluster = ClusterState::build(scenario_.cluster, node_types());
     RunOutput out = simulate(*cluster, *workload, config);
     RunResult result;
     if (!out.invariant_violation.empty()) {
@@ -272,6 +273,7 @@ class Experiment {
   }
 
   RunMonitor* monitor() const { return options_.monitor ? options_.monitor : &monitor_; }
+  NodeTypes* node_types() { return options_.node_types ? options_.node_types : &node_types_; }
 
   const Scenario& scenario_;
   const ExperimentOptions& options_;
@@ -280,6 +282,7 @@ class Experiment {
   std::vector<std::shared_ptr<const Workload>> workloads_;
   mutable RunMonitor monitor_;
   TargetWorkloads targets_;  // when the options bring none (workloads_ outlive it)
+  NodeTypes node_types_;     // when the options bring none
   std::mutex failure_mutex_;
   std::optional<std::string> violation_;  // the first run invariant violated (check_invariants)
   std::optional<Error> failure_;          // the first run that could not keep its per-job records

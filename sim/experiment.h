@@ -10,6 +10,7 @@
 
 #include "sim/engine.h"
 #include "sim/invariants.h"
+#include "sim/node_types.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "util/expected.h"
@@ -63,6 +64,9 @@ struct ExperimentOptions {
   // FGD's target workloads, shared with other experiments over the same workloads (a plan's
   // replays); null: the experiment's own, shared by its seeds and schedulers.
   TargetWorkloads* targets = nullptr;
+  // Node types, each thread's kept across experiments (a plan's replays); null: the
+  // experiment's own, shared by its seeds and schedulers.
+  NodeTypes* node_types = nullptr;
 };
 
 [[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});
