@@ -165,34 +165,111 @@ double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& work
 
 // ---- FragmentationTracker: state interning and the memoised F_n(M) --------------------------
 
-FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster) : workload_(&workload) {
-  assert(!workload.specs.empty() && "FragmentationTracker: empty target workload");
-  for (const TaskSpec& spec : workload.specs) cpu_thresholds_.push_back(spec.cpu_milli);
-  std::sort(cpu_thresholds_.begin(), cpu_thresholds_.end());
-  cpu_thresholds_.erase(std::unique(cpu_thresholds_.begin(), cpu_thresholds_.end()), cpu_thresholds_.end());
-  for (const TaskSpec& spec : workload.specs) {
-    const auto it = std::lower_bound(cpu_thresholds_.begin(), cpu_thresholds_.end(), spec.cpu_milli);
-    spec_cpu_index_.push_back(static_cast<int>(it - cpu_thresholds_.begin()));
+// The memo tables (see FragmentationTracker::Memo in the header).
+struct FragmentationTracker::Memo {
+  struct State {
+    NodeMode mode = NodeMode::Milli;
+    int gpu_type = 0;
+    int card_mem_gib = 0;
+    int cpu_bucket = 0;          // thresholds (distinct spec CPU values) at or below free CPU
+    std::vector<uint16_t> free;  // free share R_g per card, thousandths, ascending
+    // Share / core_mem nodes: free memory of the same cards, GiB (cards sorted by (R_g, GiB));
+    // empty on other modes (read as 0), so their states are as compact as the free shares.
+    std::vector<uint16_t> free_gib;
+    int64_t weighted = 0;     // count-weighted F_n(M), milli
+    int64_t unusable = 0;     // milli
+    int next_same_hash = -1;  // the state interned before it under the same hash (state_ids)
+  };
+  struct Growth {
+    bool fits = false;
+    int64_t delta = 0;
+    // The cards achieving `delta`, by value: card_key (free share, and free GiB where the node
+    // accounts memory) of each; a card with one of these keys is a least-growth card.
+    std::vector<uint32_t> best_cards;
+  };
+  // What of a pod decides its growth on a node of a given state: the per-card share and count,
+  // or for memory shares the GiB and compute percent (-1: memory only).
+  struct Shape {
+    int demand = 0;
+    int count = 0;
+    int mem_gib = 0;
+    int core_percent = -1;
+    bool memory = false;  // a memory share (GpuAskKind::Mem)
+  };
+  // Open-addressing map from a packed 64-bit key to an index (the hot lookups: fgd's growth
+  // memo, one per candidate node and pod; the states of whole-card nodes, one per node change).
+  struct KeyIndex {
+    static constexpr uint64_t kEmpty = ~uint64_t{0};
+    std::vector<uint64_t> keys;
+    std::vector<int32_t> values;
+    size_t size = 0;
+    int32_t* find_or_insert(uint64_t key, bool& inserted);
+  };
+
+  explicit Memo(const TargetWorkload& workload);
+  int cpu_bucket(int64_t free_cpu_milli) const;
+  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, const std::vector<uint16_t>& free,
+             const std::vector<uint16_t>& free_gib = {});
+  int intern_node(const ShareNode& node);
+  void compute_facts(State& state) const;
+  const Growth& memo_growth(const ShareNode& node, int state_id, const PodRequest& pod);
+  Growth evaluate_growth(int state_id, const Shape& shape, int after_bucket);
+
+  const TargetWorkload* workload;
+  std::vector<int64_t> cpu_thresholds;        // distinct spec CPU values, ascending
+  std::vector<int> spec_cpu_index;            // per spec: index of its CPU in cpu_thresholds
+  std::array<int64_t, kModes> mode_weight{};  // W_mode
+  std::vector<State> states;
+  std::unordered_map<uint64_t, int> state_ids;  // hash of a state's fields -> the last state interned with it
+  // intern_node's buffers, kept across calls (no allocation once grown).
+  std::vector<uint16_t> free_buffer, gib_buffer;
+  std::vector<uint32_t> packed_buffer;
+  KeyIndex growth_index;  // growth memo key -> index into growths
+  // Nodes whose cards are each idle or full (free 1000 or 0, modes without memory accounting:
+  // every node of a whole-GPU cluster) have a state fixed by a few counts; this maps those
+  // counts, packed, to the state, so such a node's change costs no sort or vector hash.
+  KeyIndex binary_states;
+  std::vector<Growth> growths;
+  std::unordered_map<int64_t, int> shape_ids;  // (per-card share, count) -> dense id
+  int64_t last_shape_key = -1;
+  int last_shape_id = -1;
+};
+
+FragmentationTracker::Memo::Memo(const TargetWorkload& w) : workload(&w) {
+  for (const TaskSpec& spec : w.specs) cpu_thresholds.push_back(spec.cpu_milli);
+  std::sort(cpu_thresholds.begin(), cpu_thresholds.end());
+  cpu_thresholds.erase(std::unique(cpu_thresholds.begin(), cpu_thresholds.end()), cpu_thresholds.end());
+  for (const TaskSpec& spec : w.specs) {
+    const auto it = std::lower_bound(cpu_thresholds.begin(), cpu_thresholds.end(), spec.cpu_milli);
+    spec_cpu_index.push_back(static_cast<int>(it - cpu_thresholds.begin()));
   }
-  for (const NodeMode mode : kNodeModes) mode_weight_[static_cast<size_t>(mode)] = workload.mode_weight(mode);
+  for (const NodeMode mode : kNodeModes) mode_weight[static_cast<size_t>(mode)] = w.mode_weight(mode);
+}
+
+FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster,
+                                           std::shared_ptr<Memo> memo)
+    : workload_(&workload), memo_(memo && memo->workload == &workload ? std::move(memo) : std::make_shared<Memo>(workload)) {
+  assert(!workload.specs.empty() && "FragmentationTracker: empty target workload");
   nodes_.resize(cluster.nodes.size());
   for (size_t n = 0; n < cluster.nodes.size(); ++n) update_node(cluster, static_cast<int>(n));
 }
 
-int FragmentationTracker::cpu_bucket(int64_t free_cpu_milli) const {
-  return static_cast<int>(std::upper_bound(cpu_thresholds_.begin(), cpu_thresholds_.end(), free_cpu_milli) -
-                          cpu_thresholds_.begin());
+size_t FragmentationTracker::states_known() const { return memo_->states.size(); }
+
+int FragmentationTracker::Memo::cpu_bucket(int64_t free_cpu_milli) const {
+  return static_cast<int>(std::upper_bound(cpu_thresholds.begin(), cpu_thresholds.end(), free_cpu_milli) -
+                          cpu_thresholds.begin());
 }
 
-void FragmentationTracker::compute_facts(State& state) const {
-  const auto& specs = workload_->specs;
+void FragmentationTracker::Memo::compute_facts(State& state) const {
+  const auto& specs = workload->specs;
   const CardsView cards{state.mode, state.free, state.free_gib};
   std::vector<char> can_run(specs.size());
   int64_t weighted = 0;
   for (size_t m = 0; m < specs.size(); ++m) {
-    const bool node_ok = spec_node_ok(specs[m], state.mode, state.gpu_type, state.cpu_bucket > spec_cpu_index_[m]);
+    const bool node_ok = spec_node_ok(specs[m], state.mode, state.gpu_type, state.cpu_bucket > spec_cpu_index[m]);
     const SpecFragment fragment = spec_fragment(cards, specs[m], node_ok);
-    if (spec_serves_mode(specs[m], state.mode)) weighted += workload_->weights[m] * fragment.milli;
+    if (spec_serves_mode(specs[m], state.mode)) weighted += workload->weights[m] * fragment.milli;
     can_run[m] = fragment.can_run;
   }
   int64_t unusable = 0;
@@ -205,8 +282,8 @@ void FragmentationTracker::compute_facts(State& state) const {
   state.unusable = unusable;
 }
 
-int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket, const std::vector<uint16_t>& free,
-                                 const std::vector<uint16_t>& free_gib) {
+int FragmentationTracker::Memo::intern(NodeMode mode, int gpu_type, int card_mem_gib, int bucket,
+                                       const std::vector<uint16_t>& free, const std::vector<uint16_t>& free_gib) {
   assert((free_gib.empty() || free_gib.size() == free.size()) && "intern: free_gib is empty or one per card");
   // States are found by a hash of their fields, then compared field by field, so a state seen
   // before costs no allocation.
@@ -216,22 +293,22 @@ int FragmentationTracker::intern(NodeMode mode, int gpu_type, int card_mem_gib, 
   key.add_word(free.size());  // the mode fixes whether free_gib is present
   for (uint16_t v : free) key.add_word(v);
   for (uint16_t v : free_gib) key.add_word(v);
-  const auto at = state_ids_.try_emplace(key.value(), -1).first;
-  for (int id = at->second; id >= 0; id = states_[static_cast<size_t>(id)].next_same_hash) {
-    const State& st = states_[static_cast<size_t>(id)];
+  const auto at = state_ids.try_emplace(key.value(), -1).first;
+  for (int id = at->second; id >= 0; id = states[static_cast<size_t>(id)].next_same_hash) {
+    const State& st = states[static_cast<size_t>(id)];
     if (st.mode == mode && st.gpu_type == gpu_type && st.card_mem_gib == card_mem_gib && st.cpu_bucket == bucket &&
         st.free == free && st.free_gib == free_gib)
       return id;
   }
-  const int id = static_cast<int>(states_.size());
+  const int id = static_cast<int>(states.size());
   State state{mode, gpu_type, card_mem_gib, bucket, free, free_gib, 0, 0, at->second};
   compute_facts(state);
-  states_.push_back(std::move(state));
+  states.push_back(std::move(state));
   at->second = id;
   return id;
 }
 
-int FragmentationTracker::intern_node(const ShareNode& node) {
+int FragmentationTracker::Memo::intern_node(const ShareNode& node) {
   const size_t cards = node.cards.size();
   const int card_mem = node.cards.empty() ? 0 : node.cards.front().mem_total_gib;
   const int bucket = cpu_bucket(node.cpu_milli - node.cpu_used_milli);
@@ -251,26 +328,26 @@ int FragmentationTracker::intern_node(const ShareNode& node) {
                            (static_cast<uint64_t>(card_mem) << 28) | (static_cast<uint64_t>(bucket) << 16) |
                            (static_cast<uint64_t>(cards) << 8) | free_cards;
       bool inserted = false;
-      int32_t* slot = binary_states_.find_or_insert(key, inserted);
+      int32_t* slot = binary_states.find_or_insert(key, inserted);
       if (!inserted) return *slot;
-      std::vector<uint16_t>& free = free_buffer_;
+      std::vector<uint16_t>& free = free_buffer;
       free.assign(cards, 0);
       std::fill(free.end() - static_cast<std::ptrdiff_t>(free_cards), free.end(), static_cast<uint16_t>(kMilliPerGpu));
-      gib_buffer_.clear();
-      const int id = intern(node.mode, node.gpu_type, card_mem, bucket, free, gib_buffer_);
-      *slot = id;  // intern touches states_, never this table
+      gib_buffer.clear();
+      const int id = intern(node.mode, node.gpu_type, card_mem, bucket, free, gib_buffer);
+      *slot = id;  // intern touches states, never this table
       return id;
     }
   }
-  std::vector<uint16_t>& free = free_buffer_;
-  std::vector<uint16_t>& free_gib = gib_buffer_;
+  std::vector<uint16_t>& free = free_buffer;
+  std::vector<uint16_t>& free_gib = gib_buffer;
   free.resize(cards);
   free_gib.clear();
   for (size_t g = 0; g < cards; ++g) free[g] = static_cast<uint16_t>(card_free_milli(node, static_cast<int>(g)));
   if (accounts_memory(node.mode)) {
     for (size_t g = 0; g < cards; ++g) free_gib.push_back(card_free_gib(node, static_cast<int>(g)));
   }
-  sort_cards(free, free_gib, packed_buffer_);
+  sort_cards(free, free_gib, packed_buffer);
   return intern(node.mode, node.gpu_type, card_mem, bucket, free, free_gib);
 }
 
@@ -287,8 +364,8 @@ void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
   total_unusable_ -= facts.unusable;
   total_free_ -= facts.free;
   total_idle_ -= facts.idle;
-  facts.state = intern_node(n);
-  const State& state = states_[static_cast<size_t>(facts.state)];
+  facts.state = memo_->intern_node(n);
+  const Memo::State& state = memo_->states[static_cast<size_t>(facts.state)];
   facts.mode = static_cast<int>(state.mode);
   facts.weighted = state.weighted;
   facts.unusable = state.unusable;
@@ -303,9 +380,10 @@ void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
 
 double FragmentationTracker::fragmentation_gpus() const {
   double total = 0;  // one mode (the trace's clusters): exactly weighted / (W x 1000)
-  for (size_t mode = 0; mode < mode_weight_.size(); ++mode) {
-    if (mode_weight_[mode] > 0)
-      total += static_cast<double>(mode_weighted_[mode]) / (static_cast<double>(mode_weight_[mode]) * kMilliPerGpu);
+  const auto& mode_weight = memo_->mode_weight;
+  for (size_t mode = 0; mode < mode_weight.size(); ++mode) {
+    if (mode_weight[mode] > 0)
+      total += static_cast<double>(mode_weighted_[mode]) / (static_cast<double>(mode_weight[mode]) * kMilliPerGpu);
   }
   return total;
 }
@@ -321,12 +399,12 @@ int FragmentationTracker::idle_cards() const { return total_idle_; }
 std::optional<int64_t> FragmentationTracker::placement_growth(const ShareCluster& cluster, int node, const PodRequest& pod) {
   const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
   if (!node_fits(n, pod)) return std::nullopt;
-  const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
+  const Memo::Growth& growth = memo_->memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
   return growth.fits ? std::optional(growth.delta) : std::nullopt;
 }
 
-const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const ShareNode& node, int state_id,
-                                                                      const PodRequest& pod) {
+const FragmentationTracker::Memo::Growth& FragmentationTracker::Memo::memo_growth(const ShareNode& node, int state_id,
+                                                                                  const PodRequest& pod) {
   Shape shape;
   int64_t shape_key = 0;
   if (pod.gpu.kind == GpuAskKind::Mem) {
@@ -339,25 +417,25 @@ const FragmentationTracker::Growth& FragmentationTracker::memo_growth(const Shar
     shape.demand = ask_card_milli(pod.gpu, 0);  // whole cards and milli shares: no card memory involved
     shape_key = int64_t{shape.demand} * 4096 + shape.count;
   }
-  if (shape_key != last_shape_key_) {  // a policy asks about one pod for every node in a row
-    last_shape_key_ = shape_key;
-    last_shape_id_ = shape_ids_.try_emplace(shape_key, static_cast<int>(shape_ids_.size())).first->second;
+  if (shape_key != last_shape_key) {  // a policy asks about one pod for every node in a row
+    last_shape_key = shape_key;
+    last_shape_id = shape_ids.try_emplace(shape_key, static_cast<int>(shape_ids.size())).first->second;
   }
   const int after_bucket = cpu_bucket(node.cpu_milli - node.cpu_used_milli - pod.cpu_milli);
-  assert(last_shape_id_ < (1 << 16) && after_bucket < (1 << 16) && "growth memo key overflow");
-  const uint64_t key = (static_cast<uint64_t>(state_id) << 32) | (static_cast<uint64_t>(last_shape_id_) << 16) |
+  assert(last_shape_id < (1 << 16) && after_bucket < (1 << 16) && "growth memo key overflow");
+  const uint64_t key = (static_cast<uint64_t>(state_id) << 32) | (static_cast<uint64_t>(last_shape_id) << 16) |
                        static_cast<uint64_t>(after_bucket);
   bool inserted = false;
-  int32_t* slot = growth_index_.find_or_insert(key, inserted);
-  if (!inserted) return growths_[static_cast<size_t>(*slot)];
-  *slot = static_cast<int32_t>(growths_.size());
-  const size_t index = growths_.size();
+  int32_t* slot = growth_index.find_or_insert(key, inserted);
+  if (!inserted) return growths[static_cast<size_t>(*slot)];
+  *slot = static_cast<int32_t>(growths.size());
+  const size_t index = growths.size();
   Growth growth = evaluate_growth(state_id, shape, after_bucket);  // may intern states, not growths
-  growths_.push_back(std::move(growth));
-  return growths_[index];
+  growths.push_back(std::move(growth));
+  return growths[index];
 }
 
-int32_t* FragmentationTracker::KeyIndex::find_or_insert(uint64_t key, bool& inserted) {
+int32_t* FragmentationTracker::Memo::KeyIndex::find_or_insert(uint64_t key, bool& inserted) {
   if (2 * (size + 1) > keys.size()) {  // keep the load factor at most 1/2
     std::vector<uint64_t> old_keys = std::move(keys);
     std::vector<int32_t> old_values = std::move(values);
@@ -390,9 +468,10 @@ int32_t* FragmentationTracker::KeyIndex::find_or_insert(uint64_t key, bool& inse
   }
 }
 
-FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id, const Shape& shape, int after_bucket) {
-  // Copy what we need: interning below may grow states_.
-  const State before = states_[static_cast<size_t>(state_id)];
+FragmentationTracker::Memo::Growth FragmentationTracker::Memo::evaluate_growth(int state_id, const Shape& shape,
+                                                                               int after_bucket) {
+  // Copy what we need: interning below may grow states.
+  const State before = states[static_cast<size_t>(state_id)];
   const bool memory = accounts_memory(before.mode);
   std::vector<uint16_t> free, free_gib;
   std::vector<uint32_t> packed;
@@ -400,7 +479,7 @@ FragmentationTracker::Growth FragmentationTracker::evaluate_growth(int state_id,
   auto growth_of = [&]() {
     sort_cards(free, free_gib, packed);
     const int id = intern(before.mode, before.gpu_type, before.card_mem_gib, after_bucket, free, free_gib);
-    return states_[static_cast<size_t>(id)].weighted - before.weighted;
+    return states[static_cast<size_t>(id)].weighted - before.weighted;
   };
   auto reset = [&]() {
     free = before.free;
@@ -451,7 +530,7 @@ std::vector<int> FragmentationTracker::least_growth_cards(const ShareCluster& cl
   const ShareNode& n = cluster.nodes[static_cast<size_t>(node)];
   if (pod.gpu.kind == GpuAskKind::None) return {};
   if (pod.gpu.count > 1 || pod.gpu.kind == GpuAskKind::Whole) return lowest_idle_cards(n, pod.gpu.count);
-  const Growth& growth = memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
+  const Memo::Growth& growth = memo_->memo_growth(n, nodes_[static_cast<size_t>(node)].state, pod);
   for (int g = 0; g < static_cast<int>(n.cards.size()); ++g) {
     const uint32_t key = card_key(static_cast<uint16_t>(card_free_milli(n, g)), card_free_gib(n, g));
     if (card_fits(n, g, pod.gpu) &&

@@ -41,6 +41,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -92,9 +93,22 @@ double node_fragmentation_gpus(const ShareNode& node, const TargetWorkload& work
 
 class FragmentationTracker {
  public:
+  // What a tracker learns about its target workload: the node states it has met, each with its
+  // F_n(M), and FGD's growth of each (state, pod shape). A pure function of the workload, so the
+  // tracker of a later run against the same workload can start from it (a plan's replays, one
+  // thread after another: not thread-safe). Opaque outside the tracker.
+  struct Memo;
+
   // Computes every node's F_n(M). REQUIRES: `workload` outlives the tracker and has at least
-  // one spec. Not thread-safe (memo tables): one tracker per simulation.
-  FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster);
+  // one spec. Not thread-safe (memo tables): one tracker per simulation. With `memo` (from
+  // memo() of a tracker against the same workload, not in use elsewhere), what it knows is not
+  // computed again; a memo of another workload is not used.
+  FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster, std::shared_ptr<Memo> memo = nullptr);
+
+  // The tracker's memo tables, for a later tracker against the same workload on this thread.
+  std::shared_ptr<Memo> memo() const { return memo_; }
+  // Node states known (each one's F_n(M) computed once).
+  size_t states_known() const;
 
   // Call after `cluster.nodes[node]` changed (placement or release). O(cards) + memo lookup.
   void update_node(const ShareCluster& cluster, int node);
@@ -132,19 +146,6 @@ class FragmentationTracker {
   int changed_node(uint64_t position) const { return change_log_[static_cast<size_t>(position - log_begin_)]; }
 
  private:
-  struct State {
-    NodeMode mode = NodeMode::Milli;
-    int gpu_type = 0;
-    int card_mem_gib = 0;
-    int cpu_bucket = 0;          // thresholds (distinct spec CPU values) at or below free CPU
-    std::vector<uint16_t> free;  // free share R_g per card, thousandths, ascending
-    // Share / core_mem nodes: free memory of the same cards, GiB (cards sorted by (R_g, GiB));
-    // empty on other modes (read as 0), so their states are as compact as the free shares.
-    std::vector<uint16_t> free_gib;
-    int64_t weighted = 0;     // count-weighted F_n(M), milli
-    int64_t unusable = 0;     // milli
-    int next_same_hash = -1;  // the state interned before it under the same hash (state_ids_)
-  };
   struct NodeFacts {
     int state = -1;
     int mode = 0;  // static_cast<int>(NodeMode) of the state
@@ -153,65 +154,15 @@ class FragmentationTracker {
     int64_t free = 0;
     int idle = 0;
   };
-  struct Growth {
-    bool fits = false;
-    int64_t delta = 0;
-    // The cards achieving `delta`, by value: card_key (free share, and free GiB where the node
-    // accounts memory) of each; a card with one of these keys is a least-growth card.
-    std::vector<uint32_t> best_cards;
-  };
-  // What of a pod decides its growth on a node of a given state: the per-card share and count,
-  // or for memory shares the GiB and compute percent (-1: memory only).
-  struct Shape {
-    int demand = 0;
-    int count = 0;
-    int mem_gib = 0;
-    int core_percent = -1;
-    bool memory = false;  // a memory share (GpuAskKind::Mem)
-  };
-
-  int cpu_bucket(int64_t free_cpu_milli) const;
-  int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, const std::vector<uint16_t>& free,
-             const std::vector<uint16_t>& free_gib = {});
-  int intern_node(const ShareNode& node);
-  void compute_facts(State& state) const;
-  const Growth& memo_growth(const ShareNode& node, int state_id, const PodRequest& pod);
-  Growth evaluate_growth(int state_id, const Shape& shape, int after_bucket);
 
   const TargetWorkload* workload_;
-  std::vector<int64_t> cpu_thresholds_;  // distinct spec CPU values, ascending
-  std::vector<int> spec_cpu_index_;      // per spec: index of its CPU in cpu_thresholds_
-  std::vector<State> states_;
-  std::unordered_map<uint64_t, int> state_ids_;  // hash of a state's fields -> the last state interned with it
-  // intern_node's buffers, kept across calls (no allocation once grown).
-  std::vector<uint16_t> free_buffer_, gib_buffer_;
-  std::vector<uint32_t> packed_buffer_;
-  // Open-addressing map from a packed 64-bit key to an index (the hot lookups: fgd's growth
-  // memo, one per candidate node and pod; the states of whole-card nodes, one per node change).
-  struct KeyIndex {
-    static constexpr uint64_t kEmpty = ~uint64_t{0};
-    std::vector<uint64_t> keys;
-    std::vector<int32_t> values;
-    size_t size = 0;
-    int32_t* find_or_insert(uint64_t key, bool& inserted);
-  };
-  KeyIndex growth_index_;  // growth memo key -> index into growths_
-  // Nodes whose cards are each idle or full (free 1000 or 0, modes without memory accounting:
-  // every node of a whole-GPU cluster) have a state fixed by a few counts; this maps those
-  // counts, packed, to the state, so such a node's change costs no sort or vector hash.
-  KeyIndex binary_states_;
-  std::vector<Growth> growths_;
-  std::unordered_map<int64_t, int> shape_ids_;  // (per-card share, count) -> dense id
-  int64_t last_shape_key_ = -1;
-  int last_shape_id_ = -1;
+  std::shared_ptr<Memo> memo_;
   std::vector<NodeFacts> nodes_;
   std::vector<int> change_log_;  // nodes updated, from position log_begin_
   uint64_t log_begin_ = 0;
   int64_t total_weighted_ = 0, total_unusable_ = 0, total_free_ = 0;
   static constexpr int kModes = 5;               // NodeMode values
-  std::array<int64_t, kModes> mode_weight_{};    // W_mode
   std::array<int64_t, kModes> mode_weighted_{};  // sum of weighted milli of the nodes of each mode
   int total_idle_ = 0;
 };
-
 }  // namespace topsim

@@ -96,7 +96,7 @@ struct NodeModel {
   std::vector<Gpu> gpus;  // index = GPU id (CUDA / nvidia-smi order)
   std::vector<Nic> nics;
   std::vector<NvLinkBond> nvlinks;
-  bool operator==(const NodeModel&) const = default;  // every field (NodeTypes keys types by it)
+  bool operator==(const NodeModel&) const = default;  // every field (sim/thread_caches.h keys node types by it)
 };
 
 // Checks structural consistency; the error names the offending field, e.g.

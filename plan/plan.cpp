@@ -461,7 +461,7 @@ class Planner {
     options.check_invariants = check_invariants_;
     if (early_stop) options.stop_when = stop_bounds_;
     options.targets = &targets_;
-    options.node_types = &node_types_;
+    options.caches = &caches_;
     auto results = run_experiment(scenario, options);
     if (!results) return results.error();
     return std::move(results->schedulers.front().runs.front());
@@ -511,8 +511,8 @@ class Planner {
   // FGD's target workload of each workload and scheduler, derived once for all the replays
   // (thread-safe; workloads_ outlive it).
   mutable TargetWorkloads targets_;
-  // Each worker thread's node types, built once for all its replays.
-  mutable NodeTypes node_types_;
+  // Each worker thread's node types and fragmentation memos, kept for all its replays.
+  mutable ThreadCaches caches_;
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "sim/node_types.h"
+#include "sim/thread_caches.h"
 
 namespace topsim {
 namespace {
@@ -109,14 +109,14 @@ void ClusterState::add_node(int type, NodeMode label, bool pinned, ShareNode twi
   total_gpus_ += this->type(type).gpus;
 }
 
-Expected<ClusterState> ClusterState::build(const ClusterSpec& spec, NodeTypes* types) {
+Expected<ClusterState> ClusterState::build(const ClusterSpec& spec, ThreadCaches* caches) {
   ClusterState cluster;
   cluster.network_ = spec.network;
   for (size_t g = 0; g < spec.groups.size(); ++g) {
     const NodeGroupSpec& group = spec.groups[g];
     const std::string where = "/cluster/nodes/" + std::to_string(g);
     if (group.count < 1) return Error{where + "/count: must be at least 1, got " + std::to_string(group.count)};
-    auto type = types ? types->get(group, spec.network) : modelled_type(group, spec.network);
+    auto type = caches ? caches->node_type(group, spec.network) : modelled_type(group, spec.network);
     if (!type) return Error{where + "/model: " + type.error().message};
     const int type_index = cluster.type_count();
     cluster.add_type(std::move(type).value());
@@ -241,7 +241,8 @@ MeasuredLink ClusterState::measured(int a, int b) const {
   return it == measured_->end() ? MeasuredLink{} : it->second;
 }
 
-void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target) {
+void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target,
+                           std::shared_ptr<FragmentationTracker::Memo> memo) {
   std::vector<int> type_gpus;
   for (const auto& type : types_) type_gpus.push_back(type->gpus);
   index_.reset(type_gpus, node_count());
@@ -258,7 +259,7 @@ void ClusterState::prepare(NodeMode unpinned_label, const TargetWorkload* target
   for (const SimNode& n : nodes_) label_types_[static_cast<size_t>(n.label)][static_cast<size_t>(n.type)] = true;
   prepared_ = true;
   target_ = target && !target->specs.empty() ? target : nullptr;
-  tracker_ = target_ ? std::make_unique<FragmentationTracker>(*target_, shares_) : nullptr;
+  tracker_ = target_ ? std::make_unique<FragmentationTracker>(*target_, shares_, std::move(memo)) : nullptr;
 }
 
 ClusterState::LabelFacts ClusterState::compute_label_facts(NodeMode label) const {

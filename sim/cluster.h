@@ -95,7 +95,7 @@ Expected<std::shared_ptr<const NodeType>> modelled_type(const NodeGroupSpec& gro
 NodeModel model_on_network(const NodeModel& model, const NetworkSpec& network);
 Expected<std::shared_ptr<const NodeType>> node_type_of(NodeModel model);
 
-class NodeTypes;  // sim/node_types.h
+class ThreadCaches;  // sim/thread_caches.h
 
 struct SimNode {
   int type = 0;  // index into ClusterState::type()
@@ -114,13 +114,14 @@ class ClusterState {
   ClusterState& operator=(ClusterState&&) = default;
 
   // Builds the node types and nodes; errors name the group (e.g. "/cluster/nodes/1/model: ...").
-  // With `types`, node types come from it (this thread's, built once for the runs that follow).
-  [[nodiscard]] static Expected<ClusterState> build(const ClusterSpec& spec, NodeTypes* types = nullptr);
+  // With `caches`, node types come from there (this thread's, built once for the runs that follow).
+  [[nodiscard]] static Expected<ClusterState> build(const ClusterSpec& spec, ThreadCaches* caches = nullptr);
 
   // Readies the cluster for one run: nodes whose label the scenario did not pin take `label`,
   // the node index and share accounting are built, and FGD's fragmentation is tracked against
-  // `target` when given. REQUIRES: nothing bound yet; `target` outlives the cluster.
-  void prepare(NodeMode unpinned_label, const TargetWorkload* target);
+  // `target` when given, starting from `memo` (a tracker's against the same target, this thread's)
+  // when given. REQUIRES: nothing bound yet; `target` outlives the cluster.
+  void prepare(NodeMode unpinned_label, const TargetWorkload* target, std::shared_ptr<FragmentationTracker::Memo> memo = nullptr);
 
   int type_count() const { return static_cast<int>(types_.size()); }
   const NodeType& type(int index) const { return *types_[static_cast<size_t>(index)]; }

@@ -19,6 +19,7 @@
 #include "sim/scheduler.h"
 #include "sim/target_workloads.h"
 #include "sim/tenancy/admission.h"
+#include "sim/thread_caches.h"
 
 namespace topsim {
 namespace {
@@ -39,7 +40,11 @@ class Engine final : private Binder {
         timer_(cluster_, config.network, config.overlap, workload.reference_gpu, workload.llm_jobs),
         sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
-    cluster_.prepare(config.scheduler->serves, target_.get());
+    // With shared targets, this thread's memo of the target from its earlier runs (a target
+    // derived here is new, so it has none).
+    ThreadCaches* caches = config.targets ? config.caches : nullptr;
+    cluster_.prepare(config.scheduler->serves, target_.get(), caches ? caches->fragmentation_memo(target_) : nullptr);
+    if (caches && cluster_.fragmentation()) caches->keep_fragmentation_memo(target_, cluster_.fragmentation()->memo());
     if (config.jobs_wait) start_link_shares();
     if (config.check_invariants) invariants_.emplace(cluster_);
     if (config.jobs_wait && !config.stop_when.empty()) watch_.emplace(config.stop_when, workload);

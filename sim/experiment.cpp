@@ -95,7 +95,7 @@ class Experiment {
   Experiment(const Scenario& scenario, const ExperimentOptions& options) : scenario_(scenario), options_(options) {}
 
   Expected<ResultSet> run() {
-    auto cluster = ClusterState::build(scenario_.cluster, node_types());
+    auto cluster = ClusterState::build(scenario_.cluster, caches());
     if (!cluster) return Error{scenario_.name + ": " + cluster.error().message};
     if (Status s = resolve_schedulers(); !s) return s.error();
     build_workloads();
@@ -158,6 +158,7 @@ class Experiment {
     config.sample_every_ms = scenario_.sample_every_ms;
     config.fragmentation_coverage = scenario_.fragmentation_coverage;
     config.targets = options_.targets ? options_.targets : &targets_;
+    config.caches = caches();
     if (scenario_.mode == ExperimentMode::Fill) config.fill_last_percent = static_cast<int>(scenario_.target_load * 100 + 1e-9);
     config.fgd_artifact = scenario_.protocol == FillProtocol::FgdArtifact;
     if (options_.live || options_.monitor) config.monitor = monitor();
@@ -168,7 +169,7 @@ class Experiment {
     config.failures = scenario_.failures;
     const auto& workload = workloads_[static_cast<size_t>(task.seed_index)];
     // One per run; its node types are this thread's (allocators are not thread-safe).
-    auto cluster = ClusterState::build(scenario_.cluster, node_types());
+    auto cluster = ClusterState::build(scenario_.cluster, caches());
     RunOutput out = simulate(*cluster, *workload, config);
     RunResult result;
     if (!out.invariant_violation.empty()) {
@@ -273,7 +274,7 @@ class Experiment {
   }
 
   RunMonitor* monitor() const { return options_.monitor ? options_.monitor : &monitor_; }
-  NodeTypes* node_types() { return options_.node_types ? options_.node_types : &node_types_; }
+  ThreadCaches* caches() { return options_.caches ? options_.caches : &caches_; }
 
   const Scenario& scenario_;
   const ExperimentOptions& options_;
@@ -282,7 +283,7 @@ class Experiment {
   std::vector<std::shared_ptr<const Workload>> workloads_;
   mutable RunMonitor monitor_;
   TargetWorkloads targets_;  // when the options bring none (workloads_ outlive it)
-  NodeTypes node_types_;     // when the options bring none
+  ThreadCaches caches_;      // when the options bring none
   std::mutex failure_mutex_;
   std::optional<std::string> violation_;  // the first run invariant violated (check_invariants)
   std::optional<Error> failure_;          // the first run that could not keep its per-job records

@@ -10,9 +10,9 @@
 
 #include "sim/engine.h"
 #include "sim/invariants.h"
-#include "sim/node_types.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
+#include "sim/thread_caches.h"
 #include "util/expected.h"
 
 namespace topsim {
@@ -64,9 +64,9 @@ struct ExperimentOptions {
   // FGD's target workloads, shared with other experiments over the same workloads (a plan's
   // replays); null: the experiment's own, shared by its seeds and schedulers.
   TargetWorkloads* targets = nullptr;
-  // Node types, each thread's kept across experiments (a plan's replays); null: the
-  // experiment's own, shared by its seeds and schedulers.
-  NodeTypes* node_types = nullptr;
+  // Node types and fragmentation memos, each thread's kept across experiments (a plan's replays);
+  // null: the experiment's own, kept across its seeds and schedulers.
+  ThreadCaches* caches = nullptr;
 };
 
 [[nodiscard]] Expected<ResultSet> run_experiment(const Scenario& scenario, const ExperimentOptions& options = {});

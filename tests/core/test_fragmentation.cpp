@@ -3,6 +3,7 @@
 #include <iterator>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "core/fragmentation.h"
 #include "core/share_policies.h"
@@ -484,4 +485,42 @@ TEST_CASE("core::fgd growth on share and core_mem nodes is the best card's, ties
   }
   CHECK(compared > 300);          // the random states let most pods fit somewhere
   CHECK(later_card_better > 20);  // and the first fitting card is often not the best
+}
+
+TEST_CASE("core::fragmentation a later tracker starts from an earlier one's memo, with the same answers",
+          "[core][fragmentation]") {
+  const TargetWorkload w =
+      workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3}, {spec(1000, 1000, 2), 1}});
+  ShareCluster cluster;
+  cluster.nodes.push_back(milli_node({0, 500, 800, 0}));
+  cluster.nodes.push_back(milli_node({300, 0}));
+  cluster.nodes.push_back(milli_node({0, 0, 0, 0, 0, 0, 0, 0}));
+  const PodRequest pods[] = {milli_pod(200), milli_pod(500), milli_pod(1000), milli_pod(1000, 2), milli_pod(300, 1, 500)};
+  FragmentationTracker first(w, cluster);
+  std::vector<std::optional<int64_t>> growths;
+  for (const PodRequest& pod : pods)
+    for (int n = 0; n < 3; ++n) growths.push_back(first.placement_growth(cluster, n, pod));
+  const size_t known = first.states_known();
+  CHECK(known > cluster.nodes.size() - 1);  // the nodes' states and the states after each pod
+  // A second cluster in the same state, tracked from the first tracker's memo: the same figures
+  // and growths, and no state learnt again.
+  FragmentationTracker second(w, cluster, first.memo());
+  CHECK(second.memo() == first.memo());
+  CHECK(second.weighted_milli() == first.weighted_milli());
+  CHECK(second.unusable_gpus() == first.unusable_gpus());
+  size_t i = 0;
+  for (const PodRequest& pod : pods)
+    for (int n = 0; n < 3; ++n) CHECK(second.placement_growth(cluster, n, pod) == growths[i++]);
+  CHECK(second.states_known() == known);
+  // Placing changes only the second cluster's figures; a fresh tracker agrees with it.
+  ShareCluster after = cluster;
+  apply_placement(after.nodes[2], milli_pod(500), {3});
+  second.update_node(after, 2);
+  CHECK(second.weighted_milli() == FragmentationTracker(w, after).weighted_milli());
+  CHECK(first.weighted_milli() == FragmentationTracker(w, cluster).weighted_milli());
+  // A memo of another workload is not used: the tracker starts its own.
+  const TargetWorkload other = workload_of({{spec(1000, 250, 1), 1}});
+  FragmentationTracker elsewhere(other, cluster, first.memo());
+  CHECK(elsewhere.memo() != first.memo());
+  CHECK(elsewhere.weighted_milli() == FragmentationTracker(other, cluster).weighted_milli());
 }
