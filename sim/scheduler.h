@@ -12,6 +12,7 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/fragmentation.h"
@@ -43,6 +44,9 @@ class SchedulingView {
   // The job's gpu.topology/* annotations, or nullptr when it has none.
   const std::map<std::string, std::string>* annotations(uint32_t id) const;
   int64_t now_ms() const { return now_ms_; }
+  // Admission checks' answers that depend only on a job's shape and the cluster's node types
+  // and labels (fixed for the view's life), by a key the checker packs: one check per shape.
+  std::unordered_map<uint64_t, std::string>& shape_problems() const { return shape_problems_; }
 
  private:
   const ClusterState& cluster_;
@@ -51,6 +55,7 @@ class SchedulingView {
   const std::vector<JobRecord>* records_ = nullptr;
   const JobBook* book_ = nullptr;
   const int64_t& now_ms_;
+  mutable std::unordered_map<uint64_t, std::string> shape_problems_;
 };
 
 struct PodBinding {

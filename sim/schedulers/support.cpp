@@ -79,7 +79,15 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
     GangRequest annotated;
     if (Status s = apply_gang_annotations(*annotations, annotated); !s) return s.error().message;
   }
-  return serving_types_problem(view, job, rules.serving, rules.pods_need_nic && job.workers > 1);
+  // The node types' part depends on the job's model, framework, batch and whether it is an LLM or
+  // needs NICs: checked once per such shape (a throughput estimate per type), not per job.
+  const bool need_nic = rules.pods_need_nic && job.workers > 1;
+  const uint64_t key = (uint64_t{job.model} << 40) | (static_cast<uint64_t>(job.framework) << 32) |
+                       (uint64_t{job.batch_per_gpu} << 8) | (static_cast<uint64_t>(rules.serving) << 2) |
+                       (uint64_t{need_nic} << 1) | uint64_t{job.llm != kNoLlm};
+  auto [it, fresh] = view.shape_problems().try_emplace(key);
+  if (fresh) it->second = serving_types_problem(view, job, rules.serving, need_nic);
+  return it->second;
 }
 
 namespace {
