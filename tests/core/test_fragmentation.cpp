@@ -69,6 +69,18 @@ double reference_cluster_f(const ShareCluster& cluster, const TargetWorkload& wo
   return total;
 }
 
+// Four specs of whole cards and shares, and three nodes: two part-used, one idle (the growth tests).
+TargetWorkload growth_workload() {
+  return workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3}, {spec(1000, 1000, 2), 1}});
+}
+ShareCluster growth_cluster() {
+  ShareCluster cluster;
+  cluster.nodes.push_back(milli_node({0, 500, 800, 0}));
+  cluster.nodes.push_back(milli_node({300, 0}));
+  cluster.nodes.push_back(milli_node({0, 0, 0, 0, 0, 0, 0, 0}));
+  return cluster;
+}
+
 }  // namespace
 
 TEST_CASE("core::fragmentation FGD measure on a hand example", "[core][fragmentation]") {
@@ -164,12 +176,8 @@ TEST_CASE("core::fragmentation incremental tracking equals a full recomputation"
 TEST_CASE("core::fragmentation FGD growth equals the change of F", "[core][fragmentation]") {
   // For every node and pod shape, placement_growth must be what F becomes after applying the
   // chosen cards, minus F before, and no other card of the node may do better.
-  const TargetWorkload w =
-      workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3}, {spec(1000, 1000, 2), 1}});
-  ShareCluster cluster;
-  cluster.nodes.push_back(milli_node({0, 500, 800, 0}));
-  cluster.nodes.push_back(milli_node({300, 0}));
-  cluster.nodes.push_back(milli_node({0, 0, 0, 0, 0, 0, 0, 0}));
+  const TargetWorkload w = growth_workload();
+  const ShareCluster cluster = growth_cluster();
   FragmentationTracker tracker(w, cluster);
   const PodRequest pods[] = {milli_pod(200), milli_pod(500), milli_pod(1000), milli_pod(1000, 2), milli_pod(300, 1, 500)};
   auto growth_with = [&](int n, const PodRequest& pod, const std::vector<int>& cards) {
@@ -489,12 +497,8 @@ TEST_CASE("core::fgd growth on share and core_mem nodes is the best card's, ties
 
 TEST_CASE("core::fragmentation a later tracker starts from an earlier one's memo, with the same answers",
           "[core][fragmentation]") {
-  const TargetWorkload w =
-      workload_of({{spec(1000, 1000, 1), 5}, {spec(1000, 500, 1), 4}, {spec(1000, 300, 1), 3}, {spec(1000, 1000, 2), 1}});
-  ShareCluster cluster;
-  cluster.nodes.push_back(milli_node({0, 500, 800, 0}));
-  cluster.nodes.push_back(milli_node({300, 0}));
-  cluster.nodes.push_back(milli_node({0, 0, 0, 0, 0, 0, 0, 0}));
+  const TargetWorkload w = growth_workload();
+  const ShareCluster cluster = growth_cluster();
   const PodRequest pods[] = {milli_pod(200), milli_pod(500), milli_pod(1000), milli_pod(1000, 2), milli_pod(300, 1, 500)};
   FragmentationTracker first(w, cluster);
   std::vector<std::optional<int64_t>> growths;

@@ -75,6 +75,20 @@ inline const JobRecord& record(const RunResult& result, const Scenario& scenario
   return result.jobs.at(job_id(scenario, name));
 }
 
+// Every run of `b` has the metrics (names and values, bit for bit) and samples of `a`'s run.
+inline void check_same_runs(const ResultSet& a, const ResultSet& b) {
+  REQUIRE(a.schedulers.size() == b.schedulers.size());
+  for (size_t i = 0; i < a.schedulers.size(); ++i) {
+    REQUIRE(a.schedulers[i].runs.size() == b.schedulers[i].runs.size());
+    for (size_t r = 0; r < a.schedulers[i].runs.size(); ++r) {
+      const RunResult &x = a.schedulers[i].runs[r], &y = b.schedulers[i].runs[r];
+      CHECK(x.metrics.all().size() == y.metrics.all().size());
+      for (const Metric& m : x.metrics.all()) CHECK(y.metrics.get(m.name) == m.value);
+      CHECK(x.samples.size() == y.samples.size());
+    }
+  }
+}
+
 inline double metric(const RunResult& result, const std::string& name) {
   const auto value = result.metrics.get(name);
   INFO("metric " << name);

@@ -77,14 +77,7 @@ TEST_CASE("sim::target_workloads a shared cache changes no run's result", "[sim]
   options.targets = &cache;
   auto shared = run_experiment(s, options);
   REQUIRE(shared.ok());
-  REQUIRE(shared->schedulers.size() == own.schedulers.size());
-  for (size_t i = 0; i < own.schedulers.size(); ++i)
-    for (size_t r = 0; r < own.schedulers[i].runs.size(); ++r) {
-      const RunResult &a = own.schedulers[i].runs[r], &b = shared->schedulers[i].runs[r];
-      CHECK(a.metrics.all().size() == b.metrics.all().size());
-      for (const Metric& m : a.metrics.all()) CHECK(b.metrics.get(m.name) == m.value);
-      CHECK(a.samples.size() == b.samples.size());
-    }
+  check_same_runs(own, *shared);
   // Both schedulers' targets, derived once each for their two seeds.
   CHECK(cache.size() == 2);
 }

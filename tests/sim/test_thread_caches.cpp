@@ -97,13 +97,7 @@ TEST_CASE("sim::thread_caches runs over kept types give what runs over fresh typ
   for (int pass = 0; pass < 2; ++pass) {
     auto kept = run_experiment(s, options);
     REQUIRE(kept.ok());
-    REQUIRE(kept->schedulers.size() == fresh.schedulers.size());
-    for (size_t i = 0; i < fresh.schedulers.size(); ++i)
-      for (size_t r = 0; r < fresh.schedulers[i].runs.size(); ++r) {
-        const RunResult &a = fresh.schedulers[i].runs[r], &b = kept->schedulers[i].runs[r];
-        REQUIRE(a.metrics.all().size() == b.metrics.all().size());
-        for (const Metric& m : a.metrics.all()) CHECK(b.metrics.get(m.name) == m.value);
-      }
+    check_same_runs(fresh, *kept);
   }
   // One type per model on this thread (the runs of run_all's single thread): nothing more was
   // built on the second pass.
@@ -129,12 +123,7 @@ TEST_CASE("sim::thread_caches fragmentation memos kept across runs give the same
   for (int pass = 0; pass < 2; ++pass) {
     auto kept = run_experiment(s, options);
     REQUIRE(kept.ok());
-    for (size_t i = 0; i < fresh.schedulers.size(); ++i)
-      for (size_t r = 0; r < fresh.schedulers[i].runs.size(); ++r) {
-        const RunResult &a = fresh.schedulers[i].runs[r], &b = kept->schedulers[i].runs[r];
-        REQUIRE(a.metrics.all().size() == b.metrics.all().size());
-        for (const Metric& m : a.metrics.all()) CHECK(b.metrics.get(m.name) == m.value);
-      }
+    check_same_runs(fresh, *kept);
     // One memo per target (the two schedulers ask for pods their own way), on this one thread.
     CHECK(caches.fragmentation_memos() == targets.size());
     CHECK(targets.size() == 2);
