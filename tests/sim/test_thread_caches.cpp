@@ -81,7 +81,7 @@ TEST_CASE("sim::thread_caches runs over kept types give what runs over fresh typ
   // Gangs across nodes and odd sizes on one node: the allocator's memo tables fill in the first
   // experiment and are read warm by the second.
   std::string json =
-      scenario_json(R"([{"model": "dgx1-v100", "count": 3}, {"model": "dgx2-v100", "label": "default"}])",
+      scenario_json(R"([{"model": "dgx1-v100", "count": 3}, {"model": "pcie-8gpu", "label": "default"}])",
                     R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100},
           {"name": "b", "submit_s": 1, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 50},
           {"name": "c", "submit_s": 2, "workers": 1, "gpus_per_worker": 5, "model": "vgg16", "duration_s": 80},
