@@ -248,13 +248,15 @@ FragmentationTracker::Memo::Memo(const TargetWorkload& w) : workload(&w) {
 
 FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster,
                                            std::shared_ptr<Memo> memo)
-    : workload_(&workload), memo_(memo && memo->workload == &workload ? std::move(memo) : std::make_shared<Memo>(workload)) {
+    : memo_(memo && memo->workload == &workload ? std::move(memo) : std::make_shared<Memo>(workload)) {
   assert(!workload.specs.empty() && "FragmentationTracker: empty target workload");
   nodes_.resize(cluster.nodes.size());
   for (size_t n = 0; n < cluster.nodes.size(); ++n) update_node(cluster, static_cast<int>(n));
 }
 
 size_t FragmentationTracker::states_known() const { return memo_->states.size(); }
+
+int64_t FragmentationTracker::weight_total() const { return memo_->workload->weight_total; }
 
 int FragmentationTracker::Memo::cpu_bucket(int64_t free_cpu_milli) const {
   return static_cast<int>(std::upper_bound(cpu_thresholds.begin(), cpu_thresholds.end(), free_cpu_milli) -

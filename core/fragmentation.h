@@ -125,7 +125,7 @@ class FragmentationTracker {
   // single-mode cluster the whole sum divides by that mode's weight).
   int64_t weighted_milli() const { return total_weighted_; }
   int64_t node_weighted_milli(int node) const { return nodes_[static_cast<size_t>(node)].weighted; }
-  int64_t weight_total() const { return workload_->weight_total; }
+  int64_t weight_total() const;
 
   // FGD: the growth of F_n(M) (weighted milli, in the units of the node's mode) if `pod` were
   // placed on `node` with the card choice that grows it least; nullopt when the pod does not fit
@@ -155,8 +155,7 @@ class FragmentationTracker {
     int idle = 0;
   };
 
-  const TargetWorkload* workload_;
-  std::shared_ptr<Memo> memo_;
+  std::shared_ptr<Memo> memo_;  // holds the target workload too
   std::vector<NodeFacts> nodes_;
   std::vector<int> change_log_;  // nodes updated, from position log_begin_
   uint64_t log_begin_ = 0;
@@ -165,4 +164,5 @@ class FragmentationTracker {
   std::array<int64_t, kModes> mode_weighted_{};  // sum of weighted milli of the nodes of each mode
   int total_idle_ = 0;
 };
+
 }  // namespace topsim
