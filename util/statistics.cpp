@@ -56,23 +56,38 @@ void sort_values(std::vector<double>& values) {
   }
 }
 
-}  // namespace
-
-double nearest_rank(const std::vector<double>& sorted, double p) {
-  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+// The 0-based index of the nearest-rank percentile p among n sorted values (n > 0).
+size_t rank_index(size_t n, double p) {
+  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
+  return std::min(n - 1, rank == 0 ? 0 : rank - 1);
 }
 
-Distribution distribution_of(std::vector<double> values) {
+}  // namespace
+
+double nearest_rank(const std::vector<double>& sorted, double p) { return sorted[rank_index(sorted.size(), p)]; }
+
+// The zeros (most of a run's waits) are counted, not sorted: the sorted sample is the negative
+// values, then the zeros (+0, as sort_values makes them), then the positive ones. Summed in that
+// order, the zeros add nothing to a sum that starts at +0, so the mean is the same bit for bit.
+Distribution distribution_of(const std::vector<double>& sample) {
   Distribution d;
-  d.count = values.size();
-  if (values.empty()) return d;
+  d.count = sample.size();
+  if (sample.empty()) return d;
+  const auto zeros = static_cast<size_t>(std::count(sample.begin(), sample.end(), 0.0));
+  std::vector<double> values;
+  values.reserve(sample.size() - zeros);
+  for (double v : sample)
+    if (v != 0) values.push_back(v);
   sort_values(values);
-  d.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-  d.p50 = nearest_rank(values, 0.50);
-  d.p95 = nearest_rank(values, 0.95);
-  d.p99 = nearest_rank(values, 0.99);
-  d.max = values.back();
+  const size_t below =
+      static_cast<size_t>(std::partition_point(values.begin(), values.end(), [](double v) { return v < 0; }) - values.begin());
+  // The value of rank i (0-based) in the whole sorted sample.
+  const auto at = [&](size_t i) { return i < below ? values[i] : i < below + zeros ? 0.0 : values[i - zeros]; };
+  d.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(sample.size());
+  d.p50 = at(rank_index(sample.size(), 0.50));
+  d.p95 = at(rank_index(sample.size(), 0.95));
+  d.p99 = at(rank_index(sample.size(), 0.99));
+  d.max = at(sample.size() - 1);
   return d;
 }
 

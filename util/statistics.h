@@ -14,7 +14,7 @@ struct Distribution {
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
   uint64_t count = 0;
 };
-Distribution distribution_of(std::vector<double> values);
+Distribution distribution_of(const std::vector<double>& sample);
 // The nearest-rank percentile of sorted values. REQUIRES: non-empty, ascending, 0 <= p <= 1.
 double nearest_rank(const std::vector<double>& sorted, double p);
 

@@ -65,3 +65,27 @@ TEST_CASE("util::distribution_of of equal values and of extremes", "[util][stati
   CHECK(nearest_rank({-1e308, 4.9e-324, 1.0}, 0.0) == -1e308);
   CHECK(distribution_of({}).count == 0);
 }
+
+TEST_CASE("util::distribution_of counts zeros apart: percentiles below, among and above them", "[util][statistics]") {
+  std::mt19937_64 rng(5);
+  std::exponential_distribution<double> waits(1.0 / 600);
+  for (const double zero_share : {0.0, 0.5, 0.9, 0.97, 1.0}) {
+    for (const size_t n : {size_t{3}, size_t{300}, size_t{20000}}) {
+      for (const bool negatives : {false, true}) {
+        INFO(zero_share << " zeros, " << n << " values, negatives " << negatives);
+        std::vector<double> values(n);
+        for (double& v : values) {
+          const bool zero = std::uniform_real_distribution<double>(0, 1)(rng) < zero_share;
+          v = zero ? 0.0 : std::round(waits(rng) * 1000) / 1000 * (negatives && rng() % 2 ? -1 : 1);
+        }
+        const topsim::Distribution want = by_std_sort(values), got = distribution_of(values);
+        CHECK(got.count == want.count);
+        CHECK(got.mean == want.mean);
+        CHECK(got.p50 == want.p50);
+        CHECK(got.p95 == want.p95);
+        CHECK(got.p99 == want.p99);
+        CHECK(got.max == want.max);
+      }
+    }
+  }
+}
