@@ -178,16 +178,13 @@ class Engine final : private Binder {
     int64_t pending = admission_ ? static_cast<int64_t>(admission_->waiting()) : 0;
     for (const Queue& queue : queues_) pending += static_cast<int64_t>(queue.pending.size());  // O(queues)
     ClusterSample& s = sample_;
-    std::vector<double> links = std::move(s.link_utilisation), tenants = std::move(s.tenant_gpus);
-    s = sample_cluster(cluster_, running_, pending);
-    links.clear();
-    tenants.clear();
+    sample_cluster(cluster_, running_, pending, s);
+    s.link_utilisation.clear();
+    s.tenant_gpus.clear();
     if (links_ && recorded)
-      for (int l = 0; l < links_->level_count(); ++l) links.push_back(links_->level_utilisation(l));
+      for (int l = 0; l < links_->level_count(); ++l) s.link_utilisation.push_back(links_->level_utilisation(l));
     if (recorded)
-      for (int64_t milli : tenant_milli_) tenants.push_back(static_cast<double>(milli) / kMilliPerGpu);
-    s.link_utilisation = std::move(links);
-    s.tenant_gpus = std::move(tenants);
+      for (int64_t milli : tenant_milli_) s.tenant_gpus.push_back(static_cast<double>(milli) / kMilliPerGpu);
     return s;
   }
 

@@ -12,8 +12,12 @@ int64_t floor_multiple(int64_t time_ms, int64_t period_ms) {
 
 }  // namespace
 
-ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending) {
-  ClusterSample s;
+// Every field is set but the two vectors: a field added to ClusterSample must be set here.
+static_assert(sizeof(ClusterSample) == 7 * 8 + 2 * 4 + 2 * sizeof(std::vector<double>),
+              "ClusterSample changed: update sample_cluster");
+
+void sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending, ClusterSample& s) {
+  s.time_ms = 0;
   s.running = running;
   s.pending = pending;
   s.allocated_gpus = cluster.allocated_gpus();
@@ -24,9 +28,9 @@ ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64
     s.unusable_gpus = tracker->unusable_gpus();
     s.idle_cards = tracker->idle_cards();
   } else {
+    s.fragmentation_gpus = s.fragmentation_rate = s.unusable_gpus = 0;
     s.idle_cards = cluster.free_gpus();
   }
-  return s;
 }
 
 int64_t auto_sample_period_ms(const WorkloadSpan& jobs) {

@@ -28,7 +28,9 @@ struct ClusterSample {
   std::vector<double> link_utilisation;  // per fabric level: load its uplinks carry / their capacity
   std::vector<double> tenant_gpus;       // per tenant (RunOutput::tenants): GPU share its running jobs hold
 };
-ClusterSample sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending);
+// The cluster now into `s`, which a run reuses at every instant: every field but the per-level
+// and per-tenant vectors, which are left as they are (the caller fills them).
+void sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending, ClusterSample& s);
 
 // Time-weighted means over [first submission, end of the run] of the sampled quantities, exact
 // (integrated between events), and the largest value each reached.
