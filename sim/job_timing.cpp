@@ -72,7 +72,8 @@ int JobTimer::ideal_domain(size_t node) const {
 
 size_t JobTimer::IdealKeyHash::operator()(const IdealKey& k) const {
   Digest64 d;
-  for (int v : {k.type_key, k.workers, k.gpus_per_worker, k.model, k.framework, k.batch}) d.add_word(static_cast<uint64_t>(v));
+  for (int v : {k.type_key, k.workers, k.gpus_per_worker, k.model, k.framework, k.batch, k.reference})
+    d.add_word(static_cast<uint64_t>(v));
   return static_cast<size_t>(d.value());
 }
 
@@ -269,18 +270,34 @@ JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   const NodeType& type = cluster_.type(node_type);
   const auto estimate = throughput(job, type, record.comm);
   t.samples_per_sec = estimate ? estimate->samples_per_sec : 0;
-  t.ideal_samples_per_sec = ideal_samples_per_sec(job, type, node_type);
+  const IdealRates& rates = ideal_rates(job, type, node_type);
+  t.ideal_samples_per_sec = rates.own;
   t.cross_numa = cross_numa(record);
   if (job.iterations > 0 && estimate) {
     t.run_ms = run_ms_of(static_cast<double>(job.iterations) * estimate->step_ms);
     t.work_samples = static_cast<double>(job.iterations) * job.batch_per_gpu * job.total_gpus();
     return t;
   }
-  const NodeType* reference = reference_type(job);
-  const double reference_rate =
-      reference ? ideal_samples_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.ideal_samples_per_sec;
-  time_by_duration(job, reference_rate, t);
+  time_by_duration(job, rates.reference, t);
   return t;
+}
+
+const JobTimer::IdealRates& JobTimer::ideal_rates(const JobSpec& job, const NodeType& type, int key) {
+  const IdealKey rates_key{key,
+                           int{job.workers},
+                           int{job.gpus_per_worker},
+                           int{job.model},
+                           static_cast<int>(job.framework),
+                           int{job.batch_per_gpu},
+                           int{job.reference_gpu}};
+  auto [it, fresh] = rates_.emplace(rates_key, IdealRates{});
+  if (fresh) {
+    IdealRates& rates = it->second;
+    rates.own = ideal_samples_per_sec(job, type, key);
+    const NodeType* reference = reference_type(job);
+    rates.reference = reference ? ideal_samples_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : rates.own;
+  }
+  return it->second;
 }
 
 }  // namespace topsim

@@ -60,6 +60,12 @@ class JobTimer {
   // Throughput of the topology-aware allocator's placement on idle nodes of `type`; `key`
   // names the type in the cache (a cluster type's index, or -1 - GPU index for a reference).
   double ideal_samples_per_sec(const JobSpec& job, const NodeType& type, int key);
+  // What time() needs of a job shape on a node type, answered by one lookup per job start: its
+  // ideal throughput there and on its reference node type (the same when it has none).
+  struct IdealRates {
+    double own = 0, reference = 0;
+  };
+  const IdealRates& ideal_rates(const JobSpec& job, const NodeType& type, int key);
   // The reference node type of the job (null: the node type it runs on).
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record);
@@ -76,15 +82,16 @@ class JobTimer {
   NetworkModel network_;
   OverlapModel overlap_;
   // ideal_samples_per_sec's answers by (type key, workers, GPUs per worker, model, framework,
-  // batch): one lookup per job start.
+  // batch); ideal_rates' by these and the job's reference GPU.
   struct IdealKey {
-    int type_key = 0, workers = 0, gpus_per_worker = 0, model = 0, framework = 0, batch = 0;
+    int type_key = 0, workers = 0, gpus_per_worker = 0, model = 0, framework = 0, batch = 0, reference = 0;
     bool operator==(const IdealKey&) const = default;
   };
   struct IdealKeyHash {
     size_t operator()(const IdealKey& k) const;
   };
   std::unordered_map<IdealKey, double, IdealKeyHash> ideal_cache_;
+  std::unordered_map<IdealKey, IdealRates, IdealKeyHash> rates_;
   const GpuModel* reference_gpu_ = nullptr;
   std::map<int, std::shared_ptr<const NodeType>> reference_types_;  // by GPU catalog index
   std::shared_ptr<const std::vector<LlmJob>> llm_jobs_;
