@@ -290,14 +290,12 @@ const JobTimer::IdealRates& JobTimer::ideal_rates(const JobSpec& job, const Node
                            static_cast<int>(job.framework),
                            int{job.batch_per_gpu},
                            int{job.reference_gpu}};
-  auto [it, fresh] = rates_.emplace(rates_key, IdealRates{});
-  if (fresh) {
-    IdealRates& rates = it->second;
-    rates.own = ideal_samples_per_sec(job, type, key);
-    const NodeType* reference = reference_type(job);
-    rates.reference = reference ? ideal_samples_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : rates.own;
-  }
-  return it->second;
+  if (const auto it = rates_.find(rates_key); it != rates_.end()) return it->second;
+  IdealRates rates;
+  rates.own = ideal_samples_per_sec(job, type, key);
+  const NodeType* reference = reference_type(job);
+  rates.reference = reference ? ideal_samples_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : rates.own;
+  return rates_.emplace(rates_key, rates).first->second;
 }
 
 }  // namespace topsim

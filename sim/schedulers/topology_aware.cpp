@@ -45,15 +45,14 @@ bool better_choice(const Allocator::Choice& c, double rate, int free_after, int 
   return node < best.node;
 }
 
-// Splits a node's GPU set into pods of `gpus_per_pod` consecutive GPUs along its ring.
-std::vector<std::vector<int>> split_along_ring(const RingPlan& ring, int gpus_per_pod) {
-  std::vector<std::vector<int>> pods;
+// Binds the job's pods on `node`: its GPU set split into pods of `gpus_per_pod` consecutive GPUs
+// along the ring, each pod's GPUs ascending.
+void bind_along_ring(Binder& binder, uint32_t id, int node, const RingPlan& ring, int gpus_per_pod) {
   for (size_t i = 0; i < ring.order.size(); i += static_cast<size_t>(gpus_per_pod)) {
     std::vector<int> pod(ring.order.begin() + static_cast<long>(i), ring.order.begin() + static_cast<long>(i) + gpus_per_pod);
     std::sort(pod.begin(), pod.end());
-    pods.push_back(std::move(pod));
+    binder.bind(id, {node, std::move(pod)});
   }
-  return pods;
 }
 
 class TopologyAware final : public Scheduler {
@@ -138,16 +137,14 @@ class TopologyAware final : public Scheduler {
     }
     if (best.node < 0) return false;
     if (best.set.relaxed == 0) {  // the choice has all the start needs (its ring is memoised)
-      for (auto& pod : split_along_ring(*best.set.ring, view.job(id).gpus_per_worker))
-        binder.bind(id, {best.node, std::move(pod)});
+      bind_along_ring(binder, id, best.node, *best.set.ring, view.job(id).gpus_per_worker);
       binder.start(id, {ring_plan_path(*best.set.ring), {}, {}, true});
       return true;
     }
     // Constraints were dropped: place() names them (the same choice as above).
     const auto placement = cluster.type(cluster.node(best.node).type).allocator->place(best.free, request);
     if (!placement) return false;  // not reached
-    for (auto& pod : split_along_ring(placement->ring, view.job(id).gpus_per_worker))
-      binder.bind(id, {best.node, std::move(pod)});
+    bind_along_ring(binder, id, best.node, placement->ring, view.job(id).gpus_per_worker);
     binder.start(id, {ring_plan_path(placement->ring), placement->relaxed, {}, true});
     return true;
   }
