@@ -37,7 +37,7 @@ class Engine final : private Binder {
         open_(workload.size()),
         arrivals_(workload),
         view_(cluster_, workload_, open_, book_, now_ms_),
-        timer_(cluster_, config.network, config.overlap, workload.reference_gpu, workload.llm_jobs),
+        timer_(cluster_, config.network, config.overlap, workload.reference_gpu, workload.llm_jobs, config.caches),
         sampler_(config.sample_every_ms, workload_span(workload)),
         curve_(int64_t{kMilliPerGpu} * cluster.total_gpus(), std::max(0, config.fill_last_percent), config.fgd_artifact) {
     // With shared targets, this thread's memo of the target from its earlier runs (a target

@@ -64,7 +64,7 @@ struct RunConfig {
   int64_t sample_every_ms = 0;                     // sampling period over time; 0 = automatic (sim/sampling.h)
   double fragmentation_coverage = 0.95;            // FGD's target workload: the specs covering this share of the tasks
   TargetWorkloads* targets = nullptr;              // where the target workload is shared between runs; null: derived here
-  ThreadCaches* caches = nullptr;                  // this thread's fragmentation memos (sim/thread_caches.h); may be null
+  ThreadCaches* caches = nullptr;                  // this thread's node types and memos (sim/thread_caches.h); may be null
   int fill_last_percent = -1;                      // >= 0: record the state against arrived load, 0..this %; default off
   bool fgd_artifact = false;                       // fill: the FGD artifact's policies and load curve; default off
   RunMonitor* monitor = nullptr;                   // live counters to add to (may be null)

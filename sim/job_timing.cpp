@@ -8,13 +8,14 @@
 #include "core/builtin_models.h"
 #include "core/gang.h"
 #include "core/llm_links.h"
+#include "sim/thread_caches.h"
 #include "util/digest.h"
 
 namespace topsim {
 
 JobTimer::JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap,
-                   const std::string& reference_gpu, std::shared_ptr<const std::vector<LlmJob>> llm_jobs)
-    : cluster_(cluster), network_(network), overlap_(overlap), llm_jobs_(std::move(llm_jobs)) {
+                   const std::string& reference_gpu, std::shared_ptr<const std::vector<LlmJob>> llm_jobs, ThreadCaches* caches)
+    : cluster_(cluster), caches_(caches), network_(network), overlap_(overlap), llm_jobs_(std::move(llm_jobs)) {
   if (!reference_gpu.empty()) reference_gpu_ = find_gpu_model(reference_gpu);
 }
 
@@ -56,7 +57,8 @@ const NodeType* JobTimer::reference_type(const JobSpec& job) {
     NodeGroupSpec group;
     group.model = reference_node_model(*gpu);
     group.count = 1;
-    auto type = modelled_type(group, cluster_.network());  // on the cluster's network, as its own nodes
+    // On the cluster's network, as its own nodes.
+    auto type = caches_ ? caches_->node_type(group, cluster_.network()) : modelled_type(group, cluster_.network());
     if (type) it->second = std::move(type).value();
   }
   return it->second.get();

@@ -43,10 +43,12 @@ struct JobTiming {
 
 class JobTimer {
  public:
-  // REQUIRES: `cluster` outlives the timer. `reference_gpu`: the workload's reference GPU
-  // (a catalog name; empty: the node type each job runs on).
+  // REQUIRES: `cluster` outlives the timer, and `caches` (may be null) too. `reference_gpu`: the
+  // workload's reference GPU (a catalog name; empty: the node type each job runs on). With
+  // `caches`, reference node types are this thread's kept ones (warm allocator memos).
   JobTimer(const ClusterState& cluster, const NetworkModel& network, const OverlapModel& overlap,
-           const std::string& reference_gpu = "", std::shared_ptr<const std::vector<LlmJob>> llm_jobs = nullptr);
+           const std::string& reference_gpu = "", std::shared_ptr<const std::vector<LlmJob>> llm_jobs = nullptr,
+           ThreadCaches* caches = nullptr);
 
   // REQUIRES: a training job whose pods and communication path are in `record`.
   JobTiming time(const JobSpec& job, const JobRecord& record);
@@ -79,6 +81,7 @@ class JobTimer {
   double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key);
 
   const ClusterState& cluster_;
+  ThreadCaches* caches_ = nullptr;
   NetworkModel network_;
   OverlapModel overlap_;
   // ideal_samples_per_sec's answers by (type key, workers, GPUs per worker, model, framework,

@@ -1,6 +1,7 @@
 // Node types kept per thread across runs (sim/thread_caches.h): a thread gets back the type it built
 // for an equal model on an equal network, other threads and other models get their own, large
-// nodes are built each time, and runs over kept (warm) types give what fresh types give.
+// nodes are built each time, a workload's reference type is kept beside the cluster's, and runs
+// over kept (warm) types give what fresh types give.
 #include <memory>
 #include <string>
 #include <thread>
@@ -102,6 +103,29 @@ TEST_CASE("sim::thread_caches runs over kept types give what runs over fresh typ
   // One type per model on this thread (the runs of run_all's single thread): nothing more was
   // built on the second pass.
   CHECK(types.node_types() == 2);
+}
+
+TEST_CASE("sim::thread_caches a workload's reference node type is kept with the cluster's", "[sim][thread-caches]") {
+  // Durations measured on V100 replayed on A100 nodes: each job's work is its duration at the ideal
+  // rate of a reference V100 node, a type no node of the cluster has. It is this thread's kept
+  // type too, so later runs find its allocator warm instead of building it per run.
+  std::string json =
+      scenario_json(R"([{"model": "dgx-a100", "count": 2}])",
+                    R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100},
+          {"name": "b", "submit_s": 1, "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "duration_s": 50}])",
+                    R"(, "schedulers": ["topology-aware", "default"], "seeds": 2)");
+  json.replace(json.find(R"("kind": "jobs")"), 14, R"("kind": "jobs", "reference_gpu": "v100")");
+  const Scenario s = scenario_from(json);
+  const ResultSet fresh = run_all(s);
+  ThreadCaches types;
+  ExperimentOptions options;
+  options.caches = &types;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto kept = run_experiment(s, options);
+    REQUIRE(kept.ok());
+    check_same_runs(fresh, *kept);
+    CHECK(types.node_types() == 2);  // dgx-a100 and the V100 reference, built once
+  }
 }
 
 TEST_CASE("sim::thread_caches fragmentation memos kept across runs give the same results", "[sim][thread-caches]") {
