@@ -180,10 +180,12 @@ class Experiment {
     result.seed = config.seed;
     result.decided = out.decided;
     const bool fill = scenario_.mode == ExperimentMode::Fill;
-    result.metrics = summarize_run(out, *workload, info.serves == NodeMode::Topology, fill);
-    result.by_model = throughput_by_model(out);
-    result.llm_steps = llm_steps_by_model(out);
-    result.by_node_type = usage_by_node_type(out, *cluster);
+    if (!out.decided) {  // a run stopped early has no figures of its own: it answers which bound it lost
+      result.metrics = summarize_run(out, *workload, info.serves == NodeMode::Topology, fill);
+      result.by_model = throughput_by_model(out);
+      result.llm_steps = llm_steps_by_model(out);
+      result.by_node_type = usage_by_node_type(out, *cluster);
+    }
     result.target_specs = out.target_specs;
     result.sample_every_ms = out.sample_every_ms;
     if (!fill) result.samples = std::move(out.samples);

@@ -57,7 +57,8 @@ struct ScenarioInfo {
   std::string protocol;    // fill only, when not topsim's own: "fgd-artifact"
 };
 
-// One scheduler, one seed.
+// One scheduler, one seed. A run stopped early (`decided`) has no metrics, per-model, per-LLM or
+// per-node-type figures: it ran part of the workload, and what it answers is the bound it lost.
 struct RunResult {
   uint64_t seed = 0;
   Metrics metrics;

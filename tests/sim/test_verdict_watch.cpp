@@ -3,9 +3,11 @@
 // bound that have not started (finished) yet.
 #include <catch2/catch.hpp>
 
+#include "sim/experiment.h"
 #include "sim/job.h"
 #include "sim/job_tally.h"
 #include "sim/verdict_watch.h"
+#include "tests/scenario/scenario_support.h"
 
 using namespace topsim;
 
@@ -132,4 +134,33 @@ TEST_CASE("sim::VerdictWatch max, mean, counts and share waits", "[sim]") {
     VerdictWatch watch({{"makespan_s", 1}}, jobs(10));
     CHECK(watch.empty());
   }
+}
+
+TEST_CASE("sim::VerdictWatch a run stopped early has no figures; one that keeps its bounds has them all", "[sim]") {
+  // One 8-GPU node, three jobs of 8 GPUs submitted together: the second and third wait 100 and
+  // 200 s, so a p95 wait bound of 50 s is lost once the third has waited 50 s (decided before
+  // anything finishes), while a bound of 300 s holds to the end.
+  const Scenario s = test::scenario_from(test::scenario_json(
+      R"([{"model": "dgx1-v100", "count": 1}])",
+      R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 100},
+          {"name": "b", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 100},
+          {"name": "c", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 100}])",
+      R"(, "schedulers": ["topology-aware"])"));
+  ExperimentOptions options;
+  options.stop_when = {{"wait_s.p95", 50}};
+  auto stopped = run_experiment(s, options);
+  REQUIRE(stopped.ok());
+  const RunResult& lost = stopped->schedulers.front().runs.front();
+  REQUIRE(lost.decided);
+  CHECK(lost.decided->bound.metric == "wait_s.p95");
+  CHECK(lost.metrics.all().empty());  // a partial run's figures would read as the configuration's
+  CHECK(lost.by_model.empty());
+  CHECK(lost.by_node_type.empty());
+  options.stop_when = {{"wait_s.p95", 300}};
+  auto kept = run_experiment(s, options);
+  REQUIRE(kept.ok());
+  const RunResult& whole = kept->schedulers.front().runs.front();
+  CHECK_FALSE(whole.decided);
+  CHECK(whole.metrics.get("finished") == 3.0);
+  CHECK_FALSE(whole.by_model.empty());
 }
