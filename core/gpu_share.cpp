@@ -157,25 +157,21 @@ NodeAllocatable allocatable(const ShareNode& node) {
   return out;
 }
 
-int card_free_milli(const ShareNode& node, int card) {
-  const CardState& c = node.cards[static_cast<size_t>(card)];
-  switch (node.mode) {
-    case NodeMode::Share: return c.mem_total_gib > 0 ? kMilliPerGpu * (c.mem_total_gib - c.mem_used_gib) / c.mem_total_gib : 0;
-    case NodeMode::CoreMem: return 10 * (100 - c.core_used_percent);
-    default: return kMilliPerGpu - c.milli_used;
-  }
-}
+int card_free_milli(const ShareNode& node, int card) { return card_free_milli(node.mode, node.cards[static_cast<size_t>(card)]); }
 
 void refresh_card_summary(ShareNode& node) {
-  node.free_milli = 0;
-  node.max_card_free_milli = 0;
-  node.idle_cards = 0;
-  for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) {
-    const int free = card_free_milli(node, g);
-    node.free_milli += free;
-    node.max_card_free_milli = std::max(node.max_card_free_milli, free);
-    node.idle_cards += node.cards[static_cast<size_t>(g)].tasks == 0 ? 1 : 0;
+  int64_t free_milli = 0;
+  int max_free = 0, idle = 0;
+  const NodeMode mode = node.mode;
+  for (const CardState& card : node.cards) {
+    const int free = card_free_milli(mode, card);
+    free_milli += free;
+    max_free = std::max(max_free, free);
+    idle += card.tasks == 0 ? 1 : 0;
   }
+  node.free_milli = free_milli;
+  node.max_card_free_milli = max_free;
+  node.idle_cards = idle;
 }
 
 bool mode_accepts(NodeMode mode, const GpuAsk& ask) {

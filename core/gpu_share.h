@@ -127,6 +127,13 @@ NodeAllocatable allocatable(const ShareNode& node);
 // Free share of a card in thousandths, by node mode: share nodes by memory
 // (floor(1000 x free GiB / card GiB)), core_mem nodes by compute (10 x free percent), others by
 // milli (1000 - used).
+inline int card_free_milli(NodeMode mode, const CardState& c) {
+  switch (mode) {
+    case NodeMode::Share: return c.mem_total_gib > 0 ? kMilliPerGpu * (c.mem_total_gib - c.mem_used_gib) / c.mem_total_gib : 0;
+    case NodeMode::CoreMem: return 10 * (100 - c.core_used_percent);
+    default: return kMilliPerGpu - c.milli_used;
+  }
+}
 int card_free_milli(const ShareNode& node, int card);
 // Recomputes the node's derived card summary (free_milli, max_card_free_milli, idle_cards).
 void refresh_card_summary(ShareNode& node);
