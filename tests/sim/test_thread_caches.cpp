@@ -27,6 +27,26 @@ NodeGroupSpec group_of(NodeModel model) {
   return group;
 }
 
+// Two experiments of `nodes` and `jobs` (durations measured on V100) under two schedulers and two
+// seeds over one set of kept types: each gives what fresh types give. The types kept after each.
+std::vector<size_t> kept_types_over_two_passes(const std::string& nodes, const std::string& jobs) {
+  std::string json = scenario_json(nodes, jobs, R"(, "schedulers": ["topology-aware", "default"], "seeds": 2)");
+  json.replace(json.find(R"("kind": "jobs")"), 14, R"("kind": "jobs", "reference_gpu": "v100")");
+  const Scenario s = scenario_from(json);
+  const ResultSet fresh = run_all(s);
+  ThreadCaches types;
+  ExperimentOptions options;
+  options.caches = &types;
+  std::vector<size_t> kept;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto runs = run_experiment(s, options);
+    REQUIRE(runs.ok());
+    check_same_runs(fresh, *runs);
+    kept.push_back(types.node_types());
+  }
+  return kept;
+}
+
 }  // namespace
 
 TEST_CASE("sim::thread_caches one type per thread and model, rebuilt for large nodes", "[sim][thread-caches]") {
@@ -80,52 +100,28 @@ TEST_CASE("sim::thread_caches one type per thread and model, rebuilt for large n
 
 TEST_CASE("sim::thread_caches runs over kept types give what runs over fresh types give", "[sim][thread-caches]") {
   // Gangs across nodes and odd sizes on one node: the allocator's memo tables fill in the first
-  // experiment and are read warm by the second.
-  std::string json =
-      scenario_json(R"([{"model": "dgx1-v100", "count": 3}, {"model": "pcie-8gpu", "label": "default"}])",
-                    R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100},
+  // experiment and are read warm by the second. One type per model on this thread (the runs of
+  // run_all's single thread): nothing more is built on the second pass.
+  const std::vector<size_t> kept = kept_types_over_two_passes(
+      R"([{"model": "dgx1-v100", "count": 3}, {"model": "pcie-8gpu", "label": "default"}])",
+      R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100},
           {"name": "b", "submit_s": 1, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 50},
           {"name": "c", "submit_s": 2, "workers": 1, "gpus_per_worker": 5, "model": "vgg16", "duration_s": 80},
           {"name": "d", "submit_s": 3, "workers": 3, "gpus_per_worker": 2, "model": "vgg16", "duration_s": 70},
-          {"name": "e", "submit_s": 4, "workers": 1, "gpus_per_worker": 1, "model": "resnet50", "duration_s": 30}])",
-                    R"(, "schedulers": ["topology-aware", "default"], "seeds": 2)");
-  json.replace(json.find(R"("kind": "jobs")"), 14, R"("kind": "jobs", "reference_gpu": "v100")");  // two GPU models
-  const Scenario s = scenario_from(json);
-  const ResultSet fresh = run_all(s);
-  ThreadCaches types;
-  ExperimentOptions options;
-  options.caches = &types;
-  for (int pass = 0; pass < 2; ++pass) {
-    auto kept = run_experiment(s, options);
-    REQUIRE(kept.ok());
-    check_same_runs(fresh, *kept);
-  }
-  // One type per model on this thread (the runs of run_all's single thread): nothing more was
-  // built on the second pass.
-  CHECK(types.node_types() == 2);
+          {"name": "e", "submit_s": 4, "workers": 1, "gpus_per_worker": 1, "model": "resnet50", "duration_s": 30}])");
+  CHECK(kept == std::vector<size_t>{2, 2});
 }
 
 TEST_CASE("sim::thread_caches a workload's reference node type is kept with the cluster's", "[sim][thread-caches]") {
   // Durations measured on V100 replayed on A100 nodes: each job's work is its duration at the ideal
   // rate of a reference V100 node, a type no node of the cluster has. It is this thread's kept
-  // type too, so later runs find its allocator warm instead of building it per run.
-  std::string json =
-      scenario_json(R"([{"model": "dgx-a100", "count": 2}])",
-                    R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100},
-          {"name": "b", "submit_s": 1, "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "duration_s": 50}])",
-                    R"(, "schedulers": ["topology-aware", "default"], "seeds": 2)");
-  json.replace(json.find(R"("kind": "jobs")"), 14, R"("kind": "jobs", "reference_gpu": "v100")");
-  const Scenario s = scenario_from(json);
-  const ResultSet fresh = run_all(s);
-  ThreadCaches types;
-  ExperimentOptions options;
-  options.caches = &types;
-  for (int pass = 0; pass < 2; ++pass) {
-    auto kept = run_experiment(s, options);
-    REQUIRE(kept.ok());
-    check_same_runs(fresh, *kept);
-    CHECK(types.node_types() == 2);  // dgx-a100 and the V100 reference, built once
-  }
+  // type too (dgx-a100 and the V100 reference, built once), so later runs find its allocator warm
+  // instead of building it per run.
+  const std::vector<size_t> kept = kept_types_over_two_passes(
+      R"([{"model": "dgx-a100", "count": 2}])",
+      R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 3, "model": "resnet50", "duration_s": 100},
+          {"name": "b", "submit_s": 1, "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "duration_s": 50}])");
+  CHECK(kept == std::vector<size_t>{2, 2});
 }
 
 TEST_CASE("sim::thread_caches fragmentation memos kept across runs give the same results", "[sim][thread-caches]") {
