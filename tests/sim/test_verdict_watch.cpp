@@ -136,7 +136,7 @@ TEST_CASE("sim::VerdictWatch max, mean, counts and share waits", "[sim]") {
   }
 }
 
-TEST_CASE("sim::VerdictWatch a run stopped early has no figures; one that keeps its bounds has them all", "[sim]") {
+TEST_CASE("sim::VerdictWatch a run stopped early has no figures, one that keeps its bounds has them all", "[sim]") {
   // One 8-GPU node, three jobs of 8 GPUs submitted together: the second and third wait 100 and
   // 200 s, so a p95 wait bound of 50 s is lost once the third has waited 50 s (decided before
   // anything finishes), while a bound of 300 s holds to the end.
