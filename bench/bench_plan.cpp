@@ -4,13 +4,16 @@
 // the slowest shard's work over the mean shard's, by the jobs each search replayed (the same on
 // every machine: docs/distributed.md quotes it, and a test checks it) and by its wall time here.
 //
-//   build/bench/bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--cold-start] [--markdown]
+//   build/bench/bench_plan [PLAN.json...] [--threads N] [--seeds N] [--no-early-stop] [--cold-start] [--no-pooled-start]
+//   [--markdown]
 //
 // Default plans: scenarios/plan-philly.json and scenarios/plan-alibaba-shares.json (skipped with
 // a message when their ../shared trace is absent). --threads: searches at once (default: all
 // cores). --seeds: replays per size instead of the plan's. --no-early-stop: every replay to its
 // end (PlanRunOptions::early_stop). --cold-start: every search from one unit, not from the answer
-// of the search before it in its group (PlanRunOptions::start_from_group). Also printed: replays made and replays stopped early.
+// of the search before it in its group (PlanRunOptions::start_from_group). --no-pooled-start: a
+// search from one unit bisects without the pool's estimate (PlanRunOptions::pooled_start). Also printed: replays made and replays
+// stopped early.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +36,7 @@ namespace {
 bool markdown = false;
 bool early_stop = true;
 bool start_from_group = true;
+bool pooled_start = true;
 int seeds = 0;                           // 0: the plan's
 std::vector<std::string> balance_lines;  // --markdown: printed under the table
 
@@ -62,6 +66,7 @@ bool bench_plan(const std::string& path, int threads) {
   options.threads = threads;
   options.early_stop = early_stop;
   options.start_from_group = start_from_group;
+  options.pooled_start = pooled_start;
   options.chain_done = [&](const PlanChain& chain, double wall_s) {
     const std::lock_guard lock(mutex);
     chain_wall[chain.index] = wall_s;
@@ -116,6 +121,8 @@ int main(int argc, char** argv) {
       early_stop = false;
     } else if (arg == "--cold-start") {
       start_from_group = false;
+    } else if (arg == "--no-pooled-start") {
+      pooled_start = false;
     } else if (arg == "--seeds" && i + 1 < argc) {
       seeds = std::atoi(argv[++i]);
       if (seeds < 1) {
@@ -131,7 +138,7 @@ int main(int argc, char** argv) {
     } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr,
                    "bench_plan: unknown option '%s' (usage: bench_plan [PLAN.json...] [--threads N] [--seeds N] "
-                   "[--no-early-stop] [--markdown])\n",
+                   "[--no-early-stop] [--cold-start] [--no-pooled-start] [--markdown])\n",
                    arg.c_str());
       return 2;
     } else {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "plan/plan_answer.h"
+#include "plan/pooled_queue.h"
 #include "sim/experiment.h"
 #include "sim/seeds.h"
 #include "sim/target_workloads.h"
@@ -53,10 +54,11 @@ bool worse(Better better, double larger, double smaller) {
 
 class Planner {
  public:
-  Planner(const PlanSpec& plan, bool check_invariants, bool early_stop)
+  Planner(const PlanSpec& plan, bool check_invariants, bool early_stop, bool pooled_start = true)
       : plan_(plan),
         check_invariants_(check_invariants),
         early_stop_(early_stop),
+        pooled_start_(pooled_start),
         probe_share_(best_probe_share(plan.base.seeds)),
         probe_share_first_(best_probe_share(1)) {
     for (const Slo& slo : plan.slos)
@@ -179,7 +181,10 @@ class Planner {
     // unit the bracket comes by doubling up to the bound; from a start, by steps of 1, 2, 4, ...
     // away from it, up while sizes miss and down while they meet: the chain before it in the group
     // (another scheduler, same nodes and load) usually needs within a few units of the same size.
+    // The first chain of a group starts where the cluster as one pool would meet the SLOs
+    // (pooled_estimate), when that can be judged; from one unit only when it cannot.
     int miss = 0, hit = 0;
+    if (!start) start = pooled_estimate(key, max_units);
     if (start && *start >= 1 && *start <= max_units) {
       auto ok = meets_first_seed(*start);
       if (!ok) return ok.error();
@@ -217,22 +222,19 @@ class Planner {
       (*ok ? hit : miss) = mid;
     }
     // Every seed: the first seed's boundary usually holds; where a later seed misses there, the
-    // answer lies above it: up to the next size the first seed met, or (none tried) steps of 1,
-    // 2, 4, ... above the miss, then bisection on every seed. Seeds disagree near the boundary,
-    // so the answer is rarely far above it. A size that misses the first seed misses them all.
-    for (int step = 1; hit != 0;) {
+    // answer lies above it: steps of 1, 2, 4, ... above the miss, or the next size the first
+    // seed met where that is nearer, then bisection on every seed. Seeds disagree near the
+    // boundary, so the answer is rarely far above it. A size that misses the first seed misses
+    // them all.
+    for (int step = 1; hit != 0; step *= 2) {
       auto ok = meets_every_seed(hit);
       if (!ok) return ok.error();
       if (*ok) break;
       miss = hit;
       auto next = at.upper_bound(miss);
       while (next != at.end() && next->second.progress.failed_index == 0) ++next;
-      if (next != at.end()) {
-        hit = next->first;
-      } else {
-        hit = miss < max_units ? std::min(miss + step, max_units) : 0;
-        step *= 2;
-      }
+      const int stepped = miss < max_units ? std::min(miss + step, max_units) : 0;
+      hit = next != at.end() && (stepped == 0 || next->first <= stepped) ? next->first : stepped;
     }
     if (hit == 0) {
       chain.notes.push_back(
@@ -281,6 +283,22 @@ class Planner {
       if (cost < best_cost) best = p, best_cost = cost;
     }
     return best;
+  }
+
+  // Where a search with nothing to start from starts: the fewest units whose GPUs, as one pool,
+  // meet the wait and JCT SLOs with every job at its ideal run time on the candidate's node type
+  // (plan/pooled_queue.h), on the first seed; none for a mix of node types or SLOs the pool
+  // cannot judge, or when even the bound's pool misses.
+  std::optional<int> pooled_estimate(const ChainKey& key, int max_units) const {
+    if (!pooled_start_ || !pooled_judges(plan_.slos)) return std::nullopt;
+    const PlanCandidate& candidate = plan_.candidates[key.candidate];
+    if (candidate.types.size() != 1) return std::nullopt;
+    PlanEvaluation size;
+    const std::vector<PooledJob> jobs = pooled_jobs(sized(key, 1, {}, size), *workloads_[key.growth].front(), &caches_);
+    const int64_t gpus =
+        candidate.parts.front() * static_cast<int64_t>(plan_.node_types[candidate.types.front()].group.model.gpus.size());
+    const auto units = pooled_units(jobs, gpus * kMilliPerGpu, plan_.slos, 0, max_units + 1);
+    return units && *units <= max_units ? units : std::nullopt;
   }
 
   PlanChain new_chain(size_t index, const ChainKey& key) const {
@@ -503,7 +521,7 @@ class Planner {
   }
 
   const PlanSpec& plan_;
-  bool check_invariants_ = false, early_stop_ = true;
+  bool check_invariants_ = false, early_stop_ = true, pooled_start_ = true;
   double probe_share_ = 0.5;            // split(): where between a miss and a hit the next probe goes, every seed
   double probe_share_first_ = 0.5;      // the same for the first seed alone
   std::vector<StopBound> stop_bounds_;  // the SLOs a replay can lose before it ends
@@ -608,7 +626,7 @@ Expected<PlanEvaluation> evaluate_plan_size(const PlanSpec& plan, const ChainKey
 }
 
 Expected<PlanResult> run_plan(const PlanSpec& plan, const PlanRunOptions& options) {
-  Planner planner(plan, options.check_invariants, options.early_stop);
+  Planner planner(plan, options.check_invariants, options.early_stop, options.pooled_start);
   if (Status s = planner.prepare(); !s) return s.error();
   const std::vector<ChainKey> keys = plan_chains(plan);
   std::vector<size_t> to_run;

@@ -210,6 +210,10 @@ struct PlanRunOptions {
   // every search starts from one unit. Answers are the same either way on chains where more nodes
   // never hurt; only the sizes tried differ. Default true.
   bool start_from_group = true;
+  // A search from one unit probes first where the cluster as one pool of GPUs would meet the
+  // wait and JCT SLOs (plan/pooled_queue.h), once it has a size that meets; false: bisection.
+  // Answers are the same either way on chains where more nodes never hurt. Default true.
+  bool pooled_start = true;
   // After each chain, from the thread that ran it, one call at a time.
   std::function<void(const PlanChain& chain, double wall_s)> chain_done;
 };

@@ -284,6 +284,30 @@ JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   return t;
 }
 
+int64_t JobTimer::ideal_run_ms(const JobSpec& job, int node_type) {
+  if (!job.is_training()) return job.ideal_duration_ms;
+  const NodeType& type = cluster_.type(node_type);
+  JobTiming t;
+  double reference_rate = 0, samples = 0;  // samples: an iteration job's, in all
+  if (job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size()) {
+    const LlmJob& spec = (*llm_jobs_)[job.llm];
+    const ParallelConfig config = spec.config_for(job.total_gpus());
+    t.samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);
+    const NodeType* reference = reference_type(job);
+    reference_rate =
+        reference ? ideal_llm_tokens_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.samples_per_sec;
+    samples = static_cast<double>(job.iterations) * static_cast<double>(config.batch()) * config.seq(*spec.model);
+  } else {
+    const IdealRates& rates = ideal_rates(job, type, node_type);
+    t.samples_per_sec = rates.own;
+    reference_rate = rates.reference;
+    samples = static_cast<double>(job.iterations) * job.batch_per_gpu * job.total_gpus();
+  }
+  if (job.iterations > 0) return t.samples_per_sec > 0 ? run_ms_of(samples / t.samples_per_sec * 1e3) : kMaxRunMs;
+  time_by_duration(job, reference_rate, t);
+  return t.run_ms;
+}
+
 const JobTimer::IdealRates& JobTimer::ideal_rates(const JobSpec& job, const NodeType& type, int key) {
   const IdealKey rates_key{key,
                            int{job.workers},

@@ -56,6 +56,9 @@ class JobTimer {
   // (0 < factor <= 1) of the bandwidth its placement needs: the paths that cross nodes run at
   // that fraction (uplinks shared with other jobs, sim/link_shares.h). 0 without a model.
   double rate_at(const JobSpec& job, const JobRecord& record, double factor);
+  // How long `job` runs on the ideal placement on idle nodes of the cluster's node type
+  // `node_type` (what time() gives it placed so); a job that is not training, its duration.
+  int64_t ideal_run_ms(const JobSpec& job, int node_type);
 
  private:
   Expected<ThroughputEstimate> throughput(const JobSpec& job, const NodeType& type, const CommPath& path) const;

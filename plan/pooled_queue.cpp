@@ -1,0 +1,163 @@
+#include "plan/pooled_queue.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <functional>
+#include <queue>
+#include <string>
+#include <utility>
+
+#include "core/gpu_share.h"
+#include "sim/cluster.h"
+#include "sim/job_timing.h"
+#include "util/statistics.h"
+
+namespace topsim {
+namespace {
+
+// A wait_s or jct_s SLO, read for the pool: which sample, which statistic.
+struct PoolBound {
+  const Slo* slo = nullptr;
+  bool jct = false;  // else the wait
+  double share = 1;  // the percentile's p (1: max); < 0: the mean
+};
+
+std::vector<PoolBound> pool_bounds(const std::vector<Slo>& slos) {
+  std::vector<PoolBound> out;
+  for (const Slo& slo : slos) {
+    const std::string& m = slo.metric;
+    PoolBound b{&slo};
+    std::string stat;
+    if (m.rfind("wait_s.", 0) == 0) {
+      stat = m.substr(7);
+    } else if (m.rfind("jct_s.", 0) == 0) {
+      b.jct = true;
+      stat = m.substr(6);
+    } else {
+      continue;
+    }
+    if (stat == "mean")
+      b.share = -1;
+    else if (stat == "max")
+      b.share = 1;
+    else if (stat == "p50")
+      b.share = 0.50;
+    else if (stat == "p95")
+      b.share = 0.95;
+    else if (stat == "p99")
+      b.share = 0.99;
+    else
+      continue;
+    out.push_back(b);
+  }
+  return out;
+}
+
+// The nearest rank (1-based) of percentile p in n values (util/statistics.h's rule).
+size_t rank_of(double p, size_t n) {
+  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
+  return std::clamp<size_t>(rank, 1, std::max<size_t>(n, 1));
+}
+
+}  // namespace
+
+std::vector<PooledJob> pooled_jobs(const Scenario& scenario, const Workload& workload, ThreadCaches* caches) {
+  std::vector<PooledJob> out;
+  auto cluster = ClusterState::build(scenario.cluster, caches);
+  if (!cluster || cluster->type_count() != 1) return out;
+  JobTimer timer(*cluster, scenario.network, scenario.overlap, workload.reference_gpu, workload.llm_jobs, caches);
+  JobCursor cursor(workload);
+  for (const JobSpec* job = cursor.next(); job; job = cursor.next()) {
+    const int64_t milli = job->is_share() ? int64_t{job->gpu_milli} : int64_t{job->total_gpus()} * kMilliPerGpu;
+    out.push_back({job->submit_ms, timer.ideal_run_ms(*job, 0), std::max<int64_t>(milli, 1)});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const PooledJob& a, const PooledJob& b) { return a.submit_ms < b.submit_ms; });
+  return out;
+}
+
+bool pooled_judges(const std::vector<Slo>& slos) { return !pool_bounds(slos).empty(); }
+
+bool pooled_meets(const std::vector<PooledJob>& jobs, int64_t capacity_milli, const std::vector<Slo>& slos) {
+  const std::vector<PoolBound> bounds = pool_bounds(slos);
+  const size_t n = jobs.size();
+  int64_t least = capacity_milli + 1;
+  for (const PooledJob& j : jobs) {
+    if (j.milli > capacity_milli) return false;  // never starts
+    least = std::min(least, j.milli);
+  }
+  // Decided on the way, so that a pool far too small costs little: a percentile or the max once
+  // more values exceed its bound than the final sample can hold above its rank; a mean once the
+  // values so far sum above bound x n (the rest are >= 0).
+  std::vector<size_t> above(bounds.size(), 0), allowed(bounds.size(), n);
+  std::vector<double> sums(bounds.size(), 0);
+  for (size_t b = 0; b < bounds.size(); ++b)
+    if (bounds[b].share >= 0 && bounds[b].slo->max) allowed[b] = n - rank_of(bounds[b].share, n);
+  std::vector<double> waits, jcts;
+  waits.reserve(n);
+  jcts.reserve(n);
+  using Finish = std::pair<int64_t, int64_t>;  // (time, milli)
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> running;
+  std::vector<size_t> pending, kept;
+  int64_t free = capacity_milli;
+  size_t next = 0;
+  while (next < n || !pending.empty()) {
+    int64_t now = next < n ? jobs[next].submit_ms : INT64_MAX;
+    if (!running.empty()) now = std::min(now, running.top().first);
+    while (!running.empty() && running.top().first <= now) free += running.top().second, running.pop();
+    while (next < n && jobs[next].submit_ms <= now) pending.push_back(next++);
+    if (free < least) continue;
+    kept.clear();
+    for (size_t i : pending) {
+      const PooledJob& j = jobs[i];
+      if (free < least || j.milli > free) {
+        kept.push_back(i);
+        continue;
+      }
+      free -= j.milli;
+      running.emplace(now + j.run_ms, j.milli);
+      const double wait = static_cast<double>(now - j.submit_ms) / 1000.0;
+      const double jct = static_cast<double>(now + j.run_ms - j.submit_ms) / 1000.0;
+      waits.push_back(wait);
+      jcts.push_back(jct);
+      for (size_t b = 0; b < bounds.size(); ++b) {
+        const double v = bounds[b].jct ? jct : wait;
+        if (!bounds[b].slo->max) continue;
+        if (bounds[b].share < 0) {
+          if ((sums[b] += v) > *bounds[b].slo->max * static_cast<double>(n)) return false;
+        } else if (v > *bounds[b].slo->max && ++above[b] > allowed[b]) {
+          return false;
+        }
+      }
+    }
+    pending.swap(kept);
+  }
+  // Each bound's statistic over the jobs that started: a percentile by selection, not a sort.
+  for (const PoolBound& b : bounds) {
+    std::vector<double>& sample = b.jct ? jcts : waits;
+    if (sample.empty()) continue;
+    double value = 0;
+    if (b.share < 0) {
+      for (double v : sample) value += v;
+      value /= static_cast<double>(sample.size());
+    } else {
+      const auto at = sample.begin() + static_cast<std::ptrdiff_t>(rank_of(b.share, sample.size()) - 1);
+      std::nth_element(sample.begin(), at, sample.end());
+      value = *at;
+    }
+    if (!b.slo->met_by(value)) return false;
+  }
+  return true;
+}
+
+std::optional<int> pooled_units(const std::vector<PooledJob>& jobs, int64_t milli_per_unit, const std::vector<Slo>& slos,
+                                int miss, int hit) {
+  if (jobs.empty() || !pooled_judges(slos) || hit - miss < 2 || milli_per_unit <= 0) return std::nullopt;
+  while (hit - miss > 1) {
+    const int mid = miss + (hit - miss) / 2;
+    (pooled_meets(jobs, mid * milli_per_unit, slos) ? hit : miss) = mid;
+  }
+  return hit;
+}
+
+}  // namespace topsim
