@@ -70,7 +70,9 @@ std::vector<PooledJob> pooled_jobs(const Scenario& scenario, const Workload& wor
   JobCursor cursor(workload);
   for (const JobSpec* job = cursor.next(); job; job = cursor.next()) {
     const int64_t milli = job->is_share() ? int64_t{job->gpu_milli} : int64_t{job->total_gpus()} * kMilliPerGpu;
-    out.push_back({job->submit_ms, timer.ideal_run_ms(*job, 0), std::max<int64_t>(milli, 1)});
+    const int64_t run_ms = timer.ideal_run_ms(*job, 0);
+    if (run_ms < 0) return {};  // runs forever: no size meets "every admitted job finishes"
+    out.push_back({job->submit_ms, run_ms, std::max<int64_t>(milli, 1)});
   }
   std::stable_sort(out.begin(), out.end(), [](const PooledJob& a, const PooledJob& b) { return a.submit_ms < b.submit_ms; });
   return out;
@@ -96,24 +98,35 @@ bool pooled_meets(const std::vector<PooledJob>& jobs, int64_t capacity_milli, co
   std::vector<double> waits, jcts;
   waits.reserve(n);
   jcts.reserve(n);
+  // The jobs waiting, one FIFO per request size (ascending): the earliest arrival among the
+  // fronts that fit is the next the arrival-order scan would start, and a job behind a front
+  // that does not fit does not fit either, so a pass costs a look at each size per start, not a
+  // scan of every waiting job.
+  std::vector<int64_t> sizes;
+  for (const PooledJob& j : jobs) sizes.push_back(j.milli);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<std::vector<uint32_t>> waiting(sizes.size());
+  std::vector<size_t> head(sizes.size(), 0);
   using Finish = std::pair<int64_t, int64_t>;  // (time, milli)
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> running;
-  std::vector<size_t> pending, kept;
   int64_t free = capacity_milli;
-  size_t next = 0;
-  while (next < n || !pending.empty()) {
+  size_t next = 0, queued = 0;
+  while (next < n || queued > 0) {
     int64_t now = next < n ? jobs[next].submit_ms : INT64_MAX;
     if (!running.empty()) now = std::min(now, running.top().first);
     while (!running.empty() && running.top().first <= now) free += running.top().second, running.pop();
-    while (next < n && jobs[next].submit_ms <= now) pending.push_back(next++);
-    if (free < least) continue;
-    kept.clear();
-    for (size_t i : pending) {
-      const PooledJob& j = jobs[i];
-      if (free < least || j.milli > free) {
-        kept.push_back(i);
-        continue;
-      }
+    for (; next < n && jobs[next].submit_ms <= now; ++next, ++queued) {
+      const auto size = std::lower_bound(sizes.begin(), sizes.end(), jobs[next].milli) - sizes.begin();
+      waiting[static_cast<size_t>(size)].push_back(static_cast<uint32_t>(next));
+    }
+    while (free >= least) {
+      size_t best = sizes.size();
+      for (size_t b = 0; b < sizes.size() && sizes[b] <= free; ++b)
+        if (head[b] < waiting[b].size() && (best == sizes.size() || waiting[b][head[b]] < waiting[best][head[best]])) best = b;
+      if (best == sizes.size()) break;
+      const PooledJob& j = jobs[waiting[best][head[best]++]];
+      --queued;
       free -= j.milli;
       running.emplace(now + j.run_ms, j.milli);
       const double wait = static_cast<double>(now - j.submit_ms) / 1000.0;
@@ -130,7 +143,6 @@ bool pooled_meets(const std::vector<PooledJob>& jobs, int64_t capacity_milli, co
         }
       }
     }
-    pending.swap(kept);
   }
   // Each bound's statistic over the jobs that started: a percentile by selection, not a sort.
   for (const PoolBound& b : bounds) {

@@ -29,7 +29,7 @@ struct PooledJob {
 
 // The jobs of `workload` on the pool of `scenario`'s cluster, whose nodes are of one type: each
 // with its ideal run time there, in submission order. Empty when the cluster has several node
-// types or cannot be built (the replays report that).
+// types or cannot be built (the replays report that), or a job runs forever (no size meets).
 std::vector<PooledJob> pooled_jobs(const Scenario& scenario, const Workload& workload, ThreadCaches* caches);
 
 // Whether `slos` can be judged on a pool: at least one of them bounds wait_s or jct_s (a
