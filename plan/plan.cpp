@@ -290,14 +290,18 @@ class Planner {
   // (plan/pooled_queue.h), on the first seed; none for a mix of node types or SLOs the pool
   // cannot judge, or when even the bound's pool misses.
   std::optional<int> pooled_estimate(const ChainKey& key, int max_units) const {
-    if (!pooled_start_ || !pooled_judges(plan_.slos)) return std::nullopt;
+    const Workload& workload = *workloads_[key.growth].front();
+    // A job's tenant is the queue it names, unless ClusterQueues admit it (sim/tenancy/): then
+    // the pool, which has no quotas, does not judge a tenant's SLOs.
+    const std::vector<std::string> tenants = plan_.base.tenancy ? std::vector<std::string>{} : workload.queue_names;
+    if (!pooled_start_ || !pooled_judges(plan_.slos, tenants)) return std::nullopt;
     const PlanCandidate& candidate = plan_.candidates[key.candidate];
     if (candidate.types.size() != 1) return std::nullopt;
     PlanEvaluation size;
-    const std::vector<PooledJob> jobs = pooled_jobs(sized(key, 1, {}, size), *workloads_[key.growth].front(), &caches_);
+    const std::vector<PooledJob> jobs = pooled_jobs(sized(key, 1, {}, size), workload, &caches_);
     const int64_t gpus =
         candidate.parts.front() * static_cast<int64_t>(plan_.node_types[candidate.types.front()].group.model.gpus.size());
-    const auto units = pooled_units(jobs, gpus * kMilliPerGpu, plan_.slos, 0, max_units + 1);
+    const auto units = pooled_units(jobs, gpus * kMilliPerGpu, plan_.slos, tenants, 0, max_units + 1);
     return units && *units <= max_units ? units : std::nullopt;
   }
 

@@ -47,6 +47,22 @@ TEST_CASE("pooled queue: jobs wait for free GPUs, the waits judged as the replay
   CHECK(pooled_meets(burst(4, 500, 100), 2000, {at_most("wait_s.max", 0)}));
 }
 
+TEST_CASE("pooled queue: a tenant's SLO is judged on its jobs alone", "[plan][pooled]") {
+  // Expected: on 1 GPU, a's job (0 s, runs 100 s) and b's (1 s): b's waits 99 s. wait_s.max@a <= 0
+  // holds, wait_s.max@b <= 50 does not, an unknown tenant's bound is not judged at all, and the
+  // means are over the tenant's jobs (b: one wait of 99 s; all: 49.5 s).
+  const std::vector<PooledJob> jobs{{0, 100000, 1000, 0}, {1000, 10000, 1000, 1}};
+  const std::vector<std::string> tenants{"a", "b"};
+  CHECK(pooled_meets(jobs, 1000, {at_most("wait_s.max@a", 0)}, tenants));
+  CHECK_FALSE(pooled_meets(jobs, 1000, {at_most("wait_s.max@b", 50)}, tenants));
+  CHECK(pooled_meets(jobs, 1000, {at_most("wait_s.mean@b", 99)}, tenants));
+  CHECK_FALSE(pooled_meets(jobs, 1000, {at_most("wait_s.mean@b", 98.9)}, tenants));
+  CHECK(pooled_meets(jobs, 1000, {at_most("wait_s.mean", 49.5)}, tenants));
+  CHECK_FALSE(pooled_judges({at_most("wait_s.max@c", 0)}, tenants));
+  CHECK_FALSE(pooled_judges({at_most("wait_s.max@a", 0)}));
+  CHECK(pooled_judges({at_most("jct_s.p95@b", 0)}, tenants));
+}
+
 TEST_CASE("pooled queue: a later job that fits starts before an earlier one that does not", "[plan][pooled]") {
   // Expected: on 3 GPUs, A (2 GPUs, 100 s) at 0, B (2 GPUs) at 1 s waits for A, C (1 GPU) at 2 s
   // starts at once: waits 0, 99, 0, so the p50 is 0. In strict arrival order C would wait 98 s.
@@ -60,13 +76,13 @@ TEST_CASE("pooled queue: the fewest units whose pool meets the SLOs, inside the 
   // the bracket's hit when nothing in between meets, and none for SLOs the pool cannot judge.
   const auto jobs = burst(10, 1000, 100);
   const std::vector<Slo> none_waits{at_most("wait_s.max", 0)};
-  CHECK(pooled_units(jobs, 2000, none_waits, 1, 16) == 5);
-  CHECK(pooled_units(jobs, 2000, none_waits, 1, 4) == 4);
-  CHECK(pooled_units(jobs, 2000, none_waits, 5, 6) == std::nullopt);  // nothing between
+  CHECK(pooled_units(jobs, 2000, none_waits, {}, 1, 16) == 5);
+  CHECK(pooled_units(jobs, 2000, none_waits, {}, 1, 4) == 4);
+  CHECK(pooled_units(jobs, 2000, none_waits, {}, 5, 6) == std::nullopt);  // nothing between
   CHECK_FALSE(pooled_judges({at_most("rejected", 0)}));
   CHECK(pooled_judges({at_most("rejected", 0), at_most("jct_s.p95", 10)}));
-  CHECK(pooled_units(jobs, 2000, {at_most("rejected", 0)}, 1, 16) == std::nullopt);
-  CHECK(pooled_units({}, 2000, none_waits, 1, 16) == std::nullopt);
+  CHECK(pooled_units(jobs, 2000, {at_most("rejected", 0)}, {}, 1, 16) == std::nullopt);
+  CHECK(pooled_units({}, 2000, none_waits, {}, 1, 16) == std::nullopt);
 }
 
 TEST_CASE("plan: the pool's first probe changes the sizes tried, not the answers", "[sim][plan][pooled]") {
