@@ -1,6 +1,6 @@
 // The pool a plan's search probes first from (plan/pooled_queue.h): list scheduling with
-// backfilling on one pool of GPUs, judged by the wait and JCT SLOs, and the search's answers
-// with and without it.
+// backfilling on one pool of GPUs, judged by the wait and JCT SLOs. The search's answers with and
+// without it: tests/plan/test_plan.cpp.
 #include <algorithm>
 #include <optional>
 #include <random>
@@ -10,11 +10,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
-#include "plan/plan.h"
 #include "plan/pooled_queue.h"
-#include "tests/plan/plan_fixture.h"
 #include "util/statistics.h"
 
 using namespace topsim;
@@ -83,39 +80,6 @@ TEST_CASE("pooled queue: the fewest units whose pool meets the SLOs, inside the 
   CHECK(pooled_judges({at_most("rejected", 0), at_most("jct_s.p95", 10)}));
   CHECK(pooled_units(jobs, 2000, {at_most("rejected", 0)}, {}, 1, 16) == std::nullopt);
   CHECK(pooled_units({}, 2000, none_waits, {}, 1, 16) == std::nullopt);
-}
-
-TEST_CASE("plan: the pool's first probe changes the sizes tried, not the answers", "[sim][plan][pooled]") {
-  // Expected: on the small plan (two seeds), every chain has the same answer and metrics with and
-  // without the pooled start, and some search from one unit tries other sizes with it (else the
-  // estimate was never used and this test shows nothing).
-  nlohmann::ordered_json text = nlohmann::ordered_json::parse(test::kSmallPlan);
-  text["seeds"] = 2;
-  auto plan = parse_plan(text.dump(), "plan.json", "");
-  REQUIRE(plan.ok());
-  PlanRunOptions plain;
-  plain.pooled_start = false;
-  auto pooled = run_plan(*plan, {}), bisected = run_plan(*plan, plain);
-  REQUIRE(pooled.ok());
-  REQUIRE(bisected.ok());
-  REQUIRE(pooled->chains.size() == bisected->chains.size());
-  size_t answers = 0, differ = 0;
-  for (size_t i = 0; i < pooled->chains.size(); ++i) {
-    const PlanChain &a = pooled->chains[i], &b = bisected->chains[i];
-    INFO(a.scheduler << " / " << a.candidate << " / x" << a.growth);
-    REQUIRE((a.best() != nullptr) == (b.best() != nullptr));
-    if (a.best()) {
-      ++answers;
-      CHECK(a.best()->units == b.best()->units);
-      CHECK(a.best()->metrics == b.best()->metrics);
-    }
-    std::vector<int> sizes_a, sizes_b;
-    for (const PlanEvaluation& e : a.evaluations) sizes_a.push_back(e.units);
-    for (const PlanEvaluation& e : b.evaluations) sizes_b.push_back(e.units);
-    differ += sizes_a != sizes_b;
-  }
-  CHECK(answers >= 8);
-  CHECK(differ >= 1);
 }
 
 namespace {
