@@ -11,6 +11,7 @@
 #include "core/gpu_share.h"
 #include "sim/cluster.h"
 #include "sim/job_timing.h"
+#include "sim/verdict_watch.h"
 #include "util/statistics.h"
 
 namespace topsim {
@@ -45,27 +46,12 @@ std::vector<PoolBound> pool_bounds(const std::vector<Slo>& slos, const std::vect
     } else {
       continue;
     }
-    if (stat == "mean")
-      b.share = -1;
-    else if (stat == "max")
-      b.share = 1;
-    else if (stat == "p50")
-      b.share = 0.50;
-    else if (stat == "p95")
-      b.share = 0.95;
-    else if (stat == "p99")
-      b.share = 0.99;
-    else
-      continue;
+    const auto share = rank_share(stat);
+    if (!share) continue;
+    b.share = *share;
     out.push_back(b);
   }
   return out;
-}
-
-// The nearest rank (1-based) of percentile p in n values (util/statistics.h's rule).
-size_t rank_of(double p, size_t n) {
-  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
-  return std::clamp<size_t>(rank, 1, std::max<size_t>(n, 1));
 }
 
 }  // namespace
@@ -106,7 +92,8 @@ bool pooled_meets(const std::vector<PooledJob>& jobs, int64_t capacity_milli, co
   std::vector<size_t> above(bounds.size(), 0), allowed(bounds.size(), n);
   std::vector<double> sums(bounds.size(), 0);
   for (size_t b = 0; b < bounds.size(); ++b)
-    if (bounds[b].share >= 0 && bounds[b].slo->max) allowed[b] = bounds[b].jobs - rank_of(bounds[b].share, bounds[b].jobs);
+    if (bounds[b].share >= 0 && bounds[b].slo->max && bounds[b].jobs > 0)
+      allowed[b] = bounds[b].jobs - 1 - nearest_rank_index(bounds[b].jobs, bounds[b].share);
   std::vector<double> waits, jcts;  // by start, with each started job's tenant
   std::vector<int> started_tenants;
   waits.reserve(n);
@@ -176,7 +163,7 @@ bool pooled_meets(const std::vector<PooledJob>& jobs, int64_t capacity_milli, co
       for (double v : sample) value += v;
       value /= static_cast<double>(sample.size());
     } else {
-      const auto at = sample.begin() + static_cast<std::ptrdiff_t>(rank_of(b.share, sample.size()) - 1);
+      const auto at = sample.begin() + static_cast<std::ptrdiff_t>(nearest_rank_index(sample.size(), b.share));
       std::nth_element(sample.begin(), at, sample.end());
       value = *at;
     }

@@ -12,7 +12,14 @@ struct Family {
   int sample;  // VerdictWatch::Sample
 };
 
-// The percentile of a suffix ("p95" -> 0.95, "max" -> 1, "mean" -> -1); nullopt for others.
+// util/statistics.cpp's nearest rank of percentile p in a sample of n (1-based).
+uint64_t nearest_rank_of(double p, uint64_t n) {
+  const auto rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(n)));
+  return rank == 0 ? 1 : std::min(rank, n);
+}
+
+}  // namespace
+
 std::optional<double> rank_share(const std::string& suffix) {
   if (suffix == "mean") return -1;
   if (suffix == "max") return 1;
@@ -21,14 +28,6 @@ std::optional<double> rank_share(const std::string& suffix) {
   if (suffix == "p99") return 0.99;
   return std::nullopt;
 }
-
-// util/statistics.cpp's nearest rank of percentile p in a sample of n (1-based).
-uint64_t nearest_rank_of(double p, uint64_t n) {
-  const auto rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(n)));
-  return rank == 0 ? 1 : std::min(rank, n);
-}
-
-}  // namespace
 
 bool decidable_early(const std::string& metric) {
   if (metric == "rejected" || metric == "fallbacks") return true;

@@ -43,6 +43,9 @@ struct RunDecision {
 
 // True when `metric` is one the watch can decide early (a bound on it is not ignored).
 bool decidable_early(const std::string& metric);
+// The statistic a distribution's suffix names as a percentile ("p95" -> 0.95, "max" -> 1,
+// "mean" -> -1); nullopt for others.
+std::optional<double> rank_share(const std::string& suffix);
 
 class VerdictWatch {
  public:

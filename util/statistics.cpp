@@ -56,15 +56,14 @@ void sort_values(std::vector<double>& values) {
   }
 }
 
-// The 0-based index of the nearest-rank percentile p among n sorted values (n > 0).
-size_t rank_index(size_t n, double p) {
+}  // namespace
+
+size_t nearest_rank_index(size_t n, double p) {
   const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
   return std::min(n - 1, rank == 0 ? 0 : rank - 1);
 }
 
-}  // namespace
-
-double nearest_rank(const std::vector<double>& sorted, double p) { return sorted[rank_index(sorted.size(), p)]; }
+double nearest_rank(const std::vector<double>& sorted, double p) { return sorted[nearest_rank_index(sorted.size(), p)]; }
 
 // The zeros (most of a run's waits) are counted, not sorted: the sorted sample is the negative
 // values, then the zeros (+0, as sort_values makes them), then the positive ones. Summed in that
@@ -84,9 +83,9 @@ Distribution distribution_of(const std::vector<double>& sample) {
   // The value of rank i (0-based) in the whole sorted sample.
   const auto at = [&](size_t i) { return i < below ? values[i] : i < below + zeros ? 0.0 : values[i - zeros]; };
   d.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(sample.size());
-  d.p50 = at(rank_index(sample.size(), 0.50));
-  d.p95 = at(rank_index(sample.size(), 0.95));
-  d.p99 = at(rank_index(sample.size(), 0.99));
+  d.p50 = at(nearest_rank_index(sample.size(), 0.50));
+  d.p95 = at(nearest_rank_index(sample.size(), 0.95));
+  d.p99 = at(nearest_rank_index(sample.size(), 0.99));
   d.max = at(sample.size() - 1);
   return d;
 }

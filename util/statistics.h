@@ -3,6 +3,7 @@
 // standard deviation over seeds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct Distribution {
 Distribution distribution_of(const std::vector<double>& sample);
 // The nearest-rank percentile of sorted values. REQUIRES: non-empty, ascending, 0 <= p <= 1.
 double nearest_rank(const std::vector<double>& sorted, double p);
+// Its 0-based index among n sorted values. REQUIRES: n > 0.
+size_t nearest_rank_index(size_t n, double p);
 
 // The integral of a quantity that is constant between events, for its exact time-weighted mean
 // over [start, end]: call `hold(value, until_ms)` with the value that held since the previous
