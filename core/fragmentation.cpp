@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <limits>
 #include <map>
@@ -178,6 +179,7 @@ struct FragmentationTracker::Memo {
     std::vector<uint16_t> free_gib;
     int64_t weighted = 0;     // count-weighted F_n(M), milli
     int64_t unusable = 0;     // milli
+    int64_t free_total = 0;   // sum of free, milli
     int next_same_hash = -1;  // the state interned before it under the same hash (state_ids)
   };
   struct Growth {
@@ -211,6 +213,7 @@ struct FragmentationTracker::Memo {
   int intern(NodeMode mode, int gpu_type, int card_mem_gib, int cpu_bucket, const std::vector<uint16_t>& free,
              const std::vector<uint16_t>& free_gib = {});
   int intern_node(const ShareNode& node);
+  std::optional<uint64_t> share_state_key(const ShareNode& node, int card_mem, int bucket);
   void compute_facts(State& state) const;
   const Growth& memo_growth(const ShareNode& node, int state_id, const PodRequest& pod);
   Growth evaluate_growth(int state_id, const Shape& shape, int after_bucket);
@@ -229,6 +232,13 @@ struct FragmentationTracker::Memo {
   // every node of a whole-GPU cluster) have a state fixed by a few counts; this maps those
   // counts, packed, to the state, so such a node's change costs no sort or vector hash.
   KeyIndex binary_states;
+  // Share nodes whose cards all have the node's card memory: a card's free share follows from
+  // its free GiB, so the state is fixed by (GPU type, card memory, cards), the CPU bucket and
+  // the sorted free GiB of the cards; this maps those, packed (share_state_key), to the state,
+  // so such a node's change costs a sort of a few bytes and one probe instead of a vector hash.
+  KeyIndex share_states;
+  std::vector<std::array<int, 3>> share_classes;  // (GPU type, card memory, cards), the key's class part
+  size_t bucket_bits = 0;                         // bits of the largest CPU bucket (cpu_thresholds.size())
   std::vector<Growth> growths;
   std::unordered_map<int64_t, int> shape_ids;  // (per-card share, count) -> dense id
   int64_t last_shape_key = -1;
@@ -244,6 +254,7 @@ FragmentationTracker::Memo::Memo(const TargetWorkload& w) : workload(&w) {
     spec_cpu_index.push_back(static_cast<int>(it - cpu_thresholds.begin()));
   }
   for (const NodeMode mode : kNodeModes) mode_weight[static_cast<size_t>(mode)] = w.mode_weight(mode);
+  bucket_bits = static_cast<size_t>(std::bit_width(cpu_thresholds.size()));
 }
 
 FragmentationTracker::FragmentationTracker(const TargetWorkload& workload, const ShareCluster& cluster,
@@ -303,8 +314,9 @@ int FragmentationTracker::Memo::intern(NodeMode mode, int gpu_type, int card_mem
       return id;
   }
   const int id = static_cast<int>(states.size());
-  State state{mode, gpu_type, card_mem_gib, bucket, free, free_gib, 0, 0, at->second};
+  State state{mode, gpu_type, card_mem_gib, bucket, free, free_gib, 0, 0, 0, at->second};
   compute_facts(state);
+  state.free_total = std::accumulate(free.begin(), free.end(), int64_t{0});
   states.push_back(std::move(state));
   at->second = id;
   return id;
@@ -341,6 +353,13 @@ int FragmentationTracker::Memo::intern_node(const ShareNode& node) {
       return id;
     }
   }
+  std::optional<uint64_t> share_key;
+  int32_t* share_slot = nullptr;
+  if (node.mode == NodeMode::Share && (share_key = share_state_key(node, card_mem, bucket))) {
+    bool inserted = false;
+    share_slot = share_states.find_or_insert(*share_key, inserted);
+    if (!inserted) return *share_slot;
+  }
   std::vector<uint16_t>& free = free_buffer;
   std::vector<uint16_t>& free_gib = gib_buffer;
   free.resize(cards);
@@ -350,7 +369,42 @@ int FragmentationTracker::Memo::intern_node(const ShareNode& node) {
     for (size_t g = 0; g < cards; ++g) free_gib.push_back(card_free_gib(node, static_cast<int>(g)));
   }
   sort_cards(free, free_gib, packed_buffer);
-  return intern(node.mode, node.gpu_type, card_mem, bucket, free, free_gib);
+  const int id = intern(node.mode, node.gpu_type, card_mem, bucket, free, free_gib);
+  if (share_slot) *share_slot = id;  // intern touches states, never this table
+  return id;
+}
+
+// The packed key of a share node's state (see share_states): class index (8 bits), CPU bucket
+// (bucket_bits: enough for every bucket of the workload), then the cards' free GiB in ascending
+// order, bit_width(card memory) bits each, in the 56 - bucket_bits bits left; nullopt where the
+// node does not fit it (cards of other memory, a card used past its memory, too many cards, 255
+// classes). Ascending GiB is the state's card order: on a share node
+// R_g = floor(1000 x free GiB / card GiB) rises with the GiB.
+std::optional<uint64_t> FragmentationTracker::Memo::share_state_key(const ShareNode& node, int card_mem, int bucket) {
+  constexpr size_t kClassShift = 56;
+  const size_t cards = node.cards.size();
+  if (card_mem <= 0 || card_mem >= 65536 || cards == 0 || bucket_bits > kClassShift - 8) return std::nullopt;
+  const size_t card_bits = kClassShift - bucket_bits;
+  const auto bits = static_cast<size_t>(std::bit_width(static_cast<unsigned>(card_mem)));
+  if (cards * bits > card_bits) return std::nullopt;
+  std::array<uint16_t, kClassShift> gib;  // the first `cards` are set below
+  for (size_t g = 0; g < cards; ++g) {
+    const CardState& c = node.cards[g];
+    const int free = c.mem_total_gib - c.mem_used_gib;
+    if (c.mem_total_gib != card_mem || free < 0 || free > card_mem) return std::nullopt;
+    // Insertion sort: a node has a handful of cards.
+    size_t at = g;
+    for (; at > 0 && gib[at - 1] > free; --at) gib[at] = gib[at - 1];
+    gib[at] = static_cast<uint16_t>(free);
+  }
+  const std::array<int, 3> share_class{node.gpu_type, card_mem, static_cast<int>(cards)};
+  const auto found = std::find(share_classes.begin(), share_classes.end(), share_class);
+  if (found == share_classes.end() && share_classes.size() >= 255) return std::nullopt;  // the key is never KeyIndex::kEmpty
+  const auto class_index = static_cast<uint64_t>(found - share_classes.begin());
+  if (found == share_classes.end()) share_classes.push_back(share_class);
+  uint64_t key = (class_index << kClassShift) | (static_cast<uint64_t>(bucket) << card_bits);
+  for (size_t g = 0; g < cards; ++g) key |= static_cast<uint64_t>(gib[g]) << (g * bits);
+  return key;
 }
 
 void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
@@ -371,7 +425,7 @@ void FragmentationTracker::update_node(const ShareCluster& cluster, int node) {
   facts.mode = static_cast<int>(state.mode);
   facts.weighted = state.weighted;
   facts.unusable = state.unusable;
-  facts.free = std::accumulate(state.free.begin(), state.free.end(), int64_t{0});
+  facts.free = state.free_total;
   facts.idle = node_idle_cards(n);
   total_weighted_ += facts.weighted;
   mode_weighted_[static_cast<size_t>(facts.mode)] += facts.weighted;
@@ -390,7 +444,10 @@ double FragmentationTracker::fragmentation_gpus() const {
   return total;
 }
 
-double FragmentationTracker::fragmentation_rate() const { return total_free_ > 0 ? fragmentation_gpus() / free_gpus() : 0.0; }
+double FragmentationTracker::fragmentation_rate() const { return fragmentation_rate(fragmentation_gpus()); }
+double FragmentationTracker::fragmentation_rate(double fragmentation_gpus) const {
+  return total_free_ > 0 ? fragmentation_gpus / free_gpus() : 0.0;
+}
 
 double FragmentationTracker::free_gpus() const { return static_cast<double>(total_free_) / kMilliPerGpu; }
 double FragmentationTracker::unusable_gpus() const { return static_cast<double>(total_unusable_) / kMilliPerGpu; }

@@ -113,10 +113,11 @@ class FragmentationTracker {
   // Call after `cluster.nodes[node]` changed (placement or release). O(cards) + memo lookup.
   void update_node(const ShareCluster& cluster, int node);
 
-  double fragmentation_gpus() const;                  // cluster F
-  double fragmentation_rate() const;                  // F / unallocated GPU share; 0 when nothing is free
-  double free_gpus() const;                           // unallocated GPU share
-  int64_t free_milli() const { return total_free_; }  // the same in thousandths of a GPU
+  double fragmentation_gpus() const;                           // cluster F
+  double fragmentation_rate() const;                           // F / unallocated GPU share; 0 when nothing is free
+  double fragmentation_rate(double fragmentation_gpus) const;  // the same, given F (fragmentation_gpus())
+  double free_gpus() const;                                    // unallocated GPU share
+  int64_t free_milli() const { return total_free_; }           // the same in thousandths of a GPU
   // Free share on cards that no spec of the target workload can use on their node
   // (m cannot use the card or cannot run there, for every m): GPU share stranded for typical pods.
   double unusable_gpus() const;

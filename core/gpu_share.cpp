@@ -15,29 +15,31 @@ constexpr int kCoreMaxPercent = 100;
 
 Status reject(std::string reason) { return Error{std::move(reason)}; }
 
+// The checks below name the value only when they reject it: a valid ask (every pod of a replay)
+// builds no string.
 Status validate_core(int percent) {
-  const std::string what = "aliyun.com/gpu-core.percentage " + std::to_string(percent);
-  if (percent < kCoreMinPercent) return reject(what + " is below the minimum " + std::to_string(kCoreMinPercent));
-  if (percent > kCoreMaxPercent) return reject(what + " is above the maximum " + std::to_string(kCoreMaxPercent));
-  if (percent % kCoreStepPercent != 0) return reject(what + " is not a multiple of " + std::to_string(kCoreStepPercent));
+  const auto what = [&] { return "aliyun.com/gpu-core.percentage " + std::to_string(percent); };
+  if (percent < kCoreMinPercent) return reject(what() + " is below the minimum " + std::to_string(kCoreMinPercent));
+  if (percent > kCoreMaxPercent) return reject(what() + " is above the maximum " + std::to_string(kCoreMaxPercent));
+  if (percent % kCoreStepPercent != 0) return reject(what() + " is not a multiple of " + std::to_string(kCoreStepPercent));
   return Status::success();
 }
 
 Status validate_mem(const GpuAsk& ask, int max_card_mem_gib) {
-  const std::string what = "aliyun.com/gpu-mem " + std::to_string(ask.mem_gib);
-  if (ask.mem_gib <= 0) return reject(what + " must be positive");
+  const auto what = [&] { return "aliyun.com/gpu-mem " + std::to_string(ask.mem_gib); };
+  if (ask.mem_gib <= 0) return reject(what() + " must be positive");
   if (ask.mem_gib > max_card_mem_gib) {
-    return reject(what + " GiB exceeds the largest card's memory (" + std::to_string(max_card_mem_gib) + " GiB)");
+    return reject(what() + " GiB exceeds the largest card's memory (" + std::to_string(max_card_mem_gib) + " GiB)");
   }
   if (ask.core_percent) return validate_core(*ask.core_percent);
   return Status::success();
 }
 
 Status validate_milli(const GpuAsk& ask) {
-  const std::string what = "gpu_milli " + std::to_string(ask.milli);
-  if (ask.milli < 0) return reject(what + " is negative");
-  if (ask.milli == 0) return reject(what + " is below the minimum 1");
-  if (ask.milli > kMilliPerGpu) return reject(what + " is above the maximum 1000 (one card)");
+  const auto what = [&] { return "gpu_milli " + std::to_string(ask.milli); };
+  if (ask.milli < 0) return reject(what() + " is negative");
+  if (ask.milli == 0) return reject(what() + " is below the minimum 1");
+  if (ask.milli > kMilliPerGpu) return reject(what() + " is above the maximum 1000 (one card)");
   if (ask.count < 1) return reject("num_gpu " + std::to_string(ask.count) + " must be at least 1");
   if (ask.count > 1 && ask.milli != kMilliPerGpu) {
     return reject("a pod asking " + std::to_string(ask.count) + " GPUs must ask whole GPUs (gpu_milli 1000), got " +

@@ -24,7 +24,7 @@ void sample_cluster(const ClusterState& cluster, int64_t running, int64_t pendin
   s.gpus_down = cluster.out_of_service_gpus() - cluster.spare_gpus();
   if (const FragmentationTracker* tracker = cluster.fragmentation()) {
     s.fragmentation_gpus = tracker->fragmentation_gpus();
-    s.fragmentation_rate = tracker->fragmentation_rate();
+    s.fragmentation_rate = tracker->fragmentation_rate(s.fragmentation_gpus);  // F computed once an instant
     s.unusable_gpus = tracker->unusable_gpus();
     s.idle_cards = tracker->idle_cards();
   } else {

@@ -528,3 +528,57 @@ TEST_CASE("core::fragmentation a later tracker starts from an earlier one's memo
   CHECK(elsewhere.memo() != first.memo());
   CHECK(elsewhere.weighted_milli() == FragmentationTracker(other, cluster).weighted_milli());
 }
+
+TEST_CASE("core::fragmentation share nodes known by their cards' free GiB: placements and releases stay exact",
+          "[core][fragmentation]") {
+  // Share nodes of 8 cards of 16 and of 32 GiB (their states are looked up by the packed free
+  // GiB) and one of cards of unequal memory (looked up by the full state): random memory shares
+  // placed and released. After each change F must equal the reference recomputation, and a
+  // fresh tracker over the same cluster (no memo) must see every node the same.
+  const PodRequest pods[] = {mem_pod(2), mem_pod(3), mem_pod(5), mem_pod(8), mem_pod(16), mem_pod(4), milli_pod(500)};
+  std::vector<std::pair<TaskSpec, int>> counts;
+  for (size_t i = 0; i < std::size(pods); ++i) counts.push_back({task_spec(pods[i], 16), static_cast<int>(i % 4) + 1});
+  const TargetWorkload w = workload_of(counts);
+  ShareCluster cluster;
+  for (int n = 0; n < 4; ++n)
+    cluster.nodes.push_back(make_share_node("s", NodeMode::Share, 0, 8, n < 2 ? 16 : 32, 96000, 1 << 20));
+  ShareNode unequal = make_share_node("u", NodeMode::Share, 0, 4, 16, 96000, 1 << 20);
+  unequal.cards[3].mem_total_gib = 32;
+  refresh_card_summary(unequal);
+  cluster.nodes.push_back(unequal);
+  FragmentationTracker tracker(w, cluster);
+  struct Placed {
+    int node;
+    PodRequest pod;
+    std::vector<int> cards;
+  };
+  std::vector<Placed> placed;
+  std::mt19937_64 rng(11);
+  int releases = 0;
+  for (int step = 0; step < 400; ++step) {
+    if (!placed.empty() && rng() % 3 == 0) {
+      const size_t i = rng() % placed.size();
+      release_placement(cluster.nodes[static_cast<size_t>(placed[i].node)], placed[i].pod, placed[i].cards);
+      tracker.update_node(cluster, placed[i].node);
+      placed.erase(placed.begin() + static_cast<std::ptrdiff_t>(i));
+      ++releases;
+    } else {
+      const PodRequest& pod = pods[rng() % std::size(pods)];
+      const int n = static_cast<int>(rng() % cluster.nodes.size());
+      if (!tracker.placement_growth(cluster, n, pod)) continue;
+      const std::vector<int> cards = tracker.least_growth_cards(cluster, n, pod);
+      apply_placement(cluster.nodes[static_cast<size_t>(n)], pod, cards);
+      tracker.update_node(cluster, n);
+      placed.push_back({n, pod, cards});
+    }
+    REQUIRE(tracker.fragmentation_gpus() == Approx(reference_cluster_f(cluster, w)).margin(1e-9));
+    const FragmentationTracker fresh(w, cluster);
+    REQUIRE(tracker.weighted_milli() == fresh.weighted_milli());
+    REQUIRE(tracker.unusable_gpus() == fresh.unusable_gpus());
+    REQUIRE(tracker.free_milli() == fresh.free_milli());
+    for (int n = 0; n < static_cast<int>(cluster.nodes.size()); ++n)
+      REQUIRE(tracker.node_weighted_milli(n) == fresh.node_weighted_milli(n));
+  }
+  CHECK(releases > 50);
+  CHECK(placed.size() > 10);
+}
