@@ -227,7 +227,7 @@ Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& r
 
 double JobTimer::rate_at(const JobSpec& job, const JobRecord& record, double factor) {
   const NodeType& type = cluster_.type_of(record.pods.front().node);
-  if (job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size()) {
+  if (is_llm(job)) {
     auto links = llm_links_of(job, record);
     if (!links) return 0;
     for (CommPath* path : {&links->tp, &links->cp, &links->dp, &links->ep, &links->pp})
@@ -245,28 +245,33 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
   const int node_type = cluster_.node(record.pods.front().node).type;
   const NodeType& type = cluster_.type(node_type);
-  const LlmJob& spec = (*llm_jobs_)[job.llm];
-  const ParallelConfig config = spec.config_for(job.total_gpus());
   auto links = llm_links_of(job, record);
   if (links) t.llm = llm_step_on(job, type, *links);
   t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
   t.ideal_samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);
   t.cross_numa = cross_numa(record);
-  const double tokens_per_step = static_cast<double>(config.batch()) * config.seq(*spec.model);
   if (job.iterations > 0) {
     t.run_ms = t.llm ? run_ms_of(static_cast<double>(job.iterations) * t.llm->step_ms) : kMaxRunMs;
-    t.work_samples = static_cast<double>(job.iterations) * tokens_per_step;
+    t.work_samples = static_cast<double>(job.iterations) * llm_tokens_per_step(job);
     return t;
   }
-  const NodeType* reference = reference_type(job);
-  const double reference_rate =
-      reference ? ideal_llm_tokens_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.ideal_samples_per_sec;
-  time_by_duration(job, reference_rate, t);
+  time_by_duration(job, reference_llm_rate(job, t.ideal_samples_per_sec), t);
   return t;
 }
 
+double JobTimer::reference_llm_rate(const JobSpec& job, double own) {
+  const NodeType* reference = reference_type(job);
+  return reference ? ideal_llm_tokens_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : own;
+}
+
+double JobTimer::llm_tokens_per_step(const JobSpec& job) const {
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  const ParallelConfig config = spec.config_for(job.total_gpus());
+  return static_cast<double>(config.batch()) * config.seq(*spec.model);
+}
+
 JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
-  if (job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size()) return time_llm(job, record);
+  if (is_llm(job)) return time_llm(job, record);
   JobTiming t;
   const int node_type = cluster_.node(record.pods.front().node).type;
   const NodeType& type = cluster_.type(node_type);
@@ -289,14 +294,10 @@ int64_t JobTimer::ideal_run_ms(const JobSpec& job, int node_type) {
   const NodeType& type = cluster_.type(node_type);
   JobTiming t;
   double reference_rate = 0, samples = 0;  // samples: an iteration job's, in all
-  if (job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size()) {
-    const LlmJob& spec = (*llm_jobs_)[job.llm];
-    const ParallelConfig config = spec.config_for(job.total_gpus());
+  if (is_llm(job)) {
     t.samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);
-    const NodeType* reference = reference_type(job);
-    reference_rate =
-        reference ? ideal_llm_tokens_per_sec(job, *reference, -1 - reference->gpu->catalog_index) : t.samples_per_sec;
-    samples = static_cast<double>(job.iterations) * static_cast<double>(config.batch()) * config.seq(*spec.model);
+    reference_rate = reference_llm_rate(job, t.samples_per_sec);
+    samples = static_cast<double>(job.iterations) * llm_tokens_per_step(job);
   } else {
     const IdealRates& rates = ideal_rates(job, type, node_type);
     t.samples_per_sec = rates.own;

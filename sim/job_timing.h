@@ -82,6 +82,13 @@ class JobTimer {
   std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links);
   // Tokens/s of the LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec).
   double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key);
+  // Whether the job is timed as an LLM job (it names one of the workload's LLM specs).
+  bool is_llm(const JobSpec& job) const { return job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size(); }
+  // The LLM job's ideal tokens/s on its reference node type; `own` (its rate on the node type it
+  // runs on) where it has none.
+  double reference_llm_rate(const JobSpec& job, double own);
+  // Tokens of one step of the LLM job at its GPU count.
+  double llm_tokens_per_step(const JobSpec& job) const;
 
   const ClusterState& cluster_;
   ThreadCaches* caches_ = nullptr;

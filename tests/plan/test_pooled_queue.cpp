@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "plan/pooled_queue.h"
+#include "tests/scenario/scenario_support.h"
 #include "util/statistics.h"
 
 using namespace topsim;
@@ -146,4 +147,34 @@ TEST_CASE("pooled queue: the schedule is the arrival-order scan's, with many req
     }
   }
   CHECK(positive > 100);  // the pools were small enough for jobs to wait
+}
+
+TEST_CASE("pooled queue: a job's run time on the pool is its replay's on an idle cluster", "[plan][pooled]") {
+  // Jobs far apart in time, so each runs alone on idle nodes under the topology-aware scheduler:
+  // its replayed run time must be JobTimer::ideal_run_ms, the pool's. CNN jobs timed by
+  // iterations and by a trace duration on the workload's reference GPU (V100 here, H100 nodes),
+  // and LLM jobs (3D-parallel step model) of both kinds.
+  const std::string jobs = R"([
+    {"name": "cnn-iter", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "iterations": 5000},
+    {"name": "cnn-duration", "submit_s": 100000, "workers": 1, "gpus_per_worker": 4, "model": "vgg16", "duration_s": 3600},
+    {"name": "llm-iter", "submit_s": 200000, "workers": 4, "gpus_per_worker": 8, "iterations": 50,
+     "llm": {"model": "llama3-8b", "tp": 2, "global_batch": 256, "sequence_parallel": true, "precision": "fp8"}},
+    {"name": "llm-duration", "submit_s": 300000, "workers": 2, "gpus_per_worker": 8, "duration_s": 7200,
+     "llm": {"model": "llama3-8b", "tp": 4, "global_batch": 64, "precision": "bf16"}}])";
+  const Scenario scenario =
+      test::scenario_from(test::scenario_json(R"([{"model": "hgx-h100", "count": 6}])", jobs,
+                                              R"(, "schedulers": ["topology-aware"])", R"(, "network": {"transport": "ib"})"));
+  const std::vector<PooledJob> pooled = pooled_jobs(scenario, *scenario.workload, nullptr);
+  REQUIRE(pooled.size() == 4);
+  const RunResult result = test::run(scenario, "topology-aware");
+  for (const char* name : {"cnn-iter", "cnn-duration", "llm-iter", "llm-duration"}) {
+    INFO(name);
+    const JobRecord& r = test::record(result, scenario, name);
+    REQUIRE(r.state == JobState::Finished);
+    const auto at = std::find_if(pooled.begin(), pooled.end(), [&](const PooledJob& j) { return j.submit_ms == r.submit_ms; });
+    REQUIRE(at != pooled.end());
+    CHECK(r.start_ms == r.submit_ms);
+    CHECK(r.finish_ms - r.start_ms == at->run_ms);
+    CHECK(at->run_ms > 0);
+  }
 }
