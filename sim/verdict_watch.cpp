@@ -1,8 +1,7 @@
 #include "sim/verdict_watch.h"
 
-#include <cmath>
-
 #include "sim/job.h"
+#include "util/statistics.h"
 
 namespace topsim {
 namespace {
@@ -11,12 +10,6 @@ struct Family {
   const char* prefix;
   int sample;  // VerdictWatch::Sample
 };
-
-// util/statistics.cpp's nearest rank of percentile p in a sample of n (1-based).
-uint64_t nearest_rank_of(double p, uint64_t n) {
-  const auto rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(n)));
-  return rank == 0 ? 1 : std::min(rank, n);
-}
 
 }  // namespace
 
@@ -134,9 +127,11 @@ bool VerdictWatch::decided(Watched& w, const JobTally& tally, int64_t now_ms) co
   // The percentile exceeds the bound when more than n - rank(n) values exceed it. n - rank(n) never
   // falls as n grows, except that the rank's floating-point ceil may be one too high at an exact
   // product, hence the one of slack; so no final sample of n or fewer values can absorb them.
+  // With the rank's 0-based index i (util/statistics.h), n - rank(n) + 1 is n - i; a sample that
+  // can hold no value at all (n = 0) holds none above the bound.
   if (w.above == 0) return false;
-  if (w.rank_share == 1) return true;
-  return w.above > n - nearest_rank_of(w.rank_share, n) + 1;
+  if (w.rank_share == 1 || n == 0) return true;
+  return w.above > n - nearest_rank_index(n, w.rank_share);
 }
 
 }  // namespace topsim
