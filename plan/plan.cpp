@@ -8,12 +8,12 @@
 #include <set>
 #include <system_error>
 #include <thread>
-#include <tuple>
 
 #include <fmt/format.h>
 
 #include "plan/plan_answer.h"
 #include "plan/pooled_queue.h"
+#include "plan/quota_moves.h"
 #include "sim/experiment.h"
 #include "sim/seeds.h"
 #include "sim/target_workloads.h"
@@ -342,71 +342,13 @@ class Planner {
         break;
       }
       std::string why;
-      if (!next_split(last, split, seen, why)) {
+      if (!next_quota_split(q, plan_.slos, last, split, seen, why)) {
         chain.notes.push_back(why);
         break;
       }
       seen.insert(split);
     }
     return chain;
-  }
-
-  // How far each tenant is from its SLOs at `e` (the worst of its SLOs: value / max bound or min
-  // bound / value; above 1 misses), and whether it misses any; 0 for a tenant without SLOs.
-  void tenant_distress(const PlanEvaluation& e, std::vector<double>& distress, std::vector<bool>& missing) const {
-    const QuotaSearch& q = *plan_.quota;
-    distress.assign(q.tenants.size(), 0);
-    missing.assign(q.tenants.size(), false);
-    for (const Slo& slo : plan_.slos) {
-      const size_t at = slo.metric.find('@');
-      const auto value = e.metrics.find(slo.metric);
-      if (at == std::string::npos || value == e.metrics.end()) continue;
-      const size_t t =
-          static_cast<size_t>(std::find(q.tenants.begin(), q.tenants.end(), slo.metric.substr(at + 1)) - q.tenants.begin());
-      const double v = value->second;
-      double ratio = 0;
-      if (slo.max) ratio = *slo.max > 0 ? v / *slo.max : (v > 0 ? HUGE_VAL : 0);
-      if (slo.min) ratio = std::max(ratio, v > 0 ? *slo.min / v : (*slo.min > 0 ? HUGE_VAL : 0));
-      distress[t] = std::max(distress[t], ratio);
-      missing[t] = missing[t] || !slo.met_by(v);
-    }
-  }
-
-  // Moves step_gpus to the team furthest from its SLOs from the team with the most slack (a team
-  // meeting its SLOs before one missing them, then the least distressed, then the largest quota,
-  // then the folder's order), to a split not yet tried; false with `why` when there is none.
-  bool next_split(const PlanEvaluation& e, std::vector<int64_t>& split, const std::set<std::vector<int64_t>>& seen,
-                  std::string& why) const {
-    const QuotaSearch& q = *plan_.quota;
-    std::vector<double> distress;
-    std::vector<bool> missing;
-    tenant_distress(e, distress, missing);
-    size_t receiver = q.tenants.size();
-    for (size_t t = 0; t < q.tenants.size(); ++t)
-      if (missing[t] && (receiver == q.tenants.size() || distress[t] > distress[receiver])) receiver = t;
-    if (receiver == q.tenants.size()) {
-      why = "it misses no team's SLO (" + e.unmet.front() + "): moving quota between teams does not serve it";
-      return false;
-    }
-    std::vector<size_t> donors;
-    for (size_t t = 0; t < q.tenants.size(); ++t)
-      if (t != receiver && split[t] - q.step_gpus >= q.floor[t]) donors.push_back(t);
-    std::sort(donors.begin(), donors.end(), [&](size_t a, size_t b) {
-      return std::tuple(missing[a], distress[a], -split[a], a) < std::tuple(missing[b], distress[b], -split[b], b);
-    });
-    for (size_t donor : donors) {
-      std::vector<int64_t> next = split;
-      next[donor] -= q.step_gpus;
-      next[receiver] += q.step_gpus;
-      if (seen.count(next) != 0) continue;
-      split = std::move(next);
-      return true;
-    }
-    why = fmt::format(
-        "{} misses its SLOs and no team can give it {} GPUs more without going below its largest job or "
-        "repeating a split already tried",
-        q.tenants[receiver], q.step_gpus);
-    return false;
   }
 
   // The SLOs one seed's metrics miss, each with the seed named when the plan has several.
