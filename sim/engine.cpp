@@ -17,6 +17,7 @@
 #include "sim/link_shares.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
+#include "sim/spare_pool.h"
 #include "sim/target_workloads.h"
 #include "sim/tenancy/admission.h"
 #include "sim/thread_caches.h"
@@ -429,54 +430,39 @@ class Engine final : private Binder {
     if (config_.failures->spares) hold_spares(*config_.failures->spares);
   }
 
-  // --- Hot spares (SpareSpec) ---
-
-  int spare_group(int node) const { return spares_->level < 0 ? 0 : cluster_.fabric().group(spares_->level, node); }
-  // The idle spares of `node`'s group, ascending.
-  std::vector<int>& pool_of(int node) { return spare_pool_[static_cast<size_t>(spare_group(node))]; }
+  // --- Hot spares (SpareSpec, sim/spare_pool.h) ---
 
   // The last `nodes` nodes of every group are held idle from the start.
   void hold_spares(const SpareSpec& spec) {
-    spares_ = spec;
+    const Fabric& fabric = cluster_.fabric();
+    std::vector<int> group, type;
+    for (int n = 0; n < cluster_.node_count(); ++n) {
+      group.push_back(spec.level < 0 ? 0 : fabric.group(spec.level, n));
+      type.push_back(cluster_.node(n).type);
+    }
+    spares_.emplace(spec.nodes, std::move(group), std::move(type), spec.level < 0 ? 1 : fabric.group_count(spec.level));
     out_.spares = true;
-    const int groups = spec.level < 0 ? 1 : cluster_.fabric().group_count(spec.level);
-    spare_pool_.assign(static_cast<size_t>(groups), {});
-    is_spare_.assign(static_cast<size_t>(cluster_.node_count()), 0);
-    std::vector<std::vector<int>> members(static_cast<size_t>(groups));
-    for (int n = 0; n < cluster_.node_count(); ++n) members[static_cast<size_t>(spare_group(n))].push_back(n);
-    for (const std::vector<int>& nodes : members)
-      for (size_t i = nodes.size() - static_cast<size_t>(std::min<size_t>(nodes.size(), static_cast<size_t>(spec.nodes)));
-           i < nodes.size(); ++i)
-        hold_spare(nodes[i]);
+    for (int node : spares_->initial()) hold_spare(node);
     out_.spare_gpus = cluster_.spare_gpus();
   }
 
   void hold_spare(int node) {
     set_in_service(node, false, true);
-    std::vector<int>& pool = pool_of(node);
-    pool.insert(std::upper_bound(pool.begin(), pool.end(), node), node);
-    is_spare_[static_cast<size_t>(node)] = 1;
+    spares_->hold(node);
   }
 
   // Takes `node` out of its group's idle spares and into service. False: it is no idle spare.
   bool release_spare(int node) {
-    if (!spares_ || !is_spare_[static_cast<size_t>(node)]) return false;
-    std::vector<int>& pool = pool_of(node);
-    pool.erase(std::find(pool.begin(), pool.end(), node));
-    is_spare_[static_cast<size_t>(node)] = 0;
+    if (!spares_ || !spares_->release(node)) return false;
     set_in_service(node, true, true);
     return true;
   }
 
   // An idle spare of the failed node's group and model, now in service; -1: none.
   int take_spare(int failed) {
-    if (!spares_) return -1;
-    for (int node : pool_of(failed))
-      if (cluster_.node(node).type == cluster_.node(failed).type) {
-        release_spare(node);
-        return node;
-      }
-    return -1;
+    const int node = spares_ ? spares_->take(failed) : -1;
+    if (node >= 0) set_in_service(node, true, true);
+    return node;
   }
 
   // A running job of a failed node restarts at once on its nodes with `spare` for `failed`: it
@@ -538,7 +524,7 @@ class Engine final : private Binder {
   // elastic jobs grow back onto it first.
   void repaired(int node) {
     set_in_service(node, true);
-    if (spares_ && pool_of(node).size() < static_cast<size_t>(spares_->nodes)) return hold_spare(node);
+    if (spares_ && spares_->short_of(node)) return hold_spare(node);
     std::vector<uint32_t> shrunk;
     for (const auto& [id, full] : shrunk_) shrunk.push_back(id);
     for (uint32_t id : shrunk) grow(id, node);
@@ -928,10 +914,8 @@ class Engine final : private Binder {
   bool track_runs_ = false;
   std::optional<NodeFailures> failures_;              // RunConfig::failures
   std::vector<std::vector<uint32_t>> jobs_on_node_;   // with failures: the job of each pod on each node
-  std::optional<SpareSpec> spares_;                   // FailureSpec::spares
+  std::optional<SparePool> spares_;                   // FailureSpec::spares
   std::map<uint32_t, uint16_t> shrunk_;               // running elastic jobs below their size: that size
-  std::vector<std::vector<int>> spare_pool_;          // by spare group: its idle spares, ascending
-  std::vector<uint8_t> is_spare_;                     // by node: an idle spare now
   std::unordered_map<uint32_t, int64_t> stopped_at_;  // stopped jobs waiting to restart: when they stopped
   int64_t last_activity_ms_ = 0;                      // the last submission, start or finish
   std::unordered_map<uint32_t, uint32_t> epoch_;      // preempted jobs: their run count
