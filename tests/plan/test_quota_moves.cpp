@@ -27,7 +27,7 @@ PlanEvaluation evaluation(std::map<std::string, double> metrics) {
 
 }  // namespace
 
-TEST_CASE("quota moves: distress is each team's worst SLO ratio; a team without SLOs has none", "[plan][quota]") {
+TEST_CASE("quota moves: distress is each team's worst SLO ratio, 0 for a team without SLOs", "[plan][quota]") {
   const QuotaSearch q = three_teams();
   const std::vector<Slo> slos = {
       {"wait_s.p95@a", std::nullopt, 600.0}, {"jct_s.p50@a", std::nullopt, 1000.0}, {"finished@b", 10.0, std::nullopt}};
@@ -54,7 +54,7 @@ TEST_CASE("quota moves: the most distressed missing team receives from the team 
   CHECK(split == std::vector<int64_t>{12, 20, 16});
 }
 
-TEST_CASE("quota moves: donors keep their floor; between meeting teams the larger quota gives", "[plan][quota]") {
+TEST_CASE("quota moves: donors keep their floor, and between meeting teams the larger quota gives", "[plan][quota]") {
   const QuotaSearch q = three_teams();
   const std::vector<Slo> slos = {{"wait_s.p95@a", std::nullopt, 600.0}};
   std::string why;

@@ -5,7 +5,7 @@
 
 using namespace topsim;
 
-TEST_CASE("spare pool: the last nodes of every group are held; a failed node takes its group's lowest of its type",
+TEST_CASE("spare pool: the last nodes of every group are held, and a failed node takes its group's lowest of its type",
           "[sim][failures]") {
   // Nodes 0-4 in group 0, 5-7 in group 1; node 3 is of type 1, the rest of type 0.
   SparePool pool(2, {0, 0, 0, 0, 0, 1, 1, 1}, {0, 0, 0, 1, 0, 0, 0, 0}, 2);
