@@ -58,6 +58,13 @@ std::vector<DomainShare> domain_shares(const GangPlacement& placement, const std
     d.network_gbps += placement.node_network_gbps[slot];
     d.nics += static_cast<int>(placement.nics_per_node[slot].size());
   }
+  // Between multi-node NVLink domains NCCL crosses the network through at most
+  // kNcclMnnvlNetNics of a domain's NICs (each node's NICs carry the same share).
+  for (DomainShare& d : domains)
+    if (d.nodes > 1 && d.nics > kNcclMnnvlNetNics) {
+      d.network_gbps *= static_cast<double>(kNcclMnnvlNetNics) / d.nics;
+      d.nics = kNcclMnnvlNetNics;
+    }
   return domains;
 }
 

@@ -24,7 +24,8 @@
 //   nNodes <= 2, tuning.cc v2.28+); beyond two, interior tree nodes carry two flows per direction
 //   (NCCL halves bwInter for more than 2 nodes, tuning.cc v2.23 NVLSTree). algBw = min over
 //   domains of min(eff x L x k/(k+1) for its k heads, net x (D <= 2 ? 1 : 1/2)), net the domain's
-//   achieved NIC bandwidth (core/network_model.h); the bus bandwidth is also at most channels x
+//   achieved NIC bandwidth (core/network_model.h) over at most kNcclMnnvlNetNics of its NICs
+//   when it spans several nodes; the bus bandwidth is also at most channels x
 //   NCCL's per-channel ceiling perChMaxNVLSTreeBw (tuning.cc v2.28+), one channel per NIC head,
 //   at most NCCL's NVLS channel count (nvls.cc v2.25+: 16 on Hopper, 32 on Blackwell).
 // - The choice, per message: NCCL's time per call, latency + S / algBw, minimum over algorithm and
@@ -51,6 +52,12 @@ double nvls_efficiency(int sm);
 int nvls_channels(int sm);
 // NCCL device.h NCCL_MAX_NVLS_ARITY: at most 32 GPUs of a domain are NVLS heads.
 inline constexpr int kNcclMaxNvlsArity = 32;
+// NICs NCCL uses between multi-node NVLink domains (its MNNVL cliques, each one NCCL node): 16 on
+// GB200 from NCCL 2.27.3 (release notes v2.27.3-1, "MNNVL improvements": "Increase to 16 the
+// number of NICs used to communicate between MNNVL domains"); a domain whose trays in the job hold
+// fewer uses them all (nccl#1801, NCCL 2.27.3: rings between 3 partitions of 1 and 2 trays reach
+// 4 and 8 NICs' bandwidth).
+inline constexpr int kNcclMnnvlNetNics = 16;
 // The NVLS heads of a domain with `ranks` of the job's GPUs: min(ranks, kNcclMaxNvlsArity).
 int nvls_heads(int ranks);
 

@@ -117,9 +117,9 @@ void choose_algorithm(CommPath& path, const AllReduceAlgos& algos);
 //   ranks (core/nccl_algo.h);
 // - several domains: hosts = domains; the ring visits each domain once, so its bus bandwidth is
 //   the least over domains of min(the domain's NVLink ring, the achieved network bandwidth of
-//   its nodes' NICs) (gang.h); NVLSTree beside it when every domain can run NVLS; NVLink hops
-//   when every node's ring is NVLink-only; RDMA when every NIC used is InfiniBand/RoCE, TCP when
-//   any is Ethernet.
+//   its nodes' NICs, at most kNcclMnnvlNetNics of them in a multi-node domain) (gang.h); NVLSTree beside it when every domain can
+//   run NVLS; NVLink hops when every node's ring is NVLink-only; RDMA when every NIC used is InfiniBand/RoCE, TCP when any is
+//   Ethernet.
 // `bus_bandwidth_gbps` and `algorithm` are the larger of ring and NVLS/NVLSTree.
 // REQUIRES: `nodes` is the list `placement` was made from; the nodes of one nvlink_domain hold one
 // GPU model (an input with a mixed domain is the loader's error; here the least sm and link of

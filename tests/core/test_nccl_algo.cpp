@@ -156,6 +156,24 @@ TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[c
     CHECK(path.algorithm == NcclAlgorithm::NVLSTree);
     CHECK(path.transport == CommTransport::Rdma);
   }
+  SECTION("three whole racks: NCCL leaves each rack through 16 of its 72 NICs, the ring at 16 x 44.25 GB/s") {
+    // Expectation: ring min(NVLink 721.8, 16 x 50 x 0.885 = 708); NVLSTree beyond 2 domains half
+    // of that per head, 354 x 2 x 215/216 = 704.7: the ring. With all 72 NICs it would be
+    // NVLSTree at the racks' NVLS, 1,033.
+    const CommPath path = Cluster("gb200-nvl72-tray", 54, 18).path(54, 4);
+    CHECK(path.hosts == 3);
+    CHECK(path.algorithm == NcclAlgorithm::Ring);
+    CHECK(path.bus_bandwidth_gbps == Approx(kNcclMnnvlNetNics * 50 * kInfiniBandEfficiency));
+    const double rack_network = kNcclMnnvlNetNics * 50 * kInfiniBandEfficiency;
+    const NvlsDomain rack{72, 721.8, rack_network, kNcclMnnvlNetNics};
+    CHECK(nvls_tree_bus_gbps(100, {rack, rack, rack}) == Approx(rack_network / 2 * 2 * 215 / 216));
+  }
+  SECTION("three domains of 3 trays: fewer NICs than the cap, all 12 used") {
+    const CommPath path = Cluster("gb200-nvl72-tray", 9, 3).path(9, 4);
+    CHECK(path.hosts == 3);
+    CHECK(path.algorithm == NcclAlgorithm::Ring);
+    CHECK(path.bus_bandwidth_gbps == Approx(12 * 50 * kInfiniBandEfficiency));
+  }
   SECTION("2 x 8 H100: NVLSTree capped by NCCL's per-channel ceiling, 8 x 57.7 GB/s") {
     const CommPath path = Cluster("hgx-h100", 2, 1).path(2, 8);
     CHECK(path.algorithm == NcclAlgorithm::NVLSTree);
