@@ -9,6 +9,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "sim/elastic.h"
 #include "sim/fabric_view.h"
 #include "sim/failures.h"
 #include "sim/invariants.h"
@@ -469,9 +470,7 @@ class Engine final : private Binder {
   // keeps the work up to its last checkpoint, pays the restart, and keeps its communication path
   // (the spare is of the same group and model, its pods on the same cards).
   void move_to_spare(uint32_t id, int failed, int spare, FailureCause cause) {
-    std::vector<PodBinding> pods;
-    for (const PodPlacement& pod : book_[id].pods) pods.push_back({pod.node == failed ? spare : pod.node, pod.gpus});
-    restart_on(id, std::move(pods), cause);
+    restart_on(id, pods_on_spare(book_[id].pods, failed, spare), cause);
   }
 
   int64_t next_time(const JobSpec* upcoming) const {
@@ -530,32 +529,11 @@ class Engine final : private Binder {
     for (uint32_t id : shrunk) grow(id, node);
   }
 
-  // --- Elastic jobs (JobSpec::min_workers) ---
+  // --- Elastic jobs (JobSpec::min_workers; the pods they go on with: sim/elastic.h) ---
 
   // A running elastic job keeps enough workers off the failed node to go on.
   bool can_shrink(uint32_t id, int failed) const {
-    const JobSpec& job = open_[id];
-    if (job.min_workers == 0 || book_[id].state != JobState::Running) return false;
-    const auto& pods = book_[id].pods;
-    const auto kept = std::count_if(pods.begin(), pods.end(), [&](const PodPlacement& p) { return p.node != failed; });
-    return kept >= job.min_workers;
-  }
-
-  // Its communication path over `pods`: the same links, its ranks and hosts recounted (hosts are
-  // pods when its pods were NCCL's hosts, else the NVLink domains or nodes they span).
-  CommPath resized_comm(const JobRecord& r, const std::vector<PodBinding>& pods, int gpus_per_worker) const {
-    CommPath comm = r.comm;
-    const bool pods_are_hosts = comm.hosts == static_cast<int>(r.pods.size()) && r.pods.size() > 1;
-    std::vector<int> hosts;
-    for (const PodBinding& pod : pods) {
-      const int domain = cluster_.fabric().nvlink_domain(pod.node);
-      hosts.push_back(domain >= 0 ? domain : pod.node);
-    }
-    std::sort(hosts.begin(), hosts.end());
-    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-    comm.ranks = static_cast<int>(pods.size()) * gpus_per_worker;
-    comm.hosts = pods_are_hosts ? static_cast<int>(pods.size()) : static_cast<int>(hosts.size());
-    return comm;
+    return book_[id].state == JobState::Running && keeps_enough_workers(book_[id].pods, failed, open_[id].min_workers);
   }
 
   // Restarts a running job at once from its last checkpoint on `pods` (a failure's: a spare for
@@ -565,7 +543,8 @@ class Engine final : private Binder {
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
     const bool resized = pods.size() != job.workers;
-    JobStart again{resized_comm(r, pods, job.gpus_per_worker), r.relaxed, {}, r.host_network};
+    JobStart again{
+        resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric()), r.relaxed, {}, r.host_network};
     const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
     stop(id, failure, false, !failure);
     open_.set_workers(id, static_cast<uint16_t>(pods.size()));
@@ -581,12 +560,7 @@ class Engine final : private Binder {
     start(id, std::move(again));
   }
 
-  void shrink(uint32_t id, int failed, FailureCause cause) {
-    std::vector<PodBinding> kept;
-    for (const PodPlacement& pod : book_[id].pods)
-      if (pod.node != failed) kept.push_back({pod.node, pod.gpus});
-    restart_on(id, std::move(kept), cause);
-  }
+  void shrink(uint32_t id, int failed, FailureCause cause) { restart_on(id, pods_off_node(book_[id].pods, failed), cause); }
 
   // A shrunk job takes as many of its missing pods as fit on the free cards of `node` (a node of
   // the type it runs on), lowest cards first.
@@ -598,15 +572,8 @@ class Engine final : private Binder {
     const GpuSet& cards = cluster_.node(node).free;
     for (int g = 0; g < cluster_.gpus_per_node(node); ++g)
       if (cards.test(static_cast<size_t>(g))) free.push_back(g);
-    const size_t missing = shrunk_.at(id) - job.workers;
-    const size_t fit = std::min(missing, free.size() / job.gpus_per_worker);
-    if (fit == 0) return;
-    std::vector<PodBinding> pods;
-    for (const PodPlacement& pod : r.pods) pods.push_back({pod.node, pod.gpus});
-    for (size_t p = 0; p < fit; ++p)
-      pods.push_back({node, std::vector<int>(free.begin() + static_cast<std::ptrdiff_t>(p * job.gpus_per_worker),
-                                             free.begin() + static_cast<std::ptrdiff_t>((p + 1) * job.gpus_per_worker))});
-    restart_on(id, std::move(pods), std::nullopt);
+    std::vector<PodBinding> pods = pods_grown(r.pods, node, free, shrunk_.at(id) - job.workers, job.gpus_per_worker);
+    if (pods.size() > r.pods.size()) restart_on(id, std::move(pods), std::nullopt);
   }
 
   // A node out of service holds every card for a job that does not exist (kOutage), so that the

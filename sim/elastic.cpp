@@ -1,0 +1,59 @@
+#include "sim/elastic.h"
+
+#include <algorithm>
+
+#include "core/fabric.h"
+
+namespace topsim {
+
+bool keeps_enough_workers(const std::vector<PodPlacement>& pods, int failed, int min_workers) {
+  if (min_workers <= 0) return false;
+  const auto kept = std::count_if(pods.begin(), pods.end(), [&](const PodPlacement& p) { return p.node != failed; });
+  return kept >= min_workers;
+}
+
+std::vector<PodBinding> pods_on_spare(const std::vector<PodPlacement>& pods, int failed, int spare) {
+  std::vector<PodBinding> out;
+  out.reserve(pods.size());
+  for (const PodPlacement& pod : pods) out.push_back({pod.node == failed ? spare : pod.node, pod.gpus});
+  return out;
+}
+
+std::vector<PodBinding> pods_off_node(const std::vector<PodPlacement>& pods, int failed) {
+  std::vector<PodBinding> out;
+  for (const PodPlacement& pod : pods)
+    if (pod.node != failed) out.push_back({pod.node, pod.gpus});
+  return out;
+}
+
+std::vector<PodBinding> pods_grown(const std::vector<PodPlacement>& pods, int node, const std::vector<int>& free_cards,
+                                   size_t missing, int gpus_per_worker) {
+  const size_t per_pod = static_cast<size_t>(gpus_per_worker);
+  const size_t fit = std::min(missing, free_cards.size() / per_pod);
+  std::vector<PodBinding> out;
+  out.reserve(pods.size() + fit);
+  for (const PodPlacement& pod : pods) out.push_back({pod.node, pod.gpus});
+  for (size_t p = 0; p < fit; ++p) {
+    const auto first = free_cards.begin() + static_cast<std::ptrdiff_t>(p * per_pod);
+    out.push_back({node, std::vector<int>(first, first + static_cast<std::ptrdiff_t>(per_pod))});
+  }
+  return out;
+}
+
+CommPath resized_comm(const CommPath& comm, size_t pods_before, const std::vector<PodBinding>& pods, int gpus_per_worker,
+                      const Fabric& fabric) {
+  CommPath out = comm;
+  const bool pods_are_hosts = comm.hosts == static_cast<int>(pods_before) && pods_before > 1;
+  std::vector<int> hosts;
+  for (const PodBinding& pod : pods) {
+    const int domain = fabric.nvlink_domain(pod.node);
+    hosts.push_back(domain >= 0 ? domain : pod.node);
+  }
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  out.ranks = static_cast<int>(pods.size()) * gpus_per_worker;
+  out.hosts = pods_are_hosts ? static_cast<int>(pods.size()) : static_cast<int>(hosts.size());
+  return out;
+}
+
+}  // namespace topsim
