@@ -58,6 +58,9 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       // GB200 NVL72: trays of one or several NVLink domains.
       {"GB200, 2 trays x 4 GPUs over multi-node NVLink (www.lixueduan.com/posts/ai/13-gb200-mnnvl-nccl-test)", "gb200-nvl72-tray",
        2, 4, 2, NicTransport::InfiniBand, 811},
+      {"GB200, 2 trays x 4 GPUs in one NVLink domain, NVLS on, NCCL 2.26.6, 8 GiB: 840.41 out-of-place / 840.50 in-place "
+       "(oracle-quickstart/oci-hpc-oke README.md @ 3817769d, BM.GPU.GB200.4)",
+       "gb200-nvl72-tray", 2, 4, 2, NicTransport::InfiniBand, 840.41},
       {"GB200 NVL72, 1 rack = 72 GPUs, NCCL 2.26.2, 8 GiB: 834.57 out-of-place / 846.82 in-place (coreweave/nccl-tests "
        "README.md @ 0120901a)",
        "gb200-nvl72-tray", 18, 4, 18, NicTransport::InfiniBand, 840.7, false,
