@@ -5,6 +5,7 @@
 
 #include "cli/command_table.h"
 #include "cli/node_options.h"
+#include "core/builtin_models.h"
 #include "core/llm_estimate.h"
 #include "core/topology.h"
 #include "reports/llm_estimate_report.h"
@@ -46,7 +47,9 @@ class Estimate : public Command {
         "precision", po::value(&precision_)->value_name("P"), "bf16 or fp8 (default bf16)")(
         "tp-overlap", po::bool_switch(&c_.tp_overlap), "overlap TP collectives with GEMMs (Megatron --tp-comm-overlap)")(
         "no-dp-overlap", po::bool_switch(&no_dp_overlap_), "do not overlap gradient reduce / parameter gather with compute")(
-        "json", po::bool_switch(&json_), "print the result as one JSON object");
+        "nvlink-domain", po::value(&nvlink_domain_)->value_name("N"),
+        "nodes per multi-node NVLink domain (default: the built-in model's, 18 for gb200-nvl72-tray; else 1, each node "
+        "its own)")("json", po::bool_switch(&json_), "print the result as one JSON object");
     node_.declare(options);
   }
 
@@ -74,6 +77,8 @@ class Estimate : public Command {
                                                  {"micro-batch", c_.micro_batch}};
     for (const auto& [option, value] : sizes)
       if (value < 1) return Error{fmt::format("--{}: must be at least 1, got {}", option, value)};
+    if (values.count("nvlink-domain") && nvlink_domain_ < 1)
+      return Error{fmt::format("--nvlink-domain: must be at least 1, got {}", nvlink_domain_)};
     if (!values.count("dp")) {
       const long long model_parallel = 1LL * c_.tp * c_.pp * c_.cp;
       if (model_parallel < 1 || gpus_ % model_parallel != 0)
@@ -87,7 +92,8 @@ class Estimate : public Command {
     Expected<NodeModel> node = node_.load(io.notes);
     if (!node) return Outcome::bad_input(node.error().message);
     if (Status s = validate_gpus(); !s) return Outcome::bad_input(s.error().message);
-    auto estimate = estimate_llm_idle(*model_, c_, *node);
+    const int domain = nvlink_domain_ > 0 ? nvlink_domain_ : builtin_nvlink_domain_nodes(node->name);
+    auto estimate = estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain);
     if (!estimate) return Outcome::bad_input(estimate.error().message);
     const LlmEstimateReport report{node->name, static_cast<int>(node->gpus.size()), model_, c_, std::move(*estimate)};
     io.out << (json_ ? render_llm_estimate_json(report) : render_llm_estimate_text(report));
@@ -105,6 +111,7 @@ class Estimate : public Command {
 
   NodeArgument node_;
   int gpus_ = 0;
+  int nvlink_domain_ = 0;  // 0: the model's
   std::string model_name_, recompute_, precision_;
   bool no_dp_overlap_ = false, json_ = false;
   const LlmModel* model_ = nullptr;
@@ -116,7 +123,8 @@ const Registrar registered{{
     "estimate an LLM training job's step time, tokens/s, MFU and memory on idle nodes of one type",
     "--node <model|file> --gpus N --model NAME [--tp T] [--pp P] [options]",
     "Places the job on idle nodes of the type (the topology-aware allocator's choice; ranks in\n"
-    "Megatron's order: TP fastest, then CP, DP, PP) and times one step from its parts: compute at\n"
+    "Megatron's order: TP fastest, then CP, DP, PP; consecutive nodes fill multi-node NVLink\n"
+    "domains, e.g. GB200 NVL72 racks of 18 trays) and times one step from its parts: compute at\n"
     "the GPU's calibrated share of peak, tensor-parallel collectives on the TP groups' links, the\n"
     "pipeline bubble and sends, data-parallel gradient traffic not hidden, expert all-to-alls and\n"
     "the optimizer (docs/llm-training.md). Memory per GPU counts parameters, gradients and\n"

@@ -309,6 +309,11 @@ NodeModel reference_node_model(const GpuModel& gpu) {
                      NicTransport::Ethernet);
 }
 
+// NVIDIA GB200 NVL72 data sheet (2024): 18 compute trays (72 GPUs) share one NVLink domain.
+constexpr int kNvl72Trays = 18;
+
+int builtin_nvlink_domain_nodes(std::string_view name) { return name == "gb200-nvl72-tray" ? kNvl72Trays : 0; }
+
 std::optional<NodeEconomics> builtin_economics(std::string_view name) {
   // On-demand price of the comparable cloud instance, us-east-1, and the vendor's maximum power.
   // DGX-1: AWS p3.16xlarge $24.48/h (aws.amazon.com/ec2/instance-types/p3, 2024), 3,500 W (DGX-1

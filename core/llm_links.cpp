@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "core/domain_comm.h"
 #include "core/nccl_algo.h"
 
 namespace topsim {
@@ -96,26 +97,42 @@ class LinkPlanner {
       for (int r : group) gpus.push_back(ranks_[r].gpu);
       return ring_plan_path(nodes_[ranks_[group[0]].node].allocator->ring_plan(to_gpu_set(gpus)));
     }
-    if (one_domain(group)) return domain_path(group);
-    return options_.host_network ? network_path(group) : socket_path(group);
+    if (!options_.host_network) return socket_path(group);
+    return on_nvlink_fabric(group) ? domains_path(group) : network_path(group);
   }
 
-  CommPath domain_path(const Group& group) {
-    std::map<int, std::vector<int>> gpus_by_node;
-    for (int r : group) gpus_by_node[ranks_[r].node].push_back(ranks_[r].gpu);
-    CommPath path;
-    path.ranks = static_cast<int>(group.size());
-    path.nvlink_hops = true;
-    path.transport = CommTransport::NvLinkP2p;
-    double ring = std::numeric_limits<double>::infinity(), link = ring;
-    int sm = std::numeric_limits<int>::max();
-    for (const auto& [node, gpus] : gpus_by_node) {
-      const Topology& topo = topology(node);
-      link = std::min(link, nvswitch_link_gbps(topo, gpus));
-      sm = std::min(sm, min_sm(topo, gpus));
-      if (gpus.size() > 1) ring = std::min(ring, nodes_[node].allocator->ring_plan(to_gpu_set(gpus)).bus_bandwidth_gbps);
+  // Some of the group's nodes belong to multi-node NVLink domains (the cluster has an NVLink
+  // level): the group runs by domain, as a gang does (core/domain_comm.h).
+  bool on_nvlink_fabric(const Group& group) const {
+    return std::any_of(group.begin(), group.end(), [&](int r) { return nodes_[ranks_[r].node].nvlink_domain >= 0; });
+  }
+
+  // Each node gives the group its NICs' achieved bandwidth divided among the groups of the same
+  // kind crossing the network through them (count_nic_users), as network_path does.
+  Expected<CommPath> domains_path(const Group& group) {
+    std::vector<NodePart> parts;
+    for (int node : ring_nodes(group)) {
+      NodePart part;
+      part.topology = &topology(node);
+      for (int r : group)
+        if (ranks_[r].node == node) part.gpus.push_back(ranks_[r].gpu);
+      if (part.gpus.size() > 1) part.ring = &nodes_[node].allocator->ring_plan(to_gpu_set(part.gpus));
+      const auto nics = network_nics(*part.topology, part.gpus);
+      int sharing = 1;
+      for (int nic : nics) sharing = std::max(sharing, users_[{node, nic}]);
+      part.network_gbps = nics.empty() ? 0 : node_network_gbps(*part.topology, part.gpus, options_.net) / sharing;
+      part.nics = static_cast<int>(nics.size());
+      part.nvlink_domain = nodes_[node].nvlink_domain;
+      parts.push_back(std::move(part));
     }
-    choose_algorithm(path, {std::min(ring, link), nvls_bus_gbps(sm, link, path.ranks), NcclAlgorithm::NVLS});
+    CommPath path = domain_comm_path(parts);
+    if (path.hosts == 1) return path;
+    if (!(path.bus_bandwidth_gbps > 0)) return Error{"a parallel group spans NVLink domains and one of them has no NIC for it"};
+    path.transport = CommTransport::Rdma;
+    for (const NodePart& part : parts)
+      for (int nic : network_nics(*part.topology, part.gpus))
+        if (part.topology->model().nics[nic].transport == NicTransport::Ethernet) path.transport = CommTransport::Tcp;
+    apply_measured(path, ring_nodes(group), options_.measured);
     return path;
   }
 

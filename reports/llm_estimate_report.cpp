@@ -34,8 +34,13 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
   const LlmStep& s = r.estimate.step;
   const LlmLinks& l = r.estimate.links;
   std::string out;
-  out += fmt::format("{} on {} GPUs: {} node{} of {} ({} GPUs each)\n", r.model->display_name, c.gpus(), r.estimate.nodes,
+  out += fmt::format("{} on {} GPUs: {} node{} of {} ({} GPUs each)", r.model->display_name, c.gpus(), r.estimate.nodes,
                      r.estimate.nodes == 1 ? "" : "s", r.node, r.node_gpus);
+  if (const int per = r.estimate.nvlink_domain_nodes; per > 0) {
+    const int domains = (r.estimate.nodes + per - 1) / per;
+    out += fmt::format(", {} NVLink domain{} of {} nodes", domains, domains == 1 ? "" : "s", per);
+  }
+  out += "\n";
   out += fmt::format(
       "parallelism: tp {} x pp {} x dp {} x cp {}, ep {}, vpp {}; sequence {} tokens, global batch {} sequences, "
       "micro-batch {} ({} per step), recompute {}, sequence parallel {}, zero {}, {}\n",
@@ -81,6 +86,7 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
       {"model", r.model->name},
       {"gpus", c.gpus()},
       {"nodes", r.estimate.nodes},
+      {"nvlink_domain_nodes", r.estimate.nvlink_domain_nodes},
       {"config",
        {{"tp", c.tp},
         {"pp", c.pp},

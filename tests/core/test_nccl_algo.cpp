@@ -7,6 +7,7 @@
 #include "core/allocator.h"
 #include "core/builtin_models.h"
 #include "core/gang.h"
+#include "core/llm_estimate.h"
 #include "core/llm_links.h"
 #include "core/nccl_algo.h"
 #include "core/nccl_config.h"
@@ -216,6 +217,67 @@ TEST_CASE("core::llm_links: a group across trays of one NVLink domain talks at N
     REQUIRE(links.ok());
     CHECK(links->tp.transport == CommTransport::Rdma);
     CHECK(links->tp.bus_bandwidth_gbps == Approx(4 * 50 * kInfiniBandEfficiency));
+  }
+  SECTION("trays in two racks: the racks are the hosts, each crossing through its tray's 4 NICs") {
+    const std::vector<LinkNode> nodes{{&allocator, 400, 0}, {&allocator, 400, 1}};
+    auto links = llm_links(config, sites, nodes);
+    REQUIRE(links.ok());
+    CHECK(links->tp.transport == CommTransport::Rdma);
+    CHECK(links->tp.hosts == 2);
+    const double tray_network = 4 * 50 * kInfiniBandEfficiency;
+    CHECK(links->tp.algos().ring_bus_gbps == Approx(tray_network));
+    const NvlsDomain tray_domain{4, nvswitch_link_gbps(tray, {0, 1, 2, 3}), tray_network, 4};
+    CHECK(links->tp.algos().nvls_bus_gbps == Approx(nvls_tree_bus_gbps(100, {tray_domain, tray_domain})));
+  }
+}
+
+TEST_CASE("core::llm_links: a data-parallel group over two NVL72 racks crosses through 16 NICs of each", "[core][nccl]") {
+  // TP 4 inside each tray, DP 36 over 36 trays = 2 racks of 18: each DP group has one GPU on
+  // every tray. NCCL sees 2 hosts (the racks); between them a rack's ring crosses through at
+  // most 16 of the group's 18 NICs (kNcclMnnvlNetNics), not through one tray's NIC.
+  const Topology tray = *Topology::build(*builtin_model("gb200-nvl72-tray"));
+  const Allocator allocator(tray);
+  ParallelConfig config;
+  config.tp = 4;
+  config.dp = 36;
+  std::vector<RankSite> sites;
+  for (int r = 0; r < 144; ++r) sites.push_back({r / 4, r % 4, r / 4});
+  std::vector<LinkNode> nodes;
+  for (int n = 0; n < 36; ++n) nodes.push_back({&allocator, 400, n / 18});
+  auto links = llm_links(config, sites, nodes);
+  REQUIRE(links.ok());
+  CHECK(links->dp.hosts == 2);
+  CHECK(links->dp.ranks == 36);
+  const double rack_network = kNcclMnnvlNetNics * 50 * kInfiniBandEfficiency;
+  CHECK(links->dp.algos().ring_bus_gbps == Approx(rack_network));
+  const NvlsDomain rack{18, nvswitch_link_gbps(tray, {0}), rack_network, kNcclMnnvlNetNics};
+  CHECK(links->dp.algos().nvls_bus_gbps == Approx(nvls_tree_bus_gbps(100, {rack, rack})));
+  CHECK(links->dp.algorithm == NcclAlgorithm::NVLSTree);
+  CHECK(links->tp.hosts == 1);  // inside a tray
+
+  SECTION("the same trays without domains: 36 hosts, each through its own NIC") {
+    for (LinkNode& node : nodes) node.nvlink_domain = -1;
+    auto flat = llm_links(config, sites, nodes);
+    REQUIRE(flat.ok());
+    CHECK(flat->dp.hosts == 36);
+    CHECK(flat->dp.bus_bandwidth_gbps == Approx(50 * kInfiniBandEfficiency));
+  }
+  SECTION("estimate_llm_idle fills racks of 18 trays with nvlink_domain_nodes, and refuses nodes off an NVLink switch") {
+    const LlmModel& model = **find_llm_model("llama3-8b");
+    auto racks = estimate_llm_idle(model, config, *builtin_model("gb200-nvl72-tray"), NetworkModel{}, std::nullopt, 18);
+    REQUIRE(racks.ok());
+    CHECK(racks->links.dp.hosts == 2);
+    CHECK(racks->nvlink_domain_nodes == 18);
+    auto trays = estimate_llm_idle(model, config, *builtin_model("gb200-nvl72-tray"));
+    REQUIRE(trays.ok());
+    CHECK(trays->links.dp.hosts == 36);
+    CHECK(racks->step.step_ms < trays->step.step_ms);
+    ParallelConfig small;
+    small.tp = 2;
+    small.dp = 8;
+    auto pcie = estimate_llm_idle(model, small, *builtin_model("pcie-h100"), NetworkModel{}, std::nullopt, 2);
+    REQUIRE_FALSE(pcie.ok());
+    CHECK_THAT(pcie.error().message, Catch::Contains("not on an NVLink switch"));
   }
 }
 

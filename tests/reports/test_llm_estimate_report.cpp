@@ -34,6 +34,21 @@ TEST_CASE("reports::llm estimate JSON and text carry the figures with units", "[
   CHECK_THAT(text, Catch::Contains("tokens/s per GPU"));
   CHECK_THAT(text, Catch::Contains("GiB of 80"));
   CHECK_THAT(text, Catch::Contains("pipeline bubble"));
+  CHECK(json["nvlink_domain_nodes"] == 0);
+  CHECK_THAT(text, !Catch::Contains("NVLink domain"));
+}
+
+TEST_CASE("reports::llm estimate names the NVLink domains the nodes fill", "[reports][llm]") {
+  ParallelConfig c;
+  c.tp = 4;
+  c.dp = 40;  // 160 GPUs: 40 trays, 3 racks of 18 (the last partly)
+  const LlmModel* model = *find_llm_model("llama3-8b");
+  auto estimate = estimate_llm_idle(*model, c, *builtin_model("gb200-nvl72-tray"), NetworkModel{}, std::nullopt, 18);
+  REQUIRE(estimate.ok());
+  const LlmEstimateReport report{"gb200-nvl72-tray", 4, model, c, *estimate};
+  CHECK(nlohmann::json::parse(render_llm_estimate_json(report))["nvlink_domain_nodes"] == 18);
+  CHECK_THAT(render_llm_estimate_text(report),
+             Catch::Contains("40 nodes of gb200-nvl72-tray (4 GPUs each), 3 NVLink domains of 18 nodes"));
 }
 
 }  // namespace topsim
