@@ -186,4 +186,25 @@ inline std::vector<LlmRow> nemo_2502_b200_fp8() {
   });
 }
 
+// Blackwell FP8, held out: NeMo 25.04 performance summary, DGX-GB200 (docs.nvidia.com
+// nemo-framework user-guide, performance/archive/25.04-performance-summary.html, "Pre-Training
+// Performance", System: DGX-GB200): tokens/s/GPU as published. The jobs fill trays of one or two
+// NVL72 racks (the node model's 18-tray NVLink domains): their DP, PP and EP groups span trays at
+// NVLink speed. FSDP 1 is ZeRO 3 here; no recomputation and TP overlap, as the B200 rows.
+inline std::vector<LlmRow> gb200_fp8_held_out() {
+  ParallelConfig mixtral = cfg(1, 1, 64, 1, 1, 4096, 256, 2, kNone, true, 1, kFp8);
+  mixtral.ep = 8;
+  return tp_overlapped({
+      {"NeMo 25.04 GB200 Llama3-8B 8", catalog_model("llama3-8b"), "gb200-nvl72-tray",
+       cfg(1, 1, 8, 1, 1, 8192, 128, 2, kNone, true, 1, kFp8), 33099},
+      {"NeMo 25.04 GB200 Llama3-70B FSDP 64", catalog_model("llama3-70b"), "gb200-nvl72-tray",
+       cfg(1, 1, 64, 1, 1, 8192, 128, 1, kNone, true, 3, kFp8), 4035},
+      {"NeMo 25.04 GB200 Llama3.1-405B 128", catalog_model("llama3.1-405b"), "gb200-nvl72-tray",
+       cfg(4, 8, 2, 2, 8, 8192, 64, 1, kNone, true, 1, kFp8), 665},
+      {"NeMo 25.04 GB200 GPT3-175B 128", catalog_model("gpt3-175b"), "gb200-nvl72-tray",
+       cfg(4, 4, 8, 1, 12, 2048, 256, 2, kNone, true, 1, kFp8), 1804},
+      {"NeMo 25.04 GB200 Mixtral-8x7B 64", catalog_model("mixtral-8x7b"), "gb200-nvl72-tray", mixtral, 19275},
+  });
+}
+
 }  // namespace topsim::published

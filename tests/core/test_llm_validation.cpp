@@ -17,7 +17,9 @@ using published::LlmRow;
 double predicted(const LlmRow& row, std::optional<double> efficiency = {}) {
   auto node = builtin_model(row.node);
   REQUIRE(node.has_value());
-  auto estimate = estimate_llm_idle(row.model, row.config, *node, NetworkModel{}, efficiency);
+  // Nodes sold in multi-node NVLink domains (GB200 NVL72 trays) fill them, as `topsim estimate` does.
+  auto estimate =
+      estimate_llm_idle(row.model, row.config, *node, NetworkModel{}, efficiency, builtin_nvlink_domain_nodes(row.node));
   INFO(row.source << ": " << (estimate ? "" : estimate.error().message));
   REQUIRE(estimate.ok());
   return estimate->step.tokens_per_sec_per_gpu;
@@ -68,6 +70,7 @@ TEST_CASE("core::llm efficiencies are the fits to their calibration tables", "[c
 TEST_CASE("core::llm held-out published throughputs within 15%", "[core][llm]") {
   require_within(published::korthikanti_held_out(), 0.15);
   require_within(published::h100_fp8_held_out(), 0.15);
+  require_within(published::gb200_fp8_held_out(), 0.15);
 }
 
 // The fit leaves residuals: GEMM efficiency grows with the matrices (h / TP), which one efficiency
@@ -91,6 +94,7 @@ TEST_CASE("core::llm validation table", "[.llm-table]") {
   print("H100 FP8 held out", published::h100_fp8_held_out());
   print("H100 BF16 calibration", published::mcore_h100_bf16());
   print("B200 FP8 calibration", published::nemo_2502_b200_fp8());
+  print("GB200 FP8 held out", published::gb200_fp8_held_out());
 }
 
 }  // namespace topsim
