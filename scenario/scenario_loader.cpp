@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/artifact_policies.h"
+#include "core/builtin_models.h"
 #include "core/hardware.h"
 #include "core/model_catalog.h"
 #include "formats/hardware/kube_nodes.h"
@@ -250,6 +251,21 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
   }
 }
 
+// Nodes of a model sold in multi-node NVLink domains (GB200 NVL72 trays) on a cluster whose network
+// gives no NVLink level: each node is then its own domain, which the user should know.
+void note_nvlink_domains(Scenario& s) {
+  const FabricSpec& fabric = s.cluster.network.fabric;
+  if (!fabric.empty() && fabric.levels.front().nvlink) return;
+  for (const NodeGroupSpec& group : s.cluster.groups)
+    if (const int per = builtin_nvlink_domain_nodes(group.model.name); per > 0) {
+      s.notes.push_back("cluster: " + group.model.name +
+                        " nodes without an NVLink level in cluster.network.levels: each is its own NVLink domain (racks of " +
+                        std::to_string(per) + " are {\"name\": \"nvl72\", \"fanout\": " + std::to_string(per) +
+                        ", \"links\": \"nvlink\"} as the lowest level)");
+      return;
+    }
+}
+
 // `cluster_only`: the cluster and nothing after it (no workload; `topsim topo show --cluster`).
 void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source, const std::string& base_dir, Scenario& s,
               std::optional<Error>& verbatim, bool cluster_only = false) {
@@ -302,6 +318,7 @@ void read_top(JsonErrors& errors, const JsonObject& top, std::string_view source
                         "applies to a cluster read from `kubectl get nodes -o json` (a file name)");
       read_cluster(errors, at, base_dir, s);
     }
+    note_nvlink_domains(s);
   }
   if (errors.failed() || cluster_only) return;
   if (top.require("workload")) {

@@ -107,3 +107,20 @@ TEST_CASE("scenario::fabric a measured node pair caps the rings that hop between
   CHECK(g.samples_per_sec < m.samples_per_sec);
   CHECK(g.finish_ms - g.start_ms > m.finish_ms - m.start_ms);
 }
+
+TEST_CASE("scenario::fabric GB200 trays without an NVLink level are noted as domains of their own", "[scenario]") {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "iterations": 10}])";
+  const Scenario flat = scenario_from(
+      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 18}])", jobs, "", R"(, "network": {"transport": "ib"})"));
+  REQUIRE(flat.notes.size() == 1);
+  CHECK_THAT(flat.notes.front(), Catch::Contains("gb200-nvl72-tray nodes without an NVLink level"));
+  CHECK_THAT(flat.notes.front(), Catch::Contains(R"("fanout": 18, "links": "nvlink")"));
+  const Scenario racks = scenario_from(
+      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 18}])", jobs, "",
+                    R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
+  CHECK(racks.notes.empty());
+  const Scenario h100 =
+      scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 2}])", jobs, "", R"(, "network": {"transport": "ib"})"));
+  CHECK(h100.notes.empty());
+}
