@@ -65,6 +65,16 @@ void read_growth(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   }
 }
 
+// The nodes a cluster needs to fill every group of the network's levels placed by order: the
+// product of their fan-outs (18 for GB200 trays in NVL72 racks; 16 x 8 for racks of 16 in
+// blocks of 8), at most kMaxNodesBound + 1; 1 without such levels.
+int64_t fabric_fill_nodes(const FabricSpec& fabric) {
+  int64_t nodes = 1;
+  for (const FabricLevelSpec& level : fabric.levels)
+    if (level.fanout > 0) nodes = std::min<int64_t>(nodes * level.fanout, kMaxNodesBound + 1);
+  return nodes;
+}
+
 void read_node_types(JsonErrors& errors, const JsonObject& top, const std::string& base_dir, PlanSpec& plan) {
   if (!top.require("node_types")) return;
   const JsonAt at = *top.member("node_types");
@@ -102,6 +112,10 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
         return o.fail("spares", "hot spares stand in for failed nodes: give the plan \"failures\" (docs/failures.md)");
       if (!type.alone) return o.fail("spares", "apply to a node type planned alone (\"alone\": false puts it only in mixes)");
       type.spares = static_cast<int>(*spares);
+      if (const int64_t fill = fabric_fill_nodes(plan.base.cluster.network.fabric); type.spares % fill != 0)
+        return o.fail("spares", "the network's levels fill groups of " + std::to_string(fill) +
+                                    " nodes: spares come in whole groups, a multiple of " + std::to_string(fill) + ", got " +
+                                    std::to_string(type.spares));
     }
     if (errors.failed()) return;
     if (plan.base.failures) {
@@ -130,14 +144,20 @@ std::optional<size_t> type_index(const PlanSpec& plan, const std::string& name) 
 }
 
 // Fills the unit's size, cost and power, and a name when none is given; false when the same
-// composition (after dividing by the common factor) is already a candidate.
+// composition (after dividing by the common factor) is already a candidate. On a network whose
+// levels fill groups of F nodes a unit is the smallest multiple of the composition that fills
+// whole groups (a single node type: F nodes, e.g. one NVL72 rack of 18 trays).
 bool add_candidate(PlanSpec& plan, PlanCandidate c) {
   int common = 0;
   for (int p : c.parts) common = std::gcd(common, p);
+  int64_t composition = 0;
+  for (int p : c.parts) composition += p / common;
+  const int64_t fill = fabric_fill_nodes(plan.base.cluster.network.fabric);
+  const int64_t scale = std::min<int64_t>(fill / std::gcd(composition, fill), kMaxNodesBound + 1);
   std::string name;
   bool power_known = true;  // a unit's power only when every node type in it gives watts
   for (size_t i = 0; i < c.types.size(); ++i) {
-    c.parts[i] /= common;
+    c.parts[i] = static_cast<int>(c.parts[i] / common * scale);
     const PlanNodeType& t = plan.node_types[c.types[i]];
     c.nodes_per_unit += c.parts[i];
     c.cost_per_unit_hour += c.parts[i] * t.cost_per_node_hour;

@@ -109,6 +109,34 @@ TEST_CASE("plan: a growth step compresses the arrivals", "[sim][plan]") {
   CHECK(at1->cost_per_hour == Approx(16 * 24.48));
 }
 
+TEST_CASE("plan: on a fabric of racks a unit fills whole racks", "[sim][plan]") {
+  // Racks of 4 nodes: a node type alone comes in racks of 4; the 1:1 mix in 2 + 2.
+  const PlanSpec racks = small_plan(with("network", R"({"transport": "ib", "levels": [{"name": "rack", "fanout": 4}]})"));
+  REQUIRE(racks.candidates.size() == 3);
+  CHECK(racks.candidates[0].name == "4 dgx1-v100");
+  CHECK(racks.candidates[0].nodes_per_unit == 4);
+  CHECK(racks.candidates[0].cost_per_unit_hour == Approx(4 * 24.48));
+  CHECK(racks.candidates[2].name == "2 dgx1-v100 + 2 dgx-a100");
+  CHECK(racks.candidates[2].nodes_per_unit == 4);
+  // Every size the search tries fills the racks: 3 units are 12 nodes in 3 racks.
+  auto three = evaluate_plan_size(racks, {0, 0, 0}, 3);
+  REQUIRE(three.ok());
+  CHECK(three->nodes == 12);
+  // Racks of 2 in blocks of 3: units of 6 nodes; a 1:1 mix already fills 2, so 3 + 3.
+  const PlanSpec blocks = small_plan(
+      with("network", R"({"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "block", "fanout": 3}]})"));
+  CHECK(blocks.candidates[0].nodes_per_unit == 6);
+  CHECK(blocks.candidates[2].name == "3 dgx1-v100 + 3 dgx-a100");
+  // Spares come in whole racks.
+  nlohmann::ordered_json spares =
+      nlohmann::ordered_json::parse(with("network", R"({"transport": "ib", "levels": [{"name": "rack", "fanout": 4}]})"));
+  spares["failures"] = {{"rates", "default"}};
+  spares["node_types"][0]["spares"] = 2;
+  CHECK(plan_error(spares.dump()) ==
+        "plan.json: /node_types/0/spares: the network's levels fill groups of 4 nodes: spares come in whole groups, a multiple "
+        "of 4, got 2");
+}
+
 TEST_CASE("plan: candidates, mixes and the grid", "[sim][plan]") {
   const PlanSpec plan = small_plan();
   REQUIRE(plan.candidates.size() == 3);
