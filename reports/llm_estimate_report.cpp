@@ -38,7 +38,7 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
                      r.estimate.nodes == 1 ? "" : "s", r.node, r.node_gpus);
   if (const int per = r.estimate.nvlink_domain_nodes; per > 0) {
     const int domains = (r.estimate.nodes + per - 1) / per;
-    out += fmt::format(", {} NVLink domain{} of {} nodes", domains, domains == 1 ? "" : "s", per);
+    out += fmt::format(" in {} NVLink domain{} of {} nodes", domains, domains == 1 ? "" : "s", per);
   }
   out += "\n";
   out += fmt::format(

@@ -48,7 +48,7 @@ TEST_CASE("reports::llm estimate names the NVLink domains the nodes fill", "[rep
   const LlmEstimateReport report{"gb200-nvl72-tray", 4, model, c, *estimate};
   CHECK(nlohmann::json::parse(render_llm_estimate_json(report))["nvlink_domain_nodes"] == 18);
   CHECK_THAT(render_llm_estimate_text(report),
-             Catch::Contains("40 nodes of gb200-nvl72-tray (4 GPUs each), 3 NVLink domains of 18 nodes"));
+             Catch::Contains("40 nodes of gb200-nvl72-tray (4 GPUs each) in 3 NVLink domains of 18 nodes"));
 }
 
 }  // namespace topsim
