@@ -309,7 +309,9 @@ NodeModel reference_node_model(const GpuModel& gpu) {
                      NicTransport::Ethernet);
 }
 
-// NVIDIA GB200 NVL72 data sheet (2024): 18 compute trays (72 GPUs) share one NVLink domain.
+// NVIDIA GB200 NVL72 data sheet (2024): 18 compute trays (72 GPUs) share one NVLink domain. Clouds
+// sell them so: CoreWeave deploys GB200 instances "as full racks of 18 Nodes" and node pools in
+// multiples of 18 (docs.coreweave.com, platform/instances/gb200).
 constexpr int kNvl72Trays = 18;
 
 int builtin_nvlink_domain_nodes(std::string_view name) { return name == "gb200-nvl72-tray" ? kNvl72Trays : 0; }
