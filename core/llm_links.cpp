@@ -1,7 +1,6 @@
 #include "core/llm_links.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "core/domain_comm.h"
@@ -111,7 +110,9 @@ class LinkPlanner {
   // kind crossing the network through them (count_nic_users), as network_path does.
   Expected<CommPath> domains_path(const Group& group) {
     std::vector<NodePart> parts;
-    for (int node : ring_nodes(group)) {
+    const std::vector<int> nodes = ring_nodes(group);
+    bool ethernet = false;
+    for (int node : nodes) {
       NodePart part;
       part.topology = &topology(node);
       for (int r : group)
@@ -119,7 +120,10 @@ class LinkPlanner {
       if (part.gpus.size() > 1) part.ring = &nodes_[node].allocator->ring_plan(to_gpu_set(part.gpus));
       const auto nics = network_nics(*part.topology, part.gpus);
       int sharing = 1;
-      for (int nic : nics) sharing = std::max(sharing, users_[{node, nic}]);
+      for (int nic : nics) {
+        sharing = std::max(sharing, users_[{node, nic}]);
+        ethernet = ethernet || part.topology->model().nics[nic].transport == NicTransport::Ethernet;
+      }
       part.network_gbps = nics.empty() ? 0 : node_network_gbps(*part.topology, part.gpus, options_.net) / sharing;
       part.nics = static_cast<int>(nics.size());
       part.nvlink_domain = nodes_[node].nvlink_domain;
@@ -128,11 +132,8 @@ class LinkPlanner {
     CommPath path = domain_comm_path(parts);
     if (path.hosts == 1) return path;
     if (!(path.bus_bandwidth_gbps > 0)) return Error{"a parallel group spans NVLink domains and one of them has no NIC for it"};
-    path.transport = CommTransport::Rdma;
-    for (const NodePart& part : parts)
-      for (int nic : network_nics(*part.topology, part.gpus))
-        if (part.topology->model().nics[nic].transport == NicTransport::Ethernet) path.transport = CommTransport::Tcp;
-    apply_measured(path, ring_nodes(group), options_.measured);
+    path.transport = ethernet ? CommTransport::Tcp : CommTransport::Rdma;
+    apply_measured(path, nodes, options_.measured);
     return path;
   }
 
