@@ -63,14 +63,15 @@ Expected<std::vector<std::vector<int>>> Fabric::groups_by_order(const FabricSpec
     const int fanout = spec.levels[l].fanout;
     const char* what = l == 0 ? " nodes" : " groups of the level below";
     if (fanout <= 0) return Error{at_level(l, "fanout") + ": must be at least 1 (or give a \"label\")"};
-    if (below % fanout != 0)
+    const bool partly = l > 0 && spec.last_groups_partly;
+    if (below % fanout != 0 && !partly)
       return Error{at_level(l, "fanout") + ": " + std::to_string(below) + what + " do not fill " + spec.levels[l].name + "s of " +
                    std::to_string(fanout) + " (the fan-out must divide them)"};
     std::vector<int> of_node(static_cast<size_t>(nodes));
     for (int n = 0; n < nodes; ++n)
       of_node[static_cast<size_t>(n)] = (l == 0 ? n : groups.back()[static_cast<size_t>(n)]) / fanout;
     groups.push_back(std::move(of_node));
-    below /= fanout;
+    below = (below + fanout - 1) / fanout;
   }
   return groups;
 }

@@ -48,6 +48,10 @@ struct FabricLevelSpec {
 struct FabricSpec {
   std::vector<FabricLevelSpec> levels;  // lowest first; empty: no fabric (one flat network)
   int rails = 0;                        // rails of a rail-optimised fabric (0: not rail-optimised)
+  // Levels above the lowest may end in a partly filled group (groups_by_order): the cluster a
+  // plan tries at a size between whole top-level groups, as a fabric is built out switch by
+  // switch. A scenario's fabric fills every level (false).
+  bool last_groups_partly = false;
   bool empty() const { return levels.empty(); }
 };
 
@@ -64,7 +68,8 @@ class Fabric {
   // Errors name the level ("levels/1/...: ...").
   [[nodiscard]] static Expected<Fabric> build(const FabricSpec& spec, std::vector<std::vector<int>> groups);
   // Groups by order: node i is in group i / fanout of level 0, and so on up. Errors when a
-  // fanout does not divide the count below ("levels/0/fanout: 16 nodes do not fill racks of 6").
+  // fanout does not divide the count below ("levels/0/fanout: 16 nodes do not fill racks of 6"),
+  // except above level 0 with `last_groups_partly`: there the last group holds what is left.
   [[nodiscard]] static Expected<std::vector<std::vector<int>>> groups_by_order(const FabricSpec& spec, int nodes);
 
   bool empty() const { return levels_.empty(); }

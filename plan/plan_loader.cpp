@@ -65,14 +65,11 @@ void read_growth(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   }
 }
 
-// The nodes a cluster needs to fill every group of the network's levels placed by order: the
-// product of their fan-outs (18 for GB200 trays in NVL72 racks; 16 x 8 for racks of 16 in
-// blocks of 8), at most kMaxNodesBound + 1; 1 without such levels.
+// The nodes of one group of the network's lowest level placed by order, the step a plan grows a
+// cluster by (18 for GB200 trays in NVL72 racks; 16 for racks of 16, whatever the levels above,
+// whose last group may be partly filled: FabricSpec::last_groups_partly); 1 without such levels.
 int64_t fabric_fill_nodes(const FabricSpec& fabric) {
-  int64_t nodes = 1;
-  for (const FabricLevelSpec& level : fabric.levels)
-    if (level.fanout > 0) nodes = std::min<int64_t>(nodes * level.fanout, kMaxNodesBound + 1);
-  return nodes;
+  return fabric.empty() || fabric.levels.front().fanout <= 0 ? 1 : fabric.levels.front().fanout;
 }
 
 void read_node_types(JsonErrors& errors, const JsonObject& top, const std::string& base_dir, PlanSpec& plan) {
@@ -112,10 +109,12 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
         return o.fail("spares", "hot spares stand in for failed nodes: give the plan \"failures\" (docs/failures.md)");
       if (!type.alone) return o.fail("spares", "apply to a node type planned alone (\"alone\": false puts it only in mixes)");
       type.spares = static_cast<int>(*spares);
-      if (const int64_t fill = fabric_fill_nodes(plan.base.cluster.network.fabric); type.spares % fill != 0)
-        return o.fail("spares", "the network's levels fill groups of " + std::to_string(fill) +
-                                    " nodes: spares come in whole groups, a multiple of " + std::to_string(fill) + ", got " +
-                                    std::to_string(type.spares));
+      const FabricSpec& fabric = plan.base.cluster.network.fabric;
+      if (const int64_t fill = fabric_fill_nodes(fabric); type.spares % fill != 0) {
+        const std::string& group = fabric.levels.front().name;
+        return o.fail("spares", "the network's " + group + "s hold " + std::to_string(fill) + " nodes: spares come in whole " +
+                                    group + "s, a multiple of " + std::to_string(fill) + ", got " + std::to_string(type.spares));
+      }
     }
     if (errors.failed()) return;
     if (plan.base.failures) {
@@ -145,8 +144,8 @@ std::optional<size_t> type_index(const PlanSpec& plan, const std::string& name) 
 
 // Fills the unit's size, cost and power, and a name when none is given; false when the same
 // composition (after dividing by the common factor) is already a candidate. On a network whose
-// levels fill groups of F nodes a unit is the smallest multiple of the composition that fills
-// whole groups (a single node type: F nodes, e.g. one NVL72 rack of 18 trays).
+// lowest level fills groups of F nodes a unit is the smallest multiple of the composition that
+// fills whole groups (a single node type: F nodes, e.g. one NVL72 rack of 18 trays).
 bool add_candidate(PlanSpec& plan, PlanCandidate c) {
   int common = 0;
   for (int p : c.parts) common = std::gcd(common, p);
@@ -499,6 +498,7 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
       return errors.error();
     }
   if (auto net = top.member("network")) read_network(errors, *net, plan.base.cluster.network, plan.base.network);
+  plan.base.cluster.network.fabric.last_groups_partly = true;  // sizes step by the lowest level's groups
   read_growth(errors, top, plan);
   read_node_types(errors, top, base_dir, plan);
   if (errors.failed()) return errors.error();

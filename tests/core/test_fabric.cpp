@@ -80,6 +80,28 @@ TEST_CASE("core::Fabric nodes of one NVLink domain cross no uplink", "[core]") {
   CHECK(crossed(f, {0, 18}) == std::vector<int>{f.link_of(0, 0), f.link_of(0, 1)});
 }
 
+TEST_CASE("core::Fabric a fabric built out partly ends each upper level in a smaller group", "[core]") {
+  // 20 nodes in racks of 4 (2:1) and blocks of 3 racks (4:1), the last block partly built: 5
+  // racks, blocks of 3 and 2.
+  FabricSpec spec = racks_and_blocks(4, 2, 3, 4);
+  spec.last_groups_partly = true;
+  const Fabric f = built(spec, 20);
+  CHECK(f.group_count(0) == 5);
+  CHECK(f.group_count(1) == 2);
+  CHECK(f.group(1, 11) == 0);
+  CHECK(f.group(1, 12) == 1);
+  CHECK(f.group(1, 19) == 1);
+  // The partial block's uplink carries what its two racks bring: 2 x 200 / 4 = 100 GB/s, the
+  // full block's 150.
+  const std::vector<double> capacity = f.link_capacities(std::vector<double>(20, 100.0));
+  CHECK(capacity[static_cast<size_t>(f.link_of(1, 0))] == Approx(150));
+  CHECK(capacity[static_cast<size_t>(f.link_of(1, 1))] == Approx(100));
+  CHECK(crossed(f, {0, 16}) == std::vector<int>{f.link_of(0, 0), f.link_of(0, 4), f.link_of(1, 0), f.link_of(1, 1)});
+  // The lowest level still fills whole racks.
+  CHECK(Fabric::groups_by_order(spec, 18).error().message ==
+        "levels/0/fanout: 18 nodes do not fill racks of 4 (the fan-out must divide them)");
+}
+
 TEST_CASE("core::Fabric refuses what cannot be built, naming the level", "[core]") {
   CHECK(Fabric::groups_by_order(racks_and_blocks(6, 1, 1, 1), 16).error().message ==
         "levels/0/fanout: 16 nodes do not fill racks of 6 (the fan-out must divide them)");

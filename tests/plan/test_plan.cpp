@@ -122,19 +122,41 @@ TEST_CASE("plan: on a fabric of racks a unit fills whole racks", "[sim][plan]") 
   auto three = evaluate_plan_size(racks, {0, 0, 0}, 3);
   REQUIRE(three.ok());
   CHECK(three->nodes == 12);
-  // Racks of 2 in blocks of 3: units of 6 nodes; a 1:1 mix already fills 2, so 3 + 3.
+  // Racks of 2 in blocks of 3: units of one rack; the 1:1 mix already fills it. A size between
+  // whole blocks ends in a partly filled block: 4 units are a block of 3 racks and one of 1.
   const PlanSpec blocks = small_plan(
       with("network", R"({"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "block", "fanout": 3}]})"));
-  CHECK(blocks.candidates[0].nodes_per_unit == 6);
-  CHECK(blocks.candidates[2].name == "3 dgx1-v100 + 3 dgx-a100");
+  CHECK(blocks.candidates[0].nodes_per_unit == 2);
+  CHECK(blocks.candidates[2].name == "1 dgx1-v100 + 1 dgx-a100");
+  auto four = evaluate_plan_size(blocks, {0, 0, 0}, 4);
+  REQUIRE(four.ok());
+  CHECK(four->nodes == 8);
   // Spares come in whole racks.
   nlohmann::ordered_json spares =
       nlohmann::ordered_json::parse(with("network", R"({"transport": "ib", "levels": [{"name": "rack", "fanout": 4}]})"));
   spares["failures"] = {{"rates", "default"}};
   spares["node_types"][0]["spares"] = 2;
   CHECK(plan_error(spares.dump()) ==
-        "plan.json: /node_types/0/spares: the network's levels fill groups of 4 nodes: spares come in whole groups, a multiple "
-        "of 4, got 2");
+        "plan.json: /node_types/0/spares: the network's racks hold 4 nodes: spares come in whole racks, a multiple of 4, got "
+        "2");
+}
+
+TEST_CASE("plan: the shipped fabric plan steps by racks and ends in a partly built block", "[sim][plan]") {
+  // Racks of 16 in blocks of 8 (scenarios/plan-fabric-h100.json): a unit is one rack, not a
+  // block of 128 nodes. topology-aware's answer is 18 racks, two full blocks and one of 2 racks;
+  // 17 miss the mean-wait SLO.
+  const auto plan = load_plan(std::string(TOPSIM_SOURCE_DIR) + "/scenarios/plan-fabric-h100.json");
+  INFO((plan.ok() ? std::string() : plan.error().message));
+  REQUIRE(plan.ok());
+  REQUIRE(plan->candidates.size() == 1);
+  CHECK(plan->candidates[0].name == "16 hgx-h100");
+  CHECK(plan->candidates[0].nodes_per_unit == 16);
+  auto at18 = evaluate_plan_size(*plan, {0, 0, 0}, 18), at17 = evaluate_plan_size(*plan, {0, 0, 0}, 17);
+  REQUIRE(at18.ok());
+  REQUIRE(at17.ok());
+  CHECK(at18->nodes == 288);
+  CHECK(at18->feasible);
+  CHECK_FALSE(at17->feasible);
 }
 
 TEST_CASE("plan: candidates, mixes and the grid", "[sim][plan]") {
