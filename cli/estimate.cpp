@@ -49,7 +49,12 @@ class Estimate : public Command {
         "no-dp-overlap", po::bool_switch(&no_dp_overlap_), "do not overlap gradient reduce / parameter gather with compute")(
         "nvlink-domain", po::value(&nvlink_domain_)->value_name("N"),
         "nodes per multi-node NVLink domain (default: the built-in model's, 18 for gb200-nvl72-tray; else 1, each node "
-        "its own)")("json", po::bool_switch(&json_), "print the result as one JSON object");
+        "its own)")(
+        "segment", po::value(&segment_)->value_name("S"),
+        "the job's nodes come in segments of S, each inside one NVLink domain, as many whole segments per domain as fit "
+        "(Slurm's --segment; default: the whole job when one domain holds it, else the faster of whole domains in "
+        "order and segments of 16 where 16 divides its nodes, NVIDIA's recommendation for GB200 NVL72 jobs of 128 "
+        "GPUs and more)")("json", po::bool_switch(&json_), "print the result as one JSON object");
     node_.declare(options);
   }
 
@@ -79,6 +84,7 @@ class Estimate : public Command {
       if (value < 1) return Error{fmt::format("--{}: must be at least 1, got {}", option, value)};
     if (values.count("nvlink-domain") && nvlink_domain_ < 1)
       return Error{fmt::format("--nvlink-domain: must be at least 1, got {}", nvlink_domain_)};
+    if (values.count("segment") && segment_ < 1) return Error{fmt::format("--segment: must be at least 1, got {}", segment_)};
     if (!values.count("dp")) {
       const long long model_parallel = 1LL * c_.tp * c_.pp * c_.cp;
       if (model_parallel < 1 || gpus_ % model_parallel != 0)
@@ -93,8 +99,15 @@ class Estimate : public Command {
     if (!node) return Outcome::bad_input(node.error().message);
     if (Status s = validate_gpus(); !s) return Outcome::bad_input(s.error().message);
     const int domain = nvlink_domain_ > 0 ? nvlink_domain_ : builtin_nvlink_domain_nodes(node->name);
-    auto estimate = estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain);
-    if (!estimate) return Outcome::bad_input(estimate.error().message);
+    const int domain_nodes = domain > 1 ? domain : 0;
+    if (segment_ > 0 && domain_nodes == 0)
+      return Outcome::bad_input(
+          fmt::format("--segment: {} has no multi-node NVLink domains (give --nvlink-domain N)", node->name));
+    auto estimate = estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain_nodes, segment_);
+    if (!estimate)
+      return Outcome::bad_input(segment_ > 0 && estimate.error().message.rfind("a segment", 0) == 0
+                                    ? "--segment: " + estimate.error().message
+                                    : estimate.error().message);
     const LlmEstimateReport report{node->name, static_cast<int>(node->gpus.size()), model_, c_, std::move(*estimate)};
     io.out << (json_ ? render_llm_estimate_json(report) : render_llm_estimate_text(report));
     return Outcome::ok();
@@ -112,6 +125,7 @@ class Estimate : public Command {
   NodeArgument node_;
   int gpus_ = 0;
   int nvlink_domain_ = 0;  // 0: the model's
+  int segment_ = 0;        // 0: default_segment_nodes
   std::string model_name_, recompute_, precision_;
   bool no_dp_overlap_ = false, json_ = false;
   const LlmModel* model_ = nullptr;

@@ -7,8 +7,25 @@
 
 namespace topsim {
 
+namespace {
+
+// The job's nodes in each domain: whole segments, as many as a domain holds. Errors name the
+// segment's fault.
+Expected<int> domain_job_nodes(int domain_nodes, int segment, int job_nodes) {
+  const std::string what = "a segment of " + std::to_string(segment) + " node" + (segment == 1 ? "" : "s");
+  if (domain_nodes == 0) return Error{what + " needs nodes in multi-node NVLink domains (the node has none)"};
+  if (segment < 1) return Error{"a segment must hold at least 1 node, got " + std::to_string(segment)};
+  if (segment > domain_nodes) return Error{what + " does not fit an NVLink domain of " + std::to_string(domain_nodes) + " nodes"};
+  if (job_nodes % segment != 0)
+    return Error{what + " does not divide the job's " + std::to_string(job_nodes) + " nodes (Slurm's --segment rule)"};
+  return domain_nodes / segment * segment;
+}
+
+}  // namespace
+
 Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelConfig& config, const NodeModel& node,
-                                        const NetworkModel& net, std::optional<double> efficiency, int nvlink_domain_nodes) {
+                                        const NetworkModel& net, std::optional<double> efficiency, int nvlink_domain_nodes,
+                                        int segment_nodes) {
   if (node.gpus.empty()) return Error{"node " + node.name + " has no GPUs"};
   auto gpu = training_gpu(node.gpus.front().model);
   if (!gpu) return gpu.error();
@@ -24,16 +41,36 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
   if (domain_nodes > 0 && !(nvswitch_link_gbps(*topology, every_gpu) > 0))
     return Error{"node " + node.name +
                  "'s GPUs are not on an NVLink switch, so its nodes cannot share a multi-node NVLink domain"};
-  std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1, LinkNode{&allocator, 0});
-  if (domain_nodes > 0)
-    for (size_t i = 0; i < nodes.size(); ++i) nodes[i].nvlink_domain = static_cast<int>(i) / domain_nodes;
-  LinkOptions options;
-  options.net = net;
-  auto links = llm_links(config, *sites, nodes, options);
-  if (!links) return links.error();
-  auto step = efficiency ? llm_step(model, config, **gpu, *links, *efficiency) : llm_step(model, config, **gpu, *links);
-  if (!step) return step.error();
-  return LlmEstimate{*step, *links, static_cast<int>(nodes.size()), *gpu, domain_nodes};
+  const int job_nodes = sites->back().node + 1;
+  // The job laid out in segments of `segment` nodes (0: no domains).
+  auto laid_out = [&](int segment) -> Expected<LlmEstimate> {
+    std::vector<LinkNode> nodes(static_cast<size_t>(job_nodes), LinkNode{&allocator, 0});
+    int per_domain = 0;
+    if (segment > 0) {
+      auto fill = domain_job_nodes(domain_nodes, segment, job_nodes);
+      if (!fill) return fill.error();
+      per_domain = *fill;
+      for (int i = 0; i < job_nodes; ++i) nodes[static_cast<size_t>(i)].nvlink_domain = i / per_domain;
+    }
+    LinkOptions options;
+    options.net = net;
+    auto links = llm_links(config, *sites, nodes, options);
+    if (!links) return links.error();
+    auto step = efficiency ? llm_step(model, config, **gpu, *links, *efficiency) : llm_step(model, config, **gpu, *links);
+    if (!step) return step.error();
+    return LlmEstimate{*step, *links, job_nodes, *gpu, domain_nodes, segment, per_domain};
+  };
+  if (segment_nodes != 0) return laid_out(segment_nodes);
+  if (domain_nodes == 0) return laid_out(0);
+  if (job_nodes <= domain_nodes) return laid_out(job_nodes);
+  // A job larger than a domain: whole domains in order, or NVIDIA's segments of 16 where they
+  // divide the job, whichever runs the faster step (the placement a topology-aware scheduler
+  // would choose between).
+  auto filled = laid_out(1);
+  if (!filled || job_nodes % kLargeJobSegmentNodes != 0 || kLargeJobSegmentNodes > domain_nodes) return filled;
+  auto segments = laid_out(kLargeJobSegmentNodes);
+  if (!segments) return segments.error();
+  return segments->step.step_ms < filled->step.step_ms ? segments : filled;
 }
 
 }  // namespace topsim

@@ -17,17 +17,30 @@ struct LlmEstimate {
   int nodes = 0;  // nodes the job spans
   const GpuModel* gpu = nullptr;
   int nvlink_domain_nodes = 0;  // nodes per multi-node NVLink domain; 0: each node its own
+  int segment_nodes = 0;        // the job's nodes per segment (one domain each); 0 without domains
+  int domain_job_nodes = 0;     // the job's nodes in each domain it fills (whole segments); 0 without
 };
+
+// NVIDIA's recommended Slurm segment for GB200 NVL72 jobs of 128 GPUs and more: 16 trays
+// (developer.nvidia.com blog, "Unlock Exascale Performance on NVIDIA GB200 NVL72 with Slurm
+// Topology-Aware Job Scheduling", 2025: segment size 16 for large jobs, smaller segments for jobs
+// of 32-64 GPUs), which keeps power-of-two parallel groups inside one rack.
+inline constexpr int kLargeJobSegmentNodes = 16;
 
 // Validates the configuration for the node's GPU (validate_parallel), places config.gpus() GPUs
 // on idle nodes of `node` and times a step. `efficiency` overrides llm_compute_efficiency.
-// `nvlink_domain_nodes` > 1: consecutive nodes share multi-node NVLink domains of that many
-// (GB200 NVL72: 18 trays), so groups run by domain (core/domain_comm.h); 0 or 1: none.
+// `nvlink_domain_nodes` > 1: the nodes sit in multi-node NVLink domains of that many (GB200
+// NVL72: 18 trays), so groups run by domain (core/domain_comm.h); 0 or 1: none. The job's nodes
+// come in segments of `segment_nodes` (Slurm's --segment), each inside one domain, each domain
+// taking as many whole segments as it holds, in node order. Default (0): the whole job in one
+// domain when one holds it; else the faster of whole domains in order (segments of 1) and
+// segments of kLargeJobSegmentNodes where they divide the job.
 // Errors: the node's GPU outside the catalog or without figures, a configuration error, a
 // placement the node cannot give (e.g. no NICs for a multi-node job), a domain of nodes whose
-// GPUs are not on an NVLink switch.
+// GPUs are not on an NVLink switch, a segment without domains, larger than a domain or not
+// dividing the job's nodes.
 Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelConfig& config, const NodeModel& node,
                                         const NetworkModel& net = {}, std::optional<double> efficiency = {},
-                                        int nvlink_domain_nodes = 0);
+                                        int nvlink_domain_nodes = 0, int segment_nodes = 0);
 
 }  // namespace topsim

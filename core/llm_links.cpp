@@ -96,18 +96,13 @@ class LinkPlanner {
       for (int r : group) gpus.push_back(ranks_[r].gpu);
       return ring_plan_path(nodes_[ranks_[group[0]].node].allocator->ring_plan(to_gpu_set(gpus)));
     }
-    if (!options_.host_network) return socket_path(group);
-    return on_nvlink_fabric(group) ? domains_path(group) : network_path(group);
+    return options_.host_network ? domains_path(group) : socket_path(group);
   }
 
-  // Some of the group's nodes belong to multi-node NVLink domains (the cluster has an NVLink
-  // level): the group runs by domain, as a gang does (core/domain_comm.h).
-  bool on_nvlink_fabric(const Group& group) const {
-    return std::any_of(group.begin(), group.end(), [&](int r) { return nodes_[ranks_[r].node].nvlink_domain >= 0; });
-  }
-
-  // Each node gives the group its NICs' achieved bandwidth divided among the groups of the same
-  // kind crossing the network through them (count_nic_users), as network_path does.
+  // Across nodes the group runs by NVLink domain, as a gang does (core/domain_comm.h): a node, or
+  // the nodes of one multi-node domain. Each node gives the group its NICs' achieved bandwidth
+  // divided among the groups of the same kind crossing the network through them
+  // (count_nic_users).
   Expected<CommPath> domains_path(const Group& group) {
     std::vector<NodePart> parts;
     const std::vector<int> nodes = ring_nodes(group);
@@ -119,6 +114,8 @@ class LinkPlanner {
         if (ranks_[r].node == node) part.gpus.push_back(ranks_[r].gpu);
       if (part.gpus.size() > 1) part.ring = &nodes_[node].allocator->ring_plan(to_gpu_set(part.gpus));
       const auto nics = network_nics(*part.topology, part.gpus);
+      if (nics.empty() && nodes_[node].nvlink_domain < 0)
+        return Error{"node " + std::to_string(node) + " has no NIC: a parallel group cannot span it and another node"};
       int sharing = 1;
       for (int nic : nics) {
         sharing = std::max(sharing, users_[{node, nic}]);
@@ -134,38 +131,6 @@ class LinkPlanner {
     if (!(path.bus_bandwidth_gbps > 0)) return Error{"a parallel group spans NVLink domains and one of them has no NIC for it"};
     path.transport = ethernet ? CommTransport::Tcp : CommTransport::Rdma;
     apply_measured(path, nodes, options_.measured);
-    return path;
-  }
-
-  Expected<CommPath> network_path(const Group& group) {
-    std::map<int, std::vector<int>> gpus_by_node;
-    for (int r : group) gpus_by_node[ranks_[r].node].push_back(ranks_[r].gpu);
-    CommPath path;
-    path.ranks = static_cast<int>(group.size());
-    path.hosts = static_cast<int>(gpus_by_node.size());
-    path.nvlink_hops = true;
-    path.transport = CommTransport::Rdma;
-    double bus = -1;
-    for (const auto& [node, gpus] : gpus_by_node) {
-      const Topology& topo = topology(node);
-      const auto nics = network_nics(topo, gpus);
-      if (nics.empty())
-        return Error{"node " + std::to_string(node) + " has no NIC: a parallel group cannot span it and another node"};
-      int sharing = 1;
-      for (int nic : nics) {
-        sharing = std::max(sharing, users_[{node, nic}]);
-        if (topo.model().nics[nic].transport == NicTransport::Ethernet) path.transport = CommTransport::Tcp;
-      }
-      double rate = node_network_gbps(topo, gpus, options_.net) / sharing;
-      if (gpus.size() > 1) {
-        const RingPlan& ring = nodes_[node].allocator->ring_plan(to_gpu_set(gpus));
-        rate = std::min(rate, ring.bus_bandwidth_gbps);
-        path.nvlink_hops = path.nvlink_hops && ring.nvlink_only;
-      }
-      bus = bus < 0 ? rate : std::min(bus, rate);
-    }
-    path.bus_bandwidth_gbps = bus;
-    apply_measured(path, ring_nodes(group), options_.measured);
     return path;
   }
 

@@ -9,18 +9,21 @@
 // (expert generator order etp-ep-edp-pp); pipeline neighbours are r and r + TP x CP x DP.
 //
 // A group's path (core/throughput.h CommPath), by where its ranks are:
-// - one host (one node with host networking, or one pod): the ring over its GPUs on that node;
-// - several nodes with host networking: NCCL's ring visits each node once (core/gang.h), so its
-//   bus bandwidth is the least, over its nodes, of the ring over the group's GPUs there and of
-//   the node's network bandwidth for those GPUs (core/network_model.h) divided by the number of
-//   groups of the same kind that cross the network through the same NIC (they run at once: every
-//   TP group all-reduces in the same layer, every DP group reduces gradients together); where
-//   node pairs were measured (LinkOptions::measured), its ring over its nodes in rank order runs
-//   at most at the slowest measured hop and pays the largest measured latency;
-// - several nodes of one multi-node NVLink domain (LinkNode::nvlink_domain) with host networking:
-//   NVLink through the domain's switch, one host to NCCL, no NIC used: the ring at the least
-//   NVLink rate of its nodes and NVLS over the group (core/nccl_algo.h), whichever is faster;
+// - one host (one node with host networking, or one pod): the ring over its GPUs on that node,
+//   and NVLS beside it on an NVSwitch node;
+// - several nodes with host networking: by NVLink domain, as a gang (core/domain_comm.h): a node
+//   is a domain, or the nodes of one multi-node NVLink domain (LinkNode::nvlink_domain) are one,
+//   meeting at its switch without a NIC. NCCL's ring visits each domain once, so its bus
+//   bandwidth is the least, over its domains, of the NVLink ring there and of the domain's network
+//   bandwidth for the group's GPUs (core/network_model.h) divided by the number of groups of the
+//   same kind that cross the network through the same NIC (they run at once: every TP group
+//   all-reduces in the same layer, every DP group reduces gradients together); NVLSTree beside
+//   it where every domain holds 2 of the group's GPUs on an NVLink switch. Where node pairs were
+//   measured (LinkOptions::measured), its ring over its nodes in rank order runs at most at the
+//   slowest measured hop and pays the largest measured latency;
 // - pods without host networking (default scheduling): the pod-socket ring (pod_socket_path).
+// The path's algorithm is the one an all-reduce takes; the step model (core/llm_step.cpp) runs
+// reduce-scatter, all-gather, sends and all-to-all on its ring, as NCCL does.
 #pragma once
 
 #include <vector>

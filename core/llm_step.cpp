@@ -22,10 +22,23 @@ double allreduce_ms(double bytes, const CommPath& path) {
   if (path.ranks < 2 || bytes <= 0) return 0;
   return path_allreduce_time(bytes, path).time_us / 1e3;
 }
+// `path` as NCCL's ring runs it. NVLS and NVLSTree are all-reduce algorithms: NCCL runs
+// reduce-scatter and all-gather on the ring (or PAT) across its nodes (an NVLS one is costed at
+// zero bandwidth there, src/graph/tuning.cc ncclTopoTuneModel, unless a CollNet plugin serves it)
+// and inside one NVLink domain an NVLS one moves (n-1)/n of the bytes through each GPU's link at
+// nvlsEfficiency of it (0.85 x 370.8 = 315 GB/s on H100, 0.74 x 721.8 = 534 on B200), below the
+// ring's 370.8 and 721.8; sends and all-to-all are point-to-point.
+CommPath ring_of(CommPath path) {
+  if (path.algorithm == NcclAlgorithm::Ring) return path;
+  path.bus_bandwidth_gbps = path.algos().ring_bus_gbps;
+  path.algorithm = NcclAlgorithm::Ring;
+  path.ring_bus_gbps = 0;
+  return path;
+}
 // A ring reduce-scatter or all-gather runs half of a ring all-reduce's steps (n-1 of 2(n-1)).
-double half_allreduce_ms(double bytes, const CommPath& path) { return allreduce_ms(bytes, path) / 2; }
+double half_allreduce_ms(double bytes, const CommPath& path) { return allreduce_ms(bytes, ring_of(path)) / 2; }
 // A 2-rank all-reduce moves `bytes` once each way: the time of a point-to-point send.
-double send_ms(double bytes, const CommPath& path) { return allreduce_ms(bytes, path); }
+double send_ms(double bytes, const CommPath& path) { return allreduce_ms(bytes, ring_of(path)); }
 // All-to-all: (n-1)/n of `bytes` leave each GPU at the path's per-GPU rate, with a ring's latency.
 double all_to_all_ms(double bytes, const CommPath& path) { return half_allreduce_ms(bytes, path); }
 

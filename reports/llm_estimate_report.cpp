@@ -37,8 +37,10 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
   out += fmt::format("{} on {} GPUs: {} node{} of {} ({} GPUs each)", r.model->display_name, c.gpus(), r.estimate.nodes,
                      r.estimate.nodes == 1 ? "" : "s", r.node, r.node_gpus);
   if (const int per = r.estimate.nvlink_domain_nodes; per > 0) {
-    const int domains = (r.estimate.nodes + per - 1) / per;
+    const int filled = r.estimate.domain_job_nodes, domains = (r.estimate.nodes + filled - 1) / filled;
     out += fmt::format(" in {} NVLink domain{} of {} nodes", domains, domains == 1 ? "" : "s", per);
+    if (domains > 1 && filled < per)
+      out += fmt::format(", {} of the job's in each (segments of {})", filled, r.estimate.segment_nodes);
   }
   out += "\n";
   out += fmt::format(
@@ -87,6 +89,7 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
       {"gpus", c.gpus()},
       {"nodes", r.estimate.nodes},
       {"nvlink_domain_nodes", r.estimate.nvlink_domain_nodes},
+      {"segment_nodes", r.estimate.segment_nodes},
       {"config",
        {{"tp", c.tp},
         {"pp", c.pp},

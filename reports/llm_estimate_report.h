@@ -21,7 +21,8 @@ struct LlmEstimateReport {
 std::string render_llm_estimate_text(const LlmEstimateReport& report);
 
 // JSON (2-space indent, newline-terminated), keys in this order: node, model, gpus, nodes,
-// nvlink_domain_nodes (nodes per multi-node NVLink domain; 0: each node its own), config
+// nvlink_domain_nodes (nodes per multi-node NVLink domain; 0: each node its own), segment_nodes
+// (the job's nodes per segment, each inside one domain; 0 without domains), config
 // {tp, pp, dp, cp, ep, vpp, sequence, global_batch, micro_batch, microbatches, recompute,
 // sequence_parallel, zero, precision, tp_overlap, dp_overlap}, step_s, tokens_per_s,
 // tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, memory_gib {parameters, activations, total,

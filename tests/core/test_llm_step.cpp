@@ -91,6 +91,33 @@ TEST_CASE("core::llm a TP group split across nodes is slower by the link ratio",
   CHECK(slow->tokens_per_sec < fast->tokens_per_sec);
 }
 
+TEST_CASE("core::llm reduce-scatter and all-gather run on the ring, all-reduce may take NVLS", "[core][llm]") {
+  // DP 8 on one HGX H100: the group's path offers NVLS (490 GB/s) beside the ring (370.8). NCCL
+  // runs an all-reduce on NVLS, the distributed optimizer's reduce-scatter and all-gather on the
+  // ring: the same DP traffic as on a ring-only path with ZeRO 1, less with ZeRO 0.
+  ParallelConfig c = config(1, 1, 8, 64);
+  c.sequence = 4096;
+  c.overlap_dp = false;
+  auto placed = estimate_llm_idle(llm("llama3-8b"), c, *builtin_model("hgx-h100"));
+  INFO((placed ? "" : placed.error().message));
+  REQUIRE(placed.ok());
+  const LlmLinks nvls = placed->links;
+  REQUIRE(nvls.dp.algorithm == NcclAlgorithm::NVLS);
+  LlmLinks ring = nvls;
+  ring.dp.algorithm = NcclAlgorithm::Ring;
+  ring.dp.bus_bandwidth_gbps = nvls.dp.algos().ring_bus_gbps;
+  ring.dp.ring_bus_gbps = 0;
+  const GpuModel& h100 = *placed->gpu;
+  auto step = [&](const LlmLinks& links, int zero) {
+    c.zero = zero;
+    auto s = llm_step(llm("llama3-8b"), c, h100, links);
+    REQUIRE(s.ok());
+    return *s;
+  };
+  CHECK(step(nvls, 1).dp_comm_ms == Approx(step(ring, 1).dp_comm_ms));
+  CHECK(step(nvls, 0).dp_comm_ms < 0.8 * step(ring, 0).dp_comm_ms);
+}
+
 TEST_CASE("core::llm ZeRO-3 adds the parameter all-gathers", "[core][llm]") {
   ParallelConfig c = config(1, 1, 16, 64);
   c.sequence = 4096;

@@ -211,12 +211,17 @@ TEST_CASE("core::llm_links: a group across trays of one NVLink domain talks at N
     CHECK(links->tp.algorithm == NcclAlgorithm::NVLS);
     CHECK(links->tp.bus_bandwidth_gbps == Approx(nvls_bus_gbps(100, 721.8, 8)));
   }
-  SECTION("trays without a domain: TP over the NICs") {
+  SECTION("trays without a domain: TP over the NICs, the ring or NVLSTree between the trays as for a gang") {
     const std::vector<LinkNode> nodes{{&allocator, 400}, {&allocator, 400}};
     auto links = llm_links(config, sites, nodes);
     REQUIRE(links.ok());
     CHECK(links->tp.transport == CommTransport::Rdma);
-    CHECK(links->tp.bus_bandwidth_gbps == Approx(4 * 50 * kInfiniBandEfficiency));
+    CHECK(links->tp.hosts == 2);
+    const double tray_network = 4 * 50 * kInfiniBandEfficiency;
+    CHECK(links->tp.algos().ring_bus_gbps == Approx(tray_network));
+    CHECK(links->tp.algorithm == NcclAlgorithm::NVLSTree);
+    const NvlsDomain tray_domain{4, nvswitch_link_gbps(tray, {0, 1, 2, 3}), tray_network, 4};
+    CHECK(links->tp.bus_bandwidth_gbps == Approx(nvls_tree_bus_gbps(100, {tray_domain, tray_domain})));
   }
   SECTION("trays in two racks: the racks are the hosts, each crossing through its tray's 4 NICs") {
     const std::vector<LinkNode> nodes{{&allocator, 400, 0}, {&allocator, 400, 1}};
@@ -279,6 +284,66 @@ TEST_CASE("core::llm_links: a data-parallel group over two NVL72 racks crosses t
     REQUIRE_FALSE(pcie.ok());
     CHECK_THAT(pcie.error().message, Catch::Contains("not on an NVLink switch"));
   }
+}
+
+TEST_CASE("core::estimate_llm_idle lays a job spanning NVL72 racks out in segments", "[core][nccl]") {
+  // TP 4 x PP 4 x DP 8 on 32 trays: each stage's DP groups span 8 consecutive trays. Filling
+  // racks of 18, stage 2's (trays 16-23) straddles two racks; in segments of 16 (NVIDIA's
+  // recommendation for jobs of 128 GPUs and more) no DP group leaves its rack, the step is
+  // faster, and the default takes them.
+  const LlmModel& model = **find_llm_model("llama3-8b");
+  ParallelConfig c;
+  c.tp = 4;
+  c.pp = 4;
+  c.dp = 8;
+  const NodeModel tray = *builtin_model("gb200-nvl72-tray");
+  auto segments = estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 18);
+  REQUIRE(segments.ok());
+  CHECK(segments->segment_nodes == 16);
+  CHECK(segments->domain_job_nodes == 16);
+  CHECK(segments->links.dp.hosts == 1);
+  auto filled = estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 18, 1);
+  REQUIRE(filled.ok());
+  CHECK(filled->domain_job_nodes == 18);
+  CHECK(filled->links.dp.hosts == 2);
+  CHECK(segments->step.step_ms < filled->step.step_ms);
+  // Segments of 4: four of them (16 trays) in each rack, as with 16.
+  auto fours = estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 18, 4);
+  REQUIRE(fours.ok());
+  CHECK(fours->domain_job_nodes == 16);
+  CHECK(estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 18, 5).error().message ==
+        "a segment of 5 nodes does not divide the job's 32 nodes (Slurm's --segment rule)");
+  CHECK(estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 18, 32).error().message ==
+        "a segment of 32 nodes does not fit an NVLink domain of 18 nodes");
+  CHECK_THAT(estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 0, 4).error().message,
+             Catch::Contains("needs nodes in multi-node NVLink domains"));
+  // DP 36 over 144 trays: segments of 16 would leave a DP group 4 trays (4 NICs) in a third
+  // rack; whole racks (two per group) run faster, and the default takes them.
+  ParallelConfig wide;
+  wide.tp = 4;
+  wide.pp = 4;
+  wide.dp = 36;
+  wide.global_batch = 576;
+  wide.sequence_parallel = true;
+  wide.tp_overlap = true;
+  wide.recompute = Recompute::None;
+  wide.precision = LlmPrecision::Fp8;
+  auto racks = estimate_llm_idle(**find_llm_model("llama3-70b"), wide, tray, NetworkModel{}, std::nullopt, 18);
+  auto sixteens = estimate_llm_idle(**find_llm_model("llama3-70b"), wide, tray, NetworkModel{}, std::nullopt, 18, 16);
+  REQUIRE(racks.ok());
+  REQUIRE(sixteens.ok());
+  CHECK(racks->segment_nodes == 1);
+  CHECK(racks->links.dp.hosts == 2);
+  CHECK(sixteens->links.dp.hosts == 3);
+  CHECK(racks->step.step_ms < sixteens->step.step_ms);
+  // A job one rack holds stays in it.
+  ParallelConfig small;
+  small.tp = 4;
+  small.dp = 12;
+  auto one = estimate_llm_idle(model, small, tray, NetworkModel{}, std::nullopt, 18);
+  REQUIRE(one.ok());
+  CHECK(one->segment_nodes == 12);
+  CHECK(one->links.dp.hosts == 1);
 }
 
 TEST_CASE("core::nccl_algo validation: published all-reduce bus bandwidths within 10%", "[core][nccl]") {
