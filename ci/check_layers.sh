@@ -43,6 +43,7 @@ declare -A internal=(
   [formats/jobs/kube_workloads.h]="formats"
   [formats/queues/queue_fields.h]="formats"
   [formats/queues/queue_objects.h]="formats"
+  [formats/hardware/nccl_xml_importer.h]="formats"
   [scenario/scenario_sections.h]="scenario plan gate"
   [cli/command_table.h]="cli"
 )
