@@ -18,10 +18,17 @@ Expected<int> domain_job_nodes(int domain_nodes, int segment, int job_nodes) {
   if (segment > domain_nodes) return Error{what + " does not fit an NVLink domain of " + std::to_string(domain_nodes) + " nodes"};
   if (job_nodes % segment != 0)
     return Error{what + " does not divide the job's " + std::to_string(job_nodes) + " nodes (Slurm's --segment rule)"};
-  return domain_nodes / segment * segment;
+  return segment_fill(domain_nodes, segment);
 }
 
 }  // namespace
+
+std::vector<int> default_segments(int domain_nodes, int job_nodes) {
+  if (job_nodes <= domain_nodes) return {job_nodes};
+  std::vector<int> segments{1};
+  if (job_nodes % kLargeJobSegmentNodes == 0 && kLargeJobSegmentNodes <= domain_nodes) segments.push_back(kLargeJobSegmentNodes);
+  return segments;
+}
 
 Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelConfig& config, const NodeModel& node,
                                         const NetworkModel& net, std::optional<double> efficiency, int nvlink_domain_nodes,
@@ -62,15 +69,14 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
   };
   if (segment_nodes != 0) return laid_out(segment_nodes);
   if (domain_nodes == 0) return laid_out(0);
-  if (job_nodes <= domain_nodes) return laid_out(job_nodes);
-  // A job larger than a domain: whole domains in order, or NVIDIA's segments of 16 where they
-  // divide the job, whichever runs the faster step (the placement a topology-aware scheduler
-  // would choose between).
-  auto filled = laid_out(1);
-  if (!filled || job_nodes % kLargeJobSegmentNodes != 0 || kLargeJobSegmentNodes > domain_nodes) return filled;
-  auto segments = laid_out(kLargeJobSegmentNodes);
-  if (!segments) return segments.error();
-  return segments->step.step_ms < filled->step.step_ms ? segments : filled;
+  // The default layouts; the faster step wins, the first on a tie.
+  Expected<LlmEstimate> best = Error{"no layout"};
+  for (int segment : default_segments(domain_nodes, job_nodes)) {
+    auto estimate = laid_out(segment);
+    if (!estimate) return estimate.error();
+    if (!best || estimate->step.step_ms < best->step.step_ms) best = std::move(estimate);
+  }
+  return best;
 }
 
 }  // namespace topsim

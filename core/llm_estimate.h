@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "core/llm_links.h"
 #include "core/llm_step.h"
@@ -26,6 +27,15 @@ struct LlmEstimate {
 // Topology-Aware Job Scheduling", 2025: segment size 16 for large jobs, smaller segments for jobs
 // of 32-64 GPUs), which keeps power-of-two parallel groups inside one rack.
 inline constexpr int kLargeJobSegmentNodes = 16;
+
+// The segments a job of `job_nodes` is tried in on idle NVLink domains of `domain_nodes`, the
+// default layouts: the whole job when one domain holds it; else 1 (whole domains in order) and
+// kLargeJobSegmentNodes where it divides the job and fits a domain. The faster one is the job's
+// ideal layout (estimate_llm_idle, and the replays' ideal rate, sim/job_timing.cpp).
+std::vector<int> default_segments(int domain_nodes, int job_nodes);
+// The job's nodes in each domain it fills with segments of `segment`: as many whole segments as
+// a domain holds. REQUIRES 1 <= segment <= domain_nodes.
+inline int segment_fill(int domain_nodes, int segment) { return domain_nodes / segment * segment; }
 
 // Validates the configuration for the node's GPU (validate_parallel), places config.gpus() GPUs
 // on idle nodes of `node` and times a step. `efficiency` overrides llm_compute_efficiency.

@@ -7,6 +7,7 @@
 
 #include "core/builtin_models.h"
 #include "core/gang.h"
+#include "core/llm_estimate.h"
 #include "core/llm_links.h"
 #include "sim/thread_caches.h"
 #include "util/digest.h"
@@ -64,12 +65,17 @@ const NodeType* JobTimer::reference_type(const JobSpec& job) {
   return it->second.get();
 }
 
-int JobTimer::ideal_domain(size_t node) const {
+int JobTimer::ideal_domain_nodes() const {
   const Fabric& fabric = cluster_.fabric();
-  if (!fabric.has_nvlink()) return -1;
+  if (!fabric.has_nvlink()) return 0;
   const int per_domain =
       fabric.level(0).fanout > 0 ? fabric.level(0).fanout : cluster_.node_count() / std::max(1, fabric.group_count(0));
-  return static_cast<int>(node) / std::max(1, per_domain);
+  return std::max(1, per_domain);
+}
+
+int JobTimer::ideal_domain(size_t node) const {
+  const int per_domain = ideal_domain_nodes();
+  return per_domain > 0 ? static_cast<int>(node) / per_domain : -1;
 }
 
 size_t JobTimer::IdealKeyHash::operator()(const IdealKey& k) const {
@@ -188,12 +194,20 @@ double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& ty
   if (!sites) return it->second;
   std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1,
                               LinkNode{type.allocator.get(), type.primary_nic_gbit, -1});
-  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].nvlink_domain = ideal_domain(i);
   LinkOptions options;
   options.net = network_;
-  auto links = llm_links(config, *sites, nodes, options);
-  if (!links) return it->second;
-  if (auto step = llm_step_on(job, type, *links)) it->second = step->tokens_per_sec;
+  // On multi-node NVLink domains the faster of the default layouts (core/llm_estimate.h), as
+  // `topsim estimate` takes; else the nodes alone.
+  const int domain_nodes = ideal_domain_nodes();
+  const std::vector<int> segments =
+      domain_nodes > 0 ? default_segments(domain_nodes, static_cast<int>(nodes.size())) : std::vector<int>{0};
+  for (int segment : segments) {
+    const int fill = segment > 0 ? segment_fill(domain_nodes, segment) : 0;
+    for (size_t i = 0; i < nodes.size(); ++i) nodes[i].nvlink_domain = fill > 0 ? static_cast<int>(i) / fill : -1;
+    auto links = llm_links(config, *sites, nodes, options);
+    if (!links) continue;
+    if (auto step = llm_step_on(job, type, *links)) it->second = std::max(it->second, step->tokens_per_sec);
+  }
   return it->second;
 }
 

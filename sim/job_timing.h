@@ -74,6 +74,8 @@ class JobTimer {
   // The reference node type of the job (null: the node type it runs on).
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record);
+  // Nodes per multi-node NVLink domain of the cluster's fabric; 0 without an NVLink level.
+  int ideal_domain_nodes() const;
   // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
   // (consecutive nodes fill domains), else -1.
   int ideal_domain(size_t node) const;

@@ -8,8 +8,10 @@
 // pack policy unless the job's annotations say otherwise); on a fabric (core/fabric.h) in the
 // lowest tier that holds it: the tightest rack with room, else the tightest block, ..., else
 // anywhere (fewest racks, then blocks; a rack's nodes share rails, an NVLink level's nodes a
-// domain), rail-aligned when the fabric has rails, off node pairs measured slow (core/gang.h). Queue: FIFO with backfill (a job
-// that cannot start does not block later ones) unless the scenario turns backfill off.
+// domain), rail-aligned when the fabric has rails, off node pairs measured slow (core/gang.h); an
+// LLM job larger than an NVLink domain in segments of 16 nodes when a pipeline stage fits one.
+// Queue: FIFO with backfill (a job that cannot start does not block later ones) unless the
+// scenario turns backfill off.
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -17,6 +19,7 @@
 
 #include "core/fabric.h"
 #include "core/gang.h"
+#include "core/llm_estimate.h"
 #include "sim/schedulers/registry.h"
 #include "sim/schedulers/support.h"
 
@@ -158,6 +161,8 @@ class TopologyAware final : public Scheduler {
   bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, GangRequest request, Binder& binder) const {
     const Fabric& fabric = view.cluster().fabric();
     request.prefer_rail_aligned = fabric.rails() > 0;
+    if (const int segment = llm_segment(view, id); segment > 0 && place_in_segments(view, id, request, segment, binder))
+      return true;
     int level = 0;
     for (; level < fabric.level_count() && fabric.group_count(level) > 1; ++level) {
       const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
@@ -175,6 +180,50 @@ class TopologyAware final : public Scheduler {
     const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
     auto plan = plan_gang_on(
         view, id, request, [](int) { return true; }, roomiest_first(fabric, level - 1, below));
+    return plan && start_gang(id, *plan, binder);
+  }
+
+  // An LLM job of whole nodes larger than one multi-node NVLink domain goes in segments of
+  // kLargeJobSegmentNodes (NVIDIA's recommended Slurm --segment for GB200 NVL72 jobs of 128 GPUs
+  // and more, core/llm_estimate.h) when a segment holds whole pipeline stages: then no tensor-,
+  // context- or data-parallel group leaves its domain, where filling domains in order puts a
+  // stage across two. 0 when that does not apply.
+  static int llm_segment(const SchedulingView& view, uint32_t id) {
+    const Fabric& fabric = view.cluster().fabric();
+    const JobSpec& job = view.job(id);
+    const LlmJob* llm = view.workload().llm_of(job);
+    if (!llm || !fabric.has_nvlink() || fabric.level(0).fanout < kLargeJobSegmentNodes) return 0;
+    const int node_gpus = view.cluster().gpus_per_node(0);
+    const int nodes = job.workers;
+    if (job.gpus_per_worker != node_gpus || nodes <= fabric.level(0).fanout || nodes % kLargeJobSegmentNodes != 0) return 0;
+    const ParallelConfig config = llm->config_for(job.total_gpus());
+    const int stage_gpus = config.tp * config.cp * config.dp;
+    if (stage_gpus % node_gpus != 0 || kLargeJobSegmentNodes % (stage_gpus / node_gpus) != 0) return 0;
+    return kLargeJobSegmentNodes;
+  }
+
+  // The gang on whole segments of each domain's free nodes (a domain holding 16 free nodes of
+  // 18 gives one segment), roomiest domains first; false when they cannot hold it.
+  bool place_in_segments(const SchedulingView& view, uint32_t id, const GangRequest& request, int segment, Binder& binder) const {
+    const ClusterState& cluster = view.cluster();
+    const Fabric& fabric = cluster.fabric();
+    const NodeIndex& index = cluster.index();
+    std::vector<int> whole(static_cast<size_t>(fabric.group_count(0)), 0);  // wholly free nodes per domain
+    for (int t = 0; t < index.type_count(); ++t)
+      if (type_fits_job(cluster, t, view.job(id)))
+        for (int node : index.bucket(kServing, t, index.type_gpus(t))) ++whole[static_cast<size_t>(fabric.group(0, node))];
+    std::vector<int> left(whole.size());
+    for (size_t d = 0; d < whole.size(); ++d) left[d] = whole[d] / segment * segment;
+    const std::vector<int> free = free_gpus_per_group(view, id, 0);
+    auto plan = plan_gang_on(
+        view, id, request,
+        [&](int node) {
+          int& room = left[static_cast<size_t>(fabric.group(0, node))];
+          if (static_cast<int>(cluster.node(node).free.count()) != cluster.gpus_per_node(node) || room == 0) return false;
+          --room;
+          return true;
+        },
+        roomiest_first(fabric, 0, free));
     return plan && start_gang(id, *plan, binder);
   }
 

@@ -124,3 +124,40 @@ TEST_CASE("scenario::fabric GB200 trays without an NVLink level are noted as dom
       scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 2}])", jobs, "", R"(, "network": {"transport": "ib"})"));
   CHECK(h100.notes.empty());
 }
+
+TEST_CASE("scenario::fabric topology-aware lays an LLM job larger than an NVL72 rack out in segments of 16", "[scenario]") {
+  // Three racks of 18 trays. GPT-3 175B at TP 4 x PP 4 x DP 8 on 32 trays: a pipeline stage is 8
+  // trays, so two segments of 16 keep every data-parallel group in its rack. Filling rack 0's 18
+  // trays first (Kueue TAS) puts stage 2's groups across two racks, through 2 trays' NICs.
+  const std::string llm =
+      R"("llm": {"model": "gpt3-175b", "tp": 4, "pp": 4, "vpp": 12, "sequence": 2048, "global_batch": 256, "micro_batch": 2,
+      "recompute": "none", "sequence_parallel": true, "precision": "fp8", "tp_overlap": true})";
+  const std::string jobs =
+      R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" + llm + "}]";
+  const Scenario s = scenario_from(
+      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 54}])", jobs, R"(, "schedulers": ["topology-aware", "kueue-tas"])",
+                    R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
+  const RunResult aware = topsim::test::run(s, "topology-aware");
+  const JobRecord& segments = record(aware, s, "gpt3");
+  std::vector<int> per_rack(3, 0);
+  for (const PodPlacement& pod : segments.pods) ++per_rack[static_cast<size_t>(pod.node / 18)];
+  std::sort(per_rack.begin(), per_rack.end());
+  CHECK(per_rack == std::vector<int>{0, 16, 16});
+  // Its ideal rate is the faster layout's, which it reaches; filled racks run about 18% slower.
+  CHECK(segments.samples_per_sec == Approx(segments.ideal_samples_per_sec));
+  const RunResult tas = topsim::test::run(s, "kueue-tas");
+  const JobRecord& filled = record(tas, s, "gpt3");
+  CHECK(filled.samples_per_sec < 0.85 * segments.samples_per_sec);
+  CHECK(filled.ideal_samples_per_sec == Approx(segments.ideal_samples_per_sec));
+  // A stage of 24 trays (TP 4 x DP 24) does not fit a segment: the racks fill in order.
+  const std::string wide = R"([{"name": "wide", "submit_s": 0, "workers": 48, "gpus_per_worker": 4, "iterations": 5,
+      "llm": {"model": "llama3-8b", "tp": 4, "pp": 2, "global_batch": 96}}])";
+  const Scenario w = scenario_from(
+      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 54}])", wide, R"(, "schedulers": ["topology-aware"])",
+                    R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
+  const RunResult in_order = topsim::test::run(w, "topology-aware");
+  std::vector<int> wide_racks(3, 0);
+  for (const PodPlacement& pod : record(in_order, w, "wide").pods) ++wide_racks[static_cast<size_t>(pod.node / 18)];
+  std::sort(wide_racks.begin(), wide_racks.end());
+  CHECK(wide_racks == std::vector<int>{12, 18, 18});
+}
