@@ -125,7 +125,7 @@ class Estimate : public Command {
   NodeArgument node_;
   int gpus_ = 0;
   int nvlink_domain_ = 0;  // 0: the model's
-  int segment_ = 0;        // 0: default_segment_nodes
+  int segment_ = 0;        // 0: the default layouts (core/llm_estimate.h default_segments)
   std::string model_name_, recompute_, precision_;
   bool no_dp_overlap_ = false, json_ = false;
   const LlmModel* model_ = nullptr;

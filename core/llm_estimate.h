@@ -33,8 +33,8 @@ inline constexpr int kLargeJobSegmentNodes = 16;
 // kLargeJobSegmentNodes where it divides the job and fits a domain. The faster one is the job's
 // ideal layout (estimate_llm_idle, and the replays' ideal rate, sim/job_timing.cpp).
 std::vector<int> default_segments(int domain_nodes, int job_nodes);
-// The job's nodes in each domain it fills with segments of `segment`: as many whole segments as
-// a domain holds. REQUIRES 1 <= segment <= domain_nodes.
+// The nodes of `domain_nodes` that whole segments of `segment` fill: as many whole segments as
+// they hold (0 when not one). REQUIRES segment >= 1.
 inline int segment_fill(int domain_nodes, int segment) { return domain_nodes / segment * segment; }
 
 // Validates the configuration for the node's GPU (validate_parallel), places config.gpus() GPUs

@@ -213,7 +213,7 @@ class TopologyAware final : public Scheduler {
       if (type_fits_job(cluster, t, view.job(id)))
         for (int node : index.bucket(kServing, t, index.type_gpus(t))) ++whole[static_cast<size_t>(fabric.group(0, node))];
     std::vector<int> left(whole.size());
-    for (size_t d = 0; d < whole.size(); ++d) left[d] = whole[d] / segment * segment;
+    for (size_t d = 0; d < whole.size(); ++d) left[d] = segment_fill(whole[d], segment);
     const std::vector<int> free = free_gpus_per_group(view, id, 0);
     auto plan = plan_gang_on(
         view, id, request,
