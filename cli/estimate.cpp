@@ -103,12 +103,13 @@ class Estimate : public Command {
     if (segment_ > 0 && domain_nodes == 0)
       return Outcome::bad_input(
           fmt::format("--segment: {} has no multi-node NVLink domains (give --nvlink-domain N)", node->name));
+    const int node_gpus = static_cast<int>(node->gpus.size());
+    if (segment_ > 0 && node_gpus > 0)  // the job's nodes: idle nodes filled in order (core/llm_links.h)
+      if (auto fill = segment_domain_nodes(domain_nodes, segment_, (gpus_ + node_gpus - 1) / node_gpus); !fill)
+        return Outcome::bad_input("--segment: " + fill.error().message);
     auto estimate = estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain_nodes, segment_);
-    if (!estimate)
-      return Outcome::bad_input(segment_ > 0 && estimate.error().message.rfind("a segment", 0) == 0
-                                    ? "--segment: " + estimate.error().message
-                                    : estimate.error().message);
-    const LlmEstimateReport report{node->name, static_cast<int>(node->gpus.size()), model_, c_, std::move(*estimate)};
+    if (!estimate) return Outcome::bad_input(estimate.error().message);
+    const LlmEstimateReport report{node->name, node_gpus, model_, c_, std::move(*estimate)};
     io.out << (json_ ? render_llm_estimate_json(report) : render_llm_estimate_text(report));
     return Outcome::ok();
   }

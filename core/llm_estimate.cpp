@@ -7,11 +7,7 @@
 
 namespace topsim {
 
-namespace {
-
-// The job's nodes in each domain: whole segments, as many as a domain holds. Errors name the
-// segment's fault.
-Expected<int> domain_job_nodes(int domain_nodes, int segment, int job_nodes) {
+Expected<int> segment_domain_nodes(int domain_nodes, int segment, int job_nodes) {
   const std::string what = "a segment of " + std::to_string(segment) + " node" + (segment == 1 ? "" : "s");
   if (domain_nodes == 0) return Error{what + " needs nodes in multi-node NVLink domains (the node has none)"};
   if (segment < 1) return Error{"a segment must hold at least 1 node, got " + std::to_string(segment)};
@@ -21,7 +17,10 @@ Expected<int> domain_job_nodes(int domain_nodes, int segment, int job_nodes) {
   return segment_fill(domain_nodes, segment);
 }
 
-}  // namespace
+void assign_domains(std::vector<LinkNode>& nodes, int domain_job_nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    nodes[i].nvlink_domain = domain_job_nodes > 0 ? static_cast<int>(i) / domain_job_nodes : -1;
+}
 
 std::vector<int> default_segments(int domain_nodes, int job_nodes) {
   if (job_nodes <= domain_nodes) return {job_nodes};
@@ -54,11 +53,11 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
     std::vector<LinkNode> nodes(static_cast<size_t>(job_nodes), LinkNode{&allocator, 0});
     int per_domain = 0;
     if (segment > 0) {
-      auto fill = domain_job_nodes(domain_nodes, segment, job_nodes);
+      auto fill = segment_domain_nodes(domain_nodes, segment, job_nodes);
       if (!fill) return fill.error();
       per_domain = *fill;
-      for (int i = 0; i < job_nodes; ++i) nodes[static_cast<size_t>(i)].nvlink_domain = i / per_domain;
     }
+    assign_domains(nodes, per_domain);
     LinkOptions options;
     options.net = net;
     auto links = llm_links(config, *sites, nodes, options);

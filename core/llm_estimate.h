@@ -36,6 +36,13 @@ std::vector<int> default_segments(int domain_nodes, int job_nodes);
 // The nodes of `domain_nodes` that whole segments of `segment` fill: as many whole segments as
 // they hold (0 when not one). REQUIRES segment >= 1.
 inline int segment_fill(int domain_nodes, int segment) { return domain_nodes / segment * segment; }
+// The nodes each domain takes when a job of `job_nodes` comes in segments of `segment` on NVLink
+// domains of `domain_nodes` (segment_fill). Errors: no domains (0), a segment below 1, larger
+// than a domain or not dividing the job's nodes (Slurm's --segment rule); each names the segment.
+Expected<int> segment_domain_nodes(int domain_nodes, int segment, int job_nodes);
+// The job's nodes, in order, into consecutive domains of `domain_job_nodes` each (the nodes a
+// domain takes, segment_domain_nodes); 0: no domains (LinkNode::nvlink_domain -1).
+void assign_domains(std::vector<LinkNode>& nodes, int domain_job_nodes);
 
 // Validates the configuration for the node's GPU (validate_parallel), places config.gpus() GPUs
 // on idle nodes of `node` and times a step. `efficiency` overrides llm_compute_efficiency.

@@ -202,8 +202,7 @@ double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& ty
   const std::vector<int> segments =
       domain_nodes > 0 ? default_segments(domain_nodes, static_cast<int>(nodes.size())) : std::vector<int>{0};
   for (int segment : segments) {
-    const int fill = segment > 0 ? segment_fill(domain_nodes, segment) : 0;
-    for (size_t i = 0; i < nodes.size(); ++i) nodes[i].nvlink_domain = fill > 0 ? static_cast<int>(i) / fill : -1;
+    assign_domains(nodes, segment > 0 ? segment_fill(domain_nodes, segment) : 0);
     auto links = llm_links(config, *sites, nodes, options);
     if (!links) continue;
     if (auto step = llm_step_on(job, type, *links)) it->second = std::max(it->second, step->tokens_per_sec);

@@ -218,6 +218,8 @@ class TopologyAware final : public Scheduler {
     auto plan = plan_gang_on(
         view, id, request,
         [&](int node) {
+          // Whole free nodes only: a node of a type with more GPUs than a worker is a candidate
+          // with part of its GPUs free too.
           int& room = left[static_cast<size_t>(fabric.group(0, node))];
           if (static_cast<int>(cluster.node(node).free.count()) != cluster.gpus_per_node(node) || room == 0) return false;
           --room;
