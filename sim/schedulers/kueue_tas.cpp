@@ -4,17 +4,23 @@
 //   kueue.x-k8s.io/podset-required-topology: <level>   all pods in one domain of that level, or wait;
 //   kueue.x-k8s.io/podset-preferred-topology: <level>  one domain of that level if one fits, else
 //     the levels above one by one, else spread over the top level's domains;
+//   kueue.x-k8s.io/podset-slice-required-topology: <level> with
+//   kueue.x-k8s.io/podset-slice-size: <pods>           the pods in slices of that many, each slice
+//     inside one domain of that level (at or below the pod set's level; alone: preferred at the
+//     top level), as Kueue's KEP-2724 "PodSet slices" (v0.13+): a domain's room counts whole
+//     slices only;
 // no annotation: pods anywhere, the nodes with the least free capacity first (the
 // LeastFreeCapacity profile Kueue uses for unconstrained pod sets since v0.15, TASProfileMixed).
 // A level is named by the fabric level's name or its node label (Kueue's Topology levels are
 // node labels). Domain choice, BestFit (Kueue's default for required/preferred placement):
 // among the domains of the level that fit the whole pod set, the one with the fewest free pod
-// slots; then, going down the levels inside it, each time the sub-domains with the most free
-// slots first until the pods are covered (Kueue's greedy descent). Inside a node the NVIDIA
-// device plugin gives the lowest free GPU ids; pods share their node's network (host network /
-// RDMA, as TAS users run multi-node training), so across nodes the ring uses the NICs.
-// Not modelled: ResourceFlavors and quotas (admission is immediate when the domain fits), pod-set
-// slices and groups, balanced placement (alpha), node hot swap. Serves nodes labelled `default`.
+// slots (slices); then, going down the levels inside it, each time the sub-domains with the most
+// free slots (slices, down to the slice level) first until the pods are covered (Kueue's greedy
+// descent). Inside a node the NVIDIA device plugin gives the lowest free GPU ids; pods share
+// their node's network (host network / RDMA, as TAS users run multi-node training), so across
+// nodes the ring uses the NICs. Not modelled: ResourceFlavors and quotas (admission is immediate
+// when the domain fits), multi-layer slices and pod-set groups, balanced placement (alpha), node
+// hot swap. Serves nodes labelled `default`.
 #include <algorithm>
 #include <numeric>
 
@@ -27,32 +33,109 @@ namespace {
 
 constexpr const char* kRequired = "kueue.x-k8s.io/podset-required-topology";
 constexpr const char* kPreferred = "kueue.x-k8s.io/podset-preferred-topology";
+constexpr const char* kSliceRequired = "kueue.x-k8s.io/podset-slice-required-topology";
+constexpr const char* kSliceSize = "kueue.x-k8s.io/podset-slice-size";
 
 class KueueTas final : public TierGangScheduler {
  public:
   using TierGangScheduler::TierGangScheduler;
 
  private:
-  std::string required_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
-    return "no " + view.cluster().fabric().level(ask.level).name + " has room for all " + std::to_string(view.job(job).workers) +
-           " pods (" + kRequired + ")";
+  std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+    const Fabric& fabric = view.cluster().fabric();
+    const int workers = view.job(job).workers;
+    if (ask.slice_level < 0)
+      return "no " + fabric.level(ask.level).name + " has room for all " + std::to_string(workers) + " pods (" + kRequired + ")";
+    const int count = workers / ask.slice_size;
+    const std::string slices = std::to_string(count) + (count == 1 ? " slice of " : " slices of ") +
+                               std::to_string(ask.slice_size) + " pods, each within one " + fabric.level(ask.slice_level).name +
+                               " (" + kSliceRequired + ")";
+    if (ask.required) return "no " + fabric.level(ask.level).name + " has room for its " + slices;
+    // Preferred: the whole cluster's room in slices holds it back when its pods would fit.
+    const std::vector<int> slots = group_slots(view, job, ask.slice_level, kServing);
+    int free_slices = 0, free_pods = 0;
+    for (int pods : slots) free_slices += pods / ask.slice_size, free_pods += pods;
+    if (free_pods < workers) return "";
+    return "room for " + std::to_string(free_slices) + " of its " + slices;
   }
 
   Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {
     TierAsk ask;
     const auto* annotations = view.annotations(job);
     if (!annotations) return ask;
-    for (const char* key : {kRequired, kPreferred}) {
-      const auto it = annotations->find(key);
-      if (it == annotations->end()) continue;
-      const auto level = fabric_level_named(view.cluster(), it->second);
+    auto level_of = [&](const char* key) -> Expected<int> {
+      const std::string& name = annotations->at(key);
+      const auto level = fabric_level_named(view.cluster(), name);
       if (!level)
-        return Error{std::string(key) + ": '" + it->second + "' is not a level of the cluster's fabric (" +
+        return Error{std::string(key) + ": '" + name + "' is not a level of the cluster's fabric (" +
                      fabric_level_list(view.cluster()) + ")"};
+      return *level;
+    };
+    for (const char* key : {kRequired, kPreferred}) {
+      if (!annotations->count(key)) continue;
+      auto level = level_of(key);
+      if (!level) return level.error();
       ask = {*level, key == kRequired};
       break;
     }
+    const bool sliced = annotations->count(kSliceRequired) > 0;
+    if (!sliced) {
+      if (annotations->count(kSliceSize)) return Error{std::string(kSliceSize) + ": may not be set without " + kSliceRequired};
+      return ask;
+    }
+    const auto size = annotations->find(kSliceSize);
+    if (size == annotations->end()) return Error{std::string(kSliceSize) + ": must be set with " + kSliceRequired};
+    auto slice_level = level_of(kSliceRequired);
+    if (!slice_level) return slice_level.error();
+    const int workers = view.job(job).workers;
+    const std::string& text = size->second;
+    const bool digits = !text.empty() && text.size() < 7 && std::all_of(text.begin(), text.end(), ::isdigit);
+    const int pods = digits ? std::stoi(text) : 0;
+    if (pods < 1) return Error{std::string(kSliceSize) + ": '" + text + "' is not a whole number of pods of at least 1"};
+    if (workers % pods != 0)  // KEP-2724: the slice size has to divide the pod set
+      return Error{std::string(kSliceSize) + ": " + text + " does not divide the pod set's " + std::to_string(workers) + " pods"};
+    if (ask.level < 0) ask = {view.cluster().fabric().level_count() - 1, false};  // slices alone: preferred at the top
+    if (*slice_level > ask.level)
+      return Error{std::string(kSliceRequired) + ": '" + annotations->at(kSliceRequired) + "' is above the pod set's level '" +
+                   view.cluster().fabric().level(ask.level).name + "'"};
+    ask.slice_level = *slice_level;
+    ask.slice_size = pods;
     return ask;
+  }
+
+  // Free room of each group of `level` in the ask's units: pods, or whole slices at and above the
+  // slice level (each slice-level domain's pod slots / slice size, summed up the levels).
+  static std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level) {
+    if (ask.slice_level < 0 || level < ask.slice_level) return group_slots(view, job, level, kServing);
+    const Fabric& fabric = view.cluster().fabric();
+    const std::vector<int> slots = group_slots(view, job, ask.slice_level, kServing);
+    std::vector<int> units(static_cast<size_t>(fabric.group_count(level)), 0);
+    std::vector<char> counted(slots.size(), 0);
+    for (int n = 0; n < view.cluster().node_count(); ++n) {
+      const size_t slice_group = static_cast<size_t>(fabric.group(ask.slice_level, n));
+      if (counted[slice_group]) continue;
+      counted[slice_group] = 1;
+      units[static_cast<size_t>(fabric.group(level, n))] += slots[slice_group] / ask.slice_size;
+    }
+    return units;
+  }
+
+  // With slices, each slice-level domain takes whole slices only: its nodes, in order, share
+  // what its room in whole slices holds.
+  std::vector<int> pod_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask,
+                            const std::vector<int>& nodes) const override {
+    if (ask.slice_level < 0) return {};
+    const Fabric& fabric = view.cluster().fabric();
+    std::vector<int> left = group_slots(view, job, ask.slice_level, kServing);
+    for (int& pods : left) pods = pods / ask.slice_size * ask.slice_size;
+    std::vector<int> caps;
+    caps.reserve(nodes.size());
+    for (int node : nodes) {
+      int& room = left[static_cast<size_t>(fabric.group(ask.slice_level, node))];
+      caps.push_back(std::min(room, pod_slots(view, job, node, kServing)));
+      room -= caps.back();
+    }
+    return caps;
   }
 
   // Nodes in the order pods go to them; pods that do not fit there leave the list short.
@@ -68,30 +151,32 @@ class KueueTas final : public TierGangScheduler {
       return all;
     }
     const int top = ask.required ? ask.level : cluster.fabric().level_count() - 1;
+    const int needed = workers / ask.slice_size;  // pods, or slices
     for (int level = ask.level; level <= top; ++level) {
-      const std::vector<int> slots = group_slots(view, job, level, kServing);
-      int best = -1;  // BestFit: the fitting domain with the fewest free slots
-      for (int g = 0; g < static_cast<int>(slots.size()); ++g)
-        if (slots[static_cast<size_t>(g)] >= workers &&
-            (best < 0 || slots[static_cast<size_t>(g)] < slots[static_cast<size_t>(best)]))
+      const std::vector<int> units = group_units(view, job, ask, level);
+      int best = -1;  // BestFit: the fitting domain with the least free room
+      for (int g = 0; g < static_cast<int>(units.size()); ++g)
+        if (units[static_cast<size_t>(g)] >= needed &&
+            (best < 0 || units[static_cast<size_t>(g)] < units[static_cast<size_t>(best)]))
           best = g;
-      if (best >= 0) return descend(view, job, level, best);
+      if (best >= 0) return descend(view, job, ask, level, best);
     }
     if (ask.required) return {};
-    return descend(view, job, cluster.fabric().level_count(), 0);  // spread over the top domains
+    return descend(view, job, ask, cluster.fabric().level_count(), 0);  // spread over the top domains
   }
 
   // The nodes of domain `group` of `level` (level_count(): the whole cluster), level by level
-  // down: the sub-domains with the most free slots first, nodes likewise.
-  std::vector<int> descend(const SchedulingView& view, uint32_t job, int level, int group) const {
+  // down: the sub-domains with the most free room (group_units) first, nodes with the most free
+  // slots likewise.
+  std::vector<int> descend(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, int group) const {
     const ClusterState& cluster = view.cluster();
     const Fabric& fabric = cluster.fabric();
     std::vector<int> nodes;
     for (int n = 0; n < cluster.node_count(); ++n)
       if ((level >= fabric.level_count() || fabric.group(level, n) == group) && pod_slots(view, job, n, kServing) > 0)
         nodes.push_back(n);
-    std::vector<std::vector<int>> slots;  // per level below: free slots of each group
-    for (int l = 0; l < std::min(level, fabric.level_count()); ++l) slots.push_back(group_slots(view, job, l, kServing));
+    std::vector<std::vector<int>> slots;  // per level below: free room of each group
+    for (int l = 0; l < std::min(level, fabric.level_count()); ++l) slots.push_back(group_units(view, job, ask, l));
     std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) {
       for (int l = static_cast<int>(slots.size()) - 1; l >= 0; --l) {  // from the level just below down
         const int ga = fabric.group(l, a), gb = fabric.group(l, b);

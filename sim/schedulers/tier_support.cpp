@@ -60,14 +60,15 @@ CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBin
 }  // namespace
 
 bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
-                        const NetworkModel& network, Binder& binder) {
+                        const NetworkModel& network, Binder& binder, const std::vector<int>& caps) {
   const ClusterState& cluster = view.cluster();
   const JobSpec& spec = view.job(job);
   std::vector<PodBinding> pods;
-  for (int node : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int node = nodes[i];
     std::vector<int> free = to_ids(cluster.node(node).free);  // ascending: the device plugin's lowest ids
     const size_t per_pod = spec.gpus_per_worker;
-    const int slots = pod_slots(view, job, node, serving);
+    const int slots = caps.empty() ? pod_slots(view, job, node, serving) : std::min(caps[i], pod_slots(view, job, node, serving));
     for (int k = 0; k < slots && pods.size() < spec.workers; ++k) {
       const auto first = free.begin() + static_cast<long>(static_cast<size_t>(k) * per_pod);
       pods.push_back({node, std::vector<int>(first, first + static_cast<long>(per_pod))});
@@ -92,12 +93,16 @@ ShapeKey TierGangScheduler::shape(const SchedulingView& view, uint32_t job) cons
 
 std::string TierGangScheduler::wait_reason(const SchedulingView& view, uint32_t job) const {
   const auto ask = tier_ask(view, job);
-  return ask && ask->required ? required_wait(view, job, *ask) : training_wait_reason(view, job, kServing);
+  if (ask && (ask->required || ask->slice_level >= 0))
+    if (std::string reason = tier_wait(view, job, *ask); !reason.empty()) return reason;
+  return training_wait_reason(view, job, kServing);
 }
 
 bool TierGangScheduler::try_place(const SchedulingView& view, uint32_t job, Binder& binder) {
   const auto ask = tier_ask(view, job);
-  return ask && bind_gang_in_order(view, job, node_order(view, job, *ask), kServing, context_.network, binder);
+  if (!ask) return false;
+  const std::vector<int> nodes = node_order(view, job, *ask);
+  return bind_gang_in_order(view, job, nodes, kServing, context_.network, binder, pod_caps(view, job, *ask, nodes));
 }
 
 }  // namespace topsim

@@ -15,6 +15,10 @@ namespace topsim {
 struct TierAsk {
   int level = -1;  // -1: no ask
   bool required = false;
+  // Slices (Kueue TAS pod-set slices): the pods come in slices of `slice_size`, each inside one
+  // domain of `slice_level` (<= level); -1: none.
+  int slice_level = -1;
+  int slice_size = 1;
 };
 
 // The fabric level named `name` (a level's name or its node label); nullopt when none.
@@ -27,11 +31,12 @@ int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode servi
 // Per group of `level`: the pods of the job's size its nodes can take.
 std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level, NodeMode serving);
 
-// Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, lowest free
-// GPU ids as the NVIDIA device plugin gives them) and starts it with host networking (RDMA or
-// TCP across nodes, NVLink/PCIe inside): false, binding nothing, when they cannot take it.
+// Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, at most
+// caps[i] on nodes[i] when `caps` is given; lowest free GPU ids as the NVIDIA device plugin gives
+// them) and starts it with host networking (RDMA or TCP across nodes, NVLink/PCIe inside): false,
+// binding nothing, when they cannot take it.
 bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
-                        const NetworkModel& network, Binder& binder);
+                        const NetworkModel& network, Binder& binder, const std::vector<int>& caps = {});
 
 // A gang scheduler that places by fabric tier on nodes labelled `default`: admission, shape,
 // queue and binding are shared; a plug-in says what a job asks (its annotations), in what order
@@ -52,8 +57,14 @@ class TierGangScheduler : public Scheduler {
   virtual Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const = 0;
   // Nodes in the order the pods go to them (short, or empty, when they do not fit).
   virtual std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
-  // Why a job whose required tier has no room waits.
-  virtual std::string required_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
+  // The most pods each of `nodes` (node_order's) may take; empty: as many as it has room for.
+  virtual std::vector<int> pod_caps(const SchedulingView& /*view*/, uint32_t /*job*/, const TierAsk& /*ask*/,
+                                    const std::vector<int>& /*nodes*/) const {
+    return {};
+  }
+  // Why a job waits whose ask is required or sliced; "" when its tier ask is not what holds it
+  // (then the general reason, training_wait_reason).
+  virtual std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
 
   SchedulerContext context_;
 };

@@ -30,7 +30,7 @@ class VolcanoTopology final : public TierGangScheduler {
   using TierGangScheduler::TierGangScheduler;
 
  private:
-  std::string required_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+  std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     return "no HyperNode of tier <= " + std::to_string(ask.level + 1) + " (" + view.cluster().fabric().level(ask.level).name +
            ") has room for all " + std::to_string(view.job(job).workers) + " pods (" + kMode + ": hard)";
   }

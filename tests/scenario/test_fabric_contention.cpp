@@ -149,6 +149,19 @@ TEST_CASE("scenario::fabric topology-aware lays an LLM job larger than an NVL72 
   const JobRecord& filled = record(tas, s, "gpt3");
   CHECK(filled.samples_per_sec < 0.85 * segments.samples_per_sec);
   CHECK(filled.ideal_samples_per_sec == Approx(segments.ideal_samples_per_sec));
+  // Kueue TAS with pod-set slices of 16 trays, each inside one rack, lays it out as topology-aware.
+  const std::string sliced_jobs =
+      R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" + llm +
+      R"(, "annotations": {"kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16"}}])";
+  const Scenario sliced = scenario_from(
+      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 54}])", sliced_jobs, R"(, "schedulers": ["kueue-tas"])",
+                    R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
+  const RunResult sliced_run = topsim::test::run(sliced, "kueue-tas");
+  const JobRecord& in_slices = record(sliced_run, sliced, "gpt3");
+  std::vector<int> sliced_racks(3, 0);
+  for (const PodPlacement& pod : in_slices.pods) ++sliced_racks[static_cast<size_t>(pod.node / 18)];
+  CHECK(sliced_racks == std::vector<int>{16, 16, 0});
+  CHECK(in_slices.samples_per_sec == Approx(segments.samples_per_sec));
   // A stage of 24 trays (TP 4 x DP 24) does not fit a segment: the racks fill in order.
   const std::string wide = R"([{"name": "wide", "submit_s": 0, "workers": 48, "gpus_per_worker": 4, "iterations": 5,
       "llm": {"model": "llama3-8b", "tp": 4, "pp": 2, "global_batch": 96}}])";

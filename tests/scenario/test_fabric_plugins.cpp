@@ -52,6 +52,111 @@ TEST_CASE("scenario::kueue-tas a level the fabric does not have is refused at su
   CHECK(g.reason == "kueue.x-k8s.io/podset-required-topology: 'block' is not a level of the cluster's fabric (rack)");
 }
 
+namespace {
+
+// Four DGX A100 in racks of two, pods of 4 GPUs (two a node, four a rack) under kueue-tas.
+Scenario half_node_pods(const std::string& jobs) {
+  return scenario_from(scenario_json(R"([{"model": "dgx-a100", "count": 4}])", jobs, R"(, "schedulers": ["kueue-tas"])",
+                                     R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}]})"));
+}
+
+std::string half_node_job(const std::string& name, double submit_s, int workers, int iterations, const std::string& annotations) {
+  return R"({"name": ")" + name + R"(", "submit_s": )" + std::to_string(submit_s) + R"(, "workers": )" + std::to_string(workers) +
+         R"(, "gpus_per_worker": 4, "model": "vgg16", "iterations": )" + std::to_string(iterations) + R"(, "annotations": {)" +
+         annotations + "}}";
+}
+
+constexpr const char* kSlicesOf3 =
+    R"("kueue.x-k8s.io/podset-slice-required-topology": "rack", "kueue.x-k8s.io/podset-slice-size": "3")";
+
+}  // namespace
+
+TEST_CASE("scenario::kueue-tas pod-set slices put whole slices in each domain", "[scenario]") {
+  // A long job takes one pod slot of rack 0 (LeastFreeCapacity: node 0): racks have 3 and 4 free
+  // slots. Six pods without slices: rack 1 (most free) takes 4, rack 0 2. In slices of 3 each
+  // rack holds one slice: 3 and 3.
+  const std::string blocker = half_node_job("b", 0, 1, 100000, "");
+  for (const bool sliced : {false, true}) {
+    const Scenario s = half_node_pods(
+        "[" + blocker + ", " +
+        half_node_job("g", 1, 6, 20, sliced ? kSlicesOf3 : R"("kueue.x-k8s.io/podset-preferred-topology": "rack")") + "]");
+    const RunResult r = run(s, "kueue-tas");
+    const JobRecord& g = record(r, s, "g");
+    REQUIRE(g.state == JobState::Finished);
+    std::vector<int> per_rack(2, 0);
+    for (const PodPlacement& pod : g.pods) ++per_rack[static_cast<size_t>(pod.node / 2)];
+    CHECK(per_rack == (sliced ? std::vector<int>{3, 3} : std::vector<int>{2, 4}));
+  }
+}
+
+TEST_CASE("scenario::kueue-tas a sliced job waits for whole slices, with the reason", "[scenario]") {
+  // Two gangs of 3 pods preferring a rack leave one slot in each rack: a job of 2 pods in one
+  // slice of 2 waits for a blocker to finish although 2 slots are free; without slices it starts
+  // at once across the racks.
+  const std::string rack = R"("kueue.x-k8s.io/podset-preferred-topology": "rack")";
+  const std::string blockers = half_node_job("b1", 0, 3, 20000, rack) + ", " + half_node_job("b2", 1, 3, 20000, rack);
+  const Scenario s = half_node_pods(
+      "[" + blockers + ", " +
+      half_node_job("g", 2, 2, 20,
+                    R"("kueue.x-k8s.io/podset-slice-required-topology": "rack", "kueue.x-k8s.io/podset-slice-size": "2")") +
+      "]");
+  const RunResult r = run(s, "kueue-tas");
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(g.state == JobState::Finished);
+  CHECK(g.start_ms == std::min(record(r, s, "b1").finish_ms, record(r, s, "b2").finish_ms));
+  CHECK(g.pods[0].node / 2 == g.pods[1].node / 2);
+  const Scenario plain = half_node_pods("[" + blockers + ", " + half_node_job("g", 2, 2, 20, "") + "]");
+  const RunResult plain_run = run(plain, "kueue-tas");
+  const JobRecord& across = record(plain_run, plain, "g");
+  CHECK(across.start_ms == 2000);
+  CHECK(across.pods[0].node / 2 != across.pods[1].node / 2);
+
+  // Whole nodes in racks of two: 4 pods fit, no slice of 3 ever does.
+  const Scenario never = gang_with(3, kSlicesOf3, "kueue-tas");
+  const RunResult never_run = run(never, "kueue-tas");
+  const JobRecord& n = record(never_run, never, "g");
+  CHECK(n.state == JobState::Pending);
+  CHECK(
+      n.reason ==
+      "never placed: room for 0 of its 1 slice of 3 pods, each within one rack (kueue.x-k8s.io/podset-slice-required-topology)");
+  const Scenario required =
+      gang_with(3, std::string(kSlicesOf3) + R"(, "kueue.x-k8s.io/podset-required-topology": "rack")", "kueue-tas");
+  const RunResult required_run = run(required, "kueue-tas");
+  CHECK(record(required_run, required, "g").reason ==
+        "never placed: no rack has room for its 1 slice of 3 pods, each within one rack "
+        "(kueue.x-k8s.io/podset-slice-required-topology)");
+}
+
+TEST_CASE("scenario::kueue-tas slice annotations that Kueue refuses are refused at submission", "[scenario]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("kueue.x-k8s.io/podset-slice-required-topology": "rack")",
+       "kueue.x-k8s.io/podset-slice-size: must be set with kueue.x-k8s.io/podset-slice-required-topology"},
+      {R"("kueue.x-k8s.io/podset-slice-size": "2")",
+       "kueue.x-k8s.io/podset-slice-size: may not be set without kueue.x-k8s.io/podset-slice-required-topology"},
+      {R"("kueue.x-k8s.io/podset-slice-required-topology": "rack", "kueue.x-k8s.io/podset-slice-size": "4")",
+       "kueue.x-k8s.io/podset-slice-size: 4 does not divide the pod set's 6 pods"},
+      {R"("kueue.x-k8s.io/podset-slice-required-topology": "rack", "kueue.x-k8s.io/podset-slice-size": "0")",
+       "kueue.x-k8s.io/podset-slice-size: '0' is not a whole number of pods of at least 1"},
+      {R"("kueue.x-k8s.io/podset-slice-required-topology": "rack", "kueue.x-k8s.io/podset-slice-size": "two")",
+       "kueue.x-k8s.io/podset-slice-size: 'two' is not a whole number of pods of at least 1"},
+      {R"("kueue.x-k8s.io/podset-slice-required-topology": "block", "kueue.x-k8s.io/podset-slice-size": "2")",
+       "kueue.x-k8s.io/podset-slice-required-topology: 'block' is not a level of the cluster's fabric (rack, zone)"},
+      {R"("kueue.x-k8s.io/podset-slice-required-topology": "zone", "kueue.x-k8s.io/podset-slice-size": "2", )"
+       R"("kueue.x-k8s.io/podset-required-topology": "rack")",
+       "kueue.x-k8s.io/podset-slice-required-topology: 'zone' is above the pod set's level 'rack'"},
+  };
+  for (const auto& [annotations, reason] : cases) {
+    const Scenario s = scenario_from(scenario_json(
+        R"([{"model": "dgx-a100", "count": 4}])", "[" + half_node_job("g", 0, 6, 20, annotations) + "]",
+        R"(, "schedulers": ["kueue-tas"])",
+        R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "zone", "fanout": 2}]})"));
+    const RunResult r = run(s, "kueue-tas");
+    const JobRecord& g = record(r, s, "g");
+    CHECK(g.state == JobState::Rejected);
+    CHECK(g.reason == reason);
+  }
+}
+
 TEST_CASE("scenario::volcano-topology hard mode keeps the gang within its highest tier, soft mode does not", "[scenario]") {
   const Scenario hard =
       gang_with(3, R"("volcano.sh/network-topology-mode": "hard", "volcano.sh/network-topology-highest-tier-allowed": "1")",
