@@ -71,6 +71,50 @@ void add_tenant(const YAML::Node& doc, const std::vector<PodGroup>& groups, nloh
   if (!priority_class.empty()) job["priority_class"] = priority_class;
 }
 
+// Kueue TAS pod-set annotations (sim/schedulers/kueue_tas.cpp), carried from a pod template.
+constexpr std::array<const char*, 4> kKueueTopologyKeys = {
+    "kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology",
+    "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size"};
+
+// The job's fabric-tier asks as the kueue-tas and volcano-topology plug-ins read them: the Kueue
+// TAS annotations of the first pod template whose pods ask GPUs and carries any (topsim places
+// the job's GPU pods as one pod set; a GPU template asking otherwise is named in a note), and a
+// Volcano Job's spec.networkTopology {mode, highestTierAllowed} (Volcano v1.11+) as
+// volcano.sh/network-topology-mode and -highest-tier-allowed.
+nlohmann::ordered_json topology_asks(const YAML::Node& doc, bool volcano_job, const std::vector<PodGroup>& groups,
+                                     const std::string& job_name, std::vector<std::string>& notes) {
+  nlohmann::ordered_json asks = nlohmann::ordered_json::object();
+  const PodGroup* taken = nullptr;
+  for (const PodGroup& group : groups) {
+    if (group.ask.gpus <= 0) continue;
+    nlohmann::ordered_json these = nlohmann::ordered_json::object();
+    for (const char* key : kKueueTopologyKeys)
+      if (const std::string value = text_of(child(group.annotations, key), group.field + ".metadata.annotations." + key);
+          !value.empty())
+        these[key] = value;
+    if (these.empty() && !taken) continue;
+    if (!taken) {
+      taken = &group, asks = std::move(these);
+    } else if (these != asks) {
+      notes.push_back(job_name + ": " + group.field + " asks other Kueue topology than " + taken->field +
+                      "; topsim places the job's GPU pods as one pod set, by " + taken->field + "'s");
+    }
+  }
+  if (volcano_job) {
+    const YAML::Node topology = child(child(doc, "spec"), "networkTopology");
+    if (const std::string mode = text_of(child(topology, "mode"), "spec.networkTopology.mode"); !mode.empty())
+      asks["volcano.sh/network-topology-mode"] = mode;
+    if (const std::string tier = text_of(child(topology, "highestTierAllowed"), "spec.networkTopology.highestTierAllowed");
+        !tier.empty())
+      asks["volcano.sh/network-topology-highest-tier-allowed"] = tier;
+    if (!text_of(child(topology, "highestTierName"), "spec.networkTopology.highestTierName").empty())
+      notes.push_back(job_name +
+                      ": spec.networkTopology.highestTierName is not read (the volcano-topology plug-in takes tiers by "
+                      "number, highestTierAllowed)");
+  }
+  return asks;
+}
+
 struct Context {
   ImportOptions options;
   ImportedJobs out;
@@ -231,6 +275,9 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   if (const auto [it, fresh] = ctx.names.emplace(job_name, where); !fresh)
     throw ManifestFault{"job name '" + job_name + "' is used twice (also by " + it->second + ")"};
   add_tenant(doc, w.groups, job);
+  const bool volcano_job = kind == "Job" && api_version.rfind("batch.volcano.sh/", 0) == 0;
+  if (auto asks = topology_asks(doc, volcano_job, w.groups, job_name, ctx.out.notes); !asks.empty())
+    job["annotations"] = std::move(asks);
   const bool share = job.contains("gpu_mem_gib");
   if (const std::string llm_model = setting(doc, kModelAnnotation);
       !llm_model.empty() && !find_model(llm_model) && find_llm_model(llm_model)) {

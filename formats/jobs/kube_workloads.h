@@ -21,6 +21,7 @@ struct PodGroup {
   PodGpuAsk ask;
   std::string priority_class;  // spec.priorityClassName of its pods, "" when absent
   YAML::Node labels;           // its pod template's metadata.labels (undefined when none)
+  YAML::Node annotations;      // its pod template's metadata.annotations (undefined when none or a bare Pod)
   std::string field;           // where its pod template is ("spec.tasks[1].template")
 };
 

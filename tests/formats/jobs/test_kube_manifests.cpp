@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "formats/jobs/imported_jobs.h"
 #include "formats/jobs/kube_manifests.h"
 
@@ -108,5 +110,83 @@ TEST_CASE("formats::kube_manifests: duplicate keys, deep nesting and alias bombs
   SECTION("a few aliases, as real manifests use them, are fine") {
     const auto r = manifests(pod + "        nvidia.com/gpu: &n 2\n  nodeSelector: {gpus: *n}\n");
     CHECK(r.ok());
+  }
+}
+
+TEST_CASE("formats::kube_manifests: fabric-tier asks are carried into the job's annotations", "[formats][kubernetes]") {
+  SECTION("Kueue TAS pod-set annotations of the GPU pod template, slices included") {
+    const auto r = manifests(R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        parallelism: 16
+        completions: 16
+        template:
+          metadata:
+            annotations:
+              kueue.x-k8s.io/podset-preferred-topology: cloud.provider.com/topology-block
+              kueue.x-k8s.io/podset-slice-required-topology: cloud.provider.com/topology-rack
+              kueue.x-k8s.io/podset-slice-size: "16"
+              example.com/other: not carried
+          spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 4}}}]}
+)");
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");
+    CHECK(annotations.size() == 3);
+    CHECK(annotations.at("kueue.x-k8s.io/podset-preferred-topology") == "cloud.provider.com/topology-block");
+    CHECK(annotations.at("kueue.x-k8s.io/podset-slice-required-topology") == "cloud.provider.com/topology-rack");
+    CHECK(annotations.at("kueue.x-k8s.io/podset-slice-size") == "16");
+    CHECK(imported_workload(*r, "").value().jobs.front().workers == 32);
+  }
+  SECTION("GPU templates asking differently: the first one's, noted") {
+    const auto r = manifests(R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: two}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}
+        spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}
+    Worker:
+      replicas: 3
+      template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)");
+    REQUIRE(r.ok());
+    CHECK(entries(*r).at(0).at("annotations").at("kueue.x-k8s.io/podset-required-topology") == "rack");
+    CHECK(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& note) {
+      return note ==
+             "two: spec.pytorchReplicaSpecs.Worker.template asks other Kueue topology than "
+             "spec.pytorchReplicaSpecs.Master.template; topsim places the job's GPU pods as one pod set, by "
+             "spec.pytorchReplicaSpecs.Master.template's";
+    }));
+  }
+  SECTION("a Volcano Job's spec.networkTopology") {
+    const auto r = manifests(R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vj}
+spec:
+  minAvailable: 2
+  networkTopology: {mode: hard, highestTierAllowed: 1}
+  tasks:
+  - replicas: 2
+    name: worker
+    template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)");
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");
+    CHECK(annotations.at("volcano.sh/network-topology-mode") == "hard");
+    CHECK(annotations.at("volcano.sh/network-topology-highest-tier-allowed") == "1");
+  }
+  SECTION("no asks: no annotations") {
+    const auto r = manifests(kPyTorchJob);
+    REQUIRE(r.ok());
+    CHECK_FALSE(entries(*r).at(0).contains("annotations"));
   }
 }
