@@ -103,43 +103,8 @@ class KueueTas final : public TierGangScheduler {
     return ask;
   }
 
-  // Free room of each group of `level` in the ask's units: pods, or whole slices at and above the
-  // slice level (each slice-level domain's pod slots / slice size, summed up the levels).
-  static std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level) {
-    if (ask.slice_level < 0 || level < ask.slice_level) return group_slots(view, job, level, kServing);
-    const Fabric& fabric = view.cluster().fabric();
-    const std::vector<int> slots = group_slots(view, job, ask.slice_level, kServing);
-    std::vector<int> units(static_cast<size_t>(fabric.group_count(level)), 0);
-    std::vector<char> counted(slots.size(), 0);
-    for (int n = 0; n < view.cluster().node_count(); ++n) {
-      const size_t slice_group = static_cast<size_t>(fabric.group(ask.slice_level, n));
-      if (counted[slice_group]) continue;
-      counted[slice_group] = 1;
-      units[static_cast<size_t>(fabric.group(level, n))] += slots[slice_group] / ask.slice_size;
-    }
-    return units;
-  }
-
-  // With slices, each slice-level domain takes whole slices only: its nodes, in order, share
-  // what its room in whole slices holds.
-  std::vector<int> pod_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask,
-                            const std::vector<int>& nodes) const override {
-    if (ask.slice_level < 0) return {};
-    const Fabric& fabric = view.cluster().fabric();
-    std::vector<int> left = group_slots(view, job, ask.slice_level, kServing);
-    for (int& pods : left) pods = pods / ask.slice_size * ask.slice_size;
-    std::vector<int> caps;
-    caps.reserve(nodes.size());
-    for (int node : nodes) {
-      int& room = left[static_cast<size_t>(fabric.group(ask.slice_level, node))];
-      caps.push_back(std::min(room, pod_slots(view, job, node, kServing)));
-      room -= caps.back();
-    }
-    return caps;
-  }
-
   // Nodes in the order pods go to them; pods that do not fit there leave the list short.
-  std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+  TierOrder node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     const ClusterState& cluster = view.cluster();
     const int workers = view.job(job).workers;
     std::vector<int> all(static_cast<size_t>(cluster.node_count()));
@@ -148,21 +113,26 @@ class KueueTas final : public TierGangScheduler {
       std::erase_if(all, [&](int n) { return pod_slots(view, job, n, kServing) == 0; });
       std::stable_sort(all.begin(), all.end(),
                        [&](int a, int b) { return pod_slots(view, job, a, kServing) < pod_slots(view, job, b, kServing); });
-      return all;
+      return {std::move(all), {}};
     }
     const int top = ask.required ? ask.level : cluster.fabric().level_count() - 1;
     const int needed = workers / ask.slice_size;  // pods, or slices
     for (int level = ask.level; level <= top; ++level) {
-      const std::vector<int> units = group_units(view, job, ask, level);
+      const std::vector<int> units = group_units(view, job, ask, level, kServing);
       int best = -1;  // BestFit: the fitting domain with the least free room
       for (int g = 0; g < static_cast<int>(units.size()); ++g)
         if (units[static_cast<size_t>(g)] >= needed &&
             (best < 0 || units[static_cast<size_t>(g)] < units[static_cast<size_t>(best)]))
           best = g;
-      if (best >= 0) return descend(view, job, ask, level, best);
+      if (best >= 0) return sliced(view, job, ask, descend(view, job, ask, level, best));
     }
     if (ask.required) return {};
-    return descend(view, job, ask, cluster.fabric().level_count(), 0);  // spread over the top domains
+    return sliced(view, job, ask, descend(view, job, ask, cluster.fabric().level_count(), 0));  // over the top domains
+  }
+
+  static TierOrder sliced(const SchedulingView& view, uint32_t job, const TierAsk& ask, std::vector<int> nodes) {
+    std::vector<int> caps = slice_caps(view, job, ask, nodes, kServing);
+    return {std::move(nodes), std::move(caps)};
   }
 
   // The nodes of domain `group` of `level` (level_count(): the whole cluster), level by level
@@ -176,7 +146,7 @@ class KueueTas final : public TierGangScheduler {
       if ((level >= fabric.level_count() || fabric.group(level, n) == group) && pod_slots(view, job, n, kServing) > 0)
         nodes.push_back(n);
     std::vector<std::vector<int>> slots;  // per level below: free room of each group
-    for (int l = 0; l < std::min(level, fabric.level_count()); ++l) slots.push_back(group_units(view, job, ask, l));
+    for (int l = 0; l < std::min(level, fabric.level_count()); ++l) slots.push_back(group_units(view, job, ask, l, kServing));
     std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) {
       for (int l = static_cast<int>(slots.size()) - 1; l >= 0; --l) {  // from the level just below down
         const int ga = fabric.group(l, a), gb = fabric.group(l, b);

@@ -37,6 +37,37 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
   return slots;
 }
 
+std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving) {
+  if (ask.slice_level < 0 || level < ask.slice_level) return group_slots(view, job, level, serving);
+  const Fabric& fabric = view.cluster().fabric();
+  const std::vector<int> slots = group_slots(view, job, ask.slice_level, serving);
+  std::vector<int> units(static_cast<size_t>(fabric.group_count(level)), 0);
+  std::vector<char> counted(slots.size(), 0);
+  for (int n = 0; n < view.cluster().node_count(); ++n) {
+    const size_t slice_group = static_cast<size_t>(fabric.group(ask.slice_level, n));
+    if (counted[slice_group]) continue;
+    counted[slice_group] = 1;
+    units[static_cast<size_t>(fabric.group(level, n))] += slots[slice_group] / ask.slice_size;
+  }
+  return units;
+}
+
+std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask, const std::vector<int>& nodes,
+                            NodeMode serving) {
+  if (ask.slice_level < 0) return {};
+  const Fabric& fabric = view.cluster().fabric();
+  std::vector<int> left = group_slots(view, job, ask.slice_level, serving);
+  for (int& pods : left) pods = pods / ask.slice_size * ask.slice_size;
+  std::vector<int> caps;
+  caps.reserve(nodes.size());
+  for (int node : nodes) {
+    int& room = left[static_cast<size_t>(fabric.group(ask.slice_level, node))];
+    caps.push_back(std::min(room, pod_slots(view, job, node, serving)));
+    room -= caps.back();
+  }
+  return caps;
+}
+
 namespace {
 
 // The comm path of a gang whose pods share their nodes' network: gang.h's bandwidth model over
@@ -93,7 +124,7 @@ ShapeKey TierGangScheduler::shape(const SchedulingView& view, uint32_t job) cons
 
 std::string TierGangScheduler::wait_reason(const SchedulingView& view, uint32_t job) const {
   const auto ask = tier_ask(view, job);
-  if (ask && (ask->required || ask->slice_level >= 0))
+  if (ask && (ask->required || (ask->slice_level >= 0 && ask->slices_required)))
     if (std::string reason = tier_wait(view, job, *ask); !reason.empty()) return reason;
   return training_wait_reason(view, job, kServing);
 }
@@ -101,8 +132,8 @@ std::string TierGangScheduler::wait_reason(const SchedulingView& view, uint32_t 
 bool TierGangScheduler::try_place(const SchedulingView& view, uint32_t job, Binder& binder) {
   const auto ask = tier_ask(view, job);
   if (!ask) return false;
-  const std::vector<int> nodes = node_order(view, job, *ask);
-  return bind_gang_in_order(view, job, nodes, kServing, context_.network, binder, pod_caps(view, job, *ask, nodes));
+  const TierOrder order = node_order(view, job, *ask);
+  return bind_gang_in_order(view, job, order.nodes, kServing, context_.network, binder, order.caps);
 }
 
 }  // namespace topsim

@@ -15,10 +15,18 @@ namespace topsim {
 struct TierAsk {
   int level = -1;  // -1: no ask
   bool required = false;
-  // Slices (Kueue TAS pod-set slices): the pods come in slices of `slice_size`, each inside one
-  // domain of `slice_level` (<= level); -1: none.
+  // Slices (Kueue TAS pod-set slices, Volcano partitions): the pods come in slices of
+  // `slice_size`, each inside one domain of `slice_level` (<= level when level >= 0); -1: none.
+  // Not `slices_required` (Volcano's soft partitions): placed without slices when they do not fit.
   int slice_level = -1;
   int slice_size = 1;
+  bool slices_required = true;
+};
+
+// The nodes a gang's pods go to, in order, and with slices the most pods each may take.
+struct TierOrder {
+  std::vector<int> nodes;  // short, or empty, when they do not hold the gang
+  std::vector<int> caps;   // empty: each node as many pods as it has room for
 };
 
 // The fabric level named `name` (a level's name or its node label); nullopt when none.
@@ -30,6 +38,14 @@ std::string fabric_level_list(const ClusterState& cluster);
 int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode serving);
 // Per group of `level`: the pods of the job's size its nodes can take.
 std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level, NodeMode serving);
+
+// Free room of each group of `level` in the ask's units: pod slots, or with slices whole slices
+// at and above the slice level (each slice-level domain's pod slots / slice size, summed up).
+std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving);
+// With slices, what each of `nodes` (in order) may take so that each slice-level domain takes
+// whole slices only (its nodes share its room in whole slices); empty without slices.
+std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask, const std::vector<int>& nodes,
+                            NodeMode serving);
 
 // Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, at most
 // caps[i] on nodes[i] when `caps` is given; lowest free GPU ids as the NVIDIA device plugin gives
@@ -55,13 +71,8 @@ class TierGangScheduler : public Scheduler {
   static constexpr NodeMode kServing = NodeMode::Default;
   // The job's ask from its annotations; an error names the annotation.
   virtual Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const = 0;
-  // Nodes in the order the pods go to them (short, or empty, when they do not fit).
-  virtual std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
-  // The most pods each of `nodes` (node_order's) may take; empty: as many as it has room for.
-  virtual std::vector<int> pod_caps(const SchedulingView& /*view*/, uint32_t /*job*/, const TierAsk& /*ask*/,
-                                    const std::vector<int>& /*nodes*/) const {
-    return {};
-  }
+  // Nodes in the order the pods go to them, with their caps.
+  virtual TierOrder node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;
   // Why a job waits whose ask is required or sliced; "" when its tier ask is not what holds it
   // (then the general reason, training_wait_reason).
   virtual std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const = 0;

@@ -10,8 +10,19 @@
 // Volcano's binpack node order (most allocated node first, lower index on ties) and the NVIDIA
 // device plugin's lowest free GPU ids, all pods of the gang at once. Pods share their node's
 // network (host network / RDMA), so across nodes the ring uses the NICs. Without the annotations
-// the job is gang-placed by binpack over the whole cluster. Not modelled: partition policies
-// (sub-group constraints), HyperNode discovery, preemption. Serves nodes labelled `default`.
+// the job is gang-placed by binpack over the whole cluster.
+// A task's partitionPolicy (the SubGroup affinity policy, docs/user-guide/
+// how_to_use_network_topology_aware_scheduling.md, "partitionPolicy"), as the annotations
+//   volcano.sh/partition-size: <pods>                          (partitionSize; totalPartitions =
+//                                                               pods / size, as Volcano's webhook
+//                                                               requires replicas = total x size)
+//   volcano.sh/partition-network-topology-mode: hard | soft
+//   volcano.sh/partition-highest-tier-allowed: <tier>          (default 1)
+// puts each partition inside one HyperNode of tier <= that, the job's HyperNode holding them all;
+// partitions go to the most used HyperNodes first (HyperNode bin-packing: two partitions share an
+// already used HyperNode before an idle one is opened). Soft partitions: placed so when they fit,
+// else as without partitions. Not modelled: highestTierName, minPartitions (a partial start),
+// HyperNode discovery, preemption. Serves nodes labelled `default`.
 #include <algorithm>
 #include <numeric>
 
@@ -24,6 +35,9 @@ namespace {
 
 constexpr const char* kMode = "volcano.sh/network-topology-mode";
 constexpr const char* kHighestTier = "volcano.sh/network-topology-highest-tier-allowed";
+constexpr const char* kPartitionSize = "volcano.sh/partition-size";
+constexpr const char* kPartitionMode = "volcano.sh/partition-network-topology-mode";
+constexpr const char* kPartitionTier = "volcano.sh/partition-highest-tier-allowed";
 
 class VolcanoTopology final : public TierGangScheduler {
  public:
@@ -31,29 +45,79 @@ class VolcanoTopology final : public TierGangScheduler {
 
  private:
   std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
-    return "no HyperNode of tier <= " + std::to_string(ask.level + 1) + " (" + view.cluster().fabric().level(ask.level).name +
-           ") has room for all " + std::to_string(view.job(job).workers) + " pods (" + kMode + ": hard)";
+    const Fabric& fabric = view.cluster().fabric();
+    const int workers = view.job(job).workers;
+    auto tier = [&](int level) { return "tier <= " + std::to_string(level + 1) + " (" + fabric.level(level).name + ")"; };
+    const std::string what = ask.slice_level < 0 ? "all " + std::to_string(workers) + " pods"
+                                                 : "its " + std::to_string(workers / ask.slice_size) +
+                                                       (workers / ask.slice_size == 1 ? " partition of " : " partitions of ") +
+                                                       std::to_string(ask.slice_size) + " pods, each within one HyperNode of " +
+                                                       tier(ask.slice_level);
+    if (ask.required) return "no HyperNode of " + tier(ask.level) + " has room for " + what + " (" + kMode + ": hard)";
+    // Hard partitions alone: the whole cluster's room in partitions holds it back when its pods would fit.
+    int free_partitions = 0, free_pods = 0;
+    for (int pods : group_slots(view, job, ask.slice_level, kServing))
+      free_partitions += pods / ask.slice_size, free_pods += pods;
+    if (free_pods < workers) return "";
+    return "room for " + std::to_string(free_partitions) + " of " + what + " (" + kPartitionMode + ": hard)";
   }
 
   Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {
     TierAsk ask;
     const auto* annotations = view.annotations(job);
-    if (!annotations || !annotations->count(kMode)) return ask;
-    const std::string& mode = annotations->at(kMode);
-    if (mode != "hard" && mode != "soft") return Error{std::string(kMode) + ": '" + mode + "' is not one of hard, soft"};
+    if (!annotations) return ask;
     const int levels = view.cluster().fabric().level_count();
-    if (levels == 0) return Error{std::string(kMode) + ": the cluster has no fabric levels (HyperNode tiers) to place by"};
-    int tier = mode == "hard" ? 1 : levels;
-    if (const auto it = annotations->find(kHighestTier); it != annotations->end()) {
+    // A tier annotation's level (tier - 1); `fallback` (a tier) when absent.
+    auto level_of = [&](const char* key, int fallback) -> Expected<int> {
+      const auto it = annotations->find(key);
+      if (it == annotations->end()) return fallback - 1;
       const std::string& text = it->second;
       const bool digits = !text.empty() && text.size() < 4 && std::all_of(text.begin(), text.end(), ::isdigit);
-      tier = digits ? std::stoi(text) : 0;
+      const int tier = digits ? std::stoi(text) : 0;
       if (tier < 1 || tier > levels)
-        return Error{std::string(kHighestTier) + ": '" + text + "' is not a tier of the fabric (1 .. " + std::to_string(levels) +
-                     ": " + fabric_level_list(view.cluster()) + ")"};
+        return Error{std::string(key) + ": '" + text + "' is not a tier of the fabric (1 .. " + std::to_string(levels) + ": " +
+                     fabric_level_list(view.cluster()) + ")"};
+      return tier - 1;
+    };
+    auto mode_of = [&](const char* key) -> Expected<bool> {  // hard?
+      const std::string& mode = annotations->at(key);
+      if (mode != "hard" && mode != "soft") return Error{std::string(key) + ": '" + mode + "' is not one of hard, soft"};
+      if (levels == 0) return Error{std::string(key) + ": the cluster has no fabric levels (HyperNode tiers) to place by"};
+      return mode == "hard";
+    };
+    if (annotations->count(kMode)) {
+      auto hard = mode_of(kMode);
+      if (!hard) return hard.error();
+      auto level = level_of(kHighestTier, *hard ? 1 : levels);
+      if (!level) return level.error();
+      ask.level = *level;
+      ask.required = *hard;
     }
-    ask.level = tier - 1;
-    ask.required = mode == "hard";
+    const bool partitioned = annotations->count(kPartitionMode) > 0;
+    if (!partitioned) {
+      for (const char* key : {kPartitionSize, kPartitionTier})
+        if (annotations->count(key)) return Error{std::string(key) + ": may not be set without " + kPartitionMode};
+      return ask;
+    }
+    auto hard = mode_of(kPartitionMode);
+    if (!hard) return hard.error();
+    const auto size = annotations->find(kPartitionSize);
+    if (size == annotations->end()) return Error{std::string(kPartitionSize) + ": must be set with " + kPartitionMode};
+    const std::string& text = size->second;
+    const bool digits = !text.empty() && text.size() < 7 && std::all_of(text.begin(), text.end(), ::isdigit);
+    const int pods = digits ? std::stoi(text) : 0;
+    const int workers = view.job(job).workers;
+    if (pods < 1) return Error{std::string(kPartitionSize) + ": '" + text + "' is not a whole number of pods of at least 1"};
+    if (workers % pods != 0)  // Volcano's webhook: replicas = totalPartitions x partitionSize
+      return Error{std::string(kPartitionSize) + ": " + text + " does not divide the job's " + std::to_string(workers) + " pods"};
+    auto level = level_of(kPartitionTier, 1);
+    if (!level) return level.error();
+    if (ask.level >= 0 && *level > ask.level)
+      return Error{std::string(kPartitionTier) + ": tier " + std::to_string(*level + 1) + " is above the job's tier " +
+                   std::to_string(ask.level + 1)};
+    ask.slice_level = *level;
+    ask.slice_size = pods;
+    ask.slices_required = *hard;
     return ask;
   }
 
@@ -69,21 +133,65 @@ class VolcanoTopology final : public TierGangScheduler {
     return used;
   }
 
-  std::vector<int> node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+  TierOrder node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
+    if (ask.slice_level >= 0) {
+      TierOrder partitioned = partition_order(view, job, ask);
+      if (!partitioned.nodes.empty() || ask.slices_required) return partitioned;
+    }
+    return {whole_order(view, job, ask), {}};
+  }
+
+  // The gang's HyperNode: the lowest tier's most used one that holds it; else, not required, the cluster.
+  std::vector<int> whole_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const {
     const ClusterState& cluster = view.cluster();
     const int workers = view.job(job).workers;
     for (int level = 0; level <= ask.level; ++level) {  // lower tiers first
       const std::vector<int> slots = group_slots(view, job, level, kServing);
-      const std::vector<double> used = group_used(cluster, level);
-      int best = -1;
-      for (int g = 0; g < static_cast<int>(slots.size()); ++g)
-        if (slots[static_cast<size_t>(g)] >= workers &&
-            (best < 0 || used[static_cast<size_t>(g)] > used[static_cast<size_t>(best)]))
-          best = g;
+      const int best = most_used_fitting(cluster, slots, level, workers);
       if (best >= 0) return binpacked(view, job, [&](int n) { return cluster.fabric().group(level, n) == best; });
     }
     if (ask.required) return {};
     return binpacked(view, job, [](int) { return true; });
+  }
+
+  // Partitions: the job's HyperNode as whole_order's, its room counted in whole partitions (from
+  // the partitions' tier up); inside it the partitions' HyperNodes most used first, binpack nodes
+  // inside each; each takes whole partitions (slice_caps). Empty when they do not fit.
+  TierOrder partition_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const {
+    const ClusterState& cluster = view.cluster();
+    const Fabric& fabric = cluster.fabric();
+    const int partitions = view.job(job).workers / ask.slice_size;
+    int level = ask.slice_level, best = -1;
+    for (; level <= ask.level && best < 0; ++level)
+      best = most_used_fitting(cluster, group_units(view, job, ask, level, kServing), level, partitions);
+    --level;
+    if (best < 0) {
+      if (ask.required) return {};
+      const std::vector<int> units = group_units(view, job, ask, ask.slice_level, kServing);
+      if (std::accumulate(units.begin(), units.end(), 0) < partitions) return {};
+      level = fabric.level_count();  // the whole cluster
+    }
+    std::vector<int> nodes =
+        binpacked(view, job, [&](int n) { return level >= fabric.level_count() || fabric.group(level, n) == best; });
+    const std::vector<double> used = group_used(cluster, ask.slice_level);
+    std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) {
+      const int ga = fabric.group(ask.slice_level, a), gb = fabric.group(ask.slice_level, b);
+      if (ga == gb) return false;
+      const double ua = used[static_cast<size_t>(ga)], ub = used[static_cast<size_t>(gb)];
+      return ua != ub ? ua > ub : ga < gb;
+    });
+    std::vector<int> caps = slice_caps(view, job, ask, nodes, kServing);
+    return {std::move(nodes), std::move(caps)};
+  }
+
+  // The most used group of `level` whose room (`room`, in the ask's units) holds `needed`; -1: none.
+  static int most_used_fitting(const ClusterState& cluster, const std::vector<int>& room, int level, int needed) {
+    const std::vector<double> used = group_used(cluster, level);
+    int best = -1;
+    for (int g = 0; g < static_cast<int>(room.size()); ++g)
+      if (room[static_cast<size_t>(g)] >= needed && (best < 0 || used[static_cast<size_t>(g)] > used[static_cast<size_t>(best)]))
+        best = g;
+    return best;
   }
 
   // Nodes with room in scope, most allocated first (Volcano's binpack), then the lower index.

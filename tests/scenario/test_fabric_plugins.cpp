@@ -54,10 +54,17 @@ TEST_CASE("scenario::kueue-tas a level the fabric does not have is refused at su
 
 namespace {
 
-// Four DGX A100 in racks of two, pods of 4 GPUs (two a node, four a rack) under kueue-tas.
-Scenario half_node_pods(const std::string& jobs) {
-  return scenario_from(scenario_json(R"([{"model": "dgx-a100", "count": 4}])", jobs, R"(, "schedulers": ["kueue-tas"])",
+// Four DGX A100 in racks of two, pods of 4 GPUs (two a node, four a rack).
+Scenario half_node_pods(const std::string& jobs, const std::string& scheduler = "kueue-tas") {
+  return scenario_from(scenario_json(R"([{"model": "dgx-a100", "count": 4}])", jobs,
+                                     R"(, "schedulers": [")" + scheduler + R"("])",
                                      R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}]})"));
+}
+
+std::vector<int> pods_per_rack(const JobRecord& job) {
+  std::vector<int> per_rack(2, 0);
+  for (const PodPlacement& pod : job.pods) ++per_rack[static_cast<size_t>(pod.node / 2)];
+  return per_rack;
 }
 
 std::string half_node_job(const std::string& name, double submit_s, int workers, int iterations, const std::string& annotations) {
@@ -83,9 +90,7 @@ TEST_CASE("scenario::kueue-tas pod-set slices put whole slices in each domain", 
     const RunResult r = run(s, "kueue-tas");
     const JobRecord& g = record(r, s, "g");
     REQUIRE(g.state == JobState::Finished);
-    std::vector<int> per_rack(2, 0);
-    for (const PodPlacement& pod : g.pods) ++per_rack[static_cast<size_t>(pod.node / 2)];
-    CHECK(per_rack == (sliced ? std::vector<int>{3, 3} : std::vector<int>{2, 4}));
+    CHECK(pods_per_rack(g) == (sliced ? std::vector<int>{3, 3} : std::vector<int>{2, 4}));
   }
 }
 
@@ -183,4 +188,83 @@ TEST_CASE("scenario::volcano-topology hard mode keeps the gang within its highes
   CHECK_THAT(
       record(beyond_run, beyond, "g").reason,
       Catch::StartsWith("volcano.sh/network-topology-highest-tier-allowed: '3' is not a tier of the fabric (1 .. 1: rack)"));
+}
+
+TEST_CASE("scenario::volcano-topology partitions each sit in one HyperNode, the most used first", "[scenario]") {
+  // A one-pod job takes node 0 (binpack): rack 0 has 3 free pod slots, rack 1 4. Four pods by
+  // binpack alone: node 0's slot, node 1's two, node 2's one (3 + 1, a pair across racks). In hard
+  // partitions of 2 within tier 1: one partition in rack 0 (the most used), one in rack 1.
+  const std::string blocker = half_node_job("b", 0, 1, 100000, "");
+  const std::string partitions = R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2")";
+  for (const bool partitioned : {false, true}) {
+    const Scenario s = half_node_pods("[" + blocker + ", " + half_node_job("g", 1, 4, 20, partitioned ? partitions : "") + "]",
+                                      "volcano-topology");
+    const RunResult r = run(s, "volcano-topology");
+    const JobRecord& g = record(r, s, "g");
+    REQUIRE(g.state == JobState::Finished);
+    CHECK(pods_per_rack(g) == (partitioned ? std::vector<int>{2, 2} : std::vector<int>{3, 1}));
+  }
+  // Two partitions that fit the used rack both go there (HyperNode bin-packing): pods of 2 GPUs.
+  const std::string two_gpu_jobs = R"([{"name": "b", "submit_s": 0, "workers": 1, "gpus_per_worker": 2, "model": "vgg16",
+      "iterations": 100000}, {"name": "g", "submit_s": 1, "workers": 4, "gpus_per_worker": 2, "model": "vgg16",
+      "iterations": 20, "annotations": {)" +
+                                   partitions + "}}]";
+  const Scenario packed = half_node_pods(two_gpu_jobs, "volcano-topology");
+  const RunResult packed_run = run(packed, "volcano-topology");
+  CHECK(pods_per_rack(record(packed_run, packed, "g")) == std::vector<int>{4, 0});
+}
+
+TEST_CASE("scenario::volcano-topology hard partitions wait for room, soft ones do not", "[scenario]") {
+  // Whole nodes in racks of two: no partition of 3 pods ever fits a rack.
+  const std::string three = R"("volcano.sh/partition-size": "3", "volcano.sh/partition-network-topology-mode": )";
+  const Scenario hard = gang_with(3, three + R"("hard")", "volcano-topology");
+  const RunResult hard_run = run(hard, "volcano-topology");
+  const JobRecord& h = record(hard_run, hard, "g");
+  CHECK(h.state == JobState::Pending);
+  CHECK(h.reason ==
+        "never placed: room for 0 of its 1 partition of 3 pods, each within one HyperNode of tier <= 1 (rack) "
+        "(volcano.sh/partition-network-topology-mode: hard)");
+  const Scenario soft = gang_with(3, three + R"("soft")", "volcano-topology");
+  const RunResult soft_run = run(soft, "volcano-topology");
+  CHECK(record(soft_run, soft, "g").state == JobState::Finished);
+  // The job held in one rack, in partitions of 2 each in a rack: 4 pods never fit.
+  const Scenario both = gang_with(4,
+                                  R"("volcano.sh/network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
+                                  R"("volcano.sh/partition-network-topology-mode": "hard")",
+                                  "volcano-topology");
+  const RunResult both_run = run(both, "volcano-topology");
+  CHECK(record(both_run, both, "g").reason ==
+        "never placed: no HyperNode of tier <= 1 (rack) has room for its 2 partitions of 2 pods, each within one HyperNode of "
+        "tier <= 1 (rack) (volcano.sh/network-topology-mode: hard)");
+}
+
+TEST_CASE("scenario::volcano-topology partition annotations Volcano refuses are refused at submission", "[scenario]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("volcano.sh/partition-size": "2")",
+       "volcano.sh/partition-size: may not be set without volcano.sh/partition-network-topology-mode"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard")",
+       "volcano.sh/partition-size: must be set with volcano.sh/partition-network-topology-mode"},
+      {R"("volcano.sh/partition-network-topology-mode": "firm", "volcano.sh/partition-size": "2")",
+       "volcano.sh/partition-network-topology-mode: 'firm' is not one of hard, soft"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "4")",
+       "volcano.sh/partition-size: 4 does not divide the job's 6 pods"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "-2")",
+       "volcano.sh/partition-size: '-2' is not a whole number of pods of at least 1"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
+       R"("volcano.sh/partition-highest-tier-allowed": "3")",
+       "volcano.sh/partition-highest-tier-allowed: '3' is not a tier of the fabric (1 .. 2: rack, zone)"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
+       R"("volcano.sh/partition-highest-tier-allowed": "2", "volcano.sh/network-topology-mode": "hard")",
+       "volcano.sh/partition-highest-tier-allowed: tier 2 is above the job's tier 1"},
+  };
+  for (const auto& [annotations, reason] : cases) {
+    const Scenario s = scenario_from(scenario_json(
+        R"([{"model": "dgx-a100", "count": 4}])", "[" + half_node_job("g", 0, 6, 20, annotations) + "]",
+        R"(, "schedulers": ["volcano-topology"])",
+        R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "zone", "fanout": 2}]})"));
+    const RunResult r = run(s, "volcano-topology");
+    const JobRecord& g = record(r, s, "g");
+    CHECK(g.state == JobState::Rejected);
+    CHECK(g.reason == reason);
+  }
 }

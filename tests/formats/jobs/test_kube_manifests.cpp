@@ -184,6 +184,43 @@ spec:
     CHECK(annotations.at("volcano.sh/network-topology-mode") == "hard");
     CHECK(annotations.at("volcano.sh/network-topology-highest-tier-allowed") == "1");
   }
+  SECTION("a Volcano Job task's partitionPolicy") {
+    const char* job = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: parts}
+spec:
+  networkTopology: {mode: hard, highestTierAllowed: 2}
+  tasks:
+  - name: t0
+    replicas: 8
+    partitionPolicy:
+      totalPartitions: TOTAL
+      partitionSize: 4
+      minPartitions: 1
+      networkTopology: {mode: hard, highestTierAllowed: 1}
+    template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)";
+    auto with_total = [&](const std::string& total) {
+      std::string text = job;
+      text.replace(text.find("TOTAL"), 5, total);
+      return manifests(text);
+    };
+    const auto r = with_total("2");
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");
+    CHECK(annotations.at("volcano.sh/network-topology-highest-tier-allowed") == "2");
+    CHECK(annotations.at("volcano.sh/partition-network-topology-mode") == "hard");
+    CHECK(annotations.at("volcano.sh/partition-size") == "4");
+    CHECK(annotations.at("volcano.sh/partition-highest-tier-allowed") == "1");
+    CHECK(std::count(r->notes.begin(), r->notes.end(),
+                     "parts: spec.tasks[0].partitionPolicy.minPartitions is not modelled: the job starts with all its "
+                     "partitions") == 1);
+    const auto bad = with_total("3");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error().message,
+               Catch::Contains("spec.tasks[0].partitionPolicy: totalPartitions 3 x partitionSize 4 must be the task's 8 "
+                               "replicas (Volcano's admission)"));
+  }
   SECTION("no asks: no annotations") {
     const auto r = manifests(kPyTorchJob);
     REQUIRE(r.ok());
