@@ -52,11 +52,9 @@ class KueueTas final : public TierGangScheduler {
                                " (" + kSliceRequired + ")";
     if (ask.required) return "no " + fabric.level(ask.level).name + " has room for its " + slices;
     // Preferred: the whole cluster's room in slices holds it back when its pods would fit.
-    const std::vector<int> slots = group_slots(view, job, ask.slice_level, kServing);
-    int free_slices = 0, free_pods = 0;
-    for (int pods : slots) free_slices += pods / ask.slice_size, free_pods += pods;
-    if (free_pods < workers) return "";
-    return "room for " + std::to_string(free_slices) + " of its " + slices;
+    const SliceRoom room = slice_room(view, job, ask, kServing);
+    if (room.pods < workers) return "";
+    return "room for " + std::to_string(room.slices) + " of its " + slices;
   }
 
   Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {

@@ -68,6 +68,12 @@ std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const Tier
   return caps;
 }
 
+SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving) {
+  SliceRoom room;
+  for (int pods : group_slots(view, job, ask.slice_level, serving)) room.slices += pods / ask.slice_size, room.pods += pods;
+  return room;
+}
+
 namespace {
 
 // The comm path of a gang whose pods share their nodes' network: gang.h's bandwidth model over

@@ -47,6 +47,14 @@ std::vector<int> group_units(const SchedulingView& view, uint32_t job, const Tie
 std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask, const std::vector<int>& nodes,
                             NodeMode serving);
 
+// The cluster's free room for a sliced ask (slice_level >= 0): whole slices over the slice
+// level's domains, and pods.
+struct SliceRoom {
+  int slices = 0;
+  int pods = 0;
+};
+SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving);
+
 // Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, at most
 // caps[i] on nodes[i] when `caps` is given; lowest free GPU ids as the NVIDIA device plugin gives
 // them) and starts it with host networking (RDMA or TCP across nodes, NVLink/PCIe inside): false,

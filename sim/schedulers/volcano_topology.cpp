@@ -48,18 +48,17 @@ class VolcanoTopology final : public TierGangScheduler {
     const Fabric& fabric = view.cluster().fabric();
     const int workers = view.job(job).workers;
     auto tier = [&](int level) { return "tier <= " + std::to_string(level + 1) + " (" + fabric.level(level).name + ")"; };
-    const std::string what = ask.slice_level < 0 ? "all " + std::to_string(workers) + " pods"
-                                                 : "its " + std::to_string(workers / ask.slice_size) +
-                                                       (workers / ask.slice_size == 1 ? " partition of " : " partitions of ") +
-                                                       std::to_string(ask.slice_size) + " pods, each within one HyperNode of " +
-                                                       tier(ask.slice_level);
+    const bool partitions = ask.slice_level >= 0 && ask.slices_required;  // soft ones fall back
+    const std::string what = !partitions ? "all " + std::to_string(workers) + " pods"
+                                         : "its " + std::to_string(workers / ask.slice_size) +
+                                               (workers / ask.slice_size == 1 ? " partition of " : " partitions of ") +
+                                               std::to_string(ask.slice_size) + " pods, each within one HyperNode of " +
+                                               tier(ask.slice_level);
     if (ask.required) return "no HyperNode of " + tier(ask.level) + " has room for " + what + " (" + kMode + ": hard)";
     // Hard partitions alone: the whole cluster's room in partitions holds it back when its pods would fit.
-    int free_partitions = 0, free_pods = 0;
-    for (int pods : group_slots(view, job, ask.slice_level, kServing))
-      free_partitions += pods / ask.slice_size, free_pods += pods;
-    if (free_pods < workers) return "";
-    return "room for " + std::to_string(free_partitions) + " of " + what + " (" + kPartitionMode + ": hard)";
+    const SliceRoom room = slice_room(view, job, ask, kServing);
+    if (room.pods < workers) return "";
+    return "room for " + std::to_string(room.slices) + " of " + what + " (" + kPartitionMode + ": hard)";
   }
 
   Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {

@@ -227,6 +227,11 @@ TEST_CASE("scenario::volcano-topology hard partitions wait for room, soft ones d
   const Scenario soft = gang_with(3, three + R"("soft")", "volcano-topology");
   const RunResult soft_run = run(soft, "volcano-topology");
   CHECK(record(soft_run, soft, "g").state == JobState::Finished);
+  // Soft partitions of a job held in one rack: the job's own tier is what it waits for.
+  const Scenario soft_in_hard = gang_with(3, three + R"("soft", "volcano.sh/network-topology-mode": "hard")", "volcano-topology");
+  const RunResult soft_in_hard_run = run(soft_in_hard, "volcano-topology");
+  CHECK(record(soft_in_hard_run, soft_in_hard, "g").reason ==
+        "never placed: no HyperNode of tier <= 1 (rack) has room for all 3 pods (volcano.sh/network-topology-mode: hard)");
   // The job held in one rack, in partitions of 2 each in a rack: 4 pods never fit.
   const Scenario both = gang_with(4,
                                   R"("volcano.sh/network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
