@@ -25,12 +25,12 @@ const std::vector<SchedulerInfo> kRegistry = {
      kHandlesGangs | kHandlesShares | kHandlesTracePods, NodeMode::Default, "sim/schedulers/binpack.cpp", make_binpack_scheduler,
      SharePolicyKind::Binpack},
     {"kueue-tas",
-     "Kueue Topology Aware Scheduling: podset-required/preferred-topology levels, BestFit domains; device-plugin GPU ids; host "
-     "network",
+     "Kueue Topology Aware Scheduling: podset-required/preferred-topology levels, pod-set slices, BestFit domains; "
+     "device-plugin GPU ids; host network",
      kHandlesGangs, NodeMode::Default, "sim/schedulers/kueue_tas.cpp", make_kueue_tas_scheduler, std::nullopt},
     {"volcano-topology",
-     "Volcano network-topology-aware: HyperNode tiers (hard/soft, highestTierAllowed), most-used HyperNode, binpack nodes; "
-     "host network",
+     "Volcano network-topology-aware: HyperNode tiers (hard/soft, highestTierAllowed), partitions, most-used HyperNode, "
+     "binpack nodes; host network",
      kHandlesGangs, NodeMode::Default, "sim/schedulers/volcano_topology.cpp", make_volcano_topology_scheduler, std::nullopt},
     {"spread", "gpushare spread: the card, then the node, with the most free share", kSharePolicyHandles, NodeMode::Default,
      "core/share_policies/spread.cpp", make_share_policy_scheduler<SharePolicyKind::Spread>, SharePolicyKind::Spread},
