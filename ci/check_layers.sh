@@ -41,6 +41,7 @@ declare -A internal=(
   [formats/jobs/kube_yaml.h]="formats"
   [formats/jobs/kube_gpu_asks.h]="formats"
   [formats/jobs/kube_workloads.h]="formats"
+  [formats/jobs/kube_topology_asks.h]="formats"
   [formats/queues/queue_fields.h]="formats"
   [formats/queues/queue_objects.h]="formats"
   [formats/hardware/nccl_xml_importer.h]="formats"

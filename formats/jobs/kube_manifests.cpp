@@ -15,6 +15,7 @@
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
+#include "formats/jobs/kube_topology_asks.h"
 #include "formats/jobs/kube_workloads.h"
 #include "formats/jobs/kube_yaml.h"
 #include "formats/jobs/tenant_labels.h"
@@ -69,85 +70,6 @@ void add_tenant(const YAML::Node& doc, const std::vector<PodGroup>& groups, nloh
   for (const PodGroup& group : groups)
     if (priority_class.empty()) priority_class = group.priority_class;
   if (!priority_class.empty()) job["priority_class"] = priority_class;
-}
-
-// Kueue TAS pod-set annotations (sim/schedulers/kueue_tas.cpp), carried from a pod template.
-constexpr std::array<const char*, 4> kKueueTopologyKeys = {
-    "kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology",
-    "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size"};
-
-// A Volcano Job's partitions (a GPU task's partitionPolicy: the SubGroup affinity policy) as the
-// volcano-topology plug-in's annotations. Throws ManifestFault on what Volcano's admission refuses
-// (totalPartitions x partitionSize other than the task's replicas).
-void add_partitions(const YAML::Node& tasks, const std::vector<PodGroup>& groups, const std::string& job_name,
-                    nlohmann::ordered_json& asks, std::vector<std::string>& notes) {
-  int gpu_tasks = 0;
-  std::string taken;
-  for (size_t t = 0; tasks && tasks.IsSequence() && t < tasks.size() && t < groups.size(); ++t) {
-    if (groups[t].ask.gpus <= 0) continue;
-    ++gpu_tasks;
-    const std::string at = "spec.tasks[" + std::to_string(t) + "].partitionPolicy";
-    const YAML::Node policy = child(tasks[t], "partitionPolicy");
-    if (!policy || !taken.empty()) continue;
-    const int64_t size = count_of(child(policy, "partitionSize"), at + ".partitionSize", 0);
-    const int64_t total = count_of(child(policy, "totalPartitions"), at + ".totalPartitions", 0);
-    if (size < 1 || total < 1 || size * total != groups[t].replicas)
-      throw ManifestFault{at + ": totalPartitions " + std::to_string(total) + " x partitionSize " + std::to_string(size) +
-                          " must be the task's " + std::to_string(groups[t].replicas) + " replicas (Volcano's admission)"};
-    const YAML::Node topology = child(policy, "networkTopology");
-    const std::string mode = text_of(child(topology, "mode"), at + ".networkTopology.mode");
-    if (mode.empty()) continue;  // partitions without a topology constraint: placed as one gang
-    taken = at;
-    asks["volcano.sh/partition-network-topology-mode"] = mode;
-    asks["volcano.sh/partition-size"] = std::to_string(size);
-    if (const std::string tier = text_of(child(topology, "highestTierAllowed"), at + ".networkTopology.highestTierAllowed");
-        !tier.empty())
-      asks["volcano.sh/partition-highest-tier-allowed"] = tier;
-    if (const int64_t least = count_of(child(policy, "minPartitions"), at + ".minPartitions", 0); least > 0 && least < total)
-      notes.push_back(job_name + ": " + at + ".minPartitions is not modelled: the job starts with all its partitions");
-  }
-  if (!taken.empty() && gpu_tasks > 1)
-    notes.push_back(job_name + ": " + taken + " is taken for all the job's GPU pods (topsim places them as one gang)");
-}
-
-// The job's fabric-tier asks as the kueue-tas and volcano-topology plug-ins read them: the Kueue
-// TAS annotations of the first pod template whose pods ask GPUs and carries any (topsim places
-// the job's GPU pods as one pod set; a GPU template asking otherwise is named in a note), and a
-// Volcano Job's spec.networkTopology {mode, highestTierAllowed} (Volcano v1.11+) as
-// volcano.sh/network-topology-mode and -highest-tier-allowed.
-nlohmann::ordered_json topology_asks(const YAML::Node& doc, bool volcano_job, const std::vector<PodGroup>& groups,
-                                     const std::string& job_name, std::vector<std::string>& notes) {
-  nlohmann::ordered_json asks = nlohmann::ordered_json::object();
-  const PodGroup* taken = nullptr;
-  for (const PodGroup& group : groups) {
-    if (group.ask.gpus <= 0) continue;
-    nlohmann::ordered_json these = nlohmann::ordered_json::object();
-    for (const char* key : kKueueTopologyKeys)
-      if (const std::string value = text_of(child(group.annotations, key), group.field + ".metadata.annotations." + key);
-          !value.empty())
-        these[key] = value;
-    if (these.empty() && !taken) continue;
-    if (!taken) {
-      taken = &group, asks = std::move(these);
-    } else if (these != asks) {
-      notes.push_back(job_name + ": " + group.field + " asks other Kueue topology than " + taken->field +
-                      "; topsim places the job's GPU pods as one pod set, by " + taken->field + "'s");
-    }
-  }
-  if (volcano_job) {
-    const YAML::Node topology = child(child(doc, "spec"), "networkTopology");
-    if (const std::string mode = text_of(child(topology, "mode"), "spec.networkTopology.mode"); !mode.empty())
-      asks["volcano.sh/network-topology-mode"] = mode;
-    if (const std::string tier = text_of(child(topology, "highestTierAllowed"), "spec.networkTopology.highestTierAllowed");
-        !tier.empty())
-      asks["volcano.sh/network-topology-highest-tier-allowed"] = tier;
-    if (!text_of(child(topology, "highestTierName"), "spec.networkTopology.highestTierName").empty())
-      notes.push_back(job_name +
-                      ": spec.networkTopology.highestTierName is not read (the volcano-topology plug-in takes tiers by "
-                      "number, highestTierAllowed)");
-    add_partitions(child(child(doc, "spec"), "tasks"), groups, job_name, asks, notes);
-  }
-  return asks;
 }
 
 struct Context {
