@@ -149,32 +149,24 @@ TEST_CASE("scenario::fabric topology-aware lays an LLM job larger than an NVL72 
   const JobRecord& filled = record(tas, s, "gpt3");
   CHECK(filled.samples_per_sec < 0.85 * segments.samples_per_sec);
   CHECK(filled.ideal_samples_per_sec == Approx(segments.ideal_samples_per_sec));
-  // Kueue TAS with pod-set slices of 16 trays, each inside one rack, lays it out as topology-aware.
-  const std::string sliced_jobs =
-      R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" + llm +
-      R"(, "annotations": {"kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16"}}])";
-  const Scenario sliced = scenario_from(
-      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 54}])", sliced_jobs, R"(, "schedulers": ["kueue-tas"])",
-                    R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
-  const RunResult sliced_run = topsim::test::run(sliced, "kueue-tas");
-  const JobRecord& in_slices = record(sliced_run, sliced, "gpt3");
-  std::vector<int> sliced_racks(3, 0);
-  for (const PodPlacement& pod : in_slices.pods) ++sliced_racks[static_cast<size_t>(pod.node / 18)];
-  CHECK(sliced_racks == std::vector<int>{16, 16, 0});
-  CHECK(in_slices.samples_per_sec == Approx(segments.samples_per_sec));
-  // Volcano with partitions of 16 trays, each within a tier-1 HyperNode (a rack), likewise.
-  const std::string partitioned_jobs =
-      R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" + llm +
-      R"(, "annotations": {"volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16"}}])";
-  const Scenario partitioned = scenario_from(scenario_json(
-      R"([{"model": "gb200-nvl72-tray", "count": 54}])", partitioned_jobs, R"(, "schedulers": ["volcano-topology"])",
-      R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
-  const RunResult partitioned_run = topsim::test::run(partitioned, "volcano-topology");
-  const JobRecord& in_partitions = record(partitioned_run, partitioned, "gpt3");
-  std::vector<int> partitioned_racks(3, 0);
-  for (const PodPlacement& pod : in_partitions.pods) ++partitioned_racks[static_cast<size_t>(pod.node / 18)];
-  CHECK(partitioned_racks == std::vector<int>{16, 16, 0});
-  CHECK(in_partitions.samples_per_sec == Approx(segments.samples_per_sec));
+  // Kueue TAS with pod-set slices of 16 trays, each inside one rack, and Volcano with partitions
+  // of 16 trays, each within a tier-1 HyperNode (a rack), lay it out as topology-aware.
+  const std::vector<std::pair<std::string, std::string>> asks = {
+      {"kueue-tas", R"("kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16")"},
+      {"volcano-topology", R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")"}};
+  for (const auto& [scheduler, annotations] : asks) {
+    const std::string asked = R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" +
+                              llm + R"(, "annotations": {)" + annotations + "}}]";
+    const Scenario a = scenario_from(
+        scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 54}])", asked, R"(, "schedulers": [")" + scheduler + R"("])",
+                      R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})"));
+    const RunResult a_run = topsim::test::run(a, scheduler);
+    const JobRecord& placed = record(a_run, a, "gpt3");
+    std::vector<int> racks(3, 0);
+    for (const PodPlacement& pod : placed.pods) ++racks[static_cast<size_t>(pod.node / 18)];
+    CHECK(racks == std::vector<int>{16, 16, 0});
+    CHECK(placed.samples_per_sec == Approx(segments.samples_per_sec));
+  }
   // A stage of 24 trays (TP 4 x DP 24) does not fit a segment: the racks fill in order.
   const std::string wide = R"([{"name": "wide", "submit_s": 0, "workers": 48, "gpus_per_worker": 4, "iterations": 5,
       "llm": {"model": "llama3-8b", "tp": 4, "pp": 2, "global_batch": 96}}])";

@@ -73,6 +73,21 @@ std::string half_node_job(const std::string& name, double submit_s, int workers,
          annotations + "}}";
 }
 
+// Each (annotations, reason): a job of 6 half-node pods with those annotations on racks of two in
+// zones of two is rejected at submission with that reason.
+void check_refused(const std::vector<std::pair<std::string, std::string>>& cases, const std::string& scheduler) {
+  for (const auto& [annotations, reason] : cases) {
+    const Scenario s = scenario_from(scenario_json(
+        R"([{"model": "dgx-a100", "count": 4}])", "[" + half_node_job("g", 0, 6, 20, annotations) + "]",
+        R"(, "schedulers": [")" + scheduler + R"("])",
+        R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "zone", "fanout": 2}]})"));
+    const RunResult r = run(s, scheduler);
+    const JobRecord& g = record(r, s, "g");
+    CHECK(g.state == JobState::Rejected);
+    CHECK(g.reason == reason);
+  }
+}
+
 constexpr const char* kSlicesOf3 =
     R"("kueue.x-k8s.io/podset-slice-required-topology": "rack", "kueue.x-k8s.io/podset-slice-size": "3")";
 
@@ -150,16 +165,7 @@ TEST_CASE("scenario::kueue-tas slice annotations that Kueue refuses are refused 
        R"("kueue.x-k8s.io/podset-required-topology": "rack")",
        "kueue.x-k8s.io/podset-slice-required-topology: 'zone' is above the pod set's level 'rack'"},
   };
-  for (const auto& [annotations, reason] : cases) {
-    const Scenario s = scenario_from(scenario_json(
-        R"([{"model": "dgx-a100", "count": 4}])", "[" + half_node_job("g", 0, 6, 20, annotations) + "]",
-        R"(, "schedulers": ["kueue-tas"])",
-        R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "zone", "fanout": 2}]})"));
-    const RunResult r = run(s, "kueue-tas");
-    const JobRecord& g = record(r, s, "g");
-    CHECK(g.state == JobState::Rejected);
-    CHECK(g.reason == reason);
-  }
+  check_refused(cases, "kueue-tas");
 }
 
 TEST_CASE("scenario::volcano-topology hard mode keeps the gang within its highest tier, soft mode does not", "[scenario]") {
@@ -262,14 +268,5 @@ TEST_CASE("scenario::volcano-topology partition annotations Volcano refuses are 
        R"("volcano.sh/partition-highest-tier-allowed": "2", "volcano.sh/network-topology-mode": "hard")",
        "volcano.sh/partition-highest-tier-allowed: tier 2 is above the job's tier 1"},
   };
-  for (const auto& [annotations, reason] : cases) {
-    const Scenario s = scenario_from(scenario_json(
-        R"([{"model": "dgx-a100", "count": 4}])", "[" + half_node_job("g", 0, 6, 20, annotations) + "]",
-        R"(, "schedulers": ["volcano-topology"])",
-        R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "zone", "fanout": 2}]})"));
-    const RunResult r = run(s, "volcano-topology");
-    const JobRecord& g = record(r, s, "g");
-    CHECK(g.state == JobState::Rejected);
-    CHECK(g.reason == reason);
-  }
+  check_refused(cases, "volcano-topology");
 }
