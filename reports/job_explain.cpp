@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/model_catalog.h"
+#include "reports/report_model.h"
 #include "util/number_format.h"
 #include "util/one_line.h"
 #include "util/suggest.h"
@@ -61,11 +62,6 @@ std::string gpus_text(const JobRecord& r, const std::vector<std::string>& node_n
   return out;
 }
 
-std::string unit_per_second(const JobSpec& job) {
-  const DnnModel* model = model_at(job.model);
-  return (model ? std::string(enum_name(model->unit)) : "samples") + "/s";
-}
-
 // "  step: 5 s = compute 3.71 + tensor-parallel 0.95 + ...; 819.8 tokens/s per GPU, MFU 35.89%".
 std::string llm_step_line(const LlmStep& s) {
   const std::pair<const char*, double> parts[] = {{"compute", s.compute_ms},           {"tensor-parallel", s.tp_ms},
@@ -98,7 +94,7 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   if (r.comm.transport != CommTransport::None)
     out +=
         fmt::format("  ring: {}, {} GB/s bus bandwidth\n", enum_name(r.comm.transport), format_number(r.comm.bus_bandwidth_gbps));
-  out += "  throughput: " + format_number(r.samples_per_sec) + " " + (r.llm ? std::string("tokens/s") : unit_per_second(job));
+  out += "  throughput: " + format_number(r.samples_per_sec) + " " + throughput_unit(job, r);
   if (r.ideal_samples_per_sec > 0)
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
                        format_number(r.ideal_samples_per_sec));

@@ -141,6 +141,11 @@ std::string size_text(const ScenarioInfo& scenario);
 
 // Helpers shared by the renderers and tested on their own.
 std::string scheduler_colour(const std::string& scheduler);
+// The unit of a started job's throughput: "tokens/s" when it ran as an LLM job (its record's
+// step, also when read back from disk), else JobSpec::throughput_unit.
+inline std::string throughput_unit(const JobSpec& job, const JobRecord& r) {
+  return r.llm ? std::string("tokens/s") : job.throughput_unit();
+}
 // At most `max_points` of `points`, evenly spaced by index, first and last included.
 std::vector<Point> downsample(const std::vector<Point>& points, size_t max_points);
 // The empirical CDF of `values`: (value, share of values <= it), at most `max_points` points,

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <map>
 
-#include "core/model_catalog.h"
 #include "reports/report_model.h"
 #include "util/number_format.h"
 #include "util/one_line.h"
@@ -216,11 +215,6 @@ std::string replay_rows(const ResultSet& r) {
          "time-weighted)\n";
 }
 
-std::string unit_of(const JobSpec& job) {
-  const DnnModel* model = model_at(job.model);
-  return (model ? std::string(enum_name(model->unit)) : "samples") + "/s";
-}
-
 // The first run's records of each scheduler, by id. Error: records on disk could not be read back.
 using FirstRecords = std::map<const SchedulerResult*, std::vector<JobRecord>>;
 Expected<FirstRecords> first_records(const ResultSet& r) {
@@ -242,7 +236,7 @@ std::string job_cell(const JobSpec& job, const JobRecord& r) {
     return job.gpu_core_percent > 0 ? fmt::format("share {} GiB + {}%", job.gpu_mem_gib, job.gpu_core_percent)
                                     : fmt::format("share {} GiB", job.gpu_mem_gib);
   if (!job.is_training()) return fmt::format("node {}", r.pods.front().node);
-  return fmt::format("{:.2f} {}", r.samples_per_sec, unit_of(job));
+  return fmt::format("{:.2f} {}", r.samples_per_sec, throughput_unit(job, r));
 }
 
 std::string placement_cell(const JobSpec& job, const JobRecord& r) {

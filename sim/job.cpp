@@ -13,6 +13,12 @@ int JobSpec::total_gpus() const {
   return total;
 }
 
+std::string JobSpec::throughput_unit() const {
+  if (llm != kNoLlm) return "tokens/s";
+  const DnnModel* catalog_model = model_at(model);
+  return (catalog_model ? std::string(enum_name(catalog_model->unit)) : "samples") + "/s";
+}
+
 int64_t JobSpec::gpu_milli_total(int card_mem_gib) const {
   switch (kind) {
     case JobKind::Training: return int64_t{kMilliPerGpu} * total_gpus();

@@ -102,6 +102,9 @@ struct JobSpec {
   bool is_training() const { return kind == JobKind::Training; }
   // workers x gpus_per_worker, or the sum of unequal_pod_gpus when pods differ.
   int total_gpus() const;
+  // The unit of its throughput (JobRecord::samples_per_sec): "tokens/s" for an LLM job, else its
+  // model's ("images/s" or "samples/s"), "samples/s" without a model.
+  std::string throughput_unit() const;
   // GPUs of pod `pod` (rank order).
   int pod_gpus(size_t pod) const { return unequal_pod_gpus.empty() ? gpus_per_worker : unequal_pod_gpus[pod]; }
   // The GPU share the job asks, in thousandths of a card (whole GPUs 1000 each; a memory share

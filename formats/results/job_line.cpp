@@ -129,13 +129,13 @@ void put_llm(std::string& out, const LlmStep& step) {
   out += '}';
 }
 
-void put_training(std::string& out, const JobRecord& r, const DnnModel* model) {
+void put_training(std::string& out, const JobSpec& job, const JobRecord& r) {
   field(out, "transport", enum_name(r.comm.transport));
   field(out, "ring_gbps", rounded_micro(r.comm.bus_bandwidth_gbps));
   field(out, "samples_per_sec", rounded_micro(r.samples_per_sec));
   field(out, "ideal_samples_per_sec", rounded_micro(r.ideal_samples_per_sec));
   if (r.work_samples > 0) field(out, "work_samples", rounded_micro(r.work_samples));
-  field(out, "unit", r.llm ? std::string("tokens/s") : std::string(model ? enum_name(model->unit) : "samples") + "/s");
+  field(out, "unit", job.throughput_unit());
   if (r.llm) put_llm(out, *r.llm);
   key(out, "cross_numa");
   out += r.cross_numa ? "true" : "false";
@@ -193,7 +193,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
                                  std::pair{"checkpoint_s", r.checkpoint_ms}, std::pair{"requeue_s", r.requeue_ms}})
     if (ms > 0) field(out, name, seconds(ms));
   put_pods(out, r);
-  if (r.start_ms >= 0 && job.is_training()) put_training(out, r, model);
+  if (r.start_ms >= 0 && job.is_training()) put_training(out, job, r);
   if (!r.reason.empty()) field(out, "reason", std::string_view(r.reason));
   out += "}\n";
 }

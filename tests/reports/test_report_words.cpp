@@ -41,3 +41,11 @@ TEST_CASE("reports::words: several seeds as a range", "[reports]") {
   const std::string text = render_text(one_node_one_job(R"(, "seeds": 3)"));
   CHECK_THAT(text, Catch::Contains("3 seeds (7..9), means over 3 runs\n"));
 }
+
+TEST_CASE("reports::words: an LLM job's throughput is in tokens/s", "[reports]") {
+  const std::string jobs = R"([{"name": "llm", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 2,
+      "llm": {"model": "llama3-8b", "tp": 8, "global_batch": 8}}])";
+  const std::string text = render_text(run_all(
+      scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 1}])", jobs, R"(, "schedulers": ["topology-aware"])"))));
+  CHECK(some_line_matches(text, "^llm +[0-9]+\\.[0-9]{2} tokens/s"));
+}
