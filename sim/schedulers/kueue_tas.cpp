@@ -85,19 +85,15 @@ class KueueTas final : public TierGangScheduler {
     if (size == annotations->end()) return Error{std::string(kSliceSize) + ": must be set with " + kSliceRequired};
     auto slice_level = level_of(kSliceRequired);
     if (!slice_level) return slice_level.error();
-    const int workers = view.job(job).workers;
-    const std::string& text = size->second;
-    const bool digits = !text.empty() && text.size() < 7 && std::all_of(text.begin(), text.end(), ::isdigit);
-    const int pods = digits ? std::stoi(text) : 0;
-    if (pods < 1) return Error{std::string(kSliceSize) + ": '" + text + "' is not a whole number of pods of at least 1"};
-    if (workers % pods != 0)  // KEP-2724: the slice size has to divide the pod set
-      return Error{std::string(kSliceSize) + ": " + text + " does not divide the pod set's " + std::to_string(workers) + " pods"};
+    // KEP-2724: the slice size has to divide the pod set.
+    auto pods = slice_size_of(kSliceSize, size->second, view.job(job).workers, "the pod set's");
+    if (!pods) return pods.error();
     if (ask.level < 0) ask = {view.cluster().fabric().level_count() - 1, false};  // slices alone: preferred at the top
     if (*slice_level > ask.level)
       return Error{std::string(kSliceRequired) + ": '" + annotations->at(kSliceRequired) + "' is above the pod set's level '" +
                    view.cluster().fabric().level(ask.level).name + "'"};
     ask.slice_level = *slice_level;
-    ask.slice_size = pods;
+    ask.slice_size = *pods;
     return ask;
   }
 

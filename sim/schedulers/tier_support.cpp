@@ -68,6 +68,15 @@ std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const Tier
   return caps;
 }
 
+Expected<int> slice_size_of(const char* key, const std::string& text, int workers, const char* whose) {
+  const bool digits = !text.empty() && text.size() < 7 && std::all_of(text.begin(), text.end(), ::isdigit);
+  const int pods = digits ? std::stoi(text) : 0;
+  if (pods < 1) return Error{std::string(key) + ": '" + text + "' is not a whole number of pods of at least 1"};
+  if (workers % pods != 0)
+    return Error{std::string(key) + ": " + text + " does not divide " + whose + " " + std::to_string(workers) + " pods"};
+  return pods;
+}
+
 SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving) {
   SliceRoom room;
   for (int pods : group_slots(view, job, ask.slice_level, serving)) room.slices += pods / ask.slice_size, room.pods += pods;

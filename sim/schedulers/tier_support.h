@@ -55,6 +55,10 @@ struct SliceRoom {
 };
 SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving);
 
+// A slice size annotation's value (`key`: the annotation, `text`: its value): a whole number of
+// pods >= 1 dividing `workers` (`whose`: "the pod set's", "the job's"); an error names the key.
+Expected<int> slice_size_of(const char* key, const std::string& text, int workers, const char* whose);
+
 // Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, at most
 // caps[i] on nodes[i] when `caps` is given; lowest free GPU ids as the NVIDIA device plugin gives
 // them) and starts it with host networking (RDMA or TCP across nodes, NVLink/PCIe inside): false,

@@ -102,20 +102,16 @@ class VolcanoTopology final : public TierGangScheduler {
     if (!hard) return hard.error();
     const auto size = annotations->find(kPartitionSize);
     if (size == annotations->end()) return Error{std::string(kPartitionSize) + ": must be set with " + kPartitionMode};
-    const std::string& text = size->second;
-    const bool digits = !text.empty() && text.size() < 7 && std::all_of(text.begin(), text.end(), ::isdigit);
-    const int pods = digits ? std::stoi(text) : 0;
-    const int workers = view.job(job).workers;
-    if (pods < 1) return Error{std::string(kPartitionSize) + ": '" + text + "' is not a whole number of pods of at least 1"};
-    if (workers % pods != 0)  // Volcano's webhook: replicas = totalPartitions x partitionSize
-      return Error{std::string(kPartitionSize) + ": " + text + " does not divide the job's " + std::to_string(workers) + " pods"};
+    // Volcano's webhook: replicas = totalPartitions x partitionSize.
+    auto pods = slice_size_of(kPartitionSize, size->second, view.job(job).workers, "the job's");
+    if (!pods) return pods.error();
     auto level = level_of(kPartitionTier, 1);
     if (!level) return level.error();
     if (ask.level >= 0 && *level > ask.level)
       return Error{std::string(kPartitionTier) + ": tier " + std::to_string(*level + 1) + " is above the job's tier " +
                    std::to_string(ask.level + 1)};
     ask.slice_level = *level;
-    ask.slice_size = pods;
+    ask.slice_size = *pods;
     ask.slices_required = *hard;
     return ask;
   }
@@ -166,8 +162,7 @@ class VolcanoTopology final : public TierGangScheduler {
     --level;
     if (best < 0) {
       if (ask.required) return {};
-      const std::vector<int> units = group_units(view, job, ask, ask.slice_level, kServing);
-      if (std::accumulate(units.begin(), units.end(), 0) < partitions) return {};
+      if (slice_room(view, job, ask, kServing).slices < partitions) return {};
       level = fabric.level_count();  // the whole cluster
     }
     std::vector<int> nodes =
