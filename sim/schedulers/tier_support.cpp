@@ -1,6 +1,7 @@
 #include "sim/schedulers/tier_support.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/gang.h"
 #include "core/network_model.h"
@@ -37,17 +38,56 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
   return slots;
 }
 
-std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving) {
-  if (ask.slice_level < 0 || level < ask.slice_level) return group_slots(view, job, level, serving);
+namespace {
+
+// The size a domain of `level` gives its parent its pods in: the outer slice size at the slice
+// level, an inner layer's size from its level up to the layer above (exclusive), else 1.
+int layer_size_at(const TierAsk& ask, int level) {
+  if (level == ask.slice_level) return ask.slice_size;
+  int above = ask.slice_level;
+  for (const TierAsk::Layer& layer : ask.inner) {
+    if (level >= layer.level && level < above) return layer.size;
+    above = layer.level;
+  }
+  return 1;
+}
+
+// Per level from 0 to the slice level, per group: the pods it can take, its children's rounded
+// down to their layer's size and then its own (the slice level's in whole outer slices).
+std::vector<std::vector<int>> layer_rooms(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving) {
   const Fabric& fabric = view.cluster().fabric();
-  const std::vector<int> slots = group_slots(view, job, ask.slice_level, serving);
+  std::vector<std::vector<int>> rooms;
+  for (int level = 0; level <= ask.slice_level; ++level) {
+    std::vector<int> room =
+        level == 0 ? group_slots(view, job, 0, serving) : std::vector<int>(static_cast<size_t>(fabric.group_count(level)), 0);
+    if (level > 0) {
+      std::vector<char> counted(rooms.back().size(), 0);
+      for (int n = 0; n < view.cluster().node_count(); ++n) {
+        const size_t child = static_cast<size_t>(fabric.group(level - 1, n));
+        if (!std::exchange(counted[child], 1)) room[static_cast<size_t>(fabric.group(level, n))] += rooms.back()[child];
+      }
+    }
+    if (const int size = layer_size_at(ask, level); size > 1)
+      for (int& pods : room) pods = pods / size * size;
+    rooms.push_back(std::move(room));
+  }
+  return rooms;
+}
+
+}  // namespace
+
+std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving) {
+  if (ask.slice_level < 0 || (level < ask.slice_level && ask.inner.empty())) return group_slots(view, job, level, serving);
+  const std::vector<std::vector<int>> rooms = layer_rooms(view, job, ask, serving);
+  if (level < ask.slice_level) return rooms[static_cast<size_t>(level)];
+  const Fabric& fabric = view.cluster().fabric();
+  const std::vector<int>& slice_pods = rooms.back();
   std::vector<int> units(static_cast<size_t>(fabric.group_count(level)), 0);
-  std::vector<char> counted(slots.size(), 0);
+  std::vector<char> counted(slice_pods.size(), 0);
   for (int n = 0; n < view.cluster().node_count(); ++n) {
     const size_t slice_group = static_cast<size_t>(fabric.group(ask.slice_level, n));
-    if (counted[slice_group]) continue;
-    counted[slice_group] = 1;
-    units[static_cast<size_t>(fabric.group(level, n))] += slots[slice_group] / ask.slice_size;
+    if (!std::exchange(counted[slice_group], 1))
+      units[static_cast<size_t>(fabric.group(level, n))] += slice_pods[slice_group] / ask.slice_size;
   }
   return units;
 }
@@ -56,14 +96,17 @@ std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const Tier
                             NodeMode serving) {
   if (ask.slice_level < 0) return {};
   const Fabric& fabric = view.cluster().fabric();
-  std::vector<int> left = group_slots(view, job, ask.slice_level, serving);
-  for (int& pods : left) pods = pods / ask.slice_size * ask.slice_size;
+  std::vector<std::vector<int>> rooms = layer_rooms(view, job, ask, serving);
+  std::vector<int> levels = {ask.slice_level};  // each layer's level: its domains' rooms are whole slices
+  for (const TierAsk::Layer& layer : ask.inner) levels.push_back(layer.level);
   std::vector<int> caps;
   caps.reserve(nodes.size());
   for (int node : nodes) {
-    int& room = left[static_cast<size_t>(fabric.group(ask.slice_level, node))];
-    caps.push_back(std::min(room, pod_slots(view, job, node, serving)));
-    room -= caps.back();
+    int cap = pod_slots(view, job, node, serving);
+    for (int level : levels)
+      cap = std::min(cap, rooms[static_cast<size_t>(level)][static_cast<size_t>(fabric.group(level, node))]);
+    for (int level : levels) rooms[static_cast<size_t>(level)][static_cast<size_t>(fabric.group(level, node))] -= cap;
+    caps.push_back(cap);
   }
   return caps;
 }
@@ -79,7 +122,9 @@ Expected<int> slice_size_of(const char* key, const std::string& text, int worker
 
 SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving) {
   SliceRoom room;
-  for (int pods : group_slots(view, job, ask.slice_level, serving)) room.slices += pods / ask.slice_size, room.pods += pods;
+  const std::vector<std::vector<int>> rooms = layer_rooms(view, job, ask, serving);
+  for (int pods : rooms.back()) room.slices += pods / ask.slice_size;
+  for (int pods : group_slots(view, job, 0, serving)) room.pods += pods;
   return room;
 }
 

@@ -21,6 +21,13 @@ struct TierAsk {
   int slice_level = -1;
   int slice_size = 1;
   bool slices_required = true;
+  // Finer slice layers inside each slice (Kueue's multi-layer slices), outermost first: each at a
+  // lower level than the one before, its size dividing that one's.
+  struct Layer {
+    int level = -1;
+    int size = 1;
+  };
+  std::vector<Layer> inner{};
 };
 
 // The nodes a gang's pods go to, in order, and with slices the most pods each may take.
@@ -41,9 +48,12 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
 
 // Free room of each group of `level` in the ask's units: pod slots, or with slices whole slices
 // at and above the slice level (each slice-level domain's pod slots / slice size, summed up).
+// With inner layers a domain at or above an inner layer's level counts whole inner slices only
+// (Kueue's fillInCounts: each child's pods rounded down to the layer's size).
 std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving);
-// With slices, what each of `nodes` (in order) may take so that each slice-level domain takes
-// whole slices only (its nodes share its room in whole slices); empty without slices.
+// With slices, what each of `nodes` (in order) may take so that each domain of every slice
+// layer takes whole slices of that layer only (its nodes share its room in whole slices); empty
+// without slices. Nodes come domain by domain (as the plug-ins order them).
 std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask, const std::vector<int>& nodes,
                             NodeMode serving);
 

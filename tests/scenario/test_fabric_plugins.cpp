@@ -270,3 +270,97 @@ TEST_CASE("scenario::volcano-topology partition annotations Volcano refuses are 
   };
   check_refused(cases, "volcano-topology");
 }
+
+namespace {
+
+constexpr const char* kLayers = "kueue.x-k8s.io/podset-slice-required-topology-constraints";
+
+// Twelve DGX A100 in racks of three and blocks of two racks; whole-node pods (three a rack).
+Scenario racks_of_three(int workers, const std::string& annotations) {
+  const std::string jobs = R"([{"name": "g", "submit_s": 0, "workers": )" + std::to_string(workers) +
+                           R"(, "gpus_per_worker": 8, "model": "vgg16", "iterations": 20, "annotations": {)" + annotations +
+                           "}}]";
+  return scenario_from(scenario_json(
+      R"([{"model": "dgx-a100", "count": 12}])", jobs, R"(, "schedulers": ["kueue-tas"])",
+      R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 3}, {"name": "block", "fanout": 2}]})"));
+}
+
+std::vector<int> pods_per_rack_of_three(const JobRecord& job) {
+  std::vector<int> per_rack(4, 0);
+  for (const PodPlacement& pod : job.pods) ++per_rack[static_cast<size_t>(pod.node / 3)];
+  return per_rack;
+}
+
+std::string layers(const std::string& json) { return "\"" + std::string(kLayers) + "\": \"" + json + "\""; }
+
+}  // namespace
+
+TEST_CASE("scenario::kueue-tas multi-layer slices put whole inner slices in each inner domain", "[scenario]") {
+  // A block has two racks of 3 free pods. One slice of 4 in a block: rack 0 (first of the two
+  // with most room) takes 3 and rack 1 the last. Made of slices of 2 in a rack, each rack counts
+  // 2 (3 rounded down to whole inner slices): 2 and 2.
+  const Scenario outer = racks_of_three(4, layers(R"([{\"topology\": \"block\", \"size\": 4}])"));
+  const RunResult outer_run = run(outer, "kueue-tas");
+  const JobRecord& o = record(outer_run, outer, "g");
+  REQUIRE(o.state == JobState::Finished);
+  CHECK(pods_per_rack_of_three(o) == std::vector<int>{3, 1, 0, 0});
+  const Scenario two =
+      racks_of_three(4, layers(R"([{\"topology\": \"block\", \"size\": 4}, {\"topology\": \"rack\", \"size\": 2}])"));
+  const RunResult two_run = run(two, "kueue-tas");
+  const JobRecord& t = record(two_run, two, "g");
+  REQUIRE(t.state == JobState::Finished);
+  CHECK(pods_per_rack_of_three(t) == std::vector<int>{2, 2, 0, 0});
+  // The same by the levels' node labels, with a required block.
+  const Scenario required =
+      racks_of_three(8, layers(R"([{\"topology\": \"block\", \"size\": 4}, {\"topology\": \"rack\", \"size\": 2}])") +
+                            R"(, "kueue.x-k8s.io/podset-required-topology": "block")");
+  const RunResult required_run = run(required, "kueue-tas");
+  const JobRecord& r = record(required_run, required, "g");
+  CHECK(r.state == JobState::Pending);
+  CHECK(r.reason ==
+        "never placed: no block has room for its 2 slices of 4 pods, each within one block, in slices of 2 within one rack "
+        "(kueue.x-k8s.io/podset-slice-required-topology-constraints)");
+}
+
+TEST_CASE("scenario::kueue-tas a multi-layer job waits while its inner slices do not fit", "[scenario]") {
+  // Six pods in one block: a block's racks hold 3 + 3, so one slice of 6 fits; in slices of 2 a
+  // rack holds 2 and a block 4: it never starts, and says which layers hold it.
+  const Scenario outer = racks_of_three(6, layers(R"([{\"topology\": \"block\", \"size\": 6}])"));
+  const RunResult outer_run = run(outer, "kueue-tas");
+  CHECK(record(outer_run, outer, "g").state == JobState::Finished);
+  const Scenario two =
+      racks_of_three(6, layers(R"([{\"topology\": \"block\", \"size\": 6}, {\"topology\": \"rack\", \"size\": 2}])"));
+  const RunResult two_run = run(two, "kueue-tas");
+  const JobRecord& t = record(two_run, two, "g");
+  CHECK(t.state == JobState::Pending);
+  CHECK(t.reason ==
+        "never placed: room for 0 of its 1 slice of 6 pods, each within one block, in slices of 2 within one rack "
+        "(kueue.x-k8s.io/podset-slice-required-topology-constraints)");
+}
+
+TEST_CASE("scenario::kueue-tas multi-layer slice annotations that Kueue refuses are refused at submission", "[scenario]") {
+  const std::string key = kLayers;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {layers(R"([{\"topology\": \"rack\", \"size\": 2}])") + R"(, "kueue.x-k8s.io/podset-slice-size": "2")",
+       key + ": may not be set with kueue.x-k8s.io/podset-slice-size"},
+      {layers(R"([{\"topology\": \"rack\", \"size\": 2})"), key + ": not a JSON array of {\"topology\": <level>, \"size\": "
+                                                                  "<pods>}: ',' or ']' expected where the text ends"},
+      {layers("[]"), key + ": 1 to 3 layers, not 0"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 6}, {\"topology\": \"rack\", \"size\": 2}, )"
+              R"({\"topology\": \"rack\", \"size\": 2}, {\"topology\": \"rack\", \"size\": 1}])"),
+       key + ": 1 to 3 layers, not 4"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 0}])"), key + "[0].size: 0 is not a number of pods of at least 1"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 6}, {\"topology\": \"zone\", \"size\": 2}])"),
+       key + "[1].topology: 'zone' is also layer 0"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 6}, {\"topology\": \"rack\", \"size\": 4}])"),
+       key + "[1].size: 4 does not divide the layer above's 6"},
+      {layers(R"([{\"topology\": \"rack\", \"size\": 6}, {\"topology\": \"zone\", \"size\": 2}])"),
+       key + "[1].topology: 'zone' is not below the layer above's 'rack'"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 6}, {\"topology\": \"host\", \"size\": 2}])"),
+       key + "[1].topology: 'host' is not a level of the cluster's fabric (rack, zone)"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 4}])"), key + "[0].size: 4 does not divide the pod set's 6 pods"},
+      {layers(R"([{\"topology\": \"zone\", \"size\": 6}])") + R"(, "kueue.x-k8s.io/podset-required-topology": "rack")",
+       key + "[0].topology: 'zone' is above the pod set's level 'rack'"},
+  };
+  check_refused(cases, "kueue-tas");
+}
