@@ -9,9 +9,10 @@ namespace topsim {
 namespace {
 
 // Kueue TAS pod-set annotations (sim/schedulers/kueue_tas.cpp), carried from a pod template.
-constexpr std::array<const char*, 4> kKueueTopologyKeys = {
+constexpr std::array<const char*, 5> kKueueTopologyKeys = {
     "kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology",
-    "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size"};
+    "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size",
+    "kueue.x-k8s.io/podset-slice-required-topology-constraints"};
 
 // Volcano's networkTopology.highestTierName (at `field`) is noted: tiers are read by number.
 void note_tier_name(const YAML::Node& topology, const std::string& field, const std::string& job_name,

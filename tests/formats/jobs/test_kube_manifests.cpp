@@ -143,6 +143,30 @@ spec:
     CHECK(annotations.at("kueue.x-k8s.io/podset-slice-size") == "16");
     CHECK(imported_workload(*r, "").value().jobs.front().workers == 32);
   }
+  SECTION("Kueue's multi-layer slices, a JSON block scalar, as written") {
+    const auto r = manifests(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: layered}
+spec:
+  parallelism: 64
+  completions: 64
+  template:
+    metadata:
+      annotations:
+        kueue.x-k8s.io/podset-slice-required-topology-constraints: |
+          [
+            {"topology": "cloud.provider.com/topology-block", "size": 32},
+            {"topology": "cloud.provider.com/topology-rack", "size": 16}
+          ]
+    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}
+)");
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");
+    CHECK(annotations.size() == 1);
+    CHECK(annotations.at("kueue.x-k8s.io/podset-slice-required-topology-constraints") ==
+          "[\n  {\"topology\": \"cloud.provider.com/topology-block\", \"size\": 32},\n"
+          "  {\"topology\": \"cloud.provider.com/topology-rack\", \"size\": 16}\n]\n");
+  }
   SECTION("GPU templates asking differently: the first one's, noted") {
     const auto r = manifests(R"(apiVersion: kubeflow.org/v1
 kind: PyTorchJob
