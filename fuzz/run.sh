@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace)
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace slice_layers)
 shared=${TOPSIM_SHARED_DIR:-../shared}  # the real inputs; TOPSIM_SHARED_DIR when the checkout has no ../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
@@ -63,6 +63,9 @@ printf '%s\n' '{"files": {"jobs.jsonl": {"bytes": 913, "digest": "6a2f4196911b08
 mkdir -p "$build/fuzz-corpus/failure_trace"  # incidents on the target's eight nodes
 printf '%s\n' 'node,start_s,duration_s,cause' 'node-2,10,100,gpu' 'gpu-a,5,0,software' 'gpu-b,7.5,3600,' \
   >"$build/fuzz-corpus/failure_trace/seed-incidents"
+mkdir -p "$build/fuzz-corpus/slice_layers"  # Kueue's documented example of the annotation
+printf '%s\n' '[' '  {"topology": "cloud.provider.com/topology-block", "size": 32},' \
+  '  {"topology": "cloud.provider.com/topology-rack", "size": 16}' ']' >"$build/fuzz-corpus/slice_layers/seed-layers"
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv

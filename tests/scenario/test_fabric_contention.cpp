@@ -149,10 +149,13 @@ TEST_CASE("scenario::fabric topology-aware lays an LLM job larger than an NVL72 
   const JobRecord& filled = record(tas, s, "gpt3");
   CHECK(filled.samples_per_sec < 0.85 * segments.samples_per_sec);
   CHECK(filled.ideal_samples_per_sec == Approx(segments.ideal_samples_per_sec));
-  // Kueue TAS with pod-set slices of 16 trays, each inside one rack, and Volcano with partitions
-  // of 16 trays, each within a tier-1 HyperNode (a rack), lay it out as topology-aware.
+  // Kueue TAS with pod-set slices of 16 trays, each inside one rack (as one layer of the
+  // multi-layer annotation too), and Volcano with partitions of 16 trays, each within a tier-1
+  // HyperNode (a rack), lay it out as topology-aware.
   const std::vector<std::pair<std::string, std::string>> asks = {
       {"kueue-tas", R"("kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16")"},
+      {"kueue-tas",
+       R"("kueue.x-k8s.io/podset-slice-required-topology-constraints": "[{\"topology\": \"nvl72\", \"size\": 16}]")"},
       {"volcano-topology", R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")"}};
   for (const auto& [scheduler, annotations] : asks) {
     const std::string asked = R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" +
