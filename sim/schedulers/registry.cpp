@@ -25,7 +25,8 @@ const std::vector<SchedulerInfo> kRegistry = {
      kHandlesGangs | kHandlesShares | kHandlesTracePods, NodeMode::Default, "sim/schedulers/binpack.cpp", make_binpack_scheduler,
      SharePolicyKind::Binpack},
     {"kueue-tas",
-     "Kueue Topology Aware Scheduling: podset-required/preferred-topology levels, pod-set slices, BestFit domains; "
+     "Kueue Topology Aware Scheduling: podset-required/preferred-topology levels, pod-set slices in up to 3 layers, BestFit "
+     "domains; "
      "device-plugin GPU ids; host network",
      kHandlesGangs, NodeMode::Default, "sim/schedulers/kueue_tas.cpp", make_kueue_tas_scheduler, std::nullopt},
     {"volcano-topology",
