@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "core/gang.h"
 #include "formats/jobs/kube_yaml.h"
 
 namespace topsim {
@@ -57,6 +58,29 @@ void add_partitions(const YAML::Node& tasks, const std::vector<PodGroup>& groups
     notes.push_back(job_name + ": " + taken + " is taken for all the job's GPU pods (topsim places them as one gang)");
 }
 
+// A pod template's asks: the Kueue TAS keys, then its `gpu.topology/*` annotations (the
+// topology-aware scheduler's), each checked by the allocator core's parser as the job list's
+// reader checks them (ManifestFault naming the annotation otherwise).
+nlohmann::ordered_json template_asks(const PodGroup& group) {
+  nlohmann::ordered_json these = nlohmann::ordered_json::object();
+  const std::string at = group.field + ".metadata.annotations.";
+  for (const char* key : kKueueTopologyKeys)
+    if (const std::string value = text_of(child(group.annotations, key), at + key); !value.empty()) these[key] = value;
+  if (!group.annotations || !group.annotations.IsMap()) return these;
+  for (const auto& entry : group.annotations) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+    if (key.rfind("gpu.topology/", 0) != 0) continue;
+    const std::string value = text_of(entry.second, at + key);
+    GangRequest request;
+    if (const Status status = apply_gang_annotations({{key, value}}, request); !status.ok()) {
+      const std::string& message = status.error().message;
+      throw ManifestFault{at + key + ": " + (message.rfind(key + ": ", 0) == 0 ? message.substr(key.size() + 2) : message)};
+    }
+    these[key] = value;
+  }
+  return these;
+}
+
 }  // namespace
 
 nlohmann::ordered_json topology_asks(const YAML::Node& doc, bool volcano_job, const std::vector<PodGroup>& groups,
@@ -65,16 +89,12 @@ nlohmann::ordered_json topology_asks(const YAML::Node& doc, bool volcano_job, co
   const PodGroup* taken = nullptr;
   for (const PodGroup& group : groups) {
     if (group.ask.gpus <= 0) continue;
-    nlohmann::ordered_json these = nlohmann::ordered_json::object();
-    for (const char* key : kKueueTopologyKeys)
-      if (const std::string value = text_of(child(group.annotations, key), group.field + ".metadata.annotations." + key);
-          !value.empty())
-        these[key] = value;
+    nlohmann::ordered_json these = template_asks(group);
     if (these.empty() && !taken) continue;
     if (!taken) {
       taken = &group, asks = std::move(these);
     } else if (these != asks) {
-      notes.push_back(job_name + ": " + group.field + " asks other Kueue topology than " + taken->field +
+      notes.push_back(job_name + ": " + group.field + " asks other placement (Kueue TAS, gpu.topology) than " + taken->field +
                       "; topsim places the job's GPU pods as one pod set, by " + taken->field + "'s");
     }
   }

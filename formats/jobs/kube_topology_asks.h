@@ -1,6 +1,6 @@
-// A Kubernetes workload's fabric-tier asks (Kueue TAS pod-set annotations, a Volcano Job's
-// networkTopology and partitionPolicy) as the annotations the kueue-tas and volcano-topology
-// plug-ins read (docs/importers.md). Internal to formats/ (kube_manifests.cpp).
+// A Kubernetes workload's placement asks (Kueue TAS pod-set annotations, a Volcano Job's
+// networkTopology and partitionPolicy, the topology-aware scheduler's gpu.topology/* pod
+// annotations) as the annotations the schedulers read (docs/importers.md). Internal to formats/ (kube_manifests.cpp).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -13,9 +13,9 @@
 
 namespace topsim {
 
-// The job's fabric-tier asks as the kueue-tas and volcano-topology plug-ins read them: the Kueue
-// TAS annotations of the first pod template whose pods ask GPUs and carries any (topsim places
-// the job's GPU pods as one pod set; a GPU template asking otherwise is named in a note), and a
+// The job's placement asks as the schedulers read them: the Kueue TAS and gpu.topology/*
+// annotations of the first pod template whose pods ask GPUs and carries any (topsim places the
+// job's GPU pods as one pod set; a GPU template asking otherwise is named in a note), and a
 // Volcano Job's spec.networkTopology {mode, highestTierAllowed} (Volcano v1.11+) as
 // volcano.sh/network-topology-mode and -highest-tier-allowed, and its GPU task's partitionPolicy
 // as volcano.sh/partition-*. Throws ManifestFault naming the field on a malformed ask.

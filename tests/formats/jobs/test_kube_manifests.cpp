@@ -167,6 +167,33 @@ spec:
           "[\n  {\"topology\": \"cloud.provider.com/topology-block\", \"size\": 32},\n"
           "  {\"topology\": \"cloud.provider.com/topology-rack\", \"size\": 16}\n]\n");
   }
+  SECTION("the topology-aware scheduler's gpu.topology annotations, checked as the job list checks them") {
+    const std::string job = R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: aware}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        metadata:
+          annotations: {gpu.topology/policy: nvlink, gpu.topology/max-nodes: "2", example.com/other: x}
+        spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 4}}}]}
+)";
+    const auto r = manifests(job);
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");
+    CHECK(annotations.size() == 2);
+    CHECK(annotations.at("gpu.topology/policy") == "nvlink");
+    CHECK(annotations.at("gpu.topology/max-nodes") == "2");
+    std::string bad = job;
+    bad.replace(bad.find("policy: nvlink"), 14, "policy: fastest");
+    const auto refused = manifests(bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message ==
+          "jobs.yaml document 1: spec.pytorchReplicaSpecs.Worker.template.metadata.annotations.gpu.topology/policy: "
+          "'fastest' is not one of single-numa, nvlink, best-effort, spread");
+  }
   SECTION("GPU templates asking differently: the first one's, noted") {
     const auto r = manifests(R"(apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -186,7 +213,7 @@ spec:
     CHECK(entries(*r).at(0).at("annotations").at("kueue.x-k8s.io/podset-required-topology") == "rack");
     CHECK(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& note) {
       return note ==
-             "two: spec.pytorchReplicaSpecs.Worker.template asks other Kueue topology than "
+             "two: spec.pytorchReplicaSpecs.Worker.template asks other placement (Kueue TAS, gpu.topology) than "
              "spec.pytorchReplicaSpecs.Master.template; topsim places the job's GPU pods as one pod set, by "
              "spec.pytorchReplicaSpecs.Master.template's";
     }));
