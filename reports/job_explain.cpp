@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "core/llm_estimate.h"
 #include "core/model_catalog.h"
 #include "reports/report_model.h"
 #include "util/number_format.h"
@@ -78,8 +79,45 @@ std::string llm_step_line(const LlmStep& s) {
   return out + fmt::format("; {} tokens/s per GPU, MFU {}%", format_number(s.tokens_per_sec_per_gpu), format_number(100 * s.mfu));
 }
 
-std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r,
-                            const std::vector<std::string>& node_names) {
+// A job larger than a multi-node NVLink domain (GB200 NVL72) placed below its ideal by a tier
+// plug-in that was not asked for slices: the ideal rate it is measured against is the faster of
+// whole domains in order and segments of 16 nodes per domain (core/llm_estimate.h
+// default_segments), and the plug-in lays out the segments when asked (docs/fabric.md "Jobs larger
+// than an NVL72 rack"). "" when that is not the case.
+std::string segment_hint(const std::string& scheduler, const JobRecord& r, const JobExtras* extras, const FabricView& fabric) {
+  const bool kueue = scheduler == "kueue-tas", volcano = scheduler == "volcano-topology";
+  if ((!kueue && !volcano) || !r.llm || r.ideal_samples_per_sec <= 0 || r.samples_per_sec >= 0.99 * r.ideal_samples_per_sec)
+    return "";
+  if (extras)
+    for (const char* key : {"kueue.x-k8s.io/podset-slice-required-topology",
+                            "kueue.x-k8s.io/podset-slice-required-topology-constraints", "volcano.sh/partition-size"})
+      if (extras->annotations.count(key)) return "";
+  const auto level = std::find_if(fabric.levels.begin(), fabric.levels.end(), [](const FabricLevelView& l) { return l.nvlink; });
+  if (level == fabric.levels.end()) return "";
+  int domain_nodes = 0;
+  for (const FabricGroupView& group : level->groups) domain_nodes = std::max(domain_nodes, group.nodes);
+  std::map<int, int> pods_on;
+  for (const PodPlacement& pod : r.pods) ++pods_on[pod.node];
+  const int nodes = static_cast<int>(pods_on.size()), pods = static_cast<int>(r.pods.size());
+  const std::vector<int> layouts = default_segments(domain_nodes, nodes);
+  if (std::find(layouts.begin(), layouts.end(), kLargeJobSegmentNodes) == layouts.end() || pods % nodes != 0) return "";
+  const int slice = kLargeJobSegmentNodes * (pods / nodes);
+  const std::string name = level->label.empty() ? level->name : level->label;
+  const std::string out = fmt::format(
+      "\n  hint: its ideal is the faster of two layouts on the {0} domains, whole domains in order or segments of {1} nodes "
+      "per domain; {2} places it in such segments when the job carries ",
+      level->name, kLargeJobSegmentNodes, scheduler);
+  if (kueue)
+    return out +
+           fmt::format("kueue.x-k8s.io/podset-slice-required-topology: {} and kueue.x-k8s.io/podset-slice-size: {}", name, slice);
+  const int tier = static_cast<int>(level - fabric.levels.begin()) + 1;
+  return out + fmt::format("volcano.sh/partition-size: {} and volcano.sh/partition-network-topology-mode: hard{}", slice,
+                           tier > 1 ? fmt::format(" (and volcano.sh/partition-highest-tier-allowed: {})", tier) : "");
+}
+
+std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
+                            const ScenarioInfo& scenario) {
+  const std::vector<std::string>& node_names = scenario.node_names;
   const std::string state = r.state == JobState::Pending ? "never placed" : std::string(enum_name(r.state));
   std::string out = fmt::format("{} (seed {}): {}", s.name, s.runs.front().seed, state);
   if (r.start_ms >= 0) {
@@ -99,6 +137,7 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
                        format_number(r.ideal_samples_per_sec));
   if (r.llm) out += "\n" + llm_step_line(*r.llm);
+  out += segment_hint(s.name, r, extras, scenario.fabric_view);
   if (r.contended_ms > 0)
     out += fmt::format("\n  slowed by uplinks shared with other jobs for {} s, down to {:.1f}% of its ring's network bandwidth",
                        format_number(static_cast<double>(r.contended_ms) / 1e3), 100 * r.least_network_share);
@@ -133,7 +172,8 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       if (&s == &results.schedulers.front() && names.size() < 100000) names.push_back(name);
       if (name != job_name || found) return;
       if (header.empty()) header = job_line(job, name);
-      found = scheduler_lines(s, job, record, results.scenario.node_names);
+      const auto extras = workload.extras.find(job.id);
+      found = scheduler_lines(s, job, record, extras == workload.extras.end() ? nullptr : &extras->second, results.scenario);
     });
     if (!read) return read.error();
     if (!found) return Error{unknown_name("job", job_name, names)};

@@ -117,3 +117,49 @@ TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes i
                                     "restarting 30 s, writing checkpoints 0 s, waiting to restart 500 s; effective "
                                     "training time 63.3% of 1580 s"));
 }
+
+TEST_CASE("cli::explain names the slice or partition annotation that lays a job larger than an NVL72 rack out as its ideal",
+          "[cli][fabric]") {
+  // GPT-3 175B on 32 of 54 GB200 trays: filled racks (18 + 14) run at 82% of the ideal, which is
+  // two segments of 16 trays (tests/scenario/test_fabric_contention.cpp).
+  TempDir dir;
+  const std::string llm =
+      R"("llm": {"model": "gpt3-175b", "tp": 4, "pp": 4, "vpp": 12, "sequence": 2048, "global_batch": 256, "micro_batch": 2,
+      "recompute": "none", "sequence_parallel": true, "precision": "fp8", "tp_overlap": true})";
+  auto write = [&](const std::string& annotations) {
+    std::ofstream(dir.file("s.json"))
+        << R"({"name": "racks", "seed": 1, "cluster": {"nodes": [{"model": "gb200-nvl72-tray", "count": 54}],
+      "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]}},
+      "workload": {"kind": "jobs", "jobs": [{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4,
+      "iterations": 20, )"
+        << llm << R"(, "annotations": {)" << annotations << R"(}}]},
+      "schedulers": ["topology-aware", "kueue-tas", "volcano-topology"]})";
+    REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+    const CliResult r = run_cli("explain '" + dir.file("out") + "' gpt3");
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  const std::string plain = write("");
+  const std::string hint =
+      "  hint: its ideal is the faster of two layouts on the nvl72 domains, whole domains in order or segments of 16 nodes per "
+      "domain; ";
+  CHECK_THAT(
+      plain,
+      Catch::Contains(hint + "kueue-tas places it in such segments when the job carries "
+                             "kueue.x-k8s.io/podset-slice-required-topology: nvl72 and kueue.x-k8s.io/podset-slice-size: 16\n"));
+  CHECK_THAT(plain,
+             Catch::Contains(hint + "volcano-topology places it in such segments when the job carries volcano.sh/partition-size: "
+                                    "16 and volcano.sh/partition-network-topology-mode: hard\n"));
+  const size_t hints = [&] {
+    size_t n = 0;
+    for (size_t at = plain.find("hint:"); at != std::string::npos; at = plain.find("hint:", at + 1)) ++n;
+    return n;
+  }();
+  CHECK(hints == 2);  // topology-aware reaches its ideal: no hint
+  // With the slices asked, both reach the ideal and no hint is given.
+  const std::string sliced = write(
+      R"("kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16",
+      "volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")");
+  CHECK(sliced.find("hint:") == std::string::npos);
+  CHECK_THAT(sliced, Catch::Contains("(100.0% of the ideal placement's 223684.8)"));
+}
