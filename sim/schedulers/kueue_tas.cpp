@@ -20,12 +20,13 @@
 // node labels). Domain choice, BestFit (Kueue's default for required/preferred placement):
 // among the domains of the level that fit the whole pod set, the one with the fewest free pod
 // slots (slices); then, going down the levels inside it, each time the sub-domains with the most
-// free slots (slices, down to the slice level) first until the pods are covered (Kueue's greedy
-// descent). Inside a node the NVIDIA device plugin gives the lowest free GPU ids; pods share
-// their node's network (host network / RDMA, as TAS users run multi-node training), so across
-// nodes the ring uses the NICs. Not modelled: ResourceFlavors and quotas (admission is immediate
-// when the domain fits), pod-set groups, balanced placement (alpha), node
-// hot swap. Serves nodes labelled `default`.
+// free slots (slices, down to the slice level) first until the pods are covered, the last one
+// the smallest that holds the rest (Kueue's descent, Descent below). Inside a node the NVIDIA
+// device plugin gives the lowest free GPU ids; pods share their node's network (host network /
+// RDMA, as TAS users run multi-node training), so across nodes the ring uses the NICs. Not
+// modelled: ResourceFlavors and quotas (admission is immediate when the domain fits), pod-set
+// groups and leader pods, balanced placement (alpha), node affinity scores, node hot swap.
+// Serves nodes labelled `default`.
 #include <algorithm>
 #include <numeric>
 
@@ -157,62 +158,171 @@ class KueueTas final : public TierGangScheduler {
     return sliced;
   }
 
-  // Nodes in the order pods go to them; pods that do not fit there leave the list short.
+  // Nodes in the order pods go to them, with the pods each takes; empty when they do not hold it.
   TierOrder node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     const ClusterState& cluster = view.cluster();
     const int workers = view.job(job).workers;
-    std::vector<int> all(static_cast<size_t>(cluster.node_count()));
-    std::iota(all.begin(), all.end(), 0);
     if (ask.level < 0) {  // LeastFreeCapacity: the fullest nodes with room first
+      std::vector<int> all(static_cast<size_t>(cluster.node_count()));
+      std::iota(all.begin(), all.end(), 0);
       std::erase_if(all, [&](int n) { return pod_slots(view, job, n, kServing) == 0; });
       std::stable_sort(all.begin(), all.end(),
                        [&](int a, int b) { return pod_slots(view, job, a, kServing) < pod_slots(view, job, b, kServing); });
       return {std::move(all), {}};
     }
+    const Descent descent(view, job, ask);
     const int top = ask.required ? ask.level : cluster.fabric().level_count() - 1;
     const int needed = workers / ask.slice_size;  // pods, or slices
     for (int level = ask.level; level <= top; ++level) {
-      const std::vector<int> units = group_units(view, job, ask, level, kServing);
-      int best = -1;  // BestFit: the fitting domain with the least free room
-      for (int g = 0; g < static_cast<int>(units.size()); ++g)
-        if (units[static_cast<size_t>(g)] >= needed &&
-            (best < 0 || units[static_cast<size_t>(g)] < units[static_cast<size_t>(best)]))
-          best = g;
-      if (best >= 0) return sliced(view, job, ask, descend(view, job, ask, level, best));
+      // BestFit (Kueue's findBestFitDomainForSlices): one domain when the roomiest holds it, the
+      // smallest that does.
+      std::vector<Share> fit = descent.distribute(descent.domains_of(level), needed);
+      if (fit.size() == 1 && fit.front().second == needed) return descent.down(std::move(fit));
     }
     if (ask.required) return {};
-    return sliced(view, job, ask, descend(view, job, ask, cluster.fabric().level_count(), 0));  // over the top domains
+    // None holds it: the top level's domains, as many as it takes.
+    return descent.down(descent.distribute(descent.domains_of(cluster.fabric().level_count() - 1), needed));
   }
 
-  static TierOrder sliced(const SchedulingView& view, uint32_t job, const TierAsk& ask, std::vector<int> nodes) {
-    std::vector<int> caps = slice_caps(view, job, ask, nodes, kServing);
-    return {std::move(nodes), std::move(caps)};
-  }
+  // A domain of the descent: group `group` of fabric level `level`, or node `group` (level -1).
+  struct Domain {
+    int level;
+    int group;
+  };
+  using Share = std::pair<Domain, int>;  // a domain and the units it takes
 
-  // The nodes of domain `group` of `level` (level_count(): the whole cluster), level by level
-  // down: the sub-domains with the most free room (group_units) first, nodes with the most free
-  // slots likewise.
-  std::vector<int> descend(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, int group) const {
-    const ClusterState& cluster = view.cluster();
-    const Fabric& fabric = cluster.fabric();
-    std::vector<int> nodes;
-    for (int n = 0; n < cluster.node_count(); ++n)
-      if ((level >= fabric.level_count() || fabric.group(level, n) == group) && pod_slots(view, job, n, kServing) > 0)
-        nodes.push_back(n);
-    std::vector<std::vector<int>> slots;  // per level below: free room of each group
-    for (int l = 0; l < std::min(level, fabric.level_count()); ++l) slots.push_back(group_units(view, job, ask, l, kServing));
-    std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) {
-      for (int l = static_cast<int>(slots.size()) - 1; l >= 0; --l) {  // from the level just below down
-        const int ga = fabric.group(l, a), gb = fabric.group(l, b);
-        if (ga == gb) continue;
-        const int sa = slots[static_cast<size_t>(l)][static_cast<size_t>(ga)],
-                  sb = slots[static_cast<size_t>(l)][static_cast<size_t>(gb)];
-        return sa != sb ? sa > sb : ga < gb;
+  // Kueue's descent (kubernetes-sigs/kueue pkg/cache/scheduler/tas_flavor_snapshot.go,
+  // findTopologyAssignment and updateCountsToMinimumGeneric): level by level down from the chosen
+  // domain, the domains below take the count, those with the most free room first (then the
+  // fewest free pods, then by index), the last one being the smallest that holds the rest
+  // (BestFit). Above the slice level (all levels without slices) the sub-domains of all chosen
+  // domains are pooled and take the count in slices (pods); from the slice level down each
+  // domain's pods go to its own sub-domains, in whole slices of the inner layer at their level.
+  class Descent {
+   public:
+    Descent(const SchedulingView& view, uint32_t job, const TierAsk& ask) : fabric_(view.cluster().fabric()), ask_(ask) {
+      const int levels = fabric_.level_count();
+      for (int n = 0; n < view.cluster().node_count(); ++n) slots_.push_back(pod_slots(view, job, n, kServing));
+      std::vector<std::vector<int>> rooms =
+          ask.slice_level >= 0 ? layer_rooms(view, job, ask, kServing) : std::vector<std::vector<int>>{};
+      for (int l = 0; l < levels; ++l) {
+        pods_.push_back(l < static_cast<int>(rooms.size()) ? std::move(rooms[static_cast<size_t>(l)])
+                                                           : group_slots(view, job, l, kServing));
+        slices_.push_back(ask.slice_level >= 0 && l >= ask.slice_level ? group_units(view, job, ask, l, kServing)
+                                                                       : std::vector<int>{});
+        children_.emplace_back(static_cast<size_t>(fabric_.group_count(l)));
       }
-      return pod_slots(view, job, a, kServing) > pod_slots(view, job, b, kServing);
-    });
-    return nodes;
-  }
+      for (int n = 0; n < view.cluster().node_count(); ++n) {
+        if (slots_[static_cast<size_t>(n)] == 0) continue;
+        for (int l = 0; l < levels; ++l) {
+          std::vector<int>& under = children_[static_cast<size_t>(l)][static_cast<size_t>(fabric_.group(l, n))];
+          const int child = l == 0 ? n : fabric_.group(l - 1, n);
+          if (under.empty() || under.back() != child) under.push_back(child);  // nodes come in order within groups
+        }
+      }
+      for (auto& level : children_)
+        for (std::vector<int>& under : level) {
+          std::sort(under.begin(), under.end());
+          under.erase(std::unique(under.begin(), under.end()), under.end());
+        }
+    }
+
+    // Pods per unit of a count at `level`: the slice size at and above the slice level, the inner
+    // layer's size below it (1 without slices and on nodes).
+    int unit_at(int level) const {
+      if (ask_.slice_level < 0 || level < 0) return 1;
+      return level >= ask_.slice_level ? ask_.slice_size : layer_size_at(ask_, level);
+    }
+    // Free room of `d` in units of its level.
+    int units(Domain d) const {
+      if (d.level < 0) return slots_[static_cast<size_t>(d.group)];
+      if (ask_.slice_level >= 0 && d.level >= ask_.slice_level)
+        return slices_[static_cast<size_t>(d.level)][static_cast<size_t>(d.group)];
+      return pods_of(d) / unit_at(d.level);
+    }
+
+    // The groups of `level`.
+    std::vector<Domain> domains_of(int level) const {
+      std::vector<Domain> all;
+      for (int g = 0; g < fabric_.group_count(level); ++g) all.push_back({level, g});
+      return all;
+    }
+
+    // `count` units over `domains`: the most room first, the last the smallest that holds the
+    // rest; fewer units than `count` when they do not hold it.
+    std::vector<Share> distribute(std::vector<Domain> domains, int count) const {
+      std::stable_sort(domains.begin(), domains.end(), [&](Domain a, Domain b) {
+        if (units(a) != units(b)) return units(a) > units(b);
+        if (pods_of(a) != pods_of(b)) return pods_of(a) < pods_of(b);
+        return a.group < b.group;
+      });
+      std::vector<Share> taken;
+      for (size_t i = 0; i < domains.size() && count > 0; ++i) {
+        Domain d = domains[i];
+        if (units(d) >= count) {
+          for (size_t j = i + 1; j < domains.size(); ++j)
+            if (units(domains[j]) >= count && units(domains[j]) < units(d)) d = domains[j];
+          taken.push_back({d, count});
+          return taken;
+        }
+        if (units(d) > 0) taken.push_back({d, units(d)});
+        count -= units(d);
+      }
+      return taken;
+    }
+
+    // The nodes under `shares`, with the pods each takes; empty when they do not hold the count.
+    TierOrder down(std::vector<Share> shares) const {
+      int level = shares.empty() ? -1 : shares.front().first.level;
+      for (; level >= 0; --level) {
+        const int below = level - 1;
+        std::vector<Share> next;
+        if (ask_.slice_level < 0 || below >= ask_.slice_level) {  // pooled, in the same units
+          std::vector<Domain> pool;
+          int count = 0;
+          for (const auto& [d, units] : shares) {
+            for (int child : children_[static_cast<size_t>(d.level)][static_cast<size_t>(d.group)])
+              pool.push_back({below, child});
+            count += units;
+          }
+          next = distribute(std::move(pool), count);
+          if (total(next) != count) return {};
+        } else {  // each domain's pods to its own sub-domains
+          for (const auto& [d, units] : shares) {
+            std::vector<Domain> under;
+            for (int child : children_[static_cast<size_t>(d.level)][static_cast<size_t>(d.group)])
+              under.push_back({below, child});
+            const int count = units * unit_at(level) / unit_at(below);
+            std::vector<Share> part = distribute(std::move(under), count);
+            if (total(part) != count) return {};
+            next.insert(next.end(), part.begin(), part.end());
+          }
+        }
+        shares = std::move(next);
+      }
+      TierOrder order;
+      for (const auto& [node, pods] : shares) order.nodes.push_back(node.group), order.caps.push_back(pods);
+      return order;
+    }
+
+   private:
+    int pods_of(Domain d) const {
+      return d.level < 0 ? slots_[static_cast<size_t>(d.group)]
+                         : pods_[static_cast<size_t>(d.level)][static_cast<size_t>(d.group)];
+    }
+    static int total(const std::vector<Share>& shares) {
+      int sum = 0;
+      for (const Share& s : shares) sum += s.second;
+      return sum;
+    }
+
+    const Fabric& fabric_;
+    const TierAsk& ask_;
+    std::vector<int> slots_;                               // pod slots per node
+    std::vector<std::vector<int>> pods_;                   // per level, per group: free pods (whole inner slices)
+    std::vector<std::vector<int>> slices_;                 // per level at and above the slice level: whole slices
+    std::vector<std::vector<std::vector<int>>> children_;  // per level, per group: its sub-groups (level 0: nodes) with room
+  };
 };
 
 }  // namespace

@@ -38,10 +38,6 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
   return slots;
 }
 
-namespace {
-
-// The size a domain of `level` gives its parent its pods in: the outer slice size at the slice
-// level, an inner layer's size from its level up to the layer above (exclusive), else 1.
 int layer_size_at(const TierAsk& ask, int level) {
   if (level == ask.slice_level) return ask.slice_size;
   int above = ask.slice_level;
@@ -52,8 +48,6 @@ int layer_size_at(const TierAsk& ask, int level) {
   return 1;
 }
 
-// Per level from 0 to the slice level, per group: the pods it can take, its children's rounded
-// down to their layer's size and then its own (the slice level's in whole outer slices).
 std::vector<std::vector<int>> layer_rooms(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving) {
   const Fabric& fabric = view.cluster().fabric();
   std::vector<std::vector<int>> rooms;
@@ -73,8 +67,6 @@ std::vector<std::vector<int>> layer_rooms(const SchedulingView& view, uint32_t j
   }
   return rooms;
 }
-
-}  // namespace
 
 std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving) {
   if (ask.slice_level < 0 || (level < ask.slice_level && ask.inner.empty())) return group_slots(view, job, level, serving);

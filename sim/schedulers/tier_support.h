@@ -51,6 +51,12 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
 // With inner layers a domain at or above an inner layer's level counts whole inner slices only
 // (Kueue's fillInCounts: each child's pods rounded down to the layer's size).
 std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving);
+// With slices: the size a domain of `level` gives its parent its pods in (the slice size at the
+// slice level, an inner layer's size from its level up to the layer above, else 1), and per
+// level from 0 to the slice level, per group, the pods it can take counted so (each child's
+// rounded down to its size, then its own).
+int layer_size_at(const TierAsk& ask, int level);
+std::vector<std::vector<int>> layer_rooms(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving);
 // With slices, what each of `nodes` (in order) may take so that each domain of every slice
 // layer takes whole slices of that layer only (its nodes share its room in whole slices); empty
 // without slices. Nodes come domain by domain (as the plug-ins order them).

@@ -364,3 +364,26 @@ TEST_CASE("scenario::kueue-tas multi-layer slice annotations that Kueue refuses 
   };
   check_refused(cases, "kueue-tas");
 }
+
+TEST_CASE("scenario::kueue-tas going down, the last domain is the smallest that holds the rest (BestFit)", "[scenario]") {
+  // Twelve DGX A100 in racks of two and blocks of three racks, whole-node pods. A long job takes
+  // one node of rack 0; a job of 3 pods preferring a block goes to block 0 (5 free, the tightest
+  // that holds it). Inside, rack 1 (2 free, the roomiest) takes 2 and the last pod goes to rack 0
+  // (1 free, the smallest that holds it), not rack 2, which stays whole (Kueue's
+  // updateCountsToMinimumGeneric).
+  const std::string jobs =
+      R"([{"name": "b", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "vgg16", "iterations": 100000,
+           "annotations": {"kueue.x-k8s.io/podset-required-topology": "rack"}},
+          {"name": "g", "submit_s": 1, "workers": 3, "gpus_per_worker": 8, "model": "vgg16", "iterations": 20,
+           "annotations": {"kueue.x-k8s.io/podset-preferred-topology": "block"}}])";
+  const Scenario s = scenario_from(scenario_json(
+      R"([{"model": "dgx-a100", "count": 12}])", jobs, R"(, "schedulers": ["kueue-tas"])",
+      R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "block", "fanout": 3}]})"));
+  const RunResult r = run(s, "kueue-tas");
+  REQUIRE(record(r, s, "b").pods.at(0).node / 2 == 0);
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(g.state == JobState::Finished);
+  std::vector<int> per_rack(6, 0);
+  for (const PodPlacement& pod : g.pods) ++per_rack[static_cast<size_t>(pod.node / 2)];
+  CHECK(per_rack == std::vector<int>{1, 2, 0, 0, 0, 0});
+}
