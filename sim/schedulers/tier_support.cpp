@@ -69,9 +69,8 @@ std::vector<std::vector<int>> layer_rooms(const SchedulingView& view, uint32_t j
 }
 
 std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving) {
-  if (ask.slice_level < 0 || (level < ask.slice_level && ask.inner.empty())) return group_slots(view, job, level, serving);
+  if (ask.slice_level < 0 || level < ask.slice_level) return group_slots(view, job, level, serving);
   const std::vector<std::vector<int>> rooms = layer_rooms(view, job, ask, serving);
-  if (level < ask.slice_level) return rooms[static_cast<size_t>(level)];
   const Fabric& fabric = view.cluster().fabric();
   const std::vector<int>& slice_pods = rooms.back();
   std::vector<int> units(static_cast<size_t>(fabric.group_count(level)), 0);
@@ -88,17 +87,14 @@ std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const Tier
                             NodeMode serving) {
   if (ask.slice_level < 0) return {};
   const Fabric& fabric = view.cluster().fabric();
-  std::vector<std::vector<int>> rooms = layer_rooms(view, job, ask, serving);
-  std::vector<int> levels = {ask.slice_level};  // each layer's level: its domains' rooms are whole slices
-  for (const TierAsk::Layer& layer : ask.inner) levels.push_back(layer.level);
+  std::vector<int> left = group_slots(view, job, ask.slice_level, serving);
+  for (int& pods : left) pods = pods / ask.slice_size * ask.slice_size;
   std::vector<int> caps;
   caps.reserve(nodes.size());
   for (int node : nodes) {
-    int cap = pod_slots(view, job, node, serving);
-    for (int level : levels)
-      cap = std::min(cap, rooms[static_cast<size_t>(level)][static_cast<size_t>(fabric.group(level, node))]);
-    for (int level : levels) rooms[static_cast<size_t>(level)][static_cast<size_t>(fabric.group(level, node))] -= cap;
-    caps.push_back(cap);
+    int& room = left[static_cast<size_t>(fabric.group(ask.slice_level, node))];
+    caps.push_back(std::min(room, pod_slots(view, job, node, serving)));
+    room -= caps.back();
   }
   return caps;
 }

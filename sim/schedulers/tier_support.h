@@ -48,8 +48,7 @@ std::vector<int> group_slots(const SchedulingView& view, uint32_t job, int level
 
 // Free room of each group of `level` in the ask's units: pod slots, or with slices whole slices
 // at and above the slice level (each slice-level domain's pod slots / slice size, summed up).
-// With inner layers a domain at or above an inner layer's level counts whole inner slices only
-// (Kueue's fillInCounts: each child's pods rounded down to the layer's size).
+// With inner layers a slice-level domain's pod slots count whole inner slices only (layer_rooms).
 std::vector<int> group_units(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, NodeMode serving);
 // With slices: the size a domain of `level` gives its parent its pods in (the slice size at the
 // slice level, an inner layer's size from its level up to the layer above, else 1), and per
@@ -57,9 +56,9 @@ std::vector<int> group_units(const SchedulingView& view, uint32_t job, const Tie
 // rounded down to its size, then its own).
 int layer_size_at(const TierAsk& ask, int level);
 std::vector<std::vector<int>> layer_rooms(const SchedulingView& view, uint32_t job, const TierAsk& ask, NodeMode serving);
-// With slices, what each of `nodes` (in order) may take so that each domain of every slice
-// layer takes whole slices of that layer only (its nodes share its room in whole slices); empty
-// without slices. Nodes come domain by domain (as the plug-ins order them).
+// With slices (one layer: Volcano's partitions), what each of `nodes` (in order) may take so that
+// each slice-level domain takes whole slices only (its nodes share its room in whole slices);
+// empty without slices.
 std::vector<int> slice_caps(const SchedulingView& view, uint32_t job, const TierAsk& ask, const std::vector<int>& nodes,
                             NodeMode serving);
 

@@ -285,6 +285,13 @@ Scenario racks_of_three(int workers, const std::string& annotations) {
       R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 3}, {"name": "block", "fanout": 2}]})"));
 }
 
+// Job g of racks_of_three(workers, annotations), as kueue-tas placed it (or left it waiting).
+JobRecord racks_of_three_job(int workers, const std::string& annotations) {
+  const Scenario s = racks_of_three(workers, annotations);
+  const RunResult r = run(s, "kueue-tas");
+  return record(r, s, "g");
+}
+
 std::vector<int> pods_per_rack_of_three(const JobRecord& job) {
   std::vector<int> per_rack(4, 0);
   for (const PodPlacement& pod : job.pods) ++per_rack[static_cast<size_t>(pod.node / 3)];
@@ -299,25 +306,19 @@ TEST_CASE("scenario::kueue-tas multi-layer slices put whole inner slices in each
   // A block has two racks of 3 free pods. One slice of 4 in a block: rack 0 (first of the two
   // with most room) takes 3 and rack 1 the last. Made of slices of 2 in a rack, each rack counts
   // 2 (3 rounded down to whole inner slices): 2 and 2.
-  const Scenario outer = racks_of_three(4, layers(R"([{\"topology\": \"block\", \"size\": 4}])"));
-  const RunResult outer_run = run(outer, "kueue-tas");
-  const JobRecord& o = record(outer_run, outer, "g");
-  REQUIRE(o.state == JobState::Finished);
-  CHECK(pods_per_rack_of_three(o) == std::vector<int>{3, 1, 0, 0});
-  const Scenario two =
-      racks_of_three(4, layers(R"([{\"topology\": \"block\", \"size\": 4}, {\"topology\": \"rack\", \"size\": 2}])"));
-  const RunResult two_run = run(two, "kueue-tas");
-  const JobRecord& t = record(two_run, two, "g");
-  REQUIRE(t.state == JobState::Finished);
-  CHECK(pods_per_rack_of_three(t) == std::vector<int>{2, 2, 0, 0});
-  // The same by the levels' node labels, with a required block.
-  const Scenario required =
-      racks_of_three(8, layers(R"([{\"topology\": \"block\", \"size\": 4}, {\"topology\": \"rack\", \"size\": 2}])") +
-                            R"(, "kueue.x-k8s.io/podset-required-topology": "block")");
-  const RunResult required_run = run(required, "kueue-tas");
-  const JobRecord& r = record(required_run, required, "g");
-  CHECK(r.state == JobState::Pending);
-  CHECK(r.reason ==
+  const std::string block4 = R"({\"topology\": \"block\", \"size\": 4})";
+  const std::string rack2 = R"({\"topology\": \"rack\", \"size\": 2})";
+  const JobRecord outer = racks_of_three_job(4, layers("[" + block4 + "]"));
+  REQUIRE(outer.state == JobState::Finished);
+  CHECK(pods_per_rack_of_three(outer) == std::vector<int>{3, 1, 0, 0});
+  const JobRecord two = racks_of_three_job(4, layers("[" + block4 + ", " + rack2 + "]"));
+  REQUIRE(two.state == JobState::Finished);
+  CHECK(pods_per_rack_of_three(two) == std::vector<int>{2, 2, 0, 0});
+  // Eight pods in one required block: each block counts 2 + 2, one slice of 4, not two; it waits.
+  const JobRecord required = racks_of_three_job(
+      8, layers("[" + block4 + ", " + rack2 + "]") + R"(, "kueue.x-k8s.io/podset-required-topology": "block")");
+  CHECK(required.state == JobState::Pending);
+  CHECK(required.reason ==
         "never placed: no block has room for its 2 slices of 4 pods, each within one block, in slices of 2 within one rack "
         "(kueue.x-k8s.io/podset-slice-required-topology-constraints)");
 }
@@ -325,15 +326,11 @@ TEST_CASE("scenario::kueue-tas multi-layer slices put whole inner slices in each
 TEST_CASE("scenario::kueue-tas a multi-layer job waits while its inner slices do not fit", "[scenario]") {
   // Six pods in one block: a block's racks hold 3 + 3, so one slice of 6 fits; in slices of 2 a
   // rack holds 2 and a block 4: it never starts, and says which layers hold it.
-  const Scenario outer = racks_of_three(6, layers(R"([{\"topology\": \"block\", \"size\": 6}])"));
-  const RunResult outer_run = run(outer, "kueue-tas");
-  CHECK(record(outer_run, outer, "g").state == JobState::Finished);
-  const Scenario two =
-      racks_of_three(6, layers(R"([{\"topology\": \"block\", \"size\": 6}, {\"topology\": \"rack\", \"size\": 2}])"));
-  const RunResult two_run = run(two, "kueue-tas");
-  const JobRecord& t = record(two_run, two, "g");
-  CHECK(t.state == JobState::Pending);
-  CHECK(t.reason ==
+  const std::string block6 = R"({\"topology\": \"block\", \"size\": 6})";
+  CHECK(racks_of_three_job(6, layers("[" + block6 + "]")).state == JobState::Finished);
+  const JobRecord two = racks_of_three_job(6, layers("[" + block6 + R"(, {\"topology\": \"rack\", \"size\": 2}])"));
+  CHECK(two.state == JobState::Pending);
+  CHECK(two.reason ==
         "never placed: room for 0 of its 1 slice of 6 pods, each within one block, in slices of 2 within one rack "
         "(kueue.x-k8s.io/podset-slice-required-topology-constraints)");
 }
