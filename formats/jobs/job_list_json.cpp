@@ -112,6 +112,18 @@ void read_work(const JsonObject& entry, JobSpec& job) {
   job.reference_gpu = static_cast<uint8_t>((*gpu)->catalog_index);
 }
 
+}  // namespace
+
+std::string annotation_problem(const std::string& key, const std::string& value) {
+  GangRequest request;
+  const Status status = apply_gang_annotations({{key, value}}, request);
+  if (status.ok()) return "";
+  const std::string& message = status.error().message;
+  return message.rfind(key + ": ", 0) == 0 ? message.substr(key.size() + 2) : message;
+}
+
+namespace {
+
 // String-to-string annotations, each checked by the allocator core's own parser.
 void read_annotations(JsonErrors& errors, const JsonObject& entry, JobExtras& extras) {
   const JsonAt object = *entry.member("annotations");
@@ -120,11 +132,7 @@ void read_annotations(JsonErrors& errors, const JsonObject& entry, JobExtras& ex
     const JsonAt at = object.member(key);
     const auto text = json_string(errors, at);
     if (!text) continue;
-    GangRequest request;
-    if (const Status status = apply_gang_annotations({{key, *text}}, request); !status.ok()) {
-      const std::string& message = status.error().message;
-      errors.fail(at.pointer, message.rfind(key + ": ", 0) == 0 ? message.substr(key.size() + 2) : message);
-    }
+    if (const std::string problem = annotation_problem(key, *text); !problem.empty()) errors.fail(at.pointer, problem);
     extras.annotations[key] = *text;
   }
 }

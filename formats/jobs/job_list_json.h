@@ -30,6 +30,11 @@ struct JsonAt;  // formats/support/json_reader.h
 // gpu.topology/* annotations (core's apply_gang_annotations), and the queue and priority class
 // ("queue", "priority_class", Kueue / KAI "labels": formats/jobs/tenant_labels.h), whose names
 // become Workload::queue_names and ::priority_class_names in the order the sorted jobs name them.
+// What is wrong with one pod annotation as topsim's schedulers read it (gpu.topology/* keys by
+// core's apply_gang_annotations), without the key in front; "" when nothing is. The job list and
+// the manifest importer check annotations with it.
+std::string annotation_problem(const std::string& key, const std::string& value);
+
 Expected<Workload> parse_job_list(std::string_view json_text, std::string_view source, std::string_view json_path_prefix = "");
 Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source);
 

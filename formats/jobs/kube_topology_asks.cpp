@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "core/gang.h"
+#include "formats/jobs/job_list_json.h"
 #include "formats/jobs/kube_yaml.h"
 
 namespace topsim {
@@ -59,8 +59,8 @@ void add_partitions(const YAML::Node& tasks, const std::vector<PodGroup>& groups
 }
 
 // A pod template's asks: the Kueue TAS keys, then its `gpu.topology/*` annotations (the
-// topology-aware scheduler's), each checked by the allocator core's parser as the job list's
-// reader checks them (ManifestFault naming the annotation otherwise).
+// topology-aware scheduler's), each checked as the job list's reader checks them
+// (annotation_problem; ManifestFault naming the annotation otherwise).
 nlohmann::ordered_json template_asks(const PodGroup& group) {
   nlohmann::ordered_json these = nlohmann::ordered_json::object();
   const std::string at = group.field + ".metadata.annotations.";
@@ -71,11 +71,8 @@ nlohmann::ordered_json template_asks(const PodGroup& group) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     if (key.rfind("gpu.topology/", 0) != 0) continue;
     const std::string value = text_of(entry.second, at + key);
-    GangRequest request;
-    if (const Status status = apply_gang_annotations({{key, value}}, request); !status.ok()) {
-      const std::string& message = status.error().message;
-      throw ManifestFault{at + key + ": " + (message.rfind(key + ": ", 0) == 0 ? message.substr(key.size() + 2) : message)};
-    }
+    if (const std::string problem = annotation_problem(key, value); !problem.empty())
+      throw ManifestFault{at + key + ": " + problem};
     these[key] = value;
   }
   return these;

@@ -208,8 +208,6 @@ class KueueTas final : public TierGangScheduler {
       for (int l = 0; l < levels; ++l) {
         pods_.push_back(l < static_cast<int>(rooms.size()) ? std::move(rooms[static_cast<size_t>(l)])
                                                            : group_slots(view, job, l, kServing));
-        slices_.push_back(ask.slice_level >= 0 && l >= ask.slice_level ? group_units(view, job, ask, l, kServing)
-                                                                       : std::vector<int>{});
         children_.emplace_back(static_cast<size_t>(fabric_.group_count(l)));
       }
       for (int n = 0; n < view.cluster().node_count(); ++n) {
@@ -225,6 +223,19 @@ class KueueTas final : public TierGangScheduler {
           std::sort(under.begin(), under.end());
           under.erase(std::unique(under.begin(), under.end()), under.end());
         }
+      // Whole slices: a slice-level domain's pods / slice size, summed up the levels above.
+      slices_.resize(static_cast<size_t>(levels));
+      for (int l = std::max(ask.slice_level, 0); ask.slice_level >= 0 && l < levels; ++l) {
+        std::vector<int>& whole = slices_[static_cast<size_t>(l)];
+        whole.assign(static_cast<size_t>(fabric_.group_count(l)), 0);
+        for (int g = 0; g < fabric_.group_count(l); ++g)
+          if (l == ask.slice_level) {
+            whole[static_cast<size_t>(g)] = pods_[static_cast<size_t>(l)][static_cast<size_t>(g)] / ask.slice_size;
+          } else {
+            for (int child : children_[static_cast<size_t>(l)][static_cast<size_t>(g)])
+              whole[static_cast<size_t>(g)] += slices_[static_cast<size_t>(l - 1)][static_cast<size_t>(child)];
+          }
+      }
     }
 
     // Pods per unit of a count at `level`: the slice size at and above the slice level, the inner
