@@ -111,8 +111,10 @@ std::string segment_hint(const std::string& scheduler, const JobRecord& r, const
     return out +
            fmt::format("kueue.x-k8s.io/podset-slice-required-topology: {} and kueue.x-k8s.io/podset-slice-size: {}", name, slice);
   const int tier = static_cast<int>(level - fabric.levels.begin()) + 1;
-  return out + fmt::format("volcano.sh/partition-size: {} and volcano.sh/partition-network-topology-mode: hard{}", slice,
-                           tier > 1 ? fmt::format(" (and volcano.sh/partition-highest-tier-allowed: {})", tier) : "");
+  return out + fmt::format(
+                   "volcano.sh/partition-size: {}, volcano.sh/partition-network-topology-mode: hard and "
+                   "volcano.sh/partition-highest-tier-allowed: {} (hard partitions without a tier are not held to one)",
+                   slice, tier);
 }
 
 std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
@@ -125,6 +127,7 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
     if (r.finish_ms >= 0) out += ", ran " + seconds(r.finish_ms - r.start_ms);
   }
   if (!r.reason.empty()) out += "\n  why: " + (r.reason.starts_with("never placed: ") ? r.reason.substr(14) : r.reason);
+  if (!r.placement_note.empty()) out += "\n  note: " + r.placement_note;
   out += "\n";
   if (r.pods.empty()) return out;
   out += "  GPUs: " + gpus_text(r, node_names) + "\n";

@@ -314,6 +314,7 @@ class Engine final : private Binder {
     r.pods.clear();
     r.comm = CommPath{};
     r.relaxed.clear();
+    r.placement_note.clear();
     r.host_network = false;
     if (!failure && !resize) ++r.evictions;
     if (running) {
@@ -543,8 +544,11 @@ class Engine final : private Binder {
     JobRecord& r = book_[id];
     const JobSpec& job = open_[id];
     const bool resized = pods.size() != job.workers;
-    JobStart again{
-        resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric()), r.relaxed, {}, r.host_network};
+    JobStart again{resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric()),
+                   r.relaxed,
+                   {},
+                   r.host_network,
+                   r.placement_note};
     const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
     stop(id, failure, false, !failure);
     open_.set_workers(id, static_cast<uint16_t>(pods.size()));
@@ -768,6 +772,7 @@ class Engine final : private Binder {
     apply_measured_pairs(r);
     r.host_network = start.host_network;
     r.relaxed = std::move(start.relaxed);
+    r.placement_note = std::move(start.placement_note);
     for (const PodPlacement& pod : r.pods)
       out_.held_idle_gpu_ms += (now_ms_ - pod.placed_ms) * static_cast<int64_t>(pod.gpus.size());
     ++running_;

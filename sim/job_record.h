@@ -84,7 +84,10 @@ struct JobRecord {
   int64_t recompute_ms = 0, restart_ms = 0, checkpoint_ms = 0, requeue_ms = 0;
   std::shared_ptr<const LlmStep> llm;  // an LLM job's step on its placement (sim/job_timing.h)
   std::vector<std::string> relaxed;    // constraints the allocator dropped (fallback)
-  std::string reason;                  // rejection / failure / stuck reason
+  // What the scheduler made of the job's placement asks when it is not what they seem to say
+  // (Volcano's hard mode without a tier holds the job to none); "" none.
+  std::string placement_note;
+  std::string reason;  // rejection / failure / stuck reason
 };
 
 // Of a job's time from first start to finish, the part whose training counted: less the

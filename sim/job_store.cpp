@@ -92,6 +92,7 @@ void encode(std::string& out, const JobRecord& r) {
   put(out, static_cast<uint32_t>(r.relaxed.size()));
   for (const std::string& constraint : r.relaxed) put_text(out, constraint);
   put_text(out, r.reason);
+  put_text(out, r.placement_note);
   put(out, static_cast<uint8_t>(r.host_network));
   put(out, r.contended_ms);
   put(out, r.least_network_share);
@@ -132,6 +133,7 @@ JobRecord decode(const char* at) {
   r.relaxed.resize(in.get<uint32_t>());
   for (std::string& constraint : r.relaxed) constraint = in.text();
   r.reason = in.text();
+  r.placement_note = in.text();
   r.host_network = in.get<uint8_t>() != 0;
   r.contended_ms = in.get<int64_t>();
   r.least_network_share = in.get<double>();

@@ -69,6 +69,7 @@ struct JobStart {
   std::vector<std::string> relaxed;  // constraints the allocator dropped, if any
   std::vector<size_t> rank_order;    // bound pods in rank order (indices in bind order); empty: bind order
   bool host_network = false;         // pods use host networking and IPC (NCCL sees nodes, not pods)
+  std::string placement_note{};      // JobRecord::placement_note
 };
 
 // Applies a scheduler's decisions. Bindings take effect at once.

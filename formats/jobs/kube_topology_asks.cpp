@@ -15,12 +15,29 @@ constexpr std::array<const char*, 5> kKueueTopologyKeys = {
     "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size",
     "kueue.x-k8s.io/podset-slice-required-topology-constraints"};
 
-// Volcano's networkTopology.highestTierName (at `field`) is noted: tiers are read by number.
-void note_tier_name(const YAML::Node& topology, const std::string& field, const std::string& job_name,
-                    std::vector<std::string>& notes) {
-  if (!text_of(child(topology, "highestTierName"), field + ".highestTierName").empty())
+// A Volcano networkTopology {mode, highestTierAllowed, highestTierName} (at `field`) as the
+// volcano-topology plug-in's annotations `mode_key` and `tier_key`-allowed / `tier_key`-name;
+// false when it is absent. The mode is hard when not given (the CRD's default). Throws
+// ManifestFault on a tier number and a tier name together (Volcano's admission refuses them);
+// notes hard mode without a tier, which Volcano's scheduler holds to no tier.
+bool add_network_topology(const YAML::Node& topology, const std::string& field, const std::string& mode_key,
+                          const std::string& tier_key, const std::string& job_name, nlohmann::ordered_json& asks,
+                          std::vector<std::string>& notes) {
+  if (!topology || topology.IsNull()) return false;
+  if (!topology.IsMap()) throw ManifestFault{field + ": must be a map {mode, highestTierAllowed, highestTierName}"};
+  std::string mode = text_of(child(topology, "mode"), field + ".mode");
+  if (mode.empty()) mode = "hard";
+  const std::string tier = text_of(child(topology, "highestTierAllowed"), field + ".highestTierAllowed");
+  const std::string name = text_of(child(topology, "highestTierName"), field + ".highestTierName");
+  if (!tier.empty() && !name.empty())
+    throw ManifestFault{field + ": highestTierAllowed and highestTierName may not both be set (Volcano's admission)"};
+  asks[mode_key] = mode;
+  if (!tier.empty()) asks[tier_key + "-allowed"] = tier;
+  if (!name.empty()) asks[tier_key + "-name"] = name;
+  if (mode == "hard" && tier.empty() && name.empty())
     notes.push_back(job_name + ": " + field +
-                    ".highestTierName is not read (the volcano-topology plug-in takes tiers by number, highestTierAllowed)");
+                    " is hard without highestTierAllowed or highestTierName: Volcano's scheduler holds it to no tier");
+  return true;
 }
 
 // A Volcano Job's partitions (a GPU task's partitionPolicy: the SubGroup affinity policy) as the
@@ -41,16 +58,12 @@ void add_partitions(const YAML::Node& tasks, const std::vector<PodGroup>& groups
     if (size < 1 || total < 1 || size * total != groups[t].replicas)
       throw ManifestFault{at + ": totalPartitions " + std::to_string(total) + " x partitionSize " + std::to_string(size) +
                           " must be the task's " + std::to_string(groups[t].replicas) + " replicas (Volcano's admission)"};
-    const YAML::Node topology = child(policy, "networkTopology");
-    const std::string mode = text_of(child(topology, "mode"), at + ".networkTopology.mode");
-    if (mode.empty()) continue;  // partitions without a topology constraint: placed as one gang
+    if (!add_network_topology(child(policy, "networkTopology"), at + ".networkTopology",
+                              "volcano.sh/partition-network-topology-mode", "volcano.sh/partition-highest-tier", job_name, asks,
+                              notes))
+      continue;  // partitions without a topology constraint: placed as one gang
     taken = at;
-    asks["volcano.sh/partition-network-topology-mode"] = mode;
     asks["volcano.sh/partition-size"] = std::to_string(size);
-    if (const std::string tier = text_of(child(topology, "highestTierAllowed"), at + ".networkTopology.highestTierAllowed");
-        !tier.empty())
-      asks["volcano.sh/partition-highest-tier-allowed"] = tier;
-    note_tier_name(topology, at + ".networkTopology", job_name, notes);
     if (const int64_t least = count_of(child(policy, "minPartitions"), at + ".minPartitions", 0); least > 0 && least < total)
       notes.push_back(job_name + ": " + at + ".minPartitions is not modelled: the job starts with all its partitions");
   }
@@ -96,13 +109,8 @@ nlohmann::ordered_json topology_asks(const YAML::Node& doc, bool volcano_job, co
     }
   }
   if (volcano_job) {
-    const YAML::Node topology = child(child(doc, "spec"), "networkTopology");
-    if (const std::string mode = text_of(child(topology, "mode"), "spec.networkTopology.mode"); !mode.empty())
-      asks["volcano.sh/network-topology-mode"] = mode;
-    if (const std::string tier = text_of(child(topology, "highestTierAllowed"), "spec.networkTopology.highestTierAllowed");
-        !tier.empty())
-      asks["volcano.sh/network-topology-highest-tier-allowed"] = tier;
-    note_tier_name(topology, "spec.networkTopology", job_name, notes);
+    add_network_topology(child(child(doc, "spec"), "networkTopology"), "spec.networkTopology", "volcano.sh/network-topology-mode",
+                         "volcano.sh/network-topology-highest-tier", job_name, asks, notes);
     add_partitions(child(child(doc, "spec"), "tasks"), groups, job_name, asks, notes);
   }
   return asks;

@@ -194,6 +194,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     if (ms > 0) field(out, name, seconds(ms));
   put_pods(out, r);
   if (r.start_ms >= 0 && job.is_training()) put_training(out, job, r);
+  if (!r.placement_note.empty()) field(out, "placement_note", std::string_view(r.placement_note));
   if (!r.reason.empty()) field(out, "reason", std::string_view(r.reason));
   out += "}\n";
 }

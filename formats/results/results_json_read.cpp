@@ -342,6 +342,7 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.requeue_ms = std::llround(num("requeue_s") * 1e3);
   if (j.contains("least_network_share")) r.least_network_share = num("least_network_share");
   r.reason = j.value("reason", "");
+  r.placement_note = j.value("placement_note", "");
   if (j.contains("llm") && j["llm"].is_object()) r.llm = std::make_shared<const LlmStep>(read_llm_step(j["llm"]));
 }
 

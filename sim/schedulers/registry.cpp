@@ -30,8 +30,8 @@ const std::vector<SchedulerInfo> kRegistry = {
      "device-plugin GPU ids; host network",
      kHandlesGangs, NodeMode::Default, "sim/schedulers/kueue_tas.cpp", make_kueue_tas_scheduler, std::nullopt},
     {"volcano-topology",
-     "Volcano network-topology-aware: HyperNode tiers (hard/soft, highestTierAllowed), partitions, most-used HyperNode, "
-     "binpack nodes; host network",
+     "Volcano network-topology-aware: HyperNode tiers (hard/soft, highestTierAllowed or highestTierName), partitions, "
+     "most-used HyperNode, binpack nodes; host network",
      kHandlesGangs, NodeMode::Default, "sim/schedulers/volcano_topology.cpp", make_volcano_topology_scheduler, std::nullopt},
     {"spread", "gpushare spread: the card, then the node, with the most free share", kSharePolicyHandles, NodeMode::Default,
      "core/share_policies/spread.cpp", make_share_policy_scheduler<SharePolicyKind::Spread>, SharePolicyKind::Spread},

@@ -139,7 +139,8 @@ CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBin
 }  // namespace
 
 bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
-                        const NetworkModel& network, Binder& binder, const std::vector<int>& caps) {
+                        const NetworkModel& network, Binder& binder, const std::vector<int>& caps,
+                        const std::string& placement_note) {
   const ClusterState& cluster = view.cluster();
   const JobSpec& spec = view.job(job);
   std::vector<PodBinding> pods;
@@ -157,7 +158,7 @@ bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vec
   if (pods.size() < spec.workers) return false;
   const CommPath path = host_network_path(cluster, pods, network);
   for (const PodBinding& pod : pods) binder.bind(job, pod);
-  binder.start(job, {path, {}, {}, true});
+  binder.start(job, {path, {}, {}, true, placement_note});
   return true;
 }
 
@@ -181,7 +182,7 @@ bool TierGangScheduler::try_place(const SchedulingView& view, uint32_t job, Bind
   const auto ask = tier_ask(view, job);
   if (!ask) return false;
   const TierOrder order = node_order(view, job, *ask);
-  return bind_gang_in_order(view, job, order.nodes, kServing, context_.network, binder, order.caps);
+  return bind_gang_in_order(view, job, order.nodes, kServing, context_.network, binder, order.caps, ask->note);
 }
 
 }  // namespace topsim

@@ -28,6 +28,8 @@ struct TierAsk {
     int size = 1;
   };
   std::vector<Layer> inner{};
+  // What the plug-in made of the annotations when it is not what they read (JobRecord::placement_note).
+  std::string note{};
 };
 
 // The nodes a gang's pods go to, in order, and with slices the most pods each may take.
@@ -76,10 +78,11 @@ Expected<int> slice_size_of(const char* key, const std::string& text, int worker
 
 // Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, at most
 // caps[i] on nodes[i] when `caps` is given; lowest free GPU ids as the NVIDIA device plugin gives
-// them) and starts it with host networking (RDMA or TCP across nodes, NVLink/PCIe inside): false,
-// binding nothing, when they cannot take it.
+// them) and starts it with host networking (RDMA or TCP across nodes, NVLink/PCIe inside) and
+// `placement_note` (JobRecord::placement_note): false, binding nothing, when they cannot take it.
 bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
-                        const NetworkModel& network, Binder& binder, const std::vector<int>& caps = {});
+                        const NetworkModel& network, Binder& binder, const std::vector<int>& caps = {},
+                        const std::string& placement_note = "");
 
 // A gang scheduler that places by fabric tier on nodes labelled `default`: admission, shape,
 // queue and binding are shared; a plug-in says what a job asks (its annotations), in what order

@@ -1,10 +1,20 @@
 // Volcano's network-topology-aware scheduling (volcano.sh/en/docs/network_topology_aware_scheduling/,
 // Volcano v1.11+): HyperNodes are the fabric's groups, tier 1 the lowest level (tier t = level
 // t - 1). A job's spec.networkTopology, given here as the annotations
-//   volcano.sh/network-topology-mode: hard | soft
-//   volcano.sh/network-topology-highest-tier-allowed: <tier>   (hard mode; default 1)
-// hard: all pods inside one HyperNode of tier <= highestTierAllowed, or the job stays pending;
-// soft: one HyperNode if one fits, else anywhere. The network-topology-aware plugin's HyperNode
+//   volcano.sh/network-topology-mode: hard | soft               (hard when absent: the CRD default)
+//   volcano.sh/network-topology-highest-tier-allowed: <tier>    (highestTierAllowed; Volcano's pod
+//                                                                annotation volcano.sh/network-
+//                                                                topology-highest-tier alike)
+//   volcano.sh/network-topology-highest-tier-name: <level>      (highestTierName: a HyperNode
+//                                                                spec.tierName, here a fabric level)
+// hard with a tier: all pods inside one HyperNode of tier <= it, or the job stays pending. hard
+// without one sets no limit: Volcano's scheduler takes a job as hard only when highestTierAllowed
+// is set (JobInfo.IsHardTopologyMode, pkg/scheduler/api/job_info.go, Volcano @ ed72c7c8; a tier
+// name is translated into it at session start, framework/session.go adjustNetworkTopologySpec),
+// so such a job is placed as one without the annotations. soft: Volcano turns it into hard at the
+// cluster's top tier (convertSoftToHardTopology; a tier given is replaced), so one HyperNode if one
+// fits, lowest tier first, else anywhere. A tier number and a tier name together are refused, as
+// Volcano's admission webhook refuses them. The network-topology-aware plugin's HyperNode
 // bin-packing prefers the lowest tier (its `fading` weight < 1 favours lower tiers) and, within
 // a tier, the HyperNode already most used (GPUs in use / GPUs, then the lower index); inside it
 // Volcano's binpack node order (most allocated node first, lower index on ties) and the NVIDIA
@@ -17,14 +27,19 @@
 //                                                               pods / size, as Volcano's webhook
 //                                                               requires replicas = total x size)
 //   volcano.sh/partition-network-topology-mode: hard | soft
-//   volcano.sh/partition-highest-tier-allowed: <tier>          (default 1)
+//   volcano.sh/partition-highest-tier-allowed: <tier>          (or -highest-tier-name: <level>)
 // puts each partition inside one HyperNode of tier <= that, the job's HyperNode holding them all;
 // partitions go to the most used HyperNodes first (HyperNode bin-packing: two partitions share an
-// already used HyperNode before an idle one is opened). Soft partitions: placed so when they fit,
-// else as without partitions. Not modelled: highestTierName, minPartitions (a partial start),
-// HyperNode discovery, preemption. Serves nodes labelled `default`.
+// already used HyperNode before an idle one is opened). Hard partitions without a tier set no
+// limit (SubJobInfo.IsHardTopologyMode, as the job's): placed as without partitions. Soft
+// partitions (tier 1 unless one is given): placed so when they fit, else as without partitions.
+// Not modelled: minPartitions (a partial start), HyperNode discovery, preemption. Serves nodes
+// labelled `default`.
 #include <algorithm>
+#include <initializer_list>
+#include <iterator>
 #include <numeric>
+#include <optional>
 
 #include "sim/schedulers/registry.h"
 #include "sim/schedulers/support.h"
@@ -35,9 +50,14 @@ namespace {
 
 constexpr const char* kMode = "volcano.sh/network-topology-mode";
 constexpr const char* kHighestTier = "volcano.sh/network-topology-highest-tier-allowed";
+constexpr const char* kPodHighestTier = "volcano.sh/network-topology-highest-tier";  // Volcano's topology/v1alpha1 labels.go
+constexpr const char* kHighestTierName = "volcano.sh/network-topology-highest-tier-name";
+// A job asks for a network topology with any of these (Volcano: spec.networkTopology is set).
+constexpr const char* kJobKeys[] = {kMode, kHighestTier, kPodHighestTier, kHighestTierName};
 constexpr const char* kPartitionSize = "volcano.sh/partition-size";
 constexpr const char* kPartitionMode = "volcano.sh/partition-network-topology-mode";
 constexpr const char* kPartitionTier = "volcano.sh/partition-highest-tier-allowed";
+constexpr const char* kPartitionTierName = "volcano.sh/partition-highest-tier-name";
 
 class VolcanoTopology final : public TierGangScheduler {
  public:
@@ -54,7 +74,12 @@ class VolcanoTopology final : public TierGangScheduler {
                                                (workers / ask.slice_size == 1 ? " partition of " : " partitions of ") +
                                                std::to_string(ask.slice_size) + " pods, each within one HyperNode of " +
                                                tier(ask.slice_level);
-    if (ask.required) return "no HyperNode of " + tier(ask.level) + " has room for " + what + " (" + kMode + ": hard)";
+    if (ask.required) {
+      const auto* annotations = view.annotations(job);
+      const bool said = annotations && annotations->count(kMode);
+      return "no HyperNode of " + tier(ask.level) + " has room for " + what + " (" +
+             (said ? std::string(kMode) + ": hard" : "hard mode, Volcano's default") + ")";
+    }
     // Hard partitions alone: the whole cluster's room in partitions holds it back when its pods would fit.
     const SliceRoom room = slice_room(view, job, ask, kServing);
     if (room.pods < workers) return "";
@@ -66,51 +91,82 @@ class VolcanoTopology final : public TierGangScheduler {
     const auto* annotations = view.annotations(job);
     if (!annotations) return ask;
     const int levels = view.cluster().fabric().level_count();
-    // A tier annotation's level (tier - 1); `fallback` (a tier) when absent.
-    auto level_of = [&](const char* key, int fallback) -> Expected<int> {
-      const auto it = annotations->find(key);
-      if (it == annotations->end()) return fallback - 1;
-      const std::string& text = it->second;
+    // The level (tier - 1) a highestTierAllowed (`numbers`, one of them) or highestTierName
+    // (`name`) annotation gives; nullopt when none is set.
+    auto tier_of = [&](std::initializer_list<const char*> numbers, const char* name) -> Expected<std::optional<int>> {
+      std::vector<const char*> set;
+      for (const char* key : numbers)
+        if (annotations->count(key)) set.push_back(key);
+      if (annotations->count(name)) set.push_back(name);
+      if (set.size() > 1)  // Volcano's admission: not highestTierAllowed and highestTierName together
+        return Error{std::string(set[0]) + ": may not be set with " + set[1] + " (one highest tier, by number or by name)"};
+      if (set.empty()) return std::optional<int>{};
+      const std::string& text = annotations->at(set[0]);
+      if (set[0] == name) {
+        if (const auto level = fabric_level_named(view.cluster(), text)) return std::optional<int>{*level};
+        return Error{std::string(name) + ": '" + text + "' is not a tier name of the fabric (" +
+                     fabric_level_list(view.cluster()) + ")"};
+      }
       const bool digits = !text.empty() && text.size() < 4 && std::all_of(text.begin(), text.end(), ::isdigit);
       const int tier = digits ? std::stoi(text) : 0;
       if (tier < 1 || tier > levels)
-        return Error{std::string(key) + ": '" + text + "' is not a tier of the fabric (1 .. " + std::to_string(levels) + ": " +
+        return Error{std::string(set[0]) + ": '" + text + "' is not a tier of the fabric (1 .. " + std::to_string(levels) + ": " +
                      fabric_level_list(view.cluster()) + ")"};
-      return tier - 1;
+      return std::optional<int>{tier - 1};
     };
-    auto mode_of = [&](const char* key) -> Expected<bool> {  // hard?
-      const std::string& mode = annotations->at(key);
+    // hard? (`key` absent: hard, the CRD's default mode; `asked` the annotation that asks)
+    auto mode_of = [&](const char* key, const char* asked) -> Expected<bool> {
+      const auto it = annotations->find(key);
+      const std::string mode = it == annotations->end() ? "hard" : it->second;
       if (mode != "hard" && mode != "soft") return Error{std::string(key) + ": '" + mode + "' is not one of hard, soft"};
-      if (levels == 0) return Error{std::string(key) + ": the cluster has no fabric levels (HyperNode tiers) to place by"};
+      if (levels == 0) return Error{std::string(asked) + ": the cluster has no fabric levels (HyperNode tiers) to place by"};
       return mode == "hard";
     };
-    if (annotations->count(kMode)) {
-      auto hard = mode_of(kMode);
+    const auto asked =
+        std::find_if(std::begin(kJobKeys), std::end(kJobKeys), [&](const char* k) { return annotations->count(k); });
+    if (asked != std::end(kJobKeys)) {
+      auto hard = mode_of(kMode, *asked);
       if (!hard) return hard.error();
-      auto level = level_of(kHighestTier, *hard ? 1 : levels);
-      if (!level) return level.error();
-      ask.level = *level;
-      ask.required = *hard;
+      auto tier = tier_of({kHighestTier, kPodHighestTier}, kHighestTierName);
+      if (!tier) return tier.error();
+      if (!*hard) {
+        ask.level = levels - 1;  // soft: hard at the cluster's top tier
+        if (*tier)
+          ask.note = std::string(kMode) + ": soft with a highest tier: Volcano replaces it with the cluster's top tier " +
+                     std::to_string(levels) + " (the lowest tier that holds the job, else anywhere)";
+      } else if (*tier) {
+        ask.level = **tier;
+        ask.required = true;
+      } else {
+        ask.note = std::string(kMode) + ": hard without a highest tier (" + kHighestTier + " or " + kHighestTierName +
+                   "): Volcano holds the job to no tier";
+      }
     }
     const bool partitioned = annotations->count(kPartitionMode) > 0;
     if (!partitioned) {
-      for (const char* key : {kPartitionSize, kPartitionTier})
+      for (const char* key : {kPartitionSize, kPartitionTier, kPartitionTierName})
         if (annotations->count(key)) return Error{std::string(key) + ": may not be set without " + kPartitionMode};
       return ask;
     }
-    auto hard = mode_of(kPartitionMode);
+    auto hard = mode_of(kPartitionMode, kPartitionMode);
     if (!hard) return hard.error();
     const auto size = annotations->find(kPartitionSize);
     if (size == annotations->end()) return Error{std::string(kPartitionSize) + ": must be set with " + kPartitionMode};
     // Volcano's webhook: replicas = totalPartitions x partitionSize.
     auto pods = slice_size_of(kPartitionSize, size->second, view.job(job).workers, "the job's");
     if (!pods) return pods.error();
-    auto level = level_of(kPartitionTier, 1);
-    if (!level) return level.error();
-    if (ask.level >= 0 && *level > ask.level)
-      return Error{std::string(kPartitionTier) + ": tier " + std::to_string(*level + 1) + " is above the job's tier " +
-                   std::to_string(ask.level + 1)};
-    ask.slice_level = *level;
+    auto tier = tier_of({kPartitionTier}, kPartitionTierName);
+    if (!tier) return tier.error();
+    if (*hard && !*tier) {  // hard partitions without a tier: no limit
+      ask.note += std::string(ask.note.empty() ? "" : "; ") + kPartitionMode + ": hard without a highest tier (" +
+                  kPartitionTier + " or " + kPartitionTierName + "): Volcano holds the partitions to no tier";
+      return ask;
+    }
+    const int level = tier->value_or(0);
+    if (ask.required && level > ask.level)
+      return Error{std::string(annotations->count(kPartitionTier) ? kPartitionTier : kPartitionTierName) + ": tier " +
+                   std::to_string(level + 1) + " is above the job's tier " + std::to_string(ask.level + 1)};
+    ask.slice_level = level;
     ask.slice_size = *pods;
     ask.slices_required = *hard;
     return ask;

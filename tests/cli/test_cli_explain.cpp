@@ -149,17 +149,30 @@ TEST_CASE("cli::explain names the slice or partition annotation that lays a job 
                              "kueue.x-k8s.io/podset-slice-required-topology: nvl72 and kueue.x-k8s.io/podset-slice-size: 16\n"));
   CHECK_THAT(plain,
              Catch::Contains(hint + "volcano-topology places it in such segments when the job carries volcano.sh/partition-size: "
-                                    "16 and volcano.sh/partition-network-topology-mode: hard\n"));
-  const size_t hints = [&] {
+                                    "16, volcano.sh/partition-network-topology-mode: hard and "
+                                    "volcano.sh/partition-highest-tier-allowed: 1 (hard partitions without a tier are not "
+                                    "held to one)\n"));
+  const auto occurrences = [](const std::string& text, const std::string& what) {
     size_t n = 0;
-    for (size_t at = plain.find("hint:"); at != std::string::npos; at = plain.find("hint:", at + 1)) ++n;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
     return n;
-  }();
-  CHECK(hints == 2);  // topology-aware reaches its ideal: no hint
+  };
+  CHECK(occurrences(plain, "hint:") == 2);  // topology-aware reaches its ideal: no hint
   // With the slices asked, both reach the ideal and no hint is given.
   const std::string sliced = write(
       R"("kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16",
-      "volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")");
+      "volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16",
+      "volcano.sh/partition-highest-tier-allowed": "1")");
   CHECK(sliced.find("hint:") == std::string::npos);
-  CHECK_THAT(sliced, Catch::Contains("(100.0% of the ideal placement's 223684.8)"));
+  const auto ideal = [&](const std::string& text) { return occurrences(text, "(100.0% of the ideal placement's 223684.8)"); };
+  CHECK(ideal(sliced) == 3);
+  // Hard partitions without a tier: Volcano holds them to none, and the job runs as without them.
+  const std::string untiered =
+      write(R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")");
+  CHECK(ideal(untiered) == 1);
+  CHECK(occurrences(untiered,
+                    "  note: volcano.sh/partition-network-topology-mode: hard without a highest tier "
+                    "(volcano.sh/partition-highest-tier-allowed or volcano.sh/partition-highest-tier-name): Volcano holds "
+                    "the partitions to no tier\n") == 1);
+  CHECK(occurrences(sliced, "note:") == 0);
 }

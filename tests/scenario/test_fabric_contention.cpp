@@ -156,7 +156,8 @@ TEST_CASE("scenario::fabric topology-aware lays an LLM job larger than an NVL72 
       {"kueue-tas", R"("kueue.x-k8s.io/podset-slice-required-topology": "nvl72", "kueue.x-k8s.io/podset-slice-size": "16")"},
       {"kueue-tas",
        R"("kueue.x-k8s.io/podset-slice-required-topology-constraints": "[{\"topology\": \"nvl72\", \"size\": 16}]")"},
-      {"volcano-topology", R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")"}};
+      {"volcano-topology", R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16", )"
+                           R"("volcano.sh/partition-highest-tier-allowed": "1")"}};
   for (const auto& [scheduler, annotations] : asks) {
     const std::string asked = R"([{"name": "gpt3", "submit_s": 0, "workers": 32, "gpus_per_worker": 4, "iterations": 20, )" +
                               llm + R"(, "annotations": {)" + annotations + "}}]";

@@ -180,12 +180,36 @@ TEST_CASE("scenario::volcano-topology hard mode keeps the gang within its highes
   const Scenario soft = gang_with(3, R"("volcano.sh/network-topology-mode": "soft")", "volcano-topology");
   const RunResult soft_run = run(soft, "volcano-topology");
   CHECK(record(soft_run, soft, "g").state == JobState::Finished);
+  // Hard without a tier is held to none (Volcano's JobInfo.IsHardTopologyMode): it starts across racks.
+  const Scenario untiered = gang_with(3, R"("volcano.sh/network-topology-mode": "hard")", "volcano-topology");
+  const RunResult untiered_run = run(untiered, "volcano-topology");
+  const JobRecord& u = record(untiered_run, untiered, "g");
+  CHECK(u.state == JobState::Finished);
+  CHECK(u.start_ms == record(soft_run, soft, "g").start_ms);
+  CHECK(u.placement_note ==
+        "volcano.sh/network-topology-mode: hard without a highest tier (volcano.sh/network-topology-highest-tier-allowed or "
+        "volcano.sh/network-topology-highest-tier-name): Volcano holds the job to no tier");
+  CHECK(record(soft_run, soft, "g").placement_note.empty());
+  // Soft with a tier: Volcano replaces the tier with the cluster's top one.
+  const Scenario soft_tier =
+      gang_with(2, R"("volcano.sh/network-topology-mode": "soft", "volcano.sh/network-topology-highest-tier-allowed": "1")",
+                "volcano-topology");
+  const RunResult soft_tier_run = run(soft_tier, "volcano-topology");
+  CHECK(record(soft_tier_run, soft_tier, "g").placement_note ==
+        "volcano.sh/network-topology-mode: soft with a highest tier: Volcano replaces it with the cluster's top tier 1 (the "
+        "lowest tier that holds the job, else anywhere)");
 
-  const Scenario two = gang_with(2, R"("volcano.sh/network-topology-mode": "hard")", "volcano-topology");
+  // Volcano's pod annotation for the tier, the mode left to its default (hard).
+  const Scenario two = gang_with(2, R"("volcano.sh/network-topology-highest-tier": "1")", "volcano-topology");
   const RunResult two_run = run(two, "volcano-topology");
   const JobRecord& t = record(two_run, two, "g");
   REQUIRE(t.state == JobState::Finished);
   CHECK(t.pods[0].node / 2 == t.pods[1].node / 2);
+  // The tier by name (highestTierName, a level of the fabric), mode by default hard.
+  const Scenario named = gang_with(3, R"("volcano.sh/network-topology-highest-tier-name": "rack")", "volcano-topology");
+  const RunResult named_run = run(named, "volcano-topology");
+  CHECK(record(named_run, named, "g").reason ==
+        "never placed: no HyperNode of tier <= 1 (rack) has room for all 3 pods (hard mode, Volcano's default)");
 
   const Scenario beyond =
       gang_with(2, R"("volcano.sh/network-topology-mode": "hard", "volcano.sh/network-topology-highest-tier-allowed": "3")",
@@ -201,14 +225,16 @@ TEST_CASE("scenario::volcano-topology partitions each sit in one HyperNode, the 
   // binpack alone: node 0's slot, node 1's two, node 2's one (3 + 1, a pair across racks). In hard
   // partitions of 2 within tier 1: one partition in rack 0 (the most used), one in rack 1.
   const std::string blocker = half_node_job("b", 0, 1, 100000, "");
-  const std::string partitions = R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2")";
-  for (const bool partitioned : {false, true}) {
-    const Scenario s = half_node_pods("[" + blocker + ", " + half_node_job("g", 1, 4, 20, partitioned ? partitions : "") + "]",
-                                      "volcano-topology");
+  const std::string hard = R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2")";
+  const std::string partitions = hard + R"(, "volcano.sh/partition-highest-tier-allowed": "1")";
+  // Hard partitions without a tier are held to none (Volcano's SubJobInfo.IsHardTopologyMode):
+  // placed as without partitions.
+  for (const std::string& asks : {std::string(), hard, partitions}) {
+    const Scenario s = half_node_pods("[" + blocker + ", " + half_node_job("g", 1, 4, 20, asks) + "]", "volcano-topology");
     const RunResult r = run(s, "volcano-topology");
     const JobRecord& g = record(r, s, "g");
     REQUIRE(g.state == JobState::Finished);
-    CHECK(pods_per_rack(g) == (partitioned ? std::vector<int>{2, 2} : std::vector<int>{3, 1}));
+    CHECK(pods_per_rack(g) == (asks == partitions ? std::vector<int>{2, 2} : std::vector<int>{3, 1}));
   }
   // Two partitions that fit the used rack both go there (HyperNode bin-packing): pods of 2 GPUs.
   const std::string two_gpu_jobs = R"([{"name": "b", "submit_s": 0, "workers": 1, "gpus_per_worker": 2, "model": "vgg16",
@@ -222,7 +248,8 @@ TEST_CASE("scenario::volcano-topology partitions each sit in one HyperNode, the 
 
 TEST_CASE("scenario::volcano-topology hard partitions wait for room, soft ones do not", "[scenario]") {
   // Whole nodes in racks of two: no partition of 3 pods ever fits a rack.
-  const std::string three = R"("volcano.sh/partition-size": "3", "volcano.sh/partition-network-topology-mode": )";
+  const std::string three = R"("volcano.sh/partition-size": "3", "volcano.sh/partition-highest-tier-allowed": "1", )"
+                            R"("volcano.sh/partition-network-topology-mode": )";
   const Scenario hard = gang_with(3, three + R"("hard")", "volcano-topology");
   const RunResult hard_run = run(hard, "volcano-topology");
   const JobRecord& h = record(hard_run, hard, "g");
@@ -234,15 +261,19 @@ TEST_CASE("scenario::volcano-topology hard partitions wait for room, soft ones d
   const RunResult soft_run = run(soft, "volcano-topology");
   CHECK(record(soft_run, soft, "g").state == JobState::Finished);
   // Soft partitions of a job held in one rack: the job's own tier is what it waits for.
-  const Scenario soft_in_hard = gang_with(3, three + R"("soft", "volcano.sh/network-topology-mode": "hard")", "volcano-topology");
+  const Scenario soft_in_hard = gang_with(
+      3, three + R"("soft", "volcano.sh/network-topology-mode": "hard", "volcano.sh/network-topology-highest-tier-allowed": "1")",
+      "volcano-topology");
   const RunResult soft_in_hard_run = run(soft_in_hard, "volcano-topology");
   CHECK(record(soft_in_hard_run, soft_in_hard, "g").reason ==
         "never placed: no HyperNode of tier <= 1 (rack) has room for all 3 pods (volcano.sh/network-topology-mode: hard)");
   // The job held in one rack, in partitions of 2 each in a rack: 4 pods never fit.
-  const Scenario both = gang_with(4,
-                                  R"("volcano.sh/network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
-                                  R"("volcano.sh/partition-network-topology-mode": "hard")",
-                                  "volcano-topology");
+  const Scenario both =
+      gang_with(4,
+                R"("volcano.sh/network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
+                R"("volcano.sh/network-topology-highest-tier-allowed": "1", )"
+                R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-highest-tier-name": "rack")",
+                "volcano-topology");
   const RunResult both_run = run(both, "volcano-topology");
   CHECK(record(both_run, both, "g").reason ==
         "never placed: no HyperNode of tier <= 1 (rack) has room for its 2 partitions of 2 pods, each within one HyperNode of "
@@ -265,8 +296,26 @@ TEST_CASE("scenario::volcano-topology partition annotations Volcano refuses are 
        R"("volcano.sh/partition-highest-tier-allowed": "3")",
        "volcano.sh/partition-highest-tier-allowed: '3' is not a tier of the fabric (1 .. 2: rack, zone)"},
       {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
-       R"("volcano.sh/partition-highest-tier-allowed": "2", "volcano.sh/network-topology-mode": "hard")",
+       R"("volcano.sh/partition-highest-tier-allowed": "2", "volcano.sh/network-topology-mode": "hard", )"
+       R"("volcano.sh/network-topology-highest-tier-allowed": "1")",
        "volcano.sh/partition-highest-tier-allowed: tier 2 is above the job's tier 1"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
+       R"("volcano.sh/partition-highest-tier-name": "zone", "volcano.sh/network-topology-highest-tier-name": "rack")",
+       "volcano.sh/partition-highest-tier-name: tier 2 is above the job's tier 1"},
+      {R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "2", )"
+       R"("volcano.sh/partition-highest-tier-name": "pod")",
+       "volcano.sh/partition-highest-tier-name: 'pod' is not a tier name of the fabric (rack, zone)"},
+      {R"("volcano.sh/partition-highest-tier-name": "rack")",
+       "volcano.sh/partition-highest-tier-name: may not be set without volcano.sh/partition-network-topology-mode"},
+      {R"("volcano.sh/network-topology-highest-tier-allowed": "1", "volcano.sh/network-topology-highest-tier-name": "rack")",
+       "volcano.sh/network-topology-highest-tier-allowed: may not be set with volcano.sh/network-topology-highest-tier-name "
+       "(one highest tier, by number or by name)"},
+      {R"("volcano.sh/network-topology-highest-tier": "1", "volcano.sh/network-topology-highest-tier-allowed": "1")",
+       "volcano.sh/network-topology-highest-tier-allowed: may not be set with volcano.sh/network-topology-highest-tier "
+       "(one highest tier, by number or by name)"},
+      {R"("volcano.sh/network-topology-highest-tier-name": "Rack")",
+       "volcano.sh/network-topology-highest-tier-name: 'Rack' is not a tier name of the fabric (rack, zone)"},
+      {R"("volcano.sh/network-topology-mode": "firm")", "volcano.sh/network-topology-mode: 'firm' is not one of hard, soft"},
   };
   check_refused(cases, "volcano-topology");
 }

@@ -40,6 +40,7 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
   r.ideal_samples_per_sec = std::numeric_limits<double>::denorm_min() * id;
   r.cross_numa = id % 2 == 1;
   if (id % 6 == 0) r.relaxed = {"min-bandwidth", std::string("nul\0byte", 8)};
+  if (id % 5 == 0) r.placement_note = "held to no tier " + std::to_string(id);
   r.reason = id % 4 == 0 ? "" : "reason of job " + std::to_string(id) + " with UTF-8: Zürich";
   return r;
 }
@@ -71,6 +72,7 @@ void check_same(const JobRecord& a, const JobRecord& b) {
   CHECK(same_bits(a.ideal_samples_per_sec, b.ideal_samples_per_sec));
   CHECK(a.cross_numa == b.cross_numa);
   CHECK(a.relaxed == b.relaxed);
+  CHECK(a.placement_note == b.placement_note);
   CHECK(a.reason == b.reason);
 }
 

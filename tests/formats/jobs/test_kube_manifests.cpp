@@ -272,6 +272,50 @@ spec:
                Catch::Contains("spec.tasks[0].partitionPolicy: totalPartitions 3 x partitionSize 4 must be the task's 8 "
                                "replicas (Volcano's admission)"));
   }
+  SECTION("a Volcano Job's tier by name, its modes left to the CRD's default (hard)") {
+    const char* job = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: named}
+spec:
+  networkTopology: TOPOLOGY
+  tasks:
+  - name: t0
+    replicas: 4
+    partitionPolicy: {totalPartitions: 2, partitionSize: 2, networkTopology: {highestTierAllowed: 1}}
+    template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)";
+    auto with = [&](const std::string& topology) {
+      std::string text = job;
+      text.replace(text.find("TOPOLOGY"), 8, topology);
+      return manifests(text);
+    };
+    const auto r = with("{highestTierName: rack}");
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");
+    CHECK(annotations.at("volcano.sh/network-topology-mode") == "hard");
+    CHECK(annotations.at("volcano.sh/network-topology-highest-tier-name") == "rack");
+    CHECK_FALSE(annotations.contains("volcano.sh/network-topology-highest-tier-allowed"));
+    CHECK(annotations.at("volcano.sh/partition-network-topology-mode") == "hard");
+    CHECK(annotations.at("volcano.sh/partition-highest-tier-allowed") == "1");
+    const auto tierless = [](const std::string& note) { return note.find("without highestTierAllowed") != std::string::npos; };
+    CHECK(std::none_of(r->notes.begin(), r->notes.end(), tierless));
+    // Hard without a tier: Volcano's scheduler holds the job to none, and the import says so.
+    const auto bare = with("{mode: hard}");
+    REQUIRE(bare.ok());
+    CHECK(std::count(bare->notes.begin(), bare->notes.end(),
+                     "named: spec.networkTopology is hard without highestTierAllowed or highestTierName: Volcano's "
+                     "scheduler holds it to no tier") == 1);
+    CHECK(std::count_if(bare->notes.begin(), bare->notes.end(), tierless) == 1);
+    const auto both = with("{highestTierAllowed: 1, highestTierName: rack}");
+    REQUIRE_FALSE(both.ok());
+    CHECK_THAT(both.error().message,
+               Catch::Contains("spec.networkTopology: highestTierAllowed and highestTierName may not both be set "
+                               "(Volcano's admission)"));
+    const auto scalar = with("hard");
+    REQUIRE_FALSE(scalar.ok());
+    CHECK_THAT(scalar.error().message,
+               Catch::Contains("spec.networkTopology: must be a map {mode, highestTierAllowed, highestTierName}"));
+  }
   SECTION("no asks: no annotations") {
     const auto r = manifests(kPyTorchJob);
     REQUIRE(r.ok());

@@ -61,6 +61,7 @@ std::string reference_line(const std::string& scheduler, uint64_t seed, const Wo
     j["cross_numa"] = r.cross_numa;
     j["relaxed"] = r.relaxed;
   }
+  if (!r.placement_note.empty()) j["placement_note"] = r.placement_note;
   if (!r.reason.empty()) j["reason"] = r.reason;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -125,6 +126,7 @@ JobRecord random_record(std::mt19937_64& random) {
   r.cross_numa = random() % 2;
   for (size_t i = random() % 3; i > 0; --i) r.relaxed.push_back(pick(kTexts));
   r.reason = pick(kTexts);
+  r.placement_note = pick(kTexts);
   return r;
 }
 
