@@ -80,18 +80,20 @@ std::string llm_step_line(const LlmStep& s) {
 }
 
 // A job larger than a multi-node NVLink domain (GB200 NVL72) placed below its ideal by a tier
-// plug-in that was not asked for slices: the ideal rate it is measured against is the faster of
-// whole domains in order and segments of 16 nodes per domain (core/llm_estimate.h
-// default_segments), and the plug-in lays out the segments when asked (docs/fabric.md "Jobs larger
-// than an NVL72 rack"). "" when that is not the case.
+// plug-in that was not asked for slices (its annotations, as jobs.jsonl keeps them): the ideal rate it is measured against is the
+// faster of whole domains in order and segments of 16 nodes per domain (core/llm_estimate.h default_segments), and the plug-in
+// lays out the segments when asked (docs/fabric.md "Jobs larger than an NVL72 rack"). "" when that is not the case.
 std::string segment_hint(const std::string& scheduler, const JobRecord& r, const JobExtras* extras, const FabricView& fabric) {
   const bool kueue = scheduler == "kueue-tas", volcano = scheduler == "volcano-topology";
   if ((!kueue && !volcano) || !r.llm || r.ideal_samples_per_sec <= 0 || r.samples_per_sec >= 0.99 * r.ideal_samples_per_sec)
     return "";
-  if (extras)
-    for (const char* key : {"kueue.x-k8s.io/podset-slice-required-topology",
-                            "kueue.x-k8s.io/podset-slice-required-topology-constraints", "volcano.sh/partition-size"})
-      if (extras->annotations.count(key)) return "";
+  // Asked already (the annotations jobs.jsonl keeps): its own plug-in's slice keys.
+  const std::vector<const char*> asks =
+      kueue ? std::vector<const char*>{"kueue.x-k8s.io/podset-slice-required-topology",
+                                       "kueue.x-k8s.io/podset-slice-required-topology-constraints"}
+            : std::vector<const char*>{"volcano.sh/partition-size"};
+  if (extras && std::any_of(asks.begin(), asks.end(), [&](const char* key) { return extras->annotations.count(key) > 0; }))
+    return "";
   const auto level = std::find_if(fabric.levels.begin(), fabric.levels.end(), [](const FabricLevelView& l) { return l.nvlink; });
   if (level == fabric.levels.end()) return "";
   int domain_nodes = 0;

@@ -180,6 +180,18 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "queue", std::string_view(workload.queue_names[job.queue]));
   if (job.priority_class != kNoPriorityClass && job.priority_class < workload.priority_class_names.size())
     field(out, "priority_class", std::string_view(workload.priority_class_names[job.priority_class]));
+  if (const auto extras = workload.extras.find(id); extras != workload.extras.end() && !extras->second.annotations.empty()) {
+    key(out, "annotations");  // the placement asks it carried, by key
+    char separator = '{';
+    for (const auto& [name, value] : extras->second.annotations) {
+      out += separator;
+      put_string(out, name);
+      out += ':';
+      put_string(out, value);
+      separator = ',';
+    }
+    out += '}';
+  }
   put_times(out, r);
   if (r.admitted_ms >= 0) field(out, "admitted_s", seconds(r.admitted_ms));
   if (r.evictions > 0) {  // preempted (sim/tenancy/)

@@ -433,7 +433,11 @@ Status load_job_records(const std::string& dir, ResultSet& results) {
     std::string name;
     read_job(*j, job, record, name);
     job.id = static_cast<uint32_t>(workload.jobs.size());
-    workload.extras[job.id].name = name;
+    JobExtras& extras = workload.extras[job.id];
+    extras.name = name;
+    if (const auto asks = j->find("annotations"); asks != j->end() && asks->is_object())
+      for (const auto& [key, value] : asks->items())
+        if (value.is_string()) extras.annotations[key] = value.get<std::string>();
     workload.jobs.push_back(job);
     run->second->jobs.push_back(std::move(record));
   }

@@ -46,6 +46,8 @@ std::string reference_line(const std::string& scheduler, uint64_t seed, const Wo
     j["model"] = model->name;
     j["framework"] = enum_name(job.framework);
   }
+  if (const auto extras = workload.extras.find(id); extras != workload.extras.end() && !extras->second.annotations.empty())
+    j["annotations"] = extras->second.annotations;
   j["submit_s"] = seconds(r.submit_ms);
   if (r.start_ms >= 0) j["wait_s"] = seconds(r.start_ms - r.submit_ms);
   if (r.finish_ms >= 0) j["jct_s"] = seconds(r.finish_ms - r.submit_ms);
@@ -138,6 +140,8 @@ TEST_CASE("formats::append_job_line gives nlohmann::json's bytes", "[formats][jo
   for (uint32_t id = 0; id < 4000; ++id) {
     workload.jobs.push_back(random_job(random, id));
     if (random() % 2) workload.extras[id].name = kTexts[random() % kTexts.size()];
+    for (size_t a = random() % 4 == 0 ? random() % 3 + 1 : 0; a > 0; --a)
+      workload.extras[id].annotations[kTexts[random() % kTexts.size()]] = kTexts[random() % kTexts.size()];
   }
   const std::vector<std::string> schedulers = {"topology-aware", "default", "name \"with\" \\ and \xC3\xA9"};
   for (uint32_t id = 0; id < workload.jobs.size(); ++id) {
