@@ -19,13 +19,17 @@ namespace {
 
 std::string seconds(int64_t ms) { return format_number(static_cast<double>(ms) / 1000.0) + " s"; }
 
-std::string job_line(const JobSpec& job, const std::string& name) {
+// "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s", and the placement asks it carried.
+std::string job_line(const JobSpec& job, const std::string& name, const JobExtras* extras) {
   std::string out = "job " + name + " (" + std::string(enum_name(job.kind));
   if (job.is_training()) {
     out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
     if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
   }
-  return out + "), submitted at " + seconds(job.submit_ms) + "\n";
+  out += "), submitted at " + seconds(job.submit_ms) + "\n";
+  if (extras && !extras->annotations.empty())
+    out += "asks: " + join(extras->annotations, ", ", [](const auto& a) { return a.first + ": " + a.second; }) + "\n";
+  return out;
 }
 
 // Nodes listed one by one up to this many; a larger job's are summed up.
@@ -176,9 +180,10 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       const std::string name = workload.job_name(job.id);
       if (&s == &results.schedulers.front() && names.size() < 100000) names.push_back(name);
       if (name != job_name || found) return;
-      if (header.empty()) header = job_line(job, name);
       const auto extras = workload.extras.find(job.id);
-      found = scheduler_lines(s, job, record, extras == workload.extras.end() ? nullptr : &extras->second, results.scenario);
+      const JobExtras* asked = extras == workload.extras.end() ? nullptr : &extras->second;
+      if (header.empty()) header = job_line(job, name, asked);
+      found = scheduler_lines(s, job, record, asked, results.scenario);
     });
     if (!read) return read.error();
     if (!found) return Error{unknown_name("job", job_name, names)};

@@ -170,6 +170,8 @@ TEST_CASE("cli::explain names the slice or partition annotation that lays a job 
   const std::string untiered =
       write(R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")");
   CHECK(ideal(untiered) == 1);
+  CHECK_THAT(untiered, Catch::Contains("submitted at 0 s\nasks: volcano.sh/partition-network-topology-mode: hard, "
+                                       "volcano.sh/partition-size: 16\ntopology-aware (seed 1)"));
   // It asked for partitions: Kueue's hint stays, Volcano's (which the note replaces) does not.
   CHECK(occurrences(untiered, "hint:") == 1);
   CHECK(occurrences(untiered, "kueue-tas places it in such segments") == 1);
