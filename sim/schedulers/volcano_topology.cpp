@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <iterator>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -64,6 +65,8 @@ class VolcanoTopology final : public TierGangScheduler {
   using TierGangScheduler::TierGangScheduler;
 
  private:
+  using Annotations = std::map<std::string, std::string>;
+
   std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     const Fabric& fabric = view.cluster().fabric();
     const int workers = view.job(job).workers;
@@ -88,88 +91,105 @@ class VolcanoTopology final : public TierGangScheduler {
 
   Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {
     TierAsk ask;
-    const auto* annotations = view.annotations(job);
+    const Annotations* annotations = view.annotations(job);
     if (!annotations) return ask;
-    const int levels = view.cluster().fabric().level_count();
-    // The level (tier - 1) a highestTierAllowed (`numbers`, one of them) or highestTierName
-    // (`name`) annotation gives; nullopt when none is set.
-    auto tier_of = [&](std::initializer_list<const char*> numbers, const char* name) -> Expected<std::optional<int>> {
-      std::vector<const char*> set;
-      for (const char* key : numbers)
-        if (annotations->count(key)) set.push_back(key);
-      if (annotations->count(name)) set.push_back(name);
-      if (set.size() > 1)  // Volcano's admission: not highestTierAllowed and highestTierName together
-        return Error{std::string(set[0]) + ": may not be set with " + set[1] + " (one highest tier, by number or by name)"};
-      if (set.empty()) return std::optional<int>{};
-      const std::string& text = annotations->at(set[0]);
-      if (set[0] == name) {
-        if (const auto level = fabric_level_named(view.cluster(), text)) return std::optional<int>{*level};
-        return Error{std::string(name) + ": '" + text + "' is not a tier name of the fabric (" +
-                     fabric_level_list(view.cluster()) + ")"};
-      }
-      const bool digits = !text.empty() && text.size() < 4 && std::all_of(text.begin(), text.end(), ::isdigit);
-      const int tier = digits ? std::stoi(text) : 0;
-      if (tier < 1 || tier > levels)
-        return Error{std::string(set[0]) + ": '" + text + "' is not a tier of the fabric (1 .. " + std::to_string(levels) + ": " +
-                     fabric_level_list(view.cluster()) + ")"};
-      return std::optional<int>{tier - 1};
-    };
-    // hard? (`key` absent: hard, the CRD's default mode; `asked` the annotation that asks)
-    auto mode_of = [&](const char* key, const char* asked) -> Expected<bool> {
-      const auto it = annotations->find(key);
-      const std::string mode = it == annotations->end() ? "hard" : it->second;
-      if (mode != "hard" && mode != "soft") return Error{std::string(key) + ": '" + mode + "' is not one of hard, soft"};
-      if (levels == 0) return Error{std::string(asked) + ": the cluster has no fabric levels (HyperNode tiers) to place by"};
-      return mode == "hard";
-    };
-    const auto asked =
-        std::find_if(std::begin(kJobKeys), std::end(kJobKeys), [&](const char* k) { return annotations->count(k); });
-    if (asked != std::end(kJobKeys)) {
-      auto hard = mode_of(kMode, *asked);
-      if (!hard) return hard.error();
-      auto tier = tier_of({kHighestTier, kPodHighestTier}, kHighestTierName);
-      if (!tier) return tier.error();
-      if (!*hard) {
-        ask.level = levels - 1;  // soft: hard at the cluster's top tier
-        if (*tier)
-          ask.note = std::string(kMode) + ": soft with a highest tier: Volcano replaces it with the cluster's top tier " +
-                     std::to_string(levels) + " (the lowest tier that holds the job, else anywhere)";
-      } else if (*tier) {
-        ask.level = **tier;
-        ask.required = true;
-      } else {
-        ask.note = std::string(kMode) + ": hard without a highest tier (" + kHighestTier + " or " + kHighestTierName +
-                   "): Volcano holds the job to no tier";
-      }
-    }
-    const bool partitioned = annotations->count(kPartitionMode) > 0;
-    if (!partitioned) {
+    if (Status job_asked = job_topology(view.cluster(), *annotations, ask); !job_asked) return job_asked.error();
+    if (!annotations->count(kPartitionMode)) {
       for (const char* key : {kPartitionSize, kPartitionTier, kPartitionTierName})
         if (annotations->count(key)) return Error{std::string(key) + ": may not be set without " + kPartitionMode};
       return ask;
     }
-    auto hard = mode_of(kPartitionMode, kPartitionMode);
+    if (Status parted = partitions(view, job, *annotations, ask); !parted) return parted.error();
+    return ask;
+  }
+
+  // The job's spec.networkTopology into `ask`: hard with a tier holds it to that tier; hard
+  // without one holds it to none (noted); soft is hard at the top tier (a tier given, noted).
+  static Status job_topology(const ClusterState& cluster, const Annotations& annotations, TierAsk& ask) {
+    const auto asked =
+        std::find_if(std::begin(kJobKeys), std::end(kJobKeys), [&](const char* k) { return annotations.count(k); });
+    if (asked == std::end(kJobKeys)) return Status::success();
+    auto hard = mode_of(cluster, annotations, kMode, *asked);
     if (!hard) return hard.error();
-    const auto size = annotations->find(kPartitionSize);
-    if (size == annotations->end()) return Error{std::string(kPartitionSize) + ": must be set with " + kPartitionMode};
+    auto tier = tier_of(cluster, annotations, {kHighestTier, kPodHighestTier}, kHighestTierName);
+    if (!tier) return tier.error();
+    const int levels = cluster.fabric().level_count();
+    if (!*hard) {
+      ask.level = levels - 1;
+      if (*tier)
+        ask.note = std::string(kMode) + ": soft with a highest tier: Volcano replaces it with the cluster's top tier " +
+                   std::to_string(levels) + " (the lowest tier that holds the job, else anywhere)";
+    } else if (*tier) {
+      ask.level = **tier;
+      ask.required = true;
+    } else {
+      ask.note = std::string(kMode) + ": hard without a highest tier (" + kHighestTier + " or " + kHighestTierName +
+                 "): Volcano holds the job to no tier";
+    }
+    return Status::success();
+  }
+
+  // The partitionPolicy into `ask` (REQUIRES: its mode is given); hard partitions without a tier
+  // are held to none (noted).
+  static Status partitions(const SchedulingView& view, uint32_t job, const Annotations& annotations, TierAsk& ask) {
+    auto hard = mode_of(view.cluster(), annotations, kPartitionMode, kPartitionMode);
+    if (!hard) return hard.error();
+    const auto size = annotations.find(kPartitionSize);
+    if (size == annotations.end()) return Error{std::string(kPartitionSize) + ": must be set with " + kPartitionMode};
     // Volcano's webhook: replicas = totalPartitions x partitionSize.
     auto pods = slice_size_of(kPartitionSize, size->second, view.job(job).workers, "the job's");
     if (!pods) return pods.error();
-    auto tier = tier_of({kPartitionTier}, kPartitionTierName);
+    auto tier = tier_of(view.cluster(), annotations, {kPartitionTier}, kPartitionTierName);
     if (!tier) return tier.error();
-    if (*hard && !*tier) {  // hard partitions without a tier: no limit
+    if (*hard && !*tier) {
       ask.note += std::string(ask.note.empty() ? "" : "; ") + kPartitionMode + ": hard without a highest tier (" +
                   kPartitionTier + " or " + kPartitionTierName + "): Volcano holds the partitions to no tier";
-      return ask;
+      return Status::success();
     }
-    const int level = tier->value_or(0);
+    const int level = tier->value_or(0);  // soft: tier 1 unless given
     if (ask.required && level > ask.level)
-      return Error{std::string(annotations->count(kPartitionTier) ? kPartitionTier : kPartitionTierName) + ": tier " +
+      return Error{std::string(annotations.count(kPartitionTier) ? kPartitionTier : kPartitionTierName) + ": tier " +
                    std::to_string(level + 1) + " is above the job's tier " + std::to_string(ask.level + 1)};
     ask.slice_level = level;
     ask.slice_size = *pods;
     ask.slices_required = *hard;
-    return ask;
+    return Status::success();
+  }
+
+  // hard? `key` absent: hard, the CRD's default; `asked` names the annotation that asks.
+  static Expected<bool> mode_of(const ClusterState& cluster, const Annotations& annotations, const char* key, const char* asked) {
+    const auto it = annotations.find(key);
+    const std::string mode = it == annotations.end() ? "hard" : it->second;
+    if (mode != "hard" && mode != "soft") return Error{std::string(key) + ": '" + mode + "' is not one of hard, soft"};
+    if (cluster.fabric().level_count() == 0)
+      return Error{std::string(asked) + ": the cluster has no fabric levels (HyperNode tiers) to place by"};
+    return mode == "hard";
+  }
+
+  // The level (tier - 1) a highestTierAllowed (one of `numbers`) or highestTierName (`name`, a
+  // fabric level) annotation gives; nullopt when none is set. Two set are refused, as Volcano's
+  // admission refuses highestTierAllowed and highestTierName together.
+  static Expected<std::optional<int>> tier_of(const ClusterState& cluster, const Annotations& annotations,
+                                              std::initializer_list<const char*> numbers, const char* name) {
+    std::vector<const char*> set;
+    for (const char* key : numbers)
+      if (annotations.count(key)) set.push_back(key);
+    if (annotations.count(name)) set.push_back(name);
+    if (set.size() > 1)
+      return Error{std::string(set[0]) + ": may not be set with " + set[1] + " (one highest tier, by number or by name)"};
+    if (set.empty()) return std::optional<int>{};
+    const std::string& text = annotations.at(set[0]);
+    if (set[0] == name) {
+      if (const auto level = fabric_level_named(cluster, text)) return std::optional<int>{*level};
+      return Error{std::string(name) + ": '" + text + "' is not a tier name of the fabric (" + fabric_level_list(cluster) + ")"};
+    }
+    const int levels = cluster.fabric().level_count();
+    const bool digits = !text.empty() && text.size() < 4 && std::all_of(text.begin(), text.end(), ::isdigit);
+    const int tier = digits ? std::stoi(text) : 0;
+    if (tier < 1 || tier > levels)
+      return Error{std::string(set[0]) + ": '" + text + "' is not a tier of the fabric (1 .. " + std::to_string(levels) + ": " +
+                   fabric_level_list(cluster) + ")"};
+    return std::optional<int>{tier - 1};
   }
 
   // GPUs in use / GPUs of each group of `level` (of the serving nodes).
