@@ -14,6 +14,12 @@ namespace {
 
 Expected<ImportedJobs> manifests(const std::string& yaml) { return parse_kube_manifests({{"jobs.yaml", yaml}}); }
 
+// The manifests of `yaml` with its `placeholder` replaced by `value`.
+Expected<ImportedJobs> manifests_with(std::string yaml, const std::string& placeholder, const std::string& value) {
+  yaml.replace(yaml.find(placeholder), placeholder.size(), value);
+  return manifests(yaml);
+}
+
 nlohmann::json entries(const ImportedJobs& imported) { return nlohmann::json::parse(render_job_list(imported)).at("jobs"); }
 
 const char* kPyTorchJob = R"(apiVersion: kubeflow.org/v1
@@ -251,11 +257,7 @@ spec:
       networkTopology: {mode: hard, highestTierAllowed: 1}
     template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
 )";
-    auto with_total = [&](const std::string& total) {
-      std::string text = job;
-      text.replace(text.find("TOTAL"), 5, total);
-      return manifests(text);
-    };
+    auto with_total = [&](const std::string& total) { return manifests_with(job, "TOTAL", total); };
     const auto r = with_total("2");
     REQUIRE(r.ok());
     const auto annotations = entries(*r).at(0).at("annotations");
@@ -284,11 +286,7 @@ spec:
     partitionPolicy: {totalPartitions: 2, partitionSize: 2, networkTopology: {highestTierAllowed: 1}}
     template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
 )";
-    auto with = [&](const std::string& topology) {
-      std::string text = job;
-      text.replace(text.find("TOPOLOGY"), 8, topology);
-      return manifests(text);
-    };
+    auto with = [&](const std::string& topology) { return manifests_with(job, "TOPOLOGY", topology); };
     const auto r = with("{highestTierName: rack}");
     REQUIRE(r.ok());
     const auto annotations = entries(*r).at(0).at("annotations");
