@@ -84,9 +84,10 @@ std::string llm_step_line(const LlmStep& s) {
 }
 
 // A job larger than a multi-node NVLink domain (GB200 NVL72) placed below its ideal by a tier
-// plug-in that was not asked for slices (its annotations, as jobs.jsonl keeps them): the ideal rate it is measured against is the
-// faster of whole domains in order and segments of 16 nodes per domain (core/llm_estimate.h default_segments), and the plug-in
-// lays out the segments when asked (docs/fabric.md "Jobs larger than an NVL72 rack"). "" when that is not the case.
+// plug-in that was not asked for slices (its annotations, as jobs.jsonl keeps them): the ideal
+// rate it is measured against is the faster of whole domains in order and segments of 16 nodes
+// per domain (core/llm_estimate.h default_segments), and the plug-in lays out the segments when
+// asked (docs/fabric.md "Jobs larger than an NVL72 rack"). "" when that is not the case.
 std::string segment_hint(const std::string& scheduler, const JobRecord& r, const JobExtras* extras, const FabricView& fabric) {
   const bool kueue = scheduler == "kueue-tas", volcano = scheduler == "volcano-topology";
   if ((!kueue && !volcano) || !r.llm || r.ideal_samples_per_sec <= 0 || r.samples_per_sec >= 0.99 * r.ideal_samples_per_sec)
