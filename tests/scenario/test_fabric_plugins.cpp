@@ -220,6 +220,27 @@ TEST_CASE("scenario::volcano-topology hard mode keeps the gang within its highes
       Catch::StartsWith("volcano.sh/network-topology-highest-tier-allowed: '3' is not a tier of the fabric (1 .. 1: rack)"));
 }
 
+TEST_CASE("scenario::volcano-topology soft mode tries every tier, whatever tier it is given", "[scenario]") {
+  // Eight DGX A100 in racks of two and zones of two racks, pods of 4 GPUs. A short job fills zone 0
+  // while one pod of a long one goes to node 4 (zone 1); then 5 pods, more than a rack holds. Soft
+  // is Volcano's hard at the top tier: the most used zone that holds them, zone 1. Binpack over the
+  // cluster (what a soft search held to tier 1 fell back to) would take node 4's slot and four in
+  // zone 0.
+  const std::string jobs = "[" + half_node_job("fill", 0, 8, 20, "") + ", " + half_node_job("b", 1, 1, 100000, "") + ", " +
+                           half_node_job("g", 1000, 5, 20,
+                                         R"("volcano.sh/network-topology-mode": "soft", )"
+                                         R"("volcano.sh/network-topology-highest-tier-allowed": "1")") +
+                           "]";
+  const Scenario s = scenario_from(scenario_json(
+      R"([{"model": "dgx-a100", "count": 8}])", jobs, R"(, "schedulers": ["volcano-topology"])",
+      R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 2}, {"name": "zone", "fanout": 2}]})"));
+  const RunResult r = run(s, "volcano-topology");
+  REQUIRE(record(r, s, "b").pods.at(0).node == 4);
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(g.state == JobState::Finished);
+  for (const PodPlacement& pod : g.pods) CHECK(pod.node / 4 == 1);
+}
+
 TEST_CASE("scenario::volcano-topology partitions each sit in one HyperNode, the most used first", "[scenario]") {
   // A one-pod job takes node 0 (binpack): rack 0 has 3 free pod slots, rack 1 4. Four pods by
   // binpack alone: node 0's slot, node 1's two, node 2's one (3 + 1, a pair across racks). In hard
