@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace slice_layers)
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace slice_layers file_kind)
 shared=${TOPSIM_SHARED_DIR:-../shared}  # the real inputs; TOPSIM_SHARED_DIR when the checkout has no ../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
@@ -66,6 +66,14 @@ printf '%s\n' 'node,start_s,duration_s,cause' 'node-2,10,100,gpu' 'gpu-a,5,0,sof
 mkdir -p "$build/fuzz-corpus/slice_layers"  # Kueue's documented example of the annotation
 printf '%s\n' '[' '  {"topology": "cloud.provider.com/topology-block", "size": 32},' \
   '  {"topology": "cloud.provider.com/topology-rack", "size": 16}' ']' >"$build/fuzz-corpus/slice_layers/seed-layers"
+mkdir -p "$build/fuzz-corpus/file_kind"  # one of each input the recogniser names, under its extension's byte
+for seed_file in D:tests/real_files/manifests/kai-pytorch-job.yaml D:scenarios/queues/example-kai/queues.yaml \
+  A:scenarios/plan-philly.json A:ci/quality-suite.json A:scenarios/nodes/pcie-2gpu-v100.json \
+  B:"$shared"/traces/philly/philly.csv B:"$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv \
+  C:"$shared"/topologies/dgx-a100_topo-m.txt C:tests/real_files/sacct/jobstats-6-noheader.txt; do
+  f=${seed_file#?:}
+  [ -f "$f" ] && { printf '%s' "${seed_file%%:*}"; head -c 16384 "$f"; } >"$build/fuzz-corpus/file_kind/seed-$(basename "$f")"
+done
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv

@@ -16,6 +16,7 @@
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/imported_jobs.h"
 #include "formats/support/json_reader.h"
+#include "scenario/other_inputs.h"
 #include "scenario/scenario_sections.h"
 #include "sim/schedulers/registry.h"
 #include "util/file_names.h"
@@ -387,8 +388,10 @@ Expected<Scenario> read_scenario(const nlohmann::json& document, std::string_vie
 
 Expected<Scenario> load_scenario(const std::string& path) {
   auto text = read_text_file(path);
-  if (!text) return text.error();
-  return parse_scenario(*text, path, fs::path(path).parent_path().string());
+  Expected<Scenario> scenario = text ? parse_scenario(*text, path, fs::path(path).parent_path().string()) : text.error();
+  if (!scenario)
+    if (std::optional<std::string> other = not_a_scenario(path)) return Error{*other};
+  return scenario;
 }
 
 Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,

@@ -16,6 +16,8 @@
 
 namespace topsim {
 
+// A file (or folder) that is not a scenario but another input topsim reads fails with what it is
+// and where it goes (scenario/other_inputs.h), not with the JSON error it makes.
 [[nodiscard]] Expected<Scenario> load_scenario(const std::string& path);
 // The same from text; `base_dir` resolves relative paths ("" = the working directory).
 [[nodiscard]] Expected<Scenario> parse_scenario(std::string_view text, std::string_view source, const std::string& base_dir);
