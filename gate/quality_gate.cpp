@@ -6,6 +6,7 @@
 
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
+#include "scenario/other_inputs.h"
 #include "scenario/scenario_loader.h"
 #include "scenario/scenario_sections.h"
 #include "util/input_file.h"
@@ -115,8 +116,10 @@ void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt
 
 Expected<Suite> load_suite(const std::string& path) {
   auto text = read_text_file(path);
-  if (!text) return text.error();
-  return parse_suite(*text, path);
+  Expected<Suite> suite = text ? parse_suite(*text, path) : text.error();
+  if (!suite)
+    if (std::optional<std::string> other = other_input(path, FileKind::QualitySuite)) return Error{*other};
+  return suite;
 }
 
 Expected<Suite> parse_suite(std::string_view text, const std::string& path) {

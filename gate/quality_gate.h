@@ -61,6 +61,8 @@ struct Suite {
   std::vector<SuiteScenario> scenarios;
 };
 
+// A file that is another input (a scenario, a plan, ...) fails with what it is and where it goes
+// (scenario/other_inputs.h).
 [[nodiscard]] Expected<Suite> load_suite(const std::string& path);
 // The same from the suite's text; `path` names it in errors and anchors its relative paths.
 [[nodiscard]] Expected<Suite> parse_suite(std::string_view text, const std::string& path);

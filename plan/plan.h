@@ -86,6 +86,8 @@ struct PlanSpec {
 // The metrics an SLO can bound: every per-run metric of sim/metrics.h (not the fill curves).
 std::vector<std::string> slo_metric_names();
 
+// A file that is another input (a scenario, manifests, ...) fails with what it is and where it goes
+// (scenario/other_inputs.h).
 [[nodiscard]] Expected<PlanSpec> load_plan(const std::string& path);
 [[nodiscard]] Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir);
 

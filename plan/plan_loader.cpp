@@ -11,6 +11,7 @@
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
 #include "plan/plan.h"
+#include "scenario/other_inputs.h"
 #include "scenario/scenario_sections.h"
 #include "sim/tenancy/gpu_quota.h"
 #include "util/digest.h"
@@ -533,8 +534,9 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
 Expected<PlanSpec> load_plan(const std::string& path) {
   const InputRecorder inputs;  // the plan file and every file it reads (traces, node files)
   auto text = read_text_file(path);
-  if (!text) return text.error();
-  auto plan = parse_plan(*text, path, fs::path(path).parent_path().string());
+  Expected<PlanSpec> plan = text ? parse_plan(*text, path, fs::path(path).parent_path().string()) : text.error();
+  if (!plan)
+    if (std::optional<std::string> other = other_input(path, FileKind::Plan)) return Error{*other};
   if (plan) plan->fingerprint = digest64(hex64(plan->fingerprint) + hex64(inputs.digest()));
   return plan;
 }

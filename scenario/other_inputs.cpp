@@ -19,7 +19,7 @@ struct Use {
   std::string how;
 };
 
-Use use_of(const FileKindFound& found, const std::string& p) {
+Use use_of(const FileKindFound& found, const std::string& p, FileKind wanted) {
   const std::string q = "\"" + p + "\"";
   const std::string detail = found.detail.empty() ? "" : " (" + found.detail + ")";
   switch (found.kind) {
@@ -66,6 +66,13 @@ Use use_of(const FileKindFound& found, const std::string& p) {
                                                    : "an NCCL topology file",
               "a scenario's cluster takes it as \"nodes\": [{\"model\": " + q + ", \"count\": N}]; `topsim topo show " + p +
                   "` draws it"};
+    case FileKind::Scenario:
+      return {"a scenario",
+              "run it with `topsim run " + p + "`" +
+                  (wanted == FileKind::Plan           ? "; a plan is its workload with the node types to size and the SLOs "
+                                                        "to meet (\"node_types\", \"slo\")"
+                   : wanted == FileKind::QualitySuite ? "; a suite lists it as {\"scenario\": " + q + ", \"metrics\": {...}}"
+                                                      : "")};
     case FileKind::Plan: return {"a plan", "run it with `topsim plan " + p + "`"};
     case FileKind::QualitySuite: return {"a quality suite", "run it with `topsim check " + p + "`"};
     case FileKind::Results: {
@@ -101,16 +108,18 @@ std::optional<FileKindFound> folder_kind(const std::string& path) {
 
 }  // namespace
 
-std::optional<std::string> not_a_scenario(const std::string& path) {
+std::optional<std::string> other_input(const std::string& path, FileKind wanted) {
   std::error_code ec;
   const bool folder = fs::is_directory(path, ec);
   const std::optional<FileKindFound> found = folder ? folder_kind(path) : file_kind(path);
-  if (!found) return std::nullopt;
+  if (!found || found->kind == wanted) return std::nullopt;
   // A results folder is named by its results.json, whose folder the commands take.
   const bool results_folder = folder && found->kind == FileKind::Results;
-  const Use use = use_of(*found, results_folder ? (fs::path(path) / "results.json").string() : path);
-  return path + ": " + (folder ? "a folder of " : "") + use.what +
-         ", not a scenario (a JSON file, docs/scenarios.md): " + use.how;
+  const Use use = use_of(*found, results_folder ? (fs::path(path) / "results.json").string() : path, wanted);
+  const char* not_a = wanted == FileKind::Plan           ? ", not a plan (docs/planning.md): "
+                      : wanted == FileKind::QualitySuite ? ", not a quality suite (docs/ci.md): "
+                                                         : ", not a scenario (a JSON file, docs/scenarios.md): ";
+  return path + ": " + (folder ? "a folder of " : "") + use.what + not_a + use.how;
 }
 
 }  // namespace topsim

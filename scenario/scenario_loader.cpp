@@ -390,7 +390,7 @@ Expected<Scenario> load_scenario(const std::string& path) {
   auto text = read_text_file(path);
   Expected<Scenario> scenario = text ? parse_scenario(*text, path, fs::path(path).parent_path().string()) : text.error();
   if (!scenario)
-    if (std::optional<std::string> other = not_a_scenario(path)) return Error{*other};
+    if (std::optional<std::string> other = other_input(path, FileKind::Scenario)) return Error{*other};
   return scenario;
 }
 

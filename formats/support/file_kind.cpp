@@ -26,7 +26,7 @@ const std::set<std::string, std::less<>> kQueueKinds = {
     "PriorityClass", "MultiKueueConfig", "MultiKueueCluster"};
 
 // Top-level keys only a plan has (plan/plan_loader.cpp's kPlanKeys less those it shares with a
-// scenario), and those of a quality suite (gate/quality_suite.cpp).
+// scenario).
 const std::vector<std::string_view> kPlanOnlyKeys = {"growth", "node_types", "mixes",       "mix_grid",
                                                      "slo",    "bounds",     "quota_search"};
 
@@ -98,7 +98,8 @@ std::optional<FileKindFound> json_kind(const std::string& text) {
   if (document.value("schema", Json()) == Json(std::string(kResultsSchema))) return FileKindFound{FileKind::Results, ""};
   for (std::string_view key : kPlanOnlyKeys)
     if (document.contains(key)) return FileKindFound{FileKind::Plan, ""};
-  if (document.contains("baseline") && document.contains("scenarios")) return FileKindFound{FileKind::QualitySuite, ""};
+  if (document.contains("cluster") && document.contains("workload")) return FileKindFound{FileKind::Scenario, ""};
+  if (document.contains("scenarios") && document["scenarios"].is_array()) return FileKindFound{FileKind::QualitySuite, ""};
   if (document.contains("gpus") && (document.contains("numa_nodes") || document.contains("bridges")))
     return FileKindFound{FileKind::NodeModel, ""};
   return std::nullopt;

@@ -22,8 +22,9 @@ enum class FileKind {
   NodeModel,      // topsim's node JSON (gpus, numa_nodes, bridges, nics)
   TopoMatrix,     // `nvidia-smi topo -m` text
   NcclTopology,   // NCCL topology XML (<system>)
+  Scenario,       // a scenario (cluster and workload, none of a plan's own keys)
   Plan,           // a `topsim plan` file (node_types, slo, growth, quota_search, ...)
-  QualitySuite,   // a `topsim check` suite (baseline, scenarios)
+  QualitySuite,   // a `topsim check` suite (a list of scenarios)
   Results,        // a run's results.json
 };
 

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "gate/quality_gate.h"
+#include "plan/plan.h"
 #include "scenario/scenario_loader.h"
 #include "tests/test_support.h"
 
@@ -122,6 +124,45 @@ TEST_CASE("other inputs: a scenario with a mistake, and what is no known input, 
   CHECK_THAT(load_error(dir.file("absent.json")), Catch::Contains("No such file or directory"));
   std::filesystem::create_directories(dir.file("empty"));
   CHECK_THAT(load_error(dir.file("empty")), Catch::Contains("it is a directory"));
+}
+
+TEST_CASE("other inputs: scenarios, plans and suites handed to each other's commands", "[scenario]") {
+  const test::TempDir dir;
+  const std::string scenario =
+      write(dir, "s.json",
+            R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 1}]}, "workload": {"kind": "synthetic", "jobs": 3},)"
+            R"( "record_transitions": true})");
+  const std::string plan = write(dir, "p.json", R"({"workload": {"kind": "synthetic", "jobs": 3}, "slo": {}, "node_types": []})");
+  const std::string suite = write(dir, "suite.json", R"({"scenarios": [{"scenario": "s.json"}]})");
+  const std::string jobs = write(dir, "jobs.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
+  const auto plan_error = [](const std::string& path) {
+    auto loaded = load_plan(path);
+    REQUIRE_FALSE(loaded);
+    return loaded.error().message;
+  };
+  const auto suite_error = [](const std::string& path) {
+    auto loaded = load_suite(path);
+    REQUIRE_FALSE(loaded);
+    return loaded.error().message;
+  };
+  CHECK(plan_error(scenario) == scenario + ": a scenario, not a plan (docs/planning.md): run it with `topsim run " + scenario +
+                                    "`; a plan is its workload with the node types to size and the SLOs to meet (\"node_types\", "
+                                    "\"slo\")");
+  CHECK(suite_error(scenario) == scenario + ": a scenario, not a quality suite (docs/ci.md): run it with `topsim run " +
+                                     scenario + "`; a suite lists it as {\"scenario\": \"" + scenario +
+                                     "\", \"metrics\": {...}}");
+  CHECK(suite_error(plan) == plan + ": a plan, not a quality suite (docs/ci.md): run it with `topsim plan " + plan + "`");
+  CHECK(plan_error(suite) ==
+        suite + ": a quality suite, not a plan (docs/planning.md): run it with `topsim check " + suite + "`");
+  CHECK_THAT(plan_error(jobs), Catch::StartsWith(jobs + ": Kubernetes manifests (Pod), not a plan (docs/planning.md): run them"));
+  CHECK_THAT(suite_error(jobs), Catch::StartsWith(jobs + ": Kubernetes manifests (Pod), not a quality suite (docs/ci.md): run"));
+  // Each with a mistake of its own keeps its own error under its own command.
+  CHECK_THAT(load_error(write(dir, "s2.json", R"({"cluster": {}, "workload": {}, "sede": 1})")),
+             Catch::Contains("/sede: unknown key"));
+  CHECK_THAT(plan_error(write(dir, "p2.json", R"({"workload": {"kind": "synthetic"}, "slo": {}, "nodes_types": []})")),
+             Catch::Contains("/nodes_types: unknown key"));
+  CHECK_THAT(suite_error(write(dir, "suite2.json", R"({"scenarios": [{"scenario": "s.json"}], "basline": "b.json"})")),
+             Catch::Contains("/basline: unknown key"));
 }
 
 TEST_CASE("other inputs: the real files users hold", "[scenario][real]") {
