@@ -118,7 +118,7 @@ Expected<Suite> load_suite(const std::string& path) {
   auto text = read_text_file(path);
   Expected<Suite> suite = text ? parse_suite(*text, path) : text.error();
   if (!suite)
-    if (std::optional<std::string> other = other_input(path, FileKind::QualitySuite)) return Error{*other};
+    if (std::optional<std::string> other = other_input(path, Wanted::QualitySuite)) return Error{*other};
   return suite;
 }
 

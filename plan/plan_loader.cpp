@@ -536,7 +536,7 @@ Expected<PlanSpec> load_plan(const std::string& path) {
   auto text = read_text_file(path);
   Expected<PlanSpec> plan = text ? parse_plan(*text, path, fs::path(path).parent_path().string()) : text.error();
   if (!plan)
-    if (std::optional<std::string> other = other_input(path, FileKind::Plan)) return Error{*other};
+    if (std::optional<std::string> other = other_input(path, Wanted::Plan)) return Error{*other};
   if (plan) plan->fingerprint = digest64(hex64(plan->fingerprint) + hex64(inputs.digest()));
   return plan;
 }

@@ -19,7 +19,7 @@ struct Use {
   std::string how;
 };
 
-Use use_of(const FileKindFound& found, const std::string& p, FileKind wanted) {
+Use use_of(const FileKindFound& found, const std::string& p, Wanted wanted) {
   const std::string q = "\"" + p + "\"";
   const std::string detail = found.detail.empty() ? "" : " (" + found.detail + ")";
   switch (found.kind) {
@@ -66,13 +66,15 @@ Use use_of(const FileKindFound& found, const std::string& p, FileKind wanted) {
                                                    : "an NCCL topology file",
               "a scenario's cluster takes it as \"nodes\": [{\"model\": " + q + ", \"count\": N}]; `topsim topo show " + p +
                   "` draws it"};
+    case FileKind::Cluster:
+      return {"a cluster", "run on it with `topsim run --cluster " + p + " --workload JOBS`, or a scenario's \"cluster\": " + q};
     case FileKind::Scenario:
       return {"a scenario",
               "run it with `topsim run " + p + "`" +
-                  (wanted == FileKind::Plan           ? "; a plan is its workload with the node types to size and the SLOs "
-                                                        "to meet (\"node_types\", \"slo\")"
-                   : wanted == FileKind::QualitySuite ? "; a suite lists it as {\"scenario\": " + q + ", \"metrics\": {...}}"
-                                                      : "")};
+                  (wanted == Wanted::Plan         ? "; a plan is its workload with the node types to size and the SLOs "
+                                                      "to meet (\"node_types\", \"slo\")"
+                   : wanted == Wanted::QualitySuite ? "; a suite lists it as {\"scenario\": " + q + ", \"metrics\": {...}}"
+                                                    : "")};
     case FileKind::Plan: return {"a plan", "run it with `topsim plan " + p + "`"};
     case FileKind::QualitySuite: return {"a quality suite", "run it with `topsim check " + p + "`"};
     case FileKind::Results: {
@@ -82,6 +84,32 @@ Use use_of(const FileKindFound& found, const std::string& p, FileKind wanted) {
     }
   }
   return {};
+}
+
+bool takes(Wanted wanted, FileKind kind) {
+  switch (wanted) {
+    case Wanted::Scenario: return kind == FileKind::Scenario;
+    case Wanted::Plan: return kind == FileKind::Plan;
+    case Wanted::QualitySuite: return kind == FileKind::QualitySuite;
+    case Wanted::Cluster: return kind == FileKind::Cluster || kind == FileKind::KubeNodes;
+    case Wanted::Workload:
+      return kind == FileKind::KubeManifests || kind == FileKind::JobList || kind == FileKind::Sacct ||
+             kind == FileKind::HeliosLog;
+  }
+  return false;
+}
+
+const char* wanted_name(Wanted wanted) {
+  switch (wanted) {
+    case Wanted::Scenario: return "a scenario (a JSON file, docs/scenarios.md)";
+    case Wanted::Plan: return "a plan (docs/planning.md)";
+    case Wanted::QualitySuite: return "a quality suite (docs/ci.md)";
+    case Wanted::Cluster:
+      return "a cluster (--cluster takes `kubectl get nodes -o json` output or a cluster file, docs/importers.md)";
+    case Wanted::Workload:
+      return "a workload (--workload takes Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md)";
+  }
+  return "";
 }
 
 // A folder's kind: its results, else what its *.yaml, *.yml and *.json files hold (manifests
@@ -108,18 +136,15 @@ std::optional<FileKindFound> folder_kind(const std::string& path) {
 
 }  // namespace
 
-std::optional<std::string> other_input(const std::string& path, FileKind wanted) {
+std::optional<std::string> other_input(const std::string& path, Wanted wanted) {
   std::error_code ec;
   const bool folder = fs::is_directory(path, ec);
   const std::optional<FileKindFound> found = folder ? folder_kind(path) : file_kind(path);
-  if (!found || found->kind == wanted) return std::nullopt;
+  if (!found || takes(wanted, found->kind)) return std::nullopt;
   // A results folder is named by its results.json, whose folder the commands take.
   const bool results_folder = folder && found->kind == FileKind::Results;
   const Use use = use_of(*found, results_folder ? (fs::path(path) / "results.json").string() : path, wanted);
-  const char* not_a = wanted == FileKind::Plan           ? ", not a plan (docs/planning.md): "
-                      : wanted == FileKind::QualitySuite ? ", not a quality suite (docs/ci.md): "
-                                                         : ", not a scenario (a JSON file, docs/scenarios.md): ";
-  return path + ": " + (folder ? "a folder of " : "") + use.what + not_a + use.how;
+  return path + ": " + (folder ? "a folder of " : "") + use.what + ", not " + wanted_name(wanted) + ": " + use.how;
 }
 
 }  // namespace topsim

@@ -390,7 +390,7 @@ Expected<Scenario> load_scenario(const std::string& path) {
   auto text = read_text_file(path);
   Expected<Scenario> scenario = text ? parse_scenario(*text, path, fs::path(path).parent_path().string()) : text.error();
   if (!scenario)
-    if (std::optional<std::string> other = other_input(path, FileKind::Scenario)) return Error{*other};
+    if (std::optional<std::string> other = other_input(path, Wanted::Scenario)) return Error{*other};
   return scenario;
 }
 
@@ -409,7 +409,12 @@ Expected<Scenario> scenario_from_files(const std::string& cluster_path, const st
     document["workload"] = fs::absolute(workload_path).string();
   if (!options.topology_labels.empty()) document["topology_labels"] = options.topology_labels;
   if (!options.network.empty()) document["transport"] = options.network;
-  return read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
+  Expected<Scenario> scenario = read_scenario(document, "--cluster/--workload", fs::current_path().string(), true);
+  if (!scenario) {
+    if (std::optional<std::string> other = other_input(cluster_path, Wanted::Cluster)) return Error{*other};
+    if (std::optional<std::string> other = other_input(workload_path, Wanted::Workload)) return Error{*other};
+  }
+  return scenario;
 }
 
 Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnClusterOptions& options) {
@@ -422,6 +427,8 @@ Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnC
   const JsonObject top(errors, JsonAt{&document, ""}, kTopKeys);
   std::optional<Error> verbatim;
   read_top(errors, top, source, fs::current_path().string(), s, verbatim, true);
+  if (verbatim || errors.failed())
+    if (std::optional<std::string> other = other_input(cluster_path, Wanted::Cluster)) return Error{*other};
   if (verbatim) return *verbatim;
   if (errors.failed()) return errors.error();
   return s;

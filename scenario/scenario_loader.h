@@ -32,6 +32,8 @@ struct OwnClusterOptions {
   std::string network;                       // "ib", "roce", "tcp"; default "" (read from the nodes)
   int share_card_gib = 0;                    // manifests: the card fractional shares are read against; default 0
 };
+// A cluster or workload file that is another input (manifests as --cluster, a node list as
+// --workload, a trace, a scenario) fails with what it is and where it goes (scenario/other_inputs.h).
 [[nodiscard]] Expected<Scenario> scenario_from_files(const std::string& cluster_path, const std::string& workload_path,
                                                      const OwnClusterOptions& options = {});
 

@@ -88,7 +88,10 @@ FileKindFound from_kube_kinds(const std::vector<std::string>& kinds) {
 std::optional<FileKindFound> json_kind(const std::string& text) {
   const Json document = Json::parse(text, nullptr, false);
   if (document.is_discarded() || !document.is_object()) return std::nullopt;
-  if (document.contains("apiVersion") && document.contains("kind")) {
+  // kubectl writes apiVersion; hand-made node lists often leave it out.
+  const auto kube_kind = document.find("kind");
+  if (kube_kind != document.end() && kind_name(*kube_kind) &&
+      (document.contains("apiVersion") || *kube_kind == "List" || *kube_kind == "NodeList" || *kube_kind == "Node")) {
     std::vector<std::string> kinds;
     add_kinds(document, kinds);
     return from_kube_kinds(kinds);
@@ -99,6 +102,8 @@ std::optional<FileKindFound> json_kind(const std::string& text) {
   for (std::string_view key : kPlanOnlyKeys)
     if (document.contains(key)) return FileKindFound{FileKind::Plan, ""};
   if (document.contains("cluster") && document.contains("workload")) return FileKindFound{FileKind::Scenario, ""};
+  if (document.contains("nodes") && document["nodes"].is_array() && !document.contains("workload"))
+    return FileKindFound{FileKind::Cluster, ""};
   if (document.contains("scenarios") && document["scenarios"].is_array()) return FileKindFound{FileKind::QualitySuite, ""};
   if (document.contains("gpus") && (document.contains("numa_nodes") || document.contains("bridges")))
     return FileKindFound{FileKind::NodeModel, ""};

@@ -22,6 +22,7 @@ enum class FileKind {
   NodeModel,      // topsim's node JSON (gpus, numa_nodes, bridges, nics)
   TopoMatrix,     // `nvidia-smi topo -m` text
   NcclTopology,   // NCCL topology XML (<system>)
+  Cluster,        // a cluster file: {"nodes": [...], "network": ...} (`topsim import nodes`' output)
   Scenario,       // a scenario (cluster and workload, none of a plan's own keys)
   Plan,           // a `topsim plan` file (node_types, slo, growth, quota_search, ...)
   QualitySuite,   // a `topsim check` suite (a list of scenarios)

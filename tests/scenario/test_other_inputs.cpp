@@ -165,6 +165,43 @@ TEST_CASE("other inputs: scenarios, plans and suites handed to each other's comm
              Catch::Contains("/basline: unknown key"));
 }
 
+TEST_CASE("other inputs: --cluster and --workload swapped, or given something else", "[scenario]") {
+  const test::TempDir dir;
+  const std::string nodes = write(dir, "nodes.json",
+                                  R"({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a", "labels": )"
+                                  R"({"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}, "status": {"allocatable": )"
+                                  R"({"nvidia.com/gpu": "8"}}}]})");
+  const std::string jobs =
+      write(dir, "jobs.json", R"({"kind": "jobs", "jobs": [{"name": "g", "model": "vgg16", "iterations": 5}]})");
+  const std::string philly = write(dir, "philly.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n");
+  REQUIRE(scenario_from_files(nodes, jobs));
+  const auto error = [](const Expected<Scenario>& loaded) {
+    REQUIRE_FALSE(loaded);
+    return loaded.error().message;
+  };
+  const std::string not_a_cluster =
+      ", not a cluster (--cluster takes `kubectl get nodes -o json` output or a cluster file, docs/importers.md): ";
+  const std::string not_a_workload =
+      ", not a workload (--workload takes Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md): ";
+  CHECK(error(scenario_from_files(jobs, nodes)) == jobs + ": a job list" + not_a_cluster +
+                                                       "a scenario takes it as \"workload\": \"" + jobs +
+                                                       "\", or run it with `topsim run --cluster NODES --workload " + jobs + "`");
+  CHECK(error(scenario_from_files(nodes, nodes)) ==
+        nodes + ": a list of Kubernetes nodes" + not_a_workload + "run on them with `topsim run --cluster " + nodes +
+            " --workload JOBS`; `topsim import nodes " + nodes + " -o cluster.json` shows what topsim reads in them");
+  CHECK_THAT(error(scenario_from_files(nodes, philly)), Catch::StartsWith(philly + ": the Philly trace" + not_a_workload +
+                                                                          "a scenario takes it as \"workload\": {\"kind\""));
+  CHECK_THAT(error(load_cluster_only(jobs)), Catch::StartsWith(jobs + ": a job list" + not_a_cluster));
+  // A cluster file (`topsim import nodes`' output) is a cluster; its own mistake keeps its error.
+  const std::string cluster = write(dir, "cluster.json", R"({"nodes": [{"model": "hgx-h100", "count": 0}]})");
+  CHECK_THAT(error(scenario_from_files(cluster, jobs)), Catch::Contains("/nodes/0/count"));
+  CHECK_THAT(error(load_scenario(cluster)),
+             Catch::StartsWith(cluster +
+                               ": a cluster, not a scenario (a JSON file, docs/scenarios.md): run on it with `topsim run "
+                               "--cluster " +
+                               cluster + " --workload JOBS`"));
+}
+
 TEST_CASE("other inputs: the real files users hold", "[scenario][real]") {
   const std::string source = TOPSIM_SOURCE_DIR;
   CHECK_THAT(load_error(source + "/tests/real_files/manifests"), Catch::Contains(": a folder of Kubernetes manifests, not a"));
