@@ -88,7 +88,7 @@ FileKindFound from_kube_kinds(const std::vector<std::string>& kinds) {
 std::optional<FileKindFound> json_kind(const std::string& text) {
   const Json document = Json::parse(text, nullptr, false);
   if (document.is_discarded() || !document.is_object()) return std::nullopt;
-  // kubectl writes apiVersion; hand-made node lists often leave it out.
+  // kubectl writes apiVersion; hand-made node lists often leave it out. A job list's kind is "jobs".
   const auto kube_kind = document.find("kind");
   if (kube_kind != document.end() && kind_name(*kube_kind) &&
       (document.contains("apiVersion") || *kube_kind == "List" || *kube_kind == "NodeList" || *kube_kind == "Node")) {
@@ -96,8 +96,8 @@ std::optional<FileKindFound> json_kind(const std::string& text) {
     add_kinds(document, kinds);
     return from_kube_kinds(kinds);
   }
-  const auto kind = document.find("kind");
-  if (kind != document.end() && *kind == "jobs" && document.contains("jobs")) return FileKindFound{FileKind::JobList, ""};
+  if (kube_kind != document.end() && *kube_kind == "jobs" && document.contains("jobs"))
+    return FileKindFound{FileKind::JobList, ""};
   if (document.value("schema", Json()) == Json(std::string(kResultsSchema))) return FileKindFound{FileKind::Results, ""};
   for (std::string_view key : kPlanOnlyKeys)
     if (document.contains(key)) return FileKindFound{FileKind::Plan, ""};
