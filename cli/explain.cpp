@@ -5,6 +5,7 @@
 #include "cli/command_table.h"
 #include "formats/results/results_json.h"
 #include "reports/job_explain.h"
+#include "scenario/other_inputs.h"
 
 namespace topsim::cli {
 namespace {
@@ -23,7 +24,7 @@ class Explain : public Command {
 
   Outcome execute(Streams io) override {
     auto results = load_results(dir_);
-    if (!results) return Outcome::bad_input(results.error().message);
+    if (!results) return Outcome::bad_input(other_input(dir_, Wanted::Results).value_or(results.error().message));
     auto text = explain_job(*results, job_);
     if (!text) return Outcome::bad_input(dir_ + ": " + text.error().message);
     io.out << *text;

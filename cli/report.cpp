@@ -11,6 +11,7 @@
 #include "formats/results/results_json.h"
 #include "reports/report_files.h"
 #include "reports/report_model.h"
+#include "scenario/other_inputs.h"
 #include "util/digest.h"
 #include "util/file_names.h"
 
@@ -72,7 +73,7 @@ class Report : public Command {
     std::vector<std::string> run_ids(dirs_.size());
     for (size_t i = 0; i < dirs_.size(); ++i) {
       auto loaded = load_results(dirs_[i], &run_ids[i]);
-      if (!loaded) return Outcome::bad_input(loaded.error().message);
+      if (!loaded) return Outcome::bad_input(other_input(dirs_[i], Wanted::Results).value_or(loaded.error().message));
       results.push_back(std::move(loaded).value());
     }
     std::vector<LabelledResults> inputs;

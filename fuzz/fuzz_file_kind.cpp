@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                             ("topsim-fuzz-file-kind-" + std::to_string(::getpid()) + kExtensions[data[0] % 4]))
                                .string();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data + 1), size - 1);
-  const std::optional<std::string> answer = other_input(path, static_cast<Wanted>(data[0] / 4 % 5));
+  const std::optional<std::string> answer = other_input(path, static_cast<Wanted>(data[0] / 4 % 6));
   std::filesystem::remove(path);
   if (answer) {
     fuzz::check_error(Error{*answer});

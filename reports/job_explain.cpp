@@ -166,6 +166,16 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   return out + "\n";
 }
 
+// "unknown job 'x' (did you mean 'y'?)"; else the run's jobs, the first few of them when it has
+// many (a run may hold a million: the whole list would be one unreadable line).
+std::string unknown_job(const std::string& typed, const std::vector<std::string>& names, size_t count) {
+  constexpr size_t kListed = 10;
+  if (count <= kListed || closest_name(typed, names)) return unknown_name("job", typed, names);
+  const std::vector<std::string> first(names.begin(), names.begin() + kListed);
+  return "unknown job '" + typed + "' (" + format_number(static_cast<double>(count)) + " jobs: " + join_names(first) +
+         ", ...; jobs.jsonl names them all)";
+}
+
 }  // namespace
 
 Expected<std::string> explain_job(const ResultSet& results, const std::string& job_name) {
@@ -174,12 +184,13 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
     return Error{"the results have no per-job records (written with --summary-only)"};
   std::string header, body;
   std::vector<std::string> names;
+  size_t jobs = 0;  // of the first scheduler's run
   for (const SchedulerResult& s : results.schedulers) {
     std::optional<std::string> found;
     const Workload& workload = *s.runs.front().workload;
     const Status read = for_each_job(s.runs.front(), [&](const JobSpec& job, const JobRecord& record) {
       const std::string name = workload.job_name(job.id);
-      if (&s == &results.schedulers.front() && names.size() < 100000) names.push_back(name);
+      if (&s == &results.schedulers.front() && ++jobs <= 100000) names.push_back(name);
       if (name != job_name || found) return;
       const auto extras = workload.extras.find(job.id);
       const JobExtras* asked = extras == workload.extras.end() ? nullptr : &extras->second;
@@ -187,7 +198,7 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       found = scheduler_lines(s, job, record, asked, results.scenario);
     });
     if (!read) return read.error();
-    if (!found) return Error{unknown_name("job", job_name, names)};
+    if (!found) return Error{unknown_job(job_name, names, jobs)};
     body += *found;
   }
   return header + body;

@@ -71,9 +71,10 @@ Use use_of(const FileKindFound& found, const std::string& p, Wanted wanted) {
     case FileKind::Scenario:
       return {"a scenario",
               "run it with `topsim run " + p + "`" +
-                  (wanted == Wanted::Plan         ? "; a plan is its workload with the node types to size and the SLOs "
+                  (wanted == Wanted::Plan           ? "; a plan is its workload with the node types to size and the SLOs "
                                                       "to meet (\"node_types\", \"slo\")"
                    : wanted == Wanted::QualitySuite ? "; a suite lists it as {\"scenario\": " + q + ", \"metrics\": {...}}"
+                   : wanted == Wanted::Results      ? ", then give its results folder (-o, default results/<name>)"
                                                     : "")};
     case FileKind::Plan: return {"a plan", "run it with `topsim plan " + p + "`"};
     case FileKind::QualitySuite: return {"a quality suite", "run it with `topsim check " + p + "`"};
@@ -86,12 +87,14 @@ Use use_of(const FileKindFound& found, const std::string& p, Wanted wanted) {
   return {};
 }
 
-bool takes(Wanted wanted, FileKind kind) {
+// Whether `wanted` takes a file (or, `folder`, a folder) of `kind`.
+bool takes(Wanted wanted, FileKind kind, bool folder) {
   switch (wanted) {
     case Wanted::Scenario: return kind == FileKind::Scenario;
     case Wanted::Plan: return kind == FileKind::Plan;
     case Wanted::QualitySuite: return kind == FileKind::QualitySuite;
     case Wanted::Cluster: return kind == FileKind::Cluster || kind == FileKind::KubeNodes;
+    case Wanted::Results: return kind == FileKind::Results && folder;  // its folder, not results.json
     case Wanted::Workload:
       return kind == FileKind::KubeManifests || kind == FileKind::JobList || kind == FileKind::Sacct ||
              kind == FileKind::HeliosLog;
@@ -106,6 +109,7 @@ const char* wanted_name(Wanted wanted) {
     case Wanted::QualitySuite: return "a quality suite (docs/ci.md)";
     case Wanted::Cluster:
       return "a cluster (--cluster takes `kubectl get nodes -o json` output or a cluster file, docs/importers.md)";
+    case Wanted::Results: return "a run's results folder (written by `topsim run`, docs/results-format.md)";
     case Wanted::Workload:
       return "a workload (--workload takes Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md)";
   }
@@ -140,7 +144,7 @@ std::optional<std::string> other_input(const std::string& path, Wanted wanted) {
   std::error_code ec;
   const bool folder = fs::is_directory(path, ec);
   const std::optional<FileKindFound> found = folder ? folder_kind(path) : file_kind(path);
-  if (!found || takes(wanted, found->kind)) return std::nullopt;
+  if (!found || takes(wanted, found->kind, folder)) return std::nullopt;
   // A results folder is named by its results.json, whose folder the commands take.
   const bool results_folder = folder && found->kind == FileKind::Results;
   const Use use = use_of(*found, results_folder ? (fs::path(path) / "results.json").string() : path, wanted);

@@ -22,6 +22,7 @@ enum class Wanted {
   QualitySuite,  // `topsim check`
   Cluster,       // --cluster: kubectl's node list or a cluster file
   Workload,      // --workload: manifests, a job list, sacct output or a Helios log
+  Results,       // `topsim report`, `topsim explain`: a run's results folder
 };
 
 // The error line for `path` (a file or a folder): "<path>: <what it is>, not <what was wanted>

@@ -9,6 +9,7 @@
 
 #include "gate/quality_gate.h"
 #include "plan/plan.h"
+#include "scenario/other_inputs.h"
 #include "scenario/scenario_loader.h"
 #include "tests/test_support.h"
 
@@ -113,6 +114,15 @@ TEST_CASE("other inputs: a run's results, as a file and as its folder", "[scenar
                           folder + " JOB` tells one job's story";
   CHECK(load_error(results) == results + ": a run's results" + use);
   CHECK(load_error(folder) == folder + ": a folder of a run's results" + use);
+  // `topsim report` and `topsim explain` take the folder: results.json itself gets the same answer.
+  const std::string not_results = ", not a run's results folder (written by `topsim run`, docs/results-format.md): ";
+  CHECK(other_input(results, Wanted::Results) == results + ": a run's results" + not_results + "`topsim report " + folder +
+                                                     "` makes its report again; `topsim explain " + folder +
+                                                     " JOB` tells one job's story");
+  CHECK_FALSE(other_input(folder, Wanted::Results));
+  const std::string scenario = write(dir, "s.json", R"({"cluster": {}, "workload": {}})");
+  CHECK(other_input(scenario, Wanted::Results) == scenario + ": a scenario" + not_results + "run it with `topsim run " +
+                                                      scenario + "`, then give its results folder (-o, default results/<name>)");
 }
 
 TEST_CASE("other inputs: a scenario with a mistake, and what is no known input, keep their own errors", "[scenario]") {
