@@ -1,6 +1,6 @@
-// What a file handed over as a scenario, plan, suite, cluster or workload is (scenario/other_inputs.h):
-// any bytes, written to a file whose extension the first byte picks (.yaml, .json, .csv, .txt:
-// readers go by it too), with the role it was handed over as.
+// What a file handed over as a scenario, plan, suite, cluster, workload or results folder is
+// (scenario/other_inputs.h): any bytes, written to a file whose extension the first byte picks
+// (.yaml, .json, .csv, .txt: readers go by it too), with the role it was handed over as.
 // Checks that the answer, when there is one, is one line naming the file.
 #include <unistd.h>
 
