@@ -5,6 +5,7 @@
 #include "cli/command_table.h"
 #include "cli/output_file.h"
 #include "formats/jobs/imported_jobs.h"
+#include "scenario/other_inputs.h"
 
 namespace topsim::cli {
 namespace {
@@ -36,7 +37,11 @@ class ImportJobs : public Command {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     const RecordFormat format = inputs_.size() == 1 ? record_format(inputs_.front()) : RecordFormat::Manifests;
     auto imported = load_job_records(inputs_, format, import_);
-    if (!imported) return Outcome::bad_input(imported.error().message);
+    if (!imported) {
+      for (const std::string& input : inputs_)
+        if (std::optional<std::string> other = other_input(input, Wanted::Workload)) return Outcome::bad_input(*other);
+      return Outcome::bad_input(imported.error().message);
+    }
     if (auto check = imported_workload(*imported, ""); !check) return Outcome::bad_input(check.error().message);
     if (Status s = write_output(output_, render_job_list(*imported), io.out); !s) return Outcome::bad_input(s.error().message);
     std::ostream& note = output_ == "-" ? io.notes : io.out;

@@ -8,6 +8,7 @@
 #include "cli/output_file.h"
 #include "formats/hardware/kube_nodes.h"
 #include "formats/hardware/node_source.h"
+#include "scenario/other_inputs.h"
 #include "util/input_file.h"
 #include "util/text.h"
 
@@ -50,7 +51,7 @@ class ImportNodes : public Command {
     auto text = read_text_file(input_);
     if (!text) return Outcome::bad_input(text.error().message);
     auto imported = parse_kube_nodes(*text, input_, mapping_, split_list(topology_labels_), network_);
-    if (!imported) return Outcome::bad_input(imported.error().message);
+    if (!imported) return Outcome::bad_input(other_input(input_, Wanted::Cluster).value_or(imported.error().message));
     for (const auto& [product, model] : mapping_)
       if (auto node = load_node(model); !node)
         return Outcome::bad_input("--map '" + product + "=" + model + "': " + node.error().message);

@@ -107,11 +107,10 @@ const char* wanted_name(Wanted wanted) {
     case Wanted::Scenario: return "a scenario (a JSON file, docs/scenarios.md)";
     case Wanted::Plan: return "a plan (docs/planning.md)";
     case Wanted::QualitySuite: return "a quality suite (docs/ci.md)";
-    case Wanted::Cluster:
-      return "a cluster (--cluster takes `kubectl get nodes -o json` output or a cluster file, docs/importers.md)";
+    case Wanted::Cluster: return "a cluster (`kubectl get nodes -o json` output or a cluster file, docs/importers.md)";
     case Wanted::Results: return "a run's results folder (written by `topsim run`, docs/results-format.md)";
     case Wanted::Workload:
-      return "a workload (--workload takes Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md)";
+      return "a workload (Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md)";
   }
   return "";
 }

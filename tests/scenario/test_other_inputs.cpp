@@ -189,10 +189,9 @@ TEST_CASE("other inputs: --cluster and --workload swapped, or given something el
     REQUIRE_FALSE(loaded);
     return loaded.error().message;
   };
-  const std::string not_a_cluster =
-      ", not a cluster (--cluster takes `kubectl get nodes -o json` output or a cluster file, docs/importers.md): ";
+  const std::string not_a_cluster = ", not a cluster (`kubectl get nodes -o json` output or a cluster file, docs/importers.md): ";
   const std::string not_a_workload =
-      ", not a workload (--workload takes Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md): ";
+      ", not a workload (Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md): ";
   CHECK(error(scenario_from_files(jobs, nodes)) == jobs + ": a job list" + not_a_cluster +
                                                        "a scenario takes it as \"workload\": \"" + jobs +
                                                        "\", or run it with `topsim run --cluster NODES --workload " + jobs + "`");
