@@ -10,12 +10,11 @@
 #include <unordered_map>
 
 #include "sim/elastic.h"
-#include "sim/fabric_view.h"
 #include "sim/failures.h"
+#include "sim/flowing_jobs.h"
 #include "sim/invariants.h"
 #include "sim/job_store.h"
 #include "sim/job_timing.h"
-#include "sim/link_shares.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
 #include "sim/spare_pool.h"
@@ -105,7 +104,7 @@ class Engine final : private Binder {
   };
   // A running job of a run whose jobs may stop before their end (quota, failures) or write
   // checkpoints: when this run started and is due to end (a job on shared links: its
-  // Flowing::finish_ms instead), the restart overhead it began with and the checkpoint writes
+  // FlowingJobs::finish_of instead), the restart overhead it began with and the checkpoint writes
   // it will make if it runs to its end.
   struct Run {
     int64_t start_ms = 0;
@@ -116,16 +115,6 @@ class Engine final : private Binder {
   // With failures: a run ends once nothing runs or arrives and no repair can let a waiting job
   // start, or when nothing has started or finished for this long while nodes stay down.
   static constexpr int64_t kIdleLimitMs = 30LL * 24 * 3600 * 1000;
-  // A running job whose traffic crosses fabric uplinks (sim/link_shares.h): its work left and
-  // rate since `since_ms`, so that a change of its share moves its finish.
-  struct Flowing {
-    double work_left = 0;  // samples (tokens) still to process at since_ms
-    double rate = 0;       // samples/s now
-    double factor = 1;     // its share / its demand now
-    int64_t since_ms = 0;
-    int64_t finish_ms = 0;
-    uint32_t version = 0;
-  };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       return a.time_ms != b.time_ms ? a.time_ms > b.time_ms : a.seq > b.seq;
@@ -183,8 +172,9 @@ class Engine final : private Binder {
     sample_cluster(cluster_, running_, pending, s);
     s.link_utilisation.clear();
     s.tenant_gpus.clear();
-    if (links_ && recorded)
-      for (int l = 0; l < links_->level_count(); ++l) s.link_utilisation.push_back(links_->level_utilisation(l));
+    if (flowing_ && recorded)
+      for (int l = 0; l < flowing_->links().level_count(); ++l)
+        s.link_utilisation.push_back(flowing_->links().level_utilisation(l));
     if (recorded)
       for (int64_t milli : tenant_milli_) s.tenant_gpus.push_back(static_cast<double>(milli) / kMilliPerGpu);
     return s;
@@ -342,7 +332,7 @@ class Engine final : private Binder {
     const int64_t milli = gpu_milli(id);
     Run run = runs_.at(id);
     runs_.erase(id);
-    if (const auto flowing = flowing_.find(id); flowing != flowing_.end()) run.finish_ms = flowing->second.finish_ms;
+    if (flowing_) run.finish_ms = flowing_->finish_of(id).value_or(run.finish_ms);
     leave_links(id);
     const StoppedRun stopped = stop_run(done_[id], run.start_ms, run.finish_ms, run.overhead_ms, now_ms_, config_.checkpoint);
     done_[id] = stopped.done;
@@ -612,96 +602,26 @@ class Engine final : private Binder {
     if (!book_.is_open(event.job)) return false;
     if (!epoch_.empty())
       if (const auto run = epoch_.find(event.job); run != epoch_.end() && run->second != event.epoch) return false;
-    const auto it = flowing_.find(event.job);
-    return it == flowing_.end() || it->second.version == event.version;
+    return !flowing_ || flowing_->current(event.job, event.version);
   }
 
   void start_link_shares() {
-    const Fabric& fabric = cluster_.fabric();
-    if (fabric.empty() || fabric.link_count() == 0) return;
-    std::vector<double> capacity = fabric.link_capacities(node_network_capacity_gbps(cluster_, config_.network));
-    for (double& c : capacity) c = std::max(c, 1e-9);  // a group of NIC-less nodes: no job crosses it
-    std::vector<int> levels;
-    for (int l = 0; l < fabric.link_count(); ++l) levels.push_back(fabric.link_level(l));
-    links_.emplace(std::move(capacity), std::move(levels));
+    if (!FlowingJobs::needed(cluster_)) return;
+    flowing_.emplace(cluster_, config_.network, book_,
+                     [this](uint32_t id, double factor) { return timer_.rate_at(open_[id], book_[id], factor); });
     out_.shared_links = true;
   }
 
-  // The uplinks a started job's traffic crosses, and its demand on each (0: none): its ring's
-  // bandwidth, at most what each node's NICs carry of it (an NVLSTree's bus bandwidth counts the
-  // reduction inside the domain too).
-  double fabric_demand(uint32_t id, std::vector<int>& crossed) const {
-    const JobRecord& r = book_[id];
-    if (!links_ || r.comm.hosts < 2 || !(r.comm.bus_bandwidth_gbps > 0)) return 0;
-    const auto by_node = gpus_by_node(r.pods);
-    if (by_node.size() < 2) return 0;
-    std::vector<int> nodes;
-    double demand = r.comm.bus_bandwidth_gbps;
-    std::vector<int> first_nics;
-    bool aligned = true;
-    for (const auto& [node, gpus] : by_node) {
-      nodes.push_back(node);
-      const NodeType& type = cluster_.type_of(node);
-      if (!type.topology) continue;
-      const std::vector<int> nics = network_nics(*type.topology, gpus);
-      if (nodes.size() == 1) first_nics = nics;
-      aligned = aligned && nics == first_nics;
-      demand = std::min(demand, node_network_gbps(*type.topology, gpus, config_.network));
+  // Schedules the finishes of jobs on shared links (FlowingJobs) and counts the GPU time they moved.
+  void schedule(const std::vector<FlowingJobs::Finish>& finishes) {
+    for (const FlowingJobs::Finish& f : finishes) {
+      out_.busy_gpu_ms += f.moved_ms * open_[f.job].total_gpus();
+      events_.push({f.finish_ms, seq_++, f.job, f.version, epoch_of(f.job)});
     }
-    cluster_.fabric().links_crossed(nodes, aligned, crossed);
-    return crossed.empty() ? 0 : demand;
-  }
-
-  // Moves the finish of a running job whose share of its links changed.
-  void rerate(uint32_t id, Flowing& f, double factor) {
-    JobRecord& r = book_[id];
-    const double elapsed_s = static_cast<double>(now_ms_ - f.since_ms) / 1e3;
-    f.work_left = std::max(0.0, f.work_left - f.rate * elapsed_s);
-    if (f.factor < 1) r.contended_ms += now_ms_ - f.since_ms;
-    f.since_ms = now_ms_;
-    f.factor = factor;
-    r.least_network_share = std::min(r.least_network_share, factor);
-    const double rate = factor < 1 ? timer_.rate_at(open_[id], r, factor) : r.samples_per_sec;
-    if (!(rate > 0)) return;  // no model at this share: it keeps its finish
-    f.rate = rate;
-    const int64_t finish = now_ms_ + static_cast<int64_t>(std::ceil(f.work_left / rate * 1e3));
-    out_.busy_gpu_ms += (finish - f.finish_ms) * open_[id].total_gpus();
-    f.finish_ms = finish;
-    events_.push({finish, seq_++, id, ++f.version, epoch_of(id)});
-  }
-
-  void rerate_changed(const std::vector<uint32_t>& changed, uint32_t except) {
-    const std::vector<uint32_t> jobs = changed;  // the next add/remove reuses the list
-    for (uint32_t job : jobs)
-      if (job != except) rerate(job, flowing_.at(job), links_->factor(job));
-  }
-
-  // A started job whose run time is known enters the shared links when it crosses any, and its
-  // finish event is then scheduled here (at its share). False: it crosses none.
-  bool enter_links(uint32_t id, int64_t run_ms) {
-    std::vector<int> crossed;
-    const double demand = fabric_demand(id, crossed);
-    if (!(demand > 0) || !(book_[id].samples_per_sec > 0)) return false;
-    Flowing& f = flowing_[id];
-    f.rate = book_[id].samples_per_sec;
-    f.work_left = f.rate * static_cast<double>(run_ms) / 1e3;
-    f.since_ms = now_ms_;
-    f.finish_ms = now_ms_ + run_ms;
-    const std::vector<uint32_t>& changed = links_->add(id, crossed, demand);
-    rerate_changed(changed, id);
-    const double factor = links_->factor(id);
-    if (factor < 1) rerate(id, f, factor);
-    if (f.version == 0) events_.push({f.finish_ms, seq_++, id, 0, epoch_of(id)});  // unslowed, or no model at its share
-    return true;
   }
 
   void leave_links(uint32_t id) {
-    const auto it = flowing_.find(id);
-    if (it == flowing_.end()) return;
-    JobRecord& r = book_[id];
-    if (it->second.factor < 1) r.contended_ms += now_ms_ - it->second.since_ms;
-    flowing_.erase(it);
-    rerate_changed(links_->remove(id), id);
+    if (flowing_) schedule(flowing_->leave(id, now_ms_));
   }
 
   void finish(uint32_t id) {
@@ -787,7 +707,12 @@ class Engine final : private Binder {
     if (track_runs_) run_ms = resumed_run_ms(id, run_ms);
     last_activity_ms_ = now_ms_;
     if (!job.is_training()) out_.busy_gpu_ms += run_ms * gpu_milli(id) / kMilliPerGpu;
-    if (links_ && job.is_training() && enter_links(id, run_ms)) return;
+    if (flowing_ && job.is_training()) {
+      if (const auto finishes = flowing_->enter(id, now_ms_, run_ms)) {
+        schedule(*finishes);
+        return;
+      }
+    }
     events_.push({now_ms_ + run_ms, seq_++, id, 0, epoch_of(id)});
   }
 
@@ -874,10 +799,9 @@ class Engine final : private Binder {
   size_t next_submit_ = 0;                            // jobs submitted so far
   uint64_t reported_events_ = 0, reported_done_ = 0;  // what the monitor has been told
   int64_t failed_ = 0;
-  std::optional<InvariantChecker> invariants_;     // with RunConfig::check_invariants
-  std::optional<VerdictWatch> watch_;              // with RunConfig::stop_when, in replays
-  std::optional<LinkShares> links_;                // replays on a fabric with uplinks
-  std::unordered_map<uint32_t, Flowing> flowing_;  // running jobs on shared links (never iterated)
+  std::optional<InvariantChecker> invariants_;  // with RunConfig::check_invariants
+  std::optional<VerdictWatch> watch_;           // with RunConfig::stop_when, in replays
+  std::optional<FlowingJobs> flowing_;          // replays on a fabric with uplinks: jobs sharing them
   // Quota (RunConfig::tenancy): the queues' admission (Kueue's or KAI's, bound to the workload's
   // queues and classes), and per preempted or running job what preemption needs (never iterated).
   std::unique_ptr<Admission> admission_;

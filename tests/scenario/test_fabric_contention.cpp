@@ -1,4 +1,4 @@
-// Jobs sharing the fabric's uplinks in a replay (sim/engine.cpp with sim/link_shares.h): two
+// Jobs sharing the fabric's uplinks in a replay (sim/engine.cpp, sim/flowing_jobs.h): two
 // gangs over one 2:1 rack uplink each get half of it; when one finishes the other speeds up at
 // that instant; work is conserved across the rate change.
 #include <algorithm>
