@@ -39,7 +39,7 @@ class ImportJobs : public Command {
     auto imported = load_job_records(inputs_, format, import_);
     if (!imported) {
       for (const std::string& input : inputs_)
-        if (std::optional<std::string> other = other_input(input, Wanted::Workload)) return Outcome::bad_input(*other);
+        if (std::optional<std::string> other = other_input(input, Wanted::JobRecords)) return Outcome::bad_input(*other);
       return Outcome::bad_input(imported.error().message);
     }
     if (auto check = imported_workload(*imported, ""); !check) return Outcome::bad_input(check.error().message);

@@ -49,9 +49,9 @@ class ImportNodes : public Command {
   Outcome execute(Streams io) override {
     if (Status s = check_output_path(output_); !s) return Outcome::bad_input(s.error().message);
     auto text = read_text_file(input_);
-    if (!text) return Outcome::bad_input(text.error().message);
+    if (!text) return Outcome::bad_input(other_input(input_, Wanted::KubeNodeList).value_or(text.error().message));
     auto imported = parse_kube_nodes(*text, input_, mapping_, split_list(topology_labels_), network_);
-    if (!imported) return Outcome::bad_input(other_input(input_, Wanted::Cluster).value_or(imported.error().message));
+    if (!imported) return Outcome::bad_input(other_input(input_, Wanted::KubeNodeList).value_or(imported.error().message));
     for (const auto& [product, model] : mapping_)
       if (auto node = load_node(model); !node)
         return Outcome::bad_input("--map '" + product + "=" + model + "': " + node.error().message);

@@ -166,14 +166,12 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   return out + "\n";
 }
 
-// "unknown job 'x' (did you mean 'y'?)"; else the run's jobs, the first few of them when it has
-// many (a run may hold a million: the whole list would be one unreadable line).
+// unknown_name's line, which names only the first of a run's many jobs (a run may hold a
+// million), and where they all are.
 std::string unknown_job(const std::string& typed, const std::vector<std::string>& names, size_t count) {
-  constexpr size_t kListed = 10;
-  if (count <= kListed || closest_name(typed, names)) return unknown_name("job", typed, names);
-  const std::vector<std::string> first(names.begin(), names.begin() + kListed);
-  return "unknown job '" + typed + "' (" + format_number(static_cast<double>(count)) + " jobs: " + join_names(first) +
-         ", ...; jobs.jsonl names them all)";
+  std::string message = unknown_name("job", typed, names, count);
+  if (count > kListedNames && !closest_name(typed, names)) message += "; jobs.jsonl names them all";
+  return message;
 }
 
 }  // namespace

@@ -95,9 +95,11 @@ bool takes(Wanted wanted, FileKind kind, bool folder) {
     case Wanted::QualitySuite: return kind == FileKind::QualitySuite;
     case Wanted::Cluster: return kind == FileKind::Cluster || kind == FileKind::KubeNodes;
     case Wanted::Results: return kind == FileKind::Results && folder;  // its folder, not results.json
+    case Wanted::KubeNodeList: return kind == FileKind::KubeNodes;
     case Wanted::Workload:
-      return kind == FileKind::KubeManifests || kind == FileKind::JobList || kind == FileKind::Sacct ||
-             kind == FileKind::HeliosLog;
+    case Wanted::JobRecords:
+      return kind == FileKind::KubeManifests || kind == FileKind::Sacct || kind == FileKind::HeliosLog ||
+             (kind == FileKind::JobList && wanted == Wanted::Workload);
   }
   return false;
 }
@@ -111,6 +113,9 @@ const char* wanted_name(Wanted wanted) {
     case Wanted::Results: return "a run's results folder (written by `topsim run`, docs/results-format.md)";
     case Wanted::Workload:
       return "a workload (Kubernetes manifests, a job list, sacct output or a Helios log, docs/importers.md)";
+    case Wanted::KubeNodeList: return "`kubectl get nodes -o json` output (what `topsim import nodes` reads, docs/importers.md)";
+    case Wanted::JobRecords:
+      return "what `topsim import jobs` reads (Kubernetes manifests, sacct output or a Helios log, docs/importers.md)";
   }
   return "";
 }

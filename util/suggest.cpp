@@ -1,4 +1,5 @@
 #include "util/suggest.h"
+#include "util/number_format.h"
 #include "util/text.h"
 
 #include <algorithm>
@@ -60,10 +61,14 @@ std::string did_you_mean(std::string_view typed, const std::vector<std::string>&
 
 std::string join_names(const std::vector<std::string>& names) { return join(names, ", "); }
 
-std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known) {
-  const auto close = closest_name(typed, known);
-  return "unknown " + std::string(what) + " '" + std::string(typed) + "' (" +
-         (close ? "did you mean '" + *close + "'?" : "known: " + join_names(known)) + ")";
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known, size_t count) {
+  const std::string start = "unknown " + std::string(what) + " '" + std::string(typed) + "' (";
+  if (const auto close = closest_name(typed, known)) return start + "did you mean '" + *close + "'?)";
+  count = std::max(count, known.size());
+  if (count <= kListedNames) return start + "known: " + join_names(known) + ")";
+  const std::vector<std::string> first(known.begin(),
+                                       known.begin() + static_cast<std::ptrdiff_t>(std::min(kListedNames, known.size())));
+  return start + "known: " + join_names(first) + " and " + format_number(static_cast<double>(count - first.size())) + " more)";
 }
 
 }  // namespace topsim

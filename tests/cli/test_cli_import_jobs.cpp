@@ -154,6 +154,17 @@ TEST_CASE("cli::import: from manifests and kubectl nodes to a topology-aware vs 
   write(dir.path / "nodes.json", R"({"kind": "List", "items": [)" + a + "," + b + "]}");
   REQUIRE(run_cli("import nodes '" + dir.file("nodes.json") + "' -o '" + dir.file("cluster.json") + "'").exit_code == 0);
   REQUIRE(run_cli("import jobs '" + dir.file("manifests") + "' -o '" + dir.file("jobs.json") + "'").exit_code == 0);
+  // What the importers wrote, imported again: each says what it is and where it goes.
+  check_bad_input(run_cli("import nodes '" + dir.file("cluster.json") + "' -o '" + dir.file("again.json") + "'"),
+                  dir.file("cluster.json") +
+                      ": a cluster, not `kubectl get nodes -o json` output (what `topsim import nodes` "
+                      "reads, docs/importers.md): run on it with `topsim run --cluster " +
+                      dir.file("cluster.json"));
+  check_bad_input(run_cli("import jobs '" + dir.file("jobs.json") + "' -o '" + dir.file("again.json") + "'"),
+                  dir.file("jobs.json") +
+                      ": a job list, not what `topsim import jobs` reads (Kubernetes manifests, sacct "
+                      "output or a Helios log, docs/importers.md): a scenario takes it as \"workload\"");
+  CHECK_FALSE(std::filesystem::exists(dir.file("again.json")));
   write(dir.path / "s.json", R"({"name": "mine", "cluster": "cluster.json", "workload": "jobs.json"})");
   const CliResult run = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' --no-report --quiet");
   INFO(run.err);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "util/number_format.h"
+#include "util/suggest.h"
 #include "util/text.h"
 #include "util/workers.h"
 
@@ -53,4 +54,22 @@ TEST_CASE("util::threads_or_all_cores: 0 means every core, never fewer than 1", 
   CHECK(threads_or_all_cores(3) == 3);
   CHECK(threads_or_all_cores(0) >= 1);
   CHECK(threads_or_all_cores(-1) == threads_or_all_cores(0));
+}
+
+TEST_CASE("util::unknown_name lists a short list whole, the first of a long one and how many more", "[util]") {
+  CHECK(unknown_name("model", "zzz", {"a", "b"}) == "unknown model 'zzz' (known: a, b)");
+  CHECK(unknown_name("model", "alpah", {"alpha", "beta"}) == "unknown model 'alpah' (did you mean 'alpha'?)");
+  std::vector<std::string> many;
+  for (int i = 0; i < 40; ++i) many.push_back("name" + std::to_string(i));
+  const std::string line = unknown_name("metric", "zzzzzzzz", many);
+  CHECK(line.find("name15 and 24 more)") != std::string::npos);
+  CHECK(line.find("name16") == std::string::npos);
+  SECTION("`count`: the list holds only the first of the candidates") {
+    const std::vector<std::string> first(many.begin(), many.begin() + 20);
+    CHECK(unknown_name("job", "zzzzzzzz", first, 100000).find("name15 and 99984 more)") != std::string::npos);
+  }
+  SECTION("exactly kListedNames: all of them, no tail") {
+    const std::vector<std::string> exact(many.begin(), many.begin() + kListedNames);
+    CHECK(unknown_name("x", "zzzzzzzz", exact).find("name15)") != std::string::npos);
+  }
 }
