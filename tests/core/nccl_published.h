@@ -77,6 +77,12 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
        "the model follows NCCL from 2.27.3, which crosses the network between racks through 16 NICs of each: ring 16 x "
        "44.25 = 708 (NVLSTree 707.5, half of that per head beyond 2 racks). These runs used 2.26.2, before that change; "
        "how many NICs it used is not published (405 is about 8 NICs' worth), and the figure still grows from 8 to 16 GiB"},
+      {"GB200 NVL72, 32 trays = 128 GPUs across 2 racks, NCCL 2.29.2, 32 GiB: 683.57 out-of-place / 683.49 in-place "
+       "(oracle-quickstart/oci-hpc-oke README.md @ 72d816ea, BM.GPU.GB200-v3.4)",
+       "gb200-nvl72-tray", 32, 4, 16, NicTransport::InfiniBand, 683.57, false,
+       "the model runs NVLSTree, 1,027.8 (NVLS inside each rack bounds it: the one-rack miss again); the figure is "
+       "96.5% of the ring through 16 NICs of each rack (708), which the model computes too: NCCL 2.29.2 ran the ring "
+       "here, or an NVLSTree carrying twice the modelled traffic over the NICs; the log does not name the algorithm"},
       // GB200 partitions of separate racks, only InfiniBand between them.
       {"GB200, 3 partitions x 1 tray (12 GPUs) in different racks, NCCL 2.27.3, NCCL_NVLS_ENABLE=0, ring, 16 GiB "
        "(nccl#1801)",
