@@ -166,14 +166,6 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   return out + "\n";
 }
 
-// unknown_name's line, which names only the first of a run's many jobs (a run may hold a
-// million), and where they all are.
-std::string unknown_job(const std::string& typed, const std::vector<std::string>& names, size_t count) {
-  std::string message = unknown_name("job", typed, names, count);
-  if (count > kListedNames && !closest_name(typed, names)) message += "; jobs.jsonl names them all";
-  return message;
-}
-
 }  // namespace
 
 Expected<std::string> explain_job(const ResultSet& results, const std::string& job_name) {
@@ -196,7 +188,7 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       found = scheduler_lines(s, job, record, asked, results.scenario);
     });
     if (!read) return read.error();
-    if (!found) return Error{unknown_job(job_name, names, jobs)};
+    if (!found) return Error{unknown_name("job", job_name, names, jobs, "jobs.jsonl names them all")};
     body += *found;
   }
   return header + body;

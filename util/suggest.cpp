@@ -61,14 +61,21 @@ std::string did_you_mean(std::string_view typed, const std::vector<std::string>&
 
 std::string join_names(const std::vector<std::string>& names) { return join(names, ", "); }
 
-std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known, size_t count) {
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known, size_t count,
+                         std::string_view whole_list) {
   const std::string start = "unknown " + std::string(what) + " '" + std::string(typed) + "' (";
   if (const auto close = closest_name(typed, known)) return start + "did you mean '" + *close + "'?)";
+  std::string listed;
+  size_t shown = 0;
+  for (; shown < known.size(); ++shown) {
+    const size_t length = listed.size() + (shown > 0 ? 2 : 0) + known[shown].size();
+    if (shown > 0 && length > kListedChars) break;
+    listed += (shown > 0 ? ", " : "") + known[shown];
+  }
   count = std::max(count, known.size());
-  if (count <= kListedNames) return start + "known: " + join_names(known) + ")";
-  const std::vector<std::string> first(known.begin(),
-                                       known.begin() + static_cast<std::ptrdiff_t>(std::min(kListedNames, known.size())));
-  return start + "known: " + join_names(first) + " and " + format_number(static_cast<double>(count - first.size())) + " more)";
+  if (shown == count) return start + "known: " + listed + ")";
+  return start + "known: " + listed + " and " + format_number(static_cast<double>(count - shown)) + " more)" +
+         (whole_list.empty() ? "" : "; " + std::string(whole_list));
 }
 
 }  // namespace topsim

@@ -22,15 +22,18 @@ std::optional<std::string> closest_name(std::string_view typed, const std::vecto
 // "; did you mean 'x'?" when a close candidate exists, else "".
 std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates);
 
-// The most candidates unknown_name lists: a longer list (every metric of every scheduler of a
-// suite, a run's jobs) would be one unreadable line.
-inline constexpr size_t kListedNames = 16;
+// The most characters of candidates unknown_name lists: a catalog (GPU models, schedulers) is
+// listed whole; a longer list (every metric of every scheduler of a suite, a run's jobs) would be
+// one unreadable line.
+inline constexpr size_t kListedChars = 300;
 
 // "unknown <what> '<typed>' (did you mean 'x'?)" when a close candidate exists, else
-// "unknown <what> '<typed>' (known: a, b, c)", of a list longer than kListedNames the first ones
-// and how many more: "(known: a, ..., p and 224 more)". `count`: the candidates in all when
-// `known` holds only the first of them (0: known.size()).
-std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known, size_t count = 0);
+// "unknown <what> '<typed>' (known: a, b, c)", of a list longer than kListedChars the first that
+// fit and how many more: "(known: a, ..., p and 224 more)", followed by "; <whole_list>" (where
+// they all are) when given. `count`: the candidates in all when `known` holds only the first of
+// them (0: known.size()).
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& known, size_t count = 0,
+                         std::string_view whole_list = "");
 
 // Candidates joined with ", ".
 std::string join_names(const std::vector<std::string>& names);

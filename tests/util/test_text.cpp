@@ -60,16 +60,29 @@ TEST_CASE("util::unknown_name lists a short list whole, the first of a long one 
   CHECK(unknown_name("model", "zzz", {"a", "b"}) == "unknown model 'zzz' (known: a, b)");
   CHECK(unknown_name("model", "alpah", {"alpha", "beta"}) == "unknown model 'alpah' (did you mean 'alpha'?)");
   std::vector<std::string> many;
-  for (int i = 0; i < 40; ++i) many.push_back("name" + std::to_string(i));
+  for (int i = 0; i < 100; ++i) many.push_back("name" + std::to_string(i));
+  // name0 .. name38 joined with ", " are kListedChars (300) characters.
   const std::string line = unknown_name("metric", "zzzzzzzz", many);
-  CHECK(line.find("name15 and 24 more)") != std::string::npos);
-  CHECK(line.find("name16") == std::string::npos);
-  SECTION("`count`: the list holds only the first of the candidates") {
-    const std::vector<std::string> first(many.begin(), many.begin() + 20);
-    CHECK(unknown_name("job", "zzzzzzzz", first, 100000).find("name15 and 99984 more)") != std::string::npos);
+  CHECK_THAT(line,
+             Catch::StartsWith("unknown metric 'zzzzzzzz' (known: name0, name1, ") && Catch::EndsWith(", name38 and 61 more)"));
+  CHECK(line.find("name39") == std::string::npos);
+  SECTION("where the whole list is, only when it was cut") {
+    CHECK_THAT(unknown_name("job", "zzzzzzzz", many, 0, "jobs.jsonl names them all"),
+               Catch::EndsWith("name38 and 61 more); jobs.jsonl names them all"));
+    CHECK(unknown_name("job", "zzz", {"a", "b"}, 0, "jobs.jsonl names them all") == "unknown job 'zzz' (known: a, b)");
   }
-  SECTION("exactly kListedNames: all of them, no tail") {
-    const std::vector<std::string> exact(many.begin(), many.begin() + kListedNames);
-    CHECK(unknown_name("x", "zzzzzzzz", exact).find("name15)") != std::string::npos);
+  SECTION("`count`: the list holds only the first of the candidates") {
+    const std::vector<std::string> first(many.begin(), many.begin() + 50);
+    CHECK_THAT(unknown_name("job", "zzzzzzzz", first, 100000), Catch::EndsWith("name38 and 99961 more)"));
+    const std::vector<std::string> few(many.begin(), many.begin() + 3);
+    CHECK_THAT(unknown_name("job", "zzzzzzzz", few, 10), Catch::EndsWith("name2 and 7 more)"));
+  }
+  SECTION("exactly kListedChars: all of them, no tail") {
+    const std::vector<std::string> exact(many.begin(), many.begin() + 39);
+    CHECK_THAT(unknown_name("x", "zzzzzzzz", exact), Catch::EndsWith(", name38)"));
+  }
+  SECTION("a name longer than kListedChars alone is still named") {
+    CHECK(unknown_name("x", "zzzzzzzz", {std::string(400, 'q'), "bbbbbbbbbbbb"}) ==
+          "unknown x 'zzzzzzzz' (known: " + std::string(400, 'q') + " and 1 more)");
   }
 }
