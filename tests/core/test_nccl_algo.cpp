@@ -352,8 +352,8 @@ TEST_CASE("core::nccl_algo validation: published all-reduce bus bandwidths withi
     const CommPath path = cluster.path(row.nodes, row.gpus_per_node);
     const double ratio = path.bus_bandwidth_gbps / row.measured_bus_gbps;
     INFO(row.source << ": model " << path.bus_bandwidth_gbps << " GB/s (" << enum_name(path.algorithm) << "; ring "
-                    << path.ring_bus_gbps << "), measured "
-                    << row.measured_bus_gbps << ", ratio " << ratio << (row.note.empty() ? "" : "; " + row.note));
+                    << path.ring_bus_gbps << "), measured " << row.measured_bus_gbps << ", ratio " << ratio
+                    << (row.note.empty() ? "" : "; " + row.note));
     CHECK((std::abs(ratio - 1) <= 0.10) == row.within_10_percent);
   }
 }
