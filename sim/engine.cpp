@@ -10,14 +10,13 @@
 #include <unordered_map>
 
 #include "sim/elastic.h"
-#include "sim/failures.h"
 #include "sim/flowing_jobs.h"
 #include "sim/invariants.h"
 #include "sim/job_store.h"
 #include "sim/job_timing.h"
+#include "sim/node_outages.h"
 #include "sim/pending_queue.h"
 #include "sim/scheduler.h"
-#include "sim/spare_pool.h"
 #include "sim/target_workloads.h"
 #include "sim/tenancy/admission.h"
 #include "sim/thread_caches.h"
@@ -396,65 +395,21 @@ class Engine final : private Binder {
     for (size_t pod = 0; pod < r.pods.size(); ++pod) {
       cluster_.unbind(r.pods[pod].node, pod_request(job, pod), r.pods[pod].gpus);
       if (invariants_) invariants_->released(r.pods[pod].node, id, r.pods[pod].gpus);
-      if (failures_) {
-        auto& on_node = jobs_on_node_[static_cast<size_t>(r.pods[pod].node)];
-        on_node.erase(std::find(on_node.begin(), on_node.end(), id));
-      }
+      if (outages_) outages_->released(r.pods[pod].node, id);
     }
   }
 
-  // --- Node failures (sim/failures.h) ---
+  // --- Node failures and hot spares (sim/node_outages.h) ---
 
   void start_failures() {
     if (!config_.failures) return;
-    std::vector<FailureRates> rates;
-    for (int t = 0; t < cluster_.type_count(); ++t)
-      rates.push_back(resolve_failure_rates(*config_.failures, cluster_.type(t).gpu));
-    std::vector<int> types, gpus;
-    for (int n = 0; n < cluster_.node_count(); ++n) {
-      types.push_back(cluster_.node(n).type);
-      gpus.push_back(cluster_.gpus_per_node(n));
-    }
-    failures_.emplace(*config_.failures, std::move(rates), std::move(types), std::move(gpus), config_.seed, out_.first_submit_ms);
-    jobs_on_node_.resize(static_cast<size_t>(cluster_.node_count()));
+    outages_.emplace(*config_.failures, cluster_, invariants_ ? &*invariants_ : nullptr, config_.seed, out_.first_submit_ms);
     out_.failures = true;
     out_.checkpoint = config_.checkpoint;
-    if (config_.failures->spares) hold_spares(*config_.failures->spares);
-  }
-
-  // --- Hot spares (SpareSpec, sim/spare_pool.h) ---
-
-  // The last `nodes` nodes of every group are held idle from the start.
-  void hold_spares(const SpareSpec& spec) {
-    const Fabric& fabric = cluster_.fabric();
-    std::vector<int> group, type;
-    for (int n = 0; n < cluster_.node_count(); ++n) {
-      group.push_back(spec.level < 0 ? 0 : fabric.group(spec.level, n));
-      type.push_back(cluster_.node(n).type);
+    if (outages_->holds_spares()) {
+      out_.spares = true;
+      out_.spare_gpus = cluster_.spare_gpus();
     }
-    spares_.emplace(spec.nodes, std::move(group), std::move(type), spec.level < 0 ? 1 : fabric.group_count(spec.level));
-    out_.spares = true;
-    for (int node : spares_->initial()) hold_spare(node);
-    out_.spare_gpus = cluster_.spare_gpus();
-  }
-
-  void hold_spare(int node) {
-    set_in_service(node, false, true);
-    spares_->hold(node);
-  }
-
-  // Takes `node` out of its group's idle spares and into service. False: it is no idle spare.
-  bool release_spare(int node) {
-    if (!spares_ || !spares_->release(node)) return false;
-    set_in_service(node, true, true);
-    return true;
-  }
-
-  // An idle spare of the failed node's group and model, now in service; -1: none.
-  int take_spare(int failed) {
-    const int node = spares_ ? spares_->take(failed) : -1;
-    if (node >= 0) set_in_service(node, true, true);
-    return node;
   }
 
   // A running job of a failed node restarts at once on its nodes with `spare` for `failed`: it
@@ -467,19 +422,20 @@ class Engine final : private Binder {
   int64_t next_time(const JobSpec* upcoming) const {
     int64_t t = upcoming ? upcoming->submit_ms : std::numeric_limits<int64_t>::max();
     if (!events_.empty()) t = std::min(t, events_.top().time_ms);
-    if (failures_ && !failures_->empty()) t = std::min(t, failures_->next_ms());
+    if (outages_) t = std::min(t, outages_->next_ms());
     return t;
   }
 
   // Nothing runs or arrives, but jobs wait while nodes are down: a repair may let them start.
   bool awaiting_repair() const {
-    if (!failures_ || failures_->down_nodes() == 0 || now_ms_ - last_activity_ms_ > kIdleLimitMs) return false;
+    if (!outages_ || outages_->down_nodes() == 0 || now_ms_ - last_activity_ms_ > kIdleLimitMs) return false;
     return std::any_of(queues_.begin(), queues_.end(), [](const Queue& q) { return !q.pending.empty(); });
   }
 
   void node_events_at(int64_t t) {
-    while (failures_ && !failures_->empty() && failures_->next_ms() == t) {
-      const NodeEvent e = failures_->pop();
+    std::vector<uint32_t> hit;
+    while (outages_ && outages_->due(t)) {
+      const NodeEvent e = outages_->next(hit, [this](uint32_t id) { return book_[id].state == JobState::Running; });
       ++out_.events;
       if (!e.fails) {
         repaired(e.node);
@@ -487,34 +443,22 @@ class Engine final : private Binder {
       }
       ++out_.failures_by_cause[static_cast<size_t>(e.cause)].failures;
       out_.failure_log.push_back(e);
-      release_spare(e.node);  // an idle spare that fails leaves the spares until repaired
-      std::vector<uint32_t> hit = jobs_on_node_[static_cast<size_t>(e.node)];
-      std::sort(hit.begin(), hit.end());
-      hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
-      // A node down for a while under running jobs is swapped for a spare when one is idle.
-      const bool swap =
-          e.down_ms > 0 && std::any_of(hit.begin(), hit.end(), [&](uint32_t id) { return book_[id].state == JobState::Running; });
-      const int spare = swap ? take_spare(e.node) : -1;
-      if (spare >= 0) {
-        ++out_.spare_swaps;
-        out_.failure_log.back().spare = spare;
-      }
+      if (e.spare >= 0) ++out_.spare_swaps;
       for (uint32_t id : hit)
-        if (spare >= 0 && book_[id].state == JobState::Running)
-          move_to_spare(id, e.node, spare, e.cause);
+        if (e.spare >= 0 && book_[id].state == JobState::Running)
+          move_to_spare(id, e.node, e.spare, e.cause);
         else if (e.down_ms > 0 && can_shrink(id, e.node))
           shrink(id, e.node, e.cause);
         else
           stop(id, e.cause);
-      set_in_service(e.node, false);
+      outages_->take_down(e.node);
     }
   }
 
   // A repaired node refills its group's spares first, then returns to service, where shrunk
   // elastic jobs grow back onto it first.
   void repaired(int node) {
-    set_in_service(node, true);
-    if (spares_ && spares_->short_of(node)) return hold_spare(node);
+    if (!outages_->repaired(node)) return;
     std::vector<uint32_t> shrunk;
     for (const auto& [id, full] : shrunk_) shrunk.push_back(id);
     for (uint32_t id : shrunk) grow(id, node);
@@ -569,19 +513,6 @@ class Engine final : private Binder {
     std::vector<PodBinding> pods = pods_grown(r.pods, node, free, shrunk_.at(id) - job.workers, job.gpus_per_worker);
     if (pods.size() > r.pods.size()) restart_on(id, std::move(pods), std::nullopt);
   }
-
-  // A node out of service holds every card for a job that does not exist (kOutage), so that the
-  // invariants see its cards taken.
-  void set_in_service(int node, bool in_service, bool spare = false) {
-    cluster_.set_out_of_service(node, !in_service, spare);
-    if (invariants_) {
-      std::vector<int> cards(static_cast<size_t>(cluster_.gpus_per_node(node)));
-      for (size_t g = 0; g < cards.size(); ++g) cards[g] = static_cast<int>(g);
-      in_service ? invariants_->released(node, kOutage, cards) : invariants_->bound(node, kOutage, cards);
-    }
-    if (in_service) ++release_version_;
-  }
-  static constexpr uint32_t kOutage = ~uint32_t{0};
 
   void finish_tenants() {
     const std::vector<int64_t> borrowed = admission_->borrowed_gpu_ms(now_ms_);
@@ -648,7 +579,7 @@ class Engine final : private Binder {
     for (Queue& queue : queues_) {
       if (queue.pending.empty()) continue;
       Scheduler& scheduler = *queue.scheduler;
-      queue.pending.pass(release_version_, scheduler.blocks_queue(), [&](uint32_t id) {
+      queue.pending.pass(release_version_ + (outages_ ? outages_->returns() : 0), scheduler.blocks_queue(), [&](uint32_t id) {
         if (scheduler.try_place(view_, id, *this)) return PendingQueue::Attempt{true, {}};
         JobRecord& r = book_[id];
         if (!r.pods.empty() && r.state != JobState::Partial) set_state(id, JobState::Partial);
@@ -676,7 +607,7 @@ class Engine final : private Binder {
     if (r.pods.empty()) r.pods.reserve(static_cast<size_t>(std::max<int>(1, open_[id].workers)));
     r.pods.push_back({pod.node, std::move(pod.gpus), now_ms_});
     if (r.first_pod_ms < 0) r.first_pod_ms = now_ms_;
-    if (failures_) jobs_on_node_[static_cast<size_t>(pod.node)].push_back(id);
+    if (outages_) outages_->bound(pod.node, id);
   }
 
   void start(uint32_t id, JobStart start) override {
@@ -795,7 +726,8 @@ class Engine final : private Binder {
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   uint64_t seq_ = 0;
   int64_t running_ = 0;
-  uint64_t release_version_ = 0;                      // bumped whenever a job releases resources
+  uint64_t release_version_ = 0;                      // bumped whenever a job releases resources (and
+                                                      // outages_->returns() when a node returns)
   size_t next_submit_ = 0;                            // jobs submitted so far
   uint64_t reported_events_ = 0, reported_done_ = 0;  // what the monitor has been told
   int64_t failed_ = 0;
@@ -808,9 +740,7 @@ class Engine final : private Binder {
   std::string binding_error_;
   // Runs that may stop before their end or write checkpoints are tracked (runs_, done_, epoch_).
   bool track_runs_ = false;
-  std::optional<NodeFailures> failures_;              // RunConfig::failures
-  std::vector<std::vector<uint32_t>> jobs_on_node_;   // with failures: the job of each pod on each node
-  std::optional<SparePool> spares_;                   // FailureSpec::spares
+  std::optional<NodeOutages> outages_;                // RunConfig::failures
   std::map<uint32_t, uint16_t> shrunk_;               // running elastic jobs below their size: that size
   std::unordered_map<uint32_t, int64_t> stopped_at_;  // stopped jobs waiting to restart: when they stopped
   int64_t last_activity_ms_ = 0;                      // the last submission, start or finish
