@@ -58,5 +58,6 @@ std::unique_ptr<Scheduler> make_kube_default_scheduler(const SchedulerContext& c
 std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_kueue_tas_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_volcano_topology_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_kube_tas_scheduler(const SchedulerContext& context);
 
 }  // namespace topsim

@@ -328,8 +328,8 @@ TEST_CASE("cli::run bad scenario input", "[cli]") {
   }
   SECTION("an unknown scheduler name: exit 2, /schedulers/1") {
     const CliResult r = run_bad(R"({"cluster": {"nodes": [{"model": "dgx1-v100"}]}, )" + std::string(kWorkload) +
-                                R"(, "schedulers": ["topology-aware", "kube"]})");
-    check_bad_scenario(r, file, {": /schedulers/1: unknown scheduler 'kube' (known: topology-aware, default, binpack"}, out);
+                                R"(, "schedulers": ["topology-aware", "slurm"]})");
+    check_bad_scenario(r, file, {": /schedulers/1: unknown scheduler 'slurm' (known: topology-aware, default, binpack"}, out);
   }
   SECTION("a JSON syntax error: exit 2, file:line:column") {
     const CliResult r = run_bad("{\n  \"seed\": 1,\n  \"cluster\": {\"nodes\": [}\n}\n");

@@ -1,6 +1,7 @@
-// The fabric-tier plug-ins: Kueue TAS (sim/schedulers/kueue_tas.cpp) and Volcano's
-// network-topology-aware scheduling (sim/schedulers/volcano_topology.cpp), on four DGX A100
-// nodes in racks of two.
+// The fabric-tier plug-ins: Kueue TAS (sim/schedulers/kueue_tas.cpp), Volcano's
+// network-topology-aware scheduling (sim/schedulers/volcano_topology.cpp) and kube-scheduler's
+// topology-aware workload scheduling (sim/schedulers/kube_tas.cpp), on four DGX A100 nodes in
+// racks of two.
 #include <catch2/catch.hpp>
 
 #include "tests/scenario/scenario_support.h"
@@ -453,4 +454,67 @@ TEST_CASE("scenario::kueue-tas going down, the last domain is the smallest that 
   std::vector<int> per_rack(6, 0);
   for (const PodPlacement& pod : g.pods) ++per_rack[static_cast<size_t>(pod.node / 2)];
   CHECK(per_rack == std::vector<int>{1, 2, 0, 0, 0, 0});
+}
+
+namespace {
+
+constexpr const char* kRackLevel = R"("scheduling.k8s.io/topology-level": "rack")";
+
+}  // namespace
+
+TEST_CASE("scenario::kube-tas the gang goes to the fullest rack that holds it, its pods spread over the rack's nodes",
+          "[scenario]") {
+  // A long job of one pod takes node 0 (both racks score alike: the lower index). A gang of two
+  // pods then scores rack 0 (4 + 8 of 16 GPUs in use, 75) above rack 1 (8 of 16, 50); inside
+  // rack 0 LeastAllocated puts its first pod on the idle node 1, its second on node 0 (both now
+  // score 0: the lower index). Kueue TAS takes the same rack (BestFit: the fewest free slots) but
+  // fills node 1 (the node with the most free slots first).
+  const std::string jobs =
+      "[" + half_node_job("a", 0, 1, 100000, kRackLevel) + ", " + half_node_job("g", 1, 2, 20, kRackLevel) + "]";
+  const Scenario s = half_node_pods(jobs, "kube-tas");
+  const RunResult r = run(s, "kube-tas");
+  const JobRecord& a = record(r, s, "a");
+  REQUIRE(a.pods.size() == 1);
+  CHECK(a.pods[0].node == 0);
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(g.state == JobState::Finished);
+  std::vector<int> nodes;
+  for (const PodPlacement& pod : g.pods) nodes.push_back(pod.node);
+  CHECK(nodes == std::vector<int>{1, 0});
+  CHECK(g.host_network);
+
+  const std::string kueue_rack = R"("kueue.x-k8s.io/podset-required-topology": "rack")";
+  const Scenario k = half_node_pods(
+      "[" + half_node_job("a", 0, 1, 100000, kueue_rack) + ", " + half_node_job("g", 1, 2, 20, kueue_rack) + "]", "kueue-tas");
+  const RunResult kr = run(k, "kueue-tas");
+  const JobRecord& kg = record(kr, k, "g");
+  REQUIRE(kg.pods.size() == 2);
+  CHECK((kg.pods[0].node == 1 && kg.pods[1].node == 1));
+}
+
+TEST_CASE("scenario::kube-tas without a level the gang spreads over the whole cluster, all pods or none", "[scenario]") {
+  const Scenario s = half_node_pods("[" + half_node_job("g", 0, 3, 20, "") + "]", "kube-tas");
+  const RunResult r = run(s, "kube-tas");
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(g.state == JobState::Finished);
+  std::vector<int> nodes;
+  for (const PodPlacement& pod : g.pods) nodes.push_back(pod.node);
+  CHECK(nodes == std::vector<int>{0, 1, 2});  // one pod a node, across both racks
+  CHECK(pods_per_rack(g) == std::vector<int>{2, 1});
+}
+
+TEST_CASE("scenario::kube-tas a gang no rack holds waits, with the reason, and an unknown level is refused", "[scenario]") {
+  const Scenario big = half_node_pods("[" + half_node_job("g", 0, 5, 20, kRackLevel) + "]", "kube-tas");
+  const RunResult big_run = run(big, "kube-tas");
+  const JobRecord& w = record(big_run, big, "g");
+  CHECK(w.state == JobState::Pending);
+  CHECK(w.pods.empty());
+  CHECK_THAT(w.reason, Catch::Contains("no rack has room for all 5 pods (scheduling.k8s.io/topology-level)"));
+
+  const Scenario bad =
+      half_node_pods(R"([)" + half_node_job("g", 0, 2, 20, R"("scheduling.k8s.io/topology-level": "block")") + "]", "kube-tas");
+  const RunResult bad_run = run(bad, "kube-tas");
+  const JobRecord& b = record(bad_run, bad, "g");
+  CHECK(b.state == JobState::Rejected);
+  CHECK(b.reason == "scheduling.k8s.io/topology-level: 'block' is not a level of the cluster's fabric (rack)");
 }

@@ -32,7 +32,7 @@ bool always(uint32_t) { return true; }
 
 }  // namespace
 
-TEST_CASE("sim::node_outages the last nodes are held as spares; a failure lists its jobs once each, ascending",
+TEST_CASE("sim::node_outages the last nodes are held as spares, and a failure lists its jobs once each, ascending",
           "[sim][failures]") {
   ClusterState cluster = hgx_nodes(4);
   InvariantChecker invariants(cluster);
@@ -64,7 +64,7 @@ TEST_CASE("sim::node_outages the last nodes are held as spares; a failure lists 
   CHECK(cluster.out_of_service_gpus() == 8);
 }
 
-TEST_CASE("sim::node_outages a spare goes into service for a running job; the repaired node refills the spares",
+TEST_CASE("sim::node_outages a spare goes into service for a running job, and the repaired node refills the spares",
           "[sim][failures]") {
   ClusterState cluster = hgx_nodes(4);
   NodeOutages outages(replayed({{1, 1000, 5000, FailureCause::Host}}, 1), cluster, nullptr, 1, 0);
@@ -81,7 +81,8 @@ TEST_CASE("sim::node_outages a spare goes into service for a running job; the re
   CHECK(cluster.out_of_service_gpus() == 8);  // node 1 held idle, node 3 in service
 }
 
-TEST_CASE("sim::node_outages an idle spare that fails leaves the spares; a node down for no time takes none", "[sim][failures]") {
+TEST_CASE("sim::node_outages an idle spare that fails leaves the spares, and a node down for no time takes none",
+          "[sim][failures]") {
   ClusterState cluster = hgx_nodes(4);
   NodeOutages outages(replayed({{3, 1000, 5000, FailureCause::Gpu}, {0, 2000, 0, FailureCause::Software}}, 1), cluster, nullptr,
                       1, 0);
