@@ -116,7 +116,8 @@ struct NodeEvent {
 };
 
 // The node events of one run in time order: `spec`'s trace, and with `spec.draw` failures drawn
-// from `rates_by_type` (by node type index; `node_types` and `node_gpus` by node).
+// from `rates_by_type` (by node type index; `node_types` and `node_gpus` by node). `spec` outlives
+// it (it is read as events are drawn).
 class NodeFailures {
  public:
   NodeFailures(const FailureSpec& spec, std::vector<FailureRates> rates_by_type, std::vector<int> node_types,

@@ -20,9 +20,10 @@ namespace topsim {
 class NodeOutages {
  public:
   // Draws the failures of `cluster`'s nodes from `spec` (per node type, its GPU model's rates)
-  // from `start_ms`, and holds the spares it asks for out of service from the start. `cluster`
-  // and `invariants` (nullptr: none) outlive this.
+  // from `start_ms`, and holds the spares it asks for out of service from the start. `spec`,
+  // `cluster` and `invariants` (nullptr: none) outlive this.
   NodeOutages(const FailureSpec& spec, ClusterState& cluster, InvariantChecker* invariants, uint64_t seed, int64_t start_ms);
+  NodeOutages(FailureSpec&& spec, ClusterState& cluster, InvariantChecker* invariants, uint64_t seed, int64_t start_ms) = delete;
 
   bool holds_spares() const { return spares_.has_value(); }
   bool due(int64_t t) const { return !failures_.empty() && failures_.next_ms() == t; }

@@ -36,7 +36,8 @@ TEST_CASE("sim::node_outages the last nodes are held as spares, and a failure li
           "[sim][failures]") {
   ClusterState cluster = hgx_nodes(4);
   InvariantChecker invariants(cluster);
-  NodeOutages outages(replayed({{0, 1000, 5000, FailureCause::Gpu}}, 1), cluster, &invariants, 1, 0);
+  const FailureSpec spec = replayed({{0, 1000, 5000, FailureCause::Gpu}}, 1);  // read as events are drawn: kept
+  NodeOutages outages(spec, cluster, &invariants, 1, 0);
   CHECK(outages.holds_spares());
   CHECK(cluster.spare_gpus() == 8);  // node 3
   CHECK(cluster.out_of_service_gpus() == 8);
@@ -67,7 +68,8 @@ TEST_CASE("sim::node_outages the last nodes are held as spares, and a failure li
 TEST_CASE("sim::node_outages a spare goes into service for a running job, and the repaired node refills the spares",
           "[sim][failures]") {
   ClusterState cluster = hgx_nodes(4);
-  NodeOutages outages(replayed({{1, 1000, 5000, FailureCause::Host}}, 1), cluster, nullptr, 1, 0);
+  const FailureSpec spec = replayed({{1, 1000, 5000, FailureCause::Host}}, 1);
+  NodeOutages outages(spec, cluster, nullptr, 1, 0);
   outages.bound(1, 4);
   std::vector<uint32_t> hit;
   const NodeEvent e = outages.next(hit, always);
@@ -84,8 +86,8 @@ TEST_CASE("sim::node_outages a spare goes into service for a running job, and th
 TEST_CASE("sim::node_outages an idle spare that fails leaves the spares, and a node down for no time takes none",
           "[sim][failures]") {
   ClusterState cluster = hgx_nodes(4);
-  NodeOutages outages(replayed({{3, 1000, 5000, FailureCause::Gpu}, {0, 2000, 0, FailureCause::Software}}, 1), cluster, nullptr,
-                      1, 0);
+  const FailureSpec spec = replayed({{3, 1000, 5000, FailureCause::Gpu}, {0, 2000, 0, FailureCause::Software}}, 1);
+  NodeOutages outages(spec, cluster, nullptr, 1, 0);
   std::vector<uint32_t> hit;
   NodeEvent e = outages.next(hit, always);
   CHECK((e.node == 3 && hit.empty() && e.spare == -1));
