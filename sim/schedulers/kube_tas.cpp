@@ -47,11 +47,8 @@ class KubeTas final : public TierGangScheduler {
   Expected<TierAsk> tier_ask(const SchedulingView& view, uint32_t job) const override {
     const auto* annotations = view.annotations(job);
     if (!annotations || !annotations->count(kLevel)) return TierAsk{};
-    const std::string& name = annotations->at(kLevel);
-    const auto level = fabric_level_named(view.cluster(), name);
-    if (!level)
-      return Error{std::string(kLevel) + ": '" + name + "' is not a level of the cluster's fabric (" +
-                   fabric_level_list(view.cluster()) + ")"};
+    const auto level = fabric_level_of(view.cluster(), kLevel, annotations->at(kLevel));
+    if (!level) return level.error();
     return TierAsk{*level, true};
   }
 

@@ -72,17 +72,9 @@ class KueueTas final : public TierGangScheduler {
     TierAsk ask;
     const auto* annotations = view.annotations(job);
     if (!annotations) return ask;
-    auto level_of = [&](const char* key) -> Expected<int> {
-      const std::string& name = annotations->at(key);
-      const auto level = fabric_level_named(view.cluster(), name);
-      if (!level)
-        return Error{std::string(key) + ": '" + name + "' is not a level of the cluster's fabric (" +
-                     fabric_level_list(view.cluster()) + ")"};
-      return *level;
-    };
     for (const char* key : {kRequired, kPreferred}) {
       if (!annotations->count(key)) continue;
-      auto level = level_of(key);
+      const auto level = fabric_level_of(view.cluster(), key, annotations->at(key));
       if (!level) return level.error();
       ask = {*level, key == kRequired};
       break;
@@ -99,7 +91,7 @@ class KueueTas final : public TierGangScheduler {
     }
     const auto size = annotations->find(kSliceSize);
     if (size == annotations->end()) return Error{std::string(kSliceSize) + ": must be set with " + kSliceRequired};
-    auto slice_level = level_of(kSliceRequired);
+    const auto slice_level = fabric_level_of(view.cluster(), kSliceRequired, annotations->at(kSliceRequired));
     if (!slice_level) return slice_level.error();
     // KEP-2724: the slice size has to divide the pod set.
     auto pods = slice_size_of(kSliceSize, size->second, view.job(job).workers, "the pod set's");
@@ -140,10 +132,8 @@ class KueueTas final : public TierGangScheduler {
       if (i > 0 && (*layers)[i - 1].size % layer.size != 0)
         return Error{at + ".size: " + std::to_string(layer.size) + " does not divide the layer above's " +
                      std::to_string((*layers)[i - 1].size)};
-      const auto level = fabric_level_named(view.cluster(), layer.topology);
-      if (!level)
-        return Error{at + ".topology: '" + layer.topology + "' is not a level of the cluster's fabric (" +
-                     fabric_level_list(view.cluster()) + ")"};
+      const auto level = fabric_level_of(view.cluster(), at + ".topology", layer.topology);
+      if (!level) return level.error();
       if (i > 0 && *level >= levels.back())
         return Error{at + ".topology: '" + layer.topology + "' is not below the layer above's '" + (*layers)[i - 1].topology +
                      "'"};

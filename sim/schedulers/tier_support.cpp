@@ -23,6 +23,11 @@ std::string fabric_level_list(const ClusterState& cluster) {
   return names.empty() ? "(the cluster has no fabric levels)" : join(names, ", ");
 }
 
+Expected<int> fabric_level_of(const ClusterState& cluster, const std::string& field, const std::string& name) {
+  if (const auto level = fabric_level_named(cluster, name)) return *level;
+  return Error{field + ": '" + name + "' is not a level of the cluster's fabric (" + fabric_level_list(cluster) + ")"};
+}
+
 int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode serving) {
   const ClusterState& cluster = view.cluster();
   const SimNode& n = cluster.node(node);

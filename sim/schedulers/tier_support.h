@@ -42,6 +42,8 @@ struct TierOrder {
 std::optional<int> fabric_level_named(const ClusterState& cluster, const std::string& name);
 // Level names of the cluster's fabric, for messages ("rack, block"; "(no fabric)").
 std::string fabric_level_list(const ClusterState& cluster);
+// fabric_level_named for an annotation's value: the error names the field and lists the levels.
+Expected<int> fabric_level_of(const ClusterState& cluster, const std::string& field, const std::string& name);
 
 // Pods of `gpus` GPUs that node `node` can still take (serving label `serving`, a type the job fits).
 int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode serving);
