@@ -37,6 +37,10 @@ const std::vector<SchedulerInfo> kRegistry = {
      "kube-scheduler topology-aware workload scheduling (Kubernetes v1.36 alpha): a gang in one domain of its topology level, "
      "the fullest that fits (MostAllocated), pods spread inside it (LeastAllocated); host network",
      kHandlesGangs, NodeMode::Default, "sim/schedulers/kube_tas.cpp", make_kube_tas_scheduler, std::nullopt},
+    {"kai-topology",
+     "KAI Scheduler topology-aware scheduling: required/preferred placement levels, the domain with the fewest allocatable "
+     "pods at the lowest level that holds the gang, pods gathered by preferred sub-domain, binpack nodes; host network",
+     kHandlesGangs, NodeMode::Default, "sim/schedulers/kai_topology.cpp", make_kai_topology_scheduler, std::nullopt},
     {"spread", "gpushare spread: the card, then the node, with the most free share", kSharePolicyHandles, NodeMode::Default,
      "core/share_policies/spread.cpp", make_share_policy_scheduler<SharePolicyKind::Spread>, SharePolicyKind::Spread},
     {"best-fit", "FGD baseline: the least weighted CPU + GPU leftover (0.5 / 0.5), then the fullest card", kSharePolicyHandles,

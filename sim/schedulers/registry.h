@@ -59,5 +59,6 @@ std::unique_ptr<Scheduler> make_binpack_scheduler(const SchedulerContext& contex
 std::unique_ptr<Scheduler> make_kueue_tas_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_volcano_topology_scheduler(const SchedulerContext& context);
 std::unique_ptr<Scheduler> make_kube_tas_scheduler(const SchedulerContext& context);
+std::unique_ptr<Scheduler> make_kai_topology_scheduler(const SchedulerContext& context);
 
 }  // namespace topsim

@@ -28,6 +28,9 @@ struct TierAsk {
     int size = 1;
   };
   std::vector<Layer> inner{};
+  // A preferred level below `level` that the pods are gathered by inside the chosen domain (KAI's
+  // required + preferred placement); -1: none.
+  int preferred = -1;
   // What the plug-in made of the annotations when it is not what they read (JobRecord::placement_note).
   std::string note{};
 };

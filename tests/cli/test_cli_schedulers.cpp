@@ -37,11 +37,11 @@ TEST_CASE("cli::schedulers lists every scheduler, as a table and as JSON", "[cli
     CHECK_THAT(r.out, Catch::Contains("\"protocol\": \"fgd-artifact\""));  // which versions run under it
     CHECK_THAT(r.out, Catch::Contains("fgd-pack"));
   }
-  SECTION("--json: fourteen schedulers with name, summary, handles, label and the source file that holds the policy") {
+  SECTION("--json: fifteen schedulers with name, summary, handles, label and the source file that holds the policy") {
     const auto r = run_cli("schedulers --json");
     REQUIRE(r.exit_code == 0);
     const json list = json::parse(r.out).at("schedulers");
-    REQUIRE(list.size() == 14);
+    REQUIRE(list.size() == 15);
     bool binpack = false;
     for (const json& s : list) {
       CHECK_FALSE(s.at("summary").get<std::string>().empty());

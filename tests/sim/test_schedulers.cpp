@@ -260,9 +260,9 @@ TEST_CASE("sim::binpack runs in a replay scenario like any scheduler", "[sim][sc
 }
 
 TEST_CASE("sim::registry names every scheduler once, each with a factory and what it places", "[sim][scheduler]") {
-  const std::vector<std::string> expected = {"topology-aware", "default", "binpack",  "kueue-tas",   "volcano-topology",
-                                             "kube-tas",       "spread",  "best-fit", "dot-product", "gpu-packing",
-                                             "gpu-clustering", "random",  "fgd",      "fgd-pack"};
+  const std::vector<std::string> expected = {"topology-aware", "default",        "binpack", "kueue-tas", "volcano-topology",
+                                             "kube-tas",       "kai-topology",   "spread",  "best-fit",  "dot-product",
+                                             "gpu-packing",    "gpu-clustering", "random",  "fgd",       "fgd-pack"};
   CHECK(scheduler_names() == expected);
   for (const SchedulerInfo& info : scheduler_registry()) {
     INFO(info.name);
