@@ -15,6 +15,11 @@ constexpr std::array<const char*, 5> kKueueTopologyKeys = {
     "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size",
     "kueue.x-k8s.io/podset-slice-required-topology-constraints"};
 
+// KAI Scheduler's topology constraint (sim/schedulers/kai_topology.cpp), carried from the
+// workload's own metadata.annotations, where KAI's docs put it (docs/topology/README.md).
+constexpr std::array<const char*, 3> kKaiTopologyKeys = {"kai.scheduler/topology", "kai.scheduler/topology-required-placement",
+                                                         "kai.scheduler/topology-preferred-placement"};
+
 // A Volcano networkTopology {mode, highestTierAllowed, highestTierName} (at `field`) as the
 // volcano-topology plug-in's annotations `mode_key` and `tier_key`-allowed / `tier_key`-name;
 // false when it is absent. The mode is hard when not given (the CRD's default). Throws
@@ -108,6 +113,10 @@ nlohmann::ordered_json topology_asks(const YAML::Node& doc, bool volcano_job, co
                       "; topsim places the job's GPU pods as one pod set, by " + taken->field + "'s");
     }
   }
+  const YAML::Node annotations = child(child(doc, "metadata"), "annotations");
+  for (const char* key : kKaiTopologyKeys)
+    if (std::string value = text_of(child(annotations, key), std::string("metadata.annotations.") + key); !value.empty())
+      asks[key] = std::move(value);
   if (volcano_job) {
     add_network_topology(child(child(doc, "spec"), "networkTopology"), "spec.networkTopology", "volcano.sh/network-topology-mode",
                          "volcano.sh/network-topology-highest-tier", job_name, asks, notes);

@@ -224,6 +224,27 @@ spec:
              "spec.pytorchReplicaSpecs.Master.template's";
     }));
   }
+  SECTION("KAI's topology constraint from the workload's own annotations") {
+    const auto r = manifests(R"(apiVersion: batch/v1
+kind: Job
+metadata:
+  name: distributed-training
+  annotations:
+    kai.scheduler/topology: cluster-topology
+    kai.scheduler/topology-required-placement: topology.kubernetes.io/zone
+    kai.scheduler/topology-preferred-placement: topology.kubernetes.io/rack
+spec:
+  parallelism: 3
+  completions: 3
+  template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}
+)");
+    REQUIRE(r.ok());
+    const auto annotations = entries(*r).at(0).at("annotations");  // a copy: entries() returns a temporary
+    CHECK(annotations.size() == 3);
+    CHECK(annotations.at("kai.scheduler/topology") == "cluster-topology");
+    CHECK(annotations.at("kai.scheduler/topology-required-placement") == "topology.kubernetes.io/zone");
+    CHECK(annotations.at("kai.scheduler/topology-preferred-placement") == "topology.kubernetes.io/rack");
+  }
   SECTION("a Volcano Job's spec.networkTopology") {
     const auto r = manifests(R"(apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
