@@ -77,8 +77,7 @@ class KaiTopology final : public TierGangScheduler {
   }
 
   std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
-    return "no " + view.cluster().fabric().level(ask.level).name + " has room for all " + std::to_string(view.job(job).workers) +
-           " pods (" + kRequired + ")";
+    return no_domain_holds(view, job, ask.level, kRequired);
   }
 
   TierOrder node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {

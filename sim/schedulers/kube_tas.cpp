@@ -53,8 +53,7 @@ class KubeTas final : public TierGangScheduler {
   }
 
   std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
-    return "no " + view.cluster().fabric().level(ask.level).name + " has room for all " + std::to_string(view.job(job).workers) +
-           " pods (" + kLevel + ")";
+    return no_domain_holds(view, job, ask.level, kLevel);
   }
 
   TierOrder node_order(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {

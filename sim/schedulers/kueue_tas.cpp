@@ -52,8 +52,7 @@ class KueueTas final : public TierGangScheduler {
   std::string tier_wait(const SchedulingView& view, uint32_t job, const TierAsk& ask) const override {
     const Fabric& fabric = view.cluster().fabric();
     const int workers = view.job(job).workers;
-    if (ask.slice_level < 0)
-      return "no " + fabric.level(ask.level).name + " has room for all " + std::to_string(workers) + " pods (" + kRequired + ")";
+    if (ask.slice_level < 0) return no_domain_holds(view, job, ask.level, kRequired);
     const int count = workers / ask.slice_size;
     std::string slices = std::to_string(count) + (count == 1 ? " slice of " : " slices of ") + std::to_string(ask.slice_size) +
                          " pods, each within one " + fabric.level(ask.slice_level).name;

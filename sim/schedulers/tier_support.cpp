@@ -23,6 +23,11 @@ std::string fabric_level_list(const ClusterState& cluster) {
   return names.empty() ? "(the cluster has no fabric levels)" : join(names, ", ");
 }
 
+std::string no_domain_holds(const SchedulingView& view, uint32_t job, int level, const std::string& key) {
+  return "no " + view.cluster().fabric().level(level).name + " has room for all " + std::to_string(view.job(job).workers) +
+         " pods (" + key + ")";
+}
+
 Expected<int> fabric_level_of(const ClusterState& cluster, const std::string& field, const std::string& name) {
   if (const auto level = fabric_level_named(cluster, name)) return *level;
   return Error{field + ": '" + name + "' is not a level of the cluster's fabric (" + fabric_level_list(cluster) + ")"};

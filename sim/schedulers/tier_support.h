@@ -45,6 +45,9 @@ struct TierOrder {
 std::optional<int> fabric_level_named(const ClusterState& cluster, const std::string& name);
 // Level names of the cluster's fabric, for messages ("rack, block"; "(no fabric)").
 std::string fabric_level_list(const ClusterState& cluster);
+// Why a gang waits whose required level `level` has no domain with room for all its pods, the
+// annotation `key` asking it: "no rack has room for all 5 pods (key)".
+std::string no_domain_holds(const SchedulingView& view, uint32_t job, int level, const std::string& key);
 // fabric_level_named for an annotation's value: the error names the field and lists the levels.
 Expected<int> fabric_level_of(const ClusterState& cluster, const std::string& field, const std::string& name);
 
