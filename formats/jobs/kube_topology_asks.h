@@ -1,7 +1,7 @@
 // A Kubernetes workload's placement asks (Kueue TAS pod-set annotations, a Volcano Job's
 // networkTopology and partitionPolicy, KAI's kai.scheduler/topology* workload annotations, the
-// topology-aware scheduler's gpu.topology/* pod annotations) as the annotations the schedulers read (docs/importers.md). Internal
-// to formats/ (kube_manifests.cpp).
+// topology-aware scheduler's gpu.topology/* pod annotations) as the annotations the schedulers
+// read (docs/importers.md). Internal to formats/ (kube_manifests.cpp).
 #pragma once
 
 #include <yaml-cpp/yaml.h>

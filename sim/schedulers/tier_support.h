@@ -28,8 +28,8 @@ struct TierAsk {
     int size = 1;
   };
   std::vector<Layer> inner{};
-  // A preferred level below `level` that the pods are gathered by inside the chosen domain (KAI's
-  // required + preferred placement); -1: none.
+  // KAI's preferred placement: the lowest level tried (below `level` when that is required too)
+  // and, inside a chosen domain above it, the level the pods are gathered by; -1: none.
   int preferred = -1;
   // What the plug-in made of the annotations when it is not what they read (JobRecord::placement_note).
   std::string note{};
