@@ -86,30 +86,32 @@ class KaiTopology final : public TierGangScheduler {
     // Levels from the preferred one up; the whole cluster (-1) last when nothing is required.
     const int lowest = ask.preferred >= 0 ? ask.preferred : ask.level;
     const int highest = ask.required ? ask.level : cluster.fabric().level_count() - 1;
+    std::vector<int> preferred_slots;  // the preferred level's, kept to gather the pods by
     for (int level = lowest; level >= 0 && level <= highest; ++level) {
-      const std::vector<int> slots = group_slots(view, job, level, kServing);
+      std::vector<int> slots = group_slots(view, job, level, kServing);
       int best = -1;
       for (size_t g = 0; g < slots.size(); ++g)
         if (slots[g] >= workers && (best < 0 || slots[g] < slots[static_cast<size_t>(best)])) best = static_cast<int>(g);
-      if (best >= 0) return {nodes_in(view, job, ask, level, best), {}};
+      if (best >= 0) return {nodes_in(view, job, ask, level, best, preferred_slots), {}};
+      if (level == ask.preferred) preferred_slots = std::move(slots);
     }
     if (ask.required) return {};
-    return {nodes_in(view, job, ask, -1, 0), {}};  // the whole cluster; short when it cannot take them
+    return {nodes_in(view, job, ask, -1, 0, preferred_slots), {}};  // the whole cluster; short when it cannot take them
   }
 
   // The nodes of group `group` of `level` (-1: the whole cluster) that can take a pod: by the
-  // preferred level's sub-domains (most allocatable pods first) when it lies below `level`, then
-  // the fewest free GPUs first.
-  static std::vector<int> nodes_in(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, int group) {
+  // preferred level's sub-domains (most allocatable pods first, `preferred_slots` per sub-domain)
+  // when it lies below `level`, then the fewest free GPUs first.
+  static std::vector<int> nodes_in(const SchedulingView& view, uint32_t job, const TierAsk& ask, int level, int group,
+                                   const std::vector<int>& preferred_slots) {
     const ClusterState& cluster = view.cluster();
     const int by = ask.preferred >= 0 && (level < 0 || ask.preferred < level) ? ask.preferred : -1;
-    const std::vector<int> sub_slots = by >= 0 ? group_slots(view, job, by, kServing) : std::vector<int>{};
     // (-sub-domain pods, sub-domain, free GPUs, node)
     std::vector<std::tuple<int, int, int, int>> keyed;
     for (int n = 0; n < cluster.node_count(); ++n) {
       if ((level >= 0 && cluster.fabric().group(level, n) != group) || pod_slots(view, job, n, kServing) == 0) continue;
       const int sub = by >= 0 ? cluster.fabric().group(by, n) : 0;
-      const int sub_pods = by >= 0 ? sub_slots[static_cast<size_t>(sub)] : 0;
+      const int sub_pods = by >= 0 ? preferred_slots[static_cast<size_t>(sub)] : 0;
       keyed.emplace_back(-sub_pods, sub, static_cast<int>(cluster.node(n).free.count()), n);
     }
     std::sort(keyed.begin(), keyed.end());
