@@ -6,6 +6,7 @@
 
 #include "reports/escape.h"
 #include "reports/report_model.h"
+#include "reports/text_table.h"
 
 namespace topsim {
 namespace {
@@ -80,13 +81,11 @@ std::string checked_name(const CheckResult& r, const std::string& watched_name) 
 }
 
 std::string render_check_text(const CheckResult& r) {
-  std::string out =
-      fmt::format("{:<28} {:<48} {:>16} {:>16} {:>22}  {}\n", "scenario", "metric", "baseline", "now", "delta", "verdict");
+  std::vector<TextRow> rows{{"scenario", "metric", "baseline", "now", "delta", "verdict"}};
   for (const MetricCheck& c : r.checks)
-    out += fmt::format("{:<28} {:<48} {:>16} {:>16} {:>22}  {}\n", c.scenario, checked_name(r, c.watched.name),
-                       value_text(c.base), value_text(c.now), delta_text(c),
-                       verdict_name(c.verdict) + (c.verdict == Verdict::Ok ? "" : " (" + limits_text(c) + ")"));
-  return out + summary_line(r) + "\n";
+    rows.push_back({c.scenario, checked_name(r, c.watched.name), value_text(c.base), value_text(c.now), delta_text(c),
+                    verdict_name(c.verdict) + (c.verdict == Verdict::Ok ? "" : " (" + limits_text(c) + ")")});
+  return text_table(rows, {"", 2}) + summary_line(r) + "\n";
 }
 
 std::string render_check_markdown(const CheckResult& r) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/escape.h"
+#include "reports/text_table.h"
 #include "util/number_format.h"
 
 namespace topsim {
@@ -47,30 +48,13 @@ std::string ratio(const FabricLevelView& level) {
   return level.oversubscription > 0 ? format_number(level.oversubscription) + ":1" : "given in Gb/s";
 }
 
-struct Table {
-  std::vector<std::vector<std::string>> rows;
-};
-
-Table level_table(const FabricView& v) {
-  Table t{{{"level", "groups", "each holds", "links", "uplink each"}}};
+std::vector<TextRow> level_table(const FabricView& v) {
+  std::vector<TextRow> rows{{"level", "groups", "each holds", "links", "uplink each"}};
   for (size_t l = v.levels.size(); l-- > 0;) {
     const FabricLevelView& level = v.levels[l];
-    t.rows.push_back({level.name, std::to_string(level.groups.size()), holds(v, l), ratio(level), uplinks(level)});
+    rows.push_back({level.name, std::to_string(level.groups.size()), holds(v, l), ratio(level), uplinks(level)});
   }
-  return t;
-}
-
-std::string table_text(const Table& t) {
-  std::vector<size_t> width(t.rows.front().size(), 0);
-  for (const auto& row : t.rows)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  std::string out;
-  for (const auto& row : t.rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}", row[c], c + 1 < row.size() ? width[c] + 2 : 0);
-    out += "  " + line + "\n";
-  }
-  return out;
+  return rows;
 }
 
 // The facts under the table: rails, NVLink domains, node NICs, measured pairs.
@@ -156,7 +140,7 @@ std::string render_fabric_text(const FabricView& view, const std::vector<std::st
     out = "fabric: one flat network\n";
   } else {
     out = "fabric: " + plural(static_cast<int>(view.levels.size()), "level") + " above the nodes, top first\n";
-    out += table_text(level_table(view));
+    out += text_table(level_table(view), {"  "});
   }
   for (const std::string& fact : facts(view)) out += fact + "\n";
   if (!view.levels.empty()) out += "\n" + TreeDrawer(view, node_names).draw();
@@ -167,13 +151,13 @@ std::string render_fabric_html(const FabricView& view, const std::vector<std::st
   if (view.empty()) return "";
   std::string out = "<section><h2>Fabric</h2>\n";
   if (!view.levels.empty()) {
-    const Table t = level_table(view);
+    const std::vector<TextRow> rows = level_table(view);
     out += "<table><thead><tr>";
-    for (const std::string& head : t.rows.front()) out += "<th>" + html_escape(head) + "</th>";
+    for (const std::string& head : rows.front()) out += "<th>" + html_escape(head) + "</th>";
     out += "</tr></thead><tbody>\n";
-    for (size_t r = 1; r < t.rows.size(); ++r) {
+    for (size_t r = 1; r < rows.size(); ++r) {
       out += "<tr>";
-      for (const std::string& cell : t.rows[r]) out += "<td>" + html_escape(cell) + "</td>";
+      for (const std::string& cell : rows[r]) out += "<td>" + html_escape(cell) + "</td>";
       out += "</tr>\n";
     }
     out += "</tbody></table>\n";

@@ -11,6 +11,7 @@
 #include "reports/escape.h"
 #include "reports/report_files.h"
 #include "reports/report_model.h"
+#include "reports/text_table.h"
 #include "util/digest.h"
 #include "util/number_format.h"
 #include "util/text.h"
@@ -142,32 +143,6 @@ std::vector<std::string> all_notes(const PlanResult& r) {
   return notes;
 }
 
-// Text table with columns padded to their widest cell; the first two left-aligned.
-std::string text_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows)
-    for (size_t i = 0; i + 1 < row.size(); ++i) {
-      if (width.size() <= i) width.resize(i + 1, 0);
-      width[i] = std::max(width[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i + 1 == row.size()) {
-        line += "  " + row[i];
-      } else if (i < 2) {
-        line += fmt::format("{:<{}}  ", row[i], width[i]);
-      } else {
-        line += fmt::format("{:>{}}  ", row[i], width[i]);
-      }
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 // A p95 wait spanning decades (0.5 s next to 9 x 10^7 s) flattens every useful point on a
 // linear axis: the axis goes logarithmic, waits of 0 are drawn at the floor (half the smallest
 // positive wait, at most 1 s) and the label says so; the chart's table keeps the true values.
@@ -200,7 +175,7 @@ std::string render_plan_text(const PlanResult& r) {
     out += "\ngrowth " + growth_name(info.growth[g]) + ":\n";
     std::vector<std::vector<std::string>> rows = {header_cells(info, metrics)};
     for (const Row& row : step_rows(r, g)) rows.push_back(row_cells(info, row, metrics));
-    out += text_table(rows);
+    out += text_table(rows, {"", 2, 4});
     out += "  " + headlines[g] + "\n";
     for (const std::string& line : quota_trail(r, g)) out += "  " + line + "\n";
   }

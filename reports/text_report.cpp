@@ -5,6 +5,7 @@
 #include <map>
 
 #include "reports/report_model.h"
+#include "reports/text_table.h"
 #include "util/number_format.h"
 #include "util/one_line.h"
 #include "util/text.h"
@@ -13,6 +14,11 @@ namespace topsim {
 namespace {
 
 constexpr size_t kMaxColumns = 4;  // schedulers side by side; more are listed one per row
+// A table of a name and figures: the name left-aligned, every figure right-aligned.
+const TextTableLayout kFigures{"", 1, 2, false};
+
+// A share as a percentage with one decimal ("21.9%").
+std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
 
 // The mean over seeds of a metric (0 when the scheduler's runs do not have it).
 double mean(const SchedulerResult& s, std::string_view name) {
@@ -201,15 +207,17 @@ std::string replay_columns(const ResultSet& r) {
 
 // One row per scheduler, for comparisons of many.
 std::string replay_rows(const ResultSet& r) {
-  std::string out = fmt::format("{:<16}{:>24}{:>13}{:>13}{:>13}{:>11}{:>12}{:>12}{:>12}\n", "scheduler", "fin/rej/stuck/never",
-                                "mean wait s", "p95 wait s", "mean JCT s", "peak pend", "mean alloc", "peak alloc", "mean frag");
+  std::vector<TextRow> rows{{"scheduler", "fin/rej/stuck/never", "mean wait s", "p95 wait s", "mean JCT s", "peak pend",
+                             "mean alloc", "peak alloc", "mean frag"}};
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format(
-        "{:<15} {:>23} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.0f} {:>10.1f}% {:>10.1f}% {:>10.1f}%\n", s.name,
-        fmt::format("{}/{}/{}/{}", count(s, "finished"), count(s, "rejected"), count(s, "stuck"), count(s, "never_placed")),
-        mean(s, "wait_s.mean"), mean(s, "wait_s.p95"), mean(s, "jct_s.mean"), mean(s, "pending_jobs.max"),
-        100 * mean(s, "gpu_alloc_ratio.mean"), 100 * mean(s, "gpu_alloc_ratio.max"), 100 * mean(s, "fragmentation_rate.mean"));
-  return out + subset_note(r) +
+    rows.push_back(
+        {s.name,
+         fmt::format("{}/{}/{}/{}", count(s, "finished"), count(s, "rejected"), count(s, "stuck"), count(s, "never_placed")),
+         fmt::format("{:.1f}", mean(s, "wait_s.mean")), fmt::format("{:.1f}", mean(s, "wait_s.p95")),
+         fmt::format("{:.1f}", mean(s, "jct_s.mean")), fmt::format("{:.0f}", mean(s, "pending_jobs.max")),
+         percent(mean(s, "gpu_alloc_ratio.mean")), percent(mean(s, "gpu_alloc_ratio.max")),
+         percent(mean(s, "fragmentation_rate.mean"))});
+  return text_table(rows, kFigures) + subset_note(r) +
          "(fin/rej/stuck/never: jobs finished, rejected, stuck, never placed; peak pend: most jobs waiting at once; alloc: GPU "
          "share allocated; frag: FGD fragmentation rate; means "
          "time-weighted)\n";
@@ -315,13 +323,12 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
 std::string node_type_table(const ResultSet& r) {
   const auto& first = r.schedulers.front().runs.front().by_node_type;
   if (first.size() < 2) return "";
-  std::string out =
-      fmt::format("\n{:<16} {:<16} {:>8} {:>12} {:>16}\n", "scheduler", "node type", "jobs", "GPU-hours", "mean samples/s");
+  std::vector<TextRow> rows{{"scheduler", "node type", "jobs", "GPU-hours", "mean samples/s"}};
   for (const SchedulerResult& s : r.schedulers)
     for (const NodeTypeUsage& u : s.runs.front().by_node_type)
-      out += fmt::format("{:<16} {:<16} {:>8} {:>12.1f} {:>16.1f}\n", s.name, u.node_type, u.jobs, u.gpu_hours,
-                         u.mean_samples_per_sec);
-  return out;
+      rows.push_back({s.name, u.node_type, std::to_string(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
+                      fmt::format("{:.1f}", u.mean_samples_per_sec)});
+  return "\n" + text_table(rows, {"", 2, 2, false});
 }
 
 // Per LLM, each scheduler's first run: its jobs' mean step and where the time goes.
@@ -329,19 +336,17 @@ std::string llm_step_table(const ResultSet& r) {
   bool any = false;
   for (const SchedulerResult& s : r.schedulers) any = any || !s.runs.front().llm_steps.empty();
   if (!any) return "";
-  std::string out = fmt::format("\nLLM jobs, mean step (first seed){:>4}{:>26}{:>8}{:>9}  where the step goes\n", "",
-                                "tokens/s/GPU", "MFU", "step s");
+  std::vector<TextRow> rows{{"scheduler", "model", "jobs", "tokens/s/GPU", "MFU", "step s", "where the step goes"}};
   for (const SchedulerResult& s : r.schedulers)
     for (const LlmModelStep& m : s.runs.front().llm_steps) {
       std::string parts;
       for (const auto& [part, seconds] : m.parts())
         if (seconds > 0 && m.step_s > 0)
           parts += fmt::format("{}{} {}%", parts.empty() ? "" : ", ", part, format_number(100 * seconds / m.step_s));
-      out +=
-          fmt::format("  {:<16} {:<16} {:>4} job{:<1} {:>12} {:>7}% {:>8}  {}\n", s.name, m.model, m.jobs, m.jobs == 1 ? "" : "s",
-                      format_number(m.tokens_per_sec_per_gpu), format_number(100 * m.mfu), format_number(m.step_s), parts);
+      rows.push_back({s.name, m.model, std::to_string(m.jobs), format_number(m.tokens_per_sec_per_gpu),
+                      format_number(100 * m.mfu) + "%", format_number(m.step_s), parts});
     }
-  return out;
+  return "\nLLM jobs, mean step (first seed)\n" + text_table(rows, {"  ", 2});
 }
 
 std::string render_replay(const ResultSet& r, const TextOptions& options) {
@@ -361,9 +366,10 @@ std::string render_replay(const ResultSet& r, const TextOptions& options) {
 std::string at_load_table(const ResultSet& r) {
   for (const SchedulerResult& s : r.schedulers)
     if (!s.metric("gpu_alloc_ratio.at_100") || !s.metric("gpu_alloc_ratio.at_130")) return "";
-  std::string out = fmt::format("\n{:<15} {:>21} {:>21}\n", "scheduler", "alloc at 100% load", "alloc at 130% load");
+  std::vector<TextRow> rows{{"scheduler", "alloc at 100% load", "alloc at 130% load"}};
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<15} {:>21} {:>21}\n", s.name, pm(s, "gpu_alloc_ratio.at_100", 4), pm(s, "gpu_alloc_ratio.at_130", 4));
+    rows.push_back({s.name, pm(s, "gpu_alloc_ratio.at_100", 4), pm(s, "gpu_alloc_ratio.at_130", 4)});
+  std::string out = "\n" + text_table(rows, kFigures);
   out += r.scenario.protocol.empty()
              ? "GPU alloc ratio when the arrived load first reached 100% / 130% of capacity\n"
              : "GPU alloc ratio at 100% / 130% arrived load: mean over the arrivals whose load rounds to it (the artifact's "
@@ -386,11 +392,11 @@ std::string render_fill(const ResultSet& r) {
                 "integer scores, ties in a seeded node order",
                 sc.protocol, 100 * sc.target_load);
   out += fmt::format("  protocol: {}, no departures, {}\n\n", arrivals, seeds_text(sc));
-  out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs",
-                     "failed pods");
+  std::vector<TextRow> rows{{"scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods"}};
   for (const SchedulerResult& s : r.schedulers)
-    out += fmt::format("{:<15} {:>21} {:>21} {:>19} {:>19}\n", s.name, pm(s, "gpu_alloc_ratio.final", 4),
-                       pm(s, "fragmentation_rate.final", 4), pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1));
+    rows.push_back({s.name, pm(s, "gpu_alloc_ratio.final", 4), pm(s, "fragmentation_rate.final", 4),
+                    pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1)});
+  out += text_table(rows, kFigures);
   out +=
       "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "
       "capacity; frag = FGD fragmentation (USENIX ATC '23), rate = frag / unallocated GPU share\n";

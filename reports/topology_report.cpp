@@ -1,4 +1,5 @@
 #include "reports/topology_report.h"
+#include "reports/text_table.h"
 #include "util/text.h"
 
 #include <fmt/format.h>
@@ -10,25 +11,7 @@
 namespace topsim {
 namespace {
 
-// A text table: left-aligned columns separated by two spaces, no trailing blanks.
-using Row = std::vector<std::string>;
-
-std::string render_table(const std::vector<Row>& rows) {
-  std::vector<size_t> width;
-  for (const Row& row : rows)
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  std::string out;
-  for (const Row& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}", row[c], c + 1 < row.size() ? width[c] + 2 : 0);
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
-  return out;
-}
+using Row = TextRow;
 
 std::string gpu_label(int gpu) { return fmt::format("GPU{}", gpu); }
 
@@ -103,7 +86,7 @@ std::string link_matrix(const Topology& t) {
     row.insert(row.end(), affinity.begin(), affinity.end());
     rows.push_back(row);
   }
-  return "Link matrix (nvidia-smi topo -m codes):\n" + render_table(rows);
+  return "Link matrix (nvidia-smi topo -m codes):\n" + text_table(rows);
 }
 
 std::string bandwidth_matrix(const Topology& t) {
@@ -120,7 +103,7 @@ std::string bandwidth_matrix(const Topology& t) {
     }
     rows.push_back(row);
   }
-  std::string out = "P2P bandwidth between GPUs, GB/s in one direction (NCCL path model):\n" + render_table(rows);
+  std::string out = "P2P bandwidth between GPUs, GB/s in one direction (NCCL path model):\n" + text_table(rows);
   if (any_without_p2p) out += "* = no P2P at NCCL's default level (PXB): traffic goes through host memory\n";
   if (t.has_nvswitch()) out += "NVSwitch pairs show a GPU's whole NVLink bandwidth, shared by all of its peers\n";
   return out;
@@ -137,7 +120,7 @@ std::string gpu_table(const Topology& t) {
     }
     rows.push_back({gpu_label(g), t.model().gpus[g].model, std::to_string(t.model().numa_nodes[t.gpu_numa(g)].id), nearest});
   }
-  return "GPUs:\n" + render_table(rows);
+  return "GPUs:\n" + text_table(rows);
 }
 
 constexpr const char* kLegend =

@@ -1,0 +1,81 @@
+// Text tables (reports/text_table.h): columns as wide as their widest cell, aligned left or right,
+// free last cells, no trailing blanks; and the text report's tables built on them stay in line
+// whatever the schedulers are called.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "reports/text_report.h"
+#include "reports/text_table.h"
+#include "tests/scenario/scenario_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Where `cell` ends on `line` (one past its last character); npos when it is not there.
+size_t end_of(const std::string& line, const std::string& cell) {
+  const size_t at = line.find(cell);
+  return at == std::string::npos ? at : at + cell.size();
+}
+
+}  // namespace
+
+TEST_CASE("reports::text_table pads each column to its widest cell", "[reports][text-table]") {
+  const std::vector<TextRow> rows{{"name", "jobs", "note"}, {"a-much-longer-name", "7", "free text"}, {"b", "1234", ""}};
+  SECTION("left-aligned names, right-aligned figures, the last cell free, no trailing blank") {
+    CHECK(text_table(rows, {"", 1}) ==
+          "name                jobs  note\n"
+          "a-much-longer-name     7  free text\n"
+          "b                   1234\n");
+  }
+  SECTION("every column padded when the last is a figure too, an indent and a wider gap before the last") {
+    CHECK(text_table({{"x", "total"}, {"long", "5"}}, {"  ", 1, 2, false}) == "  x     total\n  long      5\n");
+    CHECK(text_table(rows, {"", 3, 4}) ==
+          "name                jobs    note\n"
+          "a-much-longer-name  7       free text\n"
+          "b                   1234\n");
+  }
+  SECTION("a short row's last cell is free and does not widen the column") {
+    CHECK(text_table({{"a", "b", "c"}, {"a-wide-last-cell"}}) == "a  b  c\na-wide-last-cell\n");
+  }
+  SECTION("no rows, no text") { CHECK(text_table({}).empty()); }
+}
+
+TEST_CASE("reports::text: a table of many schedulers stays in line when one has a long name", "[reports][text-table]") {
+  // A 16-character name (volcano-topology) pushed its own row one column right of the others.
+  ResultSet results = run_all(scenario_from(scenario_json(
+      R"([{"model": "dgx1-v100", "count": 2}])",
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "iterations": 100}])")));
+  REQUIRE(!results.schedulers.empty());
+  const SchedulerResult one = results.schedulers.front();
+  for (const std::string name : {"b", "a-plug-in-with-a-long-name", "c", "d"}) {
+    results.schedulers.push_back(one);
+    results.schedulers.back().name = name;
+  }
+  REQUIRE(results.schedulers.size() > 4);  // listed one per row, not side by side
+  const std::vector<std::string> lines = lines_of(render_text(results));
+  size_t header = 0;
+  while (header < lines.size() && lines[header].rfind("scheduler", 0) != 0) ++header;
+  REQUIRE(header + results.schedulers.size() < lines.size());
+  const size_t counts_end = end_of(lines[header], "fin/rej/stuck/never");
+  const size_t frag_end = end_of(lines[header], "mean frag");
+  REQUIRE(counts_end != std::string::npos);
+  for (size_t i = 1; i <= results.schedulers.size(); ++i) {
+    const std::string& row = lines[header + i];
+    INFO(row);
+    CHECK(row.rfind(results.schedulers[i - 1].name + " ", 0) == 0);
+    CHECK(end_of(row, "1/0/0/0") == counts_end);
+    CHECK(row.size() == frag_end);
+  }
+}
