@@ -1,15 +1,20 @@
 // Figures the README and docs/ quote are checked against what the tree and this build give, so
 // they cannot go stale silently: the bad-input count, the baseline example of docs/ci.md, the
-// searches, configurations and shard balance of the shipped plans, and the reports the README's
-// screenshots show.
+// searches, configurations and shard balance of the shipped plans, the replays' figures the
+// README's scenario table and docs/llm-training.md quote, and the reports the README's screenshots
+// show.
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "plan/plan.h"
 #include "plan/plan_parts.h"
@@ -99,6 +104,52 @@ std::optional<PlanFigures> run_shipped_plan(const std::string& name) {
                                                    figures->most, figures->configurations)));
 }
 
+// A figure as the docs write it: a whole number, its thousands separated by commas.
+std::string whole(double value) {
+  const long long n = std::llround(value);
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  for (size_t at = digits.size(); at > 3;) {
+    at -= 3;
+    digits.insert(at, ",");
+  }
+  return (n < 0 ? "-" : "") + digits;
+}
+
+// Text with every run of white space one space: a quoted phrase may cross a line break.
+std::string one_spaced(const std::string& text) { return std::regex_replace(text, std::regex("\\s+"), " "); }
+
+// What a shipped replay wrote: results.json and jobs.jsonl.
+struct ReplayFigures {
+  nlohmann::json results;
+  std::vector<nlohmann::json> jobs;
+
+  double metric(const std::string& scheduler, const std::string& name) const {
+    for (const auto& s : results.at("schedulers"))
+      if (s.at("name") == scheduler) return s.at("metrics").at(name).at("mean").get<double>();
+    FAIL("no scheduler " << scheduler);
+    return 0;
+  }
+  nlohmann::json job(const std::string& scheduler, const std::string& name) const {
+    for (const auto& j : jobs)
+      if (j.at("scheduler") == scheduler && j.at("name") == name) return j;
+    FAIL("no job " << name << " of " << scheduler);
+    return {};
+  }
+};
+
+// Runs scenarios/<name>.json, whose jobs are in the file or synthetic (nothing from ../shared/).
+ReplayFigures run_shipped_replay(const std::string& name) {
+  const TempDir dir;
+  const CliResult r =
+      run_cli("run '" + (kRoot / "scenarios" / (name + ".json")).string() + "' -o '" + dir.file("out") + "' --threads 2");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  ReplayFigures figures{nlohmann::json::parse(read_text(dir.file("out/results.json"))), {}};
+  std::istringstream lines(read_text(dir.file("out/jobs.jsonl")));
+  for (std::string line; std::getline(lines, line);) figures.jobs.push_back(nlohmann::json::parse(line));
+  return figures;
+}
+
 }  // namespace
 
 TEST_CASE("docs::the README's count of malformed inputs is the number of bad-input cases", "[docs]") {
@@ -147,4 +198,50 @@ TEST_CASE("docs::the README's screenshots show the reports this build writes", "
       run_shell("bash '" + (kRoot / "docs/images/make.sh").string() + "' '" + std::string(TOPSIM_CLI_PATH) + "' --check");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
+}
+
+// The replays' figures the README's scenario table and docs/llm-training.md quote; not under the
+// sanitizers, as for the plans.
+TEST_CASE("docs::the LLM fleet's figures in the README and docs/llm-training.md are what the scenario gives", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  const ReplayFigures f = run_shipped_replay("llm-fleet-h100");
+  const auto both = [&](const std::function<std::string(const std::string&)>& cell) {
+    return " | " + cell("topology-aware") + " | " + cell("default") + " |";
+  };
+  const auto tokens = [&](const std::string& job) {
+    return [&f, job](const std::string& s) { return whole(f.job(s, job).at("samples_per_sec").get<double>()); };
+  };
+  const std::string doc = read_text(kRoot / "docs/llm-training.md");
+  CHECK_THAT(doc, Catch::Contains("| JCT mean / p95 (s)" + both([&](const std::string& s) {
+                                    return whole(f.metric(s, "jct_s.mean")) + " / " + whole(f.metric(s, "jct_s.p95"));
+                                  })));
+  CHECK_THAT(doc,
+             Catch::Contains("| makespan (s)" + both([&](const std::string& s) { return whole(f.metric(s, "makespan_s")); })));
+  CHECK_THAT(doc, Catch::Contains("| Llama 3 70B SFT (TP 8 over 4-GPU pods), tokens/s" + both(tokens("sft-llama3-70b-0"))));
+  CHECK_THAT(
+      doc, Catch::Contains("| its step / the tensor-parallel part of it (s)" + both([&](const std::string& s) {
+                             const nlohmann::json llm = f.job(s, "sft-llama3-70b-0").at("llm");  // a copy: job() returns one
+                             return fmt::format("{:.2f} / {:.2f}", llm.at("step_s").get<double>(), llm.at("tp_s").get<double>());
+                           })));
+  CHECK_THAT(doc, Catch::Contains("| Llama 3.1 405B (32 x 8 GPUs), tokens/s" + both(tokens("llama3-405b"))));
+  const std::string readme = one_spaced(read_text(kRoot / "README.md"));
+  CHECK_THAT(readme, Catch::Contains("topology-aware mean JCT " + whole(f.metric("topology-aware", "jct_s.mean")) +
+                                     " s against default's " + whole(f.metric("default", "jct_s.mean")) + " s"));
+  CHECK_THAT(readme, Catch::Contains("trains at " + tokens("sft-llama3-70b-0")("default") + " instead of " +
+                                     tokens("sft-llama3-70b-0")("topology-aware") + " tokens/s"));
+#endif
+}
+
+TEST_CASE("docs::the README's generation and GB200 NVL72 figures are what the scenarios give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  std::vector<std::string> generations;
+  for (const std::string name : {"generation-dgx1-v100", "generation-dgx-a100", "generation-hgx-h100"})
+    generations.push_back(whole(run_shipped_replay(name).metric("topology-aware", "jct_s.mean")));
+  const ReplayFigures gb200 = run_shipped_replay("fabric-gb200-nvl72");
+  const std::string readme = one_spaced(read_text(kRoot / "README.md"));
+  CHECK_THAT(readme, Catch::Contains("mean JCT " + generations[0] + " / " + generations[1] + " / " + generations[2] +
+                                     " s (topology-aware)"));
+  CHECK_THAT(readme, Catch::Contains("tier-aware mean JCT " + whole(gb200.metric("topology-aware", "jct_s.mean")) +
+                                     " s against default's " + whole(gb200.metric("default", "jct_s.mean")) + " s"));
+#endif
 }
