@@ -1,8 +1,8 @@
 // Figures the README and docs/ quote are checked against what the tree and this build give, so
 // they cannot go stale silently: the bad-input count, the baseline example of docs/ci.md, the
-// searches, configurations and shard balance of the shipped plans, the replays' figures the
-// README's scenario table and docs/llm-training.md quote, and the reports the README's screenshots
-// show.
+// searches, configurations and shard balance of the shipped plans and the Philly plan's printed
+// example, the replays' figures the README's scenario table and docs/llm-training.md quote, and
+// the reports the README's screenshots show.
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +18,7 @@
 
 #include "plan/plan.h"
 #include "plan/plan_parts.h"
+#include "reports/plan_report.h"
 
 #include "tests/test_support.h"
 
@@ -48,11 +49,26 @@ std::vector<std::vector<std::string>> all_groups(const std::string& text, const 
   return out;
 }
 
+// A figure as the docs write it: a whole number, its thousands separated by commas.
+std::string whole(double value) {
+  const long long n = std::llround(value);
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  for (size_t at = digits.size(); at > 3;) {
+    at -= 3;
+    digits.insert(at, ",");
+  }
+  return (n < 0 ? "-" : "") + digits;
+}
+
+// Text with every run of white space one space: a quoted phrase may cross a line break.
+std::string one_spaced(const std::string& text) { return std::regex_replace(text, std::regex("\\s+"), " "); }
+
 // What a shipped plan evaluates: its searches, the sizes each evaluated, and the jobs each replayed.
 struct PlanFigures {
   size_t searches = 0, configurations = 0, fewest = 0, most = 0;  // sizes: in all, and per search
   std::vector<double> jobs_replayed;                              // per search
   std::vector<std::vector<size_t>> groups;                        // plan_groups: what shards deal out
+  std::string text;                                               // what `topsim plan` prints
 };
 
 // The figures of scenarios/<name>.json; nullopt (with a warning) when its trace is absent.
@@ -67,7 +83,7 @@ std::optional<PlanFigures> run_shipped_plan(const std::string& name) {
   options.check_invariants = false;  // the figures do not depend on it, and it costs several times the run
   const auto result = topsim::run_plan(*plan, options);
   REQUIRE(result);
-  PlanFigures figures{result->chains.size(), 0, SIZE_MAX, 0, {}, topsim::plan_groups(*plan)};
+  PlanFigures figures{result->chains.size(), 0, SIZE_MAX, 0, {}, topsim::plan_groups(*plan), topsim::render_plan_text(*result)};
   for (const topsim::PlanChain& chain : result->chains) {
     figures.configurations += chain.evaluations.size();
     figures.fewest = std::min(figures.fewest, chain.evaluations.size());
@@ -99,24 +115,28 @@ std::optional<PlanFigures> run_shipped_plan(const std::string& name) {
   CHECK(balance[0][1] == expected);
   if (name != "plan-philly") return;
   // docs/planning.md: "(the Philly plan: A–B per search, N in all)", across a line break.
-  const std::string planning = std::regex_replace(read_text(kRoot / "docs/planning.md"), std::regex("\\s+"), " ");
-  CHECK_THAT(planning, Catch::Contains(fmt::format("(the Philly plan: {}–{} per search, {} in all)", figures->fewest,
-                                                   figures->most, figures->configurations)));
-}
-
-// A figure as the docs write it: a whole number, its thousands separated by commas.
-std::string whole(double value) {
-  const long long n = std::llround(value);
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (size_t at = digits.size(); at > 3;) {
-    at -= 3;
-    digits.insert(at, ",");
+  const std::string doc = read_text(kRoot / "docs/planning.md");
+  CHECK_THAT(one_spaced(doc), Catch::Contains(fmt::format("(the Philly plan: {}–{} per search, {} in all)", figures->fewest,
+                                                          figures->most, figures->configurations)));
+  // Its "What it prints": every row shown (up to its "...") starts a line of the plan's text, and
+  // the headline, wrapped in the docs, is the plan's.
+  const size_t start = doc.find("```\n", doc.find("## What it prints"));
+  REQUIRE(start != std::string::npos);
+  std::istringstream example(doc.substr(start + 4, doc.find("```", start + 4) - start - 4));
+  std::string headline;
+  for (std::string line; std::getline(example, line);) {
+    INFO(line);
+    if (line == "...") continue;
+    if (const size_t cut = line.rfind("  ..."); cut != std::string::npos && cut + 5 == line.size())
+      CHECK_THAT(figures->text, Catch::Contains("\n" + line.substr(0, cut + 2)));
+    else if (line.rfind("  ", 0) == 0)
+      headline += line;
+    else
+      CHECK_THAT(figures->text, Catch::Contains(line + "\n"));
   }
-  return (n < 0 ? "-" : "") + digits;
+  REQUIRE_FALSE(headline.empty());
+  CHECK_THAT(one_spaced(figures->text), Catch::Contains(one_spaced(headline)));
 }
-
-// Text with every run of white space one space: a quoted phrase may cross a line break.
-std::string one_spaced(const std::string& text) { return std::regex_replace(text, std::regex("\\s+"), " "); }
 
 // What a shipped replay wrote: results.json and jobs.jsonl.
 struct ReplayFigures {
