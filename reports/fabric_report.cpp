@@ -1,6 +1,7 @@
 #include "reports/fabric_report.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "reports/escape.h"
 #include "reports/text_table.h"

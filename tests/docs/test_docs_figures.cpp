@@ -3,6 +3,7 @@
 // searches, configurations and shard balance of the shipped plans and the Philly plan's printed
 // example, the replays' figures the README's scenario table and docs/llm-training.md quote, and
 // the reports the README's screenshots show.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -149,11 +150,12 @@ struct ReplayFigures {
     FAIL("no scheduler " << scheduler);
     return 0;
   }
-  nlohmann::json job(const std::string& scheduler, const std::string& name) const {
-    for (const auto& j : jobs)
-      if (j.at("scheduler") == scheduler && j.at("name") == name) return j;
-    FAIL("no job " << name << " of " << scheduler);
-    return {};
+  // The job's line, kept here: a reference into a member may be held as long as these figures.
+  const nlohmann::json& job(const std::string& scheduler, const std::string& name) const {
+    const auto it = std::find_if(jobs.begin(), jobs.end(),
+                                 [&](const nlohmann::json& j) { return j.at("scheduler") == scheduler && j.at("name") == name; });
+    REQUIRE(it != jobs.end());
+    return *it;
   }
 };
 
@@ -238,11 +240,11 @@ TEST_CASE("docs::the LLM fleet's figures in the README and docs/llm-training.md 
   CHECK_THAT(doc,
              Catch::Contains("| makespan (s)" + both([&](const std::string& s) { return whole(f.metric(s, "makespan_s")); })));
   CHECK_THAT(doc, Catch::Contains("| Llama 3 70B SFT (TP 8 over 4-GPU pods), tokens/s" + both(tokens("sft-llama3-70b-0"))));
-  CHECK_THAT(
-      doc, Catch::Contains("| its step / the tensor-parallel part of it (s)" + both([&](const std::string& s) {
-                             const nlohmann::json llm = f.job(s, "sft-llama3-70b-0").at("llm");  // a copy: job() returns one
-                             return fmt::format("{:.2f} / {:.2f}", llm.at("step_s").get<double>(), llm.at("tp_s").get<double>());
-                           })));
+  CHECK_THAT(doc, Catch::Contains("| its step / the tensor-parallel part of it (s)" + both([&](const std::string& s) {
+                                    const nlohmann::json& llm = f.job(s, "sft-llama3-70b-0").at("llm");
+                                    return fmt::format("{:.2f} / {:.2f}", llm.at("step_s").get<double>(),
+                                                       llm.at("tp_s").get<double>());
+                                  })));
   CHECK_THAT(doc, Catch::Contains("| Llama 3.1 405B (32 x 8 GPUs), tokens/s" + both(tokens("llama3-405b"))));
   const std::string readme = one_spaced(read_text(kRoot / "README.md"));
   CHECK_THAT(readme, Catch::Contains("topology-aware mean JCT " + whole(f.metric("topology-aware", "jct_s.mean")) +
