@@ -51,7 +51,7 @@ std::vector<std::vector<std::string>> all_groups(const std::string& text, const 
 }
 
 // A figure as the docs write it: a whole number, its thousands separated by commas.
-std::string whole(double value) {
+[[maybe_unused]] std::string whole(double value) {
   const long long n = std::llround(value);
   std::string digits = std::to_string(n < 0 ? -n : n);
   for (size_t at = digits.size(); at > 3;) {
@@ -62,7 +62,7 @@ std::string whole(double value) {
 }
 
 // Text with every run of white space one space: a quoted phrase may cross a line break.
-std::string one_spaced(const std::string& text) { return std::regex_replace(text, std::regex("\\s+"), " "); }
+[[maybe_unused]] std::string one_spaced(const std::string& text) { return std::regex_replace(text, std::regex("\\s+"), " "); }
 
 // What a shipped plan evaluates: its searches, the sizes each evaluated, and the jobs each replayed.
 struct PlanFigures {
@@ -160,7 +160,7 @@ struct ReplayFigures {
 };
 
 // Runs scenarios/<name>.json, whose jobs are in the file or synthetic (nothing from ../shared/).
-ReplayFigures run_shipped_replay(const std::string& name) {
+[[maybe_unused]] ReplayFigures run_shipped_replay(const std::string& name) {
   const TempDir dir;
   const CliResult r =
       run_cli("run '" + (kRoot / "scenarios" / (name + ".json")).string() + "' -o '" + dir.file("out") + "' --threads 2");
