@@ -70,14 +70,8 @@ std::map<int, int> pods_per_node(const json& job) {
 
 // The cells (whitespace-separated words) of the first stdout line starting with `label`.
 std::vector<std::string> line_words(const std::string& text, const std::string& label) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(label, 0) != 0) continue;
-    std::istringstream words(line);
-    std::vector<std::string> out;
-    for (std::string w; words >> w;) out.push_back(w);
-    return out;
-  }
+  for (const std::string& line : topsim::test::lines_of(text))
+    if (line.rfind(label, 0) == 0) return topsim::test::words_of(line);
   return {};
 }
 

@@ -2,39 +2,26 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "tests/scenario/scenario_support.h"
 #include "tests/test_support.h"
 
 using topsim::test::CliResult;
+using topsim::test::lines_of;
 using topsim::test::run_cli;
 using topsim::test::TempDir;
+using topsim::test::words_of;
 
 namespace {
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<std::string> words(const std::string& line) {
-  std::vector<std::string> out;
-  std::istringstream in(line);
-  for (std::string word; in >> word;) out.push_back(word);
-  return out;
-}
 
 // The cells of row `label` in the table that follows the line starting with `title`.
 std::vector<std::string> table_row(const std::string& report, const std::string& title, const std::string& label) {
   bool in_table = false;
-  for (const std::string& line : split_lines(report)) {
+  for (const std::string& line : lines_of(report)) {
     if (line.rfind(title, 0) == 0)
       in_table = true;
     else if (in_table && line.rfind(label + " ", 0) == 0)
-      return words(line);
+      return words_of(line);
   }
   return {};
 }
@@ -124,7 +111,7 @@ TEST_CASE("cli::topo models and show", "[cli]") {
   SECTION("an NVSwitch node says so in the header") {
     const CliResult r = run_cli("topo show dgx-a100");
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(split_lines(r.out).at(0), Catch::Contains("NVSwitch fabric (NV12 per GPU)"));
+    CHECK_THAT(lines_of(r.out).at(0), Catch::Contains("NVSwitch fabric (NV12 per GPU)"));
   }
 }
 

@@ -1,7 +1,6 @@
 // Text tables (reports/text_table.h): columns as wide as their widest cell, aligned left or right,
 // free last cells, no trailing blanks; and the text report's tables built on them stay in line
 // whatever the schedulers are called.
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,18 +9,12 @@
 #include "reports/text_report.h"
 #include "reports/text_table.h"
 #include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::test;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // Where `cell` ends on `line` (one past its last character); npos when it is not there.
 size_t end_of(const std::string& line, const std::string& cell) {

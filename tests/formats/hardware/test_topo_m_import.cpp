@@ -14,6 +14,7 @@
 namespace {
 
 using namespace topsim;
+using topsim::test::words_of;
 
 // The link codes of one matrix as the file shows them, read independently of the importer:
 // the `matrix`-th line starting with GPU0 that has no "X" is the header, the next lines the rows.
@@ -22,25 +23,18 @@ struct ShownMatrix {
   std::vector<std::vector<std::string>> codes;  // [row][column]
 };
 
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
 ShownMatrix shown_matrix(const std::string& text, int matrix = 1) {
   std::istringstream in(text);
   ShownMatrix shown;
   for (std::string line; std::getline(in, line);) {
-    const auto w = words(line);
+    const auto w = words_of(line);
     if (w.empty() || w[0] != "GPU0" || std::count(w.begin(), w.end(), "X") > 0 || --matrix > 0) continue;
     for (const auto& name : w) {
       if (name == "CPU" || name == "NUMA" || name == "GPU") break;
       shown.devices.push_back(name);
     }
     for (size_t r = 0; r < shown.devices.size() && std::getline(in, line); ++r) {
-      const auto row = words(line);
+      const auto row = words_of(line);
       shown.codes.emplace_back(row.begin() + 1, row.begin() + 1 + static_cast<long>(shown.devices.size()));
     }
     break;
