@@ -169,9 +169,13 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, i
   if (c.global_batch < 0) return Error{"global_batch must be positive, got " + itos(c.global_batch)};
   if (c.zero < 0 || c.zero > 3) return Error{"zero must be 0, 1, 2 or 3, got " + itos(c.zero)};
   const std::string of = " of " + model.name;
-  if (model.heads % c.tp != 0 || model.kv_heads % c.tp != 0)
-    return Error{"tp " + itos(c.tp) + " does not divide the " + itos(model.heads) + " attention heads and " +
-                 itos(model.kv_heads) + " KV heads" + of};
+  // Megatron-LM splits both the attention heads and the KV heads (query groups) over the
+  // tensor-parallel ranks and refuses a tp that does not divide either.
+  if (model.heads % c.tp != 0)
+    return Error{"tp " + itos(c.tp) + " does not divide the " + itos(model.heads) + " attention heads" + of};
+  if (model.kv_heads % c.tp != 0)
+    return Error{"tp " + itos(c.tp) + " does not divide the " + itos(model.kv_heads) + " KV heads" + of +
+                 " (Megatron-LM splits them over the tensor-parallel ranks)"};
   if (c.pp * c.vpp > model.layers)
     return Error{"pp x vpp = " + itos(c.pp * c.vpp) + " is more than the " + itos(model.layers) + " layers" + of};
   if (c.seq(model) % c.cp != 0)

@@ -143,7 +143,9 @@ TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
     REQUIRE_FALSE(status.ok());
     return status.error().message;
   };
-  CHECK_THAT(error(config(3, 1, 1), 3), Catch::StartsWith("tp 3 does not divide"));
+  CHECK(error(config(3, 1, 1), 3) == "tp 3 does not divide the 32 attention heads of llama3-8b");
+  // 16 divides the 32 attention heads but not the 8 KV heads: the error names the count it misses.
+  CHECK_THAT(error(config(16, 1, 1), 16), Catch::StartsWith("tp 16 does not divide the 8 KV heads of llama3-8b"));
   CHECK_THAT(error(config(2, 2, 2), 16), Catch::Contains("but the job has 16 GPUs"));
   CHECK_THAT(error(config(0, 1, 1), 0), Catch::StartsWith("tp must be at least 1"));
   ParallelConfig c = config(1, 1, 8, 100);
