@@ -343,8 +343,9 @@ std::string llm_step_table(const ResultSet& r) {
       for (const auto& [part, seconds] : m.parts())
         if (seconds > 0 && m.step_s > 0)
           parts += fmt::format("{}{} {}%", parts.empty() ? "" : ", ", part, format_number(100 * seconds / m.step_s));
-      rows.push_back({s.name, m.model, std::to_string(m.jobs), format_number(m.tokens_per_sec_per_gpu),
-                      format_number(100 * m.mfu) + "%", format_number(m.step_s), parts});
+      // Fixed decimals per column, so the figures of a column line up on their decimal point.
+      rows.push_back({s.name, m.model, std::to_string(m.jobs), fmt::format("{:.1f}", m.tokens_per_sec_per_gpu),
+                      fmt::format("{:.1f}%", 100 * m.mfu), fmt::format("{:.2f}", m.step_s), parts});
     }
   return "\nLLM jobs, mean step (first seed)\n" + text_table(rows, {"  ", 2});
 }

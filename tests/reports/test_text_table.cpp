@@ -72,3 +72,34 @@ TEST_CASE("reports::text: a table of many schedulers stays in line when one has 
     CHECK(row.size() == frag_end);
   }
 }
+
+TEST_CASE("reports::text: the LLM step table's figures line up on their decimal points", "[reports][text-table]") {
+  // Trimmed decimals ("4159" under "4896.6", "3.1" under "13.82") left a column's points unaligned.
+  ResultSet results = run_all(scenario_from(scenario_json(
+      R"([{"model": "dgx1-v100", "count": 1}])",
+      R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 1, "model": "resnet50", "iterations": 10}])")));
+  REQUIRE(!results.schedulers.empty());
+  LlmModelStep small{"llama3-8b", 2, 4159.0, 0.3453, 3.1};
+  small.compute_s = 3.1;
+  LlmModelStep large{"llama3-70b", 1, 903.41, 0.4065, 13.82};
+  large.compute_s = 13.82;
+  results.schedulers.front().runs.front().llm_steps = {small, large};
+  const std::vector<std::string> lines = lines_of(render_text(results));
+  size_t header = 0;
+  while (header < lines.size() && lines[header].find("tokens/s/GPU") == std::string::npos) ++header;
+  REQUIRE(header + 2 < lines.size());
+  const std::vector<std::string> first = words_of(lines[header + 1]), second = words_of(lines[header + 2]);
+  INFO(lines[header + 1] << "\n" << lines[header + 2]);
+  REQUIRE(first.size() > 5);
+  REQUIRE(second.size() > 5);
+  CHECK(first[3] == "4159.0");
+  CHECK(second[3] == "903.4");
+  CHECK(first[4] == "34.5%");
+  CHECK(first[5] == "3.10");
+  CHECK(second[5] == "13.82");
+  for (const std::string cell : {"4159.0", "34.5%", "3.10"}) {
+    const size_t column_end = end_of(lines[header + 1], cell);
+    const std::string& other = cell == "4159.0" ? second[3] : cell == "34.5%" ? second[4] : second[5];
+    CHECK(end_of(lines[header + 2], other) == column_end);
+  }
+}
