@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace topsim {
@@ -164,10 +165,16 @@ std::string kai_resource(const char* name, const KaiResource& r, double scale) {
                      trimmed(r.over_quota_weight, 6), r.limit == -1 ? "none" : kai_figure(r.limit, scale));
 }
 
+// A min runtime as read (ms), in seconds; "" when the queue leaves it to its parent.
+std::string kai_min_runtime(const char* field, const std::optional<int64_t>& ms) {
+  return ms ? fmt::format(", {} {} s", field, trimmed(static_cast<double>(*ms) / 1000, 3)) : "";
+}
+
 void kai_queue(std::string& out, const std::map<std::string, std::vector<const KaiQueueSpec*>>& children, const KaiQueueSpec& q,
                const std::string& indent) {
-  out +=
-      fmt::format("{}{}{}: priority {}\n", indent, q.name, q.display_name.empty() ? "" : " (" + q.display_name + ")", q.priority);
+  out += fmt::format("{}{}{}: priority {}{}{}\n", indent, q.name, q.display_name.empty() ? "" : " (" + q.display_name + ")",
+                     q.priority, kai_min_runtime("preemptMinRuntime", q.preempt_min_runtime_ms),
+                     kai_min_runtime("reclaimMinRuntime", q.reclaim_min_runtime_ms));
   out += indent + "  " + kai_resource("gpu", q.gpu, 1) + "\n";
   out += indent + "  " + kai_resource("cpu (cores)", q.cpu, 0.001) + "\n";
   out += indent + "  " + kai_resource("memory (MB)", q.memory, 1) + "\n";

@@ -1,6 +1,8 @@
 // KAI-Scheduler's Queue (scheduling.run.ai/v2; NVIDIA/KAI-Scheduler commit 72de64fc,
-// pkg/apis/scheduling/v2/queue_types.go and resources.go). Accepted and not modelled:
-// spec.preemptMinRuntime and spec.reclaimMinRuntime (durations), and status.
+// pkg/apis/scheduling/v2/queue_types.go and resources.go). spec.preemptMinRuntime and
+// spec.reclaimMinRuntime are metav1.Duration: Go's duration text ("90s", "15m", "1h30m"; a
+// negative one is refused here, where KAI would take it as no protection). Accepted and not
+// modelled: status.
 //
 // Defaults: the CRD (deployments/kai-scheduler/crds/scheduling.run.ai_queues.yaml) declares none,
 // so a field left out is Go's zero value: quota 0, overQuotaWeight 0 and limit 0, and the
@@ -10,12 +12,23 @@
 // example there sets -1 explicitly, as the chart's default queues do (values.yaml). A Queue without
 // spec.resources is refused by KAI's webhook (queue_webhook.go, "resources must be specified").
 // Priority: 100 when absent (pkg/common/constants/constants.go DefaultQueuePriority).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "formats/queues/queue_objects.h"
 
 namespace topsim::queue_yaml {
 namespace {
 
-constexpr int32_t kKaiDefaultPriority = 100;  // KAI pkg/common/constants/constants.go DefaultQueuePriority
+constexpr int32_t kKaiDefaultPriority = 100;           // KAI pkg/common/constants/constants.go DefaultQueuePriority
+constexpr double kMaxMinRuntimeMs = 10000.0 * 3600e3;  // 10,000 h (over a year): beyond any trace
 
 // -1 (unlimited) or at least 0: KAI reads other negative values as amounts below zero.
 double amount(const Site& site, const YAML::Node& node, const std::string& path) {
@@ -23,6 +36,53 @@ double amount(const Site& site, const YAML::Node& node, const std::string& path)
   const double value = number(site, node, path);
   if (value < 0 && value != -1) site.fail(node, path, "must be -1 (unlimited) or at least 0, got " + node.Scalar());
   return value;
+}
+
+// Go's time.ParseDuration, in ms: "0", or one or more <decimal><unit> with unit ns, us, µs, ms,
+// s, m or h, an optional sign first; nullopt when `text` is not one.
+std::optional<double> go_duration_ms(std::string_view text) {
+  double sign = 1;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    if (text.front() == '-') sign = -1;
+    text.remove_prefix(1);
+  }
+  if (text == "0") return 0.0;
+  if (text.empty()) return std::nullopt;
+  static const std::pair<std::string_view, double> kUnits[] = {{"ns", 1e-6}, {"us", 1e-3}, {"\u00b5s", 1e-3}, {"\u03bcs", 1e-3},
+                                                               {"ms", 1},    {"s", 1e3},   {"m", 60e3},       {"h", 3600e3}};
+  double total = 0;
+  while (!text.empty()) {
+    size_t digits = 0;
+    bool point = false;
+    std::string number;
+    for (; digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || (text[digits] == '.' && !point));
+         ++digits) {
+      point = point || text[digits] == '.';
+      number += text[digits];
+    }
+    if (number.empty() || number == ".") return std::nullopt;
+    text.remove_prefix(digits);
+    size_t unit_end = 0;
+    while (unit_end < text.size() && !std::isdigit(static_cast<unsigned char>(text[unit_end])) && text[unit_end] != '.')
+      ++unit_end;
+    const std::string_view unit = text.substr(0, unit_end);
+    const auto found = std::find_if(std::begin(kUnits), std::end(kUnits), [&](const auto& u) { return u.first == unit; });
+    if (found == std::end(kUnits)) return std::nullopt;
+    total += std::strtod(number.c_str(), nullptr) * found->second;  // no throw: a huge figure is inf
+    text.remove_prefix(unit_end);
+  }
+  return sign * total;
+}
+
+// A min runtime (spec.preemptMinRuntime or spec.reclaimMinRuntime) in ms; nullopt when absent.
+std::optional<int64_t> min_runtime(const Site& site, const YAML::Node& node, const std::string& path) {
+  if (!present(node)) return std::nullopt;
+  const std::string value = text(site, node, path);
+  const std::optional<double> ms = go_duration_ms(value);
+  if (!ms) site.fail(node, path, "not a duration (Go's form, e.g. \"90s\", \"15m\", \"1h30m\"), got \"" + value + "\"");
+  if (*ms < 0) site.fail(node, path, "must not be negative, got \"" + value + "\"");
+  if (*ms > kMaxMinRuntimeMs) site.fail(node, path, "at most 10000h, got \"" + value + "\"");
+  return std::llround(*ms);
 }
 
 KaiResource read_resource(const Site& site, const YAML::Node& node, const std::string& path) {
@@ -48,8 +108,8 @@ void read_kai_queue(const Object& object, QueueConfig& config) {
   queue.where = site.where(object.node);
   queue.parent = text(site, member(spec, "parentQueue"), "spec.parentQueue");
   queue.display_name = text(site, member(spec, "displayName"), "spec.displayName");
-  text(site, member(spec, "preemptMinRuntime"), "spec.preemptMinRuntime");
-  text(site, member(spec, "reclaimMinRuntime"), "spec.reclaimMinRuntime");
+  queue.preempt_min_runtime_ms = min_runtime(site, member(spec, "preemptMinRuntime"), "spec.preemptMinRuntime");
+  queue.reclaim_min_runtime_ms = min_runtime(site, member(spec, "reclaimMinRuntime"), "spec.reclaimMinRuntime");
   const YAML::Node priority = member(spec, "priority");
   queue.priority = present(priority) ? static_cast<int32_t>(integer(site, priority, "spec.priority", -2147483648LL, 2147483647LL))
                                      : kKaiDefaultPriority;

@@ -74,6 +74,7 @@ class KaiQuota final : public QuotaOver<KaiAdmission> {
     const int q = binding_.queue(job);
     return q < 0 ? -1 : tenant_of_queue_[static_cast<size_t>(q)];
   }
+  int64_t wakeup_ms() const override { return admission_.wakeup_ms(); }
 
   std::string enqueue(const JobSpec& job, int64_t timestamp_ms) override {
     const int q = binding_.queue(job);

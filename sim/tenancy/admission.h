@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ class Admission {
   virtual void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) = 0;
   // An admitted job ended: its quota returns.
   virtual void finish(uint32_t id, int64_t now_ms) = 0;
+  // A later instant at which run() may admit what it could not before with nothing else
+  // happening (KAI: a victim's min-runtime protection ends); INT64_MAX when there is none.
+  virtual int64_t wakeup_ms() const { return std::numeric_limits<int64_t>::max(); }
   // Why a waiting job is not admitted, in the system's words.
   virtual std::string wait_reason(uint32_t id) const = 0;
   virtual size_t waiting() const = 0;

@@ -24,8 +24,16 @@ constexpr double kNoShareMultiplier = 1000;
 
 KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli) : capacity_(capacity_gpu_milli) {
   for (const KaiQueueSpec& spec : config.kai_queues)
-    queues_.push_back(
-        {spec.name, -1, true, spec.priority, to_milli(spec.gpu.quota), to_milli(spec.gpu.limit), spec.gpu.over_quota_weight, {}});
+    queues_.push_back({spec.name,
+                       -1,
+                       true,
+                       spec.priority,
+                       to_milli(spec.gpu.quota),
+                       to_milli(spec.gpu.limit),
+                       spec.gpu.over_quota_weight,
+                       {},
+                       spec.preempt_min_runtime_ms,
+                       spec.reclaim_min_runtime_ms});
   for (size_t q = 0; q < queues_.size(); ++q) {
     const std::string& parent = config.kai_queues[q].parent;
     if (parent.empty()) continue;
@@ -79,6 +87,9 @@ void KaiAdmission::enqueue(KaiWorkload workload) {
 
 void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
                        int max_cycles) {
+  now_ms_ = now_ms;
+  if (wakeup_ms_ <= now_ms) dirty_ = true;  // a victim's protection ended: the cycles may now take it
+  if (dirty_) wakeup_ms_ = kNever;          // the cycles find what is still protected
   // Nothing entered or left since the last run: its last cycle changed nothing, nor would this.
   for (int done = 0; dirty_ && (max_cycles < 0 || done < max_cycles); ++done) dirty_ = cycle(now_ms, admit, evict);
   evicted_now_.clear();
@@ -291,7 +302,8 @@ void KaiAdmission::take_from_queue(const KaiWorkload& job) {
 }
 
 void KaiAdmission::allocate(const KaiWorkload& job, int64_t now_ms) {
-  admitted_[job.id] = job;
+  KaiWorkload& admitted = admitted_[job.id] = job;
+  admitted.started_ms = now_ms;
   admitted_by_queue_[static_cast<size_t>(job.queue)].insert({-job.priority, job.timestamp_ms, job.id});
   change_allocation(job.queue, job.gpu_milli, job.priority >= kKaiNonPreemptiblePriority, now_ms);
 }

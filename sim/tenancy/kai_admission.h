@@ -20,7 +20,16 @@
 //   chunk), each allowed by MaintainFairShare or GuaranteeDeservedQuota, and the saturation
 //   ratios of the reclaimer's path must stay below those of the siblings it takes from;
 // - preempt (actions/preempt/preempt.go): preemptible jobs of the same queue, strictly lower
-//   priority.
+//   priority;
+// - min runtime (plugins/minruntime, KAI v0.5.1+; NVIDIA/KAI-Scheduler 07981a98 minruntime.go and
+//   resolver.go): a victim that has run less than its min runtime since it was last admitted is
+//   no candidate. In-queue preemption takes the victim's queue's spec.preemptMinRuntime, else
+//   the nearest parent's; a reclaim the reclaimMinRuntime found from the child of the two
+//   queues' lowest common ancestor on the victim's side up to the top (the plugin's default
+//   "lca" method; two top-level queues: the victim's top-level queue's), else 0. The plugin's
+//   node-pool defaults (scheduler configuration) are taken as 0, its default. When protection
+//   kept a victim, the engine runs the queues again when the first protection ends (KAI's
+//   next cycle: topsim runs none between events otherwise).
 // Victims are chosen until the job fits, then put back, last taken first, where it still fits
 // (what KAI's solver reaches by trying victim sets node by node). They are evicted at once and
 // the beneficiary admitted in the same cycle (KAI pipelines it onto the releasing GPUs).
@@ -35,7 +44,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,6 +66,7 @@ struct KaiWorkload {
   int32_t priority = 0;      // its PriorityClass value
   int64_t timestamp_ms = 0;  // creation, or its last eviction
   int64_t gpu_milli = 0;     // > 0
+  int64_t started_ms = 0;    // admitted (KAI's LastStartTimestamp); set by KaiAdmission
 };
 
 class KaiAdmission {
@@ -79,6 +91,10 @@ class KaiAdmission {
            int max_cycles = -1);
   // An admitted job ended: its GPUs return to its queue.
   void finish(uint32_t id, int64_t now_ms);
+  // When a victim that min-runtime protection kept from the last run's Reclaim or Preempt may be
+  // taken (its start + min runtime), so a run then may admit what waits for it; INT64_MAX when
+  // none, or nothing waits.
+  int64_t wakeup_ms() const { return waiting_.empty() ? kNever : wakeup_ms_; }
   bool admitted(uint32_t id) const { return admitted_.count(id) != 0; }
   // Why a waiting job is not admitted (KAI's reason, in words).
   std::string wait_reason(uint32_t id) const;
@@ -103,7 +119,8 @@ class KaiAdmission {
     int64_t deserved = 0;  // milli; -1: unlimited
     int64_t limit = -1;    // milli; -1: none
     double over_quota_weight = 0;
-    std::vector<int> path;  // from the top to this queue
+    std::vector<int> path;                                  // from the top to this queue
+    std::optional<int64_t> preempt_min_ms, reclaim_min_ms;  // as in KaiQueueSpec
   };
   // Order inside a queue: higher priority, then older, then id.
   struct OrderKey {
@@ -139,6 +156,9 @@ class KaiAdmission {
   bool strategy_allows(int reclaimer, int64_t gpu_milli, int victim_leaf, const std::vector<int64_t>& alloc) const;
   std::string saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
                                 const std::set<int>& losers) const;
+  int64_t preempt_min_runtime(int victim_leaf) const;
+  int64_t reclaim_min_runtime(int reclaimer_leaf, int victim_leaf) const;
+  bool shielded(uint32_t victim, int64_t min_runtime_ms) const;
   void put_back(int64_t gpu_milli, int64_t free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const;
   void take_victim(uint32_t id, int64_t& free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const;
   int64_t free_milli() const;
@@ -161,8 +181,11 @@ class KaiAdmission {
   // bounds a run: each admission takes a job that waited when the run began.
   std::set<uint32_t> evicted_now_;
   std::vector<KaiWorkload> held_;
-  uint64_t actions_ = 0;  // actions run so far
-  bool dirty_ = false;    // something entered or left since the last cycle that changed nothing
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  int64_t now_ms_ = 0;                  // of the run under way
+  mutable int64_t wakeup_ms_ = kNever;  // the earliest end of a protection that kept a victim
+  uint64_t actions_ = 0;                // actions run so far
+  bool dirty_ = false;                  // something entered or left since the last cycle that changed nothing
 };
 
 }  // namespace topsim

@@ -1,6 +1,7 @@
 // KaiAdmission's Reclaim and Preempt actions: which running jobs a waiting one may take the GPUs
 // of (NVIDIA/KAI-Scheduler 72de64fc actions/reclaim/reclaim.go, actions/preempt/preempt.go,
 // plugins/proportion/reclaimable/reclaimable.go and strategies/strategies.go; paraphrased).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -23,6 +24,13 @@ double saturation(int64_t held, int64_t fair_share) {
 // (Reclaim and Preempt act only through victims).
 constexpr const char* kLeftToAllocate = "GPUs were freed in this cycle: the next Allocate";
 
+// What a reason adds when min-runtime protection kept `kept` victims (`field`: the queue field).
+std::string protected_note(int kept, const char* field) {
+  if (kept == 0) return {};
+  return "; " + std::to_string(kept) +
+         (kept == 1 ? " job it could take has run less than its " : " jobs it could take have run less than their ") + field;
+}
+
 }  // namespace
 
 std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
@@ -35,6 +43,7 @@ std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32
   std::vector<int64_t> alloc = allocated_;
   int64_t free = free_milli();
   if (free >= g) return kLeftToAllocate;
+  int kept = 0;  // victims min-runtime protection kept
   // Victims: preemptible jobs of other queues, the queue last in KAI's order first, in it the
   // job last in its order first; a queue no strategy lets us take from is closed.
   std::vector<std::set<OrderKey>::const_reverse_iterator> next(queues_.size());
@@ -53,13 +62,18 @@ std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32
       open[f] = false;
       continue;
     }
-    take_victim(next[f]->id, free, victims, alloc);
+    const uint32_t id = next[f]->id;
     ++next[f];
     open[f] = next[f] != admitted_by_queue_[f].rend() && -next[f]->minus_priority < kKaiNonPreemptiblePriority;
+    if (shielded(id, reclaim_min_runtime(job.queue, from))) {
+      ++kept;
+      continue;
+    }
+    take_victim(id, free, victims, alloc);
   }
   if (free < g)
     return "reclaim: " + gpus(free) + " GPUs free, and KAI's strategies let it take too little from other queues (it asks " +
-           gpus(g) + ")";
+           gpus(g) + ")" + protected_note(kept, "reclaimMinRuntime");
   put_back(g, free, victims, alloc);
   std::set<int> losers;
   for (uint32_t victim : victims)
@@ -77,16 +91,57 @@ std::string KaiAdmission::try_preempt(const KaiWorkload& job, std::vector<uint32
   int64_t free = free_milli();
   if (free >= g) return kLeftToAllocate;
   const std::set<OrderKey>& running = admitted_by_queue_[static_cast<size_t>(job.queue)];
+  const int64_t min_runtime = preempt_min_runtime(job.queue);
+  int kept = 0;  // victims min-runtime protection kept
   for (auto it = running.rbegin(); free < g && it != running.rend(); ++it) {
     const int32_t priority = -it->minus_priority;
     if (priority >= kKaiNonPreemptiblePriority || priority >= job.priority) break;  // the rest rank higher
+    if (shielded(it->id, min_runtime)) {
+      ++kept;
+      continue;
+    }
     take_victim(it->id, free, victims, alloc);
   }
   if (free < g)
     return "preempt: " + gpus(free) +
-           " GPUs free, and its queue's preemptible jobs of lower priority leave too little (it asks " + gpus(g) + ")";
+           " GPUs free, and its queue's preemptible jobs of lower priority leave too little (it asks " + gpus(g) + ")" +
+           protected_note(kept, "preemptMinRuntime");
   put_back(g, free, victims, alloc);
   return policy_blocks(job, alloc);
+}
+
+// minruntime resolver.go resolvePreemptMinRuntime: the victim's leaf, then its parents.
+int64_t KaiAdmission::preempt_min_runtime(int victim_leaf) const {
+  const std::vector<int>& path = queues_[static_cast<size_t>(victim_leaf)].path;
+  for (auto q = path.rbegin(); q != path.rend(); ++q)
+    if (const auto& set = queues_[static_cast<size_t>(*q)].preempt_min_ms) return *set;
+  return 0;
+}
+
+// minruntime resolver.go resolveReclaimMinRuntimeLCA: under different top-level queues, the
+// victim's top-level queue's; else from the child of the lowest common ancestor towards the
+// victim (the LCA itself when the victim's queue is it) up to the top, the first set.
+int64_t KaiAdmission::reclaim_min_runtime(int reclaimer_leaf, int victim_leaf) const {
+  const std::vector<int>& pr = queues_[static_cast<size_t>(reclaimer_leaf)].path;
+  const std::vector<int>& pv = queues_[static_cast<size_t>(victim_leaf)].path;
+  if (pr.front() != pv.front()) return queues_[static_cast<size_t>(pv.front())].reclaim_min_ms.value_or(0);
+  size_t at = 0;
+  for (size_t i = 0; i < std::min(pr.size(), pv.size()) && pr[i] == pv[i]; ++i) at = i;
+  if (at + 1 < pv.size()) ++at;
+  for (size_t i = at + 1; i-- > 0;)
+    if (const auto& set = queues_[static_cast<size_t>(pv[i])].reclaim_min_ms) return *set;
+  return 0;
+}
+
+// Whether `victim` has run less than `min_runtime_ms` since it was admitted (minruntime.go:
+// protected while now < LastStartTimestamp + min runtime); the end of its protection is noted
+// for the engine's next run of the queues.
+bool KaiAdmission::shielded(uint32_t victim, int64_t min_runtime_ms) const {
+  if (min_runtime_ms <= 0) return false;
+  const int64_t until = admitted_.at(victim).started_ms + min_runtime_ms;
+  if (now_ms_ >= until) return false;
+  wakeup_ms_ = std::min(wakeup_ms_, until);
+  return true;
 }
 
 void KaiAdmission::take_victim(uint32_t id, int64_t& free, std::vector<uint32_t>& victims, std::vector<int64_t>& alloc) const {

@@ -174,6 +174,9 @@ struct KaiQueueSpec {
   std::string display_name;  // spec.displayName ("" when absent)
   KaiResource gpu, cpu, memory;
   int32_t priority = 100;  // spec.priority: higher queues take over-quota first
+  // spec.preemptMinRuntime / spec.reclaimMinRuntime in ms; unset: the parent's (KAI's minruntime
+  // plugin, kai_admission.h).
+  std::optional<int64_t> preempt_min_runtime_ms, reclaim_min_runtime_ms;
 };
 
 // Everything read from a queue folder.

@@ -45,8 +45,9 @@ TEST_CASE("cli::import queues: the KAI example, -o, and bad input", "[cli][queue
   SECTION("the department above its two queues, in KAI's units") {
     const auto r = run_cli("import queues " + kExamples + "example-kai");
     REQUIRE(r.exit_code == 0);
-    CHECK(some_line_matches(r.out, "  research \\(Research department\\): priority 100"));
-    CHECK(some_line_matches(r.out, "    team-b: priority 50"));
+    CHECK(some_line_matches(r.out, "  research \\(Research department\\): priority 100, reclaimMinRuntime 900 s"));
+    CHECK(some_line_matches(r.out, "    team-a: priority 100"));
+    CHECK(some_line_matches(r.out, "    team-b: priority 50, preemptMinRuntime 1800 s"));
     CHECK(some_line_matches(r.out, "      gpu quota 32, overQuotaWeight 1, limit 48"));
     CHECK(some_line_matches(r.out, "      cpu \\(cores\\) quota 1024, overQuotaWeight 1, limit none"));
   }

@@ -105,6 +105,9 @@ TEST_CASE("formats::queue_yaml: the example folders", "[formats][queues]") {
     CHECK(r->kai_queues[2].gpu.limit == 48);
     CHECK(r->kai_queues[2].priority == 50);
     CHECK(r->kai_queues[1].priority == 100);
+    CHECK(r->kai_queues[0].reclaim_min_runtime_ms == 900'000);
+    CHECK_FALSE(r->kai_queues[1].reclaim_min_runtime_ms);
+    CHECK(r->kai_queues[2].preempt_min_runtime_ms == 1'800'000);
     CHECK_FALSE(r->kueue());
   }
 }
@@ -263,12 +266,32 @@ spec:
     gpu: {quota: 0.5}
 )"}});
     const KaiQueueSpec& q = c.kai_queues.at(0);
+    CHECK(q.preempt_min_runtime_ms == 600'000);
+    CHECK_FALSE(q.reclaim_min_runtime_ms);  // unset: its parent's, else 0
     CHECK(q.priority == 100);
     CHECK(q.gpu.quota == 0.5);
     CHECK(q.gpu.over_quota_weight == 0);
     CHECK(q.gpu.limit == 0);
     CHECK(q.cpu.quota == 0);
     CHECK(q.memory.limit == 0);
+  }
+  SECTION("KAI Queue: min runtimes in Go's duration forms") {
+    const auto reclaim_ms = [](const std::string& text) {
+      return good({{"kai.yaml",
+                    "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\nspec:\n  reclaimMinRuntime: " + text +
+                        "\n  resources: {gpu: {quota: 1}}\n"}})
+          .kai_queues.at(0)
+          .reclaim_min_runtime_ms;
+    };
+    CHECK(reclaim_ms("0") == 0);
+    CHECK(reclaim_ms("90s") == 90'000);
+    CHECK(reclaim_ms("\"1h30m\"") == 5'400'000);
+    CHECK(reclaim_ms("1.5h") == 5'400'000);
+    CHECK(reclaim_ms(".5m") == 30'000);
+    CHECK(reclaim_ms("+2m0.5s") == 120'500);
+    CHECK(reclaim_ms("1500ms") == 1'500);
+    CHECK(reclaim_ms("2500us") == 3);  // rounded to whole ms
+    CHECK(reclaim_ms("0s") == 0);
   }
 }
 
@@ -426,6 +449,16 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
     check(kai + "  resources: {gpu: {quota: \"4\"}}\n", "5", "Queue a", "spec.resources.gpu.quota", "must be a number");
     check(kai + "  resources: {tpu: {quota: 4}}\n", "5", "Queue a", "spec.resources.tpu",
           "unknown field (fields: gpu, cpu, memory)");
+    const std::string gpu = "  resources: {gpu: {quota: 1}}\n";
+    for (const char* text : {"10", "5 m", "1h30", "m", ".m", "10x", "1.5.2h", "--5m", ""})
+      check(kai + gpu + "  preemptMinRuntime: \"" + text + "\"\n", "6", "Queue a", "spec.preemptMinRuntime",
+            "not a duration (Go's form, e.g. \"90s\", \"15m\", \"1h30m\"), got \"" + std::string(text) + "\"");
+    check(kai + gpu + "  reclaimMinRuntime: -5m\n", "6", "Queue a", "spec.reclaimMinRuntime",
+          "must not be negative, got \"-5m\"");
+    check(kai + gpu + "  reclaimMinRuntime: 10001h\n", "6", "Queue a", "spec.reclaimMinRuntime", "at most 10000h");
+    check(kai + gpu + "  reclaimMinRuntime: 1" + std::string(400, '0') + "h\n", "6", "Queue a", "spec.reclaimMinRuntime",
+          "at most 10000h");
+    check(kai + gpu + "  reclaimMinRuntime: [5m]\n", "6", "Queue a", "spec.reclaimMinRuntime", "");
   }
   SECTION("API versions and kinds of Kueue's groups") {
     check("apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: x}\n", "1", "document", "apiVersion",

@@ -3,6 +3,9 @@
 // and actions/preempt/preempt_test.go, case names quoted — and rules worked by hand. KAI's tests
 // run one action on nodes; here a cycle runs Allocate, Reclaim and Preempt on the cluster's GPU
 // count. A job KAI leaves Pipelined onto a victim's GPUs is admitted here in the same cycle.
+#include <limits>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include "tests/sim/tenancy/kai_fixture.h"
@@ -232,4 +235,77 @@ TEST_CASE("kai::admission \"Inference should preempt train\"", "[sim][kai][tenan
   f.running(1, "queue0", kTrain, 1);
   f.pending(2, "queue0", kInference, 1);
   CHECK(f.cycles(1) == Cycle{{2}, {1}});
+}
+
+// minruntime plugin (NVIDIA/KAI-Scheduler 07981a98 plugins/minruntime): a victim that has run less
+// than its min runtime since it was admitted is no candidate; the queues run again when the
+// protection ends. Worked by hand.
+TEST_CASE("kai::admission min runtime: a reclaim waits until the victim has run its reclaimMinRuntime", "[sim][kai][tenancy]") {
+  KaiFixture f;
+  f.queue("queue0", 4, 1).queue("queue1", 4, 1);
+  f.config.kai_queues.back().reclaim_min_runtime_ms = 600'000;  // queue1's jobs: 10 min
+  f.build(8);
+  f.running(1, "queue1", kTrain, 8);  // admitted at 0, 4 GPUs above its share
+  f.pending(2, "queue0", kTrain, 4);
+  f.now_ms = 300'000;
+  CHECK(f.cycles() == Cycle{});
+  CHECK_THAT(f.admission->wait_reason(2), Catch::Contains("; 1 job it could take has run less than its reclaimMinRuntime"));
+  CHECK(f.admission->wakeup_ms() == 600'000);
+  f.now_ms = 599'999;
+  CHECK(f.cycles() == Cycle{});
+  f.now_ms = 600'000;  // the protection ends: the next run reclaims with nothing else changed
+  CHECK(f.cycles() == Cycle{{2}, {1}});
+  CHECK(f.admission->wakeup_ms() == std::numeric_limits<int64_t>::max());
+}
+
+TEST_CASE("kai::admission min runtime: preemptMinRuntime comes from the nearest queue that sets it", "[sim][kai][tenancy]") {
+  KaiFixture f;
+  f.department("d1", 2).queue("queue0", 2, 1, -1, "d1");
+  f.config.kai_queues.front().preempt_min_runtime_ms = 3'600'000;  // d1: 1 h, queue0 inherits it
+  f.build(2);
+  f.running(1, "queue0", kTrain, 2);
+  f.pending(2, "queue0", kBuild, 2);
+  f.now_ms = 1'800'000;
+  CHECK(f.cycles() == Cycle{});
+  CHECK_THAT(f.admission->wait_reason(2), Catch::Contains("; 1 job it could take has run less than its preemptMinRuntime"));
+  CHECK(f.admission->wakeup_ms() == 3'600'000);
+  f.now_ms = 3'600'000;
+  CHECK(f.cycles() == Cycle{{2}, {1}});
+  SECTION("the leaf's own setting wins over its department's") {
+    KaiFixture g;
+    g.department("d1", 2).queue("queue0", 2, 1, -1, "d1");
+    g.config.kai_queues.front().preempt_min_runtime_ms = 3'600'000;
+    g.config.kai_queues.back().preempt_min_runtime_ms = 0;
+    g.build(2);
+    g.running(1, "queue0", kTrain, 2);
+    g.pending(2, "queue0", kBuild, 2);
+    g.now_ms = 1;
+    CHECK(g.cycles() == Cycle{{2}, {1}});
+  }
+}
+
+// resolver.go resolveReclaimMinRuntimeLCA: d1 (20 min) holds a1 and a2 (a2: 5 min), d2 holds b.
+// The victim runs in a2. From b (another top-level queue) the victim's top-level queue counts,
+// 20 min; from a1 (same department) the child of the common ancestor on the victim's side, a2,
+// 5 min. The reclaimer's own queue never counts.
+TEST_CASE("kai::admission min runtime: which queue's reclaimMinRuntime protects a victim", "[sim][kai][tenancy]") {
+  auto protection_end = [](const std::string& reclaimer) {
+    KaiFixture f;
+    f.department("d1", 2).queue("a1", 1, 1, -1, "d1").queue("a2", 1, 1, -1, "d1");
+    f.department("d2", 2).queue("b", 2, 1, -1, "d2");
+    for (KaiQueueSpec& q : f.config.kai_queues) {
+      if (q.name == "d1") q.reclaim_min_runtime_ms = 1'200'000;
+      if (q.name == "a2") q.reclaim_min_runtime_ms = 300'000;
+      if (q.name == "a1" || q.name == "b") q.reclaim_min_runtime_ms = 7'200'000;
+    }
+    f.build(4);
+    f.running(1, "a2", kTrain, 4);  // all 4 GPUs: above a2's, and d1's, fair share
+    f.pending(2, reclaimer, kTrain, 1);
+    f.now_ms = 1;
+    const Cycle none = f.cycles();
+    CHECK(none == Cycle{});
+    return f.admission->wakeup_ms();
+  };
+  CHECK(protection_end("b") == 1'200'000);
+  CHECK(protection_end("a1") == 300'000);
 }

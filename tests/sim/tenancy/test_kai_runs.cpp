@@ -102,3 +102,31 @@ TEST_CASE("sim::kai a job asking more than its queue's limit is rejected with KA
   CHECK_THAT(record(r, s, "b1").reason, Catch::Contains("above the GPU limit 2 of KAI queue b"));
   CHECK(record(r, s, "a1").finish_ms == 1'100'000);
 }
+
+// KAI's minruntime plugin: b's jobs are protected for 300 s after they start, so a1 (at 100 s)
+// waits with nothing else happening until b2 has run 300 s, then reclaims at that instant.
+TEST_CASE("sim::kai reclaimMinRuntime: the reclaim happens when the victim's protection ends", "[sim][kai]") {
+  TenancySpec spec = lab();
+  SECTION("set on the victim's queue") { spec.queues.kai_queues[2].reclaim_min_runtime_ms = 300'000; }
+  SECTION("set on the department above it") { spec.queues.kai_queues[0].reclaim_min_runtime_ms = 300'000; }
+  const Scenario s = reclaim_scenario(spec, 70);
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& b2 = record(r, s, "b2");
+  const JobRecord& a1 = record(r, s, "a1");
+  CHECK(b2.evictions == 1);
+  CHECK(a1.admitted_ms == 300'000);
+  CHECK(a1.start_ms == 300'000);
+  CHECK(a1.finish_ms == 1'300'000);
+  // b2 checkpointed at 280 s: 20 s of 4 GPUs lost; back when b1 ends, 30 s overhead + 720 s left.
+  CHECK(b2.lost_gpu_ms == 80'000);
+  CHECK(b2.finish_ms == 1'000'000 + 30'000 + 720'000);
+}
+
+TEST_CASE("sim::kai reclaimMinRuntime of the reclaimer's own queue protects nothing of another", "[sim][kai]") {
+  TenancySpec spec = lab();
+  spec.queues.kai_queues[1].reclaim_min_runtime_ms = 300'000;  // a: the reclaimer's
+  const Scenario s = reclaim_scenario(spec);
+  const RunResult r = run(s, "topology-aware");
+  CHECK(record(r, s, "a1").admitted_ms == 100'000);
+  CHECK(record(r, s, "b2").evictions == 1);
+}
