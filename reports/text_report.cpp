@@ -103,18 +103,23 @@ std::string tenant_table(const ResultSet& r) {
   });
   out += std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
          (quota ? " / evictions (nominal GPUs)" : "") + ":\n";
-  for (const std::string& t : tenants)
-    out += row("  " + one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus@" + t)) : ""), r,
-               [&](const SchedulerResult& s) {
-                 const std::string at = "@" + t;
-                 std::string cell = mean(s, "finished" + at) > 0
-                                        ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
-                                        : std::string("n/a / n/a");
-                 cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
-                 if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
-                 return cell;
-               });
-  return out;
+  // Its own table, each scheduler's column as wide as its widest cell: four figures overflow the
+  // columns above, where a cell would end one space before the next scheduler's.
+  std::vector<TextRow> rows{{""}};
+  for (const SchedulerResult& s : r.schedulers) rows.front().push_back(s.name);
+  for (const std::string& t : tenants) {
+    rows.push_back({one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus@" + t)) : "")});
+    for (const SchedulerResult& s : r.schedulers) {
+      const std::string at = "@" + t;
+      std::string cell = mean(s, "finished" + at) > 0
+                             ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
+                             : std::string("n/a / n/a");
+      cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
+      if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
+      rows.back().push_back(std::move(cell));
+    }
+  }
+  return out + text_table(rows, {"  ", 1, 2, false});
 }
 
 // With failures (sim/failures.h): the nodes that failed, the jobs they interrupted and what that

@@ -103,3 +103,35 @@ TEST_CASE("reports::text: the LLM step table's figures line up on their decimal 
     CHECK(end_of(lines[header + 2], other) == column_end);
   }
 }
+
+TEST_CASE("reports::text: the per-tenant table keeps wide cells apart and under their scheduler", "[reports][text-table]") {
+  // Four figures a cell overflowed the side-by-side columns: "795 348382" ran two schedulers' cells together.
+  ResultSet results = run_all(scenario_from(scenario_json(
+      R"([{"model": "dgx1-v100", "count": 1}])",
+      R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 1, "model": "resnet50", "iterations": 10}])")));
+  REQUIRE(!results.schedulers.empty());
+  results.schedulers.push_back(results.schedulers.front());
+  results.schedulers.back().name = "other";
+  const std::pair<const char*, double> figures[] = {
+      {"evictions", 4741},       {"preempted_gpu_hours", 1},   {"borrowed_gpu_hours", 1},    {"jobs@ee9e8c", 10},
+      {"finished@ee9e8c", 10},   {"wait_s.p95@ee9e8c", 11538}, {"jct_s.mean@ee9e8c", 69898}, {"gpu_hours@ee9e8c", 181080},
+      {"evictions@ee9e8c", 795}, {"nominal_gpus@ee9e8c", 128}};
+  for (SchedulerResult& s : results.schedulers) {
+    for (const auto& [name, value] : figures) {
+      s.runs.front().metrics.set(name, value);
+      s.metrics.push_back({name, {value, 0, value, value}});
+    }
+  }
+  const std::vector<std::string> lines = lines_of(render_text(results));
+  size_t header = 0;
+  while (header < lines.size() && lines[header].rfind("per tenant:", 0) != 0) ++header;
+  REQUIRE(header + 2 < lines.size());
+  const std::string& names = lines[header + 1];
+  const std::string& row = lines[header + 2];
+  INFO(names << "\n" << row);
+  CHECK(row.rfind("  ee9e8c (128)", 0) == 0);
+  const std::string cell = "11538 / 69898 / 181080 / 795";
+  CHECK(row.find(cell + "  " + cell) != std::string::npos);  // two spaces between the schedulers' cells
+  CHECK(end_of(row, cell) == end_of(names, results.schedulers.front().name));
+  CHECK(row.size() == names.size());  // the last cell ends under "other"
+}
