@@ -34,6 +34,7 @@ KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli
                        {},
                        spec.preempt_min_runtime_ms,
                        spec.reclaim_min_runtime_ms});
+  for (const Queue& q : queues_) min_runtimes_ = min_runtimes_ || q.preempt_min_ms > 0 || q.reclaim_min_ms > 0;
   for (size_t q = 0; q < queues_.size(); ++q) {
     const std::string& parent = config.kai_queues[q].parent;
     if (parent.empty()) continue;

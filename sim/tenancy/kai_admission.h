@@ -182,6 +182,7 @@ class KaiAdmission {
   std::set<uint32_t> evicted_now_;
   std::vector<KaiWorkload> held_;
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  bool min_runtimes_ = false;           // some queue sets a min runtime (else none is looked up)
   int64_t now_ms_ = 0;                  // of the run under way
   mutable int64_t wakeup_ms_ = kNever;  // the earliest end of a protection that kept a victim
   uint64_t actions_ = 0;                // actions run so far

@@ -65,7 +65,7 @@ std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32
     const uint32_t id = next[f]->id;
     ++next[f];
     open[f] = next[f] != admitted_by_queue_[f].rend() && -next[f]->minus_priority < kKaiNonPreemptiblePriority;
-    if (shielded(id, reclaim_min_runtime(job.queue, from))) {
+    if (min_runtimes_ && shielded(id, reclaim_min_runtime(job.queue, from))) {
       ++kept;
       continue;
     }
@@ -91,7 +91,7 @@ std::string KaiAdmission::try_preempt(const KaiWorkload& job, std::vector<uint32
   int64_t free = free_milli();
   if (free >= g) return kLeftToAllocate;
   const std::set<OrderKey>& running = admitted_by_queue_[static_cast<size_t>(job.queue)];
-  const int64_t min_runtime = preempt_min_runtime(job.queue);
+  const int64_t min_runtime = min_runtimes_ ? preempt_min_runtime(job.queue) : 0;
   int kept = 0;  // victims min-runtime protection kept
   for (auto it = running.rbegin(); free < g && it != running.rend(); ++it) {
     const int32_t priority = -it->minus_priority;

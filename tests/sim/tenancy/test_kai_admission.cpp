@@ -240,6 +240,25 @@ TEST_CASE("kai::admission \"Inference should preempt train\"", "[sim][kai][tenan
 // minruntime plugin (NVIDIA/KAI-Scheduler 07981a98 plugins/minruntime): a victim that has run less
 // than its min runtime since it was admitted is no candidate; the queues run again when the
 // protection ends. Worked by hand.
+namespace {
+
+// At `now_ms` job 2 waits: job 1, its only possible victim, is protected by `field` until
+// `until_ms`, and the reason says so. Nothing changes a millisecond before; at that instant the
+// run takes job 1 for job 2 with nothing else having happened.
+void kept_until(KaiFixture& f, int64_t now_ms, const std::string& field, int64_t until_ms) {
+  f.now_ms = now_ms;
+  CHECK(f.cycles() == Cycle{});
+  CHECK_THAT(f.admission->wait_reason(2), Catch::Contains("; 1 job it could take has run less than its " + field));
+  CHECK(f.admission->wakeup_ms() == until_ms);
+  f.now_ms = until_ms - 1;
+  CHECK(f.cycles() == Cycle{});
+  f.now_ms = until_ms;
+  CHECK(f.cycles() == Cycle{{2}, {1}});
+  CHECK(f.admission->wakeup_ms() == std::numeric_limits<int64_t>::max());
+}
+
+}  // namespace
+
 TEST_CASE("kai::admission min runtime: a reclaim waits until the victim has run its reclaimMinRuntime", "[sim][kai][tenancy]") {
   KaiFixture f;
   f.queue("queue0", 4, 1).queue("queue1", 4, 1);
@@ -247,15 +266,7 @@ TEST_CASE("kai::admission min runtime: a reclaim waits until the victim has run 
   f.build(8);
   f.running(1, "queue1", kTrain, 8);  // admitted at 0, 4 GPUs above its share
   f.pending(2, "queue0", kTrain, 4);
-  f.now_ms = 300'000;
-  CHECK(f.cycles() == Cycle{});
-  CHECK_THAT(f.admission->wait_reason(2), Catch::Contains("; 1 job it could take has run less than its reclaimMinRuntime"));
-  CHECK(f.admission->wakeup_ms() == 600'000);
-  f.now_ms = 599'999;
-  CHECK(f.cycles() == Cycle{});
-  f.now_ms = 600'000;  // the protection ends: the next run reclaims with nothing else changed
-  CHECK(f.cycles() == Cycle{{2}, {1}});
-  CHECK(f.admission->wakeup_ms() == std::numeric_limits<int64_t>::max());
+  kept_until(f, 300'000, "reclaimMinRuntime", 600'000);
 }
 
 TEST_CASE("kai::admission min runtime: preemptMinRuntime comes from the nearest queue that sets it", "[sim][kai][tenancy]") {
@@ -265,12 +276,7 @@ TEST_CASE("kai::admission min runtime: preemptMinRuntime comes from the nearest 
   f.build(2);
   f.running(1, "queue0", kTrain, 2);
   f.pending(2, "queue0", kBuild, 2);
-  f.now_ms = 1'800'000;
-  CHECK(f.cycles() == Cycle{});
-  CHECK_THAT(f.admission->wait_reason(2), Catch::Contains("; 1 job it could take has run less than its preemptMinRuntime"));
-  CHECK(f.admission->wakeup_ms() == 3'600'000);
-  f.now_ms = 3'600'000;
-  CHECK(f.cycles() == Cycle{{2}, {1}});
+  kept_until(f, 1'800'000, "preemptMinRuntime", 3'600'000);
   SECTION("the leaf's own setting wins over its department's") {
     KaiFixture g;
     g.department("d1", 2).queue("queue0", 2, 1, -1, "d1");
