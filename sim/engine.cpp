@@ -423,7 +423,7 @@ class Engine final : private Binder {
     int64_t t = upcoming ? upcoming->submit_ms : std::numeric_limits<int64_t>::max();
     if (!events_.empty()) t = std::min(t, events_.top().time_ms);
     if (outages_) t = std::min(t, outages_->next_ms());
-    if (admission_ && admission_->wakeup_ms() > now_ms_) t = std::min(t, admission_->wakeup_ms());
+    if (const int64_t wakeup = admission_ ? admission_->wakeup_ms() : t; wakeup > now_ms_) t = std::min(t, wakeup);
     return t;
   }
 

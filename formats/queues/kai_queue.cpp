@@ -53,13 +53,13 @@ std::optional<double> go_duration_ms(std::string_view text) {
   double total = 0;
   while (!text.empty()) {
     size_t digits = 0;
-    bool point = false;
-    std::string number;
-    for (; digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || (text[digits] == '.' && !point));
-         ++digits) {
-      point = point || text[digits] == '.';
-      number += text[digits];
+    for (bool point = false; digits < text.size(); ++digits) {
+      if (text[digits] == '.' && !point)
+        point = true;
+      else if (!std::isdigit(static_cast<unsigned char>(text[digits])))
+        break;
     }
+    const std::string number(text.substr(0, digits));
     if (number.empty() || number == ".") return std::nullopt;
     text.remove_prefix(digits);
     size_t unit_end = 0;
