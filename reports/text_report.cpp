@@ -56,14 +56,28 @@ std::string pm(const SchedulerResult& s, std::string_view name, int decimals) {
   return fmt::format("{:.{}f} ± {:.{}f}", m->over_seeds.mean, decimals, m->over_seeds.sd, decimals);
 }
 
-// Every cell is right-aligned after at least one space: a figure wider than its column (a median
-// of 10^15 s) pushes the row along instead of running into its neighbour.
-template <class Cell>
-std::string row(const std::string& label, const ResultSet& results, Cell cell) {
-  std::string line = fmt::format("{:<33} ", label);
-  for (const SchedulerResult& s : results.schedulers) line += fmt::format(" {:>21}", cell(s));
-  return line + "\n";
-}
+// Schedulers side by side: a label column and one column per scheduler under its name, each as
+// wide as its widest cell, so no figure runs into its neighbour; headings between the parts.
+class SideBySide {
+ public:
+  explicit SideBySide(const ResultSet& results) : results_(results) {
+    TextRow names{""};
+    for (const SchedulerResult& s : results.schedulers) names.push_back(s.name);
+    rows_.push_back(std::move(names));
+  }
+  template <class Cell>
+  void row(std::string label, Cell cell) {
+    TextRow line{std::move(label)};
+    for (const SchedulerResult& s : results_.schedulers) line.push_back(cell(s));
+    rows_.push_back(std::move(line));
+  }
+  void heading(std::string text) { rows_.push_back({std::move(text)}); }
+  std::string text() const { return text_table(rows_, {"", 1, 2, false, true}); }
+
+ private:
+  const ResultSet& results_;
+  std::vector<TextRow> rows_;
+};
 
 std::string header(const ResultSet& results) {
   const ScenarioInfo& sc = results.scenario;
@@ -86,128 +100,119 @@ std::string clock(int64_t ms) {
 
 // With quota: what preemption cost and what was borrowed; then per tenant its p95 wait, mean
 // JCT, GPU-hours and evictions.
-std::string tenant_table(const ResultSet& r) {
+void tenant_rows(const ResultSet& r, SideBySide& table) {
   const std::vector<std::string> tenants = tenant_names(r.schedulers.front().runs.front());
-  if (tenants.empty()) return "";
-  std::string out;
+  if (tenants.empty()) return;
   const bool quota = has(r.schedulers.front(), "evictions");
   if (quota) {
-    out += row("preempted: evictions / GPU-h lost", r, [](const SchedulerResult& s) {
+    table.row("preempted: evictions / GPU-h lost", [](const SchedulerResult& s) {
       return fmt::format("{:.0f} / {:.2f}", mean(s, "evictions"), mean(s, "preempted_gpu_hours"));
     });
-    out += row("borrowed above nominal (GPU-h)", r,
-               [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "borrowed_gpu_hours")); });
+    table.row("borrowed above nominal (GPU-h)",
+              [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "borrowed_gpu_hours")); });
   }
-  out += row("tenant fairness (Jain, 1 = even)", r, [](const SchedulerResult& s) {
+  table.row("tenant fairness (Jain, 1 = even)", [](const SchedulerResult& s) {
     return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
   });
-  out += std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
-         (quota ? " / evictions (nominal GPUs)" : "") + ":\n";
-  // Its own table, each scheduler's column as wide as its widest cell: four figures overflow the
-  // columns above, where a cell would end one space before the next scheduler's.
-  std::vector<TextRow> rows{{""}};
-  for (const SchedulerResult& s : r.schedulers) rows.front().push_back(s.name);
+  table.heading(std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
+                (quota ? " / evictions (nominal GPUs)" : "") + ":");
   for (const std::string& t : tenants) {
-    rows.push_back({one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus@" + t)) : "")});
-    for (const SchedulerResult& s : r.schedulers) {
-      const std::string at = "@" + t;
-      std::string cell = mean(s, "finished" + at) > 0
-                             ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
-                             : std::string("n/a / n/a");
-      cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
-      if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
-      rows.back().push_back(std::move(cell));
-    }
+    const std::string at = "@" + t;
+    table.row("  " + one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus" + at)) : ""),
+              [&](const SchedulerResult& s) {
+                std::string cell = mean(s, "finished" + at) > 0
+                                       ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
+                                       : std::string("n/a / n/a");
+                cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
+                if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
+                return cell;
+              });
   }
-  return out + text_table(rows, {"  ", 1, 2, false});
 }
 
 // With failures (sim/failures.h): the nodes that failed, the jobs they interrupted and what that
 // cost, where the jobs' GPU time went, and the goodput.
-std::string failure_table(const ResultSet& r) {
-  if (!has(r.schedulers.front(), "node_failures")) return "";
-  std::string out = row("node failures: all (gpu/hbm/network/host/software)", r, [](const SchedulerResult& s) {
+void failure_rows(const ResultSet& r, SideBySide& table) {
+  if (!has(r.schedulers.front(), "node_failures")) return;
+  table.row("node failures: all (gpu/hbm/network/host/software)", [](const SchedulerResult& s) {
     return fmt::format("{:.0f} ({:.0f}/{:.0f}/{:.0f}/{:.0f}/{:.0f})", mean(s, "node_failures"), mean(s, "node_failures.gpu"),
                        mean(s, "node_failures.hbm"), mean(s, "node_failures.network"), mean(s, "node_failures.host"),
                        mean(s, "node_failures.software"));
   });
-  out += row("jobs interrupted / GPU-h lost to them", r, [](const SchedulerResult& s) {
+  table.row("jobs interrupted / GPU-h lost to them", [](const SchedulerResult& s) {
     return fmt::format("{:.0f} / {:.2f}", mean(s, "interruptions"), mean(s, "failure_lost_gpu_hours"));
   });
-  out += row("GPU-h restarting / checkpointing / waiting", r, [](const SchedulerResult& s) {
+  table.row("GPU-h restarting / checkpointing / waiting", [](const SchedulerResult& s) {
     return fmt::format("{:.2f} / {:.2f} / {:.2f}", mean(s, "restart_gpu_hours"), mean(s, "checkpoint_gpu_hours"),
                        mean(s, "requeue_gpu_hours"));
   });
-  out += row("goodput / mean ETTR (finished training)", r, [](const SchedulerResult& s) {
+  table.row("goodput / mean ETTR (finished training)", [](const SchedulerResult& s) {
     if (mean(s, "finished") == 0) return std::string("n/a");
     return fmt::format("{:.1f}% / {:.1f}%", 100 * mean(s, "goodput"), 100 * mean(s, "ettr.mean"));
   });
-  out += row("GPUs down, mean / peak", r, [](const SchedulerResult& s) {
+  table.row("GPUs down, mean / peak", [](const SchedulerResult& s) {
     return fmt::format("{:.1f} / {:.0f}", mean(s, "gpus_down.mean"), mean(s, "gpus_down.max"));
   });
   if (has(r.schedulers.front(), "checkpoint_optimum_s"))
-    out += row("largest interrupted job: MTBF / Daly interval (min)", r, [](const SchedulerResult& s) {
+    table.row("largest interrupted job: MTBF / Daly interval (min)", [](const SchedulerResult& s) {
       if (!has(s, "checkpoint_optimum_s")) return std::string("n/a");
       return fmt::format("{:.1f} / {:.1f}", mean(s, "interrupted_job_mtbf_s") / 60, mean(s, "checkpoint_optimum_s") / 60);
     });
   if (has(r.schedulers.front(), "elastic_resizes"))
-    out += row("elastic jobs: shrinks and growths", r,
-               [](const SchedulerResult& s) { return fmt::format("{:.0f}", mean(s, "elastic_resizes")); });
+    table.row("elastic jobs: shrinks and growths",
+              [](const SchedulerResult& s) { return fmt::format("{:.0f}", mean(s, "elastic_resizes")); });
   if (has(r.schedulers.front(), "spare_swaps"))
-    out += row("spare GPUs / failures a spare took", r, [](const SchedulerResult& s) {
+    table.row("spare GPUs / failures a spare took", [](const SchedulerResult& s) {
       return fmt::format("{:.0f} / {:.0f}", mean(s, "spare_gpus"), mean(s, "spare_swaps"));
     });
-  return out;
 }
 
 std::string replay_columns(const ResultSet& r) {
-  std::string out = row("", r, [](const SchedulerResult& s) { return s.name; });
-  out += row("jobs submitted", r, [](const SchedulerResult& s) { return count(s, "jobs"); });
-  out += row("  finished / rejected", r,
-             [](const SchedulerResult& s) { return count(s, "finished") + " / " + count(s, "rejected"); });
-  out += row("  stuck / never placed", r,
-             [](const SchedulerResult& s) { return count(s, "stuck") + " / " + count(s, "never_placed"); });
+  SideBySide table(r);
+  table.row("jobs submitted", [](const SchedulerResult& s) { return count(s, "jobs"); });
+  table.row("  finished / rejected",
+            [](const SchedulerResult& s) { return count(s, "finished") + " / " + count(s, "rejected"); });
+  table.row("  stuck / never placed",
+            [](const SchedulerResult& s) { return count(s, "stuck") + " / " + count(s, "never_placed"); });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return unaccounted(s) > 0; }))
-    out += row("  still running at the end", r, [](const SchedulerResult& s) { return format_number(unaccounted(s)); });
-  out +=
-      row("wait of finished, mean / p95 (s)", r, [](const SchedulerResult& s) { return pair(s, "wait_s.mean", "wait_s.p95"); });
-  out += row("JCT mean / p50 (s)", r, [](const SchedulerResult& s) { return pair(s, "jct_s.mean", "jct_s.p50"); });
-  out += row("JCT p95 / p99 (s)", r, [](const SchedulerResult& s) { return pair(s, "jct_s.p95", "jct_s.p99"); });
-  out += row("makespan (s)", r, [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
-  out += row("GPU utilisation", r,
-             [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
-  out += row("placement efficiency (started)", r, [](const SchedulerResult& s) {
+    table.row("  still running at the end", [](const SchedulerResult& s) { return format_number(unaccounted(s)); });
+  table.row("wait of finished, mean / p95 (s)", [](const SchedulerResult& s) { return pair(s, "wait_s.mean", "wait_s.p95"); });
+  table.row("JCT mean / p50 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.mean", "jct_s.p50"); });
+  table.row("JCT p95 / p99 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.p95", "jct_s.p99"); });
+  table.row("makespan (s)", [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
+  table.row("GPU utilisation", [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
+  table.row("placement efficiency (started)", [](const SchedulerResult& s) {
     return mean(s, "placed") > 0 ? fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")) : std::string("n/a");
   });
-  out += row("cross-NUMA ratio", r, [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
-  out += row("topology success rate / fallbacks", r, [](const SchedulerResult& s) {
+  table.row("cross-NUMA ratio", [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
+  table.row("topology success rate / fallbacks", [](const SchedulerResult& s) {
     if (!has(s, "topology_success_rate")) return std::string("n/a");
     return fmt::format("{:.3f} / {:.0f}", mean(s, "topology_success_rate"), mean(s, "fallbacks"));
   });
-  out += row("GPU-hours held by partial jobs", r,
-             [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
+  table.row("GPU-hours held by partial jobs",
+            [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return has(s, "contended_jobs"); }))
-    out += row("slowed by shared uplinks: jobs / GPU-h", r, [](const SchedulerResult& s) {
+    table.row("slowed by shared uplinks: jobs / GPU-h", [](const SchedulerResult& s) {
       if (!has(s, "contended_jobs")) return std::string("n/a");
       return fmt::format("{:.0f} / {:.2f}", mean(s, "contended_jobs"), mean(s, "contended_gpu_hours"));
     });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return mean(s, "share_jobs") > 0; }))
-    out += row("shared-GPU jobs: wait mean / p95 (s)", r, [](const SchedulerResult& s) {
+    table.row("shared-GPU jobs: wait mean / p95 (s)", [](const SchedulerResult& s) {
       return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));
     });
-  out += tenant_table(r);
-  out += failure_table(r);
-  out += "time-weighted means:\n";
-  out += row("  GPUs allocated", r, [&](const SchedulerResult& s) {
+  tenant_rows(r, table);
+  failure_rows(r, table);
+  table.heading("time-weighted means:");
+  table.row("  GPUs allocated", [&](const SchedulerResult& s) {
     return fmt::format("{:.2f} ({:.1f}%)", mean(s, "allocated_gpus.mean"), 100 * mean(s, "gpu_alloc_ratio.mean"));
   });
-  out += row("  fragmentation F, GPUs (rate)", r, [](const SchedulerResult& s) {
+  table.row("  fragmentation F, GPUs (rate)", [](const SchedulerResult& s) {
     return fmt::format("{:.2f} ({:.1f}%)", mean(s, "fragmentation_gpus.mean"), 100 * mean(s, "fragmentation_rate.mean"));
   });
-  out += row("  jobs pending mean / peak", r, [](const SchedulerResult& s) {
+  table.row("  jobs pending mean / peak", [](const SchedulerResult& s) {
     return fmt::format("{:.2f} / {:.0f}", mean(s, "pending_jobs.mean"), mean(s, "pending_jobs.max"));
   });
-  return out + subset_note(r);
+  return table.text() + subset_note(r);
 }
 
 // One row per scheduler, for comparisons of many.
@@ -282,12 +287,13 @@ std::string job_lines(const ResultSet& r, const FirstRecords& records) {
     const std::vector<JobRecord>& kept = records.at(&s);
     return job.id < kept.size() ? render(job, kept[job.id]) : std::string();
   };
+  SideBySide table(r);
   JobCursor cursor(workload);  // a few jobs: this is only drawn for small workloads
   while (const JobSpec* job = cursor.next()) {
-    out += row(one_line(workload.job_name(job->id)), r, [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
-    out += row("", r, [&](const SchedulerResult& s) { return cell(placement_cell, s, *job); });
+    table.row(one_line(workload.job_name(job->id)), [&](const SchedulerResult& s) { return cell(job_cell, s, *job); });
+    table.row("", [&](const SchedulerResult& s) { return cell(placement_cell, s, *job); });
   }
-  return out;
+  return out + table.text();
 }
 
 std::string timeline_cell(const SchedulerResult& s, size_t at, int gpus) {

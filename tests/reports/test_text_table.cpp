@@ -42,6 +42,16 @@ TEST_CASE("reports::text_table pads each column to its widest cell", "[reports][
   SECTION("a short row's last cell is free and does not widen the column") {
     CHECK(text_table({{"a", "b", "c"}, {"a-wide-last-cell"}}) == "a  b  c\na-wide-last-cell\n");
   }
+  SECTION("headings: a row of one cell written as it is, widening nothing") {
+    TextTableLayout headings{"", 1, 2, false, true};
+    CHECK(text_table({{"", "a"}, {"a long heading line:"}, {"x", "12"}}, headings) == "    a\na long heading line:\nx  12\n");
+    headings.headings = false;
+    CHECK(text_table({{"", "a"}, {"a long heading line:"}, {"x", "12"}}, headings) ==
+          "                       a\na long heading line:\nx                     12\n");
+  }
+  SECTION("widths count characters: a \"±\" is one, as the padding counts it") {
+    CHECK(text_table({{"x", "1.0 ± 0.1"}, {"y", "12.5 ± 0.25"}}, {"", 1, 2, false}) == "x    1.0 ± 0.1\ny  12.5 ± 0.25\n");
+  }
   SECTION("no rows, no text") { CHECK(text_table({}).empty()); }
 }
 
@@ -104,18 +114,29 @@ TEST_CASE("reports::text: the LLM step table's figures line up on their decimal 
   }
 }
 
-TEST_CASE("reports::text: the per-tenant table keeps wide cells apart and under their scheduler", "[reports][text-table]") {
-  // Four figures a cell overflowed the side-by-side columns: "795 348382" ran two schedulers' cells together.
+TEST_CASE("reports::text: the side-by-side block keeps wide cells apart and under their scheduler", "[reports][text-table]") {
+  // Cells wider than a fixed 21-character column ran two schedulers' cells together: four figures
+  // a tenant ("795 348382"), five failure causes, three GPU-hour figures.
   ResultSet results = run_all(scenario_from(scenario_json(
       R"([{"model": "dgx1-v100", "count": 1}])",
       R"([{"name": "a", "submit_s": 0, "workers": 1, "gpus_per_worker": 1, "model": "resnet50", "iterations": 10}])")));
   REQUIRE(!results.schedulers.empty());
   results.schedulers.push_back(results.schedulers.front());
   results.schedulers.back().name = "other";
-  const std::pair<const char*, double> figures[] = {
-      {"evictions", 4741},       {"preempted_gpu_hours", 1},   {"borrowed_gpu_hours", 1},    {"jobs@ee9e8c", 10},
-      {"finished@ee9e8c", 10},   {"wait_s.p95@ee9e8c", 11538}, {"jct_s.mean@ee9e8c", 69898}, {"gpu_hours@ee9e8c", 181080},
-      {"evictions@ee9e8c", 795}, {"nominal_gpus@ee9e8c", 128}};
+  const std::pair<const char*, double> figures[] = {{"evictions", 4741},
+                                                    {"preempted_gpu_hours", 1},
+                                                    {"borrowed_gpu_hours", 1},
+                                                    {"jobs@ee9e8c", 10},
+                                                    {"finished@ee9e8c", 10},
+                                                    {"wait_s.p95@ee9e8c", 11538},
+                                                    {"jct_s.mean@ee9e8c", 69898},
+                                                    {"gpu_hours@ee9e8c", 181080},
+                                                    {"evictions@ee9e8c", 795},
+                                                    {"nominal_gpus@ee9e8c", 128},
+                                                    {"node_failures", 182},
+                                                    {"node_failures.gpu", 88},
+                                                    {"restart_gpu_hours", 146549.33},
+                                                    {"checkpoint_gpu_hours", 121139.2}};
   for (SchedulerResult& s : results.schedulers) {
     for (const auto& [name, value] : figures) {
       s.runs.front().metrics.set(name, value);
@@ -123,15 +144,32 @@ TEST_CASE("reports::text: the per-tenant table keeps wide cells apart and under 
     }
   }
   const std::vector<std::string> lines = lines_of(render_text(results));
-  size_t header = 0;
-  while (header < lines.size() && lines[header].rfind("per tenant:", 0) != 0) ++header;
-  REQUIRE(header + 2 < lines.size());
-  const std::string& names = lines[header + 1];
-  const std::string& row = lines[header + 2];
-  INFO(names << "\n" << row);
-  CHECK(row.rfind("  ee9e8c (128)", 0) == 0);
-  const std::string cell = "11538 / 69898 / 181080 / 795";
-  CHECK(row.find(cell + "  " + cell) != std::string::npos);  // two spaces between the schedulers' cells
-  CHECK(end_of(row, cell) == end_of(names, results.schedulers.front().name));
-  CHECK(row.size() == names.size());  // the last cell ends under "other"
+  size_t names = 0;
+  while (names + 1 < lines.size() && lines[names + 1].rfind("jobs submitted", 0) != 0) ++names;
+  REQUIRE(names + 1 < lines.size());
+  const std::string& header = lines[names];
+  const size_t first_end = end_of(header, results.schedulers.front().name);
+  REQUIRE(first_end != std::string::npos);
+  const auto row_of = [&](const std::string& label) {
+    for (const std::string& line : lines)
+      if (line.rfind(label, 0) == 0) return line;
+    return std::string();
+  };
+  const std::pair<std::string, std::string> wide[] = {
+      {"  ee9e8c (128)", "11538 / 69898 / 181080 / 795"},
+      {"node failures: all", "182 (88/0/0/0/0)"},
+      {"GPU-h restarting / checkpointing / waiting", "146549.33 / 121139.20 / 0.00"}};
+  for (const auto& [label, cell] : wide) {
+    const std::string row = row_of(label);
+    INFO(header << "\n" << row);
+    CHECK(row.find(cell + "  ") != std::string::npos);  // two spaces at least before the next cell
+    CHECK(end_of(row, cell) == first_end);              // under its scheduler's name
+    CHECK(row.size() == header.size());                 // the last cell ends under "other"
+    CHECK(row.substr(row.size() - cell.size()) == cell);
+  }
+  // Every row of the block, headings aside, ends under the last scheduler's name.
+  for (size_t i = names + 1; i < lines.size() && !lines[i].empty(); ++i) {
+    INFO(lines[i]);
+    if (lines[i].back() != ':') CHECK(lines[i].size() == header.size());
+  }
 }
