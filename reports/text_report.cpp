@@ -296,13 +296,17 @@ std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   return out + table.text();
 }
 
-std::string timeline_cell(const SchedulerResult& s, size_t at, int gpus) {
+// One scheduler's four timeline cells at sample `at` (blank after its run ended).
+void timeline_cells(TextRow& row, const SchedulerResult& s, size_t at, int gpus) {
   const std::vector<ClusterSample>& samples = s.runs.front().samples;
-  if (at >= samples.size()) return fmt::format("  {:>42}", "(finished)");
+  if (at >= samples.size()) {
+    row.insert(row.end(), {"", "", "", "(finished)"});
+    return;
+  }
   const ClusterSample& x = samples[at];
   const double share = gpus ? 100 * x.allocated_gpus / gpus : 0.0;
-  return fmt::format("  {:>8}{:>8}{:>9}{:>17}", x.running, x.pending, fmt::format("{:.1f}%", share),
-                     fmt::format("{:.2f} ({:.0f}%)", x.fragmentation_gpus, 100 * x.fragmentation_rate));
+  row.insert(row.end(), {std::to_string(x.running), std::to_string(x.pending), fmt::format("{:.1f}%", share),
+                         fmt::format("{:.2f} ({:.0f}%)", x.fragmentation_gpus, 100 * x.fragmentation_rate)});
 }
 
 // The sampled state side by side, at up to `max_rows` times evenly spread over the longest run
@@ -313,21 +317,20 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
     if (s.runs.front().samples.size() > longest->runs.front().samples.size()) longest = &s;
   const std::vector<ClusterSample>& grid = longest->runs.front().samples;
   if (grid.empty() || max_rows == 0) return "";
-  const size_t rows = std::min(max_rows, grid.size());
-  std::string out = fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n{:>12}",
-                                clock(longest->runs.front().sample_every_ms), rows, grid.size(), "");
-  for (const SchedulerResult& s : r.schedulers) out += fmt::format("  {:>42}", s.name);
-  out += fmt::format("\n{:>12}", "time");
-  for (size_t i = 0; i < r.schedulers.size(); ++i)
-    out += fmt::format("  {:>8}{:>8}{:>9}{:>17}", "running", "pending", "alloc", "fragmentation");
-  out += "\n";
-  for (size_t i = 0; i < rows; ++i) {
-    const size_t at = rows == 1 ? 0 : i * (grid.size() - 1) / (rows - 1);
-    out += fmt::format("{:>12}", clock(grid[at].time_ms));
-    for (const SchedulerResult& s : r.schedulers) out += timeline_cell(s, at, r.scenario.gpus);
-    out += "\n";
+  const size_t count = std::min(max_rows, grid.size());
+  std::vector<TextRow> rows{{""}, {"time"}};
+  for (const SchedulerResult& s : r.schedulers) {
+    rows[0].insert(rows[0].end(), {"", "", "", s.name});  // over its last column, right-aligned like the figures
+    rows[1].insert(rows[1].end(), {"running", "pending", "alloc", "fragmentation"});
   }
-  return out;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t at = count == 1 ? 0 : i * (grid.size() - 1) / (count - 1);
+    rows.push_back({clock(grid[at].time_ms)});
+    for (const SchedulerResult& s : r.schedulers) timeline_cells(rows.back(), s, at, r.scenario.gpus);
+  }
+  return fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n",
+                     clock(longest->runs.front().sample_every_ms), count, grid.size()) +
+         text_table(rows, {"  ", 0, 2, false});
 }
 
 // Per node type of a mixed cluster, each scheduler's first run: where its training jobs ran.

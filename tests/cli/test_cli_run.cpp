@@ -351,7 +351,20 @@ TEST_CASE("cli::run a time-based scenario with GPU shares reports fragmentation 
   CHECK_THAT(r.out, Catch::Contains("shared-GPU jobs: wait mean / p95 (s)"));
   CHECK_THAT(r.out, Catch::Contains("fragmentation F, GPUs (rate)"));
   CHECK_THAT(r.out, Catch::Contains("over time (every 06:00:00;"));
-  CHECK_THAT(r.out, Catch::Contains("running pending    alloc    fragmentation"));
+  {  // the timeline: four columns a scheduler, every row ending under the last one's "fragmentation"
+    const std::vector<std::string> lines = topsim::test::lines_of(r.out);
+    const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+      const std::vector<std::string> words = topsim::test::words_of(l);
+      return !words.empty() && words.front() == "time";
+    });
+    REQUIRE(header != lines.end());
+    const std::vector<std::string> titles{"time",    "running", "pending", "alloc",        "fragmentation",
+                                          "running", "pending", "alloc",   "fragmentation"};
+    CHECK(topsim::test::words_of(*header) == titles);
+    REQUIRE(header + 2 < lines.end());
+    CHECK(header[1].size() == header->size());
+    CHECK(header[2].size() == header->size());
+  }
   const json results = json::parse(read_text(first.path / "out/results.json"));
   for (const char* scheduler : {"topology-aware", "default"}) {
     const json& run = results_of(results, scheduler);
