@@ -70,7 +70,8 @@ std::string queue_settings(const ClusterQueueSpec& cq) {
                      enum_name(cq.when_can_preempt));
   if (cq.when_can_borrow == FungibilityChoice::TryNextFlavor && cq.when_can_preempt == FungibilityChoice::TryNextFlavor)
     out += fmt::format(", {}", enum_name(cq.preference));
-  return out + "; fairSharing.weight " + trimmed(cq.fair_weight, 6);
+  out += "; fairSharing.weight " + trimmed(cq.fair_weight, 6);
+  return cq.admission_fair_sharing ? out + "; admissionScope UsageBasedAdmissionFairSharing" : out;
 }
 
 void cluster_queue(std::string& out, const ClusterQueueSpec& cq, const std::string& indent) {
@@ -138,7 +139,8 @@ void cohorts_section(std::string& out, const QueueConfig& config) {
 void local_queues_section(std::string& out, const QueueConfig& config) {
   std::vector<std::string> local;
   for (const LocalQueueSpec& lq : config.local_queues)
-    local.push_back(lq.namespace_name + "/" + lq.name + " -> ClusterQueue " + lq.cluster_queue);
+    local.push_back(lq.namespace_name + "/" + lq.name + " -> ClusterQueue " + lq.cluster_queue +
+                    (lq.fair_weight != 1 ? "; fairSharing.weight " + trimmed(lq.fair_weight, 6) : ""));
   std::sort(local.begin(), local.end());
   out += "\nLocalQueues (namespace/name -> ClusterQueue):\n";
   if (local.empty()) out += "  none\n";
@@ -200,6 +202,18 @@ std::string render_queue_config(const QueueConfig& config) {
     out += "\n";
   } else if (config.kueue()) {
     out += "Fair Sharing: off (no Kueue Configuration turns it on)\n";
+  }
+  if (config.kueue() && config.admission_fair_sharing) {
+    const AdmissionFairSharingSpec& afs = *config.admission_fair_sharing;
+    out += fmt::format(
+        "Admission Fair Sharing: on (the Kueue Configuration's admissionFairSharing): usage half-life {} s, sampled "
+        "every {} s",
+        trimmed(afs.half_life_ms / 1e3, 3), trimmed(afs.sampling_ms / 1e3, 3));
+    for (const auto& [resource, weight] : afs.resource_weights)
+      out += fmt::format(", {} weight {}", resource, trimmed(weight, 6));
+    int queues = 0;
+    for (const ClusterQueueSpec& cq : config.cluster_queues) queues += cq.admission_fair_sharing;
+    out += fmt::format("; {} ClusterQueue{} in\n", queues, queues == 1 ? " opts" : "s opt");
   }
   if (config.kueue()) {
     flavors_section(out, config);

@@ -114,11 +114,14 @@ void tenant_rows(const ResultSet& r, SideBySide& table) {
   table.row("tenant fairness (Jain, 1 = even)", [](const SchedulerResult& s) {
     return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
   });
-  table.heading(std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
-                (quota ? " / evictions (nominal GPUs)" : "") + ":");
+  const bool nominal = std::any_of(tenants.begin(), tenants.end(),
+                                   [&](const std::string& t) { return has(r.schedulers.front(), "nominal_gpus@" + t); });
+  table.heading(std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") + (quota ? " / evictions" : "") +
+                (nominal ? " (nominal GPUs)" : "") + ":");
   for (const std::string& t : tenants) {
     const std::string at = "@" + t;
-    table.row("  " + one_line(t) + (quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus" + at)) : ""),
+    const bool holds_quota = has(r.schedulers.front(), "nominal_gpus" + at);  // a LocalQueue under Admission Fair Sharing: none
+    table.row("  " + one_line(t) + (holds_quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus" + at)) : ""),
               [&](const SchedulerResult& s) {
                 std::string cell = mean(s, "finished" + at) > 0
                                        ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))

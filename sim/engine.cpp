@@ -242,7 +242,7 @@ class Engine final : private Binder {
       return;
     }
     admission_ = std::move(*made);
-    for (const TenantQuota& t : admission_->tenants()) out_.tenants.push_back({t.name, 0, t.nominal_gpus, 0});
+    for (const TenantQuota& t : admission_->tenants()) out_.tenants.push_back({t.name, 0, t.nominal_gpus, 0, t.holds_quota});
     out_.quota = true;
   }
 
@@ -518,6 +518,7 @@ class Engine final : private Binder {
   void finish_tenants() {
     const std::vector<int64_t> borrowed = admission_->borrowed_gpu_ms(now_ms_);
     for (size_t q = 0; q < borrowed.size(); ++q) out_.tenants[q].borrowed_gpu_ms = borrowed[q];
+    out_.borrowed_gpu_ms = admission_->borrowed_total_gpu_ms(now_ms_);
   }
 
   // A multi-node ring whose hops between consecutive nodes (closing the loop) were measured runs

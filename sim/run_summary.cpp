@@ -76,7 +76,7 @@ void set_fill(Metrics& m, const RunOutput& run) {
 // Per tenant, "<metric>@<tenant>"; and over tenants the evictions, GPU-time lost and borrowed,
 // and Jain's fairness index of their stretch.
 void set_tenants(Metrics& m, const RunOutput& run) {
-  double evictions = 0, lost_ms = 0, borrowed_ms = 0, sum = 0, sum_squares = 0;
+  double evictions = 0, lost_ms = 0, sum = 0, sum_squares = 0;
   int stretched = 0;
   for (size_t i = 0; i < run.tenants.size(); ++i) {
     const TenantUsage& tenant = run.tenants[i];
@@ -92,15 +92,16 @@ void set_tenants(Metrics& m, const RunOutput& run) {
         m.set(std::string(base) + statistic + at, value);
     }
     m.set("gpu_hours" + at, static_cast<double>(tenant.used_gpu_ms) / 3.6e6);
-    if (run.quota) {
+    if (run.quota && tenant.holds_quota) {  // a LocalQueue under Admission Fair Sharing holds none
       m.set("nominal_gpus" + at, static_cast<double>(tenant.nominal_gpus));
       m.set("borrowed_gpu_hours" + at, static_cast<double>(tenant.borrowed_gpu_ms) / 3.6e6);
+    }
+    if (run.quota) {
       m.set("evictions" + at, static_cast<double>(sums.evictions));
       m.set("preempted_gpu_hours" + at, sums.lost_gpu_ms / 3.6e6);
     }
     evictions += static_cast<double>(sums.evictions);
     lost_ms += sums.lost_gpu_ms;
-    borrowed_ms += static_cast<double>(tenant.borrowed_gpu_ms);
     double jct = 0, wait = 0;
     for (double v : sums.jcts) jct += v;
     for (double v : sums.waits) wait += v;
@@ -115,7 +116,7 @@ void set_tenants(Metrics& m, const RunOutput& run) {
   if (run.quota) {
     m.set("evictions", evictions);
     m.set("preempted_gpu_hours", lost_ms / 3.6e6);
-    m.set("borrowed_gpu_hours", borrowed_ms / 3.6e6);
+    m.set("borrowed_gpu_hours", static_cast<double>(run.borrowed_gpu_ms) / 3.6e6);
   }
 }
 

@@ -4,11 +4,11 @@
 // cohort_webhook.go, common.go); each is cited where it is checked.
 //
 // Accepted and not modelled (read, type not checked, no effect): ClusterQueue namespaceSelector,
-// stopPolicy, admissionChecks (v1beta1), admissionChecksStrategy, admissionScope,
-// concurrentAdmissionPolicy (v1beta2); LocalQueue stopPolicy and fairSharing (Admission Fair
-// Sharing); ResourceFlavor nodeTaints, tolerations, topologyName; WorkloadPriorityClass and
-// PriorityClass description; Configuration keys other than fairSharing, and
-// fairSharing.preemptionStrategies beyond their names.
+// stopPolicy, admissionChecks (v1beta1), admissionChecksStrategy, concurrentAdmissionPolicy
+// (v1beta2); LocalQueue stopPolicy; ResourceFlavor nodeTaints, tolerations, topologyName;
+// WorkloadPriorityClass and PriorityClass description; Configuration keys other than fairSharing
+// and admissionFairSharing, and fairSharing.preemptionStrategies beyond their names.
+#include <cmath>
 #include <optional>
 #include <set>
 
@@ -155,6 +155,36 @@ std::string name_of(const Object& object) {
   return text(object.site, member(member(object.node, "metadata"), "name"), "metadata.name");
 }
 
+// Configuration admissionFairSharing (apis/config/v1beta2/configuration_types.go; defaults.go:
+// sampling 5m; pkg/config/validation.go: half-life not negative, sampling above 0, weights not
+// negative). Present: Admission Fair Sharing is on (its feature gate is on by default from v0.15).
+void read_admission_fair_sharing(const Site& site, const YAML::Node& node, QueueConfig& config) {
+  if (!present(node)) return;
+  const std::string path = "admissionFairSharing";
+  check_map(site, node, path, {"usageHalfLifeTime", "usageSamplingInterval", "resourceWeights"});
+  constexpr double kMaxMs = 100000.0 * 3600e3;  // 100,000 h: beyond any trace
+  AdmissionFairSharingSpec afs;
+  if (const YAML::Node half = member(node, "usageHalfLifeTime"); present(half))
+    afs.half_life_ms = duration_ms(site, half, path + ".usageHalfLifeTime", kMaxMs, "100000h");
+  if (const YAML::Node sampling = member(node, "usageSamplingInterval"); present(sampling)) {
+    afs.sampling_ms = duration_ms(site, sampling, path + ".usageSamplingInterval", kMaxMs, "100000h");
+    if (afs.sampling_ms <= 0) site.fail(sampling, path + ".usageSamplingInterval", "must be greater than 0 (at least 1ms)");
+  }
+  const YAML::Node weights = member(node, "resourceWeights");
+  if (present(weights) && !weights.IsMap())
+    site.fail(weights, path + ".resourceWeights", "must be a map of resource names to weights");
+  if (present(weights))
+    for (const auto& entry : weights) {
+      const std::string resource = text(site, entry.first, path + ".resourceWeights");
+      const std::string field = path + ".resourceWeights." + resource;
+      const double weight = number(site, entry.second, field);
+      if (!(weight >= 0) || !std::isfinite(weight))
+        site.fail(entry.second, field, "must be a number, not negative, got " + entry.second.Scalar());
+      afs.resource_weights[resource] = weight;
+    }
+  config.admission_fair_sharing = std::move(afs);
+}
+
 }  // namespace
 
 void read_cluster_queue(const Object& object, QueueConfig& config) {
@@ -178,6 +208,17 @@ void read_cluster_queue(const Object& object, QueueConfig& config) {
   read_preemption(site, member(spec, "preemption"), cq);
   read_fungibility(site, member(spec, "flavorFungibility"), v1beta1, cq);
   cq.fair_weight = read_fair_weight(site, member(spec, "fairSharing"), "spec.fairSharing");
+  // admissionScope.admissionMode (fairsharing_types.go AdmissionScope: required, an enum).
+  const YAML::Node scope = member(spec, "admissionScope");
+  check_map(site, scope, "spec.admissionScope", {"admissionMode"});
+  if (present(scope)) {
+    const YAML::Node mode = member(scope, "admissionMode");
+    if (!present(mode))
+      site.fail(scope, "spec.admissionScope.admissionMode", "missing (UsageBasedAdmissionFairSharing or NoAdmissionFairSharing)");
+    cq.admission_fair_sharing =
+        one_of(site, mode, "spec.admissionScope.admissionMode", {"UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing"}) ==
+        "UsageBasedAdmissionFairSharing";
+  }
   config.cluster_queues.push_back(std::move(cq));
 }
 
@@ -224,6 +265,7 @@ void read_local_queue(const Object& object, QueueConfig& config) {
   queue.namespace_name = text(site, member(member(object.node, "metadata"), "namespace"), "metadata.namespace");
   if (queue.namespace_name.empty()) queue.namespace_name = "default";
   queue.cluster_queue = required_text(site, spec, "clusterQueue", "spec.clusterQueue");
+  queue.fair_weight = read_fair_weight(site, member(spec, "fairSharing"), "spec.fairSharing");
   config.local_queues.push_back(std::move(queue));
 }
 
@@ -283,6 +325,7 @@ void read_configuration(const Object& object, QueueConfig& config) {
     config.fair_sharing = present(member(fair, "enable")) && boolean(site, member(fair, "enable"), "fairSharing.enable");
   else
     config.fair_sharing = present(fair);
+  read_admission_fair_sharing(site, member(object.node, "admissionFairSharing"), config);
 }
 
 }  // namespace topsim::queue_yaml

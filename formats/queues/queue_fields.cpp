@@ -1,8 +1,11 @@
 #include "formats/queues/queue_fields.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <iterator>
 
 #include "formats/support/k8s_quantity.h"
 
@@ -122,6 +125,51 @@ std::string one_of(const Site& site, const YAML::Node& node, const std::string& 
   std::string names;
   for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
   site.fail(node, path, "'" + value + "' is not one of " + names);
+}
+
+// Go's time.ParseDuration, in ms: "0", or one or more <decimal><unit> with unit ns, us, µs, ms,
+// s, m or h, an optional sign first; nullopt when `text` is not one.
+std::optional<double> go_duration_ms(std::string_view text) {
+  double sign = 1;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    if (text.front() == '-') sign = -1;
+    text.remove_prefix(1);
+  }
+  if (text == "0") return 0.0;
+  if (text.empty()) return std::nullopt;
+  static const std::pair<std::string_view, double> kUnits[] = {{"ns", 1e-6}, {"us", 1e-3}, {"\u00b5s", 1e-3}, {"\u03bcs", 1e-3},
+                                                               {"ms", 1},    {"s", 1e3},   {"m", 60e3},       {"h", 3600e3}};
+  double total = 0;
+  while (!text.empty()) {
+    size_t digits = 0;
+    for (bool point = false; digits < text.size(); ++digits) {
+      if (text[digits] == '.' && !point)
+        point = true;
+      else if (!std::isdigit(static_cast<unsigned char>(text[digits])))
+        break;
+    }
+    const std::string number(text.substr(0, digits));
+    if (number.empty() || number == ".") return std::nullopt;
+    text.remove_prefix(digits);
+    size_t unit_end = 0;
+    while (unit_end < text.size() && !std::isdigit(static_cast<unsigned char>(text[unit_end])) && text[unit_end] != '.')
+      ++unit_end;
+    const std::string_view unit = text.substr(0, unit_end);
+    const auto found = std::find_if(std::begin(kUnits), std::end(kUnits), [&](const auto& u) { return u.first == unit; });
+    if (found == std::end(kUnits)) return std::nullopt;
+    total += std::strtod(number.c_str(), nullptr) * found->second;  // no throw: a huge figure is inf
+    text.remove_prefix(unit_end);
+  }
+  return sign * total;
+}
+
+int64_t duration_ms(const Site& site, const YAML::Node& node, const std::string& path, double max_ms, const char* max_text) {
+  const std::string value = text(site, node, path);
+  const std::optional<double> ms = go_duration_ms(value);
+  if (!ms) site.fail(node, path, "not a duration (Go's form, e.g. \"90s\", \"15m\", \"1h30m\"), got \"" + value + "\"");
+  if (*ms < 0) site.fail(node, path, "must not be negative, got \"" + value + "\"");
+  if (*ms > max_ms) site.fail(node, path, std::string("at most ") + max_text + ", got \"" + value + "\"");
+  return std::llround(*ms);
 }
 
 }  // namespace topsim::queue_yaml

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +57,13 @@ bool boolean(const Site& site, const YAML::Node& node, const std::string& path);
 int64_t quantity(const Site& site, const YAML::Node& node, const std::string& path, int scale);
 // A non-negative quantity as a number (Kueue's fairSharing.weight).
 double quantity_number(const Site& site, const YAML::Node& node, const std::string& path);
+
+// Go's time.ParseDuration text in ms: "0", or one or more <decimal><unit> (ns, us, µs, ms, s, m,
+// h), a sign first; nullopt when `text` is not one.
+std::optional<double> go_duration_ms(std::string_view text);
+// A metav1.Duration field (Go's duration text) in ms: fails when it is not one, is negative, or
+// is above `max_ms` (`max_text` says it: "10000h").
+int64_t duration_ms(const Site& site, const YAML::Node& node, const std::string& path, double max_ms, const char* max_text);
 
 // The value of `node` when it is one of `allowed` ("" when absent); fails naming the allowed values.
 std::string one_of(const Site& site, const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed);

@@ -1,5 +1,7 @@
 #include "sim/tenancy/admission.h"
 
+#include <algorithm>
+
 #include "sim/tenancy/kai_admission.h"
 #include "sim/tenancy/kueue_admission.h"
 
@@ -29,17 +31,49 @@ class QuotaOver : public Admission {
   std::vector<TenantQuota> tenants_;
 };
 
-// Kueue: tenants are the ClusterQueues; a job asks its resources of the quota tree.
+// Kueue: tenants are the ClusterQueues, or the LocalQueues of one ordered by Admission Fair
+// Sharing; a job asks its resources of the quota tree.
 class KueueQuota final : public QuotaOver<KueueAdmission> {
  public:
   KueueQuota(QuotaTree tree, const QueueConfig& config, TenancyBinding binding)
       : QuotaOver(std::move(binding), std::move(tree), config) {
     const QuotaTree& t = admission_.tree();
     const int gpu = t.resource(kResourceGpu);
-    for (int q = 0; q < t.cluster_queues(); ++q) tenants_.push_back({t.name(q), gpu >= 0 ? t.nominal_all_flavors(q, gpu) : 0});
+    const size_t locals = config.local_queues.size();
+    tenant_of_local_.assign(locals + static_cast<size_t>(t.cluster_queues()), -1);
+    for (int q = 0; q < t.cluster_queues(); ++q) {
+      const ClusterQueueSpec& cq = config.cluster_queues[static_cast<size_t>(q)];
+      if (!config.admission_fair_sharing || !cq.admission_fair_sharing) {
+        tenant_of_queue_.push_back(static_cast<int>(tenants_.size()));
+        tenants_.push_back({t.name(q), gpu >= 0 ? t.nominal_all_flavors(q, gpu) : 0});
+        continue;
+      }
+      tenant_of_queue_.push_back(-1);
+      for (size_t l = 0; l < locals; ++l) {
+        const LocalQueueSpec& lq = config.local_queues[l];
+        if (lq.cluster_queue != cq.name) continue;
+        const bool shared_name = std::count_if(config.local_queues.begin(), config.local_queues.end(),
+                                               [&](const LocalQueueSpec& other) { return other.name == lq.name; }) > 1;
+        tenant_of_local_[l] = static_cast<int>(tenants_.size());
+        tenants_.push_back({shared_name ? lq.namespace_name + "/" + lq.name : lq.name, 0, false});
+      }
+      const size_t direct = locals + static_cast<size_t>(q);  // jobs naming the ClusterQueue itself
+      const auto& used = binding_.local_queue_of;
+      if (std::find(used.begin(), used.end(), static_cast<int>(direct)) != used.end() ||
+          binding_.default_local_queue == static_cast<int>(direct)) {
+        tenant_of_local_[direct] = static_cast<int>(tenants_.size());
+        tenants_.push_back({cq.name, 0, false});
+      }
+    }
   }
 
-  int tenant(const JobSpec& job) const override { return binding_.queue(job); }
+  int tenant(const JobSpec& job) const override {
+    const int cq = binding_.queue(job);
+    if (cq < 0) return -1;
+    const int by_queue = tenant_of_queue_[static_cast<size_t>(cq)];
+    const int local = binding_.local_queue(job);
+    return by_queue >= 0 || local < 0 ? by_queue : tenant_of_local_[static_cast<size_t>(local)];
+  }
 
   std::string enqueue(const JobSpec& job, int64_t timestamp_ms) override {
     const int cq = binding_.queue(job);
@@ -48,10 +82,25 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
     QuotaRequest request = quota_request(job, admission_.tree(), missing);
     if (!missing.empty()) return "no ClusterQueue has quota for " + missing;
     if (std::string never = admission_.never_admitted(cq, request); !never.empty()) return never;
-    admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request)});
+    admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request), binding_.local_queue(job)});
     return {};
   }
-  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override { return admission_.borrowed_gpu_ms(now_ms); }
+  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override {
+    const std::vector<int64_t> by_queue = admission_.borrowed_gpu_ms(now_ms);
+    std::vector<int64_t> out(tenants_.size(), 0);
+    for (size_t q = 0; q < by_queue.size(); ++q)
+      if (tenant_of_queue_[q] >= 0) out[static_cast<size_t>(tenant_of_queue_[q])] = by_queue[q];
+    return out;
+  }
+  int64_t borrowed_total_gpu_ms(int64_t now_ms) const override {
+    int64_t total = 0;
+    for (int64_t borrowed : admission_.borrowed_gpu_ms(now_ms)) total += borrowed;
+    return total;
+  }
+
+ private:
+  std::vector<int> tenant_of_queue_;  // by ClusterQueue: its tenant, -1 when its LocalQueues are
+  std::vector<int> tenant_of_local_;  // by LocalQueue id (TenancyBinding::local_queue): its tenant, or -1
 };
 
 // KAI: tenants are the leaf queues; a job asks GPUs in milli-GPU (whole cards x 1000, a trace

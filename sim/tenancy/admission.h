@@ -18,10 +18,13 @@
 namespace topsim {
 
 // A tenant of a run with quota: a Kueue ClusterQueue or a KAI leaf queue, and its nominal GPUs
-// (Kueue: nvidia.com/gpu over every flavor; KAI: the deserved quota in whole cards).
+// (Kueue: nvidia.com/gpu over every flavor; KAI: the deserved quota in whole cards). The
+// ClusterQueues ordered by Admission Fair Sharing have their LocalQueues as tenants instead: they
+// hold no quota of their own (no nominal GPUs, nothing borrowed).
 struct TenantQuota {
   std::string name;
   int64_t nominal_gpus = 0;
+  bool holds_quota = true;
 };
 
 class Admission {
@@ -46,8 +49,14 @@ class Admission {
   // Why a waiting job is not admitted, in the system's words.
   virtual std::string wait_reason(uint32_t id) const = 0;
   virtual size_t waiting() const = 0;
-  // GPU time each tenant held above its nominal quota, up to `now_ms` (card-ms, by tenant).
+  // GPU time each tenant held above its nominal quota, up to `now_ms` (card-ms, by tenant; 0 for
+  // tenants that hold no quota), and over every queue.
   virtual std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const = 0;
+  virtual int64_t borrowed_total_gpu_ms(int64_t now_ms) const {
+    int64_t total = 0;
+    for (int64_t borrowed : borrowed_gpu_ms(now_ms)) total += borrowed;
+    return total;
+  }
 };
 
 // The admission of `spec`'s queues for `workload` on a cluster of `total_gpus`: Kueue's when the

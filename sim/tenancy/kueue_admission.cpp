@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <limits>
 
 namespace topsim {
 
@@ -44,6 +46,12 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       borrowed_gpu_ms_(config.cluster_queues.size(), 0),
       borrowed_since_ms_(config.cluster_queues.size(), 0) {
   admitted_by_queue_.resize(config.cluster_queues.size());
+  if (std::any_of(queues_.begin(), queues_.end(), [](const ClusterQueueSpec& q) { return q.admission_fair_sharing; }))
+    fair_admission_ = config.admission_fair_sharing;
+  if (fair_admission_) {
+    local_usage_.resize(config.local_queues.size() + config.cluster_queues.size());
+    for (size_t l = 0; l < config.local_queues.size(); ++l) local_usage_[l].weight = config.local_queues[l].fair_weight;
+  }
   fair_ = config.fair_sharing;
   strategies_ = config.fair_strategies;
   children_.resize(static_cast<size_t>(tree_.nodes()));
@@ -71,9 +79,68 @@ std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest
   return {};
 }
 
+bool KueueAdmission::fair_admission(int cluster_queue) const {
+  return fair_admission_ && queues_[static_cast<size_t>(cluster_queue)].admission_fair_sharing;
+}
+
+KueueAdmission::ShapeKey KueueAdmission::shape_of(const QueuedWorkload& workload) const {
+  return {fair_admission(workload.cluster_queue) ? workload.local_queue : -1, workload.priority, workload.request};
+}
+
+double KueueAdmission::fair_usage_of(const QuotaRequest& request) const {
+  double usage = 0;
+  for (const auto& [resource, amount] : request) {
+    const std::string& name = tree_.resource_name(resource);
+    const auto weight = fair_admission_->resource_weights.find(name);
+    // Kueue's Quantity.AsApproximateFloat64: cpu in cores (topsim counts thousandths), the rest as counted.
+    const double value = static_cast<double>(amount) / (name == kResourceCpu ? 1000.0 : 1.0);
+    usage += (weight == fair_admission_->resource_weights.end() ? 1.0 : weight->second) * value;
+  }
+  return usage;
+}
+
+// The sampling ticks since the last update, what the queue held unchanged between them:
+// k ticks decay the usage by 0.5^(k x interval / half-life) towards what it holds.
+void KueueAdmission::sample_usage(LocalQueueUsage& queue, int64_t now_ms) const {
+  const AdmissionFairSharingSpec& afs = *fair_admission_;
+  if (afs.half_life_ms == 0) {  // Kueue resets the usage of every queue to 0
+    queue.consumed = 0;
+    queue.updated_ms = now_ms;
+    return;
+  }
+  const int64_t ticks = (now_ms - queue.updated_ms) / afs.sampling_ms;
+  if (ticks <= 0) return;
+  const double kept = std::pow(0.5, static_cast<double>(ticks * afs.sampling_ms) / static_cast<double>(afs.half_life_ms));
+  queue.consumed = queue.consumed * kept + queue.held * (1 - kept);
+  queue.updated_ms += ticks * afs.sampling_ms;
+}
+
+// What a LocalQueue holds changes by `amount` (weighted). An admission also updates its usage at
+// once, over the time since its last update, and adds the entry penalty.
+void KueueAdmission::change_held(int local_queue, double amount, int64_t now_ms, bool admission) {
+  LocalQueueUsage& queue = local_usage_[static_cast<size_t>(local_queue)];
+  sample_usage(queue, now_ms);
+  queue.held = std::max(0.0, queue.held + amount);
+  if (!admission || fair_admission_->half_life_ms == 0) return;
+  const double half_life = static_cast<double>(fair_admission_->half_life_ms);
+  const double alpha = 1 - std::pow(0.5, static_cast<double>(now_ms - queue.updated_ms) / half_life);
+  const double penalty = amount * (1 - std::pow(0.5, static_cast<double>(fair_admission_->sampling_ms) / half_life));
+  queue.consumed = queue.consumed * (1 - alpha) + queue.held * alpha + penalty;
+  queue.updated_ms = now_ms;
+}
+
+double KueueAdmission::local_queue_usage(int local_queue) const {
+  if (!fair_admission_ || local_queue < 0 || static_cast<size_t>(local_queue) >= local_usage_.size()) return 0;
+  const LocalQueueUsage& queue = local_usage_[static_cast<size_t>(local_queue)];
+  // A weight of 0 puts the queue last (Kueue: usage / weight with weight <= 0 is +Inf).
+  return queue.weight > 0 ? queue.consumed / queue.weight : std::numeric_limits<double>::infinity();
+}
+
 void KueueAdmission::enqueue(QueuedWorkload workload) {
+  if (fair_admission(workload.cluster_queue) && workload.local_queue < 0)  // named its ClusterQueue
+    workload.local_queue = static_cast<int>(local_usage_.size() - queues_.size()) + workload.cluster_queue;
   Queue& queue = waiting_by_queue_[static_cast<size_t>(workload.cluster_queue)];
-  queue.shapes[{workload.priority, workload.request}].jobs.insert({-workload.priority, workload.timestamp_ms, workload.id});
+  queue.shapes[shape_of(workload)].jobs.insert({-workload.priority, workload.timestamp_ms, workload.id});
   waiting_.emplace(workload.id, std::move(workload));
 }
 
@@ -86,10 +153,17 @@ bool KueueAdmission::still_failed(const Failure& failure, int cluster_queue) con
 
 const QueuedWorkload* KueueAdmission::first_waiting(int cluster_queue, bool skip_failed) const {
   const Queue& queue = waiting_by_queue_[static_cast<size_t>(cluster_queue)];
+  const bool by_usage = fair_admission(cluster_queue);  // the LocalQueue's usage first, lower first
   const OrderKey* best = nullptr;
+  double best_usage = 0;
   for (const auto& [key, shape] : queue.shapes) {
     if (shape.jobs.empty() || (skip_failed && still_failed(shape.failed, cluster_queue))) continue;
-    if (!best || *shape.jobs.begin() < *best) best = &*shape.jobs.begin();
+    const OrderKey& first = *shape.jobs.begin();
+    const double usage = by_usage ? local_queue_usage(std::get<0>(key)) : 0;
+    if (!best || usage < best_usage || (usage == best_usage && first < *best)) {
+      best = &first;
+      best_usage = usage;
+    }
   }
   return best ? &waiting_.at(best->id) : nullptr;
 }
@@ -233,7 +307,7 @@ std::vector<int64_t> KueueAdmission::borrowed_gpu_ms(int64_t now_ms) const {
 
 void KueueAdmission::take_from_queue(const QueuedWorkload& workload) {
   Queue& queue = waiting_by_queue_[static_cast<size_t>(workload.cluster_queue)];
-  const auto shape = queue.shapes.find({workload.priority, workload.request});
+  const auto shape = queue.shapes.find(shape_of(workload));
   assert(shape != queue.shapes.end());
   shape->second.jobs.erase({-workload.priority, workload.timestamp_ms, workload.id});
   if (shape->second.jobs.empty()) queue.shapes.erase(shape);
@@ -247,7 +321,7 @@ void KueueAdmission::mark_failed(const QueuedWorkload& workload, const Nominatio
   if (queues_[static_cast<size_t>(workload.cluster_queue)].queueing == QueueingStrategy::StrictFIFO)
     queue.strict_failed = failure;
   else
-    queue.shapes.at({workload.priority, workload.request}).failed = failure;
+    queue.shapes.at(shape_of(workload)).failed = failure;
 }
 
 bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit,
@@ -307,8 +381,13 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
     } else if (fits(e.nomination.usage, w.cluster_queue, reserved ? view : tree_, true)) {
       for (const auto& [fr, amount] : e.nomination.usage) change_usage(w.cluster_queue, fr, amount, now_ms);
       if (reserved) change_view(w.cluster_queue, e.nomination.usage, +1);
-      const Admitted& a =
+      Admitted& a =
           admitted_[w.id] = {w.cluster_queue, w.priority, w.timestamp_ms, now_ms, ++admitted_count_, e.nomination.usage};
+      if (fair_admission(w.cluster_queue)) {
+        a.local_queue = w.local_queue;
+        a.fair_usage = fair_usage_of(w.request);
+        change_held(a.local_queue, a.fair_usage, now_ms, true);
+      }
       admitted_by_queue_[static_cast<size_t>(w.cluster_queue)].insert(victim_key(w.id, a));
       // A new preemption candidate only when it borrows, or when a queue preempts within itself.
       const size_t root = static_cast<size_t>(tree_.root(w.cluster_queue));
@@ -331,6 +410,8 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
 void KueueAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
                          int max_cycles) {
   instant_ms_ = now_ms;
+  if (fair_admission_)
+    for (LocalQueueUsage& queue : local_usage_) sample_usage(queue, now_ms);
   for (int n = 0; max_cycles < 0 || n < max_cycles; ++n)
     if (!cycle(now_ms, admit, evict)) break;
 }
@@ -340,6 +421,7 @@ void KueueAdmission::release(uint32_t id, int64_t now_ms) {
   assert(it != admitted_.end());
   for (const auto& [fr, amount] : it->second.usage) change_usage(it->second.cluster_queue, fr, -amount, now_ms);
   ++releases_[static_cast<size_t>(tree_.root(it->second.cluster_queue))];
+  if (it->second.local_queue >= 0) change_held(it->second.local_queue, -it->second.fair_usage, now_ms, false);
   admitted_by_queue_[static_cast<size_t>(it->second.cluster_queue)].erase(victim_key(id, it->second));
   admitted_.erase(it);
 }
@@ -359,7 +441,7 @@ std::string KueueAdmission::wait_reason(uint32_t id) const {
     if (first && first->id != id) return "StrictFIFO: behind job " + std::to_string(first->id) + " in ClusterQueue " + spec.name;
     return queue.strict_failed.reason.empty() ? "waiting for quota in ClusterQueue " + spec.name : queue.strict_failed.reason;
   }
-  const auto shape = queue.shapes.find({w.priority, w.request});
+  const auto shape = queue.shapes.find(shape_of(w));
   if (shape == queue.shapes.end() || shape->second.failed.reason.empty()) return "waiting for quota in ClusterQueue " + spec.name;
   return shape->second.failed.reason;
 }
@@ -375,8 +457,13 @@ void KueueAdmission::admit_now(const QueuedWorkload& workload, int64_t admitted_
       if (covers(group, tree_.resource_name(resource))) usage.emplace_back(tree_.fr(tree_.flavor(flavor), resource), amount);
   }
   for (const auto& [fr, amount] : usage) change_usage(workload.cluster_queue, fr, amount, admitted_ms);
-  const Admitted& a = admitted_[workload.id] = {
+  Admitted& a = admitted_[workload.id] = {
       workload.cluster_queue, workload.priority, workload.timestamp_ms, admitted_ms, ++admitted_count_, usage};
+  if (fair_admission(workload.cluster_queue) && workload.local_queue >= 0) {
+    a.local_queue = workload.local_queue;
+    a.fair_usage = fair_usage_of(workload.request);
+    change_held(a.local_queue, a.fair_usage, admitted_ms, true);
+  }
   admitted_by_queue_[static_cast<size_t>(workload.cluster_queue)].insert(victim_key(workload.id, a));
 }
 

@@ -17,7 +17,8 @@
 //   the preemptor fits, then put back in reverse order where it still fits.
 // - Fair Sharing (kueue_fair_sharing.cpp): the cycle's order by a tournament of dominant resource
 //   shares, and preemption between queues by the shares' strategies.
-// Not modelled: Admission Fair Sharing, partial admission, the
+// - Admission Fair Sharing (below).
+// Not modelled: partial admission, the
 // capacity reservation of a preemptor that cannot reclaim, admission checks, TAS (placement is
 // the scheduler's), flavors' node labels limiting placement.
 //
@@ -37,6 +38,18 @@
 // more than its preemptor takes, the tournament admits the rest to a third queue, whose share
 // then lets the first victim's queue reclaim. With it the cycles at one instant end: each
 // preemption evicts a workload admitted before it, and such workloads only run out.
+//
+// Admission Fair Sharing (site/content/en/docs/concepts/admission_fair_sharing.md; pkg/cache/queue/
+// cluster_queue.go queueOrderingFunc, pkg/util/admissionfairsharing, the LocalQueue and Workload
+// controllers' updates): in a ClusterQueue whose admissionScope asks for it, workloads are ordered
+// by their LocalQueue's usage divided by its weight (lower first), then as without it. A
+// LocalQueue's usage is a decaying average of what it holds: every sampling interval after its
+// last update, usage = usage x (1 - a) + held x a with a = 1 - 0.5^(elapsed / half-life); an
+// admission updates it at once (with the elapsed part-interval) and adds an entry penalty of the
+// workload's requests x a(sampling interval), so a burst of submissions is not all admitted on
+// an old, low usage. Resources count at Kueue's units times their resourceWeights (cpu in cores,
+// memory in bytes, devices and pods as counts; 1 when not listed). In a live cluster the penalty
+// settles when the controller sees the admission; here both happen at the admission's instant.
 //
 // Sets aside and retries by the shape of requests: a set-aside workload returns only when its
 // cohort tree releases quota (Kueue requeues inadmissible workloads on such events), and
@@ -69,6 +82,7 @@ struct QueuedWorkload {
   int32_t priority = 0;
   int64_t timestamp_ms = 0;  // creation, or its last eviction (Kueue's requeue timestamp)
   QuotaRequest request;
+  int local_queue = -1;  // its LocalQueue (TenancyBinding::local_queue); counts under Admission Fair Sharing
 };
 
 // Whether an admitted workload (`priority`, queued at `timestamp_ms`) may be preempted by a
@@ -110,6 +124,9 @@ class KueueAdmission {
 
   // GPU usage above nominal quota, integrated up to `now_ms`, per ClusterQueue (card-ms).
   std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const;
+  // Admission Fair Sharing: a LocalQueue's usage as it orders workloads at the last instant the
+  // cycles ran (its decayed usage / its weight; 0 for a queue that never held anything).
+  double local_queue_usage(int local_queue) const;
 
  private:
   struct Admitted {
@@ -119,6 +136,8 @@ class KueueAdmission {
     int64_t admitted_ms = 0;
     uint64_t sequence = 0;                       // admission order (ties of admitted_ms)
     std::vector<std::pair<int, int64_t>> usage;  // (FR, amount)
+    int local_queue = -1;                        // under Admission Fair Sharing: its LocalQueue
+    double fair_usage = 0;                       // and what it adds to that queue's usage
   };
   // Order inside a ClusterQueue: higher priority, then older, then id.
   struct OrderKey {
@@ -138,7 +157,9 @@ class KueueAdmission {
   };
   // Workloads of one ClusterQueue with one priority and request: what one of them cannot get,
   // the others cannot either (newer, so no better placed to preempt).
-  using ShapeKey = std::pair<int32_t, QuotaRequest>;
+  // Under Admission Fair Sharing a shape is per LocalQueue too (-1 otherwise): the queues' usage
+  // orders them.
+  using ShapeKey = std::tuple<int, int32_t, QuotaRequest>;
   struct ShapeClass {
     std::set<OrderKey> jobs;
     Failure failed;
@@ -169,6 +190,20 @@ class KueueAdmission {
   };
   static constexpr uint64_t kNever = ~uint64_t{0};
 
+  // Admission Fair Sharing, per LocalQueue (its index in QueueConfig::local_queues, then one per
+  // ClusterQueue for jobs naming a ClusterQueue).
+  struct LocalQueueUsage {
+    double consumed = 0;     // the decayed usage (Kueue's consumedResources, weighted and summed)
+    double held = 0;         // weighted requests of its admitted workloads now
+    int64_t updated_ms = 0;  // its last update; sampling ticks follow every sampling interval
+    double weight = 1;       // spec.fairSharing.weight
+  };
+  bool fair_admission(int cluster_queue) const;  // Admission Fair Sharing orders its workloads
+  ShapeKey shape_of(const QueuedWorkload& workload) const;
+  double fair_usage_of(const QuotaRequest& request) const;          // weighted, in Kueue's units
+  void sample_usage(LocalQueueUsage& queue, int64_t now_ms) const;  // the ticks up to now_ms
+  void change_held(int local_queue, double amount, int64_t now_ms, bool admission);
+
   // The queue's first waiting workload in its order (`skip_failed`: leaving out shapes set aside).
   const QueuedWorkload* first_waiting(int cluster_queue, bool skip_failed) const;
   const QueuedWorkload* head(int cluster_queue) const;
@@ -188,7 +223,9 @@ class KueueAdmission {
   int64_t gpus_borrowed(int cluster_queue) const;  // GPUs used above nominal now
 
   QuotaTree tree_;
-  std::vector<ClusterQueueSpec> queues_;  // by tree node (ClusterQueues only)
+  std::vector<ClusterQueueSpec> queues_;                    // by tree node (ClusterQueues only)
+  std::optional<AdmissionFairSharingSpec> fair_admission_;  // on for the ClusterQueues that ask for it
+  std::vector<LocalQueueUsage> local_usage_;
   std::vector<Queue> waiting_by_queue_;
   std::map<uint32_t, QueuedWorkload> waiting_;
   std::map<uint32_t, Admitted> admitted_;

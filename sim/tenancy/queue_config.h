@@ -119,6 +119,9 @@ struct ClusterQueueSpec {
   FungibilityChoice when_can_preempt = FungibilityChoice::TryNextFlavor;
   FlavorPreference preference = FlavorPreference::BorrowingOverPreemption;
   double fair_weight = 1;  // fairSharing.weight
+  // spec.admissionScope.admissionMode UsageBasedAdmissionFairSharing: its workloads are ordered by
+  // their LocalQueues' past usage first (with QueueConfig::admission_fair_sharing set).
+  bool admission_fair_sharing = false;
 };
 
 // A Cohort object (kueue.x-k8s.io v1alpha1 `spec.parent`, v1beta1+ `spec.parentName`). A cohort
@@ -143,6 +146,17 @@ struct LocalQueueSpec {
   std::string where;
   std::string namespace_name;  // metadata.namespace ("default" when absent)
   std::string cluster_queue;   // spec.clusterQueue
+  double fair_weight = 1;      // spec.fairSharing.weight (Admission Fair Sharing; 0: always last)
+};
+
+// Kueue's Configuration admissionFairSharing (apis/config/v1beta2/configuration_types.go): a
+// LocalQueue's usage decays by half every `half_life_ms` (0: no history, every usage 0),
+// sampled every `sampling_ms` (default 5m); a resource counts `resource_weights[name]` times its
+// amount (Kueue's units: cores, bytes, devices; 1 when not listed).
+struct AdmissionFairSharingSpec {
+  int64_t half_life_ms = 0;
+  int64_t sampling_ms = 5 * 60 * 1000;
+  std::map<std::string, double> resource_weights;
 };
 
 // A WorkloadPriorityClass (label kueue.x-k8s.io/priority-class) or a Kubernetes PriorityClass
@@ -194,6 +208,9 @@ struct QueueConfig {
   bool fair_sharing = false;
   // Kueue's default when the Configuration names none (preemption.go parseStrategies).
   std::vector<FairStrategy> fair_strategies{FairStrategy::LessThanOrEqualToFinalShare, FairStrategy::LessThanInitialShare};
+  // Kueue's Configuration admissionFairSharing, when present (it turns Admission Fair Sharing on
+  // for the ClusterQueues whose admissionScope asks for it).
+  std::optional<AdmissionFairSharingSpec> admission_fair_sharing;
   // Objects read but not modelled, by kind (Namespace, Deployment, Topology, AdmissionCheck, ...).
   std::map<std::string, int> skipped_kinds;
 

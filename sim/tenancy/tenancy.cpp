@@ -13,8 +13,9 @@ int cluster_queue_index(const QueueConfig& config, const std::string& name) {
 }
 
 // The ClusterQueue a queue name reaches: a LocalQueue ("name" or "namespace/name"), else a
-// ClusterQueue of that name; -1 with `problem` set when neither or ambiguous.
-int resolve_kueue_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
+// ClusterQueue of that name; -1 with `problem` set when neither or ambiguous. `local_queue`: the
+// LocalQueue's index, or local_queues.size() + the ClusterQueue's for one named directly.
+int resolve_kueue_queue(const QueueConfig& config, const std::string& name, std::string& problem, int& local_queue) {
   const size_t slash = name.find('/');
   const LocalQueueSpec* found = nullptr;
   int matches = 0;
@@ -30,8 +31,14 @@ int resolve_kueue_queue(const QueueConfig& config, const std::string& name, std:
     problem = "LocalQueue \"" + name + "\" exists in several namespaces; name it as namespace/" + name;
     return -1;
   }
-  if (found) return cluster_queue_index(config, found->cluster_queue);
-  if (const int cq = cluster_queue_index(config, name); cq >= 0) return cq;
+  if (found) {
+    local_queue = static_cast<int>(found - config.local_queues.data());
+    return cluster_queue_index(config, found->cluster_queue);
+  }
+  if (const int cq = cluster_queue_index(config, name); cq >= 0) {
+    local_queue = static_cast<int>(config.local_queues.size()) + cq;
+    return cq;
+  }
   problem = "\"" + name + "\" is neither a LocalQueue nor a ClusterQueue of " + config.source;
   return -1;
 }
@@ -53,8 +60,9 @@ int resolve_kai_queue(const QueueConfig& config, const std::string& name, std::s
   return found;
 }
 
-int resolve_queue(const QueueConfig& config, const std::string& name, std::string& problem) {
-  return config.kueue() ? resolve_kueue_queue(config, name, problem) : resolve_kai_queue(config, name, problem);
+int resolve_queue(const QueueConfig& config, const std::string& name, std::string& problem, int& local_queue) {
+  local_queue = -1;
+  return config.kueue() ? resolve_kueue_queue(config, name, problem, local_queue) : resolve_kai_queue(config, name, problem);
 }
 
 }  // namespace
@@ -65,15 +73,17 @@ Expected<TenancyBinding> bind_tenancy(const TenancySpec& spec, const Workload& w
   for (const std::string& name : workload.queue_names) {
     const auto mapped = spec.queue_of.find(name);
     const std::string& target = mapped == spec.queue_of.end() ? name : mapped->second;
-    const int cq = resolve_queue(spec.queues, target, problem);
+    int local_queue = -1;
+    const int cq = resolve_queue(spec.queues, target, problem, local_queue);
     if (cq < 0)
       return Error(workload.source + ": jobs name queue \"" + name + "\"" +
                    (target != name ? " (mapped to \"" + target + "\")" : "") + ": " + problem +
                    (mapped == spec.queue_of.end() ? "; map it in tenancy.queue_of" : ""));
     out.queue_of.push_back(cq);
+    out.local_queue_of.push_back(local_queue);
   }
   if (!spec.default_queue.empty()) {
-    out.default_queue = resolve_queue(spec.queues, spec.default_queue, problem);
+    out.default_queue = resolve_queue(spec.queues, spec.default_queue, problem, out.default_local_queue);
     if (out.default_queue < 0) return Error("tenancy.default_queue: " + problem);
   }
   for (const PriorityClassSpec& pc : spec.queues.priority_classes)  // Kubernetes: pods naming no class

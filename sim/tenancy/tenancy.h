@@ -28,12 +28,18 @@ struct TenancySpec {
 // (QueueConfig::cluster_queues index) for Kueue, leaf Queues (QueueConfig::kai_queues index) for
 // KAI.
 struct TenancyBinding {
-  std::vector<int> queue_of;         // by Workload::queue_names index
-  int default_queue = -1;            // jobs naming no queue
+  std::vector<int> queue_of;  // by Workload::queue_names index
+  int default_queue = -1;     // jobs naming no queue
+  // Kueue: the LocalQueue a job submits to (QueueConfig::local_queues index, or local_queues.size()
+  // + the ClusterQueue's index for a job naming a ClusterQueue), by queue name and for jobs naming
+  // none; -1 under KAI.
+  std::vector<int> local_queue_of;
+  int default_local_queue = -1;
   std::vector<int32_t> priority_of;  // by Workload::priority_class_names index
   int32_t default_priority = 0;      // jobs naming no class: the globalDefault PriorityClass's value, else 0
 
   int queue(const JobSpec& job) const { return job.queue == kNoQueue ? default_queue : queue_of[job.queue]; }
+  int local_queue(const JobSpec& job) const { return job.queue == kNoQueue ? default_local_queue : local_queue_of[job.queue]; }
   int32_t priority(const JobSpec& job) const {
     return job.priority_class == kNoPriorityClass ? default_priority : priority_of[job.priority_class];
   }

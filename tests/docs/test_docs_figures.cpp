@@ -267,3 +267,40 @@ TEST_CASE("docs::the README's generation and GB200 NVL72 figures are what the sc
                                      " s against default's " + whole(gb200.metric("default", "jct_s.mean")) + " s"));
 #endif
 }
+
+TEST_CASE("docs::the Admission Fair Sharing figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  if (topsim::test::shared_file("traces/philly/philly.csv").empty()) {
+    WARN("skipped: ../shared/traces/philly/philly.csv is not here (the scenarios replay the Philly trace)");
+    return;
+  }
+  const ReplayFigures fifo = run_shipped_replay("philly-kueue-shared");
+  const ReplayFigures afs = run_shipped_replay("philly-kueue-afs");
+  const auto row = [](const ReplayFigures& f, const std::string& s) {
+    return " | " + s + " | " + whole(f.metric(s, "wait_s.mean")) + " / " + whole(f.metric(s, "wait_s.p95")) + " | " +
+           whole(f.metric(s, "jct_s.mean")) + " | " + fmt::format("{:.3f}", f.metric(s, "tenant_fairness")) + " |";
+  };
+  const std::string doc = one_spaced(read_text(kRoot / "docs/tenancy.md"));
+  CHECK_THAT(doc, Catch::Contains("| first come, first served (`philly-kueue-shared`)" + row(fifo, "topology-aware")));
+  CHECK_THAT(doc, Catch::Contains("| |" + row(fifo, "default")));
+  CHECK_THAT(doc,
+             Catch::Contains("| Admission Fair Sharing, half-life 1 week (`philly-kueue-afs`)" + row(afs, "topology-aware")));
+  CHECK_THAT(doc, Catch::Contains("| |" + row(afs, "default")));
+  const auto p95 = [](const ReplayFigures& f, const std::string& s, const std::string& vc) {
+    return whole(f.metric(s, "wait_s.p95@" + vc));
+  };
+  for (const std::string vc : {"103959", "11cb48"})
+    CHECK_THAT(doc, Catch::Contains(vc + "'s" + (vc == "103959" ? " p95 wait" : "") + " from " + p95(fifo, "topology-aware", vc) +
+                                    " to " + p95(afs, "topology-aware", vc) + " s"));
+  CHECK_THAT(doc, Catch::Contains("(p95 " + p95(fifo, "topology-aware", "ee9e8c") + " to " +
+                                  p95(afs, "topology-aware", "ee9e8c") + " s)"));
+  CHECK_THAT(doc,
+             Catch::Contains("(p95 from " + p95(fifo, "default", "7f04ca") + " to " + p95(afs, "default", "7f04ca") + " s)"));
+  const std::string readme = one_spaced(read_text(kRoot / "README.md"));
+  CHECK_THAT(readme, Catch::Contains("Jain's index between the VCs " +
+                                     fmt::format("{:.3f}", afs.metric("topology-aware", "tenant_fairness")) + " against " +
+                                     fmt::format("{:.3f}", fifo.metric("topology-aware", "tenant_fairness")) + ", mean wait " +
+                                     whole(afs.metric("topology-aware", "wait_s.mean")) + " s against " +
+                                     whole(fifo.metric("topology-aware", "wait_s.mean")) + " s"));
+#endif
+}

@@ -64,3 +64,23 @@ TEST_CASE("formats::queues the shipped Philly VC queues: quotas add up to the cl
     CHECK(config->fair_sharing == (folder == "philly-vcs-fair"));
   }
 }
+
+TEST_CASE("formats::queues the Philly VCs in one ClusterQueue: all 624 GPUs, 15 LocalQueues, Admission Fair Sharing",
+          "[formats][kueue]") {
+  for (const std::string folder : {"philly-vcs-afs", "philly-vcs-shared"}) {
+    INFO(folder);
+    const auto config = read_queue_config(std::string(TOPSIM_SOURCE_DIR) + "/scenarios/queues/" + folder);
+    REQUIRE(config);
+    REQUIRE(config->cluster_queues.size() == 1);
+    const ClusterQueueSpec& cq = config->cluster_queues.front();
+    CHECK(cq.admission_fair_sharing);
+    CHECK(cq.groups.at(0).flavors.at(0).resources.at(0).nominal ==
+          scenario_gpus(folder == "philly-vcs-afs" ? "philly-kueue-afs" : "philly-kueue-shared"));
+    CHECK(config->local_queues.size() == 15);
+    for (const LocalQueueSpec& lq : config->local_queues) CHECK(lq.cluster_queue == cq.name);
+    REQUIRE(config->admission_fair_sharing);
+    CHECK(config->admission_fair_sharing->half_life_ms == (folder == "philly-vcs-afs" ? 168 * 3'600'000LL : 0));
+    CHECK(config->admission_fair_sharing->sampling_ms == 300'000);
+    CHECK_FALSE(config->fair_sharing);
+  }
+}

@@ -256,6 +256,34 @@ value: -5
     CHECK(good({{"q.yaml", queue("") + v1beta2 + "fairSharing: {}\n"}}).fair_sharing);
     CHECK_FALSE(good({{"q.yaml", queue("") + v1beta2}}).fair_sharing);
   }
+  SECTION(
+      "Admission Fair Sharing: the Configuration's admissionFairSharing, a ClusterQueue's admissionScope, LocalQueue weights") {
+    const std::string config =
+        "---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nadmissionFairSharing:\n  usageHalfLifeTime: 168h\n"
+        "  resourceWeights: {cpu: 0, nvidia.com/gpu: 2.5}\n";
+    const std::string local =
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: ml}\nspec:\n"
+        "  clusterQueue: team-a\n  fairSharing: {weight: \"2\"}\n";
+    const QueueConfig c =
+        good({{"q.yaml", queue(std::string(kGroups) + "  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}\n") +
+                             config + local}});
+    REQUIRE(c.admission_fair_sharing);
+    CHECK(c.admission_fair_sharing->half_life_ms == 168 * 3600 * 1000LL);
+    CHECK(c.admission_fair_sharing->sampling_ms == 300'000);  // Kueue's default, 5m
+    CHECK(c.admission_fair_sharing->resource_weights.at("cpu") == 0);
+    CHECK(c.admission_fair_sharing->resource_weights.at("nvidia.com/gpu") == 2.5);
+    CHECK(c.cluster_queues.at(0).admission_fair_sharing);
+    CHECK(c.local_queues.at(0).fair_weight == 2);
+    // NoAdmissionFairSharing, no admissionScope, no Configuration: off
+    CHECK_FALSE(good({{"q.yaml", queue("  admissionScope: {admissionMode: NoAdmissionFairSharing}\n") + config}})
+                    .cluster_queues.at(0)
+                    .admission_fair_sharing);
+    CHECK_FALSE(good({{"q.yaml", queue("") + config}}).cluster_queues.at(0).admission_fair_sharing);
+    CHECK_FALSE(good({{"q.yaml", queue("")}}).admission_fair_sharing);
+    CHECK(good({{"q.yaml", queue("") + "---\napiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+                                       "admissionFairSharing: {usageHalfLifeTime: 0s, usageSamplingInterval: 30s}\n"}})
+              .admission_fair_sharing->sampling_ms == 30'000);
+  }
   SECTION("KAI Queue: what is left out is KAI's zero; priority 100") {
     const QueueConfig c = good({{"kai.yaml", R"(apiVersion: scheduling.run.ai/v2
 kind: Queue
@@ -459,6 +487,25 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
     check(kai + gpu + "  reclaimMinRuntime: 1" + std::string(400, '0') + "h\n", "6", "Queue a", "spec.reclaimMinRuntime",
           "at most 10000h");
     check(kai + gpu + "  reclaimMinRuntime: [5m]\n", "6", "Queue a", "spec.reclaimMinRuntime", "");
+  }
+  SECTION("Admission Fair Sharing fields") {
+    check(queue("  admissionScope: {admissionMode: Usage}\n"), "9", "ClusterQueue team-a", "spec.admissionScope.admissionMode",
+          "'Usage' is not one of UsageBasedAdmissionFairSharing, NoAdmissionFairSharing");
+    check(queue("  admissionScope: {}\n"), "9", "ClusterQueue team-a", "spec.admissionScope.admissionMode", "missing");
+    const std::string config = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nadmissionFairSharing:\n";
+    check(config + "  usageHalfLifeTime: 1 week\n", "4", "Configuration", "admissionFairSharing.usageHalfLifeTime",
+          "not a duration");
+    check(config + "  usageHalfLifeTime: -1h\n", "4", "Configuration", "admissionFairSharing.usageHalfLifeTime",
+          "must not be negative");
+    check(config + "  usageSamplingInterval: 0s\n", "4", "Configuration", "admissionFairSharing.usageSamplingInterval",
+          "must be greater than 0");
+    check(config + "  resourceWeights: {cpu: -1}\n", "4", "Configuration", "admissionFairSharing.resourceWeights.cpu",
+          "not negative");
+    check(config + "  halfLife: 1h\n", "4", "Configuration", "admissionFairSharing.halfLife", "unknown field");
+    check(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec:\n  clusterQueue: x\n"
+        "  fairSharing: {weight: -2}\n",
+        "6", "LocalQueue default/lq", "spec.fairSharing.weight", "must not be negative");
   }
   SECTION("API versions and kinds of Kueue's groups") {
     check("apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: x}\n", "1", "document", "apiVersion",
