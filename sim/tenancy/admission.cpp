@@ -24,11 +24,21 @@ class QuotaOver : public Admission {
   void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }
   std::string wait_reason(uint32_t id) const override { return admission_.wait_reason(id); }
   size_t waiting() const override { return admission_.waiting(); }
+  // The core's borrowing by queue, on the queues' tenants.
+  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override {
+    const std::vector<int64_t> by_queue = admission_.borrowed_gpu_ms(now_ms);
+    std::vector<int64_t> out(tenants_.size(), 0);
+    for (size_t q = 0; q < by_queue.size(); ++q)
+      if (tenant_of_queue_[q] >= 0) out[static_cast<size_t>(tenant_of_queue_[q])] = by_queue[q];
+    return out;
+  }
 
  protected:
   TenancyBinding binding_;
   Core admission_;
   std::vector<TenantQuota> tenants_;
+  std::vector<int> tenant_of_queue_;  // by the core's queue: its tenant, or -1 (a KAI parent; a Kueue ClusterQueue whose
+                                      // LocalQueues are the tenants)
 };
 
 // Kueue: tenants are the ClusterQueues, or the LocalQueues of one ordered by Admission Fair
@@ -85,13 +95,6 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
     admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request), binding_.local_queue(job)});
     return {};
   }
-  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override {
-    const std::vector<int64_t> by_queue = admission_.borrowed_gpu_ms(now_ms);
-    std::vector<int64_t> out(tenants_.size(), 0);
-    for (size_t q = 0; q < by_queue.size(); ++q)
-      if (tenant_of_queue_[q] >= 0) out[static_cast<size_t>(tenant_of_queue_[q])] = by_queue[q];
-    return out;
-  }
   int64_t borrowed_total_gpu_ms(int64_t now_ms) const override {
     int64_t total = 0;
     for (int64_t borrowed : admission_.borrowed_gpu_ms(now_ms)) total += borrowed;
@@ -99,7 +102,6 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
   }
 
  private:
-  std::vector<int> tenant_of_queue_;  // by ClusterQueue: its tenant, -1 when its LocalQueues are
   std::vector<int> tenant_of_local_;  // by LocalQueue id (TenancyBinding::local_queue): its tenant, or -1
 };
 
@@ -137,13 +139,6 @@ class KaiQuota final : public QuotaOver<KaiAdmission> {
     admission_.enqueue({job.id, q, priority, timestamp_ms, milli});
     return {};
   }
-  std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const override {
-    const std::vector<int64_t> by_queue = admission_.borrowed_gpu_ms(now_ms);
-    std::vector<int64_t> out(tenants_.size(), 0);
-    for (size_t q = 0; q < by_queue.size(); ++q)
-      if (tenant_of_queue_[q] >= 0) out[static_cast<size_t>(tenant_of_queue_[q])] = by_queue[q];
-    return out;
-  }
 
  private:
   static int64_t gpu_milli(const JobSpec& job) {
@@ -156,8 +151,6 @@ class KaiQuota final : public QuotaOver<KaiAdmission> {
     }
     return 0;
   }
-
-  std::vector<int> tenant_of_queue_;  // by KAI queue: its tenant, -1 for parents
 };
 
 }  // namespace
