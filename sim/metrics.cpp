@@ -55,9 +55,11 @@ const std::vector<MetricInfo> kCatalog = {
      "on a fabric: started jobs that ran with less network bandwidth than their ring needs (uplinks shared with other jobs)"},
     {"contended_gpu_hours", "GPU-hours", Lower, Scalar, "on a fabric: GPU-time of jobs while they ran slowed by shared uplinks"},
     {"gpu_hours", "GPU-hours", Neither, Scalar, "per tenant (@name): GPU-time its jobs ran"},
-    {"nominal_gpus", "GPUs", Neither, Scalar, "with quota, per tenant: the ClusterQueue's nominal nvidia.com/gpu quota"},
+    {"nominal_gpus", "GPUs", Neither, Scalar,
+     "with quota, per tenant: the ClusterQueue's nominal nvidia.com/gpu quota (none for a LocalQueue under Admission Fair "
+     "Sharing)"},
     {"borrowed_gpu_hours", "GPU-hours", Neither, Scalar,
-     "with quota: GPU-time held above nominal quota (borrowed from the cohort); per tenant and in all"},
+     "with quota: GPU-time held above nominal quota (borrowed from the cohort); per tenant holding quota and in all"},
     {"evictions", "evictions", Lower, Scalar, "with quota: preemptions of jobs (a job preempted twice counts twice)"},
     {"preempted_gpu_hours", "GPU-hours", Lower, Scalar,
      "with quota: GPU-time lost to preemption (run since the last checkpoint, and restart overheads)"},

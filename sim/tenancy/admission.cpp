@@ -62,8 +62,11 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
       for (size_t l = 0; l < locals; ++l) {
         const LocalQueueSpec& lq = config.local_queues[l];
         if (lq.cluster_queue != cq.name) continue;
+        // Named as the jobs name it, or "namespace/name" where another LocalQueue or a ClusterQueue has that name.
         const bool shared_name = std::count_if(config.local_queues.begin(), config.local_queues.end(),
-                                               [&](const LocalQueueSpec& other) { return other.name == lq.name; }) > 1;
+                                               [&](const LocalQueueSpec& other) { return other.name == lq.name; }) > 1 ||
+                                 std::any_of(config.cluster_queues.begin(), config.cluster_queues.end(),
+                                             [&](const ClusterQueueSpec& other) { return other.name == lq.name; });
         tenant_of_local_[l] = static_cast<int>(tenants_.size());
         tenants_.push_back({shared_name ? lq.namespace_name + "/" + lq.name : lq.name, 0, false});
       }

@@ -118,6 +118,7 @@ Scenario shared_scenario(bool opt_in) {
   q.cluster_queues.push_back(cq);
   q.local_queues.push_back({"lq-a", "test", "default", "shared"});
   q.local_queues.push_back({"lq-b", "test", "default", "shared"});
+  q.local_queues.push_back({"shared", "test", "ml", "shared"});  // no jobs; named as its ClusterQueue
   q.admission_fair_sharing = AdmissionFairSharingSpec{3600 * 1000, 5 * kMinuteMs, {}};
   s.tenancy = std::make_shared<const TenancySpec>(std::move(spec));
   return s;
@@ -139,6 +140,7 @@ TEST_CASE("sim::quota Admission Fair Sharing: LocalQueues take turns, and are th
     CHECK_FALSE(r.metrics.get("borrowed_gpu_hours@lq-a"));
     CHECK(metric(r, "borrowed_gpu_hours") == 0);
     CHECK_FALSE(r.metrics.get("jobs@shared"));
+    CHECK(metric(r, "jobs@ml/shared") == 0);  // a LocalQueue named as a ClusterQueue is told apart by its namespace
   }
   SECTION("off: first come, first served, and the ClusterQueue is the tenant") {
     const Scenario s = shared_scenario(false);
