@@ -184,12 +184,31 @@ void kai_queue(std::string& out, const std::map<std::string, std::vector<const K
     for (const KaiQueueSpec* child : it->second) kai_queue(out, children, *child, indent + "  ");
 }
 
+std::string seconds(int64_t ms) { return trimmed(static_cast<double>(ms) / 1000, 3) + " s"; }
+
+// The SchedulingShard's settings, or KAI's defaults without one.
+void kai_scheduler_section(std::string& out, const QueueConfig& config) {
+  const KaiSchedulerSpec shard = config.kai_scheduler.value_or(KaiSchedulerSpec{});
+  out += config.kai_scheduler ? fmt::format("\nKAI scheduler (SchedulingShard {}):\n", shard.name)
+                              : "\nKAI scheduler (no SchedulingShard: KAI's defaults):\n";
+  if (const auto& t = shard.time_aware)
+    out += fmt::format("  time-aware fairness: on, kValue {}; usage over a {} window of {}{}, {}, fetched every {}\n",
+                       trimmed(shard.k_value, 6), t->window == KaiUsageWindow::Sliding ? "sliding" : "tumbling",
+                       seconds(t->window_ms), t->window == KaiUsageWindow::Tumbling ? " (from the run's start)" : "",
+                       t->half_life_ms > 0 ? "half-life " + seconds(t->half_life_ms) : "no decay", seconds(t->fetch_ms));
+  else
+    out += "  time-aware fairness: off (no usageDBConfig): over-quota shares by weight alone\n";
+  out += fmt::format("  min runtime of a queue tree that sets none: preempt {}, reclaim {}\n",
+                     seconds(shard.default_preempt_min_runtime_ms), seconds(shard.default_reclaim_min_runtime_ms));
+}
+
 void kai_section(std::string& out, const QueueConfig& config) {
   std::map<std::string, std::vector<const KaiQueueSpec*>> children;  // by parent ("" for the top)
   for (const KaiQueueSpec& q : config.kai_queues) children[q.parent].push_back(&q);
   for (auto& [parent, list] : children) std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->name < b->name; });
   out += "\nKAI queues (GPUs in devices, cpu in cores, memory in MB of 10^6 bytes; limit 0 admits nothing):\n";
   for (const KaiQueueSpec* top : children[""]) kai_queue(out, children, *top, "  ");
+  kai_scheduler_section(out, config);
 }
 
 }  // namespace

@@ -12,6 +12,12 @@
 // example there sets -1 explicitly, as the chart's default queues do (values.yaml). A Queue without
 // spec.resources is refused by KAI's webhook (queue_webhook.go, "resources must be specified").
 // Priority: 100 when absent (pkg/common/constants/constants.go DefaultQueuePriority).
+//
+// KAI's SchedulingShard (kai.scheduler/v1; pkg/apis/kai/v1/schedulingshard_types.go, usagedb/api/
+// interface.go and defaults.go): spec.kValue, spec.minRuntime and spec.usageDBConfig are modelled,
+// and the proportion and minruntime plugins' arguments in spec.plugins, which replace what those set.
+// Accepted and not modelled: args, placementStrategy, partitionLabelValue, queueDepthPerAction,
+// actions, the other plugins, the database's connection and its staleness settings.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -79,6 +85,123 @@ void read_kai_queue(const Object& object, QueueConfig& config) {
   queue.cpu = read_resource(site, member(resources, "cpu"), "spec.resources.cpu");
   queue.memory = read_resource(site, member(resources, "memory"), "spec.resources.memory");
   config.kai_queues.push_back(std::move(queue));
+}
+
+namespace {
+
+constexpr double kMaxWindowMs = 100000.0 * 3600e3;  // 100,000 h: beyond any trace
+
+// A Go duration string of the shard (minRuntime's fields and the minruntime plugin's arguments are
+// strings, usageParams' metav1.Duration) in ms.
+int64_t shard_duration(const Site& site, const YAML::Node& node, const std::string& path) {
+  return duration_ms(site, node, path, kMaxWindowMs, "100000h");
+}
+
+// The proportion plugin's kValue: a number (spec.kValue) or, `argument`, a plugin argument's text
+// (map[string]string, read with strconv.ParseFloat).
+double k_value(const Site& site, const YAML::Node& node, const std::string& path, bool argument = false) {
+  double k = 0;
+  if (argument) {
+    const std::string value = text(site, node, path);
+    char* end = nullptr;
+    k = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size()) site.fail(node, path, "must be a number, got '" + value + "'");
+  } else {
+    k = number(site, node, path);
+  }
+  if (!(k >= 0) || !std::isfinite(k)) site.fail(node, path, "must be a number, not negative, got " + node.Scalar());
+  return k;
+}
+
+KaiTimeAwareSpec read_usage_params(const Site& site, const YAML::Node& node) {
+  const std::string path = "spec.usageDBConfig.usageParams";
+  check_map(site, node, path,
+            {"halfLifePeriod", "windowSize", "windowType", "tumblingWindowStartTime", "cronString", "fetchInterval",
+             "stalenessPeriod", "waitTimeout", "extraParams"});
+  KaiTimeAwareSpec spec;
+  if (const YAML::Node half = member(node, "halfLifePeriod"); present(half))
+    spec.half_life_ms = shard_duration(site, half, path + ".halfLifePeriod");  // 0: no decay (defaults.go)
+  if (const YAML::Node size = member(node, "windowSize"); present(size)) {
+    spec.window_ms = shard_duration(site, size, path + ".windowSize");
+    if (spec.window_ms <= 0) site.fail(size, path + ".windowSize", "must be greater than 0");
+  }
+  const std::string type = one_of(site, member(node, "windowType"), path + ".windowType", {"sliding", "tumbling", "cron"});
+  if (type == "cron")
+    site.fail(member(node, "windowType"), path + ".windowType",
+              "cron windows are not modelled (use sliding, or tumbling: windows of windowSize from the run's start)");
+  if (type == "tumbling") spec.window = KaiUsageWindow::Tumbling;
+  if (const YAML::Node fetch = member(node, "fetchInterval"); present(fetch)) {
+    spec.fetch_ms = shard_duration(site, fetch, path + ".fetchInterval");
+    if (spec.fetch_ms <= 0) site.fail(fetch, path + ".fetchInterval", "must be greater than 0");
+  }
+  for (const char* unused : {"stalenessPeriod", "waitTimeout"})  // Go durations, checked though unused
+    if (const YAML::Node d = member(node, unused); present(d)) shard_duration(site, d, path + "." + unused);
+  text(site, member(node, "tumblingWindowStartTime"), path + ".tumblingWindowStartTime");
+  text(site, member(node, "cronString"), path + ".cronString");
+  return spec;
+}
+
+}  // namespace
+
+void read_kai_scheduling_shard(const Object& object, QueueConfig& config) {
+  const Site& site = object.site;
+  const YAML::Node spec = member(object.node, "spec");
+  check_map(site, spec, "spec",
+            {"args", "placementStrategy", "partitionLabelValue", "queueDepthPerAction", "minRuntime", "kValue", "usageDBConfig",
+             "plugins", "actions"});
+  if (config.kai_scheduler)
+    site.fail(object.node, "", "a second SchedulingShard (the first is at " + config.kai_scheduler->where + "): topsim runs one");
+  KaiSchedulerSpec shard;
+  shard.name = text(site, member(member(object.node, "metadata"), "name"), "metadata.name");
+  shard.where = site.where(object.node);
+  if (const YAML::Node k = member(spec, "kValue"); present(k)) shard.k_value = k_value(site, k, "spec.kValue");
+  const YAML::Node min_runtime = member(spec, "minRuntime");
+  check_map(site, min_runtime, "spec.minRuntime", {"preemptMinRuntime", "reclaimMinRuntime"});
+  if (const YAML::Node p = member(min_runtime, "preemptMinRuntime"); present(p))
+    shard.default_preempt_min_runtime_ms = shard_duration(site, p, "spec.minRuntime.preemptMinRuntime");
+  if (const YAML::Node r = member(min_runtime, "reclaimMinRuntime"); present(r))
+    shard.default_reclaim_min_runtime_ms = shard_duration(site, r, "spec.minRuntime.reclaimMinRuntime");
+  // spec.plugins.<name>.arguments replace the plugin's arguments, those spec.kValue and
+  // spec.minRuntime set among them (schedulingshard_types.go setDefaultPlugins).
+  const YAML::Node plugins = member(spec, "plugins");
+  if (present(plugins) && !plugins.IsMap()) site.fail(plugins, "spec.plugins", "must be a map of plugin names to settings");
+  if (present(plugins))
+    for (const auto& entry : plugins) {
+      const std::string name = text(site, entry.first, "spec.plugins");
+      const std::string path = "spec.plugins." + name;
+      check_map(site, entry.second, path, {"enabled", "priority", "arguments"});
+      const YAML::Node enabled = member(entry.second, "enabled");
+      if ((name == "proportion" || name == "minruntime") && present(enabled) && !boolean(site, enabled, path + ".enabled"))
+        site.fail(enabled, path + ".enabled", "a scheduler without its " + name + " plugin is not modelled");
+      const YAML::Node arguments = member(entry.second, "arguments");
+      if (!present(arguments) || (name != "proportion" && name != "minruntime")) continue;
+      if (!arguments.IsMap()) site.fail(arguments, path + ".arguments", "must be a map of argument names to strings");
+      if (name == "proportion") {
+        const YAML::Node k = member(arguments, "kValue");
+        shard.k_value = present(k) ? k_value(site, k, path + ".arguments.kValue", true) : 1.0;
+        continue;
+      }
+      const YAML::Node p = member(arguments, "defaultPreemptMinRuntime"), r = member(arguments, "defaultReclaimMinRuntime");
+      shard.default_preempt_min_runtime_ms =
+          present(p) ? shard_duration(site, p, path + ".arguments.defaultPreemptMinRuntime") : 0;
+      shard.default_reclaim_min_runtime_ms =
+          present(r) ? shard_duration(site, r, path + ".arguments.defaultReclaimMinRuntime") : 0;
+      if (const YAML::Node method = member(arguments, "reclaimResolveMethod");
+          present(method) && one_of(site, method, path + ".arguments.reclaimResolveMethod", {"lca", "queue"}) == "queue")
+        site.fail(method, path + ".arguments.reclaimResolveMethod", "the queue method is not modelled (topsim resolves by lca)");
+    }
+  const YAML::Node usage = member(spec, "usageDBConfig");
+  check_map(site, usage, "spec.usageDBConfig", {"clientType", "connectionString", "connectionStringEnvVar", "usageParams"});
+  if (present(usage)) {
+    // usagedb/hub.go: a usage database needs a client type; fake ones are KAI's tests'.
+    if (!present(member(usage, "clientType")))
+      site.fail(usage, "spec.usageDBConfig.clientType", "missing (KAI needs one: prometheus)");
+    one_of(site, member(usage, "clientType"), "spec.usageDBConfig.clientType", {"prometheus"});
+    text(site, member(usage, "connectionString"), "spec.usageDBConfig.connectionString");
+    text(site, member(usage, "connectionStringEnvVar"), "spec.usageDBConfig.connectionStringEnvVar");
+    shard.time_aware = read_usage_params(site, member(usage, "usageParams"));
+  }
+  config.kai_scheduler = std::move(shard);
 }
 
 }  // namespace topsim::queue_yaml

@@ -112,6 +112,9 @@ Status check_kueue_references(const QueueConfig& config) {
 }
 
 Status check_kai_references(const QueueConfig& config) {
+  if (config.kai_scheduler && !config.kai())
+    return Error{config.kai_scheduler->where + ": SchedulingShard " + config.kai_scheduler->name +
+                 ": configures KAI-Scheduler, but the folder has no KAI Queue (scheduling.run.ai/v2)"};
   std::vector<std::string> names;
   std::vector<std::pair<std::string, std::string>> parents;
   for (const KaiQueueSpec& q : config.kai_queues) names.push_back(q.name), parents.emplace_back(q.name, q.parent);

@@ -30,6 +30,8 @@ void read_priority_class(const Object& object, QueueConfig& config);
 void read_configuration(const Object& object, QueueConfig& config);
 // scheduling.run.ai/v2 Queue (formats/queues/kai_queue.cpp).
 void read_kai_queue(const Object& object, QueueConfig& config);
+// kai.scheduler/v1 SchedulingShard: its kValue, usage database, min runtimes (kai_queue.cpp).
+void read_kai_scheduling_shard(const Object& object, QueueConfig& config);
 
 // The rules that span objects: names unique per kind (LocalQueues per namespace), every
 // LocalQueue's ClusterQueue and every flavor a queue or cohort names exists, no cycle among Cohort

@@ -36,6 +36,7 @@ const std::vector<KindReader>& kind_readers() {
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, read_priority_class, false},
       {kKueueConfigGroup, "Configuration", {"v1beta1", "v1beta2"}, read_configuration, false},
       {"scheduling.run.ai", "Queue", {"v2"}, read_kai_queue, true},
+      {"kai.scheduler", "SchedulingShard", {"v1"}, read_kai_scheduling_shard, true},
   };
   return table;
 }

@@ -22,7 +22,8 @@ constexpr double kNoShareMultiplier = 1000;
 
 }  // namespace
 
-KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli) : capacity_(capacity_gpu_milli) {
+KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli)
+    : capacity_(capacity_gpu_milli), scheduler_(config.kai_scheduler.value_or(KaiSchedulerSpec{})) {
   for (const KaiQueueSpec& spec : config.kai_queues)
     queues_.push_back({spec.name,
                        -1,
@@ -34,6 +35,7 @@ KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli
                        {},
                        spec.preempt_min_runtime_ms,
                        spec.reclaim_min_runtime_ms});
+  min_runtimes_ = scheduler_.default_preempt_min_runtime_ms > 0 || scheduler_.default_reclaim_min_runtime_ms > 0;
   for (const Queue& q : queues_) min_runtimes_ = min_runtimes_ || q.preempt_min_ms > 0 || q.reclaim_min_ms > 0;
   for (size_t q = 0; q < queues_.size(); ++q) {
     const std::string& parent = config.kai_queues[q].parent;
@@ -89,6 +91,13 @@ void KaiAdmission::enqueue(KaiWorkload workload) {
 void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
                        int max_cycles) {
   now_ms_ = now_ms;
+  refresh_usage(now_ms);
+  if (usage_moved_ && !dirty_) {  // a new usage snapshot: the cycles may act only if it moves a fair share
+    const std::vector<int64_t> before = fair_share_;
+    divide_fair_shares();
+    dirty_ = fair_share_ != before;
+  }
+  usage_moved_ = false;
   if (wakeup_ms_ <= now_ms) dirty_ = true;  // a victim's protection ended: the cycles may now take it
   if (dirty_) wakeup_ms_ = kNever;          // the cycles find what is still protected
   // Nothing entered or left since the last run: its last cycle changed nothing, nor would this.
@@ -198,9 +207,11 @@ void KaiAdmission::divide_fair_shares() {
     const double request = at.leaf ? static_cast<double>(allocated_[q] + pending_[q]) / kKaiMilliPerGpu : 0;
     shares.push_back({at.parent, at.deserved < 0 ? -1.0 : static_cast<double>(at.deserved) / kKaiMilliPerGpu,
                       at.over_quota_weight, at.limit < 0 ? -1.0 : static_cast<double>(at.limit) / kKaiMilliPerGpu, request,
-                      at.priority});
+                      at.priority, usage_share(static_cast<int>(q))});
   }
-  const std::vector<double> share = kai_fair_shares(shares, static_cast<double>(capacity_) / kKaiMilliPerGpu);
+  const std::vector<double> share =
+      kai_fair_shares(shares, static_cast<double>(capacity_) / kKaiMilliPerGpu,
+                      scheduler_.time_aware ? std::optional<double>(scheduler_.k_value) : std::nullopt);
   for (size_t q = 0; q < queues_.size(); ++q) fair_share_[q] = to_milli(share[q]);
 }
 
@@ -319,12 +330,34 @@ void KaiAdmission::release(uint32_t id, int64_t now_ms) {
 
 void KaiAdmission::change_allocation(int leaf, int64_t amount, bool non_preemptible, int64_t now_ms) {
   const size_t l = static_cast<size_t>(leaf);
+  refresh_usage(now_ms);  // a snapshot due before this change is taken without it
+  if (usage_)
+    for (int q : queues_[l].path) usage_->change(static_cast<size_t>(q), static_cast<double>(amount) / kKaiMilliPerGpu, now_ms);
   borrowed_milli_ms_[l] += over_deserved(leaf) * (now_ms - borrowed_since_ms_[l]);
   borrowed_since_ms_[l] = now_ms;
   for (int q : queues_[l].path) {
     allocated_[static_cast<size_t>(q)] += amount;
     if (non_preemptible) allocated_non_preemptible_[static_cast<size_t>(q)] += amount;
   }
+}
+
+// KAI's scheduler reads the usage its lister fetched last, every fetchInterval (usagedb.go): the
+// snapshot of the last fetch instant at or before `now_ms`, counted from the run's start (the
+// first call). Called before any change at `now_ms`, so the history holds nothing after it.
+void KaiAdmission::refresh_usage(int64_t now_ms) {
+  if (!scheduler_.time_aware) return;
+  const int64_t fetch = scheduler_.time_aware->fetch_ms;
+  if (!usage_) {  // the run's start: no history, every usage 0
+    usage_.emplace(*scheduler_.time_aware, queues_.size(), static_cast<double>(capacity_) / kKaiMilliPerGpu, now_ms);
+    usage_share_.assign(queues_.size(), 0);
+    next_fetch_ms_ = now_ms + fetch;
+    return;
+  }
+  if (now_ms < next_fetch_ms_) return;
+  const int64_t at = now_ms - (now_ms - next_fetch_ms_) % fetch;
+  usage_share_ = usage_->shares(at);
+  next_fetch_ms_ = at + fetch;
+  usage_moved_ = true;
 }
 
 }  // namespace topsim

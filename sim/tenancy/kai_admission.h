@@ -26,21 +26,25 @@
 //   no candidate. In-queue preemption takes the victim's queue's spec.preemptMinRuntime, else
 //   the nearest parent's; a reclaim the reclaimMinRuntime found from the child of the two
 //   queues' lowest common ancestor on the victim's side up to the top (the plugin's default
-//   "lca" method; two top-level queues: the victim's top-level queue's), else 0. The plugin's
-//   node-pool defaults (scheduler configuration) are taken as 0, its default. When protection
-//   kept a victim, the engine runs the queues again when the first protection ends (KAI's
-//   next cycle: topsim runs none between events otherwise).
+//   "lca" method; two top-level queues: the victim's top-level queue's), else the scheduler's
+//   default (a SchedulingShard's spec.minRuntime; 0 without one). When protection kept a
+//   victim, the engine runs the queues again when the first protection ends (KAI's next cycle:
+//   topsim runs none between events otherwise);
+// - time-aware fairness (a SchedulingShard with a usage database; kai_usage.h, kai_division.h):
+//   each queue's historical usage bends the over-quota division. The usage is a snapshot fetched
+//   every fetchInterval from the run's start; while jobs wait the engine runs the queues at each
+//   fetch, and a snapshot that moves no fair share changes nothing.
 // Victims are chosen until the job fits, then put back, last taken first, where it still fits
 // (what KAI's solver reaches by trying victim sets node by node). They are evicted at once and
 // the beneficiary admitted in the same cycle (KAI pipelines it onto the releasing GPUs).
 // Only GPUs are modelled (amounts in milli-GPU, 1000 a card); cpu and memory quotas are not.
-// Time-aware fairness (historical usage) is not modelled: every queue's usage is 0.
 //
 // A cycle costs the queues and the shapes of waiting jobs, not the queue lengths: each leaf keeps
 // its waiting jobs by (priority, GPUs), and a shape that failed in an action is not tried again
 // in that action (what one job of it cannot get, a newer one of it cannot either).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -51,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/tenancy/kai_usage.h"
 #include "sim/tenancy/queue_config.h"
 
 namespace topsim {
@@ -92,9 +97,9 @@ class KaiAdmission {
   // An admitted job ended: its GPUs return to its queue.
   void finish(uint32_t id, int64_t now_ms);
   // When a victim that min-runtime protection kept from the last run's Reclaim or Preempt may be
-  // taken (its start + min runtime), so a run then may admit what waits for it; INT64_MAX when
-  // none, or nothing waits.
-  int64_t wakeup_ms() const { return waiting_.empty() ? kNever : wakeup_ms_; }
+  // taken (its start + min runtime), or, with time-aware fairness, the next usage fetch, so a run
+  // then may admit what waits; INT64_MAX when none, or nothing waits.
+  int64_t wakeup_ms() const { return waiting_.empty() ? kNever : std::min(wakeup_ms_, next_fetch_ms_); }
   bool admitted(uint32_t id) const { return admitted_.count(id) != 0; }
   // Why a waiting job is not admitted (KAI's reason, in words).
   std::string wait_reason(uint32_t id) const;
@@ -109,6 +114,9 @@ class KaiAdmission {
   // As of the last cycle: the queue's fair share and what it holds (milli-GPU).
   int64_t fair_share_milli(int queue) const { return fair_share_[static_cast<size_t>(queue)]; }
   int64_t allocated_milli(int queue) const { return allocated_[static_cast<size_t>(queue)]; }
+  // Time-aware fairness: the queue's usage in the last snapshot fetched (a share of the cluster
+  // over the window, 0 to 1); 0 without it.
+  double usage_share(int queue) const { return usage_share_.empty() ? 0 : usage_share_[static_cast<size_t>(queue)]; }
 
  private:
   struct Queue {
@@ -167,6 +175,7 @@ class KaiAdmission {
   void release(uint32_t id, int64_t now_ms);
   void change_allocation(int leaf, int64_t amount, bool non_preemptible, int64_t now_ms);
   int64_t over_deserved(int queue) const;
+  void refresh_usage(int64_t now_ms);
 
   std::vector<Queue> queues_;  // as in QueueConfig::kai_queues
   int64_t capacity_ = 0;
@@ -187,6 +196,13 @@ class KaiAdmission {
   mutable int64_t wakeup_ms_ = kNever;  // the earliest end of a protection that kept a victim
   uint64_t actions_ = 0;                // actions run so far
   bool dirty_ = false;                  // something entered or left since the last cycle that changed nothing
+  // The SchedulingShard's settings (defaults without one) and, with time-aware fairness, the usage
+  // history from the run's start, its last snapshot and the next fetch.
+  KaiSchedulerSpec scheduler_;
+  std::optional<KaiUsageHistory> usage_;
+  std::vector<double> usage_share_;
+  int64_t next_fetch_ms_ = kNever;
+  bool usage_moved_ = false;  // a snapshot was taken since the last run
 };
 
 }  // namespace topsim

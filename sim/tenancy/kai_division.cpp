@@ -11,7 +11,7 @@ constexpr double kEpsilon = 1e-9;
 
 // Divides `total` among the queues `members` (siblings, creation order); returns what is left.
 double divide(const std::vector<KaiShareQueue>& queues, const std::vector<double>& request, const std::vector<size_t>& members,
-              double total, std::vector<double>& share) {
+              double total, std::optional<double> k_value, std::vector<double>& share) {
   std::map<size_t, double> requestable, fraction;
   double remaining = total;
   for (size_t q : members) {
@@ -35,10 +35,21 @@ double divide(const std::vector<KaiShareQueue>& queues, const std::vector<double
     for (std::vector<size_t> open = unsatisfied(); remaining > kEpsilon && !open.empty(); open = unsatisfied()) {
       double weights = 0;
       for (size_t q : open) weights += queues[q].over_quota_weight;
+      std::map<size_t, double> part;  // each open queue's part of the round, of `parts`
+      double parts = weights;
+      for (size_t q : open) part[q] = queues[q].over_quota_weight;
+      if (k_value) {  // calcShareWeights: max(0, w + k(w - usage)), w normalised to the open queues
+        parts = 0;
+        for (size_t q : open) {
+          const double w = queues[q].over_quota_weight / weights;
+          parts += part[q] = std::max(0.0, w + *k_value * (w - queues[q].usage));
+        }
+        if (parts <= 0) break;  // every open queue used more than its weight allows: the remainder pass
+      }
       const double round = remaining;
       bool took_less = false;
       for (size_t q : open) {
-        const double slice = round * queues[q].over_quota_weight / weights;
+        const double slice = round * part[q] / parts;
         const double need = requestable[q] - share[q];
         if (need <= slice + kEpsilon) {
           share[q] += need;
@@ -69,18 +80,18 @@ double divide(const std::vector<KaiShareQueue>& queues, const std::vector<double
 }
 
 void divide_below(const std::vector<KaiShareQueue>& queues, const std::vector<double>& request, int parent, double total,
-                  std::vector<double>& share) {
+                  std::optional<double> k_value, std::vector<double>& share) {
   std::vector<size_t> members;
   for (size_t q = 0; q < queues.size(); ++q)
     if (queues[q].parent == parent) members.push_back(q);
   if (members.empty()) return;
-  divide(queues, request, members, total, share);
-  for (size_t q : members) divide_below(queues, request, static_cast<int>(q), share[q], share);
+  divide(queues, request, members, total, k_value, share);
+  for (size_t q : members) divide_below(queues, request, static_cast<int>(q), share[q], k_value, share);
 }
 
 }  // namespace
 
-std::vector<double> kai_fair_shares(const std::vector<KaiShareQueue>& queues, double total) {
+std::vector<double> kai_fair_shares(const std::vector<KaiShareQueue>& queues, double total, std::optional<double> k_value) {
   std::vector<double> request(queues.size(), 0);
   for (size_t q = 0; q < queues.size(); ++q) {  // a parent asks what its subtree asks
     bool leaf = true;
@@ -90,7 +101,7 @@ std::vector<double> kai_fair_shares(const std::vector<KaiShareQueue>& queues, do
       request[static_cast<size_t>(at)] += queues[q].request;
   }
   std::vector<double> share(queues.size(), 0);
-  divide_below(queues, request, -1, total, share);
+  divide_below(queues, request, -1, total, k_value, share);
   return share;
 }
 

@@ -14,9 +14,13 @@
 //    its slice;
 // 3. remainder pass, per priority level: what is left goes one unit (or what remains) at a time
 //    to the queues with the largest remembered fraction, earlier-created first on ties.
-// Time-aware fairness (historical usage lowering a queue's weight) is not modelled: usage 0.
+// Time-aware fairness (resource_division.go calcShareWeights; docs/developer/designs/
+// time-based-fairshare): with a kValue k, a round's slices go by max(0, w + k·(w - usage)) instead
+// of the weights, w a queue's weight over the open queues' weights and usage its historical share
+// of the cluster (kai_usage.h); without it, by the weights alone.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 namespace topsim {
@@ -28,9 +32,12 @@ struct KaiShareQueue {
   double limit = -1;   // -1: none
   double request = 0;  // allocated + pending, of leaf queues (parents: their children's sum)
   int priority = 100;
+  double usage = 0;  // its historical share of the cluster, 0 to 1 (time-aware fairness)
 };
 
-// The fair share of each queue (in `queues`' order, which is also creation order) of `total`.
-std::vector<double> kai_fair_shares(const std::vector<KaiShareQueue>& queues, double total);
+// The fair share of each queue (in `queues`' order, which is also creation order) of `total`;
+// `k_value` set: time-aware fairness, the queues' usage bending the over-quota rounds.
+std::vector<double> kai_fair_shares(const std::vector<KaiShareQueue>& queues, double total,
+                                    std::optional<double> k_value = std::nullopt);
 
 }  // namespace topsim

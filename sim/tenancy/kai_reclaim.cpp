@@ -115,7 +115,7 @@ int64_t KaiAdmission::preempt_min_runtime(int victim_leaf) const {
   const std::vector<int>& path = queues_[static_cast<size_t>(victim_leaf)].path;
   for (auto q = path.rbegin(); q != path.rend(); ++q)
     if (const auto& set = queues_[static_cast<size_t>(*q)].preempt_min_ms) return *set;
-  return 0;
+  return scheduler_.default_preempt_min_runtime_ms;
 }
 
 // minruntime resolver.go resolveReclaimMinRuntimeLCA: under different top-level queues, the
@@ -124,13 +124,14 @@ int64_t KaiAdmission::preempt_min_runtime(int victim_leaf) const {
 int64_t KaiAdmission::reclaim_min_runtime(int reclaimer_leaf, int victim_leaf) const {
   const std::vector<int>& pr = queues_[static_cast<size_t>(reclaimer_leaf)].path;
   const std::vector<int>& pv = queues_[static_cast<size_t>(victim_leaf)].path;
-  if (pr.front() != pv.front()) return queues_[static_cast<size_t>(pv.front())].reclaim_min_ms.value_or(0);
+  if (pr.front() != pv.front())
+    return queues_[static_cast<size_t>(pv.front())].reclaim_min_ms.value_or(scheduler_.default_reclaim_min_runtime_ms);
   size_t at = 0;
   for (size_t i = 0; i < std::min(pr.size(), pv.size()) && pr[i] == pv[i]; ++i) at = i;
   if (at + 1 < pv.size()) ++at;
   for (size_t i = at + 1; i-- > 0;)
     if (const auto& set = queues_[static_cast<size_t>(pv[i])].reclaim_min_ms) return *set;
-  return 0;
+  return scheduler_.default_reclaim_min_runtime_ms;
 }
 
 // Whether `victim` has run less than `min_runtime_ms` since it was admitted (minruntime.go:

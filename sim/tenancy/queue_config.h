@@ -193,6 +193,33 @@ struct KaiQueueSpec {
   std::optional<int64_t> preempt_min_runtime_ms, reclaim_min_runtime_ms;
 };
 
+// KAI-Scheduler's usage window (SchedulingShard spec.usageDBConfig.usageParams.windowType): the
+// last window_ms (sliding), or windows of window_ms one after another (tumbling).
+enum class KaiUsageWindow : uint8_t { Sliding, Tumbling };
+
+// KAI-Scheduler's time-aware fairness (v0.10+; NVIDIA/KAI-Scheduler docs/time-based-fairshare/
+// README.md, usagedb/api/defaults.go): a queue's historical GPU usage, over `window_ms`, each
+// moment weighed by 0.5^(age / half_life_ms) (0: no decay), fetched every `fetch_ms`, lowers its
+// over-quota share (kai_usage.h, kai_division.h).
+struct KaiTimeAwareSpec {
+  int64_t window_ms = 7LL * 24 * 3600 * 1000;  // default 1 week
+  KaiUsageWindow window = KaiUsageWindow::Sliding;
+  int64_t half_life_ms = 0;
+  int64_t fetch_ms = 60 * 1000;  // default 1 minute
+};
+
+// A KAI-Scheduler SchedulingShard (kai.scheduler/v1): the scheduler's settings topsim models.
+struct KaiSchedulerSpec {
+  std::string name;
+  std::string where;
+  double k_value = 1.0;                        // the proportion plugin's kValue (default 1)
+  std::optional<KaiTimeAwareSpec> time_aware;  // spec.usageDBConfig present: time-aware fairness on
+  // spec.minRuntime: the min runtimes of a queue tree that sets none (the minruntime plugin's
+  // defaultPreemptMinRuntime / defaultReclaimMinRuntime; 0 when unset).
+  int64_t default_preempt_min_runtime_ms = 0;
+  int64_t default_reclaim_min_runtime_ms = 0;
+};
+
 // Everything read from a queue folder.
 struct QueueConfig {
   std::string source;  // the folder (or file) it was read from
@@ -202,6 +229,7 @@ struct QueueConfig {
   std::vector<LocalQueueSpec> local_queues;
   std::vector<PriorityClassSpec> priority_classes;
   std::vector<KaiQueueSpec> kai_queues;
+  std::optional<KaiSchedulerSpec> kai_scheduler;  // a SchedulingShard in the folder
   // Kueue's Configuration turns Fair Sharing on (config v1beta1 fairSharing.enable, v1beta2 the
   // fairSharing struct present); topsim reads it from a kueue Configuration object in the
   // folder or from the scenario.

@@ -304,3 +304,41 @@ TEST_CASE("docs::the Admission Fair Sharing figures in docs/tenancy.md and the R
                                      whole(fifo.metric("topology-aware", "wait_s.mean")) + " s"));
 #endif
 }
+
+TEST_CASE("docs::the KAI time-aware fairness figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  if (topsim::test::shared_file("traces/philly/philly.csv").empty()) {
+    WARN("skipped: ../shared/traces/philly/philly.csv is not here (the scenarios replay the Philly trace)");
+    return;
+  }
+  const ReplayFigures weights = run_shipped_replay("philly-kai-shared");
+  const ReplayFigures usage = run_shipped_replay("philly-kai-timeaware");
+  const auto row = [](const ReplayFigures& f, const std::string& s) {
+    return " | " + s + " | " + whole(f.metric(s, "wait_s.mean")) + " / " + whole(f.metric(s, "wait_s.p95")) + " | " +
+           whole(f.metric(s, "jct_s.mean")) + " | " + whole(f.metric(s, "evictions")) + " | " +
+           fmt::format("{:.3f}", f.metric(s, "tenant_fairness")) + " |";
+  };
+  const std::string doc = one_spaced(read_text(kRoot / "docs/tenancy.md"));
+  CHECK_THAT(doc, Catch::Contains("| by weight (`philly-kai-shared`)" + row(weights, "topology-aware")));
+  CHECK_THAT(doc, Catch::Contains("| |" + row(weights, "default")));
+  CHECK_THAT(doc, Catch::Contains("| time-aware, a week's usage (`philly-kai-timeaware`)" + row(usage, "topology-aware")));
+  CHECK_THAT(doc, Catch::Contains("| |" + row(usage, "default")));
+  const auto p95 = [](const ReplayFigures& f, const std::string& vc) {
+    return whole(f.metric("topology-aware", "wait_s.p95@" + vc));
+  };
+  for (const std::string vc : {"e13805", "23dbec"})
+    CHECK_THAT(doc, Catch::Contains(vc + "'s" + (vc == "e13805" ? " p95 wait" : "") + " falls from " + p95(weights, vc) + " to " +
+                                    p95(usage, vc) + " s"));
+  CHECK_THAT(doc, Catch::Contains("(p95 " + p95(weights, "ee9e8c") + " to " + p95(usage, "ee9e8c") + " s)"));
+  CHECK_THAT(doc, Catch::Contains("(" + whole(weights.metric("default", "evictions")) + " to " +
+                                  whole(usage.metric("default", "evictions")) + ", " +
+                                  whole(weights.metric("default", "preempted_gpu_hours")) + " to " +
+                                  whole(usage.metric("default", "preempted_gpu_hours")) + " GPU-hours lost)"));
+  const std::string readme = one_spaced(read_text(kRoot / "README.md"));
+  CHECK_THAT(readme, Catch::Contains("Jain's index between the VCs " +
+                                     fmt::format("{:.3f}", usage.metric("topology-aware", "tenant_fairness")) + " against " +
+                                     fmt::format("{:.3f}", weights.metric("topology-aware", "tenant_fairness")) + ", mean wait " +
+                                     whole(usage.metric("topology-aware", "wait_s.mean")) + " s against " +
+                                     whole(weights.metric("topology-aware", "wait_s.mean")) + " s"));
+#endif
+}

@@ -321,6 +321,42 @@ spec:
     CHECK(reclaim_ms("2500us") == 3);  // rounded to whole ms
     CHECK(reclaim_ms("0s") == 0);
   }
+  SECTION("KAI SchedulingShard: kValue, the usage database, min runtime defaults; plugin arguments replace them") {
+    const std::string kai =
+        "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\nspec:\n  resources: {gpu: {quota: 1}}\n";
+    const std::string shard = "---\napiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\nspec:\n";
+    CHECK_FALSE(good({{"kai.yaml", kai}}).kai_scheduler);
+    const QueueConfig plain = good({{"kai.yaml", kai + shard + "  kValue: 0.5\n  minRuntime: {reclaimMinRuntime: 15m}\n"}});
+    REQUIRE(plain.kai_scheduler);
+    CHECK(plain.kai_scheduler->name == "default");
+    CHECK(plain.kai_scheduler->k_value == 0.5);
+    CHECK_FALSE(plain.kai_scheduler->time_aware);  // no usageDBConfig: off
+    CHECK(plain.kai_scheduler->default_reclaim_min_runtime_ms == 900'000);
+    CHECK(plain.kai_scheduler->default_preempt_min_runtime_ms == 0);
+    // KAI's defaults (usagedb/api/defaults.go): 1 week sliding, no decay, fetched every minute.
+    const QueueConfig on = good({{"kai.yaml", kai + shard + "  usageDBConfig: {clientType: prometheus}\n"}});
+    REQUIRE(on.kai_scheduler->time_aware);
+    CHECK(on.kai_scheduler->k_value == 1);
+    CHECK(on.kai_scheduler->time_aware->window_ms == 7 * 24 * 3600 * 1000LL);
+    CHECK(on.kai_scheduler->time_aware->window == KaiUsageWindow::Sliding);
+    CHECK(on.kai_scheduler->time_aware->half_life_ms == 0);
+    CHECK(on.kai_scheduler->time_aware->fetch_ms == 60'000);
+    const QueueConfig set = good(
+        {{"kai.yaml", kai + shard +
+                          "  kValue: 3\n  minRuntime: {preemptMinRuntime: 1m}\n  usageDBConfig:\n    clientType: prometheus\n"
+                          "    connectionString: http://prometheus:9090\n    usageParams:\n      windowSize: 24h\n"
+                          "      windowType: tumbling\n      halfLifePeriod: 10m\n      fetchInterval: 30s\n"
+                          "  plugins:\n    proportion: {arguments: {kValue: \"2\"}}\n"
+                          "    minruntime: {arguments: {defaultReclaimMinRuntime: 5m}}\n    gpupack: {enabled: false}\n"}});
+    const KaiSchedulerSpec& s = *set.kai_scheduler;
+    CHECK(s.k_value == 2);                         // the plugin's arguments replace spec.kValue
+    CHECK(s.default_preempt_min_runtime_ms == 0);  // and spec.minRuntime: the arguments name only reclaim
+    CHECK(s.default_reclaim_min_runtime_ms == 300'000);
+    CHECK(s.time_aware->window_ms == 24 * 3600 * 1000LL);
+    CHECK(s.time_aware->window == KaiUsageWindow::Tumbling);
+    CHECK(s.time_aware->half_life_ms == 600'000);
+    CHECK(s.time_aware->fetch_ms == 30'000);
+  }
 }
 
 TEST_CASE("formats::queue_yaml: files, documents, Lists and skipped kinds", "[formats][queues]") {
@@ -506,6 +542,31 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec:\n  clusterQueue: x\n"
         "  fairSharing: {weight: -2}\n",
         "6", "LocalQueue default/lq", "spec.fairSharing.weight", "must not be negative");
+  }
+  SECTION("KAI SchedulingShard fields") {
+    const std::string kai =
+        "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\nspec:\n  resources: {gpu: {quota: 1}}\n";
+    const std::string shard = "---\napiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: s}\nspec:\n";
+    const std::string usage = "  usageDBConfig:\n    clientType: prometheus\n    usageParams:\n";
+    check(kai + shard + "  kValue: -1\n", "11", "SchedulingShard s", "spec.kValue", "not negative");
+    check(kai + shard + "  kValues: 1\n", "11", "SchedulingShard s", "spec.kValues", "unknown field");
+    check(kai + shard + usage + "      windowType: cron\n", "14", "SchedulingShard s",
+          "spec.usageDBConfig.usageParams.windowType", "cron windows are not modelled");
+    check(kai + shard + usage + "      windowSize: 7d\n", "14", "SchedulingShard s", "spec.usageDBConfig.usageParams.windowSize",
+          "not a duration");
+    check(kai + shard + usage + "      windowSize: 0s\n", "14", "SchedulingShard s", "spec.usageDBConfig.usageParams.windowSize",
+          "greater than 0");
+    check(kai + shard + usage + "      halfLifePeriod: -1h\n", "14", "SchedulingShard s",
+          "spec.usageDBConfig.usageParams.halfLifePeriod", "must not be negative");
+    check(kai + shard + "  usageDBConfig: {clientType: fake}\n", "11", "SchedulingShard s", "spec.usageDBConfig.clientType",
+          "'fake' is not one of prometheus");
+    check(kai + shard + "  plugins: {proportion: {enabled: false}}\n", "11", "SchedulingShard s",
+          "spec.plugins.proportion.enabled", "not modelled");
+    check(kai + shard + "  plugins: {minruntime: {arguments: {reclaimResolveMethod: queue}}}\n", "11", "SchedulingShard s",
+          "spec.plugins.minruntime.arguments.reclaimResolveMethod", "not modelled");
+    const std::string kueue_only = queue("") + shard;
+    CHECK_THAT(error_of(kueue_only),
+               Catch::Contains("SchedulingShard s: configures KAI-Scheduler, but the folder has no KAI Queue"));
   }
   SECTION("API versions and kinds of Kueue's groups") {
     check("apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: x}\n", "1", "document", "apiVersion",
