@@ -35,21 +35,20 @@ double divide(const std::vector<KaiShareQueue>& queues, const std::vector<double
     for (std::vector<size_t> open = unsatisfied(); remaining > kEpsilon && !open.empty(); open = unsatisfied()) {
       double weights = 0;
       for (size_t q : open) weights += queues[q].over_quota_weight;
-      std::map<size_t, double> part;  // each open queue's part of the round, of `parts`
-      double parts = weights;
-      for (size_t q : open) part[q] = queues[q].over_quota_weight;
-      if (k_value) {  // calcShareWeights: max(0, w + k(w - usage)), w normalised to the open queues
-        parts = 0;
-        for (size_t q : open) {
-          const double w = queues[q].over_quota_weight / weights;
-          parts += part[q] = std::max(0.0, w + *k_value * (w - queues[q].usage));
-        }
-        if (parts <= 0) break;  // every open queue used more than its weight allows: the remainder pass
-      }
+      // Each open queue's part of the round: its weight, or with time-aware fairness
+      // (calcShareWeights) max(0, w + k(w - usage)), w its weight over the open queues' weights.
+      const auto part = [&](size_t q) {
+        if (!k_value) return queues[q].over_quota_weight;
+        const double w = queues[q].over_quota_weight / weights;
+        return std::max(0.0, w + *k_value * (w - queues[q].usage));
+      };
+      double parts = 0;
+      for (size_t q : open) parts += part(q);
+      if (parts <= 0) break;  // every open queue used more than its weight allows: the remainder pass
       const double round = remaining;
       bool took_less = false;
       for (size_t q : open) {
-        const double slice = round * part[q] / parts;
+        const double slice = round * part(q) / parts;
         const double need = requestable[q] - share[q];
         if (need <= slice + kEpsilon) {
           share[q] += need;
