@@ -170,8 +170,11 @@ void read_kai_scheduling_shard(const Object& object, QueueConfig& config) {
       const std::string name = text(site, entry.first, "spec.plugins");
       const std::string path = "spec.plugins." + name;
       check_map(site, entry.second, path, {"enabled", "priority", "arguments"});
+      if (const YAML::Node priority = member(entry.second, "priority"); present(priority))
+        integer(site, priority, path + ".priority", -2147483648LL, 2147483647LL);
       const YAML::Node enabled = member(entry.second, "enabled");
-      if ((name == "proportion" || name == "minruntime") && present(enabled) && !boolean(site, enabled, path + ".enabled"))
+      const bool on = !present(enabled) || boolean(site, enabled, path + ".enabled");
+      if ((name == "proportion" || name == "minruntime") && !on)
         site.fail(enabled, path + ".enabled", "a scheduler without its " + name + " plugin is not modelled");
       const YAML::Node arguments = member(entry.second, "arguments");
       if (!present(arguments) || (name != "proportion" && name != "minruntime")) continue;

@@ -562,6 +562,12 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
           "'fake' is not one of prometheus");
     check(kai + shard + "  plugins: {proportion: {enabled: false}}\n", "11", "SchedulingShard s",
           "spec.plugins.proportion.enabled", "not modelled");
+    check(kai + shard + "  plugins: {gpupack: {enabled: maybe}}\n", "11", "SchedulingShard s", "spec.plugins.gpupack.enabled",
+          "");
+    check(kai + shard + "  plugins: {gpupack: {priority: high}}\n", "11", "SchedulingShard s", "spec.plugins.gpupack.priority",
+          "");
+    check(kai + shard + "  plugins: {proportion: {arguments: {kValue: lots}}}\n", "11", "SchedulingShard s",
+          "spec.plugins.proportion.arguments.kValue", "must be a number, got 'lots'");
     check(kai + shard + "  plugins: {minruntime: {arguments: {reclaimResolveMethod: queue}}}\n", "11", "SchedulingShard s",
           "spec.plugins.minruntime.arguments.reclaimResolveMethod", "not modelled");
     const std::string kueue_only = queue("") + shard;
