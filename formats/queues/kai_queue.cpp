@@ -44,8 +44,9 @@ double amount(const Site& site, const YAML::Node& node, const std::string& path)
   return value;
 }
 
-// A min runtime (spec.preemptMinRuntime or spec.reclaimMinRuntime) in ms; nullopt when absent.
-std::optional<int64_t> min_runtime(const Site& site, const YAML::Node& node, const std::string& path) {
+// A min runtime (a Queue's spec.preemptMinRuntime or spec.reclaimMinRuntime, a SchedulingShard's
+// spec.minRuntime or minruntime plugin argument: Go's duration text) in ms; nullopt when absent.
+std::optional<int64_t> read_min_runtime(const Site& site, const YAML::Node& node, const std::string& path) {
   if (!present(node)) return std::nullopt;
   return duration_ms(site, node, path, kMaxMinRuntimeMs, "10000h");
 }
@@ -61,38 +62,9 @@ KaiResource read_resource(const Site& site, const YAML::Node& node, const std::s
   return resource;
 }
 
-}  // namespace
-
-void read_kai_queue(const Object& object, QueueConfig& config) {
-  const Site& site = object.site;
-  const YAML::Node spec = member(object.node, "spec");
-  check_map(site, spec, "spec",
-            {"displayName", "parentQueue", "resources", "priority", "preemptMinRuntime", "reclaimMinRuntime"});
-  KaiQueueSpec queue;
-  queue.name = text(site, member(member(object.node, "metadata"), "name"), "metadata.name");
-  queue.where = site.where(object.node);
-  queue.parent = text(site, member(spec, "parentQueue"), "spec.parentQueue");
-  queue.display_name = text(site, member(spec, "displayName"), "spec.displayName");
-  queue.preempt_min_runtime_ms = min_runtime(site, member(spec, "preemptMinRuntime"), "spec.preemptMinRuntime");
-  queue.reclaim_min_runtime_ms = min_runtime(site, member(spec, "reclaimMinRuntime"), "spec.reclaimMinRuntime");
-  const YAML::Node priority = member(spec, "priority");
-  queue.priority = present(priority) ? static_cast<int32_t>(integer(site, priority, "spec.priority", -2147483648LL, 2147483647LL))
-                                     : kKaiDefaultPriority;
-  const YAML::Node resources = member(spec, "resources");
-  if (!present(resources)) site.fail(present(spec) ? spec : object.node, "spec.resources", "missing (KAI requires it)");
-  check_map(site, resources, "spec.resources", {"gpu", "cpu", "memory"});
-  queue.gpu = read_resource(site, member(resources, "gpu"), "spec.resources.gpu");
-  queue.cpu = read_resource(site, member(resources, "cpu"), "spec.resources.cpu");
-  queue.memory = read_resource(site, member(resources, "memory"), "spec.resources.memory");
-  config.kai_queues.push_back(std::move(queue));
-}
-
-namespace {
-
 constexpr double kMaxWindowMs = 100000.0 * 3600e3;  // 100,000 h: beyond any trace
 
-// A Go duration string of the shard (minRuntime's fields and the minruntime plugin's arguments are
-// strings, usageParams' metav1.Duration) in ms.
+// A duration of the shard's usage database (a metav1.Duration) in ms.
 int64_t shard_duration(const Site& site, const YAML::Node& node, const std::string& path) {
   return duration_ms(site, node, path, kMaxWindowMs, "100000h");
 }
@@ -143,6 +115,30 @@ KaiTimeAwareSpec read_usage_params(const Site& site, const YAML::Node& node) {
 
 }  // namespace
 
+void read_kai_queue(const Object& object, QueueConfig& config) {
+  const Site& site = object.site;
+  const YAML::Node spec = member(object.node, "spec");
+  check_map(site, spec, "spec",
+            {"displayName", "parentQueue", "resources", "priority", "preemptMinRuntime", "reclaimMinRuntime"});
+  KaiQueueSpec queue;
+  queue.name = text(site, member(member(object.node, "metadata"), "name"), "metadata.name");
+  queue.where = site.where(object.node);
+  queue.parent = text(site, member(spec, "parentQueue"), "spec.parentQueue");
+  queue.display_name = text(site, member(spec, "displayName"), "spec.displayName");
+  queue.preempt_min_runtime_ms = read_min_runtime(site, member(spec, "preemptMinRuntime"), "spec.preemptMinRuntime");
+  queue.reclaim_min_runtime_ms = read_min_runtime(site, member(spec, "reclaimMinRuntime"), "spec.reclaimMinRuntime");
+  const YAML::Node priority = member(spec, "priority");
+  queue.priority = present(priority) ? static_cast<int32_t>(integer(site, priority, "spec.priority", -2147483648LL, 2147483647LL))
+                                     : kKaiDefaultPriority;
+  const YAML::Node resources = member(spec, "resources");
+  if (!present(resources)) site.fail(present(spec) ? spec : object.node, "spec.resources", "missing (KAI requires it)");
+  check_map(site, resources, "spec.resources", {"gpu", "cpu", "memory"});
+  queue.gpu = read_resource(site, member(resources, "gpu"), "spec.resources.gpu");
+  queue.cpu = read_resource(site, member(resources, "cpu"), "spec.resources.cpu");
+  queue.memory = read_resource(site, member(resources, "memory"), "spec.resources.memory");
+  config.kai_queues.push_back(std::move(queue));
+}
+
 void read_kai_scheduling_shard(const Object& object, QueueConfig& config) {
   const Site& site = object.site;
   const YAML::Node spec = member(object.node, "spec");
@@ -157,10 +153,10 @@ void read_kai_scheduling_shard(const Object& object, QueueConfig& config) {
   if (const YAML::Node k = member(spec, "kValue"); present(k)) shard.k_value = k_value(site, k, "spec.kValue");
   const YAML::Node min_runtime = member(spec, "minRuntime");
   check_map(site, min_runtime, "spec.minRuntime", {"preemptMinRuntime", "reclaimMinRuntime"});
-  if (const YAML::Node p = member(min_runtime, "preemptMinRuntime"); present(p))
-    shard.default_preempt_min_runtime_ms = shard_duration(site, p, "spec.minRuntime.preemptMinRuntime");
-  if (const YAML::Node r = member(min_runtime, "reclaimMinRuntime"); present(r))
-    shard.default_reclaim_min_runtime_ms = shard_duration(site, r, "spec.minRuntime.reclaimMinRuntime");
+  shard.default_preempt_min_runtime_ms =
+      read_min_runtime(site, member(min_runtime, "preemptMinRuntime"), "spec.minRuntime.preemptMinRuntime").value_or(0);
+  shard.default_reclaim_min_runtime_ms =
+      read_min_runtime(site, member(min_runtime, "reclaimMinRuntime"), "spec.minRuntime.reclaimMinRuntime").value_or(0);
   // spec.plugins.<name>.arguments replace the plugin's arguments, those spec.kValue and
   // spec.minRuntime set among them (schedulingshard_types.go setDefaultPlugins).
   const YAML::Node plugins = member(spec, "plugins");
@@ -185,10 +181,8 @@ void read_kai_scheduling_shard(const Object& object, QueueConfig& config) {
         continue;
       }
       const YAML::Node p = member(arguments, "defaultPreemptMinRuntime"), r = member(arguments, "defaultReclaimMinRuntime");
-      shard.default_preempt_min_runtime_ms =
-          present(p) ? shard_duration(site, p, path + ".arguments.defaultPreemptMinRuntime") : 0;
-      shard.default_reclaim_min_runtime_ms =
-          present(r) ? shard_duration(site, r, path + ".arguments.defaultReclaimMinRuntime") : 0;
+      shard.default_preempt_min_runtime_ms = read_min_runtime(site, p, path + ".arguments.defaultPreemptMinRuntime").value_or(0);
+      shard.default_reclaim_min_runtime_ms = read_min_runtime(site, r, path + ".arguments.defaultReclaimMinRuntime").value_or(0);
       if (const YAML::Node method = member(arguments, "reclaimResolveMethod");
           present(method) && one_of(site, method, path + ".arguments.reclaimResolveMethod", {"lca", "queue"}) == "queue")
         site.fail(method, path + ".arguments.reclaimResolveMethod", "the queue method is not modelled (topsim resolves by lca)");
