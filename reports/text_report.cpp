@@ -99,7 +99,7 @@ std::string clock(int64_t ms) {
 }
 
 // With quota: what preemption cost and what was borrowed; then per tenant its p95 wait, mean
-// JCT, GPU-hours and evictions.
+// JCT, GPU-hours and, when some run evicted a job, evictions.
 void tenant_rows(const ResultSet& r, SideBySide& table) {
   const std::vector<std::string> tenants = tenant_names(r.schedulers.front().runs.front());
   if (tenants.empty()) return;
@@ -116,8 +116,11 @@ void tenant_rows(const ResultSet& r, SideBySide& table) {
   });
   const bool nominal = std::any_of(tenants.begin(), tenants.end(),
                                    [&](const std::string& t) { return has(r.schedulers.front(), "nominal_gpus@" + t); });
-  table.heading(std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") + (quota ? " / evictions" : "") +
-                (nominal ? " (nominal GPUs)" : "") + ":");
+  // Per-tenant evictions only when some run evicted a job (the row above says 0 otherwise).
+  const bool evicted = quota && std::any_of(r.schedulers.begin(), r.schedulers.end(),
+                                            [](const SchedulerResult& s) { return mean(s, "evictions") > 0; });
+  table.heading(std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
+                (evicted ? " / evictions" : "") + (nominal ? " (nominal GPUs)" : "") + ":");
   for (const std::string& t : tenants) {
     const std::string at = "@" + t;
     const bool holds_quota = has(r.schedulers.front(), "nominal_gpus" + at);  // a LocalQueue under Admission Fair Sharing: none
@@ -127,7 +130,7 @@ void tenant_rows(const ResultSet& r, SideBySide& table) {
                                        ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
                                        : std::string("n/a / n/a");
                 cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
-                if (has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
+                if (evicted && has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
                 return cell;
               });
   }

@@ -172,4 +172,21 @@ TEST_CASE("reports::text: the side-by-side block keeps wide cells apart and unde
     INFO(lines[i]);
     if (lines[i].back() != ':') CHECK(lines[i].size() == header.size());
   }
+  CHECK(row_of("per tenant:").find(" / evictions") != std::string::npos);
+
+  SECTION("no run evicted a job: the per-tenant cells leave evictions out") {
+    for (SchedulerResult& s : results.schedulers) {
+      s.runs.front().metrics.set("evictions", 0);
+      s.runs.front().metrics.set("evictions@ee9e8c", 0);
+      for (auto& m : s.metrics)
+        if (m.name == "evictions" || m.name == "evictions@ee9e8c") m.over_seeds = {0, 0, 0, 0};
+    }
+    const std::vector<std::string> quiet = lines_of(render_text(results));
+    for (const std::string& line : quiet) {
+      INFO(line);
+      if (line.rfind("per tenant:", 0) == 0) CHECK(line.find("evictions") == std::string::npos);
+      if (line.rfind("  ee9e8c (128)", 0) == 0) CHECK(line.find("11538 / 69898 / 181080  ") != std::string::npos);
+      if (line.rfind("preempted: evictions", 0) == 0) CHECK(line.find("0 / 1.00") != std::string::npos);
+    }
+  }
 }
