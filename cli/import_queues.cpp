@@ -44,11 +44,12 @@ const Registrar registered{{
     "with '.' left out), several documents per file, `kind: List` included: Kueue ClusterQueue,\n"
     "Cohort, LocalQueue, ResourceFlavor and WorkloadPriorityClass (kueue.x-k8s.io v1beta1 and\n"
     "v1beta2; Cohort also v1alpha1), PriorityClass (scheduling.k8s.io/v1), Kueue's Configuration\n"
-    "(config.kueue.x-k8s.io: Fair Sharing on or off) and KAI-Scheduler Queue (scheduling.run.ai/v2).\n"
+    "(config.kueue.x-k8s.io: Fair Sharing on or off), KAI-Scheduler Queue (scheduling.run.ai/v2)\n"
+    "and SchedulingShard (kai.scheduler/v1: kValue, time-aware fairness, min runtime defaults).\n"
     "Other objects are skipped and counted by kind. Prints the cohort tree with each ClusterQueue's\n"
     "nominal quota, borrowing and lending limits per flavor and resource (GPUs as cards, cpu in\n"
-    "cores, memory in Gi), the LocalQueues, the priority classes, the KAI queue tree and the\n"
-    "skipped kinds. A field topsim does not know, a malformed quantity, a reference to a missing\n"
+    "cores, memory in Gi), the LocalQueues, the priority classes, the KAI queue tree, the KAI\n"
+    "scheduler's settings and the skipped kinds. A field topsim does not know, a malformed quantity, a reference to a missing\n"
     "object or a cycle of parents is an error naming the file, line, object and field.\n"
     "Formats: docs/tenancy.md.",
     [] { return std::make_unique<ImportQueues>(); },
