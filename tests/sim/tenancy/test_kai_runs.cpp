@@ -130,3 +130,37 @@ TEST_CASE("sim::kai reclaimMinRuntime of the reclaimer's own queue protects noth
   CHECK(record(r, s, "a1").admitted_ms == 100'000);
   CHECK(record(r, s, "b2").evictions == 1);
 }
+
+// KAI's time-aware fairness in a run: a and b (no deserved GPUs, equal weights) share one DGX-1.
+// a1 takes all 8 GPUs at 0; b1 (8 GPUs, 300 s) comes at 10 s, when the fair shares are 4 / 4 and
+// b1 cannot reclaim. At the first usage fetch, 60 s, a has held the whole cluster for the whole
+// window: a's share falls to 0, b's rises to 8, and b1 reclaims a1 at that instant with nothing
+// else happening. Without a usage database b1 waits for a1's end.
+TEST_CASE("sim::kai time-aware fairness: the fetched usage lets a starved queue reclaim in a run", "[sim][kai]") {
+  TenancySpec spec;
+  spec.queues.source = "test-queues";
+  spec.queues.kai_queues = {kai_queue("lab", "", 8), kai_queue("a", "lab", 0), kai_queue("b", "lab", 0)};
+  const bool time_aware = GENERATE(true, false);
+  if (time_aware) {
+    KaiSchedulerSpec shard;
+    shard.time_aware = KaiTimeAwareSpec{};
+    shard.time_aware->window_ms = 600'000;
+    spec.queues.kai_scheduler = shard;
+  }
+  Scenario s = scenario_from(scenario_json(kOneDgx1, "[" + job("a1", 0, 8, 10000, "a") + "," + job("b1", 10, 8, 300, "b") + "]"));
+  s.tenancy = std::make_shared<const TenancySpec>(spec);
+  s.checkpoint = {60'000, 0, 30'000};
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& a1 = record(r, s, "a1");
+  const JobRecord& b1 = record(r, s, "b1");
+  INFO("time-aware " << time_aware);
+  if (time_aware) {
+    CHECK(b1.admitted_ms == 60'000);
+    CHECK(b1.start_ms == 60'000);
+    CHECK(b1.finish_ms == 360'000);
+    CHECK(a1.evictions == 1);
+  } else {
+    CHECK(b1.admitted_ms == 10'000'000);
+    CHECK(a1.evictions == 0);
+  }
+}
