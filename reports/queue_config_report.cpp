@@ -167,9 +167,12 @@ std::string kai_resource(const char* name, const KaiResource& r, double scale) {
                      trimmed(r.over_quota_weight, 6), r.limit == -1 ? "none" : kai_figure(r.limit, scale));
 }
 
+// A duration as read (ms), in seconds ("90 s").
+std::string seconds(int64_t ms) { return trimmed(static_cast<double>(ms) / 1000, 3) + " s"; }
+
 // A min runtime as read (ms), in seconds; "" when the queue leaves it to its parent.
 std::string kai_min_runtime(const char* field, const std::optional<int64_t>& ms) {
-  return ms ? fmt::format(", {} {} s", field, trimmed(static_cast<double>(*ms) / 1000, 3)) : "";
+  return ms ? fmt::format(", {} {}", field, seconds(*ms)) : "";
 }
 
 void kai_queue(std::string& out, const std::map<std::string, std::vector<const KaiQueueSpec*>>& children, const KaiQueueSpec& q,
@@ -183,8 +186,6 @@ void kai_queue(std::string& out, const std::map<std::string, std::vector<const K
   if (const auto it = children.find(q.name); it != children.end())
     for (const KaiQueueSpec* child : it->second) kai_queue(out, children, *child, indent + "  ");
 }
-
-std::string seconds(int64_t ms) { return trimmed(static_cast<double>(ms) / 1000, 3) + " s"; }
 
 // The SchedulingShard's settings, or KAI's defaults without one.
 void kai_scheduler_section(std::string& out, const QueueConfig& config) {
@@ -225,9 +226,8 @@ std::string render_queue_config(const QueueConfig& config) {
   if (config.kueue() && config.admission_fair_sharing) {
     const AdmissionFairSharingSpec& afs = *config.admission_fair_sharing;
     out += fmt::format(
-        "Admission Fair Sharing: on (the Kueue Configuration's admissionFairSharing): usage half-life {} s, sampled "
-        "every {} s",
-        trimmed(afs.half_life_ms / 1e3, 3), trimmed(afs.sampling_ms / 1e3, 3));
+        "Admission Fair Sharing: on (the Kueue Configuration's admissionFairSharing): usage half-life {}, sampled every {}",
+        seconds(afs.half_life_ms), seconds(afs.sampling_ms));
     for (const auto& [resource, weight] : afs.resource_weights)
       out += fmt::format(", {} weight {}", resource, trimmed(weight, 6));
     int queues = 0;

@@ -172,6 +172,22 @@ struct ReplayFigures {
   return figures;
 }
 
+// The Philly trace is not here: a test of the scenarios replaying it warns and skips.
+[[maybe_unused]] bool philly_absent() {
+  if (!topsim::test::shared_file("traces/philly/philly.csv").empty()) return false;
+  WARN("skipped: ../shared/traces/philly/philly.csv is not here (the scenarios replay the Philly trace)");
+  return true;
+}
+
+// The README's sentence comparing a queue model (`with`) with its baseline (`without`) under
+// topology-aware placement: Jain's index between the VCs, then the mean wait.
+[[maybe_unused]] std::string readme_fairness(const ReplayFigures& with, const ReplayFigures& without) {
+  const auto jain = [](const ReplayFigures& f) { return fmt::format("{:.3f}", f.metric("topology-aware", "tenant_fairness")); };
+  const auto wait = [](const ReplayFigures& f) { return whole(f.metric("topology-aware", "wait_s.mean")); };
+  return "Jain's index between the VCs " + jain(with) + " against " + jain(without) + ", mean wait " + wait(with) +
+         " s against " + wait(without) + " s";
+}
+
 }  // namespace
 
 TEST_CASE("docs::the README's count of malformed inputs is the number of bad-input cases", "[docs]") {
@@ -270,10 +286,7 @@ TEST_CASE("docs::the README's generation and GB200 NVL72 figures are what the sc
 
 TEST_CASE("docs::the Admission Fair Sharing figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {
 #ifndef TOPSIM_SANITIZED
-  if (topsim::test::shared_file("traces/philly/philly.csv").empty()) {
-    WARN("skipped: ../shared/traces/philly/philly.csv is not here (the scenarios replay the Philly trace)");
-    return;
-  }
+  if (philly_absent()) return;
   const ReplayFigures fifo = run_shipped_replay("philly-kueue-shared");
   const ReplayFigures afs = run_shipped_replay("philly-kueue-afs");
   const auto row = [](const ReplayFigures& f, const std::string& s) {
@@ -297,20 +310,13 @@ TEST_CASE("docs::the Admission Fair Sharing figures in docs/tenancy.md and the R
   CHECK_THAT(doc,
              Catch::Contains("(p95 from " + p95(fifo, "default", "7f04ca") + " to " + p95(afs, "default", "7f04ca") + " s)"));
   const std::string readme = one_spaced(read_text(kRoot / "README.md"));
-  CHECK_THAT(readme, Catch::Contains("Jain's index between the VCs " +
-                                     fmt::format("{:.3f}", afs.metric("topology-aware", "tenant_fairness")) + " against " +
-                                     fmt::format("{:.3f}", fifo.metric("topology-aware", "tenant_fairness")) + ", mean wait " +
-                                     whole(afs.metric("topology-aware", "wait_s.mean")) + " s against " +
-                                     whole(fifo.metric("topology-aware", "wait_s.mean")) + " s"));
+  CHECK_THAT(readme, Catch::Contains(readme_fairness(afs, fifo)));
 #endif
 }
 
 TEST_CASE("docs::the KAI time-aware fairness figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {
 #ifndef TOPSIM_SANITIZED
-  if (topsim::test::shared_file("traces/philly/philly.csv").empty()) {
-    WARN("skipped: ../shared/traces/philly/philly.csv is not here (the scenarios replay the Philly trace)");
-    return;
-  }
+  if (philly_absent()) return;
   const ReplayFigures weights = run_shipped_replay("philly-kai-shared");
   const ReplayFigures usage = run_shipped_replay("philly-kai-timeaware");
   const auto row = [](const ReplayFigures& f, const std::string& s) {
@@ -335,10 +341,6 @@ TEST_CASE("docs::the KAI time-aware fairness figures in docs/tenancy.md and the 
                                   whole(weights.metric("default", "preempted_gpu_hours")) + " to " +
                                   whole(usage.metric("default", "preempted_gpu_hours")) + " GPU-hours lost)"));
   const std::string readme = one_spaced(read_text(kRoot / "README.md"));
-  CHECK_THAT(readme, Catch::Contains("Jain's index between the VCs " +
-                                     fmt::format("{:.3f}", usage.metric("topology-aware", "tenant_fairness")) + " against " +
-                                     fmt::format("{:.3f}", weights.metric("topology-aware", "tenant_fairness")) + ", mean wait " +
-                                     whole(usage.metric("topology-aware", "wait_s.mean")) + " s against " +
-                                     whole(weights.metric("topology-aware", "wait_s.mean")) + " s"));
+  CHECK_THAT(readme, Catch::Contains(readme_fairness(usage, weights)));
 #endif
 }
