@@ -198,12 +198,15 @@ std::string render_report_html(const ReportModel& m) {
   const std::string policies = m.policy_table.rows.empty() ? "" : "<h2>Policies, ranked</h2>\n" + table_html(m.policy_table);
   const std::string failures =
       m.failure_table.rows.empty() ? "" : "<h2>Failures and goodput</h2>\n" + table_html(m.failure_table);
+  const std::string tenants = m.tenancy_table.rows.empty() ? ""
+                                                           : "<h2>Tenants</h2>\n" + table_html(m.tenancy_table) +
+                                                                 "<h2>Per tenant</h2>\n" + table_html(m.tenant_table);
   std::string warnings;
   for (const std::string& warning : m.warnings) warnings += "<p class=\"warning\">Warning: " + html_escape(warning) + "</p>\n";
   const ScenarioInfo& scenario = m.runs.front()->results->scenario;
   const std::string fabric = render_fabric_html(scenario.fabric_view, scenario.node_names);
-  return render_html_page(title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies + failures + fabric,
-                          m.charts);
+  return render_html_page(
+      title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies + failures + tenants + fabric, m.charts);
 }
 
 }  // namespace topsim

@@ -107,7 +107,8 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
 std::string table_markdown(const std::string& heading, const ChartTable& table) {
   if (table.rows.empty()) return "";
   std::string out = "### " + heading + "\n\n|", rule = "|";
-  for (const std::string& h : table.header) out += " " + markdown_cell(h) + " |", rule += h == "scheduler" ? " --- |" : " ---: |";
+  for (const std::string& h : table.header)
+    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" || h == "tenant" ? " --- |" : " ---: |";
   out += "\n" + rule + "\n";
   for (const auto& row : table.rows) {
     out += "|";
@@ -170,6 +171,8 @@ std::string render_report_markdown(const ReportModel& m) {
   out += node_type_markdown(m);
   out += llm_step_markdown(m);
   if (!m.failure_table.rows.empty()) out += "\n" + table_markdown("Failures and goodput", m.failure_table);
+  if (!m.tenancy_table.rows.empty())
+    out += "\n" + table_markdown("Tenants", m.tenancy_table) + table_markdown("Per tenant", m.tenant_table);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";
 }
 

@@ -279,6 +279,48 @@ ChartTable failure_table(const ReportModel& m) {
   return t;
 }
 
+// A series' figure as a cell: `decimals` after the point, "n/a" when the series lacks it.
+std::string figure_cell(const SchedulerResult& s, const std::string& metric, int decimals) {
+  bool found = false;
+  const double value = mean_of(s, metric, found);
+  return found ? fmt::format("{:.{}f}", value, decimals) : std::string("n/a");
+}
+
+bool any_series_has(const std::vector<Series>& series, const std::string& metric) {
+  return std::any_of(series.begin(), series.end(), [&](const Series& s) { return s.result->metric(metric) != nullptr; });
+}
+
+std::vector<std::string> series_tenants(const std::vector<Series>& series) {
+  std::vector<std::string> tenants;
+  for (const Series& s : series)
+    for (const std::string& t : tenant_names(s.result->runs.front()))
+      if (std::find(tenants.begin(), tenants.end(), t) == tenants.end()) tenants.push_back(t);
+  return tenants;
+}
+
+// Replays with tenants: one row per series, means over seeds.
+ChartTable tenancy_table(const ReportModel& m) {
+  ChartTable t;
+  const size_t tenants = series_tenants(m.series).size();
+  if (tenants == 0) return t;
+  const bool quota = any_series_has(m.series, "evictions");
+  t.header = {"scheduler", "tenants", "fairness (Jain's index of stretch)"};
+  if (quota) t.header.insert(t.header.end(), {"evictions", "GPU-h lost to preemption", "GPU-h borrowed above nominal"});
+  for (const Series& series : m.series) {
+    const SchedulerResult& s = *series.result;
+    std::vector<std::string> row = {series.name, std::to_string(tenant_names(s.runs.front()).size()),
+                                    figure_cell(s, "tenant_fairness", 3)};
+    if (quota)
+      row.insert(row.end(), {figure_cell(s, "evictions", 0), figure_cell(s, "preempted_gpu_hours", 1),
+                             figure_cell(s, "borrowed_gpu_hours", 1)});
+    t.rows.push_back(std::move(row));
+  }
+  t.note =
+      "means over seeds; stretch: a tenant's summed JCT over the summed run time of its finished jobs; Jain's index over "
+      "tenants: 1 when every tenant is slowed alike (docs/tenancy.md)";
+  return t;
+}
+
 }  // namespace
 
 std::vector<std::string> comparison_warnings(const std::vector<LabelledResults>& inputs) {
@@ -342,6 +384,58 @@ std::vector<Point> cdf_points(std::vector<double> values, size_t max_points) {
   return downsample(points, max_points);
 }
 
+ChartTable per_tenant_table(const std::vector<Series>& series) {
+  ChartTable t;
+  const std::vector<std::string> tenants = series_tenants(series);
+  if (tenants.empty()) return t;
+  const bool nominal = std::any_of(tenants.begin(), tenants.end(),
+                                   [&](const std::string& name) { return any_series_has(series, "nominal_gpus@" + name); });
+  const bool quota = any_series_has(series, "evictions");
+  t.header = {"tenant",       "scheduler",    "jobs",      "finished",      "mean wait (s)",
+              "p95 wait (s)", "mean JCT (s)", "GPU-h run", "share of GPU-h"};
+  if (nominal) t.header.insert(t.header.begin() + 1, "nominal GPUs");
+  if (quota) t.header.insert(t.header.end(), {"GPU-h borrowed", "evictions", "GPU-h lost to preemption"});
+  // Each series' GPU-hours over all its tenants: the whole of which a tenant's share is taken.
+  std::vector<double> ran(series.size(), 0);
+  for (size_t i = 0; i < series.size(); ++i)
+    for (const std::string& name : tenants) {
+      bool found = false;
+      ran[i] += mean_of(*series[i].result, "gpu_hours@" + name, found);
+    }
+  for (const std::string& name : tenants) {
+    const std::string at = "@" + name;
+    for (size_t i = 0; i < series.size(); ++i) {
+      const SchedulerResult& s = *series[i].result;
+      if (!s.metric("jobs" + at)) continue;
+      bool found = false;
+      const bool finished = mean_of(s, "finished" + at, found) > 0;
+      const double hours = mean_of(s, "gpu_hours" + at, found);
+      std::vector<std::string> row = {name,
+                                      series[i].name,
+                                      figure_cell(s, "jobs" + at, 0),
+                                      figure_cell(s, "finished" + at, 0),
+                                      finished ? figure_cell(s, "wait_s.mean" + at, 1) : "n/a",
+                                      finished ? figure_cell(s, "wait_s.p95" + at, 1) : "n/a",
+                                      finished ? figure_cell(s, "jct_s.mean" + at, 1) : "n/a",
+                                      figure_cell(s, "gpu_hours" + at, 1),
+                                      found && ran[i] > 0 ? fmt::format("{:.1f}%", 100 * hours / ran[i]) : "n/a"};
+      if (nominal) row.insert(row.begin() + 1, s.metric("nominal_gpus" + at) ? figure_cell(s, "nominal_gpus" + at, 0) : "none");
+      if (quota)
+        row.insert(row.end(), {figure_cell(s, "borrowed_gpu_hours" + at, 1), figure_cell(s, "evictions" + at, 0),
+                               figure_cell(s, "preempted_gpu_hours" + at, 1)});
+      t.rows.push_back(std::move(row));
+    }
+  }
+  t.note = std::string(
+               "means over seeds; waits and JCT of the tenant's finished jobs; share: of the GPU-hours all tenants' "
+               "jobs ran under that scheduler") +
+           (nominal ? "; nominal GPUs: the tenant's GPU quota (none: a queue without one)" : "") +
+           (quota ? "; GPU-h borrowed: quota held above nominal, reserved from admission, so also while an admitted job "
+                    "waits for GPUs (it may exceed GPU-h run)"
+                  : "");
+  return t;
+}
+
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   ReportModel m;
   for (const LabelledResults& in : inputs) {
@@ -357,6 +451,8 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   m.charts = m.fill ? fill_charts(m) : replay_charts(m, m.status);
   if (m.fill) m.policy_table = policy_table(m);
   if (!m.fill) m.failure_table = failure_table(m);
+  if (!m.fill) m.tenancy_table = tenancy_table(m);
+  if (!m.fill) m.tenant_table = per_tenant_table(m.series);
   return m;
 }
 

@@ -123,12 +123,24 @@ struct ReportModel {
   // and effective training time, the largest interrupted job's MTBF against Daly's interval, and
   // spares and elastic resizes when the runs had them; empty otherwise.
   ChartTable failure_table;
+  // Replays with tenants (queues, docs/tenancy.md): per series, Jain's index of the tenants'
+  // stretch and, with quota, what preemption and borrowing came to (tenancy_table); per tenant, a
+  // row per series (per_tenant_table). Both empty otherwise.
+  ChartTable tenancy_table, tenant_table;
   bool fill = false;  // fill experiments (charts against arrived load)
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };
 
 // REQUIRES: `inputs` non-empty and outliving the model.
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
+
+// Per tenant of the series' runs (the first series' tenants first, in its order, then any other's),
+// a row per series that has it, means over seeds: its jobs, finished jobs, mean and p95 wait and
+// mean JCT of those (n/a without any), GPU-hours its jobs ran and their share of all tenants' (n/a
+// when none ran); when some tenant has a nominal quota, that quota ("none": a queue without one);
+// with quota (some series evicted or could have), GPU-hours borrowed above nominal, evictions and
+// GPU-hours they lost. Empty when no series has tenants. The terminal summary shows some columns.
+ChartTable per_tenant_table(const std::vector<Series>& series);
 
 // A warning per run of another scenario than the first (name, mode or job count differ): its
 // changes mix the scenario's with the policy's.

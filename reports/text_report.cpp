@@ -98,13 +98,11 @@ std::string clock(int64_t ms) {
   return fmt::format("{:02}:{:02}:{:02}", h, m, sec);
 }
 
-// With quota: what preemption cost and what was borrowed; then per tenant its p95 wait, mean
-// JCT, GPU-hours and, when some run evicted a job, evictions.
+// With quota: what preemption cost and what was borrowed; with tenants, how evenly they were
+// slowed (each tenant's figures: tenant_table).
 void tenant_rows(const ResultSet& r, SideBySide& table) {
-  const std::vector<std::string> tenants = tenant_names(r.schedulers.front().runs.front());
-  if (tenants.empty()) return;
-  const bool quota = has(r.schedulers.front(), "evictions");
-  if (quota) {
+  if (tenant_names(r.schedulers.front().runs.front()).empty()) return;
+  if (has(r.schedulers.front(), "evictions")) {
     table.row("preempted: evictions / GPU-h lost", [](const SchedulerResult& s) {
       return fmt::format("{:.0f} / {:.2f}", mean(s, "evictions"), mean(s, "preempted_gpu_hours"));
     });
@@ -114,26 +112,42 @@ void tenant_rows(const ResultSet& r, SideBySide& table) {
   table.row("tenant fairness (Jain, 1 = even)", [](const SchedulerResult& s) {
     return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
   });
-  const bool nominal = std::any_of(tenants.begin(), tenants.end(),
-                                   [&](const std::string& t) { return has(r.schedulers.front(), "nominal_gpus@" + t); });
-  // Per-tenant evictions only when some run evicted a job (the row above says 0 otherwise).
-  const bool evicted = quota && std::any_of(r.schedulers.begin(), r.schedulers.end(),
-                                            [](const SchedulerResult& s) { return mean(s, "evictions") > 0; });
-  table.heading(std::string("per tenant: p95 wait s / mean JCT s of finished jobs / GPU-h run") +
-                (evicted ? " / evictions" : "") + (nominal ? " (nominal GPUs)" : "") + ":");
-  for (const std::string& t : tenants) {
-    const std::string at = "@" + t;
-    const bool holds_quota = has(r.schedulers.front(), "nominal_gpus" + at);  // a LocalQueue under Admission Fair Sharing: none
-    table.row("  " + one_line(t) + (holds_quota ? fmt::format(" ({:.0f})", mean(r.schedulers.front(), "nominal_gpus" + at)) : ""),
-              [&](const SchedulerResult& s) {
-                std::string cell = mean(s, "finished" + at) > 0
-                                       ? fmt::format("{:.0f} / {:.0f}", mean(s, "wait_s.p95" + at), mean(s, "jct_s.mean" + at))
-                                       : std::string("n/a / n/a");
-                cell += fmt::format(" / {:.0f}", mean(s, "gpu_hours" + at));
-                if (evicted && has(s, "evictions" + at)) cell += fmt::format(" / {:.0f}", mean(s, "evictions" + at));
-                return cell;
-              });
+}
+
+// Per tenant, a row per scheduler (report_model.h's per_tenant_table, the columns that fit a
+// terminal); evictions only when some run evicted a job. The tenant's name on its first row only.
+std::string tenant_table(const ResultSet& r) {
+  std::vector<Series> series;
+  for (const SchedulerResult& s : r.schedulers) {
+    Series& one = series.emplace_back();
+    one.name = s.name;
+    one.result = &s;
   }
+  const ChartTable full = per_tenant_table(series);
+  if (full.rows.empty()) return "";
+  const bool evicted = std::any_of(r.schedulers.begin(), r.schedulers.end(),
+                                   [](const SchedulerResult& s) { return has(s, "evictions") && mean(s, "evictions") > 0; });
+  // (column of the full table, its heading here); the tenant's nominal GPUs go beside its name.
+  std::vector<std::pair<std::string, std::string>> shown = {
+      {"tenant", "tenant"},           {"scheduler", "scheduler"},     {"jobs", "jobs"},           {"finished", "finished"},
+      {"p95 wait (s)", "p95 wait s"}, {"mean JCT (s)", "mean JCT s"}, {"GPU-h run", "GPU-h run"}, {"share of GPU-h", "share"}};
+  if (evicted) shown.push_back({"evictions", "evictions"});
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(full.header.begin(), full.header.end(), name) - full.header.begin());
+  };
+  const size_t nominal = column("nominal GPUs");  // full.header.size(): none
+  std::vector<TextRow> rows{{}};
+  for (const auto& [name, heading] : shown)
+    rows[0].push_back(heading + (name == "tenant" && nominal < full.header.size() ? " (nominal GPUs)" : ""));
+  for (size_t i = 0; i < full.rows.size(); ++i) {
+    const std::vector<std::string>& cells = full.rows[i];
+    TextRow& row = rows.emplace_back();
+    for (const auto& [name, heading] : shown) row.push_back(cells[column(name)]);
+    row[0] = one_line(row[0]) + (nominal < cells.size() && cells[nominal] != "none" ? " (" + cells[nominal] + ")" : "");
+    if (i > 0 && cells[0] == full.rows[i - 1][0]) row[0].clear();  // the tenant on its first row only
+  }
+  return "\nper tenant (means over seeds; waits and JCT of finished jobs; share: of the GPU-hours all tenants ran):\n" +
+         text_table(rows, {"  ", 2, 2, false});
 }
 
 // With failures (sim/failures.h): the nodes that failed, the jobs they interrupted and what that
@@ -372,8 +386,8 @@ std::string llm_step_table(const ResultSet& r) {
 
 std::string render_replay(const ResultSet& r, const TextOptions& options) {
   std::string out = header(r) + "\n";
-  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + node_type_table(r) + llm_step_table(r);
-  out += replay_columns(r) + node_type_table(r) + llm_step_table(r);
+  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + tenant_table(r) + node_type_table(r) + llm_step_table(r);
+  out += replay_columns(r) + tenant_table(r) + node_type_table(r) + llm_step_table(r);
   const RunResult& first = r.schedulers.front().runs.front();
   if (has_job_records(first) && first.workload->size() <= options.max_job_lines) {
     auto records = first_records(r);
