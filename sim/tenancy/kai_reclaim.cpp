@@ -38,7 +38,10 @@ std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32
   const int64_t g = job.gpu_milli;
   // CanReclaimResources: the reclaimer's queue stays within its fair share with the job.
   if (allocated_[r] + g > fair_share_[r])
-    return "reclaim: KAI queue " + queues_[r].name + " would exceed its fair share " + gpus(fair_share_[r]) + " with it";
+    return "reclaim: KAI queue " + queues_[r].name + " would exceed its fair share " + gpus(fair_share_[r]) + " with it" +
+           (usage_ ? " (time-aware fairness: it held " + format_number(100 * usage_share(job.queue)) +
+                         "% of the cluster's GPU time over the window)"
+                   : std::string());
   if (std::string why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0)); !why.empty()) return why;
   std::vector<int64_t> alloc = allocated_;
   int64_t free = free_milli();

@@ -121,6 +121,9 @@ TEST_CASE("kai::admission time-aware fairness: a starved queue reclaims at the f
   f.now_ms = 600 * kSecond;
   CHECK(f.cycles() == Cycle{});
   CHECK(f.fair_share("a") == 14'000);
+  CHECK_THAT(f.admission->wait_reason(1),
+             Catch::Contains("would exceed its fair share 14 with it (time-aware fairness: it held 10% of the cluster's "
+                             "GPU time over the window)"));
   // At 660 s the window [60 s, 660 s] is all b's: usage 1 against 0, and a reclaims.
   f.now_ms = 660 * kSecond;
   CHECK(f.cycles() == Cycle{{1}, {2}});
