@@ -63,8 +63,10 @@ ChartTable bar_table(const Chart& chart, const std::string& first_column) {
   return t;
 }
 
-// A table of a line chart over time: up to kMaxTableRows rows spread over the longest dataset.
-ChartTable line_table(const Chart& chart, const std::string& first_column) {
+// A table of a line chart over time: up to kMaxTableRows rows spread over the longest dataset;
+// `every_point` says where all of them are (the figures timeseries.csv has, or results.json's
+// per-level and per-tenant samples).
+ChartTable line_table(const Chart& chart, const std::string& first_column, const std::string& every_point = "timeseries.csv") {
   ChartTable t;
   t.header.push_back(first_column);
   size_t longest = 0;
@@ -80,7 +82,7 @@ ChartTable line_table(const Chart& chart, const std::string& first_column) {
     for (const ChartDataset& d : chart.datasets) row.push_back(at < d.points.size() ? format_number(d.points[at].y) : "");
     t.rows.push_back(std::move(row));
   }
-  if (n > rows) t.note = fmt::format("{} of {} points, evenly spread; every point is in timeseries.csv", rows, n);
+  if (n > rows) t.note = fmt::format("{} of {} points, evenly spread; every point is in {}", rows, n, every_point);
   return t;
 }
 
@@ -191,33 +193,54 @@ std::vector<std::optional<Chart>> uplink_charts(const ReportModel& m) {
       c.datasets.push_back(dataset(s, downsample(points, kMaxSeriesPoints)));
     }
     if (!used) continue;
-    c.table = line_table(c, "time (h)");
+    c.table = line_table(c, "time (h)", "results.json (samples.uplink_utilisation)");
     charts.push_back(std::move(c));
   }
   return charts;
 }
 
-// Per scheduler, the GPUs each tenant's running jobs held over time, stacked; none without tenants.
+// Per scheduler, the GPUs each tenant's running jobs held over time, stacked; with KAI queues,
+// then the fair share KAI's division gave each and, with time-aware fairness, the usage it read
+// (docs/tenancy.md); none without tenants.
 std::vector<std::optional<Chart>> tenant_charts(const ReportModel& m) {
   // Tableau 10 (a categorical palette for up to ten series; later tenants reuse it).
   static constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                              "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+  struct Figure {
+    std::vector<double> ClusterSample::*values;
+    const char* column;  // in results.json's samples
+    const char* title;
+    const char* y_label;
+    double scale;
+    bool stacked;
+  };
+  static constexpr Figure kFigures[] = {
+      {&ClusterSample::tenant_gpus, "tenant_gpus", "GPUs held per tenant over time", "GPUs held by running jobs", 1, true},
+      {&ClusterSample::tenant_fair_share_gpus, "tenant_fair_share_gpus", "KAI fair share per queue over time",
+       "fair share (GPUs)", 1, false},
+      {&ClusterSample::tenant_usage_share, "tenant_usage_share", "KAI usage per queue over time (time-aware fairness)",
+       "usage over the window (% of the cluster's GPU time)", 100, false}};
   std::vector<std::optional<Chart>> charts;
   for (const Series& s : m.series) {
     const RunResult& run = first_run(s);
     const std::vector<std::string> tenants = tenant_names(run);
-    if (tenants.empty() || run.samples.empty() || run.samples.front().tenant_gpus.size() != tenants.size()) continue;
-    Chart c = make_chart("GPUs held per tenant over time: " + s.name, "line", "time (h)", "GPUs held by running jobs");
-    c.stacked = true;
-    for (size_t t = 0; t < tenants.size(); ++t) {
-      std::vector<Point> points;
-      for (const ClusterSample& x : run.samples)
-        points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, t < x.tenant_gpus.size() ? x.tenant_gpus[t] : 0});
-      c.datasets.push_back(
-          ChartDataset{tenants[t], kPalette[t % std::size(kPalette)], false, 0.6, 0, downsample(points, kMaxSeriesPoints)});
+    if (tenants.empty() || run.samples.empty()) continue;
+    for (const Figure& figure : kFigures) {
+      if ((run.samples.front().*figure.values).size() != tenants.size()) continue;
+      Chart c = make_chart(std::string(figure.title) + ": " + s.name, "line", "time (h)", figure.y_label);
+      c.stacked = figure.stacked;
+      for (size_t t = 0; t < tenants.size(); ++t) {
+        std::vector<Point> points;
+        for (const ClusterSample& x : run.samples) {
+          const std::vector<double>& values = x.*figure.values;
+          points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, t < values.size() ? figure.scale * values[t] : 0});
+        }
+        c.datasets.push_back(
+            ChartDataset{tenants[t], kPalette[t % std::size(kPalette)], false, 0.6, 0, downsample(points, kMaxSeriesPoints)});
+      }
+      c.table = line_table(c, "time (h)", std::string("results.json (samples.") + figure.column + ")");
+      charts.push_back(std::move(c));
     }
-    c.table = line_table(c, "time (h)");
-    charts.push_back(std::move(c));
   }
   return charts;
 }

@@ -171,11 +171,14 @@ class Engine final : private Binder {
     sample_cluster(cluster_, running_, pending, s);
     s.link_utilisation.clear();
     s.tenant_gpus.clear();
+    s.tenant_fair_share_gpus.clear();
+    s.tenant_usage_share.clear();
     if (flowing_ && recorded)
       for (int l = 0; l < flowing_->links().level_count(); ++l)
         s.link_utilisation.push_back(flowing_->links().level_utilisation(l));
     if (recorded)
       for (int64_t milli : tenant_milli_) s.tenant_gpus.push_back(static_cast<double>(milli) / kMilliPerGpu);
+    if (recorded && admission_) admission_->tenant_shares(s.tenant_fair_share_gpus, s.tenant_usage_share);
     return s;
   }
 

@@ -12,8 +12,8 @@ int64_t floor_multiple(int64_t time_ms, int64_t period_ms) {
 
 }  // namespace
 
-// Every field is set but the two vectors: a field added to ClusterSample must be set here.
-static_assert(sizeof(ClusterSample) == 7 * 8 + 2 * 4 + 2 * sizeof(std::vector<double>),
+// Every field is set but the four vectors: a field added to ClusterSample must be set here.
+static_assert(sizeof(ClusterSample) == 7 * 8 + 2 * 4 + 4 * sizeof(std::vector<double>),
               "ClusterSample changed: update sample_cluster");
 
 void sample_cluster(const ClusterState& cluster, int64_t running, int64_t pending, ClusterSample& s) {

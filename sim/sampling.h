@@ -27,6 +27,11 @@ struct ClusterSample {
   int gpus_down = 0;                     // GPUs of nodes out of service (failed; sim/failures.h)
   std::vector<double> link_utilisation;  // per fabric level: load its uplinks carry / their capacity
   std::vector<double> tenant_gpus;       // per tenant (RunOutput::tenants): GPU share its running jobs hold
+  // With KAI queues, per tenant (Admission::tenant_shares): the fair share of KAI's last division
+  // (GPUs) and, with time-aware fairness, the usage it last fetched (a share of the cluster over
+  // the window, 0 to 1); empty otherwise.
+  std::vector<double> tenant_fair_share_gpus;
+  std::vector<double> tenant_usage_share;
 };
 // The cluster now into `s`, which a run reuses at every instant: every field but the per-level
 // and per-tenant vectors, which are left as they are (the caller fills them).

@@ -173,9 +173,13 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
                   static_cast<int>(at(idle)),
                   static_cast<int>(at(down)),
                   {},
+                  {},
+                  {},
                   {}};
     for (auto [name, into] :
-         {std::pair{"uplink_utilisation", &samples[i].link_utilisation}, std::pair{"tenant_gpus", &samples[i].tenant_gpus}})
+         {std::pair{"uplink_utilisation", &samples[i].link_utilisation}, std::pair{"tenant_gpus", &samples[i].tenant_gpus},
+          std::pair{"tenant_fair_share_gpus", &samples[i].tenant_fair_share_gpus},
+          std::pair{"tenant_usage_share", &samples[i].tenant_usage_share}})
       if (columns.is_object() && columns.contains(name) && columns[name].is_array() && i < columns[name].size() &&
           columns[name][i].is_array())
         for (const Json& u : columns[name][i]) into->push_back(u.is_number() ? u.get<double>() : 0);

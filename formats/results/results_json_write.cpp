@@ -138,9 +138,12 @@ Json samples_json(const std::vector<ClusterSample>& samples) {
     for (const ClusterSample& x : samples) down.push_back(x.gpus_down);
     out["gpus_down"] = std::move(down);
   }
-  // Per fabric level (lowest first), and per tenant (in the run's tenant order).
-  for (auto [name, values] : {std::pair{"uplink_utilisation", &ClusterSample::link_utilisation},
-                              std::pair{"tenant_gpus", &ClusterSample::tenant_gpus}}) {
+  // Per fabric level (lowest first), and per tenant (in the run's tenant order; each only when the
+  // run has it).
+  for (auto [name, values] :
+       {std::pair{"uplink_utilisation", &ClusterSample::link_utilisation}, std::pair{"tenant_gpus", &ClusterSample::tenant_gpus},
+        std::pair{"tenant_fair_share_gpus", &ClusterSample::tenant_fair_share_gpus},
+        std::pair{"tenant_usage_share", &ClusterSample::tenant_usage_share}}) {
     if (samples.empty() || (samples.front().*values).empty()) continue;
     Json rows = Json::array();
     for (const ClusterSample& x : samples) {

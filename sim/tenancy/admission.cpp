@@ -130,6 +130,18 @@ class KaiQuota final : public QuotaOver<KaiAdmission> {
   }
   int64_t wakeup_ms() const override { return admission_.wakeup_ms(); }
 
+  void tenant_shares(std::vector<double>& fair_share_gpus, std::vector<double>& usage_share) const override {
+    fair_share_gpus.assign(tenants_.size(), 0);
+    usage_share.assign(admission_.time_aware() ? tenants_.size() : 0, 0);
+    for (size_t q = 0; q < tenant_of_queue_.size(); ++q) {
+      const int t = tenant_of_queue_[q];
+      if (t < 0) continue;
+      fair_share_gpus[static_cast<size_t>(t)] =
+          static_cast<double>(admission_.fair_share_milli(static_cast<int>(q))) / kKaiMilliPerGpu;
+      if (!usage_share.empty()) usage_share[static_cast<size_t>(t)] = admission_.usage_share(static_cast<int>(q));
+    }
+  }
+
   std::string enqueue(const JobSpec& job, int64_t timestamp_ms) override {
     const int q = binding_.queue(job);
     if (q < 0) return "it names no queue and the scenario's tenancy has no default_queue";

@@ -52,6 +52,14 @@ class Admission {
   // GPU time each tenant held above its nominal quota, up to `now_ms` (card-ms, by tenant; 0 for
   // tenants that hold no quota), and over every queue.
   virtual std::vector<int64_t> borrowed_gpu_ms(int64_t now_ms) const = 0;
+  // Per tenant, what the queue system divides, as of its last cycle, into the two vectors
+  // (cleared first; left empty when it has no such figure): KAI, the fair share of its last
+  // division (GPUs) and, with time-aware fairness, the usage of the snapshot it last fetched (a
+  // share of the cluster over the window, 0 to 1). Kueue: none.
+  virtual void tenant_shares(std::vector<double>& fair_share_gpus, std::vector<double>& usage_share) const {
+    fair_share_gpus.clear();
+    usage_share.clear();
+  }
   virtual int64_t borrowed_total_gpu_ms(int64_t now_ms) const {
     int64_t total = 0;
     for (int64_t borrowed : borrowed_gpu_ms(now_ms)) total += borrowed;

@@ -117,6 +117,7 @@ class KaiAdmission {
   // Time-aware fairness: the queue's usage in the last snapshot fetched (a share of the cluster
   // over the window, 0 to 1); 0 without it.
   double usage_share(int queue) const { return usage_share_.empty() ? 0 : usage_share_[static_cast<size_t>(queue)]; }
+  bool time_aware() const { return usage_.has_value(); }
 
  private:
   struct Queue {

@@ -75,6 +75,7 @@ TEST_CASE("reports::per-tenant table: jobs, waits, JCT, GPU-hours and their shar
     CHECK((*b)[8] == "1.1");
     CHECK((*b)[9] == "66.7%");
   }
+  for (const Chart& c : m.charts) CHECK(c.title.find("KAI") == std::string::npos);  // Kueue: no fair share in GPUs
   // Jain's index of the stretch: a 1000 / 1000 = 1, b 3000 / 2000 = 1.5; (2.5)^2 / (2 x 3.25).
   REQUIRE(m.tenancy_table.rows.size() == 2);
   CHECK(m.tenancy_table.rows[0] == std::vector<std::string>{"topology-aware", "2", "0.962", "0", "0.0", "0.0"});

@@ -150,17 +150,36 @@ TEST_CASE("sim::kai time-aware fairness: the fetched usage lets a starved queue 
   Scenario s = scenario_from(scenario_json(kOneDgx1, "[" + job("a1", 0, 8, 10000, "a") + "," + job("b1", 10, 8, 300, "b") + "]"));
   s.tenancy = std::make_shared<const TenancySpec>(spec);
   s.checkpoint = {60'000, 0, 30'000};
+  s.sample_every_ms = 30'000;
   const RunResult r = run(s, "topology-aware");
   const JobRecord& a1 = record(r, s, "a1");
   const JobRecord& b1 = record(r, s, "b1");
   INFO("time-aware " << time_aware);
+  // The samples carry each queue's fair share, and with time-aware fairness the usage KAI read.
+  REQUIRE(tenant_names(r) == std::vector<std::string>{"a", "b"});
+  REQUIRE(r.samples.size() > 4);
+  for (const ClusterSample& x : r.samples) {
+    INFO(x.time_ms);
+    REQUIRE(x.tenant_fair_share_gpus.size() == 2);
+    CHECK(x.tenant_fair_share_gpus[0] + x.tenant_fair_share_gpus[1] <= 8);
+    REQUIRE(x.tenant_usage_share.size() == (time_aware ? 2u : 0u));
+    for (double u : x.tenant_usage_share) CHECK((u >= 0 && u <= 1));
+  }
+  const ClusterSample& at_90s = r.samples[3];
+  REQUIRE(at_90s.time_ms == 90'000);
   if (time_aware) {
     CHECK(b1.admitted_ms == 60'000);
     CHECK(b1.start_ms == 60'000);
     CHECK(b1.finish_ms == 360'000);
     CHECK(a1.evictions == 1);
+    // At 90 s: the fetch at 60 s read a's whole-cluster minute (usage 1, b's 0), which gave b
+    // the cluster.
+    CHECK(at_90s.tenant_usage_share == std::vector<double>{1, 0});
+    CHECK(at_90s.tenant_fair_share_gpus == std::vector<double>{0, 8});
   } else {
     CHECK(b1.admitted_ms == 10'000'000);
     CHECK(a1.evictions == 0);
+    // Both ask the whole cluster with equal weights: 4 GPUs each.
+    CHECK(at_90s.tenant_fair_share_gpus == std::vector<double>{4, 4});
   }
 }
