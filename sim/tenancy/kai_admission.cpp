@@ -50,6 +50,7 @@ KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli
   const size_t n = queues_.size();
   waiting_by_queue_.resize(n);
   admitted_by_queue_.resize(n);
+  over_share_words_.resize(n);
   for (auto* v : {&allocated_, &allocated_non_preemptible_, &pending_, &fair_share_, &borrowed_milli_ms_, &borrowed_since_ms_})
     v->assign(n, 0);
 }

@@ -162,6 +162,8 @@ class KaiAdmission {
   std::string policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
   std::string try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   std::string try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
+  // Reclaim's refusal of a job whose queue would exceed its fair share with it.
+  const std::string& over_fair_share(int queue) const;
   bool strategy_allows(int reclaimer, int64_t gpu_milli, int victim_leaf, const std::vector<int64_t>& alloc) const;
   std::string saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
                                 const std::set<int>& losers) const;
@@ -204,6 +206,14 @@ class KaiAdmission {
   std::vector<double> usage_share_;
   int64_t next_fetch_ms_ = kNever;
   bool usage_moved_ = false;  // a snapshot was taken since the last run
+  // over_fair_share's words by queue, written again only when the queue's fair share or usage
+  // moved: Reclaim refuses every head of a queue over its share at every cycle.
+  struct OverShareWords {
+    int64_t fair_share = -1;
+    double usage = -1;
+    std::string text;
+  };
+  mutable std::vector<OverShareWords> over_share_words_;
 };
 
 }  // namespace topsim

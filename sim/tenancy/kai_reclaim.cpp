@@ -33,15 +33,26 @@ std::string protected_note(int kept, const char* field) {
 
 }  // namespace
 
+const std::string& KaiAdmission::over_fair_share(int queue) const {
+  const size_t q = static_cast<size_t>(queue);
+  OverShareWords& words = over_share_words_[q];
+  const double usage = usage_ ? usage_share(queue) : -1;
+  if (words.fair_share != fair_share_[q] || words.usage != usage) {
+    words.fair_share = fair_share_[q];
+    words.usage = usage;
+    words.text = "reclaim: KAI queue " + queues_[q].name + " would exceed its fair share " + gpus(fair_share_[q]) + " with it";
+    if (usage_)
+      words.text +=
+          " (time-aware fairness: it held " + format_number(100 * usage) + "% of the cluster's GPU time over the window)";
+  }
+  return words.text;
+}
+
 std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
   const size_t r = static_cast<size_t>(job.queue);
   const int64_t g = job.gpu_milli;
   // CanReclaimResources: the reclaimer's queue stays within its fair share with the job.
-  if (allocated_[r] + g > fair_share_[r])
-    return "reclaim: KAI queue " + queues_[r].name + " would exceed its fair share " + gpus(fair_share_[r]) + " with it" +
-           (usage_ ? " (time-aware fairness: it held " + format_number(100 * usage_share(job.queue)) +
-                         "% of the cluster's GPU time over the window)"
-                   : std::string());
+  if (allocated_[r] + g > fair_share_[r]) return over_fair_share(job.queue);
   if (std::string why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0)); !why.empty()) return why;
   std::vector<int64_t> alloc = allocated_;
   int64_t free = free_milli();
