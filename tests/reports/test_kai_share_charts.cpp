@@ -2,6 +2,7 @@
 // kept in results.json, read back, and charted in report.html. One DGX-1, a department `lab` with
 // leaf queues a and b (no deserved quota, equal weights); a asks the whole node for 10,000 s at 0,
 // b for 300 s at 10 s.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
