@@ -235,6 +235,14 @@ ChartTable policy_table(const ReportModel& m) {
   return t;
 }
 
+// A series' figure (its mean over seeds) times `scale` as a cell: `decimals` after the point,
+// "n/a" when the series lacks it.
+std::string figure_cell(const SchedulerResult& s, const std::string& metric, int decimals, double scale = 1) {
+  bool found = false;
+  const double value = mean_of(s, metric, found);
+  return found ? fmt::format("{:.{}f}", value * scale, decimals) : std::string("n/a");
+}
+
 // Replays with failures: one row per series, means over seeds.
 ChartTable failure_table(const ReportModel& m) {
   ChartTable t;
@@ -251,11 +259,7 @@ ChartTable failure_table(const ReportModel& m) {
   if (elastic) t.header.push_back("elastic resizes");
   for (const Series& series : m.series) {
     const SchedulerResult& s = *series.result;
-    const auto cell = [&](const char* metric, double scale, int decimals) {
-      bool found = false;
-      const double value = mean_of(s, metric, found);
-      return found ? fmt::format("{:.{}f}", value * scale, decimals) : std::string("n/a");
-    };
+    const auto cell = [&](const char* metric, double scale, int decimals) { return figure_cell(s, metric, decimals, scale); };
     bool counted = false;
     const bool finished = mean_of(s, "finished", counted) > 0;
     std::vector<std::string> row = {series.name,
@@ -277,13 +281,6 @@ ChartTable failure_table(const ReportModel& m) {
       "finished training jobs; ETTR: the same per job; Daly's interval: the checkpoint interval that loses least for "
       "that job's MTBF and the write time (docs/failures.md)";
   return t;
-}
-
-// A series' figure as a cell: `decimals` after the point, "n/a" when the series lacks it.
-std::string figure_cell(const SchedulerResult& s, const std::string& metric, int decimals) {
-  bool found = false;
-  const double value = mean_of(s, metric, found);
-  return found ? fmt::format("{:.{}f}", value, decimals) : std::string("n/a");
 }
 
 bool any_series_has(const std::vector<Series>& series, const std::string& metric) {
