@@ -50,7 +50,6 @@ KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli
   const size_t n = queues_.size();
   waiting_by_queue_.resize(n);
   admitted_by_queue_.resize(n);
-  over_share_words_.resize(n);
   for (auto* v : {&allocated_, &allocated_non_preemptible_, &pending_, &fair_share_, &borrowed_milli_ms_, &borrowed_since_ms_})
     v->assign(n, 0);
 }
@@ -125,9 +124,58 @@ std::string KaiAdmission::wait_reason(uint32_t id) const {
   const auto shape = shapes.find({-it->second.priority, it->second.gpu_milli});
   if (shape == shapes.end()) return "evicted at this instant: it waits for the next";  // held
   std::string out;
-  for (const std::string& reason : shape->second.reasons)
-    if (!reason.empty() && out.find(reason) == std::string::npos) out += (out.empty() ? "" : "; ") + reason;
+  for (const Refusal& refusal : shape->second.reasons) {
+    if (!refusal) continue;
+    const std::string reason = words(refusal);
+    if (out.find(reason) == std::string::npos) out += (out.empty() ? "" : "; ") + reason;
+  }
   return out.empty() ? "not yet considered by a scheduling cycle" : out;
+}
+
+// A refusal in words; what each kind's figures are is in the header.
+std::string KaiAdmission::words(const Refusal& refusal) const {
+  const auto& f = refusal.figures;
+  const std::string queue = refusal.queue < 0 ? "" : queues_[static_cast<size_t>(refusal.queue)].name;
+  // What min-runtime protection adds: the victims it kept (`field`: the queue field that set it).
+  auto protected_note = [&refusal](const char* field) -> std::string {
+    if (refusal.kept == 0) return {};
+    return "; " + std::to_string(refusal.kept) +
+           (refusal.kept == 1 ? " job it could take has run less than its " : " jobs it could take have run less than their ") +
+           field;
+  };
+  switch (refusal.kind) {
+    case Refusal::Kind::None: return {};
+    case Refusal::Kind::OverLimit:
+      return "over the GPU limit of KAI queue " + queue + ": it holds " + gpus(f[0]) + " of " + gpus(f[1]) + ", the job asks " +
+             gpus(f[2]);
+    case Refusal::Kind::NonPreemptibleOverQuota:
+      return "a non-preemptible job over the quota of KAI queue " + queue + ": non-preemptible jobs hold " + gpus(f[0]) +
+             " of its deserved " + gpus(f[1]) + ", the job asks " + gpus(f[2]);
+    case Refusal::Kind::NotEnoughFree:
+      return "not enough free GPUs: " + gpus(f[0]) + " of " + gpus(capacity_) + " free, it asks " + gpus(f[1]);
+    case Refusal::Kind::OverFairShare: {
+      std::string text = "reclaim: KAI queue " + queue + " would exceed its fair share " + gpus(f[0]) + " with it";
+      if (refusal.usage >= 0)
+        text += " (time-aware fairness: it held " + format_number(100 * refusal.usage) +
+                "% of the cluster's GPU time over the window)";
+      return text;
+    }
+    // Reclaim and Preempt act only through victims: GPUs an earlier job's victims freed are the
+    // next cycle's Allocate's to give out.
+    case Refusal::Kind::FreedThisCycle: return "GPUs were freed in this cycle: the next Allocate";
+    case Refusal::Kind::ReclaimTooLittle:
+      return "reclaim: " + gpus(f[0]) + " GPUs free, and KAI's strategies let it take too little from other queues (it asks " +
+             gpus(f[1]) + ")" + protected_note("reclaimMinRuntime");
+    case Refusal::Kind::Saturation:
+      return "reclaim: KAI queue " + queue + " would hold " + gpus(f[0]) + " of its fair share " + gpus(f[1]) +
+             ", more saturated than " + queues_[static_cast<size_t>(refusal.other)].name + " it takes from (" + gpus(f[2]) +
+             " of " + gpus(f[3]) + ")";
+    case Refusal::Kind::PreemptTooLittle:
+      return "preempt: " + gpus(f[0]) +
+             " GPUs free, and its queue's preemptible jobs of lower priority leave too little (it asks " + gpus(f[1]) + ")" +
+             protected_note("preemptMinRuntime");
+  }
+  return {};
 }
 
 void KaiAdmission::admit_now(const KaiWorkload& workload, int64_t now_ms) {
@@ -235,10 +283,10 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
   for (int turn = next_turn(heads); turn >= 0; turn = next_turn(heads)) {
     const KaiWorkload job = *heads[static_cast<size_t>(turn)];
     std::vector<uint32_t> victims;
-    const std::string why = attempt(action, job, victims);
+    const Refusal why = attempt(action, job, victims);
     Shape& shape = waiting_by_queue_[static_cast<size_t>(job.queue)].at({-job.priority, job.gpu_milli});
     shape.reasons[static_cast<size_t>(action)] = why;
-    if (!why.empty()) {
+    if (why) {
       shape.failed_in = actions_;
     } else {
       for (uint32_t victim : victims) {
@@ -267,19 +315,18 @@ int KaiAdmission::next_turn(const std::vector<const KaiWorkload*>& heads) const 
   return turn;
 }
 
-// Empty when `job` may be admitted by `action` (after evicting `victims`), else why not.
-std::string KaiAdmission::attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+// None when `job` may be admitted by `action` (after evicting `victims`), else why not.
+KaiAdmission::Refusal KaiAdmission::attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const {
   if (action == Action::Reclaim) return try_reclaim(job, victims);
   if (action == Action::Preempt) return try_preempt(job, victims);
-  if (std::string why = policy_blocks(job, allocated_); !why.empty()) return why;
-  if (free_milli() < job.gpu_milli)
-    return "not enough free GPUs: " + gpus(free_milli()) + " of " + gpus(capacity_) + " free, it asks " + gpus(job.gpu_milli);
+  if (Refusal why = policy_blocks(job, allocated_)) return why;
+  if (free_milli() < job.gpu_milli) return {Refusal::Kind::NotEnoughFree, -1, -1, 0, {free_milli(), job.gpu_milli}};
   return {};
 }
 
 // capacity_policy: the limit of every queue on the path, and for a non-preemptible job the
 // deserved quota of every queue on the path; with `alloc` as the queues' allocations.
-std::string KaiAdmission::policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const {
+KaiAdmission::Refusal KaiAdmission::policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const {
   const bool non_preemptible = job.priority >= kKaiNonPreemptiblePriority;
   const std::vector<int>& path = queues_[static_cast<size_t>(job.queue)].path;
   for (auto it = path.rbegin(); it != path.rend(); ++it) {  // the queue, then its parents (max_allowed_check.go)
@@ -287,12 +334,10 @@ std::string KaiAdmission::policy_blocks(const KaiWorkload& job, const std::vecto
     const Queue& at = queues_[static_cast<size_t>(q)];
     const int64_t held = alloc[static_cast<size_t>(q)];
     if (at.limit >= 0 && held + job.gpu_milli > at.limit)
-      return "over the GPU limit of KAI queue " + at.name + ": it holds " + gpus(held) + " of " + gpus(at.limit) +
-             ", the job asks " + gpus(job.gpu_milli);
+      return {Refusal::Kind::OverLimit, q, -1, 0, {held, at.limit, job.gpu_milli}};
     const int64_t non_preemptible_held = allocated_non_preemptible_[static_cast<size_t>(q)];
     if (non_preemptible && at.deserved >= 0 && non_preemptible_held + job.gpu_milli > at.deserved)
-      return "a non-preemptible job over the quota of KAI queue " + at.name + ": non-preemptible jobs hold " +
-             gpus(non_preemptible_held) + " of its deserved " + gpus(at.deserved) + ", the job asks " + gpus(job.gpu_milli);
+      return {Refusal::Kind::NonPreemptibleOverQuota, q, -1, 0, {non_preemptible_held, at.deserved, job.gpu_milli}};
   }
   return {};
 }

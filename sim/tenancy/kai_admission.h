@@ -141,13 +141,33 @@ class KaiAdmission {
   using ShapeKey = std::pair<int32_t, int64_t>;  // (-priority, gpu_milli)
   // The waiting jobs of one leaf with one shape: what one of them cannot get in an action, the
   // newer ones cannot either.
+  // Why an action did not admit a job, kept as figures and written in words only when asked
+  // (wait_reason): a cycle refuses most heads it tries, and words for each cost more than the try.
+  struct Refusal {
+    enum class Kind : uint8_t {
+      None,
+      OverLimit,                // queue; figures: held, limit, asked
+      NonPreemptibleOverQuota,  // queue; figures: non-preemptible held, deserved, asked
+      NotEnoughFree,            // figures: free, asked
+      OverFairShare,            // queue; figures: fair share; usage
+      FreedThisCycle,           // victims of an earlier job freed GPUs: the next Allocate
+      ReclaimTooLittle,         // figures: free, asked; kept
+      Saturation,               // queue and other; figures: held with the job, its share, other's held, other's share
+      PreemptTooLittle,         // figures: free, asked; kept
+    };
+    Kind kind = Kind::None;
+    int queue = -1, other = -1;
+    int kept = 0;  // victims min-runtime protection kept
+    std::array<int64_t, 4> figures{};
+    double usage = -1;  // time-aware fairness: the queue's usage share then; -1 without it
+    explicit operator bool() const { return kind != Kind::None; }
+  };
   struct Shape {
     std::set<OrderKey> jobs;
-    uint64_t failed_in = 0;              // the action (actions_) it last failed in
-    std::array<std::string, 3> reasons;  // why it was last not admitted, by Action
+    uint64_t failed_in = 0;          // the action (actions_) it last failed in
+    std::array<Refusal, 3> reasons;  // why it was last not admitted, by Action
   };
   enum class Action : uint8_t { Allocate, Reclaim, Preempt };
-  struct Attempt;
 
   int64_t deserved_of(int queue) const;
   int64_t allocatable_of(int queue) const;  // max(deserved, fair share) capped by the limit; -1: none
@@ -158,15 +178,14 @@ class KaiAdmission {
   bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
   bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
   int next_turn(const std::vector<const KaiWorkload*>& heads) const;
-  std::string attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const;
-  std::string policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
-  std::string try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
-  std::string try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
-  // Reclaim's refusal of a job whose queue would exceed its fair share with it.
-  const std::string& over_fair_share(int queue) const;
+  Refusal attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const;
+  Refusal policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
+  Refusal try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
+  Refusal try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   bool strategy_allows(int reclaimer, int64_t gpu_milli, int victim_leaf, const std::vector<int64_t>& alloc) const;
-  std::string saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
-                                const std::set<int>& losers) const;
+  Refusal saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
+                            const std::set<int>& losers) const;
+  std::string words(const Refusal& refusal) const;
   int64_t preempt_min_runtime(int victim_leaf) const;
   int64_t reclaim_min_runtime(int reclaimer_leaf, int victim_leaf) const;
   bool shielded(uint32_t victim, int64_t min_runtime_ms) const;
@@ -206,14 +225,6 @@ class KaiAdmission {
   std::vector<double> usage_share_;
   int64_t next_fetch_ms_ = kNever;
   bool usage_moved_ = false;  // a snapshot was taken since the last run
-  // over_fair_share's words by queue, written again only when the queue's fair share or usage
-  // moved: Reclaim refuses every head of a queue over its share at every cycle.
-  struct OverShareWords {
-    int64_t fair_share = -1;
-    double usage = -1;
-    std::string text;
-  };
-  mutable std::vector<OverShareWords> over_share_words_;
 };
 
 }  // namespace topsim

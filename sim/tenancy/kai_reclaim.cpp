@@ -6,12 +6,9 @@
 #include <limits>
 
 #include "sim/tenancy/kai_admission.h"
-#include "util/number_format.h"
 
 namespace topsim {
 namespace {
-
-std::string gpus(int64_t milli) { return format_data(static_cast<double>(milli) / kKaiMilliPerGpu); }
 
 // reclaimable.go fairShareSaturationRatio: allocated / fair share; anything held without a share
 // is infinitely saturated.
@@ -20,43 +17,18 @@ double saturation(int64_t held, int64_t fair_share) {
   return static_cast<double>(held) / static_cast<double>(fair_share);
 }
 
-// GPUs an earlier job's victims left free this cycle: the next cycle's Allocate gives them out
-// (Reclaim and Preempt act only through victims).
-constexpr const char* kLeftToAllocate = "GPUs were freed in this cycle: the next Allocate";
-
-// What a reason adds when min-runtime protection kept `kept` victims (`field`: the queue field).
-std::string protected_note(int kept, const char* field) {
-  if (kept == 0) return {};
-  return "; " + std::to_string(kept) +
-         (kept == 1 ? " job it could take has run less than its " : " jobs it could take have run less than their ") + field;
-}
-
 }  // namespace
 
-const std::string& KaiAdmission::over_fair_share(int queue) const {
-  const size_t q = static_cast<size_t>(queue);
-  OverShareWords& words = over_share_words_[q];
-  const double usage = usage_ ? usage_share(queue) : -1;
-  if (words.fair_share != fair_share_[q] || words.usage != usage) {
-    words.fair_share = fair_share_[q];
-    words.usage = usage;
-    words.text = "reclaim: KAI queue " + queues_[q].name + " would exceed its fair share " + gpus(fair_share_[q]) + " with it";
-    if (usage_)
-      words.text +=
-          " (time-aware fairness: it held " + format_number(100 * usage) + "% of the cluster's GPU time over the window)";
-  }
-  return words.text;
-}
-
-std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+KaiAdmission::Refusal KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
   const size_t r = static_cast<size_t>(job.queue);
   const int64_t g = job.gpu_milli;
   // CanReclaimResources: the reclaimer's queue stays within its fair share with the job.
-  if (allocated_[r] + g > fair_share_[r]) return over_fair_share(job.queue);
-  if (std::string why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0)); !why.empty()) return why;
+  if (allocated_[r] + g > fair_share_[r])
+    return {Refusal::Kind::OverFairShare, job.queue, -1, 0, {fair_share_[r]}, usage_ ? usage_share(job.queue) : -1};
+  if (Refusal why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0))) return why;
   std::vector<int64_t> alloc = allocated_;
   int64_t free = free_milli();
-  if (free >= g) return kLeftToAllocate;
+  if (free >= g) return {Refusal::Kind::FreedThisCycle};
   int kept = 0;  // victims min-runtime protection kept
   // Victims: preemptible jobs of other queues, the queue last in KAI's order first, in it the
   // job last in its order first; a queue no strategy lets us take from is closed.
@@ -85,25 +57,22 @@ std::string KaiAdmission::try_reclaim(const KaiWorkload& job, std::vector<uint32
     }
     take_victim(id, free, victims, alloc);
   }
-  if (free < g)
-    return "reclaim: " + gpus(free) + " GPUs free, and KAI's strategies let it take too little from other queues (it asks " +
-           gpus(g) + ")" + protected_note(kept, "reclaimMinRuntime");
+  if (free < g) return {Refusal::Kind::ReclaimTooLittle, -1, -1, kept, {free, g}};
   put_back(g, free, victims, alloc);
   std::set<int> losers;
   for (uint32_t victim : victims)
     for (int q : queues_[static_cast<size_t>(admitted_.at(victim).queue)].path) losers.insert(q);
-  if (std::string why = saturation_breach(job.queue, g, alloc, losers); !why.empty()) return why;
-  if (std::string why = policy_blocks(job, alloc); !why.empty()) return why;
-  return {};
+  if (Refusal why = saturation_breach(job.queue, g, alloc, losers)) return why;
+  return policy_blocks(job, alloc);
 }
 
-std::string KaiAdmission::try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
+KaiAdmission::Refusal KaiAdmission::try_preempt(const KaiWorkload& job, std::vector<uint32_t>& victims) const {
   const int64_t g = job.gpu_milli;
   // IsNonPreemptibleJobOverQueueQuota: what no victim can change is checked first.
-  if (std::string why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0)); !why.empty()) return why;
+  if (Refusal why = policy_blocks(job, std::vector<int64_t>(queues_.size(), 0))) return why;
   std::vector<int64_t> alloc = allocated_;
   int64_t free = free_milli();
-  if (free >= g) return kLeftToAllocate;
+  if (free >= g) return {Refusal::Kind::FreedThisCycle};
   const std::set<OrderKey>& running = admitted_by_queue_[static_cast<size_t>(job.queue)];
   const int64_t min_runtime = min_runtimes_ ? preempt_min_runtime(job.queue) : 0;
   int kept = 0;  // victims min-runtime protection kept
@@ -116,10 +85,7 @@ std::string KaiAdmission::try_preempt(const KaiWorkload& job, std::vector<uint32
     }
     take_victim(it->id, free, victims, alloc);
   }
-  if (free < g)
-    return "preempt: " + gpus(free) +
-           " GPUs free, and its queue's preemptible jobs of lower priority leave too little (it asks " + gpus(g) + ")" +
-           protected_note(kept, "preemptMinRuntime");
+  if (free < g) return {Refusal::Kind::PreemptTooLittle, -1, -1, kept, {free, g}};
   put_back(g, free, victims, alloc);
   return policy_blocks(job, alloc);
 }
@@ -198,8 +164,8 @@ bool KaiAdmission::strategy_allows(int reclaimer, int64_t gpu_milli, int victim_
 // reclaimable.go reclaimingQueuesRemainWithinBoundaries: on every level of the reclaimer's path,
 // its queue (with the job) must not end more saturated than a sibling it takes from, once it is
 // above its fair share (reclaimerUtilizationMultiplier 1, KAI's default). Empty, or the breach.
-std::string KaiAdmission::saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
-                                            const std::set<int>& losers) const {
+KaiAdmission::Refusal KaiAdmission::saturation_breach(int reclaimer, int64_t gpu_milli, const std::vector<int64_t>& alloc,
+                                                      const std::set<int>& losers) const {
   for (int a : queues_[static_cast<size_t>(reclaimer)].path) {
     const size_t qa = static_cast<size_t>(a);
     const double ratio = saturation(alloc[qa] + gpu_milli, fair_share_[qa]);
@@ -207,9 +173,7 @@ std::string KaiAdmission::saturation_breach(int reclaimer, int64_t gpu_milli, co
       const size_t qs = static_cast<size_t>(s);
       if (s == a || queues_[qs].parent != queues_[qa].parent) continue;
       if (ratio > 1 && fair_share_[qs] > 0 && ratio >= saturation(alloc[qs], fair_share_[qs]))
-        return "reclaim: KAI queue " + queues_[qa].name + " would hold " + gpus(alloc[qa] + gpu_milli) + " of its fair share " +
-               gpus(fair_share_[qa]) + ", more saturated than " + queues_[qs].name + " it takes from (" + gpus(alloc[qs]) +
-               " of " + gpus(fair_share_[qs]) + ")";
+        return {Refusal::Kind::Saturation, a, s, 0, {alloc[qa] + gpu_milli, fair_share_[qa], alloc[qs], fair_share_[qs]}};
     }
   }
   return {};

@@ -74,6 +74,19 @@ TEST_CASE("kai::admission fractions of a GPU are exact", "[sim][kai][tenancy]") 
         "priority leave too little (it asks 0.001)");
 }
 
+TEST_CASE("kai::admission GPUs one victim freed beyond its preemptor's need wait for the next Allocate", "[sim][kai][tenancy]") {
+  KaiFixture f;
+  f.queue("team", 2, 1).build(2);
+  f.running(1, "team", kTrain, 2);
+  f.pending(2, "team", kInference, 1), f.pending(3, "team", kInference, 1);
+  // Preempt evicts job 1 (2 GPUs) for job 2 (1 GPU); the GPU left over is not Preempt's to give.
+  CHECK(f.cycles(1) == Cycle{{2}, {1}});
+  CHECK(f.admission->wait_reason(3) ==
+        "not enough free GPUs: 0 of 2 free, it asks 1; reclaim: KAI queue team would exceed its fair share 2 with it; "
+        "GPUs were freed in this cycle: the next Allocate");
+  CHECK(f.cycles(1) == Cycle{{3}, {}});
+}
+
 TEST_CASE("kai::admission jobs a queue can never admit", "[sim][kai][tenancy]") {
   KaiFixture f;
   f.department("research", 4).queue("vision", 2, 1, -1, "research").queue("closed", 0, 0, 0, "research").build(8);
