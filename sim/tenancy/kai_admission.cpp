@@ -49,6 +49,8 @@ KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli
       queues_[q].path.insert(queues_[q].path.begin(), at);
   const size_t n = queues_.size();
   waiting_by_queue_.resize(n);
+  shapes_in_order_.resize(n);
+  head_found_.assign(n, {0, OrderKey{}});
   admitted_by_queue_.resize(n);
   for (auto* v : {&allocated_, &allocated_non_preemptible_, &pending_, &fair_share_, &borrowed_milli_ms_, &borrowed_since_ms_})
     v->assign(n, 0);
@@ -78,14 +80,20 @@ std::string KaiAdmission::never_admitted(int queue, int64_t gpu_milli, int32_t p
 void KaiAdmission::enqueue(KaiWorkload workload) {
   assert(queues_[static_cast<size_t>(workload.queue)].leaf && workload.gpu_milli > 0);
   for (int q : queues_[static_cast<size_t>(workload.queue)].path) pending_[static_cast<size_t>(q)] += workload.gpu_milli;
-  waiting_[workload.id] = workload;
+  const KaiWorkload& waiting = waiting_[workload.id] = workload;
   dirty_ = true;
   if (evicted_now_.count(workload.id) != 0) {
     held_.push_back(workload);  // evicted in this run: it asks again from the next run on
     return;
   }
-  waiting_by_queue_[static_cast<size_t>(workload.queue)][{-workload.priority, workload.gpu_milli}].jobs.insert(
-      {-workload.priority, workload.timestamp_ms, workload.id});
+  const size_t leaf = static_cast<size_t>(workload.queue);
+  Shape& shape = waiting_by_queue_[leaf][{-workload.priority, workload.gpu_milli}];
+  const OrderKey key{-workload.priority, workload.timestamp_ms, workload.id};
+  if (shape.jobs.empty() || key < *shape.jobs.begin()) {
+    if (!shape.jobs.empty()) shapes_in_order_[leaf].erase(*shape.jobs.begin());
+    shapes_in_order_[leaf].emplace(key, ShapeHead{&shape, &waiting});
+  }
+  shape.jobs.insert(key);
 }
 
 void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
@@ -242,11 +250,21 @@ bool KaiAdmission::rank_before(int a, int64_t job_a, int b, int64_t job_b, const
   return a < b;  // the older queue (the configuration's order)
 }
 
-const KaiWorkload* KaiAdmission::head(int leaf) const {
-  const OrderKey* best = nullptr;
-  for (const auto& [key, shape] : waiting_by_queue_[static_cast<size_t>(leaf)])
-    if (shape.failed_in != actions_ && (best == nullptr || *shape.jobs.begin() < *best)) best = &*shape.jobs.begin();
-  return best == nullptr ? nullptr : &waiting_.at(best->id);
+// The leaf's first waiting job of a shape not yet failed in this action. Within an action jobs
+// only leave, a failed shape stays failed, and a shape whose head leaves moves later in the
+// order: the search goes on from where it last stopped.
+KaiAdmission::ShapeHead KaiAdmission::head(int leaf) {
+  const auto& shapes = shapes_in_order_[static_cast<size_t>(leaf)];
+  auto& [action, found] = head_found_[static_cast<size_t>(leaf)];
+  auto it = action == actions_ ? shapes.lower_bound(found) : shapes.begin();
+  while (it != shapes.end() && it->second.shape->failed_in == actions_) ++it;
+  action = actions_;
+  if (it == shapes.end()) {
+    found = {std::numeric_limits<int32_t>::max(), kNever, std::numeric_limits<uint32_t>::max()};
+    return {};
+  }
+  found = it->first;
+  return it->second;
 }
 
 void KaiAdmission::divide_fair_shares() {
@@ -277,14 +295,14 @@ bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& ad
 bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit,
                        const std::function<void(uint32_t)>& evict) {
   ++actions_;
-  std::vector<const KaiWorkload*> heads(queues_.size(), nullptr);
+  std::vector<ShapeHead> heads(queues_.size());
   for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q));
   bool changed = false;
   for (int turn = next_turn(heads); turn >= 0; turn = next_turn(heads)) {
-    const KaiWorkload job = *heads[static_cast<size_t>(turn)];
+    const KaiWorkload job = *heads[static_cast<size_t>(turn)].job;
+    Shape& shape = *heads[static_cast<size_t>(turn)].shape;
     std::vector<uint32_t> victims;
     const Refusal why = attempt(action, job, victims);
-    Shape& shape = waiting_by_queue_[static_cast<size_t>(job.queue)].at({-job.priority, job.gpu_milli});
     shape.reasons[static_cast<size_t>(action)] = why;
     if (why) {
       shape.failed_in = actions_;
@@ -304,12 +322,12 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
   return changed;
 }
 
-int KaiAdmission::next_turn(const std::vector<const KaiWorkload*>& heads) const {
+int KaiAdmission::next_turn(const std::vector<ShapeHead>& heads) const {
   int turn = -1;
   for (size_t q = 0; q < queues_.size(); ++q) {
-    if (heads[q] == nullptr) continue;
-    const KaiWorkload* other = turn < 0 ? nullptr : heads[static_cast<size_t>(turn)];
-    if (other == nullptr || queue_before(static_cast<int>(q), heads[q]->gpu_milli, turn, other->gpu_milli, allocated_))
+    if (heads[q].job == nullptr) continue;
+    const KaiWorkload* other = turn < 0 ? nullptr : heads[static_cast<size_t>(turn)].job;
+    if (other == nullptr || queue_before(static_cast<int>(q), heads[q].job->gpu_milli, turn, other->gpu_milli, allocated_))
       turn = static_cast<int>(q);
   }
   return turn;
@@ -353,8 +371,18 @@ void KaiAdmission::take_from_queue(const KaiWorkload& job) {
   auto& shapes = waiting_by_queue_[static_cast<size_t>(job.queue)];
   const auto it = shapes.find({-job.priority, job.gpu_milli});
   assert(it != shapes.end());
-  it->second.jobs.erase({-job.priority, job.timestamp_ms, job.id});
-  if (it->second.jobs.empty()) shapes.erase(it);
+  std::set<OrderKey>& jobs = it->second.jobs;
+  const OrderKey key{-job.priority, job.timestamp_ms, job.id};
+  if (key == *jobs.begin()) {
+    auto& in_order = shapes_in_order_[static_cast<size_t>(job.queue)];
+    in_order.erase(key);
+    if (jobs.size() > 1) {
+      const OrderKey next = *std::next(jobs.begin());
+      in_order.emplace(next, ShapeHead{&it->second, &waiting_.at(next.id)});
+    }
+  }
+  jobs.erase(key);
+  if (jobs.empty()) shapes.erase(it);
   for (int q : queues_[static_cast<size_t>(job.queue)].path) pending_[static_cast<size_t>(q)] -= job.gpu_milli;
   waiting_.erase(job.id);
 }

@@ -167,17 +167,22 @@ class KaiAdmission {
     uint64_t failed_in = 0;          // the action (actions_) it last failed in
     std::array<Refusal, 3> reasons;  // why it was last not admitted, by Action
   };
+  // A shape and its first job (in waiting_); none: both null.
+  struct ShapeHead {
+    Shape* shape = nullptr;
+    const KaiWorkload* job = nullptr;
+  };
   enum class Action : uint8_t { Allocate, Reclaim, Preempt };
 
   int64_t deserved_of(int queue) const;
   int64_t allocatable_of(int queue) const;  // max(deserved, fair share) capped by the limit; -1: none
   bool queue_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
   bool rank_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
-  const KaiWorkload* head(int leaf) const;
+  ShapeHead head(int leaf);
   void divide_fair_shares();
   bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
   bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
-  int next_turn(const std::vector<const KaiWorkload*>& heads) const;
+  int next_turn(const std::vector<ShapeHead>& heads) const;
   Refusal attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   Refusal policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
   Refusal try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
@@ -202,6 +207,10 @@ class KaiAdmission {
   std::vector<Queue> queues_;  // as in QueueConfig::kai_queues
   int64_t capacity_ = 0;
   std::vector<std::map<ShapeKey, Shape>> waiting_by_queue_;  // by leaf: its waiting jobs by shape
+  // By leaf: its shapes by their first job, so `head` walks them in order; and where the action
+  // under way last found the leaf's head (every shape before it has failed in that action).
+  std::vector<std::map<OrderKey, ShapeHead>> shapes_in_order_;
+  std::vector<std::pair<uint64_t, OrderKey>> head_found_;  // (actions_, that head's key)
   std::map<uint32_t, KaiWorkload> waiting_;
   std::map<uint32_t, KaiWorkload> admitted_;
   std::vector<std::set<OrderKey>> admitted_by_queue_;
