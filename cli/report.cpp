@@ -118,8 +118,9 @@ const Registrar registered{{
     "RESULTS_DIR... [-o DIR] [--label A,B...]",
     "Reads results folders written by `topsim run` (results.json, and jobs.jsonl when present)\n"
     "and writes report.html (charts with Chart.js embedded: opens offline), summary.md (for a PR\n"
-    "comment or $GITHUB_STEP_SUMMARY), summary.csv, jobs.csv, timeseries.csv, fill_curves.csv and\n"
-    "metrics.prom (Prometheus text format). With several folders the charts overlay the runs (one\n"
+    "comment or $GITHUB_STEP_SUMMARY), summary.csv, jobs.csv, timeseries.csv, tenant_timeseries.csv,\n"
+    "uplink_timeseries.csv, fill_curves.csv and metrics.prom (Prometheus text format). With several folders the charts overlay "
+    "the runs (one\n"
     "colour per scheduler, later runs dashed) and a delta table gives every key metric per run with\n"
     "its % change against the first run, worse changes marked. Files: docs/reports.md.",
     [] { return std::make_unique<Report>(); },

@@ -142,13 +142,46 @@ Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
 
 void write_timeseries_csv(const ReportModel& m, std::ostream& out) {
   row(out, {"run", "scheduler", "seed", "time_s", "running_jobs", "pending_jobs", "allocated_gpus", "fragmentation_gpus",
-            "fragmentation_rate", "unusable_gpus", "idle_cards"});
+            "fragmentation_rate", "unusable_gpus", "idle_cards", "gpus_down"});
   for (const Series& s : m.series)
     for (const RunResult& run : s.result->runs)
       for (const ClusterSample& x : run.samples)
         row(out, {s.label, s.scheduler, std::to_string(run.seed), seconds(x.time_ms), std::to_string(x.running),
                   std::to_string(x.pending), number(x.allocated_gpus), number(x.fragmentation_gpus), number(x.fragmentation_rate),
-                  number(x.unusable_gpus), std::to_string(x.idle_cards)});
+                  number(x.unusable_gpus), std::to_string(x.idle_cards), std::to_string(x.gpus_down)});
+}
+
+void write_tenant_timeseries_csv(const ReportModel& m, std::ostream& out) {
+  row(out, {"run", "scheduler", "seed", "time_s", "tenant", "gpus", "fair_share_gpus", "usage_share"});
+  // A sample's value for tenant `t`, empty where the run has no such figure.
+  auto value = [](const std::vector<double>& values, size_t t) { return t < values.size() ? number(values[t]) : ""; };
+  std::string rows;
+  for (const Series& s : m.series)
+    for (const RunResult& run : s.result->runs) {
+      const std::vector<std::string> tenants = tenant_names(run);
+      for (const ClusterSample& x : run.samples)
+        for (size_t t = 0; t < tenants.size(); ++t)
+          append_row(rows, {s.label, s.scheduler, std::to_string(run.seed), seconds(x.time_ms), tenants[t],
+                            value(x.tenant_gpus, t), value(x.tenant_fair_share_gpus, t), value(x.tenant_usage_share, t)});
+      out << rows;
+      rows.clear();
+    }
+}
+
+void write_uplink_timeseries_csv(const ReportModel& m, std::ostream& out) {
+  row(out, {"run", "scheduler", "seed", "time_s", "level", "utilisation"});
+  std::string rows;
+  for (const Series& s : m.series) {
+    const std::vector<std::string>& levels = m.runs[s.label_index]->results->scenario.fabric_levels;
+    for (const RunResult& run : s.result->runs) {
+      for (const ClusterSample& x : run.samples)
+        for (size_t level = 0; level < levels.size() && level < x.link_utilisation.size(); ++level)
+          append_row(rows, {s.label, s.scheduler, std::to_string(run.seed), seconds(x.time_ms), levels[level],
+                            number(x.link_utilisation[level])});
+      out << rows;
+      rows.clear();
+    }
+  }
 }
 
 void write_fill_curves_csv(const ReportModel& m, std::ostream& out) {

@@ -193,7 +193,7 @@ std::vector<std::optional<Chart>> uplink_charts(const ReportModel& m) {
       c.datasets.push_back(dataset(s, downsample(points, kMaxSeriesPoints)));
     }
     if (!used) continue;
-    c.table = line_table(c, "time (h)", "results.json (samples.uplink_utilisation)");
+    c.table = line_table(c, "time (h)", "uplink_timeseries.csv");
     charts.push_back(std::move(c));
   }
   return charts;
@@ -208,17 +208,17 @@ std::vector<std::optional<Chart>> tenant_charts(const ReportModel& m) {
                                              "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
   struct Figure {
     std::vector<double> ClusterSample::*values;
-    const char* column;  // in results.json's samples
+    const char* column;  // in tenant_timeseries.csv
     const char* title;
     const char* y_label;
     double scale;
     bool stacked;
   };
   static constexpr Figure kFigures[] = {
-      {&ClusterSample::tenant_gpus, "tenant_gpus", "GPUs held per tenant over time", "GPUs held by running jobs", 1, true},
-      {&ClusterSample::tenant_fair_share_gpus, "tenant_fair_share_gpus", "KAI fair share per queue over time",
-       "fair share (GPUs)", 1, false},
-      {&ClusterSample::tenant_usage_share, "tenant_usage_share", "KAI usage per queue over time (time-aware fairness)",
+      {&ClusterSample::tenant_gpus, "gpus", "GPUs held per tenant over time", "GPUs held by running jobs", 1, true},
+      {&ClusterSample::tenant_fair_share_gpus, "fair_share_gpus", "KAI fair share per queue over time", "fair share (GPUs)", 1,
+       false},
+      {&ClusterSample::tenant_usage_share, "usage_share", "KAI usage per queue over time (time-aware fairness)",
        "usage over the window (% of the cluster's GPU time)", 100, false}};
   std::vector<std::optional<Chart>> charts;
   for (const Series& s : m.series) {
@@ -238,7 +238,7 @@ std::vector<std::optional<Chart>> tenant_charts(const ReportModel& m) {
         c.datasets.push_back(
             ChartDataset{tenants[t], kPalette[t % std::size(kPalette)], false, 0.6, 0, downsample(points, kMaxSeriesPoints)});
       }
-      c.table = line_table(c, "time (h)", std::string("results.json (samples.") + figure.column + ")");
+      c.table = line_table(c, "time (h)", std::string("tenant_timeseries.csv (") + figure.column + ")");
       charts.push_back(std::move(c));
     }
   }

@@ -18,7 +18,8 @@ class ReportReporter final : public Reporter {
 }  // namespace
 
 std::vector<std::string> report_file_names() {
-  return {"report.html", "summary.md", "summary.csv", "jobs.csv", "timeseries.csv", "fill_curves.csv", "metrics.prom"};
+  return {"report.html",           "summary.md",      "summary.csv", "jobs.csv", "timeseries.csv", "tenant_timeseries.csv",
+          "uplink_timeseries.csv", "fill_curves.csv", "metrics.prom"};
 }
 
 Status write_report(const std::vector<LabelledResults>& inputs, OutputSink& sink) {
@@ -31,6 +32,8 @@ Status write_report(const std::vector<LabelledResults>& inputs, OutputSink& sink
       {"summary.csv", [&](std::ostream& out) { write_summary_csv(model, out); }},
       {"jobs.csv", [&](std::ostream& out) { jobs_read = write_jobs_csv(model, out); }},
       {"timeseries.csv", [&](std::ostream& out) { write_timeseries_csv(model, out); }},
+      {"tenant_timeseries.csv", [&](std::ostream& out) { write_tenant_timeseries_csv(model, out); }},
+      {"uplink_timeseries.csv", [&](std::ostream& out) { write_uplink_timeseries_csv(model, out); }},
       {"fill_curves.csv", [&](std::ostream& out) { write_fill_curves_csv(model, out); }},
       {"metrics.prom", [&](std::ostream& out) { out << render_prometheus(model); }},
   };

@@ -31,6 +31,12 @@ void write_summary_csv(const ReportModel& model, std::ostream& out);
 // Error (the stream then set bad): a run's per-job records on disk could not be read back.
 [[nodiscard]] Status write_jobs_csv(const ReportModel& model, std::ostream& out);
 void write_timeseries_csv(const ReportModel& model, std::ostream& out);
+// Per sample and tenant: the GPUs its running jobs held and, with KAI queues, its fair share and
+// usage (empty where the run has none); the header alone without tenants.
+void write_tenant_timeseries_csv(const ReportModel& model, std::ostream& out);
+// Per sample and fabric level: the share of its uplinks' capacity the jobs' traffic used; the
+// header alone without a fabric.
+void write_uplink_timeseries_csv(const ReportModel& model, std::ostream& out);
 void write_fill_curves_csv(const ReportModel& model, std::ostream& out);
 
 // The files of a report, in the order they are written.

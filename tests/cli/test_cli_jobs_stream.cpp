@@ -54,7 +54,7 @@ TEST_CASE("cli::run: per-job files are the same bytes with one thread and with t
   const auto one = files_of(dir.file("1")), two = files_of(dir.file("2"));
   // Every file, jobs.jsonl (2 x 3 x 400 lines), jobs.csv and the set's record included; nothing
   // else in the folder.
-  REQUIRE(one.size() == 11);
+  REQUIRE(one.size() == 13);
   CHECK(one.count(".topsim-set.json") == 1);
   CHECK(one.count("jobs.jsonl") == 1);
   CHECK(std::count(one.at("jobs.jsonl").begin(), one.at("jobs.jsonl").end(), '\n') == 2400);

@@ -24,8 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kReportFiles[] = {"report.html",    "summary.md",      "summary.csv", "jobs.csv",
-                                    "timeseries.csv", "fill_curves.csv", "metrics.prom"};
+const char* const kReportFiles[] = {
+    "report.html",           "summary.md",      "summary.csv", "jobs.csv", "timeseries.csv", "tenant_timeseries.csv",
+    "uplink_timeseries.csv", "fill_curves.csv", "metrics.prom"};
 
 std::string scenario_path(const std::string& name) {
   return (fs::path(TOPSIM_SOURCE_DIR) / "scenarios" / (name + ".json")).string();

@@ -51,8 +51,9 @@ TEST_CASE("cli::set record: every file of a run is recorded with the run's ident
   const auto results = nlohmann::json::parse(read_text(out + "/results.json"));
   CHECK(record["schema"] == "topsim.set/1");
   CHECK(record["run"] == results["run"]["id"]);
-  for (const std::string name : {"results.json", "jobs.jsonl", "summary.txt", "report.html", "summary.md", "summary.csv",
-                                 "jobs.csv", "timeseries.csv", "fill_curves.csv", "metrics.prom"}) {
+  for (const std::string name :
+       {"results.json", "jobs.jsonl", "summary.txt", "report.html", "summary.md", "summary.csv", "jobs.csv", "timeseries.csv",
+        "tenant_timeseries.csv", "uplink_timeseries.csv", "fill_curves.csv", "metrics.prom"}) {
     INFO(name);
     REQUIRE(record["files"].contains(name));
     CHECK(record["files"][name]["bytes"] == fs::file_size(out + "/" + name));
@@ -123,7 +124,8 @@ TEST_CASE("cli::set record: a set is never written beside another run's files", 
  "workload": {"kind": "synthetic", "jobs": 20, "arrival_rate_per_hour": 20},
  "node_types": [{"model": "dgx-a100", "cost_per_node_hour": 32.77}],
  "schedulers": ["topology-aware"], "slo": {"wait_s.p95": 900}, "bounds": {"max_nodes": 4}})");
-    check_bad_input(run_cli("plan '" + plan + "' -o '" + a + "' --quiet"), "summary.csv, timeseries.csv of run ");
+    check_bad_input(run_cli("plan '" + plan + "' -o '" + a + "' --quiet"),
+                    "summary.csv, tenant_timeseries.csv, timeseries.csv, uplink_timeseries.csv of run ");
   }
   SECTION("a run's own report beside it is fine, and keeps the record whole") {
     REQUIRE(run_cli("report '" + a + "' --label mine").exit_code == 0);

@@ -11,6 +11,7 @@
 #include "reports/fabric_report.h"
 #include "reports/report_files.h"
 #include "sim/cluster.h"
+#include "tests/reports/csv_records.h"
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 #include "tests/test_support.h"
@@ -110,4 +111,32 @@ TEST_CASE("reports::fabric report.html draws the fabric, from results.json as we
   CHECK(back.measured_pairs == 1);
   CHECK(back.most_measured_latency_us == 30);
   CHECK(render_fabric_text(back, loaded->scenario.node_names) == render_fabric_text(written, results.scenario.node_names));
+}
+
+TEST_CASE("reports::uplink_timeseries.csv: a row per sample and fabric level, as the run sampled it", "[reports]") {
+  // Three DGX A100 of 8 GPUs for one job: it must leave its rack of two, so the rack uplinks carry it.
+  const ResultSet results = run_all(scenario_from(scenario_json(
+      R"([{"model": "dgx-a100", "count": 4}])",
+      R"([{"name": "g", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "vgg16", "duration_s": 600}])",
+      R"(, "sample_every_s": 60, "schedulers": ["topology-aware"])",
+      R"(, "network": {"transport": "ib", "rails": 8, "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}]})")));
+  const RunResult& run = results.schedulers.front().runs.front();
+  MemorySink sink;
+  REQUIRE(write_report({{"racks", &results}}, sink).ok());
+  const auto rows = parse_csv(sink.files.at("uplink_timeseries.csv"));
+  REQUIRE(rows.size() == 1 + run.samples.size());  // one level
+  CHECK(rows[0] == std::vector<std::string>{"run", "scheduler", "seed", "time_s", "level", "utilisation"});
+  bool carried = false;
+  for (size_t i = 0; i < run.samples.size(); ++i) {
+    INFO(i);
+    CHECK(rows[1 + i][3] == format_data(static_cast<double>(run.samples[i].time_ms) / 1000));
+    CHECK(rows[1 + i][4] == "rack");
+    CHECK(rows[1 + i][5] == format_data(run.samples[i].link_utilisation.at(0)));
+    carried = carried || run.samples[i].link_utilisation.at(0) > 0;
+  }
+  CHECK(carried);
+  // timeseries.csv carries the GPUs out of service (none here) in its last column.
+  const auto cluster = parse_csv(sink.files.at("timeseries.csv"));
+  CHECK(cluster[0].back() == "gpus_down");
+  CHECK(cluster[1].back() == "0");
 }

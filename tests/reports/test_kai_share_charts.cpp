@@ -11,7 +11,10 @@
 #include <catch2/catch.hpp>
 
 #include "formats/results/results_json.h"
+#include "reports/report_files.h"
 #include "reports/report_model.h"
+#include "tests/reports/csv_records.h"
+#include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 #include "tests/test_support.h"
 #include "util/number_format.h"
@@ -97,8 +100,36 @@ TEST_CASE("reports::KAI fair share and usage per queue: in results.json and char
   const std::vector<std::string> texts = chart_texts(*loaded);
   CHECK(shows(texts, "GPUs held per tenant over time: topology-aware"));
   CHECK(shows(texts, "KAI fair share per queue over time: topology-aware"));
-  // Its table shows some of the points, and says where the rest are (timeseries.csv has no tenants).
+  // Its table shows some of the points, and says where the rest are.
   CHECK(shows(texts, "25 of " + std::to_string(back.size()) +
-                         " points, evenly spread; every point is in results.json (samples.tenant_fair_share_gpus)"));
+                         " points, evenly spread; every point is in tenant_timeseries.csv (fair_share_gpus)"));
   CHECK(shows(texts, "KAI usage per queue over time (time-aware fairness): topology-aware") == time_aware);
+}
+
+TEST_CASE("reports::tenant_timeseries.csv: a row per sample and tenant, KAI's figures where the run has them", "[reports][kai]") {
+  TempDir dir;
+  const bool time_aware = GENERATE(true, false);
+  INFO("time-aware " << time_aware);
+  const ResultSet results = lab_run(dir, time_aware);
+  const RunResult& run = results.schedulers.front().runs.front();
+  MemorySink sink;
+  REQUIRE(write_report({{"lab", &results}}, sink).ok());
+  const auto rows = parse_csv(sink.files.at("tenant_timeseries.csv"));
+  REQUIRE(rows.size() == 1 + 2 * run.samples.size());
+  CHECK(rows[0] ==
+        std::vector<std::string>{"run", "scheduler", "seed", "time_s", "tenant", "gpus", "fair_share_gpus", "usage_share"});
+  // At 90 s, the fourth sample: a's row, then b's, with the figures checked above.
+  const std::vector<std::string>& a = rows[1 + 2 * 3];
+  const std::vector<std::string>& b = rows[2 + 2 * 3];
+  CHECK(std::vector<std::string>(a.begin(), a.begin() + 5) ==
+        std::vector<std::string>{"lab", "topology-aware", std::to_string(run.seed), "90", "a"});
+  CHECK(b[4] == "b");
+  CHECK(a[5] == format_data(run.samples[3].tenant_gpus[0]));
+  CHECK(b[5] == format_data(run.samples[3].tenant_gpus[1]));
+  CHECK(a[6] == (time_aware ? "0" : "4"));
+  CHECK(b[6] == (time_aware ? "8" : "4"));
+  CHECK(a[7] == (time_aware ? "1" : ""));  // no usage without time-aware fairness: empty
+  CHECK(b[7] == (time_aware ? "0" : ""));
+  // No fabric: the uplink file holds its header alone.
+  CHECK(parse_csv(sink.files.at("uplink_timeseries.csv")).size() == 1);
 }

@@ -15,6 +15,7 @@
 #include "reports/escape.h"
 #include "reports/report_files.h"
 #include "reports/text_report.h"
+#include "tests/reports/csv_records.h"
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 
@@ -34,34 +35,6 @@ std::string jobs_json(const std::string& first_name) {
 }
 
 ResultSet run_scenario(const std::string& json) { return run_all(scenario_from(json)); }
-
-// RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks).
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
-        records.back().back() += '"', ++i;
-      else if (c == '"')
-        quoted = false;
-      else
-        records.back().back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      records.back().emplace_back();
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      records.emplace_back(1);
-      ++i;
-    } else {
-      records.back().back() += c;
-    }
-  }
-  if (records.back().size() == 1 && records.back()[0].empty()) records.pop_back();
-  return records;
-}
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
