@@ -138,9 +138,23 @@ void cohorts_section(std::string& out, const QueueConfig& config) {
 
 void local_queues_section(std::string& out, const QueueConfig& config) {
   std::vector<std::string> local;
-  for (const LocalQueueSpec& lq : config.local_queues)
-    local.push_back(lq.namespace_name + "/" + lq.name + " -> ClusterQueue " + lq.cluster_queue +
-                    (lq.fair_weight != 1 ? "; fairSharing.weight " + trimmed(lq.fair_weight, 6) : ""));
+  for (const LocalQueueSpec& lq : config.local_queues) {
+    std::string line = lq.namespace_name + "/" + lq.name + " -> ClusterQueue " + lq.cluster_queue +
+                       (lq.fair_weight != 1 ? "; fairSharing.weight " + trimmed(lq.fair_weight, 6) : "");
+    // A live queue's Admission Fair Sharing usage (decayed, in Kueue's units): where the replay starts.
+    const char* separator = "; consumed ";
+    for (const auto& [resource, value] : lq.consumed) {
+      line += separator + resource + " ";
+      if (resource == kResourceCpu)
+        line += trimmed(value, 3) + " cores";
+      else if (resource == kResourceMemory)
+        line += trimmed(value / (1LL << 30), 3) + "Gi";
+      else
+        line += trimmed(value, 3) + (is_gpu(resource) ? " GPUs" : "");
+      separator = ", ";
+    }
+    local.push_back(std::move(line));
+  }
   std::sort(local.begin(), local.end());
   out += "\nLocalQueues (namespace/name -> ClusterQueue):\n";
   if (local.empty()) out += "  none\n";

@@ -266,6 +266,17 @@ void read_local_queue(const Object& object, QueueConfig& config) {
   if (queue.namespace_name.empty()) queue.namespace_name = "default";
   queue.cluster_queue = required_text(site, spec, "clusterQueue", "spec.clusterQueue");
   queue.fair_weight = read_fair_weight(site, member(spec, "fairSharing"), "spec.fairSharing");
+  // A live queue's Admission Fair Sharing usage; the rest of its status (conditions, counts of
+  // workloads, flavor usage) is the controller's view of the moment and not read.
+  const std::string path = "status.fairSharing.admissionFairSharingStatus.consumedResources";
+  const YAML::Node consumed =
+      member(member(member(member(object.node, "status"), "fairSharing"), "admissionFairSharingStatus"), "consumedResources");
+  if (present(consumed) && !consumed.IsMap()) site.fail(consumed, path, "must be a map of resource names to quantities");
+  if (present(consumed))
+    for (const auto& entry : consumed) {
+      const std::string resource = text(site, entry.first, path);
+      queue.consumed[resource] = quantity_number(site, entry.second, path + "." + resource);
+    }
   config.local_queues.push_back(std::move(queue));
 }
 

@@ -50,7 +50,11 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
     fair_admission_ = config.admission_fair_sharing;
   if (fair_admission_) {
     local_usage_.resize(config.local_queues.size() + config.cluster_queues.size());
-    for (size_t l = 0; l < config.local_queues.size(); ++l) local_usage_[l].weight = config.local_queues[l].fair_weight;
+    for (size_t l = 0; l < config.local_queues.size(); ++l) {
+      local_usage_[l].weight = config.local_queues[l].fair_weight;
+      for (const auto& [name, value] : config.local_queues[l].consumed)  // a live queue's usage: the start
+        local_usage_[l].consumed += resource_weight(name) * value;
+    }
   }
   fair_ = config.fair_sharing;
   strategies_ = config.fair_strategies;
@@ -87,14 +91,17 @@ KueueAdmission::ShapeKey KueueAdmission::shape_of(const QueuedWorkload& workload
   return {fair_admission(workload.cluster_queue) ? workload.local_queue : -1, workload.priority, workload.request};
 }
 
+double KueueAdmission::resource_weight(const std::string& name) const {
+  const auto weight = fair_admission_->resource_weights.find(name);
+  return weight == fair_admission_->resource_weights.end() ? 1.0 : weight->second;
+}
+
 double KueueAdmission::fair_usage_of(const QuotaRequest& request) const {
   double usage = 0;
   for (const auto& [resource, amount] : request) {
     const std::string& name = tree_.resource_name(resource);
-    const auto weight = fair_admission_->resource_weights.find(name);
     // Kueue's Quantity.AsApproximateFloat64: cpu in cores (topsim counts thousandths), the rest as counted.
-    const double value = static_cast<double>(amount) / (name == kResourceCpu ? 1000.0 : 1.0);
-    usage += (weight == fair_admission_->resource_weights.end() ? 1.0 : weight->second) * value;
+    usage += resource_weight(name) * static_cast<double>(amount) / (name == kResourceCpu ? 1000.0 : 1.0);
   }
   return usage;
 }

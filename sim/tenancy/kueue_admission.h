@@ -200,6 +200,7 @@ class KueueAdmission {
   };
   bool fair_admission(int cluster_queue) const;  // Admission Fair Sharing orders its workloads
   ShapeKey shape_of(const QueuedWorkload& workload) const;
+  double resource_weight(const std::string& name) const;            // resourceWeights[name], else 1
   double fair_usage_of(const QuotaRequest& request) const;          // weighted, in Kueue's units
   void sample_usage(LocalQueueUsage& queue, int64_t now_ms) const;  // the ticks up to now_ms
   void change_held(int local_queue, double amount, int64_t now_ms, bool admission);

@@ -147,6 +147,10 @@ struct LocalQueueSpec {
   std::string namespace_name;  // metadata.namespace ("default" when absent)
   std::string cluster_queue;   // spec.clusterQueue
   double fair_weight = 1;      // spec.fairSharing.weight (Admission Fair Sharing; 0: always last)
+  // status.fairSharing.admissionFairSharingStatus.consumedResources of a live queue (`kubectl get
+  // localqueues -o yaml`), by resource name in Kueue's units (cpu in cores, memory in bytes,
+  // devices as counts): the decayed usage Admission Fair Sharing starts the replay from.
+  std::map<std::string, double> consumed = {};
 };
 
 // Kueue's Configuration admissionFairSharing (apis/config/v1beta2/configuration_types.go): a

@@ -55,3 +55,20 @@ TEST_CASE("reports::queue_config a cohort tree with implicit parents, queues wit
     CHECK(some_line_matches(out, "Skipped \\(not modelled\\): 2 x Namespace, 1 x Topology"));
   }
 }
+
+TEST_CASE("reports::queue_config a live LocalQueue's consumed resources, in people's units", "[reports][queues]") {
+  QueueConfig config;
+  config.source = "q";
+  config.flavors = {{"h100", "q/a.yaml:1", {}}};
+  ClusterQueueSpec team;
+  team.name = "team", team.groups = {gpus("h100", 8)};
+  config.cluster_queues = {team};
+  config.local_queues = {
+      {"lq", "q/a.yaml:1", "ml", "team", 2, {{"cpu", 31.999}, {"memory", 3.0 * (1 << 29)}, {"nvidia.com/gpu", 4}}},
+      {"idle", "q/a.yaml:6", "ml", "team"}};
+  const std::string out = render_queue_config(config);
+  INFO(out);
+  CHECK(some_line_matches(
+      out, "  ml/lq -> ClusterQueue team; fairSharing.weight 2; consumed cpu 31.999 cores, memory 1.5Gi, nvidia.com/gpu 4 GPUs"));
+  CHECK(some_line_matches(out, "  ml/idle -> ClusterQueue team"));
+}

@@ -274,6 +274,18 @@ value: -5
     CHECK(c.admission_fair_sharing->resource_weights.at("nvidia.com/gpu") == 2.5);
     CHECK(c.cluster_queues.at(0).admission_fair_sharing);
     CHECK(c.local_queues.at(0).fair_weight == 2);
+    CHECK(c.local_queues.at(0).consumed.empty());
+    // A live queue (kubectl get localqueues -o yaml): its consumedResources read, the rest of its status not.
+    const QueueConfig live =
+        good({{"q.yaml", queue(std::string(kGroups)) + config + local +
+                             "status:\n  pendingWorkloads: 3\n  conditions: [{type: Active, status: \"True\"}]\n  fairSharing:\n"
+                             "    weightedShare: 0\n    admissionFairSharingStatus:\n      consumedResources: {cpu: 31999m, "
+                             "nvidia.com/gpu: \"4\", memory: 2Gi}\n      lastUpdate: \"2025-06-03T14:25:15Z\"\n"}});
+    const std::map<std::string, double> consumed = live.local_queues.at(0).consumed;
+    CHECK(consumed.size() == 3);
+    CHECK(consumed.at("cpu") == Approx(31.999));
+    CHECK(consumed.at("nvidia.com/gpu") == 4);
+    CHECK(consumed.at("memory") == 2.0 * 1024 * 1024 * 1024);
     // NoAdmissionFairSharing, no admissionScope, no Configuration: off
     CHECK_FALSE(good({{"q.yaml", queue("  admissionScope: {admissionMode: NoAdmissionFairSharing}\n") + config}})
                     .cluster_queues.at(0)
@@ -542,6 +554,15 @@ TEST_CASE("formats::queue_yaml: each bad input is one line naming file:line, obj
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec:\n  clusterQueue: x\n"
         "  fairSharing: {weight: -2}\n",
         "6", "LocalQueue default/lq", "spec.fairSharing.weight", "must not be negative");
+    const std::string live =
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec:\n  clusterQueue: x\n"
+        "status:\n  fairSharing:\n    admissionFairSharingStatus:\n      consumedResources:";
+    check(live + " {cpu: -2}\n", "9", "LocalQueue default/lq",
+          "status.fairSharing.admissionFairSharingStatus.consumedResources.cpu", "must not be negative");
+    check(live + " {nvidia.com/gpu: lots}\n", "9", "LocalQueue default/lq",
+          "status.fairSharing.admissionFairSharingStatus.consumedResources.nvidia.com/gpu", "");
+    check(live + " [cpu]\n", "9", "LocalQueue default/lq", "status.fairSharing.admissionFairSharingStatus.consumedResources",
+          "must be a map of resource names to quantities");
   }
   SECTION("KAI SchedulingShard fields") {
     const std::string kai =

@@ -3,6 +3,8 @@
 // admission adds its entry penalty. Worked by hand: half-life 10 min, sampling 5 min, so one tick
 // keeps 0.5^0.5 of the usage and the entry penalty is the request x (1 - 0.5^0.5).
 #include <cmath>
+#include <map>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -19,11 +21,13 @@ constexpr int64_t kMinuteMs = 60'000;
 // ClusterQueue `shared` (4 cores), LocalQueues lq-a (0) and lq-b (1) pointing at it.
 struct Shared {
   KueueFixture k;
-  explicit Shared(bool opt_in, int64_t half_life_ms = 10 * kMinuteMs, double weight_b = 1) {
+  // `consumed_a`: lq-a's consumedResources as a live queue reports it; `weights`: resourceWeights.
+  explicit Shared(bool opt_in, int64_t half_life_ms = 10 * kMinuteMs, double weight_b = 1,
+                  std::map<std::string, double> consumed_a = {}, std::map<std::string, double> weights = {}) {
     k.queue("shared", "", {{"cpu", 4000}}).admission_fair_sharing = opt_in;
-    k.config.local_queues.push_back({"lq-a", "test", "default", "shared"});
+    k.config.local_queues.push_back({"lq-a", "test", "default", "shared", 1, std::move(consumed_a)});
     k.config.local_queues.push_back({"lq-b", "test", "default", "shared", weight_b});
-    k.config.admission_fair_sharing = AdmissionFairSharingSpec{half_life_ms, 5 * kMinuteMs, {}};
+    k.config.admission_fair_sharing = AdmissionFairSharingSpec{half_life_ms, 5 * kMinuteMs, std::move(weights)};
     k.build();
   }
   void enqueue(uint32_t id, int local_queue, int64_t timestamp_ms) {
@@ -149,5 +153,30 @@ TEST_CASE("sim::quota Admission Fair Sharing: LocalQueues take turns, and are th
     CHECK(record(r, s, "b1").start_ms == 2'000'000);
     CHECK(metric(r, "jobs@shared") == 3);
     CHECK(metric(r, "nominal_gpus@shared") == 8);
+  }
+}
+
+TEST_CASE("kueue::admission fair sharing: a live LocalQueue's consumedResources is the usage the replay starts from",
+          "[sim][kueue]") {
+  SECTION("lq-a used 8 cores: b1 goes before the older a1, and lq-a's usage decays from 8") {
+    Shared s(true, 10 * kMinuteMs, 1, {{"cpu", 8}});
+    CHECK(s.k.admission->local_queue_usage(0) == 8);
+    s.enqueue(1, 0, 0);
+    s.enqueue(2, 1, 1);
+    CHECK(s.run(0) == std::vector<uint32_t>{2});
+    s.k.admission->finish(2, 10 * kMinuteMs);
+    CHECK(s.run(10 * kMinuteMs) == std::vector<uint32_t>{1});
+    // Two ticks holding nothing keep 0.5^(10 / 10) of 8; then a1's entry penalty.
+    CHECK(s.k.admission->local_queue_usage(0) == Approx(8 * 0.5 + 4 * kPenaltyShare));
+  }
+  SECTION("the usage counts at the resources' weights: 8 cores at 0.25 and 2 GPUs at 3 are 8") {
+    Shared s(true, 10 * kMinuteMs, 1, {{"cpu", 8}, {"nvidia.com/gpu", 2}}, {{"cpu", 0.25}, {"nvidia.com/gpu", 3}});
+    CHECK(s.k.admission->local_queue_usage(0) == 8);
+  }
+  SECTION("a ClusterQueue that does not opt in keeps its order: the older a1") {
+    Shared s(false, 10 * kMinuteMs, 1, {{"cpu", 8}});
+    s.enqueue(1, 0, 0);
+    s.enqueue(2, 1, 1);
+    CHECK(s.run(0) == std::vector<uint32_t>{1});
   }
 }
