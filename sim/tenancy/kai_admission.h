@@ -139,8 +139,6 @@ class KaiAdmission {
     auto operator<=>(const OrderKey&) const = default;
   };
   using ShapeKey = std::pair<int32_t, int64_t>;  // (-priority, gpu_milli)
-  // The waiting jobs of one leaf with one shape: what one of them cannot get in an action, the
-  // newer ones cannot either.
   // Why an action did not admit a job, kept as figures and written in words only when asked
   // (wait_reason): a cycle refuses most heads it tries, and words for each cost more than the try.
   struct Refusal {
@@ -162,6 +160,8 @@ class KaiAdmission {
     double usage = -1;  // time-aware fairness: the queue's usage share then; -1 without it
     explicit operator bool() const { return kind != Kind::None; }
   };
+  // The waiting jobs of one leaf with one shape: what one of them cannot get in an action, the
+  // newer ones cannot either.
   struct Shape {
     std::set<OrderKey> jobs;
     uint64_t failed_in = 0;          // the action (actions_) it last failed in
