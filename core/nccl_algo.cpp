@@ -21,11 +21,25 @@ double nvls_tree_channel_ceiling_gbps(int sm, int domains) {
   return domains == 2 ? 57.7 : 45.5;
 }
 
-// Algorithm bandwidth of NVLS over `ranks` GPUs with `link_gbps` each (header model): the
-// busiest link is a head's, S + S/h per direction, h = nvls_heads(ranks), GB/s.
+// The NVLink 5 switch's reduction rate per GPU link, as a share of NCCL's figure for the link
+// (40.1 GB/s on SM100, core/hardware.h): each switch port adds 0.5823 x 40.1 = 23.35 GB/s of
+// operands. Calibrated on one run, CoreWeave's GB200 NVL72 rack (coreweave/nccl-tests README.md
+// @ 0120901a, NCCL 2.26.2, 8 GiB: 834.57 / 846.82 GB/s bus bandwidth, mean 840.7, so algBw =
+// 840.7 x 72 / 142 = 426.3 GB/s over 72 GPUs of 18 links each: 426.3 x 71 / (72 x 18) / 40.1 =
+// 0.5823). Validated on others (tests/core/nccl_published.h): it leaves 8 x B200 and two trays to
+// the per-link rule (its bound there, 840.7, is 1.2% above the rule's 830.9 and the measured 830+,
+// 811 and 840.4) and predicts 2 racks' NVLSTree at 846.7 against 810-820 measured.
+constexpr double kNvlink5SwitchReduceShare = 0.5823;
+
+// Algorithm bandwidth of NVLS over `ranks` GPUs with `link_gbps` each (header model), GB/s: the
+// least of the busiest link's, a head's at S + S/h per direction, h = nvls_heads(ranks), and on
+// Blackwell the switch's reduction rate: every reduced byte takes ranks - 1 additions, spread
+// over the ranks x links switch ports the domain's GPUs use.
 double nvls_alg_gbps(int sm, double link_gbps, int ranks) {
   const double heads = nvls_heads(ranks);
-  return nvls_efficiency(sm) * link_gbps * heads / (heads + 1.0);
+  const double links = nvls_efficiency(sm) * link_gbps * heads / (heads + 1.0);
+  if (sm < 100 || ranks < 2) return links;
+  return std::min(links, kNvlink5SwitchReduceShare * link_gbps * ranks / (ranks - 1.0));
 }
 
 double bus_from_alg(double alg_gbps, int ranks) { return alg_gbps * 2.0 * (ranks - 1) / ranks; }

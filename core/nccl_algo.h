@@ -18,7 +18,11 @@
 //   ncclTopoSearchTryNvls). The switch path reaches NCCL's nvlsEfficiency of the link (tuning.cc
 //   v2.28+: Hopper 0.85, Blackwell 0.74). So algBw = eff x L x h/(h+1), L the GPU's NCCL NVLink
 //   bandwidth into the switch, and the bus bandwidth nccl-tests reports is algBw x 2(n-1)/n; up
-//   to 32 GPUs, eff x L x 2(n-1)/(n+1).
+//   to 32 GPUs, eff x L x 2(n-1)/(n+1). On Blackwell the NVLink 5 switch's own reduction rate
+//   bounds it too: each reduced byte takes n - 1 additions in the switch, spread over the n x
+//   links ports the domain's GPUs use, each adding a fixed share of its link's bandwidth
+//   (nccl_algo.cpp, calibrated on one GB200 NVL72 rack): algBw <= rho x L x n/(n-1). At 8 GPUs
+//   both bounds meet (8 x B200); at 72 the switch's binds (the rack's plateau).
 // - NVLSTree over D domains: NVLS inside each, a tree between domains over the NICs. On two
 //   domains each sends and receives S per direction over its NICs (NCCL doubles bwInter for
 //   nNodes <= 2, tuning.cc v2.28+); beyond two, interior tree nodes carry two flows per direction
@@ -36,7 +40,7 @@
 //   tuner figure for NVLS (heads x per-head speed from its search, tuning.cc: 476 GB/s on
 //   8 x H100, 300 on 5 x H100, 720 on 8 x B200, 917.6 on an NVL72 rack; measured 480, 420, 830+
 //   and 841: the per-link rule above is the better predictor up to 8 GPUs, see the validation
-//   table), and whatever holds an NVL72 rack below the per-link rule (docs/throughput-model.md).
+//   table), a reduction rate of Hopper's NVSwitch (no Hopper run reaches one).
 #pragma once
 
 #include <vector>

@@ -63,14 +63,13 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
        "gb200-nvl72-tray", 2, 4, 2, NicTransport::InfiniBand, 840.41},
       {"GB200 NVL72, 1 rack = 72 GPUs, NCCL 2.26.2, 8 GiB: 834.57 out-of-place / 846.82 in-place (coreweave/nccl-tests "
        "README.md @ 0120901a)",
-       "gb200-nvl72-tray", 18, 4, 18, NicTransport::InfiniBand, 840.7, false,
-       "NVLS over 72 GPUs through NCCL's 32 heads: a head's link carries S + S/32, 2 x eff x L x 32/33 x 71/72 = "
-       "1,021.5; measured algBw (427) is 10% below 8 GPUs' (474) where the rule has it 9% above. None of NCCL's NVLS "
-       "terms gives that plateau (its tuner: 32 heads x 20 GB/s, 917.6, but 720 on 8 x B200, measured 830+); the "
-       "switch chips' reduction rate is the likely bound, and no published figure gives it"},
+       "gb200-nvl72-tray", 18, 4, 18, NicTransport::InfiniBand, 840.7, true,
+       "the calibration row of the NVLink 5 switch's reduction rate (core/nccl_algo.cpp): the per-link rule gives "
+       "1,021.5 here (measured algBw 427 is 10% below 8 GPUs' 474 where the rule has it 9% above); n - 1 additions per "
+       "reduced byte over the domain's 72 x 18 switch ports hold the bus bandwidth at 2 x 0.5823 x 721.8 = 840.6 at any n"},
       {"GB200 NVL72, 2 racks = 144 GPUs, NCCL 2.26.2, 16 GiB: 810.41 / 820.36 (coreweave/nccl-tests README.md @ 0120901a)",
-       "gb200-nvl72-tray", 36, 4, 18, NicTransport::InfiniBand, 815.4, false,
-       "NVLSTree bounded by NVLS inside each rack: the same miss as one rack"},
+       "gb200-nvl72-tray", 36, 4, 18, NicTransport::InfiniBand, 815.4, true,
+       "NVLSTree bounded by NVLS inside each rack, at the switch's reduction rate: 426.2 x 2 x 143/144 = 846.5, +3.8%"},
       {"GB200 NVL72, 20 racks = 1,440 GPUs, NCCL 2.26.2, 16 GiB: 405.74 / 404.77, still rising with size (coreweave/"
        "nccl-tests README.md @ 0120901a)",
        "gb200-nvl72-tray", 360, 4, 18, NicTransport::InfiniBand, 405.3, false,
@@ -80,7 +79,7 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       {"GB200 NVL72, 32 trays = 128 GPUs across 2 racks, NCCL 2.29.2, 32 GiB: 683.57 out-of-place / 683.49 in-place "
        "(oracle-quickstart/oci-hpc-oke README.md @ 72d816ea, BM.GPU.GB200-v3.4)",
        "gb200-nvl72-tray", 32, 4, 16, NicTransport::InfiniBand, 683.57, false,
-       "the model runs NVLSTree, 1,027.8 (NVLS inside each rack bounds it: the one-rack miss again); the figure is "
+       "the model runs NVLSTree, 847.3 (NVLS inside each rack, at the switch's reduction rate, bounds it); the figure is "
        "96.5% of the ring through 16 NICs of each rack (708), which the model computes too: NCCL 2.29.2 ran the ring "
        "here, or an NVLSTree carrying twice the modelled traffic over the NICs; the log does not name the algorithm"},
       // GB200 partitions of separate racks, only InfiniBand between them.

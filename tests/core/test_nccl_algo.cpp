@@ -61,13 +61,25 @@ TEST_CASE("core::nvls_bus_gbps: NVLink SHARP only from Hopper on, 2(n-1)/(n+1) o
   }
   SECTION("8 x B200: 0.74 x 721.8 x 14 / 9 = 830.9") { CHECK(nvls_bus_gbps(100, 721.8, 8) == Approx(830.9).epsilon(1e-3)); }
   SECTION("beyond NCCL's 32 NVLS heads a head's link carries S + S/32, whatever the GPU count") {
-    // Expectation: up to 32 GPUs every GPU is a head (2(n-1)/(n+1)); 72 GPUs of an NVL72 rack have
-    // 32 heads: algBw 0.74 x 721.8 x 32/33 = 517.9, bus x 2 x 71/72 = 1,021.5 (not 1,038.5).
+    // Expectation (Hopper, no switch bound): up to 32 GPUs every GPU is a head (2(n-1)/(n+1)); 72
+    // GPUs have 32 heads: algBw 0.85 x 370.8 x 32/33, bus x 2 x 71/72 (not 2 x 71/73).
     CHECK(nvls_heads(8) == 8);
     CHECK(nvls_heads(72) == 32);
-    CHECK(nvls_bus_gbps(100, 721.8, 32) == Approx(0.74 * 721.8 * 2 * 31 / 33));
-    CHECK(nvls_bus_gbps(100, 721.8, 72) == Approx(0.74 * 721.8 * 32 / 33 * 2 * 71 / 72));
-    CHECK(nvls_bus_gbps(100, 721.8, 72) == Approx(1021.5).epsilon(1e-4));
+    CHECK(nvls_bus_gbps(90, 370.8, 32) == Approx(0.85 * 370.8 * 2 * 31 / 33));
+    CHECK(nvls_bus_gbps(90, 370.8, 72) == Approx(0.85 * 370.8 * 32 / 33 * 2 * 71 / 72));
+  }
+  SECTION("Blackwell: the switch's reduction rate holds the bus bandwidth at 2 x 0.5823 x L from 9 GPUs on") {
+    // Expectation: n - 1 additions per reduced byte over n x 18 ports of 0.5823 x 40.1 GB/s each:
+    // algBw <= 0.5823 x 721.8 x n/(n-1), bus = algBw x 2(n-1)/n = 2 x 0.5823 x 721.8 = 840.6 at
+    // any n. 8 GPUs stay at the per-link rule (830.9, below it); 9 would reach 854.6 by the rule
+    // and are held at 840.6; so are 32 and an NVL72 rack's 72 (the rule: 1,003.5 and 1,021.5).
+    const double plateau = 2 * 0.5823 * 721.8;
+    CHECK(nvls_bus_gbps(100, 721.8, 8) == Approx(0.74 * 721.8 * 14 / 9));
+    CHECK(0.74 * 721.8 * 2 * 8 / 10 > plateau);
+    CHECK(nvls_bus_gbps(100, 721.8, 9) == Approx(plateau));
+    CHECK(nvls_bus_gbps(100, 721.8, 32) == Approx(plateau));
+    CHECK(nvls_bus_gbps(100, 721.8, 72) == Approx(plateau));
+    CHECK(nvls_bus_gbps(100, 721.8, 72) == Approx(840.6).epsilon(1e-4));
   }
 }
 
@@ -160,7 +172,7 @@ TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[c
   SECTION("three whole racks: NCCL leaves each rack through 16 of its 72 NICs, the ring at 16 x 44.25 GB/s") {
     // Expectation: ring min(NVLink 721.8, 16 x 50 x 0.885 = 708); NVLSTree beyond 2 domains half
     // of that per head, 354 x 2 x 215/216 = 704.7: the ring. With all 72 NICs it would be
-    // NVLSTree at the racks' NVLS, 1,033.
+    // NVLSTree at the racks' NVLS, 848.5.
     const CommPath path = Cluster("gb200-nvl72-tray", 54, 18).path(54, 4);
     CHECK(path.hosts == 3);
     CHECK(path.algorithm == NcclAlgorithm::Ring);
