@@ -268,7 +268,11 @@ KaiAdmission::ShapeHead KaiAdmission::head(int leaf) {
 }
 
 void KaiAdmission::divide_fair_shares() {
-  std::vector<KaiShareQueue> shares;
+  // The division depends only on these inputs; most cycles find them as the last division left
+  // them (an admission moves a job's GPUs from pending to allocated, which leaves its queue's
+  // request as it was), and then the last shares stand.
+  std::vector<KaiShareQueue>& shares = division_next_;
+  shares.clear();
   for (size_t q = 0; q < queues_.size(); ++q) {
     const Queue& at = queues_[q];
     const double request = at.leaf ? static_cast<double>(allocated_[q] + pending_[q]) / kKaiMilliPerGpu : 0;
@@ -276,8 +280,11 @@ void KaiAdmission::divide_fair_shares() {
                       at.over_quota_weight, at.limit < 0 ? -1.0 : static_cast<double>(at.limit) / kKaiMilliPerGpu, request,
                       at.priority, usage_share(static_cast<int>(q))});
   }
+  if (divided_capacity_ == capacity_ && shares == division_) return;
+  division_.swap(shares);
+  divided_capacity_ = capacity_;
   const std::vector<double> share =
-      kai_fair_shares(shares, static_cast<double>(capacity_) / kKaiMilliPerGpu,
+      kai_fair_shares(division_, static_cast<double>(capacity_) / kKaiMilliPerGpu,
                       scheduler_.time_aware ? std::optional<double>(scheduler_.k_value) : std::nullopt);
   for (size_t q = 0; q < queues_.size(); ++q) fair_share_[q] = to_milli(share[q]);
 }

@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/tenancy/kai_division.h"
 #include "sim/tenancy/kai_usage.h"
 #include "sim/tenancy/queue_config.h"
 
@@ -234,6 +235,9 @@ class KaiAdmission {
   std::vector<double> usage_share_;
   int64_t next_fetch_ms_ = kNever;
   bool usage_moved_ = false;  // a snapshot was taken since the last run
+  // The inputs of the last division of fair shares and of the next one (reused, not reallocated).
+  std::vector<KaiShareQueue> division_, division_next_;
+  int64_t divided_capacity_ = -1;
 };
 
 }  // namespace topsim

@@ -33,6 +33,7 @@ struct KaiShareQueue {
   double request = 0;  // allocated + pending, of leaf queues (parents: their children's sum)
   int priority = 100;
   double usage = 0;  // its historical share of the cluster, 0 to 1 (time-aware fairness)
+  bool operator==(const KaiShareQueue&) const = default;
 };
 
 // The fair share of each queue (in `queues`' order, which is also creation order) of `total`;
