@@ -157,15 +157,21 @@ NodeModel dgx_a100_80g() {
 // NVSwitch, 8 x ConnectX-7 NDR 400G, 2 x Xeon 8480C (MLPerf Training v4.0 NVIDIA
 // systems/h200_ngc24.04_mxnet.json). HGX B200: 8 x B200 on NVLink 5 (18 links, 1.8 TB/s per GPU),
 // 8 x ConnectX-7 400G, 2 x Xeon Platinum 8570 (Emerald Rapids), PCIe Gen5 (DGX B200 user guide).
-NodeModel hgx_board(const char* name, const char* description, const char* gpu, CpuKind cpu_kind) {
+// HGX B300: 8 x B300 on NVLink 5, each beside a ConnectX-8 SuperNIC of 800 Gb/s whose own PCIe
+// Gen6 switch holds the GPU (NVIDIA DGX B300 data sheet, 2025: "8x OSFP ports serving 8x single-port
+// NVIDIA ConnectX-8 VPI, up to 800 Gb/s InfiniBand/Ethernet"; NVIDIA technical blog "NVIDIA
+// ConnectX-8 SuperNICs Advance AI Platform Architecture", 2025), 2 x Xeon 6 (Granite Rapids,
+// modelled as Emerald Rapids: NCCL rates both the same).
+NodeModel hgx_board(const char* name, const char* description, const char* gpu, CpuKind cpu_kind, double nic_gbit = 400,
+                    int leaf_pcie_gen = 5) {
   NodeModelBuilder b(name, description);
   const int cpu[] = {b.numa(cpu_kind, "0-55,112-167"), b.numa(cpu_kind, "56-111,168-223")};
   for (int pair = 0; pair < 4; ++pair) {
     const int top = b.pcie_switch(b.host_bridge(cpu[pair / 2], 5), 5);
     for (int k = 0; k < 2; ++k) {
-      const int leaf = b.pcie_switch(top, 5);
+      const int leaf = b.pcie_switch(top, leaf_pcie_gen);
       b.gpu(leaf, gpu, 18);
-      b.nic(leaf, "mlx5_" + std::to_string(2 * pair + k), 400, NicTransport::InfiniBand, 5);
+      b.nic(leaf, "mlx5_" + std::to_string(2 * pair + k), nic_gbit, NicTransport::InfiniBand, leaf_pcie_gen);
     }
   }
   return b.take();
@@ -178,6 +184,10 @@ NodeModel hgx_b200() {
   return hgx_board("hgx-b200", "NVIDIA HGX B200 (8 x B200 180 GB, NVLink 5 NVSwitch NV18, 2 x Emerald Rapids, 8 x 400G IB)",
                    "b200", CpuKind::IntelEmeraldRapids);
 }
+NodeModel hgx_b300() {
+  return hgx_board("hgx-b300", "NVIDIA HGX B300 (8 x B300 288 GB, NVLink 5 NVSwitch NV18, 2 x Xeon 6, 8 x ConnectX-8 800G IB)",
+                   "b300", CpuKind::IntelEmeraldRapids, 800, 6);
+}
 
 // GB200 NVL72 compute tray: two GB200 superchips, i.e. 2 Grace CPUs (72 Arm Neoverse V2 cores
 // each) and 4 GPUs, each GPU on its Grace over NVLink-C2C (900 GB/s; modelled as the Grace's host
@@ -187,17 +197,31 @@ NodeModel hgx_b200() {
 // GangNode::nvlink_domain (core/gang.h), 18 trays x 4 GPUs per NVL72 rack. Sources: NVIDIA GB200
 // NVL72 data sheet (2024); NVIDIA NVL72 enterprise reference architecture, compute tray (4 HCAs
 // per tray on 2 mezzanine boards).
-NodeModel gb200_nvl72_tray() {
-  NodeModelBuilder b("gb200-nvl72-tray",
-                     "NVIDIA GB200 NVL72 compute tray (4 x GB200 GPU 192 GB, NVLink 5 to the rack's NVLink switches, 2 x "
-                     "Grace, 4 x ConnectX-7 400G IB)");
+NodeModel nvl72_tray(const char* name, const char* description, const char* gpu, double nic_gbit, int leaf_pcie_gen) {
+  NodeModelBuilder b(name, description);
   const int grace[] = {b.numa(CpuKind::Arm, "0-71"), b.numa(CpuKind::Arm, "72-143")};
   for (int g = 0; g < 4; ++g) {
-    const int leaf = b.pcie_switch(b.host_bridge(grace[g / 2], 5), 5);
-    b.gpu(leaf, "gb200", 18);
-    b.nic(leaf, "mlx5_" + std::to_string(g), 400, NicTransport::InfiniBand, 5);
+    const int leaf = b.pcie_switch(b.host_bridge(grace[g / 2], 5), leaf_pcie_gen);
+    b.gpu(leaf, gpu, 18);
+    b.nic(leaf, "mlx5_" + std::to_string(g), nic_gbit, NicTransport::InfiniBand, leaf_pcie_gen);
   }
   return b.take();
+}
+NodeModel gb200_nvl72_tray() {
+  return nvl72_tray("gb200-nvl72-tray",
+                    "NVIDIA GB200 NVL72 compute tray (4 x GB200 GPU 192 GB, NVLink 5 to the rack's NVLink switches, 2 x "
+                    "Grace, 4 x ConnectX-7 400G IB)",
+                    "gb200", 400, 5);
+}
+// GB300 NVL72 compute tray: the GB200 tray's layout with 4 Blackwell Ultra GPUs, each beside a
+// ConnectX-8 SuperNIC of 800 Gb/s on the board (glennklockwood.com/garden/processors/B300: "72
+// ConnectX-8 NICs" per rack, "Mellanox ConnectX-8 NICs are included on the board now"), whose PCIe
+// Gen6 switch holds the GPU; 18 trays per NVLink domain as GB200's.
+NodeModel gb300_nvl72_tray() {
+  return nvl72_tray("gb300-nvl72-tray",
+                    "NVIDIA GB300 NVL72 compute tray (4 x GB300 GPU 288 GB, NVLink 5 to the rack's NVLink switches, 2 x "
+                    "Grace, 4 x ConnectX-8 800G IB)",
+                    "gb300", 800, 6);
 }
 
 // PCIe servers without NVLink: 2 sockets x 2 PCIe switches x `per_switch` GPUs, one NIC on the
@@ -269,6 +293,9 @@ const std::vector<CatalogEntry>& catalog() {
       {"pcie-h100", "8 x H100 PCIe 80 GB, no NVLink, 2 sockets x 2 PCIe switches, 2 x 400 GbE", pcie_h100},
       {"gb200-nvl72-tray", "4 x GB200 GPU 192 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 400G IB",
        gb200_nvl72_tray},
+      {"hgx-b300", "8 x B300 288 GB, NVLink 5 NVSwitch (NV18), 2 sockets, 8 x 800G IB", hgx_b300},
+      {"gb300-nvl72-tray", "4 x GB300 GPU 288 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 800G IB",
+       gb300_nvl72_tray},
   };
   return entries;
 }
@@ -314,7 +341,9 @@ NodeModel reference_node_model(const GpuModel& gpu) {
 // multiples of 18 (docs.coreweave.com, platform/instances/gb200).
 constexpr int kNvl72Trays = 18;
 
-int builtin_nvlink_domain_nodes(std::string_view name) { return name == "gb200-nvl72-tray" ? kNvl72Trays : 0; }
+int builtin_nvlink_domain_nodes(std::string_view name) {
+  return name == "gb200-nvl72-tray" || name == "gb300-nvl72-tray" ? kNvl72Trays : 0;
+}
 
 std::optional<NodeEconomics> builtin_economics(std::string_view name) {
   // On-demand price of the comparable cloud instance, us-east-1, and the vendor's maximum power.

@@ -37,8 +37,9 @@ struct NodeEconomics {
 };
 std::optional<NodeEconomics> builtin_economics(std::string_view name);
 
-// Nodes per multi-node NVLink domain of a built-in model that comes in one (gb200-nvl72-tray: the
-// 18 trays of an NVL72 rack); 0 for a node that is its own NVLink domain or a name not built in.
+// Nodes per multi-node NVLink domain of a built-in model that comes in one (gb200-nvl72-tray and
+// gb300-nvl72-tray: the 18 trays of an NVL72 rack); 0 for a node that is its own NVLink domain or a
+// name not built in.
 int builtin_nvlink_domain_nodes(std::string_view name);
 
 // A synthetic NVSwitch domain of `gpus` GPUs of `gpu_model` (e.g. 72 x "b200", NVL72-like),

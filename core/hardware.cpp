@@ -74,6 +74,17 @@ CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gi
 // FP32; 838.4 FP16 tensor sparse with FP16 accumulate, GeForce's FP32 accumulate at half rate ->
 // 209.5 dense, FP8 twice that; 32 GB GDDR7 1,792 GB/s; 575 W; PCIe Gen5, no NVLink (spheron.network
 // "NVIDIA RTX 5090 Specs", 2026; codesota.com RTX 5090, 2026: "FP16 dense 209.5 TFLOPS").
+// B300 (HGX B300, Blackwell Ultra, compute capability 10.3): NVIDIA's HGX B300 figures per GPU,
+// dense: FP32 75, TF32 1,125, FP16/BF16 2,250, FP8 4,500 TFLOPS (glennklockwood.com/garden/
+// processors/B300, 2025; the same in verda.com "NVIDIA GB300 NVL72: GPU Architecture &
+// Performance", 2025); HBM3e at 8 TB/s; 275,040 MiB (268.6 GiB) as nvidia-smi reports it, the
+// "288 GB" of the data sheet in decimal units; a 1,100 W power limit; nvidia-smi name "NVIDIA B300
+// SXM6 AC", compute capability (10, 3) (nvidia-smi and torch outputs in public B300 benchmark
+// logs, 2026); PCIe Gen6. GB300 (the Blackwell Ultra GPU of GB300 NVL72, 1,400 W): the GB300
+// NVL72 rack figures over 72 GPUs, dense: FP8 360 PF -> 5,000, FP16/BF16 180 -> 2,500, TF32 90 ->
+// 1,250 TFLOPS, FP32 80 as GB200 (verda.com, 2025); 279 GB per GPU (cloud.google.com A4X Max
+// machine type: "roughly 279 GB per GPU"; 298,500,227,072 bytes = 278 GiB in a public device table
+// for "NVIDIA GB300 NVL"), 8 TB/s; NVLink 5, 18 links, as GB200.
 // Each SM version's first entry is what NCCL XML imports without a device id become.
 const std::vector<CatalogEntry>& catalog() {
   static const std::vector<CatalogEntry> entries = [] {
@@ -114,6 +125,10 @@ const std::vector<CatalogEntry>& catalog() {
             "NVIDIA-RTX-6000-Ada-Generation", {"rtx-6000-ada", "6000-ada"}),
         gpu("rtx5090", "GeForce RTX 5090", 120, 32, 5, 0, {104.8, 104.8, 209.5, 419}, 1792, 575, "NVIDIA-GeForce-RTX-5090",
             {"5090"}),
+        // Blackwell Ultra (appended, as above).
+        gpu("b300", "NVIDIA B300 SXM6 AC", 103, 268.6, 6, 18, {75, 1125, 2250, 4500}, 8000, 1100, "NVIDIA-B300-SXM6-AC",
+            {"b300-sxm6"}),
+        gpu("gb300", "NVIDIA GB300 NVL", 103, 278, 6, 18, {80, 1250, 2500, 5000}, 8000, 1400, "NVIDIA-GB300-NVL"),
     };
     for (size_t i = 0; i < list.size(); ++i) list[i].model.catalog_index = static_cast<int>(i);
     return list;

@@ -56,7 +56,7 @@ TEST_CASE("cli::topo models and show", "[cli]") {
     const CliResult r = run_cli("topo models --json");
     REQUIRE(r.exit_code == 0);
     const auto models = nlohmann::json::parse(r.out).at("models");
-    REQUIRE(models.size() == 15);
+    REQUIRE(models.size() == 17);
     const auto gpus = nlohmann::json::parse(r.out).at("gpus");
     REQUIRE(gpus.size() >= 20);
     for (const auto& g : gpus) {

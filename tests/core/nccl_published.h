@@ -23,6 +23,7 @@ struct AllReduceRow {
   double measured_bus_gbps = 0;
   bool within_10_percent = true;  // the model's figure is within +-10% of measured
   std::string note = "";          // why a row is missed
+  bool ring_only = false;         // NCCL_ALGO=Ring or NVLS disabled: compared with the model's ring
 };
 
 inline const std::vector<AllReduceRow>& allreduce_rows() {
@@ -43,6 +44,9 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       {"8 x H200, Azure ND H200 v5, NCCL 2.20.5 NVLS, 8 GiB (Azure/AI-benchmarking-guide ND_H200_v5_results.md @ 8fd0c6e1)",
        "hgx-h200", 1, 8, 1, NicTransport::InfiniBand, 479.98},
       {"8 x B200, NCCL 2.27.1: \"830+\" (nccl#1807)", "hgx-b200", 1, 8, 1, NicTransport::InfiniBand, 830},
+      {"8 x B300, NCCL 2.30.4, NVLS on: 845 (NVIDIA/nccl#2140)", "hgx-b300", 1, 8, 1, NicTransport::InfiniBand, 845},
+      {"8 x B300, NCCL 2.30.4, NVLS off: 695 (NVIDIA/nccl#2140)", "hgx-b300", 1, 8, 1, NicTransport::InfiniBand, 695, true, "",
+       true},
       {"GB200, one host of 4 GPUs, Azure ND GB200 v6, NCCL 2.25.1, NCCL_ALGO=Ring, 8 GiB in-place "
        "(Azure/AI-benchmarking-guide ND_GB200_v6_results.md @ 2a370be6; 4 GPUs per Azure/AI-benchmarking-guide#7)",
        "gb200-nvl72-tray", 1, 4, 1, NicTransport::InfiniBand, 679.61},
@@ -67,6 +71,10 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
        "the calibration row of the NVLink 5 switch's reduction rate (core/nccl_algo.cpp): the per-link rule gives "
        "1,021.5 here (measured algBw 427 is 10% below 8 GPUs' 474 where the rule has it 9% above); n - 1 additions per "
        "reduced byte over the domain's 72 x 18 switch ports hold the bus bandwidth at 2 x 0.5823 x 721.8 = 840.6 at any n"},
+      {"GB300 NVL72, 1 rack = 72 GPUs, float, 16 GiB: 918.77 out-of-place / 918.89 in-place, 8 GiB 883.45 / 884.61, still "
+       "rising with size (datacrunch-research/blogs gb300-technical-report/gb300_technical_report.md @ 5d40743b)",
+       "gb300-nvl72-tray", 18, 4, 18, NicTransport::InfiniBand, 918.77, true,
+       "held out: the NVLink 5 switch's reduction rate from the GB200 rack gives 840.6, -8.5% (-4.8% at 8 GiB)"},
       {"GB200 NVL72, 2 racks = 144 GPUs, NCCL 2.26.2, 16 GiB: 810.41 / 820.36 (coreweave/nccl-tests README.md @ 0120901a)",
        "gb200-nvl72-tray", 36, 4, 18, NicTransport::InfiniBand, 815.4, true,
        "NVLSTree bounded by NVLS inside each rack, at the switch's reduction rate: 426.2 x 2 x 143/144 = 846.5, +3.8%"},

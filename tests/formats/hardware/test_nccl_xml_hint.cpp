@@ -124,7 +124,7 @@ TEST_CASE("formats::nccl_xml hint files: PCI GPUs without <gpu> get a built-in m
     CHECK(hint_error(hint_xml(8), hint_options("dgx-a10")) ==
           "hint.xml:1: <system>: --fabric: unknown built-in model 'dgx-a10' (built-in models: dgx1-v100, dgx-a100, hgx-h100, "
           "pcie-8gpu, dgx2-v100, dgx1-p100, dgx-a100-80g, hgx-h200, hgx-b200, pcie-p40, pcie2-p100-12g, pcie-l40s, pcie-l4, "
-          "pcie-h100, gb200-nvl72-tray)");
+          "pcie-h100, gb200-nvl72-tray, hgx-b300, gb300-nvl72-tray)");
   }
   SECTION("--fabric on a full dump (GPUs with <gpu sm=...>) is an error: it has its own fabric") {
     CHECK(hint_error(two_gpu_xml(), hint_options("dgx-a100", std::nullopt)) ==

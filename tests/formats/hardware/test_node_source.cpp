@@ -32,11 +32,12 @@ TEST_CASE("formats::load_node resolves <model|file>", "[formats]") {
     CHECK(load_node("dgx-1").error().message ==
           "unknown node model 'dgx-1' (not a built-in model nor a file); did you mean 'dgx1-v100'? "
           "built-in models: dgx1-v100, dgx-a100, hgx-h100, pcie-8gpu, dgx2-v100, dgx1-p100, dgx-a100-80g, hgx-h200, "
-          "hgx-b200, pcie-p40, pcie2-p100-12g, pcie-l40s, pcie-l4, pcie-h100, gb200-nvl72-tray");
+          "hgx-b200, pcie-p40, pcie2-p100-12g, pcie-l40s, pcie-l4, pcie-h100, gb200-nvl72-tray, hgx-b300, "
+          "gb300-nvl72-tray");
     CHECK_THAT(load_node("zzzz").error().message,
                Catch::EndsWith("(not a built-in model nor a file); built-in models: dgx1-v100, dgx-a100, hgx-h100, "
                                "pcie-8gpu, dgx2-v100, dgx1-p100, dgx-a100-80g, hgx-h200, hgx-b200, pcie-p40, "
-                               "pcie2-p100-12g, pcie-l40s, pcie-l4, pcie-h100, gb200-nvl72-tray"));
+                               "pcie2-p100-12g, pcie-l40s, pcie-l4, pcie-h100, gb200-nvl72-tray, hgx-b300, gb300-nvl72-tray"));
   }
   SECTION("a missing file that looks like a path says so") {
     CHECK(load_node("x.json").error().message == "cannot open 'x.json': No such file or directory");
