@@ -69,21 +69,22 @@ TEST_CASE("cli::import nodes groups kubectl's GPU nodes into built-in models, an
 
 TEST_CASE("cli::import nodes: every catalog GPU's product label maps to its node model", "[cli][import]") {
   // Expectation: GPU feature discovery's labels of current 8-GPU nodes (A100 80 GB, H100, H200,
-  // B200, L40S, L4) and the older label spelling without "NVIDIA-" each find their built-in model.
+  // B200, B300, L40S, L4) and the older label spelling without "NVIDIA-" each find their built-in
+  // model.
   TempDir dir;
   const std::string nodes =
       write(dir, "nodes.json",
             node_list({node("a", "NVIDIA-A100-SXM4-80GB", 8), node("b", "NVIDIA-H100-80GB-HBM3", 8), node("c", "NVIDIA-H200", 8),
                        node("d", "NVIDIA-B200", 8), node("e", "NVIDIA-L40S", 8), node("f", "NVIDIA-L4", 8),
-                       node("g", "A100-SXM4-80GB", 8)}));
+                       node("g", "A100-SXM4-80GB", 8), node("h", "NVIDIA-B300-SXM6-AC", 8)}));
   const CliResult r = run_cli("import nodes '" + nodes + "' -o '" + dir.file("c.json") + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto cluster = nlohmann::json::parse(read_text(dir.file("c.json")));
   std::vector<std::string> models;
   for (const auto& group : cluster.at("nodes")) models.push_back(group.at("model").get<std::string>());
-  CHECK(models ==
-        std::vector<std::string>{"dgx-a100-80g", "hgx-h100", "hgx-h200", "hgx-b200", "pcie-l40s", "pcie-l4", "dgx-a100-80g"});
+  CHECK(models == std::vector<std::string>{"dgx-a100-80g", "hgx-h100", "hgx-h200", "hgx-b200", "pcie-l40s", "pcie-l4",
+                                           "dgx-a100-80g", "hgx-b300"});
 }
 
 TEST_CASE("cli::import nodes: unknown products are listed with how to map them", "[cli][import]") {
