@@ -26,9 +26,10 @@ double nvls_tree_channel_ceiling_gbps(int sm, int domains) {
 // operands. Calibrated on one run, CoreWeave's GB200 NVL72 rack (coreweave/nccl-tests README.md
 // @ 0120901a, NCCL 2.26.2, 8 GiB: 834.57 / 846.82 GB/s bus bandwidth, mean 840.7, so algBw =
 // 840.7 x 72 / 142 = 426.3 GB/s over 72 GPUs of 18 links each: 426.3 x 71 / (72 x 18) / 40.1 =
-// 0.5823). Validated on others (tests/core/nccl_published.h): it leaves 8 x B200 and two trays to
-// the per-link rule (its bound there, 840.7, is 1.2% above the rule's 830.9 and the measured 830+,
-// 811 and 840.4) and predicts 2 racks' NVLSTree at 846.7 against 810-820 measured.
+// 0.5823). Validated on others (tests/core/nccl_published.h): it leaves 8 x B200, 8 x B300 and two
+// trays to the per-link rule (its bound there, 840.6 GB/s of bus bandwidth, is 1.2% above the
+// rule's 830.9 and the measured 830+, 845, 811 and 840.4) and predicts 2 racks' NVLSTree at 846.5
+// against 810-820 measured, and a GB300 NVL72 rack at 840.6 against 918.8 (16 GiB, still rising).
 constexpr double kNvlink5SwitchReduceShare = 0.5823;
 
 // Algorithm bandwidth of NVLS over `ranks` GPUs with `link_gbps` each (header model), GB/s: the
