@@ -48,9 +48,8 @@ class Estimate : public Command {
         "tp-overlap", po::bool_switch(&c_.tp_overlap), "overlap TP collectives with GEMMs (Megatron --tp-comm-overlap)")(
         "no-dp-overlap", po::bool_switch(&no_dp_overlap_), "do not overlap gradient reduce / parameter gather with compute")(
         "nvlink-domain", po::value(&nvlink_domain_)->value_name("N"),
-        "nodes per multi-node NVLink domain (default: the built-in model's, 18 for gb200-nvl72-tray and gb300-nvl72-tray; else "
-        "1, each node "
-        "its own)")(
+        "nodes per multi-node NVLink domain (default: the built-in model's, 18 for gb200-nvl72-tray and gb300-nvl72-tray; "
+        "else 1, each node its own)")(
         "segment", po::value(&segment_)->value_name("S"),
         "the job's nodes come in segments of S, each inside one NVLink domain, as many whole segments per domain as fit "
         "(Slurm's --segment; default: the whole job when one domain holds it, else the faster of whole domains in "

@@ -269,10 +269,16 @@ NodeModel pcie_h100() {
                      CpuKind::IntelSapphireRapids, 5, 400, NicTransport::Ethernet);
 }
 
+// NVIDIA GB200 NVL72 data sheet (2024): 18 compute trays (72 GPUs) share one NVLink domain. Clouds
+// sell them so: CoreWeave deploys GB200 instances "as full racks of 18 Nodes" and node pools in
+// multiples of 18 (docs.coreweave.com, platform/instances/gb200).
+constexpr int kNvl72Trays = 18;
+
 struct CatalogEntry {
   const char* name;
   const char* summary;
   std::function<NodeModel()> make;
+  int nvlink_domain_nodes = 0;  // nodes per multi-node NVLink domain the model is sold in; 0: none
 };
 
 const std::vector<CatalogEntry>& catalog() {
@@ -292,10 +298,10 @@ const std::vector<CatalogEntry>& catalog() {
       {"pcie-l4", "8 x L4 24 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 100 GbE", pcie_l4},
       {"pcie-h100", "8 x H100 PCIe 80 GB, no NVLink, 2 sockets x 2 PCIe switches, 2 x 400 GbE", pcie_h100},
       {"gb200-nvl72-tray", "4 x GB200 GPU 192 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 400G IB",
-       gb200_nvl72_tray},
+       gb200_nvl72_tray, kNvl72Trays},
       {"hgx-b300", "8 x B300 288 GB, NVLink 5 NVSwitch (NV18), 2 sockets, 8 x 800G IB", hgx_b300},
       {"gb300-nvl72-tray", "4 x GB300 GPU 288 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 800G IB",
-       gb300_nvl72_tray},
+       gb300_nvl72_tray, kNvl72Trays},
   };
   return entries;
 }
@@ -336,13 +342,10 @@ NodeModel reference_node_model(const GpuModel& gpu) {
                      NicTransport::Ethernet);
 }
 
-// NVIDIA GB200 NVL72 data sheet (2024): 18 compute trays (72 GPUs) share one NVLink domain. Clouds
-// sell them so: CoreWeave deploys GB200 instances "as full racks of 18 Nodes" and node pools in
-// multiples of 18 (docs.coreweave.com, platform/instances/gb200).
-constexpr int kNvl72Trays = 18;
-
 int builtin_nvlink_domain_nodes(std::string_view name) {
-  return name == "gb200-nvl72-tray" || name == "gb300-nvl72-tray" ? kNvl72Trays : 0;
+  for (const auto& e : catalog())
+    if (name == e.name) return e.nvlink_domain_nodes;
+  return 0;
 }
 
 std::optional<NodeEconomics> builtin_economics(std::string_view name) {
