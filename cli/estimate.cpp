@@ -46,6 +46,9 @@ class Estimate : public Command {
         "0 replicated optimizer, 1 distributed optimizer, 2 + gradients, 3 + parameters (FSDP) (default 1)")(
         "precision", po::value(&precision_)->value_name("P"), "bf16 or fp8 (default bf16)")(
         "tp-overlap", po::bool_switch(&c_.tp_overlap), "overlap TP collectives with GEMMs (Megatron --tp-comm-overlap)")(
+        "offload-layers", po::value(&c_.offload_layers)->value_name("L"),
+        "layers whose activations wait in host memory for the backward pass (Megatron-Core "
+        "cpu_offloading_num_layers; needs pp 1 and --recompute none; default 0)")(
         "no-dp-overlap", po::bool_switch(&no_dp_overlap_), "do not overlap gradient reduce / parameter gather with compute")(
         "nvlink-domain", po::value(&nvlink_domain_)->value_name("N"),
         "nodes per multi-node NVLink domain (default: the built-in model's, 18 for gb200-nvl72-tray and gb300-nvl72-tray; "

@@ -64,6 +64,15 @@ CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gi
 // HBM3e at 16 TB/s -> 192 GB and 8,000 GB/s per GPU; NVLink 5, 18 links (1.8 TB/s per GPU, both
 // directions); 1,200 W per GPU (glennklockwood.com/garden/processors/B200, 2025, from NVIDIA's
 // Blackwell data sheet). nvidia-smi names it "NVIDIA GB200".
+// GB200 and GB300 host copies: NVLink-C2C, 900 GB/s both directions per superchip (GB200 NVL72
+// data sheet), shared by its two GPUs: 225 GB/s per direction each when both copy; the Grace's
+// LPDDR5X (480 GB at up to 512 GB/s per superchip, same data sheet) would give each 256. The
+// lesser, 225. GB300 keeps the same Grace and C2C.
+constexpr double kGraceSuperchipC2cGbps = 900.0 / 2 / 2;
+CatalogEntry on_grace(CatalogEntry entry) {
+  entry.model.c2c_gbps = kGraceSuperchipC2cGbps;
+  return entry;
+}
 // RTX 3090: NVIDIA Ampere GA102 architecture whitepaper v2.0, Appendix A (35.6 FP32 and TF32
 // dense, 71 FP16 with FP32 accumulate dense, 936 GB/s, 350 W); NVLink bridge of 4 NVLink 3 links
 // (112.5 GB/s both directions), the links NCCL rates 12 GB/s on SM86 (topo.h). RTX A6000: RTX A6000
@@ -117,7 +126,7 @@ const std::vector<CatalogEntry>& catalog() {
         gpu("h100-pcie", "H100 PCIe", 90, 80, 5, 0, {51.2, 378, 756, 1513}, 2000, 350, "NVIDIA-H100-PCIe"),
         gpu("h200", "H200", 90, 141, 5, 18, {67, 494.7, 989.5, 1979}, 4800, 700, "NVIDIA-H200", {"h200-sxm"}),
         gpu("b200", "B200", 100, 180, 5, 18, {80, 1100, 2250, 4500}, 8000, 1000, "NVIDIA-B200"),
-        gpu("gb200", "NVIDIA GB200", 100, 192, 5, 18, {80, 1250, 2500, 5000}, 8000, 1200, "NVIDIA-GB200"),
+        on_grace(gpu("gb200", "NVIDIA GB200", 100, 192, 5, 18, {80, 1250, 2500, 5000}, 8000, 1200, "NVIDIA-GB200")),
         // Workstation and consumer cards (appended: catalog indices stay as they were).
         gpu("rtx3090", "GeForce RTX 3090", 86, 24, 4, 4, {35.6, 35.6, 71, 0}, 936, 350, "NVIDIA-GeForce-RTX-3090", {"3090"}),
         gpu("rtx-a6000", "RTX A6000", 86, 48, 4, 4, {38.7, 77.4, 154.8, 0}, 768, 300, "NVIDIA-RTX-A6000", {"a6000"}),
@@ -128,7 +137,7 @@ const std::vector<CatalogEntry>& catalog() {
         // Blackwell Ultra (appended, as above).
         gpu("b300", "NVIDIA B300 SXM6 AC", 103, 268.6, 6, 18, {75, 1125, 2250, 4500}, 8000, 1100, "NVIDIA-B300-SXM6-AC",
             {"b300-sxm6"}),
-        gpu("gb300", "NVIDIA GB300 NVL", 103, 278, 6, 18, {80, 1250, 2500, 5000}, 8000, 1400, "NVIDIA-GB300-NVL"),
+        on_grace(gpu("gb300", "NVIDIA GB300 NVL", 103, 278, 6, 18, {80, 1250, 2500, 5000}, 8000, 1400, "NVIDIA-GB300-NVL")),
     };
     for (size_t i = 0; i < list.size(); ++i) list[i].model.catalog_index = static_cast<int>(i);
     return list;
@@ -207,6 +216,8 @@ double pcie_gbps(int gen, int width) {
 }
 
 double network_gbps(double speed_gbit) { return speed_gbit / 8.0; }
+
+double host_copy_gbps(const GpuModel& gpu) { return gpu.c2c_gbps > 0 ? gpu.c2c_gbps : pcie_gbps(gpu.pcie_gen, gpu.pcie_width); }
 
 double cpu_interconnect_gbps(CpuKind kind) {
   switch (kind) {

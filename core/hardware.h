@@ -33,6 +33,9 @@ struct GpuModel {
   double fp8_tflops = 0;
   double memory_gbps = 0;
   double tdp_w = 0;
+  // NVLink-C2C to the GPU's Grace CPU, GB/s per direction when every GPU on that Grace copies at
+  // once (0: the host is over PCIe). Sources in hardware.cpp.
+  double c2c_gbps = 0;
   std::string gfd_product;  // Kubernetes label nvidia.com/gpu.product set by GPU feature discovery
   int catalog_index = -1;   // position in the catalog (gpu_at); -1 for a GPU made outside it
   // Peak of the precision a training job uses by default: TF32 on tensor cores from Ampere (SM80)
@@ -65,6 +68,11 @@ double nvlink_gbps_per_link(int sm);
 double nvlink_achieved_gbps_per_link(int sm);
 // NCCL topo.cc: width x per-lane speed / 80; Gen3 x16 = 12, Gen4 x16 = 24, Gen5 x16 = 48 GB/s.
 double pcie_gbps(int gen, int width);
+// What a copy between the GPU and its host memory reaches per direction, GB/s: NVLink-C2C where
+// the GPU has it, else its PCIe link (pcie_gbps; measured copy engines: 25.1 on an A100's Gen4
+// x16, NVIDIA/nvbandwidth#42; 52.8 device-to-host on an H100's Gen5 x16, NVIDIA/nvbandwidth#24).
+// A PCIe switch uplink shared by several GPUs is not counted.
+double host_copy_gbps(const GpuModel& gpu);
 // NCCL: a network port of `speed_gbit` Gb/s gives speed / 8 GB/s (100G = 12.5).
 double network_gbps(double speed_gbit);
 

@@ -152,11 +152,12 @@ LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {
   else
     per_layer = sbh * (10 + (8 + 4 * ffn_ratio - fp8_saving) / c.tp);
   const int m_count = c.microbatches();
-  double layers_held = stage_layers_of(model, c) * std::min(m_count, c.pp);
+  double layers_held = (stage_layers_of(model, c) - c.offload_layers) * std::min(m_count, c.pp);
   if (c.vpp > 1) layers_held *= 1 + static_cast<double>(c.pp - 1) / (c.pp * c.vpp);
   double activations = per_layer * layers_held;
   if (c.pp == 1) activations += 4 * sbh * (1 + static_cast<double>(model.vocab) / model.hidden) / c.tp;
   m.activations_gib = activations / kGiB;
+  m.activation_layer_bytes = per_layer;
   return m;
 }
 
@@ -192,6 +193,16 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, i
   if (c.batch() % (c.micro_batch * c.dp) != 0)
     return Error{"global_batch " + itos(c.batch()) + " is not a multiple of micro_batch x dp = " + itos(c.micro_batch * c.dp)};
   if (c.vpp > 1 && c.pp == 1) return Error{"vpp " + itos(c.vpp) + " needs pipeline parallelism (pp > 1)"};
+  if (c.offload_layers < 0 || c.offload_layers >= model.layers)
+    return Error{"offload_layers " + itos(c.offload_layers) + " must be from 0 to " + itos(model.layers - 1) +
+                 " (fewer than the " + itos(model.layers) + " layers" + of + ")"};
+  // Megatron-Core refuses CPU offloading with pipeline parallelism and with any recomputation
+  // (megatron/core/transformer/transformer_config.py, __post_init__).
+  if (c.offload_layers > 0 && c.pp > 1)
+    return Error{"offload_layers " + itos(c.offload_layers) + " needs pp 1 (Megatron-Core offloads no pipelined model)"};
+  if (c.offload_layers > 0 && c.recompute != Recompute::None)
+    return Error{"offload_layers " + itos(c.offload_layers) +
+                 " needs recompute none (Megatron-Core offloads no recomputed layer)"};
   if (c.vpp > 1 && c.microbatches() % c.pp != 0)
     return Error{"vpp " + itos(c.vpp) + ": the interleaved schedule needs micro-batches per step (" + itos(c.microbatches()) +
                  ") to be a multiple of pp " + itos(c.pp)};
@@ -209,7 +220,7 @@ Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const G
     return Error{"memory: " + model.name + " needs " + format_number(memory.total_gib()) + " GiB per GPU (" +
                  format_number(memory.parameters_gib) + " parameters and optimizer state, " +
                  format_number(memory.activations_gib) + " activations), " + gpu.name + " has " + format_number(gpu.memory_gib) +
-                 "; raise tp, pp or zero, or recompute"};
+                 "; raise tp, pp or zero, recompute, or offload layers to host memory (pp 1, no recomputation)"};
   return Status::success();
 }
 
@@ -267,13 +278,27 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
     cp_bwd = stage_layers * std::max(0.0, 2 * exchange - 2 * attention);
   }
 
-  const double t_f = fwd_compute + tp_fwd + ep_fwd + cp_fwd;
-  const double t_b = bwd_compute + tp_bwd + ep_fwd + cp_bwd;
+  // Offloaded activations (Transformer Engine's CPU offload, which Megatron-Core's
+  // cpu_offloading_num_layers drives: transformer_engine/pytorch/cpu_offload.py, a double-buffered
+  // handler): a layer's saved tensors are copied to host memory on a side stream while the next
+  // layer's forward runs, and copied back while the layer after it runs its backward. Each copy
+  // that outlasts the layer it overlaps delays the pass by the difference.
+  double offload_fwd = 0, offload_bwd = 0;
+  if (c.offload_layers > 0) {
+    const double copy = llm_memory_per_gpu(model, c).activation_layer_bytes / (host_copy_gbps(gpu) * 1e9) * 1e3;
+    const double layer_fwd = compute_ms(layers_only, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps) / stage_layers;
+    offload_fwd = c.offload_layers * std::max(0.0, copy - layer_fwd);
+    offload_bwd = c.offload_layers * std::max(0.0, copy - 2 * layer_fwd);
+  }
+
+  const double t_f = fwd_compute + tp_fwd + ep_fwd + cp_fwd + offload_fwd;
+  const double t_b = bwd_compute + tp_bwd + ep_fwd + cp_bwd + offload_bwd;
   const double slot = t_f + t_b;
   s.compute_ms = m * (fwd_compute + bwd_compute);
   s.tp_ms = m * (tp_fwd + tp_bwd);
   s.ep_ms = m * 2 * ep_fwd;
   s.cp_ms = m * (cp_fwd + cp_bwd);
+  s.offload_ms = m * (offload_fwd + offload_bwd);
   s.pp_bubble_ms = static_cast<double>(c.pp - 1) / c.vpp * slot;
   if (c.pp > 1) {
     // Fill and drain: the first micro-batch's activations cross p - 1 boundaries before the last

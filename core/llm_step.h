@@ -82,6 +82,9 @@ struct ParallelConfig {
   LlmPrecision precision = LlmPrecision::Bf16;
   bool overlap_dp = true;   // overlap gradient reduce-scatter / parameter all-gather with compute
   bool tp_overlap = false;  // overlap TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap)
+  // Layers whose activations are kept in host memory between the forward and backward pass
+  // (Megatron-Core cpu_offloading_num_layers, Transformer Engine's CPU offload): 0 none.
+  int offload_layers = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
   int seq(const LlmModel& model) const { return sequence > 0 ? sequence : model.default_sequence; }
@@ -92,7 +95,8 @@ struct ParallelConfig {
 // Checks the configuration against the model and GPU: sizes at least 1 and multiplying to
 // `gpus` (when > 0), TP dividing the heads and KV heads, PP x VPP at most the layers (stages
 // may hold unequal layers), CP dividing the sequence, EP dividing the experts and DP x CP (experts of a dense model: EP 1),
-// global batch a multiple of micro-batch x DP, VPP > 1 needs PP > 1 and m a multiple of PP (Narayanan 2.2), FP8 only on GPUs with
+// global batch a multiple of micro-batch x DP, VPP > 1 needs PP > 1 and m a multiple of PP (Narayanan 2.2), offloaded
+// layers fewer than the layers, with PP 1 and no recomputation (Megatron-Core's TransformerConfig checks), FP8 only on GPUs with
 // FP8 tensor cores, BF16 on SM80 or later, and the memory per GPU within the GPU's. Errors name the field: "tp 3 does not divide
 // the 32 attention heads of llama3-8b".
 Status validate_parallel(const LlmModel& model, const ParallelConfig& config, const GpuModel& gpu, int gpus = 0);
@@ -109,10 +113,12 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& conf
 // recomputation keeps 2 s b h (the layer's input); FP8 halves the linear layers' saved inputs
 // ((6 + 2 ffn/h) s b h, kept as FP8 by Transformer Engine). 1F1B holds p micro-batches on the first stage,
 // so L layers' worth; interleaved x (1 + (p-1)/(p v)); fewer micro-batches than stages x m/p. A
-// single stage adds the output layer's logits, 4 s b h (1 + V/h) / TP.
+// single stage adds the output layer's logits, 4 s b h (1 + V/h) / TP. Offloaded layers hold none:
+// their activations go to host memory as the next layer runs.
 struct LlmMemory {
   double parameters_gib = 0;  // weights, gradients and optimizer state
   double activations_gib = 0;
+  double activation_layer_bytes = 0;  // one layer's activations of one micro-batch, bytes
   double total_gib() const { return parameters_gib + activations_gib; }
 };
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& config);
@@ -159,6 +165,7 @@ struct LlmStep {
   double dp_exposed_ms = 0;   // data-parallel gradient / parameter collectives not hidden
   double dp_comm_ms = 0;      // all of them, hidden or not
   double optimizer_ms = 0;    // Adam's update of the GPU's shard (memory-bound)
+  double offload_ms = 0;      // host copies of offloaded activations that outlast the layer they overlap
   double tokens_per_sec = 0;  // whole job
   double tokens_per_sec_per_gpu = 0;
   double model_tflops_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU

@@ -69,10 +69,10 @@ std::string gpus_text(const JobRecord& r, const std::vector<std::string>& node_n
 
 // "  step: 5 s = compute 3.71 + tensor-parallel 0.95 + ...; 819.8 tokens/s per GPU, MFU 35.89%".
 std::string llm_step_line(const LlmStep& s) {
-  const std::pair<const char*, double> parts[] = {{"compute", s.compute_ms},           {"tensor-parallel", s.tp_ms},
-                                                  {"expert all-to-all", s.ep_ms},      {"context exchange", s.cp_ms},
-                                                  {"pipeline bubble", s.pp_bubble_ms}, {"pipeline sends", s.pp_p2p_ms},
-                                                  {"data-parallel", s.dp_exposed_ms},  {"optimizer", s.optimizer_ms}};
+  const std::pair<const char*, double> parts[] = {
+      {"compute", s.compute_ms},          {"tensor-parallel", s.tp_ms},        {"expert all-to-all", s.ep_ms},
+      {"context exchange", s.cp_ms},      {"pipeline bubble", s.pp_bubble_ms}, {"pipeline sends", s.pp_p2p_ms},
+      {"data-parallel", s.dp_exposed_ms}, {"optimizer", s.optimizer_ms},       {"host offload", s.offload_ms}};
   std::string out = "  step: " + format_number(s.step_ms / 1000) + " s =";
   bool first = true;
   for (const auto& [name, ms] : parts)

@@ -48,6 +48,9 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
       "micro-batch {} ({} per step), recompute {}, sequence parallel {}, zero {}, {}\n",
       c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp, c.seq(*r.model), c.batch(), c.micro_batch, c.microbatches(), enum_name(c.recompute),
       c.sequence_parallel ? "on" : "off", c.zero, enum_name(c.precision));
+  if (c.offload_layers > 0)
+    out += fmt::format("offload: the activations of {} layer{} wait in host memory ({} GB/s per direction)\n", c.offload_layers,
+                       c.offload_layers == 1 ? "" : "s", format_number(host_copy_gbps(*r.estimate.gpu)));
   out += fmt::format("step time       {} s\n", format_number(s.step_ms / 1e3));
   out += fmt::format("throughput      {} tokens/s, {} tokens/s per GPU\n", format_number(s.tokens_per_sec),
                      format_number(s.tokens_per_sec_per_gpu));
@@ -65,8 +68,11 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
                                                   {"pipeline sends", s.pp_p2p_ms},
                                                   {"data-parallel exposed", s.dp_exposed_ms},
                                                   {"optimizer", s.optimizer_ms}};
-  for (const auto& [name, ms] : parts)
+  const auto row = [&](const char* name, double ms) {
     out += fmt::format("  {:<22} {:>10} ms  {:>6}\n", name, format_number(ms), share(ms, s.step_ms));
+  };
+  for (const auto& [name, ms] : parts) row(name, ms);
+  if (c.offload_layers > 0) row("host offload exposed", s.offload_ms);
   out += fmt::format("  (data-parallel traffic {} ms in all, the rest hidden behind compute)\n", format_number(s.dp_comm_ms));
   if (s.step_ms > 0 && s.pp_bubble_ms / s.step_ms > 0.25)
     out += fmt::format(
@@ -106,7 +112,8 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
         {"zero", c.zero},
         {"precision", enum_name(c.precision)},
         {"tp_overlap", c.tp_overlap},
-        {"dp_overlap", c.overlap_dp}}},
+        {"dp_overlap", c.overlap_dp},
+        {"offload_layers", c.offload_layers}}},
       {"step_s", sec(s.step_ms)},
       {"tokens_per_s", rounded_micro(s.tokens_per_sec)},
       {"tokens_per_s_per_gpu", rounded_micro(s.tokens_per_sec_per_gpu)},
@@ -125,7 +132,8 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
         {"pp_bubble", sec(s.pp_bubble_ms)},
         {"pp_p2p", sec(s.pp_p2p_ms)},
         {"dp_exposed", sec(s.dp_exposed_ms)},
-        {"optimizer", sec(s.optimizer_ms)}}},
+        {"optimizer", sec(s.optimizer_ms)},
+        {"offload_exposed", sec(s.offload_ms)}}},
       {"dp_comm_s", sec(s.dp_comm_ms)},
       {"links",
        {{"tp", link_json(l.tp)},

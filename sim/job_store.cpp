@@ -51,7 +51,7 @@ class Decoder {
 };
 
 // An LLM step's figures, in one fixed order (encode and decode share it).
-std::array<double*, 16> llm_fields(LlmStep& s) {
+std::array<double*, 17> llm_fields(LlmStep& s) {
   return {&s.step_ms,
           &s.compute_ms,
           &s.tp_ms,
@@ -62,6 +62,7 @@ std::array<double*, 16> llm_fields(LlmStep& s) {
           &s.dp_exposed_ms,
           &s.dp_comm_ms,
           &s.optimizer_ms,
+          &s.offload_ms,
           &s.tokens_per_sec,
           &s.tokens_per_sec_per_gpu,
           &s.model_tflops_per_gpu,

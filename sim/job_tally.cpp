@@ -26,6 +26,7 @@ void add_llm_step(JobTally::LlmStepSums& sums, const LlmStep& step) {
   s.pp_p2p_ms += step.pp_p2p_ms;
   s.dp_exposed_ms += step.dp_exposed_ms;
   s.optimizer_ms += step.optimizer_ms;
+  s.offload_ms += step.offload_ms;
 }
 
 void count_placed(const Workload& workload, const JobSpec& job, const JobRecord& r, JobTally& t) {

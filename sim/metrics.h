@@ -88,6 +88,7 @@ struct LlmModelStep {
   uint64_t jobs = 0;
   double tokens_per_sec_per_gpu = 0, mfu = 0, step_s = 0;
   double compute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0, pp_bubble_s = 0, pp_p2p_s = 0, dp_exposed_s = 0, optimizer_s = 0;
+  double offload_s = 0;  // host copies of offloaded activations not hidden
   // The parts in report order with their names (the sum is step_s).
   std::vector<std::pair<const char*, double>> parts() const {
     return {{"compute", compute_s},
@@ -97,7 +98,8 @@ struct LlmModelStep {
             {"pipeline bubble", pp_bubble_s},
             {"pipeline sends", pp_p2p_s},
             {"data-parallel exposed", dp_exposed_s},
-            {"optimizer", optimizer_s}};
+            {"optimizer", optimizer_s},
+            {"host offload exposed", offload_s}};
   }
 };
 

@@ -217,6 +217,7 @@ std::vector<LlmModelStep> llm_steps_by_model(const RunOutput& run) {
     m.pp_p2p_s = s.pp_p2p_ms / n / 1e3;
     m.dp_exposed_s = s.dp_exposed_ms / n / 1e3;
     m.optimizer_s = s.optimizer_ms / n / 1e3;
+    m.offload_s = s.offload_ms / n / 1e3;
     out.push_back(std::move(m));
   }
   return out;

@@ -147,9 +147,23 @@ void read_training(JsonErrors& errors, const JsonObject& entry, JobSpec& job) {
   job.batch_per_gpu = static_cast<uint16_t>(entry.integer("batch_per_gpu", 1, kMaxUint16).value_or(batch));
 }
 
-const std::vector<std::string> kLlmKeys = {"model", "tp",        "pp",           "dp",          "cp",        "ep",
-                                           "vpp",   "sequence",  "global_batch", "micro_batch", "recompute", "sequence_parallel",
-                                           "zero",  "precision", "tp_overlap",   "dp_overlap"};
+const std::vector<std::string> kLlmKeys = {"model",
+                                           "tp",
+                                           "pp",
+                                           "dp",
+                                           "cp",
+                                           "ep",
+                                           "vpp",
+                                           "sequence",
+                                           "global_batch",
+                                           "micro_batch",
+                                           "recompute",
+                                           "sequence_parallel",
+                                           "zero",
+                                           "precision",
+                                           "tp_overlap",
+                                           "dp_overlap",
+                                           "offload_layers"};
 
 std::optional<bool> read_flag(JsonErrors& errors, const JsonObject& o, std::string_view key) {
   if (!o.has(key)) return std::nullopt;
@@ -189,6 +203,7 @@ std::optional<LlmJob> read_llm(JsonErrors& errors, const JsonObject& entry, cons
   c.sequence = static_cast<int>(o.integer("sequence", 1, 1 << 24).value_or(0));
   c.global_batch = static_cast<int>(o.integer("global_batch", 1, 1 << 24).value_or(0));
   c.zero = static_cast<int>(o.integer("zero", 0, 3).value_or(1));
+  c.offload_layers = static_cast<int>(o.integer("offload_layers", 0, kMaxUint16).value_or(0));
   read_choice(errors, o, "recompute", c.recompute);
   read_choice(errors, o, "precision", c.precision);
   c.sequence_parallel = read_flag(errors, o, "sequence_parallel").value_or(false);

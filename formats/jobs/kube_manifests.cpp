@@ -102,7 +102,8 @@ nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& mo
                                                           {"topsim/sequence", "sequence"},
                                                           {"topsim/global-batch", "global_batch"},
                                                           {"topsim/micro-batch", "micro_batch"},
-                                                          {"topsim/zero", "zero"}};
+                                                          {"topsim/zero", "zero"},
+                                                          {"topsim/offload-layers", "offload_layers"}};
   for (const auto& [annotation, key] : integers)
     if (const std::string text = setting(doc, annotation); !text.empty()) {
       const auto value = nlohmann::ordered_json::parse(text, nullptr, false);

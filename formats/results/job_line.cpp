@@ -119,7 +119,8 @@ void put_llm(std::string& out, const LlmStep& step) {
                                                     {"pp_bubble_s", step.pp_bubble_ms / 1e3},
                                                     {"pp_p2p_s", step.pp_p2p_ms / 1e3},
                                                     {"dp_exposed_s", step.dp_exposed_ms / 1e3},
-                                                    {"optimizer_s", step.optimizer_ms / 1e3}};
+                                                    {"optimizer_s", step.optimizer_ms / 1e3},
+                                                    {"offload_s", step.offload_ms / 1e3}};
   for (size_t i = 0; i < std::size(figures); ++i) {
     if (i) out += ',';
     put_string(out, figures[i].first);

@@ -207,4 +207,31 @@ inline std::vector<LlmRow> gb200_fp8_held_out() {
   });
 }
 
+// Blackwell FP8 with activations offloaded to the Grace CPU's memory, held out: Megatron-Bridge's
+// DGX-GB200 rows (NVIDIA-NeMo/Megatron-Bridge @ 067f987d docs/performance-summary-archive.md: the
+// 25.09, 25.11, 26.02 and 26.04 containers, FP8 current scaling), run with their recipes'
+// cpu_offloading_num_layers (scripts/performance/configs/llama/llama3_workload_base_configs.py and
+// llama31_workload_base_configs.py @ b7b4e11b: Llama 3 70B, FSDP 64, micro-batch 2, 40 layers;
+// Llama 3.1 405B, TP 2 x FSDP 64, 92 layers; sequence parallelism with TP > 1, utils.py). Without
+// the offload neither fits a GB200 by the model (281.8 and 243 GiB per GPU).
+inline std::vector<LlmRow> gb200_offload_held_out() {
+  const auto offload = [](ParallelConfig c, int layers) {
+    c.offload_layers = layers;
+    return c;
+  };
+  const LlmModel l70 = catalog_model("llama3-70b");
+  return tp_overlapped({
+      {"Bridge 25.09 GB200 Llama3-70B FSDP 64", l70, "gb200-nvl72-tray",
+       offload(cfg(1, 1, 64, 1, 1, 8192, 128, 2, kNone, false, 3, kFp8), 40), 3986},
+      {"Bridge 25.11 GB200 Llama3-70B FSDP 64", l70, "gb200-nvl72-tray",
+       offload(cfg(1, 1, 64, 1, 1, 8192, 256, 2, kNone, false, 3, kFp8), 40), 4312},
+      {"Bridge 26.02 GB200 Llama3-70B FSDP 64", l70, "gb200-nvl72-tray",
+       offload(cfg(1, 1, 64, 1, 1, 8192, 256, 2, kNone, false, 3, kFp8), 40), 4040},
+      {"Bridge 26.04 GB200 Llama3-70B FSDP 64", l70, "gb200-nvl72-tray",
+       offload(cfg(1, 1, 64, 1, 1, 8192, 256, 2, kNone, false, 3, kFp8), 40), 4143},
+      {"Bridge 25.09 GB200 Llama3.1-405B FSDP 128", catalog_model("llama3.1-405b"), "gb200-nvl72-tray",
+       offload(cfg(2, 1, 64, 1, 1, 8192, 64, 1, kNone, true, 3, kFp8), 92), 729},
+  });
+}
+
 }  // namespace topsim::published

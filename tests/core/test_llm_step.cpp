@@ -163,6 +163,76 @@ TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
   CHECK_THAT(error(c, 16), Catch::Contains("multiple of pp"));
 }
 
+TEST_CASE("core::llm offloaded layers hold no activations; their copies cost what outlasts a layer", "[core][llm]") {
+  const LlmModel& model = llm("llama3-70b");
+  ParallelConfig c = config(1, 1, 64, 128);
+  c.sequence_parallel = false;
+  c.micro_batch = 1;
+  c.zero = 3;
+  c.recompute = Recompute::None;
+  c.precision = LlmPrecision::Fp8;
+  const LlmMemory kept = llm_memory_per_gpu(model, c);
+  c.offload_layers = 20;
+  const LlmMemory offloaded = llm_memory_per_gpu(model, c);
+  // 20 of the 80 layers' activations leave the GPU; parameters and the logits stay.
+  CHECK(offloaded.activation_layer_bytes == Approx(kept.activation_layer_bytes));
+  CHECK(kept.activations_gib - offloaded.activations_gib == Approx(20 * kept.activation_layer_bytes / (1 << 30)));
+  CHECK(offloaded.parameters_gib == Approx(kept.parameters_gib));
+
+  // Host copies: 225 GB/s per direction over a GB200's NVLink-C2C, 48 over a B200's PCIe Gen5 x16.
+  CHECK(host_copy_gbps(*gpu("gb200")) == Approx(225));
+  CHECK(host_copy_gbps(*gpu("b200")) == Approx(48));
+  CHECK(host_copy_gbps(*gpu("a100")) == Approx(24));
+
+  // On B200's PCIe a layer's copy (1.7 GB, 35.6 ms) outlasts its forward (~9 ms) and backward:
+  // each offloaded layer adds (copy - forward) + (copy - backward) per micro-batch, by hand.
+  c.offload_layers = 0;
+  const LlmStep none = estimate(model, c, "hgx-b200");
+  c.offload_layers = 5;
+  const LlmStep five = estimate(model, c, "hgx-b200");
+  const double copy = five.memory.activation_layer_bytes / 48e9 * 1e3;
+  // A layer's forward from the step's compute (forward + 2 x forward per micro-batch, no
+  // recomputation); it includes the logits' share, ~1.5% of a forward, hence the 2% margin.
+  const double layer_fwd = none.compute_ms / c.microbatches() / 3 / model.layers;
+  REQUIRE(copy > 2 * layer_fwd);
+  CHECK(five.offload_ms == Approx(c.microbatches() * 5 * (2 * copy - 3 * layer_fwd)).epsilon(0.02));
+  CHECK(five.step_ms == Approx(none.step_ms + five.offload_ms).epsilon(1e-6));
+  CHECK(five.memory.activations_gib < none.memory.activations_gib);
+  // Twice the layers, twice the exposed copies.
+  c.offload_layers = 10;
+  CHECK(estimate(model, c, "hgx-b200").offload_ms == Approx(2 * five.offload_ms));
+
+  // Over NVLink-C2C the same copies hide behind the layers: the step does not change.
+  c.micro_batch = 2;
+  c.offload_layers = 40;
+  const LlmStep gb200 = estimate(model, c, "gb200-nvl72-tray");
+  CHECK(gb200.offload_ms == 0);
+  CHECK(gb200.memory.total_gib() < gpu("gb200")->memory_gib);
+  c.offload_layers = 0;
+  CHECK_FALSE(validate_parallel(model, c, *gpu("gb200"), 64).ok());  // 281.8 GiB without the offload
+}
+
+TEST_CASE("core::llm offloading errors name the field", "[core][llm]") {
+  const LlmModel& model = llm("llama3-8b");
+  ParallelConfig c = config(1, 1, 8, 8);
+  c.recompute = Recompute::None;
+  c.offload_layers = 32;
+  CHECK(validate_parallel_shape(model, c, 8).error().message ==
+        "offload_layers 32 must be from 0 to 31 (fewer than the 32 layers of llama3-8b)");
+  c.offload_layers = -1;
+  CHECK_THAT(validate_parallel_shape(model, c, 8).error().message, Catch::StartsWith("offload_layers -1 must be from 0"));
+  c.offload_layers = 4;
+  CHECK(validate_parallel_shape(model, c, 8).ok());
+  c.recompute = Recompute::Selective;
+  CHECK(validate_parallel_shape(model, c, 8).error().message ==
+        "offload_layers 4 needs recompute none (Megatron-Core offloads no recomputed layer)");
+  c = config(1, 2, 4, 8);
+  c.recompute = Recompute::None;
+  c.offload_layers = 4;
+  CHECK(validate_parallel_shape(model, c, 8).error().message ==
+        "offload_layers 4 needs pp 1 (Megatron-Core offloads no pipelined model)");
+}
+
 TEST_CASE("core::llm mixture of experts: EP all-to-all on the EP group's links", "[core][llm]") {
   ParallelConfig c = config(1, 1, 8, 64);
   c.ep = 8;

@@ -71,6 +71,7 @@ TEST_CASE("core::llm held-out published throughputs within 15%", "[core][llm]") 
   require_within(published::korthikanti_held_out(), 0.15);
   require_within(published::h100_fp8_held_out(), 0.15);
   require_within(published::gb200_fp8_held_out(), 0.15);
+  require_within(published::gb200_offload_held_out(), 0.15);
 }
 
 // The fit leaves residuals: GEMM efficiency grows with the matrices (h / TP), which one efficiency
@@ -95,6 +96,7 @@ TEST_CASE("core::llm validation table", "[.llm-table]") {
   print("H100 BF16 calibration", published::mcore_h100_bf16());
   print("B200 FP8 calibration", published::nemo_2502_b200_fp8());
   print("GB200 FP8 held out", published::gb200_fp8_held_out());
+  print("GB200 FP8 held out, activations offloaded", published::gb200_offload_held_out());
 }
 
 }  // namespace topsim

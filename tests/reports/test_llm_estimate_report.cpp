@@ -36,6 +36,34 @@ TEST_CASE("reports::llm estimate JSON and text carry the figures with units", "[
   CHECK_THAT(text, Catch::Contains("pipeline bubble"));
   CHECK(json["nvlink_domain_nodes"] == 0);
   CHECK_THAT(text, !Catch::Contains("NVLink domain"));
+  // Without offloading the text has no offload line or row; the JSON keeps its keys at 0.
+  CHECK_THAT(text, !Catch::Contains("offload"));
+  CHECK(json["config"]["offload_layers"] == 0);
+  CHECK(json["breakdown_s"]["offload_exposed"] == 0.0);
+}
+
+TEST_CASE("reports::llm estimate shows offloaded layers, the host link and the exposed copies", "[reports][llm]") {
+  ParallelConfig c;
+  c.dp = 64;
+  c.zero = 3;
+  c.global_batch = 128;
+  c.recompute = Recompute::None;
+  c.precision = LlmPrecision::Fp8;
+  c.offload_layers = 5;
+  const LlmModel* model = *find_llm_model("llama3-70b");
+  auto estimate = estimate_llm_idle(*model, c, *builtin_model("hgx-b200"));
+  REQUIRE(estimate.ok());
+  REQUIRE(estimate->step.offload_ms > 0);
+  const LlmEstimateReport report{"hgx-b200", 8, model, c, *estimate};
+  const auto json = nlohmann::json::parse(render_llm_estimate_json(report));
+  CHECK(json["config"]["offload_layers"] == 5);
+  CHECK(json["breakdown_s"]["offload_exposed"].get<double>() == Approx(estimate->step.offload_ms / 1e3).margin(1e-6));
+  double parts = 0;
+  for (const auto& [key, value] : json["breakdown_s"].items()) parts += value.get<double>();
+  CHECK(parts == Approx(json["step_s"].get<double>()).epsilon(1e-4));
+  const std::string text = render_llm_estimate_text(report);
+  CHECK_THAT(text, Catch::Contains("the activations of 5 layers wait in host memory (48 GB/s per direction)"));
+  CHECK_THAT(text, Catch::Contains("host offload exposed"));
 }
 
 TEST_CASE("reports::llm estimate names the NVLink domains the nodes fill", "[reports][llm]") {

@@ -45,6 +45,26 @@ TEST_CASE("scenario::llm job runs its iterations at the step time of its placeme
   CHECK(r.work_samples == Approx(10.0 * 16 * 4096));
 }
 
+TEST_CASE("scenario::llm job offloading activations runs at the estimate's step, copies included", "[scenario][llm]") {
+  const Scenario s = scenario_from(scenario_json(R"([{"model": "hgx-b200", "count": 8}])",
+                                                 R"([{"name": "fsdp", "workers": 8, "gpus_per_worker": 8, "iterations": 5,
+                                                      "llm": {"model": "llama3-70b", "zero": 3, "global_batch": 128,
+                                                              "precision": "fp8", "recompute": "none",
+                                                              "offload_layers": 5}}])",
+                                                 "", R"(, "network": {"transport": "ib"})"));
+  const RunResult topo = run(s, "topology-aware");
+  const JobRecord& r = record(topo, s, "fsdp");
+  REQUIRE(r.state == JobState::Finished);
+  REQUIRE(r.llm != nullptr);
+  const ParallelConfig& c = s.workload->llm_jobs->front().config;
+  CHECK(c.offload_layers == 5);
+  auto estimate = estimate_llm_idle(**find_llm_model("llama3-70b"), c, *builtin_model("hgx-b200"));
+  REQUIRE(estimate.ok());
+  CHECK(r.llm->offload_ms > 0);
+  CHECK(r.llm->offload_ms == Approx(estimate->step.offload_ms).epsilon(1e-9));
+  CHECK(r.llm->step_ms == Approx(estimate->step.step_ms).epsilon(1e-9));
+}
+
 TEST_CASE("scenario::llm default placement splits TP groups over the pod network", "[scenario][llm]") {
   const Scenario s = scenario_from(sft_scenario());
   const RunResult topo_run = run(s, "topology-aware");

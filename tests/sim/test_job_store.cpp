@@ -42,6 +42,28 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
   if (id % 6 == 0) r.relaxed = {"min-bandwidth", std::string("nul\0byte", 8)};
   if (id % 5 == 0) r.placement_note = "held to no tier " + std::to_string(id);
   r.reason = id % 4 == 0 ? "" : "reason of job " + std::to_string(id) + " with UTF-8: Zürich";
+  if (id % 3 == 1) {  // an LLM job's step: every figure distinct
+    auto step = std::make_shared<LlmStep>();
+    double* figures[] = {&step->step_ms,
+                         &step->compute_ms,
+                         &step->tp_ms,
+                         &step->ep_ms,
+                         &step->cp_ms,
+                         &step->pp_bubble_ms,
+                         &step->pp_p2p_ms,
+                         &step->dp_exposed_ms,
+                         &step->dp_comm_ms,
+                         &step->optimizer_ms,
+                         &step->offload_ms,
+                         &step->tokens_per_sec,
+                         &step->tokens_per_sec_per_gpu,
+                         &step->model_tflops_per_gpu,
+                         &step->mfu,
+                         &step->memory.parameters_gib,
+                         &step->memory.activations_gib};
+    for (size_t i = 0; i < std::size(figures); ++i) *figures[i] = id + 1.0 / (i + 2);
+    r.llm = std::move(step);
+  }
   return r;
 }
 
@@ -74,6 +96,27 @@ void check_same(const JobRecord& a, const JobRecord& b) {
   CHECK(a.relaxed == b.relaxed);
   CHECK(a.placement_note == b.placement_note);
   CHECK(a.reason == b.reason);
+  REQUIRE((a.llm == nullptr) == (b.llm == nullptr));
+  if (a.llm) {
+    const LlmStep &x = *a.llm, &y = *b.llm;
+    CHECK(same_bits(x.step_ms, y.step_ms));
+    CHECK(same_bits(x.compute_ms, y.compute_ms));
+    CHECK(same_bits(x.tp_ms, y.tp_ms));
+    CHECK(same_bits(x.ep_ms, y.ep_ms));
+    CHECK(same_bits(x.cp_ms, y.cp_ms));
+    CHECK(same_bits(x.pp_bubble_ms, y.pp_bubble_ms));
+    CHECK(same_bits(x.pp_p2p_ms, y.pp_p2p_ms));
+    CHECK(same_bits(x.dp_exposed_ms, y.dp_exposed_ms));
+    CHECK(same_bits(x.dp_comm_ms, y.dp_comm_ms));
+    CHECK(same_bits(x.optimizer_ms, y.optimizer_ms));
+    CHECK(same_bits(x.offload_ms, y.offload_ms));
+    CHECK(same_bits(x.tokens_per_sec, y.tokens_per_sec));
+    CHECK(same_bits(x.tokens_per_sec_per_gpu, y.tokens_per_sec_per_gpu));
+    CHECK(same_bits(x.model_tflops_per_gpu, y.model_tflops_per_gpu));
+    CHECK(same_bits(x.mfu, y.mfu));
+    CHECK(same_bits(x.memory.parameters_gib, y.memory.parameters_gib));
+    CHECK(same_bits(x.memory.activations_gib, y.memory.activations_gib));
+  }
 }
 
 }  // namespace
