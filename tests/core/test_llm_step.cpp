@@ -163,7 +163,7 @@ TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
   CHECK_THAT(error(c, 16), Catch::Contains("multiple of pp"));
 }
 
-TEST_CASE("core::llm offloaded layers hold no activations; their copies cost what outlasts a layer", "[core][llm]") {
+TEST_CASE("core::llm offloaded layers hold no activations, their copies cost what outlasts a layer", "[core][llm]") {
   const LlmModel& model = llm("llama3-70b");
   ParallelConfig c = config(1, 1, 64, 128);
   c.sequence_parallel = false;
