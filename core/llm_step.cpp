@@ -234,6 +234,7 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
     if (path->ranks > 1 && !(path->bus_bandwidth_gbps > 0))
       return Error{"a parallel group of " + itos(path->ranks) + " ranks has no bandwidth between its GPUs"};
   LlmStep s;
+  s.memory = llm_memory_per_gpu(model, c);
   const double gemm_peak = c.precision == LlmPrecision::Fp8 ? gpu.fp8_tflops : gpu.fp16_tflops;
   const double stage_layers = stage_layers_of(model, c);
   const int seq = c.seq(model);
@@ -285,7 +286,7 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
   // that outlasts the layer it overlaps delays the pass by the difference.
   double offload_fwd = 0, offload_bwd = 0;
   if (c.offload_layers > 0) {
-    const double copy = llm_memory_per_gpu(model, c).activation_layer_bytes / (host_copy_gbps(gpu) * 1e9) * 1e3;
+    const double copy = s.memory.activation_layer_bytes / (host_copy_gbps(gpu) * 1e9) * 1e3;
     const double layer_fwd = compute_ms(layers_only, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps) / stage_layers;
     offload_fwd = c.offload_layers * std::max(0.0, copy - layer_fwd);
     offload_bwd = c.offload_layers * std::max(0.0, copy - 2 * layer_fwd);
@@ -337,7 +338,6 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
   s.tokens_per_sec_per_gpu = s.tokens_per_sec / c.gpus();
   s.model_tflops_per_gpu = s.tokens_per_sec_per_gpu * model.training_flops_per_token(seq) / 1e12;
   s.mfu = s.model_tflops_per_gpu / gpu.fp16_tflops;
-  s.memory = llm_memory_per_gpu(model, c);
   return s;
 }
 
