@@ -64,11 +64,12 @@ CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gi
 // HBM3e at 16 TB/s -> 192 GB and 8,000 GB/s per GPU; NVLink 5, 18 links (1.8 TB/s per GPU, both
 // directions); 1,200 W per GPU (glennklockwood.com/garden/processors/B200, 2025, from NVIDIA's
 // Blackwell data sheet). nvidia-smi names it "NVIDIA GB200".
-// GB200 and GB300 host copies: NVLink-C2C, 900 GB/s both directions per superchip (GB200 NVL72
-// data sheet), shared by its two GPUs: 225 GB/s per direction each when both copy; the Grace's
-// LPDDR5X (480 GB at up to 512 GB/s per superchip, same data sheet) would give each 256. The
-// lesser, 225. GB300 keeps the same Grace and C2C.
-constexpr double kGraceSuperchipC2cGbps = 900.0 / 2 / 2;
+// GB200 and GB300 host copies land in the Grace's LPDDR5X: 384 GB/s in its 480 GB configuration,
+// the one NVL72 racks use (17 TB over 36 Graces; datacrunch-research/blogs @ f5752e8,
+// gb300-technical-report: "up to 384 GB/s for 480 GB configs"), shared by the superchip's two
+// GPUs: 192 GB/s each when both copy. NVLink-C2C, 900 GB/s both directions per superchip (GB200
+// NVL72 data sheet), would give each 225 per direction. The lesser, 192; GB300 has the same Grace.
+constexpr double kGraceSuperchipC2cGbps = std::min(900.0 / 2 / 2, 384.0 / 2);
 CatalogEntry on_grace(CatalogEntry entry) {
   entry.model.c2c_gbps = kGraceSuperchipC2cGbps;
   return entry;

@@ -33,8 +33,8 @@ struct GpuModel {
   double fp8_tflops = 0;
   double memory_gbps = 0;
   double tdp_w = 0;
-  // NVLink-C2C to the GPU's Grace CPU, GB/s per direction when every GPU on that Grace copies at
-  // once (0: the host is over PCIe). Sources in hardware.cpp.
+  // Copies to and from the Grace CPU's memory over NVLink-C2C, GB/s per direction when every GPU
+  // on that Grace copies at once (0: the host is over PCIe). Sources in hardware.cpp.
   double c2c_gbps = 0;
   std::string gfd_product;  // Kubernetes label nvidia.com/gpu.product set by GPU feature discovery
   int catalog_index = -1;   // position in the catalog (gpu_at); -1 for a GPU made outside it
