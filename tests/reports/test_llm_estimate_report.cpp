@@ -6,6 +6,16 @@
 #include "reports/llm_estimate_report.h"
 
 namespace topsim {
+namespace {
+
+// The step's parts in the JSON, seconds: they add up to step_s.
+double breakdown_sum(const nlohmann::json& json) {
+  double parts = 0;
+  for (const auto& [key, value] : json["breakdown_s"].items()) parts += value.get<double>();
+  return parts;
+}
+
+}  // namespace
 
 TEST_CASE("reports::llm estimate JSON and text carry the figures with units", "[reports][llm]") {
   ParallelConfig c;
@@ -26,9 +36,7 @@ TEST_CASE("reports::llm estimate JSON and text carry the figures with units", "[
   CHECK(json["tokens_per_s"].get<double>() == Approx(32.0 * 8192 / (estimate->step.step_ms / 1e3)).epsilon(1e-6));
   CHECK(json["links"]["tp"]["hosts"] == 1);
   CHECK(json["links"]["pp"]["transport"] == "rdma");
-  double parts = 0;
-  for (const auto& [key, value] : json["breakdown_s"].items()) parts += value.get<double>();
-  CHECK(parts == Approx(json["step_s"].get<double>()).epsilon(1e-4));
+  CHECK(breakdown_sum(json) == Approx(json["step_s"].get<double>()).epsilon(1e-4));
   const std::string text = render_llm_estimate_text(report);
   CHECK_THAT(text, Catch::Contains("4 nodes of hgx-h100"));
   CHECK_THAT(text, Catch::Contains("tokens/s per GPU"));
@@ -58,9 +66,7 @@ TEST_CASE("reports::llm estimate shows offloaded layers, the host link and the e
   const auto json = nlohmann::json::parse(render_llm_estimate_json(report));
   CHECK(json["config"]["offload_layers"] == 5);
   CHECK(json["breakdown_s"]["offload_exposed"].get<double>() == Approx(estimate->step.offload_ms / 1e3).margin(1e-6));
-  double parts = 0;
-  for (const auto& [key, value] : json["breakdown_s"].items()) parts += value.get<double>();
-  CHECK(parts == Approx(json["step_s"].get<double>()).epsilon(1e-4));
+  CHECK(breakdown_sum(json) == Approx(json["step_s"].get<double>()).epsilon(1e-4));
   const std::string text = render_llm_estimate_text(report);
   CHECK_THAT(text, Catch::Contains("the activations of 5 layers wait in host memory (48 GB/s per direction)"));
   CHECK_THAT(text, Catch::Contains("host offload exposed"));
