@@ -69,9 +69,9 @@ CatalogEntry gpu(const char* name, const char* product, int sm, double memory_gi
 // gb300-technical-report: "up to 384 GB/s for 480 GB configs"), shared by the superchip's two
 // GPUs: 192 GB/s each when both copy. NVLink-C2C, 900 GB/s both directions per superchip (GB200
 // NVL72 data sheet), would give each 225 per direction. The lesser, 192; GB300 has the same Grace.
-constexpr double kGraceSuperchipC2cGbps = std::min(900.0 / 2 / 2, 384.0 / 2);
+constexpr double kGraceHostCopyGbps = std::min(900.0 / 2 / 2, 384.0 / 2);
 CatalogEntry on_grace(CatalogEntry entry) {
-  entry.model.c2c_gbps = kGraceSuperchipC2cGbps;
+  entry.model.c2c_gbps = kGraceHostCopyGbps;
   return entry;
 }
 // RTX 3090: NVIDIA Ampere GA102 architecture whitepaper v2.0, Appendix A (35.6 FP32 and TF32
