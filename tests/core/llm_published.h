@@ -213,7 +213,7 @@ inline std::vector<LlmRow> gb200_fp8_held_out() {
 // cpu_offloading_num_layers (scripts/performance/configs/llama/llama3_workload_base_configs.py and
 // llama31_workload_base_configs.py @ b7b4e11b: Llama 3 70B, FSDP 64, micro-batch 2, 40 layers;
 // Llama 3.1 405B, TP 2 x FSDP 64, 92 layers; sequence parallelism with TP > 1, utils.py). Without
-// the offload neither fits a GB200 by the model (281.8 and 243 GiB per GPU).
+// the offload neither fits a GB200 by the model (281.8 and 250.3 GiB per GPU).
 inline std::vector<LlmRow> gb200_offload_held_out() {
   const auto offload = [](ParallelConfig c, int layers) {
     c.offload_layers = layers;
