@@ -48,6 +48,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/hardware.h"
 #include "core/llm_catalog.h"
@@ -172,6 +173,17 @@ struct LlmStep {
   double mfu = 0;                   // model_tflops_per_gpu over the GPU's dense BF16 peak
   LlmMemory memory;
 };
+
+// The step's parts in report order with the names reports give them; they add up to step_ms.
+inline constexpr std::pair<const char*, double LlmStep::*> kLlmStepParts[] = {{"compute", &LlmStep::compute_ms},
+                                                                              {"tensor-parallel", &LlmStep::tp_ms},
+                                                                              {"expert all-to-all", &LlmStep::ep_ms},
+                                                                              {"context exchange", &LlmStep::cp_ms},
+                                                                              {"pipeline bubble", &LlmStep::pp_bubble_ms},
+                                                                              {"pipeline sends", &LlmStep::pp_p2p_ms},
+                                                                              {"data-parallel exposed", &LlmStep::dp_exposed_ms},
+                                                                              {"optimizer", &LlmStep::optimizer_ms},
+                                                                              {"host offload exposed", &LlmStep::offload_ms}};
 
 // REQUIRES: validate_parallel(model, config, gpu) succeeded. Errors: a group of several ranks
 // whose path has no bandwidth.

@@ -60,19 +60,9 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
                      format_number(s.memory.total_gib()), format_number(r.estimate.gpu->memory_gib),
                      format_number(s.memory.parameters_gib), format_number(s.memory.activations_gib));
   out += "step breakdown:\n";
-  const std::pair<const char*, double> parts[] = {{"compute", s.compute_ms},
-                                                  {"tensor-parallel", s.tp_ms},
-                                                  {"expert all-to-all", s.ep_ms},
-                                                  {"context exchange", s.cp_ms},
-                                                  {"pipeline bubble", s.pp_bubble_ms},
-                                                  {"pipeline sends", s.pp_p2p_ms},
-                                                  {"data-parallel exposed", s.dp_exposed_ms},
-                                                  {"optimizer", s.optimizer_ms}};
-  const auto row = [&](const char* name, double ms) {
-    out += fmt::format("  {:<22} {:>10} ms  {:>6}\n", name, format_number(ms), share(ms, s.step_ms));
-  };
-  for (const auto& [name, ms] : parts) row(name, ms);
-  if (c.offload_layers > 0) row("host offload exposed", s.offload_ms);
+  for (const auto& [name, part] : kLlmStepParts)
+    if (part != &LlmStep::offload_ms || c.offload_layers > 0)  // the offload's row only for a job that offloads
+      out += fmt::format("  {:<22} {:>10} ms  {:>6}\n", name, format_number(s.*part), share(s.*part, s.step_ms));
   out += fmt::format("  (data-parallel traffic {} ms in all, the rest hidden behind compute)\n", format_number(s.dp_comm_ms));
   if (s.step_ms > 0 && s.pp_bubble_ms / s.step_ms > 0.25)
     out += fmt::format(

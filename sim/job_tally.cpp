@@ -18,15 +18,7 @@ void add_llm_step(JobTally::LlmStepSums& sums, const LlmStep& step) {
   s.tokens_per_sec_per_gpu += step.tokens_per_sec_per_gpu;
   s.mfu += step.mfu;
   s.step_ms += step.step_ms;
-  s.compute_ms += step.compute_ms;
-  s.tp_ms += step.tp_ms;
-  s.ep_ms += step.ep_ms;
-  s.cp_ms += step.cp_ms;
-  s.pp_bubble_ms += step.pp_bubble_ms;
-  s.pp_p2p_ms += step.pp_p2p_ms;
-  s.dp_exposed_ms += step.dp_exposed_ms;
-  s.optimizer_ms += step.optimizer_ms;
-  s.offload_ms += step.offload_ms;
+  for (const auto& [name, part] : kLlmStepParts) s.*part += step.*part;
 }
 
 void count_placed(const Workload& workload, const JobSpec& job, const JobRecord& r, JobTally& t) {
