@@ -2,6 +2,8 @@
 // The headline comparisons first, then the comparison of runs (worse cells in bold with
 // "worse"), then one table row per scheduler. Names from inputs are escaped per cell.
 #include <fmt/format.h>
+#include <algorithm>
+#include <vector>
 
 #include "reports/escape.h"
 #include "reports/report_files.h"
@@ -22,6 +24,7 @@ constexpr Column kReplayColumns[] = {{"jobs", "jobs"},
                                      {"wait_s.p95", "p95 wait of finished (s)"},
                                      {"jct_s.mean", "mean JCT (s)"},
                                      {"images_per_sec.mean", "images/s per started job"},
+                                     {"llm_mfu.mean", "LLM MFU per started job"},
                                      {"gpu_utilisation", "GPU utilisation"},
                                      {"fragmentation_gpus.mean", "fragmented GPUs"}};
 constexpr Column kFillColumns[] = {{"jobs", "pods"},
@@ -39,7 +42,7 @@ bool measured(const SchedulerResult& s, std::string_view metric) {
     return m ? m->over_seeds.mean : 1;
   };
   if (metric.starts_with("wait_s.") || metric.starts_with("jct_s.")) return count("finished") > 0;
-  if (metric.starts_with("images_per_sec.")) return count("placed") > 0;
+  if (metric.starts_with("images_per_sec.") || metric.starts_with("llm_mfu.")) return count("placed") > 0;
   return true;
 }
 
@@ -87,14 +90,20 @@ std::string delta_table(const ReportModel& m) {
   return out + "\n";
 }
 
+// The columns of `columns` some series has (a run of LLMs only has no image rate, one without
+// LLMs no MFU).
 template <size_t N>
 std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
+  std::vector<Column> shown;
+  for (const Column& c : columns)
+    if (std::any_of(m.series.begin(), m.series.end(), [&](const Series& s) { return s.result->metric(c.metric) != nullptr; }))
+      shown.push_back(c);
   std::string out = "### Schedulers\n\n| run | scheduler |", rule = "| --- | --- |";
-  for (const Column& c : columns) out += " " + std::string(c.title) + " |", rule += " ---: |";
+  for (const Column& c : shown) out += " " + std::string(c.title) + " |", rule += " ---: |";
   out += "\n" + rule + "\n";
   for (const Series& s : m.series) {
     out += "| " + markdown_cell(s.label) + " | " + markdown_cell(s.scheduler) + " |";
-    for (const Column& c : columns) {
+    for (const Column& c : shown) {
       const MetricSummary* metric = s.result->metric(c.metric);
       out += " " + (metric && measured(*s.result, c.metric) ? format_number(metric->over_seeds.mean) : std::string("n/a")) + " |";
     }

@@ -30,6 +30,7 @@ constexpr PromName kNames[] = {
     {"jct_s", "topsim_job_completion_seconds", 1},
     {"share_wait_s", "topsim_share_wait_seconds", 1},
     {"images_per_sec", "topsim_images_per_second", 1},
+    {"llm_mfu", "topsim_llm_mfu_ratio", 1},
     {"ring_gbps", "topsim_ring_bandwidth_bytes_per_second", 1e9},
     {"makespan_s", "topsim_makespan_seconds", 1},
     {"gpu_utilisation", "topsim_gpu_utilisation_ratio", 1},

@@ -87,8 +87,8 @@ ChartTable line_table(const Chart& chart, const std::string& first_column, const
 }
 
 std::optional<Chart> throughput_chart(const ReportModel& m) {
-  Chart c =
-      make_chart("Training throughput per model", "bar", "model / framework", "samples/s per job (images/s for image models)");
+  Chart c = make_chart("Training throughput per model", "bar", "model / framework",
+                       "samples/s per job (images/s for image models, tokens/s for LLMs)");
   auto category = [](const ModelThroughput& t) { return t.model + " / " + t.framework; };
   for (const Series& s : m.series)
     for (const ModelThroughput& t : first_run(s).by_model)

@@ -21,7 +21,9 @@ struct CardMetric {
   const char* metric;
   const char* title;
 };
-constexpr std::array<CardMetric, 4> kReplayCards = {{{"images_per_sec.mean", "images/sec per job, mean"},
+// A run lacks the throughput card of a kind of job its workload does not have (run_summary.cpp).
+constexpr std::array<CardMetric, 5> kReplayCards = {{{"images_per_sec.mean", "images/sec per job, mean"},
+                                                     {"llm_mfu.mean", "LLM MFU per job, mean"},
                                                      {"wait_s.p95", "wait, p95"},
                                                      {"jct_s.mean", "job completion time, mean"},
                                                      {"fragmentation_gpus.mean", "fragmented GPUs, time-weighted mean"}}};
@@ -31,7 +33,7 @@ constexpr std::array<CardMetric, 5> kFillCards = {{{"gpu_alloc_ratio.final", "GP
                                                    {"fragmentation_gpus.final", "fragmented GPUs at the end"},
                                                    {"failed", "pods no node could take"}}};
 
-constexpr std::array<const char*, 14> kReplayDeltaMetrics = {"finished",
+constexpr std::array<const char*, 15> kReplayDeltaMetrics = {"finished",
                                                              "rejected",
                                                              "stuck",
                                                              "wait_s.mean",
@@ -39,6 +41,7 @@ constexpr std::array<const char*, 14> kReplayDeltaMetrics = {"finished",
                                                              "jct_s.mean",
                                                              "jct_s.p95",
                                                              "images_per_sec.mean",
+                                                             "llm_mfu.mean",
                                                              "ring_gbps.mean",
                                                              "gpu_utilisation",
                                                              "gpu_alloc_ratio.mean",

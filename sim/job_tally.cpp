@@ -50,7 +50,10 @@ void count_placed(const Workload& workload, const JobSpec& job, const JobRecord&
     sums.samples_per_sec += r.samples_per_sec;
     sums.ideal_samples_per_sec += r.ideal_samples_per_sec;
   }
-  if (llm && r.llm) add_llm_step(t.llm_steps[llm_model_key(*llm->model)], *r.llm);
+  if (llm && r.llm) {
+    add_llm_step(t.llm_steps[llm_model_key(*llm->model)], *r.llm);
+    t.llm_mfus.push_back(r.llm->mfu);
+  }
 }
 
 // A job's restarts, checkpoint writes and waits to restart; a finished training job's effective
@@ -106,6 +109,10 @@ void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord
     if (r.finish_ms >= 0) sums.gpu_ms += static_cast<double>(r.finish_ms - r.start_ms) * job.total_gpus();
   }
   if (job.is_share()) ++shares;
+  if (job.is_training()) {
+    image_jobs += trains_images(job);
+    llm_jobs += workload.llm_of(job) != nullptr;
+  }
   switch (r.state) {
     case JobState::Rejected:
       ++rejected;

@@ -52,6 +52,8 @@ struct JobTally {
   uint64_t contended = 0;       // started jobs that ran slowed by uplinks shared with other jobs
   double contended_gpu_ms = 0;  // their GPUs x the time they ran slowed
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
+  uint64_t image_jobs = 0, llm_jobs = 0;  // the workload's training jobs of image models, of LLMs (started or not)
+  std::vector<double> llm_mfus;           // started LLM jobs' MFU
   std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model key, framework)
   std::map<uint16_t, LlmStepSums> llm_steps;                                // by llm_model_key
   std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index

@@ -25,6 +25,8 @@ const std::vector<MetricInfo> kCatalog = {
     {"jct_s", "s", Lower, OverJobs, "job completion time of finished jobs: finish - submit"},
     {"share_wait_s", "s", Lower, OverJobs, "queueing delay of finished GPU-share jobs"},
     {"images_per_sec", "images/s", Higher, OverJobs, "predicted throughput of started jobs training image models"},
+    {"llm_mfu", "ratio", Higher, OverJobs,
+     "model FLOPs utilisation of started LLM jobs: model FLOP/s per GPU over its dense BF16 peak (runs with LLM jobs)"},
     {"ring_gbps", "GB/s", Higher, OverJobs, "predicted all-reduce bus bandwidth of started multi-GPU training jobs"},
     {"makespan_s", "s", Lower, Scalar, "time of the last event, from the first submission's time origin"},
     {"gpu_utilisation", "ratio", Higher, Scalar, "GPU-time of running jobs / (GPUs x makespan)"},

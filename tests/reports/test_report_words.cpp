@@ -49,3 +49,41 @@ TEST_CASE("reports::words: an LLM job's throughput is in tokens/s", "[reports]")
       scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 1}])", jobs, R"(, "schedulers": ["topology-aware"])"))));
   CHECK(some_line_matches(text, "^llm +[0-9]+\\.[0-9]{2} tokens/s"));
 }
+
+TEST_CASE("reports::words: a run of LLMs only leads with their MFU, not an image rate", "[reports][llm]") {
+  const std::string llm = R"({"name": "llm", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 2,
+      "llm": {"model": "llama3-8b", "tp": 8, "global_batch": 8}})";
+  const std::string cnn = R"({"name": "cnn", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50",
+      "iterations": 100})";
+  const auto run = [](const std::string& jobs) {
+    return run_all(scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 2}])", "[" + jobs + "]",
+                                               R"(, "schedulers": ["topology-aware", "default"])")));
+  };
+  const ResultSet only_llm = run(llm);
+  const SchedulerResult& topo = only_llm.schedulers.front();
+  // Expected: no image rate at all; the MFU is the one job's own (its step's).
+  CHECK(topo.metric("images_per_sec.mean") == nullptr);
+  REQUIRE(topo.metric("llm_mfu.mean") != nullptr);
+  REQUIRE(topo.runs.front().llm_steps.size() == 1);
+  CHECK(topo.metric("llm_mfu.mean")->over_seeds.mean == Approx(topo.runs.front().llm_steps.front().mfu));
+  CHECK(topo.metric("llm_mfu.mean")->over_seeds.mean > 0.2);
+  MemorySink sink;
+  REQUIRE(write_report({{"llm", &only_llm}}, sink).ok());
+  const std::string& md = sink.files.at("summary.md");
+  CHECK_THAT(md, Catch::Contains("- LLM MFU per job, mean: **"));
+  CHECK_THAT(md, !Catch::Contains("images"));
+  CHECK_THAT(md, Catch::Contains("| LLM MFU per started job |"));
+  CHECK_THAT(sink.files.at("report.html"), !Catch::Contains("images/sec per job"));
+  CHECK_THAT(sink.files.at("metrics.prom"), Catch::Contains("topsim_llm_mfu_ratio{"));
+
+  // A run of image models only is as before; a mixed one carries both.
+  const ResultSet only_cnn = run(cnn), mixed = run(llm + ", " + cnn);
+  CHECK(only_cnn.schedulers.front().metric("llm_mfu.mean") == nullptr);
+  CHECK(only_cnn.schedulers.front().metric("images_per_sec.mean") != nullptr);
+  CHECK(mixed.schedulers.front().metric("llm_mfu.mean") != nullptr);
+  CHECK(mixed.schedulers.front().metric("images_per_sec.mean") != nullptr);
+  MemorySink mixed_sink;
+  REQUIRE(write_report({{"mixed", &mixed}}, mixed_sink).ok());
+  CHECK_THAT(mixed_sink.files.at("summary.md"),
+             Catch::Contains("- images/sec per job, mean: **") && Catch::Contains("- LLM MFU per job, mean: **"));
+}
