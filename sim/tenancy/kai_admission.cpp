@@ -48,6 +48,14 @@ KaiAdmission::KaiAdmission(const QueueConfig& config, int64_t capacity_gpu_milli
     for (int at = static_cast<int>(q); at >= 0; at = queues_[static_cast<size_t>(at)].parent)
       queues_[q].path.insert(queues_[q].path.begin(), at);
   const size_t n = queues_.size();
+  children_.resize(n);
+  for (size_t q = 0; q < n; ++q)
+    (queues_[q].parent < 0 ? roots_ : children_[static_cast<size_t>(queues_[q].parent)]).push_back(static_cast<int>(q));
+  for (size_t q = 0; q < n; ++q) bottom_up_.push_back(static_cast<int>(q));
+  std::stable_sort(bottom_up_.begin(), bottom_up_.end(), [&](int a, int b) {
+    return queues_[static_cast<size_t>(a)].path.size() > queues_[static_cast<size_t>(b)].path.size();
+  });
+  best_.assign(n, -1);
   waiting_by_queue_.resize(n);
   shapes_in_order_.resize(n);
   head_found_.assign(n, {0, OrderKey{}});
@@ -298,23 +306,31 @@ bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& ad
 }
 
 // One action over the waiting jobs in queue order: each queue's head (its first job of a shape
-// not yet failed in this action), the queue first in KAI's order taking its turn.
+// not yet failed in this action), the leaf KAI's walk down the hierarchy reaches taking its turn.
+// A turn changes the head of one leaf and the allocations on its path and its victims' paths;
+// only those paths are ranked again (each against its siblings): a turn costs the fan-outs along
+// them, not all queues.
 bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit,
                        const std::function<void(uint32_t)>& evict) {
   ++actions_;
   std::vector<ShapeHead> heads(queues_.size());
   for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q));
+  for (int q : bottom_up_) rank_subtree(q, heads);
+  next_ = best_of(roots_, heads);
   bool changed = false;
-  for (int turn = next_turn(heads); turn >= 0; turn = next_turn(heads)) {
+  std::vector<int> moved;  // the leaves whose paths a turn changed
+  for (int turn = next_; turn >= 0; turn = next_) {
     const KaiWorkload job = *heads[static_cast<size_t>(turn)].job;
     Shape& shape = *heads[static_cast<size_t>(turn)].shape;
     std::vector<uint32_t> victims;
     const Refusal why = attempt(action, job, victims);
     shape.reasons[static_cast<size_t>(action)] = why;
+    moved.assign(1, job.queue);
     if (why) {
       shape.failed_in = actions_;
     } else {
       for (uint32_t victim : victims) {
+        moved.push_back(admitted_.at(victim).queue);
         release(victim, now_ms);
         evicted_now_.insert(victim);  // enqueued again, it waits for the next run
         evict(victim);
@@ -325,19 +341,35 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
       changed = true;
     }
     heads[static_cast<size_t>(job.queue)] = head(job.queue);
+    for (int leaf : moved) {
+      const std::vector<int>& path = queues_[static_cast<size_t>(leaf)].path;
+      for (auto it = path.rbegin(); it != path.rend(); ++it) rank_subtree(*it, heads);
+    }
+    next_ = best_of(roots_, heads);
   }
   return changed;
 }
 
-int KaiAdmission::next_turn(const std::vector<ShapeHead>& heads) const {
-  int turn = -1;
-  for (size_t q = 0; q < queues_.size(); ++q) {
-    if (heads[q].job == nullptr) continue;
-    const KaiWorkload* other = turn < 0 ? nullptr : heads[static_cast<size_t>(turn)].job;
-    if (other == nullptr || queue_before(static_cast<int>(q), heads[q].job->gpu_milli, turn, other->gpu_milli, allocated_))
-      turn = static_cast<int>(q);
+void KaiAdmission::rank_subtree(int queue, const std::vector<ShapeHead>& heads) {
+  const size_t q = static_cast<size_t>(queue);
+  best_[q] = queues_[q].leaf ? (heads[q].job ? queue : -1) : best_of(children_[q], heads);
+}
+
+// KAI's queue nodes keep their children in a priority queue ordered by QueueOrderFn, a non-leaf
+// child compared with the best job of its subtree (getBestJobFromNode); the pop walks from the
+// best top-level queue down to a leaf. Siblings' keys are each their own, so the first of them is
+// well defined; comparing leaves of different subtrees each with its own head (not its subtree's
+// best) would not be, and could pick another leaf than KAI's walk.
+int KaiAdmission::best_of(const std::vector<int>& children, const std::vector<ShapeHead>& heads) const {
+  int best = -1, from = -1;
+  for (int child : children) {
+    const int leaf = best_[static_cast<size_t>(child)];
+    if (leaf < 0) continue;
+    if (from < 0 || rank_before(child, heads[static_cast<size_t>(leaf)].job->gpu_milli, from,
+                                heads[static_cast<size_t>(best)].job->gpu_milli, allocated_))
+      best = leaf, from = child;
   }
-  return turn;
+  return best;
 }
 
 // None when `job` may be admitted by `action` (after evicting `victims`), else why not.

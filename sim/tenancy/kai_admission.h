@@ -10,8 +10,10 @@
 // - queue order (plugins/proportion/queue_order/queue_order.go): queues within their fair share
 //   first, then those staying within deserved with the job, higher queue priority, no use of a
 //   resource without an allocatable share, smaller dominant share with the job, smaller dominant
-//   share, smaller allocatable share, older queue; compared level by level down the hierarchy;
-//   jobs in a queue by priority, then age; victims in the reverse of both orders;
+//   share, smaller allocatable share, older queue; the next job found from the top of the
+//   hierarchy down (actions/utils/job_order_by_queue.go): among siblings, each ranked with the
+//   best job of its own subtree, the first; jobs in a queue by priority, then age; victims in the
+//   reverse of both orders;
 // - capacity policy (plugins/proportion/capacity_policy/): a job never takes a queue above its
 //   limit, on any ancestor; a non-preemptible job (priority >= 100, docs/priority/README.md)
 //   only in-quota resources: allocatedNonPreemptible + request <= deserved on every ancestor;
@@ -183,7 +185,10 @@ class KaiAdmission {
   void divide_fair_shares();
   bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
   bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
-  int next_turn(const std::vector<ShapeHead>& heads) const;
+  // best_[q] afresh from its children's (a leaf: itself while it has a head in `heads`).
+  void rank_subtree(int queue, const std::vector<ShapeHead>& heads);
+  // The best of `children` (their best_): the first of them in KAI's order, each with its best job.
+  int best_of(const std::vector<int>& children, const std::vector<ShapeHead>& heads) const;
   Refusal attempt(Action action, const KaiWorkload& job, std::vector<uint32_t>& victims) const;
   Refusal policy_blocks(const KaiWorkload& job, const std::vector<int64_t>& alloc) const;
   Refusal try_reclaim(const KaiWorkload& job, std::vector<uint32_t>& victims) const;
@@ -206,6 +211,12 @@ class KaiAdmission {
   void refresh_usage(int64_t now_ms);
 
   std::vector<Queue> queues_;  // as in QueueConfig::kai_queues
+  // The hierarchy as KAI walks it: each queue's children, the top-level queues, every queue
+  // after its children; and during an action, per queue the leaf of its subtree's best head
+  // (-1: none waits) and over the top-level queues the leaf that goes next.
+  std::vector<std::vector<int>> children_;
+  std::vector<int> roots_, bottom_up_, best_;
+  int next_ = -1;  // the leaf whose head takes the next turn
   int64_t capacity_ = 0;
   std::vector<std::map<ShapeKey, Shape>> waiting_by_queue_;  // by leaf: its waiting jobs by shape
   // By leaf: its shapes by their first job, so `head` walks them in order; and where the action

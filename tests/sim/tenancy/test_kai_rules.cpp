@@ -164,3 +164,25 @@ TEST_CASE("kai::admission a reclaim may not leave the reclaimer's department mor
             "reclaim: KAI queue a would hold 5 of its fair share 4, more saturated than b it takes from (4 of 5)") !=
         std::string::npos);
 }
+
+// KAI pops the next job from the top of the hierarchy down (actions/utils/job_order_by_queue.go):
+// department a is ranked with its best job (a1's, 8 GPUs: above a's deserved 4), so b goes
+// first, though a2's job (2 GPUs) would rank before b's. a1 before a2 by queue priority.
+TEST_CASE("kai::admission the next job is found from the top of the hierarchy down, each queue with its subtree's best job",
+          "[sim][kai][tenancy]") {
+  KaiFixture f;
+  f.department("b", 4).queue("b1", 4, 1, -1, "b").department("a", 4);
+  f.queue("a1", 2, 1, -1, "a", 200).queue("a2", 1, 1, -1, "a", 100).build(8);
+  f.pending(1, "a1", kTrain, 8);
+  f.pending(2, "a2", kTrain, 2);
+  f.pending(3, "b1", kTrain, 2);
+  std::vector<uint32_t> order;
+  f.admission->run(
+      0, [&](uint32_t id) { order.push_back(id); }, [](uint32_t) {}, 1);
+  // b's job, then a1's fails (6 GPUs free), then a2's.
+  CHECK(order == std::vector<uint32_t>{3, 2});
+  INFO(f.admission->wait_reason(1));
+  CHECK(f.admission->wait_reason(1).find("6 of 8 free") != std::string::npos);
+  CHECK(f.fair_share("a") == 6000);
+  CHECK(f.fair_share("b") == 2000);
+}
