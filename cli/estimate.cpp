@@ -112,7 +112,7 @@ class Estimate : public Command {
         return Outcome::bad_input("--segment: " + fill.error().message);
     auto estimate = estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain_nodes, segment_);
     if (!estimate) return Outcome::bad_input(estimate.error().message);
-    const LlmEstimateReport report{node->name, node_gpus, model_, c_, std::move(*estimate)};
+    const LlmEstimateReport report{node->name, node_gpus, node->host_memory_gib, model_, c_, std::move(*estimate)};
     io.out << (json_ ? render_llm_estimate_json(report) : render_llm_estimate_text(report));
     return Outcome::ok();
   }

@@ -279,31 +279,49 @@ struct CatalogEntry {
   const char* summary;
   std::function<NodeModel()> make;
   int nvlink_domain_nodes = 0;  // nodes per multi-node NVLink domain the model is sold in; 0: none
+  double host_memory_gib = 0;   // NodeModel::host_memory_gib; 0: not stated (generic PCIe boxes vary)
 };
+
+// Host memory as NVIDIA's systems ship it (GB as sold: DIMMs and LPDDR5X packages are binary
+// sizes, so GiB). DGX-1 (P100 and V100) 512 GB DDR4, DGX-2 1.5 TB, DGX A100 320 GB 1 TB and 640 GB
+// 2 TB, DGX H100 and DGX H200 2 TB (32 x 64 GB DIMMs: MLPerf Inference v4.1 NVIDIA
+// systems/H200-SXM-141GBx8_TRT_MaxQ.json "host_memory_capacity": "2 TB"), DGX B200 2 TB
+// (configurable to 4 TB) - from each system's data sheet. An HGX board's server is the vendor's:
+// the HGX models take the DGX's figure (a node file's "host_memory_gib" gives another). A GB200
+// NVL72 tray: 2 Grace CPUs x 480 GB LPDDR5X (the configuration datacrunch-research/blogs @ f5752e8
+// measured; NVIDIA's rack data sheet: up to 17 TB for 36 Graces). B300 systems and GB300 trays:
+// no figure found here, not stated.
+constexpr double kDgx1HostGib = 512, kDgx2HostGib = 1536, kDgxA100HostGib = 1024, kDgxHostGib = 2048, kGb200TrayHostGib = 2 * 480;
 
 const std::vector<CatalogEntry>& catalog() {
   static const std::vector<CatalogEntry> entries = {
-      {"dgx1-v100", "8 x V100 SXM2, NVLink hybrid cube-mesh (NV1/NV2), 2 sockets, 1 x EDR IB", dgx1_v100},
-      {"dgx-a100", "8 x A100 SXM4, NVSwitch (NV12), 8 NUMA nodes, 8 x HDR 200G IB", dgx_a100},
-      {"hgx-h100", "8 x H100 SXM5, NVSwitch (NV18), 2 sockets, 8 x NDR 400G IB", hgx_h100},
+      {"dgx1-v100", "8 x V100 SXM2, NVLink hybrid cube-mesh (NV1/NV2), 2 sockets, 1 x EDR IB", dgx1_v100, 0, kDgx1HostGib},
+      {"dgx-a100", "8 x A100 SXM4, NVSwitch (NV12), 8 NUMA nodes, 8 x HDR 200G IB", dgx_a100, 0, kDgxA100HostGib},
+      {"hgx-h100", "8 x H100 SXM5, NVSwitch (NV18), 2 sockets, 8 x NDR 400G IB", hgx_h100, 0, kDgxHostGib},
       {"pcie-8gpu", "8 x A100 PCIe, no NVLink, 2 sockets x 2 PCIe switches x 2 GPUs, 2 x 100 GbE", pcie_8gpu},
-      {"dgx2-v100", "16 x V100 SXM3, NVSwitch (NV6), 2 sockets, 8 x EDR 100G IB", dgx2_v100},
-      {"dgx1-p100", "8 x P100 SXM2, NVLink 1 hybrid cube-mesh (NV1), 2 sockets, 1 x EDR IB", dgx1_p100},
-      {"dgx-a100-80g", "8 x A100 SXM4 80 GB, NVSwitch (NV12), 8 NUMA nodes, 8 x HDR 200G IB", dgx_a100_80g},
-      {"hgx-h200", "8 x H200 141 GB, NVSwitch (NV18), 2 sockets, 8 x NDR 400G IB", hgx_h200},
-      {"hgx-b200", "8 x B200 180 GB, NVLink 5 NVSwitch (NV18), 2 sockets, 8 x 400G IB", hgx_b200},
+      {"dgx2-v100", "16 x V100 SXM3, NVSwitch (NV6), 2 sockets, 8 x EDR 100G IB", dgx2_v100, 0, kDgx2HostGib},
+      {"dgx1-p100", "8 x P100 SXM2, NVLink 1 hybrid cube-mesh (NV1), 2 sockets, 1 x EDR IB", dgx1_p100, 0, kDgx1HostGib},
+      {"dgx-a100-80g", "8 x A100 SXM4 80 GB, NVSwitch (NV12), 8 NUMA nodes, 8 x HDR 200G IB", dgx_a100_80g, 0, kDgxHostGib},
+      {"hgx-h200", "8 x H200 141 GB, NVSwitch (NV18), 2 sockets, 8 x NDR 400G IB", hgx_h200, 0, kDgxHostGib},
+      {"hgx-b200", "8 x B200 180 GB, NVLink 5 NVSwitch (NV18), 2 sockets, 8 x 400G IB", hgx_b200, 0, kDgxHostGib},
       {"pcie-p40", "8 x P40 24 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x EDR IB", pcie_p40},
       {"pcie2-p100-12g", "2 x P100 PCIe 12 GB, no NVLink, 1 socket, 1 x EDR IB", pcie2_p100},
       {"pcie-l40s", "8 x L40S 48 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 200 GbE", pcie_l40s},
       {"pcie-l4", "8 x L4 24 GB PCIe, no NVLink, 2 sockets x 2 PCIe switches, 2 x 100 GbE", pcie_l4},
       {"pcie-h100", "8 x H100 PCIe 80 GB, no NVLink, 2 sockets x 2 PCIe switches, 2 x 400 GbE", pcie_h100},
       {"gb200-nvl72-tray", "4 x GB200 GPU 192 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 400G IB",
-       gb200_nvl72_tray, kNvl72Trays},
+       gb200_nvl72_tray, kNvl72Trays, kGb200TrayHostGib},
       {"hgx-b300", "8 x B300 288 GB, NVLink 5 NVSwitch (NV18), 2 sockets, 8 x 800G IB", hgx_b300},
       {"gb300-nvl72-tray", "4 x GB300 GPU 288 GB, NVLink 5 to the NVL72 rack's switches, 2 x Grace, 4 x 800G IB",
        gb300_nvl72_tray, kNvl72Trays},
   };
   return entries;
+}
+
+NodeModel made(const CatalogEntry& e) {
+  NodeModel m = e.make();
+  m.host_memory_gib = e.host_memory_gib;
+  return m;
 }
 
 }  // namespace
@@ -322,13 +340,13 @@ std::vector<std::string> builtin_model_names() {
 
 std::optional<NodeModel> builtin_model(std::string_view name) {
   for (const auto& e : catalog())
-    if (name == e.name) return e.make();
+    if (name == e.name) return made(e);
   return std::nullopt;
 }
 
 std::string reference_node_name(const GpuModel& gpu) {
   for (const auto& e : catalog()) {
-    const NodeModel m = e.make();
+    const NodeModel m = made(e);
     if (!m.gpus.empty() && m.gpus.front().model == gpu.name) return e.name;
   }
   return "";

@@ -36,6 +36,7 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
   auto gpu = training_gpu(node.gpus.front().model);
   if (!gpu) return gpu.error();
   if (auto valid = validate_parallel(model, config, **gpu); !valid) return valid.error();
+  if (auto fits = validate_host_memory(model, config, node); !fits) return fits.error();
   auto topology = Topology::build(node);
   if (!topology) return topology.error();
   const Allocator allocator(*topology);

@@ -161,6 +161,22 @@ LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {
   return m;
 }
 
+double llm_offload_host_gib(const LlmModel& model, const ParallelConfig& c, int gpus_on_node) {
+  if (c.offload_layers <= 0) return 0;
+  return c.offload_layers * llm_memory_per_gpu(model, c).activation_layer_bytes * gpus_on_node / kGiB;
+}
+
+Status validate_host_memory(const LlmModel& model, const ParallelConfig& c, const NodeModel& node) {
+  if (c.offload_layers <= 0 || !(node.host_memory_gib > 0)) return Status::success();
+  const int gpus = std::min(c.gpus(), static_cast<int>(node.gpus.size()));
+  const double need = llm_offload_host_gib(model, c, gpus);
+  if (need <= node.host_memory_gib) return Status::success();
+  return Error{"host memory: offload_layers " + std::to_string(c.offload_layers) + " keeps " + format_number(need / gpus) +
+               " GiB of " + model.name + "'s activations per GPU in host memory, " + format_number(need) + " GiB for " +
+               std::to_string(gpus) + " GPUs on a node of " + node.name + ", which has " + format_number(node.host_memory_gib) +
+               " GiB; offload fewer layers"};
+}
+
 Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, int gpus) {
   const std::pair<const char*, int> sizes[] = {
       {"tp", c.tp}, {"pp", c.pp}, {"dp", c.dp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}, {"micro_batch", c.micro_batch}};

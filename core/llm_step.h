@@ -52,6 +52,7 @@
 
 #include "core/hardware.h"
 #include "core/llm_catalog.h"
+#include "core/node_model.h"
 #include "core/throughput.h"
 #include "util/enum_names.h"
 #include "util/expected.h"
@@ -123,6 +124,16 @@ struct LlmMemory {
   double total_gib() const { return parameters_gib + activations_gib; }
 };
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& config);
+
+// Host memory the offloaded activations take on one node holding `gpus_on_node` of the job's
+// GPUs, GiB: each GPU's offload_layers layers of its one micro-batch in flight (offloading needs
+// PP 1, so micro-batches run one after another). Pinned staging buffers, the data loader and the
+// rest of the host's use are not counted.
+double llm_offload_host_gib(const LlmModel& model, const ParallelConfig& config, int gpus_on_node);
+// An error naming host memory when `node` states its host memory (NodeModel::host_memory_gib)
+// and the offloaded activations of a node full of the job's GPUs (the node's GPUs, at most the
+// job's) do not fit in it; success when nothing is offloaded or the node does not state it.
+Status validate_host_memory(const LlmModel& model, const ParallelConfig& config, const NodeModel& node);
 
 // The configuration a job of `gpus` GPUs gets when only its model is known (synthetic mixes):
 // TP the largest of 8, 4, 2, 1 dividing the GPUs and the (KV) heads, with sequence parallelism;

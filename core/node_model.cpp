@@ -147,6 +147,8 @@ Status validate(const NodeModel& m) {
   if (m.gpus.size() > kMaxGpusPerNode)
     return Error{"gpus: at most " + std::to_string(kMaxGpusPerNode) + " GPUs per node are supported, got " +
                  std::to_string(m.gpus.size())};
+  if (!(m.host_memory_gib >= 0 && m.host_memory_gib <= kMaxHostMemoryGib))
+    return Error{"host_memory_gib: must be 0 (not stated) to " + std::to_string(static_cast<int>(kMaxHostMemoryGib)) + " GiB"};
   for (Status s : {validate_bridges(m), validate_gpus(m), validate_nics(m), validate_nvlinks(m)})
     if (!s) return s;
   return {};

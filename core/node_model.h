@@ -83,10 +83,11 @@ struct NvLinkBond {
 inline constexpr size_t kMaxGpusPerNode = 128;
 // What validate() accepts beyond that (docs/limits.md): generous, but no impossible hardware.
 inline constexpr size_t kMaxNumaNodes = 64, kMaxBridges = 1024, kMaxNics = 64;
-inline constexpr int kMinSm = 10, kMaxSm = 150;   // compute capability x 10: 1.0 .. 15.0
-inline constexpr double kMaxGpuMemoryGib = 4096;  // per GPU
-inline constexpr double kMaxNicGbit = 3200;       // per NIC port
-inline constexpr int kMaxNvlinkPorts = 18;        // per GPU, for a model the catalog does not know
+inline constexpr int kMinSm = 10, kMaxSm = 150;     // compute capability x 10: 1.0 .. 15.0
+inline constexpr double kMaxGpuMemoryGib = 4096;    // per GPU
+inline constexpr double kMaxHostMemoryGib = 65536;  // per node (64 TiB)
+inline constexpr double kMaxNicGbit = 3200;         // per NIC port
+inline constexpr int kMaxNvlinkPorts = 18;          // per GPU, for a model the catalog does not know
 
 struct NodeModel {
   std::string name;
@@ -96,6 +97,8 @@ struct NodeModel {
   std::vector<Gpu> gpus;  // index = GPU id (CUDA / nvidia-smi order)
   std::vector<Nic> nics;
   std::vector<NvLinkBond> nvlinks;
+  // The node's CPU memory, all sockets, GiB (what holds offloaded activations); 0: not stated.
+  double host_memory_gib = 0;
   bool operator==(const NodeModel&) const = default;  // every field (sim/thread_caches.h keys node types by it)
 };
 

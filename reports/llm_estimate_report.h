@@ -11,6 +11,7 @@ namespace topsim {
 struct LlmEstimateReport {
   std::string node;  // node type name
   int node_gpus = 0;
+  double host_memory_gib = 0;  // the node's (NodeModel::host_memory_gib); 0: not stated
   const LlmModel* model = nullptr;
   ParallelConfig config;
   LlmEstimate estimate;

@@ -216,6 +216,19 @@ std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const 
   return "";
 }
 
+// An LLM job's offloaded activations must fit in the host memory of every node model that states
+// it (a node full of the job's GPUs; core/llm_step.h validate_host_memory).
+std::string host_memory_problem(const Workload& workload, const JobSpec& job, const std::string& name,
+                                const std::vector<NodeGroupSpec>& groups) {
+  const LlmJob* llm = workload.llm_of(job);
+  if (llm == nullptr) return "";
+  for (const NodeGroupSpec& group : groups)
+    if (const Status fits = validate_host_memory(*llm->model, llm->config_for(job.total_gpus()), group.model); !fits)
+      return name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) on " + group.model.name + ": " +
+             fits.error().message;
+  return "";
+}
+
 // Jobs given by durations need the GPU the durations were measured on when the cluster's GPUs
 // differ (sim/job_timing.h).
 std::string reference_problem(const Workload& workload, const JobSpec& job, const std::vector<const GpuModel*>& gpus) {
@@ -244,6 +257,8 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
       if (const std::string problem = memory_fit_problem(job, name, gpus); !problem.empty())
         return errors.fail("/workload", problem);
       if (const std::string problem = llm_fit_problem(*s.workload, job, name, gpus); !problem.empty())
+        return errors.fail("/workload", problem);
+      if (const std::string problem = host_memory_problem(*s.workload, job, name, s.cluster.groups); !problem.empty())
         return errors.fail("/workload", problem);
     }
     const std::string problem =

@@ -8,6 +8,7 @@
 
 #include "formats/support/json_reader.h"
 #include "util/nesting.h"
+#include "util/number_format.h"
 #include "util/one_line.h"
 #include "util/suggest.h"
 
@@ -254,10 +255,14 @@ void read_nvlinks(LoadContext& ctx, const Json* list, const std::string& pointer
 }
 
 NodeModel read_node(LoadContext& ctx, const Json& root) {
-  ObjectReader r(ctx, root, "", {"name", "description", "numa_nodes", "bridges", "gpus", "nics", "nvlinks"});
+  ObjectReader r(ctx, root, "", {"name", "description", "host_memory_gib", "numa_nodes", "bridges", "gpus", "nics", "nvlinks"});
   NodeModel model;
   model.name = r.string("name", Need::Required).value_or("");
   model.description = r.string("description", Need::Optional).value_or("");
+  model.host_memory_gib = r.number("host_memory_gib", Need::Optional).value_or(0);
+  r.check("host_memory_gib",
+          !r.has("host_memory_gib") || (model.host_memory_gib > 0 && model.host_memory_gib <= kMaxHostMemoryGib),
+          "must be a positive number of GiB, at most " + format_number(kMaxHostMemoryGib) + " (omit it when not known)");
   read_numa_nodes(ctx, r.array("numa_nodes", Need::Required), r.path("numa_nodes"), model);
   read_bridges(ctx, r.array("bridges", Need::Required), r.path("bridges"), model);
   read_gpus(ctx, r.array("gpus", Need::Required), r.path("gpus"), model);
@@ -420,6 +425,7 @@ std::string node_to_json(const NodeModel& model) {
   out += "  \"name\": " + OrderedJson(model.name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ",\n";
   out += "  \"description\": " + OrderedJson(model.description).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
          ",\n";
+  if (model.host_memory_gib > 0) out += "  \"host_memory_gib\": " + format_data(model.host_memory_gib, "0") + ",\n";
   out += "  \"numa_nodes\": " + list_json(map_entries(model.numa_nodes, numa_json)) + ",\n";
   out += "  \"bridges\": " + list_json(map_entries(model.bridges, bridge_json)) + ",\n";
   out += "  \"gpus\": " + list_json(gpu_entries(model.gpus)) + ",\n";

@@ -252,4 +252,37 @@ TEST_CASE("core::llm mixture of experts: EP all-to-all on the EP group's links",
   CHECK(step.model_tflops_per_gpu > 0);
 }
 
+TEST_CASE("core::llm offloaded activations must fit in the node's host memory", "[core][llm]") {
+  const LlmModel& model = **find_llm_model("llama3-70b");
+  ParallelConfig c;
+  c.dp = 64;
+  c.zero = 3;
+  c.micro_batch = 2;
+  c.global_batch = 128;
+  c.recompute = Recompute::None;
+  // One layer of one micro-batch, sequence parallelism off and TP 1: s b h (18 + 4 ffn/h) bytes
+  // = 8192 x 2 x 8192 x (18 + 4 x 28672/8192) = 4 GiB.
+  c.offload_layers = 76;
+  CHECK(llm_offload_host_gib(model, c, 8) == Approx(76 * 4 * 8));  // 2432 GiB on 8 GPUs
+  const NodeModel h100 = *builtin_model("hgx-h100");               // 2048 GiB
+  const Status over = validate_host_memory(model, c, h100);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().message ==
+        "host memory: offload_layers 76 keeps 304 GiB of llama3-70b's activations per GPU in host memory, 2432 GiB for 8 "
+        "GPUs on a node of hgx-h100, which has 2048 GiB; offload fewer layers");
+  c.offload_layers = 64;  // 2048 GiB: just fits
+  CHECK(validate_host_memory(model, c, h100).ok());
+  c.offload_layers = 76;
+  CHECK(validate_host_memory(model, c, *builtin_model("pcie-h100")).ok());  // states none: not checked
+  // A GB200 tray holds 4 of the job's GPUs: 4 x 76 x 4 = 1216 GiB against its 960.
+  CHECK_FALSE(validate_host_memory(model, c, *builtin_model("gb200-nvl72-tray")).ok());
+  c.offload_layers = 60;  // 960 GiB
+  CHECK(validate_host_memory(model, c, *builtin_model("gb200-nvl72-tray")).ok());
+  // The estimate refuses what the host cannot hold.
+  c.offload_layers = 76;
+  const auto estimate = estimate_llm_idle(model, c, h100);
+  REQUIRE_FALSE(estimate.ok());
+  CHECK_THAT(estimate.error().message, Catch::StartsWith("host memory: "));
+}
+
 }  // namespace topsim

@@ -27,7 +27,7 @@ TEST_CASE("reports::llm estimate JSON and text carry the figures with units", "[
   const LlmModel* model = *find_llm_model("llama3-70b");
   auto estimate = estimate_llm_idle(*model, c, *builtin_model("hgx-h100"));
   REQUIRE(estimate.ok());
-  const LlmEstimateReport report{"hgx-h100", 8, model, c, *estimate};
+  const LlmEstimateReport report{"hgx-h100", 8, 2048, model, c, *estimate};
   const auto json = nlohmann::json::parse(render_llm_estimate_json(report));
   CHECK(json["model"] == "llama3-70b");
   CHECK(json["nodes"] == 4);
@@ -62,7 +62,7 @@ TEST_CASE("reports::llm estimate shows offloaded layers, the host link and the e
   auto estimate = estimate_llm_idle(*model, c, *builtin_model("hgx-b200"));
   REQUIRE(estimate.ok());
   REQUIRE(estimate->step.offload_ms > 0);
-  const LlmEstimateReport report{"hgx-b200", 8, model, c, *estimate};
+  const LlmEstimateReport report{"hgx-b200", 8, 2048, model, c, *estimate};
   const auto json = nlohmann::json::parse(render_llm_estimate_json(report));
   CHECK(json["config"]["offload_layers"] == 5);
   CHECK(json["breakdown_s"]["offload_exposed"].get<double>() == Approx(estimate->step.offload_ms / 1e3).margin(1e-6));
@@ -70,6 +70,14 @@ TEST_CASE("reports::llm estimate shows offloaded layers, the host link and the e
   const std::string text = render_llm_estimate_text(report);
   CHECK_THAT(text, Catch::Contains("the activations of 5 layers wait in host memory (48 GB/s per direction)"));
   CHECK_THAT(text, Catch::Contains("host offload exposed"));
+  // 5 layers on each of the node's 8 GPUs, a layer of micro-batch 1 under FP8:
+  // 8192 x 8192 x (18 + 14 - 6.5) bytes = 1.59375 GiB.
+  CHECK_THAT(text, Catch::Contains("host memory     63.75 GiB offloaded per node (8 GPUs x 7.969) of 2048 GiB\n"));
+  CHECK(json["memory_gib"]["host_offload_per_node"] == 63.75);
+  CHECK(json["memory_gib"]["host"] == 2048.0);
+  const LlmEstimateReport unstated{"hgx-b200", 8, 0, model, c, *estimate};
+  CHECK_THAT(render_llm_estimate_text(unstated), Catch::Contains("hgx-b200 states no host memory: not checked"));
+  CHECK(nlohmann::json::parse(render_llm_estimate_json(unstated))["memory_gib"]["host"].is_null());
 }
 
 TEST_CASE("reports::llm estimate names the NVLink domains the nodes fill", "[reports][llm]") {
@@ -79,7 +87,7 @@ TEST_CASE("reports::llm estimate names the NVLink domains the nodes fill", "[rep
   const LlmModel* model = *find_llm_model("llama3-8b");
   auto estimate = estimate_llm_idle(*model, c, *builtin_model("gb200-nvl72-tray"), NetworkModel{}, std::nullopt, 18);
   REQUIRE(estimate.ok());
-  const LlmEstimateReport report{"gb200-nvl72-tray", 4, model, c, *estimate};
+  const LlmEstimateReport report{"gb200-nvl72-tray", 4, 960, model, c, *estimate};
   CHECK(nlohmann::json::parse(render_llm_estimate_json(report))["nvlink_domain_nodes"] == 18);
   CHECK_THAT(render_llm_estimate_text(report),
              Catch::Contains("40 nodes of gb200-nvl72-tray (4 GPUs each) in 3 NVLink domains of 18 nodes"));

@@ -61,6 +61,7 @@ TEST_CASE("formats::node_json round trip of every built-in model", "[formats]") 
       CHECK(node_to_json(*loaded) == text);
       CHECK(loaded->gpus.size() == original.gpus.size());
       CHECK(loaded->nics.size() == original.nics.size());
+      CHECK(loaded->host_memory_gib == original.host_memory_gib);
       const Expected<Topology> a = Topology::build(original), b = Topology::build(*loaded);
       REQUIRE(a.ok());
       REQUIRE(b.ok());
@@ -207,4 +208,21 @@ TEST_CASE("formats::node_json round trip of imported real machines", "[formats]"
       CHECK(link_facts(*Topology::build(*imported)) == link_facts(*Topology::build(*loaded)));
     }
   }
+}
+
+TEST_CASE("formats::node_json host memory: written when stated, read back, absent as not stated", "[formats]") {
+  // Expected: NVIDIA's systems' figures (core/builtin_models.cpp), none for a generic PCIe box.
+  CHECK(builtin_model("dgx1-v100")->host_memory_gib == 512);
+  CHECK(builtin_model("dgx-a100")->host_memory_gib == 1024);
+  CHECK(builtin_model("hgx-h100")->host_memory_gib == 2048);
+  CHECK(builtin_model("gb200-nvl72-tray")->host_memory_gib == 960);
+  CHECK(builtin_model("pcie-h100")->host_memory_gib == 0);
+  const std::string h100 = node_to_json(*builtin_model("hgx-h100"));
+  CHECK_THAT(h100, Catch::Contains("\n  \"host_memory_gib\": 2048,\n"));
+  CHECK_THAT(node_to_json(*builtin_model("pcie-h100")), !Catch::Contains("host_memory_gib"));
+  NodeModel own = *builtin_model("pcie-h100");
+  own.host_memory_gib = 1536.5;
+  const Expected<NodeModel> loaded = node_from_json(node_to_json(own), "own.json");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->host_memory_gib == 1536.5);
 }
