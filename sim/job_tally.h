@@ -54,12 +54,12 @@ struct JobTally {
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
   uint64_t image_jobs = 0, llm_jobs = 0;  // the workload's training jobs of image models, of LLMs (started or not)
   std::vector<double> llm_mfus;           // started LLM jobs' MFU
-  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model key, framework)
-  std::map<uint16_t, LlmStepSums> llm_steps;                                // by llm_model_key
-  std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index
-  std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
-  std::set<std::string> rejection_reasons;                                  // those reasons
-  std::map<int, TenantSums> by_tenant;                                      // by RunOutput::tenants index
+  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;  // (model key, framework)
+  std::map<uint16_t, LlmStepSums> llm_steps;                             // by llm_model_key
+  std::map<int, NodeTypeSums> by_node_type;                              // by the cluster's node type index
+  std::vector<std::string> rejections;                                   // "job: reason", first distinct ones
+  std::set<std::string> rejection_reasons;                               // those reasons
+  std::map<int, TenantSums> by_tenant;                                   // by RunOutput::tenants index
   // Where jobs' GPU time went when they stop before their end or write checkpoints (GPU-ms):
   // restarts, checkpoint writes, waits between a stop and a restart; and over finished training
   // jobs, the GPU time from first start to finish and the part of it whose training counted,
