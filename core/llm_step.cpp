@@ -168,7 +168,7 @@ double llm_offload_host_gib(const LlmModel& model, const ParallelConfig& c, int 
 
 Status validate_host_memory(const LlmModel& model, const ParallelConfig& c, const NodeModel& node) {
   if (c.offload_layers <= 0 || !(node.host_memory_gib > 0)) return Status::success();
-  const int gpus = std::min(c.gpus(), static_cast<int>(node.gpus.size()));
+  const int gpus = llm_gpus_on_node(c, static_cast<int>(node.gpus.size()));
   const double need = llm_offload_host_gib(model, c, gpus);
   if (need <= node.host_memory_gib) return Status::success();
   return Error{"host memory: offload_layers " + std::to_string(c.offload_layers) + " keeps " + format_number(need / gpus) +

@@ -45,6 +45,7 @@
 // shows the residual it leaves).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -130,6 +131,8 @@ LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& config
 // PP 1, so micro-batches run one after another). Pinned staging buffers, the data loader and the
 // rest of the host's use are not counted.
 double llm_offload_host_gib(const LlmModel& model, const ParallelConfig& config, int gpus_on_node);
+// The job's GPUs on a node of `node_gpus` it fills: the node's, at most the job's.
+inline int llm_gpus_on_node(const ParallelConfig& config, int node_gpus) { return std::min(config.gpus(), node_gpus); }
 // An error naming host memory when `node` states its host memory (NodeModel::host_memory_gib)
 // and the offloaded activations of a node full of the job's GPUs (the node's GPUs, at most the
 // job's) do not fit in it; success when nothing is offloaded or the node does not state it.

@@ -60,7 +60,7 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
                      format_number(s.memory.total_gib()), format_number(r.estimate.gpu->memory_gib),
                      format_number(s.memory.parameters_gib), format_number(s.memory.activations_gib));
   if (c.offload_layers > 0) {
-    const int on_node = std::min(c.gpus(), r.node_gpus);
+    const int on_node = llm_gpus_on_node(c, r.node_gpus);
     const double host = llm_offload_host_gib(*r.model, c, on_node);
     out += fmt::format("host memory     {} GiB offloaded per node ({} GPUs x {})", format_number(host), on_node,
                        format_number(host / on_node));
@@ -142,7 +142,7 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
   };
   if (c.offload_layers > 0) {  // the host's side of the offload; null: the node states no host memory
     out["memory_gib"]["host_offload_per_node"] =
-        rounded_micro(llm_offload_host_gib(*r.model, c, std::min(c.gpus(), r.node_gpus)));
+        rounded_micro(llm_offload_host_gib(*r.model, c, llm_gpus_on_node(c, r.node_gpus)));
     out["memory_gib"]["host"] = r.host_memory_gib > 0 ? nlohmann::json(rounded_micro(r.host_memory_gib)) : nlohmann::json();
   }
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -193,39 +193,31 @@ std::string memory_fit_problem(const JobSpec& job, const std::string& name, cons
   return name + text;
 }
 
-// An LLM job must run on every GPU model of the cluster (precision, memory): the schedulers place
-// it on any node type with room.
+// An LLM job must run on every GPU model of the cluster (precision, memory), and its offloaded
+// activations fit in the host memory of every node model that states it (a node full of the job's
+// GPUs; core/llm_step.h validate_host_memory): the schedulers place it on any node type with room.
 std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const std::string& name,
-                            const std::vector<const GpuModel*>& gpus) {
+                            const std::vector<const GpuModel*>& gpus, const std::vector<NodeGroupSpec>& groups) {
   const LlmJob* llm = workload.llm_of(job);
   if (llm == nullptr) return "";
+  const ParallelConfig config = llm->config_for(job.total_gpus());
   if (job.iterations == 0 && job.ideal_duration_ms != kForeverMs) {
     // Its duration converts to work on the reference GPU's node (sim/job_timing.h): it must run there.
     const GpuModel* reference =
         job.reference_gpu == kWorkloadReference ? find_gpu_model(workload.reference_gpu) : gpu_at(job.reference_gpu);
     if (reference)
-      if (const Status valid = validate_parallel(*llm->model, llm->config_for(job.total_gpus()), *reference, job.total_gpus());
-          !valid)
+      if (const Status valid = validate_parallel(*llm->model, config, *reference, job.total_gpus()); !valid)
         return name + " (" + llm->model->name + ") is given by a duration measured on " + reference->name +
                ", which cannot run it (" + valid.error().message + "): set \"reference_gpu\" to a GPU that can, e.g. h100";
   }
+  const auto on = [&](const std::string& where, const Status& problem) {
+    return name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) on " + where + ": " +
+           problem.error().message;
+  };
   for (const GpuModel* gpu : gpus)
-    if (const Status valid = validate_parallel(*llm->model, llm->config_for(job.total_gpus()), *gpu, job.total_gpus()); !valid)
-      return name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) on " + gpu->name + ": " +
-             valid.error().message;
-  return "";
-}
-
-// An LLM job's offloaded activations must fit in the host memory of every node model that states
-// it (a node full of the job's GPUs; core/llm_step.h validate_host_memory).
-std::string host_memory_problem(const Workload& workload, const JobSpec& job, const std::string& name,
-                                const std::vector<NodeGroupSpec>& groups) {
-  const LlmJob* llm = workload.llm_of(job);
-  if (llm == nullptr) return "";
+    if (const Status valid = validate_parallel(*llm->model, config, *gpu, job.total_gpus()); !valid) return on(gpu->name, valid);
   for (const NodeGroupSpec& group : groups)
-    if (const Status fits = validate_host_memory(*llm->model, llm->config_for(job.total_gpus()), group.model); !fits)
-      return name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) on " + group.model.name + ": " +
-             fits.error().message;
+    if (const Status fits = validate_host_memory(*llm->model, config, group.model); !fits) return on(group.model.name, fits);
   return "";
 }
 
@@ -256,9 +248,7 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
         return errors.fail("/workload/reference_gpu", problem);
       if (const std::string problem = memory_fit_problem(job, name, gpus); !problem.empty())
         return errors.fail("/workload", problem);
-      if (const std::string problem = llm_fit_problem(*s.workload, job, name, gpus); !problem.empty())
-        return errors.fail("/workload", problem);
-      if (const std::string problem = host_memory_problem(*s.workload, job, name, s.cluster.groups); !problem.empty())
+      if (const std::string problem = llm_fit_problem(*s.workload, job, name, gpus, s.cluster.groups); !problem.empty())
         return errors.fail("/workload", problem);
     }
     const std::string problem =
