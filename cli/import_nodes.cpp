@@ -58,8 +58,10 @@ class ImportNodes : public Command {
     if (Status s = write_output(output_, kube_cluster_json(*imported), io.out); !s) return Outcome::bad_input(s.error().message);
     std::ostream& note = output_ == "-" ? io.err : io.out;
     for (const KubeNodeGroup& g : imported->groups)
-      note << fmt::format("{} x {} ({} x {}{}) -> {}\n", g.count, g.model, g.gpus, g.product,
-                          g.label.empty() ? "" : ", " + g.label, output_ == "-" ? "stdout" : output_);
+      note << fmt::format("{} x {} ({} x {}{}{}) -> {}\n", g.count, g.model, g.gpus, g.product,
+                          g.label.empty() ? "" : ", " + g.label,
+                          g.host_memory_gib > 0 ? fmt::format(", {:.1f} GiB host memory", g.host_memory_gib) : "",
+                          output_ == "-" ? "stdout" : output_);
     note << "network: " << imported->transport << " (" << imported->transport_reason << ")\n";
     for (const std::string& line : imported->notes) note << "note: " << line << "\n";
     if (!imported->skipped.empty())
@@ -82,11 +84,13 @@ const Registrar registered{{
     "Groups the GPU nodes by GPU product (label nvidia.com/gpu.product, set by GPU feature\n"
     "discovery, else alibabacloud.com/gpu-card-model), GPUs per node (allocatable nvidia.com/gpu,\n"
     "aliyun.com/gpu-count or alibabacloud.com/gpu-count, else the label nvidia.com/gpu.count) and\n"
-    "scheduling label (ack.node.gpu.schedule, kept), maps each group to the built-in model with\n"
-    "that GPU and count (`topsim topo models`), and writes {\"nodes\": [{\"model\", \"count\",\n"
-    "\"label\"}]}: a scenario's cluster, given inline or as \"cluster\": \"cluster.json\". Nodes\n"
-    "without GPUs are skipped (and named). A product no built-in model matches is an error listing\n"
-    "every such product: map it with --map 'PRODUCT=MODEL' (a built-in model or a node file).\n"
+    "scheduling label (ack.node.gpu.schedule, kept), and host memory (allocatable memory, nodes\n"
+    "more than 5% apart in separate groups), maps each group to the built-in model with that GPU\n"
+    "and count (`topsim topo models`), and writes {\"nodes\": [{\"model\", \"count\", \"label\",\n"
+    "\"names\", \"host_memory_gib\"}]}: a scenario's cluster, given inline or as \"cluster\":\n"
+    "\"cluster.json\" (the smallest node's host memory per group). Nodes without GPUs are skipped\n"
+    "(and named). A product no built-in model matches is an error listing every such product:\n"
+    "map it with --map 'PRODUCT=MODEL' (a built-in model or a node file).\n"
     "Formats: docs/importers.md.",
     [] { return std::make_unique<ImportNodes>(); },
 }};

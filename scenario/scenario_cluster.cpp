@@ -7,9 +7,11 @@
 
 #include "core/builtin_models.h"
 #include "core/hardware.h"
+#include "core/node_model.h"
 #include "formats/hardware/node_source.h"
 #include "formats/traces/alibaba_trace.h"
 #include "scenario/scenario_sections.h"
+#include "util/number_format.h"
 #include "util/suggest.h"
 
 namespace topsim {
@@ -110,7 +112,7 @@ std::string group_label_list() {
 
 void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, ClusterSpec& cluster,
                      const std::vector<std::string>& extra_keys) {
-  std::vector<std::string> keys = {"model", "count", "label", "gpu_model", "names", "labels"};
+  std::vector<std::string> keys = {"model", "count", "label", "gpu_model", "names", "labels", "host_memory_gib"};
   keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
   JsonObject o(errors, at, keys);
   if (!o.is_object() || !o.require("model")) return;
@@ -130,6 +132,13 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   auto node = load_node(spec, load);
   if (!node) return o.fail("model", node.error().message);
   group.model = std::move(node).value();
+  // The group's own host memory (kubectl's allocatable memory, topsim import nodes) over the model's.
+  if (auto gib = o.positive_number("host_memory_gib")) {
+    if (*gib > kMaxHostMemoryGib)
+      return o.fail("host_memory_gib", "must be at most " + std::to_string(static_cast<int>(kMaxHostMemoryGib)) + " GiB, got " +
+                                           format_number(*gib));
+    group.model.host_memory_gib = *gib;
+  }
   if (auto c = o.integer("count", 1, 100000)) group.count = static_cast<int>(*c);
   if (auto l = o.string("label")) {
     group.label_pinned = true;

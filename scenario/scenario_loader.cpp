@@ -217,7 +217,14 @@ std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const 
   for (const GpuModel* gpu : gpus)
     if (const Status valid = validate_parallel(*llm->model, config, *gpu, job.total_gpus()); !valid) return on(gpu->name, valid);
   for (const NodeGroupSpec& group : groups)
-    if (const Status fits = validate_host_memory(*llm->model, config, group.model); !fits) return on(group.model.name, fits);
+    if (const Status fits = validate_host_memory(*llm->model, config, group.model); !fits) {
+      // Named nodes (a cluster from kubectl) are named: the group's memory is theirs, not the model's.
+      const size_t named = group.names.size();
+      const std::string nodes = named == 0   ? ""
+                                : named == 1 ? " (node " + group.names.front() + ")"
+                                             : " (" + std::to_string(named) + " nodes: " + group.names.front() + ", ...)";
+      return on(group.model.name + nodes, fits);
+    }
   return "";
 }
 

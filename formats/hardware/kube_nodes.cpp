@@ -12,6 +12,7 @@
 #include "core/builtin_models.h"
 #include "core/gpu_share.h"
 #include "core/hardware.h"
+#include "core/node_model.h"
 #include "formats/support/json_reader.h"
 #include "formats/support/k8s_quantity.h"
 #include "formats/support/yaml_reader.h"
@@ -79,6 +80,34 @@ Expected<int> device_count(const Json& resources, const char* name, const std::s
   if (!digits || std::stoi(text) > static_cast<int>(kMaxGpusPerNode))
     return Error{where + "'" + text + "' is not a count of whole devices (0-" + std::to_string(kMaxGpusPerNode) + ")"};
   return std::stoi(text);
+}
+
+// A node's host memory in GiB, whole MiB (rounded down), from what the kubelet lets pods use
+// (`allocatable` `memory`: capacity less system-reserved, kube-reserved and the eviction
+// threshold; kubernetes.io/docs/tasks/administer-cluster/reserve-compute-resources), else its
+// `capacity`: 0 when neither states it. Errors name the field: not a quantity, below 1 MiB, or
+// above the kMaxHostMemoryGib a node model may state.
+Expected<double> host_memory_of(const Json& status, const std::string& at) {
+  for (const char* part : {"allocatable", "capacity"}) {
+    const Json resources = object_member(status, part);
+    if (!resources.contains("memory")) continue;
+    const Json& value = resources.at("memory");
+    const std::string where = at + "/status/" + part + "/memory: ";
+    if (!value.is_string())
+      return Error{where + "must be a string quantity such as \"2113515360Ki\" (as kubectl writes it), got " +
+                   describe_json(value)};
+    const std::string text = value.get<std::string>();
+    auto bytes = parse_quantity(text);
+    if (!bytes) return Error{where + "'" + text + "' is not a Kubernetes quantity"};
+    constexpr int64_t kMiB = int64_t{1} << 20;
+    if (*bytes < kMiB) return Error{where + "'" + text + "' is less than 1 MiB: not a node's memory"};
+    const double gib = static_cast<double>(*bytes / kMiB) / 1024.0;
+    if (gib > kMaxHostMemoryGib)
+      return Error{where + "'" + text + "' is above the " + std::to_string(static_cast<int>(kMaxHostMemoryGib)) +
+                   " GiB a node may have"};
+    return gib;
+  }
+  return 0.0;
 }
 
 // The card model label of the FGD simulator's and open-simulator's node files.
@@ -254,6 +283,14 @@ void choose_transport(KubeNodeImport& out, const std::vector<std::string>& evide
   }
 }
 
+// Whether a node of `gib` host memory (0: not stated) joins group `g`: the group's nodes stay
+// within 5% of each other (a few MiB apart is the kernels' own reservations; a DGX A100 320 GB's
+// 1 TB against a 640 GB's 2 TB is another machine). A node stating none joins any group.
+bool host_memory_alike(const KubeNodeGroup& g, double gib) {
+  if (gib <= 0 || g.host_memory_gib <= 0) return true;
+  return std::max(g.host_memory_max_gib, gib) <= 1.05 * std::min(g.host_memory_gib, gib);
+}
+
 }  // namespace
 
 Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_view source,
@@ -269,6 +306,7 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
   std::vector<std::string> evidence;  // per GPU node: its RDMA device, "" when none
   std::string unhealthy;              // the first node with GPUs in capacity but none allocatable
   size_t counted_by_label = 0;
+  size_t without_memory = 0;  // GPU nodes stating no memory
   for (const auto& [pointer, node] : items) {
     const std::string at = src + ": " + pointer;  // "nodes.json: /items/3", "nodes.yaml: document 2: ", "nodes.json: "
     const std::string shown =
@@ -320,8 +358,10 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
     }
     if (!mapping.count(product))
       if (Status memory = check_card_memory(allocatable, product, gpus, where); !memory) return memory.error();
+    auto memory = host_memory_of(object_member(*node, "status"), at);
+    if (!memory) return memory.error();
     auto group = std::find_if(out.groups.begin(), out.groups.end(), [&](const KubeNodeGroup& g) {
-      return g.product == product && g.gpus == gpus && g.label == label && g.places == places;
+      return g.product == product && g.gpus == gpus && g.label == label && g.places == places && host_memory_alike(g, *memory);
     });
     if (group == out.groups.end()) {
       KubeNodeGroup g{product, gpus, label, "", 0, {}, places};
@@ -336,6 +376,12 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
     }
     ++group->count;
     group->nodes.push_back(name);
+    if (*memory > 0) {
+      group->host_memory_gib = group->host_memory_gib > 0 ? std::min(group->host_memory_gib, *memory) : *memory;
+      group->host_memory_max_gib = std::max(group->host_memory_max_gib, *memory);
+    } else {
+      ++without_memory;
+    }
   }
   if (!unmapped.empty()) {
     return Error{src + ": no built-in node model for " + join(unmapped, ", ") +
@@ -351,6 +397,10 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
   if (counted_by_label > 0)
     out.notes.push_back(std::to_string(counted_by_label) +
                         " node(s) without GPUs allocatable counted by their nvidia.com/gpu.count label");
+  if (without_memory > 0)
+    out.notes.push_back(std::to_string(without_memory) +
+                        " GPU node(s) state no memory (status allocatable or capacity): their host memory is the other "
+                        "nodes' of their group, or the model's when none states it");
   return out;
 }
 
@@ -373,6 +423,7 @@ std::string kube_cluster_json(const KubeNodeImport& import) {
     nlohmann::ordered_json group = {{"model", g.model}, {"count", g.count}};
     if (!g.label.empty()) group["label"] = g.label;
     group["names"] = g.nodes;
+    if (g.host_memory_gib > 0) group["host_memory_gib"] = g.host_memory_gib;
     if (!g.places.empty()) {
       nlohmann::ordered_json labels = nlohmann::ordered_json::object();
       for (size_t i = 0; i < g.places.size(); ++i) labels[import.fabric_labels[i]] = g.places[i];

@@ -10,7 +10,9 @@
 // `network.topology.nvidia.com/core / spine / leaf`, NVLink domains `nvidia.com/gpu.clique`, and
 // labels the caller names: nodes are grouped by their values too, and the cluster gets a fabric
 // level per label (links from the labels' own semantics; oversubscription 1 unless the scenario
-// says otherwise).
+// says otherwise). Host memory: what the kubelet lets pods use (`allocatable` `memory`, else
+// `capacity` `memory`), nodes more than 5% apart in separate groups, a group taking its smallest
+// node's.
 #pragma once
 
 #include <map>
@@ -30,6 +32,11 @@ struct KubeNodeGroup {
   int count = 0;                    // nodes
   std::vector<std::string> nodes;   // their names, in file order
   std::vector<std::string> places;  // the value of each fabric label (KubeNodeImport::fabric_labels)
+  // Host memory per node, GiB: the smallest of the group's nodes that state it (an LLM's offload
+  // must fit on any of them); 0 when none does. `host_memory_max_gib`: the largest, within 5%
+  // (nodes further apart form groups of their own).
+  double host_memory_gib = 0;
+  double host_memory_max_gib = 0;
 };
 
 struct KubeNodeImport {
@@ -56,7 +63,7 @@ struct KubeNodeImport {
                                                         const std::string& network = "");
 
 // The import as a scenario `cluster` section: {"nodes": [{"model", "count", "label"?, "names",
-// "labels"?}, ...], "network": {"transport", "levels"?: [...]}} (levels lowest first, each
+// "labels"?, "host_memory_gib"?}, ...], "network": {"transport", "levels"?: [...]}} (levels lowest first, each
 // placed by its label).
 std::string kube_cluster_json(const KubeNodeImport& import);
 

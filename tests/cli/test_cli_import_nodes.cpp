@@ -49,14 +49,16 @@ TEST_CASE("cli::import nodes groups kubectl's GPU nodes into built-in models, an
   const CliResult r = run_cli("import nodes '" + nodes + "' -o '" + dir.file("cluster.json") + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("2 x dgx-a100 (8 x NVIDIA-A100-SXM4-40GB)") &&
-                        Catch::Contains("1 x hgx-h100 (8 x NVIDIA-H100-80GB-HBM3)") &&
-                        Catch::Contains("1 x dgx1-v100 (8 x Tesla-V100-SXM2-16GB, share)") &&
+  // Allocatable memory 1054558764 Ki: 1029842.54 MiB, 1005.7 GiB (whole MiB kept).
+  CHECK_THAT(r.out, Catch::Contains("2 x dgx-a100 (8 x NVIDIA-A100-SXM4-40GB, 1005.7 GiB host memory)") &&
+                        Catch::Contains("1 x hgx-h100 (8 x NVIDIA-H100-80GB-HBM3, 1005.7 GiB host memory)") &&
+                        Catch::Contains("1 x dgx1-v100 (8 x Tesla-V100-SXM2-16GB, share, 1005.7 GiB host memory)") &&
                         Catch::Contains("skipped 1 node(s) without GPUs: cpu-0"));
   const auto cluster = nlohmann::json::parse(read_text(dir.file("cluster.json")));
-  CHECK(cluster == nlohmann::json::parse(R"({"nodes": [{"model": "dgx-a100", "count": 2, "names": ["a100-0", "a100-1"]},
-                                             {"model": "hgx-h100", "count": 1, "names": ["h100-0"]},
-                                             {"model": "dgx1-v100", "count": 1, "label": "share", "names": ["v100-share-0"]}],
+  CHECK(cluster == nlohmann::json::parse(R"({"nodes": [
+      {"model": "dgx-a100", "count": 2, "names": ["a100-0", "a100-1"], "host_memory_gib": 1005.705078125},
+      {"model": "hgx-h100", "count": 1, "names": ["h100-0"], "host_memory_gib": 1005.705078125},
+      {"model": "dgx1-v100", "count": 1, "label": "share", "names": ["v100-share-0"], "host_memory_gib": 1005.705078125}],
                                              "network": {"transport": "tcp"}})"));
   // A scenario takes the file as its cluster.
   const std::string scenario = write(dir, "s.json", R"({"cluster": "cluster.json",
@@ -99,7 +101,7 @@ TEST_CASE("cli::import nodes: unknown products are listed with how to map them",
                                    "' --map NVIDIA-L4=pcie-8gpu --map NVIDIA-A100-SXM4-80GB=dgx-a100");
   INFO(mapped.err);
   REQUIRE(mapped.exit_code == 0);
-  CHECK_THAT(mapped.out, Catch::Contains("2 x pcie-8gpu (4 x NVIDIA-L4)"));
+  CHECK_THAT(mapped.out, Catch::Contains("2 x pcie-8gpu (4 x NVIDIA-L4, 1005.7 GiB host memory)"));
   check_bad_input(run_cli("import nodes '" + nodes + "' -o '" + dir.file("d.json") +
                           "' --map NVIDIA-L4=nope-1 --map "
                           "NVIDIA-A100-SXM4-80GB=dgx-a100"),

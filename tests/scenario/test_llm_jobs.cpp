@@ -101,6 +101,30 @@ TEST_CASE("scenario::llm job list errors name the field", "[scenario][llm]") {
              Catch::Contains("but the job has 8 GPUs"));
 }
 
+TEST_CASE("scenario::llm a node group's own host memory bounds the offload, naming its nodes", "[scenario][llm]") {
+  // llama3-70b, ZeRO-3 over 64 H100s, micro-batch 1, no recomputation: 60 layers offloaded keep
+  // 2 GiB each per GPU, 960 GiB for a node's 8 GPUs; hgx-h100 states 2048 GiB.
+  const std::string jobs = R"([{"name": "j", "workers": 8, "gpus_per_worker": 8, "iterations": 1,
+      "llm": {"model": "llama3-70b", "zero": 3, "micro_batch": 1, "global_batch": 128, "recompute": "none",
+              "offload_layers": 60}}])";
+  const auto load = [&](const std::string& nodes) { return parse_scenario(scenario_json(nodes, jobs), "test.json", ""); };
+  const auto fits = load(R"([{"model": "hgx-h100", "count": 8}])");
+  REQUIRE(fits.ok());
+  CHECK(fits->cluster.groups.front().model.host_memory_gib == 2048);
+  const auto group = load(R"([{"model": "hgx-h100", "count": 7, "host_memory_gib": 1007.5},
+                              {"model": "hgx-h100", "count": 1, "names": ["h5"], "host_memory_gib": 900}])");
+  REQUIRE_FALSE(group.ok());
+  CHECK_THAT(group.error().message,
+             Catch::Contains("/workload: job 'j' (llama3-70b, 64 GPUs) on hgx-h100 (node h5): host memory: offload_layers 60") &&
+                 Catch::Contains("960 GiB for 8 GPUs on a node of hgx-h100, which has 900 GiB"));
+  const auto bad = load(R"([{"model": "hgx-h100", "count": 8, "host_memory_gib": 0}])");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("/cluster/nodes/0/host_memory_gib: must be a positive number, got 0"));
+  const auto huge = load(R"([{"model": "hgx-h100", "count": 8, "host_memory_gib": 70000}])");
+  REQUIRE_FALSE(huge.ok());
+  CHECK_THAT(huge.error().message, Catch::Contains("/cluster/nodes/0/host_memory_gib: must be at most 65536 GiB, got 70000"));
+}
+
 }  // namespace topsim
 
 namespace topsim {

@@ -151,7 +151,7 @@ TEST_CASE("formats::kube_nodes: nodes as YAML, as the FGD simulator and open-sim
         "nodes.yaml");
     REQUIRE(r.ok());
     CHECK(r->groups.at(0).model == "hgx-h100");
-    REQUIRE(r->notes.size() == 1);
+    REQUIRE(r->notes.size() == 2);  // and the node's memory, which it does not state
     CHECK_THAT(r->notes.front(), Catch::Contains("nvidia.com/gpu.count"));
   }
   SECTION("errors name the node without a doubled slash; a node without a product label says which label to add") {
@@ -201,5 +201,66 @@ TEST_CASE("formats::kube_nodes: the network between nodes from RDMA devices and 
     r = parse_kube_nodes(list({b}), "nodes.json", {}, {}, "roce");
     CHECK(r->transport == "roce");
     CHECK_THAT(r->transport_reason, Catch::StartsWith("as given"));
+  }
+}
+
+TEST_CASE("formats::kube_nodes: host memory from allocatable memory, nodes far apart in groups of their own",
+          "[formats][kubernetes]") {
+  const auto with = [](const std::string& name, const std::string& status) {
+    return R"({"kind": "Node", "metadata": {"name": ")" + name +
+           R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}, "status": )" + status + "}";
+  };
+  const auto memory = [&](const std::string& name, const std::string& quantity) {
+    return with(name, R"({"allocatable": {"memory": ")" + quantity + R"(", "nvidia.com/gpu": "8"}})");
+  };
+  SECTION("allocatable before capacity; whole MiB; a group takes its smallest node's") {
+    const auto r = parse_kube_nodes(
+        list(
+            {with(
+                 "a",
+                 R"({"capacity": {"memory": "2113515360Ki"}, "allocatable": {"memory": "2113412960Ki", "nvidia.com/gpu": "8"}})"),
+             memory("b", "2063937Mi"), memory("c", "900Gi"), memory("d", "2Ti")}),
+        "nodes.json");
+    REQUIRE(r.ok());
+    REQUIRE(r->groups.size() == 2);
+    CHECK(r->groups[0].nodes == std::vector<std::string>{"a", "b", "d"});
+    CHECK(r->groups[0].host_memory_gib == 2063879.0 / 1024);  // a's allocatable: 2113412960 Ki is 2063879.84 MiB
+    CHECK(r->groups[0].host_memory_max_gib == 2048);
+    CHECK(r->groups[1].nodes == std::vector<std::string>{"c"});
+    CHECK(r->groups[1].host_memory_gib == 900);
+    const std::string cluster = kube_cluster_json(*r);
+    CHECK_THAT(cluster, Catch::Contains(R"("host_memory_gib": 900.0)"));
+    CHECK(r->notes.empty());
+  }
+  SECTION("capacity when nothing is allocatable; a node stating none is noted and joins its group") {
+    const auto r = parse_kube_nodes(list({with("a", R"({"capacity": {"memory": "1Ti"}, "allocatable": {"nvidia.com/gpu": "8"}})"),
+                                          node("b", "NVIDIA-H100-80GB-HBM3", 8)}),
+                                    "nodes.json");
+    REQUIRE(r.ok());
+    REQUIRE(r->groups.size() == 1);
+    CHECK(r->groups[0].host_memory_gib == 1024);
+    REQUIRE(r->notes.size() == 1);
+    CHECK_THAT(r->notes[0], Catch::StartsWith("1 GPU node(s) state no memory"));
+  }
+  SECTION("no memory anywhere: the model's figure, none written") {
+    const auto r = parse_kube_nodes(list({node("a", "NVIDIA-H100-80GB-HBM3", 8)}), "nodes.json");
+    REQUIRE(r.ok());
+    CHECK(r->groups[0].host_memory_gib == 0);
+    CHECK_THAT(kube_cluster_json(*r), !Catch::Contains("host_memory_gib"));
+  }
+  SECTION("a quantity that is no node's memory is refused naming its field") {
+    const auto error = [&](const std::string& quantity) {
+      const auto r = parse_kube_nodes(list({memory("a", quantity)}), "nodes.json");
+      REQUIRE_FALSE(r.ok());
+      return r.error().message;
+    };
+    CHECK(error("lots") == "nodes.json: /items/0/status/allocatable/memory: 'lots' is not a Kubernetes quantity");
+    CHECK_THAT(error("512Ki"), Catch::EndsWith("'512Ki' is less than 1 MiB: not a node's memory"));
+    CHECK_THAT(error("-2Ti"), Catch::EndsWith("'-2Ti' is less than 1 MiB: not a node's memory"));
+    CHECK_THAT(error("65Ti"), Catch::EndsWith("'65Ti' is above the 65536 GiB a node may have"));
+    const auto number =
+        parse_kube_nodes(list({with("a", R"({"allocatable": {"memory": 1024, "nvidia.com/gpu": "8"}})")}), "nodes.json");
+    REQUIRE_FALSE(number.ok());
+    CHECK_THAT(number.error().message, Catch::Contains("/status/allocatable/memory: must be a string quantity"));
   }
 }
