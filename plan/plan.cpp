@@ -132,6 +132,10 @@ class Planner {
     if (plan_.quota) return search_quota(index, key, monitor, evaluations);
     const PlanCandidate& candidate = plan_.candidates[key.candidate];
     PlanChain chain = new_chain(index, key);
+    if (std::string why = plan_candidate_cannot_run(plan_, candidate); !why.empty()) {
+      chain.notes.push_back("not searched: " + std::move(why));
+      return chain;
+    }
     int max_units = plan_.max_nodes / candidate.nodes_per_unit;
     if (plan_.max_cost_per_hour)
       max_units =
@@ -533,6 +537,12 @@ PlanInfo plan_info(const PlanSpec& plan) {
   info.chains = plan_chains(plan).size();
   info.quota = plan.quota;
   return info;
+}
+
+std::string plan_candidate_cannot_run(const PlanSpec& plan, const PlanCandidate& candidate) {
+  for (size_t t : candidate.types)
+    if (!plan.node_types[t].cannot_run.empty()) return plan.node_types[t].cannot_run;
+  return "";
 }
 
 std::vector<ChainKey> plan_chains(const PlanSpec& plan) {

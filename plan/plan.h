@@ -38,6 +38,9 @@ struct PlanNodeType {
   double watts = 0;   // per node; 0 = not given
   bool alone = true;  // a candidate on its own
   int spares = 0;     // hot spares held beside every size of it (the plan's "failures"; SpareSpec)
+  // Why a job of the workload cannot run on it, however many (scenario/scenario_loader.h
+  // jobs_unrunnable_on); "" when every job can. Candidates with it are not searched.
+  std::string cannot_run;
 };
 
 // A candidate: `parts[i]` nodes of node type `types[i]` make one unit; the search scales units.
@@ -90,6 +93,9 @@ std::vector<std::string> slo_metric_names();
 // (scenario/other_inputs.h).
 [[nodiscard]] Expected<PlanSpec> load_plan(const std::string& path);
 [[nodiscard]] Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir);
+
+// Why a candidate cannot run the workload: its first node type's PlanNodeType::cannot_run; "".
+std::string plan_candidate_cannot_run(const PlanSpec& plan, const PlanCandidate& candidate);
 
 // One search: its place in the plan's canonical order is its index.
 struct ChainKey {

@@ -12,6 +12,7 @@
 #include "formats/support/json_reader.h"
 #include "plan/plan.h"
 #include "scenario/other_inputs.h"
+#include "scenario/scenario_loader.h"
 #include "scenario/scenario_sections.h"
 #include "sim/tenancy/gpu_quota.h"
 #include "util/digest.h"
@@ -83,8 +84,9 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
     ClusterSpec one;
     read_node_group(errors, item, base_dir, one, {"name", "cost_per_node_hour", "watts", "alone", "spares"});
     if (errors.failed()) return;
-    const JsonObject o(errors, item,
-                       {"model", "count", "label", "gpu_model", "name", "cost_per_node_hour", "watts", "alone", "spares"});
+    const JsonObject o(
+        errors, item,
+        {"model", "count", "label", "gpu_model", "host_memory_gib", "name", "cost_per_node_hour", "watts", "alone", "spares"});
     if (o.has("count")) return o.fail("count", "is what the plan searches: a node type gives no count");
     PlanNodeType type;
     type.group = std::move(one.groups.front());
@@ -123,6 +125,7 @@ void read_node_types(JsonErrors& errors, const JsonObject& top, const std::strin
       if (const std::string missing = missing_failure_rates(*plan.base.failures, gpu, type.group.model.name); !missing.empty())
         return o.fail("model", missing);
     }
+    type.cannot_run = jobs_unrunnable_on(*plan.base.workload, {type.group});
     for (const PlanNodeType& other : plan.node_types)
       if (other.name == type.name)
         return o.fail(o.has("name") ? "name" : "model",
@@ -487,6 +490,10 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
     read_quota_search(errors, top, plan);
     if (errors.failed()) return errors.error();
     add_cluster_candidate(plan);
+    if (const std::string problem = jobs_unrunnable_on(*plan.base.workload, plan.base.cluster.groups); !problem.empty()) {
+      top.fail("workload", problem);
+      return errors.error();
+    }
     read_growth(errors, top, plan);
     read_slos(errors, top, plan);
     if (errors.failed()) return errors.error();
@@ -507,6 +514,12 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
     if (plan.node_types[t].alone) add_candidate(plan, PlanCandidate{"", {t}, {1}});
   read_mixes(errors, top, plan);
   read_mix_grid(errors, top, plan);
+  if (!errors.failed() && !plan.candidates.empty() &&
+      std::all_of(plan.candidates.begin(), plan.candidates.end(),
+                  [&](const PlanCandidate& c) { return !plan_candidate_cannot_run(plan, c).empty(); })) {
+    top.fail("node_types", "no candidate can run the workload: " + plan_candidate_cannot_run(plan, plan.candidates.front()));
+    return errors.error();
+  }
   if (errors.failed()) return errors.error();
   for (const PlanCandidate& c : plan.candidates)
     for (size_t t : c.types)

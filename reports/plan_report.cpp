@@ -75,7 +75,10 @@ std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const s
   }
   for (const std::string& m : metrics) cells.push_back(e ? metric_cell(*e, m) : "-");
   if (info.quota) cells.push_back(e ? quota_split(info, *e) : "-");
-  cells.push_back(row.chain->best() ? "meets the SLOs" : "none within the bounds: " + binding(*row.chain));
+  cells.push_back(row.chain->best() ? "meets the SLOs"
+                  : row.chain->evaluations.empty() && !row.chain->notes.empty()
+                      ? row.chain->notes.front()
+                      : "none within the bounds: " + binding(*row.chain));
   return cells;
 }
 

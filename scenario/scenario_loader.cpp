@@ -228,6 +228,14 @@ std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const 
   return "";
 }
 
+// A training job's model state on the GPUs, and an LLM job's configuration on them and its
+// offload in the groups' host memory.
+std::string gpu_fit_problem(const Workload& workload, const JobSpec& job, const std::string& name,
+                            const std::vector<const GpuModel*>& gpus, const std::vector<NodeGroupSpec>& groups) {
+  if (std::string problem = memory_fit_problem(job, name, gpus); !problem.empty()) return problem;
+  return llm_fit_problem(workload, job, name, gpus, groups);
+}
+
 // Jobs given by durations need the GPU the durations were measured on when the cluster's GPUs
 // differ (sim/job_timing.h).
 std::string reference_problem(const Workload& workload, const JobSpec& job, const std::vector<const GpuModel*>& gpus) {
@@ -253,9 +261,7 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
     if (job.is_training()) {
       if (const std::string problem = reference_problem(*s.workload, job, gpus); !problem.empty())
         return errors.fail("/workload/reference_gpu", problem);
-      if (const std::string problem = memory_fit_problem(job, name, gpus); !problem.empty())
-        return errors.fail("/workload", problem);
-      if (const std::string problem = llm_fit_problem(*s.workload, job, name, gpus, s.cluster.groups); !problem.empty())
+      if (const std::string problem = gpu_fit_problem(*s.workload, job, name, gpus, s.cluster.groups); !problem.empty())
         return errors.fail("/workload", problem);
     }
     const std::string problem =
@@ -444,6 +450,20 @@ Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnC
   if (verbatim) return *verbatim;
   if (errors.failed()) return errors.error();
   return s;
+}
+
+std::string jobs_unrunnable_on(const Workload& workload, const std::vector<NodeGroupSpec>& groups) {
+  std::vector<const GpuModel*> gpus;
+  for (const NodeGroupSpec& group : groups)
+    if (const GpuModel* gpu = group.model.gpus.empty() ? nullptr : find_gpu_model(group.model.gpus.front().model))
+      if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end()) gpus.push_back(gpu);
+  JobCursor cursor(workload);
+  while (const JobSpec* job = cursor.next())
+    if (job->is_training())
+      if (std::string problem = gpu_fit_problem(workload, *job, "job '" + workload.job_name(job->id) + "'", gpus, groups);
+          !problem.empty())
+        return problem;
+  return "";
 }
 
 std::string default_scenario_path(const std::string& repository_root) {

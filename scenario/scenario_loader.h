@@ -41,6 +41,13 @@ struct OwnClusterOptions {
 // workload (`workload` null): what `topsim topo show --cluster` draws.
 [[nodiscard]] Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnClusterOptions& options = {});
 
+// Why some training job of `workload` cannot run on nodes of `groups`, however many: the first
+// (in submission order) whose weights, gradients and Adam state exceed the groups' largest GPU,
+// or whose LLM configuration one of their GPUs cannot run (precision, memory) or whose offload
+// exceeds one of their nodes' host memory; "" when every job can. A scenario's loader checks its
+// own cluster so (an error at /workload); a plan each node type of its candidates.
+std::string jobs_unrunnable_on(const Workload& workload, const std::vector<NodeGroupSpec>& groups);
+
 // The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.
 // Its file is scenarios/ack-v100-benchmark.json.
 std::string default_scenario_path(const std::string& repository_root);

@@ -352,3 +352,34 @@ TEST_CASE("sim::plan shipped plans load", "[sim][plan][shared]") {
     CHECK(plan->candidates.size() >= 3);
   }
 }
+
+TEST_CASE("plan: a node type that cannot run a job is not searched, and none that can is an error", "[sim][plan]") {
+  // llama3-8b, ZeRO-3 over 8 GPUs, micro-batch 4, no recomputation, 31 layers offloaded: 992 GiB
+  // of activations per node. hgx-h100 states 2048 GiB; "small" 512; a V100 has no BF16.
+  const std::string job = R"({"name": "j", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 10,
+      "llm": {"model": "llama3-8b", "zero": 3, "micro_batch": 4, "global_batch": 32, "recompute": "none", "offload_layers": 31}})";
+  const auto plan_with = [&](const std::string& types) {
+    return R"({"name": "p", "seeds": 1, "network": {"transport": "ib"}, "workload": {"kind": "jobs", "jobs": [)" + job +
+           R"(]}, "schedulers": ["topology-aware"], "node_types": )" + types +
+           R"(, "slo": {"jct_s.max": "1h"}, "bounds": {"max_nodes": 2}})";
+  };
+  const PlanSpec plan = small_plan(plan_with(
+      R"([{"model": "hgx-h100"}, {"model": "hgx-h100", "name": "small", "host_memory_gib": 512}, {"model": "dgx1-v100"}])"));
+  CHECK(plan.node_types[0].cannot_run.empty());
+  CHECK_THAT(plan.node_types[1].cannot_run,
+             Catch::StartsWith("job 'j' (llama3-8b, 8 GPUs) on hgx-h100: host memory: offload_layers 31") &&
+                 Catch::Contains("which has 512 GiB"));
+  CHECK_THAT(plan.node_types[2].cannot_run, Catch::Contains("on v100: precision bf16 needs BF16 tensor cores"));
+  auto result = run_plan(plan, {});
+  REQUIRE(result.ok());
+  REQUIRE(result->chains.size() == 3);
+  CHECK(result->chains[0].best() != nullptr);
+  for (size_t c = 1; c < 3; ++c) {
+    CHECK(result->chains[c].evaluations.empty());
+    REQUIRE(result->chains[c].notes.size() == 1);
+    CHECK(result->chains[c].notes[0] == "not searched: " + plan.node_types[c].cannot_run);
+  }
+  CHECK(plan_feasible(*result));
+  CHECK_THAT(plan_error(plan_with(R"([{"model": "dgx1-v100"}])")),
+             Catch::StartsWith("plan.json: /node_types: no candidate can run the workload: job 'j' (llama3-8b, 8 GPUs) on v100"));
+}
