@@ -458,11 +458,9 @@ std::string jobs_unrunnable_on(const Workload& workload, const std::vector<NodeG
     if (const GpuModel* gpu = group.model.gpus.empty() ? nullptr : find_gpu_model(group.model.gpus.front().model))
       if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end()) gpus.push_back(gpu);
   JobCursor cursor(workload);
-  while (const JobSpec* job = cursor.next())
-    if (job->is_training())
-      if (std::string problem = gpu_fit_problem(workload, *job, "job '" + workload.job_name(job->id) + "'", gpus, groups);
-          !problem.empty())
-        return problem;
+  while (const JobSpec* job = cursor.next())  // the job is named only once it fails (a plan asks per node type)
+    if (job->is_training() && !gpu_fit_problem(workload, *job, "", gpus, groups).empty())
+      return gpu_fit_problem(workload, *job, "job '" + workload.job_name(job->id) + "'", gpus, groups);
   return "";
 }
 
