@@ -58,7 +58,8 @@ class TopoShow : public Command {
     if (!cluster) return Outcome::bad_input(cluster.error().message);
     std::vector<std::string> names;
     for (int n = 0; n < cluster->node_count(); ++n) names.push_back(cluster->node_name(n));
-    io.out << render_fabric_text(view_fabric(scenario->cluster, *cluster, scenario->network), names);
+    io.out << render_fabric_text(view_fabric(scenario->cluster, *cluster, scenario->network), names) << "\n"
+           << render_node_groups_text(scenario->cluster, names);
     return Outcome::ok();
   }
 
@@ -75,7 +76,8 @@ const Registrar registered{{
     "an NCCL topology XML file (.xml) or the output of 'nvidia-smi topo -m' (any other file).\n"
     "--scenario / --cluster draw a cluster's fabric instead: its levels top first (groups, what each\n"
     "holds, oversubscription, uplink capacity), rails, NVLink domains, measured node pairs and the\n"
-    "tree of groups down to their nodes (docs/fabric.md).",
+    "tree of groups down to their nodes (docs/fabric.md), then the node groups (model, GPUs, label,\n"
+    "host memory, names).",
     [] { return std::make_unique<TopoShow>(); },
 }};
 

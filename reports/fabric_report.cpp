@@ -148,6 +148,38 @@ std::string render_fabric_text(const FabricView& view, const std::vector<std::st
   return out;
 }
 
+std::string render_node_groups_text(const ClusterSpec& cluster, const std::vector<std::string>& node_names) {
+  if (cluster.groups.empty()) {  // a trace's node list
+    int gpus = 0;
+    for (const TraceNode& n : cluster.trace_nodes) gpus += n.gpu_count;
+    return "node list: " + plural(static_cast<int>(cluster.trace_nodes.size()), "node") + " of the trace, " +
+           plural(gpus, "GPU") + " (cards, CPU and memory as listed; no topology)\n";
+  }
+  const bool labels = std::any_of(cluster.groups.begin(), cluster.groups.end(), [](const auto& g) { return g.label_pinned; });
+  std::vector<TextRow> rows;
+  size_t first = 0;
+  int gpus = 0;
+  for (const NodeGroupSpec& g : cluster.groups) {
+    const size_t count = static_cast<size_t>(g.count);
+    const int per_node = static_cast<int>(g.model.gpus.size());
+    gpus += g.count * per_node;
+    std::string names;
+    const size_t shown = std::min(count, static_cast<size_t>(kFabricChildrenShown));
+    for (size_t i = 0; i < shown && first + i < node_names.size(); ++i) names += (i ? ", " : "") + node_names[first + i];
+    if (shown < count) names += ", ... (" + std::to_string(count) + ")";
+    first += count;
+    TextRow row = {std::to_string(g.count) + " x " + g.model.name,
+                   std::to_string(per_node) + " x " + (per_node > 0 ? g.model.gpus.front().model : std::string("-"))};
+    if (labels) row.push_back(g.label_pinned ? "label " + std::string(enum_name(g.label)) : "unpinned");
+    row.push_back(g.model.host_memory_gib > 0 ? fmt::format("host memory {:.1f} GiB", g.model.host_memory_gib)
+                                              : "host memory not stated");
+    row.push_back(std::move(names));
+    rows.push_back(std::move(row));
+  }
+  return "node groups: " + std::to_string(cluster.groups.size()) + " (" + plural(static_cast<int>(first), "node") + ", " +
+         plural(gpus, "GPU") + ")\n" + text_table(rows, {"  "});
+}
+
 std::string render_fabric_html(const FabricView& view, const std::vector<std::string>& node_names) {
   if (view.empty()) return "";
   std::string out = "<section><h2>Fabric</h2>\n";

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/builtin_models.h"
 #include "formats/results/results_json.h"
 #include "reports/fabric_report.h"
 #include "reports/report_files.h"
@@ -139,4 +140,26 @@ TEST_CASE("reports::uplink_timeseries.csv: a row per sample and fabric level, as
   const auto cluster = parse_csv(sink.files.at("timeseries.csv"));
   CHECK(cluster[0].back() == "gpus_down");
   CHECK(cluster[1].back() == "0");
+}
+
+TEST_CASE("reports::node groups: model, GPUs, pinned label, host memory and the first names of each group", "[reports]") {
+  ClusterSpec cluster;
+  NodeGroupSpec h100, pcie;
+  h100.model = *builtin_model("hgx-h100");
+  h100.count = 9;
+  h100.model.host_memory_gib = 2015.5634765625;  // a group's own, from kubectl
+  pcie.model = *builtin_model("pcie-h100");
+  pcie.label = NodeMode::Share;
+  pcie.label_pinned = true;
+  cluster.groups = {h100, pcie};
+  std::vector<std::string> names;
+  for (int n = 0; n < 10; ++n) names.push_back("n" + std::to_string(n));
+  CHECK(render_node_groups_text(cluster, names) ==
+        "node groups: 2 (10 nodes, 80 GPUs)\n"
+        "  9 x hgx-h100   8 x h100       unpinned     host memory 2015.6 GiB  n0, n1, n2, n3, n4, n5, n6, n7, ... (9)\n"
+        "  1 x pcie-h100  8 x h100-pcie  label share  host memory not stated  n9\n");
+  ClusterSpec trace;
+  trace.trace_nodes = {{"a", 0, 0, 8, 0}, {"b", 0, 0, 0, -1}};
+  CHECK(render_node_groups_text(trace, {}) ==
+        "node list: 2 nodes of the trace, 8 GPUs (cards, CPU and memory as listed; no topology)\n");
 }
