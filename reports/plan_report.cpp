@@ -62,6 +62,16 @@ std::string per_spend(const PlanEvaluation* e, double spend_per_hour, double sca
   return format_number(finished->second / (spend_per_hour * makespan->second / 3600) * scale);
 }
 
+// A row's verdict. A chain not searched (no node type of it runs some job) points to its note,
+// which names the job and why: the table keeps one line a row.
+std::string verdict(const PlanChain& chain) {
+  if (chain.best()) return "meets the SLOs";
+  if (chain.evaluations.empty() && !chain.notes.empty())
+    return chain.notes.front().rfind("not searched:", 0) == 0 ? "not searched: a job cannot run on it (notes)"
+                                                              : chain.notes.front();
+  return "none within the bounds: " + binding(chain);
+}
+
 std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const std::vector<std::string>& metrics) {
   std::vector<std::string> cells = {row.chain->scheduler, row.chain->candidate};
   const PlanEvaluation* e = row.shown;
@@ -75,10 +85,7 @@ std::vector<std::string> row_cells(const PlanInfo& info, const Row& row, const s
   }
   for (const std::string& m : metrics) cells.push_back(e ? metric_cell(*e, m) : "-");
   if (info.quota) cells.push_back(e ? quota_split(info, *e) : "-");
-  cells.push_back(row.chain->best() ? "meets the SLOs"
-                  : row.chain->evaluations.empty() && !row.chain->notes.empty()
-                      ? row.chain->notes.front()
-                      : "none within the bounds: " + binding(*row.chain));
+  cells.push_back(verdict(*row.chain));
   return cells;
 }
 

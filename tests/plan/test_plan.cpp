@@ -9,6 +9,7 @@
 
 #include "plan/plan.h"
 #include "plan/plan_answer.h"
+#include "reports/plan_report.h"
 #include "tests/plan/plan_fixture.h"
 #include "tests/test_support.h"
 
@@ -380,6 +381,10 @@ TEST_CASE("plan: a node type that cannot run a job is not searched, and none tha
     CHECK(result->chains[c].notes[0] == "not searched: " + plan.node_types[c].cannot_run);
   }
   CHECK(plan_feasible(*result));
+  const std::string text = render_plan_text(*result);
+  CHECK_THAT(text, Catch::Contains("small          -     -") &&
+                       Catch::Contains("not searched: a job cannot run on it (notes)\n") &&
+                       Catch::Contains("  topology-aware / small / x1: not searched: job 'j' (llama3-8b, 8 GPUs) on hgx-h100"));
   CHECK_THAT(plan_error(plan_with(R"([{"model": "dgx1-v100"}])")),
              Catch::StartsWith("plan.json: /node_types: no candidate can run the workload: job 'j' (llama3-8b, 8 GPUs) on v100"));
 }
