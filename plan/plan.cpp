@@ -132,8 +132,8 @@ class Planner {
     if (plan_.quota) return search_quota(index, key, monitor, evaluations);
     const PlanCandidate& candidate = plan_.candidates[key.candidate];
     PlanChain chain = new_chain(index, key);
-    if (std::string why = plan_candidate_cannot_run(plan_, candidate); !why.empty()) {
-      chain.notes.push_back("not searched: " + std::move(why));
+    if (!candidate.cannot_run.empty()) {
+      chain.notes.push_back("not searched: " + candidate.cannot_run);
       return chain;
     }
     int max_units = plan_.max_nodes / candidate.nodes_per_unit;
@@ -537,12 +537,6 @@ PlanInfo plan_info(const PlanSpec& plan) {
   info.chains = plan_chains(plan).size();
   info.quota = plan.quota;
   return info;
-}
-
-std::string plan_candidate_cannot_run(const PlanSpec& plan, const PlanCandidate& candidate) {
-  for (size_t t : candidate.types)
-    if (!plan.node_types[t].cannot_run.empty()) return plan.node_types[t].cannot_run;
-  return "";
 }
 
 std::vector<ChainKey> plan_chains(const PlanSpec& plan) {

@@ -39,7 +39,8 @@ struct PlanNodeType {
   bool alone = true;  // a candidate on its own
   int spares = 0;     // hot spares held beside every size of it (the plan's "failures"; SpareSpec)
   // Why a job of the workload cannot run on it, however many (scenario/scenario_loader.h
-  // jobs_unrunnable_on); "" when every job can. Candidates with it are not searched.
+  // jobs_unrunnable_on); "" when every job can. A mix with it is searched when every job runs on
+  // one of the mix's types (PlanCandidate::cannot_run).
   std::string cannot_run;
 };
 
@@ -51,6 +52,9 @@ struct PlanCandidate {
   int nodes_per_unit = 0;
   double cost_per_unit_hour = 0;
   double watts_per_unit = 0;  // 0 = unknown (some node type in it gives no watts)
+  // Why a job of the workload can run on none of its node types (jobs_unrunnable_on), "" when each
+  // can run on one of them (a mix keeps a job off the types it cannot run on). Not searched when set.
+  std::string cannot_run;
 };
 
 // A bound on one metric (full name, sim/metrics.h); either or both sides.
@@ -93,9 +97,6 @@ std::vector<std::string> slo_metric_names();
 // (scenario/other_inputs.h).
 [[nodiscard]] Expected<PlanSpec> load_plan(const std::string& path);
 [[nodiscard]] Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, const std::string& base_dir);
-
-// Why a candidate cannot run the workload: its first node type's PlanNodeType::cannot_run; "".
-std::string plan_candidate_cannot_run(const PlanSpec& plan, const PlanCandidate& candidate);
 
 // One search: its place in the plan's canonical order is its index.
 struct ChainKey {

@@ -173,6 +173,13 @@ bool add_candidate(PlanSpec& plan, PlanCandidate c) {
   if (c.name.empty()) c.name = name;
   for (const PlanCandidate& other : plan.candidates)
     if (other.types == c.types && other.parts == c.parts) return false;
+  if (c.types.size() == 1) {
+    c.cannot_run = plan.node_types[c.types[0]].cannot_run;
+  } else if (std::any_of(c.types.begin(), c.types.end(), [&](size_t t) { return !plan.node_types[t].cannot_run.empty(); })) {
+    std::vector<NodeGroupSpec> groups;  // a job one type cannot run may run on another
+    for (size_t t : c.types) groups.push_back(plan.node_types[t].group);
+    c.cannot_run = jobs_unrunnable_on(*plan.base.workload, groups);
+  }
   plan.candidates.push_back(std::move(c));
   return true;
 }
@@ -511,13 +518,13 @@ Expected<PlanSpec> parse_plan(std::string_view text, std::string_view source, co
   read_node_types(errors, top, base_dir, plan);
   if (errors.failed()) return errors.error();
   for (size_t t = 0; t < plan.node_types.size(); ++t)
-    if (plan.node_types[t].alone) add_candidate(plan, PlanCandidate{"", {t}, {1}});
+    if (plan.node_types[t].alone) add_candidate(plan, PlanCandidate{"", {t}, {1}, 0, 0, 0, ""});
   read_mixes(errors, top, plan);
   read_mix_grid(errors, top, plan);
   if (!errors.failed() && !plan.candidates.empty() &&
       std::all_of(plan.candidates.begin(), plan.candidates.end(),
-                  [&](const PlanCandidate& c) { return !plan_candidate_cannot_run(plan, c).empty(); })) {
-    top.fail("node_types", "no candidate can run the workload: " + plan_candidate_cannot_run(plan, plan.candidates.front()));
+                  [&](const PlanCandidate& c) { return !c.cannot_run.empty(); })) {
+    top.fail("node_types", "no candidate can run the workload: " + plan.candidates.front().cannot_run);
     return errors.error();
   }
   if (errors.failed()) return errors.error();

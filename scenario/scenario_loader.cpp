@@ -154,17 +154,38 @@ std::string share_fit_problem(const JobSpec& job, const std::string& name, const
   return "";
 }
 
+// What the nodes a training job may use hold when empty: the whole cluster, or the node groups it
+// can run on (fits_on). `where` names them in messages.
+struct NodesFor {
+  int gpus = 0, largest_node = 0;
+  std::vector<std::pair<int, int>> nodes;  // (count, GPUs per node) per group, for pod capacity
+  bool whole = true;                       // the whole cluster: its wording and memo apply
+  std::string names;                       // the groups' models when not whole
+};
+
 std::string training_fit_problem(const JobSpec& job, const std::string& name, const ClusterState& cluster, int largest_node,
-                                 std::map<int, int>& capacity) {
+                                 std::map<int, int>& capacity, const NodesFor& on) {
   int largest_pod = job.gpus_per_worker;
   for (uint16_t g : job.unequal_pod_gpus) largest_pod = std::max<int>(largest_pod, g);
-  if (job.total_gpus() > cluster.total_gpus())
-    return name + " needs " + std::to_string(job.total_gpus()) + " GPUs, the cluster has " + std::to_string(cluster.total_gpus());
-  if (largest_pod > largest_node)
-    return name + " has a pod of " + std::to_string(largest_pod) + " GPUs, the largest node has " + std::to_string(largest_node);
-  if (job.unequal_pod_gpus.empty() && pod_capacity(cluster, job.gpus_per_worker, capacity) < job.workers)
+  const int gpus = on.whole ? cluster.total_gpus() : on.gpus;
+  const int largest = on.whole ? largest_node : on.largest_node;
+  const std::string nodes = "the nodes it can run on (" + on.names + ")";
+  if (job.total_gpus() > gpus)
+    return name + " needs " + std::to_string(job.total_gpus()) + " GPUs, " + (on.whole ? "the cluster has" : nodes + " have") +
+           " " + std::to_string(gpus);
+  if (largest_pod > largest)
+    return name + " has a pod of " + std::to_string(largest_pod) + " GPUs, the largest node " +
+           (on.whole ? "" : "it can run on ") + "has " + std::to_string(largest);
+  if (!job.unequal_pod_gpus.empty()) return "";
+  int pods = 0;
+  if (on.whole)
+    pods = pod_capacity(cluster, job.gpus_per_worker, capacity);
+  else
+    for (const auto& [count, per_node] : on.nodes) pods += count * (per_node / job.gpus_per_worker);
+  if (pods < job.workers)
     return name + " needs " + std::to_string(job.workers) + " pods of " + std::to_string(job.gpus_per_worker) +
-           " GPUs, the empty cluster holds " + std::to_string(pod_capacity(cluster, job.gpus_per_worker, capacity));
+           " GPUs, the empty " + (on.whole ? "cluster holds " : "nodes it can run on (" + on.names + ") hold ") +
+           std::to_string(pods);
   return "";
 }
 
@@ -177,63 +198,92 @@ std::vector<const GpuModel*> cluster_gpus(const ClusterState& cluster) {
   return gpus;
 }
 
-std::string memory_fit_problem(const JobSpec& job, const std::string& name, const std::vector<const GpuModel*>& gpus) {
-  const DnnModel* model = model_at(job.model);
-  if (model == nullptr || gpus.empty()) return "";
-  const GpuModel* largest = *std::max_element(gpus.begin(), gpus.end(),
-                                              [](const GpuModel* a, const GpuModel* b) { return a->memory_gib < b->memory_gib; });
-  const double need_gib = training_state_gib(job.model);
-  if (need_gib <= largest->memory_gib) return "";
-  char text[200];
-  std::snprintf(text, sizeof text,
-                " (%s) needs %.1f GiB per GPU for weights, gradients and Adam state (16 B x %.0f M parameters); the largest GPU "
-                "(%s) has %.0f GiB",
-                model->name.c_str(), need_gib, static_cast<double>(model->parameters) / 1e6, largest->name.c_str(),
-                largest->memory_gib);
-  return name + text;
-}
-
-// An LLM job must run on every GPU model of the cluster (precision, memory), and its offloaded
-// activations fit in the host memory of every node model that states it (a node full of the job's
-// GPUs; core/llm_step.h validate_host_memory): the schedulers place it on any node type with room.
-std::string llm_fit_problem(const Workload& workload, const JobSpec& job, const std::string& name,
-                            const std::vector<const GpuModel*>& gpus, const std::vector<NodeGroupSpec>& groups) {
+// A job given by a duration converts it to work on the reference GPU's node (sim/job_timing.h):
+// an LLM job must run there. The problem follows the job's name.
+std::string reference_llm_problem(const Workload& workload, const JobSpec& job) {
   const LlmJob* llm = workload.llm_of(job);
-  if (llm == nullptr) return "";
+  if (llm == nullptr || job.iterations != 0 || job.ideal_duration_ms == kForeverMs) return "";
+  const GpuModel* reference =
+      job.reference_gpu == kWorkloadReference ? find_gpu_model(workload.reference_gpu) : gpu_at(job.reference_gpu);
+  if (reference == nullptr) return "";
   const ParallelConfig config = llm->config_for(job.total_gpus());
-  if (job.iterations == 0 && job.ideal_duration_ms != kForeverMs) {
-    // Its duration converts to work on the reference GPU's node (sim/job_timing.h): it must run there.
-    const GpuModel* reference =
-        job.reference_gpu == kWorkloadReference ? find_gpu_model(workload.reference_gpu) : gpu_at(job.reference_gpu);
-    if (reference)
-      if (const Status valid = validate_parallel(*llm->model, config, *reference, job.total_gpus()); !valid)
-        return name + " (" + llm->model->name + ") is given by a duration measured on " + reference->name +
-               ", which cannot run it (" + valid.error().message + "): set \"reference_gpu\" to a GPU that can, e.g. h100";
-  }
-  const auto on = [&](const std::string& where, const Status& problem) {
-    return name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) on " + where + ": " +
-           problem.error().message;
-  };
-  for (const GpuModel* gpu : gpus)
-    if (const Status valid = validate_parallel(*llm->model, config, *gpu, job.total_gpus()); !valid) return on(gpu->name, valid);
-  for (const NodeGroupSpec& group : groups)
-    if (const Status fits = validate_host_memory(*llm->model, config, group.model); !fits) {
-      // Named nodes (a cluster from kubectl) are named: the group's memory is theirs, not the model's.
-      const size_t named = group.names.size();
-      const std::string nodes = named == 0   ? ""
-                                : named == 1 ? " (node " + group.names.front() + ")"
-                                             : " (" + std::to_string(named) + " nodes: " + group.names.front() + ", ...)";
-      return on(group.model.name + nodes, fits);
-    }
+  if (const Status valid = validate_parallel(*llm->model, config, *reference, job.total_gpus()); !valid)
+    return " (" + llm->model->name + ") is given by a duration measured on " + reference->name + ", which cannot run it (" +
+           valid.error().message + "): set \"reference_gpu\" to a GPU that can, e.g. h100";
   return "";
 }
 
-// A training job's model state on the GPUs, and an LLM job's configuration on them and its
-// offload in the groups' host memory.
-std::string gpu_fit_problem(const Workload& workload, const JobSpec& job, const std::string& name,
-                            const std::vector<const GpuModel*>& gpus, const std::vector<NodeGroupSpec>& groups) {
-  if (std::string problem = memory_fit_problem(job, name, gpus); !problem.empty()) return problem;
-  return llm_fit_problem(workload, job, name, gpus, groups);
+// Where a job runs, per node group (group g is the cluster's node type g): `runs[g]`, and how many
+// groups can take it. A group without a catalog GPU (a trace's nodes) takes any job.
+struct GroupFit {
+  std::vector<char> runs;
+  int count = 0;
+};
+
+void fit_groups(const Workload& workload, const JobSpec& job, const std::vector<NodeGroupSpec>& groups,
+                const std::vector<const GpuModel*>& paces, GroupFit& fit) {
+  fit.runs.assign(groups.size(), 1);
+  fit.count = static_cast<int>(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (paces[g] && !job_node_problem(workload, job, *paces[g], groups[g].model).ok()) {
+      fit.runs[g] = 0;
+      --fit.count;
+    }
+}
+
+std::vector<const GpuModel*> group_paces(const std::vector<NodeGroupSpec>& groups) {
+  std::vector<const GpuModel*> paces;
+  for (const NodeGroupSpec& group : groups) paces.push_back(pace_gpu(group.model));
+  return paces;
+}
+
+// Why a training job cannot run on each group that cannot take it, each distinct reason once and
+// where it applies: "on v100: ..." for what the GPU cannot hold, "on hgx-h100 (node h5): ..." for
+// a group's host memory (named nodes, from kubectl, are named: the memory is theirs).
+std::vector<std::string> group_reasons(const Workload& workload, const JobSpec& job, const std::vector<NodeGroupSpec>& groups,
+                                       const std::vector<const GpuModel*>& paces) {
+  std::vector<std::string> reasons;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (!paces[g]) continue;
+    const NodeFitProblem problem = job_node_problem(workload, job, *paces[g], groups[g].model);
+    if (problem.ok()) continue;
+    std::string where = paces[g]->name;
+    if (problem.of_node) {
+      const size_t named = groups[g].names.size();
+      where =
+          groups[g].model.name + (named == 0   ? ""
+                                  : named == 1 ? " (node " + groups[g].names.front() + ")"
+                                               : " (" + std::to_string(named) + " nodes: " + groups[g].names.front() + ", ...)");
+    }
+    std::string reason = "on " + where + ": " + problem.message;
+    if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(std::move(reason));
+  }
+  return reasons;
+}
+
+// Why a training job can run on none of the groups. An image model names the largest GPU (any
+// smaller one fails alike).
+std::string unrunnable_message(const Workload& workload, const JobSpec& job, const std::string& name,
+                               const std::vector<NodeGroupSpec>& groups, const std::vector<const GpuModel*>& paces) {
+  const LlmJob* llm = workload.llm_of(job);
+  if (llm == nullptr) {
+    const GpuModel* largest = nullptr;
+    for (const GpuModel* gpu : paces)
+      if (gpu && (!largest || gpu->memory_gib > largest->memory_gib)) largest = gpu;
+    const DnnModel* model = model_at(job.model);
+    char text[200];
+    std::snprintf(
+        text, sizeof text,
+        " (%s) needs %.1f GiB per GPU for weights, gradients and Adam state (16 B x %.0f M parameters); the largest GPU "
+        "(%s) has %.0f GiB",
+        model->name.c_str(), training_state_gib(job.model), static_cast<double>(model->parameters) / 1e6, largest->name.c_str(),
+        largest->memory_gib);
+    return name + text;
+  }
+  const std::vector<std::string> reasons = group_reasons(workload, job, groups, paces);
+  const std::string job_words = name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) ";
+  if (reasons.size() == 1) return job_words + reasons.front();
+  return job_words + "can run on no node type of the cluster: " + join(reasons, "; ");
 }
 
 // Jobs given by durations need the GPU the durations were measured on when the cluster's GPUs
@@ -250,22 +300,49 @@ std::string reference_problem(const Workload& workload, const JobSpec& job, cons
 // pods are checked when they arrive: FGD's protocol counts those that fit nowhere.)
 void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& cluster) {
   const std::vector<const GpuModel*> gpus = cluster_gpus(cluster);
+  const std::vector<NodeGroupSpec>& groups = s.cluster.groups;
+  const std::vector<const GpuModel*> paces = group_paces(groups);
   int largest_node = 0;
   for (int n = 0; n < cluster.node_count(); ++n) largest_node = std::max(largest_node, cluster.gpus_per_node(n));
   std::map<int, int> capacity;
+  GroupFit fit;
+  NodesFor whole, on;
   JobCursor cursor(*s.workload);
   while (const JobSpec* next = cursor.next()) {
     const JobSpec& job = *next;
     if (job.kind == JobKind::TracePod) continue;
     const std::string name = "job '" + s.workload->job_name(job.id) + "'";
+    const NodesFor* nodes = &whole;
     if (job.is_training()) {
       if (const std::string problem = reference_problem(*s.workload, job, gpus); !problem.empty())
         return errors.fail("/workload/reference_gpu", problem);
-      if (const std::string problem = gpu_fit_problem(*s.workload, job, name, gpus, s.cluster.groups); !problem.empty())
-        return errors.fail("/workload", problem);
+      if (const std::string problem = reference_llm_problem(*s.workload, job); !problem.empty())
+        return errors.fail("/workload", name + problem);
+      fit_groups(*s.workload, job, groups, paces, fit);
+      if (fit.count == 0 && !groups.empty())
+        return errors.fail("/workload", unrunnable_message(*s.workload, job, name, groups, paces));
+      if (fit.count < static_cast<int>(groups.size())) {  // a mixed cluster: only the groups it can run on
+        on = NodesFor{};
+        on.whole = false;
+        std::vector<std::string> models;
+        for (size_t g = 0; g < groups.size(); ++g) {
+          if (!fit.runs[g]) continue;
+          const int per_node = static_cast<int>(groups[g].model.gpus.size());
+          on.gpus += groups[g].count * per_node;
+          on.largest_node = std::max(on.largest_node, per_node);
+          on.nodes.emplace_back(groups[g].count, per_node);
+          if (std::find(models.begin(), models.end(), groups[g].model.name) == models.end())
+            models.push_back(groups[g].model.name);
+        }
+        on.names = join(models, ", ");
+        nodes = &on;
+      }
     }
-    const std::string problem =
-        job.is_share() ? share_fit_problem(job, name, cluster) : training_fit_problem(job, name, cluster, largest_node, capacity);
+    const std::string problem = job.is_share() ? share_fit_problem(job, name, cluster)
+                                               : training_fit_problem(job, name, cluster, largest_node, capacity, *nodes);
+    if (!problem.empty() && nodes == &on)  // say why the other groups do not count
+      return errors.fail("/workload",
+                         problem + "; it cannot run " + join(group_reasons(*s.workload, job, groups, paces), "; it cannot run "));
     if (!problem.empty()) return errors.fail("/workload", problem);
   }
 }
@@ -453,14 +530,17 @@ Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnC
 }
 
 std::string jobs_unrunnable_on(const Workload& workload, const std::vector<NodeGroupSpec>& groups) {
-  std::vector<const GpuModel*> gpus;
-  for (const NodeGroupSpec& group : groups)
-    if (const GpuModel* gpu = group.model.gpus.empty() ? nullptr : find_gpu_model(group.model.gpus.front().model))
-      if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end()) gpus.push_back(gpu);
+  const std::vector<const GpuModel*> paces = group_paces(groups);
+  GroupFit fit;
   JobCursor cursor(workload);
-  while (const JobSpec* job = cursor.next())  // the job is named only once it fails (a plan asks per node type)
-    if (job->is_training() && !gpu_fit_problem(workload, *job, "", gpus, groups).empty())
-      return gpu_fit_problem(workload, *job, "job '" + workload.job_name(job->id) + "'", gpus, groups);
+  while (const JobSpec* job = cursor.next()) {  // the job is named only once it fails (a plan asks per node type)
+    if (!job->is_training()) continue;
+    if (const std::string problem = reference_llm_problem(workload, *job); !problem.empty())
+      return "job '" + workload.job_name(job->id) + "'" + problem;
+    fit_groups(workload, *job, groups, paces, fit);
+    if (fit.count == 0 && !groups.empty())
+      return unrunnable_message(workload, *job, "job '" + workload.job_name(job->id) + "'", groups, paces);
+  }
   return "";
 }
 

@@ -41,11 +41,12 @@ struct OwnClusterOptions {
 // workload (`workload` null): what `topsim topo show --cluster` draws.
 [[nodiscard]] Expected<Scenario> load_cluster_only(const std::string& cluster_path, const OwnClusterOptions& options = {});
 
-// Why some training job of `workload` cannot run on nodes of `groups`, however many: the first
-// (in submission order) whose weights, gradients and Adam state exceed the groups' largest GPU,
-// or whose LLM configuration one of their GPUs cannot run (precision, memory) or whose offload
-// exceeds one of their nodes' host memory; "" when every job can. A scenario's loader checks its
-// own cluster so (an error at /workload); a plan each node type of its candidates.
+// Why some training job of `workload` can run on none of `groups` (sim/job.h job_node_problem: its
+// weights, gradients and Adam state above each GPU's memory; its LLM configuration on each GPU;
+// its offload above each node's host memory), or is given by a duration measured on a GPU that
+// cannot run it: the first such job in submission order; "" when every job can run on some group.
+// A job some groups cannot run is kept off them by the schedulers. A scenario's loader checks its
+// own cluster so (an error at /workload); a plan each candidate's node types.
 std::string jobs_unrunnable_on(const Workload& workload, const std::vector<NodeGroupSpec>& groups);
 
 // The built-in default scenario that `bash bootstrap.sh run` replays: the brief's experiment.

@@ -49,14 +49,20 @@ Expected<std::shared_ptr<const NodeType>> node_type_of(NodeModel model) {
   type->name = type->topology->name();
   type->gpus = type->topology->gpu_count();
   type->card_mem_gib = card_mem_gib(type->topology->model());
-  // The node's speed is its slowest GPU's: a box that mixes cards (topo import --gpu-model
-  // 0-1=rtx5090,2-4=rtx4090) paces a gang by its slowest member, as card_mem_gib takes the smallest card.
-  for (const Gpu& g : type->topology->model().gpus)
-    if (const GpuModel* spec = find_gpu_model(g.model);
-        spec && (!type->gpu || spec->default_precision_tflops() < type->gpu->default_precision_tflops()))
-      type->gpu = spec;
+  type->gpu = pace_gpu(type->topology->model());
   if (!type->topology->model().nics.empty()) type->primary_nic_gbit = type->topology->model().nics.front().speed_gbit;
   return std::shared_ptr<const NodeType>(std::move(type));
+}
+
+const GpuModel* pace_gpu(const NodeModel& model) {
+  // A box that mixes cards (topo import --gpu-model 0-1=rtx5090,2-4=rtx4090) paces a gang by its
+  // slowest member, as card_mem_gib takes the smallest card.
+  const GpuModel* slowest = nullptr;
+  for (const Gpu& g : model.gpus)
+    if (const GpuModel* spec = find_gpu_model(g.model);
+        spec && (!slowest || spec->default_precision_tflops() < slowest->default_precision_tflops()))
+      slowest = spec;
+  return slowest;
 }
 
 int card_mem_gib(const NodeModel& model) {

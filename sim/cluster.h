@@ -33,6 +33,9 @@ namespace topsim {
 
 // A node's card memory for share accounting: the smallest GPU's memory, whole GiB.
 int card_mem_gib(const NodeModel& model);
+// The catalog GPU that paces the node's jobs (NodeType::gpu): its slowest card's model, by the
+// default precision's peak; null when no card is a catalog model.
+const GpuModel* pace_gpu(const NodeModel& model);
 
 enum class NetworkTransport : uint8_t {
   Tcp,         // NCCL socket transport over the node's NICs (Ethernet)

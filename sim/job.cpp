@@ -1,6 +1,7 @@
 #include "sim/job.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <utility>
 
@@ -50,6 +51,25 @@ std::string Workload::job_name(uint32_t id) const {
   const auto it = extras.find(id);
   if (it != extras.end() && !it->second.name.empty()) return it->second.name;
   return "job-" + std::to_string(id);
+}
+
+NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node) {
+  if (!job.is_training()) return {};
+  if (const LlmJob* llm = workload.llm_of(job)) {
+    const ParallelConfig config = llm->config_for(job.total_gpus());
+    if (const Status valid = validate_parallel(*llm->model, config, gpu, job.total_gpus()); !valid)
+      return {valid.error().message, false};
+    if (const Status fits = validate_host_memory(*llm->model, config, node); !fits) return {fits.error().message, true};
+    return {};
+  }
+  if (fits_gpu_memory(job.model, gpu)) return {};
+  const DnnModel* model = model_at(job.model);
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%s needs %.1f GiB per GPU for weights, gradients and Adam state (16 B x %.0f M parameters), a %s has %.0f GiB",
+                model->name.c_str(), training_state_gib(job.model), static_cast<double>(model->parameters) / 1e6,
+                gpu.name.c_str(), gpu.memory_gib);
+  return {text, false};
 }
 
 JobCursor::JobCursor(const Workload& workload)

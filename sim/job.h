@@ -183,6 +183,20 @@ struct Workload {
   size_t size() const { return generator ? generated.jobs : jobs.size(); }
 };
 
+// Why training job `job` of `workload` cannot run on nodes of model `node` whose GPUs are `gpu`
+// (a node type's slowest card), or no message when it can: an image model's weights, gradients
+// and Adam state above the GPU's memory (core/model_catalog.h); an LLM job's configuration on the
+// GPU (precision, memory: core/llm_step.h validate_parallel) or its offloaded activations above
+// the node's host memory (validate_host_memory: `of_node`, the message is the node's, not the
+// GPU's). A mixed cluster's schedulers place a job only on node types it can run on; the scenario
+// loader refuses a job none can run.
+struct NodeFitProblem {
+  std::string message;   // empty: the job can run there
+  bool of_node = false;  // the node's host memory, not its GPU
+  bool ok() const { return message.empty(); }
+};
+NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node);
+
 // Reads a workload's jobs in id order, from memory or from its generator.
 class JobCursor {
  public:

@@ -47,6 +47,9 @@ class SchedulingView {
   // Admission checks' answers that depend only on a job's shape and the cluster's node types
   // and labels (fixed for the view's life), by a key the checker packs: one check per shape.
   std::unordered_map<uint64_t, std::string>& shape_problems() const { return shape_problems_; }
+  // Whether LLM job `job` can run on nodes of type `type` (sim/job.h job_node_problem), found once
+  // per LLM configuration and size for every type (the view's cluster and jobs are fixed).
+  bool llm_runs_on(const JobSpec& job, int type) const;
 
  private:
   const ClusterState& cluster_;
@@ -56,6 +59,9 @@ class SchedulingView {
   const JobBook* book_ = nullptr;
   const int64_t& now_ms_;
   mutable std::unordered_map<uint64_t, std::string> shape_problems_;
+  mutable std::unordered_map<uint64_t, std::vector<char>> llm_types_;  // (llm, GPUs) -> runs on type t
+  mutable uint64_t last_llm_key_ = ~uint64_t{0};                       // the last one asked (pod_slots asks per node)
+  mutable std::vector<char> last_llm_types_;
 };
 
 struct PodBinding {

@@ -60,7 +60,8 @@ class Binpack final : public Scheduler {
   }
 
   // The most allocated node with `gpus` free GPUs after this gang's claims; node -1 when none.
-  static Candidate best_node(const ClusterState& cluster, const JobSpec& job, int gpus, const Claims& claims) {
+  static Candidate best_node(const SchedulingView& view, const JobSpec& job, int gpus, const Claims& claims) {
+    const ClusterState& cluster = view.cluster();
     Candidate best;
     auto consider = [&](int node, int free) {
       const int capacity = cluster.gpus_per_node(node);
@@ -70,7 +71,7 @@ class Binpack final : public Scheduler {
     for (const auto& [node, claimed] : claims) consider(node, static_cast<int>(free_after_claims(cluster, node, claims).count()));
     const NodeIndex& index = cluster.index();
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(cluster, t, job)) continue;
+      if (!type_fits_job(view, t, job)) continue;
       bool found = false;  // the fullest unclaimed node of this type with room, lowest index first
       for (int c = gpus; c <= index.type_gpus(t) && !found; ++c)
         for (int node : index.bucket(kServing, t, c))
@@ -90,7 +91,7 @@ class Binpack final : public Scheduler {
     std::vector<PodBinding> pods;
     for (size_t pod = 0; pod < job.workers; ++pod) {
       const int gpus = job.pod_gpus(pod);
-      const Candidate chosen = best_node(cluster, job, gpus, claims);
+      const Candidate chosen = best_node(view, job, gpus, claims);
       if (chosen.node < 0) return false;
       std::vector<int> ids = to_ids(free_after_claims(cluster, chosen.node, claims));
       ids.resize(static_cast<size_t>(gpus));  // the lowest free GPU ids

@@ -43,11 +43,11 @@ class KubeDefault final : public Scheduler {
 
  private:
   // The highest-scoring node with `gpus` free GPUs; -1 when none has room.
-  int pick_spreading_node(const ClusterState& cluster, const JobSpec& job, int gpus) {
-    const NodeIndex& index = cluster.index();
+  int pick_spreading_node(const SchedulingView& view, const JobSpec& job, int gpus) {
+    const NodeIndex& index = view.cluster().index();
     int best_score = -1, ties = 0;
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(cluster, t, job)) continue;
+      if (!type_fits_job(view, t, job)) continue;
       const int capacity = index.type_gpus(t);
       for (int c = gpus; c <= capacity; ++c) {
         const int count = static_cast<int>(index.bucket(kServing, t, c).size());
@@ -62,7 +62,7 @@ class KubeDefault final : public Scheduler {
     // standard libraries; this keeps a seed's output identical everywhere).
     int pick = std::min(ties - 1, static_cast<int>(uniform01(rng_) * ties));
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(cluster, t, job)) continue;
+      if (!type_fits_job(view, t, job)) continue;
       const int capacity = index.type_gpus(t);
       for (int c = gpus; c <= capacity; ++c) {
         const NodeSet& bucket = index.bucket(kServing, t, c);
@@ -79,7 +79,7 @@ class KubeDefault final : public Scheduler {
     const ClusterState& cluster = view.cluster();
     while (view.record(id).pods.size() < job.workers) {
       const int gpus = job.pod_gpus(view.record(id).pods.size());
-      const int node = pick_spreading_node(cluster, job, gpus);
+      const int node = pick_spreading_node(view, job, gpus);
       if (node < 0) return false;
       PlacementRequest request;
       request.gpus = gpus;

@@ -38,7 +38,7 @@ std::string serving_types_problem(const SchedulingView& view, const JobSpec& job
       return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
     if (need_nic && type.primary_nic_gbit <= 0)
       return "node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes";
-    if (job.llm != kNoLlm) continue;  // its configuration was checked against every GPU at load
+    if (job.llm != kNoLlm || !type_fits_job(view, t, job)) continue;  // an LLM step has its own model; never placed there
     const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu};
     if (auto e = estimate_throughput(tj, CommPath{}); !e)
       return "no throughput model for it on " + type.name + ": " + e.error().message;
@@ -48,10 +48,85 @@ std::string serving_types_problem(const SchedulingView& view, const JobSpec& job
 
 }  // namespace
 
-bool type_fits_job(const ClusterState& cluster, int type, const JobSpec& job) {
-  const GpuModel* gpu = cluster.type(type).gpu;
-  return gpu == nullptr || !job.is_training() || fits_gpu_memory(job.model, *gpu);
+bool SchedulingView::llm_runs_on(const JobSpec& job, int type) const {
+  const uint64_t key = (uint64_t{job.llm} << 32) | static_cast<uint32_t>(job.total_gpus());
+  if (key != last_llm_key_) {
+    auto [it, fresh] = llm_types_.try_emplace(key);
+    if (fresh)
+      for (int t = 0; t < cluster_.type_count(); ++t) {
+        const NodeType& node = cluster_.type(t);
+        it->second.push_back(node.gpu == nullptr || !node.topology ||
+                             job_node_problem(workload_, job, *node.gpu, node.topology->model()).ok());
+      }
+    last_llm_key_ = key;
+    last_llm_types_ = it->second;
+  }
+  return last_llm_types_[static_cast<size_t>(type)] != 0;
 }
+
+bool type_fits_job(const SchedulingView& view, int type, const JobSpec& job) {
+  const GpuModel* gpu = view.cluster().type(type).gpu;
+  if (gpu == nullptr || !job.is_training()) return true;
+  return job.llm == kNoLlm ? fits_gpu_memory(job.model, *gpu) : view.llm_runs_on(job, type);
+}
+
+namespace {
+
+// The nodes of one label a training job could use, by what they offer it.
+struct ServingNodes {
+  int gpus = 0, free_gpus = 0, largest_node = 0;  // over the node types whose GPUs hold the model
+  bool nic = false;                               // some such type has a NIC
+  std::vector<std::string> too_small;             // types whose GPU memory cannot hold the model
+};
+
+ServingNodes serving_nodes(const SchedulingView& view, const JobSpec& job, NodeMode serving) {
+  ServingNodes out;
+  const ClusterState& cluster = view.cluster();
+  const NodeIndex& index = cluster.index();
+  for (int t = 0; t < index.type_count(); ++t) {
+    if (!cluster.label_has_type(serving, t)) continue;
+    if (!type_fits_job(view, t, job)) {
+      out.too_small.push_back(cluster.type(t).name);
+      continue;
+    }
+    const int type_gpus = index.type_gpus(t);
+    for (int free = 0; free <= type_gpus; ++free) {
+      const int nodes = static_cast<int>(index.bucket(serving, t, free).size());
+      out.gpus += nodes * type_gpus;
+      out.free_gpus += nodes * free;
+      if (nodes > 0) out.largest_node = std::max(out.largest_node, type_gpus);
+    }
+    out.nic = out.nic || cluster.type(t).primary_nic_gbit > 0;
+  }
+  return out;
+}
+
+// On a cluster of node types the job cannot all run on (a mixed cluster), the GPUs of the serving
+// types it can run on must hold it: why they cannot, naming the types it cannot run on and why;
+// "" when they can or every serving type runs it.
+std::string runnable_nodes_problem(const SchedulingView& view, const JobSpec& job, NodeMode serving, int largest_pod) {
+  const ClusterState& cluster = view.cluster();
+  bool restricted = false;
+  for (int t = 0; t < cluster.type_count() && !restricted; ++t)
+    restricted = cluster.label_has_type(serving, t) && !type_fits_job(view, t, job);
+  if (!restricted) return "";
+  const ServingNodes nodes = serving_nodes(view, job, serving);
+  if (nodes.gpus >= job.total_gpus() && largest_pod <= nodes.largest_node) return "";
+  std::vector<std::string> cannot;
+  for (int t = 0; t < cluster.type_count(); ++t)
+    if (cluster.label_has_type(serving, t) && !type_fits_job(view, t, job)) {
+      const NodeType& type = cluster.type(t);
+      cannot.push_back(type.name + ": " + job_node_problem(view.workload(), job, *type.gpu, type.topology->model()).message);
+    }
+  const std::string why = " (it cannot run on " + join(cannot, "; ") + ")";
+  if (nodes.gpus < job.total_gpus())
+    return "needs " + std::to_string(job.total_gpus()) + " GPUs, the nodes serving it that it can run on have " +
+           std::to_string(nodes.gpus) + why;
+  return "a pod of " + std::to_string(largest_pod) + " GPUs fits on no node it can run on (largest has " +
+         std::to_string(nodes.largest_node) + ")" + why;
+}
+
+}  // namespace
 
 std::string training_admission_problem(const SchedulingView& view, uint32_t id, const TrainingAdmission& rules) {
   const JobSpec& job = view.job(id);
@@ -75,6 +150,7 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
   if (largest_pod > cluster.max_node_gpus(rules.serving))
     return "a pod of " + std::to_string(largest_pod) + " GPUs fits on no node (largest has " +
            std::to_string(cluster.max_node_gpus(rules.serving)) + ")";
+  if (std::string problem = runnable_nodes_problem(view, job, rules.serving, largest_pod); !problem.empty()) return problem;
   if (const auto* annotations = view.annotations(id); annotations && rules.reads_annotations) {
     GangRequest annotated;
     if (Status s = apply_gang_annotations(*annotations, annotated); !s) return s.error().message;
@@ -92,34 +168,6 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
 
 namespace {
 
-// The nodes of one label a training job could use, by what they offer it.
-struct ServingNodes {
-  int gpus = 0, free_gpus = 0, largest_node = 0;  // over the node types whose GPUs hold the model
-  bool nic = false;                               // some such type has a NIC
-  std::vector<std::string> too_small;             // types whose GPU memory cannot hold the model
-};
-
-ServingNodes serving_nodes(const ClusterState& cluster, const JobSpec& job, NodeMode serving) {
-  ServingNodes out;
-  const NodeIndex& index = cluster.index();
-  for (int t = 0; t < index.type_count(); ++t) {
-    if (!cluster.label_has_type(serving, t)) continue;
-    if (!type_fits_job(cluster, t, job)) {
-      out.too_small.push_back(cluster.type(t).name);
-      continue;
-    }
-    const int type_gpus = index.type_gpus(t);
-    for (int free = 0; free <= type_gpus; ++free) {
-      const int nodes = static_cast<int>(index.bucket(serving, t, free).size());
-      out.gpus += nodes * type_gpus;
-      out.free_gpus += nodes * free;
-      if (nodes > 0) out.largest_node = std::max(out.largest_node, type_gpus);
-    }
-    out.nic = out.nic || cluster.type(t).primary_nic_gbit > 0;
-  }
-  return out;
-}
-
 std::string gang_words(const JobSpec& job) {
   return std::to_string(job.workers) + (job.workers == 1 ? " pod of " : " pods of ") + std::to_string(job.gpus_per_worker) +
          (job.gpus_per_worker == 1 ? " GPU" : " GPUs");
@@ -130,7 +178,7 @@ std::string gang_words(const JobSpec& job) {
 std::string training_wait_reason(const SchedulingView& view, uint32_t id, NodeMode serving) {
   const JobSpec& job = view.job(id);
   if (!job.is_training()) return "";
-  const ServingNodes nodes = serving_nodes(view.cluster(), job, serving);
+  const ServingNodes nodes = serving_nodes(view, job, serving);
   const std::string needs = std::to_string(job.total_gpus()) + " GPUs";
   if (nodes.gpus < job.total_gpus())
     return "memory: its model fits in only " + std::to_string(nodes.gpus) + " of the GPUs serving it, it needs " + needs +
@@ -143,7 +191,7 @@ std::string training_wait_reason(const SchedulingView& view, uint32_t id, NodeMo
   if (nodes.free_gpus < job.total_gpus()) {
     const std::string short_of = "needs " + needs + ", " + std::to_string(nodes.free_gpus) + " free on the nodes serving it";
     const NodeMode other = other_whole_gpu_label(serving);
-    const int elsewhere = serving_nodes(view.cluster(), job, other).free_gpus;
+    const int elsewhere = serving_nodes(view, job, other).free_gpus;
     if (nodes.free_gpus + elsewhere < job.total_gpus()) return short_of;
     return "label mismatch: " + short_of + "; " + std::to_string(elsewhere) + " more are free on nodes labelled " +
            label_text(other) + ", which do not serve it";

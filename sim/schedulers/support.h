@@ -12,18 +12,20 @@ namespace topsim {
 
 // Admission of a training job on nodes labelled `serving` (the label's resource name in
 // messages: "aliyun.com/gpu" for topology, else "nvidia.com/gpu"): some node serves it, the job
-// fits the label's GPUs and largest node, and every serving node type has a throughput model
-// for it. "" when admissible.
+// fits the label's GPUs and largest node (those of the types it can run on, type_fits_job), and
+// every serving node type it can run on has a throughput model for it. "" when admissible.
 struct TrainingAdmission {
   NodeMode serving = NodeMode::Default;
   bool gang_needs_equal_pods = false;  // reject pods of unequal sizes
   bool pods_need_nic = false;          // a multi-pod job needs NICs (its pods talk over the network)
   bool reads_annotations = false;      // the job's gpu.topology/* annotations must be valid
 };
-// Whether nodes of type `type` can hold training job `job`: its weights, gradients and optimizer
-// state fit each GPU's memory (core/model_catalog.h). A mixed cluster's schedulers place a job
-// only on the types it fits; the scenario loader refuses a job no type fits.
-bool type_fits_job(const ClusterState& cluster, int type, const JobSpec& job);
+// Whether nodes of type `type` can run training job `job` (sim/job.h job_node_problem): its
+// weights, gradients and optimizer state fit each GPU's memory (core/model_catalog.h); an LLM
+// job's configuration runs on the GPU and its offload fits the node's host memory. A mixed
+// cluster's schedulers place a job only on the types it can run on; admission refuses a job
+// those types cannot hold; the scenario loader refuses a job no type can run.
+bool type_fits_job(const SchedulingView& view, int type, const JobSpec& job);
 
 // Why training job `job` can never run under `rules` ("" when it can): no node serves it, unequal
 // pods for a gang, more GPUs than the nodes serving it have (a label mismatch when the other

@@ -36,7 +36,7 @@ Expected<int> fabric_level_of(const ClusterState& cluster, const std::string& fi
 int pod_slots(const SchedulingView& view, uint32_t job, int node, NodeMode serving) {
   const ClusterState& cluster = view.cluster();
   const SimNode& n = cluster.node(node);
-  if (n.label != serving || !type_fits_job(cluster, n.type, view.job(job))) return 0;
+  if (n.label != serving || !type_fits_job(view, n.type, view.job(job))) return 0;
   return static_cast<int>(n.free.count()) / std::max(1, int{view.job(job).gpus_per_worker});
 }
 

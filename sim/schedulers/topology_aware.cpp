@@ -117,7 +117,7 @@ class TopologyAware final : public Scheduler {
     NodeChoice best;
     for (int t = 0; t < index.type_count(); ++t) {
       const int type_gpus = index.type_gpus(t);
-      if (type_gpus < k || !type_fits_job(cluster, t, view.job(id))) continue;
+      if (type_gpus < k || !type_fits_job(view, t, view.job(id))) continue;
       const Allocator& allocator = *cluster.type(t).allocator;
       std::optional<double> bound;  // the idle node's bus bandwidth, when first needed
       for (int c = k; c <= type_gpus; ++c) {
@@ -210,7 +210,7 @@ class TopologyAware final : public Scheduler {
     const NodeIndex& index = cluster.index();
     std::vector<int> whole(static_cast<size_t>(fabric.group_count(0)), 0);  // wholly free nodes per domain
     for (int t = 0; t < index.type_count(); ++t)
-      if (type_fits_job(cluster, t, view.job(id)))
+      if (type_fits_job(view, t, view.job(id)))
         for (int node : index.bucket(kServing, t, index.type_gpus(t))) ++whole[static_cast<size_t>(fabric.group(0, node))];
     std::vector<int> left(whole.size());
     for (size_t d = 0; d < whole.size(); ++d) left[d] = segment_fill(whole[d], segment);
@@ -252,7 +252,7 @@ class TopologyAware final : public Scheduler {
     const Fabric& fabric = cluster.fabric();
     std::vector<int> free(static_cast<size_t>(fabric.group_count(level)), 0);
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(cluster, t, view.job(id))) continue;
+      if (!type_fits_job(view, t, view.job(id))) continue;
       for (int c = 1; c <= index.type_gpus(t); ++c)
         for (int node : index.bucket(kServing, t, c)) free[static_cast<size_t>(fabric.group(level, node))] += c;
     }
@@ -293,7 +293,7 @@ class TopologyAware final : public Scheduler {
     std::vector<int> node_ids;
     const bool every = rank || cluster.has_measured();
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(cluster, t, view.job(id))) continue;
+      if (!type_fits_job(view, t, view.job(id))) continue;
       for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {

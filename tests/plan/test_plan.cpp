@@ -388,3 +388,33 @@ TEST_CASE("plan: a node type that cannot run a job is not searched, and none tha
   CHECK_THAT(plan_error(plan_with(R"([{"model": "dgx1-v100"}])")),
              Catch::StartsWith("plan.json: /node_types: no candidate can run the workload: job 'j' (llama3-8b, 8 GPUs) on v100"));
 }
+
+TEST_CASE("plan: a mix is searched when each job runs on one of its types, which keeps it off the others", "[sim][plan]") {
+  // Llama 3 8B in BF16 cannot run on V100s; ResNet-50 runs anywhere. The V100 type alone is not
+  // searched; the 1:1 mix with H100s is, and its LLM jobs run on the H100 half; a mix of V100s
+  // and H100s whose host memory is too small for the offload is not.
+  const std::string jobs = R"([{"name": "llm", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 10,
+      "llm": {"model": "llama3-8b", "zero": 3, "micro_batch": 4, "global_batch": 32, "recompute": "none", "offload_layers": 31}},
+      {"name": "cnn", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 100, "model": "resnet50"}])";
+  const PlanSpec plan = small_plan(
+      R"({"name": "p", "seeds": 1, "network": {"transport": "ib"}, "workload": {"kind": "jobs", "jobs": )" + jobs +
+      R"(}, "schedulers": ["topology-aware"], "node_types": [{"model": "dgx1-v100"}, {"model": "hgx-h100", "alone": false},
+         {"model": "hgx-h100", "name": "small", "host_memory_gib": 512, "alone": false}],
+       "mixes": [{"parts": {"dgx1-v100": 1, "hgx-h100": 1}}, {"parts": {"dgx1-v100": 1, "small": 1}}],
+       "slo": {"jct_s.max": "1h"}, "bounds": {"max_nodes": 4}})");
+  REQUIRE(plan.candidates.size() == 3);
+  CHECK_THAT(plan.candidates[0].cannot_run, Catch::Contains("on v100: precision bf16"));
+  CHECK(plan.candidates[1].cannot_run.empty());
+  CHECK_THAT(
+      plan.candidates[2].cannot_run,
+      Catch::StartsWith("job 'llm-0' (llama3-8b, 8 GPUs) can run on no node type of the cluster: on v100: precision bf16") &&
+          Catch::Contains("; on hgx-h100: host memory: offload_layers 31"));
+  auto result = run_plan(plan, {});
+  REQUIRE(result.ok());
+  REQUIRE(result->chains.size() == 3);
+  CHECK(result->chains[0].evaluations.empty());
+  CHECK(result->chains[2].evaluations.empty());
+  const PlanEvaluation* best = result->chains[1].best();
+  REQUIRE(best != nullptr);
+  CHECK(best->nodes == 2);  // one unit: a V100 node for the CNNs, an H100 node for the LLM jobs
+}

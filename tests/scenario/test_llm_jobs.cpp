@@ -113,10 +113,20 @@ TEST_CASE("scenario::llm a node group's own host memory bounds the offload, nami
   CHECK(fits->cluster.groups.front().model.host_memory_gib == 2048);
   const auto group = load(R"([{"model": "hgx-h100", "count": 7, "host_memory_gib": 1007.5},
                               {"model": "hgx-h100", "count": 1, "names": ["h5"], "host_memory_gib": 900}])");
+  // h5 cannot take it: the other 7 nodes (56 GPUs) are too few for its 64.
   REQUIRE_FALSE(group.ok());
   CHECK_THAT(group.error().message,
-             Catch::Contains("/workload: job 'j' (llama3-70b, 64 GPUs) on hgx-h100 (node h5): host memory: offload_layers 60") &&
+             Catch::Contains("/workload: job 'j' needs 64 GPUs, the nodes it can run on (hgx-h100) have 56; it cannot run on "
+                             "hgx-h100 (node h5): host memory: offload_layers 60") &&
                  Catch::Contains("960 GiB for 8 GPUs on a node of hgx-h100, which has 900 GiB"));
+  const auto none = load(R"([{"model": "hgx-h100", "count": 2, "names": ["h1", "h2"], "host_memory_gib": 900},
+                             {"model": "hgx-h100", "count": 6, "host_memory_gib": 800}])");
+  REQUIRE_FALSE(none.ok());
+  CHECK_THAT(none.error().message,
+             Catch::Contains("/workload: job 'j' (llama3-70b, 64 GPUs) can run on no node type of the cluster: on hgx-h100 (2 "
+                             "nodes: h1, ...): host memory: ") &&
+                 Catch::Contains("which has 900 GiB; offload fewer layers; on hgx-h100: host memory: ") &&
+                 Catch::Contains("which has 800 GiB"));
   const auto bad = load(R"([{"model": "hgx-h100", "count": 8, "host_memory_gib": 0}])");
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().message, Catch::Contains("/cluster/nodes/0/host_memory_gib: must be a positive number, got 0"));

@@ -467,4 +467,41 @@ TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
       for (const PodPlacement& pod : r.pods) CHECK(pod.node == 1);
     }
   }
+  SECTION("an LLM job one node type cannot run runs on the others, under every scheduler") {
+    // Expectation: Llama 3 8B in BF16 (tp 8) on a cluster of two V100 nodes (no BF16: its
+    // configuration cannot run there) listed first and one H100 node: all three jobs run on the
+    // H100 node, one after another, whoever schedules; the ResNet-50 jobs run anywhere.
+    const std::string llm = R"({"name": "llm", "count": 3, "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 50,
+                                "llm": {"model": "llama3-8b", "tp": 8}})";
+    const Scenario s = scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}, {"model": "hgx-h100", "count": 1}])",
+                                                   "[" + llm + "," + job("cnn", 0, 1, 8, "\"iterations\": 100") + "]", "",
+                                                   R"(, "network": {"levels": [{"name": "rack", "fanout": 3}]})"));
+    for (const char* scheduler :
+         {"topology-aware", "default", "binpack", "kueue-tas", "volcano-topology", "kube-tas", "kai-topology"}) {
+      INFO(scheduler);
+      const RunResult r = run(s, scheduler);
+      for (const char* name : {"llm-0", "llm-1", "llm-2"}) {
+        INFO(name);
+        const JobRecord& j = record(r, s, name);
+        CHECK(j.state == JobState::Finished);
+        REQUIRE(j.pods.size() == 1);
+        CHECK(j.pods.front().node == 2);
+      }
+      CHECK(record(r, s, "cnn").state == JobState::Finished);
+      CHECK(record(r, s, "llm-1").start_ms >= record(r, s, "llm-0").finish_ms);
+    }
+  }
+  SECTION("admission counts only the serving nodes a job can run on, and says why the others do not count") {
+    // Expectation: the H100 node is pinned to the default scheduler's label; topology-aware serves
+    // the V100s alone, where the BF16 job cannot run: it is rejected at submission with both
+    // reasons; the default scheduler, serving the H100 node, runs it.
+    const Scenario s = scenario_from(scenario_json(
+        R"([{"model": "dgx1-v100", "count": 2, "label": "topology"}, {"model": "hgx-h100", "count": 1, "label": "default"}])",
+        R"([{"name": "llm", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "iterations": 50, "llm": {"model": "llama3-8b", "tp": 8}}])"));
+    const JobRecord rejected = run(s, "topology-aware").jobs.at(0);
+    CHECK(rejected.state == JobState::Rejected);
+    CHECK_THAT(rejected.reason, Catch::Contains("needs 8 GPUs, the nodes serving it that it can run on have 0 (it cannot run on "
+                                                "dgx1-v100: precision bf16 needs BF16 tensor cores"));
+    CHECK(run(s, "default").jobs.at(0).state == JobState::Finished);
+  }
 }
