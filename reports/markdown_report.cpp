@@ -131,16 +131,26 @@ std::string table_markdown(const std::string& heading, const ChartTable& table) 
 
 // Where each scheduler's training jobs ran in a cluster of several node types (first run).
 std::string node_type_markdown(const ReportModel& m) {
+  bool llm = false;  // LLM jobs' tokens/s get their own columns
+  for (const LabelledResults* run : m.runs)
+    for (const SchedulerResult& s : run->results->schedulers)
+      for (const NodeTypeUsage& u : s.runs.front().by_node_type) llm = llm || u.llm_jobs > 0;
   std::string out;
   for (const LabelledResults* run : m.runs)
     for (const SchedulerResult& s : run->results->schedulers) {
       const auto& usage = s.runs.front().by_node_type;
       if (usage.size() < 2) continue;
       if (out.empty())
-        out = "\n| scheduler | node type | jobs | GPU-hours | mean samples/s |\n| --- | --- | ---: | ---: | ---: |\n";
-      for (const NodeTypeUsage& u : usage)
-        out += fmt::format("| {} | {} | {} | {:.1f} | {:.1f} |\n", markdown_cell(s.name), markdown_cell(u.node_type), u.jobs,
-                           u.gpu_hours, u.mean_samples_per_sec);
+        out = llm ? "\n| scheduler | node type | jobs | GPU-hours | mean samples/s | LLM jobs | mean tokens/s |\n"
+                    "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
+                  : "\n| scheduler | node type | jobs | GPU-hours | mean samples/s |\n| --- | --- | ---: | ---: | ---: |\n";
+      for (const NodeTypeUsage& u : usage) {
+        out += fmt::format("| {} | {} | {} | {:.1f} | {} |", markdown_cell(s.name), markdown_cell(u.node_type), u.jobs,
+                           u.gpu_hours, u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-");
+        if (llm)
+          out += fmt::format(" {} | {} |", u.llm_jobs, u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-");
+        out += "\n";
+      }
     }
   return out;
 }

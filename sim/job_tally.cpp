@@ -105,7 +105,9 @@ void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord
   if (node_type >= 0 && job.is_training() && r.start_ms >= 0) {
     NodeTypeSums& sums = by_node_type[node_type];
     ++sums.jobs;
-    sums.samples_per_sec += r.samples_per_sec;
+    const bool llm = workload.llm_of(job) != nullptr;
+    sums.llm_jobs += llm;
+    (llm ? sums.tokens_per_sec : sums.samples_per_sec) += r.samples_per_sec;
     if (r.finish_ms >= 0) sums.gpu_ms += static_cast<double>(r.finish_ms - r.start_ms) * job.total_gpus();
   }
   if (job.is_share()) ++shares;

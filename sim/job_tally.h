@@ -34,8 +34,10 @@ struct JobTally {
   };
   struct NodeTypeSums {
     uint64_t jobs = 0;           // training jobs started on the type (their first pod's node)
+    uint64_t llm_jobs = 0;       // those of them that train an LLM
     double gpu_ms = 0;           // GPU time of those that finished
-    double samples_per_sec = 0;  // summed whole-job throughput
+    double samples_per_sec = 0;  // summed whole-job throughput of the other jobs (images/s, samples/s)
+    double tokens_per_sec = 0;   // summed whole-job throughput of the LLM jobs
   };
   // One tenant's jobs (RunOutput::tenants).
   struct TenantSums {

@@ -108,7 +108,9 @@ struct NodeTypeUsage {
   std::string node_type;            // the node model's name
   uint64_t jobs = 0;                // training jobs started there
   double gpu_hours = 0;             // GPU time of those that finished
-  double mean_samples_per_sec = 0;  // mean whole-job throughput of the started ones
+  double mean_samples_per_sec = 0;  // mean whole-job throughput of the started ones that train no LLM
+  uint64_t llm_jobs = 0;            // started ones that train an LLM (tokens/s are not samples/s)
+  double mean_tokens_per_sec = 0;   // their mean whole-job throughput
 };
 
 // Everything `topsim` reports about one run, in the vocabulary above. `topology_aware`: the

@@ -172,11 +172,16 @@ std::vector<NodeTypeUsage> usage_by_node_type(const RunOutput& run, const Cluste
   std::vector<NodeTypeUsage> out;
   if (!cluster.modelled()) return out;
   for (int t = 0; t < cluster.type_count(); ++t) {
-    NodeTypeUsage usage{cluster.type(t).name, 0, 0, 0};
+    NodeTypeUsage usage;
+    usage.node_type = cluster.type(t).name;
     if (const auto it = run.tally.by_node_type.find(t); it != run.tally.by_node_type.end()) {
-      usage.jobs = it->second.jobs;
-      usage.gpu_hours = it->second.gpu_ms / 3.6e6;
-      usage.mean_samples_per_sec = it->second.jobs ? it->second.samples_per_sec / static_cast<double>(it->second.jobs) : 0;
+      const JobTally::NodeTypeSums& sums = it->second;
+      usage.jobs = sums.jobs;
+      usage.llm_jobs = sums.llm_jobs;
+      usage.gpu_hours = sums.gpu_ms / 3.6e6;
+      const uint64_t others = sums.jobs - sums.llm_jobs;
+      usage.mean_samples_per_sec = others ? sums.samples_per_sec / static_cast<double>(others) : 0;
+      usage.mean_tokens_per_sec = sums.llm_jobs ? sums.tokens_per_sec / static_cast<double>(sums.llm_jobs) : 0;
     }
     out.push_back(std::move(usage));
   }

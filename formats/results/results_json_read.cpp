@@ -258,8 +258,16 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
     const Json& types = r.array(run, "usage_by_node_type", p);
     for (size_t i = 0; types.is_array() && i < types.size(); ++i) {
       const std::string tp = p + "/usage_by_node_type/" + std::to_string(i);
-      result.by_node_type.push_back({r.text(types[i], "node_type", tp), static_cast<uint64_t>(r.number(types[i], "jobs", tp)),
-                                     r.number(types[i], "gpu_hours", tp), r.number(types[i], "mean_samples_per_sec", tp)});
+      NodeTypeUsage u;
+      u.node_type = r.text(types[i], "node_type", tp);
+      u.jobs = static_cast<uint64_t>(r.number(types[i], "jobs", tp));
+      u.gpu_hours = r.number(types[i], "gpu_hours", tp);
+      u.mean_samples_per_sec = r.number(types[i], "mean_samples_per_sec", tp);
+      if (types[i].is_object() && types[i].contains("llm_jobs")) {  // written when LLM jobs ran on the cluster
+        u.llm_jobs = static_cast<uint64_t>(r.number(types[i], "llm_jobs", tp));
+        u.mean_tokens_per_sec = r.number(types[i], "mean_tokens_per_sec", tp);
+      }
+      result.by_node_type.push_back(std::move(u));
     }
   }
   if (run.contains("samples")) {

@@ -3,6 +3,7 @@
 // script, Markdown, CSV and Prometheus metacharacters go through every output without
 // breaking out of their place.
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tests/reports/csv_records.h"
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::test;
@@ -225,4 +227,64 @@ TEST_CASE("reports::text: figures wider than their column never run into the nex
   CHECK(text.find("1000000000000000.0 / 1000000000000000.0") != std::string::npos);
   CHECK(text.find(".01000") == std::string::npos);  // "...0.0" directly followed by "1000..."
   CHECK(text.find("%1") == std::string::npos);
+}
+
+TEST_CASE("reports: per node type, LLM jobs' tokens/s stand apart from other jobs' samples/s", "[reports]") {
+  // Expectation: on A100 and H100 nodes, two Llama 3 8B jobs (tokens/s) and two ResNet-50 jobs
+  // (images/s): each type's mean samples/s is its ResNet-50 jobs' alone, its mean tokens/s its
+  // LLM jobs' alone, in results.json (read back the same), summary.txt and summary.md.
+  const ResultSet results = run_scenario(scenario_json(
+      R"([{"model": "dgx-a100", "count": 1}, {"model": "hgx-h100", "count": 1}])",
+      R"([{"name": "llm", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "iterations": 20,
+           "llm": {"model": "llama3-8b", "tp": 4}},
+          {"name": "cnn", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "iterations": 20}])",
+      R"(, "schedulers": ["topology-aware"])"));
+  const RunResult& run = results.schedulers.front().runs.front();
+  REQUIRE(run.by_node_type.size() == 2);
+  uint64_t llm_jobs = 0, jobs = 0;
+  for (const NodeTypeUsage& u : run.by_node_type) {
+    INFO(u.node_type);
+    jobs += u.jobs;
+    llm_jobs += u.llm_jobs;
+    CHECK(u.llm_jobs <= u.jobs);
+    if (u.llm_jobs > 0) CHECK(u.mean_tokens_per_sec > 0);
+    // ResNet-50 trains at most a few thousand images/s per GPU: a mean with tokens/s in it would be far above.
+    if (u.jobs > u.llm_jobs) CHECK(u.mean_samples_per_sec < 4 * 4000);
+  }
+  CHECK(jobs == 4);
+  CHECK(llm_jobs == 2);
+  std::ostringstream json;
+  write_results_json(results, json);
+  const nlohmann::json written = nlohmann::json::parse(json.str());
+  const auto& types = written["schedulers"][0]["runs"][0]["usage_by_node_type"];
+  REQUIRE(types.size() == 2);
+  for (size_t t = 0; t < 2; ++t) {
+    CHECK(types[t]["llm_jobs"] == run.by_node_type[t].llm_jobs);
+    CHECK(types[t]["mean_tokens_per_sec"].is_null() == (run.by_node_type[t].llm_jobs == 0));
+  }
+  TempDir dir;
+  {
+    std::ofstream out(dir.file("results.json"));
+    write_results_json(results, out);
+  }
+  auto loaded = load_results(dir.path.string());
+  REQUIRE(loaded.ok());
+  const auto& back = loaded->schedulers.front().runs.front().by_node_type;
+  REQUIRE(back.size() == 2);
+  for (size_t t = 0; t < 2; ++t) {
+    CHECK(back[t].llm_jobs == run.by_node_type[t].llm_jobs);
+    CHECK(back[t].mean_tokens_per_sec == Approx(run.by_node_type[t].mean_tokens_per_sec));
+    CHECK(back[t].mean_samples_per_sec == Approx(run.by_node_type[t].mean_samples_per_sec));
+  }
+  const std::string text = render_text(results);
+  CHECK_THAT(text, Catch::Contains("mean samples/s  LLM jobs  mean tokens/s"));
+  const auto node_types = [](const std::string& summary) {  // the table, up to the blank line after it
+    const size_t from = summary.find("scheduler       node type");
+    return from == std::string::npos ? std::string() : summary.substr(from, summary.find("\n\n", from) - from);
+  };
+  CHECK(!node_types(text).empty());
+  CHECK(node_types(render_text(*loaded)) == node_types(text));
+  MemorySink sink;
+  REQUIRE(write_report({{"mixed", &results}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("| mean samples/s | LLM jobs | mean tokens/s |"));
 }
