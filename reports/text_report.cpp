@@ -367,8 +367,8 @@ std::string node_type_table(const ResultSet& r) {
       rows.push_back({s.name, u.node_type, std::to_string(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
                       u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-"});
       if (llm)
-        rows.back().insert(rows.back().end(), {std::to_string(u.llm_jobs),
-                                               u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
+        rows.back().insert(rows.back().end(),
+                           {std::to_string(u.llm_jobs), u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
     }
   return "\n" + text_table(rows, {"", 2, 2, false});
 }

@@ -203,8 +203,8 @@ Json run_json(const RunResult& run) {
   }
   if (run.by_node_type.size() > 1) {  // a cluster of one node type: the run's own totals say it
     Json by_type = Json::array();
-    const bool llm = std::any_of(run.by_node_type.begin(), run.by_node_type.end(),
-                                 [](const NodeTypeUsage& u) { return u.llm_jobs > 0; });
+    const bool llm =
+        std::any_of(run.by_node_type.begin(), run.by_node_type.end(), [](const NodeTypeUsage& u) { return u.llm_jobs > 0; });
     for (const NodeTypeUsage& u : run.by_node_type) {
       Json type = {{"node_type", u.node_type},
                    {"jobs", u.jobs},
@@ -212,7 +212,8 @@ Json run_json(const RunResult& run) {
                    {"mean_samples_per_sec", rounded_micro(u.mean_samples_per_sec)}};
       if (llm) {  // tokens/s apart from samples/s
         type["llm_jobs"] = u.llm_jobs;
-        type["mean_tokens_per_sec"] = u.llm_jobs > 0 ? Json(rounded_micro(u.mean_tokens_per_sec)) : Json(nullptr);  // no mean of none
+        type["mean_tokens_per_sec"] =
+            u.llm_jobs > 0 ? Json(rounded_micro(u.mean_tokens_per_sec)) : Json(nullptr);  // no mean of none
       }
       by_type.push_back(std::move(type));
     }

@@ -233,12 +233,12 @@ TEST_CASE("reports: per node type, LLM jobs' tokens/s stand apart from other job
   // Expectation: on A100 and H100 nodes, two Llama 3 8B jobs (tokens/s) and two ResNet-50 jobs
   // (images/s): each type's mean samples/s is its ResNet-50 jobs' alone, its mean tokens/s its
   // LLM jobs' alone, in results.json (read back the same), summary.txt and summary.md.
-  const ResultSet results = run_scenario(scenario_json(
-      R"([{"model": "dgx-a100", "count": 1}, {"model": "hgx-h100", "count": 1}])",
-      R"([{"name": "llm", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "iterations": 20,
+  const ResultSet results = run_scenario(
+      scenario_json(R"([{"model": "dgx-a100", "count": 1}, {"model": "hgx-h100", "count": 1}])",
+                    R"([{"name": "llm", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "iterations": 20,
            "llm": {"model": "llama3-8b", "tp": 4}},
           {"name": "cnn", "count": 2, "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "iterations": 20}])",
-      R"(, "schedulers": ["topology-aware"])"));
+                    R"(, "schedulers": ["topology-aware"])"));
   const RunResult& run = results.schedulers.front().runs.front();
   REQUIRE(run.by_node_type.size() == 2);
   uint64_t llm_jobs = 0, jobs = 0;
