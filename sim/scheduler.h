@@ -46,7 +46,12 @@ class SchedulingView {
   int64_t now_ms() const { return now_ms_; }
   // Admission checks' answers that depend only on a job's shape and the cluster's node types
   // and labels (fixed for the view's life), by a key the checker packs: one check per shape.
-  std::unordered_map<uint64_t, std::string>& shape_problems() const { return shape_problems_; }
+  // `restricted`: some serving node type cannot run jobs of the shape (sim/schedulers/support.h).
+  struct ShapeVerdict {
+    std::string problem;
+    bool restricted = false;
+  };
+  std::unordered_map<uint64_t, ShapeVerdict>& shape_problems() const { return shape_problems_; }
   // Whether LLM job `job` can run on nodes of type `type` (sim/job.h job_node_problem), found once
   // per LLM configuration and size for every type (the view's cluster and jobs are fixed).
   bool llm_runs_on(const JobSpec& job, int type) const;
@@ -58,7 +63,7 @@ class SchedulingView {
   const std::vector<JobRecord>* records_ = nullptr;
   const JobBook* book_ = nullptr;
   const int64_t& now_ms_;
-  mutable std::unordered_map<uint64_t, std::string> shape_problems_;
+  mutable std::unordered_map<uint64_t, ShapeVerdict> shape_problems_;
   mutable std::unordered_map<uint64_t, std::vector<char>> llm_types_;  // (llm, GPUs) -> runs on type t
   mutable uint64_t last_llm_key_ = ~uint64_t{0};                       // the last one asked (pod_slots asks per node)
   mutable std::vector<char> last_llm_types_;

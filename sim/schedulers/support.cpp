@@ -28,22 +28,30 @@ std::string list_gpus(const std::vector<uint16_t>& gpus) {
   return join(gpus, ",", [](uint16_t g) { return std::to_string(g); });
 }
 
-// Every node type serving `label` can predict the job's throughput, and has NICs when `need_nic`.
-std::string serving_types_problem(const SchedulingView& view, const JobSpec& job, NodeMode label, bool need_nic) {
+// Every node type serving `label` can predict the job's throughput, and has NICs when `need_nic`;
+// `restricted` when an image model's state does not fit some serving type's GPUs.
+SchedulingView::ShapeVerdict serving_types_problem(const SchedulingView& view, const JobSpec& job, NodeMode label,
+                                                   bool need_nic) {
   const ClusterState& cluster = view.cluster();
+  bool restricted = false;
   for (int t = 0; t < cluster.type_count(); ++t) {
     if (!cluster.label_has_type(label, t)) continue;
     const NodeType& type = cluster.type(t);
     if (!type.topology)
-      return "node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes";
+      return {"node type " + type.name + " has no topology model (a trace's node list): training jobs need modelled nodes",
+              false};
     if (need_nic && type.primary_nic_gbit <= 0)
-      return "node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes";
-    if (job.llm != kNoLlm || !type_fits_job(view, t, job)) continue;  // an LLM step has its own model; never placed there
+      return {"node type " + type.name + " has no NIC: its pods cannot reach pods on other nodes", false};
+    if (job.llm != kNoLlm) continue;     // an LLM step has its own model (and is asked per job where it can run)
+    if (!type_fits_job(view, t, job)) {  // never placed there
+      restricted = true;
+      continue;
+    }
     const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, type.gpu};
     if (auto e = estimate_throughput(tj, CommPath{}); !e)
-      return "no throughput model for it on " + type.name + ": " + e.error().message;
+      return {"no throughput model for it on " + type.name + ": " + e.error().message, false};
   }
-  return "";
+  return {"", restricted};
 }
 
 }  // namespace
@@ -150,7 +158,6 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
   if (largest_pod > cluster.max_node_gpus(rules.serving))
     return "a pod of " + std::to_string(largest_pod) + " GPUs fits on no node (largest has " +
            std::to_string(cluster.max_node_gpus(rules.serving)) + ")";
-  if (std::string problem = runnable_nodes_problem(view, job, rules.serving, largest_pod); !problem.empty()) return problem;
   if (const auto* annotations = view.annotations(id); annotations && rules.reads_annotations) {
     GangRequest annotated;
     if (Status s = apply_gang_annotations(*annotations, annotated); !s) return s.error().message;
@@ -163,7 +170,10 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
                        (uint64_t{need_nic} << 1) | uint64_t{job.llm != kNoLlm};
   auto [it, fresh] = view.shape_problems().try_emplace(key);
   if (fresh) it->second = serving_types_problem(view, job, rules.serving, need_nic);
-  return it->second;
+  if (!it->second.problem.empty()) return it->second.problem;
+  // Where the job can run hangs on its size too: asked per job, only when some type cannot take it.
+  if (it->second.restricted || job.llm != kNoLlm) return runnable_nodes_problem(view, job, rules.serving, largest_pod);
+  return "";
 }
 
 namespace {
