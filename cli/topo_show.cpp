@@ -60,6 +60,10 @@ class TopoShow : public Command {
     for (int n = 0; n < cluster->node_count(); ++n) names.push_back(cluster->node_name(n));
     io.out << render_fabric_text(view_fabric(scenario->cluster, *cluster, scenario->network), names) << "\n"
            << render_node_groups_text(scenario->cluster, names);
+    // What loading assumed (the transport and why, a kubectl import's nodes without memory, ...),
+    // as `topsim run` and `topsim import nodes` print it.
+    if (!scenario->notes.empty()) io.out << "\n";
+    for (const std::string& note : scenario->notes) io.out << note << "\n";
     return Outcome::ok();
   }
 

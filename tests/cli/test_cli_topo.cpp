@@ -352,9 +352,14 @@ TEST_CASE("cli::topo show --scenario and --cluster draw a cluster's fabric", "[c
     CHECK_THAT(r.out, Catch::Contains("network-node-layer-3 nn-3a: a .. c (2 nodes, 16 GPUs)"));
     CHECK_THAT(r.out, Catch::Contains("network-node-layer-3 nn-3b: b (1 node, 8 GPUs)"));
     // Then the node groups the import made (no memory in these nodes: the model's 2048 GiB).
-    CHECK_THAT(r.out, Catch::EndsWith("\nnode groups: 2 (3 nodes, 24 GPUs)\n"
+    CHECK_THAT(r.out, Catch::Contains("\nnode groups: 2 (3 nodes, 24 GPUs)\n"
                                       "  2 x hgx-h100  8 x h100  host memory 2048.0 GiB  a, c\n"
-                                      "  1 x hgx-h100  8 x h100  host memory 2048.0 GiB  b\n"));
+                                      "  1 x hgx-h100  8 x h100  host memory 2048.0 GiB  b\n\n"));
+    // Then what the import assumed, as `topsim import nodes` says it.
+    CHECK_THAT(r.out, Catch::EndsWith("  b\n\nnetwork: ib (as given; RDMA devices on 0 of 3 GPU nodes)\n3 GPU node(s) state no "
+                                      "memory (status allocatable or "
+                                      "capacity): their host memory is the other nodes' of their group, or the model's when "
+                                      "none states it\n"));
   }
   SECTION("a node and a fabric at once is a usage error") {
     const CliResult r = run_cli("topo show dgx-a100 --cluster " + dir.file("nodes.json"));
