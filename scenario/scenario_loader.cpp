@@ -155,7 +155,7 @@ std::string share_fit_problem(const JobSpec& job, const std::string& name, const
 }
 
 // What the nodes a training job may use hold when empty: the whole cluster, or the node groups it
-// can run on (fits_on). `where` names them in messages.
+// can run on (fit_groups below), whose models `names` gives for messages.
 struct NodesFor {
   int gpus = 0, largest_node = 0;
   std::vector<std::pair<int, int>> nodes;  // (count, GPUs per node) per group, for pod capacity
