@@ -491,6 +491,19 @@ TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
       CHECK(record(r, s, "llm-1").start_ms >= record(r, s, "llm-0").finish_ms);
     }
   }
+  SECTION("topology-aware starts an LLM job on the node type where it runs fastest") {
+    // Expectation: a 1-GPU Megatron 1.7B job; `topsim estimate` gives 12,909.8 tokens/s on a
+    // dgx-a100 GPU and 21,811.5 on a pcie-h100 one. By ring and fill alone the two idle nodes tie
+    // and node 0 (the A100s, listed first) would win; by the LLM's predicted rate the H100 does.
+    const Scenario s = scenario_from(scenario_json(
+        R"([{"model": "dgx-a100", "count": 1}, {"model": "pcie-h100", "count": 1}])",
+        R"([{"name": "j", "submit_s": 0, "workers": 1, "gpus_per_worker": 1, "iterations": 10, "llm": {"model": "megatron-1.7b"}}])",
+        R"(, "schedulers": ["topology-aware"])"));
+    const JobRecord r = run(s, "topology-aware").jobs.at(0);
+    REQUIRE(r.pods.size() == 1);
+    CHECK(r.pods.front().node == 1);
+    CHECK(r.samples_per_sec == Approx(21811.5).epsilon(0.01));
+  }
   SECTION("admission counts only the serving nodes a job can run on, and says why the others do not count") {
     // Expectation: the H100 node is pinned to the default scheduler's label; topology-aware serves
     // the V100s alone, where the BF16 job cannot run: it is rejected at submission with both
