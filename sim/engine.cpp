@@ -190,8 +190,7 @@ class Engine final : private Binder {
   // The job's record is final: counted, stored when a store is given, then kept or let go.
   void close(uint32_t job) {
     const JobRecord& record = book_[job];
-    out_.tally.add(workload_, open_[job], record, record.pods.empty() ? -1 : cluster_.node(record.pods.front().node).type,
-                   tenant_of(open_[job]));
+    out_.tally.add(workload_, open_[job], record, &cluster_, tenant_of(open_[job]));
     if (config_.job_store) config_.job_store->add(job, book_[job]);
     book_.close(job);
     open_.close(job);
@@ -672,6 +671,7 @@ class Engine final : private Binder {
     r.ideal_samples_per_sec = timing.ideal_samples_per_sec;
     r.work_samples = timing.work_samples;
     r.cross_numa = timing.cross_numa;
+    r.pace_type = timing.node_type;
     r.llm = timing.llm;
     out_.busy_gpu_ms += timing.run_ms * job.total_gpus();
     return timing.run_ms;

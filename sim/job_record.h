@@ -66,6 +66,7 @@ struct JobRecord {
   double work_samples = 0;           // samples it processes in all (sim/job_timing.h); 0: unknown
   bool cross_numa = false;           // some node holds GPUs of this job on several NUMA nodes
   bool host_network = false;         // its pods share their nodes' network (topology-aware gangs)
+  int32_t pace_type = -1;            // the node type that paced its last start (JobTiming::node_type); -1: none
   // Links shared with other jobs (sim/link_shares.h): how long it ran with less network
   // bandwidth than its ring needs, and the least share of it it got (1: never slowed).
   int64_t contended_ms = 0;

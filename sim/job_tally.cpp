@@ -86,7 +86,7 @@ const LlmModel* llm_of_model_key(uint16_t key) {
   return index < llm_catalog().size() ? &llm_catalog()[index] : nullptr;
 }
 
-void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r, int node_type, int tenant) {
+void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord& r, const ClusterState* cluster, int tenant) {
   ++jobs;
   if (tenant >= 0) {
     TenantSums& t = by_tenant[tenant];
@@ -102,13 +102,22 @@ void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord
     }
   }
   add_goodput(job, r, *this);
-  if (node_type >= 0 && job.is_training() && r.start_ms >= 0) {
-    NodeTypeSums& sums = by_node_type[node_type];
+  if (cluster && !r.pods.empty() && job.is_training() && r.start_ms >= 0) {
+    const int first = cluster->node(r.pods.front().node).type;
+    NodeTypeSums& sums = by_node_type[r.pace_type >= 0 ? r.pace_type : first];
     ++sums.jobs;
     const bool llm = workload.llm_of(job) != nullptr;
     sums.llm_jobs += llm;
     (llm ? sums.tokens_per_sec : sums.samples_per_sec) += r.samples_per_sec;
-    if (r.finish_ms >= 0) sums.gpu_ms += static_cast<double>(r.finish_ms - r.start_ms) * job.total_gpus();
+    if (r.finish_ms >= 0) {  // each pod's GPU time to its node's type
+      const auto ms = static_cast<double>(r.finish_ms - r.start_ms);
+      int type = first;
+      NodeTypeSums* on = &by_node_type[first];
+      for (const PodPlacement& pod : r.pods) {
+        if (const int t = cluster->node(pod.node).type; t != type) on = &by_node_type[type = t];
+        on->gpu_ms += ms * static_cast<double>(pod.gpus.size());
+      }
+    }
   }
   if (job.is_share()) ++shares;
   if (job.is_training()) {

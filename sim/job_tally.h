@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/job.h"
 #include "sim/job_record.h"
 
@@ -33,9 +34,9 @@ struct JobTally {
     LlmStep sum;  // every figure summed over the started jobs
   };
   struct NodeTypeSums {
-    uint64_t jobs = 0;           // training jobs started on the type (their first pod's node)
+    uint64_t jobs = 0;           // training jobs the type paced (JobRecord::pace_type)
     uint64_t llm_jobs = 0;       // those of them that train an LLM
-    double gpu_ms = 0;           // GPU time of those that finished
+    double gpu_ms = 0;           // GPU time finished training jobs spent on the type's nodes
     double samples_per_sec = 0;  // summed whole-job throughput of the other jobs (images/s, samples/s)
     double tokens_per_sec = 0;   // summed whole-job throughput of the LLM jobs
   };
@@ -75,9 +76,10 @@ struct JobTally {
     uint32_t interruptions = 0;
   } largest_interrupted;
 
-  // Counts `job` of `workload` with its final record; `node_type`: the type of its first pod's
-  // node, -1 when it has none; `tenant`: its tenant's index, -1 when it has none.
-  void add(const Workload& workload, const JobSpec& job, const JobRecord& record, int node_type = -1, int tenant = -1);
+  // Counts `job` of `workload` with its final record; `cluster`: the one it ran on (null: no
+  // per-node-type sums); `tenant`: its tenant's index, -1 when it has none.
+  void add(const Workload& workload, const JobSpec& job, const JobRecord& record, const ClusterState* cluster = nullptr,
+           int tenant = -1);
 };
 
 }  // namespace topsim

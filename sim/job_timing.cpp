@@ -239,36 +239,71 @@ Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& r
 }
 
 double JobTimer::rate_at(const JobSpec& job, const JobRecord& record, double factor) {
-  const NodeType& type = cluster_.type_of(record.pods.front().node);
   if (is_llm(job)) {
     auto links = llm_links_of(job, record);
     if (!links) return 0;
     for (CommPath* path : {&links->tp, &links->cp, &links->dp, &links->ep, &links->pp})
       if (path->hosts > 1) path->bus_bandwidth_gbps *= factor;
-    const auto step = llm_step_on(job, type, *links);
-    return step ? step->tokens_per_sec : 0;
+    const auto rate_on = [&](int type) {
+      const auto step = llm_step_on(job, cluster_.type(type), *links);
+      return step ? step->tokens_per_sec : 0.0;
+    };
+    return rate_on(pace_type(record, rate_on));
   }
   CommPath path = record.comm;
   path.bus_bandwidth_gbps *= factor;
-  const auto estimate = throughput(job, type, path);
-  return estimate ? estimate->samples_per_sec : 0;
+  const auto rate_on = [&](int type) {
+    const auto estimate = throughput(job, cluster_.type(type), path);
+    return estimate ? estimate->samples_per_sec : 0.0;
+  };
+  return rate_on(pace_type(record, rate_on));
+}
+
+template <class RateOn>
+int JobTimer::pace_type(const JobRecord& record, RateOn rate_on) {
+  const int first = cluster_.node(record.pods.front().node).type;
+  std::vector<int>& seen = types_buffer_;
+  seen.assign(1, first);
+  int pace = first;
+  double slowest = -1;  // asked only when a second type shows
+  for (const PodPlacement& pod : record.pods) {
+    const int type = cluster_.node(pod.node).type;
+    if (std::find(seen.begin(), seen.end(), type) != seen.end()) continue;
+    seen.push_back(type);
+    if (slowest < 0) slowest = rate_on(first);
+    if (const double rate = rate_on(type); rate < slowest) {
+      slowest = rate;
+      pace = type;
+    }
+  }
+  return pace;
 }
 
 JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
-  const int node_type = cluster_.node(record.pods.front().node).type;
-  const NodeType& type = cluster_.type(node_type);
   auto links = llm_links_of(job, record);
+  int node_type = cluster_.node(record.pods.front().node).type;
+  if (links)
+    node_type = pace_type(record, [&](int u) {
+      const auto step = llm_step_on(job, cluster_.type(u), *links);
+      return step ? step->tokens_per_sec : 0.0;
+    });
+  const NodeType& type = cluster_.type(node_type);
+  t.node_type = node_type;
   if (links) t.llm = llm_step_on(job, type, *links);
   t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
-  t.ideal_samples_per_sec = ideal_llm_tokens_per_sec(job, type, node_type);
+  const double own_ideal = ideal_llm_tokens_per_sec(job, type, node_type);
+  t.ideal_samples_per_sec = own_ideal;
+  if (links && types_buffer_.size() > 1)
+    for (int u : types_buffer_)
+      t.ideal_samples_per_sec = std::max(t.ideal_samples_per_sec, ideal_llm_tokens_per_sec(job, cluster_.type(u), u));
   t.cross_numa = cross_numa(record);
   if (job.iterations > 0) {
     t.run_ms = t.llm ? run_ms_of(static_cast<double>(job.iterations) * t.llm->step_ms) : kMaxRunMs;
     t.work_samples = static_cast<double>(job.iterations) * llm_tokens_per_step(job);
     return t;
   }
-  time_by_duration(job, reference_llm_rate(job, t.ideal_samples_per_sec), t);
+  time_by_duration(job, reference_llm_rate(job, own_ideal), t);
   return t;
 }
 
@@ -286,12 +321,19 @@ double JobTimer::llm_tokens_per_step(const JobSpec& job) const {
 JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   if (is_llm(job)) return time_llm(job, record);
   JobTiming t;
-  const int node_type = cluster_.node(record.pods.front().node).type;
+  const int node_type = pace_type(record, [&](int u) {
+    const auto estimate = throughput(job, cluster_.type(u), record.comm);
+    return estimate ? estimate->samples_per_sec : 0.0;
+  });
   const NodeType& type = cluster_.type(node_type);
+  t.node_type = node_type;
   const auto estimate = throughput(job, type, record.comm);
   t.samples_per_sec = estimate ? estimate->samples_per_sec : 0;
   const IdealRates& rates = ideal_rates(job, type, node_type);
   t.ideal_samples_per_sec = rates.own;
+  if (types_buffer_.size() > 1)
+    for (int u : types_buffer_)
+      t.ideal_samples_per_sec = std::max(t.ideal_samples_per_sec, ideal_rates(job, cluster_.type(u), u).own);
   t.cross_numa = cross_numa(record);
   if (job.iterations > 0 && estimate) {
     t.run_ms = run_ms_of(static_cast<double>(job.iterations) * estimate->step_ms);

@@ -1,7 +1,10 @@
 // How fast a started training job runs where it was placed, and so how long it runs: its
 // predicted throughput over its communication path (core/throughput.h), the throughput of the
 // ideal placement (the topology-aware allocator's choice on idle nodes of the type it runs on),
-// and its run time. A job given by iterations runs iterations x step time. A job given by a
+// and its run time. A job whose pods sit on nodes of several types runs at the pace of the type
+// it is slowest on with that placement (each rank's step waits for the slowest rank), and its
+// ideal is the fastest of those types' ideal placements: a gang spread onto slower cards loses
+// placement efficiency. A job given by iterations runs iterations x step time. A job given by a
 // duration (a trace's, a synthetic draw's) carries work measured on its reference hardware:
 // work = duration x the job's throughput on an ideal placement of the reference GPU's node
 // (core/builtin_models.h reference_node_model, on the cluster's network), and it runs work / its
@@ -38,6 +41,7 @@ struct JobTiming {
   double work_samples = 0;             // samples the job processes in all (0: runs forever or unknown)
   std::shared_ptr<const LlmStep> llm;  // an LLM job's step
   int64_t run_ms = 0;
+  int node_type = -1;       // the node type that paces it (JobTimer::pace_type)
   bool cross_numa = false;  // some node holds GPUs of this job on several NUMA nodes
 };
 
@@ -74,6 +78,12 @@ class JobTimer {
   // The reference node type of the job (null: the node type it runs on).
   const NodeType* reference_type(const JobSpec& job);
   bool cross_numa(const JobRecord& record);
+  // The node type that paces a placed job: of its pods' nodes' types, the one `rate_on` (a node
+  // type -> the job's throughput there on this placement; an error counts as 0) is lowest on, as
+  // a synchronous step waits for its slowest rank. A job on one type, that type, asked nothing.
+  // After it, types_buffer_ holds every type of the job's pods (the first pod's first).
+  template <class RateOn>
+  int pace_type(const JobRecord& record, RateOn rate_on);
   // Nodes per multi-node NVLink domain of the cluster's fabric; 0 without an NVLink level.
   int ideal_domain_nodes() const;
   // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
@@ -126,6 +136,7 @@ class JobTimer {
   };
   mutable std::unordered_map<ThroughputKey, Expected<ThroughputEstimate>, ThroughputKeyHash> throughputs_;
   std::vector<std::pair<int, int>> numa_buffer_;  // cross_numa's (node, NUMA node) pairs, kept across calls
+  std::vector<int> types_buffer_;                 // pace_type's node types seen, kept across calls
 };
 
 }  // namespace topsim

@@ -9,7 +9,8 @@
 // lowest tier that holds it: the tightest rack with room, else the tightest block, ..., else
 // anywhere (fewest racks, then blocks; a rack's nodes share rails, an NVLink level's nodes a
 // domain), rail-aligned when the fabric has rails, off node pairs measured slow (core/gang.h); an
-// LLM job larger than an NVLink domain in segments of 16 nodes when a pipeline stage fits one.
+// LLM job larger than an NVLink domain in segments of 16 nodes when a pipeline stage fits one. On
+// a cluster of several GPU models a gang keeps to the model it runs fastest on that holds it.
 // Queue: FIFO with backfill (a job that cannot start does not block later ones) unless the
 // scenario turns backfill off.
 #include <algorithm>
@@ -49,6 +50,14 @@ bool better_choice(const Allocator::Choice& c, double rate, int free_after, int 
   return node < best.node;
 }
 
+// The GPU models a gang search keeps to: one (a node type's pacing GPU, sim/cluster.h pace_gpu;
+// null for a type without a catalog GPU) or any.
+struct GpuScope {
+  bool any = true;
+  const GpuModel* gpu = nullptr;
+  bool admits(const NodeType& type) const { return any || type.gpu == gpu; }
+};
+
 // Binds the job's pods on `node`: its GPU set split into pods of `gpus_per_pod` consecutive GPUs
 // along the ring, each pod's GPUs ascending.
 void bind_along_ring(Binder& binder, uint32_t id, int node, const RingPlan& ring, int gpus_per_pod) {
@@ -75,6 +84,14 @@ class TopologyAware final : public Scheduler {
   bool blocks_queue() const override { return !context_.backfill; }
 
  private:
+  // A gang placed by the planner, not yet bound: its cluster node ids, the planner's candidates
+  // (indexed by the placement) and the placement.
+  struct GangPlan {
+    std::vector<int> node_ids;
+    std::vector<GangNode> candidates;
+    GangPlacement gang;
+  };
+
   PlacementRequest node_request(const SchedulingView& view, uint32_t id) const {
     PlacementRequest request;
     request.gpus = view.job(id).total_gpus();
@@ -164,35 +181,79 @@ class TopologyAware final : public Scheduler {
     return true;
   }
 
+  // On a cluster of several GPU models a gang keeps to one model when one holds it: each step
+  // waits for its slowest rank (sim/job_timing.h), so a gang over two models runs at the slower's
+  // pace and wastes the faster cards. Each model's plan is rated by the job's predicted throughput
+  // on it (as a one-node placement is) and the fastest wins; the gang spans models only when no
+  // single one can hold it.
+  bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, GangRequest request, Binder& binder) const {
+    request.prefer_rail_aligned = view.cluster().fabric().rails() > 0;
+    const std::vector<const GpuModel*> models = gpu_models(view, id);
+    if (models.size() > 1) {
+      std::optional<GangPlan> best;
+      double best_rate = 0;
+      for (const GpuModel* gpu : models) {
+        auto plan = plan_in_tiers(view, id, request, {false, gpu});
+        if (!plan) continue;
+        const double rate = gang_rate(view, view.job(id), *plan);
+        if (!best || rate > best_rate) best = std::move(plan), best_rate = rate;
+      }
+      if (best) return start_gang(id, *best, binder);
+    }
+    auto plan = plan_in_tiers(view, id, request, {});
+    return plan && start_gang(id, *plan, binder);
+  }
+
+  // The pacing GPU models of the node types the job can run on, in type order, each once.
+  static std::vector<const GpuModel*> gpu_models(const SchedulingView& view, uint32_t id) {
+    std::vector<const GpuModel*> models;
+    if (!view.cluster().mixes_gpu_models()) return models;
+    for (int t = 0; t < view.cluster().type_count(); ++t) {
+      const GpuModel* gpu = view.cluster().type(t).gpu;
+      if (std::find(models.begin(), models.end(), gpu) == models.end() && type_fits_job(view, t, view.job(id)))
+        models.push_back(gpu);
+    }
+    return models;
+  }
+
+  // The job's predicted throughput on a planned gang of one GPU model: an image job's over the
+  // gang's communication path, an LLM job's on an idle node of the type (mixed_rate).
+  double gang_rate(const SchedulingView& view, const JobSpec& job, const GangPlan& plan) const {
+    const int type = view.cluster().node(plan.node_ids[static_cast<size_t>(plan.gang.nodes.front())]).type;
+    if (view.workload().llm_of(job)) return mixed_rate(view, job, type, plan.gang.node_rings.front());
+    const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, view.cluster().type(type).gpu};
+    const auto estimate = estimate_throughput(tj, gang_comm_path(plan.gang, plan.candidates), context_.overlap);
+    return estimate ? estimate->samples_per_sec : 0;
+  }
+
   // On a fabric, the gang goes to the lowest tier that holds it: the tightest group of the
   // lowest level with room, else anywhere; inside it, nodes of the roomiest groups of the level
   // below come first (fewest racks, then blocks). On a rail-optimised fabric the planner prefers
   // rail-aligned GPU sets, and at the rail level a group that holds the gang rail-aligned comes
   // before a tighter one that does not (which still beats spanning groups: its traffic climbs
-  // one uplink instead of several).
-  bool place_gang_across_nodes(const SchedulingView& view, uint32_t id, GangRequest request, Binder& binder) const {
+  // one uplink instead of several). Only node types `scope` admits take part.
+  std::optional<GangPlan> plan_in_tiers(const SchedulingView& view, uint32_t id, const GangRequest& request,
+                                        GpuScope scope) const {
     const Fabric& fabric = view.cluster().fabric();
-    request.prefer_rail_aligned = fabric.rails() > 0;
-    if (const int segment = llm_segment(view, id); segment > 0 && place_in_segments(view, id, request, segment, binder))
-      return true;
+    if (const int segment = llm_segment(view, id); segment > 0)
+      if (auto plan = plan_in_segments(view, id, request, segment, scope)) return plan;
     int level = 0;
     for (; level < fabric.level_count() && fabric.group_count(level) > 1; ++level) {
-      const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
+      const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1, scope) : std::vector<int>{};
       std::optional<GangPlan> off_rails;
-      for (int group : groups_with_room(view, id, level)) {
+      for (int group : groups_with_room(view, id, level, scope)) {
         auto plan = plan_gang_on(
-            view, id, request, [&](int node) { return fabric.group(level, node) == group; },
+            view, id, request, scope, [&](int node) { return fabric.group(level, node) == group; },
             roomiest_first(fabric, level - 1, below));
         if (!plan) continue;
-        if (fabric.rails() == 0 || level != fabric.rail_level() || rail_aligned(plan->gang)) return start_gang(id, *plan, binder);
+        if (fabric.rails() == 0 || level != fabric.rail_level() || rail_aligned(plan->gang)) return plan;
         if (!off_rails) off_rails = std::move(plan);
       }
-      if (off_rails) return start_gang(id, *off_rails, binder);
+      if (off_rails) return off_rails;
     }
-    const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1) : std::vector<int>{};
-    auto plan = plan_gang_on(
-        view, id, request, [](int) { return true; }, roomiest_first(fabric, level - 1, below));
-    return plan && start_gang(id, *plan, binder);
+    const std::vector<int> below = level > 0 ? free_gpus_per_group(view, id, level - 1, scope) : std::vector<int>{};
+    return plan_gang_on(
+        view, id, request, scope, [](int) { return true; }, roomiest_first(fabric, level - 1, below));
   }
 
   // An LLM job of whole nodes larger than one multi-node NVLink domain goes in segments of
@@ -215,20 +276,21 @@ class TopologyAware final : public Scheduler {
   }
 
   // The gang on whole segments of each domain's free nodes (a domain holding 16 free nodes of
-  // 18 gives one segment), roomiest domains first; false when they cannot hold it.
-  bool place_in_segments(const SchedulingView& view, uint32_t id, const GangRequest& request, int segment, Binder& binder) const {
+  // 18 gives one segment), roomiest domains first; none when they cannot hold it.
+  std::optional<GangPlan> plan_in_segments(const SchedulingView& view, uint32_t id, const GangRequest& request, int segment,
+                                           GpuScope scope) const {
     const ClusterState& cluster = view.cluster();
     const Fabric& fabric = cluster.fabric();
     const NodeIndex& index = cluster.index();
     std::vector<int> whole(static_cast<size_t>(fabric.group_count(0)), 0);  // wholly free nodes per domain
     for (int t = 0; t < index.type_count(); ++t)
-      if (type_fits_job(view, t, view.job(id)))
+      if (takes(view, t, id, scope))
         for (int node : index.bucket(kServing, t, index.type_gpus(t))) ++whole[static_cast<size_t>(fabric.group(0, node))];
     std::vector<int> left(whole.size());
     for (size_t d = 0; d < whole.size(); ++d) left[d] = segment_fill(whole[d], segment);
-    const std::vector<int> free = free_gpus_per_group(view, id, 0);
-    auto plan = plan_gang_on(
-        view, id, request,
+    const std::vector<int> free = free_gpus_per_group(view, id, 0, scope);
+    return plan_gang_on(
+        view, id, request, scope,
         [&](int node) {
           // Whole free nodes only: a node of a type with more GPUs than a worker is a candidate
           // with part of its GPUs free too.
@@ -238,7 +300,11 @@ class TopologyAware final : public Scheduler {
           return true;
         },
         roomiest_first(fabric, 0, free));
-    return plan && start_gang(id, *plan, binder);
+  }
+
+  // Whether the job's search in `scope` may use serving nodes of type `t`.
+  static bool takes(const SchedulingView& view, int t, uint32_t id, GpuScope scope) {
+    return scope.admits(view.cluster().type(t)) && type_fits_job(view, t, view.job(id));
   }
 
   // Every node of a multi-node gang uses the same NICs (core/fabric.h, rails).
@@ -257,14 +323,14 @@ class TopologyAware final : public Scheduler {
     };
   }
 
-  // Free GPUs of the serving nodes the job fits, per group of `level`.
-  std::vector<int> free_gpus_per_group(const SchedulingView& view, uint32_t id, int level) const {
+  // Free GPUs of the serving nodes the job fits in `scope`, per group of `level`.
+  std::vector<int> free_gpus_per_group(const SchedulingView& view, uint32_t id, int level, GpuScope scope) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     const Fabric& fabric = cluster.fabric();
     std::vector<int> free(static_cast<size_t>(fabric.group_count(level)), 0);
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(view, t, view.job(id))) continue;
+      if (!takes(view, t, id, scope)) continue;
       for (int c = 1; c <= index.type_gpus(t); ++c)
         for (int node : index.bucket(kServing, t, c)) free[static_cast<size_t>(fabric.group(level, node))] += c;
     }
@@ -273,10 +339,10 @@ class TopologyAware final : public Scheduler {
 
   // The groups of a fabric level whose free serving GPUs could hold the job, the fewest free
   // first (best fit), then by index; at most kGroupsTried of them.
-  std::vector<int> groups_with_room(const SchedulingView& view, uint32_t id, int level) const {
+  std::vector<int> groups_with_room(const SchedulingView& view, uint32_t id, int level, GpuScope scope) const {
     static constexpr size_t kGroupsTried = 8;
     const Fabric& fabric = view.cluster().fabric();
-    const std::vector<int> free = free_gpus_per_group(view, id, level);
+    const std::vector<int> free = free_gpus_per_group(view, id, level, scope);
     std::vector<int> groups;
     for (int g = 0; g < fabric.group_count(level); ++g)
       if (free[static_cast<size_t>(g)] >= view.job(id).total_gpus()) groups.push_back(g);
@@ -286,17 +352,9 @@ class TopologyAware final : public Scheduler {
     return groups;
   }
 
-  // A gang placed by the planner, not yet bound: its cluster node ids, the planner's candidates
-  // (indexed by the placement) and the placement.
-  struct GangPlan {
-    std::vector<int> node_ids;
-    std::vector<GangNode> candidates;
-    GangPlacement gang;
-  };
-
   template <class InScope>
-  std::optional<GangPlan> plan_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, InScope in_scope,
-                                       const std::function<std::pair<int, int>(int)>& rank = nullptr) const {
+  std::optional<GangPlan> plan_gang_on(const SchedulingView& view, uint32_t id, const GangRequest& request, GpuScope scope,
+                                       InScope in_scope, const std::function<std::pair<int, int>(int)>& rank = nullptr) const {
     const ClusterState& cluster = view.cluster();
     const NodeIndex& index = cluster.index();
     // Nodes of one type and free set are interchangeable and a gang uses at most `workers`
@@ -305,7 +363,7 @@ class TopologyAware final : public Scheduler {
     std::vector<int> node_ids;
     const bool every = rank || cluster.has_measured();
     for (int t = 0; t < index.type_count(); ++t) {
-      if (!type_fits_job(view, t, view.job(id))) continue;
+      if (!takes(view, t, id, scope)) continue;
       for (int c = request.gpus_per_worker; c <= index.type_gpus(t); ++c) {
         const size_t from = node_ids.size();
         for (const NodeIndex::FreeClass& same : index.classes(kServing, t, c)) {

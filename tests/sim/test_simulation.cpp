@@ -504,6 +504,67 @@ TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
     CHECK(r.pods.front().node == 1);
     CHECK(r.samples_per_sec == Approx(21811.5).epsilon(0.01));
   }
+  SECTION("a gang over two node types runs at the pace of the slower, and is counted there") {
+    // Expectation: one A100 node and one H100 node, a 2 x 8-GPU job fills both. Each step waits
+    // for the A100 ranks, so the job runs exactly as fast as on two A100 nodes (same NICs, same
+    // ring), not as on two H100 nodes, and its ideal is the H100 nodes' ideal; per node type the
+    // job counts where it was paced (the A100s) and its GPU time goes half to each type. The same
+    // for an LLM job (tp 8, pp 2).
+    const std::string cnn = job("g", 0, 2, 8, "\"iterations\": 1000");
+    const std::string llm =
+        R"({"name": "g", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "iterations": 20, "llm": {"model": "llama3-8b", "tp": 8, "pp": 2}})";
+    for (const std::string& jobs : {cnn, llm}) {
+      const auto on = [&](const char* nodes) { return scenario_from(scenario_json(nodes, "[" + jobs + "]")); };
+      const Scenario mixed = on(R"([{"model": "hgx-h100", "count": 1}, {"model": "dgx-a100", "count": 1}])");
+      const Scenario a100 = on(R"([{"model": "dgx-a100", "count": 2}])");
+      const Scenario h100 = on(R"([{"model": "hgx-h100", "count": 2}])");
+      for (const char* scheduler : {"topology-aware", "default"}) {
+        INFO(scheduler << (&jobs == &llm ? " llm" : " cnn"));
+        const JobRecord r = run(mixed, scheduler).jobs.at(0);
+        REQUIRE(r.state == JobState::Finished);
+        REQUIRE(pods_per_node(r).size() == 2);
+        const JobRecord slow = run(a100, scheduler).jobs.at(0);
+        CHECK(r.samples_per_sec == Approx(slow.samples_per_sec).epsilon(1e-9));
+        CHECK(r.finish_ms - r.start_ms == slow.finish_ms - slow.start_ms);
+        // Its ideal is the faster type's: spreading onto slower cards costs placement efficiency.
+        const JobRecord fast = run(h100, scheduler).jobs.at(0);
+        CHECK(fast.samples_per_sec > 1.3 * r.samples_per_sec);
+        CHECK(r.ideal_samples_per_sec == Approx(fast.ideal_samples_per_sec).epsilon(1e-9));
+      }
+      Scenario one = mixed;
+      one.schedulers = {"topology-aware"};
+      const ResultSet results = run_all(one);
+      const auto& usage = results.schedulers.front().runs.front().by_node_type;
+      REQUIRE(usage.size() == 2);
+      CHECK(usage[0].node_type == "hgx-h100");
+      CHECK(usage[0].jobs == 0);
+      CHECK(usage[1].jobs == 1);
+      CHECK(usage[0].gpu_hours > 0);
+      CHECK(usage[0].gpu_hours == Approx(usage[1].gpu_hours));
+    }
+  }
+  SECTION("topology-aware keeps a gang to one GPU model when one holds it, the fastest first") {
+    // Expectation: two H100 and two A100 nodes (H100s listed first). An 8-GPU job takes an H100
+    // node; a 2 x 8-GPU gang then finds one H100 and two A100 nodes free. The pack policy over
+    // all nodes would take the free H100 and one A100 (paced by the A100 and wasting the H100);
+    // kept to one model, the gang goes on the two A100 nodes. With both H100 nodes free it goes
+    // there, the faster model. For an LLM job too (Llama 3 8B, tp 8, pp 2).
+    const char* nodes = R"([{"model": "hgx-h100", "count": 2}, {"model": "dgx-a100", "count": 2}])";
+    const std::string cnn = job("g", 1, 2, 8, "\"iterations\": 1000");
+    const std::string llm =
+        R"({"name": "g", "submit_s": 1, "workers": 2, "gpus_per_worker": 8, "iterations": 20, "llm": {"model": "llama3-8b", "tp": 8, "pp": 2}})";
+    for (const std::string& gang : {cnn, llm}) {
+      INFO(gang);
+      const Scenario busy =
+          scenario_from(scenario_json(nodes, "[" + job("a", 0, 1, 8, "\"iterations\": 100000") + "," + gang + "]"));
+      const RunResult r = run(busy, "topology-aware");
+      const JobRecord& g = record(r, busy, "g");
+      REQUIRE(g.state == JobState::Finished);
+      CHECK(pods_per_node(g) == std::map<int, int>{{2, 1}, {3, 1}});
+      const Scenario idle = scenario_from(scenario_json(nodes, "[" + gang + "]"));
+      CHECK(pods_per_node(run(idle, "topology-aware").jobs.at(0)) == std::map<int, int>{{0, 1}, {1, 1}});
+    }
+  }
   SECTION("admission counts only the serving nodes a job can run on, and says why the others do not count") {
     // Expectation: the H100 node is pinned to the default scheduler's label; topology-aware serves
     // the V100s alone, where the BF16 job cannot run: it is rejected at submission with both
