@@ -124,6 +124,27 @@ std::string segment_hint(const std::string& scheduler, const JobRecord& r, const
                    slice, tier);
 }
 
+// The node models of a job's pods when it ran on several (in order of first use), else none: a
+// gang over node types runs at the pace of the one it is slowest on and its ideal is the fastest
+// one's (sim/job_timing.h). Modelled clusters only, whose groups hold consecutive nodes (a
+// trace's node list is grouped by type, its groups labelled `milli`).
+std::vector<std::string> pod_models(const JobRecord& r, const ScenarioInfo& scenario) {
+  const auto& groups = scenario.node_groups;
+  if (std::any_of(groups.begin(), groups.end(), [](const NodeGroupInfo& g) { return g.label == "milli"; })) return {};
+  std::vector<std::string> models;
+  for (const PodPlacement& pod : r.pods) {
+    int first = 0;
+    for (const NodeGroupInfo& group : groups) {
+      if (pod.node < first + group.count) {
+        if (std::find(models.begin(), models.end(), group.model) == models.end()) models.push_back(group.model);
+        break;
+      }
+      first += group.count;
+    }
+  }
+  return models.size() > 1 ? models : std::vector<std::string>{};
+}
+
 std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
                             const ScenarioInfo& scenario) {
   const std::vector<std::string>& node_names = scenario.node_names;
@@ -147,6 +168,10 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
                        format_number(r.ideal_samples_per_sec));
   if (r.llm) out += "\n" + llm_step_line(*r.llm);
+  if (const auto models = pod_models(r, scenario); !models.empty())
+    out += "\n  node types: " + join(models, ", ") +
+           ": every step waits for the slowest ranks, so it runs at the pace of the type it is slowest on; its ideal is "
+           "the fastest type's";
   out += segment_hint(s.name, r, extras, scenario.fabric_view);
   if (r.contended_ms > 0)
     out += fmt::format("\n  slowed by uplinks shared with other jobs for {} s, down to {:.1f}% of its ring's network bandwidth",

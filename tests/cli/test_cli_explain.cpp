@@ -98,6 +98,28 @@ TEST_CASE("cli::explain names nodes by the names the cluster gave them (kubectl)
   CHECK_THAT(r.out, Catch::Contains("gpu-a (node 0): GPUs 0,1,2,3,4,5,6,7; gpu-b (node 1): GPUs 0,1,2,3,4,5,6,7"));
 }
 
+TEST_CASE("cli::explain a gang over two node types: paced by the slower, measured against the faster", "[cli]") {
+  // One HGX H100 and one DGX A100 node, a 2 x 8-GPU ResNet-50 job over both: it runs as on two
+  // A100 nodes (11,520 images/s) against the H100 nodes' ideal (22,103).
+  TempDir dir;
+  std::ofstream(dir.file("s.json")) << R"({"name": "mix", "cluster": {"nodes": [{"model": "hgx-h100", "count": 1},
+    {"model": "dgx-a100", "count": 1}], "network": {"transport": "ib"}},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "g", "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000},
+      {"name": "one", "submit_s": 100, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000}]},
+    "schedulers": ["topology-aware"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' g");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("  throughput: 11520.3 images/s (52.1% of the ideal placement's 22103)\n"
+                                    "  node types: hgx-h100, dgx-a100: every step waits for the slowest ranks, so it runs "
+                                    "at the pace of the type it is slowest on; its ideal is the fastest type's\n"));
+  const CliResult one = run_cli("explain '" + dir.file("out") + "' one");
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, !Catch::Contains("node types:"));
+}
+
 TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {
   TempDir dir;
   // 20 DGX-1; a 20-node job, node 0 down from 250 s to 750 s, checkpoints every 100 s, 30 s
