@@ -201,12 +201,14 @@ std::string render_report_html(const ReportModel& m) {
   const std::string tenants = m.tenancy_table.rows.empty() ? ""
                                                            : "<h2>Tenants</h2>\n" + table_html(m.tenancy_table) +
                                                                  "<h2>Per tenant</h2>\n" + table_html(m.tenant_table);
+  const std::string node_types = m.node_type_table.rows.empty() ? "" : "<h2>Per node type</h2>\n" + table_html(m.node_type_table);
   std::string warnings;
   for (const std::string& warning : m.warnings) warnings += "<p class=\"warning\">Warning: " + html_escape(warning) + "</p>\n";
   const ScenarioInfo& scenario = m.runs.front()->results->scenario;
   const std::string fabric = render_fabric_html(scenario.fabric_view, scenario.node_names);
   return render_html_page(
-      title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies + failures + tenants + fabric, m.charts);
+      title, facts_html(m) + warnings + cards_html(m) + deltas_html(m) + policies + node_types + failures + tenants + fabric,
+      m.charts);
 }
 
 }  // namespace topsim

@@ -117,7 +117,7 @@ std::string table_markdown(const std::string& heading, const ChartTable& table) 
   if (table.rows.empty()) return "";
   std::string out = "### " + heading + "\n\n|", rule = "|";
   for (const std::string& h : table.header)
-    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" || h == "tenant" ? " --- |" : " ---: |";
+    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" || h == "tenant" || h == "node type" ? " --- |" : " ---: |";
   out += "\n" + rule + "\n";
   for (const auto& row : table.rows) {
     out += "|";
@@ -128,32 +128,6 @@ std::string table_markdown(const std::string& heading, const ChartTable& table) 
 }
 
 }  // namespace
-
-// Where each scheduler's training jobs ran in a cluster of several node types (first run).
-std::string node_type_markdown(const ReportModel& m) {
-  bool llm = false;  // LLM jobs' tokens/s get their own columns
-  for (const LabelledResults* run : m.runs)
-    for (const SchedulerResult& s : run->results->schedulers)
-      for (const NodeTypeUsage& u : s.runs.front().by_node_type) llm = llm || u.llm_jobs > 0;
-  std::string out;
-  for (const LabelledResults* run : m.runs)
-    for (const SchedulerResult& s : run->results->schedulers) {
-      const auto& usage = s.runs.front().by_node_type;
-      if (usage.size() < 2) continue;
-      if (out.empty())
-        out = llm ? "\n| scheduler | node type | jobs | GPU-hours | mean samples/s | LLM jobs | mean tokens/s |\n"
-                    "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
-                  : "\n| scheduler | node type | jobs | GPU-hours | mean samples/s |\n| --- | --- | ---: | ---: | ---: |\n";
-      for (const NodeTypeUsage& u : usage) {
-        out += fmt::format("| {} | {} | {} | {:.1f} | {} |", markdown_cell(s.name), markdown_cell(u.node_type), u.jobs,
-                           u.gpu_hours, u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-");
-        if (llm)
-          out += fmt::format(" {} | {} |", u.llm_jobs, u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-");
-        out += "\n";
-      }
-    }
-  return out;
-}
 
 // Per LLM, each scheduler's first run: its jobs' mean step and its parts.
 std::string llm_step_markdown(const ReportModel& m) {
@@ -187,7 +161,7 @@ std::string render_report_markdown(const ReportModel& m) {
   for (const std::string& warning : m.warnings) out += "> **Warning:** " + markdown_cell(warning) + "\n\n";
   out += headline_lines(m) + delta_table(m) + table_markdown("Policies, ranked", m.policy_table);
   out += m.fill ? scheduler_table(m, kFillColumns) : scheduler_table(m, kReplayColumns);
-  out += node_type_markdown(m);
+  if (!m.node_type_table.rows.empty()) out += "\n" + table_markdown("Per node type", m.node_type_table);
   out += llm_step_markdown(m);
   if (!m.failure_table.rows.empty()) out += "\n" + table_markdown("Failures and goodput", m.failure_table);
   if (!m.tenancy_table.rows.empty())

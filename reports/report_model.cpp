@@ -436,6 +436,30 @@ ChartTable per_tenant_table(const std::vector<Series>& series) {
   return t;
 }
 
+ChartTable node_type_table(const std::vector<Series>& series) {
+  ChartTable t;
+  bool llm = false;  // LLM jobs' tokens/s get their own columns
+  for (const Series& s : series)
+    for (const NodeTypeUsage& u : s.result->runs.front().by_node_type) llm = llm || u.llm_jobs > 0;
+  t.header = {"scheduler", "node type", "jobs", "GPU-hours", "mean samples/s"};
+  if (llm) t.header.insert(t.header.end(), {"LLM jobs", "mean tokens/s"});
+  for (const Series& s : series) {
+    const auto& usage = s.result->runs.front().by_node_type;
+    if (usage.size() < 2) continue;
+    for (const NodeTypeUsage& u : usage) {
+      std::vector<std::string> row = {s.name, u.node_type, std::to_string(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
+                                      u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-"};
+      if (llm)
+        row.insert(row.end(), {std::to_string(u.llm_jobs), u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
+      t.rows.push_back(std::move(row));
+    }
+  }
+  t.note =
+      "first seed; jobs: the training jobs a type paced (a job on several types counts on the one it runs slowest on), "
+      "GPU-hours: those finished jobs spent on the type's nodes";
+  return t;
+}
+
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   ReportModel m;
   for (const LabelledResults& in : inputs) {
@@ -453,6 +477,7 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   if (!m.fill) m.failure_table = failure_table(m);
   if (!m.fill) m.tenancy_table = tenancy_table(m);
   if (!m.fill) m.tenant_table = per_tenant_table(m.series);
+  m.node_type_table = node_type_table(m.series);
   return m;
 }
 

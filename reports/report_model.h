@@ -127,6 +127,8 @@ struct ReportModel {
   // stretch and, with quota, what preemption and borrowing came to (tenancy_table); per tenant, a
   // row per series (per_tenant_table). Both empty otherwise.
   ChartTable tenancy_table, tenant_table;
+  // Clusters of several node types: where each series' training jobs ran (node_type_table).
+  ChartTable node_type_table;
   bool fill = false;  // fill experiments (charts against arrived load)
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };
@@ -141,6 +143,12 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
 // with quota (some series evicted or could have), GPU-hours borrowed above nominal, evictions and
 // GPU-hours they lost. Empty when no series has tenants. The terminal summary shows some columns.
 ChartTable per_tenant_table(const std::vector<Series>& series);
+
+// Per node type of a cluster of several, a row per series whose first run has them: the training
+// jobs the type paced, the GPU-hours finished jobs spent on its nodes and their mean samples/s
+// ("-" without any); when some series ran LLM jobs, those of the jobs and their mean tokens/s
+// (never averaged with samples/s). Empty when no series' cluster has several node types.
+ChartTable node_type_table(const std::vector<Series>& series);
 
 // A warning per run of another scenario than the first (name, mode or job count differ): its
 // changes mix the scenario's with the policy's.

@@ -353,23 +353,15 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
          text_table(rows, {"  ", 0, 2, false});
 }
 
-// Per node type of a mixed cluster, each scheduler's first run: where its training jobs ran.
+// Per node type of a mixed cluster, each scheduler's first run: where its training jobs ran
+// (report_model.h's node_type_table).
 std::string node_type_table(const ResultSet& r) {
-  const auto& first = r.schedulers.front().runs.front().by_node_type;
-  if (first.size() < 2) return "";
-  bool llm = false;  // LLM jobs' tokens/s get their own columns
-  for (const SchedulerResult& s : r.schedulers)
-    for (const NodeTypeUsage& u : s.runs.front().by_node_type) llm = llm || u.llm_jobs > 0;
-  std::vector<TextRow> rows{{"scheduler", "node type", "jobs", "GPU-hours", "mean samples/s"}};
-  if (llm) rows.front().insert(rows.front().end(), {"LLM jobs", "mean tokens/s"});
-  for (const SchedulerResult& s : r.schedulers)
-    for (const NodeTypeUsage& u : s.runs.front().by_node_type) {
-      rows.push_back({s.name, u.node_type, std::to_string(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
-                      u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-"});
-      if (llm)
-        rows.back().insert(rows.back().end(),
-                           {std::to_string(u.llm_jobs), u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
-    }
+  std::vector<Series> series;
+  for (const SchedulerResult& s : r.schedulers) series.push_back({s.name, "", s.name, "", 0, &s});
+  const ChartTable table = topsim::node_type_table(series);
+  if (table.rows.empty()) return "";
+  std::vector<TextRow> rows{table.header};
+  rows.insert(rows.end(), table.rows.begin(), table.rows.end());
   return "\n" + text_table(rows, {"", 2, 2, false});
 }
 

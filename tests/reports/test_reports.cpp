@@ -286,5 +286,24 @@ TEST_CASE("reports: per node type, LLM jobs' tokens/s stand apart from other job
   CHECK(node_types(render_text(*loaded)) == node_types(text));
   MemorySink sink;
   REQUIRE(write_report({{"mixed", &results}}, sink).ok());
-  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("| mean samples/s | LLM jobs | mean tokens/s |"));
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("### Per node type\n\n| scheduler | node type | jobs | GPU-hours | "
+                                                          "mean samples/s | LLM jobs | mean tokens/s |\n| --- | --- | ---: |"));
+  // report.html has the same table, a row per node type.
+  const std::string& html = sink.files.at("report.html");
+  CHECK_THAT(html, Catch::Contains("<h2>Per node type</h2>\n<table><thead><tr><th>scheduler</th><th>node type</th><th>jobs</th>"
+                                   "<th>GPU-hours</th><th>mean samples/s</th><th>LLM jobs</th><th>mean tokens/s</th>"));
+  for (const NodeTypeUsage& u : run.by_node_type)
+    CHECK_THAT(html,
+               Catch::Contains("<tr><td>topology-aware</td><td>" + u.node_type + "</td><td>" + std::to_string(u.jobs) + "</td>"));
+}
+
+TEST_CASE("reports: a cluster of one node type has no per-node-type table", "[reports]") {
+  const ResultSet results = run_scenario(scenario_json(
+      R"([{"model": "dgx-a100", "count": 2}])",
+      R"([{"name": "cnn", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "iterations": 20}])"));
+  MemorySink sink;
+  REQUIRE(write_report({{"one", &results}}, sink).ok());
+  CHECK(sink.files.at("report.html").find("Per node type") == std::string::npos);
+  CHECK(sink.files.at("summary.md").find("Per node type") == std::string::npos);
+  CHECK(render_text(results).find("node type") == std::string::npos);
 }
