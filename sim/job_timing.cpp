@@ -244,19 +244,23 @@ double JobTimer::rate_at(const JobSpec& job, const JobRecord& record, double fac
     if (!links) return 0;
     for (CommPath* path : {&links->tp, &links->cp, &links->dp, &links->ep, &links->pp})
       if (path->hosts > 1) path->bus_bandwidth_gbps *= factor;
-    const auto rate_on = [&](int type) {
-      const auto step = llm_step_on(job, cluster_.type(type), *links);
-      return step ? step->tokens_per_sec : 0.0;
-    };
+    const auto rate_on = [&](int type) { return llm_rate_on(job, *links, type); };
     return rate_on(pace_type(record, rate_on));
   }
   CommPath path = record.comm;
   path.bus_bandwidth_gbps *= factor;
-  const auto rate_on = [&](int type) {
-    const auto estimate = throughput(job, cluster_.type(type), path);
-    return estimate ? estimate->samples_per_sec : 0.0;
-  };
+  const auto rate_on = [&](int type) { return rate_on_type(job, path, type); };
   return rate_on(pace_type(record, rate_on));
+}
+
+double JobTimer::rate_on_type(const JobSpec& job, const CommPath& path, int type) const {
+  const auto estimate = throughput(job, cluster_.type(type), path);
+  return estimate ? estimate->samples_per_sec : 0.0;
+}
+
+double JobTimer::llm_rate_on(const JobSpec& job, const LlmLinks& links, int type) {
+  const auto step = llm_step_on(job, cluster_.type(type), links);
+  return step ? step->tokens_per_sec : 0.0;
 }
 
 template <class RateOn>
@@ -283,11 +287,7 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
   auto links = llm_links_of(job, record);
   int node_type = cluster_.node(record.pods.front().node).type;
-  if (links)
-    node_type = pace_type(record, [&](int u) {
-      const auto step = llm_step_on(job, cluster_.type(u), *links);
-      return step ? step->tokens_per_sec : 0.0;
-    });
+  if (links) node_type = pace_type(record, [&](int u) { return llm_rate_on(job, *links, u); });
   const NodeType& type = cluster_.type(node_type);
   t.node_type = node_type;
   if (links) t.llm = llm_step_on(job, type, *links);
@@ -321,10 +321,7 @@ double JobTimer::llm_tokens_per_step(const JobSpec& job) const {
 JobTiming JobTimer::time(const JobSpec& job, const JobRecord& record) {
   if (is_llm(job)) return time_llm(job, record);
   JobTiming t;
-  const int node_type = pace_type(record, [&](int u) {
-    const auto estimate = throughput(job, cluster_.type(u), record.comm);
-    return estimate ? estimate->samples_per_sec : 0.0;
-  });
+  const int node_type = pace_type(record, [&](int u) { return rate_on_type(job, record.comm, u); });
   const NodeType& type = cluster_.type(node_type);
   t.node_type = node_type;
   const auto estimate = throughput(job, type, record.comm);

@@ -84,6 +84,10 @@ class JobTimer {
   // After it, types_buffer_ holds every type of the job's pods (the first pod's first).
   template <class RateOn>
   int pace_type(const JobRecord& record, RateOn rate_on);
+  // The job's throughput over `path` (samples/s), or an LLM job's on `links` (tokens/s), on node
+  // type `type`; 0 when there is no model.
+  double rate_on_type(const JobSpec& job, const CommPath& path, int type) const;
+  double llm_rate_on(const JobSpec& job, const LlmLinks& links, int type);
   // Nodes per multi-node NVLink domain of the cluster's fabric; 0 without an NVLink level.
   int ideal_domain_nodes() const;
   // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
