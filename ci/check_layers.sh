@@ -42,6 +42,7 @@ declare -A internal=(
   [formats/jobs/kube_gpu_asks.h]="formats"
   [formats/jobs/kube_workloads.h]="formats"
   [formats/jobs/kube_topology_asks.h]="formats"
+  [formats/jobs/kube_gpu_selector.h]="formats"
   [formats/queues/queue_fields.h]="formats"
   [formats/queues/queue_objects.h]="formats"
   [formats/hardware/nccl_xml_importer.h]="formats"

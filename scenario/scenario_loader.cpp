@@ -261,15 +261,23 @@ std::vector<std::string> group_reasons(const Workload& workload, const JobSpec& 
   return reasons;
 }
 
-// Why a training job can run on none of the groups. An image model names the largest GPU (any
-// smaller one fails alike).
+// Why a training job can run on none of the groups: no group has a GPU model it selects; an image
+// model names the largest GPU it selects (any smaller one fails alike).
 std::string unrunnable_message(const Workload& workload, const JobSpec& job, const std::string& name,
                                const std::vector<NodeGroupSpec>& groups, const std::vector<const GpuModel*>& paces) {
+  std::vector<std::string> cluster_models;
+  const GpuModel* largest = nullptr;
+  for (const GpuModel* gpu : paces) {
+    if (!gpu) continue;
+    if (std::find(cluster_models.begin(), cluster_models.end(), gpu->name) == cluster_models.end())
+      cluster_models.push_back(gpu->name);
+    if (workload.selects_gpu(job, *gpu) && (!largest || gpu->memory_gib > largest->memory_gib)) largest = gpu;
+  }
+  if (!largest)
+    return name + " selects GPU model " + workload.selected_gpus_text(job) +
+           " (\"gpu_models\"), and the cluster has none (its GPUs: " + join(cluster_models, ", ") + ")";
   const LlmJob* llm = workload.llm_of(job);
   if (llm == nullptr) {
-    const GpuModel* largest = nullptr;
-    for (const GpuModel* gpu : paces)
-      if (gpu && (!largest || gpu->memory_gib > largest->memory_gib)) largest = gpu;
     const DnnModel* model = model_at(job.model);
     char text[200];
     std::snprintf(

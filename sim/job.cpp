@@ -1,5 +1,7 @@
 #include "sim/job.h"
 
+#include "core/hardware.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -53,7 +55,31 @@ std::string Workload::job_name(uint32_t id) const {
   return "job-" + std::to_string(id);
 }
 
+std::vector<std::string> Workload::selected_gpu_names(const JobSpec& job) const {
+  std::vector<std::string> names;
+  if (job.gpu_models != kAnyGpuModel && job.gpu_models < gpu_model_sets.size())
+    for (int i = 0; i < 64; ++i)
+      if ((gpu_model_sets[job.gpu_models] >> i) & 1u)
+        if (const GpuModel* gpu = gpu_at(i)) names.push_back(gpu->name);
+  return names;
+}
+
+std::string Workload::selected_gpus_text(const JobSpec& job) const {
+  const std::vector<std::string> names = selected_gpu_names(job);
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
 NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node) {
+  if (job.is_training() && !workload.selects_gpu(job, gpu))
+    return {
+        "it selects GPU model " + workload.selected_gpus_text(job) + " (\"gpu_models\", a nvidia.com/gpu.product node selector)",
+        false};
+  return job_capacity_problem(workload, job, gpu, node);
+}
+
+NodeFitProblem job_capacity_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node) {
   if (!job.is_training()) return {};
   if (const LlmJob* llm = workload.llm_of(job)) {
     const ParallelConfig config = llm->config_for(job.total_gpus());

@@ -55,6 +55,8 @@ inline constexpr uint8_t kWorkloadReference = 255;
 // JobSpec::queue of a job that names no queue (tenant), and ::priority_class of one without a class.
 inline constexpr uint16_t kNoQueue = 0xFFFF;
 inline constexpr uint8_t kNoPriorityClass = 0xFF;
+// JobSpec::gpu_models of a job that runs on any GPU model.
+inline constexpr uint8_t kAnyGpuModel = 0xFF;
 
 struct JobSpec {
   uint32_t id = 0;  // its index in Workload::jobs (0..N-1, in submission order)
@@ -64,6 +66,10 @@ struct JobSpec {
   uint16_t min_workers = 0;  // (beside `id`: it fills its padding)
   int64_t submit_ms = 0;     // arrival time, ms from the start of the simulation
   JobKind kind = JobKind::Training;
+  // The GPU models a training job may run on (a `nvidia.com/gpu.product` node selector or
+  // required node affinity): an index into Workload::gpu_model_sets, or kAnyGpuModel. (Beside
+  // `kind`: it fills its padding.)
+  uint8_t gpu_models = kAnyGpuModel;
   uint16_t workers = 1;          // pods (master + workers), all requesting gpus_per_worker
   uint16_t gpus_per_worker = 1;  // GPUs per pod (trace pods: cards, 0 for CPU-only pods)
   Framework framework = Framework::PyTorch;
@@ -175,7 +181,19 @@ struct Workload {
   // in order of first appearance; empty when no job names one.
   std::vector<std::string> queue_names;
   std::vector<std::string> priority_class_names;
+  // The sets of GPU models jobs select (JobSpec::gpu_models): bit i is the GPU at catalog index i
+  // (gpu_at). Distinct sets, in order of first appearance.
+  std::vector<uint64_t> gpu_model_sets;
   std::string job_name(uint32_t id) const;
+  // Whether `job` may run on GPUs of model `gpu` (its selector names it, or it names none).
+  bool selects_gpu(const JobSpec& job, const GpuModel& gpu) const {
+    if (job.gpu_models == kAnyGpuModel) return true;
+    return gpu.catalog_index >= 0 && ((gpu_model_sets[job.gpu_models] >> gpu.catalog_index) & 1u) != 0;
+  }
+  // The catalog names of the GPU models `job` selects, in catalog order (none when it selects none),
+  // and the same as text: "h100 or h200".
+  std::vector<std::string> selected_gpu_names(const JobSpec& job) const;
+  std::string selected_gpus_text(const JobSpec& job) const;
   // The LLM configuration of `job`, or nullptr for any other job.
   const LlmJob* llm_of(const JobSpec& job) const {
     return job.llm != kNoLlm && llm_jobs && job.llm < llm_jobs->size() ? &(*llm_jobs)[job.llm] : nullptr;
@@ -184,7 +202,8 @@ struct Workload {
 };
 
 // Why training job `job` of `workload` cannot run on nodes of model `node` whose GPUs are `gpu`
-// (a node type's slowest card), or no message when it can: an image model's weights, gradients
+// (a node type's slowest card), or no message when it can: a GPU model the job does not select
+// (Workload::selects_gpu); an image model's weights, gradients
 // and Adam state above the GPU's memory (core/model_catalog.h); an LLM job's configuration on the
 // GPU (precision, memory: core/llm_step.h validate_parallel) or its offloaded activations above
 // the node's host memory (validate_host_memory: `of_node`, the message is the node's, not the
@@ -196,6 +215,9 @@ struct NodeFitProblem {
   bool ok() const { return message.empty(); }
 };
 NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node);
+// The same without the job's GPU model selector (what the GPU and node can hold): the same for
+// every job of one model and size, so schedulers remember it per (LLM, GPUs).
+NodeFitProblem job_capacity_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node);
 
 // Reads a workload's jobs in id order, from memory or from its generator.
 class JobCursor {

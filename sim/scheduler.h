@@ -52,7 +52,8 @@ class SchedulingView {
     bool restricted = false;
   };
   std::unordered_map<uint64_t, ShapeVerdict>& shape_problems() const { return shape_problems_; }
-  // Whether LLM job `job` can run on nodes of type `type` (sim/job.h job_node_problem), found once
+  // Whether LLM job `job` can run on nodes of type `type` (sim/job.h job_capacity_problem: its GPU
+  // model selector is type_fits_job's), found once
   // per LLM configuration and size for every type (the view's cluster and jobs are fixed).
   bool llm_runs_on(const JobSpec& job, int type) const;
 

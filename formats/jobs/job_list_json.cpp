@@ -32,10 +32,10 @@ constexpr double kMaxSeconds = 1e12;  // ~31,700 years: keeps ms within int64
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kEntryKeys = {"name",      "submit_s",    "workers",        "gpus_per_worker",  "pods",
-                                             "framework", "model",       "batch_per_gpu",  "iterations",       "duration_s",
-                                             "count",     "annotations", "gpu_mem_gib",    "gpu_core_percent", "reference_gpu",
-                                             "llm",       "queue",       "priority_class", "labels",           "min_workers"};
+const std::vector<std::string> kEntryKeys = {
+    "name",          "submit_s",   "workers",    "gpus_per_worker", "pods",        "framework",   "model",
+    "batch_per_gpu", "iterations", "duration_s", "count",           "annotations", "gpu_mem_gib", "gpu_core_percent",
+    "reference_gpu", "llm",        "queue",      "priority_class",  "labels",      "min_workers", "gpu_models"};
 
 std::string source_name(std::string_view source, const std::string& pointer) {
   return pointer.empty() ? std::string(source) : std::string(source) + "#" + pointer;
@@ -66,7 +66,8 @@ struct Entry {
   EntryTenant tenant;
   std::optional<LlmJob> llm;
   int64_t count = 1;
-  std::string pointer;  // of the entry
+  std::string pointer;      // of the entry
+  uint64_t gpu_models = 0;  // the GPU models it selects, bit i = catalog index i; 0: any
 };
 
 // A time in seconds >= min_s as whole ms; nullopt when absent or failed.
@@ -242,6 +243,32 @@ void read_share(const JsonObject& entry, JobSpec& job) {
   job.gpu_core_percent = static_cast<uint8_t>(pod.gpu.core_percent.value_or(0));
 }
 
+// "gpu_models": "h100" or ["h100", "NVIDIA-H200"]: the GPU models a training job may run on, by
+// catalog name, alias or nvidia.com/gpu.product label (what a node selector or a required node
+// affinity In on that label names); a set of catalog indexes (bit i = index i).
+uint64_t read_gpu_models(JsonErrors& errors, const JsonObject& entry, bool share) {
+  const JsonAt at = *entry.member("gpu_models");
+  if (share) return entry.fail("gpu_models", "applies to whole-GPU training jobs (a share's card model is not selected)"), 0;
+  const bool list = at.value->is_array();
+  if (!(at.value->is_string() || (list && !at.value->empty())))
+    return errors.fail(at.pointer, "must be a GPU model name or a non-empty array of them, got " + describe_json(*at.value)), 0;
+  uint64_t set = 0;
+  for (size_t i = 0; i < (list ? at.value->size() : 1); ++i) {
+    const JsonAt name_at = list ? at.element(i) : at;
+    const auto name = json_string(errors, name_at);
+    if (!name) return 0;
+    const GpuModel* gpu = find_gpu_model(*name);
+    if (gpu == nullptr) gpu = find_gpu_by_product_label(*name);
+    if (gpu == nullptr || gpu->catalog_index < 0 || gpu->catalog_index >= 64)
+      return errors.fail(name_at.pointer,
+                         unknown_name("GPU model", *name, gpu_model_names()) +
+                             " (a catalog name or a nvidia.com/gpu.product label such as NVIDIA-H100-80GB-HBM3)"),
+             0;
+    set |= uint64_t{1} << gpu->catalog_index;
+  }
+  return set;
+}
+
 Entry read_entry(JsonErrors& errors, const JsonAt& at) {
   Entry out;
   out.pointer = at.pointer;
@@ -285,6 +312,7 @@ Entry read_entry(JsonErrors& errors, const JsonAt& at) {
   out.count = entry.integer("count", 1, kMaxCount).value_or(1);
   if (entry.has("annotations")) read_annotations(errors, entry, out.extras);
   out.tenant = read_entry_tenant(errors, entry);
+  if (entry.has("gpu_models")) out.gpu_models = read_gpu_models(errors, entry, share);
   return out;
 }
 
@@ -456,8 +484,22 @@ Expected<Workload> read_job_list(const JsonAt& jobs, std::string_view source) {
     index_name(errors, classes, entry.tenant.priority_class, entry.tenant.class_pointer, "priority classes",
                entry.job.priority_class);
   }
+  std::vector<uint64_t> gpu_model_sets;
+  for (Entry& entry : entries) {
+    if (entry.gpu_models == 0) continue;
+    auto found = std::find(gpu_model_sets.begin(), gpu_model_sets.end(), entry.gpu_models);
+    if (found == gpu_model_sets.end()) {
+      if (gpu_model_sets.size() >= kAnyGpuModel) {
+        errors.fail(entry.pointer + "/gpu_models", "more than 254 different sets of GPU models in one list");
+        return errors.error();
+      }
+      found = gpu_model_sets.insert(gpu_model_sets.end(), entry.gpu_models);
+    }
+    entry.job.gpu_models = static_cast<uint8_t>(found - gpu_model_sets.begin());
+  }
   if (errors.failed()) return errors.error();
   Workload workload = assemble(expand(entries, errors), errors);
+  workload.gpu_model_sets = std::move(gpu_model_sets);
   set_tenant_names(workload, queues.names(), classes.names());
   if (!llm_jobs->empty()) workload.llm_jobs = std::move(llm_jobs);
   if (errors.failed()) return errors.error();

@@ -15,6 +15,7 @@
 #include "core/model_catalog.h"
 #include "formats/hardware/node_source.h"
 #include "formats/jobs/job_list_entries.h"
+#include "formats/jobs/kube_gpu_selector.h"
 #include "formats/jobs/kube_topology_asks.h"
 #include "formats/jobs/kube_workloads.h"
 #include "formats/jobs/kube_yaml.h"
@@ -230,9 +231,13 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   nlohmann::ordered_json job = {{"name", ns.empty() || ns == "default" ? name : ns + "/" + name}};
   if (const std::string why = job_shape(ctx, kind, w, job); !why.empty()) return ctx.out.skipped.push_back(label + ": " + why);
   const std::string job_name = job["name"];
+  std::string unselectable;
+  auto models = gpu_model_selection(w.groups, job_name, ctx.out.notes, unselectable);
+  if (!unselectable.empty()) return ctx.out.skipped.push_back(label + ": " + unselectable);
   if (const auto [it, fresh] = ctx.names.emplace(job_name, where); !fresh)
     throw ManifestFault{"job name '" + job_name + "' is used twice (also by " + it->second + ")"};
   add_tenant(doc, w.groups, job);
+  if (!models.empty()) job["gpu_models"] = std::move(models);
   const bool volcano_job = kind == "Job" && api_version.rfind("batch.volcano.sh/", 0) == 0;
   if (auto asks = topology_asks(doc, volcano_job, w.groups, job_name, ctx.out.notes); !asks.empty())
     job["annotations"] = std::move(asks);

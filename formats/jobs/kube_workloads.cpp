@@ -19,9 +19,10 @@ struct KindReader {
     const YAML::Node spec = child(pod_template, "spec");
     PodGpuAsk ask = read_pod_gpu_ask(spec, child(child(pod_template, "metadata"), "annotations"),
                                      child(child(doc, "metadata"), "annotations"), field + ".spec", notes);
-    out.groups.push_back(
-        {std::move(role), replicas, std::move(ask), text_of(child(spec, "priorityClassName"), field + ".spec.priorityClassName"),
-         child(child(pod_template, "metadata"), "labels"), child(child(pod_template, "metadata"), "annotations"), field});
+    out.groups.push_back({std::move(role), replicas, std::move(ask),
+                          text_of(child(spec, "priorityClassName"), field + ".spec.priorityClassName"),
+                          child(child(pod_template, "metadata"), "labels"), child(child(pod_template, "metadata"), "annotations"),
+                          field, spec, field + ".spec"});
   }
 };
 
@@ -44,7 +45,7 @@ void read_pod(KindReader& r) {
   const YAML::Node spec = spec_of(r.doc);
   PodGpuAsk ask = read_pod_gpu_ask(spec, child(child(r.doc, "metadata"), "annotations"), YAML::Node(), "spec", r.notes);
   r.out.groups.push_back({"", 1, std::move(ask), text_of(child(spec, "priorityClassName"), "spec.priorityClassName"),
-                          YAML::Node(), YAML::Node(), "spec"});
+                          YAML::Node(), YAML::Node(), "spec", spec, "spec"});
 }
 
 void read_batch_job(KindReader& r) {

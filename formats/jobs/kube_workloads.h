@@ -23,6 +23,8 @@ struct PodGroup {
   YAML::Node labels;           // its pod template's metadata.labels (undefined when none)
   YAML::Node annotations;      // its pod template's metadata.annotations (undefined when none or a bare Pod)
   std::string field;           // where its pod template is ("spec.tasks[1].template")
+  YAML::Node spec;             // its pods' spec (undefined when none)
+  std::string spec_field;      // where that is ("spec.tasks[1].template.spec"; a bare Pod's "spec")
 };
 
 struct WorkloadPods {

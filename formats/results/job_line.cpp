@@ -181,6 +181,15 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "queue", std::string_view(workload.queue_names[job.queue]));
   if (job.priority_class != kNoPriorityClass && job.priority_class < workload.priority_class_names.size())
     field(out, "priority_class", std::string_view(workload.priority_class_names[job.priority_class]));
+  if (job.gpu_models != kAnyGpuModel) {
+    key(out, "gpu_models");  // the GPU models it selects, in catalog order
+    out += '[';
+    for (const std::string& name : workload.selected_gpu_names(job)) {
+      if (out.back() != '[') out += ',';
+      put_string(out, name);
+    }
+    out += ']';
+  }
   if (const auto extras = workload.extras.find(id); extras != workload.extras.end() && !extras->second.annotations.empty()) {
     key(out, "annotations");  // the placement asks it carried, by key
     char separator = '{';

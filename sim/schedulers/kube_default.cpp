@@ -31,10 +31,14 @@ class KubeDefault final : public Scheduler {
     return training_admission_problem(view, job, {kServing, false, true, false});
   }
 
-  // Pods that find no node with room fail alike: the shape is the size of the next pod.
+  // Pods that find no node with room fail alike: the shape is the size of the next pod and the
+  // node types the job can run on.
   ShapeKey shape(const SchedulingView& view, uint32_t job) const override {
+    const JobSpec& spec = view.job(job);
+    const std::optional<int64_t> types = runnable_types_key(view, spec);
+    if (!types) return ShapeKey::of_job(job);
     const size_t next = view.record(job).pods.size();
-    return {{1, view.job(job).pod_gpus(next < view.job(job).workers ? next : 0), 0, 0}};
+    return {{1, spec.pod_gpus(next < spec.workers ? next : 0), *types, 0}};
   }
   std::string wait_reason(const SchedulingView& view, uint32_t job) const override {
     return training_wait_reason(view, job, kServing);

@@ -64,7 +64,7 @@ bool SchedulingView::llm_runs_on(const JobSpec& job, int type) const {
       for (int t = 0; t < cluster_.type_count(); ++t) {
         const NodeType& node = cluster_.type(t);
         it->second.push_back(node.gpu == nullptr || !node.topology ||
-                             job_node_problem(workload_, job, *node.gpu, node.topology->model()).ok());
+                             job_capacity_problem(workload_, job, *node.gpu, node.topology->model()).ok());
       }
     last_llm_key_ = key;
     last_llm_types_ = it->second;
@@ -75,6 +75,7 @@ bool SchedulingView::llm_runs_on(const JobSpec& job, int type) const {
 bool type_fits_job(const SchedulingView& view, int type, const JobSpec& job) {
   const GpuModel* gpu = view.cluster().type(type).gpu;
   if (gpu == nullptr || !job.is_training()) return true;
+  if (!view.workload().selects_gpu(job, *gpu)) return false;
   return job.llm == kNoLlm ? fits_gpu_memory(job.model, *gpu) : view.llm_runs_on(job, type);
 }
 
@@ -162,12 +163,12 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
     GangRequest annotated;
     if (Status s = apply_gang_annotations(*annotations, annotated); !s) return s.error().message;
   }
-  // The node types' part depends on the job's model, framework, batch and whether it is an LLM or
-  // needs NICs: checked once per such shape (a throughput estimate per type), not per job.
+  // The node types' part depends on the job's model, framework, GPU model selector, batch and
+  // whether it is an LLM or needs NICs: checked once per such shape (a throughput estimate per type), not per job.
   const bool need_nic = rules.pods_need_nic && job.workers > 1;
   const uint64_t key = (uint64_t{job.model} << 40) | (static_cast<uint64_t>(job.framework) << 32) |
-                       (uint64_t{job.batch_per_gpu} << 8) | (static_cast<uint64_t>(rules.serving) << 2) |
-                       (uint64_t{need_nic} << 1) | uint64_t{job.llm != kNoLlm};
+                       (uint64_t{job.gpu_models} << 24) | (uint64_t{job.batch_per_gpu} << 8) |
+                       (static_cast<uint64_t>(rules.serving) << 2) | (uint64_t{need_nic} << 1) | uint64_t{job.llm != kNoLlm};
   auto [it, fresh] = view.shape_problems().try_emplace(key);
   if (fresh) it->second = serving_types_problem(view, job, rules.serving, need_nic);
   if (!it->second.problem.empty()) return it->second.problem;
@@ -232,10 +233,22 @@ ShapeKey pod_shape(const PodRequest& pod) {
            (ask << 32) | pod.gpu_type_mask}};
 }
 
+std::optional<int64_t> runnable_types_key(const SchedulingView& view, const JobSpec& job) {
+  const int types = view.cluster().type_count();
+  if (types == 1) return 0;
+  if (types > 63) return std::nullopt;
+  int64_t mask = 0;
+  for (int t = 0; t < types; ++t)
+    if (type_fits_job(view, t, job)) mask |= int64_t{1} << t;
+  return mask;
+}
+
 ShapeKey training_shape(const SchedulingView& view, uint32_t job) {
   const JobSpec& spec = view.job(job);
   if (!spec.unequal_pod_gpus.empty() || view.annotations(job)) return ShapeKey::of_job(job);
-  return {{0, spec.workers, spec.gpus_per_worker, 0}};
+  const std::optional<int64_t> types = runnable_types_key(view, spec);
+  if (!types) return ShapeKey::of_job(job);
+  return {{0, spec.workers, spec.gpus_per_worker, *types}};
 }
 
 std::vector<size_t> host_by_host_order(const std::vector<PodPlacement>& pods) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,13 @@ std::string trace_pod_admission_problem(const SchedulingView& view, uint32_t job
 
 // The shape of a pod request (every field a placement reads).
 ShapeKey pod_shape(const PodRequest& pod);
-// A training job's shape: its pods, or one of its own when they are unequal or annotated.
+// Which of the cluster's node types training job `job` can run on (type_fits_job), as a key a
+// shape carries so that a job held to some types (by its model's memory or its GPU model
+// selector) failing does not hold back jobs that could run elsewhere: 0 on a cluster of one type,
+// bit t for type t, nullopt above 63 types (the shape is then the job's own).
+std::optional<int64_t> runnable_types_key(const SchedulingView& view, const JobSpec& job);
+// A training job's shape: its pods and the node types it can run on, or one of its own when its
+// pods are unequal or annotated.
 ShapeKey training_shape(const SchedulingView& view, uint32_t job);
 
 // Ranks handed out host by host (mpirun's by-slot mapping over a host list): pods of one node

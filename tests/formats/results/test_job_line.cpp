@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/hardware.h"
 #include "core/model_catalog.h"
 #include "formats/results/job_line.h"
 #include "util/number_format.h"
@@ -46,6 +47,7 @@ std::string reference_line(const std::string& scheduler, uint64_t seed, const Wo
     j["model"] = model->name;
     j["framework"] = enum_name(job.framework);
   }
+  if (job.gpu_models != kAnyGpuModel) j["gpu_models"] = workload.selected_gpu_names(job);
   if (const auto extras = workload.extras.find(id); extras != workload.extras.end() && !extras->second.annotations.empty())
     j["annotations"] = extras->second.annotations;
   j["submit_s"] = seconds(r.submit_ms);
@@ -137,8 +139,13 @@ JobRecord random_record(std::mt19937_64& random) {
 TEST_CASE("formats::append_job_line gives nlohmann::json's bytes", "[formats][jobs]") {
   std::mt19937_64 random(20261123);
   Workload workload;
+  // Jobs that select GPU models: one (h100), or two (a100, h100: written in catalog order).
+  workload.gpu_model_sets = {
+      uint64_t{1} << find_gpu_model("h100")->catalog_index,
+      (uint64_t{1} << find_gpu_model("h100")->catalog_index) | (uint64_t{1} << find_gpu_model("a100")->catalog_index)};
   for (uint32_t id = 0; id < 4000; ++id) {
     workload.jobs.push_back(random_job(random, id));
+    if (id % 7 < 2) workload.jobs.back().gpu_models = static_cast<uint8_t>(id % 7);
     if (random() % 2) workload.extras[id].name = kTexts[random() % kTexts.size()];
     for (size_t a = random() % 4 == 0 ? random() % 3 + 1 : 0; a > 0; --a)
       workload.extras[id].annotations[kTexts[random() % kTexts.size()]] = kTexts[random() % kTexts.size()];
@@ -172,4 +179,12 @@ TEST_CASE("formats::append_job_line appends one line", "[formats][jobs]") {
   CHECK(out.find("\"pods\":[{\"node\":3,\"gpus\":[0,1]}]") != std::string::npos);
   CHECK(out.back() == '\n');
   CHECK(std::count(out.begin(), out.end(), '\n') == 2);
+  CHECK(out.find("gpu_models") == std::string::npos);  // a job that selects no GPU model says nothing
+  // A job that selects GPU models lists them by catalog name, in catalog order.
+  workload.gpu_model_sets = {(uint64_t{1} << find_gpu_by_product_label("NVIDIA-H100-80GB-HBM3")->catalog_index) |
+                             (uint64_t{1} << find_gpu_model("a100")->catalog_index)};
+  workload.jobs[0].gpu_models = 0;
+  out.clear();
+  append_job_line(out, "default", 42, workload, workload.jobs[0], record);
+  CHECK(out.find(",\"gpu_models\":[\"a100\",\"h100\"],\"submit_s\":1.5,") != std::string::npos);
 }
