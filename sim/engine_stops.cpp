@@ -3,6 +3,8 @@
 // quota that decides preemptions.
 #include "sim/engine_loop.h"
 
+#include <algorithm>
+
 namespace topsim {
 
 void Engine::start_tenants() {
@@ -202,7 +204,12 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
 
 void Engine::grow(uint32_t id, int node) {
   const JobRecord& r = book_[id];
-  if (r.state != JobState::Running || cluster_.node(node).type != cluster_.node(r.pods.front().node).type) return;
+  if (r.state != JobState::Running) return;
+  // Only onto a node type it runs on already: its pace (the slowest of its types) stays, and the
+  // type is one it can run on (its model fits, its GPU model selector names it).
+  const int type = cluster_.node(node).type;
+  if (std::none_of(r.pods.begin(), r.pods.end(), [&](const PodPlacement& pod) { return cluster_.node(pod.node).type == type; }))
+    return;
   const JobSpec& job = open_[id];
   std::vector<int> free;
   const GpuSet& cards = cluster_.node(node).free;

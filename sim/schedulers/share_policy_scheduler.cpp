@@ -5,9 +5,26 @@
 
 namespace topsim {
 
+namespace {
+
+// A pod of `job`, held to the node types it can run on (PodRequest::gpu_type_mask over the
+// cluster's node types: ShareNode::gpu_type is a modelled node's type).
+PodRequest typed_pod_request(const SchedulingView& view, const JobSpec& job, size_t pod) {
+  PodRequest request = pod_request(job, pod);
+  if (job.is_training()) request.gpu_type_mask = runnable_type_mask(view, job);
+  return request;
+}
+
+}  // namespace
+
 std::string pod_admission_problem(const SchedulingView& view, uint32_t job) {
   switch (view.job(job).kind) {
-    case JobKind::Training: return training_admission_problem(view, job, {NodeMode::Default, false, true, false});
+    case JobKind::Training:
+      if (view.cluster().type_count() > 32 && runnable_type_mask(view, view.job(job)) != 0)
+        return "it can run on some of the cluster's " + std::to_string(view.cluster().type_count()) +
+               " node types only (its model's memory or its GPU model selector), and this scheduler holds a pod to node "
+               "types among the first 32";
+      return training_admission_problem(view, job, {NodeMode::Default, false, true, false});
     case JobKind::Share: return share_admission_problem(view, job);
     case JobKind::TracePod: return trace_pod_admission_problem(view, job);
   }
@@ -27,13 +44,13 @@ std::string SharePolicyScheduler::admission_problem(const SchedulingView& view, 
 
 ShapeKey SharePolicyScheduler::shape(const SchedulingView& view, uint32_t job) const {
   const size_t next = view.record(job).pods.size();
-  return pod_shape(pod_request(view.job(job), next < view.job(job).workers ? next : 0));
+  return pod_shape(typed_pod_request(view, view.job(job), next < view.job(job).workers ? next : 0));
 }
 
 bool SharePolicyScheduler::try_place(const SchedulingView& view, uint32_t id, Binder& binder) {
   const JobSpec& job = view.job(id);
   while (view.record(id).pods.size() < job.workers) {
-    const auto placement = policy_->place(view.cluster().shares(), pod_request(job, view.record(id).pods.size()));
+    const auto placement = policy_->place(view.cluster().shares(), typed_pod_request(view, job, view.record(id).pods.size()));
     if (!placement) return false;
     binder.bind(id, {placement->node, placement->cards});
   }

@@ -85,7 +85,7 @@ namespace {
 struct ServingNodes {
   int gpus = 0, free_gpus = 0, largest_node = 0;  // over the node types whose GPUs hold the model
   bool nic = false;                               // some such type has a NIC
-  std::vector<std::string> too_small;             // types whose GPU memory cannot hold the model
+  std::vector<std::string> cannot_run;            // types it cannot run on (type_fits_job)
 };
 
 ServingNodes serving_nodes(const SchedulingView& view, const JobSpec& job, NodeMode serving) {
@@ -95,7 +95,7 @@ ServingNodes serving_nodes(const SchedulingView& view, const JobSpec& job, NodeM
   for (int t = 0; t < index.type_count(); ++t) {
     if (!cluster.label_has_type(serving, t)) continue;
     if (!type_fits_job(view, t, job)) {
-      out.too_small.push_back(cluster.type(t).name);
+      out.cannot_run.push_back(cluster.type(t).name);
       continue;
     }
     const int type_gpus = index.type_gpus(t);
@@ -110,6 +110,19 @@ ServingNodes serving_nodes(const SchedulingView& view, const JobSpec& job, NodeM
   return out;
 }
 
+// "it cannot run on dgx-a100: <why>; ...": the serving node types the job cannot run on, each
+// with its reason (job_node_problem).
+std::string cannot_run_on(const SchedulingView& view, const JobSpec& job, NodeMode serving) {
+  const ClusterState& cluster = view.cluster();
+  std::vector<std::string> cannot;
+  for (int t = 0; t < cluster.type_count(); ++t)
+    if (cluster.label_has_type(serving, t) && !type_fits_job(view, t, job)) {
+      const NodeType& type = cluster.type(t);
+      cannot.push_back(type.name + ": " + job_node_problem(view.workload(), job, *type.gpu, type.topology->model()).message);
+    }
+  return "it cannot run on " + join(cannot, "; ");
+}
+
 // On a cluster of node types the job cannot all run on (a mixed cluster), the GPUs of the serving
 // types it can run on must hold it: why they cannot, naming the types it cannot run on and why;
 // "" when they can or every serving type runs it.
@@ -121,13 +134,7 @@ std::string runnable_nodes_problem(const SchedulingView& view, const JobSpec& jo
   if (!restricted) return "";
   const ServingNodes nodes = serving_nodes(view, job, serving);
   if (nodes.gpus >= job.total_gpus() && largest_pod <= nodes.largest_node) return "";
-  std::vector<std::string> cannot;
-  for (int t = 0; t < cluster.type_count(); ++t)
-    if (cluster.label_has_type(serving, t) && !type_fits_job(view, t, job)) {
-      const NodeType& type = cluster.type(t);
-      cannot.push_back(type.name + ": " + job_node_problem(view.workload(), job, *type.gpu, type.topology->model()).message);
-    }
-  const std::string why = " (it cannot run on " + join(cannot, "; ") + ")";
+  const std::string why = " (" + cannot_run_on(view, job, serving) + ")";
   if (nodes.gpus < job.total_gpus())
     return "needs " + std::to_string(job.total_gpus()) + " GPUs, the nodes serving it that it can run on have " +
            std::to_string(nodes.gpus) + why;
@@ -191,16 +198,23 @@ std::string training_wait_reason(const SchedulingView& view, uint32_t id, NodeMo
   if (!job.is_training()) return "";
   const ServingNodes nodes = serving_nodes(view, job, serving);
   const std::string needs = std::to_string(job.total_gpus()) + " GPUs";
+  if (nodes.gpus < job.total_gpus() && job.gpu_models != kAnyGpuModel)
+    return "needs " + needs + ", the nodes serving it that it can run on have " + std::to_string(nodes.gpus) + " (" +
+           cannot_run_on(view, job, serving) + ")";
   if (nodes.gpus < job.total_gpus())
     return "memory: its model fits in only " + std::to_string(nodes.gpus) + " of the GPUs serving it, it needs " + needs +
-           (nodes.too_small.empty() ? "" : " (too little memory per GPU on " + join(nodes.too_small, ", ") + ")");
+           (nodes.cannot_run.empty() ? "" : " (too little memory per GPU on " + join(nodes.cannot_run, ", ") + ")");
   if (job.gpus_per_worker > nodes.largest_node)
     return "gang shape: a pod of " + std::to_string(job.gpus_per_worker) + " GPUs is larger than any node that could take it (" +
            std::to_string(nodes.largest_node) + " GPUs)";
   if (job.total_gpus() > nodes.largest_node && !nodes.nic)
     return "no NIC path: its " + gang_words(job) + " need several nodes and no node serving it has a NIC";
   if (nodes.free_gpus < job.total_gpus()) {
-    const std::string short_of = "needs " + needs + ", " + std::to_string(nodes.free_gpus) + " free on the nodes serving it";
+    // A job held to some node types (its model's memory, its GPU model selector) counts the GPUs
+    // free on those only.
+    const std::string short_of =
+        "needs " + needs + ", " + std::to_string(nodes.free_gpus) + " free on the nodes serving it" +
+        (nodes.cannot_run.empty() ? "" : " that it can run on (" + cannot_run_on(view, job, serving) + ")");
     const NodeMode other = other_whole_gpu_label(serving);
     const int elsewhere = serving_nodes(view, job, other).free_gpus;
     if (nodes.free_gpus + elsewhere < job.total_gpus()) return short_of;
@@ -241,6 +255,19 @@ std::optional<int64_t> runnable_types_key(const SchedulingView& view, const JobS
   for (int t = 0; t < types; ++t)
     if (type_fits_job(view, t, job)) mask |= int64_t{1} << t;
   return mask;
+}
+
+uint32_t runnable_type_mask(const SchedulingView& view, const JobSpec& job) {
+  const int types = view.cluster().type_count();
+  if (types == 1) return 0;
+  uint32_t mask = 0;
+  bool all = true;
+  for (int t = 0; t < types; ++t) {
+    const bool fits = type_fits_job(view, t, job);
+    all = all && fits;
+    if (fits && t < 32) mask |= uint32_t{1} << t;
+  }
+  return all ? 0 : mask;
 }
 
 ShapeKey training_shape(const SchedulingView& view, uint32_t job) {

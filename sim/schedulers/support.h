@@ -51,6 +51,9 @@ ShapeKey pod_shape(const PodRequest& pod);
 // selector) failing does not hold back jobs that could run elsewhere: 0 on a cluster of one type,
 // bit t for type t, nullopt above 63 types (the shape is then the job's own).
 std::optional<int64_t> runnable_types_key(const SchedulingView& view, const JobSpec& job);
+// The same as a PodRequest::gpu_type_mask (bit t: node type t, below 32): 0 when the job can run
+// on every type.
+uint32_t runnable_type_mask(const SchedulingView& view, const JobSpec& job);
 // A training job's shape: its pods and the node types it can run on, or one of its own when its
 // pods are unequal or annotated.
 ShapeKey training_shape(const SchedulingView& view, uint32_t job);

@@ -2,6 +2,7 @@
 // the training since the last checkpoint and the restart; the job waits for the repair or
 // restarts elsewhere; checkpoint writes lengthen runs; the failures do not depend on the
 // scheduler; the scenario keys and their refusals. Worked by hand.
+#include <algorithm>
 #include <fstream>
 
 #include <catch2/catch.hpp>
@@ -258,4 +259,37 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
   CHECK(j.requeue_ms == 500'000);
   CHECK(j.finish_ms == 750'000 + 30'000 + 800'000);
   CHECK(e.finish_ms < j.finish_ms);
+}
+
+TEST_CASE("sim::failures an elastic job over two node types grows back onto either", "[sim][failures]") {
+  // Expectation: one DGX A100 and two HGX H100 nodes; a 3 x 8 elastic gang spans both types (no
+  // model holds it alone). The node of the type its first pod is not on fails at 250 s and
+  // returns at 750 s: the job shrinks to two workers, then grows back onto that node (a type it
+  // runs on, so its pace stays), and ends with three pods.
+  TempDir dir;
+  const std::string nodes = R"([{"model": "dgx-a100", "count": 1}, {"model": "hgx-h100", "count": 2}])";
+  const std::string jobs =
+      R"([{"name": "e", "submit_s": 0, "workers": 3, "gpus_per_worker": 8, "model": "resnet50", "iterations": 200000,
+           "min_workers": 2}])";
+  const Scenario plain = scenario_from(scenario_json(nodes, jobs), dir.path.string());
+  const RunResult plain_run = run(plain, "topology-aware");
+  const JobRecord& first_run = record(plain_run, plain, "e");
+  REQUIRE(first_run.pods.size() == 3);
+  const bool first_on_a100 = first_run.pods.front().node == 0;
+  int other = -1;  // a node of the job whose type is not its first pod's
+  for (const PodPlacement& pod : first_run.pods)
+    if ((pod.node == 0) != first_on_a100) other = pod.node;
+  REQUIRE(other >= 0);
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-" << other << ",250,500,gpu\n";
+  const std::string failures = R"(, "checkpoints": {"every_s": 100, "restart_s": 30},
+      "failures": {"rates": "none", "trace": "incidents.csv"})";
+  const Scenario s = scenario_from(scenario_json(nodes, jobs, failures), dir.path.string());
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& e = record(r, s, "e");
+  CHECK(e.state == JobState::Finished);
+  CHECK(e.interruptions == 1);
+  CHECK(e.resizes == 2);
+  CHECK(e.requeue_ms == 0);
+  CHECK(e.pods.size() == 3);
+  CHECK(std::any_of(e.pods.begin(), e.pods.end(), [&](const PodPlacement& pod) { return pod.node == other; }));
 }

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/builtin_models.h"
+#include "core/hardware.h"
 #include "sim/schedulers/registry.h"
 #include "tests/scenario/scenario_support.h"
 
@@ -24,9 +25,12 @@ class HandBuiltState final : public Binder {
   HandBuiltState(int nodes, NodeMode label, const std::map<int, std::vector<int>>& taken = {})
       : HandBuiltState(std::vector<std::pair<int, NodeMode>>{{nodes, label}}, taken) {}
   // Groups of DGX-1 V100 nodes, each (count, label), numbered in that order.
-  HandBuiltState(const std::vector<std::pair<int, NodeMode>>& groups, const std::map<int, std::vector<int>>& taken) {
+  HandBuiltState(const std::vector<std::pair<int, NodeMode>>& groups, const std::map<int, std::vector<int>>& taken,
+                 const std::vector<std::string>& models = {}) {
     ClusterSpec spec;
-    for (const auto& [nodes, label] : groups) spec.groups.push_back({*builtin_model("dgx1-v100"), nodes, label, true, {}, {}});
+    for (size_t g = 0; g < groups.size(); ++g)
+      spec.groups.push_back(
+          {*builtin_model(models.empty() ? "dgx1-v100" : models[g]), groups[g].first, groups[g].second, true, {}, {}});
     spec.network.nic_speed_gbit = 100;
     cluster = std::move(ClusterState::build(spec)).value();
     cluster.prepare(groups.front().second, nullptr);
@@ -152,6 +156,30 @@ TEST_CASE("sim::wait reason: too few GPUs free, or free in a shape the job canno
     REQUIRE(topo.started.empty());
     CHECK(topo.wait_reason(*topology_aware, job) ==
           "4 GPUs free on the nodes serving it, none in the shape of its 1 pod of 4 GPUs");
+  }
+}
+
+TEST_CASE("sim::wait reason: GPUs free only on node types the job does not select", "[sim][scheduler]") {
+  // An HGX H100 node with every GPU taken and an idle DGX A100 node; a job of one 8-GPU pod that
+  // selects H100 waits, and says the A100's GPUs do not count and why. A job that selects none
+  // starts on the A100 in the same pass.
+  for (const char* name : {"default", "binpack", "best-fit"}) {
+    INFO(name);
+    HandBuiltState run({{1, NodeMode::Default}, {1, NodeMode::Default}}, {{0, {0, 1, 2, 3, 4, 5, 6, 7}}},
+                       {"hgx-h100", "dgx-a100"});
+    run.workload.gpu_model_sets = {uint64_t{1} << find_gpu_model("h100")->catalog_index};
+    const uint32_t pinned = run.add_job(1, 8);
+    run.workload.jobs[pinned].gpu_models = 0;
+    const uint32_t free = run.add_job(1, 8);
+    auto scheduler = make(name);
+    CHECK(run.admission(*scheduler, pinned).empty());
+    run.pass(*scheduler);
+    CHECK(run.started == std::vector<uint32_t>{free});
+    CHECK(run.records[free].pods.at(0).node == 1);
+    if (std::string(name) == "default")  // (the policy schedulers give no wait reason)
+      CHECK(run.wait_reason(*scheduler, pinned) ==
+            "needs 8 GPUs, 0 free on the nodes serving it that it can run on (it cannot run on dgx-a100: it selects GPU model "
+            "h100 (\"gpu_models\", a nvidia.com/gpu.product node selector))");
   }
 }
 

@@ -565,6 +565,46 @@ TEST_CASE("sim::Simulation in a cluster of several GPU models", "[sim]") {
       CHECK(pods_per_node(run(idle, "topology-aware").jobs.at(0)) == std::map<int, int>{{0, 1}, {1, 1}});
     }
   }
+  SECTION("a job that selects GPU models runs only on them, under every scheduler, and holds back no other job") {
+    // Expectation: one HGX H100 and one DGX A100 node. `busy` (8 GPUs, selects H100) takes the
+    // H100; `pinned` (the same shape, selects H100) waits for it although the A100 is idle;
+    // `free` (the same shape, selects nothing) starts on the A100 on arrival: the failed attempt
+    // of a job held to other node types does not hold back the job behind it.
+    const char* nodes = R"([{"model": "hgx-h100", "count": 1}, {"model": "dgx-a100", "count": 1}])";
+    const std::string h100 = R"("gpu_models": "NVIDIA-H100-80GB-HBM3")";
+    const std::string jobs = "[" + job("busy", 0, 1, 8, "\"iterations\": 3000, " + h100) + "," +
+                             job("pinned", 1, 1, 8, "\"iterations\": 100, " + h100) + "," +
+                             job("free", 2, 1, 8, "\"iterations\": 100") + "]";
+    const Scenario s = scenario_from(scenario_json(nodes, jobs));
+    for (const char* name : {"topology-aware", "default", "binpack", "kueue-tas", "volcano-topology", "kube-tas", "kai-topology",
+                             "spread", "best-fit", "fgd", "random"}) {
+      INFO(name);
+      const RunResult r = run(s, name);
+      const JobRecord& busy = record(r, s, "busy");
+      const JobRecord& pinned = record(r, s, "pinned");
+      const JobRecord& free = record(r, s, "free");
+      REQUIRE((busy.state == JobState::Finished && pinned.state == JobState::Finished && free.state == JobState::Finished));
+      CHECK(pods_per_node(busy) == std::map<int, int>{{0, 1}});
+      CHECK(pods_per_node(pinned) == std::map<int, int>{{0, 1}});
+      CHECK(pinned.start_ms == busy.finish_ms);
+      CHECK(pods_per_node(free) == std::map<int, int>{{1, 1}});
+      CHECK(free.start_ms == 2000);
+    }
+  }
+  SECTION("a job that selects a GPU model the cluster lacks, or too few of its GPUs, is refused naming why") {
+    const char* nodes = R"([{"model": "hgx-h100", "count": 1}, {"model": "dgx-a100", "count": 2}])";
+    const auto error = [](const std::string& json) {
+      const auto scenario = parse_scenario(json, "test.json", "");
+      return scenario.ok() ? std::string("loaded") : scenario.error().message;
+    };
+    CHECK_THAT(error(scenario_json(nodes, "[" + job("j", 0, 1, 8, R"("iterations": 5, "gpu_models": ["h200", "b200"])") + "]")),
+               Catch::EndsWith("/workload: job 'j' selects GPU model h200 or b200 (\"gpu_models\"), and the cluster has none "
+                               "(its GPUs: h100, a100)"));
+    CHECK_THAT(
+        error(scenario_json(nodes, "[" + job("j", 0, 2, 8, R"("iterations": 5, "gpu_models": "h100")") + "]")),
+        Catch::EndsWith("/workload: job 'j' needs 16 GPUs, the nodes it can run on (hgx-h100) have 8; it cannot run on a100: "
+                        "it selects GPU model h100 (\"gpu_models\", a nvidia.com/gpu.product node selector)"));
+  }
   SECTION("admission counts only the serving nodes a job can run on, and says why the others do not count") {
     // Expectation: the H100 node is pinned to the default scheduler's label; topology-aware serves
     // the V100s alone, where the BF16 job cannot run: it is rejected at submission with both

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/hardware.h"
 #include "formats/jobs/job_list_json.h"
 #include "sim/workload/synthetic_workload.h"
 #include "tests/sim/workload/workload_fixture.h"
@@ -116,6 +117,42 @@ TEST_CASE("formats::job_list errors name the source and the JSON path", "[format
     CHECK(parse_job_list("{}", "s.json", "/jobs").error().message ==
           "s.json: /jobs: must be an array of job entries, got an object");
     CHECK(parse_job_list("[\n  {,}\n]", "s.json").error().message.rfind("s.json:2:4: ", 0) == 0);
+  }
+}
+
+TEST_CASE("formats::job_list reads the GPU models a job selects", "[formats][workload]") {
+  const auto bit = [](const char* name) { return uint64_t{1} << find_gpu_model(name)->catalog_index; };
+  SECTION("catalog names, aliases and nvidia.com/gpu.product labels; equal sets share one index") {
+    const auto w = parse_job_list(R"([
+      {"name": "a", "model": "resnet50", "iterations": 5, "gpu_models": "NVIDIA-H100-80GB-HBM3"},
+      {"name": "b", "model": "resnet50", "iterations": 5},
+      {"name": "c", "model": "resnet50", "iterations": 5, "gpu_models": ["h100"]},
+      {"name": "d", "llm": {"model": "llama3-8b", "tp": 8}, "workers": 8, "iterations": 5,
+       "gpu_models": ["A100-SXM4-80GB", "h200"]}
+    ])",
+                                  "s.json");
+    REQUIRE(w.ok());
+    CHECK(w->gpu_model_sets == std::vector<uint64_t>{bit("h100"), bit("a100-80g") | bit("h200")});
+    CHECK(w->jobs[0].gpu_models == 0);
+    CHECK(w->jobs[1].gpu_models == kAnyGpuModel);
+    CHECK(w->jobs[2].gpu_models == 0);
+    CHECK(w->jobs[3].gpu_models == 1);
+    CHECK(w->selected_gpus_text(w->jobs[3]) == "a100-80g or h200");
+    CHECK(w->selects_gpu(w->jobs[0], *find_gpu_model("h100")));
+    CHECK_FALSE(w->selects_gpu(w->jobs[0], *find_gpu_model("h200")));
+    CHECK(w->selects_gpu(w->jobs[1], *find_gpu_model("v100")));  // selects none: any model
+  }
+  SECTION("bad selections name the entry") {
+    CHECK(job_list_error(0, "gpu_models", "\"hx100\"") ==
+          "scenario.json: /workload/jobs/0/gpu_models: unknown GPU model 'hx100' (did you mean 'h100'?) (a catalog name or a "
+          "nvidia.com/gpu.product label such as NVIDIA-H100-80GB-HBM3)");
+    CHECK(job_list_error(0, "gpu_models", "[\"h100\", 7]") ==
+          "scenario.json: /workload/jobs/0/gpu_models/1: must be a string, got 7");
+    CHECK(job_list_error(0, "gpu_models", "[]") ==
+          "scenario.json: /workload/jobs/0/gpu_models: must be a GPU model name or a non-empty array of them, got an array");
+    nlohmann::json share = nlohmann::json::parse(R"([{"gpu_mem_gib": 4, "duration_s": 60, "gpu_models": "t4"}])");
+    CHECK(parse_job_list(share.dump(), "s.json").error().message ==
+          "s.json: /0/gpu_models: applies to whole-GPU training jobs (a share's card model is not selected)");
   }
 }
 

@@ -341,3 +341,98 @@ spec:
     CHECK_FALSE(entries(*r).at(0).contains("annotations"));
   }
 }
+
+TEST_CASE("formats::kube_manifests: a nvidia.com/gpu.product node selector or required affinity selects GPU models",
+          "[formats][kubernetes]") {
+  const std::string job = R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      SELECTOR
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+)";
+  const auto selected = [&](const std::string& selector) {
+    const auto r = manifests_with(job, "SELECTOR", selector);
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 1);
+    const auto entry = entries(*r)[0];
+    return entry.contains("gpu_models") ? entry.at("gpu_models").dump() : std::string("any");
+  };
+  const std::string affinity =
+      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [TERMS]}}}";
+  const auto with_terms = [&](const std::string& terms) {
+    std::string a = affinity;
+    return a.replace(a.find("TERMS"), 5, terms);
+  };
+  SECTION("a node selector names one product; In lists several, in catalog order") {
+    CHECK(selected("nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}") == R"(["h100"])");
+    CHECK(selected(with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H200, "
+                              "NVIDIA-A100-SXM4-80GB]}]}")) == R"(["a100-80g","h200"])");
+    // Other labels leave the GPU model free.
+    CHECK(selected("nodeSelector: {cloud.google.com/gke-nodepool: pool-a}") == "any");
+  }
+  SECTION("terms are ORed, a term's expressions ANDed, and the selector intersects the affinity") {
+    CHECK(
+        selected(with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3]}]}, "
+                            "{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H200]}]}")) ==
+        R"(["h100","h200"])");
+    CHECK(selected(with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3, "
+                              "NVIDIA-H200]}, {key: nvidia.com/gpu.product, operator: NotIn, values: [NVIDIA-H200]}]}")) ==
+          R"(["h100"])");
+    // A term that does not name the label lets any model through the OR.
+    CHECK(selected(with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H200]}]}, "
+                              "{matchExpressions: [{key: zone, operator: In, values: [a]}]}")) == "any");
+    CHECK(selected("nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n      " +
+                   with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3, "
+                              "NVIDIA-H200]}]}")) == R"(["h100"])");
+  }
+  SECTION("NotIn keeps every other catalog model") {
+    const std::string text = selected(
+        with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: NotIn, values: [Tesla-V100-SXM2-16GB]}]}"));
+    CHECK(text.find("\"h100\"") != std::string::npos);
+    CHECK(text.find("\"v100\"") == std::string::npos);
+    CHECK(text.find("\"v100-32g\"") != std::string::npos);
+  }
+  SECTION("an unknown product beside known ones is noted; alone it fails the document") {
+    const auto r = manifests_with(job, "SELECTOR",
+                                  with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: "
+                                             "[NVIDIA-H100-80GB-HBM3, NVIDIA-X999]}]}"));
+    REQUIRE(r.ok());
+    CHECK(entries(*r)[0].at("gpu_models").dump() == R"(["h100"])");
+    CHECK(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
+      return n.find("NVIDIA-X999 name no catalog GPU: the job runs on the others it names") != std::string::npos;
+    }));
+    const auto bad = manifests_with(job, "SELECTOR", "nodeSelector: {nvidia.com/gpu.product: NVIDIA-X999}");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error().message, Catch::StartsWith("jobs.yaml document 1: spec.template.spec.nodeSelector.nvidia.com/"
+                                                      "gpu.product: 'NVIDIA-X999' names no catalog GPU ("));
+    const auto op = manifests_with(job, "SELECTOR",
+                                   with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: Gt, values: [1]}]}"));
+    REQUIRE_FALSE(op.ok());
+    CHECK_THAT(op.error().message,
+               Catch::Contains("matchExpressions[0].operator: 'Gt' is not In, NotIn, Exists or DoesNotExist"));
+  }
+  SECTION("a selection that leaves no model skips the job, saying why") {
+    const auto r = manifests_with(job, "SELECTOR",
+                                  "nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n      " +
+                                      with_terms("{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: "
+                                                 "[NVIDIA-H100-80GB-HBM3]}]}"));
+    REQUIRE_FALSE(r.ok());  // nothing else to read
+    CHECK_THAT(r.error().message, Catch::Contains("spec.template.spec selects no GPU model"));
+  }
+  SECTION("templates of one gang that select different models are skipped (one that selects none takes the other's)") {
+    std::string two = kPyTorchJob;
+    two.replace(two.find("template: {spec: {"), 18, "template: {spec: {nodeSelector: {nvidia.com/gpu.product: Tesla-T4}, ");
+    two.replace(two.rfind("template: {spec: {"), 18, "template: {spec: {nodeSelector: {nvidia.com/gpu.product: NVIDIA-H200}, ");
+    const auto r = manifests(two);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(
+        r.error().message,
+        Catch::Contains(
+            "its GPU pods select GPU models no single model satisfies (spec.pytorchReplicaSpecs.Master."
+            "template.spec: t4; spec.pytorchReplicaSpecs.Worker.template.spec: h200): topsim holds a gang to one set of models"));
+  }
+}
