@@ -19,14 +19,18 @@ namespace {
 
 std::string seconds(int64_t ms) { return format_number(static_cast<double>(ms) / 1000.0) + " s"; }
 
-// "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s", and the placement asks it carried.
-std::string job_line(const JobSpec& job, const std::string& name, const JobExtras* extras) {
+// "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s", the GPU models it selects and the
+// placement asks it carried.
+std::string job_line(const Workload& workload, const JobSpec& job, const std::string& name, const JobExtras* extras) {
   std::string out = "job " + name + " (" + std::string(enum_name(job.kind));
   if (job.is_training()) {
     out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
     if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
   }
   out += "), submitted at " + seconds(job.submit_ms) + "\n";
+  if (job.gpu_models != kAnyGpuModel)
+    out += "selects GPU models: " + join(workload.selected_gpu_names(job), ", ") +
+           " (\"gpu_models\", a nvidia.com/gpu.product node selector): it runs on nodes of these only\n";
   if (extras && !extras->annotations.empty())
     out += "asks: " + join(extras->annotations, ", ", [](const auto& a) { return a.first + ": " + a.second; }) + "\n";
   return out;
@@ -209,7 +213,7 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       if (name != job_name || found) return;
       const auto extras = workload.extras.find(job.id);
       const JobExtras* asked = extras == workload.extras.end() ? nullptr : &extras->second;
-      if (header.empty()) header = job_line(job, name, asked);
+      if (header.empty()) header = job_line(workload, job, name, asked);
       found = scheduler_lines(s, job, record, asked, results.scenario);
     });
     if (!read) return read.error();

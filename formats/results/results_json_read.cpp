@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/hardware.h"
 #include "core/throughput.h"
 #include "formats/hardware/node_source.h"
 #include "formats/results/set_record.h"
@@ -453,6 +454,19 @@ Status load_job_records(const std::string& dir, ResultSet& results) {
     if (const auto asks = j->find("annotations"); asks != j->end() && asks->is_object())
       for (const auto& [key, value] : asks->items())
         if (value.is_string()) extras.annotations[key] = value.get<std::string>();
+    if (const auto models = j->find("gpu_models"); models != j->end() && models->is_array()) {
+      uint64_t set = 0;  // the GPU models it selected, as the job list holds them
+      for (const auto& model : *models)
+        if (const GpuModel* gpu = model.is_string() ? find_gpu_model(model.get<std::string>()) : nullptr;
+            gpu && gpu->catalog_index >= 0 && gpu->catalog_index < 64)
+          set |= uint64_t{1} << gpu->catalog_index;
+      auto& sets = workload.gpu_model_sets;
+      auto found = std::find(sets.begin(), sets.end(), set);
+      if (set != 0 && (found != sets.end() || sets.size() < kAnyGpuModel)) {
+        if (found == sets.end()) found = sets.insert(sets.end(), set);
+        job.gpu_models = static_cast<uint8_t>(found - sets.begin());
+      }
+    }
     workload.jobs.push_back(job);
     run->second->jobs.push_back(std::move(record));
   }

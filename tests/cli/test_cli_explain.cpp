@@ -120,6 +120,27 @@ TEST_CASE("cli::explain a gang over two node types: paced by the slower, measure
   CHECK_THAT(one.out, !Catch::Contains("node types:"));
 }
 
+TEST_CASE("cli::explain a job that selects GPU models says so, and why it waited", "[cli]") {
+  // One HGX H100 and one DGX A100 node; `busy` takes the H100; `pinned` selects H100 (as its
+  // product label) and waits for it while the A100 is idle.
+  TempDir dir;
+  std::ofstream(dir.file("s.json")) << R"({"name": "sel", "cluster": {"nodes": [{"model": "hgx-h100", "count": 1},
+    {"model": "dgx-a100", "count": 1}], "network": {"transport": "ib"}},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "busy", "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000, "gpu_models": "h100"},
+      {"name": "pinned", "submit_s": 1, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000,
+       "gpu_models": ["NVIDIA-H100-80GB-HBM3", "h200"]}]},
+    "schedulers": ["topology-aware"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' pinned");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\nselects GPU models: h100, h200 (\"gpu_models\", a nvidia.com/gpu.product node selector): "
+                                    "it runs on nodes of these only\n"));
+  CHECK_THAT(r.out, Catch::Contains("GPUs: node 0: GPUs"));
+  CHECK_THAT(topsim::test::read_text(dir.file("out") + "/jobs.jsonl"), Catch::Contains(R"("gpu_models":["h100","h200"])"));
+}
+
 TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {
   TempDir dir;
   // 20 DGX-1; a 20-node job, node 0 down from 250 s to 750 s, checkpoints every 100 s, 30 s
