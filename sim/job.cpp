@@ -55,6 +55,12 @@ std::string Workload::job_name(uint32_t id) const {
   return "job-" + std::to_string(id);
 }
 
+const GpuModel* selectable_gpu_model(std::string_view name) {
+  const GpuModel* gpu = find_gpu_model(name);
+  if (gpu == nullptr) gpu = find_gpu_by_product_label(name);
+  return gpu != nullptr && gpu->catalog_index >= 0 && gpu->catalog_index < 64 ? gpu : nullptr;
+}
+
 std::vector<std::string> Workload::selected_gpu_names(const JobSpec& job) const {
   std::vector<std::string> names;
   if (job.gpu_models != kAnyGpuModel && job.gpu_models < gpu_model_sets.size())

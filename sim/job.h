@@ -55,8 +55,9 @@ inline constexpr uint8_t kWorkloadReference = 255;
 // JobSpec::queue of a job that names no queue (tenant), and ::priority_class of one without a class.
 inline constexpr uint16_t kNoQueue = 0xFFFF;
 inline constexpr uint8_t kNoPriorityClass = 0xFF;
-// JobSpec::gpu_models of a job that runs on any GPU model.
+// JobSpec::gpu_models of a job that runs on any GPU model, and its name in a GPU model mix.
 inline constexpr uint8_t kAnyGpuModel = 0xFF;
+inline constexpr const char* kAnyGpuModelName = "any";
 
 struct JobSpec {
   uint32_t id = 0;  // its index in Workload::jobs (0..N-1, in submission order)
@@ -200,6 +201,10 @@ struct Workload {
   }
   size_t size() const { return generator ? generated.jobs : jobs.size(); }
 };
+
+// The catalog GPU a job may select by `name` (JobSpec::gpu_models): a catalog name or alias, or a
+// nvidia.com/gpu.product label as GPU feature discovery writes it; nullptr for none.
+const GpuModel* selectable_gpu_model(std::string_view name);
 
 // Why training job `job` of `workload` cannot run on nodes of model `node` whose GPUs are `gpu`
 // (a node type's slowest card), or no message when it can: a GPU model the job does not select

@@ -9,7 +9,8 @@
 //   of the workload's although both start from the same run seed.
 // - a synthetic workload's tenants and priority classes (sim/workload/tenant_mix.h): the
 //   workload's seed XOR kTenantStream and XOR kPriorityClassStream, one draw per job each, so
-//   that giving them changes none of the workload's other draws.
+//   that giving them changes none of the workload's other draws; and the GPU models its jobs
+//   select (sim/workload/synthetic_workload.h gpu_models): XOR kGpuModelStream, alike.
 // Runs are independent of each other: results do not depend on how many run at once.
 #pragma once
 
@@ -23,6 +24,8 @@ inline constexpr uint64_t kRandomPolicyStream = 0x9E3779B97F4A7C15ULL;  // 2^64 
 // Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014, mix64).
 inline constexpr uint64_t kTenantStream = 0xBF58476D1CE4E5B9ULL;
 inline constexpr uint64_t kPriorityClassStream = 0x94D049BB133111EBULL;
+// MurmurHash3's fmix64 first multiplier (Appleby, MurmurHash3.cpp), another odd constant.
+inline constexpr uint64_t kGpuModelStream = 0xFF51AFD7ED558CCDULL;
 
 inline constexpr uint64_t run_seed(uint64_t scenario_seed, int run) { return scenario_seed + static_cast<uint64_t>(run); }
 

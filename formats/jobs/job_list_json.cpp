@@ -257,9 +257,8 @@ uint64_t read_gpu_models(JsonErrors& errors, const JsonObject& entry, bool share
     const JsonAt name_at = list ? at.element(i) : at;
     const auto name = json_string(errors, name_at);
     if (!name) return 0;
-    const GpuModel* gpu = find_gpu_model(*name);
-    if (gpu == nullptr) gpu = find_gpu_by_product_label(*name);
-    if (gpu == nullptr || gpu->catalog_index < 0 || gpu->catalog_index >= 64)
+    const GpuModel* gpu = selectable_gpu_model(*name);
+    if (gpu == nullptr)
       return errors.fail(name_at.pointer,
                          unknown_name("GPU model", *name, gpu_model_names()) +
                              " (a catalog name or a nvidia.com/gpu.product label such as NVIDIA-H100-80GB-HBM3)"),
@@ -443,6 +442,20 @@ std::vector<NamedShare> read_share_mix(JsonErrors& errors, const JsonAt& at, con
   return mix;
 }
 
+// {"h100": 0.3, "any": 0.7}: the GPU model a job selects -> share ("any": none), by the names
+// "gpu_models" takes (selectable_gpu_model).
+std::vector<NamedShare> read_gpu_model_mix(JsonErrors& errors, const JsonAt& at) {
+  std::vector<NamedShare> mix = read_share_mix(errors, at, "GPU model", "GPU models", 64);
+  for (const NamedShare& share : mix)
+    if (share.name != kAnyGpuModelName && !selectable_gpu_model(share.name)) {
+      std::vector<std::string> known = gpu_model_names();
+      known.push_back(kAnyGpuModelName);
+      errors.fail(at.member(share.name).pointer,
+                  unknown_name("GPU model", share.name, known) + " (a catalog name, a nvidia.com/gpu.product label, or \"any\")");
+    }
+  return mix;
+}
+
 std::vector<std::string> with_caller_keys(std::vector<std::string> keys, const std::vector<std::string>& caller_keys) {
   keys.insert(keys.end(), caller_keys.begin(), caller_keys.end());
   return keys;
@@ -517,7 +530,7 @@ Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::st
   const JsonObject object(
       errors, section,
       with_caller_keys({"seed", "jobs", "arrival_rate_per_hour", "size_mix", "gpus_per_node", "model_mix", "framework_mix",
-                        "median_duration_minutes", "duration_sigma", "tenants", "priority_classes"},
+                        "median_duration_minutes", "duration_sigma", "tenants", "priority_classes", "gpu_model_mix"},
                        caller_keys));
   SyntheticOptions options = defaults;
   options.seed = static_cast<uint64_t>(object.integer("seed", 0, kMaxInt64).value_or(static_cast<int64_t>(defaults.seed)));
@@ -538,6 +551,7 @@ Expected<SyntheticOptions> read_synthetic_options(const JsonAt& section, std::st
     options.tenants = read_share_mix(errors, *at, "tenant", "tenants", kMaxQueueNames);
   if (const auto at = object.member("priority_classes"))
     options.priority_classes = read_share_mix(errors, *at, "priority class", "priority classes", kMaxPriorityClassNames);
+  if (const auto at = object.member("gpu_model_mix")) options.gpu_models = read_gpu_model_mix(errors, *at);
   if (errors.failed()) return errors.error();
   if (const Status valid = validate(options); !valid.ok()) return Error{std::string(source) + ": " + valid.error().message};
   return options;

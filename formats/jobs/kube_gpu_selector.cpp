@@ -4,6 +4,7 @@
 
 #include "core/hardware.h"
 #include "formats/jobs/kube_yaml.h"
+#include "sim/job.h"
 #include "util/text.h"
 
 namespace topsim {
@@ -20,14 +21,6 @@ ModelSet every_model() {
   return all;
 }
 
-// The catalog GPU a label value names (a product label as GPU feature discovery writes it, or a
-// catalog name); nullptr for one topsim does not know.
-const GpuModel* product_model(const std::string& value) {
-  const GpuModel* gpu = find_gpu_by_product_label(value);
-  if (gpu == nullptr) gpu = find_gpu_model(value);
-  return gpu != nullptr && gpu->catalog_index >= 0 && gpu->catalog_index < 64 ? gpu : nullptr;
-}
-
 struct Reader {
   const std::string& job_name;
   std::vector<std::string>& notes;
@@ -41,7 +34,7 @@ struct Reader {
     std::vector<std::string> unknown;
     for (size_t i = 0; i < values.size(); ++i) {
       const std::string value = text_of(values[i], field + "[" + std::to_string(i) + "]");
-      if (const GpuModel* gpu = product_model(value))
+      if (const GpuModel* gpu = selectable_gpu_model(value))
         set |= ModelSet{1} << gpu->catalog_index;
       else
         unknown.push_back(value);
@@ -87,7 +80,7 @@ struct Reader {
     const YAML::Node selected = child(child(group.spec, "nodeSelector"), kProductLabel);
     if (selected) {
       const std::string field = group.spec_field + ".nodeSelector." + kProductLabel;
-      const GpuModel* gpu = product_model(text_of(selected, field));
+      const GpuModel* gpu = selectable_gpu_model(text_of(selected, field));
       if (gpu == nullptr) throw ManifestFault{field + ": " + unknown_products({text_of(selected, field)})};
       set &= ModelSet{1} << gpu->catalog_index;
     }

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <string>
 
+#include "sim/seeds.h"
 #include "sim/tenant_names.h"
 
 namespace topsim {
@@ -69,8 +71,49 @@ Status validate(const SyntheticOptions& options) {
     return Error{"synthetic options: " + mix.error().message};
   if (const Status mix = validate_share_mix(options.priority_classes, "priority_classes", kMaxPriorityClassNames); !mix.ok())
     return Error{"synthetic options: " + mix.error().message};
+  if (const Status mix = validate_share_mix(options.gpu_models, "gpu_model_mix", 64); !mix.ok())
+    return Error{"synthetic options: " + mix.error().message};
+  for (const NamedShare& share : options.gpu_models)
+    if (share.name != kAnyGpuModelName && !selectable_gpu_model(share.name))
+      return Error{"synthetic options: gpu_model_mix: '" + share.name + "' is no catalog GPU model (nor \"any\")"};
   return Status::success();
 }
+
+namespace {
+
+// The GPU model each job selects: one draw per job, in id order, from a stream of its own (the
+// workload seed XOR kGpuModelStream), so a mix changes no other draw. Entry e of the mix is
+// set e of Workload::gpu_model_sets, "any" none.
+class GpuModelDraw {
+ public:
+  GpuModelDraw(const std::vector<NamedShare>& mix, uint64_t seed) : rng_(seed ^ kGpuModelStream) {
+    if (mix.empty()) return;
+    std::vector<double> weights;
+    uint8_t set = 0;
+    for (const NamedShare& share : mix) {
+      weights.push_back(share.weight);
+      index_.push_back(share.name == kAnyGpuModelName ? kAnyGpuModel : set++);
+    }
+    pick_.emplace(weights);
+  }
+  void assign(JobSpec& job) {
+    if (pick_) job.gpu_models = index_[pick_->pick(rng_)];
+  }
+  // Workload::gpu_model_sets for the mix.
+  static std::vector<uint64_t> sets(const std::vector<NamedShare>& mix) {
+    std::vector<uint64_t> out;
+    for (const NamedShare& share : mix)
+      if (share.name != kAnyGpuModelName) out.push_back(uint64_t{1} << selectable_gpu_model(share.name)->catalog_index);
+    return out;
+  }
+
+ private:
+  std::optional<WeightedPick> pick_;
+  std::vector<uint8_t> index_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
 
 namespace {
 
@@ -78,7 +121,8 @@ namespace {
 class SyntheticSource final : public JobSource {
  public:
   SyntheticSource(const SyntheticOptions& options, TenantDraw tenants)
-      : jobs_(options.jobs),
+      : gpu_models_(options.gpu_models, options.seed),
+        jobs_(options.jobs),
         size_pick_(size_weights(options.size_mix)),
         draw_(options.model_mix, options.tensorflow_share),
         mean_gap_ms_(kMsPerHour / options.arrival_rate_per_hour),
@@ -102,10 +146,12 @@ class SyntheticSource final : public JobSource {
     const double duration_ms = std::exp(log_median_ms_ + sigma_ * standard_normal(rng_));
     job.ideal_duration_ms = std::llround(std::clamp(duration_ms, 1.0, kMaxDurationMs));
     tenants_.assign(job);
+    gpu_models_.assign(job);
     return true;
   }
 
  private:
+  GpuModelDraw gpu_models_;
   uint32_t jobs_;
   std::vector<PodShape> shapes_;
   WeightedPick size_pick_;
@@ -136,6 +182,7 @@ Workload synthetic_shell(const SyntheticOptions& options, const TenantDraw& tena
   workload.llm_jobs = llm_mix_table(options.model_mix);
   workload.queue_names = tenants.queue_names();
   workload.priority_class_names = tenants.class_names();
+  workload.gpu_model_sets = GpuModelDraw::sets(options.gpu_models);
   return workload;
 }
 

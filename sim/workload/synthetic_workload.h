@@ -36,20 +36,23 @@ struct SyntheticOptions {
   // default none: the jobs name no queue and no class.
   std::vector<NamedShare> tenants;
   std::vector<NamedShare> priority_classes;
+  // The GPU model each job selects (JobSpec::gpu_models), drawn from these shares: a GPU model a
+  // job may select (selectable_gpu_model), or "any" for none; default none: no job selects one.
+  std::vector<NamedShare> gpu_models;
 };
 
 // OK when jobs >= 1, the rate, median and gpus_per_node are positive, sigma >= 0, every size is
 // 1..65535 GPUs with a weight >= 0 and the weights sum above 0, and the model mix and
 // TensorFlow share are valid, and so are the tenant and priority class mixes (at most 65,534
-// tenants and 254 classes). Errors start with "synthetic options: ".
+// tenants and 254 classes) and the GPU model mix (GPU models or "any"). Errors start with
+// "synthetic options: ".
 Status validate(const SyntheticOptions& options);
 
 // The workload: job i arrives at the sum of i exponential gaps of mean 1/rate (job 0 at 0 ms),
 // rounded to whole ms; ideal durations are clamped to [1 ms, 365 days]. Per job, in id order,
 // the draws are: gap, size, model, framework, duration (two uniforms); the queue and class come
-// from streams of their own (tenant_mix.h). Same options -> the same workload, on any platform.
-// Workload::source is "synthetic(seed=<seed>)".
-// REQUIRES: validate(options).ok()
+// from streams of their own (tenant_mix.h), and so does the GPU model a job selects. Same options -> the same workload, on any
+// platform. Workload::source is "synthetic(seed=<seed>)". REQUIRES: validate(options).ok()
 Workload generate_synthetic(const SyntheticOptions& options);
 
 // The same jobs, made on demand: Workload::generator replays the draws for each reader, so a run

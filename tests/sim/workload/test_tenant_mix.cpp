@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
+#include "core/hardware.h"
 #include "formats/jobs/job_list_json.h"
 #include "sim/workload/synthetic_workload.h"
 #include "tests/sim/workload/workload_fixture.h"
@@ -112,5 +114,49 @@ TEST_CASE("formats::workload synthetic tenants and priority classes from JSON", 
     CHECK(options_error(R"({"priority_classes": ["low"]})") ==
           "s.json: /workload/priority_classes: must be a non-empty object of priority class name -> share, got an array");
     CHECK(options_error(R"({"tenants": {"": 1}})") == "s.json: /workload/tenants/: a tenant name must not be empty");
+  }
+}
+
+TEST_CASE("sim::workload synthetic GPU model selections are drawn from their shares", "[sim][workload]") {
+  SyntheticOptions plain;
+  plain.jobs = 20'000;
+  plain.seed = 7;
+  plain.tenants = {{"team-a", 1}, {"team-b", 1}};
+  SyntheticOptions with = plain;
+  with.gpu_models = {{"h100", 2}, {"NVIDIA-A100-SXM4-40GB", 3}, {"any", 5}};
+  const Workload base = generate_synthetic(plain), pinned = generate_synthetic(with);
+  const auto bit = [](const char* name) { return uint64_t{1} << find_gpu_model(name)->catalog_index; };
+
+  SECTION("the jobs and their tenants are those without the mix: only the selection is added") {
+    CHECK(fingerprint(pinned) == fingerprint(base));
+    CHECK(tenants_of(pinned) == tenants_of(base));
+    for (const JobSpec& job : base.jobs) REQUIRE(job.gpu_models == kAnyGpuModel);
+    CHECK(base.gpu_model_sets.empty());
+  }
+  SECTION("one set per named model, in the mix's order; shares within 1.5 points of 20/30/50") {
+    CHECK(pinned.gpu_model_sets == std::vector<uint64_t>{bit("h100"), bit("a100")});
+    std::map<int, size_t> counts;
+    for (const JobSpec& job : pinned.jobs) ++counts[job.gpu_models];
+    CHECK(std::abs(counts[0] / 20'000.0 - 0.2) < 0.015);
+    CHECK(std::abs(counts[1] / 20'000.0 - 0.3) < 0.015);
+    CHECK(std::abs(counts[kAnyGpuModel] / 20'000.0 - 0.5) < 0.015);
+    CHECK(counts.size() == 3);
+  }
+  SECTION("streamed jobs select the same models") {
+    const Workload streamed = held(stream_synthetic(with));
+    CHECK(streamed.gpu_model_sets == pinned.gpu_model_sets);
+    for (size_t i = 0; i < pinned.jobs.size(); ++i) REQUIRE(streamed.jobs[i].gpu_models == pinned.jobs[i].gpu_models);
+  }
+  SECTION("read from a workload section; unknown models and bad shares name the key") {
+    const auto options = synthetic_options_from_json(R"({"jobs": 10, "gpu_model_mix": {"h100": 1, "any": 1}})", "s.json", "");
+    REQUIRE(options.ok());
+    CHECK(options->gpu_models.size() == 2);
+    CHECK(options_error(R"({"gpu_model_mix": {"hx100": 1}})") ==
+          "s.json: /workload/gpu_model_mix/hx100: unknown GPU model 'hx100' (did you mean 'h100'?) (a catalog name, a "
+          "nvidia.com/gpu.product label, or \"any\")");
+    CHECK(options_error(R"({"gpu_model_mix": {"h100": -1}})") ==
+          "s.json: /workload/gpu_model_mix/h100: must be a number >= 0, got -1");
+    CHECK(options_error(R"({"gpu_model_mix": {}})") ==
+          "s.json: /workload/gpu_model_mix: must be a non-empty object of GPU model name -> share, got an object");
   }
 }
