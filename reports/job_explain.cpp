@@ -161,6 +161,10 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   if (!r.reason.empty()) out += "\n  why: " + (r.reason.starts_with("never placed: ") ? r.reason.substr(14) : r.reason);
   if (!r.placement_note.empty()) out += "\n  note: " + r.placement_note;
   out += "\n";
+  if (const std::vector<std::string>& flavors = s.runs.front().flavors;
+      r.flavor >= 0 && static_cast<size_t>(r.flavor) < flavors.size())
+    out += "  Kueue flavor: " + flavors[static_cast<size_t>(r.flavor)] +
+           " (its nvidia.com/gpu at its last admission; the flavor's nodeLabels are its pods' node selector)\n";
   if (r.pods.empty()) return out;
   out += "  GPUs: " + gpus_text(r, node_names) + "\n";
   if (!job.is_training() || r.start_ms < 0) return out;

@@ -7,6 +7,9 @@
 #include <optional>
 #include <set>
 
+#include "core/hardware.h"
+#include "sim/job.h"
+
 namespace topsim {
 namespace {
 
@@ -108,7 +111,14 @@ void flavors_section(std::string& out, const QueueConfig& config) {
   for (const ResourceFlavorSpec& f : config.flavors) {
     std::string labels;
     for (const auto& [key, value] : f.node_labels) labels += (labels.empty() ? " (nodes labelled " : ", ") + key + "=" + value;
-    flavors.push_back(f.name + (labels.empty() ? "" : labels + ")"));
+    std::string line = f.name + (labels.empty() ? "" : labels + ")");
+    // What the labels do in a replay (sim/tenancy/kueue_admission.h): the GPU model's restricts
+    // placement and admission, no other label does.
+    if (f.gpu >= 0) line += ": training jobs admitted here run on " + gpu_at(f.gpu)->name + " nodes only";
+    if (f.node_labels.size() > (f.gpu >= 0 ? 1u : 0u))
+      line += std::string(f.gpu >= 0 ? "; its other" : ": its") + " labels do not restrict placement (topsim reads only " +
+              kGpuProductLabel + ")";
+    flavors.push_back(std::move(line));
   }
   std::sort(flavors.begin(), flavors.end());
   out += "\nResourceFlavors:\n";

@@ -2,8 +2,13 @@
 // the queues the jobs name map onto them, and what a preemption costs.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "core/hardware.h"
 #include "formats/queues/queue_yaml.h"
 #include "scenario/scenario_sections.h"
+#include "sim/cluster.h"
+#include "sim/job.h"
 
 namespace topsim {
 namespace {
@@ -19,6 +24,35 @@ void read_queue_of(JsonErrors& errors, const JsonObject& tenancy, TenancySpec& s
       return errors.fail(at->pointer + "/" + name, "must be a LocalQueue or ClusterQueue name");
     spec.queue_of[name] = target.get<std::string>();
   }
+}
+
+// Empty, or why a ClusterQueue's flavor names a GPU model (nodeLabels nvidia.com/gpu.product) the
+// cluster has no node of: the jobs admitted on it could never be placed, and would hold its quota.
+std::string absent_flavor_gpu(const QueueConfig& queues, const ClusterSpec& cluster) {
+  if (cluster.groups.empty()) return "";  // a trace's node list: its pods take GPU types of their own
+  std::vector<std::string> models;
+  auto cluster_has = [&](int gpu) {
+    for (const NodeGroupSpec& group : cluster.groups)
+      if (const GpuModel* pace = pace_gpu(group.model); pace && pace->catalog_index == gpu) return true;
+    return false;
+  };
+  for (const NodeGroupSpec& group : cluster.groups)
+    if (const GpuModel* pace = pace_gpu(group.model))
+      if (std::find(models.begin(), models.end(), pace->name) == models.end()) models.push_back(pace->name);
+  for (const ClusterQueueSpec& cq : queues.cluster_queues)
+    for (const ResourceGroup& group : cq.groups)
+      for (const FlavorQuotas& quotas : group.flavors)
+        for (const ResourceFlavorSpec& flavor : queues.flavors) {
+          if (flavor.name != quotas.flavor || flavor.gpu < 0) continue;
+          if (cluster_has(flavor.gpu)) continue;
+          std::string list;
+          for (const std::string& m : models) list += (list.empty() ? "" : ", ") + m;
+          return flavor.where + ": ResourceFlavor " + flavor.name + ": spec.nodeLabels." + kGpuProductLabel + " " +
+                 flavor.node_labels.at(kGpuProductLabel) + " is GPU model " + gpu_at(flavor.gpu)->name +
+                 ", and the cluster has none (its GPUs: " + list + "); ClusterQueue " + cq.name +
+                 " admits jobs on it that could never be placed";
+        }
+  return "";
 }
 
 }  // namespace
@@ -49,6 +83,8 @@ void read_tenancy(JsonErrors& errors, std::optional<Error>& verbatim, const Json
   if (errors.failed()) return;
   auto binding = bind_tenancy(*spec, *s.workload);
   if (!binding) return verbatim.emplace(binding.error()), void();
+  if (std::string absent = absent_flavor_gpu(spec->queues, s.cluster); !absent.empty())
+    return verbatim.emplace(Error(std::move(absent))), void();
   s.tenancy = std::move(spec);
 }
 

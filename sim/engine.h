@@ -116,6 +116,7 @@ struct RunOutput {
   bool shared_links = false;           // jobs shared the fabric's uplinks (sim/link_shares.h)
   std::vector<TenantUsage> tenants;    // JobTally::by_tenant's keys index it; empty: no tenants
   bool quota = false;                  // jobs were admitted by ClusterQueues (RunConfig::tenancy)
+  std::vector<std::string> flavors;    // Kueue's ResourceFlavors (JobRecord::flavor indexes it)
   int64_t borrowed_gpu_ms = 0;         // with quota: GPU time above nominal quota, over every queue
   // With failures (RunConfig::failures), per cause: nodes that failed, running jobs they
   // interrupted, and the GPU time that cost (training since the last checkpoint, and the restart).

@@ -19,6 +19,7 @@ void Engine::start_tenants() {
     return;
   }
   admission_ = std::move(*made);
+  out_.flavors = admission_->flavor_names();
   for (const TenantQuota& t : admission_->tenants()) out_.tenants.push_back({t.name, 0, t.nominal_gpus, 0, t.holds_quota});
   out_.quota = true;
 }
@@ -30,6 +31,10 @@ std::string Engine::enqueue_for_quota(const JobSpec& job, int64_t timestamp_ms) 
 void Engine::admitted(uint32_t id) {
   JobRecord& r = book_[id];
   if (r.admitted_ms < 0) r.admitted_ms = now_ms_;
+  // Its flavor's node labels become its pods' node selector (for this admission only).
+  r.flavor = static_cast<int16_t>(admission_->admitted_flavor(id));
+  const int gpu = admission_->admitted_gpu_model(id);
+  if (open_[id].is_training()) open_.set_flavor_gpu(id, gpu < 0 ? kAnyGpuModel : static_cast<uint8_t>(gpu));
   Queue* queue = queue_for(open_[id]);
   queue->pending.push(id, queue->scheduler->shape(view_, id));
 }

@@ -191,6 +191,7 @@ class Experiment {
     if (!fill) result.samples = std::move(out.samples);
     result.load_curve = std::move(out.load_curve);
     result.rejections = out.tally.rejections;
+    result.flavors = out.flavors;
     result.workload = workload;
     if (store) {
       if (Status s = store->finish(); !s) fail(s.error());

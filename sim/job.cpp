@@ -61,6 +61,15 @@ const GpuModel* selectable_gpu_model(std::string_view name) {
   return gpu != nullptr && gpu->catalog_index >= 0 && gpu->catalog_index < 64 ? gpu : nullptr;
 }
 
+std::string unknown_gpu_products(const std::vector<std::string>& values) {
+  std::string quoted;
+  for (const std::string& v : values) quoted += (quoted.empty() ? "'" : ", '") + v + "'";
+  std::string known;
+  for (const std::string& name : gpu_model_names()) known += (known.empty() ? "" : ", ") + name;
+  return quoted + (values.size() == 1 ? " names" : " name") + " no catalog GPU (" + known +
+         "; product labels such as NVIDIA-H100-80GB-HBM3)";
+}
+
 std::vector<std::string> Workload::selected_gpu_names(const JobSpec& job) const {
   std::vector<std::string> names;
   if (job.gpu_models != kAnyGpuModel && job.gpu_models < gpu_model_sets.size())
@@ -78,6 +87,10 @@ std::string Workload::selected_gpus_text(const JobSpec& job) const {
 }
 
 NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node) {
+  if (job.is_training() && job.flavor_gpu != kAnyGpuModel && gpu.catalog_index != job.flavor_gpu)
+    return {"its Kueue flavor holds it to GPU model " + gpu_at(job.flavor_gpu)->name +
+                " (the ResourceFlavor's nodeLabels nvidia.com/gpu.product, its pods' node selector)",
+            false};
   if (job.is_training() && !workload.selects_gpu(job, gpu))
     return {
         "it selects GPU model " + workload.selected_gpus_text(job) + " (\"gpu_models\", a nvidia.com/gpu.product node selector)",

@@ -74,6 +74,11 @@ struct JobSpec {
   uint16_t workers = 1;          // pods (master + workers), all requesting gpus_per_worker
   uint16_t gpus_per_worker = 1;  // GPUs per pod (trace pods: cards, 0 for CPU-only pods)
   Framework framework = Framework::PyTorch;
+  // Set while a Kueue ResourceFlavor naming a GPU model holds its admission (nodeLabels'
+  // nvidia.com/gpu.product, which become its pods' node selector): that model's catalog index; a
+  // training job then runs on nodes of that model only. kAnyGpuModel otherwise. Only the engine's
+  // copy of an admitted job has it (OpenJobs). (Beside `framework`: it fills its padding.)
+  uint8_t flavor_gpu = kAnyGpuModel;
   uint16_t model = 0;  // index into the model catalog, or kNoModel (shares, trace pods)
   uint16_t batch_per_gpu = 64;
   // Share: aliyun.com/gpu-mem GiB and gpu-core.percentage (0 = memory only).
@@ -106,6 +111,8 @@ struct JobSpec {
   std::vector<uint16_t> unequal_pod_gpus;
 
   bool is_share() const { return kind == JobKind::Share; }
+  // Whether something holds it to some GPU models: its selection, or its Kueue flavor's.
+  bool holds_gpu_models() const { return gpu_models != kAnyGpuModel || flavor_gpu != kAnyGpuModel; }
   bool is_training() const { return kind == JobKind::Training; }
   // workers x gpus_per_worker, or the sum of unequal_pod_gpus when pods differ.
   int total_gpus() const;
@@ -186,8 +193,10 @@ struct Workload {
   // (gpu_at). Distinct sets, in order of first appearance.
   std::vector<uint64_t> gpu_model_sets;
   std::string job_name(uint32_t id) const;
-  // Whether `job` may run on GPUs of model `gpu` (its selector names it, or it names none).
+  // Whether `job` may run on GPUs of model `gpu`: its selector names it, or it names none; and it
+  // is its Kueue flavor's model, when its flavor names one (JobSpec::flavor_gpu).
   bool selects_gpu(const JobSpec& job, const GpuModel& gpu) const {
+    if (job.flavor_gpu != kAnyGpuModel && gpu.catalog_index != job.flavor_gpu) return false;
     if (job.gpu_models == kAnyGpuModel) return true;
     return gpu.catalog_index >= 0 && ((gpu_model_sets[job.gpu_models] >> gpu.catalog_index) & 1u) != 0;
   }
@@ -202,9 +211,16 @@ struct Workload {
   size_t size() const { return generator ? generated.jobs : jobs.size(); }
 };
 
+// The node label NVIDIA's GPU feature discovery writes with a node's GPU model
+// ("NVIDIA-H100-80GB-HBM3"): what node selectors and Kueue ResourceFlavors name GPU models by.
+inline constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
+
 // The catalog GPU a job may select by `name` (JobSpec::gpu_models): a catalog name or alias, or a
 // nvidia.com/gpu.product label as GPU feature discovery writes it; nullptr for none.
 const GpuModel* selectable_gpu_model(std::string_view name);
+// Why `values` (GPU model names or product labels, quoted in the text) name no catalog GPU, with
+// what would: "'X' names no catalog GPU (a100, ...; product labels such as ...)".
+std::string unknown_gpu_products(const std::vector<std::string>& values);
 
 // Why training job `job` of `workload` cannot run on nodes of model `node` whose GPUs are `gpu`
 // (a node type's slowest card), or no message when it can: a GPU model the job does not select
@@ -265,6 +281,8 @@ class OpenJobs {
   // An elastic job's current size (its spec here only; the workload keeps the submitted one).
   // REQUIRES: open.
   void set_workers(uint32_t id, uint16_t workers) { specs_[slot_of_[id]].workers = workers; }
+  // The GPU model its Kueue flavor holds it to (JobSpec::flavor_gpu). REQUIRES: open.
+  void set_flavor_gpu(uint32_t id, uint8_t gpu) { specs_[slot_of_[id]].flavor_gpu = gpu; }
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFF;

@@ -76,6 +76,9 @@ struct JobRecord {
   // checkpoint and each restart's overhead). start_ms stays its first start.
   int64_t admitted_ms = -1;
   uint16_t evictions = 0;
+  // The Kueue ResourceFlavor of its nvidia.com/gpu at its last admission (an index into
+  // RunResult::flavors), or -1. (Beside `evictions`: it fills its padding.)
+  int16_t flavor = -1;
   int64_t lost_gpu_ms = 0;
   // Stops before its end (preemptions, and interruptions by its nodes' failures) and checkpoints
   // (sim/checkpoint.h): interruptions; training lost since a last checkpoint (recompute), restart

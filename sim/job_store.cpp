@@ -99,6 +99,7 @@ void encode(std::string& out, const JobRecord& r) {
   put(out, r.least_network_share);
   put(out, r.admitted_ms);
   put(out, r.evictions);
+  put(out, r.flavor);
   put(out, r.lost_gpu_ms);
   put(out, r.interruptions);
   put(out, r.resizes);
@@ -140,6 +141,7 @@ JobRecord decode(const char* at) {
   r.least_network_share = in.get<double>();
   r.admitted_ms = in.get<int64_t>();
   r.evictions = in.get<uint16_t>();
+  r.flavor = in.get<int16_t>();
   r.lost_gpu_ms = in.get<int64_t>();
   r.interruptions = in.get<uint16_t>();
   r.resizes = in.get<uint16_t>();

@@ -75,6 +75,7 @@ struct RunResult {
   std::vector<Transition> transitions;        // lifecycle transitions, when recorded and kept
   std::vector<NodeEvent> failures;            // node failures in time order (sim/failures.h); empty without
   std::vector<std::string> rejections;        // distinct rejection reasons, "job: reason", first 10
+  std::vector<std::string> flavors;           // Kueue's ResourceFlavors (JobRecord::flavor indexes it)
   std::optional<RunDecision> decided;         // stopped once this bound was lost (ExperimentOptions::stop_when)
 };
 

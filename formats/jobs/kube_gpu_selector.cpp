@@ -10,7 +10,7 @@
 namespace topsim {
 namespace {
 
-constexpr const char* kProductLabel = "nvidia.com/gpu.product";
+constexpr const char* kProductLabel = kGpuProductLabel;
 
 // Catalog indexes as bits (bit i = gpu_at(i)); what a job list's "gpu_models" holds.
 using ModelSet = uint64_t;
@@ -46,10 +46,7 @@ struct Reader {
     return set;
   }
 
-  static std::string unknown_products(const std::vector<std::string>& values) {
-    return join(values, ", ", [](const std::string& v) { return "'" + v + "'"; }) + (values.size() == 1 ? " names" : " name") +
-           " no catalog GPU (" + join(gpu_model_names(), ", ") + "; product labels such as NVIDIA-H100-80GB-HBM3)";
-  }
+  static std::string unknown_products(const std::vector<std::string>& values) { return unknown_gpu_products(values); }
 
   // One node selector term: its expressions on the product label, ANDed; every model when none.
   ModelSet term(const YAML::Node& term, const std::string& field) {

@@ -14,6 +14,7 @@
 
 #include "formats/queues/queue_objects.h"
 #include "formats/support/k8s_quantity.h"
+#include "sim/job.h"
 
 namespace topsim::queue_yaml {
 namespace {
@@ -251,6 +252,10 @@ void read_resource_flavor(const Object& object, QueueConfig& config) {
     for (const auto& entry : labels) {
       const std::string key = text(site, entry.first, "spec.nodeLabels");
       flavor.node_labels[key] = text(site, entry.second, "spec.nodeLabels." + key);
+      if (key != kGpuProductLabel) continue;
+      const GpuModel* gpu = selectable_gpu_model(flavor.node_labels[key]);
+      if (gpu == nullptr) site.fail(entry.second, "spec.nodeLabels." + key, unknown_gpu_products({flavor.node_labels[key]}));
+      flavor.gpu = gpu->catalog_index;
     }
   config.flavors.push_back(std::move(flavor));
 }

@@ -156,7 +156,7 @@ void put_training(std::string& out, const JobSpec& job, const JobRecord& r) {
 }  // namespace
 
 void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, const JobSpec& job,
-                     const JobRecord& r) {
+                     const JobRecord& r, const std::vector<std::string>& flavors) {
   const uint32_t id = job.id;
   out += "{\"scheduler\":";
   put_string(out, scheduler);
@@ -204,6 +204,8 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
   }
   put_times(out, r);
   if (r.admitted_ms >= 0) field(out, "admitted_s", seconds(r.admitted_ms));
+  if (r.flavor >= 0 && static_cast<size_t>(r.flavor) < flavors.size())  // its GPUs' ResourceFlavor
+    field(out, "flavor", std::string_view(flavors[static_cast<size_t>(r.flavor)]));
   if (r.evictions > 0) {  // preempted (sim/tenancy/)
     field(out, "evictions", static_cast<uint32_t>(r.evictions));
     field(out, "preempted_gpu_s", seconds(r.lost_gpu_ms));

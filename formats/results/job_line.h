@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/job.h"
 #include "sim/job_record.h"
@@ -14,8 +15,9 @@
 namespace topsim {
 
 // Appends `job` of `workload` with its final `record`, run by `scheduler` with `seed`, as one
-// JSON object and a newline to `out`.
+// JSON object and a newline to `out`; `flavors` are the run's Kueue ResourceFlavors
+// (JobRecord::flavor indexes them).
 void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, const JobSpec& job,
-                     const JobRecord& record);
+                     const JobRecord& record, const std::vector<std::string>& flavors = {});
 
 }  // namespace topsim

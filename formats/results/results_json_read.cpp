@@ -467,6 +467,12 @@ Status load_job_records(const std::string& dir, ResultSet& results) {
         job.gpu_models = static_cast<uint8_t>(found - sets.begin());
       }
     }
+    if (const auto flavor = j->find("flavor"); flavor != j->end() && flavor->is_string()) {
+      std::vector<std::string>& flavors = run->second->flavors;  // the run's, in order of first mention
+      auto found = std::find(flavors.begin(), flavors.end(), flavor->get<std::string>());
+      if (found == flavors.end()) found = flavors.insert(flavors.end(), flavor->get<std::string>());
+      record.flavor = static_cast<int16_t>(found - flavors.begin());
+    }
     workload.jobs.push_back(job);
     run->second->jobs.push_back(std::move(record));
   }

@@ -274,7 +274,7 @@ Status stream_jobs_jsonl(const ResultSet& results, std::ostream& out, JobsDigest
   for (const SchedulerResult& s : results.schedulers)
     for (const RunResult& run : s.runs) {
       const Status read = for_each_job(run, [&](const JobSpec& job, const JobRecord& record) {
-        append_job_line(lines, s.name, run.seed, *run.workload, job, record);
+        append_job_line(lines, s.name, run.seed, *run.workload, job, record, run.flavors);
         if (lines.size() >= kFlushBytes) emit();
       });
       if (!read) {

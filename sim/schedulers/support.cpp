@@ -170,12 +170,13 @@ std::string training_admission_problem(const SchedulingView& view, uint32_t id, 
     GangRequest annotated;
     if (Status s = apply_gang_annotations(*annotations, annotated); !s) return s.error().message;
   }
-  // The node types' part depends on the job's model, framework, GPU model selector, batch and
+  // The node types' part depends on the job's model, framework, GPU model selector and flavor, batch and
   // whether it is an LLM or needs NICs: checked once per such shape (a throughput estimate per type), not per job.
   const bool need_nic = rules.pods_need_nic && job.workers > 1;
-  const uint64_t key = (uint64_t{job.model} << 40) | (static_cast<uint64_t>(job.framework) << 32) |
-                       (uint64_t{job.gpu_models} << 24) | (uint64_t{job.batch_per_gpu} << 8) |
-                       (static_cast<uint64_t>(rules.serving) << 2) | (uint64_t{need_nic} << 1) | uint64_t{job.llm != kNoLlm};
+  const uint64_t key = (uint64_t{job.flavor_gpu} << 56) | (uint64_t{job.model} << 40) |
+                       (static_cast<uint64_t>(job.framework) << 32) | (uint64_t{job.gpu_models} << 24) |
+                       (uint64_t{job.batch_per_gpu} << 8) | (static_cast<uint64_t>(rules.serving) << 2) |
+                       (uint64_t{need_nic} << 1) | uint64_t{job.llm != kNoLlm};
   auto [it, fresh] = view.shape_problems().try_emplace(key);
   if (fresh) it->second = serving_types_problem(view, job, rules.serving, need_nic);
   if (!it->second.problem.empty()) return it->second.problem;
@@ -198,7 +199,7 @@ std::string training_wait_reason(const SchedulingView& view, uint32_t id, NodeMo
   if (!job.is_training()) return "";
   const ServingNodes nodes = serving_nodes(view, job, serving);
   const std::string needs = std::to_string(job.total_gpus()) + " GPUs";
-  if (nodes.gpus < job.total_gpus() && job.gpu_models != kAnyGpuModel)
+  if (nodes.gpus < job.total_gpus() && job.holds_gpu_models())
     return "needs " + needs + ", the nodes serving it that it can run on have " + std::to_string(nodes.gpus) + " (" +
            cannot_run_on(view, job, serving) + ")";
   if (nodes.gpus < job.total_gpus())

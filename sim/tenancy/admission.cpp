@@ -45,8 +45,8 @@ class QuotaOver : public Admission {
 // Sharing; a job asks its resources of the quota tree.
 class KueueQuota final : public QuotaOver<KueueAdmission> {
  public:
-  KueueQuota(QuotaTree tree, const QueueConfig& config, TenancyBinding binding)
-      : QuotaOver(std::move(binding), std::move(tree), config) {
+  KueueQuota(QuotaTree tree, const QueueConfig& config, TenancyBinding binding, std::vector<uint64_t> gpu_model_sets)
+      : QuotaOver(std::move(binding), std::move(tree), config), gpu_model_sets_(std::move(gpu_model_sets)) {
     const QuotaTree& t = admission_.tree();
     const int gpu = t.resource(kResourceGpu);
     const size_t locals = config.local_queues.size();
@@ -94,9 +94,23 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
     std::string missing;
     QuotaRequest request = quota_request(job, admission_.tree(), missing);
     if (!missing.empty()) return "no ClusterQueue has quota for " + missing;
-    if (std::string never = admission_.never_admitted(cq, request); !never.empty()) return never;
-    admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request), binding_.local_queue(job)});
+    // A training job's GPU model selection is its pods' node selector, matched against flavors.
+    const uint64_t models = job.is_training() && job.gpu_models != kAnyGpuModel && job.gpu_models < gpu_model_sets_.size()
+                                ? gpu_model_sets_[job.gpu_models]
+                                : kAnyGpuModels;
+    if (std::string never = admission_.never_admitted(cq, request, models); !never.empty()) return never;
+    admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request), binding_.local_queue(job), models});
     return {};
+  }
+  int admitted_flavor(uint32_t id) const override { return admission_.gpu_flavor(id); }
+  int admitted_gpu_model(uint32_t id) const override {
+    const int flavor = admission_.gpu_flavor(id);
+    return flavor < 0 ? -1 : admission_.flavor_gpu(flavor);
+  }
+  std::vector<std::string> flavor_names() const override {
+    std::vector<std::string> names;
+    for (int f = 0; f < admission_.tree().flavors(); ++f) names.push_back(admission_.tree().flavor_name(f));
+    return names;
   }
   int64_t borrowed_total_gpu_ms(int64_t now_ms) const override {
     int64_t total = 0;
@@ -105,7 +119,8 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
   }
 
  private:
-  std::vector<int> tenant_of_local_;  // by LocalQueue id (TenancyBinding::local_queue): its tenant, or -1
+  std::vector<int> tenant_of_local_;      // by LocalQueue id (TenancyBinding::local_queue): its tenant, or -1
+  std::vector<uint64_t> gpu_model_sets_;  // the workload's (Workload::gpu_model_sets)
 };
 
 // KAI: tenants are the leaf queues; a job asks GPUs in milli-GPU (whole cards x 1000, a trace
@@ -177,7 +192,8 @@ Expected<std::unique_ptr<Admission>> make_admission(const TenancySpec& spec, con
     return std::unique_ptr<Admission>(std::make_unique<KaiQuota>(spec.queues, std::move(*binding), total_gpus));
   Expected<QuotaTree> tree = QuotaTree::build(spec.queues);
   if (!tree) return tree.error();
-  return std::unique_ptr<Admission>(std::make_unique<KueueQuota>(std::move(*tree), spec.queues, std::move(*binding)));
+  return std::unique_ptr<Admission>(
+      std::make_unique<KueueQuota>(std::move(*tree), spec.queues, std::move(*binding), workload.gpu_model_sets));
 }
 
 }  // namespace topsim

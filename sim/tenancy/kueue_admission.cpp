@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/hardware.h"
+
 namespace topsim {
 
 // One flavor tried for one resource group (Kueue's flavorassigner: a flavor's mode, borrowing
@@ -24,6 +26,12 @@ namespace {
 
 bool covers(const ResourceGroup& group, const std::string& resource) {
   return std::find(group.covered.begin(), group.covered.end(), resource) != group.covered.end();
+}
+
+std::string join_covered(const ResourceGroup& group) {
+  std::string out;
+  for (const std::string& resource : group.covered) out += (out.empty() ? "" : ", ") + resource;
+  return out;
 }
 
 // A cohort below the root whose own subtree guarantees the request: reclaiming it is a
@@ -46,6 +54,9 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       borrowed_gpu_ms_(config.cluster_queues.size(), 0),
       borrowed_since_ms_(config.cluster_queues.size(), 0) {
   admitted_by_queue_.resize(config.cluster_queues.size());
+  flavor_gpu_.assign(static_cast<size_t>(tree_.flavors()), -1);
+  for (const ResourceFlavorSpec& flavor : config.flavors)
+    if (const int f = tree_.flavor(flavor.name); f >= 0) flavor_gpu_[static_cast<size_t>(f)] = flavor.gpu;
   if (std::any_of(queues_.begin(), queues_.end(), [](const ClusterQueueSpec& q) { return q.admission_fair_sharing; }))
     fair_admission_ = config.admission_fair_sharing;
   if (fair_admission_) {
@@ -69,18 +80,53 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       within_preempts_[static_cast<size_t>(tree_.root(q))] = true;
 }
 
-std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest& request) const {
+std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest& request, uint64_t gpu_models) const {
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cluster_queue)];
   for (const auto& asked : request) {
     const int resource = asked.first;
     const int64_t amount = asked.second;
-    const bool covered = std::any_of(spec.groups.begin(), spec.groups.end(),
-                                     [&](const ResourceGroup& g) { return covers(g, tree_.resource_name(resource)); });
-    if (!covered)
+    const auto group = std::find_if(spec.groups.begin(), spec.groups.end(),
+                                    [&](const ResourceGroup& g) { return covers(g, tree_.resource_name(resource)); });
+    if (group == spec.groups.end())
       return "ClusterQueue " + spec.name + " has no quota for " + tree_.resource_name(resource) + " (" + std::to_string(amount) +
              " requested)";
+    const bool some = std::any_of(group->flavors.begin(), group->flavors.end(), [&](const FlavorQuotas& flavor) {
+      return matches(*group, tree_.flavor(flavor.flavor), gpu_models);
+    });
+    if (!some) return no_matching_flavor(spec, *group, gpu_models);
   }
   return {};
+}
+
+bool KueueAdmission::matches(const ResourceGroup& group, int f, uint64_t gpu_models) const {
+  if (gpu_models == kAnyGpuModels) return true;
+  if (const int gpu = flavor_gpu_[static_cast<size_t>(f)]; gpu >= 0) return ((gpu_models >> gpu) & 1u) != 0;
+  // A flavor naming no GPU model: the key counts only when another flavor of the group names it,
+  // and then a node without the label does not pass the selector.
+  return std::none_of(group.flavors.begin(), group.flavors.end(), [&](const FlavorQuotas& other) {
+    return flavor_gpu_[static_cast<size_t>(tree_.flavor(other.flavor))] >= 0;
+  });
+}
+
+std::string KueueAdmission::no_matching_flavor(const ClusterQueueSpec& spec, const ResourceGroup& group,
+                                               uint64_t gpu_models) const {
+  std::string selected, flavors;
+  for (int i = 0; i < 64; ++i)
+    if (const GpuModel* gpu = gpu_at(i); gpu && ((gpu_models >> i) & 1u)) selected += (selected.empty() ? "" : ", ") + gpu->name;
+  for (const FlavorQuotas& flavor : group.flavors) {
+    const int gpu = flavor_gpu_[static_cast<size_t>(tree_.flavor(flavor.flavor))];
+    flavors += (flavors.empty() ? "" : ", ") + flavor.flavor + " (" + (gpu >= 0 ? gpu_at(gpu)->name : "no GPU model") + ")";
+  }
+  return "no flavor of ClusterQueue " + spec.name + " for " + join_covered(group) + " matches the GPU models its pods select (" +
+         selected + "): its flavors are " + flavors;
+}
+
+int KueueAdmission::gpu_flavor(uint32_t id) const {
+  const auto it = admitted_.find(id);
+  if (it == admitted_.end() || gpu_resource_ < 0) return -1;
+  for (const auto& [fr, amount] : it->second.usage)
+    if (fr % tree_.resources() == gpu_resource_) return fr / tree_.resources();
+  return -1;
 }
 
 bool KueueAdmission::fair_admission(int cluster_queue) const {
@@ -88,7 +134,8 @@ bool KueueAdmission::fair_admission(int cluster_queue) const {
 }
 
 KueueAdmission::ShapeKey KueueAdmission::shape_of(const QueuedWorkload& workload) const {
-  return {fair_admission(workload.cluster_queue) ? workload.local_queue : -1, workload.priority, workload.request};
+  return {fair_admission(workload.cluster_queue) ? workload.local_queue : -1, workload.priority, workload.request,
+          workload.gpu_models};
 }
 
 double KueueAdmission::resource_weight(const std::string& name) const {
@@ -211,6 +258,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
     for (const FlavorQuotas& flavor : group.flavors) {
       FlavorTry t;
       const int f = tree_.flavor(flavor.flavor);
+      if (!matches(group, f, workload.gpu_models)) continue;  // "flavor ... doesn't match node affinity"
       for (const auto& [resource, amount] : asked) {
         const int fr = tree_.fr(f, resource);
         t.usage.emplace_back(fr, amount);
@@ -263,6 +311,11 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
           (t.mode == Mode::Fit && spec.when_can_borrow == FungibilityChoice::MayStopSearch) ||
           (t.mode == Mode::Preempt && !t.no_candidates && spec.when_can_preempt == FungibilityChoice::MayStopSearch);
       if (stop) break;
+    }
+    if (!have) {  // no flavor matches its node selector (never_admitted keeps such workloads out)
+      out.mode = Mode::NoFit;
+      if (out.reason.empty()) out.reason = no_matching_flavor(spec, group, workload.gpu_models);
+      continue;
     }
     out.usage.insert(out.usage.end(), best.usage.begin(), best.usage.end());
     if (best.mode == Mode::Preempt) {

@@ -18,9 +18,17 @@
 // - Fair Sharing (kueue_fair_sharing.cpp): the cycle's order by a tournament of dominant resource
 //   shares, and preemption between queues by the shares' strategies.
 // - Admission Fair Sharing (below).
+// - node affinity against flavors (flavorassigner.go flavorSelector): of a job's node selector,
+//   only the label keys some flavor of the resource group names count, and a flavor matches when a
+//   node carrying exactly the flavor's nodeLabels would pass it. topsim reads one such key, the
+//   GPU model (nvidia.com/gpu.product, ResourceFlavorSpec::gpu): a job selecting GPU models
+//   (JobSpec::gpu_models) skips a flavor of another model, or of none where others of the group
+//   name one; a job selecting none matches every flavor. The flavor's labels then become the
+//   pods' node selector: the engine holds an admitted training job to the flavor's GPU model
+//   (gpu_flavor, JobSpec::flavor_gpu).
 // Not modelled: partial admission, the
 // capacity reservation of a preemptor that cannot reclaim, admission checks, TAS (placement is
-// the scheduler's), flavors' node labels limiting placement.
+// the scheduler's), flavors' labels other than the GPU model, taints and tolerations.
 //
 // The quota a preemption frees goes to its preemptor: it stays its queue's head in the following
 // cycles until it is admitted or no longer fits, and a cycle takes it before other entries (Kueue's
@@ -72,6 +80,9 @@
 
 namespace topsim {
 
+// QueuedWorkload::gpu_models of a workload that selects no GPU model.
+inline constexpr uint64_t kAnyGpuModels = ~uint64_t{0};
+
 // What a workload asks of quota: (resource id of the tree, amount), amounts > 0.
 using QuotaRequest = std::vector<std::pair<int, int64_t>>;
 
@@ -83,6 +94,9 @@ struct QueuedWorkload {
   int64_t timestamp_ms = 0;  // creation, or its last eviction (Kueue's requeue timestamp)
   QuotaRequest request;
   int local_queue = -1;  // its LocalQueue (TenancyBinding::local_queue); counts under Admission Fair Sharing
+  // The GPU models its pods select (bit i: catalog GPU i; kAnyGpuModels: no selection), matched
+  // against the flavors' GPU models.
+  uint64_t gpu_models = kAnyGpuModels;
 };
 
 // Whether an admitted workload (`priority`, queued at `timestamp_ms`) may be preempted by a
@@ -95,9 +109,15 @@ class KueueAdmission {
   KueueAdmission(QuotaTree tree, const QueueConfig& config);
 
   const QuotaTree& tree() const { return tree_; }
-  // Empty, or why a workload of `request` can never be admitted to `cluster_queue` (a resource
-  // its queue does not cover).
-  std::string never_admitted(int cluster_queue, const QuotaRequest& request) const;
+  // Empty, or why a workload of `request` selecting `gpu_models` can never be admitted to
+  // `cluster_queue` (a resource its queue does not cover, or a group none of whose flavors match
+  // the GPU models it selects).
+  std::string never_admitted(int cluster_queue, const QuotaRequest& request, uint64_t gpu_models = kAnyGpuModels) const;
+  // The flavor (QuotaTree::flavor id) an admitted workload's nvidia.com/gpu was assigned, or -1
+  // (not admitted, or it asks no whole GPUs); and the GPU model a flavor's nodes carry (a catalog
+  // index, ResourceFlavorSpec::gpu), or -1.
+  int gpu_flavor(uint32_t id) const;
+  int flavor_gpu(int flavor) const { return flavor_gpu_[static_cast<size_t>(flavor)]; }
 
   void enqueue(QueuedWorkload workload);
   // Runs scheduling cycles at `now_ms` until one changes nothing. `evict(id)` is called for each
@@ -159,7 +179,8 @@ class KueueAdmission {
   // the others cannot either (newer, so no better placed to preempt).
   // Under Admission Fair Sharing a shape is per LocalQueue too (-1 otherwise): the queues' usage
   // orders them.
-  using ShapeKey = std::tuple<int, int32_t, QuotaRequest>;
+  // And by the GPU models its pods select (the flavors they match).
+  using ShapeKey = std::tuple<int, int32_t, QuotaRequest, uint64_t>;
   struct ShapeClass {
     std::set<OrderKey> jobs;
     Failure failed;
@@ -200,6 +221,10 @@ class KueueAdmission {
   };
   bool fair_admission(int cluster_queue) const;  // Admission Fair Sharing orders its workloads
   ShapeKey shape_of(const QueuedWorkload& workload) const;
+  // Whether flavor `f` of `group` matches pods selecting `gpu_models` (flavorSelector, above).
+  bool matches(const ResourceGroup& group, int f, uint64_t gpu_models) const;
+  // Why no flavor of `group` matches pods selecting `gpu_models`.
+  std::string no_matching_flavor(const ClusterQueueSpec& spec, const ResourceGroup& group, uint64_t gpu_models) const;
   double resource_weight(const std::string& name) const;            // resourceWeights[name], else 1
   double fair_usage_of(const QuotaRequest& request) const;          // weighted, in Kueue's units
   void sample_usage(LocalQueueUsage& queue, int64_t now_ms) const;  // the ticks up to now_ms
@@ -264,6 +289,7 @@ class KueueAdmission {
   mutable QuotaTree scratch_;               // preemption_targets' working copy (its storage reused)
   uint64_t admitted_count_ = 0;
   int gpu_resource_ = -1;
+  std::vector<int> flavor_gpu_;  // by flavor id: the GPU model its nodes carry (catalog index), or -1
   std::vector<int64_t> borrowed_gpu_ms_;
   std::vector<int64_t> borrowed_since_ms_;
 };

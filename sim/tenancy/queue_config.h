@@ -138,6 +138,10 @@ struct ResourceFlavorSpec {
   std::string name;
   std::string where;
   std::map<std::string, std::string> node_labels;  // spec.nodeLabels: the nodes of this flavor
+  // The GPU model its nodes carry (a catalog index), from nodeLabels' nvidia.com/gpu.product; -1:
+  // the flavor names none. An admitted training job runs on nodes of that model only, and a job
+  // selecting GPU models is admitted only on flavors of one of them (kueue_admission.h).
+  int gpu = -1;
 };
 
 // A LocalQueue: what jobs name (label kueue.x-k8s.io/queue-name), pointing at a ClusterQueue.

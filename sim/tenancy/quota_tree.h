@@ -44,6 +44,7 @@ class QuotaTree {
   int flavor(const std::string& name) const;
   int resource(const std::string& name) const;  // -1 when no queue names it
   int resources() const { return static_cast<int>(resource_names_.size()); }
+  int flavors() const { return static_cast<int>(flavor_names_.size()); }
   const std::string& flavor_name(int f) const { return flavor_names_[static_cast<size_t>(f)]; }
   const std::string& resource_name(int r) const { return resource_names_[static_cast<size_t>(r)]; }
   int fr(int flavor, int resource) const { return flavor * resources() + resource; }

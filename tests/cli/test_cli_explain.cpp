@@ -1,11 +1,13 @@
 // `topsim explain RESULTS_DIR JOB`: one job under each scheduler of saved results, with the
 // scheduler's reason when it never ran.
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "tests/scenario/scenario_support.h"
+#include "tests/sim/tenancy/gpu_flavors_yaml.h"
 #include "tests/test_support.h"
 
 using topsim::test::check_bad_input;
@@ -139,6 +141,26 @@ TEST_CASE("cli::explain a job that selects GPU models says so, and why it waited
                                     "it runs on nodes of these only\n"));
   CHECK_THAT(r.out, Catch::Contains("GPUs: node 0: GPUs"));
   CHECK_THAT(topsim::test::read_text(dir.file("out") + "/jobs.jsonl"), Catch::Contains(R"("gpu_models":["h100","h200"])"));
+}
+
+TEST_CASE("cli::explain names the Kueue flavor a job was admitted on (read back from jobs.jsonl)", "[cli][kueue]") {
+  // One HGX H100 and one DGX A100 node, flavors a100 then h100: `j` is admitted on a100 and runs
+  // on the A100 node (node 1).
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "q");
+  std::ofstream(dir.file("q/queues.yaml")) << topsim::test::a100_then_h100_queues_yaml();
+  std::ofstream(dir.file("s.json")) << R"({"name": "fl", "cluster": {"nodes": [{"model": "hgx-h100", "count": 1},
+    {"model": "dgx-a100", "count": 1}], "network": {"transport": "ib"}},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "j", "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000, "queue": "team"}]},
+    "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' j");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\n  Kueue flavor: a100 (its nvidia.com/gpu at its last admission; the flavor's nodeLabels "
+                                    "are its pods' node selector)\n  GPUs: node 1: GPUs 0,1,2,3,4,5,6,7"));
+  CHECK_THAT(topsim::test::read_text(dir.file("out") + "/jobs.jsonl"), Catch::Contains(R"("flavor":"a100")"));
 }
 
 TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/hardware.h"
+#include "sim/job.h"
 #include "sim/tenancy/kueue_admission.h"
 
 namespace topsim::test {
@@ -22,6 +24,11 @@ class KueueFixture {
   // One flavor "default" unless more are added.
   KueueFixture& flavor(const std::string& name) {
     config.flavors.push_back({name, "test", {}});
+    return *this;
+  }
+  // A flavor of nodes of one GPU model (its nodeLabels' nvidia.com/gpu.product, as a catalog name).
+  KueueFixture& gpu_flavor(const std::string& name, const std::string& gpu) {
+    config.flavors.push_back({name, "test", {{kGpuProductLabel, gpu}}, find_gpu_model(gpu)->catalog_index});
     return *this;
   }
   // A ClusterQueue with one resource group over `quotas`' resources in flavor "default".
