@@ -32,9 +32,9 @@ void Engine::admitted(uint32_t id) {
   JobRecord& r = book_[id];
   if (r.admitted_ms < 0) r.admitted_ms = now_ms_;
   // Its flavor's node labels become its pods' node selector (for this admission only).
-  r.flavor = static_cast<int16_t>(admission_->admitted_flavor(id));
-  const int gpu = admission_->admitted_gpu_model(id);
-  if (open_[id].is_training()) open_.set_flavor_gpu(id, gpu < 0 ? kAnyGpuModel : static_cast<uint8_t>(gpu));
+  const Admission::AdmittedFlavor flavor = admission_->admitted_flavor(id);
+  r.flavor = static_cast<int16_t>(flavor.flavor);
+  if (open_[id].is_training()) open_.set_flavor_gpu(id, flavor.gpu < 0 ? kAnyGpuModel : static_cast<uint8_t>(flavor.gpu));
   Queue* queue = queue_for(open_[id]);
   queue->pending.push(id, queue->scheduler->shape(view_, id));
 }

@@ -102,10 +102,9 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
     admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request), binding_.local_queue(job), models});
     return {};
   }
-  int admitted_flavor(uint32_t id) const override { return admission_.gpu_flavor(id); }
-  int admitted_gpu_model(uint32_t id) const override {
+  AdmittedFlavor admitted_flavor(uint32_t id) const override {
     const int flavor = admission_.gpu_flavor(id);
-    return flavor < 0 ? -1 : admission_.flavor_gpu(flavor);
+    return {flavor, flavor < 0 ? -1 : admission_.flavor_gpu(flavor)};
   }
   std::vector<std::string> flavor_names() const override {
     std::vector<std::string> names;

@@ -47,11 +47,14 @@ class Admission {
   // happening (KAI: a victim's min-runtime protection ends); INT64_MAX when there is none.
   virtual int64_t wakeup_ms() const { return std::numeric_limits<int64_t>::max(); }
   // Kueue's ResourceFlavors: the flavor an admitted job's nvidia.com/gpu was assigned (an index
-  // into flavor_names()), or -1; the GPU model that flavor's nodes carry (a catalog index, from
-  // its nodeLabels' nvidia.com/gpu.product), or -1: its pods then run on nodes of that model only.
-  // KAI has no flavors.
-  virtual int admitted_flavor(uint32_t /*id*/) const { return -1; }
-  virtual int admitted_gpu_model(uint32_t /*id*/) const { return -1; }
+  // into flavor_names()), or -1; and the GPU model that flavor's nodes carry (a catalog index,
+  // from its nodeLabels' nvidia.com/gpu.product), or -1: its pods then run on nodes of that model
+  // only. KAI has no flavors.
+  struct AdmittedFlavor {
+    int flavor = -1;
+    int gpu = -1;
+  };
+  virtual AdmittedFlavor admitted_flavor(uint32_t /*id*/) const { return {}; }
   virtual std::vector<std::string> flavor_names() const { return {}; }
   // Why a waiting job is not admitted, in the system's words.
   virtual std::string wait_reason(uint32_t id) const = 0;

@@ -289,9 +289,9 @@ class KueueAdmission {
   mutable QuotaTree scratch_;               // preemption_targets' working copy (its storage reused)
   uint64_t admitted_count_ = 0;
   int gpu_resource_ = -1;
-  std::vector<int> flavor_gpu_;  // by flavor id: the GPU model its nodes carry (catalog index), or -1
   std::vector<int64_t> borrowed_gpu_ms_;
   std::vector<int64_t> borrowed_since_ms_;
+  std::vector<int> flavor_gpu_;  // by flavor id: the GPU model its nodes carry (catalog index), or -1
 };
 
 }  // namespace topsim
