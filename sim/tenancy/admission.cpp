@@ -46,7 +46,8 @@ class QuotaOver : public Admission {
 class KueueQuota final : public QuotaOver<KueueAdmission> {
  public:
   KueueQuota(QuotaTree tree, const QueueConfig& config, TenancyBinding binding, std::vector<uint64_t> gpu_model_sets)
-      : QuotaOver(std::move(binding), std::move(tree), config), gpu_model_sets_(std::move(gpu_model_sets)) {
+      : QuotaOver(std::move(binding), std::move(tree), config) {
+    admission_.set_gpu_model_sets(std::move(gpu_model_sets));
     const QuotaTree& t = admission_.tree();
     const int gpu = t.resource(kResourceGpu);
     const size_t locals = config.local_queues.size();
@@ -95,11 +96,16 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
     QuotaRequest request = quota_request(job, admission_.tree(), missing);
     if (!missing.empty()) return "no ClusterQueue has quota for " + missing;
     // A training job's GPU model selection is its pods' node selector, matched against flavors.
-    const uint64_t models = job.is_training() && job.gpu_models != kAnyGpuModel && job.gpu_models < gpu_model_sets_.size()
-                                ? gpu_model_sets_[job.gpu_models]
-                                : kAnyGpuModels;
-    if (std::string never = admission_.never_admitted(cq, request, models); !never.empty()) return never;
-    admission_.enqueue({job.id, cq, binding_.priority(job), timestamp_ms, std::move(request), binding_.local_queue(job), models});
+    QueuedWorkload workload{job.id,
+                            cq,
+                            binding_.priority(job),
+                            job.is_training() ? job.gpu_models : kAnyGpuModel,
+                            timestamp_ms,
+                            std::move(request),
+                            binding_.local_queue(job)};
+    if (std::string never = admission_.never_admitted(cq, workload.request, admission_.gpu_models_of(workload)); !never.empty())
+      return never;
+    admission_.enqueue(std::move(workload));
     return {};
   }
   AdmittedFlavor admitted_flavor(uint32_t id) const override {
@@ -118,8 +124,7 @@ class KueueQuota final : public QuotaOver<KueueAdmission> {
   }
 
  private:
-  std::vector<int> tenant_of_local_;      // by LocalQueue id (TenancyBinding::local_queue): its tenant, or -1
-  std::vector<uint64_t> gpu_model_sets_;  // the workload's (Workload::gpu_model_sets)
+  std::vector<int> tenant_of_local_;  // by LocalQueue id (TenancyBinding::local_queue): its tenant, or -1
 };
 
 // KAI: tenants are the leaf queues; a job asks GPUs in milli-GPU (whole cards x 1000, a trace

@@ -258,7 +258,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
     for (const FlavorQuotas& flavor : group.flavors) {
       FlavorTry t;
       const int f = tree_.flavor(flavor.flavor);
-      if (!matches(group, f, workload.gpu_models)) continue;  // "flavor ... doesn't match node affinity"
+      if (!matches(group, f, gpu_models_of(workload))) continue;  // "flavor ... doesn't match node affinity"
       for (const auto& [resource, amount] : asked) {
         const int fr = tree_.fr(f, resource);
         t.usage.emplace_back(fr, amount);
@@ -314,7 +314,7 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
     }
     if (!have) {  // no flavor matches its node selector (never_admitted keeps such workloads out)
       out.mode = Mode::NoFit;
-      if (out.reason.empty()) out.reason = no_matching_flavor(spec, group, workload.gpu_models);
+      if (out.reason.empty()) out.reason = no_matching_flavor(spec, group, gpu_models_of(workload));
       continue;
     }
     out.usage.insert(out.usage.end(), best.usage.begin(), best.usage.end());

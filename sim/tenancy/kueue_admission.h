@@ -75,12 +75,13 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/job.h"
 #include "sim/tenancy/queue_config.h"
 #include "sim/tenancy/quota_tree.h"
 
 namespace topsim {
 
-// QueuedWorkload::gpu_models of a workload that selects no GPU model.
+// The GPU models of a workload that selects none, as a set (bit i: catalog GPU i).
 inline constexpr uint64_t kAnyGpuModels = ~uint64_t{0};
 
 // What a workload asks of quota: (resource id of the tree, amount), amounts > 0.
@@ -91,12 +92,13 @@ struct QueuedWorkload {
   uint32_t id = 0;
   int cluster_queue = 0;
   int32_t priority = 0;
+  // The GPU models its pods select, matched against the flavors' GPU models: an index into
+  // KueueAdmission::set_gpu_model_sets' sets (the workload's Workload::gpu_model_sets), or
+  // kAnyGpuModel for none. (Beside `priority`: it fills its padding.)
+  uint8_t gpu_models = kAnyGpuModel;
   int64_t timestamp_ms = 0;  // creation, or its last eviction (Kueue's requeue timestamp)
   QuotaRequest request;
   int local_queue = -1;  // its LocalQueue (TenancyBinding::local_queue); counts under Admission Fair Sharing
-  // The GPU models its pods select (bit i: catalog GPU i; kAnyGpuModels: no selection), matched
-  // against the flavors' GPU models.
-  uint64_t gpu_models = kAnyGpuModels;
 };
 
 // Whether an admitted workload (`priority`, queued at `timestamp_ms`) may be preempted by a
@@ -117,6 +119,12 @@ class KueueAdmission {
   // (not admitted, or it asks no whole GPUs); and the GPU model a flavor's nodes carry (a catalog
   // index, ResourceFlavorSpec::gpu), or -1.
   int gpu_flavor(uint32_t id) const;
+  // The sets of GPU models QueuedWorkload::gpu_models indexes (bit i: catalog GPU i).
+  void set_gpu_model_sets(std::vector<uint64_t> sets) { gpu_model_sets_ = std::move(sets); }
+  // The GPU models `workload` selects as a set (kAnyGpuModels: none).
+  uint64_t gpu_models_of(const QueuedWorkload& workload) const {
+    return workload.gpu_models < gpu_model_sets_.size() ? gpu_model_sets_[workload.gpu_models] : kAnyGpuModels;
+  }
   int flavor_gpu(int flavor) const { return flavor_gpu_[static_cast<size_t>(flavor)]; }
 
   void enqueue(QueuedWorkload workload);
@@ -180,7 +188,7 @@ class KueueAdmission {
   // Under Admission Fair Sharing a shape is per LocalQueue too (-1 otherwise): the queues' usage
   // orders them.
   // And by the GPU models its pods select (the flavors they match).
-  using ShapeKey = std::tuple<int, int32_t, QuotaRequest, uint64_t>;
+  using ShapeKey = std::tuple<int, int32_t, QuotaRequest, uint8_t>;
   struct ShapeClass {
     std::set<OrderKey> jobs;
     Failure failed;
@@ -291,7 +299,8 @@ class KueueAdmission {
   int gpu_resource_ = -1;
   std::vector<int64_t> borrowed_gpu_ms_;
   std::vector<int64_t> borrowed_since_ms_;
-  std::vector<int> flavor_gpu_;  // by flavor id: the GPU model its nodes carry (catalog index), or -1
+  std::vector<uint64_t> gpu_model_sets_;  // QueuedWorkload::gpu_models indexes it
+  std::vector<int> flavor_gpu_;           // by flavor id: the GPU model its nodes carry (catalog index), or -1
 };
 
 }  // namespace topsim

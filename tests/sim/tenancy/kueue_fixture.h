@@ -72,7 +72,7 @@ class KueueFixture {
   int queue_index(const std::string& name) const { return admission->tree().cluster_queue(name); }
   QueuedWorkload workload(uint32_t id, const std::string& queue, int32_t priority, int64_t amount, int64_t timestamp_ms = 0,
                           const std::string& resource = "cpu") const {
-    return {id, queue_index(queue), priority, timestamp_ms, {{admission->tree().resource(resource), amount}}};
+    return {id, queue_index(queue), priority, kAnyGpuModel, timestamp_ms, {{admission->tree().resource(resource), amount}}};
   }
   // An admitted workload (admitted at `admitted_ms`, default: its id, so later ids are newer).
   void running(uint32_t id, const std::string& queue, int32_t priority, int64_t amount, int64_t admitted_ms = -1,

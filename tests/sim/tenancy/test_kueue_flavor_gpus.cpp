@@ -3,6 +3,8 @@
 // skips the flavors it does not match; only keys some flavor of the group names count.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "tests/sim/tenancy/kueue_fixture.h"
 
 using namespace topsim;
@@ -27,9 +29,16 @@ KueueFixture a100_then_h100() {
   return f;
 }
 
-QueuedWorkload gpus(const KueueFixture& f, uint32_t id, int64_t amount, uint64_t selects = kAnyGpuModels) {
+// A workload of `amount` GPUs selecting the GPU models `selects` (registered as a set of the
+// admission's, as the workload's gpu_model_sets are).
+QueuedWorkload gpus(KueueFixture& f, uint32_t id, int64_t amount, uint64_t selects = kAnyGpuModels) {
+  static std::vector<uint64_t> sets;
   QueuedWorkload w = f.workload(id, "team", 0, amount, id, kResourceGpu);
-  w.gpu_models = selects;
+  if (selects == kAnyGpuModels) return w;
+  auto found = std::find(sets.begin(), sets.end(), selects);
+  if (found == sets.end()) found = sets.insert(sets.end(), selects);
+  w.gpu_models = static_cast<uint8_t>(found - sets.begin());
+  f.admission->set_gpu_model_sets(sets);
   return w;
 }
 
@@ -70,7 +79,7 @@ TEST_CASE("kueue::flavors a workload is admitted only on a flavor of a GPU model
   }
   SECTION("selecting a GPU model no flavor has, it can never be admitted") {
     const QueuedWorkload w = gpus(f, 1, 8, models({"v100"}));
-    CHECK(f.admission->never_admitted(w.cluster_queue, w.request, w.gpu_models) ==
+    CHECK(f.admission->never_admitted(w.cluster_queue, w.request, f.admission->gpu_models_of(w)) ==
           "no flavor of ClusterQueue team for nvidia.com/gpu matches the GPU models its pods select (v100): its flavors are "
           "a100 (a100), h100 (h100)");
     CHECK(f.admission->never_admitted(w.cluster_queue, w.request).empty());
