@@ -9,6 +9,7 @@
 #include "scenario/scenario_sections.h"
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -30,27 +31,21 @@ void read_queue_of(JsonErrors& errors, const JsonObject& tenancy, TenancySpec& s
 // cluster has no node of: the jobs admitted on it could never be placed, and would hold its quota.
 std::string absent_flavor_gpu(const QueueConfig& queues, const ClusterSpec& cluster) {
   if (cluster.groups.empty()) return "";  // a trace's node list: its pods take GPU types of their own
-  std::vector<std::string> models;
-  auto cluster_has = [&](int gpu) {
-    for (const NodeGroupSpec& group : cluster.groups)
-      if (const GpuModel* pace = pace_gpu(group.model); pace && pace->catalog_index == gpu) return true;
-    return false;
-  };
+  std::vector<const GpuModel*> models;    // the cluster's, each once
   for (const NodeGroupSpec& group : cluster.groups)
-    if (const GpuModel* pace = pace_gpu(group.model))
-      if (std::find(models.begin(), models.end(), pace->name) == models.end()) models.push_back(pace->name);
+    if (const GpuModel* pace = pace_gpu(group.model); pace && std::find(models.begin(), models.end(), pace) == models.end())
+      models.push_back(pace);
   for (const ClusterQueueSpec& cq : queues.cluster_queues)
     for (const ResourceGroup& group : cq.groups)
       for (const FlavorQuotas& quotas : group.flavors)
         for (const ResourceFlavorSpec& flavor : queues.flavors) {
-          if (flavor.name != quotas.flavor || flavor.gpu < 0) continue;
-          if (cluster_has(flavor.gpu)) continue;
-          std::string list;
-          for (const std::string& m : models) list += (list.empty() ? "" : ", ") + m;
+          if (flavor.name != quotas.flavor || flavor.gpu < 0 ||
+              std::any_of(models.begin(), models.end(), [&](const GpuModel* m) { return m->catalog_index == flavor.gpu; }))
+            continue;
           return flavor.where + ": ResourceFlavor " + flavor.name + ": spec.nodeLabels." + kGpuProductLabel + " " +
                  flavor.node_labels.at(kGpuProductLabel) + " is GPU model " + gpu_at(flavor.gpu)->name +
-                 ", and the cluster has none (its GPUs: " + list + "); ClusterQueue " + cq.name +
-                 " admits jobs on it that could never be placed";
+                 ", and the cluster has none (its GPUs: " + join(models, ", ", [](const GpuModel* m) { return m->name; }) +
+                 "); ClusterQueue " + cq.name + " admits jobs on it that could never be placed";
         }
   return "";
 }

@@ -7,6 +7,8 @@
 #include <memory>
 #include <utility>
 
+#include "util/text.h"
+
 namespace topsim {
 
 int JobSpec::total_gpus() const {
@@ -61,22 +63,22 @@ const GpuModel* selectable_gpu_model(std::string_view name) {
   return gpu != nullptr && gpu->catalog_index >= 0 && gpu->catalog_index < 64 ? gpu : nullptr;
 }
 
+std::vector<std::string> gpu_model_names_in(uint64_t set) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 64; ++i)
+    if ((set >> i) & 1u)
+      if (const GpuModel* gpu = gpu_at(i)) names.push_back(gpu->name);
+  return names;
+}
+
 std::string unknown_gpu_products(const std::vector<std::string>& values) {
-  std::string quoted;
-  for (const std::string& v : values) quoted += (quoted.empty() ? "'" : ", '") + v + "'";
-  std::string known;
-  for (const std::string& name : gpu_model_names()) known += (known.empty() ? "" : ", ") + name;
-  return quoted + (values.size() == 1 ? " names" : " name") + " no catalog GPU (" + known +
-         "; product labels such as NVIDIA-H100-80GB-HBM3)";
+  return join(values, ", ", [](const std::string& v) { return "'" + v + "'"; }) + (values.size() == 1 ? " names" : " name") +
+         " no catalog GPU (" + join(gpu_model_names(), ", ") + "; product labels such as NVIDIA-H100-80GB-HBM3)";
 }
 
 std::vector<std::string> Workload::selected_gpu_names(const JobSpec& job) const {
-  std::vector<std::string> names;
-  if (job.gpu_models != kAnyGpuModel && job.gpu_models < gpu_model_sets.size())
-    for (int i = 0; i < 64; ++i)
-      if ((gpu_model_sets[job.gpu_models] >> i) & 1u)
-        if (const GpuModel* gpu = gpu_at(i)) names.push_back(gpu->name);
-  return names;
+  if (job.gpu_models == kAnyGpuModel || job.gpu_models >= gpu_model_sets.size()) return {};
+  return gpu_model_names_in(gpu_model_sets[job.gpu_models]);
 }
 
 std::string Workload::selected_gpus_text(const JobSpec& job) const {

@@ -218,6 +218,8 @@ inline constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
 // The catalog GPU a job may select by `name` (JobSpec::gpu_models): a catalog name or alias, or a
 // nvidia.com/gpu.product label as GPU feature discovery writes it; nullptr for none.
 const GpuModel* selectable_gpu_model(std::string_view name);
+// The catalog names of the GPU models in `set` (bit i: catalog GPU i), in catalog order.
+std::vector<std::string> gpu_model_names_in(uint64_t set);
 // Why `values` (GPU model names or product labels, quoted in the text) name no catalog GPU, with
 // what would: "'X' names no catalog GPU (a100, ...; product labels such as ...)".
 std::string unknown_gpu_products(const std::vector<std::string>& values);

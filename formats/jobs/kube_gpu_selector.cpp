@@ -10,8 +10,6 @@
 namespace topsim {
 namespace {
 
-constexpr const char* kProductLabel = kGpuProductLabel;
-
 // Catalog indexes as bits (bit i = gpu_at(i)); what a job list's "gpu_models" holds.
 using ModelSet = uint64_t;
 
@@ -29,7 +27,7 @@ struct Reader {
   // noted and dropped when `all_unknown_is_error` finds others, else they fail the manifest.
   ModelSet models(const YAML::Node& values, const std::string& field, bool all_unknown_is_error) {
     if (!values || !values.IsSequence() || values.size() == 0)
-      throw ManifestFault{field + ": must be a non-empty list of " + kProductLabel + " values"};
+      throw ManifestFault{field + ": must be a non-empty list of " + kGpuProductLabel + " values"};
     ModelSet set = 0;
     std::vector<std::string> unknown;
     for (size_t i = 0; i < values.size(); ++i) {
@@ -39,14 +37,12 @@ struct Reader {
       else
         unknown.push_back(value);
     }
-    if (set == 0 && all_unknown_is_error) throw ManifestFault{field + ": " + unknown_products(unknown)};
+    if (set == 0 && all_unknown_is_error) throw ManifestFault{field + ": " + unknown_gpu_products(unknown)};
     if (!unknown.empty() && all_unknown_is_error)
       notes.push_back(job_name + ": " + field + ": " + join(unknown, ", ") +
                       " name no catalog GPU: the job runs on the others it names");
     return set;
   }
-
-  static std::string unknown_products(const std::vector<std::string>& values) { return unknown_gpu_products(values); }
 
   // One node selector term: its expressions on the product label, ANDed; every model when none.
   ModelSet term(const YAML::Node& term, const std::string& field) {
@@ -56,7 +52,7 @@ struct Reader {
     if (!expressions.IsSequence()) throw ManifestFault{field + ".matchExpressions: must be a list"};
     for (size_t i = 0; i < expressions.size(); ++i) {
       const std::string at = field + ".matchExpressions[" + std::to_string(i) + "]";
-      if (text_of(child(expressions[i], "key"), at + ".key") != kProductLabel) continue;
+      if (text_of(child(expressions[i], "key"), at + ".key") != kGpuProductLabel) continue;
       const std::string op = text_of(child(expressions[i], "operator"), at + ".operator");
       const YAML::Node values = child(expressions[i], "values");
       if (op == "In")
@@ -66,7 +62,8 @@ struct Reader {
       else if (op == "DoesNotExist")
         set = 0;  // a GPU pod on a node without the label: no GPU model topsim knows
       else if (op != "Exists")
-        throw ManifestFault{at + ".operator: '" + op + "' is not In, NotIn, Exists or DoesNotExist (for " + kProductLabel + ")"};
+        throw ManifestFault{at + ".operator: '" + op + "' is not In, NotIn, Exists or DoesNotExist (for " + kGpuProductLabel +
+                            ")"};
     }
     return set;
   }
@@ -74,11 +71,11 @@ struct Reader {
   // The models one pod template's spec selects.
   ModelSet pod(const PodGroup& group) {
     ModelSet set = every_model();
-    const YAML::Node selected = child(child(group.spec, "nodeSelector"), kProductLabel);
+    const YAML::Node selected = child(child(group.spec, "nodeSelector"), kGpuProductLabel);
     if (selected) {
-      const std::string field = group.spec_field + ".nodeSelector." + kProductLabel;
+      const std::string field = group.spec_field + ".nodeSelector." + kGpuProductLabel;
       const GpuModel* gpu = selectable_gpu_model(text_of(selected, field));
-      if (gpu == nullptr) throw ManifestFault{field + ": " + unknown_products({text_of(selected, field)})};
+      if (gpu == nullptr) throw ManifestFault{field + ": " + unknown_gpu_products({text_of(selected, field)})};
       set &= ModelSet{1} << gpu->catalog_index;
     }
     const YAML::Node affinity = child(child(group.spec, "affinity"), "nodeAffinity");
@@ -97,13 +94,6 @@ struct Reader {
   }
 };
 
-std::vector<std::string> names_of(ModelSet set) {
-  std::vector<std::string> names;
-  for (int i = 0; i < 64; ++i)
-    if ((set >> i) & 1u) names.push_back(gpu_at(i)->name);
-  return names;
-}
-
 }  // namespace
 
 nlohmann::ordered_json gpu_model_selection(const std::vector<PodGroup>& groups, const std::string& job_name,
@@ -117,11 +107,11 @@ nlohmann::ordered_json gpu_model_selection(const std::vector<PodGroup>& groups, 
     const ModelSet pod = reader.pod(group);
     set &= pod;
     if (pod == 0) {
-      why_not = group.spec_field + " selects no GPU model: its nodeSelector and required node affinity on " + kProductLabel +
+      why_not = group.spec_field + " selects no GPU model: its nodeSelector and required node affinity on " + kGpuProductLabel +
                 " leave none";
       return nlohmann::ordered_json::array();
     }
-    if (pod != all) each.push_back(group.spec_field + ": " + join(names_of(pod), ", "));
+    if (pod != all) each.push_back(group.spec_field + ": " + join(gpu_model_names_in(pod), ", "));
   }
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   if (set == all) return out;
@@ -130,7 +120,7 @@ nlohmann::ordered_json gpu_model_selection(const std::vector<PodGroup>& groups, 
               "): topsim holds a gang to one set of models";
     return out;
   }
-  for (const std::string& name : names_of(set)) out.push_back(name);
+  for (const std::string& name : gpu_model_names_in(set)) out.push_back(name);
   return out;
 }
 

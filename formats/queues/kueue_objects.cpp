@@ -251,10 +251,10 @@ void read_resource_flavor(const Object& object, QueueConfig& config) {
   if (present(labels))
     for (const auto& entry : labels) {
       const std::string key = text(site, entry.first, "spec.nodeLabels");
-      flavor.node_labels[key] = text(site, entry.second, "spec.nodeLabels." + key);
+      const std::string& value = flavor.node_labels[key] = text(site, entry.second, "spec.nodeLabels." + key);
       if (key != kGpuProductLabel) continue;
-      const GpuModel* gpu = selectable_gpu_model(flavor.node_labels[key]);
-      if (gpu == nullptr) site.fail(entry.second, "spec.nodeLabels." + key, unknown_gpu_products({flavor.node_labels[key]}));
+      const GpuModel* gpu = selectable_gpu_model(value);
+      if (gpu == nullptr) site.fail(entry.second, "spec.nodeLabels." + key, unknown_gpu_products({value}));
       flavor.gpu = gpu->catalog_index;
     }
   config.flavors.push_back(std::move(flavor));

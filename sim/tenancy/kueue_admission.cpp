@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/hardware.h"
+#include "util/text.h"
 
 namespace topsim {
 
@@ -26,12 +27,6 @@ namespace {
 
 bool covers(const ResourceGroup& group, const std::string& resource) {
   return std::find(group.covered.begin(), group.covered.end(), resource) != group.covered.end();
-}
-
-std::string join_covered(const ResourceGroup& group) {
-  std::string out;
-  for (const std::string& resource : group.covered) out += (out.empty() ? "" : ", ") + resource;
-  return out;
 }
 
 // A cohort below the root whose own subtree guarantees the request: reclaiming it is a
@@ -90,6 +85,7 @@ std::string KueueAdmission::never_admitted(int cluster_queue, const QuotaRequest
     if (group == spec.groups.end())
       return "ClusterQueue " + spec.name + " has no quota for " + tree_.resource_name(resource) + " (" + std::to_string(amount) +
              " requested)";
+    if (gpu_models == kAnyGpuModels) continue;  // every flavor matches
     const bool some = std::any_of(group->flavors.begin(), group->flavors.end(), [&](const FlavorQuotas& flavor) {
       return matches(*group, tree_.flavor(flavor.flavor), gpu_models);
     });
@@ -110,15 +106,13 @@ bool KueueAdmission::matches(const ResourceGroup& group, int f, uint64_t gpu_mod
 
 std::string KueueAdmission::no_matching_flavor(const ClusterQueueSpec& spec, const ResourceGroup& group,
                                                uint64_t gpu_models) const {
-  std::string selected, flavors;
-  for (int i = 0; i < 64; ++i)
-    if (const GpuModel* gpu = gpu_at(i); gpu && ((gpu_models >> i) & 1u)) selected += (selected.empty() ? "" : ", ") + gpu->name;
-  for (const FlavorQuotas& flavor : group.flavors) {
+  const std::string flavors = join(group.flavors, ", ", [&](const FlavorQuotas& flavor) {
     const int gpu = flavor_gpu_[static_cast<size_t>(tree_.flavor(flavor.flavor))];
-    flavors += (flavors.empty() ? "" : ", ") + flavor.flavor + " (" + (gpu >= 0 ? gpu_at(gpu)->name : "no GPU model") + ")";
-  }
-  return "no flavor of ClusterQueue " + spec.name + " for " + join_covered(group) + " matches the GPU models its pods select (" +
-         selected + "): its flavors are " + flavors;
+    return flavor.flavor + " (" + (gpu >= 0 ? gpu_at(gpu)->name : "no GPU model") + ")";
+  });
+  return "no flavor of ClusterQueue " + spec.name + " for " + join(group.covered, ", ") +
+         " matches the GPU models its pods select (" + join(gpu_model_names_in(gpu_models), ", ") + "): its flavors are " +
+         flavors;
 }
 
 int KueueAdmission::gpu_flavor(uint32_t id) const {
