@@ -5,6 +5,8 @@
 #include <cassert>
 #include <utility>
 
+#include "util/text.h"
+
 namespace topsim {
 namespace {
 
@@ -205,16 +207,119 @@ bool card_fits(const ShareNode& node, int card, const GpuAsk& ask) {
   }
 }
 
+bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask) {
+  if (ask.kind == GpuAskKind::None) return true;
+  if (ask.count > 1 || ask.kind == GpuAskKind::Whole) return node.idle_cards >= ask.count;
+  if (ask.kind == GpuAskKind::Milli) return node.max_card_free_milli >= ask.milli;
+  int fitting = 0;
+  for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) fitting += card_fits(node, g, ask) ? 1 : 0;
+  return fitting >= ask.count;
+}
+
 bool node_fits(const ShareNode& node, const PodRequest& pod) {
   if (!mode_accepts(node.mode, pod.gpu) || !type_allowed(node, pod)) return false;
   if (node.cpu_milli - node.cpu_used_milli < pod.cpu_milli) return false;
   if (node.memory_mib - node.memory_used_mib < pod.memory_mib) return false;
-  if (pod.gpu.kind == GpuAskKind::None) return true;
-  if (pod.gpu.count > 1 || pod.gpu.kind == GpuAskKind::Whole) return node.idle_cards >= pod.gpu.count;
-  if (pod.gpu.kind == GpuAskKind::Milli) return node.max_card_free_milli >= pod.gpu.milli;
-  int fitting = 0;
-  for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) fitting += card_fits(node, g, pod.gpu) ? 1 : 0;
-  return fitting >= pod.gpu.count;
+  return gpu_ask_fits(node, pod.gpu);
+}
+
+namespace {
+
+// CPU thousandths as cores, host memory MiB as GiB: at most one decimal, none when whole.
+std::string tenths(int64_t value, int64_t per_unit) {
+  const int64_t t = (value * 10 + per_unit / 2) / per_unit;
+  return std::to_string(t / 10) + (t % 10 != 0 ? "." + std::to_string(t % 10) : "");
+}
+std::string cores(int64_t cpu_milli) { return tenths(cpu_milli, 1000) + (cpu_milli == 1000 ? " core" : " cores"); }
+std::string gib(int64_t memory_mib) { return tenths(memory_mib, 1024) + " GiB"; }
+
+// What a GPU ask needs of one node, and the most of it free on the serving nodes seen.
+struct GpuRoom {
+  std::string asked;            // "2 idle GPUs", "a card with 500 thousandths free", ...
+  int most = 0, most_core = 0;  // idle cards / a card's thousandths / a card's GiB; a card's free compute %
+
+  explicit GpuRoom(const GpuAsk& ask) {
+    if (ask.kind == GpuAskKind::None) return;
+    if (ask.count > 1 || ask.kind == GpuAskKind::Whole)
+      asked = ask.count == 1 ? "an idle GPU" : std::to_string(ask.count) + " idle GPUs";
+    else if (ask.kind == GpuAskKind::Milli)
+      asked = ask.milli == kMilliPerGpu ? "a whole free card" : "a card with " + std::to_string(ask.milli) + " thousandths free";
+    else
+      asked = "a card with " + std::to_string(ask.mem_gib) + " GiB" +
+              (ask.core_percent ? " and " + std::to_string(*ask.core_percent) + "% of its compute" : "") + " free";
+  }
+  void see(const ShareNode& node, const GpuAsk& ask) {
+    if (ask.kind == GpuAskKind::None) return;
+    if (ask.count > 1 || ask.kind == GpuAskKind::Whole)
+      most = std::max(most, node.idle_cards);
+    else if (ask.kind == GpuAskKind::Milli)
+      most = std::max(most, node.max_card_free_milli);
+    else
+      for (const CardState& card : node.cards) {
+        most = std::max(most, card.mem_total_gib - card.mem_used_gib);
+        most_core = std::max(most_core, 100 - card.core_used_percent);
+      }
+  }
+  std::string most_text(const GpuAsk& ask) const {
+    if (ask.count > 1 || ask.kind == GpuAskKind::Whole) return "most idle on one node: " + std::to_string(most);
+    if (ask.kind == GpuAskKind::Milli) return "most free on one card: " + std::to_string(most) + " thousandths";
+    return "most free on one card: " + std::to_string(most) + " GiB" +
+           (ask.core_percent ? "; most compute free on one card: " + std::to_string(most_core) + "%" : "");
+  }
+};
+
+}  // namespace
+
+std::string no_node_fits_reason(const ShareCluster& cluster, const PodRequest& pod) {
+  GpuRoom room(pod.gpu);
+  int64_t most_cpu = 0, most_memory = 0;
+  long serving = 0, only_gpu = 0, only_cpu = 0, only_memory = 0, several = 0;
+  long lack_gpu = 0, lack_cpu = 0, lack_memory = 0;
+  for (const ShareNode& node : cluster.nodes) {
+    if (!mode_accepts(node.mode, pod.gpu) || !type_allowed(node, pod)) continue;
+    ++serving;
+    const int64_t cpu_free = node.cpu_milli - node.cpu_used_milli, memory_free = node.memory_mib - node.memory_used_mib;
+    most_cpu = std::max(most_cpu, cpu_free);
+    most_memory = std::max(most_memory, memory_free);
+    room.see(node, pod.gpu);
+    const bool gpu = !gpu_ask_fits(node, pod.gpu), cpu = cpu_free < pod.cpu_milli, memory = memory_free < pod.memory_mib;
+    if (!gpu && !cpu && !memory) return "";
+    lack_gpu += gpu ? 1 : 0;
+    lack_cpu += cpu ? 1 : 0;
+    lack_memory += memory ? 1 : 0;
+    if (int{gpu} + int{cpu} + int{memory} > 1)
+      ++several;
+    else if (gpu)
+      ++only_gpu;
+    else if (cpu)
+      ++only_cpu;
+    else
+      ++only_memory;
+  }
+  if (serving == 0)
+    return "none of the cluster's " + counted(static_cast<long long>(cluster.nodes.size()), "node") + " serves its pod (" +
+           (pod.gpu_type_mask != 0 && pod.gpu.kind != GpuAskKind::None ? "its node mode and GPU types" : "its node mode") + ")";
+  std::string asks = room.asked;
+  if (pod.cpu_milli > 0) asks += (asks.empty() ? "" : ", ") + cores(pod.cpu_milli);
+  if (pod.memory_mib > 0) asks += (asks.empty() ? "" : ", ") + gib(pod.memory_mib) + " of host memory";
+  // Each serving node once, by what it lacks.
+  std::vector<std::string> parts;
+  const auto part = [&](long n, const std::string& what) {
+    if (n > 0) parts.push_back(std::to_string(n) + (parts.empty() ? (n == 1 ? " lacks " : " lack ") : " ") + what);
+  };
+  part(only_gpu, "only room on its GPUs");
+  part(only_cpu, "only CPU");
+  part(only_memory, "only host memory");
+  part(several, "more than one of these");
+  // What every serving node lacks, with the most any of them has free: the figure to act on.
+  std::vector<std::string> none_has;
+  if (lack_gpu == serving) none_has.push_back(room.asked + " (" + room.most_text(pod.gpu) + ")");
+  if (lack_cpu == serving) none_has.push_back(cores(pod.cpu_milli) + " free (most on one node: " + cores(most_cpu) + ")");
+  if (lack_memory == serving)
+    none_has.push_back(gib(pod.memory_mib) + " of host memory free (most on one node: " + gib(most_memory) + ")");
+  return (serving == 1 ? "the 1 node serving its pod has no room for it ("
+                       : "none of the " + std::to_string(serving) + " nodes serving its pod has room for it (") +
+         asks + "): " + join(parts, ", ") + (none_has.empty() ? "" : "; no node has " + join(none_has, ", "));
 }
 
 std::vector<int> lowest_idle_cards(const ShareNode& node, int count) {

@@ -144,6 +144,9 @@ bool type_allowed(const ShareNode& node, const PodRequest& pod);
 // Whether one card can take a single-card ask (Mem, or Milli / Whole with count 1); for
 // multi-card asks, whether the card is idle.
 bool card_fits(const ShareNode& node, int card, const GpuAsk& ask);
+// Whether the node's cards can take the pod's GPU ask (enough idle cards for whole or multi-card
+// asks, one card with room for a share); true for CPU-only pods.
+bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask);
 // Mode, GPU type, CPU, memory and enough fitting cards.
 bool node_fits(const ShareNode& node, const PodRequest& pod);
 // The `count` lowest-index idle cards (fewer if the node has fewer).
@@ -165,5 +168,11 @@ struct ShareCluster {
   int64_t capacity_milli() const;  // 1000 x cards
   int max_card_mem_gib() const;
 };
+
+// Why no node of `cluster` can take `pod` now, in words a user can act on (a pod still waiting
+// when a run ends, or failed on arrival): how many nodes serve its ask (mode and GPU type), and
+// of those how many lack only room on their GPUs, only CPU, only host memory, or several, and
+// what every serving node lacks with the most any of them has free. "" when some node fits.
+std::string no_node_fits_reason(const ShareCluster& cluster, const PodRequest& pod);
 
 }  // namespace topsim

@@ -253,7 +253,8 @@ void Engine::schedule_pass() {
 void Engine::fail_waiting() {
   for (Queue& queue : queues_)
     for (uint32_t id : queue.pending.take_all()) {
-      book_[id].reason = "no node fitted it on arrival";
+      const std::string why = queue.scheduler->wait_reason(view_, id);
+      book_[id].reason = "no node fitted it on arrival" + (why.empty() ? "" : ": " + why);
       set_state(id, JobState::Failed);
       close(id);
       ++failed_;

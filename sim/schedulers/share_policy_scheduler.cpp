@@ -47,6 +47,13 @@ ShapeKey SharePolicyScheduler::shape(const SchedulingView& view, uint32_t job) c
   return pod_shape(typed_pod_request(view, view.job(job), next < view.job(job).workers ? next : 0));
 }
 
+std::string SharePolicyScheduler::wait_reason(const SchedulingView& view, uint32_t id) const {
+  const JobSpec& job = view.job(id);
+  if (job.is_training()) return training_wait_reason(view, id, NodeMode::Default);
+  const size_t next = view.record(id).pods.size();
+  return no_node_fits_reason(view.cluster().shares(), typed_pod_request(view, job, next < job.workers ? next : 0));
+}
+
 bool SharePolicyScheduler::try_place(const SchedulingView& view, uint32_t id, Binder& binder) {
   const JobSpec& job = view.job(id);
   while (view.record(id).pods.size() < job.workers) {

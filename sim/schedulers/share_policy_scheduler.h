@@ -23,6 +23,9 @@ class SharePolicyScheduler final : public Scheduler {
   std::string admission_problem(const SchedulingView& view, uint32_t job) const override;
   ShapeKey shape(const SchedulingView& view, uint32_t job) const override;
   bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override;
+  // A training job: training_wait_reason on `default` nodes; a share or trace pod: what every
+  // node that serves it lacks (core's no_node_fits_reason: GPU room, CPU, host memory).
+  std::string wait_reason(const SchedulingView& view, uint32_t job) const override;
   bool blocks_queue() const override { return !context_.backfill; }
 
  private:

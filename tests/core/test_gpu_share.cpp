@@ -255,3 +255,65 @@ TEST_CASE("core::share policies across nodes", "[core][share]") {
     CHECK_FALSE(parse_enum<SharePolicyKind>("fdg").has_value());
   }
 }
+
+TEST_CASE("core::no_node_fits_reason names what each serving node lacks and the most any has free", "[core][share]") {
+  // Three milli nodes of 2 cards, 8 cores, 32 GiB; the pod asks 600 thousandths, 4 cores, 8 GiB.
+  const auto node = [](std::vector<int> used_milli, int64_t cpu_used, int64_t memory_used_mib) {
+    ShareNode n = milli_node(std::move(used_milli), 8000);
+    n.memory_mib = 32 * 1024;
+    n.cpu_used_milli = cpu_used;
+    n.memory_used_mib = memory_used_mib;
+    return n;
+  };
+  PodRequest pod = milli_pod(600, 1, 4000);
+  pod.memory_mib = 8 * 1024;
+  ShareCluster cluster;
+  SECTION("one node short of GPU room only, one of CPU only, one of CPU and memory") {
+    cluster.nodes = {node({500, 500}, 0, 0), node({0, 0}, 6000, 0), node({0, 0}, 6000, 30 * 1024)};
+    CHECK(no_node_fits_reason(cluster, pod) ==
+          "none of the 3 nodes serving its pod has room for it (a card with 600 thousandths free, 4 cores, 8 GiB of host "
+          "memory): 1 lacks only room on its GPUs, 1 only CPU, 1 more than one of these");
+  }
+  SECTION("every node short of GPU room: the most free on one card is named") {
+    cluster.nodes = {node({500, 700}, 0, 0), node({900, 1000}, 0, 0)};
+    CHECK(no_node_fits_reason(cluster, pod) ==
+          "none of the 2 nodes serving its pod has room for it (a card with 600 thousandths free, 4 cores, 8 GiB of host "
+          "memory): 2 lack only room on its GPUs; no node has a card with 600 thousandths free (most free on one card: 500 "
+          "thousandths)");
+  }
+  SECTION("every node short of CPU and memory: both maxima, in cores and GiB to one decimal") {
+    cluster.nodes = {node({0, 0}, 4500, 25 * 1024 - 512), node({0, 0}, 5000, 28 * 1024)};
+    CHECK(no_node_fits_reason(cluster, pod) ==
+          "none of the 2 nodes serving its pod has room for it (a card with 600 thousandths free, 4 cores, 8 GiB of host "
+          "memory): 2 lack more than one of these; no node has 4 cores free (most on one node: 3.5 cores), 8 GiB of host "
+          "memory free (most on one node: 7.5 GiB)");
+  }
+  SECTION("a node with room: no reason") {
+    cluster.nodes = {node({500, 500}, 0, 0), node({0, 0}, 0, 0)};
+    CHECK(no_node_fits_reason(cluster, pod).empty());
+  }
+  SECTION("whole cards: idle cards per node") {
+    cluster.nodes = {node({1000, 0}, 0, 0), node({0, 300}, 0, 0)};
+    CHECK(no_node_fits_reason(cluster, milli_pod(1000, 2)) ==
+          "none of the 2 nodes serving its pod has room for it (2 idle GPUs): 2 lack only room on its GPUs; no node has 2 idle "
+          "GPUs (most idle on one node: 1)");
+    CHECK(no_node_fits_reason(cluster, milli_pod(1000)).empty());
+  }
+  SECTION("no node of the pod's mode or GPU type") {
+    cluster.nodes = {node({0, 0}, 0, 0), node({0, 0}, 0, 0)};
+    CHECK(no_node_fits_reason(cluster, mem_pod(4)) == "none of the cluster's 2 nodes serves its pod (its node mode)");
+    PodRequest typed = milli_pod(500);
+    typed.gpu_type_mask = 1u << 3;  // the nodes are type 0
+    CHECK(no_node_fits_reason(cluster, typed) == "none of the cluster's 2 nodes serves its pod (its node mode and GPU types)");
+  }
+  SECTION("memory + compute shares on core_mem cards: memory and compute are named apart") {
+    ShareNode a = make_share_node("a", NodeMode::CoreMem, 0, 2, 16, 8000, 1 << 20);
+    apply_placement(a, mem_pod(12, 50), {0});
+    apply_placement(a, mem_pod(4, 90), {1});
+    cluster.nodes = {a};
+    CHECK(no_node_fits_reason(cluster, mem_pod(8, 30)) ==
+          "the 1 node serving its pod has no room for it (a card with 8 GiB and 30% of its compute free): 1 lacks only "
+          "room on its GPUs; no node has a card with 8 GiB and 30% of its compute free (most free on one card: 12 GiB; most "
+          "compute free on one card: 50%)");
+  }
+}

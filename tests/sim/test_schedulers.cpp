@@ -176,10 +176,9 @@ TEST_CASE("sim::wait reason: GPUs free only on node types the job does not selec
     run.pass(*scheduler);
     CHECK(run.started == std::vector<uint32_t>{free});
     CHECK(run.records[free].pods.at(0).node == 1);
-    if (std::string(name) == "default")  // (the policy schedulers give no wait reason)
-      CHECK(run.wait_reason(*scheduler, pinned) ==
-            "needs 8 GPUs, 0 free on the nodes serving it that it can run on (it cannot run on dgx-a100: it selects GPU model "
-            "h100 (\"gpu_models\", a nvidia.com/gpu.product node selector))");
+    CHECK(run.wait_reason(*scheduler, pinned) ==
+          "needs 8 GPUs, 0 free on the nodes serving it that it can run on (it cannot run on dgx-a100: it selects GPU model "
+          "h100 (\"gpu_models\", a nvidia.com/gpu.product node selector))");
   }
 }
 

@@ -117,6 +117,26 @@ TEST_CASE("sim::trace pods replayed: a pod waits for a departure, then starts", 
   }
 }
 
+TEST_CASE("sim::trace pods replayed: a pod no node can take waits to the end and says what the nodes lack", "[sim][trace-pods]") {
+  // TinyTrace's node has 64 cores; "huge" asks 70. It waits (Kubernetes leaves it Pending,
+  // Insufficient cpu) while the others run, and its reason is CPU, not GPUs.
+  const TinyTrace trace;
+  std::ofstream(trace.dir.file("pods.csv"), std::ios::app) << "huge,70000,1024,1,500,,LS,Running,5,60,\n";
+  const Scenario s = scenario_from(trace.json(), trace.dir.path.string());
+  const ResultSet results = run_all(s);
+  for (const SchedulerResult& scheduler : results.schedulers) {
+    INFO(scheduler.name);
+    const RunResult& run = scheduler.runs.front();
+    CHECK(metric(run, "finished") == 3);
+    CHECK(metric(run, "never_placed") == 1);
+    const JobRecord& huge = record(run, s, "huge");
+    CHECK(huge.state == JobState::Pending);
+    CHECK(huge.reason ==
+          "never placed: the 1 node serving its pod has no room for it (a card with 500 thousandths free, 70 cores, 1 GiB of "
+          "host memory): 1 lacks only CPU; no node has 70 cores free (most on one node: 64 cores)");
+  }
+}
+
 TEST_CASE("sim::trace pods replayed: deterministic, and bad input names the JSON pointer", "[sim][trace-pods]") {
   const TinyTrace trace;
   const std::string dir = trace.dir.path.string();
@@ -202,6 +222,35 @@ TEST_CASE("sim::fill protocol stops at the requested load", "[sim][fill]") {
     const ResultSet with_cpu = run_all(scenario_from(json, dir));
     CHECK(with_cpu.scenario.nodes == 4);
     CHECK(with_cpu.scenario.gpus == 14);
+  }
+}
+
+TEST_CASE("sim::fill: a pod no node fitted on arrival says what each node serving it lacked", "[sim][fill]") {
+  const SmallTrace trace;
+  const Scenario s =
+      scenario_from(trace.json(R"(, "seed": 5, "schedulers": ["fgd", "best-fit", "binpack"])"), trace.dir.path.string());
+  for (const SchedulerResult& scheduler : run_all(s).schedulers) {
+    INFO(scheduler.name);
+    int failed = 0;
+    for (const JobRecord& r : scheduler.runs.front().jobs) {
+      if (r.state != JobState::Failed) continue;
+      ++failed;
+      INFO(r.reason);
+      // "no node fitted it on arrival: none of the N nodes serving its pod has room for it (...): A lack ..., B only
+      // CPU, ...[; no node has ...]": the counts split the N serving nodes (of the 3 GPU nodes).
+      // ("the 1 node serving its pod has no room" for a pod held to one GPU type.)
+      const std::string prefix = "no node fitted it on arrival: none of the ", one = "no node fitted it on arrival: the 1 node";
+      REQUIRE((r.reason.starts_with(prefix) || r.reason.starts_with(one)));
+      const int serving = r.reason.starts_with(one) ? 1 : std::stoi(r.reason.substr(prefix.size()));
+      CHECK((serving >= 1 && serving <= 3));
+      const size_t from = r.reason.find("): ") + 3, to = r.reason.find(';', from);
+      std::istringstream parts(r.reason.substr(from, to == std::string::npos ? std::string::npos : to - from));
+      int sum = 0;
+      for (std::string part; std::getline(parts, part, ',');) sum += std::stoi(part);
+      CHECK(sum == serving);
+    }
+    CHECK(failed == metric(scheduler.runs.front(), "failed"));
+    CHECK(failed > 0);
   }
 }
 
