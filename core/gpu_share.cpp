@@ -178,23 +178,6 @@ void refresh_card_summary(ShareNode& node) {
   node.idle_cards = idle;
 }
 
-bool mode_accepts(NodeMode mode, const GpuAsk& ask) {
-  switch (ask.kind) {
-    case GpuAskKind::None: return true;
-    case GpuAskKind::Whole:
-      if (ask.topology_aware) return mode == NodeMode::Topology;
-      return mode == NodeMode::Default || mode == NodeMode::Milli;
-    case GpuAskKind::Mem: return mode == (ask.core_percent ? NodeMode::CoreMem : NodeMode::Share);
-    case GpuAskKind::Milli: return mode == NodeMode::Milli;
-  }
-  return false;
-}
-
-bool type_allowed(const ShareNode& node, const PodRequest& pod) {
-  if (pod.gpu.kind == GpuAskKind::None || pod.gpu_type_mask == 0) return true;
-  return node.gpu_type >= 0 && node.gpu_type < 32 && ((pod.gpu_type_mask >> node.gpu_type) & 1u) != 0;
-}
-
 bool card_fits(const ShareNode& node, int card, const GpuAsk& ask) {
   const CardState& c = node.cards[static_cast<size_t>(card)];
   if (ask.count > 1 || ask.kind == GpuAskKind::Whole) return c.tasks == 0;
@@ -207,7 +190,11 @@ bool card_fits(const ShareNode& node, int card, const GpuAsk& ask) {
   }
 }
 
-bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask) {
+namespace {
+
+// Whether the node's cards can take the GPU ask (enough idle cards for whole or multi-card asks,
+// one card with room for a share); true for CPU-only pods.
+inline bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask) {
   if (ask.kind == GpuAskKind::None) return true;
   if (ask.count > 1 || ask.kind == GpuAskKind::Whole) return node.idle_cards >= ask.count;
   if (ask.kind == GpuAskKind::Milli) return node.max_card_free_milli >= ask.milli;
@@ -215,15 +202,6 @@ bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask) {
   for (int g = 0; g < static_cast<int>(node.cards.size()); ++g) fitting += card_fits(node, g, ask) ? 1 : 0;
   return fitting >= ask.count;
 }
-
-bool node_fits(const ShareNode& node, const PodRequest& pod) {
-  if (!mode_accepts(node.mode, pod.gpu) || !type_allowed(node, pod)) return false;
-  if (node.cpu_milli - node.cpu_used_milli < pod.cpu_milli) return false;
-  if (node.memory_mib - node.memory_used_mib < pod.memory_mib) return false;
-  return gpu_ask_fits(node, pod.gpu);
-}
-
-namespace {
 
 // CPU thousandths as cores, host memory MiB as GiB: at most one decimal, none when whole.
 std::string tenths(int64_t value, int64_t per_unit) {
@@ -270,35 +248,44 @@ struct GpuRoom {
 
 }  // namespace
 
+bool node_fits(const ShareNode& node, const PodRequest& pod) {
+  if (!mode_accepts(node.mode, pod.gpu) || !type_allowed(node, pod)) return false;
+  if (node.cpu_milli - node.cpu_used_milli < pod.cpu_milli) return false;
+  if (node.memory_mib - node.memory_used_mib < pod.memory_mib) return false;
+  return gpu_ask_fits(node, pod.gpu);
+}
+
 std::string no_node_fits_reason(const ShareCluster& cluster, const PodRequest& pod) {
-  GpuRoom room(pod.gpu);
+  // Serving nodes by what they lack, bit 0 room on the GPUs, bit 1 CPU, bit 2 host memory: one
+  // pass of compares (a fill experiment asks this for every pod that fails).
+  std::array<long, 8> by_lack{};
   int64_t most_cpu = 0, most_memory = 0;
-  long serving = 0, only_gpu = 0, only_cpu = 0, only_memory = 0, several = 0;
-  long lack_gpu = 0, lack_cpu = 0, lack_memory = 0;
   for (const ShareNode& node : cluster.nodes) {
     if (!mode_accepts(node.mode, pod.gpu) || !type_allowed(node, pod)) continue;
-    ++serving;
     const int64_t cpu_free = node.cpu_milli - node.cpu_used_milli, memory_free = node.memory_mib - node.memory_used_mib;
     most_cpu = std::max(most_cpu, cpu_free);
     most_memory = std::max(most_memory, memory_free);
-    room.see(node, pod.gpu);
-    const bool gpu = !gpu_ask_fits(node, pod.gpu), cpu = cpu_free < pod.cpu_milli, memory = memory_free < pod.memory_mib;
-    if (!gpu && !cpu && !memory) return "";
-    lack_gpu += gpu ? 1 : 0;
-    lack_cpu += cpu ? 1 : 0;
-    lack_memory += memory ? 1 : 0;
-    if (int{gpu} + int{cpu} + int{memory} > 1)
-      ++several;
-    else if (gpu)
-      ++only_gpu;
-    else if (cpu)
-      ++only_cpu;
-    else
-      ++only_memory;
+    const int lack =
+        (gpu_ask_fits(node, pod.gpu) ? 0 : 1) | (cpu_free < pod.cpu_milli ? 2 : 0) | (memory_free < pod.memory_mib ? 4 : 0);
+    if (lack == 0) return "";
+    ++by_lack[static_cast<size_t>(lack)];
   }
+  long serving = 0, lack_gpu = 0, lack_cpu = 0, lack_memory = 0;
+  for (size_t lack = 1; lack < by_lack.size(); ++lack) {
+    serving += by_lack[lack];
+    lack_gpu += (lack & 1) ? by_lack[lack] : 0;
+    lack_cpu += (lack & 2) ? by_lack[lack] : 0;
+    lack_memory += (lack & 4) ? by_lack[lack] : 0;
+  }
+  const long only_gpu = by_lack[1], only_cpu = by_lack[2], only_memory = by_lack[4],
+             several = by_lack[3] + by_lack[5] + by_lack[6] + by_lack[7];
   if (serving == 0)
     return "none of the cluster's " + counted(static_cast<long long>(cluster.nodes.size()), "node") + " serves its pod (" +
            (pod.gpu_type_mask != 0 && pod.gpu.kind != GpuAskKind::None ? "its node mode and GPU types" : "its node mode") + ")";
+  GpuRoom room(pod.gpu);
+  if (lack_gpu == serving)  // the most room any serving node has: a second pass, when it is named
+    for (const ShareNode& node : cluster.nodes)
+      if (mode_accepts(node.mode, pod.gpu) && type_allowed(node, pod)) room.see(node, pod.gpu);
   std::string asks = room.asked;
   if (pod.cpu_milli > 0) asks += (asks.empty() ? "" : ", ") + cores(pod.cpu_milli);
   if (pod.memory_mib > 0) asks += (asks.empty() ? "" : ", ") + gib(pod.memory_mib) + " of host memory";

@@ -139,14 +139,24 @@ int card_free_milli(const ShareNode& node, int card);
 void refresh_card_summary(ShareNode& node);
 inline int node_idle_cards(const ShareNode& node) { return node.idle_cards; }
 
-bool mode_accepts(NodeMode mode, const GpuAsk& ask);
-bool type_allowed(const ShareNode& node, const PodRequest& pod);
+inline bool mode_accepts(NodeMode mode, const GpuAsk& ask) {
+  switch (ask.kind) {
+    case GpuAskKind::None: return true;
+    case GpuAskKind::Whole:
+      if (ask.topology_aware) return mode == NodeMode::Topology;
+      return mode == NodeMode::Default || mode == NodeMode::Milli;
+    case GpuAskKind::Mem: return mode == (ask.core_percent ? NodeMode::CoreMem : NodeMode::Share);
+    case GpuAskKind::Milli: return mode == NodeMode::Milli;
+  }
+  return false;
+}
+inline bool type_allowed(const ShareNode& node, const PodRequest& pod) {
+  if (pod.gpu.kind == GpuAskKind::None || pod.gpu_type_mask == 0) return true;
+  return node.gpu_type >= 0 && node.gpu_type < 32 && ((pod.gpu_type_mask >> node.gpu_type) & 1u) != 0;
+}
 // Whether one card can take a single-card ask (Mem, or Milli / Whole with count 1); for
 // multi-card asks, whether the card is idle.
 bool card_fits(const ShareNode& node, int card, const GpuAsk& ask);
-// Whether the node's cards can take the pod's GPU ask (enough idle cards for whole or multi-card
-// asks, one card with room for a share); true for CPU-only pods.
-bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask);
 // Mode, GPU type, CPU, memory and enough fitting cards.
 bool node_fits(const ShareNode& node, const PodRequest& pod);
 // The `count` lowest-index idle cards (fewer if the node has fewer).
