@@ -253,7 +253,10 @@ void Engine::schedule_pass() {
 void Engine::fail_waiting() {
   for (Queue& queue : queues_)
     for (uint32_t id : queue.pending.take_all()) {
-      const std::string why = queue.scheduler->wait_reason(view_, id);
+      // Its reason is read from the per-job records only (jobs.jsonl, explain): a fill
+      // experiment that keeps none does not pay for the scheduler's look at every node.
+      const bool records = config_.keep_jobs || config_.job_store != nullptr;
+      const std::string why = records ? queue.scheduler->wait_reason(view_, id) : "";
       book_[id].reason = "no node fitted it on arrival" + (why.empty() ? "" : ": " + why);
       set_state(id, JobState::Failed);
       close(id);
