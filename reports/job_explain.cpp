@@ -201,29 +201,62 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
 
 }  // namespace
 
+namespace {
+
+// "#ID" asks for a job by its id (jobs.jsonl's "id"); nullopt for a name.
+std::optional<uint32_t> asked_id(const std::string& asked) {
+  if (asked.size() < 2 || asked.front() != '#' || asked.size() > 11) return std::nullopt;
+  uint64_t id = 0;
+  for (size_t i = 1; i < asked.size(); ++i) {
+    if (asked[i] < '0' || asked[i] > '9') return std::nullopt;
+    id = id * 10 + static_cast<uint64_t>(asked[i] - '0');
+  }
+  return id <= UINT32_MAX ? std::optional<uint32_t>(static_cast<uint32_t>(id)) : std::nullopt;
+}
+
+// A fill experiment draws a trace's pods with replacement: one name may name several jobs. The
+// first is explained; this line says so and how to ask for the others.
+std::string shared_name_line(const std::string& name, const std::vector<uint32_t>& ids) {
+  constexpr size_t kShown = 10;
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < ids.size() && i < kShown; ++i) shown.push_back(std::to_string(ids[i]));
+  return fmt::format("  ({} names {} jobs of this run, ids {}{}; this is id {}: `topsim explain DIR '#ID'` explains another)\n",
+                     name, ids.size(), join(shown, ", "), ids.size() > kShown ? ", ..." : "", ids.front());
+}
+
+}  // namespace
+
 Expected<std::string> explain_job(const ResultSet& results, const std::string& job_name) {
   if (results.schedulers.empty() || results.schedulers.front().runs.empty()) return Error{"the results hold no run"};
   if (!has_job_records(results.schedulers.front().runs.front()))
     return Error{"the results have no per-job records (written with --summary-only)"};
+  const std::optional<uint32_t> by_id = asked_id(job_name);
   std::string header, body;
   std::vector<std::string> names;
-  size_t jobs = 0;  // of the first scheduler's run
+  std::vector<uint32_t> same_name;  // ids of the first scheduler's jobs with the asked name
+  size_t jobs = 0;                  // of the first scheduler's run
   for (const SchedulerResult& s : results.schedulers) {
+    const bool first_scheduler = &s == &results.schedulers.front();
     std::optional<std::string> found;
     const Workload& workload = *s.runs.front().workload;
     const Status read = for_each_job(s.runs.front(), [&](const JobSpec& job, const JobRecord& record) {
       const std::string name = workload.job_name(job.id);
-      if (&s == &results.schedulers.front() && ++jobs <= 100000) names.push_back(name);
-      if (name != job_name || found) return;
+      if (first_scheduler && ++jobs <= 100000) names.push_back(name);
+      if (by_id ? job.id != *by_id : name != job_name) return;
+      if (first_scheduler && !by_id) same_name.push_back(job.id);
+      if (found) return;
       const auto extras = workload.extras.find(job.id);
       const JobExtras* asked = extras == workload.extras.end() ? nullptr : &extras->second;
       if (header.empty()) header = job_line(workload, job, name, asked);
       found = scheduler_lines(s, job, record, asked, results.scenario);
     });
     if (!read) return read.error();
+    if (!found && by_id)
+      return Error{jobs == 0 ? "the run has no jobs" : fmt::format("no job has id {} (ids run from 0 to {})", *by_id, jobs - 1)};
     if (!found) return Error{unknown_name("job", job_name, names, jobs, "jobs.jsonl names them all")};
     body += *found;
   }
+  if (same_name.size() > 1) header += shared_name_line(job_name, same_name);
   return header + body;
 }
 

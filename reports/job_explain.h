@@ -11,8 +11,10 @@
 
 namespace topsim {
 
-// Error: no job of that name (with a did-you-mean), or records that cannot be read back, or
-// results written without per-job records (--summary-only).
+// `job_name` is a job's name, or "#ID" for the job of that id (jobs.jsonl's "id"). A name that
+// several jobs share (a fill experiment draws a trace's pods with replacement) explains the first
+// and lists the others' ids. Error: no job of that name (with a did-you-mean) or id, or records
+// that cannot be read back, or results written without per-job records (--summary-only).
 [[nodiscard]] Expected<std::string> explain_job(const ResultSet& results, const std::string& job_name);
 
 }  // namespace topsim

@@ -2,6 +2,7 @@
 // scheduler's reason when it never ran.
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -258,4 +259,46 @@ TEST_CASE("cli::explain an unknown job of a run with many: the first names, the 
   CHECK_THAT(r.err, Catch::Contains(", job-38 and 41 more); jobs.jsonl names them all"));
   CHECK(r.err.find("job-39") == std::string::npos);
   check_bad_input(run_cli("explain '" + dir.file("out") + "' job-79x"), "unknown job 'job-79x' (did you mean 'job-79'?)");
+}
+
+TEST_CASE("cli::explain in a fill experiment: a name several draws share, and a job asked by '#id'", "[cli][fill]") {
+  // Two pods of a trace drawn with replacement onto one node of 2 T4s up to 130% of its GPUs:
+  // each name names several jobs, and the draws that found no room failed.
+  TempDir dir;
+  std::ofstream(dir.file("nodes.csv")) << "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,T4\n";
+  std::ofstream(dir.file("pods.csv"))
+      << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+         "pa,1000,1024,1,1000,,LS,Running,0,30,0\npb,1000,1024,1,600,,LS,Running,0,30,0\n";
+  std::ofstream(dir.file("s.json")) << R"({"mode": "fill", "seed": 3, "cluster": {"node_list": "nodes.csv"},
+    "workload": {"kind": "alibaba-pods", "path": "pods.csv"}, "schedulers": ["binpack"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report --jobs").exit_code == 0);
+  // The first failed draw, from jobs.jsonl.
+  std::ifstream jobs(dir.file("out") + "/jobs.jsonl");
+  std::string line, failed_id, failed_name;
+  while (failed_id.empty() && std::getline(jobs, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex(R"re("id":(\d+),"name":"(p[ab])".*"state":"failed")re"))) {
+      failed_id = m[1];
+      failed_name = m[2];
+    }
+  }
+  REQUIRE_FALSE(failed_id.empty());
+  SECTION("by name: the first draw, and the ids of every draw of that name") {
+    const CliResult r = run_cli("explain '" + dir.file("out") + "' " + failed_name);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\(" + failed_name +
+                                     " names [0-9]+ jobs of this run, ids [0-9, ]+; this is id [0-9]+: "
+                                     "`topsim explain DIR '#ID'` explains another\\)\n(.|\n)*"));
+    CHECK_THAT(r.out, Catch::Contains(failed_id));
+  }
+  SECTION("by '#id': that draw, failed, with what the node lacked") {
+    const CliResult r = run_cli("explain '" + dir.file("out") + "' '#" + failed_id + "'");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out,
+               Catch::StartsWith("job " + failed_name + " (trace-pod)") && Catch::Contains("binpack (seed 3): failed") &&
+                   Catch::Contains("  why: no node fitted it on arrival: the 1 node serving its pod has no room for it ("));
+  }
+  SECTION("an id no job has") {
+    check_bad_input(run_cli("explain '" + dir.file("out") + "' '#100000'"), "no job has id 100000 (ids run from 0 to ");
+  }
 }
