@@ -5,6 +5,7 @@
 #include <cassert>
 #include <utility>
 
+#include "util/number_format.h"
 #include "util/text.h"
 
 namespace topsim {
@@ -203,44 +204,46 @@ inline bool gpu_ask_fits(const ShareNode& node, const GpuAsk& ask) {
   return fitting >= ask.count;
 }
 
-// CPU thousandths as cores, host memory MiB as GiB: at most one decimal, none when whole.
-std::string tenths(int64_t value, int64_t per_unit) {
-  const int64_t t = (value * 10 + per_unit / 2) / per_unit;
-  return std::to_string(t / 10) + (t % 10 != 0 ? "." + std::to_string(t % 10) : "");
-}
-std::string cores(int64_t cpu_milli) { return tenths(cpu_milli, 1000) + (cpu_milli == 1000 ? " core" : " cores"); }
-std::string gib(int64_t memory_mib) { return tenths(memory_mib, 1024) + " GiB"; }
+// CPU thousandths as cores, host memory MiB as GiB, written as every figure a user reads.
+std::string cores(int64_t cpu_milli) { return format_number(cpu_milli / 1000.0) + (cpu_milli == 1000 ? " core" : " cores"); }
+std::string gib(int64_t memory_mib) { return format_number(memory_mib / 1024.0) + " GiB"; }
 
 // What a GPU ask needs of one node, and the most of it free on the serving nodes seen.
 struct GpuRoom {
+  enum class Need { None, IdleCards, CardMilli, CardMem };
+  Need need = Need::None;
   std::string asked;            // "2 idle GPUs", "a card with 500 thousandths free", ...
   int most = 0, most_core = 0;  // idle cards / a card's thousandths / a card's GiB; a card's free compute %
 
   explicit GpuRoom(const GpuAsk& ask) {
     if (ask.kind == GpuAskKind::None) return;
-    if (ask.count > 1 || ask.kind == GpuAskKind::Whole)
+    if (ask.count > 1 || ask.kind == GpuAskKind::Whole) {
+      need = Need::IdleCards;
       asked = ask.count == 1 ? "an idle GPU" : std::to_string(ask.count) + " idle GPUs";
-    else if (ask.kind == GpuAskKind::Milli)
+    } else if (ask.kind == GpuAskKind::Milli) {
+      need = Need::CardMilli;
       asked = ask.milli == kMilliPerGpu ? "a whole free card" : "a card with " + std::to_string(ask.milli) + " thousandths free";
-    else
+    } else {
+      need = Need::CardMem;
       asked = "a card with " + std::to_string(ask.mem_gib) + " GiB" +
               (ask.core_percent ? " and " + std::to_string(*ask.core_percent) + "% of its compute" : "") + " free";
+    }
   }
-  void see(const ShareNode& node, const GpuAsk& ask) {
-    if (ask.kind == GpuAskKind::None) return;
-    if (ask.count > 1 || ask.kind == GpuAskKind::Whole)
-      most = std::max(most, node.idle_cards);
-    else if (ask.kind == GpuAskKind::Milli)
-      most = std::max(most, node.max_card_free_milli);
-    else
-      for (const CardState& card : node.cards) {
-        most = std::max(most, card.mem_total_gib - card.mem_used_gib);
-        most_core = std::max(most_core, 100 - card.core_used_percent);
-      }
+  void see(const ShareNode& node) {
+    switch (need) {
+      case Need::None: return;
+      case Need::IdleCards: most = std::max(most, node.idle_cards); return;
+      case Need::CardMilli: most = std::max(most, node.max_card_free_milli); return;
+      case Need::CardMem:
+        for (const CardState& card : node.cards) {
+          most = std::max(most, card.mem_total_gib - card.mem_used_gib);
+          most_core = std::max(most_core, 100 - card.core_used_percent);
+        }
+    }
   }
   std::string most_text(const GpuAsk& ask) const {
-    if (ask.count > 1 || ask.kind == GpuAskKind::Whole) return "most idle on one node: " + std::to_string(most);
-    if (ask.kind == GpuAskKind::Milli) return "most free on one card: " + std::to_string(most) + " thousandths";
+    if (need == Need::IdleCards) return "most idle on one node: " + std::to_string(most);
+    if (need == Need::CardMilli) return "most free on one card: " + std::to_string(most) + " thousandths";
     return "most free on one card: " + std::to_string(most) + " GiB" +
            (ask.core_percent ? "; most compute free on one card: " + std::to_string(most_core) + "%" : "");
   }
@@ -285,7 +288,7 @@ std::string no_node_fits_reason(const ShareCluster& cluster, const PodRequest& p
   GpuRoom room(pod.gpu);
   if (lack_gpu == serving)  // the most room any serving node has: a second pass, when it is named
     for (const ShareNode& node : cluster.nodes)
-      if (mode_accepts(node.mode, pod.gpu) && type_allowed(node, pod)) room.see(node, pod.gpu);
+      if (mode_accepts(node.mode, pod.gpu) && type_allowed(node, pod)) room.see(node);
   std::string asks = room.asked;
   if (pod.cpu_milli > 0) asks += (asks.empty() ? "" : ", ") + cores(pod.cpu_milli);
   if (pod.memory_mib > 0) asks += (asks.empty() ? "" : ", ") + gib(pod.memory_mib) + " of host memory";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -199,19 +200,13 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   return out + "\n";
 }
 
-}  // namespace
-
-namespace {
-
 // "#ID" asks for a job by its id (jobs.jsonl's "id"); nullopt for a name.
 std::optional<uint32_t> asked_id(const std::string& asked) {
-  if (asked.size() < 2 || asked.front() != '#' || asked.size() > 11) return std::nullopt;
-  uint64_t id = 0;
-  for (size_t i = 1; i < asked.size(); ++i) {
-    if (asked[i] < '0' || asked[i] > '9') return std::nullopt;
-    id = id * 10 + static_cast<uint64_t>(asked[i] - '0');
-  }
-  return id <= UINT32_MAX ? std::optional<uint32_t>(static_cast<uint32_t>(id)) : std::nullopt;
+  if (asked.size() < 2 || asked.front() != '#') return std::nullopt;
+  uint32_t id = 0;
+  const char* end = asked.data() + asked.size();
+  const auto [at, error] = std::from_chars(asked.data() + 1, end, id);
+  return error == std::errc{} && at == end ? std::optional<uint32_t>(id) : std::nullopt;
 }
 
 // A fill experiment draws a trace's pods with replacement: one name may name several jobs. The

@@ -48,9 +48,8 @@ class Binpack final : public Scheduler {
   bool try_place(const SchedulingView& view, uint32_t job, Binder& binder) override {
     return view.job(job).is_training() ? place_gang(view, job, binder) : shares_.try_place(view, job, binder);
   }
-  std::string wait_reason(const SchedulingView& view, uint32_t job) const override {
-    return view.job(job).is_training() ? training_wait_reason(view, job, kServing) : shares_.wait_reason(view, job);
-  }
+  // Training jobs on `default` nodes (kServing), shares and trace pods: the share path's reasons.
+  std::string wait_reason(const SchedulingView& view, uint32_t job) const override { return shares_.wait_reason(view, job); }
   bool blocks_queue() const override { return !context_.backfill; }
 
  private:

@@ -15,6 +15,13 @@ PodRequest typed_pod_request(const SchedulingView& view, const JobSpec& job, siz
   return request;
 }
 
+// The request of the job's next pod to place (its first once all are placed).
+PodRequest next_pod_request(const SchedulingView& view, uint32_t id) {
+  const JobSpec& job = view.job(id);
+  const size_t next = view.record(id).pods.size();
+  return typed_pod_request(view, job, next < job.workers ? next : 0);
+}
+
 }  // namespace
 
 std::string pod_admission_problem(const SchedulingView& view, uint32_t job) {
@@ -43,15 +50,12 @@ std::string SharePolicyScheduler::admission_problem(const SchedulingView& view, 
 }
 
 ShapeKey SharePolicyScheduler::shape(const SchedulingView& view, uint32_t job) const {
-  const size_t next = view.record(job).pods.size();
-  return pod_shape(typed_pod_request(view, view.job(job), next < view.job(job).workers ? next : 0));
+  return pod_shape(next_pod_request(view, job));
 }
 
 std::string SharePolicyScheduler::wait_reason(const SchedulingView& view, uint32_t id) const {
-  const JobSpec& job = view.job(id);
-  if (job.is_training()) return training_wait_reason(view, id, NodeMode::Default);
-  const size_t next = view.record(id).pods.size();
-  return no_node_fits_reason(view.cluster().shares(), typed_pod_request(view, job, next < job.workers ? next : 0));
+  if (view.job(id).is_training()) return training_wait_reason(view, id, NodeMode::Default);
+  return no_node_fits_reason(view.cluster().shares(), next_pod_request(view, id));
 }
 
 bool SharePolicyScheduler::try_place(const SchedulingView& view, uint32_t id, Binder& binder) {
