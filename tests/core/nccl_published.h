@@ -59,6 +59,13 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
        "hgx-h100", 4, 8, 1, NicTransport::InfiniBand, 330.93},
       {"8 x 8 H100, 8 x 400G IB, 8 GiB (coreweave/nccl-tests README.md @ 0120901a)", "hgx-h100", 8, 8, 1,
        NicTransport::InfiniBand, 386.56},
+      {"2 x 8 H100, 8 x 400G IB, NCCL 2.28.3, 8 GiB: 440.58 (coreweave/nccl-tests commit 3b06be76, "
+       "mpi-operator/nccl-test-distributed-h100-64-mpijob.yaml run on 2 nodes)",
+       "hgx-h100", 2, 8, 1, NicTransport::InfiniBand, 440.58},
+      // Several nodes of HGX B200 with 8 x 400G NICs.
+      {"2 x 8 B200, 8 x 400G IB, NCCL 2.28.3, 8 GiB: 690.07 (coreweave/nccl-tests commit 3b06be76, "
+       "mpi-operator/nccl-test-distributed-b200-64-mpijob.yaml run on 2 nodes)",
+       "hgx-b200", 2, 8, 1, NicTransport::InfiniBand, 690.07},
       // GB200 NVL72: trays of one or several NVLink domains.
       {"GB200, 2 trays x 4 GPUs over multi-node NVLink (www.lixueduan.com/posts/ai/13-gb200-mnnvl-nccl-test)", "gb200-nvl72-tray",
        2, 4, 2, NicTransport::InfiniBand, 811},
@@ -83,7 +90,10 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
        "gb200-nvl72-tray", 360, 4, 18, NicTransport::InfiniBand, 405.3, false,
        "the model follows NCCL from 2.27.3, which crosses the network between racks through 16 NICs of each: ring 16 x "
        "44.25 = 708 (NVLSTree 707.5, half of that per head beyond 2 racks). These runs used 2.26.2, before that change; "
-       "how many NICs it used is not published (405 is about 8 NICs' worth), and the figure still grows from 8 to 16 GiB"},
+       "how many NICs it used is not published. The run's times say what it ran: from 2 to 16 GiB each is a fixed "
+       "5.2-5.4 ms plus the size at 212-219 GB/s of algBw (bus 424-438 at large sizes, 61% of 708), and only a ring "
+       "of 1,440 ranks pays milliseconds whatever the size (2 x 1,439 steps; NCCL's LL128 ring latency: 14 + 2,838 x "
+       "1.9 + 40 x 4.0 = 5,566 us, tuning.cc v2.26.2; NVLSTree's 2 log2(20) network steps cost 0.2 ms)"},
       {"GB200 NVL72, 32 trays = 128 GPUs across 2 racks, NCCL 2.29.2, 32 GiB: 683.57 out-of-place / 683.49 in-place "
        "(oracle-quickstart/oci-hpc-oke README.md @ 72d816ea, BM.GPU.GB200-v3.4)",
        "gb200-nvl72-tray", 32, 4, 16, NicTransport::InfiniBand, 683.57, false,
