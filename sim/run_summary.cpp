@@ -142,9 +142,10 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   m.set("wait_s", distribution_of(c.waits));
   m.set("jct_s", distribution_of(c.jcts));
   m.set("share_wait_s", distribution_of(c.share_waits));
-  // Throughput of what the workload trains: images/s of image models (kept for workloads of
-  // neither kind, as before), the MFU of LLMs; a workload of LLMs only has no image rate.
-  if (c.image_jobs > 0 || c.llm_jobs == 0) m.set("images_per_sec", distribution_of(c.images_per_sec));
+  // Throughput of what the workload trains: images/s of image models, the MFU of LLMs. A
+  // workload without image models (LLMs only, GPU shares and trace pods only) has no image rate:
+  // a mean over no jobs is not 0 images/s.
+  if (c.image_jobs > 0) m.set("images_per_sec", distribution_of(c.images_per_sec));
   if (c.llm_jobs > 0) m.set("llm_mfu", distribution_of(c.llm_mfus));
   m.set("ring_gbps", distribution_of(c.ring_gbps));
   m.set("makespan_s", static_cast<double>(run.makespan_ms) / 1000.0);

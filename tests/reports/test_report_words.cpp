@@ -87,3 +87,22 @@ TEST_CASE("reports::words: a run of LLMs only leads with their MFU, not an image
   CHECK_THAT(mixed_sink.files.at("summary.md"),
              Catch::Contains("- images/sec per job, mean: **") && Catch::Contains("- LLM MFU per job, mean: **"));
 }
+
+TEST_CASE("reports::words: a run of GPU shares only has no image rate to lead with", "[reports]") {
+  // Two shares on a pinned share node: nothing trains an image model, so no "images/s" figure
+  // (before, a mean over no jobs read "0 images/s ... n/a (spread's value is 0)").
+  const std::string jobs = R"([{"name": "s1", "submit_s": 0, "gpu_mem_gib": 8, "duration_s": 60},
+      {"name": "s2", "submit_s": 10, "gpu_mem_gib": 8, "duration_s": 60}])";
+  const ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1, "label": "share"}])", jobs,
+                                                                R"(, "schedulers": ["binpack", "spread"])")));
+  for (const SchedulerResult& s : results.schedulers) {
+    CHECK(s.metric("images_per_sec.mean") == nullptr);
+    REQUIRE(s.metric("finished") != nullptr);
+    CHECK(s.metric("finished")->over_seeds.mean == 2);
+  }
+  MemorySink sink;
+  REQUIRE(write_report({{"shares", &results}}, sink).ok());
+  CHECK_THAT(sink.files.at("summary.md"), !Catch::Contains("images"));
+  CHECK_THAT(sink.files.at("report.html"), !Catch::Contains("images/sec per job"));
+  CHECK_THAT(render_text(results), !Catch::Contains("images/s"));
+}
