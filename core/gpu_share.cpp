@@ -312,6 +312,12 @@ std::string no_node_fits_reason(const ShareCluster& cluster, const PodRequest& p
          asks + "): " + join(parts, ", ") + (none_has.empty() ? "" : "; no node has " + join(none_has, ", "));
 }
 
+bool gpu_room_somewhere(const ShareCluster& cluster, const PodRequest& pod) {
+  return std::any_of(cluster.nodes.begin(), cluster.nodes.end(), [&](const ShareNode& node) {
+    return mode_accepts(node.mode, pod.gpu) && type_allowed(node, pod) && gpu_ask_fits(node, pod.gpu);
+  });
+}
+
 std::vector<int> lowest_idle_cards(const ShareNode& node, int count) {
   std::vector<int> cards;
   for (int g = 0; g < static_cast<int>(node.cards.size()) && static_cast<int>(cards.size()) < count; ++g) {

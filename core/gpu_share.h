@@ -184,5 +184,9 @@ struct ShareCluster {
 // of those how many lack only room on their GPUs, only CPU, only host memory, or several, and
 // what every serving node lacks with the most any of them has free. "" when some node fits.
 std::string no_node_fits_reason(const ShareCluster& cluster, const PodRequest& pod);
+// Whether some node serving `pod` (mode and GPU type) has room on its GPUs for it, its CPU and
+// host memory aside: false when the pod waits for GPU room itself, true when the GPU room exists
+// only on nodes short of CPU or memory (or some node fits). Stops at the first such node.
+bool gpu_room_somewhere(const ShareCluster& cluster, const PodRequest& pod);
 
 }  // namespace topsim

@@ -32,7 +32,8 @@ constexpr Column kFillColumns[] = {{"jobs", "pods"},
                                    {"gpu_alloc_ratio.final", "GPU alloc ratio"},
                                    {"fragmentation_rate.final", "frag rate"},
                                    {"fragmentation_gpus.final", "frag GPUs"},
-                                   {"failed", "failed pods"}};
+                                   {"failed", "failed pods"},
+                                   {"failed_no_gpu_room", "failed with no GPU room on any node"}};
 
 // False when a distribution has no job to be taken over: waits and JCTs without a finished
 // job, throughput without a started one.

@@ -23,6 +23,7 @@ constexpr PromName kNames[] = {
     {"finished", "topsim_finished_jobs", 1},
     {"rejected", "topsim_rejected_jobs", 1},
     {"failed", "topsim_failed_jobs", 1},
+    {"failed_no_gpu_room", "topsim_failed_no_gpu_room_jobs", 1},
     {"stuck", "topsim_stuck_jobs", 1},
     {"never_placed", "topsim_never_placed_jobs", 1},
     {"share_jobs", "topsim_share_jobs", 1},

@@ -427,14 +427,16 @@ std::string render_fill(const ResultSet& r) {
                 "integer scores, ties in a seeded node order",
                 sc.protocol, 100 * sc.target_load);
   out += fmt::format("  protocol: {}, no departures, {}\n\n", arrivals, seeds_text(sc));
-  std::vector<TextRow> rows{{"scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods"}};
+  std::vector<TextRow> rows{{"scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods", "no GPU room"}};
   for (const SchedulerResult& s : r.schedulers)
     rows.push_back({s.name, pm(s, "gpu_alloc_ratio.final", 4), pm(s, "fragmentation_rate.final", 4),
-                    pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1)});
+                    pm(s, "fragmentation_gpus.final", 1), pm(s, "failed", 1), pm(s, "failed_no_gpu_room", 1)});
   out += text_table(rows, kFigures);
   out +=
       "\nfinal values after the last arrival, mean ± sample sd over seeds; GPU alloc ratio = allocated GPU share / "
-      "capacity; frag = FGD fragmentation (USENIX ATC '23), rate = frag / unallocated GPU share\n";
+      "capacity; frag = FGD fragmentation (USENIX ATC '23), rate = frag / unallocated GPU share; no GPU room = failed pods "
+      "for which no node serving them had room on its GPUs (the others had GPU room only on nodes short of CPU or host "
+      "memory)\n";
   out += at_load_table(r);
   for (const std::string& reason : r.schedulers.front().runs.front().rejections)
     out += "  rejected at submission: " + reason + "\n";

@@ -258,6 +258,9 @@ void Engine::fail_waiting() {
       const bool records = config_.keep_jobs || config_.job_store != nullptr;
       const std::string why = records ? queue.scheduler->wait_reason(view_, id) : "";
       book_[id].reason = "no node fitted it on arrival" + (why.empty() ? "" : ": " + why);
+      // What it waited for, always counted: the scan stops at the first node with GPU room, which
+      // is where most failed pods find it (their wait is on CPU or host memory).
+      if (!gpu_room_somewhere(cluster_.shares(), pod_request(open_[id], book_[id].pods.size()))) ++out_.failed_no_gpu_room;
       set_state(id, JobState::Failed);
       close(id);
       ++failed_;

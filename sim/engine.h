@@ -109,8 +109,11 @@ struct RunOutput {
   // Fill experiments: the curve against arrived load and the state after the last arrival.
   std::vector<LoadPoint> load_curve;
   LoadPoint final_load;
-  int64_t arrived_milli = 0;           // GPU request of every submitted job
-  int64_t capacity_milli = 0;          // the cluster's GPUs x 1000
+  int64_t arrived_milli = 0;   // GPU request of every submitted job
+  int64_t capacity_milli = 0;  // the cluster's GPUs x 1000
+  // Failed pods for which no node serving them had room on its GPUs (the rest had it only on
+  // nodes short of CPU or host memory).
+  int64_t failed_no_gpu_room = 0;
   std::string invariant_violation;     // with check_invariants: the first violation (the run stopped there)
   std::optional<RunDecision> decided;  // with stop_when: the bound lost (the run stopped there)
   bool shared_links = false;           // jobs shared the fabric's uplinks (sim/link_shares.h)

@@ -18,6 +18,9 @@ const std::vector<MetricInfo> kCatalog = {
     {"finished", "jobs", Higher, Scalar, "jobs that ran to completion"},
     {"rejected", "jobs", Lower, Scalar, "jobs rejected at submission (invalid, or nothing could ever run them)"},
     {"failed", "jobs", Lower, Scalar, "fill: jobs no node fitted on arrival"},
+    {"failed_no_gpu_room", "jobs", Lower, Scalar,
+     "fill: failed jobs for which no node serving them had room on its GPUs (the rest had GPU room only on nodes short of CPU "
+     "or host memory)"},
     {"stuck", "jobs", Lower, Scalar, "jobs partially placed when the run ended (partial-placement deadlock)"},
     {"never_placed", "jobs", Lower, Scalar, "jobs still waiting, without any pod placed, when the run ended"},
     {"share_jobs", "jobs", Neither, Scalar, "GPU-share jobs in the workload"},

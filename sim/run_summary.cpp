@@ -129,6 +129,7 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   m.set("placed", static_cast<double>(c.placed));
   if (fill) {
     m.set("failed", static_cast<double>(c.failed));
+    m.set("failed_no_gpu_room", static_cast<double>(run.failed_no_gpu_room));
     m.set("rejected", static_cast<double>(c.rejected));
     set_fill(m, run);
     m.set("events", static_cast<double>(run.events));

@@ -317,3 +317,37 @@ TEST_CASE("core::no_node_fits_reason names what each serving node lacks and the 
           "compute free on one card: 50%)");
   }
 }
+
+TEST_CASE("core::gpu_room_somewhere: GPU room on a serving node, CPU and host memory aside", "[core][share]") {
+  // Milli nodes of 2 cards and 8 cores; the pod asks 600 thousandths and 4 cores.
+  const auto node = [](std::vector<int> used_milli, int64_t cpu_used) {
+    ShareNode n = milli_node(std::move(used_milli), 8000);
+    n.cpu_used_milli = cpu_used;
+    return n;
+  };
+  const PodRequest pod = milli_pod(600, 1, 4000);
+  ShareCluster cluster;
+  SECTION("room on a card of a node short of CPU: the GPU room exists, the pod waits on CPU") {
+    cluster.nodes = {node({500, 500}, 0), node({0, 700}, 6000)};
+    CHECK(gpu_room_somewhere(cluster, pod));
+    CHECK_FALSE(node_fits(cluster.nodes[0], pod));
+    CHECK_FALSE(node_fits(cluster.nodes[1], pod));
+  }
+  SECTION("no card has 600 thousandths free anywhere, whatever the CPU") {
+    cluster.nodes = {node({500, 500}, 0), node({900, 1000}, 0)};
+    CHECK_FALSE(gpu_room_somewhere(cluster, pod));
+  }
+  SECTION("room only on a node of another GPU type or mode does not count") {
+    cluster.nodes = {node({500, 500}, 0), node({0, 0}, 0)};
+    PodRequest typed = pod;
+    typed.gpu_type_mask = 1u << 3;  // the nodes are type 0
+    CHECK_FALSE(gpu_room_somewhere(cluster, typed));
+    CHECK_FALSE(gpu_room_somewhere(cluster, mem_pod(4)));  // a memory share serves on share nodes only
+  }
+  SECTION("a CPU-only pod always has GPU room") {
+    cluster.nodes = {node({1000, 1000}, 8000)};
+    PodRequest cpu_only;
+    cpu_only.cpu_milli = 4000;
+    CHECK(gpu_room_somewhere(cluster, cpu_only));
+  }
+}

@@ -3,6 +3,7 @@
 // FGD's fill protocol (mode fill: draws with replacement to a target load, nothing departs).
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -231,7 +232,7 @@ TEST_CASE("sim::fill: a pod no node fitted on arrival says what each node servin
       scenario_from(trace.json(R"(, "seed": 5, "schedulers": ["fgd", "best-fit", "binpack"])"), trace.dir.path.string());
   for (const SchedulerResult& scheduler : run_all(s).schedulers) {
     INFO(scheduler.name);
-    int failed = 0;
+    int failed = 0, no_gpu_room = 0;
     for (const JobRecord& r : scheduler.runs.front().jobs) {
       if (r.state != JobState::Failed) continue;
       ++failed;
@@ -248,9 +249,17 @@ TEST_CASE("sim::fill: a pod no node fitted on arrival says what each node servin
       int sum = 0;
       for (std::string part; std::getline(parts, part, ',');) sum += std::stoi(part);
       CHECK(sum == serving);
+      // Every serving node lacked GPU room exactly when the reason says no node has it ("no node
+      // has an idle GPU", "2 idle GPUs", "a whole free card", "a card with ...").
+      const size_t none = r.reason.find("; no node has ");
+      const std::string lacking = none == std::string::npos ? "" : r.reason.substr(none + 14);
+      no_gpu_room += lacking.starts_with("an idle GPU") || lacking.starts_with("a whole free card") ||
+                     lacking.starts_with("a card with") || (!lacking.empty() && std::isdigit(lacking[0]));
     }
     CHECK(failed == metric(scheduler.runs.front(), "failed"));
     CHECK(failed > 0);
+    // The run's tally of failed pods with no GPU room on any serving node is the reasons' count.
+    CHECK(no_gpu_room == metric(scheduler.runs.front(), "failed_no_gpu_room"));
   }
 }
 
