@@ -27,8 +27,25 @@ void read_queue_of(JsonErrors& errors, const JsonObject& tenancy, TenancySpec& s
   }
 }
 
+// Whether some node group of GPU model `gpu` (a catalog index) is pinned to serve GPU shares.
+bool serves_shares(const ClusterSpec& cluster, int gpu) {
+  return std::any_of(cluster.groups.begin(), cluster.groups.end(), [&](const NodeGroupSpec& group) {
+    const GpuModel* pace = pace_gpu(group.model);
+    return pace && pace->catalog_index == gpu && group.label_pinned &&
+           (group.label == NodeMode::Share || group.label == NodeMode::CoreMem);
+  });
+}
+
+// The nominal quota `quotas` gives `resource`; 0 when it names none.
+int64_t nominal_of(const FlavorQuotas& quotas, const std::string& resource) {
+  for (const ResourceQuota& quota : quotas.resources)
+    if (quota.resource == resource) return quota.nominal;
+  return 0;
+}
+
 // Empty, or why a ClusterQueue's flavor names a GPU model (nodeLabels nvidia.com/gpu.product) the
-// cluster has no node of: the jobs admitted on it could never be placed, and would hold its quota.
+// cluster has no node of, or gives GPU shares (aliyun.com/gpu-mem) quota on a model no share node
+// has: the jobs admitted on it could never be placed, and would hold its quota.
 std::string absent_flavor_gpu(const QueueConfig& queues, const ClusterSpec& cluster) {
   if (cluster.groups.empty()) return "";  // a trace's node list: its pods take GPU types of their own
   std::vector<const GpuModel*> models;    // the cluster's, each once
@@ -39,13 +56,18 @@ std::string absent_flavor_gpu(const QueueConfig& queues, const ClusterSpec& clus
     for (const ResourceGroup& group : cq.groups)
       for (const FlavorQuotas& quotas : group.flavors)
         for (const ResourceFlavorSpec& flavor : queues.flavors) {
-          if (flavor.name != quotas.flavor || flavor.gpu < 0 ||
-              std::any_of(models.begin(), models.end(), [&](const GpuModel* m) { return m->catalog_index == flavor.gpu; }))
-            continue;
-          return flavor.where + ": ResourceFlavor " + flavor.name + ": spec.nodeLabels." + kGpuProductLabel + " " +
-                 flavor.node_labels.at(kGpuProductLabel) + " is GPU model " + gpu_at(flavor.gpu)->name +
-                 ", and the cluster has none (its GPUs: " + join(models, ", ", [](const GpuModel* m) { return m->name; }) +
-                 "); ClusterQueue " + cq.name + " admits jobs on it that could never be placed";
+          if (flavor.name != quotas.flavor || flavor.gpu < 0) continue;
+          const std::string names = flavor.where + ": ResourceFlavor " + flavor.name + ": spec.nodeLabels." + kGpuProductLabel +
+                                    " " + flavor.node_labels.at(kGpuProductLabel) + " is GPU model " + gpu_at(flavor.gpu)->name;
+          if (std::none_of(models.begin(), models.end(), [&](const GpuModel* m) { return m->catalog_index == flavor.gpu; }))
+            return names +
+                   ", and the cluster has none (its GPUs: " + join(models, ", ", [](const GpuModel* m) { return m->name; }) +
+                   "); ClusterQueue " + cq.name + " admits jobs on it that could never be placed";
+          if (const int64_t gib = nominal_of(quotas, kResourceGpuMem); gib > 0 && !serves_shares(cluster, flavor.gpu))
+            return names + ", and no node of that model is labelled share or core_mem; ClusterQueue " + cq.name + " gives " +
+                   std::to_string(gib) + " " + kResourceGpuMem +
+                   " on it to GPU shares that could never be placed there (label a group of " + gpu_at(flavor.gpu)->name +
+                   " nodes \"share\", or drop the flavor's " + kResourceGpuMem + " quota)";
         }
   return "";
 }

@@ -34,7 +34,7 @@ void Engine::admitted(uint32_t id) {
   // Its flavor's node labels become its pods' node selector (for this admission only).
   const Admission::AdmittedFlavor flavor = admission_->admitted_flavor(id);
   r.flavor = static_cast<int16_t>(flavor.flavor);
-  if (open_[id].is_training()) open_.set_flavor_gpu(id, flavor.gpu < 0 ? kAnyGpuModel : static_cast<uint8_t>(flavor.gpu));
+  open_.set_flavor_gpu(id, flavor.gpu < 0 ? kAnyGpuModel : static_cast<uint8_t>(flavor.gpu));
   Queue* queue = queue_for(open_[id]);
   queue->pending.push(id, queue->scheduler->shape(view_, id));
 }

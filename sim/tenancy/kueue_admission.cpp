@@ -49,6 +49,8 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       borrowed_gpu_ms_(config.cluster_queues.size(), 0),
       borrowed_since_ms_(config.cluster_queues.size(), 0) {
   admitted_by_queue_.resize(config.cluster_queues.size());
+  for (const char* name : {kResourceGpu, kResourceGpuMem, "alibabacloud.com/gpu-milli"})
+    if (const int resource = tree_.resource(name); resource >= 0) gpu_resources_.push_back(resource);
   flavor_gpu_.assign(static_cast<size_t>(tree_.flavors()), -1);
   for (const ResourceFlavorSpec& flavor : config.flavors)
     if (const int f = tree_.flavor(flavor.name); f >= 0) flavor_gpu_[static_cast<size_t>(f)] = flavor.gpu;
@@ -117,10 +119,17 @@ std::string KueueAdmission::no_matching_flavor(const ClusterQueueSpec& spec, con
 
 int KueueAdmission::gpu_flavor(uint32_t id) const {
   const auto it = admitted_.find(id);
-  if (it == admitted_.end() || gpu_resource_ < 0) return -1;
-  for (const auto& [fr, amount] : it->second.usage)
-    if (fr % tree_.resources() == gpu_resource_) return fr / tree_.resources();
-  return -1;
+  if (it == admitted_.end()) return -1;
+  int gpu = -1, named = -1;  // its GPU resource's flavor; the first flavor naming a GPU model
+  for (const auto& [fr, amount] : it->second.usage) {
+    const int flavor = fr / tree_.resources();
+    const bool gpu_resource =
+        std::find(gpu_resources_.begin(), gpu_resources_.end(), fr % tree_.resources()) != gpu_resources_.end();
+    if (gpu_resource && gpu < 0) gpu = flavor;
+    if (named < 0 && flavor_gpu_[static_cast<size_t>(flavor)] >= 0) named = flavor;
+  }
+  if (gpu >= 0 && flavor_gpu_[static_cast<size_t>(gpu)] >= 0) return gpu;
+  return named >= 0 ? named : gpu;
 }
 
 bool KueueAdmission::fair_admission(int cluster_queue) const {

@@ -24,8 +24,8 @@
 //   GPU model (nvidia.com/gpu.product, ResourceFlavorSpec::gpu): a job selecting GPU models
 //   (JobSpec::gpu_models) skips a flavor of another model, or of none where others of the group
 //   name one; a job selecting none matches every flavor. The flavor's labels then become the
-//   pods' node selector: the engine holds an admitted training job to the flavor's GPU model
-//   (gpu_flavor, JobSpec::flavor_gpu).
+//   pods' node selector: the engine holds an admitted job, GPU shares and trace pods too, to the
+//   flavor's GPU model (gpu_flavor, JobSpec::flavor_gpu).
 // Not modelled: partial admission, the
 // capacity reservation of a preemptor that cannot reclaim, admission checks, TAS (placement is
 // the scheduler's), flavors' labels other than the GPU model, taints and tolerations.
@@ -115,9 +115,12 @@ class KueueAdmission {
   // `cluster_queue` (a resource its queue does not cover, or a group none of whose flavors match
   // the GPU models it selects).
   std::string never_admitted(int cluster_queue, const QuotaRequest& request, uint64_t gpu_models = kAnyGpuModels) const;
-  // The flavor (QuotaTree::flavor id) an admitted workload's nvidia.com/gpu was assigned, or -1
-  // (not admitted, or it asks no whole GPUs); and the GPU model a flavor's nodes carry (a catalog
-  // index, ResourceFlavorSpec::gpu), or -1.
+  // The flavor (QuotaTree::flavor id) an admitted workload's GPUs were assigned: Kueue merges the
+  // nodeLabels of every flavor assigned to its resources into its pods' node selector, so of those
+  // the one of its GPU resource (nvidia.com/gpu, aliyun.com/gpu-mem, alibabacloud.com/gpu-milli)
+  // when it names a GPU model, else any that names one, else its GPU resource's; -1 when not
+  // admitted or it asks no GPU resource and no flavor of it names a model. And the GPU model a
+  // flavor's nodes carry (a catalog index, ResourceFlavorSpec::gpu), or -1.
   int gpu_flavor(uint32_t id) const;
   // The sets of GPU models QueuedWorkload::gpu_models indexes (bit i: catalog GPU i).
   void set_gpu_model_sets(std::vector<uint64_t> sets) { gpu_model_sets_ = std::move(sets); }
@@ -297,6 +300,7 @@ class KueueAdmission {
   mutable QuotaTree scratch_;               // preemption_targets' working copy (its storage reused)
   uint64_t admitted_count_ = 0;
   int gpu_resource_ = -1;
+  std::vector<int> gpu_resources_;  // the resource ids of nvidia.com/gpu and the share resources the tree has
   std::vector<int64_t> borrowed_gpu_ms_;
   std::vector<int64_t> borrowed_since_ms_;
   std::vector<uint64_t> gpu_model_sets_;  // QueuedWorkload::gpu_models indexes it

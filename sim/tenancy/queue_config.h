@@ -22,6 +22,7 @@ namespace topsim {
 
 // The resource names jobs request of a quota (Kueue counts a pod's requests by these names).
 inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
+inline constexpr const char* kResourceGpuMem = "aliyun.com/gpu-mem";  // GPU shares, GiB of one card
 inline constexpr const char* kResourceCpu = "cpu";
 inline constexpr const char* kResourceMemory = "memory";
 inline constexpr const char* kResourcePods = "pods";

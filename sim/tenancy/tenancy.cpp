@@ -112,7 +112,7 @@ QuotaRequest quota_request(const JobSpec& job, const QuotaTree& tree, std::strin
   };
   switch (job.kind) {
     case JobKind::Training: add(kResourceGpu, job.total_gpus()); break;
-    case JobKind::Share: add("aliyun.com/gpu-mem", job.gpu_mem_gib); break;
+    case JobKind::Share: add(kResourceGpuMem, job.gpu_mem_gib); break;
     case JobKind::TracePod:
       if (job.gpu_milli >= 1000)
         add(kResourceGpu, job.gpus_per_worker);

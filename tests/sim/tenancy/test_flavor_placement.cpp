@@ -98,3 +98,89 @@ TEST_CASE("sim::quota flavors with GPU models: bad queue folders", "[sim][kueue]
     CHECK_THAT(loaded.error().message, Catch::Contains("'NVIDIA-X999' names no catalog GPU"));
   }
 }
+
+namespace {
+
+// Two flavors for GPU shares (aliyun.com/gpu-mem, GiB): a100 with `a100_gib`, then h100 with 160.
+std::string share_flavors_yaml(int a100_gib) {
+  std::string yaml = a100_then_h100_queues_yaml();
+  const std::string queue = yaml.substr(0, yaml.find("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue"));
+  return queue + R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: team}
+spec:
+  resourceGroups:
+  - coveredResources: [aliyun.com/gpu-mem]
+    flavors:
+    - name: a100
+      resources: [{name: aliyun.com/gpu-mem, nominalQuota: )" +
+         std::to_string(a100_gib) + R"(}]
+    - name: h100
+      resources: [{name: aliyun.com/gpu-mem, nominalQuota: 160}]
+)";
+}
+
+std::string share(const std::string& name, double submit_s, int gib) {
+  return "{\"name\": \"" + name + "\", \"submit_s\": " + std::to_string(submit_s) + ", \"gpu_mem_gib\": " + std::to_string(gib) +
+         ", \"duration_s\": 600, \"queue\": \"team\"}";
+}
+
+// One HGX H100 node (node 0) and one DGX A100 node (node 1), both serving GPU shares.
+const char* kShareNodes =
+    R"([{"model": "hgx-h100", "count": 1, "label": "share"}, {"model": "dgx-a100", "count": 1, "label": "share"}])";
+
+}  // namespace
+
+TEST_CASE("sim::quota a GPU share runs on the nodes of the flavor its gpu-mem was admitted on", "[sim][kueue][gpu-models]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "q");
+  std::ofstream(dir.file("q/queues.yaml")) << share_flavors_yaml(8);
+  // "first" takes the a100 flavor's 8 GiB; "second" is admitted on h100. Binpack would put it on
+  // the A100 card "first" already uses (the fullest card that fits): the flavor's node selector
+  // holds it to the H100 node.
+  const Scenario s = scenario_from(scenario_json(kShareNodes, "[" + share("first", 0, 8) + "," + share("second", 0, 8) + "]",
+                                                 R"(, "tenancy": {"queues": "q"})"),
+                                   dir.path.string());
+  for (const char* scheduler : {"binpack", "gpu-packing", "fgd", "topology-aware", "default"}) {
+    INFO(scheduler);
+    const RunResult r = run(s, scheduler);
+    const JobRecord& first = record(r, s, "first");
+    const JobRecord& second = record(r, s, "second");
+    REQUIRE(first.state == JobState::Finished);
+    REQUIRE(second.state == JobState::Finished);
+    CHECK(first.flavor == 0);
+    CHECK(second.flavor == 1);
+    REQUIRE(first.pods.size() == 1);
+    REQUIRE(second.pods.size() == 1);
+    CHECK(first.pods.front().node == 1);
+    CHECK(second.pods.front().node == 0);
+    CHECK(second.start_ms == 0);
+    std::string line;
+    append_job_line(line, scheduler, r.seed, *r.workload, s.workload->jobs[job_id(s, "second")], second, r.flavors);
+    CHECK_THAT(line, Catch::Contains(R"("flavor":"h100")"));
+  }
+}
+
+TEST_CASE("sim::quota GPU-share quota on a flavor whose GPU model no share node has is refused", "[sim][kueue][gpu-models]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "q");
+  std::ofstream(dir.file("q/queues.yaml")) << share_flavors_yaml(8);
+  // The A100 node serves whole GPUs only: the a100 flavor's 8 GiB could never be used.
+  const auto loaded =
+      parse_scenario(scenario_json(R"([{"model": "hgx-h100", "count": 1, "label": "share"}, {"model": "dgx-a100", "count": 1}])",
+                                   "[" + share("s", 0, 8) + "]", R"(, "tenancy": {"queues": "q"})"),
+                     "test.json", dir.path.string());
+  REQUIRE_FALSE(loaded.ok());
+  CHECK_THAT(loaded.error().message,
+             Catch::EndsWith("queues.yaml:1: ResourceFlavor a100: spec.nodeLabels.nvidia.com/gpu.product NVIDIA-A100-SXM4-40GB "
+                             "is GPU model a100, and no node of that model is labelled share or core_mem; ClusterQueue team "
+                             "gives 8 aliyun.com/gpu-mem on it to GPU shares that could never be placed there (label a group "
+                             "of a100 nodes \"share\", or drop the flavor's aliyun.com/gpu-mem quota)"));
+  // A flavor without gpu-mem quota there is fine.
+  std::ofstream(dir.file("q/queues.yaml")) << share_flavors_yaml(0);
+  CHECK(
+      parse_scenario(scenario_json(R"([{"model": "hgx-h100", "count": 1, "label": "share"}, {"model": "dgx-a100", "count": 1}])",
+                                   "[" + share("s", 0, 8) + "]", R"(, "tenancy": {"queues": "q"})"),
+                     "test.json", dir.path.string())
+          .ok());
+}
