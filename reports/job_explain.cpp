@@ -164,8 +164,11 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
   out += "\n";
   if (const std::vector<std::string>& flavors = s.runs.front().flavors;
       r.flavor >= 0 && static_cast<size_t>(r.flavor) < flavors.size())
-    out += "  Kueue flavor: " + flavors[static_cast<size_t>(r.flavor)] +
-           " (its nvidia.com/gpu at its last admission; the flavor's nodeLabels are its pods' node selector)\n";
+    out += "  Kueue flavor: " + flavors[static_cast<size_t>(r.flavor)] + " (its " +
+           std::string(job.is_training() ? "nvidia.com/gpu"
+                       : job.is_share()  ? "aliyun.com/gpu-mem"
+                                         : "GPUs") +
+           " at its last admission; the flavor's nodeLabels are its pods' node selector)\n";
   if (r.pods.empty()) return out;
   out += "  GPUs: " + gpus_text(r, node_names) + "\n";
   if (!job.is_training() || r.start_ms < 0) return out;

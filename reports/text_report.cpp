@@ -202,7 +202,7 @@ std::string replay_columns(const ResultSet& r) {
   table.row("makespan (s)", [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
   table.row("GPU utilisation", [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
   table.row("placement efficiency (started)", [](const SchedulerResult& s) {
-    return mean(s, "placed") > 0 ? fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")) : std::string("n/a");
+    return has(s, "placement_efficiency") ? fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")) : std::string("n/a");
   });
   table.row("cross-NUMA ratio", [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
   table.row("topology success rate / fallbacks", [](const SchedulerResult& s) {

@@ -40,7 +40,7 @@ const std::vector<MetricInfo> kCatalog = {
      "topology-aware only: placements made without dropping a constraint, over all placements (< 0.8 warns)"},
     {"fallbacks", "jobs", Lower, Scalar, "placements that dropped a constraint"},
     {"placement_efficiency", "ratio", Higher, Scalar,
-     "mean over started multi-GPU jobs of throughput / ideal-placement throughput"},
+     "mean over started multi-GPU jobs of throughput / ideal-placement throughput (absent when none started)"},
     {"allocated_gpus", "GPUs", Higher, OverTime, "GPU share allocated"},
     {"gpu_alloc_ratio", "ratio", Higher, OverTime, "GPU share allocated / GPUs"},
     {"fragmentation_gpus", "GPUs", Lower, OverTime, "FGD's fragmentation F (USENIX ATC '23) over the cluster"},

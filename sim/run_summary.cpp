@@ -162,7 +162,8 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
     m.set("contended_jobs", static_cast<double>(c.contended));
     m.set("contended_gpu_hours", c.contended_gpu_ms / 3.6e6);
   }
-  m.set("placement_efficiency", c.efficiency_jobs ? c.efficiency_sum / static_cast<double>(c.efficiency_jobs) : 0);
+  // A mean over the started multi-GPU jobs; none started: not 0, but nothing to measure.
+  if (c.efficiency_jobs > 0) m.set("placement_efficiency", c.efficiency_sum / static_cast<double>(c.efficiency_jobs));
   if (!run.tenants.empty()) set_tenants(m, run);
   set_over_time(m, run);
   if (run.failures) set_failures(m, run);

@@ -93,10 +93,12 @@ TEST_CASE("reports::words: a run of GPU shares only has no image rate to lead wi
   // (before, a mean over no jobs read "0 images/s ... n/a (spread's value is 0)").
   const std::string jobs = R"([{"name": "s1", "submit_s": 0, "gpu_mem_gib": 8, "duration_s": 60},
       {"name": "s2", "submit_s": 10, "gpu_mem_gib": 8, "duration_s": 60}])";
-  const ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1, "label": "share"}])", jobs,
-                                                                R"(, "schedulers": ["binpack", "spread"])")));
+  const ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1, "label": "share"},
+                                                                    {"model": "dgx-a100", "count": 1, "label": "share"}])",
+                                                                jobs, R"(, "schedulers": ["binpack", "spread"])")));
   for (const SchedulerResult& s : results.schedulers) {
     CHECK(s.metric("images_per_sec.mean") == nullptr);
+    CHECK(s.metric("placement_efficiency") == nullptr);  // no multi-GPU job: not 0%, nothing measured
     REQUIRE(s.metric("finished") != nullptr);
     CHECK(s.metric("finished")->over_seeds.mean == 2);
   }
@@ -104,5 +106,8 @@ TEST_CASE("reports::words: a run of GPU shares only has no image rate to lead wi
   REQUIRE(write_report({{"shares", &results}}, sink).ok());
   CHECK_THAT(sink.files.at("summary.md"), !Catch::Contains("images"));
   CHECK_THAT(sink.files.at("report.html"), !Catch::Contains("images/sec per job"));
-  CHECK_THAT(render_text(results), !Catch::Contains("images/s"));
+  const std::string text = render_text(results);
+  CHECK_THAT(text, !Catch::Contains("images/s"));
+  CHECK(some_line_matches(text, "^placement efficiency \\(started\\) +n/a +n/a$"));
+  CHECK_THAT(text, !Catch::Contains("node type"));  // no training job ran on any node type
 }
