@@ -204,7 +204,9 @@ std::string replay_columns(const ResultSet& r) {
   table.row("placement efficiency (started)", [](const SchedulerResult& s) {
     return has(s, "placement_efficiency") ? fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")) : std::string("n/a");
   });
-  table.row("cross-NUMA ratio", [](const SchedulerResult& s) { return fmt::format("{:.3f}", mean(s, "cross_numa_ratio")); });
+  table.row("cross-NUMA ratio", [](const SchedulerResult& s) {
+    return has(s, "cross_numa_ratio") ? fmt::format("{:.3f}", mean(s, "cross_numa_ratio")) : std::string("n/a");
+  });
   table.row("topology success rate / fallbacks", [](const SchedulerResult& s) {
     if (!has(s, "topology_success_rate")) return std::string("n/a");
     return fmt::format("{:.3f} / {:.0f}", mean(s, "topology_success_rate"), mean(s, "fallbacks"));

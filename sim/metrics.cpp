@@ -35,7 +35,7 @@ const std::vector<MetricInfo> kCatalog = {
     {"gpu_utilisation", "ratio", Higher, Scalar, "GPU-time of running jobs / (GPUs x makespan)"},
     {"held_idle_gpu_hours", "GPU-hours", Lower, Scalar, "GPU-time held by partially placed jobs while not running"},
     {"cross_numa_ratio", "ratio", Lower, Scalar,
-     "started multi-GPU jobs with GPUs on several NUMA nodes of one node (> 0.5 warns)"},
+     "started multi-GPU jobs with GPUs on several NUMA nodes of one node (> 0.5 warns; absent when none started)"},
     {"topology_success_rate", "ratio", Higher, Scalar,
      "topology-aware only: placements made without dropping a constraint, over all placements (< 0.8 warns)"},
     {"fallbacks", "jobs", Lower, Scalar, "placements that dropped a constraint"},

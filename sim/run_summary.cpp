@@ -153,7 +153,7 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   const double gpu_ms = static_cast<double>(run.total_gpus) * static_cast<double>(run.makespan_ms);
   m.set("gpu_utilisation", gpu_ms > 0 ? static_cast<double>(run.busy_gpu_ms) / gpu_ms : 0);
   m.set("held_idle_gpu_hours", static_cast<double>(run.held_idle_gpu_ms) / 3.6e6);
-  m.set("cross_numa_ratio", c.multi_gpu ? static_cast<double>(c.cross_numa) / static_cast<double>(c.multi_gpu) : 0);
+  if (c.multi_gpu > 0) m.set("cross_numa_ratio", static_cast<double>(c.cross_numa) / static_cast<double>(c.multi_gpu));
   if (topology_aware)
     m.set("topology_success_rate",
           c.topology_placed ? static_cast<double>(c.topology_placed - c.fallbacks) / static_cast<double>(c.topology_placed) : 0);

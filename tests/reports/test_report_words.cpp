@@ -99,6 +99,7 @@ TEST_CASE("reports::words: a run of GPU shares only has no image rate to lead wi
   for (const SchedulerResult& s : results.schedulers) {
     CHECK(s.metric("images_per_sec.mean") == nullptr);
     CHECK(s.metric("placement_efficiency") == nullptr);  // no multi-GPU job: not 0%, nothing measured
+    CHECK(s.metric("cross_numa_ratio") == nullptr);
     REQUIRE(s.metric("finished") != nullptr);
     CHECK(s.metric("finished")->over_seeds.mean == 2);
   }
@@ -109,5 +110,6 @@ TEST_CASE("reports::words: a run of GPU shares only has no image rate to lead wi
   const std::string text = render_text(results);
   CHECK_THAT(text, !Catch::Contains("images/s"));
   CHECK(some_line_matches(text, "^placement efficiency \\(started\\) +n/a +n/a$"));
+  CHECK(some_line_matches(text, "^cross-NUMA ratio +n/a +n/a$"));
   CHECK_THAT(text, !Catch::Contains("node type"));  // no training job ran on any node type
 }
