@@ -29,6 +29,21 @@ Scenario flavored(const TempDir& dir, const std::string& jobs, int a100_quota = 
                        dir.path.string());
 }
 
+// A run under `scheduler` in which jobs `a` and `b` finished, with their records.
+struct TwoFinished {
+  RunResult run;
+  const JobRecord* a = nullptr;
+  const JobRecord* b = nullptr;
+};
+TwoFinished two_finished(const Scenario& s, const std::string& scheduler, const std::string& a, const std::string& b) {
+  TwoFinished out{run(s, scheduler)};
+  out.a = &record(out.run, s, a);
+  out.b = &record(out.run, s, b);
+  REQUIRE(out.a->state == JobState::Finished);
+  REQUIRE(out.b->state == JobState::Finished);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("sim::quota a job runs on the nodes of the flavor it was admitted on", "[sim][kueue][gpu-models]") {
@@ -38,11 +53,9 @@ TEST_CASE("sim::quota a job runs on the nodes of the flavor it was admitted on",
   const Scenario s = flavored(dir, "[" + job("any", 0, 8) + "," + job("pinned", 0, 8, R"(, "gpu_models": "h100")") + "]");
   for (const char* scheduler : {"topology-aware", "default", "binpack", "kueue-tas", "fgd"}) {
     INFO(scheduler);
-    const RunResult r = run(s, scheduler);
-    const JobRecord& any = record(r, s, "any");
-    const JobRecord& pinned = record(r, s, "pinned");
-    REQUIRE(any.state == JobState::Finished);
-    REQUIRE(pinned.state == JobState::Finished);
+    const TwoFinished done = two_finished(s, scheduler, "any", "pinned");
+    const RunResult& r = done.run;
+    const JobRecord &any = *done.a, &pinned = *done.b;
     CHECK(r.flavors == std::vector<std::string>{"a100", "h100"});
     CHECK(any.flavor == 0);
     CHECK(pinned.flavor == 1);
@@ -143,11 +156,9 @@ TEST_CASE("sim::quota a GPU share runs on the nodes of the flavor its gpu-mem wa
                                    dir.path.string());
   for (const char* scheduler : {"binpack", "gpu-packing", "fgd", "topology-aware", "default"}) {
     INFO(scheduler);
-    const RunResult r = run(s, scheduler);
-    const JobRecord& first = record(r, s, "first");
-    const JobRecord& second = record(r, s, "second");
-    REQUIRE(first.state == JobState::Finished);
-    REQUIRE(second.state == JobState::Finished);
+    const TwoFinished done = two_finished(s, scheduler, "first", "second");
+    const RunResult& r = done.run;
+    const JobRecord &first = *done.a, &second = *done.b;
     CHECK(first.flavor == 0);
     CHECK(second.flavor == 1);
     REQUIRE(first.pods.size() == 1);
