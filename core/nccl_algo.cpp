@@ -13,8 +13,9 @@ namespace {
 constexpr double kNvlsIntraLatencyUs = 25.0;
 constexpr double kNvlsTreeNetLatencyUs = 20.9;
 
-// NCCL tuning.cc @v2.28.3-1..v2.30.7-1 perChMaxNVLSTreeBws, GB/s per channel, columns 1 / 2 / 4+
-// nodes: Hopper 0 / 57.7 / 45.5, Blackwell 0 / 96.0 / 80.0 (0: no ceiling).
+// NCCL tuning.cc perChMaxNVLSTreeBws, GB/s per channel, columns 1 / 2 / 4+ nodes (0: no ceiling):
+// Hopper 0 / 57.7 / 45.5 (v2.28.3-1..v2.30.7-1); Blackwell 0 / 96.0 / 80.0 (v2.30.4-1..v2.30.7-1;
+// the 4+ column was 43.1 in v2.28.3-1 and 43.8 in v2.28.9-1..v2.29.7-1).
 double nvls_tree_channel_ceiling_gbps(int sm, int domains) {
   if (domains < 2) return 0;
   if (sm >= 100) return domains == 2 ? 96.0 : 80.0;
