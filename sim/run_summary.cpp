@@ -148,7 +148,7 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   // a mean over no jobs is not 0 images/s.
   if (c.image_jobs > 0) m.set("images_per_sec", distribution_of(c.images_per_sec));
   if (c.llm_jobs > 0) m.set("llm_mfu", distribution_of(c.llm_mfus));
-  m.set("ring_gbps", distribution_of(c.ring_gbps));
+  if (!c.ring_gbps.empty()) m.set("ring_gbps", distribution_of(c.ring_gbps));  // none: no multi-GPU job started
   m.set("makespan_s", static_cast<double>(run.makespan_ms) / 1000.0);
   const double gpu_ms = static_cast<double>(run.total_gpus) * static_cast<double>(run.makespan_ms);
   m.set("gpu_utilisation", gpu_ms > 0 ? static_cast<double>(run.busy_gpu_ms) / gpu_ms : 0);

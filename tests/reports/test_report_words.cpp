@@ -100,6 +100,7 @@ TEST_CASE("reports::words: a run of GPU shares only has no image rate to lead wi
     CHECK(s.metric("images_per_sec.mean") == nullptr);
     CHECK(s.metric("placement_efficiency") == nullptr);  // no multi-GPU job: not 0%, nothing measured
     CHECK(s.metric("cross_numa_ratio") == nullptr);
+    CHECK(s.metric("ring_gbps.mean") == nullptr);
     REQUIRE(s.metric("finished") != nullptr);
     CHECK(s.metric("finished")->over_seeds.mean == 2);
   }
