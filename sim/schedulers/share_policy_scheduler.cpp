@@ -7,10 +7,10 @@ namespace topsim {
 
 namespace {
 
-// The GPU model a Kueue flavor holds a share or trace pod to, when it does (JobSpec::flavor_gpu;
-// training jobs go through runnable_type_mask): the cluster's node types of that model as a
+// The GPU model a Kueue flavor holds a share to, when it does (JobSpec::flavor_gpu; training jobs
+// go through runnable_type_mask): the cluster's node types of that model as a
 // PodRequest::gpu_type_mask (ShareNode::gpu_type is a modelled node's type; the first 32), 0 when
-// none. Nothing on a trace's node list, whose nodes carry no catalog model.
+// none. Nothing on a trace's node list (trace pods), whose nodes carry no catalog model.
 std::optional<uint32_t> flavor_types(const SchedulingView& view, const JobSpec& job) {
   if (job.is_training() || job.flavor_gpu == kAnyGpuModel || !view.cluster().modelled()) return std::nullopt;
   uint32_t mask = 0;
@@ -20,8 +20,8 @@ std::optional<uint32_t> flavor_types(const SchedulingView& view, const JobSpec& 
 }
 
 // A pod of `job`, held to the node types it can run on (PodRequest::gpu_type_mask over the
-// cluster's node types): a training job's runnable types, a share's or trace pod's own and its
-// Kueue flavor's GPU model. None when no node type can take it (its flavor's model is on none).
+// cluster's node types): a training job's runnable types, a trace pod's own, a share's Kueue
+// flavor's GPU model. None when no node type can take it (its flavor's model is on none).
 std::optional<PodRequest> typed_pod_request(const SchedulingView& view, const JobSpec& job, size_t pod) {
   PodRequest request = pod_request(job, pod);
   if (job.is_training()) request.gpu_type_mask = runnable_type_mask(view, job);
