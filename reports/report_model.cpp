@@ -450,8 +450,7 @@ ChartTable node_type_table(const std::vector<Series>& series) {
   for (const Series& s : series) {
     const auto& usage = s.result->runs.front().by_node_type;
     // One type, or no training job (GPU shares and trace pods only): nothing to compare.
-    if (usage.size() < 2 || std::all_of(usage.begin(), usage.end(), [](const NodeTypeUsage& u) { return u.jobs == 0; }))
-      continue;
+    if (usage.size() < 2 || std::all_of(usage.begin(), usage.end(), [](const NodeTypeUsage& u) { return u.jobs == 0; })) continue;
     for (const NodeTypeUsage& u : usage) {
       std::vector<std::string> row = {s.name, u.node_type, std::to_string(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
                                       u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-"};

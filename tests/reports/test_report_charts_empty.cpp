@@ -69,9 +69,8 @@ TEST_CASE("reports::fill report has the per-policy table, ranked", "[reports][fi
   const ResultSet results = run_all(scenario_from(fill));
   const ReportModel m = build_report_model({{"fill", &results}});
   REQUIRE(m.policy_table.rows.size() == 2);
-  CHECK(m.policy_table.header ==
-        std::vector<std::string>{"rank", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs", "failed pods",
-                                 "of which no GPU room"});
+  CHECK(m.policy_table.header == std::vector<std::string>{"rank", "scheduler", "GPU alloc ratio", "frag rate", "frag GPUs",
+                                                          "failed pods", "of which no GPU room"});
   const double first = results.scheduler(m.policy_table.rows[0][1])->metric("gpu_alloc_ratio.final")->over_seeds.mean;
   const double second = results.scheduler(m.policy_table.rows[1][1])->metric("gpu_alloc_ratio.final")->over_seeds.mean;
   CHECK(first >= second);  // best first
