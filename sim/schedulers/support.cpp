@@ -74,8 +74,9 @@ bool SchedulingView::llm_runs_on(const JobSpec& job, int type) const {
 
 bool type_fits_job(const SchedulingView& view, int type, const JobSpec& job) {
   const GpuModel* gpu = view.cluster().type(type).gpu;
-  if (gpu == nullptr || !job.is_training()) return true;
-  if (!view.workload().selects_gpu(job, *gpu)) return false;
+  if (gpu == nullptr) return true;
+  if (!view.workload().selects_gpu(job, *gpu)) return false;  // its selector, its Kueue flavor's model
+  if (!job.is_training()) return true;
   return job.llm == kNoLlm ? fits_gpu_memory(job.model, *gpu) : view.llm_runs_on(job, type);
 }
 

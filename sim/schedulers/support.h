@@ -25,7 +25,8 @@ struct TrainingAdmission {
 // weights, gradients and optimizer state fit each GPU's memory (core/model_catalog.h); an LLM
 // job's configuration runs on the GPU and its offload fits the node's host memory. A mixed
 // cluster's schedulers place a job only on the types it can run on; admission refuses a job
-// those types cannot hold; the scenario loader refuses a job no type can run.
+// those types cannot hold; the scenario loader refuses a job no type can run. A share: the types of its Kueue
+// flavor's GPU model (Workload::selects_gpu).
 bool type_fits_job(const SchedulingView& view, int type, const JobSpec& job);
 
 // Why training job `job` can never run under `rules` ("" when it can): no node serves it, unequal
