@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "gate/quality_gate.h"
+#include "sim/metrics.h"
 #include "util/number_format.h"
 #include "util/suggest.h"
 
@@ -34,6 +35,9 @@ Expected<std::map<std::string, MeasuredValue>> measure(const SuiteScenario& entr
       if (s.scheduler == w.scheduler) ran = s.candidate;
     const SchedulerResult* s = results.scheduler(ran);
     const MetricSummary* m = s ? s->metric(w.metric) : nullptr;
+    if (!m && s && find_metric(w.metric))  // a metric over jobs none of which finished (or started)
+      return Error{entry.key + ": " + ran + "/" + w.metric + " was not measured in the results of " + entry.path + " (" +
+                   std::string(find_metric(w.metric)->description) + ")"};
     if (!m)
       return Error{entry.key + ": " + unknown_name("metric", ran + "/" + w.metric, available) + " in the results of " +
                    entry.path};

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 
 #include "core/builtin_models.h"
 #include "formats/hardware/node_source.h"
@@ -14,6 +15,7 @@
 #include "scenario/other_inputs.h"
 #include "scenario/scenario_loader.h"
 #include "scenario/scenario_sections.h"
+#include "sim/run_summary.h"
 #include "sim/tenancy/gpu_quota.h"
 #include "util/digest.h"
 #include "util/input_file.h"
@@ -296,6 +298,7 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   if (!at.value->is_object() || at.value->empty())
     return errors.fail(at.pointer, "must be an object of metric bounds, e.g. {\"wait_s.p95\": 600, \"rejected\": 0}");
   const std::vector<std::string> names = slo_metric_names();
+  std::optional<RunKinds> kinds;  // read from the workload at the first SLO
   for (const auto& [name, value] : at.value->items()) {
     const JsonAt item = at.member(name);
     if (name.find('@') != std::string::npos) {
@@ -303,7 +306,10 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
     } else if (std::find(names.begin(), names.end(), name) == names.end()) {
       return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim plan --list-slos` lists them");
     }
-    const MetricInfo& info = *find_metric(name);
+    const MetricInfo& info = *find_metric(name.substr(0, name.find('@')));
+    if (!kinds) kinds = run_kinds(plan.base);
+    if (const std::string why = never_measured(info, *kinds); !why.empty())
+      return errors.fail(item.pointer, "no replay of this plan measures '" + name + "': " + why);
     Slo slo{name, std::nullopt, std::nullopt};
     if (value.is_number() || value.is_string()) {
       const auto bound = slo_bound(errors, item, info);

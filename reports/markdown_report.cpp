@@ -35,18 +35,6 @@ constexpr Column kFillColumns[] = {{"jobs", "pods"},
                                    {"failed", "failed pods"},
                                    {"failed_no_gpu_room", "failed with no GPU room on any node"}};
 
-// False when a distribution has no job to be taken over: waits and JCTs without a finished
-// job, throughput without a started one.
-bool measured(const SchedulerResult& s, std::string_view metric) {
-  const auto count = [&](const char* name) {
-    const MetricSummary* m = s.metric(name);
-    return m ? m->over_seeds.mean : 1;
-  };
-  if (metric.starts_with("wait_s.") || metric.starts_with("jct_s.")) return count("finished") > 0;
-  if (metric.starts_with("images_per_sec.") || metric.starts_with("llm_mfu.")) return count("placed") > 0;
-  return true;
-}
-
 std::string change_text(double percent, bool worse, bool directed) {
   const std::string text = fmt::format("{:+.1f}%", percent);
   if (!directed || percent == 0) return text;
@@ -106,7 +94,7 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
     out += "| " + markdown_cell(s.label) + " | " + markdown_cell(s.scheduler) + " |";
     for (const Column& c : shown) {
       const MetricSummary* metric = s.result->metric(c.metric);
-      out += " " + (metric && measured(*s.result, c.metric) ? format_number(metric->over_seeds.mean) : std::string("n/a")) + " |";
+      out += " " + (metric ? format_number(metric->over_seeds.mean) : std::string("n/a")) + " |";  // absent: nothing measured
     }
     out += "\n";
   }

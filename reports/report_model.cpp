@@ -267,8 +267,9 @@ ChartTable failure_table(const ReportModel& m) {
   for (const Series& series : m.series) {
     const SchedulerResult& s = *series.result;
     const auto cell = [&](const char* metric, double scale, int decimals) { return figure_cell(s, metric, decimals, scale); };
-    bool counted = false;
-    const bool finished = mean_of(s, "finished", counted) > 0;
+    const auto percent = [&](const char* metric) {  // absent when no training job finished
+      return s.metric(metric) ? figure_cell(s, metric, 1, 100) + "%" : std::string("n/a");
+    };
     std::vector<std::string> row = {series.name,
                                     cell("node_failures", 1, 0),
                                     cell("interruptions", 1, 0),
@@ -276,8 +277,8 @@ ChartTable failure_table(const ReportModel& m) {
                                     cell("restart_gpu_hours", 1, 1),
                                     cell("checkpoint_gpu_hours", 1, 1),
                                     cell("requeue_gpu_hours", 1, 1),
-                                    finished ? cell("goodput", 100, 1) + "%" : "n/a",
-                                    finished ? cell("ettr.mean", 100, 1) + "%" : "n/a"};
+                                    percent("goodput"),
+                                    percent("ettr.mean")};
     if (daly) row.insert(row.end(), {cell("interrupted_job_mtbf_s", 1.0 / 60, 1), cell("checkpoint_optimum_s", 1.0 / 60, 1)});
     if (spares) row.insert(row.end(), {cell("spare_gpus", 1, 0), cell("spare_swaps", 1, 0)});
     if (elastic) row.push_back(cell("elastic_resizes", 1, 0));
@@ -412,15 +413,15 @@ ChartTable per_tenant_table(const std::vector<Series>& series) {
       const SchedulerResult& s = *series[i].result;
       if (!s.metric("jobs" + at)) continue;
       bool found = false;
-      const bool finished = mean_of(s, "finished" + at, found) > 0;
       const double hours = mean_of(s, "gpu_hours" + at, found);
+      // Waits and JCTs are absent for a tenant that finished no job: n/a.
       std::vector<std::string> row = {name,
                                       series[i].name,
                                       figure_cell(s, "jobs" + at, 0),
                                       figure_cell(s, "finished" + at, 0),
-                                      finished ? figure_cell(s, "wait_s.mean" + at, 1) : "n/a",
-                                      finished ? figure_cell(s, "wait_s.p95" + at, 1) : "n/a",
-                                      finished ? figure_cell(s, "jct_s.mean" + at, 1) : "n/a",
+                                      figure_cell(s, "wait_s.mean" + at, 1),
+                                      figure_cell(s, "wait_s.p95" + at, 1),
+                                      figure_cell(s, "jct_s.mean" + at, 1),
                                       figure_cell(s, "gpu_hours" + at, 1),
                                       found && ran[i] > 0 ? fmt::format("{:.1f}%", 100 * hours / ran[i]) : "n/a"};
       if (nominal) row.insert(row.begin() + 1, s.metric("nominal_gpus" + at) ? figure_cell(s, "nominal_gpus" + at, 0) : "none");

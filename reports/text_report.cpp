@@ -33,10 +33,14 @@ double unaccounted(const SchedulerResult& s) {
   return std::max(0.0, mean(s, "jobs") - mean(s, "finished") - mean(s, "rejected") - mean(s, "stuck") - mean(s, "never_placed"));
 }
 
-// "mean / p95" of a distribution over finished jobs, "n/a" when none finished.
+// "mean / p95" of a distribution over finished jobs, "n/a" when a run finished none (of its kind).
 std::string pair(const SchedulerResult& s, std::string_view first, std::string_view second) {
-  if (mean(s, "finished") == 0) return "n/a";
+  if (!has(s, first) || !has(s, second)) return "n/a";
   return fmt::format("{:.1f} / {:.1f}", mean(s, first), mean(s, second));
+}
+// One figure of such a distribution, "n/a" likewise.
+std::string seconds(const SchedulerResult& s, std::string_view name) {
+  return has(s, name) ? fmt::format("{:.1f}", mean(s, name)) : std::string("n/a");
 }
 
 // Which jobs the distributions cover, said when some jobs never ran.
@@ -167,7 +171,7 @@ void failure_rows(const ResultSet& r, SideBySide& table) {
                        mean(s, "requeue_gpu_hours"));
   });
   table.row("goodput / mean ETTR (finished training)", [](const SchedulerResult& s) {
-    if (mean(s, "finished") == 0) return std::string("n/a");
+    if (!has(s, "goodput") || !has(s, "ettr.mean")) return std::string("n/a");  // no training job finished
     return fmt::format("{:.1f}% / {:.1f}%", 100 * mean(s, "goodput"), 100 * mean(s, "ettr.mean"));
   });
   table.row("GPUs down, mean / peak", [](const SchedulerResult& s) {
@@ -219,9 +223,8 @@ std::string replay_columns(const ResultSet& r) {
       return fmt::format("{:.0f} / {:.2f}", mean(s, "contended_jobs"), mean(s, "contended_gpu_hours"));
     });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return mean(s, "share_jobs") > 0; }))
-    table.row("shared-GPU jobs: wait mean / p95 (s)", [](const SchedulerResult& s) {
-      return fmt::format("{:.1f} / {:.1f}", mean(s, "share_wait_s.mean"), mean(s, "share_wait_s.p95"));
-    });
+    table.row("shared-GPU jobs: wait mean / p95 (s)",
+              [](const SchedulerResult& s) { return pair(s, "share_wait_s.mean", "share_wait_s.p95"); });
   tenant_rows(r, table);
   failure_rows(r, table);
   table.heading("time-weighted means:");
@@ -245,10 +248,9 @@ std::string replay_rows(const ResultSet& r) {
     rows.push_back(
         {s.name,
          fmt::format("{}/{}/{}/{}", count(s, "finished"), count(s, "rejected"), count(s, "stuck"), count(s, "never_placed")),
-         fmt::format("{:.1f}", mean(s, "wait_s.mean")), fmt::format("{:.1f}", mean(s, "wait_s.p95")),
-         fmt::format("{:.1f}", mean(s, "jct_s.mean")), fmt::format("{:.0f}", mean(s, "pending_jobs.max")),
-         percent(mean(s, "gpu_alloc_ratio.mean")), percent(mean(s, "gpu_alloc_ratio.max")),
-         percent(mean(s, "fragmentation_rate.mean"))});
+         seconds(s, "wait_s.mean"), seconds(s, "wait_s.p95"), seconds(s, "jct_s.mean"),
+         fmt::format("{:.0f}", mean(s, "pending_jobs.max")), percent(mean(s, "gpu_alloc_ratio.mean")),
+         percent(mean(s, "gpu_alloc_ratio.max")), percent(mean(s, "fragmentation_rate.mean"))});
   return text_table(rows, kFigures) + subset_note(r) +
          "(fin/rej/stuck/never: jobs finished, rejected, stuck, never placed; peak pend: most jobs waiting at once; alloc: GPU "
          "share allocated; frag: FGD fragmentation rate; means "

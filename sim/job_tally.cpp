@@ -5,12 +5,13 @@
 #include "core/model_catalog.h"
 
 namespace topsim {
-namespace {
 
 bool trains_images(const JobSpec& job) {
   const DnnModel* model = model_at(job.model);
   return model && model->unit == SampleUnit::Images;
 }
+
+namespace {
 
 void add_llm_step(JobTally::LlmStepSums& sums, const LlmStep& step) {
   ++sums.jobs;
@@ -120,10 +121,6 @@ void JobTally::add(const Workload& workload, const JobSpec& job, const JobRecord
     }
   }
   if (job.is_share()) ++shares;
-  if (job.is_training()) {
-    image_jobs += trains_images(job);
-    llm_jobs += workload.llm_of(job) != nullptr;
-  }
   switch (r.state) {
     case JobState::Rejected:
       ++rejected;

@@ -23,6 +23,8 @@ inline constexpr uint16_t kLlmModelKeyBit = 0x8000;
 uint16_t llm_model_key(const LlmModel& model);
 // The LLM of a by_model key, or nullptr for a DNN catalog index.
 const LlmModel* llm_of_model_key(uint16_t key);
+// Whether `job` trains an image model (its throughput is in images/s).
+bool trains_images(const JobSpec& job);
 
 struct JobTally {
   struct ModelSums {
@@ -55,14 +57,13 @@ struct JobTally {
   uint64_t contended = 0;       // started jobs that ran slowed by uplinks shared with other jobs
   double contended_gpu_ms = 0;  // their GPUs x the time they ran slowed
   std::vector<double> waits, jcts, share_waits, images_per_sec, ring_gbps;  // seconds; images/s; GB/s
-  uint64_t image_jobs = 0, llm_jobs = 0;  // the workload's training jobs of image models, of LLMs (started or not)
-  std::vector<double> llm_mfus;           // started LLM jobs' MFU
-  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;  // (model key, framework)
-  std::map<uint16_t, LlmStepSums> llm_steps;                             // by llm_model_key
-  std::map<int, NodeTypeSums> by_node_type;                              // by the cluster's node type index
-  std::vector<std::string> rejections;                                   // "job: reason", first distinct ones
-  std::set<std::string> rejection_reasons;                               // those reasons
-  std::map<int, TenantSums> by_tenant;                                   // by RunOutput::tenants index
+  std::vector<double> llm_mfus;                                             // started LLM jobs' MFU
+  std::map<std::pair<uint16_t, TrainingFramework>, ModelSums> by_model;     // (model key, framework)
+  std::map<uint16_t, LlmStepSums> llm_steps;                                // by llm_model_key
+  std::map<int, NodeTypeSums> by_node_type;                                 // by the cluster's node type index
+  std::vector<std::string> rejections;                                      // "job: reason", first distinct ones
+  std::set<std::string> rejection_reasons;                                  // those reasons
+  std::map<int, TenantSums> by_tenant;                                      // by RunOutput::tenants index
   // Where jobs' GPU time went when they stop before their end or write checkpoints (GPU-ms):
   // restarts, checkpoint writes, waits between a stop and a restart; and over finished training
   // jobs, the GPU time from first start to finish and the part of it whose training counted,

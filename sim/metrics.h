@@ -38,12 +38,27 @@ enum class MetricShape : uint8_t {
   AtLoad,    // .at_100 .at_130 (fill: at that arrived load, when the run reached it)
 };
 
+// What a run must have for its metrics to hold a metric at all (summarize_run leaves it out
+// otherwise); a metric over jobs is also left out when no job of its kind finished or started.
+enum class MetricNeeds : uint8_t {
+  Nothing,
+  ImageJobs,      // a job training an image model
+  LlmJobs,        // an LLM training job
+  ShareJobs,      // a GPU-share job
+  MultiGpuJobs,   // a training job of more than one GPU
+  TopologyAware,  // a scheduler serving topology-aware nodes
+  Failures,       // node failures (the scenario's "failures")
+  Queues,         // tenants: queues the jobs name, or the scenario's "tenancy"
+  Quota,          // quota: the scenario's "tenancy"
+};
+
 struct MetricInfo {
   std::string_view name;  // base name
   std::string_view unit;  // "s", "GPUs", "ratio", "jobs", ...
   Better better = Better::Neither;
   MetricShape shape = MetricShape::Scalar;
   std::string_view description;
+  MetricNeeds needs = MetricNeeds::Nothing;
 };
 
 const std::vector<MetricInfo>& metric_catalog();

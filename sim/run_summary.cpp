@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/model_catalog.h"
+#include "sim/schedulers/registry.h"
 
 namespace topsim {
 namespace {
@@ -42,8 +43,9 @@ void set_failures(Metrics& m, const RunOutput& run) {
   m.set("requeue_gpu_hours", c.requeue_gpu_ms / 3.6e6);
   m.set("checkpoint_gpu_hours", c.checkpoint_gpu_ms / 3.6e6);
   m.set("restart_gpu_hours", c.restart_gpu_ms / 3.6e6);
-  m.set("goodput", c.wall_gpu_ms > 0 ? c.productive_gpu_ms / c.wall_gpu_ms : 0);
-  m.set("ettr", distribution_of(c.ettrs));
+  // Over finished training jobs; none finished: no goodput, not 0.
+  if (c.wall_gpu_ms > 0) m.set("goodput", c.productive_gpu_ms / c.wall_gpu_ms);
+  if (!c.ettrs.empty()) m.set("ettr", distribution_of(c.ettrs));
   m.set("gpus_down.mean", run.averages.gpus_down);
   m.set("gpus_down.max", run.averages.peak_gpus_down);
   // Daly's optimum interval for the largest interrupted job, from its measured time between
@@ -86,6 +88,7 @@ void set_tenants(Metrics& m, const RunOutput& run) {
     m.set("jobs" + at, static_cast<double>(sums.jobs));
     m.set("finished" + at, static_cast<double>(sums.finished));
     for (const auto& [base, values] : {std::pair{"wait_s", &sums.waits}, std::pair{"jct_s", &sums.jcts}}) {
+      if (values->empty()) continue;  // the tenant finished no job: no wait, no JCT
       const Distribution d = distribution_of(*values);
       for (const auto& [statistic, value] : {std::pair{".mean", d.mean}, std::pair{".p50", d.p50}, std::pair{".p95", d.p95},
                                              std::pair{".p99", d.p99}, std::pair{".max", d.max}})
@@ -140,14 +143,18 @@ Metrics summarize_run(const RunOutput& run, const Workload& workload, bool topol
   m.set("stuck", static_cast<double>(c.stuck));
   m.set("never_placed", static_cast<double>(c.never_placed));
   m.set("share_jobs", static_cast<double>(c.shares));
-  m.set("wait_s", distribution_of(c.waits));
-  m.set("jct_s", distribution_of(c.jcts));
-  m.set("share_wait_s", distribution_of(c.share_waits));
-  // Throughput of what the workload trains: images/s of image models, the MFU of LLMs. A
-  // workload without image models (LLMs only, GPU shares and trace pods only) has no image rate:
-  // a mean over no jobs is not 0 images/s.
-  if (c.image_jobs > 0) m.set("images_per_sec", distribution_of(c.images_per_sec));
-  if (c.llm_jobs > 0) m.set("llm_mfu", distribution_of(c.llm_mfus));
+  // Over finished jobs; none finished (of GPU shares: none finished, or none in the workload):
+  // no wait and no JCT, not 0 s.
+  if (!c.waits.empty()) {
+    m.set("wait_s", distribution_of(c.waits));
+    m.set("jct_s", distribution_of(c.jcts));
+  }
+  if (!c.share_waits.empty()) m.set("share_wait_s", distribution_of(c.share_waits));
+  // Throughput of what the workload trains, over the jobs that started: images/s of image models,
+  // the MFU of LLMs. None started (a workload of LLMs, GPU shares or trace pods only has no image
+  // model): no rate, not 0 images/s.
+  if (!c.images_per_sec.empty()) m.set("images_per_sec", distribution_of(c.images_per_sec));
+  if (!c.llm_mfus.empty()) m.set("llm_mfu", distribution_of(c.llm_mfus));
   if (!c.ring_gbps.empty()) m.set("ring_gbps", distribution_of(c.ring_gbps));  // none: no multi-GPU job started
   m.set("makespan_s", static_cast<double>(run.makespan_ms) / 1000.0);
   const double gpu_ms = static_cast<double>(run.total_gpus) * static_cast<double>(run.makespan_ms);
@@ -232,6 +239,42 @@ std::vector<LlmModelStep> llm_steps_by_model(const RunOutput& run) {
     out.push_back(std::move(m));
   }
   return out;
+}
+
+RunKinds run_kinds(const Scenario& scenario) {
+  RunKinds k;
+  for (const std::string& name : scenario.schedulers)
+    if (const SchedulerInfo* info = find_scheduler(name)) k.topology_aware |= info->serves == NodeMode::Topology;
+  k.failures = scenario.failures != nullptr;
+  k.quota = scenario.tenancy != nullptr;
+  if (!scenario.workload) return k;
+  const Workload& workload = *scenario.workload;
+  k.queues = k.quota || !workload.queue_names.empty();
+  JobCursor cursor(workload);
+  while (const JobSpec* job = cursor.next()) {
+    k.share_jobs |= job->is_share();
+    if (!job->is_training()) continue;
+    k.image_jobs |= trains_images(*job);
+    k.llm_jobs |= workload.llm_of(*job) != nullptr;
+    k.multi_gpu_jobs |= job->total_gpus() > 1;
+    if (k.share_jobs && k.image_jobs && k.llm_jobs && k.multi_gpu_jobs) break;
+  }
+  return k;
+}
+
+std::string never_measured(const MetricInfo& info, const RunKinds& kinds) {
+  switch (info.needs) {
+    case MetricNeeds::Nothing: return "";
+    case MetricNeeds::ImageJobs: return kinds.image_jobs ? "" : "no job of the workload trains an image model";
+    case MetricNeeds::LlmJobs: return kinds.llm_jobs ? "" : "no job of the workload trains an LLM";
+    case MetricNeeds::ShareJobs: return kinds.share_jobs ? "" : "the workload has no GPU-share job";
+    case MetricNeeds::MultiGpuJobs: return kinds.multi_gpu_jobs ? "" : "no training job of the workload has more than one GPU";
+    case MetricNeeds::TopologyAware: return kinds.topology_aware ? "" : "no scheduler places on topology-aware nodes";
+    case MetricNeeds::Failures: return kinds.failures ? "" : "nodes never fail (no \"failures\")";
+    case MetricNeeds::Queues: return kinds.queues ? "" : "no job names a queue and there is no \"tenancy\"";
+    case MetricNeeds::Quota: return kinds.quota ? "" : "there is no quota (no \"tenancy\")";
+  }
+  return "";
 }
 
 }  // namespace topsim

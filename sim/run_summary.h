@@ -6,6 +6,7 @@
 
 #include "sim/engine.h"
 #include "sim/metrics.h"
+#include "sim/scenario.h"
 
 namespace topsim {
 
@@ -19,5 +20,17 @@ std::vector<LlmModelStep> llm_steps_by_model(const RunOutput& run);
 // Training jobs per modelled node type of `cluster` (every type, in its order; none for a
 // trace's node list).
 std::vector<NodeTypeUsage> usage_by_node_type(const RunOutput& run, const ClusterState& cluster);
+
+// What the runs of a scenario can hold, known before they run (MetricNeeds).
+struct RunKinds {
+  bool image_jobs = false, llm_jobs = false, share_jobs = false, multi_gpu_jobs = false;
+  bool topology_aware = false, failures = false, queues = false, quota = false;
+};
+// The kinds of `scenario`'s runs: its workload's jobs (read once, a generated workload's as they
+// are made), its schedulers, failures and tenancy.
+RunKinds run_kinds(const Scenario& scenario);
+// Why no run of `kinds` holds metric `info`, or "" when one may: "no job of the workload trains an
+// image model".
+std::string never_measured(const MetricInfo& info, const RunKinds& kinds);
 
 }  // namespace topsim

@@ -339,6 +339,19 @@ TEST_CASE("plan: bad plans are one-line errors naming the key", "[sim][plan]") {
   CHECK_THAT(plan_error(with("mode", R"("fill")")), Catch::Contains("/mode: a plan replays its workload"));
   CHECK_THAT(plan_error(with("schedulers", R"(["topology-awar"])")), Catch::Contains("did you mean 'topology-aware'"));
   CHECK_THAT(plan_error(with("nodes", "1")), Catch::Contains("/nodes: unknown key"));
+  // An SLO no replay of the plan would measure (it would be skipped, silently) names the reason.
+  CHECK_THAT(plan_error(with("slo", R"({"llm_mfu.mean": 0.3})")),
+             Catch::Contains("/slo/llm_mfu.mean: no replay of this plan measures 'llm_mfu.mean': no job of the workload "
+                             "trains an LLM"));
+  CHECK_THAT(plan_error(with("slo", R"({"share_wait_s.p95": 600})")), Catch::Contains("the workload has no GPU-share job"));
+  CHECK_THAT(plan_error(with("slo", R"({"goodput": 0.9})")), Catch::Contains("nodes never fail (no \"failures\")"));
+  CHECK_THAT(plan_error(with("slo", R"({"evictions": 0})")), Catch::Contains("there is no quota (no \"tenancy\")"));
+  nlohmann::ordered_json default_only = nlohmann::ordered_json::parse(kSmallPlan);
+  default_only["schedulers"] = {"default"};
+  default_only["slo"] = {{"topology_success_rate", 0.9}};
+  CHECK_THAT(plan_error(default_only.dump()), Catch::Contains("no scheduler places on topology-aware nodes"));
+  default_only["schedulers"] = {"default", "topology-aware"};  // measured for one of them: applies to it
+  CHECK(parse_plan(default_only.dump(), "plan.json", "").ok());
 }
 
 TEST_CASE("sim::plan shipped plans load", "[sim][plan][shared]") {

@@ -96,7 +96,16 @@ TEST_CASE("reports::text summary accounts for every job, never-placed ones inclu
 }
 
 TEST_CASE("reports::text summary of a scheduler that ran nothing shows n/a, not zero waits", "[reports]") {
-  const std::string text = render_text(default_places_nothing());
+  const ResultSet results = default_places_nothing();
+  // The data says it too: no wait, JCT or throughput over jobs that never ran.
+  const SchedulerResult& none = *results.scheduler("default");
+  for (const char* absent :
+       {"wait_s.mean", "wait_s.p95", "jct_s.mean", "share_wait_s.mean", "images_per_sec.mean", "ring_gbps.mean"})
+    CHECK(none.metric(absent) == nullptr);
+  CHECK(none.metric("finished")->over_seeds.mean == 0);
+  CHECK(results.scheduler("topology-aware")->metric("wait_s.p95") != nullptr);
+  CHECK(results.scheduler("topology-aware")->metric("share_wait_s.p95") == nullptr);  // no GPU shares
+  const std::string text = render_text(results);
   CHECK(some_line_matches(text, ".*wait of finished, mean / p95 \\(s\\) +0\\.0 / 0\\.0 +n/a"));
   CHECK(some_line_matches(text, ".*placement efficiency \\(started\\) +[0-9.]+% +n/a"));
 }
