@@ -29,10 +29,9 @@ double allreduce_ms(double bytes, const CommPath& path) {
 // nvlsEfficiency of it (0.85 x 370.8 = 315 GB/s on H100, 0.74 x 721.8 = 534 on B200), below the
 // ring's 370.8 and 721.8; sends and all-to-all are point-to-point.
 CommPath ring_of(CommPath path) {
-  if (path.algorithm == NcclAlgorithm::Ring) return path;
   path.bus_bandwidth_gbps = path.algos().ring_bus_gbps;
   path.algorithm = NcclAlgorithm::Ring;
-  path.ring_bus_gbps = 0;
+  path.other_bus_gbps = 0;
   return path;
 }
 // A ring reduce-scatter or all-gather runs half of a ring all-reduce's steps (n-1 of 2(n-1)).

@@ -36,11 +36,14 @@ std::vector<int> crossing_hops_per_node(const std::vector<int>& rank_nodes, size
 
 AllReduceAlgos CommPath::algos() const {
   AllReduceAlgos a;
-  const double ring = ring_bus_gbps > 0 ? ring_bus_gbps : bus_bandwidth_gbps;
-  a.ring_bus_gbps = std::min(ring, bus_bandwidth_gbps);
   if (algorithm != NcclAlgorithm::Ring) {
+    a.ring_bus_gbps = std::min(other_bus_gbps > 0 ? other_bus_gbps : bus_bandwidth_gbps, bus_bandwidth_gbps);
     a.nvls_bus_gbps = bus_bandwidth_gbps;
     a.nvls_kind = algorithm;
+  } else {
+    a.ring_bus_gbps = bus_bandwidth_gbps;
+    a.nvls_bus_gbps = std::min(other_bus_gbps, bus_bandwidth_gbps);
+    a.nvls_kind = hosts > 1 ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS;
   }
   return a;
 }
@@ -52,7 +55,7 @@ AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path) {
 void choose_algorithm(CommPath& path, const AllReduceAlgos& algos) {
   path.algorithm = algos.large_message_algorithm();
   path.bus_bandwidth_gbps = algos.large_message_bus_gbps();
-  path.ring_bus_gbps = path.algorithm == NcclAlgorithm::Ring ? 0 : algos.ring_bus_gbps;
+  path.other_bus_gbps = path.algorithm == NcclAlgorithm::Ring ? algos.nvls_bus_gbps : algos.ring_bus_gbps;
 }
 
 CommPath ring_plan_path(const RingPlan& plan) {

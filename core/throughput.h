@@ -73,15 +73,17 @@ struct CommPath {
   CommTransport transport = CommTransport::None;
   // The algorithm NCCL runs for large messages (core/nccl_algo.h); default Ring.
   NcclAlgorithm algorithm = NcclAlgorithm::Ring;
-  // The ring's bus bandwidth when `algorithm` is not Ring (small messages may still pick the
-  // ring), GB/s; default 0 = bus_bandwidth_gbps.
-  double ring_bus_gbps = 0;
+  // The other candidate's bus bandwidth, which smaller messages may still pick (NCCL's tuner
+  // chooses per size), GB/s: when `algorithm` is NVLS or NVLSTree, the ring's (0 =
+  // bus_bandwidth_gbps); when it is the ring, NVLS's on one host or NVLSTree's across hosts (0 =
+  // neither is possible). Default 0.
+  double other_bus_gbps = 0;
   // What the network adds to each inter-host step of the all-reduce beyond NCCL's per-hop
   // constants (ring.h allreduce_time: a measured pair's latency), us; default 0.
   double net_latency_us = 0;
 
-  // The candidates NCCL's tuner chooses from. A ring never outruns bus_bandwidth_gbps (a caller
-  // that lowers it, e.g. for oversubscription, lowers the ring's too).
+  // The candidates NCCL's tuner chooses from. The other never outruns bus_bandwidth_gbps (a
+  // caller that lowers it, e.g. for oversubscription, lowers the other's too).
   AllReduceAlgos algos() const;
 };
 
@@ -105,8 +107,8 @@ inline constexpr double kPodSocketGbps = 2.4;
 // at most PXB (NCCL's default P2P level), else SHM. One GPU: ranks 1, transport None.
 CommPath ring_plan_path(const RingPlan& plan);
 
-// Sets `path`'s bus bandwidth and algorithm to what NCCL runs for large messages among `algos`
-// (the ring's kept in ring_bus_gbps when another algorithm wins).
+// Sets `path`'s bus bandwidth and algorithm to what NCCL runs for large messages among `algos`,
+// the loser's bus bandwidth kept in other_bus_gbps.
 void choose_algorithm(CommPath& path, const AllReduceAlgos& algos);
 
 // Communication path of a host-networked gang (gang.h), ranks W x G, by NVLink domain (a node,

@@ -44,7 +44,7 @@ Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, const Node
                           path.nvlink_hops,
                           tj.gpu,
                           std::bit_cast<uint64_t>(path.bus_bandwidth_gbps),
-                          std::bit_cast<uint64_t>(path.ring_bus_gbps),
+                          std::bit_cast<uint64_t>(path.other_bus_gbps),
                           std::bit_cast<uint64_t>(path.net_latency_us)};
   if (const auto it = throughputs_.find(key); it != throughputs_.end()) return it->second;
   return throughputs_.emplace(key, estimate_throughput(tj, path, overlap_)).first->second;
@@ -167,7 +167,7 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
   key.push_back(std::llround(path.bus_bandwidth_gbps * 1e3));
   key.push_back(path.nvlink_hops);
   key.push_back(static_cast<int64_t>(path.algorithm));
-  key.push_back(std::llround(path.ring_bus_gbps * 1e3));
+  key.push_back(std::llround(path.other_bus_gbps * 1e3));
   key.push_back(std::llround(path.net_latency_us * 1e3));
 }
 
