@@ -63,7 +63,8 @@ void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name,
   if (slash == std::string::npos || !info || std::find(schedulers.begin(), schedulers.end(), w.scheduler) == schedulers.end())
     return errors.fail(at.pointer, unknown_name("metric", name, candidate_names(entry.scenario)) +
                                        "; names are <scheduler>/<metric>, `topsim check --list-metrics` lists them");
-  if (const std::string why = never_measured(*info, run_kinds(entry.scenario)); !why.empty())
+  if (const std::string why = info->needs == MetricNeeds::Nothing ? "" : never_measured(*info, run_kinds(entry.scenario));
+      !why.empty())
     return errors.fail(at.pointer, "no run of this scenario measures '" + w.metric + "': " + why);
   JsonObject o(errors, at, {"better", "tolerance"});
   if (!o.is_object()) return;

@@ -298,7 +298,7 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
   if (!at.value->is_object() || at.value->empty())
     return errors.fail(at.pointer, "must be an object of metric bounds, e.g. {\"wait_s.p95\": 600, \"rejected\": 0}");
   const std::vector<std::string> names = slo_metric_names();
-  std::optional<RunKinds> kinds;  // read from the workload at the first SLO
+  std::optional<RunKinds> kinds;  // read from the workload at the first SLO that needs them
   for (const auto& [name, value] : at.value->items()) {
     const JsonAt item = at.member(name);
     if (name.find('@') != std::string::npos) {
@@ -307,8 +307,8 @@ void read_slos(JsonErrors& errors, const JsonObject& top, PlanSpec& plan) {
       return errors.fail(item.pointer, unknown_name("SLO metric", name, names) + "; `topsim plan --list-slos` lists them");
     }
     const MetricInfo& info = *find_metric(name.substr(0, name.find('@')));
-    if (!kinds) kinds = run_kinds(plan.base);
-    if (const std::string why = never_measured(info, *kinds); !why.empty())
+    if (info.needs != MetricNeeds::Nothing && !kinds) kinds = run_kinds(plan.base);
+    if (const std::string why = kinds ? never_measured(info, *kinds) : ""; !why.empty())
       return errors.fail(item.pointer, "no replay of this plan measures '" + name + "': " + why);
     Slo slo{name, std::nullopt, std::nullopt};
     if (value.is_number() || value.is_string()) {
