@@ -127,6 +127,12 @@ class Check : public Command {
   }
 
   Outcome write_baseline(const Suite& suite, const SuiteValues& values, Streams io) const {
+    for (const auto& [key, watched] : values)
+      for (const auto& [name, value] : watched)
+        if (!value.measured)
+          return Outcome::bad_input("suite '" + suite.name + "': " + key + " " + name +
+                                    ": no run measured it (none of its jobs finished or started), so there is no baseline "
+                                    "to write; watch another metric or change the scenario");
     if (Status s = write_output(suite.baseline_path, render_baseline(suite, values), io.out); !s)
       return Outcome::bad_input(s.error().message);
     size_t metrics = 0;

@@ -158,6 +158,11 @@ Verdict judge(const WatchedMetric& w, double delta, double allowed, double noise
 
 MetricCheck check_one(const std::string& scenario, const WatchedMetric& w, const MeasuredValue& base, const MeasuredValue& now) {
   MetricCheck c{scenario, w, base, now, now.mean - base.mean, std::nullopt, w.tolerance.allowed(base.mean), 0, Verdict::Ok};
+  if (!now.measured) {  // the baseline's jobs finished (or started) and now none did: worse than any figure
+    c.delta = 0;
+    c.verdict = Verdict::Regressed;
+    return c;
+  }
   if (base.mean != 0) c.delta_percent = c.delta / std::abs(base.mean) * 100;
   c.noise = 2 * std::sqrt(base.sd * base.sd / base.runs + now.sd * now.sd / now.runs);
   c.verdict = judge(w, rounded_micro(c.delta), rounded_micro(c.allowed), rounded_micro(c.noise));

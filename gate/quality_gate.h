@@ -71,6 +71,9 @@ struct Suite {
 struct MeasuredValue {
   double mean = 0, sd = 0;
   int runs = 1;
+  // False: the runs had no such figure (a metric over jobs none of which finished, or started);
+  // mean and sd are then meaningless. A baseline holds measured values only.
+  bool measured = true;
 };
 
 struct Baseline {
@@ -106,7 +109,8 @@ struct Substitution {
 
 // Runs every scenario of the suite in order, as scenario_to_run says, with the experiment options
 // `options_for` gives it, and measures its watched metrics; `done` (may be empty) is called after
-// each scenario with its wall time. Error: a run failed, or a watched metric is missing.
+// each scenario with its wall time. A watched metric the runs did not measure (over jobs none of
+// which finished or started) is kept as not measured. Error: a run failed.
 [[nodiscard]] Expected<SuiteValues> run_suite(const Suite& suite, const std::vector<Substitution>& substitutions,
                                               const std::function<ExperimentOptions(const SuiteScenario&)>& options_for,
                                               const std::function<void(const SuiteScenario&, double wall_s)>& done = {});

@@ -7,23 +7,30 @@
 #include "reports/escape.h"
 #include "reports/report_model.h"
 #include "reports/text_table.h"
+#include "sim/metrics.h"
 
 namespace topsim {
 namespace {
 
 std::string value_text(const MeasuredValue& v) {
+  if (!v.measured) return "not measured";
   return v.runs > 1 ? format_number(v.mean) + " ± " + format_number(v.sd) : format_number(v.mean);
 }
 
 // "+12 (+3.4%)"; against a baseline of 0 the change has no percentage: "+1000 (n/a: baseline 0)",
 // and no change is "+0".
 std::string delta_text(const MetricCheck& c) {
+  if (!c.now.measured) return "n/a";
   if (!c.delta_percent && c.delta == 0) return "+0";
   const std::string percent = c.delta_percent ? fmt::format("{:+.1f}%", *c.delta_percent) : "n/a: baseline 0";
   return fmt::format("{}{} ({})", c.delta >= 0 ? "+" : "", format_number(c.delta), percent);
 }
 
 std::string limits_text(const MetricCheck& c) {
+  if (!c.now.measured) {
+    const MetricInfo* info = find_metric(c.watched.metric);
+    return "no run measured it: " + std::string(info ? info->description : "");
+  }
   std::string text = "tolerance " + c.watched.tolerance.text;
   if (c.noise > 0) text += ", seed noise " + format_number(c.noise);
   return text + ", " + (c.watched.better == Better::Higher ? "higher" : "lower") + " is better";

@@ -221,6 +221,34 @@ TEST_CASE("cli::check --list-metrics prints every name a suite can watch", "[cli
   CHECK(r.out.find("default/topology_success_rate") == std::string::npos);
 }
 
+TEST_CASE("cli::check: a candidate that finishes no job regresses its wait, and no baseline records what was not measured",
+          "[cli][check]") {
+  // Nodes only the topology-aware scheduler serves: default rejects both jobs, so its runs have no
+  // wait and no JCT at all (not 0 s, which would pass as an improvement).
+  TempDir dir;
+  std::ofstream(dir.file("tiny.json")) << R"({"name": "tiny", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 2,
+      "label": "topology"}]}, "workload": {"kind": "jobs", "jobs": [
+      {"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100},
+      {"name": "b", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}]}})";
+  const auto suite = [&](const std::string& metric) {
+    std::ofstream(dir.file("suite.json")) << R"({"baseline": "base.json", "scenarios": [{"scenario": "tiny.json", "metrics": {")"
+                                          << metric << R"(": {"better": "lower"}}}]})";
+    return dir.file("suite.json");
+  };
+  REQUIRE(run_cli("check '" + suite("topology-aware/wait_s.mean") + "' --update").exit_code == 0);
+  const CliResult r = run_cli("check '" + dir.file("suite.json") + "' --candidate topology-aware=default --junit '" +
+                              dir.file("junit.xml") + "'");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("not measured") && Catch::Contains("REGRESSED (no run measured it: queueing delay"));
+  CHECK_THAT(r.out, Catch::Contains("1 of 1 metrics regressed"));
+  CHECK_THAT(read_text(dir.file("junit.xml")), Catch::Contains("now not measured, delta n/a"));
+
+  const CliResult update = run_cli("check '" + suite("default/wait_s.mean") + "' --update");
+  CHECK(update.exit_code == 2);
+  CHECK_THAT(update.err, Catch::Contains("tiny default/wait_s.mean: no run measured it (none of its jobs finished or started)"));
+}
+
 TEST_CASE("sim::quality gate: seed noise decides between a regression and a wobble", "[sim][check]") {
   using namespace topsim;
   Suite suite;
