@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "formats/hardware/node_source.h"
 #include "formats/support/json_reader.h"
@@ -51,7 +52,9 @@ std::vector<std::string> candidate_names(const Scenario& scenario) {
   return names;
 }
 
-void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name, SuiteScenario& entry) {
+// `kinds`: the entry's run kinds, read from its scenario at the first metric that needs them.
+void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name, SuiteScenario& entry,
+                  std::optional<RunKinds>& kinds) {
   const size_t slash = name.find('/');
   WatchedMetric w{name,
                   name.substr(0, slash == std::string::npos ? 0 : slash),
@@ -63,8 +66,8 @@ void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name,
   if (slash == std::string::npos || !info || std::find(schedulers.begin(), schedulers.end(), w.scheduler) == schedulers.end())
     return errors.fail(at.pointer, unknown_name("metric", name, candidate_names(entry.scenario)) +
                                        "; names are <scheduler>/<metric>, `topsim check --list-metrics` lists them");
-  if (const std::string why = info->needs == MetricNeeds::Nothing ? "" : never_measured(*info, run_kinds(entry.scenario));
-      !why.empty())
+  if (info->needs != MetricNeeds::Nothing && !kinds) kinds = run_kinds(entry.scenario);
+  if (const std::string why = kinds ? never_measured(*info, *kinds) : ""; !why.empty())
     return errors.fail(at.pointer, "no run of this scenario measures '" + w.metric + "': " + why);
   JsonObject o(errors, at, {"better", "tolerance"});
   if (!o.is_object()) return;
@@ -112,7 +115,8 @@ void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt
   const JsonAt metrics = *o.member("metrics");
   if (!metrics.value->is_object() || metrics.value->empty())
     return errors.fail(metrics.pointer, "must be a non-empty object of watched metrics");
-  for (const auto& [name, value] : metrics.value->items()) read_watched(errors, metrics.member(name), name, entry);
+  std::optional<RunKinds> kinds;
+  for (const auto& [name, value] : metrics.value->items()) read_watched(errors, metrics.member(name), name, entry, kinds);
   suite.scenarios.push_back(std::move(entry));
 }
 
