@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/model_catalog.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -56,30 +57,37 @@ ChartTable bar_table(const Chart& chart, const std::string& first_column) {
     for (const ChartDataset& d : chart.datasets) {
       const auto it =
           std::find_if(d.points.begin(), d.points.end(), [&](const Point& p) { return p.x == static_cast<double>(c); });
-      row.push_back(it == d.points.end() ? "" : format_number(it->y));
+      row.push_back(it == d.points.end() ? "n/a" : format_number(it->y));  // none of its jobs is in the category
     }
     t.rows.push_back(std::move(row));
   }
   return t;
 }
 
-// A table of a line chart over time: up to kMaxTableRows rows spread over the longest dataset;
-// `every_point` says where all of them are (the figures timeseries.csv has, or results.json's
-// per-level and per-tenant samples).
-ChartTable line_table(const Chart& chart, const std::string& first_column, const std::string& every_point = "timeseries.csv") {
+// A table of a line chart over time: up to kMaxTableRows rows spread over the samples of the
+// dataset that lasts longest; `every_point` says where all of them are (the figures
+// timeseries.csv has, or results.json's per-level and per-tenant samples). `samples` holds each
+// dataset's points before the chart thinned them: runs of different lengths are thinned at
+// different strides, so a row reads every dataset at the row's own time (its sample then, or the
+// last before it when its grid is coarser) and says "ended" past the end of a shorter run.
+ChartTable line_table(const Chart& chart, const std::vector<std::vector<Point>>& samples, const std::string& first_column,
+                      const std::string& every_point = "timeseries.csv") {
   ChartTable t;
   t.header.push_back(first_column);
+  for (const ChartDataset& d : chart.datasets) t.header.push_back(d.name);
+  const auto last_x = [](const std::vector<Point>& v) { return v.empty() ? -INFINITY : v.back().x; };
   size_t longest = 0;
-  for (size_t d = 0; d < chart.datasets.size(); ++d) {
-    t.header.push_back(chart.datasets[d].name);
-    if (chart.datasets[d].points.size() > chart.datasets[longest].points.size()) longest = d;
-  }
-  const size_t n = chart.datasets.empty() ? 0 : chart.datasets[longest].points.size();
+  for (size_t d = 1; d < samples.size(); ++d)
+    if (last_x(samples[d]) > last_x(samples[longest])) longest = d;
+  const size_t n = samples.empty() ? 0 : samples[longest].size();
   const size_t rows = std::min(n, kMaxTableRows);
   for (size_t r = 0; r < rows; ++r) {
-    const size_t at = rows == 1 ? 0 : r * (n - 1) / (rows - 1);
-    std::vector<std::string> row{format_number(chart.datasets[longest].points[at].x)};
-    for (const ChartDataset& d : chart.datasets) row.push_back(at < d.points.size() ? format_number(d.points[at].y) : "");
+    const double x = samples[longest][rows == 1 ? 0 : r * (n - 1) / (rows - 1)].x;
+    std::vector<std::string> row{format_number(x)};
+    for (const std::vector<Point>& v : samples) {
+      const auto after = std::upper_bound(v.begin(), v.end(), x, [](double at, const Point& p) { return at < p.x; });
+      row.push_back(after == v.begin() ? "n/a" : x > v.back().x ? "ended" : format_number(std::prev(after)->y));
+    }
     t.rows.push_back(std::move(row));
   }
   if (n > rows) t.note = fmt::format("{} of {} points, evenly spread; every point is in {}", rows, n, every_point);
@@ -153,23 +161,28 @@ std::optional<Chart> cdf_chart(const ReportModel& m, const std::string& title, c
   if (c.x_log) c.x_label += ", log scale";
   for (double share : kCdfShares) {
     std::vector<std::string> row{format_number(share)};
-    for (const auto& v : sorted) row.push_back(v.empty() ? "" : format_number(nearest_rank(v, share)));
+    for (const auto& v : sorted) row.push_back(v.empty() ? "n/a" : format_number(nearest_rank(v, share)));
     c.table.rows.push_back(std::move(row));
   }
+  std::vector<std::string> none;
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i].empty()) none.push_back(m.series[i].name);
+  if (!none.empty()) c.table.note = "n/a: " + join(none, ", ") + (none.size() == 1 ? " finished" : " each finished") + " no job";
   return c;
 }
 
 std::optional<Chart> over_time_chart(const ReportModel& m, const std::string& title, const std::string& y_label,
                                      double (*value)(const ClusterSample&)) {
   Chart c = make_chart(title, "line", "time (h)", y_label);
+  std::vector<std::vector<Point>> samples;
   for (const Series& s : m.series) {
-    std::vector<Point> points;
+    std::vector<Point>& points = samples.emplace_back();
     for (const ClusterSample& x : first_run(s).samples) points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, value(x)});
     c.datasets.push_back(dataset(s, downsample(points, kMaxSeriesPoints)));
   }
   if (std::all_of(c.datasets.begin(), c.datasets.end(), [](const ChartDataset& d) { return d.points.empty(); }))
     return std::nullopt;
-  c.table = line_table(c, "time (h)");
+  c.table = line_table(c, samples, "time (h)");
   return c;
 }
 
@@ -183,8 +196,9 @@ std::vector<std::optional<Chart>> uplink_charts(const ReportModel& m) {
     Chart c = make_chart("Uplink utilisation over time: " + levels[level], "line", "time (h)",
                          "carried / capacity of the " + levels[level] + " uplinks");
     bool used = false;
+    std::vector<std::vector<Point>> samples;
     for (const Series& s : m.series) {
-      std::vector<Point> points;
+      std::vector<Point>& points = samples.emplace_back();
       for (const ClusterSample& x : first_run(s).samples) {
         const double u = level < x.link_utilisation.size() ? x.link_utilisation[level] : 0;
         used = used || u > 0;
@@ -193,7 +207,7 @@ std::vector<std::optional<Chart>> uplink_charts(const ReportModel& m) {
       c.datasets.push_back(dataset(s, downsample(points, kMaxSeriesPoints)));
     }
     if (!used) continue;
-    c.table = line_table(c, "time (h)", "uplink_timeseries.csv");
+    c.table = line_table(c, samples, "time (h)", "uplink_timeseries.csv");
     charts.push_back(std::move(c));
   }
   return charts;
@@ -229,8 +243,9 @@ std::vector<std::optional<Chart>> tenant_charts(const ReportModel& m) {
       if ((run.samples.front().*figure.values).size() != tenants.size()) continue;
       Chart c = make_chart(std::string(figure.title) + ": " + s.name, "line", "time (h)", figure.y_label);
       c.stacked = figure.stacked;
+      std::vector<std::vector<Point>> samples;
       for (size_t t = 0; t < tenants.size(); ++t) {
-        std::vector<Point> points;
+        std::vector<Point>& points = samples.emplace_back();
         for (const ClusterSample& x : run.samples) {
           const std::vector<double>& values = x.*figure.values;
           points.push_back({static_cast<double>(x.time_ms) / kMsPerHour, t < values.size() ? figure.scale * values[t] : 0});
@@ -238,7 +253,7 @@ std::vector<std::optional<Chart>> tenant_charts(const ReportModel& m) {
         c.datasets.push_back(
             ChartDataset{tenants[t], kPalette[t % std::size(kPalette)], false, 0.6, 0, downsample(points, kMaxSeriesPoints)});
       }
-      c.table = line_table(c, "time (h)", std::string("tenant_timeseries.csv (") + figure.column + ")");
+      c.table = line_table(c, samples, "time (h)", std::string("tenant_timeseries.csv (") + figure.column + ")");
       charts.push_back(std::move(c));
     }
   }

@@ -100,3 +100,53 @@ TEST_CASE("reports::charts: a run on a fabric whose uplinks jobs used charts the
   const ReportModel f = build_report_model({{"flat", &flat}});
   CHECK(std::none_of(f.charts.begin(), f.charts.end(), [](const Chart& c) { return c.title.rfind("Uplink", 0) == 0; }));
 }
+
+TEST_CASE("reports::charts: a table over time reads every run at the row's time, and n/a where a run has no value", "[reports]") {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100},
+          {"name": "b", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2, "label": "topology"}])", jobs)));
+  REQUIRE(results.schedulers.size() == 2);
+  // Runs of different lengths, both longer than a chart keeps (so each is thinned at its own
+  // stride): a sample every 10 s, the allocated GPUs equal to the sample's time in tens of
+  // seconds, 3,000 samples for the first run and 5,000 for the second.
+  const auto grid = [](size_t n) {
+    std::vector<ClusterSample> samples(n);
+    for (size_t i = 0; i < n; ++i) samples[i].time_ms = static_cast<int64_t>(i) * 10'000, samples[i].allocated_gpus = double(i);
+    return samples;
+  };
+  results.schedulers[0].runs[0].samples = grid(3000);
+  results.schedulers[1].runs[0].samples = grid(5000);
+  const ReportModel m = build_report_model({{"bench", &results}});
+  const Chart* allocated = chart_titled(m, "Allocated GPUs over time");
+  REQUIRE(allocated);
+  const ChartTable& t = allocated->table;
+  REQUIRE(t.rows.size() == 25);
+  CHECK(t.note == "25 of 5000 points, evenly spread; every point is in timeseries.csv");
+  const auto number = [](std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return std::stod(text);
+  };
+  size_t ended = 0;
+  for (const auto& row : t.rows) {
+    INFO(row[0] << " h: " << row[1] << ", " << row[2]);
+    // Expected: the second run's value is its sample at the row's time (hours x 360 tens of
+    // seconds, the hours shown to 4 figures); the first run's is the same sample while it lasted,
+    // "ended" after its last one. (Before, each column took its own thinned series' point of the
+    // row's index: the first run's value was from an earlier time.)
+    const double tens = number(row[0]) * 360;
+    CHECK(std::abs(number(row[2]) - tens) <= 0.001 * tens);
+    if (row[1] == "ended") {
+      CHECK(number(row[2]) > 2999);
+      ++ended;
+    } else {
+      CHECK(row[1] == row[2]);
+    }
+  }
+  CHECK(ended == 10);
+  // default finished no job (its nodes are the topology-aware scheduler's): its CDF columns are n/a.
+  const Chart* jct = chart_titled(m, "Job completion time (CDF)");
+  REQUIRE(jct);
+  CHECK(jct->table.note == "n/a: default finished no job");
+  for (const auto& row : jct->table.rows) CHECK(row.back() == "n/a");
+}
