@@ -320,25 +320,38 @@ std::string job_lines(const ResultSet& r, const FirstRecords& records) {
   return out + table.text();
 }
 
-// One scheduler's four timeline cells at sample `at` (blank after its run ended).
-void timeline_cells(TextRow& row, const SchedulerResult& s, size_t at, int gpus) {
+// One scheduler's four timeline cells at `time_ms`: its last sample then (blank after its run
+// ended).
+void timeline_cells(TextRow& row, const SchedulerResult& s, int64_t time_ms, int gpus) {
   const std::vector<ClusterSample>& samples = s.runs.front().samples;
-  if (at >= samples.size()) {
-    row.insert(row.end(), {"", "", "", "(finished)"});
+  const auto after =
+      std::upper_bound(samples.begin(), samples.end(), time_ms, [](int64_t t, const ClusterSample& x) { return t < x.time_ms; });
+  if (after == samples.begin() || time_ms > samples.back().time_ms) {
+    row.insert(row.end(), {"", "", "", after == samples.begin() ? "n/a" : "(finished)"});
     return;
   }
-  const ClusterSample& x = samples[at];
+  const ClusterSample& x = *std::prev(after);
   const double share = gpus ? 100 * x.allocated_gpus / gpus : 0.0;
   row.insert(row.end(), {std::to_string(x.running), std::to_string(x.pending), fmt::format("{:.1f}%", share),
                          fmt::format("{:.2f} ({:.0f}%)", x.fragmentation_gpus, 100 * x.fragmentation_rate)});
 }
 
-// The sampled state side by side, at up to `max_rows` times evenly spread over the longest run
-// (first and last sample included). Runs share the sampling grid (same workload and period).
+// The sampled state side by side, at up to `max_rows` times evenly spread over the samples of the
+// run that lasts longest (first and last sample included). Each run is read at the row's time:
+// runs share the sampling grid (same workload and period) unless an automatic period doubled in
+// a run that outlasted the expected span, which then keeps every other sample.
 std::string timeline(const ResultSet& r, size_t max_rows) {
+  const auto last_ms = [](const SchedulerResult& s) {
+    const auto& samples = s.runs.front().samples;
+    return samples.empty() ? INT64_MIN : samples.back().time_ms;
+  };
   const SchedulerResult* longest = &r.schedulers.front();
-  for (const SchedulerResult& s : r.schedulers)
-    if (s.runs.front().samples.size() > longest->runs.front().samples.size()) longest = &s;
+  int64_t shortest_period = INT64_MAX, longest_period = 0;
+  for (const SchedulerResult& s : r.schedulers) {
+    if (last_ms(s) > last_ms(*longest)) longest = &s;
+    shortest_period = std::min(shortest_period, s.runs.front().sample_every_ms);
+    longest_period = std::max(longest_period, s.runs.front().sample_every_ms);
+  }
   const std::vector<ClusterSample>& grid = longest->runs.front().samples;
   if (grid.empty() || max_rows == 0) return "";
   const size_t count = std::min(max_rows, grid.size());
@@ -348,12 +361,13 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
     rows[1].insert(rows[1].end(), {"running", "pending", "alloc", "fragmentation"});
   }
   for (size_t i = 0; i < count; ++i) {
-    const size_t at = count == 1 ? 0 : i * (grid.size() - 1) / (count - 1);
-    rows.push_back({clock(grid[at].time_ms)});
-    for (const SchedulerResult& s : r.schedulers) timeline_cells(rows.back(), s, at, r.scenario.gpus);
+    const int64_t time_ms = grid[count == 1 ? 0 : i * (grid.size() - 1) / (count - 1)].time_ms;
+    rows.push_back({clock(time_ms)});
+    for (const SchedulerResult& s : r.schedulers) timeline_cells(rows.back(), s, time_ms, r.scenario.gpus);
   }
-  return fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n",
-                     clock(longest->runs.front().sample_every_ms), count, grid.size()) +
+  const std::string every =
+      shortest_period == longest_period ? clock(shortest_period) : clock(shortest_period) + " to " + clock(longest_period);
+  return fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n", every, count, grid.size()) +
          text_table(rows, {"  ", 0, 2, false});
 }
 

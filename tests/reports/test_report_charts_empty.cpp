@@ -1,12 +1,15 @@
 // Charts that show the answer: a chart whose values are all 0 becomes a sentence ("no job
 // waited"), y axes start at 0, and a fill experiment's report has the per-policy table the
 // terminal prints, ranked.
+#include <fmt/format.h>
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "reports/report_files.h"
+#include "reports/text_report.h"
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 #include "tests/test_support.h"
@@ -149,4 +152,49 @@ TEST_CASE("reports::charts: a table over time reads every run at the row's time,
   REQUIRE(jct);
   CHECK(jct->table.note == "n/a: default finished no job");
   for (const auto& row : jct->table.rows) CHECK(row.back() == "n/a");
+}
+
+TEST_CASE("reports::text summary: the over-time table reads every run at the row's time", "[reports]") {
+  const std::string jobs =
+      R"([{"name": "a", "submit_s": 0, "workers": 2, "gpus_per_worker": 1, "model": "resnet50", "iterations": 100}])";
+  ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 2}])", jobs)));
+  REQUIRE(results.schedulers.size() == 2);
+  // The first run's automatic period doubled (it outlasted the expected span: a sample every
+  // 2 h, to 22 h); the second kept 1 h and ended at 10 h. Pending jobs = the sample's hour.
+  const auto grid = [](int64_t period_h, int64_t last_h) {
+    RunResult run;
+    run.sample_every_ms = period_h * 3'600'000;
+    for (int64_t h = 0; h <= last_h; h += period_h) {
+      ClusterSample& x = run.samples.emplace_back();
+      x.time_ms = h * 3'600'000;
+      x.pending = h;
+    }
+    return run;
+  };
+  for (int i = 0; i < 2; ++i) {
+    const RunResult g = grid(i == 0 ? 2 : 1, i == 0 ? 22 : 10);
+    results.schedulers[i].runs[0].samples = g.samples;
+    results.schedulers[i].runs[0].sample_every_ms = g.sample_every_ms;
+  }
+  const std::string text = render_text(results, {0, 12});
+  INFO(text);
+  // Expected: rows every 2 h over the first run; at each, both runs' own sample of that hour, the
+  // second "(finished)" after 10 h. (Before, rows paired the samples of one index: 4 h beside 2 h.)
+  CHECK_THAT(text, Catch::Contains("over time (every 01:00:00 to 02:00:00; 12 of 12 samples"));
+  for (int h = 0; h <= 22; h += 2) {
+    const std::string time = fmt::format("{:02}:00:00", h);
+    const size_t at = text.find("  " + time + "  ");
+    REQUIRE(at != std::string::npos);
+    const std::string row = text.substr(at, text.find('\n', at) - at);
+    std::istringstream cells(row.substr(time.size() + 2));
+    std::vector<std::string> words;
+    for (std::string w; cells >> w;) words.push_back(w);
+    INFO(row);
+    REQUIRE(words.size() >= 5);
+    CHECK(words[1] == std::to_string(h));  // first run: running, pending, ...
+    if (h <= 10)
+      CHECK(words[6] == std::to_string(h));
+    else
+      CHECK(words.back() == "(finished)");
+  }
 }
