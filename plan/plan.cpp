@@ -364,8 +364,11 @@ class Planner {
       unmet.push_back(fmt::format("{} ({} never placed, {} stuck)", kAllFinish, figure(never), figure(stuck)));
     for (const Slo& slo : plan_.slos) {
       const auto it = metrics.find(slo.metric);
-      if (it == metrics.end()) continue;  // not measured for this scheduler: does not apply
-      if (!slo.met_by(it->second)) unmet.push_back(slo.describe() + " (got " + figure(it->second) + ")");
+      if (it != metrics.end()) {
+        if (!slo.met_by(it->second)) unmet.push_back(slo.describe() + " (got " + figure(it->second) + ")");
+      } else if (const auto why = slo.unmeasured(metrics)) {
+        unmet.push_back(slo.describe() + " (not measured: " + *why + ")");
+      }
     }
     for (std::string& u : unmet) u += on_seed(seed);
     return unmet;
@@ -492,6 +495,23 @@ std::string Slo::describe() const {
 }
 
 bool Slo::met_by(double value) const { return (!min || value >= *min) && (!max || value <= *max); }
+
+std::optional<std::string> Slo::unmeasured(const std::map<std::string, double>& metrics) const {
+  const MetricInfo& info = *find_metric(metric);
+  if (info.needs == MetricNeeds::TopologyAware) return std::nullopt;
+  if (const size_t at = metric.find('@'); at != std::string::npos) {
+    const std::string tenant = metric.substr(at + 1);
+    const auto jobs = metrics.find("jobs@" + tenant);
+    if (jobs == metrics.end() || jobs->second <= 0) return std::nullopt;
+    return fmt::format("none of tenant {}'s {} {} finished", tenant, figure(jobs->second), jobs->second == 1 ? "job" : "jobs");
+  }
+  // The catalog says when the metric is absent: "(absent when none finished)".
+  const std::string_view said = info.description;
+  const size_t from = said.find("(absent when ");
+  if (from == std::string_view::npos) return "not measured in this run";
+  const size_t begin = from + std::string_view("(absent when ").size();
+  return "of the jobs it covers, " + std::string(said.substr(begin, said.find(')', begin) - begin));
+}
 
 const PlanEvaluation* PlanChain::largest() const {
   const PlanEvaluation* out = nullptr;

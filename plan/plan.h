@@ -63,6 +63,11 @@ struct Slo {
   std::optional<double> min, max;
   std::string describe() const;  // "wait_s.p95 <= 600"
   bool met_by(double value) const;
+  // When its metric is absent from a run's `metrics`: why it could not be measured there, which
+  // misses the SLO ("none of tenant b's 2 jobs finished"), or nullopt when the SLO does not apply
+  // to that run (a placement metric under a scheduler serving no topology-aware nodes; a tenant
+  // with no job).
+  std::optional<std::string> unmeasured(const std::map<std::string, double>& metrics) const;
 };
 
 // A quota plan (docs/planning.md, "Splitting quota between teams"): the scenario's cluster and

@@ -14,10 +14,15 @@ void tenant_distress(const QuotaSearch& quota, const std::vector<Slo>& slos, con
   missing.assign(quota.tenants.size(), false);
   for (const Slo& slo : slos) {
     const size_t at = slo.metric.find('@');
-    const auto value = e.metrics.find(slo.metric);
-    if (at == std::string::npos || value == e.metrics.end()) continue;
+    if (at == std::string::npos) continue;
     const size_t t = static_cast<size_t>(std::find(quota.tenants.begin(), quota.tenants.end(), slo.metric.substr(at + 1)) -
                                          quota.tenants.begin());
+    const auto value = e.metrics.find(slo.metric);
+    if (value == e.metrics.end()) {
+      // Not measured: none of the tenant's jobs finished. That misses the SLO by any margin.
+      if (slo.unmeasured(e.metrics)) distress[t] = HUGE_VAL, missing[t] = true;
+      continue;
+    }
     const double v = value->second;
     double ratio = 0;
     if (slo.max) ratio = *slo.max > 0 ? v / *slo.max : (v > 0 ? HUGE_VAL : 0);

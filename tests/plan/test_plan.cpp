@@ -431,3 +431,34 @@ TEST_CASE("plan: a mix is searched when each job runs on one of its types, which
   REQUIRE(best != nullptr);
   CHECK(best->nodes == 2);  // one unit: a V100 node for the CNNs, an H100 node for the LLM jobs
 }
+
+TEST_CASE("plan: an SLO no job of a size measures (every job rejected there) is missed, not skipped", "[sim][plan]") {
+  // Two 16-GPU gangs for team b on DGX-1s: one node can never hold them (rejected at
+  // submission), two can.
+  const std::string jobs = R"([{"name": "b", "count": 2, "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "iterations": 100,
+      "model": "resnet50", "queue": "b"}])";
+  for (const std::string slo : {R"({"jct_s.max": "1h"})", R"({"jct_s.max@b": "1h"})"}) {
+    INFO(slo);
+    const PlanSpec plan =
+        small_plan(R"({"name": "p", "seeds": 1, "network": {"transport": "ib"}, "workload": {"kind": "jobs", "jobs": )" + jobs +
+                   R"(}, "schedulers": ["topology-aware"], "node_types": [{"model": "dgx1-v100"}], "slo": )" + slo +
+                   R"(, "bounds": {"max_nodes": 4}})");
+    auto result = run_plan(plan, {});
+    REQUIRE(result.ok());
+    REQUIRE(result->chains.size() == 1);
+    const PlanChain& chain = result->chains.front();
+    // Expected: one node rejects both jobs, so no job finishes and the JCT bound is not measured:
+    // that size misses it (before, the SLO was skipped and one node "met every SLO").
+    const auto one =
+        std::find_if(chain.evaluations.begin(), chain.evaluations.end(), [](const PlanEvaluation& e) { return e.nodes == 1; });
+    REQUIRE(one != chain.evaluations.end());
+    CHECK_FALSE(one->feasible);
+    REQUIRE(one->unmet.size() == 1);
+    CHECK(one->unmet.front() == (slo.find("@b") == std::string::npos
+                                     ? "jct_s.max <= 3600 (not measured: of the jobs it covers, none finished)"
+                                     : "jct_s.max@b <= 3600 (not measured: none of tenant b's 2 jobs finished)"));
+    const PlanEvaluation* best = chain.best();
+    REQUIRE(best != nullptr);
+    CHECK(best->nodes == 2);
+  }
+}

@@ -1,6 +1,8 @@
 // A quota plan's step (plan/quota_moves.h), worked by hand on three teams: who receives, who
 // gives, the order among donors, floors, splits already tried, and the sentence when no move is
 // left.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "plan/quota_moves.h"
@@ -83,4 +85,23 @@ TEST_CASE("quota moves: a miss that is no team's SLO moves nothing, and says so"
   CHECK_FALSE(next_quota_split(q, slos, e, split, {}, why));
   CHECK(split == q.start);
   CHECK(why == "it misses no team's SLO (wait_s.p95 <= 600 (got 900)): moving quota between teams does not serve it");
+}
+
+TEST_CASE("quota moves: a team none of whose jobs finished misses most, and does not give", "[plan][quota]") {
+  const QuotaSearch q = three_teams();
+  const std::vector<Slo> slos = {
+      {"wait_s.p95@a", std::nullopt, 600.0}, {"wait_s.p95@b", std::nullopt, 600.0}, {"wait_s.p95@c", std::nullopt, 600.0}};
+  // a misses (1.2); b submitted 3 jobs and finished none (its wait is not measured); c has no job.
+  const PlanEvaluation e = evaluation({{"wait_s.p95@a", 720}, {"jobs@a", 5}, {"jobs@b", 3}, {"jobs@c", 0}});
+  std::vector<double> distress;
+  std::vector<bool> missing;
+  tenant_distress(q, slos, e, distress, missing);
+  // Expected: b misses without bound (before: 0 and not missing, the first donor); c's SLO does
+  // not apply.
+  CHECK(distress == std::vector<double>{1.2, HUGE_VAL, 0});
+  CHECK(missing == std::vector<bool>{true, true, false});
+  std::vector<int64_t> split = q.start;
+  std::string why;
+  REQUIRE(next_quota_split(q, slos, e, split, {q.start}, why));
+  CHECK(split == std::vector<int64_t>{16, 20, 12});  // b receives, from c
 }
