@@ -41,6 +41,8 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
        "hgx-h100", 1, 8, 1, NicTransport::InfiniBand, 478.87},
       {"8 x H100 SXM single node, NCCL 2.24.3, 8 GiB (Voltage Park, git.onestrm.cn/aigatech/vpbenchmarking)", "hgx-h100", 1, 8, 1,
        NicTransport::InfiniBand, 479.72},
+      {"8 x H100 SXM, Dell XE9680, NCCL 2.26.2: 480 (NVIDIA/nccl-tests#309, \"each single node with 8 pairs\")", "hgx-h100", 1, 8,
+       1, NicTransport::InfiniBand, 480},
       {"8 x H200, Azure ND H200 v5, NCCL 2.20.5 NVLS, 8 GiB (Azure/AI-benchmarking-guide ND_H200_v5_results.md @ 8fd0c6e1)",
        "hgx-h200", 1, 8, 1, NicTransport::InfiniBand, 479.98},
       {"8 x B200, NCCL 2.27.1: \"830+\" (nccl#1807)", "hgx-b200", 1, 8, 1, NicTransport::InfiniBand, 830},
@@ -62,6 +64,10 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       {"2 x 8 H100, 8 x 400G IB, NCCL 2.28.3, 8 GiB: 440.58 (coreweave/nccl-tests commit 3b06be76, "
        "mpi-operator/nccl-test-distributed-h100-64-mpijob.yaml run on 2 nodes)",
        "hgx-h100", 2, 8, 1, NicTransport::InfiniBand, 440.58},
+      {"2 x 8 H100, Dell XE9680, 8 x CX-7 400G IB, NCCL 2.26.2: 470 (NVIDIA/nccl-tests#309, \"each 2 nodes with 16 pairs\")",
+       "hgx-h100", 2, 8, 1, NicTransport::InfiniBand, 470},
+      {"4 x 8 H100, Dell XE9680, 8 x CX-7 400G IB, NCCL 2.26.2: max 365.84 (NVIDIA/nccl-tests#309, 32 GPU-NIC pairs)", "hgx-h100",
+       4, 8, 1, NicTransport::InfiniBand, 365.84},
       // Several nodes of HGX B200 with 8 x 400G NICs.
       {"2 x 8 B200, 8 x 400G IB, NCCL 2.28.3, 8 GiB: 690.07 (coreweave/nccl-tests commit 3b06be76, "
        "mpi-operator/nccl-test-distributed-b200-64-mpijob.yaml run on 2 nodes)",
