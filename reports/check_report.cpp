@@ -8,6 +8,7 @@
 #include "reports/report_model.h"
 #include "reports/text_table.h"
 #include "sim/metrics.h"
+#include "util/number_format.h"
 
 namespace topsim {
 namespace {
@@ -22,7 +23,7 @@ std::string value_text(const MeasuredValue& v) {
 std::string delta_text(const MetricCheck& c) {
   if (!c.now.measured) return "n/a";
   if (!c.delta_percent && c.delta == 0) return "+0";
-  const std::string percent = c.delta_percent ? fmt::format("{:+.1f}%", *c.delta_percent) : "n/a: baseline 0";
+  const std::string percent = c.delta_percent ? format_change_percent(*c.delta_percent) : "n/a: baseline 0";
   return fmt::format("{}{} ({})", c.delta >= 0 ? "+" : "", format_number(c.delta), percent);
 }
 

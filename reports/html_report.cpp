@@ -11,6 +11,7 @@
 #include "reports/escape.h"
 #include "reports/fabric_report.h"
 #include "reports/report_files.h"
+#include "util/number_format.h"
 
 namespace topsim {
 namespace {
@@ -89,8 +90,8 @@ std::string table_html(const ChartTable& t) {
 }
 
 std::string change_html(double percent, bool worse, Better better) {
-  if (better == Better::Neither || percent == 0) return fmt::format("{:+.1f}%", percent);
-  return fmt::format("<span class=\"{}\">{:+.1f}%</span>", worse ? "worse" : "better", percent);
+  if (better == Better::Neither || percent == 0) return format_change_percent(percent);
+  return fmt::format("<span class=\"{}\">{}</span>", worse ? "worse" : "better", format_change_percent(percent));
 }
 
 std::string cards_html(const ReportModel& m) {

@@ -7,6 +7,7 @@
 
 #include "reports/escape.h"
 #include "reports/report_files.h"
+#include "util/number_format.h"
 
 namespace topsim {
 namespace {
@@ -36,7 +37,7 @@ constexpr Column kFillColumns[] = {{"jobs", "pods"},
                                    {"failed_no_gpu_room", "failed with no GPU room on any node"}};
 
 std::string change_text(double percent, bool worse, bool directed) {
-  const std::string text = fmt::format("{:+.1f}%", percent);
+  const std::string text = format_change_percent(percent);
   if (!directed || percent == 0) return text;
   return worse ? "**" + text + " worse**" : text + " better";
 }

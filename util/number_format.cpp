@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace topsim {
 namespace {
@@ -26,6 +27,14 @@ std::string format_number(double value) {
   if (!std::isfinite(value)) return "n/a";
   const double size = std::abs(value);
   return fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4);
+}
+
+std::string format_change_percent(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  char text[32];
+  const double size = std::abs(percent);
+  std::snprintf(text, sizeof text, size == 0 || size >= 0.05 ? "%+.1f%%" : size >= 0.0005 ? "%+.2g%%" : "%+.3f%%", percent);
+  return text;
 }
 
 std::string format_data(double value, std::string_view not_finite) {

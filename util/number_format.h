@@ -15,6 +15,11 @@ double rounded_micro(double value);
 // trailing zeros dropped ("1472", "0.95", "88.89"); "n/a" when not finite.
 std::string format_number(double value);
 
+// A relative change for people, signed, in percent: one decimal ("+3.4%", "-12.0%"), but a change
+// that one decimal would show as 0.0 keeps two significant digits ("-0.019%"), down to three
+// decimals ("+0.000%" below 0.0005%); exactly 0 is "+0.0%".
+std::string format_change_percent(double percent);
+
 // A figure for data files (CSV): up to 6 decimals, trailing zeros dropped; `not_finite` when
 // it is not finite.
 std::string format_data(double value, std::string_view not_finite = "");

@@ -42,6 +42,14 @@ TEST_CASE("util::number formats: files keep 1e-6, people read a few decimals", "
     CHECK(format_number(-0.00001) == "0");  // never "-0"
     CHECK(format_number(1.0 / 0.0) == "n/a");
   }
+  SECTION("format_change_percent: one decimal, but never 0.0 for a change that is not 0") {
+    CHECK(format_change_percent(3.44) == "+3.4%");
+    CHECK(format_change_percent(-12) == "-12.0%");
+    CHECK(format_change_percent(0) == "+0.0%");
+    CHECK(format_change_percent(-0.019) == "-0.019%");  // before: "-0.0%", styled better
+    CHECK(format_change_percent(0.0004) == "+0.000%");
+    CHECK(format_change_percent(0.0 / 0.0) == "n/a");
+  }
   SECTION("format_data: six decimals, or the text given for what is not finite") {
     CHECK(format_data(0.1234567) == "0.123457");
     CHECK(format_data(2.0) == "2");
