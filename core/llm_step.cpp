@@ -231,12 +231,18 @@ Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const G
   if (c.precision == LlmPrecision::Bf16 && (gpu.sm < 80 || !(gpu.fp16_tflops > 0)))
     return Error{"precision bf16 needs BF16 tensor cores (Ampere or later); " + gpu.name + " has none"};
   const LlmMemory memory = llm_memory_per_gpu(model, c);
-  if (memory.total_gib() > gpu.memory_gib)
-    return Error{"memory: " + model.name + " needs " + format_number(memory.total_gib()) + " GiB per GPU (" +
-                 format_number(memory.parameters_gib) + " parameters and optimizer state, " +
-                 format_number(memory.activations_gib) + " activations), " + gpu.name + " has " + format_number(gpu.memory_gib) +
-                 "; raise tp, pp or zero, recompute, or offload layers to host memory (pp 1, no recomputation)"};
-  return Status::success();
+  if (memory.total_gib() <= gpu.memory_gib) return Status::success();
+  // What would lower it from this configuration: recomputation only when not already full,
+  // ZeRO below stage 3, offloading only where Megatron-Core allows it (pp 1, no recomputation).
+  std::vector<std::string> ways{c.zero < 3 ? "raise tp, pp or zero" : "raise tp or pp"};
+  if (c.recompute != Recompute::Full) ways.push_back(c.recompute == Recompute::None ? "recompute" : "recompute full");
+  if (c.pp == 1 && c.recompute == Recompute::None) ways.push_back("offload layers to host memory");
+  std::string advice = ways.front();
+  for (size_t i = 1; i < ways.size(); ++i) advice += (i + 1 == ways.size() ? ", or " : ", ") + ways[i];
+  return Error{"memory: " + model.name + " needs " + format_number(memory.total_gib()) + " GiB per GPU (" +
+               format_number(memory.parameters_gib) + " parameters and optimizer state, " +
+               format_number(memory.activations_gib) + " activations), " + gpu.name + " has " + format_number(gpu.memory_gib) +
+               "; " + advice};
 }
 
 Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, const LlmLinks& links) {

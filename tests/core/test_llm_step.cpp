@@ -151,7 +151,19 @@ TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
   ParallelConfig c = config(1, 1, 8, 100);
   CHECK_THAT(error(c, 8), Catch::StartsWith("global_batch 100 is not a multiple"));
   c = config(1, 1, 1);
-  CHECK_THAT(error(c, 1), Catch::StartsWith("memory: llama3-8b needs"));
+  c.recompute = Recompute::None;
+  CHECK_THAT(error(c, 1), Catch::StartsWith("memory: llama3-8b needs") &&
+                              Catch::EndsWith("; raise tp, pp or zero, recompute, or offload layers to host memory"));
+  // The advice names only what this configuration can still change: offloading needs pp 1 and
+  // no recomputation (Megatron-Core), ZeRO ends at stage 3, recomputation at full. (Before: every
+  // way, with "(pp 1, no recomputation)" read as the job's own settings.)
+  c = config(1, 2, 1);
+  c.recompute = Recompute::Selective;
+  c.zero = 3;
+  c.sequence = 131072;
+  CHECK_THAT(error(c, 2), Catch::EndsWith("; raise tp or pp, or recompute full"));
+  c.recompute = Recompute::Full;
+  CHECK_THAT(error(c, 2), Catch::EndsWith("; raise tp or pp"));
   c = config(8, 1, 1);
   c.ep = 2;
   CHECK_THAT(error(c, 8), Catch::Contains("needs a mixture-of-experts model"));
