@@ -52,9 +52,14 @@ std::vector<std::string> candidate_names(const Scenario& scenario) {
   return names;
 }
 
-// `kinds`: the entry's run kinds, read from its scenario at the first metric that needs them.
-void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name, SuiteScenario& entry,
-                  std::optional<RunKinds>& kinds) {
+// What an entry's watched metrics are checked against, read from its scenario at the first
+// metric that needs each: its run kinds, and its tenants.
+struct EntryFacts {
+  std::optional<RunKinds> kinds;
+  std::optional<Expected<std::vector<std::string>>> tenants;
+};
+
+void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name, SuiteScenario& entry, EntryFacts& facts) {
   const size_t slash = name.find('/');
   WatchedMetric w{name,
                   name.substr(0, slash == std::string::npos ? 0 : slash),
@@ -66,9 +71,20 @@ void read_watched(JsonErrors& errors, const JsonAt& at, const std::string& name,
   if (slash == std::string::npos || !info || std::find(schedulers.begin(), schedulers.end(), w.scheduler) == schedulers.end())
     return errors.fail(at.pointer, unknown_name("metric", name, candidate_names(entry.scenario)) +
                                        "; names are <scheduler>/<metric>, `topsim check --list-metrics` lists them");
+  std::optional<RunKinds>& kinds = facts.kinds;
   if (info->needs != MetricNeeds::Nothing && !kinds) kinds = run_kinds(entry.scenario);
   if (const std::string why = kinds ? never_measured(*info, *kinds) : ""; !why.empty())
     return errors.fail(at.pointer, "no run of this scenario measures '" + w.metric + "': " + why);
+  if (const size_t tenant_at = w.metric.find('@'); tenant_at != std::string::npos) {
+    if (!facts.tenants) facts.tenants = scenario_tenants(entry.scenario);
+    if (!*facts.tenants) return errors.fail(at.pointer, facts.tenants->error().message);
+    const std::vector<std::string>& tenants = facts.tenants->value();
+    const std::string tenant = w.metric.substr(tenant_at + 1);
+    if (std::find(tenants.begin(), tenants.end(), tenant) == tenants.end())
+      return errors.fail(at.pointer, unknown_name("tenant", tenant, tenants) + (entry.scenario.tenancy
+                                                                                    ? " (the queues of the scenario's tenancy)"
+                                                                                    : " (the queues the scenario's jobs name)"));
+  }
   JsonObject o(errors, at, {"better", "tolerance"});
   if (!o.is_object()) return;
   w.better = info->better;
@@ -115,8 +131,8 @@ void read_entry(JsonErrors& errors, std::optional<Error>& verbatim, const JsonAt
   const JsonAt metrics = *o.member("metrics");
   if (!metrics.value->is_object() || metrics.value->empty())
     return errors.fail(metrics.pointer, "must be a non-empty object of watched metrics");
-  std::optional<RunKinds> kinds;
-  for (const auto& [name, value] : metrics.value->items()) read_watched(errors, metrics.member(name), name, entry, kinds);
+  EntryFacts facts;
+  for (const auto& [name, value] : metrics.value->items()) read_watched(errors, metrics.member(name), name, entry, facts);
   suite.scenarios.push_back(std::move(entry));
 }
 

@@ -270,6 +270,10 @@ std::optional<double> slo_bound(JsonErrors& errors, const JsonAt& item, const Me
 bool check_tenant_slo(JsonErrors& errors, const JsonAt& item, const std::string& name, const PlanSpec& plan) {
   const size_t at = name.find('@');
   const std::string tenant = name.substr(at + 1);
+  if (tenant.empty()) {
+    errors.fail(item.pointer, "no tenant after '@': name the queue, e.g. '" + name + "team-a'");
+    return false;
+  }
   if (!find_metric(name)) {
     errors.fail(item.pointer, "'" + name.substr(0, at) +
                                   "' is not kept per tenant (per-tenant metrics: jobs, finished, wait_s.*, jct_s.*, gpu_hours" +

@@ -5,6 +5,7 @@
 
 #include "core/model_catalog.h"
 #include "sim/schedulers/registry.h"
+#include "sim/tenancy/admission.h"
 
 namespace topsim {
 namespace {
@@ -260,6 +261,19 @@ RunKinds run_kinds(const Scenario& scenario) {
     if (k.share_jobs && k.image_jobs && k.llm_jobs && k.multi_gpu_jobs) break;
   }
   return k;
+}
+
+Expected<std::vector<std::string>> scenario_tenants(const Scenario& scenario) {
+  if (!scenario.workload) return std::vector<std::string>{};
+  if (!scenario.tenancy) return scenario.workload->queue_names;
+  int gpus = 0;  // KAI divides the cluster's GPUs (the names do not depend on it)
+  for (const NodeGroupSpec& group : scenario.cluster.groups) gpus += group.count * static_cast<int>(group.model.gpus.size());
+  for (const TraceNode& node : scenario.cluster.trace_nodes) gpus += node.gpu_count;
+  auto admission = make_admission(*scenario.tenancy, *scenario.workload, gpus);
+  if (!admission) return admission.error();
+  std::vector<std::string> names;
+  for (const TenantQuota& tenant : (*admission)->tenants()) names.push_back(tenant.name);
+  return names;
 }
 
 std::string never_measured(const MetricInfo& info, const RunKinds& kinds) {

@@ -29,6 +29,11 @@ struct RunKinds {
 // The kinds of `scenario`'s runs: its workload's jobs (read once, a generated workload's as they
 // are made), its schedulers, failures and tenancy.
 RunKinds run_kinds(const Scenario& scenario);
+// The tenants whose per-tenant metrics ("<metric>@<tenant>") the runs of `scenario` keep: with
+// "tenancy", the admitting system's queues (Admission::tenants: Kueue ClusterQueues and the
+// LocalQueues Admission Fair Sharing weighs, KAI leaf queues), else the queues its jobs name. An
+// error when the scenario's tenancy does not bind its workload (its runs would reject every job).
+Expected<std::vector<std::string>> scenario_tenants(const Scenario& scenario);
 // Why no run of `kinds` holds metric `info`, or "" when one may: "no job of the workload trains an
 // image model".
 std::string never_measured(const MetricInfo& info, const RunKinds& kinds);
