@@ -5,6 +5,7 @@
 #include "cli/command_table.h"
 #include "cli/node_options.h"
 #include "core/topology.h"
+#include "formats/support/file_kind.h"
 #include "reports/fabric_report.h"
 #include "reports/topology_report.h"
 #include "scenario/scenario_loader.h"
@@ -40,9 +41,23 @@ class TopoShow : public Command {
   }
 
   Outcome execute(Streams io) override {
-    if (!scenario_.empty() || !cluster_.empty()) return show_fabric(io);
+    if (!scenario_.empty()) return show_fabric(io, load_scenario(scenario_));
+    if (!cluster_.empty()) return show_fabric(io, load_cluster_only(cluster_, {split_list(topology_labels_), network_, 0}));
     Expected<NodeModel> model = node_.load(io.notes);
-    if (!model) return Outcome::bad_input(model.error().message);
+    if (!model) {
+      // A scenario, cluster file or kubectl node list given where a node goes: its fabric is
+      // what is asked for (the node reader's error would be about keys a node does not have).
+      const std::optional<FileKindFound> found = file_kind(node_.spec());
+      const bool cluster = found && (found->kind == FileKind::Cluster || found->kind == FileKind::KubeNodes);
+      if (found && (found->kind == FileKind::Scenario || cluster)) {
+        if (json_)
+          return Outcome::bad_input(node_.spec() + ": a " + (cluster ? "cluster" : "scenario") +
+                                    ", not a node: --json applies to a node; a fabric's data is in results.json "
+                                    "(\"fabric_view\")");
+        return show_fabric(io, cluster ? load_cluster_only(node_.spec()) : load_scenario(node_.spec()));
+      }
+      return Outcome::bad_input(model.error().message);
+    }
     Expected<Topology> topology = Topology::build(std::move(*model));
     if (!topology) return Outcome::bad_input(node_.spec() + ": " + topology.error().message);
     io.out << (json_ ? render_topology_json(*topology) : render_topology(*topology));
@@ -50,9 +65,7 @@ class TopoShow : public Command {
   }
 
  private:
-  Outcome show_fabric(Streams io) const {
-    auto scenario =
-        !scenario_.empty() ? load_scenario(scenario_) : load_cluster_only(cluster_, {split_list(topology_labels_), network_, 0});
+  Outcome show_fabric(Streams io, const Expected<Scenario>& scenario) const {
     if (!scenario) return Outcome::bad_input(scenario.error().message);
     auto cluster = ClusterState::build(scenario->cluster);
     if (!cluster) return Outcome::bad_input(cluster.error().message);
@@ -81,7 +94,8 @@ const Registrar registered{{
     "--scenario / --cluster draw a cluster's fabric instead: its levels top first (groups, what each\n"
     "holds, oversubscription, uplink capacity), rails, NVLink domains, measured node pairs and the\n"
     "tree of groups down to their nodes (docs/fabric.md), then the node groups (model, GPUs, label,\n"
-    "host memory, names).",
+    "host memory, names). A scenario, cluster file or kubectl node list given as the file is drawn\n"
+    "the same way.",
     [] { return std::make_unique<TopoShow>(); },
 }};
 

@@ -361,6 +361,17 @@ TEST_CASE("cli::topo show --scenario and --cluster draw a cluster's fabric", "[c
                                       "capacity): their host memory is the other nodes' of their group, or the model's when "
                                       "none states it\n"));
   }
+  SECTION("a scenario given where a node goes draws its fabric (was: a node reader's error on its keys)") {
+    write_file(dir.file("s.json"), R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 4}], "network": {"transport": "ib",
+        "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}, {"name": "block", "fanout": 2}]}},
+        "workload": {"kind": "synthetic", "jobs": 3}})");
+    const CliResult r = run_cli("topo show " + dir.file("s.json"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == run_cli("topo show --scenario " + dir.file("s.json")).out);
+    const CliResult json = run_cli("topo show " + dir.file("s.json") + " --json");
+    CHECK(json.exit_code == 2);
+    CHECK_THAT(json.err, Catch::Contains("s.json: a scenario, not a node: --json applies to a node"));
+  }
   SECTION("a node and a fabric at once is a usage error") {
     const CliResult r = run_cli("topo show dgx-a100 --cluster " + dir.file("nodes.json"));
     CHECK(r.exit_code == 2);
