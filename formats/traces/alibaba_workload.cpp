@@ -50,6 +50,7 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
   Workload workload;
   size_t whole = 0, shared = 0, skipped_shared = 0, cpu_only = 0, untimed = 0;
   NameTable queues(kMaxQueueNames);
+  std::vector<std::string> names;  // the pods' own names, by read order (JobSpec::id until sorted)
   std::optional<Error> failure;
   const Status read = load_pod_list(path, [&](TracePod&& pod) {
     if (failure) return;
@@ -76,6 +77,8 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
     if (!queue) return void(failure.emplace(queue.error()));
     job.queue = *queue;
     ++(share ? shared : whole);
+    job.id = static_cast<uint32_t>(names.size());
+    names.push_back(std::move(pod.name));
     workload.jobs.push_back(job);
   });
   if (!read) return read.error();
@@ -86,6 +89,10 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_ms < b.submit_ms; });
   const int64_t start_ms = workload.jobs.empty() ? 0 : workload.jobs.front().submit_ms;
   for (size_t i = 0; i < workload.jobs.size(); ++i) {
+    // A job is named by its pod (jobs.jsonl, the report, `topsim explain`), as a fill
+    // experiment's draws are.
+    if (std::string& name = names[workload.jobs[i].id]; !name.empty())
+      workload.extras[static_cast<uint32_t>(i)].name = std::move(name);
     workload.jobs[i].id = static_cast<uint32_t>(i);
     workload.jobs[i].submit_ms -= start_ms;
   }

@@ -186,6 +186,10 @@ TEST_CASE("formats::alibaba shared pods become gpu-mem shares when a card size i
   CHECK(share.gpu_core_percent == 50);
   CHECK(share.ideal_duration_ms == 40'000);  // scheduled 10 s -> deleted 50 s
   CHECK(share.model == kNoModel);
+  // Each job keeps its pod's name, in submission order (before: "job-0", "job-1").
+  CHECK(shared->job_name(0) == "s");
+  CHECK(shared->job_name(1) == "w");
+  CHECK(skipped->job_name(0) == "w");
   CHECK_FALSE(shared->jobs[1].is_share());
   CHECK(shared->jobs[1].gpus_per_worker == 2);
   CHECK(shared->jobs[1].submit_ms == 100'000);
