@@ -497,8 +497,9 @@ std::string Slo::describe() const {
 bool Slo::met_by(double value) const { return (!min || value >= *min) && (!max || value <= *max); }
 
 std::optional<std::string> Slo::unmeasured(const std::map<std::string, double>& metrics) const {
-  const MetricInfo& info = *find_metric(metric);
-  if (info.needs == MetricNeeds::TopologyAware) return std::nullopt;
+  const MetricInfo* info = find_metric(metric);
+  if (info == nullptr) return "not measured in this run";
+  if (info->needs == MetricNeeds::TopologyAware) return std::nullopt;
   if (const size_t at = metric.find('@'); at != std::string::npos) {
     const std::string tenant = metric.substr(at + 1);
     const auto jobs = metrics.find("jobs@" + tenant);
@@ -506,7 +507,7 @@ std::optional<std::string> Slo::unmeasured(const std::map<std::string, double>& 
     return fmt::format("none of tenant {}'s {} {} finished", tenant, figure(jobs->second), jobs->second == 1 ? "job" : "jobs");
   }
   // The catalog says when the metric is absent: "(absent when none finished)".
-  const std::string_view said = info.description;
+  const std::string_view said = info->description;
   const size_t from = said.find("(absent when ");
   if (from == std::string_view::npos) return "not measured in this run";
   const size_t begin = from + std::string_view("(absent when ").size();
