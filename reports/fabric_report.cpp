@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "core/nccl_algo.h"
 #include "reports/escape.h"
 #include "reports/text_table.h"
 #include "util/number_format.h"
@@ -73,7 +74,10 @@ std::vector<std::string> facts(const FabricView& v) {
     out.push_back(plural(v.rails, "rail") + ": NIC i of every node of a " + level + " on rail switch i");
   }
   if (!v.levels.empty() && v.levels.front().nvlink)
-    out.push_back("each " + v.levels.front().name + " is one multi-node NVLink domain: its nodes talk over NVLink, not NICs");
+    out.push_back("each " + v.levels.front().name +
+                  " is one multi-node NVLink domain: its nodes talk over NVLink, not NICs; a job " +
+                  "spanning domains leaves each through at most " + std::to_string(kNcclMnnvlNetNics) +
+                  " of its NICs (NCCL 2.27.3 on), not its whole uplink");
   if (v.measured_pairs > 0) {
     std::string line = "measured: " + plural(v.measured_pairs, "node pair");
     if (v.least_measured_gbps > 0) line += ", slowest " + gbps(v.least_measured_gbps);

@@ -163,3 +163,16 @@ TEST_CASE("reports::node groups: model, GPUs, pinned label, host memory and the 
   CHECK(render_node_groups_text(trace, {}) ==
         "node list: 2 nodes of the trace, 8 GPUs (cards, CPU and memory as listed; no topology)\n");
 }
+
+TEST_CASE("reports::fabric an NVLink domain level says how far a job's traffic leaves it", "[reports]") {
+  // Two GB200 NVL72 racks: a rack's uplink is its 72 NICs, but NCCL leaves a domain through at
+  // most 16 of them (core/nccl_algo.h kNcclMnnvlNetNics), which the drawing says beside it.
+  const FabricView v = view_of(scenario_from(
+      scenario_json(R"([{"model": "gb200-nvl72-tray", "count": 36}])",
+                    R"([{"name": "g", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "model": "vgg16", "iterations": 5}])",
+                    "", R"(, "network": {"transport": "ib", "levels": [{"name": "nvl72", "fanout": 18, "links": "nvlink"}]})")));
+  REQUIRE(v.levels.size() == 1);
+  CHECK_THAT(render_fabric_text(v, {}),
+             Catch::Contains("each nvl72 is one multi-node NVLink domain: its nodes talk over NVLink, not NICs; a job spanning "
+                             "domains leaves each through at most 16 of its NICs (NCCL 2.27.3 on), not its whole uplink\n"));
+}
