@@ -327,10 +327,11 @@ TEST_CASE("cli::topo import warns that a node without NICs cannot take multi-nod
 
 TEST_CASE("cli::topo show --scenario and --cluster draw a cluster's fabric", "[cli]") {
   TempDir dir;
+  // Four DGX A100 in racks of two at 2:1, under one block.
+  write_file(dir.file("s.json"), R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 4}], "network": {"transport": "ib",
+      "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}, {"name": "block", "fanout": 2}]}},
+      "workload": {"kind": "synthetic", "jobs": 3}})");
   SECTION("a scenario's fabric: the levels top first and the tree") {
-    write_file(dir.file("s.json"), R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 4}], "network": {"transport": "ib",
-        "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}, {"name": "block", "fanout": 2}]}},
-        "workload": {"kind": "synthetic", "jobs": 3}})");
     const CliResult r = run_cli("topo show --scenario " + dir.file("s.json"));
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::StartsWith("fabric: 2 levels above the nodes, top first\n"));
@@ -362,9 +363,6 @@ TEST_CASE("cli::topo show --scenario and --cluster draw a cluster's fabric", "[c
                                       "none states it\n"));
   }
   SECTION("a scenario given where a node goes draws its fabric (was: a node reader's error on its keys)") {
-    write_file(dir.file("s.json"), R"({"cluster": {"nodes": [{"model": "dgx-a100", "count": 4}], "network": {"transport": "ib",
-        "levels": [{"name": "rack", "fanout": 2, "oversubscription": 2}, {"name": "block", "fanout": 2}]}},
-        "workload": {"kind": "synthetic", "jobs": 3}})");
     const CliResult r = run_cli("topo show " + dir.file("s.json"));
     CHECK(r.exit_code == 0);
     CHECK(r.out == run_cli("topo show --scenario " + dir.file("s.json")).out);
