@@ -299,9 +299,12 @@ TEST_CASE("core::throughput pods of one node talk through the kernel, not a NIC"
   }
   auto path = pod_socket_path({{0}, {0}, {0}, {0}}, {10.0});
   REQUIRE(path.ok());
-  // 6-9% above the earlier 408.2 / 1138.1 in measurements of this case; now 1-6% under them.
-  // DDP's bucket pipeline keeps an all-reduce in flight through nearly the whole backward pass
-  // here, so it hides what the lumped share hid, less the last bucket's NCCL latency.
-  CHECK(estimate(job("vgg16", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(429.371).epsilon(1e-5));
-  CHECK(estimate(job("resnet50", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(1166.15).epsilon(1e-5));
+  // 6-9% above the earlier 408.2 / 1138.1 in measurements of this case (with the rate rounded to
+  // 0.3, VGG16 at 429.4 within 1.3% of them, ResNet50 at 1166.2 more than 5% under). DDP's bucket
+  // pipeline keeps an all-reduce in flight through nearly the whole backward pass here, so it
+  // hides rate x backward, less the buckets' NCCL latency; at the calibration's unrounded rate
+  // (0.33) both are inside the measurements' band less 5%.
+  CHECK(estimate(job("vgg16", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(433.914).epsilon(1e-5));
+  CHECK(estimate(job("resnet50", TrainingFramework::PyTorch), *path).samples_per_sec == Approx(1187.12).epsilon(1e-5));
+  CHECK(estimate(job("resnet50", TrainingFramework::PyTorch), *path).samples_per_sec >= 0.95 * 1138.1 * 1.09);
 }

@@ -46,7 +46,7 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 }  // namespace
 
 TEST_CASE("scenario::Scenario defaults", "[scenario]") {
-  SECTION("only cluster and workload: name = file stem, seed 1, both schedulers, backfill on, overlap 0.3, TCP") {
+  SECTION("only cluster and workload: name = file stem, seed 1, both schedulers, backfill on, overlap 0.33, TCP") {
     const Scenario s = parsed(minimal());
     CHECK(s.name == "my-scenario");
     CHECK(s.description.empty());
@@ -57,8 +57,8 @@ TEST_CASE("scenario::Scenario defaults", "[scenario]") {
     CHECK(s.share_scheduler == "binpack");
     CHECK(s.backfill);
     CHECK(s.record_transitions);
-    CHECK(s.overlap.tensorflow == 0.3);
-    CHECK(s.overlap.pytorch == 0.3);
+    CHECK(s.overlap.tensorflow == 0.33);
+    CHECK(s.overlap.pytorch == 0.33);
     CHECK(s.network.tcp_socket_efficiency == kTcpSocketEfficiency);
     CHECK(s.network.infiniband_efficiency == kInfiniBandEfficiency);
     CHECK(s.cluster.network.transport == NetworkTransport::Tcp);
