@@ -1,8 +1,8 @@
 // Figures the README and docs/ quote are checked against what the tree and this build give, so
 // they cannot go stale silently: the bad-input count, the baseline example of docs/ci.md, the
 // searches, configurations and shard balance of the shipped plans and the Philly plan's printed
-// example, the replays' figures the README's scenario table and docs/llm-training.md quote, and
-// the reports the README's screenshots show.
+// example, the replays' figures the README's scenario table, docs/llm-training.md and
+// docs/fabric.md quote, and the reports the README's screenshots show.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -59,6 +59,13 @@ std::vector<std::vector<std::string>> all_groups(const std::string& text, const 
     digits.insert(at, ",");
   }
   return (n < 0 ? "-" : "") + digits;
+}
+
+// A figure to one decimal as the docs write it, its thousands separated by commas (4,488.8).
+[[maybe_unused]] std::string tenth(double value) {
+  const long long tenths = std::llround(value * 10);
+  const std::string digits = whole(static_cast<double>(tenths / 10));
+  return (tenths < 0 && tenths / 10 == 0 ? "-" : "") + digits + "." + std::to_string(std::llabs(tenths % 10));
 }
 
 // Text with every run of white space one space: a quoted phrase may cross a line break.
@@ -270,17 +277,51 @@ TEST_CASE("docs::the LLM fleet's figures in the README and docs/llm-training.md 
 #endif
 }
 
-TEST_CASE("docs::the README's generation and GB200 NVL72 figures are what the scenarios give", "[docs]") {
+TEST_CASE("docs::the README's generation figures are what the scenarios give", "[docs]") {
 #ifndef TOPSIM_SANITIZED
   std::vector<std::string> generations;
   for (const std::string name : {"generation-dgx1-v100", "generation-dgx-a100", "generation-hgx-h100"})
     generations.push_back(whole(run_shipped_replay(name).metric("topology-aware", "jct_s.mean")));
-  const ReplayFigures gb200 = run_shipped_replay("fabric-gb200-nvl72");
   const std::string readme = one_spaced(read_text(kRoot / "README.md"));
   CHECK_THAT(readme, Catch::Contains("mean JCT " + generations[0] + " / " + generations[1] + " / " + generations[2] +
                                      " s (topology-aware)"));
-  CHECK_THAT(readme, Catch::Contains("tier-aware mean JCT " + whole(gb200.metric("topology-aware", "jct_s.mean")) +
-                                     " s against default's " + whole(gb200.metric("default", "jct_s.mean")) + " s"));
+#endif
+}
+
+// docs/fabric.md's table of both fabric scenarios under every scheduler (mean wait, mean JCT,
+// jobs slowed by shared uplinks and the GPU-hours they ran slowed), its kube-tas table and the
+// README's GB200 sentence.
+TEST_CASE("docs::the fabric scenarios' figures in docs/fabric.md and the README are what the scenarios give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  const std::string doc = read_text(kRoot / "docs/fabric.md");
+  for (const std::string name : {"fabric-h100-3level", "fabric-gb200-nvl72"}) {
+    const ReplayFigures f = run_shipped_replay(name);
+    std::string first = name;
+    for (const auto& s : f.results.at("schedulers")) {
+      const std::string scheduler = s.at("name").get<std::string>();
+      const double slowed_hours = f.metric(scheduler, "contended_gpu_hours");
+      const std::string row = "|" + (first.empty() ? "" : " " + first) + " | " + scheduler + " | " +
+                              tenth(f.metric(scheduler, "wait_s.mean")) + " | " + tenth(f.metric(scheduler, "jct_s.mean")) +
+                              " | " + whole(f.metric(scheduler, "contended_jobs")) + " / " +
+                              (slowed_hours == 0 ? "0" : tenth(slowed_hours)) + " |";
+      CHECK_THAT(doc, Catch::Contains(row));
+      first = "";
+    }
+    const bool h100 = name == "fabric-h100-3level";
+    const auto ring_row = [&](const std::string& scheduler) {
+      return " | " + tenth(f.metric(scheduler, "wait_s.mean")) + " | " + tenth(f.metric(scheduler, "jct_s.mean")) + " | " +
+             tenth(f.metric(scheduler, "ring_gbps.mean")) + " |";
+    };
+    CHECK_THAT(doc, Catch::Contains("| " + name +
+                                    (h100 ? " (block) | kueue-tas (preferred rack)" : " (nvl72) | kueue-tas (preferred nvl72)") +
+                                    ring_row("kueue-tas")));
+    CHECK_THAT(doc, Catch::Contains("| | kube-tas" + ring_row("kube-tas")));
+    if (!h100) {
+      const std::string readme = one_spaced(read_text(kRoot / "README.md"));
+      CHECK_THAT(readme, Catch::Contains("tier-aware mean JCT " + whole(f.metric("topology-aware", "jct_s.mean")) +
+                                         " s against default's " + whole(f.metric("default", "jct_s.mean")) + " s"));
+    }
+  }
 #endif
 }
 
