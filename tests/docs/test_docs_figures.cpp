@@ -50,23 +50,22 @@ std::vector<std::vector<std::string>> all_groups(const std::string& text, const 
   return out;
 }
 
-// A figure as the docs write it: a whole number, its thousands separated by commas.
-[[maybe_unused]] std::string whole(double value) {
-  const long long n = std::llround(value);
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (size_t at = digits.size(); at > 3;) {
+// `number` (digits, an optional sign and decimals) with its whole part's thousands separated by
+// commas, as the docs write figures.
+std::string grouped(std::string number) {
+  const size_t begin = number[0] == '-' ? 1 : 0;
+  for (size_t at = std::min(number.find('.'), number.size()); at > begin + 3;) {
     at -= 3;
-    digits.insert(at, ",");
+    number.insert(at, ",");
   }
-  return (n < 0 ? "-" : "") + digits;
+  return number;
 }
 
-// A figure to one decimal as the docs write it, its thousands separated by commas (4,488.8).
-[[maybe_unused]] std::string tenth(double value) {
-  const long long tenths = std::llround(value * 10);
-  const std::string digits = whole(static_cast<double>(tenths / 10));
-  return (tenths < 0 && tenths / 10 == 0 ? "-" : "") + digits + "." + std::to_string(std::llabs(tenths % 10));
-}
+// A figure as the docs write it: a whole number (12,345).
+[[maybe_unused]] std::string whole(double value) { return grouped(std::to_string(std::llround(value))); }
+
+// A figure to one decimal as the docs write it (4,488.8).
+[[maybe_unused]] std::string tenth(double value) { return grouped(fmt::format("{:.1f}", value)); }
 
 // Text with every run of white space one space: a quoted phrase may cross a line break.
 [[maybe_unused]] std::string one_spaced(const std::string& text) { return std::regex_replace(text, std::regex("\\s+"), " "); }
