@@ -28,6 +28,7 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 .better { color: #1a7f37; } .worse { color: #cf222e; font-weight: 600; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+caption { text-align: left; color: #666; padding-bottom: 0.25em; }
 th:first-child, td:first-child { text-align: left; }
 .chart { position: relative; height: 380px; }
 .note { color: #666; font-size: 0.85em; }
@@ -77,7 +78,9 @@ constexpr const char* kPageScript = R"(
 )";
 
 std::string table_html(const ChartTable& t) {
-  std::string out = "<table><thead><tr>";
+  std::string out = "<table>";
+  if (!t.values.empty()) out += "<caption>figures: " + html_escape(t.values) + "</caption>";
+  out += "<thead><tr>";
   for (const std::string& h : t.header) out += "<th>" + html_escape(h) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& row : t.rows) {
@@ -105,7 +108,7 @@ std::string cards_html(const ReportModel& m) {
       out += "<div>n/a against " + html_escape(h.base_name) + ": " + html_escape(h.no_change) + "</div>";
     else if (!h.base_name.empty())
       out += "<div>" + change_html(h.change_percent, h.worse, h.better) + " against " + html_escape(h.base_name) + " (" +
-             html_escape(format_number(h.base)) + ")</div>";
+             html_escape(format_number(h.base)) + " " + html_escape(h.unit) + ")</div>";
     out += "</div>\n";
   }
   out += "<div class=\"card\"><div>jobs</div>";

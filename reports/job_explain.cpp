@@ -37,6 +37,16 @@ std::string job_line(const Workload& workload, const JobSpec& job, const std::st
   return out;
 }
 
+// Why the workload made no job of the trace entry `name`, or nullopt when it did not skip one so
+// named.
+std::optional<std::string> skipped_text(const ScenarioInfo& scenario, const std::string& name) {
+  for (const SkippedEntries& entries : scenario.skipped)
+    if (std::find(entries.names.begin(), entries.names.end(), name) != entries.names.end())
+      return name + " was not replayed: " + entries.why + ".\nThe workload (" + scenario.workload +
+             ") skipped it, so no scheduler saw it.\n";
+  return std::nullopt;
+}
+
 // Nodes listed one by one up to this many; a larger job's are summed up.
 constexpr size_t kNodesListed = 16;
 
@@ -251,6 +261,8 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
     if (!read) return read.error();
     if (!found && by_id)
       return Error{jobs == 0 ? "the run has no jobs" : fmt::format("no job has id {} (ids run from 0 to {})", *by_id, jobs - 1)};
+    if (!found && !by_id)
+      if (std::optional<std::string> skipped = skipped_text(results.scenario, job_name)) return *skipped;
     if (!found) return Error{unknown_name("job", job_name, names, jobs, "jobs.jsonl names them all")};
     body += *found;
   }

@@ -50,7 +50,7 @@ std::string headline_lines(const ReportModel& m) {
     if (!h.base_name.empty() && !h.no_change.empty())
       out += " against " + markdown_cell(h.base_name) + ": n/a (" + markdown_cell(h.no_change) + ")";
     else if (!h.base_name.empty())
-      out += " against " + format_number(h.base) + " " + markdown_cell(h.base_name) + " (" +
+      out += " against " + format_number(h.base) + " " + markdown_cell(h.unit) + " " + markdown_cell(h.base_name) + " (" +
              change_text(h.change_percent, h.worse, h.better != Better::Neither) + ")";
     out += "\n";
   }

@@ -50,6 +50,7 @@ std::vector<std::string> series_header(const std::string& first, const ReportMod
 // A table of a bar chart: one row per category, one column per dataset.
 ChartTable bar_table(const Chart& chart, const std::string& first_column) {
   ChartTable t;
+  t.values = chart.y_label;
   t.header.push_back(first_column);
   for (const ChartDataset& d : chart.datasets) t.header.push_back(d.name);
   for (size_t c = 0; c < chart.categories.size(); ++c) {
@@ -73,6 +74,7 @@ ChartTable bar_table(const Chart& chart, const std::string& first_column) {
 ChartTable line_table(const Chart& chart, const std::vector<std::vector<Point>>& samples, const std::string& first_column,
                       const std::string& every_point = "timeseries.csv") {
   ChartTable t;
+  t.values = chart.y_label;
   t.header.push_back(first_column);
   for (const ChartDataset& d : chart.datasets) t.header.push_back(d.name);
   const auto last_x = [](const std::vector<Point>& v) { return v.empty() ? -INFINITY : v.back().x; };
@@ -144,6 +146,7 @@ std::optional<Chart> llm_step_chart(const ReportModel& m) {
 std::optional<Chart> cdf_chart(const ReportModel& m, const std::string& title, const std::string& axis,
                                const std::vector<JobColumns>& columns, std::vector<double> JobColumns::*finished) {
   Chart c = make_chart(title, "line", axis, "share of finished jobs");
+  c.table.values = axis;
   c.table.header = series_header("share of finished jobs", m);
   std::vector<std::vector<double>> sorted;
   for (size_t i = 0; i < m.series.size(); ++i) {
@@ -347,6 +350,7 @@ std::vector<std::pair<Point, double>> curve_stats(const SchedulerResult& s, doub
 std::optional<Chart> load_chart(const ReportModel& m, const std::string& title, const std::string& y_label,
                                 double (*value)(const LoadPoint&)) {
   Chart c = make_chart(title, "line", "arrived load (% of GPU capacity)", y_label);
+  c.table.values = y_label;
   c.table.header = series_header("arrived load (%)", m);
   std::vector<std::vector<std::pair<Point, double>>> stats;
   for (const Series& s : m.series) {

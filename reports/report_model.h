@@ -51,6 +51,9 @@ struct ChartDataset {
 };
 
 struct ChartTable {
+  // What the cells after the first column hold, with its unit (a chart table: its value axis,
+  // "JCT (s)"), shown above the table; empty: the header says it.
+  std::string values;
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::string note;  // e.g. "every 4th of 87 points"

@@ -58,6 +58,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.seed = s.seed;
   info.seeds = s.seeds;
   info.workload = s.workload->source;
+  info.skipped = s.workload->skipped;
   info.jobs = s.workload->size();
   info.nodes = cluster.node_count();
   info.gpus = cluster.total_gpus();

@@ -170,6 +170,13 @@ struct WorkloadSpan {
   bool has_shares = false;
 };
 
+// Entries of a trace the importer made no job of, for one reason: `topsim explain` names the
+// reason when asked about one of them (formats/traces/alibaba_workload.cpp).
+struct SkippedEntries {
+  std::string why;                 // "a CPU-only pod (num_gpu 0)"
+  std::vector<std::string> names;  // the entries' own names, in read order
+};
+
 struct Workload {
   std::vector<JobSpec> jobs;             // sorted by (submit_ms, id); empty when `generator` is set
   std::map<uint32_t, JobExtras> extras;  // by job id; most trace jobs have none
@@ -192,6 +199,8 @@ struct Workload {
   // The sets of GPU models jobs select (JobSpec::gpu_models): bit i is the GPU at catalog index i
   // (gpu_at). Distinct sets, in order of first appearance.
   std::vector<uint64_t> gpu_model_sets;
+  // What the trace held that is not among `jobs`, by reason (named entries only; empty: none).
+  std::vector<SkippedEntries> skipped;
   std::string job_name(uint32_t id) const;
   // Whether `job` may run on GPUs of model `gpu`: its selector names it, or it names none; and it
   // is its Kueue flavor's model, when its flavor names one (JobSpec::flavor_gpu).

@@ -117,6 +117,21 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
     for (size_t i = 0; names.is_array() && i < names.size(); ++i)
       info.node_names.push_back(names[i].is_string() ? names[i].get<std::string>() : "?");
   }
+  if (s.contains("skipped")) {
+    const Json& skipped = r.array(s, "skipped", p);
+    for (size_t i = 0; skipped.is_array() && i < skipped.size(); ++i) {
+      const std::string sp = p + "/skipped/" + std::to_string(i);
+      SkippedEntries entries{r.text(skipped[i], "why", sp), {}};
+      const Json& names = r.array(skipped[i], "names", sp);
+      for (size_t n = 0; names.is_array() && n < names.size(); ++n) {
+        if (names[n].is_string())
+          entries.names.push_back(names[n].get<std::string>());
+        else
+          r.errors().fail(sp + "/names/" + std::to_string(n), "must be a string, got " + describe_json(names[n]));
+      }
+      info.skipped.push_back(std::move(entries));
+    }
+  }
   if (s.contains("fabric_levels")) {
     const Json& levels = r.array(s, "fabric_levels", p);
     for (size_t i = 0; levels.is_array() && i < levels.size(); ++i)

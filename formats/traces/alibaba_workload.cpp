@@ -51,14 +51,25 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
   size_t whole = 0, shared = 0, skipped_shared = 0, cpu_only = 0, untimed = 0;
   NameTable queues(kMaxQueueNames);
   std::vector<std::string> names;  // the pods' own names, by read order (JobSpec::id until sorted)
+  // The pods made no job of, by reason (in this order, the counts' order in `source`).
+  std::array<SkippedEntries, 3> skips = {
+      SkippedEntries{"a shared-GPU pod (gpu_milli below 1000): shares are replayed only when the workload gives "
+                     "share_card_gib",
+                     {}},
+      SkippedEntries{"a CPU-only pod (num_gpu 0): the replay takes GPU pods only", {}},
+      SkippedEntries{"a pod without creation and deletion times: it cannot arrive or end in a replay over time", {}}};
+  const auto skip = [&skips](size_t reason, size_t& count, std::string& name) {
+    ++count;
+    if (!name.empty()) skips[reason].names.push_back(std::move(name));
+  };
   std::optional<Error> failure;
   const Status read = load_pod_list(path, [&](TracePod&& pod) {
     if (failure) return;
-    if (pod.num_gpu == 0) return void(++cpu_only);
+    if (pod.num_gpu == 0) return skip(1, cpu_only, pod.name);
     const bool share = pod.gpu_milli < 1000;
-    if (share && options.share_card_gib <= 0) return void(++skipped_shared);
+    if (share && options.share_card_gib <= 0) return skip(0, skipped_shared, pod.name);
     const int64_t begin_s = pod.scheduled_time_s >= 0 ? pod.scheduled_time_s : pod.creation_time_s;
-    if (pod.creation_time_s < 0 || pod.deletion_time_s < begin_s || begin_s < 0) return void(++untimed);
+    if (pod.creation_time_s < 0 || pod.deletion_time_s < begin_s || begin_s < 0) return skip(2, untimed, pod.name);
     JobSpec job;
     job.submit_ms = pod.creation_time_s * 1000;
     job.workers = 1;
@@ -96,6 +107,8 @@ Expected<Workload> load_alibaba_jobs(const std::string& path, const AlibabaJobOp
     workload.jobs[i].id = static_cast<uint32_t>(i);
     workload.jobs[i].submit_ms -= start_ms;
   }
+  for (SkippedEntries& entries : skips)
+    if (!entries.names.empty()) workload.skipped.push_back(std::move(entries));
   draw_training(workload.jobs, alibaba_training_draw(), options.seed);
   set_tenant_names(workload, queues.names(), {});
   const std::string shares = options.share_card_gib > 0

@@ -2,6 +2,7 @@
 // scheduler's reason when it never ran.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 
@@ -259,6 +260,50 @@ TEST_CASE("cli::explain an unknown job of a run with many: the first names, the 
   CHECK_THAT(r.err, Catch::Contains(", job-38 and 41 more); jobs.jsonl names them all"));
   CHECK(r.err.find("job-39") == std::string::npos);
   check_bad_input(run_cli("explain '" + dir.file("out") + "' job-79x"), "unknown job 'job-79x' (did you mean 'job-79'?)");
+}
+
+TEST_CASE("cli::explain a pod an Alibaba replay skipped: why it was not replayed, not an unknown job", "[cli][trace]") {
+  TempDir dir;
+  std::ofstream(dir.file("pods.csv"))
+      << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+      << "whole,1000,1024,1,1000,,LS,Running,0,700,0\n"
+      << "share,1000,1024,1,470,,LS,Running,0,50,10\n"
+      << "cpu,1000,1024,0,0,,BE,Running,0,50,\n"
+      << "untimed,1000,1024,2,1000,,LS,Running,,,\n";
+  std::ofstream(dir.file("s.json")) << R"({"name": "ali", "cluster": {"nodes": [{"model": "dgx-a100", "count": 1}]},
+    "workload": {"kind": "alibaba", "path": "pods.csv"}, "schedulers": ["default"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  const std::string out = dir.file("out");
+  // Expected: each skipped pod's own reason, read back from the saved results; exit 0.
+  const std::string workload = "(pods.csv (1 whole-GPU pods; skipped: 1 shared-GPU, 1 CPU-only, 1 without times))";
+  const CliResult share = run_cli("explain '" + out + "' share");
+  REQUIRE(share.exit_code == 0);
+  CHECK(share.out ==
+        "share was not replayed: a shared-GPU pod (gpu_milli below 1000): shares are replayed only when the workload "
+        "gives share_card_gib.\nThe workload " +
+            workload + " skipped it, so no scheduler saw it.\n");
+  const CliResult cpu = run_cli("explain '" + out + "' cpu");
+  REQUIRE(cpu.exit_code == 0);
+  CHECK_THAT(cpu.out, Catch::StartsWith("cpu was not replayed: a CPU-only pod (num_gpu 0)"));
+  const CliResult untimed = run_cli("explain '" + out + "' untimed");
+  REQUIRE(untimed.exit_code == 0);
+  CHECK_THAT(untimed.out, Catch::StartsWith("untimed was not replayed: a pod without creation and deletion times"));
+  // The replayed pod is explained as a job; a name the trace never had is still unknown.
+  CHECK_THAT(run_cli("explain '" + out + "' whole").out, Catch::StartsWith("job whole (training, 1 pod x 1 GPU"));
+  check_bad_input(run_cli("explain '" + out + "' wholes"), "unknown job 'wholes' (did you mean 'whole'?)");
+  // A skipped name that is not a string is refused at its pointer (without the set record, which
+  // would refuse the edited file first).
+  std::string text;
+  {
+    std::ifstream in(dir.file("out/results.json"));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = text.find("\"share\"");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 7, "5");
+  std::ofstream(dir.file("out/results.json")) << text;
+  std::filesystem::remove(dir.file("out/.topsim-set.json"));
+  check_bad_input(run_cli("explain '" + out + "' share"), "results.json: /scenario/skipped/0/names/0: must be a string, got 5");
 }
 
 TEST_CASE("cli::explain in a fill experiment: a name several draws share, and a job asked by '#id'", "[cli][fill]") {

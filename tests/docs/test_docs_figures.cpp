@@ -1,8 +1,8 @@
 // Figures the README and docs/ quote are checked against what the tree and this build give, so
 // they cannot go stale silently: the bad-input count, the baseline example of docs/ci.md, the
 // searches, configurations and shard balance of the shipped plans and the Philly plan's printed
-// example, the replays' figures the README's scenario table, docs/llm-training.md and
-// docs/fabric.md quote, and the reports the README's screenshots show.
+// example, the replays' figures the README's scenario table, docs/llm-training.md,
+// docs/fabric.md and docs/failures.md quote, and the reports the README's screenshots show.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -382,5 +382,46 @@ TEST_CASE("docs::the KAI time-aware fairness figures in docs/tenancy.md and the 
                                   whole(usage.metric("default", "preempted_gpu_hours")) + " GPU-hours lost)"));
   const std::string readme = one_spaced(read_text(kRoot / "README.md"));
   CHECK_THAT(readme, Catch::Contains(readme_fairness(usage, weights)));
+#endif
+}
+
+// docs/failures.md's table of both failure scenarios under both schedulers: failures and
+// interruptions, the pre-training job's own interruptions, wall days and ETTR (jobs.jsonl), the
+// goodput, the largest interrupted job's MTBF and Daly interval, the failures spares took.
+TEST_CASE("docs::the failure scenarios' figures in docs/failures.md are what the scenarios give", "[docs][failures]") {
+#ifndef TOPSIM_SANITIZED
+  const std::string doc = read_text(kRoot / "docs/failures.md");
+  const ReplayFigures plain = run_shipped_replay("failures-h100-16k");
+  const ReplayFigures spares = run_shipped_replay("failures-h100-16k-spares");
+  const std::vector<std::pair<const ReplayFigures*, std::string>> columns = {
+      {&plain, "topology-aware"}, {&plain, "default"}, {&spares, "topology-aware"}, {&spares, "default"}};
+  const auto row = [&](const std::string& title,
+                       const std::function<std::string(const ReplayFigures&, const std::string&)>& cell) {
+    std::string out = "| " + title + " |";
+    for (const auto& [f, scheduler] : columns) out += " " + cell(*f, scheduler) + " |";
+    return out;
+  };
+  CHECK_THAT(doc, Catch::Contains(row("node failures / jobs interrupted", [](const ReplayFigures& f, const std::string& s) {
+               return whole(f.metric(s, "node_failures")) + " / " + whole(f.metric(s, "interruptions"));
+             })));
+  CHECK_THAT(
+      doc, Catch::Contains(row("pre-training: interruptions, wall days, ETTR", [](const ReplayFigures& f, const std::string& s) {
+        const nlohmann::json& job = f.job(s, "llama3-405b-pretrain");
+        const double run_s = job.at("finish_s").get<double>() - job.at("start_s").get<double>();
+        double lost_s = 0;
+        for (const char* key : {"recompute_s", "restart_s", "checkpoint_s", "requeue_s"}) lost_s += job.value(key, 0.0);
+        return whole(job.at("interruptions").get<double>()) + ", " + tenth(job.at("jct_s").get<double>() / 86400) + ", " +
+               fmt::format("{:.3f}", (run_s - lost_s) / run_s);
+      })));
+  CHECK_THAT(doc,
+             Catch::Contains(row("goodput (GPU-weighted, finished training)", [](const ReplayFigures& f, const std::string& s) {
+               return tenth(f.metric(s, "goodput") * 100) + "%";
+             })));
+  CHECK_THAT(doc, Catch::Contains(row("its MTBF / Daly interval", [](const ReplayFigures& f, const std::string& s) {
+               return whole(f.metric(s, "interrupted_job_mtbf_s") / 60) + " / " +
+                      tenth(f.metric(s, "checkpoint_optimum_s") / 60) + " min";
+             })));
+  CHECK_THAT(doc, Catch::Contains("| failures a spare took | | | " + whole(spares.metric("topology-aware", "spare_swaps")) +
+                                  " | " + whole(spares.metric("default", "spare_swaps")) + " |"));
 #endif
 }

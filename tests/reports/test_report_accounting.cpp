@@ -13,6 +13,7 @@
 #include "tests/reports/memory_sink.h"
 #include "tests/scenario/scenario_support.h"
 #include "tests/test_support.h"
+#include "util/number_format.h"
 
 using namespace topsim;
 using namespace topsim::test;
@@ -76,6 +77,12 @@ TEST_CASE("reports::headline against a zero value is n/a, not +0.0%", "[reports]
   REQUIRE(images != m.headlines.end());
   CHECK(images->no_change.empty());
   CHECK(images->change_percent != 0);
+  // Expected: the figure compared against carries its unit, as the headline's own figure does.
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  const std::string base = format_number(images->base);
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains(" against " + base + " images/s default ("));
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains(" against default (" + base + " images/s)</div>"));
 }
 
 TEST_CASE("reports::text summary accounts for every job, never-placed ones included", "[reports]") {

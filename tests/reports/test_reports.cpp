@@ -123,7 +123,18 @@ TEST_CASE("reports::model: headlines compare topology-aware with default, colour
     CHECK_FALSE(c.x_label.empty());
     CHECK_FALSE(c.y_label.empty());
     CHECK_FALSE(c.table.rows.empty());
+    // Expected: the table says what its figures are, with the unit, as the chart's value axis does.
+    // (A CDF's figures are its x values; a log-scale axis says so after them.)
+    CHECK_FALSE(c.table.values.empty());
+    CHECK_THAT(c.y_label == "share of finished jobs" ? c.x_label : c.y_label, Catch::StartsWith(c.table.values));
   }
+  const auto jct =
+      std::find_if(m.charts.begin(), m.charts.end(), [](const Chart& c) { return c.title == "Job completion time (CDF)"; });
+  REQUIRE(jct != m.charts.end());
+  CHECK(jct->table.values == "JCT (s)");
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<table><caption>figures: JCT (s)</caption><thead>"));
 }
 
 TEST_CASE("reports::comparison of two runs: deltas with % change, worse marked", "[reports]") {

@@ -174,6 +174,12 @@ TEST_CASE("formats::alibaba shared pods become gpu-mem shares when a card size i
   REQUIRE(skipped.ok());
   REQUIRE(skipped->jobs.size() == 1);
   CHECK_THAT(skipped->source, Catch::Contains("1 whole-GPU pods; skipped: 1 shared-GPU, 1 CPU-only"));
+  // Expected: the skipped pods by name, each under its reason, for `topsim explain`.
+  REQUIRE(skipped->skipped.size() == 2);
+  CHECK_THAT(skipped->skipped[0].why, Catch::StartsWith("a shared-GPU pod"));
+  CHECK(skipped->skipped[0].names == std::vector<std::string>{"s"});
+  CHECK_THAT(skipped->skipped[1].why, Catch::StartsWith("a CPU-only pod"));
+  CHECK(skipped->skipped[1].names == std::vector<std::string>{"c"});
   AlibabaJobOptions options;
   options.share_card_gib = 16;
   options.share_core = true;
@@ -195,6 +201,8 @@ TEST_CASE("formats::alibaba shared pods become gpu-mem shares when a card size i
   CHECK(shared->jobs[1].submit_ms == 100'000);
   CHECK_THAT(shared->source,
              Catch::Contains("1 whole-GPU pods, 1 shared-GPU pods as gpu-mem shares of 16 GiB cards; skipped: 1 CPU-only"));
+  REQUIRE(shared->skipped.size() == 1);
+  CHECK(shared->skipped[0].names == std::vector<std::string>{"c"});
 }
 
 TEST_CASE("formats::alibaba a pod's gpu_spec names the GPU its duration was measured on", "[formats][trace]") {
