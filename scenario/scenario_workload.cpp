@@ -137,6 +137,18 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
                                                  : RecordFormat::Manifests;
   auto imported = load_job_records(paths, format, options);
   if (!imported) return verbatim.emplace(imported.error()), void();  // the importer's error names the files
+  // The importer names files as it opened them (absolute under --workload); what the results keep
+  // names them from the folder holding what was given, wherever the run started.
+  const auto from_given = [&paths](std::string& line) {
+    for (const std::string& given : paths) {
+      std::filesystem::path p = std::filesystem::path(given).lexically_normal();
+      if (p.filename().empty()) p = p.parent_path();
+      const std::string parent = p.parent_path().string() + "/";
+      if (parent.size() > 1 && line.rfind(parent, 0) == 0) return line.erase(0, parent.size()), void();
+    }
+  };
+  for (std::string& line : imported->skipped) from_given(line);
+  for (auto& named : imported->skipped_jobs) from_given(named.second);
   auto w = imported_workload(*imported, at.pointer + "/path");
   if (!w) return verbatim.emplace(w.error()), void();
   // The file's or folder's own name ("manifests/" is "manifests").
@@ -147,6 +159,13 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
                           : kind == "helios" ? "Helios"
                                              : "Kubernetes manifests") +
               " from " + first.filename().string() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "");
+  // What was left out, so every record is accounted for: "(skipped: <why>; <why>; <why>; and 4 more)".
+  if (const std::vector<std::string>& skipped = imported->skipped; !skipped.empty()) {
+    std::string reasons;
+    for (size_t i = 0; i < skipped.size() && i < 3; ++i) reasons += (i ? "; " : "") + skipped[i];
+    if (skipped.size() > 3) reasons += "; and " + std::to_string(skipped.size() - 3) + " more";
+    w->source += " (skipped: " + reasons + ")";
+  }
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 

@@ -170,11 +170,12 @@ struct WorkloadSpan {
   bool has_shares = false;
 };
 
-// Entries of a trace the importer made no job of, for one reason: `topsim explain` names the
-// reason when asked about one of them (formats/traces/alibaba_workload.cpp).
+// Entries of a trace or of manifests the importer made no job of, for one reason: `topsim
+// explain` names the reason when asked about one of them (formats/traces/alibaba_workload.cpp,
+// formats/jobs/imported_jobs.h).
 struct SkippedEntries {
   std::string why;                 // "a CPU-only pod (num_gpu 0)"
-  std::vector<std::string> names;  // the entries' own names, in read order
+  std::vector<std::string> names;  // the entries' own names, in read order (none: unnamed, or counted)
 };
 
 struct Workload {
@@ -199,7 +200,7 @@ struct Workload {
   // The sets of GPU models jobs select (JobSpec::gpu_models): bit i is the GPU at catalog index i
   // (gpu_at). Distinct sets, in order of first appearance.
   std::vector<uint64_t> gpu_model_sets;
-  // What the trace held that is not among `jobs`, by reason (named entries only; empty: none).
+  // What the trace or manifests held that is not among `jobs`, by reason (empty: none).
   std::vector<SkippedEntries> skipped;
   std::string job_name(uint32_t id) const;
   // Whether `job` may run on GPUs of model `gpu`: its selector names it, or it names none; and it

@@ -65,7 +65,15 @@ Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, R
 Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer) {
   const nlohmann::json jobs = imported.entries->jobs;
   auto workload = read_job_list(JsonAt{&jobs, std::string(pointer)}, "manifests");
-  if (workload) return workload;
+  if (workload) {
+    for (const std::string& line : imported.skipped) {
+      SkippedEntries entries{line, {}};
+      for (const auto& [name, at] : imported.skipped_jobs)
+        if (at == line) entries.names.push_back(name);
+      workload->skipped.push_back(std::move(entries));
+    }
+    return workload;
+  }
   // "manifests: <pointer>/<entry>/<field>: what" -> "<where the entry was read>: /<field>: what".
   const std::string& message = workload.error().message;
   const std::string prefix = "manifests: " + std::string(pointer) + "/";

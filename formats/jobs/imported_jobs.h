@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/job.h"
@@ -34,8 +35,11 @@ struct ImportedJobs {
   ImportedJobs();
   std::shared_ptr<JobListEntries> entries;  // native job list entries, never null
   std::vector<std::string> skipped;         // what was left out and why, one line each
-  std::vector<std::string> notes;           // defaults assumed, once each
-  std::vector<std::string> origins;         // per entry: where it was read ("file:line (job 17)")
+  // The named objects among `skipped` (a manifest that is no GPU workload): the job name it would
+  // have had ("ns/name") and its line there, for `topsim explain`.
+  std::vector<std::pair<std::string, std::string>> skipped_jobs;
+  std::vector<std::string> notes;    // defaults assumed, once each
+  std::vector<std::string> origins;  // per entry: where it was read ("file:line (job 17)")
 
   size_t size() const;  // entries
 };
@@ -54,7 +58,8 @@ RecordFormat record_format(const std::string& path);
 [[nodiscard]] Expected<ImportedJobs> load_job_records(const std::vector<std::string>& paths, RecordFormat format,
                                                       const ImportOptions& options = {});
 
-// The entries as a workload, checked as every job list is. An error about an entry names where
+// The entries as a workload, checked as every job list is; what was skipped becomes its
+// `skipped` (each line a reason; a named object's job name under it). An error about an entry names where
 // that entry was read ("sacct.txt:17 (job 4711): /workers: ..."); others name `pointer` inside
 // "manifests", the job list's source.
 [[nodiscard]] Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_view pointer);

@@ -229,11 +229,15 @@ void add_document(Context& ctx, const YAML::Node& doc, const std::string& where)
   if (w.not_read.empty() && name.empty()) throw ManifestFault{"metadata.name: missing (and no metadata.generateName)"};
   const std::string ns = text_of(child(metadata, "namespace"), "metadata.namespace");
   nlohmann::ordered_json job = {{"name", ns.empty() || ns == "default" ? name : ns + "/" + name}};
-  if (const std::string why = job_shape(ctx, kind, w, job); !why.empty()) return ctx.out.skipped.push_back(label + ": " + why);
   const std::string job_name = job["name"];
+  const auto skip = [&](const std::string& why) {
+    ctx.out.skipped.push_back(label + ": " + why);
+    ctx.out.skipped_jobs.emplace_back(job_name, ctx.out.skipped.back());
+  };
+  if (const std::string why = job_shape(ctx, kind, w, job); !why.empty()) return skip(why);
   std::string unselectable;
   auto models = gpu_model_selection(w.groups, job_name, ctx.out.notes, unselectable);
-  if (!unselectable.empty()) return ctx.out.skipped.push_back(label + ": " + unselectable);
+  if (!unselectable.empty()) return skip(unselectable);
   if (const auto [it, fresh] = ctx.names.emplace(job_name, where); !fresh)
     throw ManifestFault{"job name '" + job_name + "' is used twice (also by " + it->second + ")"};
   add_tenant(doc, w.groups, job);
@@ -373,7 +377,8 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
   ctx.options = options;
   const bool lenient = files.size() > 1 && !options.strict;
   for (const auto& [file, text] : files) {
-    const size_t jobs_before = ctx.out.entries->jobs.size(), skipped_before = ctx.out.skipped.size();
+    const size_t jobs_before = ctx.out.entries->jobs.size(), skipped_before = ctx.out.skipped.size(),
+                 skipped_jobs_before = ctx.out.skipped_jobs.size();
     const size_t notes_before = ctx.out.notes.size(), created_before = ctx.created.size();
     const std::array<bool, 4> noted_before = {ctx.noted_model, ctx.noted_work, ctx.noted_time, ctx.noted_generated};
     const std::map<std::string, int> generated_before = ctx.generated;
@@ -385,6 +390,7 @@ Expected<ImportedJobs> parse_kube_manifests(const std::vector<std::pair<std::str
     ctx.out.origins.resize(jobs_before);
     ctx.created.resize(created_before);
     ctx.out.skipped.resize(skipped_before);
+    ctx.out.skipped_jobs.resize(skipped_jobs_before);
     ctx.out.notes.resize(notes_before);
     std::tie(ctx.noted_model, ctx.noted_work, ctx.noted_time, ctx.noted_generated) =
         std::tie(noted_before[0], noted_before[1], noted_before[2], noted_before[3]);

@@ -248,11 +248,42 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   const CliResult run = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' --no-report --quiet");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Catch::Contains("3 jobs (Slurm sacct from sacct.txt)"));
+  // Expected: the run accounts for the records it did not replay, as the import does.
+  CHECK_THAT(run.out, Catch::Contains("3 jobs (Slurm sacct from sacct.txt (skipped: 1 jobs that never started or had not "
+                                      "ended; 1 jobs without GPUs))"));
   std::string bad = kSacct;
   bad.replace(bad.find("|2|COMPLETED"), 12, "|two|COMPLETED");
   check_bad_input(run_cli("import jobs '" + write(dir.path / "bad.txt", bad) + "' -o '" + dir.file("j.json") + "'"),
                   "bad.txt:2: column NNodes: 'two' is not a node count");
+}
+
+TEST_CASE("cli::run of manifests names what it skipped, and explain says why of a skipped object", "[cli][import]") {
+  TempDir dir;
+  write(dir.path / "manifests" / "bert.yaml", kPyTorchJob);
+  write(dir.path / "manifests" / "horovod.yml", kMpiJobAndService);
+  write(dir.path / "manifests" / "web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+        "spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}}}\n");
+  write(dir.path / "cluster.json", R"({"nodes": [{"model": "dgx-a100", "count": 4}]})");
+  // Expected: the workload line names the skipped objects by file, from the folder given (not the
+  // absolute path the run opened), and each named one is explained, read back from the results.
+  const std::string cwd = "cd '" + dir.path.string() + "' && " + TOPSIM_CLI_PATH;
+  const CliResult r = run_shell(cwd + " run --cluster cluster.json --workload manifests/ --no-report --quiet -o out");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string service = "manifests/horovod.yml document 2: Service tensorboard: not a workload topsim reads";
+  CHECK_THAT(r.out, Catch::Contains("(Kubernetes manifests from manifests (skipped: ") && Catch::Contains(service) &&
+                        Catch::Contains("; manifests/web.yaml document 1: Deployment web: no pod asks GPUs))"));
+  CHECK(r.out.find(dir.path.string()) == std::string::npos);
+  const CliResult why = run_shell(cwd + " explain out tensorboard");
+  REQUIRE(why.exit_code == 0);
+  CHECK_THAT(why.out, Catch::StartsWith("tensorboard was not replayed: " + service + ".\n"));
+  // A namespaced object is asked by the job name it would have had.
+  const CliResult web = run_shell(cwd + " explain out shop/web");
+  REQUIRE(web.exit_code == 0);
+  CHECK_THAT(web.out,
+             Catch::StartsWith("shop/web was not replayed: manifests/web.yaml document 1: Deployment web: no pod asks GPUs.\n"));
+  check_bad_input(run_shell(cwd + " explain out tensorboards"), "unknown job 'tensorboards'");
 }
 
 TEST_CASE("cli::import jobs reads a Helios cluster_log.csv", "[cli][import]") {

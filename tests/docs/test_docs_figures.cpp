@@ -2,7 +2,7 @@
 // they cannot go stale silently: the bad-input count, the baseline example of docs/ci.md, the
 // searches, configurations and shard balance of the shipped plans and the Philly plan's printed
 // example, the replays' figures the README's scenario table, docs/llm-training.md,
-// docs/fabric.md and docs/failures.md quote, and the reports the README's screenshots show.
+// docs/fabric.md, docs/failures.md and docs/workloads.md quote, and the reports the README's screenshots show.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -423,5 +423,40 @@ TEST_CASE("docs::the failure scenarios' figures in docs/failures.md are what the
              })));
   CHECK_THAT(doc, Catch::Contains("| failures a spare took | | | " + whole(spares.metric("topology-aware", "spare_swaps")) +
                                   " | " + whole(spares.metric("default", "spare_swaps")) + " |"));
+#endif
+}
+
+// docs/workloads.md's table of mean JCT by GPU-model selection (scenarios/mixed-h100-a100-pinned.json
+// against the same jobs unpinned) and the sentences drawn from it.
+TEST_CASE("docs::the pinned-selection figures in docs/workloads.md are what the scenarios give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  const std::string doc = one_spaced(read_text(kRoot / "docs/workloads.md"));
+  const ReplayFigures pinned = run_shipped_replay("mixed-h100-a100-pinned");
+  const ReplayFigures free = run_shipped_replay("mixed-h100-a100-synthetic");
+  // Mean JCT of one scheduler's finished jobs selecting `models` (empty: none).
+  const auto mean_jct = [&](const std::string& scheduler, const nlohmann::json& models) {
+    double sum = 0;
+    size_t n = 0;
+    for (const nlohmann::json& j : pinned.jobs)
+      if (j.at("scheduler") == scheduler && j.at("state") == "finished" &&
+          j.value("gpu_models", nlohmann::json::array()) == models)
+        sum += j.at("jct_s").get<double>(), ++n;
+    REQUIRE(n > 0);
+    return sum / static_cast<double>(n);
+  };
+  for (const std::string scheduler : {"topology-aware", "default", "binpack"}) {
+    INFO(scheduler);
+    std::string row = "| " + scheduler + " | " + tenth(mean_jct(scheduler, {"h100"})) + " s | " +
+                      tenth(mean_jct(scheduler, {"a100"})) + " s | " + tenth(mean_jct(scheduler, nlohmann::json::array())) +
+                      " s | " + tenth(pinned.metric(scheduler, "jct_s.mean")) + " s";
+    if (scheduler != "binpack") row += " (" + tenth(free.metric(scheduler, "jct_s.mean")) + " s unpinned)";
+    CHECK_THAT(doc, Catch::Contains(row + " |"));
+  }
+  const double cost = pinned.metric("topology-aware", "jct_s.mean") / free.metric("topology-aware", "jct_s.mean") - 1;
+  CHECK_THAT(doc,
+             Catch::Contains("pinning a fifth of the jobs to the slower card costs " + whole(cost * 100) + "% of the mean JCT"));
+  CHECK_THAT(doc,
+             Catch::Contains("placement efficiency rises from " + tenth(free.metric("default", "placement_efficiency") * 100) +
+                             "% to " + tenth(pinned.metric("default", "placement_efficiency") * 100) + "%"));
 #endif
 }

@@ -215,6 +215,19 @@ TEST_CASE("formats::kube_workloads: what is not read is always said", "[formats]
     REQUIRE(lenient->skipped.size() == 2);
     CHECK_THAT(lenient->skipped[0], Catch::StartsWith("b.yaml:"));
     CHECK_THAT(lenient->skipped[1], Catch::StartsWith("c.yaml: an unrendered Helm template"));
+    CHECK(lenient->skipped_jobs.empty());  // neither names an object
+    // Expectation: a named object skipped in a file whose later error drops the file is taken
+    // back with it (the file's one line stands for all of it); one in a file that reads stays.
+    const std::vector<std::pair<std::string, std::string>> named = {
+        {"a.yaml", good + "---\napiVersion: v1\nkind: Service\nmetadata: {name: kept}\n"},
+        {"b.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: dropped}\n---\n" + good}};  // p again: b is dropped
+    const auto partly = parse_kube_manifests(named);
+    REQUIRE(partly.ok());
+    REQUIRE(partly->skipped_jobs.size() == 1);
+    CHECK(partly->skipped_jobs[0].first == "kept");
+    CHECK(partly->skipped_jobs[0].second == "a.yaml document 2: Service kept: not a workload topsim reads");
+    REQUIRE(partly->skipped.size() == 2);
+    CHECK_THAT(partly->skipped[1], Catch::StartsWith("b.yaml") && Catch::Contains("'p' is used twice"));
     // Expectation: what the skipped file noted is taken back with it, and noted again by the next.
     const std::vector<std::pair<std::string, std::string>> noted = {
         {"a.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: " + gpu_container("nvidia.com/gpu: 1") +
