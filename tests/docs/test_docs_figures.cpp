@@ -156,6 +156,18 @@ struct ReplayFigures {
     FAIL("no scheduler " << scheduler);
     return 0;
   }
+  // Mean JCT of the scheduler's finished jobs that select exactly `models` (GPU model names;
+  // empty: the jobs that select none).
+  double mean_jct_selecting(const std::string& scheduler, const nlohmann::json& models) const {
+    double sum = 0;
+    size_t n = 0;
+    for (const nlohmann::json& j : jobs)
+      if (j.at("scheduler") == scheduler && j.at("state") == "finished" &&
+          j.value("gpu_models", nlohmann::json::array()) == models)
+        sum += j.at("jct_s").get<double>(), ++n;
+    REQUIRE(n > 0);
+    return sum / static_cast<double>(n);
+  }
   // The job's line, kept here: a reference into a member may be held as long as these figures.
   const nlohmann::json& job(const std::string& scheduler, const std::string& name) const {
     const auto it = std::find_if(jobs.begin(), jobs.end(),
@@ -165,17 +177,39 @@ struct ReplayFigures {
   }
 };
 
-// Runs scenarios/<name>.json, whose jobs are in the file or synthetic (nothing from ../shared/).
-[[maybe_unused]] ReplayFigures run_shipped_replay(const std::string& name) {
+// Runs the scenario at `scenario`.
+[[maybe_unused]] ReplayFigures run_replay(const fs::path& scenario) {
   const TempDir dir;
-  const CliResult r =
-      run_cli("run '" + (kRoot / "scenarios" / (name + ".json")).string() + "' -o '" + dir.file("out") + "' --threads 2");
+  const CliResult r = run_cli("run '" + scenario.string() + "' -o '" + dir.file("out") + "' --threads 2");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   ReplayFigures figures{nlohmann::json::parse(read_text(dir.file("out/results.json"))), {}};
   std::istringstream lines(read_text(dir.file("out/jobs.jsonl")));
   for (std::string line; std::getline(lines, line);) figures.jobs.push_back(nlohmann::json::parse(line));
   return figures;
+}
+
+// A copy of scenarios/<name>.json to run from elsewhere: every string naming a file or folder
+// beside it (node models, traces, queues) made absolute.
+[[maybe_unused]] nlohmann::json movable_scenario(const std::string& name) {
+  nlohmann::json scenario = nlohmann::json::parse(read_text(kRoot / "scenarios" / (name + ".json")));
+  const std::function<void(nlohmann::json&)> fix = [&](nlohmann::json& v) {
+    if (v.is_string()) {
+      const std::string text = v.get<std::string>();
+      std::error_code ec;  // a description is no path: too long a name is no file either
+      if (!text.empty() && fs::path(text).is_relative() && fs::exists(kRoot / "scenarios" / text, ec))
+        v = (kRoot / "scenarios" / text).lexically_normal().string();
+    }
+    if (v.is_structured())
+      for (auto& child : v) fix(child);  // objects' values, arrays' elements (a scalar iterates as itself)
+  };
+  fix(scenario);
+  return scenario;
+}
+
+// Runs scenarios/<name>.json, whose jobs are in the file or synthetic (nothing from ../shared/).
+[[maybe_unused]] ReplayFigures run_shipped_replay(const std::string& name) {
+  return run_replay(kRoot / "scenarios" / (name + ".json"));
 }
 
 // The Philly trace is not here: a test of the scenarios replaying it warns and skips.
@@ -433,16 +467,8 @@ TEST_CASE("docs::the pinned-selection figures in docs/workloads.md are what the 
   const std::string doc = one_spaced(read_text(kRoot / "docs/workloads.md"));
   const ReplayFigures pinned = run_shipped_replay("mixed-h100-a100-pinned");
   const ReplayFigures free = run_shipped_replay("mixed-h100-a100-synthetic");
-  // Mean JCT of one scheduler's finished jobs selecting `models` (empty: none).
   const auto mean_jct = [&](const std::string& scheduler, const nlohmann::json& models) {
-    double sum = 0;
-    size_t n = 0;
-    for (const nlohmann::json& j : pinned.jobs)
-      if (j.at("scheduler") == scheduler && j.at("state") == "finished" &&
-          j.value("gpu_models", nlohmann::json::array()) == models)
-        sum += j.at("jct_s").get<double>(), ++n;
-    REQUIRE(n > 0);
-    return sum / static_cast<double>(n);
+    return pinned.mean_jct_selecting(scheduler, models);
   };
   for (const std::string scheduler : {"topology-aware", "default", "binpack"}) {
     INFO(scheduler);
@@ -458,5 +484,140 @@ TEST_CASE("docs::the pinned-selection figures in docs/workloads.md are what the 
   CHECK_THAT(doc,
              Catch::Contains("placement efficiency rises from " + tenth(free.metric("default", "placement_efficiency") * 100) +
                              "% to " + tenth(pinned.metric("default", "placement_efficiency") * 100) + "%"));
+#endif
+}
+
+// docs/tenancy.md's table of Kueue flavors that hold nodes against flavors that divide quota
+// only: the shipped scenario, and the same with its flavors' nodeLabels removed (built here).
+TEST_CASE("docs::the Kueue flavor figures in docs/tenancy.md are what the scenario and its quota-only copy give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  const std::string doc = read_text(kRoot / "docs/tenancy.md");
+  const TempDir dir;
+  const fs::path queues = kRoot / "scenarios/queues/mixed-h100-a100-flavors";
+  fs::create_directories(dir.path / "queues");
+  for (const auto& file : fs::directory_iterator(queues)) {
+    std::istringstream in(read_text(file.path()));
+    std::ofstream out(dir.path / "queues" / file.path().filename());
+    bool labels = false;  // inside a nodeLabels block: its lines are indented past it
+    for (std::string line; std::getline(in, line);) {
+      if (labels && line.rfind("    ", 0) == 0) continue;
+      labels = line == "  nodeLabels:";
+      if (!labels) out << line << "\n";
+    }
+  }
+  REQUIRE(read_text(dir.path / "queues/flavors.yaml").find("  nodeLabels:") == std::string::npos);
+  nlohmann::json scenario = movable_scenario("mixed-h100-a100-kueue-flavors");
+  scenario["tenancy"]["queues"] = (dir.path / "queues").string();
+  std::ofstream(dir.file("quota-only.json")) << scenario.dump();
+  const ReplayFigures held = run_shipped_replay("mixed-h100-a100-kueue-flavors");
+  const ReplayFigures quota = run_replay(dir.file("quota-only.json"));
+  const int h100_nodes = held.results.at("scenario").at("node_groups").at(0).at("count").get<int>();
+  const auto row = [&](const ReplayFigures& f, const std::string& scheduler) {
+    size_t both = 0;  // jobs with pods on both GPU models
+    for (const nlohmann::json& j : f.jobs) {
+      if (j.at("scheduler") != scheduler || !j.contains("pods")) continue;
+      bool h100 = false, a100 = false;
+      for (const nlohmann::json& pod : j.at("pods")) (pod.at("node").get<int>() < h100_nodes ? h100 : a100) = true;
+      both += h100 && a100;
+    }
+    return " | " + tenth(f.metric(scheduler, "jct_s.mean")) + " s | " + tenth(f.mean_jct_selecting(scheduler, {"h100"})) +
+           " s | " + tenth(f.mean_jct_selecting(scheduler, {"a100"})) + " s | " +
+           tenth(f.mean_jct_selecting(scheduler, nlohmann::json::array())) + " s | " + whole(static_cast<double>(both)) + " |";
+  };
+  for (const std::string scheduler : {"topology-aware", "default"}) {
+    CHECK_THAT(doc, Catch::Contains("| " + scheduler + ", flavors hold nodes" + row(held, scheduler)));
+    CHECK_THAT(doc, Catch::Contains("| " + scheduler + ", quota only" + row(quota, scheduler)));
+  }
+  const auto change = [&](const std::string& scheduler) {
+    return whole(std::abs(held.metric(scheduler, "jct_s.mean") / quota.metric(scheduler, "jct_s.mean") - 1) * 100);
+  };
+  const std::string spaced = one_spaced(doc);
+  CHECK_THAT(spaced, Catch::Contains("- Topology-aware loses " + change("topology-aware") + "%:"));
+  CHECK_THAT(spaced, Catch::Contains("- Default gains " + change("default") + "%:"));
+#endif
+}
+
+// docs/tenancy.md's KAI tables: philly-kai under both schedulers, and the same with
+// `reclaimMinRuntime` 30m and 32m on the department (copies of its queues, built here), with
+// the sentences drawn from them.
+TEST_CASE("docs::the KAI reclaimMinRuntime figures in docs/tenancy.md are what the scenario and its copies give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  if (philly_absent()) return;
+  const std::string doc = read_text(kRoot / "docs/tenancy.md");
+  const TempDir dir;
+  const auto with_min_runtime = [&](const std::string& runtime) {
+    std::string queues = read_text(kRoot / "scenarios/queues/philly-vcs-kai/queues.yaml");
+    const std::string department = "  displayName: Philly VCs\n";
+    const size_t at = queues.find(department);
+    REQUIRE(at != std::string::npos);
+    queues.insert(at + department.size(), "  reclaimMinRuntime: " + runtime + "\n");
+    fs::create_directories(dir.path / runtime);
+    std::ofstream(dir.path / runtime / "queues.yaml") << queues;
+    nlohmann::json scenario = movable_scenario("philly-kai");
+    scenario["tenancy"]["queues"] = (dir.path / runtime).string();
+    std::ofstream(dir.path / (runtime + ".json")) << scenario.dump();
+    return run_replay(dir.path / (runtime + ".json"));
+  };
+  const ReplayFigures none = run_shipped_replay("philly-kai");
+  const ReplayFigures m30 = with_min_runtime("30m"), m32 = with_min_runtime("32m");
+  const auto cells = [](const ReplayFigures& f, const std::string& s) {
+    return " | " + whole(f.metric(s, "wait_s.mean")) + " / " + whole(f.metric(s, "wait_s.p95")) + " | " +
+           whole(f.metric(s, "evictions")) + " | " + whole(f.metric(s, "preempted_gpu_hours")) + " |";
+  };
+  const auto jain = [](const ReplayFigures& f, const std::string& s) {
+    return fmt::format("{:.3f}", f.metric(s, "tenant_fairness"));
+  };
+  for (const std::string s : {"topology-aware", "default"}) {
+    const std::string first = s == "topology-aware" ? "| KAI queues (`philly-kai`) | " : "| | ";
+    CHECK_THAT(doc, Catch::Contains(first + s + cells(none, s) + " " + whole(none.metric(s, "borrowed_gpu_hours")) + " | " +
+                                    jain(none, s) + " |"));
+    CHECK_THAT(doc, Catch::Contains((s == "topology-aware" ? "| none (`philly-kai`) | " : "| | ") + s + cells(none, s) + " " +
+                                    jain(none, s) + " |"));
+    CHECK_THAT(doc,
+               Catch::Contains((s == "topology-aware" ? "| 30m | " : "| | ") + s + cells(m30, s) + " " + jain(m30, s) + " |"));
+    CHECK_THAT(doc,
+               Catch::Contains((s == "topology-aware" ? "| 32m | " : "| | ") + s + cells(m32, s) + " " + jain(m32, s) + " |"));
+  }
+  const std::string spaced = one_spaced(doc);
+  const auto fewer = [&](const std::string& s) { return 1 - m30.metric(s, "evictions") / none.metric(s, "evictions"); };
+  const auto lost = [&](const std::string& s) {
+    return m30.metric(s, "preempted_gpu_hours") / none.metric(s, "preempted_gpu_hours");
+  };
+  CHECK_THAT(spaced, Catch::Contains(
+                         whole(100 * std::min(fewer("topology-aware"), fewer("default"))) + "-" +
+                         whole(100 * std::max(fewer("topology-aware"), fewer("default"))) +
+                         "% fewer evictions and shorter waits, but " + tenth(std::min(lost("topology-aware"), lost("default"))) +
+                         " to " + tenth(std::max(lost("topology-aware"), lost("default"))) + " times the GPU-hours lost (30m)"));
+  CHECK_THAT(spaced, Catch::Contains("(Jain " + jain(none, "topology-aware") + " to " + jain(m30, "topology-aware") + ", " +
+                                     jain(m32, "topology-aware") + " at 32m) and swings under default (" + jain(none, "default") +
+                                     " to " + jain(m30, "default") + " at 30m, " + jain(m32, "default") + " at 32m)"));
+#endif
+}
+
+// docs/tenancy.md's table of the Philly trace as Kueue tenants (no cohort, one cohort, Fair
+// Sharing) and the README's sentence drawn from it.
+TEST_CASE("docs::the Kueue cohort figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {
+#ifndef TOPSIM_SANITIZED
+  if (philly_absent()) return;
+  const std::string doc = read_text(kRoot / "docs/tenancy.md");
+  const ReplayFigures alone = run_shipped_replay("philly-kueue-no-borrowing");
+  const ReplayFigures cohort = run_shipped_replay("philly-kueue");
+  const ReplayFigures fair = run_shipped_replay("philly-kueue-fair");
+  const auto row = [](const ReplayFigures& f, const std::string& s) {
+    return s + " | " + whole(f.metric(s, "wait_s.mean")) + " / " + whole(f.metric(s, "wait_s.p95")) + " | " +
+           whole(f.metric(s, "evictions")) + " | " + whole(f.metric(s, "preempted_gpu_hours")) + " | " +
+           whole(f.metric(s, "borrowed_gpu_hours")) + " | " + fmt::format("{:.3f}", f.metric(s, "tenant_fairness")) + " |";
+  };
+  CHECK_THAT(doc, Catch::Contains("| no cohort (`-no-borrowing`) | " + row(alone, "topology-aware")));
+  CHECK_THAT(doc, Catch::Contains("| one cohort, reclaim `Any` | " + row(cohort, "topology-aware")));
+  CHECK_THAT(doc, Catch::Contains("| same, Fair Sharing on (`-fair`) | " + row(fair, "topology-aware")));
+  for (const ReplayFigures* f : {&alone, &cohort, &fair}) CHECK_THAT(doc, Catch::Contains("| | " + row(*f, "default")));
+  const auto topo = [](const ReplayFigures& f, const std::string& metric) { return whole(f.metric("topology-aware", metric)); };
+  CHECK_THAT(
+      one_spaced(read_text(kRoot / "README.md")),
+      Catch::Contains("Mean wait (topology-aware) " + topo(cohort, "wait_s.mean") + " s with borrowing against " +
+                      topo(alone, "wait_s.mean") + " s without, for " + topo(cohort, "evictions") + " evictions costing " +
+                      topo(cohort, "preempted_gpu_hours") + " GPU-hours; Fair Sharing " + topo(fair, "wait_s.mean") + " s, " +
+                      topo(fair, "evictions") + " evictions, " + topo(fair, "preempted_gpu_hours") + " GPU-hours"));
 #endif
 }
