@@ -24,32 +24,32 @@ int compare_drs(const Drs& a, const Drs& b) {
   return cmp(a.weighted(), b.weighted());
 }
 
-Drs dominant_resource_share(const QuotaTree& tree, int node) {
+Drs dominant_resource_share(const QuotaTree& tree, int node, bool list_borrowed_frs) {
   Drs drs;
   drs.weight = tree.fair_weight(node);
   const int parent = tree.parent(node);
   if (parent < 0) return drs;
   const int resources = tree.resources();
+  const auto over = [&](int fr) { return tree.usage(node, fr) - tree.subtree_quota(node, fr); };
   bool any = false;
-  for (int fr = 0; fr < tree.fr_count() && !any; ++fr) any = tree.usage(node, fr) > tree.subtree_quota(node, fr);
-  if (!any) return drs;  // the common case, without allocating
-  std::vector<int64_t> borrowed(static_cast<size_t>(resources), 0);
-  for (int fr = 0; fr < tree.fr_count(); ++fr) {
-    const int64_t over = tree.usage(node, fr) - tree.subtree_quota(node, fr);
-    if (over <= 0) continue;
-    borrowed[static_cast<size_t>(fr % resources)] += over;
-    drs.borrowed_frs.push_back(fr);
-  }
+  for (int fr = 0; fr < tree.fr_count() && !any; ++fr) any = over(fr) > 0;
+  if (!any) return drs;  // the common case
   drs.borrowing = true;
-  // Resources in name order on ties, as Kueue picks the dominant one; only the ratio matters here.
+  // Per resource, what the node borrows summed over flavors, against what the parent could lend;
+  // resources in name order on ties, as Kueue picks the dominant one (only the ratio matters
+  // here). Summed in place: this runs for every queue a preemption search visits, so it allocates
+  // nothing unless asked for the FRs.
   for (int r = 0; r < resources; ++r) {
-    if (borrowed[static_cast<size_t>(r)] == 0) continue;
-    int64_t lendable = 0;
+    int64_t borrowed = 0, lendable = 0;
+    for (int f = 0; f * resources < tree.fr_count(); ++f) borrowed += std::max<int64_t>(0, over(tree.fr(f, r)));
+    if (borrowed == 0) continue;
     for (int f = 0; f * resources < tree.fr_count(); ++f) lendable += tree.potential_available(parent, tree.fr(f, r));
     if (lendable <= 0) continue;
-    drs.ratio =
-        std::max(drs.ratio, static_cast<double>(borrowed[static_cast<size_t>(r)]) * 1000.0 / static_cast<double>(lendable));
+    drs.ratio = std::max(drs.ratio, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
   }
+  if (list_borrowed_frs)
+    for (int fr = 0; fr < tree.fr_count(); ++fr)
+      if (over(fr) > 0) drs.borrowed_frs.push_back(fr);
   return drs;
 }
 

@@ -20,7 +20,7 @@ struct Drs {
   double ratio = 0;   // unweighted, thousandths of what the parent can lend
   double weight = 1;  // the node's fairSharing.weight
   bool borrowing = false;
-  std::vector<int> borrowed_frs;  // FRs the node uses above its subtree quota
+  std::vector<int> borrowed_frs;  // FRs the node uses above its subtree quota (when listed)
 
   double weighted() const;                                     // ratio / weight (0 when not borrowing; +inf for weight 0)
   bool infinite() const { return weight == 0 && ratio != 0; }  // weight 0 while borrowing
@@ -30,7 +30,8 @@ struct Drs {
 // -1, 0, 1 as `a`'s share is below, equal to or above `b`'s (CompareDRS).
 int compare_drs(const Drs& a, const Drs& b);
 
-// The share of `node` at the tree's current usage.
-Drs dominant_resource_share(const QuotaTree& tree, int node);
+// The share of `node` at the tree's current usage; Drs::borrowed_frs is filled only with
+// `list_borrowed_frs` (what Drs::borrowing_on reads).
+Drs dominant_resource_share(const QuotaTree& tree, int node, bool list_borrowed_frs = false);
 
 }  // namespace topsim

@@ -54,7 +54,7 @@ size_t KueueAdmission::fair_next(const std::vector<CycleEntry>& entries) {
     const auto& usage = entries[i].nomination.usage;
     for (const auto& [fr, amount] : usage) tree_.add_usage(cq, fr, amount);
     for (int child = cq; tree_.parent(child) >= 0; child = tree_.parent(child))
-      shares[i][tree_.parent(child)] = dominant_resource_share(tree_, child);
+      shares[i][tree_.parent(child)] = dominant_resource_share(tree_, child, true);
     for (const auto& [fr, amount] : usage) tree_.add_usage(cq, fr, -amount);
   }
   auto less = [&](size_t a, size_t b, int cohort) {
@@ -116,14 +116,23 @@ class TargetOrdering {
       : tree_(tree),
         children_(children),
         preemptor_(preemptor),
-        lists_(static_cast<size_t>(tree.cluster_queues())),
-        next_(lists_.size(), 0),
+        ordered_(candidates.size()),
+        next_(static_cast<size_t>(tree.cluster_queues()) + 1, 0),
+        end_(next_.size(), 0),
         pruned_(static_cast<size_t>(tree.nodes()), false) {
-    for (const FairCandidate& c : candidates) lists_[static_cast<size_t>(c.queue)].push_back(c);
+    // Each queue's candidates in their order, queue after queue in one array (a counting sort:
+    // one allocation, not one per queue; this is built for every preemption search).
+    for (const FairCandidate& c : candidates) ++end_[static_cast<size_t>(c.queue) + 1];
+    for (size_t q = 1; q < end_.size(); ++q) end_[q] += end_[q - 1];
+    next_ = end_;  // the start of each queue's run, then its fill position
+    for (const FairCandidate& c : candidates) ordered_[next_[static_cast<size_t>(c.queue)]++] = c;
+    for (size_t q = next_.size() - 1; q > 0; --q) next_[q] = next_[q - 1];  // back to the starts
+    next_[0] = 0;
+    end_.erase(end_.begin());  // end_[q]: one past queue q's run
   }
-  bool has(int q) const { return next_[static_cast<size_t>(q)] < lists_[static_cast<size_t>(q)].size(); }
-  const FairCandidate& head(int q) const { return lists_[static_cast<size_t>(q)][next_[static_cast<size_t>(q)]]; }
-  FairCandidate pop(int q) { return lists_[static_cast<size_t>(q)][next_[static_cast<size_t>(q)]++]; }
+  bool has(int q) const { return next_[static_cast<size_t>(q)] < end_[static_cast<size_t>(q)]; }
+  const FairCandidate& head(int q) const { return ordered_[next_[static_cast<size_t>(q)]]; }
+  FairCandidate pop(int q) { return ordered_[next_[static_cast<size_t>(q)]++]; }
   void drop(int q) { pruned_[static_cast<size_t>(q)] = true; }
   bool done(int root) const { return pruned_[static_cast<size_t>(root)]; }
 
@@ -160,9 +169,9 @@ class TargetOrdering {
   const QuotaTree& tree_;
   const std::vector<std::vector<int>>& children_;
   int preemptor_;
-  std::vector<std::vector<FairCandidate>> lists_;
-  std::vector<size_t> next_;
-  std::vector<bool> pruned_;  // by node
+  std::vector<FairCandidate> ordered_;  // by queue, each queue's in candidate order
+  std::vector<size_t> next_, end_;      // per queue: its next candidate in ordered_, one past its last
+  std::vector<bool> pruned_;            // by node
 };
 
 }  // namespace
