@@ -23,6 +23,8 @@ struct Candidate {
   int32_t priority;
   int64_t admitted_ms;
   uint64_t sequence;
+  int queue;                                          // its ClusterQueue
+  const std::vector<std::pair<int, int64_t>>* usage;  // (FR, amount) it holds
 };
 
 }  // namespace
@@ -88,7 +90,11 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
   };
 
   std::vector<Candidate> candidates;
+  std::vector<size_t> bounds{0};  // where each queue's candidates start, and the end
   auto collect = [&](int queue) {
+    // Whether the preemptor's side guarantees its request below the two queues' common ancestor
+    // depends on the victim's queue alone (every workload listed here is of `queue`): found once.
+    const bool hierarchical = queue != cq && guaranteed_below(tree_.common_ancestor(cq, queue));
     for (const VictimKey& key : admitted_by_queue_[static_cast<size_t>(queue)]) {
       const uint32_t id = key.id;
       const Admitted& a = *key.admitted;
@@ -99,17 +105,17 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
       }
       if (queue == cq) {
         if (within_queue_eligible(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms))
-          candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence});
+          candidates.push_back({id, Kind::SameQueue, a.priority, a.admitted_ms, a.sequence, queue, &a.usage});
         continue;
       }
       if (spec.reclaim == ReclaimPreemption::LowerPriority && !(a.priority < workload.priority)) continue;
       Kind kind = Kind::WithoutBorrowing;
-      if (guaranteed_below(tree_.common_ancestor(cq, a.cluster_queue)))
+      if (hierarchical)
         kind = Kind::Hierarchical;
       else if (spec.borrow_within_cohort == BorrowWithinCohort::LowerPriority && a.priority < workload.priority &&
                (!spec.borrow_max_priority || a.priority <= *spec.borrow_max_priority))
         kind = Kind::WhileBorrowing;
-      candidates.push_back({id, kind, a.priority, a.admitted_ms, a.sequence});
+      candidates.push_back({id, kind, a.priority, a.admitted_ms, a.sequence, queue, &a.usage});
     }
   };
   // Only the queue's own workloads, and those of queues of its tree borrowing a short FR, can be
@@ -121,59 +127,67 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
                     : spec.reclaim == ReclaimPreemption::Never || tree_.root(other) != root ||
                           std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(other, fr); });
     if (!skip) collect(other);
+    if (candidates.size() > bounds.back()) bounds.push_back(candidates.size());
   }
   if (candidates.empty()) return {};
   // Not enough even with every candidate gone: no search.
   for (const auto& [fr, amount] : needs) {
     int64_t freeable = tree_.available(cq, fr);
     for (const Candidate& c : candidates)
-      for (const auto& [used_fr, used] : admitted_.at(c.id).usage)
+      for (const auto& [used_fr, used] : *c.usage)
         if (used_fr == fr) freeable += used;
     if (freeable < amount) return {};
   }
   // Hierarchy candidates, then other queues', then the queue's own; lower priority first, then
   // the most recently admitted.
   auto group = [](Kind k) { return k == Kind::Hierarchical ? 0 : k == Kind::SameQueue ? 2 : 1; };
-  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+  const auto before = [&](const Candidate& a, const Candidate& b) {
     if (group(a.kind) != group(b.kind)) return group(a.kind) < group(b.kind);
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.admitted_ms != b.admitted_ms) return a.admitted_ms > b.admitted_ms;
-    return a.sequence > b.sequence;
-  });
+    return a.sequence > b.sequence;  // admission order: no two alike, so the order is total
+  };
+  // Each queue's candidates are in this order already (admitted_by_queue_'s VictimKey order, and
+  // all of one queue are in one group): its runs are merged, pairwise, instead of sorted anew.
+  const size_t runs = bounds.size() - 1;
+  for (size_t width = 1; width < runs; width *= 2)
+    for (size_t i = 0; i + width < runs; i += 2 * width)
+      std::inplace_merge(candidates.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
+                         candidates.begin() + static_cast<std::ptrdiff_t>(bounds[i + width]),
+                         candidates.begin() + static_cast<std::ptrdiff_t>(bounds[std::min(i + 2 * width, runs)]), before);
 
   // Greedy removal until the preemptor fits, then the reverse fill-back.
   auto attempt = [&](bool allow_borrowing) -> std::vector<uint32_t> {
     QuotaTree& work = scratch_;
     work = tree_;  // copy-assigned: no allocation once the scratch tree has the shape
     std::vector<uint32_t> targets;
-    auto change = [&](uint32_t id, int sign) {
-      const Admitted& a = admitted_.at(id);
-      for (const auto& [fr, amount] : a.usage) work.add_usage(a.cluster_queue, fr, sign * amount);
+    std::vector<const Candidate*> taken;
+    auto change = [&](const Candidate& c, int sign) {
+      for (const auto& [fr, amount] : *c.usage) work.add_usage(c.queue, fr, sign * amount);
     };
     for (const Candidate& c : candidates) {
       if (c.kind == Kind::WithoutBorrowing && allow_borrowing) continue;
-      const Admitted& a = admitted_.at(c.id);
       if (c.kind != Kind::SameQueue) {  // its queue, and its cohorts below the common one, must still borrow
-        const int lca = tree_.common_ancestor(cq, a.cluster_queue);
+        const int lca = tree_.common_ancestor(cq, c.queue);
         bool valid = false;
         for (int fr : short_frs) {
           bool all = true;
-          for (int node = a.cluster_queue; node >= 0 && node != lca; node = tree_.parent(node))
-            all = all && work.borrowing(node, fr);
+          for (int node = c.queue; node >= 0 && node != lca; node = tree_.parent(node)) all = all && work.borrowing(node, fr);
           valid = valid || all;
         }
         if (!valid) continue;
       }
-      change(c.id, -1);
-      targets.push_back(c.id);
+      change(c, -1);
+      taken.push_back(&c);
       if (!fits(needs, cq, work, allow_borrowing)) continue;
-      for (size_t i = targets.size() - 1; i-- > 0;) {
-        change(targets[i], +1);
+      for (size_t i = taken.size() - 1; i-- > 0;) {
+        change(*taken[i], +1);
         if (fits(needs, cq, work, allow_borrowing))
-          targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(i));
+          taken.erase(taken.begin() + static_cast<std::ptrdiff_t>(i));
         else
-          change(targets[i], -1);
+          change(*taken[i], -1);
       }
+      for (const Candidate* t : taken) targets.push_back(t->id);
       return targets;
     }
     return {};
