@@ -43,12 +43,12 @@ const Registrar registered{{
     "scheduler's first seed, what became of the job: its state, wait and run time, its GPUs node by\n"
     "node, its ring's transport and bus bandwidth, its throughput against the ideal placement's,\n"
     "the constraints the allocator dropped, and the reason the scheduler gave when it rejected the\n"
-    "job, left it stuck or never placed it (e.g. \"no NIC path\"). A pod a trace replay skipped\n"
-    "(a shared-GPU or CPU-only Alibaba pod) is named with the reason it was not replayed. An\n"
-    "unknown job name is refused with the closest names. JOB may also be '#ID', the job's \"id\" in jobs.jsonl: a fill "
-    "experiment\n"
-    "(--jobs) draws a trace's pods with replacement, so a name may name several jobs; the first is\n"
-    "explained and the others' ids are listed.",
+    "job, left it stuck or never placed it (e.g. \"no NIC path\"). A record the workload skipped (a\n"
+    "shared-GPU or CPU-only Alibaba pod, a manifest that is no GPU workload) is named with the\n"
+    "reason it was not replayed. An unknown job name is refused with the closest names. JOB may\n"
+    "also be '#ID', the job's \"id\" in jobs.jsonl: a fill experiment (--jobs) draws a trace's pods\n"
+    "with replacement, so a name may name several jobs; the first is explained and the others' ids\n"
+    "are listed.",
     [] { return std::make_unique<Explain>(); },
 }};
 

@@ -13,6 +13,7 @@
 #include "scenario/scenario_sections.h"
 #include "sim/workload/workload_mix.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -160,12 +161,7 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
                                              : "Kubernetes manifests") +
               " from " + first.filename().string() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + ")" : "");
   // What was left out, so every record is accounted for: "(skipped: <why>; <why>; <why>; and 4 more)".
-  if (const std::vector<std::string>& skipped = imported->skipped; !skipped.empty()) {
-    std::string reasons;
-    for (size_t i = 0; i < skipped.size() && i < 3; ++i) reasons += (i ? "; " : "") + skipped[i];
-    if (skipped.size() > 3) reasons += "; and " + std::to_string(skipped.size() - 3) + " more";
-    w->source += " (skipped: " + reasons + ")";
-  }
+  if (!imported->skipped.empty()) w->source += " (skipped: " + join_first(imported->skipped, 3, "; ") + ")";
   s.workload = std::make_shared<const Workload>(std::move(w).value());
 }
 

@@ -8,6 +8,12 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return join(parts, separator, [](const std::string& part) -> const std::string& { return part; });
 }
 
+std::string join_first(const std::vector<std::string>& parts, size_t shown, std::string_view separator) {
+  if (parts.size() <= shown) return join(parts, separator);
+  return join(std::vector<std::string>(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(shown)), separator) +
+         std::string(separator) + "and " + std::to_string(parts.size() - shown) + " more";
+}
+
 std::string counted(long long n, std::string_view singular, std::string_view plural) {
   const std::string noun = n == 1 ? std::string(singular) : plural.empty() ? std::string(singular) + "s" : std::string(plural);
   return std::to_string(n) + " " + noun;

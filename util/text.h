@@ -14,6 +14,10 @@ std::vector<std::string> split_list(std::string_view text, char separator = ',')
 // The parts with `separator` between them ("a, b, c"); "" for none.
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+// The first `shown` parts joined as above, then "<separator>and N more" for the rest:
+// "a; b; c; and 4 more".
+std::string join_first(const std::vector<std::string>& parts, size_t shown, std::string_view separator);
+
 // The same over any range, each item turned into text by `text_of`.
 template <class Range, class TextOf>
 std::string join(const Range& items, std::string_view separator, TextOf text_of) {

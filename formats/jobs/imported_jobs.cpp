@@ -66,10 +66,11 @@ Expected<Workload> imported_workload(const ImportedJobs& imported, std::string_v
   const nlohmann::json jobs = imported.entries->jobs;
   auto workload = read_job_list(JsonAt{&jobs, std::string(pointer)}, "manifests");
   if (workload) {
+    // skipped_jobs names some of `skipped`'s lines, in the same order: one pass pairs them.
+    auto named = imported.skipped_jobs.begin();
     for (const std::string& line : imported.skipped) {
       SkippedEntries entries{line, {}};
-      for (const auto& [name, at] : imported.skipped_jobs)
-        if (at == line) entries.names.push_back(name);
+      for (; named != imported.skipped_jobs.end() && named->second == line; ++named) entries.names.push_back(named->first);
       workload->skipped.push_back(std::move(entries));
     }
     return workload;

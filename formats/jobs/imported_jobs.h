@@ -35,8 +35,8 @@ struct ImportedJobs {
   ImportedJobs();
   std::shared_ptr<JobListEntries> entries;  // native job list entries, never null
   std::vector<std::string> skipped;         // what was left out and why, one line each
-  // The named objects among `skipped` (a manifest that is no GPU workload): the job name it would
-  // have had ("ns/name") and its line there, for `topsim explain`.
+  // The named objects among `skipped` (a manifest that is no GPU workload), in its order: the job
+  // name it would have had ("ns/name") and its line there, for `topsim explain`.
   std::vector<std::pair<std::string, std::string>> skipped_jobs;
   std::vector<std::string> notes;    // defaults assumed, once each
   std::vector<std::string> origins;  // per entry: where it was read ("file:line (job 17)")

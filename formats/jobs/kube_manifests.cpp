@@ -357,9 +357,7 @@ Error nothing_read(const Context& ctx, size_t files) {
   std::vector<std::string> reasons = ctx.out.skipped;
   std::stable_partition(reasons.begin(), reasons.end(),
                         [](const std::string& r) { return r.find(": not a workload topsim reads") == std::string::npos; });
-  std::string text;
-  for (size_t i = 0; i < reasons.size() && i < 3; ++i) text += (i ? "; " : "") + reasons[i];
-  if (reasons.size() > 3) text += "; and " + std::to_string(reasons.size() - 3) + " more";
+  const std::string text = join_first(reasons, 3, "; ");
   return Error{"no workload asking GPUs in " + std::to_string(files) + " file(s)" + (text.empty() ? "" : ": " + text)};
 }
 

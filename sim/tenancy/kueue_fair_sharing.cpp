@@ -20,6 +20,7 @@
 // put back in reverse order while the preemptor still fits.
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "sim/tenancy/fair_sharing.h"
 #include "sim/tenancy/kueue_admission.h"
@@ -117,18 +118,15 @@ class TargetOrdering {
         children_(children),
         preemptor_(preemptor),
         ordered_(candidates.size()),
-        next_(static_cast<size_t>(tree.cluster_queues()) + 1, 0),
-        end_(next_.size(), 0),
+        end_(static_cast<size_t>(tree.cluster_queues()), 0),
         pruned_(static_cast<size_t>(tree.nodes()), false) {
     // Each queue's candidates in their order, queue after queue in one array (a counting sort:
-    // one allocation, not one per queue; this is built for every preemption search).
-    for (const FairCandidate& c : candidates) ++end_[static_cast<size_t>(c.queue) + 1];
-    for (size_t q = 1; q < end_.size(); ++q) end_[q] += end_[q - 1];
-    next_ = end_;  // the start of each queue's run, then its fill position
-    for (const FairCandidate& c : candidates) ordered_[next_[static_cast<size_t>(c.queue)]++] = c;
-    for (size_t q = next_.size() - 1; q > 0; --q) next_[q] = next_[q - 1];  // back to the starts
-    next_[0] = 0;
-    end_.erase(end_.begin());  // end_[q]: one past queue q's run
+    // one allocation, not one per queue; this is built for every preemption search). Filled from
+    // the back, each queue's cursor ends at its run's start.
+    for (const FairCandidate& c : candidates) ++end_[static_cast<size_t>(c.queue)];
+    std::partial_sum(end_.begin(), end_.end(), end_.begin());
+    next_ = end_;
+    for (auto c = candidates.rbegin(); c != candidates.rend(); ++c) ordered_[--next_[static_cast<size_t>(c->queue)]] = *c;
   }
   bool has(int q) const { return next_[static_cast<size_t>(q)] < end_[static_cast<size_t>(q)]; }
   const FairCandidate& head(int q) const { return ordered_[next_[static_cast<size_t>(q)]]; }
