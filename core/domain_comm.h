@@ -9,7 +9,7 @@
 //   the least over domains of min(the domain's NVLink ring, the achieved network bandwidth of its
 //   nodes' NICs for the group), where a multi-node domain crosses the network through at most
 //   kNcclMnnvlNetNics of its NICs (NCCL 2.27.3); NVLSTree beside it when every domain can run
-//   NVLS.
+//   NVLS, and Tree (each domain a host: its chain at its NVLink ring rate, its network figure).
 // A node whose GPUs in the group are not on an NVLink switch is a domain of its own, whatever
 // its id. The caller sets the transport between domains.
 #pragma once

@@ -31,7 +31,8 @@ double allreduce_ms(double bytes, const CommPath& path) {
 CommPath ring_of(CommPath path) {
   path.bus_bandwidth_gbps = path.algos().ring_bus_gbps;
   path.algorithm = NcclAlgorithm::Ring;
-  path.other_bus_gbps = 0;
+  path.nvls_bus_gbps = 0;
+  path.tree_bus_gbps = 0;
   return path;
 }
 // A ring reduce-scatter or all-gather runs half of a ring all-reduce's steps (n-1 of 2(n-1)).

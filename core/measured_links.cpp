@@ -22,7 +22,8 @@ void apply_measured(CommPath& path, const std::vector<int>& ring_nodes, const Me
   const MeasuredLink ring = measured_ring(ring_nodes, measured);
   if (ring.bus_gbps > 0) {
     path.bus_bandwidth_gbps = std::min(path.bus_bandwidth_gbps, ring.bus_gbps);
-    if (path.other_bus_gbps > 0) path.other_bus_gbps = std::min(path.other_bus_gbps, ring.bus_gbps);
+    for (double* candidate : {&path.ring_bus_gbps, &path.nvls_bus_gbps, &path.tree_bus_gbps})
+      *candidate = std::min(*candidate, ring.bus_gbps);
   }
   path.net_latency_us = std::max(path.net_latency_us, ring.latency_us);
 }

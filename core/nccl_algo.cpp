@@ -46,6 +46,41 @@ double nvls_alg_gbps(int sm, double link_gbps, int ranks) {
 
 double bus_from_alg(double alg_gbps, int ranks) { return alg_gbps * 2.0 * (ranks - 1) / ranks; }
 
+// NCCL tuning.cc @v2.30.7-1, Tree, µs per protocol {LL, LL128, Simple}: baseLatencies, and
+// hwLatencies on NVLink, PCI and NET.
+constexpr double kTreeBaseUs[] = {6.8, 14.0, 8.4};
+constexpr double kTreeNvlinkHopUs[] = {0.6, 1.25, 4.0};
+constexpr double kTreePcieHopUs[] = {1.0, 1.9, 4.0};
+constexpr double kTreeNetHopUs[] = {5.0, 8.5, 14.0};
+// tuning.cc: Tree all-reduce busBw x 0.92; LL at 1/3.8 of it, LL128 at 120/128 across nodes.
+constexpr double kTreeBusShare = 0.92;
+constexpr double kTreeProtocolShare[] = {1.0 / 3.8, 120.0 / 128.0, 1.0};
+// tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], for sizes below 512 MiB: the Tree
+// bandwidth the tuner expects at each size, as a share of its large-message figure.
+constexpr double kTreeCorrection[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+// Tree all-reduce time of `bytes` over `ranks` GPUs on `hosts` hosts at `bus_gbps` (header
+// model), the fastest protocol.
+AllReduceEstimate tree_time(double bytes, int ranks, int hosts, double bus_gbps, bool nvlink_hops, double net_latency_us) {
+  AllReduceEstimate best{std::numeric_limits<double>::infinity(), NcclProtocol::Simple, NcclAlgorithm::Tree};
+  const int size_log = static_cast<int>(std::floor(std::log2(std::max(bytes / 64, 1.0))));
+  const int per_host_hops = ranks / hosts - 1;  // NCCL: nRanks / nNodes, integer division
+  const int net_hops = static_cast<int>(std::floor(std::log2(hosts)));
+  const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;
+  for (int p = 0; p < 3; ++p) {
+    const double net_hop = kTreeNetHopUs[p] + net_latency_us * (p == 2 ? 2 : 1);
+    const double latency =
+        kTreeBaseUs[p] + 2 * (per_host_hops * (nvlink_hops ? kTreeNvlinkHopUs[p] : kTreePcieHopUs[p]) + net_hops * net_hop);
+    const double correction = bytes >= 64 && size_log < 23 ? kTreeCorrection[p][size_log] : 1.0;
+    const double time = latency + moved_bytes / (bus_gbps * kTreeProtocolShare[p] * correction * 1e3);
+    if (time < best.time_us) best = {time, static_cast<NcclProtocol>(p), NcclAlgorithm::Tree};
+  }
+  return best;
+}
+
 }  // namespace
 
 double nvls_efficiency(int sm) {
@@ -87,22 +122,45 @@ double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains) {
   for (const NvlsDomain& d : domains) {
     if (!(d.link_gbps > 0) || d.nics < 1 || d.ranks < 2) return 0;
     ranks += d.ranks;
-    alg = std::min({alg, nvls_alg_gbps(sm, d.link_gbps, d.ranks), d.network_gbps * (count <= 2 ? 1.0 : 0.5)});
+    alg = std::min({alg, nvls_alg_gbps(sm, d.link_gbps, d.ranks), d.network_gbps / tree_network_flows(count)});
     ceiling = std::min(ceiling, std::min(d.nics, nvls_channels(sm)) * nvls_tree_channel_ceiling_gbps(sm, count));
   }
   return std::min(bus_from_alg(alg, ranks), ceiling);
 }
 
-NcclAlgorithm AllReduceAlgos::large_message_algorithm() const {
-  return nvls_bus_gbps > ring_bus_gbps ? nvls_kind : NcclAlgorithm::Ring;
+int tree_network_flows(int hosts) { return hosts <= 2 ? 1 : 2; }
+
+double tree_bus_gbps(const std::vector<TreeHost>& hosts) {
+  const int count = static_cast<int>(hosts.size());
+  if (count < 2) return 0;
+  double alg = std::numeric_limits<double>::infinity();
+  int ranks = 0;
+  for (const TreeHost& h : hosts) {
+    if (!(h.network_gbps > 0) || h.ranks < 1) return 0;
+    ranks += h.ranks;
+    const double chain = h.ranks > 2 ? h.ring_gbps / 2 : h.ranks == 2 ? h.ring_gbps : std::numeric_limits<double>::infinity();
+    alg = std::min({alg, h.network_gbps / tree_network_flows(count), chain});
+  }
+  return kTreeBusShare * bus_from_alg(alg, ranks);
 }
 
-double AllReduceAlgos::large_message_bus_gbps() const { return std::max(ring_bus_gbps, nvls_bus_gbps); }
+NcclAlgorithm AllReduceAlgos::large_message_algorithm() const {
+  const double best = large_message_bus_gbps();
+  if (ring_bus_gbps >= best) return NcclAlgorithm::Ring;
+  return nvls_bus_gbps >= best ? nvls_kind : NcclAlgorithm::Tree;
+}
+
+double AllReduceAlgos::large_message_bus_gbps() const { return std::max({ring_bus_gbps, nvls_bus_gbps, tree_bus_gbps}); }
 
 AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops,
                                  double net_latency_us) {
   AllReduceEstimate best = allreduce_time(bytes, ranks, domains, algos.ring_bus_gbps, nvlink_hops, net_latency_us);
-  if (ranks < 2 || bytes <= 0 || !(algos.nvls_bus_gbps > 0)) return best;
+  if (ranks < 2 || bytes <= 0) return best;
+  if (domains > 1 && algos.tree_bus_gbps > 0) {
+    const AllReduceEstimate tree = tree_time(bytes, ranks, domains, algos.tree_bus_gbps, nvlink_hops, net_latency_us);
+    if (tree.time_us < best.time_us) best = tree;
+  }
+  if (!(algos.nvls_bus_gbps > 0)) return best;
   double latency = kNvlsIntraLatencyUs;
   if (algos.nvls_kind == NcclAlgorithm::NVLSTree)
     latency += 2.0 * std::log2(std::max(domains, 1)) * (kNvlsTreeNetLatencyUs + 2 * net_latency_us);

@@ -36,7 +36,26 @@
 //   protocol (enqueue.cc, ncclTopoGetAlgoTime). Ring: ring.h allreduce_time (LL, LL128, Simple).
 //   NVLS and NVLSTree run Simple only; latency (tuning.cc v2.30.7 hwLat): NVLS 25 us (NVLink,
 //   NVLS, Simple), NVLSTree 25 + 2 log2(D) x 20.9 us (NET, NVLSTree, Simple).
-// - Not modelled: Tree without NVLS, CollNet (SHARP in the network switches), PAT, NCCL's
+// - Tree between hosts (NCCL trees.cc, a double binary tree over the hosts, each host a chain
+//   from the GPU nearest the NIC through its GPUs; sjeaugey nccl#545): an all-reduce of S bytes
+//   reduces up the trees and broadcasts down. On 2 hosts each host roots one tree and is the
+//   other's child, so it sends S per direction over its NICs, against the ring's 2(k-1)/k S:
+//   "up to ~2x the network speed" (sjeaugey nccl#946), which 2 x DGX A100 reach (nccl#812). Beyond
+//   2 hosts the busiest host carries 2 flows per direction, as NCCL's tuner counts it (its
+//   bwInter is not doubled), so the ring keeps large messages there ("beyond two nodes, the same
+//   effect will not be present", AddyLaddy nccl#812) and Tree wins small ones by latency. Inside a
+//   host the chain's middle GPUs send S up and S down: the chain runs at half the host's ring bus
+//   bandwidth from 3 GPUs on, at the ring's with 2, unbounded with 1. Bus bandwidth = 0.92 (the
+//   tuner's Tree term, tuning.cc) x min over hosts of min(network / flows, chain) x 2(k-1)/k over
+//   the k ranks. NCCL's further x 0.85 for the one-GPU-per-node tree pattern on Hopper and later
+//   is not applied: forced trees on GB200 partitions (nccl#1801, NCCL 2.27.3) show no such loss
+//   against their own rings. Time (tuning.cc v2.30.7): base {6.8, 14, 8.4} us + 2 x ((k/D - 1) x
+//   intra + floor(log2 D) x net), hop latencies per protocol LL / LL128 / Simple NVLink {0.6,
+//   1.25, 4.0}, PCI {1.0, 1.9, 4.0}, NET {5, 8.5, 14} (+ a measured pair's latency, twice for
+//   Simple, as the ring); LL at busBw / 3.8, LL128 x 120/128; below 512 MiB the tuner's
+//   treeCorrectionFactor per protocol and size (ncclTopoGetAlgoTime).
+// - Not modelled: CollNet (SHARP in the network switches), PAT, Tree's per-channel ceilings
+//   (perChMaxTreeBws; the model has no channel count across hosts), NCCL's
 //   tuner figure for NVLS (heads x per-head speed from its search, tuning.cc: 476 GB/s on
 //   8 x H100, 300 on 5 x H100, 720 on 8 x B200, 917.6 on an NVL72 rack; measured 480, 420, 830+
 //   and 841: the per-link rule above is the better predictor up to 8 GPUs, see the validation
@@ -88,13 +107,30 @@ struct NvlsDomain {
 // no NIC) or there is a single domain.
 double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains);
 
+// Flows per direction through the busiest host of NCCL's double binary tree over `hosts` hosts
+// (model above): 1 on 2 hosts, 2 beyond.
+int tree_network_flows(int hosts);
+
+// One host of a Tree: the job's GPUs there, their ring bus bandwidth (GB/s; read from 2 GPUs on)
+// and the host's achieved network bandwidth for the job (GB/s).
+struct TreeHost {
+  int ranks = 0;
+  double ring_gbps = 0;
+  double network_gbps = 0;
+};
+// Tree bus bandwidth over `hosts` (model above), GB/s; 0 for fewer than 2 hosts or a host
+// without network bandwidth.
+double tree_bus_gbps(const std::vector<TreeHost>& hosts);
+
 // What each algorithm offers one communicator.
 struct AllReduceAlgos {
   double ring_bus_gbps = 0;                       // ring bus bandwidth, GB/s
   double nvls_bus_gbps = 0;                       // NVLS or NVLSTree bus bandwidth; 0 = not possible
   NcclAlgorithm nvls_kind = NcclAlgorithm::NVLS;  // NVLS on one domain, NVLSTree on several
+  double tree_bus_gbps = 0;                       // Tree between hosts; 0 = not possible (one host)
 
-  // The algorithm NCCL runs for large messages: the one with the higher bus bandwidth.
+  // The algorithm NCCL runs for large messages: the one with the highest bus bandwidth (ties:
+  // the ring, then NVLS or NVLSTree).
   NcclAlgorithm large_message_algorithm() const;
   double large_message_bus_gbps() const;
 };
@@ -103,7 +139,7 @@ struct AllReduceAlgos {
 // NCCL), choosing algorithm and protocol as NCCL's tuner does (model above). `nvlink_hops` picks
 // the ring's intra-domain hop latency; `net_latency_us` what the network adds to each
 // inter-domain step (ring.h allreduce_time; NVLSTree pays it, twice as Simple, on each of its
-// 2 log2(D) network steps, tuning.cc). REQUIRES: ranks >= 1, domains >= 1, a positive bandwidth
+// 2 log2(D) network steps, tuning.cc, and Tree on its 2 floor(log2 D)). REQUIRES: ranks >= 1, domains >= 1, a positive bandwidth
 // for the ring when ranks > 1.
 AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops,
                                  double net_latency_us = 0);

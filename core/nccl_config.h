@@ -13,11 +13,12 @@
 //   hop the ring model routes (NCCL's default stops at PXB and would stage PHB/SYS hops through
 //   host memory). LOC for a single GPU (no peer).
 // - NCCL_ALGO: the algorithm the model predicts for large messages (core/nccl_algo.h): NVLS when
-//   NVLink SHARP beats the ring on the node's GPUs, NVLSTree or Ring across nodes (the caller's
-//   gang_comm_path choice), else Ring.
+//   NVLink SHARP beats the ring on the node's GPUs, NVLSTree, Tree or Ring across nodes (the
+//   caller's gang_comm_path choice), else Ring.
 // - NCCL_PROTO=Simple: gradient all-reduces move MB-sized buckets, where Simple is the fastest
 //   protocol (bandwidth efficiency 1.0 versus LL128 0.92 and LL 0.5, tuning.cc) and the only one
-//   NVLS and NVLSTree run; LL/LL128 only win for small messages, which this pin gives up.
+//   NVLS and NVLSTree run (Tree's Simple is its large-message protocol too); LL/LL128 only win
+//   for small messages, which this pin gives up.
 // - NCCL_NVLS_ENABLE: 1 when NVLink SHARP is possible (NVSwitch gen 3, i.e. sm >= 90, every
 //   chosen GPU attached to the node's NVSwitch fabric, at least 2 of them), else 0. With
 //   NCCL_ALGO=Ring it only allows NVLS resources for a user who lifts the Ring pin.

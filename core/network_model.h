@@ -40,8 +40,9 @@ namespace topsim {
 // is what a multi-node job on 8-GPU nodes uses, reach less: two A100 nodes with 4 x HDR each,
 // 86 of 100 GB/s (nccl#1048) and 91 of 100 (nccl-tests#100): 0.86 and 0.91, mean 0.885. (DGX-1's
 // 4 x EDR reached ~47 of 50, nccl#307: 0.885 is 6% under it, inside the +-10% tolerance.) The
-// often quoted "192 GB/s on DGX A100's 8 x HDR" (nccl#1576) is a two-node Tree figure, which
-// exceeds the NICs' limit by the way nccl-tests computes tree bus bandwidth: it bounds no ring.
+// often quoted "192 GB/s on DGX A100's 8 x HDR" (nccl#1576) is a two-node Tree figure: on two
+// hosts a tree sends each byte once per direction where a ring sends 2(k-1)/k (core/nccl_algo.h
+// models it, NVLink-bound there at 202.5), so it bounds no ring.
 inline constexpr double kInfiniBandEfficiency = 0.885;
 // RoCE v2 carries the same verbs traffic in Ethernet framing: per 4096-byte payload IB adds 26
 // bytes (LRH 8, BTH 12, ICRC 4, VCRC 2), RoCE v2 82 (Ethernet 14 + FCS 4 + preamble/gap 20,

@@ -115,11 +115,13 @@ struct EnumNames<NcclProtocol> {
 };
 
 // NCCL's all-reduce algorithms topsim models (core/nccl_algo.h); names as NCCL_ALGO spells them.
-enum class NcclAlgorithm { Ring, NVLS, NVLSTree };
+enum class NcclAlgorithm { Ring, NVLS, NVLSTree, Tree };
 template <>
 struct EnumNames<NcclAlgorithm> {
-  static constexpr std::array<EnumName<NcclAlgorithm>, 3> table{
-      {{NcclAlgorithm::Ring, "Ring"}, {NcclAlgorithm::NVLS, "NVLS"}, {NcclAlgorithm::NVLSTree, "NVLSTree"}}};
+  static constexpr std::array<EnumName<NcclAlgorithm>, 4> table{{{NcclAlgorithm::Ring, "Ring"},
+                                                                 {NcclAlgorithm::NVLS, "NVLS"},
+                                                                 {NcclAlgorithm::NVLSTree, "NVLSTree"},
+                                                                 {NcclAlgorithm::Tree, "Tree"}}};
 };
 
 struct AllReduceEstimate {

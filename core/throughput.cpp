@@ -35,17 +35,12 @@ std::vector<int> crossing_hops_per_node(const std::vector<int>& rank_nodes, size
 }  // namespace
 
 AllReduceAlgos CommPath::algos() const {
-  AllReduceAlgos a;
-  if (algorithm != NcclAlgorithm::Ring) {
-    a.ring_bus_gbps = std::min(other_bus_gbps > 0 ? other_bus_gbps : bus_bandwidth_gbps, bus_bandwidth_gbps);
-    a.nvls_bus_gbps = bus_bandwidth_gbps;
-    a.nvls_kind = algorithm;
-  } else {
-    a.ring_bus_gbps = bus_bandwidth_gbps;
-    a.nvls_bus_gbps = std::min(other_bus_gbps, bus_bandwidth_gbps);
-    a.nvls_kind = hosts > 1 ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS;
-  }
-  return a;
+  const auto candidate = [&](NcclAlgorithm a, double gbps) {
+    return algorithm == a ? bus_bandwidth_gbps : std::min(gbps, bus_bandwidth_gbps);
+  };
+  const NcclAlgorithm nvls_kind = hosts > 1 ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS;
+  return {candidate(NcclAlgorithm::Ring, ring_bus_gbps), candidate(nvls_kind, nvls_bus_gbps), nvls_kind,
+          candidate(NcclAlgorithm::Tree, tree_bus_gbps)};
 }
 
 AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path) {
@@ -55,7 +50,9 @@ AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path) {
 void choose_algorithm(CommPath& path, const AllReduceAlgos& algos) {
   path.algorithm = algos.large_message_algorithm();
   path.bus_bandwidth_gbps = algos.large_message_bus_gbps();
-  path.other_bus_gbps = path.algorithm == NcclAlgorithm::Ring ? algos.nvls_bus_gbps : algos.ring_bus_gbps;
+  path.ring_bus_gbps = algos.ring_bus_gbps;
+  path.nvls_bus_gbps = algos.nvls_bus_gbps;
+  path.tree_bus_gbps = algos.tree_bus_gbps;
 }
 
 CommPath ring_plan_path(const RingPlan& plan) {
@@ -131,7 +128,13 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
   if (pods.empty()) return CommPath{};
   path.hosts = static_cast<int>(pods.size());
   path.nvlink_hops = any_multi_gpu_pod && all_pods_nvlink;
-  path.bus_bandwidth_gbps = std::min(bus_gbps, *ring_gbps);
+  // Each pod is a host of NCCL's Tree too; its sockets carry what they carry in the ring.
+  std::vector<TreeHost> tree;
+  for (const PodInRing& pod : pods) {
+    const int gpus = pod.gpus ? std::max<int>(1, static_cast<int>(pod.gpus->order.size())) : 1;
+    tree.push_back({gpus, gpus > 1 ? pod.gpus->bus_bandwidth_gbps : 0, *ring_gbps});
+  }
+  choose_algorithm(path, {std::min(bus_gbps, *ring_gbps), 0, NcclAlgorithm::NVLS, tree_bus_gbps(tree)});
   const bool crosses_nodes = std::any_of(rank_nodes.begin(), rank_nodes.end(), [&](int n) { return n != rank_nodes[0]; });
   path.transport = crosses_nodes ? CommTransport::Tcp : CommTransport::PodSockets;
   return path;

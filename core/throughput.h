@@ -73,17 +73,19 @@ struct CommPath {
   CommTransport transport = CommTransport::None;
   // The algorithm NCCL runs for large messages (core/nccl_algo.h); default Ring.
   NcclAlgorithm algorithm = NcclAlgorithm::Ring;
-  // The other candidate's bus bandwidth, which smaller messages may still pick (NCCL's tuner
-  // chooses per size), GB/s: when `algorithm` is NVLS or NVLSTree, the ring's (0 =
-  // bus_bandwidth_gbps); when it is the ring, NVLS's on one host or NVLSTree's across hosts (0 =
-  // neither is possible). Default 0.
-  double other_bus_gbps = 0;
+  // Each candidate's bus bandwidth when the path was made (NCCL's tuner chooses per message size,
+  // so smaller messages may still run another), GB/s; 0 = not possible (NVLS before Hopper, Tree
+  // on one host). The chosen algorithm's figure is bus_bandwidth_gbps, which callers may lower
+  // (oversubscription, contention, a measured pair); algos() caps the others at it.
+  double ring_bus_gbps = 0;
+  double nvls_bus_gbps = 0;  // NVLS on one host, NVLSTree across hosts
+  double tree_bus_gbps = 0;
   // What the network adds to each inter-host step of the all-reduce beyond NCCL's per-hop
   // constants (ring.h allreduce_time: a measured pair's latency), us; default 0.
   double net_latency_us = 0;
 
-  // The candidates NCCL's tuner chooses from. The other never outruns bus_bandwidth_gbps (a
-  // caller that lowers it, e.g. for oversubscription, lowers the other's too).
+  // The candidates NCCL's tuner chooses from: `algorithm`'s at bus_bandwidth_gbps, the others at
+  // most that.
   AllReduceAlgos algos() const;
 };
 
@@ -108,7 +110,7 @@ inline constexpr double kPodSocketGbps = 2.4;
 CommPath ring_plan_path(const RingPlan& plan);
 
 // Sets `path`'s bus bandwidth and algorithm to what NCCL runs for large messages among `algos`,
-// the loser's bus bandwidth kept in other_bus_gbps.
+// keeping every candidate's figure.
 void choose_algorithm(CommPath& path, const AllReduceAlgos& algos);
 
 // Communication path of a host-networked gang (gang.h), ranks W x G, by NVLink domain (a node,
@@ -156,10 +158,11 @@ struct PodInRing {
 };
 
 // Communication path of pods without host IPC/network, in rank order: ranks = total GPUs,
-// hosts = pods, bus = min(socket_ring_bus_gbps over the pods, every multi-GPU pod's ring bus
-// bandwidth), transport Tcp when the ring crosses nodes else PodSockets (pod-to-pod hops are
-// network hops to NCCL); nvlink_hops when there are multi-GPU pods and all their rings are
-// NVLink-only. A single pod is one host: ring_plan_path of its GPUs. No pods: one idle rank.
+// hosts = pods, the ring's bus = min(socket_ring_bus_gbps over the pods, every multi-GPU pod's
+// ring bus bandwidth), Tree beside it (core/nccl_algo.h; each pod a host whose network is the
+// socket ring's figure), bus_bandwidth_gbps the larger; transport Tcp when the ring crosses nodes else PodSockets (pod-to-pod
+// hops are network hops to NCCL); nvlink_hops when there are multi-GPU pods and all their rings are NVLink-only. A single pod is
+// one host: ring_plan_path of its GPUs. No pods: one idle rank.
 Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std::vector<double>& node_nic_gbit,
                                    const NetworkModel& net = {}, double pod_socket_gbps = kPodSocketGbps);
 

@@ -29,7 +29,7 @@ std::string render_llm_estimate_text(const LlmEstimateReport& report);
 // tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, memory_gib {parameters, activations, total,
 // gpu}, breakdown_s {compute, tp, ep, cp, pp_bubble, pp_p2p, dp_exposed, optimizer}, dp_comm_s,
 // links {tp, cp, dp, ep, pp: {ranks, hosts, bus_gbps, transport, algorithm (NCCL's for large
-// messages: "Ring", "NVLS", "NVLSTree")}}. Figures rounded to 1e-6.
+// messages: "Ring", "NVLS", "NVLSTree", "Tree")}}. Figures rounded to 1e-6.
 std::string render_llm_estimate_json(const LlmEstimateReport& report);
 
 }  // namespace topsim

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/nccl_algo.h"
 #include "sim/fabric_view.h"
 
 namespace topsim {
@@ -25,8 +26,9 @@ bool FlowingJobs::needed(const ClusterState& cluster) { return !cluster.fabric()
 FlowingJobs::FlowingJobs(const ClusterState& cluster, const NetworkModel& network, JobBook& book, RateAt rate_at)
     : cluster_(cluster), network_(network), book_(book), rate_at_(std::move(rate_at)), links_(shares_of(cluster, network)) {}
 
-// Its ring's bandwidth, at most what each node's NICs carry of it (an NVLSTree's bus bandwidth
-// counts the reduction inside the domain too).
+// What its algorithm sends per direction through a host's NICs, at most what each node's NICs
+// carry of it: a ring its bus bandwidth; a Tree or NVLSTree (core/nccl_algo.h) its algorithm
+// bandwidth, bus x k / 2(k-1) over k ranks, times the flows its busiest host carries.
 double FlowingJobs::demand(uint32_t id, std::vector<int>& crossed) const {
   const JobRecord& r = book_[id];
   if (r.comm.hosts < 2 || !(r.comm.bus_bandwidth_gbps > 0)) return 0;
@@ -34,6 +36,8 @@ double FlowingJobs::demand(uint32_t id, std::vector<int>& crossed) const {
   if (by_node.size() < 2) return 0;
   std::vector<int> nodes;
   double demand = r.comm.bus_bandwidth_gbps;
+  if (r.comm.algorithm == NcclAlgorithm::Tree || r.comm.algorithm == NcclAlgorithm::NVLSTree)
+    demand *= r.comm.ranks / (2.0 * (r.comm.ranks - 1)) * tree_network_flows(r.comm.hosts);
   std::vector<int> first_nics;
   bool aligned = true;
   for (const auto& [node, gpus] : by_node) {

@@ -80,8 +80,8 @@ void encode(std::string& out, const JobRecord& r) {
   for (const int64_t ms : {r.submit_ms, r.start_ms, r.finish_ms, r.first_pod_ms}) put(out, ms);
   put(out, static_cast<int32_t>(r.comm.ranks));
   put(out, static_cast<int32_t>(r.comm.hosts));
-  for (const double value :
-       {r.comm.bus_bandwidth_gbps, r.comm.other_bus_gbps, r.samples_per_sec, r.ideal_samples_per_sec, r.work_samples})
+  for (const double value : {r.comm.bus_bandwidth_gbps, r.comm.ring_bus_gbps, r.comm.nvls_bus_gbps, r.comm.tree_bus_gbps,
+                             r.samples_per_sec, r.ideal_samples_per_sec, r.work_samples})
     put(out, value);
   put(out, static_cast<uint32_t>(r.pods.size()));
   for (const PodPlacement& pod : r.pods) {
@@ -122,8 +122,8 @@ JobRecord decode(const char* at) {
   for (int64_t* ms : {&r.submit_ms, &r.start_ms, &r.finish_ms, &r.first_pod_ms}) *ms = in.get<int64_t>();
   r.comm.ranks = in.get<int32_t>();
   r.comm.hosts = in.get<int32_t>();
-  for (double* value :
-       {&r.comm.bus_bandwidth_gbps, &r.comm.other_bus_gbps, &r.samples_per_sec, &r.ideal_samples_per_sec, &r.work_samples})
+  for (double* value : {&r.comm.bus_bandwidth_gbps, &r.comm.ring_bus_gbps, &r.comm.nvls_bus_gbps, &r.comm.tree_bus_gbps,
+                        &r.samples_per_sec, &r.ideal_samples_per_sec, &r.work_samples})
     *value = in.get<double>();
   r.pods.resize(in.get<uint32_t>());
   for (PodPlacement& pod : r.pods) {

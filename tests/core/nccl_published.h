@@ -6,10 +6,12 @@
 // so the table and docs/throughput-model.md are updated with it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/node_model.h"
+#include "core/ring.h"
 
 namespace topsim::published {
 
@@ -23,7 +25,9 @@ struct AllReduceRow {
   double measured_bus_gbps = 0;
   bool within_10_percent = true;  // the model's figure is within +-10% of measured
   std::string note = "";          // why a row is missed
-  bool ring_only = false;         // NCCL_ALGO=Ring or NVLS disabled: compared with the model's ring
+  // The algorithm the run pinned (NCCL_ALGO, or NVLS disabled on a single host): compared with the
+  // model's figure for it; none: with what the model's tuner picks.
+  std::optional<NcclAlgorithm> forced = std::nullopt;
 };
 
 inline const std::vector<AllReduceRow>& allreduce_rows() {
@@ -48,10 +52,14 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       {"8 x B200, NCCL 2.27.1: \"830+\" (nccl#1807)", "hgx-b200", 1, 8, 1, NicTransport::InfiniBand, 830},
       {"8 x B300, NCCL 2.30.4, NVLS on: 845 (NVIDIA/nccl#2140)", "hgx-b300", 1, 8, 1, NicTransport::InfiniBand, 845},
       {"8 x B300, NCCL 2.30.4, NVLS off: 695 (NVIDIA/nccl#2140)", "hgx-b300", 1, 8, 1, NicTransport::InfiniBand, 695, true, "",
-       true},
+       NcclAlgorithm::Ring},
       {"GB200, one host of 4 GPUs, Azure ND GB200 v6, NCCL 2.25.1, NCCL_ALGO=Ring, 8 GiB in-place "
        "(Azure/AI-benchmarking-guide ND_GB200_v6_results.md @ 2a370be6; 4 GPUs per Azure/AI-benchmarking-guide#7)",
        "gb200-nvl72-tray", 1, 4, 1, NicTransport::InfiniBand, 679.61},
+      // Two DGX A100 with 8 x HDR: Tree, NVLink-bound inside each node.
+      {"2 x DGX A100, 8 x HDR 200G IB: 192, \"the expected performance for 2 nodes\" as NVIDIA's runs reach it with "
+       "Tree (AddyLaddy, NVIDIA/nccl#812)",
+       "dgx-a100", 2, 8, 1, NicTransport::InfiniBand, 192},
       // Several nodes of HGX H100 with 8 x 400G NICs.
       {"2 x 8 H100, 8 x 400G RoCE, NCCL 2.19.3, NVLS on, 4-8 GB: 430 (nccl#1221; the issue groups 1-2 nodes)", "hgx-h100", 2, 8,
        1, NicTransport::RoCE, 430},
@@ -115,6 +123,17 @@ inline const std::vector<AllReduceRow>& allreduce_rows() {
       {"GB200, 3 partitions x 2 trays (24 GPUs) in different racks, NCCL 2.27.3, NCCL_NVLS_ENABLE=0, ring, 16 GiB "
        "(nccl#1801)",
        "gb200-nvl72-tray", 6, 4, 2, NicTransport::InfiniBand, 393.66, false, "as with 1 tray: 8 NICs x 44.25 = 354.0, -10.1%"},
+      {"GB200, 3 partitions x 1 tray in different racks, NCCL 2.27.3, NCCL_NVLS_ENABLE=0, NCCL_ALGO=Tree, 16 GiB (nccl#1801)",
+       "gb200-nvl72-tray", 3, 4, 1, NicTransport::InfiniBand, 234.43, false,
+       "the model counts 2 flows per direction through each partition's 4 NICs, as NCCL's tuner does beyond 2 hosts: "
+       "0.92 x 177.0 / 2 x 2 x 11/12 = 149.3, -36%; in a double binary tree over 3 hosts the busiest carries 3 flows "
+       "over both directions, 1.5 per direction, which would give 199.1, -15%, the ring's NIC efficiency miss (-10%) "
+       "within it",
+       NcclAlgorithm::Tree},
+      {"GB200, 3 partitions x 2 trays in different racks, NCCL 2.27.3, NCCL_NVLS_ENABLE=0, NCCL_ALGO=Tree, 16 GiB "
+       "(nccl#1801)",
+       "gb200-nvl72-tray", 6, 4, 2, NicTransport::InfiniBand, 485.68, false,
+       "as with 1 tray: 0.92 x 354.0 / 2 x 2 x 23/24 = 312.1, -36%; 1.5 flows would give 416.2, -14%", NcclAlgorithm::Tree},
   };
   return rows;
 }

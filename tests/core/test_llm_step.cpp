@@ -106,7 +106,7 @@ TEST_CASE("core::llm reduce-scatter and all-gather run on the ring, all-reduce m
   LlmLinks ring = nvls;
   ring.dp.algorithm = NcclAlgorithm::Ring;
   ring.dp.bus_bandwidth_gbps = nvls.dp.algos().ring_bus_gbps;
-  ring.dp.other_bus_gbps = 0;
+  ring.dp.nvls_bus_gbps = 0;
   const GpuModel& h100 = *placed->gpu;
   auto step = [&](const LlmLinks& links, int zero) {
     c.zero = zero;

@@ -59,10 +59,13 @@ TEST_CASE("core::measured_ring takes the slowest measured hop and the largest la
   CHECK(measured_ring({0, 1, 2}, nullptr).bus_gbps == 0);
   CommPath path;
   path.bus_bandwidth_gbps = 40;
-  path.other_bus_gbps = 30;
+  path.ring_bus_gbps = 40;
+  path.nvls_bus_gbps = 30;
   apply_measured(path, {0, 1, 2}, links);
   CHECK(path.bus_bandwidth_gbps == 10);
-  CHECK(path.other_bus_gbps == 10);
+  CHECK(path.ring_bus_gbps == 10);
+  CHECK(path.nvls_bus_gbps == 10);
+  CHECK(path.tree_bus_gbps == 0);
   CHECK(path.net_latency_us == 8);
 }
 

@@ -117,13 +117,77 @@ TEST_CASE("core::allreduce_time picks NCCL's algorithm per message size", "[core
   }
 }
 
+TEST_CASE("core::tree_bus_gbps: a double binary tree over hosts, a chain through each", "[core][nccl]") {
+  SECTION("2 hosts: one flow per direction; the chain of 8 GPUs at half their ring") {
+    // Expectation: alg = min(177 / 1, 240 / 2) = 120; bus = 0.92 x 120 x 2 x 15/16 = 207.
+    const TreeHost host{8, 240, 177};
+    CHECK(tree_network_flows(2) == 1);
+    CHECK(tree_bus_gbps({host, host}) == Approx(0.92 * 120 * 2 * 15 / 16));
+  }
+  SECTION("2 hosts bound by the network: 0.92 x network x 2(k-1)/k, nearly twice the ring's network figure") {
+    const TreeHost host{8, 400, 100};
+    CHECK(tree_bus_gbps({host, host}) == Approx(0.92 * 100 * 2 * 15 / 16));
+  }
+  SECTION("beyond 2 hosts: 2 flows per direction through the busiest") {
+    const TreeHost host{8, 400, 100};
+    CHECK(tree_network_flows(3) == 2);
+    CHECK(tree_bus_gbps({host, host, host}) == Approx(0.92 * 50 * 2 * 23 / 24));
+  }
+  SECTION("a chain of 2 GPUs runs at their ring; of 1, the network alone; the slowest host binds") {
+    CHECK(tree_bus_gbps({{2, 60, 100}, {2, 60, 100}}) == Approx(0.92 * 60 * 2 * 3 / 4));
+    CHECK(tree_bus_gbps({{1, 0, 25}, {1, 0, 25}}) == Approx(0.92 * 25));
+    CHECK(tree_bus_gbps({{4, 400, 100}, {4, 100, 100}}) == Approx(0.92 * 50 * 2 * 7 / 8));
+  }
+  SECTION("one host, or a host without network: no Tree") {
+    CHECK(tree_bus_gbps({{8, 400, 100}}) == 0);
+    CHECK(tree_bus_gbps({{8, 400, 100}, {8, 400, 0}}) == 0);
+  }
+}
+
+TEST_CASE("core::allreduce_time runs Tree where NCCL's tuner would", "[core][nccl]") {
+  SECTION("2 x 8 A100, 8 x HDR: Tree for large messages, NVLink-bound at 0.92 x ring / 2 x 2 x 15/16") {
+    const Cluster c("dgx-a100", 2, 1);
+    const CommPath path = c.path(2, 8);
+    const double ring = c.allocator->ring_plan(all_gpus(8)).bus_bandwidth_gbps;
+    CHECK(path.hosts == 2);
+    CHECK(path.algorithm == NcclAlgorithm::Tree);
+    CHECK(path.bus_bandwidth_gbps == Approx(0.92 * ring / 2 * 2 * 15 / 16));
+    CHECK(path.algos().ring_bus_gbps == Approx(8 * 25 * kInfiniBandEfficiency));
+    const AllReduceEstimate large = path_allreduce_time(1 << 30, path);
+    CHECK(large.algorithm == NcclAlgorithm::Tree);
+    CHECK(large.protocol == NcclProtocol::Simple);
+    // 1 GiB: log2(2^30 / 64) = 24, beyond the tuner's correction table; latency 8.4 + 2 x (7 x 4.0 + 1 x 14).
+    CHECK(large.time_us == Approx(8.4 + 2 * (7 * 4.0 + 14) + 2.0 * 15 / 16 * (1 << 30) / (path.bus_bandwidth_gbps * 1e3)));
+    // 8 KB: Tree LL, 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us, the tuner's correction 0.7 at log2(8192 / 64) = 7,
+    // beats the ring's LL, 6.6 + 28 x 0.6 + 2 x 2.7 = 28.8 us.
+    const AllReduceEstimate small = path_allreduce_time(8192, path);
+    CHECK(small.algorithm == NcclAlgorithm::Tree);
+    CHECK(small.protocol == NcclProtocol::LL);
+    CHECK(small.time_us == Approx(25.2 + 2.0 * 15 / 16 * 8192 / (path.bus_bandwidth_gbps / 3.8 * 0.7 * 1e3)));
+  }
+  SECTION("4 x 8 A100: the ring for 1 GiB (Tree's 2 flows halve it), Tree for 32 KiB (2 log2(4) network steps)") {
+    const Cluster c("dgx-a100", 4, 1);
+    const CommPath path = c.path(4, 8);
+    CHECK(path.algorithm == NcclAlgorithm::Ring);
+    CHECK(path.tree_bus_gbps == Approx(0.92 * 8 * 25 * kInfiniBandEfficiency / 2 * 2 * 31 / 32));
+    CHECK(path_allreduce_time(1 << 30, path).algorithm == NcclAlgorithm::Ring);
+    // 32 KiB: Tree LL 6.8 + 2 x (7 x 0.6 + 2 x 5.0) = 35.2 us against the ring's 6.6 + 56 x 0.6 + 6 x 2.7 = 56.4.
+    CHECK(path_allreduce_time(1 << 15, path).algorithm == NcclAlgorithm::Tree);
+  }
+  SECTION("one host: never Tree") {
+    const AllReduceAlgos one{240, 0, NcclAlgorithm::NVLS, 1000};
+    CHECK(allreduce_time(1e9, 8, 1, one, true).algorithm == NcclAlgorithm::Ring);
+  }
+}
+
 TEST_CASE("core::ring_plan_path and NCCL_ALGO follow the large-message choice", "[core][nccl]") {
   SECTION("8 x H100: NVLS at 490.3 GB/s, the ring's 370.8 kept beside it, NCCL_ALGO=NVLS") {
     const Cluster c("hgx-h100", 1, 1);
     const CommPath path = c.path(1, 8);
     CHECK(path.algorithm == NcclAlgorithm::NVLS);
     CHECK(path.bus_bandwidth_gbps == Approx(490.3).epsilon(1e-3));
-    CHECK(path.other_bus_gbps == Approx(370.8));
+    CHECK(path.ring_bus_gbps == Approx(370.8));
+    CHECK(path.tree_bus_gbps == 0);  // one host
     const RingPlan& ring = c.allocator->ring_plan(all_gpus(8));
     CHECK(*nccl_config(c.topology, {0, 1, 2, 3, 4, 5, 6, 7}, ring, false).find("NCCL_ALGO") == "NVLS");
   }
@@ -131,7 +195,7 @@ TEST_CASE("core::ring_plan_path and NCCL_ALGO follow the large-message choice", 
     const CommPath path = Cluster("hgx-h100", 1, 1).path(1, 3);
     CHECK(path.algorithm == NcclAlgorithm::Ring);
     CHECK(path.bus_bandwidth_gbps == Approx(370.8));
-    CHECK(path.other_bus_gbps == Approx(nvls_bus_gbps(90, 370.8, 3)));
+    CHECK(path.nvls_bus_gbps == Approx(nvls_bus_gbps(90, 370.8, 3)));
     CHECK(path.algos().nvls_kind == NcclAlgorithm::NVLS);
   }
   SECTION("8 x A100: the ring, unchanged") {
@@ -144,12 +208,15 @@ TEST_CASE("core::ring_plan_path and NCCL_ALGO follow the large-message choice", 
     path.ranks = 8;
     path.bus_bandwidth_gbps = 200;
     path.algorithm = NcclAlgorithm::NVLS;
-    path.other_bus_gbps = 370.8;
+    path.nvls_bus_gbps = 490.3;
+    path.ring_bus_gbps = 370.8;
     CHECK(path.algos().ring_bus_gbps == 200);
-    path.algorithm = NcclAlgorithm::Ring;  // and NVLS's when the ring wins
+    CHECK(path.algos().nvls_bus_gbps == 200);  // the chosen one is bus_bandwidth_gbps
+    path.algorithm = NcclAlgorithm::Ring;      // and NVLS's when the ring wins
     path.bus_bandwidth_gbps = 100;
-    path.other_bus_gbps = 315;
+    path.nvls_bus_gbps = 315;
     CHECK(path.algos().nvls_bus_gbps == 100);
+    CHECK(path.algos().ring_bus_gbps == 100);
   }
 }
 
@@ -161,7 +228,7 @@ TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[c
     CHECK(path.transport == CommTransport::NvLinkP2p);
     CHECK(path.algorithm == NcclAlgorithm::NVLS);
     CHECK(path.bus_bandwidth_gbps == Approx(nvls_bus_gbps(100, 721.8, 72)));
-    CHECK(path.other_bus_gbps == Approx(721.8));
+    CHECK(path.ring_bus_gbps == Approx(721.8));
   }
   SECTION("the same trays without a domain: 18 hosts over 4 x 400G each, the ring at the NICs' 177 GB/s") {
     const CommPath path = Cluster("gb200-nvl72-tray", 18, 1).path(18, 4);
@@ -189,7 +256,7 @@ TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[c
     // The loser is kept: NCCL's tuner picks per size, and the ring's 2 x 215 steps (1.5 ms as
     // Simple) cost far more than NVLSTree's 2 log2(3) network steps (0.09 ms) and its 0.5% less
     // bandwidth, so NVLSTree runs up to hundreds of GB.
-    CHECK(path.other_bus_gbps == Approx(rack_network / 2 * 2 * 215 / 216));
+    CHECK(path.nvls_bus_gbps == Approx(rack_network / 2 * 2 * 215 / 216));
     CHECK(path.algos().nvls_kind == NcclAlgorithm::NVLSTree);
     const double mib64 = 64.0 * (1 << 20);
     const AllReduceEstimate small = path_allreduce_time(mib64, path);
@@ -378,10 +445,14 @@ TEST_CASE("core::nccl_algo validation: published all-reduce bus bandwidths withi
   for (const published::AllReduceRow& row : published::allreduce_rows()) {
     const Cluster cluster(row.node, row.nodes, row.nodes_per_domain, row.nic);
     const CommPath path = cluster.path(row.nodes, row.gpus_per_node);
-    const double model = row.ring_only ? path.algos().ring_bus_gbps : path.bus_bandwidth_gbps;
+    const AllReduceAlgos algos = path.algos();
+    const NcclAlgorithm algorithm = row.forced.value_or(path.algorithm);
+    const double model = algorithm == NcclAlgorithm::Ring   ? algos.ring_bus_gbps
+                         : algorithm == NcclAlgorithm::Tree ? algos.tree_bus_gbps
+                                                            : algos.nvls_bus_gbps;
     const double ratio = model / row.measured_bus_gbps;
-    INFO(row.source << ": model " << model << " GB/s (" << (row.ring_only ? "Ring" : enum_name(path.algorithm)) << "; ring "
-                    << path.algos().ring_bus_gbps << "), measured " << row.measured_bus_gbps << ", ratio " << ratio
+    INFO(row.source << ": model " << model << " GB/s (" << enum_name(algorithm) << "; ring " << path.algos().ring_bus_gbps
+                    << "), measured " << row.measured_bus_gbps << ", ratio " << ratio
                     << (row.note.empty() ? "" : "; " + row.note));
     CHECK((std::abs(ratio - 1) <= 0.10) == row.within_10_percent);
   }

@@ -199,8 +199,10 @@ TEST_CASE("core::throughput socket rings and network hops", "[core][throughput]"
     CHECK_FALSE(network_hop_gbps(CommTransport::Rdma, 100, {}, NicTransport::Ethernet).ok());
     CHECK_FALSE(network_hop_gbps(CommTransport::Tcp, 0).ok());
   }
-  SECTION("multi-GPU pods take the slower of their NVLink ring and the socket ring") {
-    // Expectation: two 2-GPU pods on two nodes: 4 ranks, 2 NCCL hosts, bus = the TCP hop.
+  SECTION("multi-GPU pods: the ring at the slower of their NVLink ring and the socket ring; Tree beside it") {
+    // Expectation: two 2-GPU pods on two nodes: 4 ranks, 2 NCCL hosts, the ring's bus = the TCP
+    // hop, 0.625 GB/s; NCCL's Tree over the 2 pods sends each byte once per direction through the
+    // hop: 0.92 x 0.625 x 2 x 3/4 = 0.8625 GB/s (core/nccl_algo.h), so Tree runs large messages.
     const Topology dgx1 = builtin("dgx1-v100");
     const RingModel rings(dgx1);
     const RingPlan pair = rings.plan({0, 3});
@@ -209,7 +211,9 @@ TEST_CASE("core::throughput socket rings and network hops", "[core][throughput]"
     CHECK(path->ranks == 4);
     CHECK(path->hosts == 2);
     CHECK(path->nvlink_hops);
-    CHECK(path->bus_bandwidth_gbps == Approx(0.625));
+    CHECK(path->algos().ring_bus_gbps == Approx(0.625));
+    CHECK(path->algorithm == NcclAlgorithm::Tree);
+    CHECK(path->bus_bandwidth_gbps == Approx(0.92 * 0.625 * 2 * 3 / 4));
   }
 }
 

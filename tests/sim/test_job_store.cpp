@@ -32,8 +32,10 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
   r.comm.bus_bandwidth_gbps = id % 11 == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / (id + 1);
   r.comm.nvlink_hops = id % 2 == 0;
   r.comm.transport = static_cast<CommTransport>(id % 7);
-  r.comm.algorithm = static_cast<NcclAlgorithm>(id % 3);
-  r.comm.other_bus_gbps = id % 3 == 0 ? 0 : 2.0 / (id + 1);
+  r.comm.algorithm = static_cast<NcclAlgorithm>(id % 4);
+  r.comm.ring_bus_gbps = id % 3 == 0 ? 0 : 2.0 / (id + 1);
+  r.comm.nvls_bus_gbps = id % 5 == 0 ? 0 : 3.0 / (id + 1);
+  r.comm.tree_bus_gbps = id % 7 == 0 ? 0 : 5.0 / (id + 1);
   r.contended_ms = id % 4 == 0 ? 0 : 1000 + id;
   r.least_network_share = id % 4 == 0 ? 1 : 1.0 / (id + 2);
   r.samples_per_sec = -0.0;
@@ -87,7 +89,9 @@ void check_same(const JobRecord& a, const JobRecord& b) {
   CHECK(a.comm.nvlink_hops == b.comm.nvlink_hops);
   CHECK(a.comm.transport == b.comm.transport);
   CHECK(a.comm.algorithm == b.comm.algorithm);
-  CHECK(same_bits(a.comm.other_bus_gbps, b.comm.other_bus_gbps));
+  CHECK(same_bits(a.comm.ring_bus_gbps, b.comm.ring_bus_gbps));
+  CHECK(same_bits(a.comm.nvls_bus_gbps, b.comm.nvls_bus_gbps));
+  CHECK(same_bits(a.comm.tree_bus_gbps, b.comm.tree_bus_gbps));
   CHECK(a.contended_ms == b.contended_ms);
   CHECK(same_bits(a.least_network_share, b.least_network_share));
   CHECK(same_bits(a.samples_per_sec, b.samples_per_sec));
