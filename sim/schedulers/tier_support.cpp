@@ -126,10 +126,6 @@ SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& as
   return room;
 }
 
-namespace {
-
-// The comm path of a gang whose pods share their nodes' network: gang.h's bandwidth model over
-// the GPUs each node holds.
 CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBinding>& pods, const NetworkModel& net) {
   std::vector<GangNode> nodes;
   std::vector<std::vector<int>> gpus;
@@ -145,8 +141,6 @@ CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBin
     workers.push_back({static_cast<int>(std::find(ids.begin(), ids.end(), pod.node) - ids.begin()), pod.gpus});
   return gang_comm_path(gang_placement_of(nodes, gpus, std::move(workers), net), nodes);
 }
-
-}  // namespace
 
 bool bind_gang_in_order(const SchedulingView& view, uint32_t job, const std::vector<int>& nodes, NodeMode serving,
                         const NetworkModel& network, Binder& binder, const std::vector<int>& caps,

@@ -84,6 +84,10 @@ SliceRoom slice_room(const SchedulingView& view, uint32_t job, const TierAsk& as
 // pods >= 1 dividing `workers` (`whose`: "the pod set's", "the job's"); an error names the key.
 Expected<int> slice_size_of(const char* key, const std::string& text, int workers, const char* whose);
 
+// The comm path of a gang on `pods` whose pods share their nodes' network: gang.h's bandwidth
+// model over the GPUs each node holds (core/throughput.h gang_comm_path).
+CommPath host_network_path(const ClusterState& cluster, const std::vector<PodBinding>& pods, const NetworkModel& net);
+
 // Binds every pod of `job` onto `nodes` in order (each node as many pods as it takes, at most
 // caps[i] on nodes[i] when `caps` is given; lowest free GPU ids as the NVIDIA device plugin gives
 // them) and starts it with host networking (RDMA or TCP across nodes, NVLink/PCIe inside) and

@@ -283,10 +283,11 @@ TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[c
   SECTION("one H100 per node: no NVLS inside a node, so no NVLSTree") {
     CHECK(nvls_tree_bus_gbps(90, {{1, 370.8, 44.25, 1}, {1, 370.8, 44.25, 1}}) == 0);
   }
-  SECTION("2 x 8 A100: the ring, as before (no NVLS)") {
+  SECTION("2 x 8 A100: no NVLS; the ring at the NICs, Tree above it (core::allreduce_time runs Tree below)") {
     const CommPath path = Cluster("dgx-a100", 2, 1).path(2, 8);
-    CHECK(path.algorithm == NcclAlgorithm::Ring);
-    CHECK(path.bus_bandwidth_gbps == Approx(8 * 25 * kInfiniBandEfficiency));
+    CHECK(path.nvls_bus_gbps == 0);
+    CHECK(path.ring_bus_gbps == Approx(8 * 25 * kInfiniBandEfficiency));
+    CHECK(path.algorithm == NcclAlgorithm::Tree);
   }
 }
 
