@@ -183,3 +183,36 @@ TEST_CASE("scenario::fabric topology-aware lays an LLM job larger than an NVL72 
   std::sort(wide_racks.begin(), wide_racks.end());
   CHECK(wide_racks == std::vector<int>{12, 18, 18});
 }
+
+TEST_CASE("scenario::fabric a two-node Tree loads its uplinks with its algorithm bandwidth", "[scenario]") {
+  // Two DGX A100 (8 x HDR, 177 GB/s of NICs each), one per rack. A 2 x 8 gang runs NCCL's Tree
+  // (core/nccl_algo.h) at 0.92 x 234.8 / 2 x 2 x 15/16 = 202.5 GB/s of bus bandwidth (its chain
+  // through 8 GPUs at half their ring, below the NICs); per direction each
+  // node sends each byte once, so its demand on a rack uplink is the algorithm bandwidth, 202.5 x
+  // 16/30 = 108.0 GB/s, not the bus's 202.5 (nor the NICs' 177). A 1.5:1 uplink (118 GB/s) holds
+  // it; a 2:1 uplink (88.5) gives it 88.5 / 108.0 of its rate.
+  const auto scenario = [](double oversubscription) {
+    return scenario_from(scenario_json(
+        R"([{"model": "dgx-a100", "count": 2}])",
+        R"([{"name": "t", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "vgg16", "iterations": 100}])",
+        R"(, "schedulers": ["topology-aware"])",
+        R"(, "network": {"transport": "ib", "levels": [{"name": "rack", "fanout": 1, "oversubscription": )" +
+            std::to_string(oversubscription) + "}]}"));
+  };
+  const Scenario roomy = scenario(1.5);
+  const RunResult roomy_run = topsim::test::run(roomy, "topology-aware");
+  const JobRecord& alone = record(roomy_run, roomy, "t");
+  REQUIRE(alone.state == JobState::Finished);
+  REQUIRE(alone.comm.algorithm == NcclAlgorithm::Tree);
+  const double demand = alone.comm.bus_bandwidth_gbps * 16 / 30;
+  CHECK(demand == Approx(108.0).epsilon(0.01));
+  CHECK(alone.contended_ms == 0);
+  CHECK(alone.least_network_share == 1);
+
+  const Scenario tight = scenario(2);
+  const RunResult tight_run = topsim::test::run(tight, "topology-aware");
+  const JobRecord& slowed = record(tight_run, tight, "t");
+  REQUIRE(slowed.state == JobState::Finished);
+  CHECK(slowed.least_network_share == Approx(8 * 25 * kInfiniBandEfficiency / 2 / demand));
+  CHECK(slowed.contended_ms == slowed.finish_ms - slowed.start_ms);
+}
