@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then echo "usage: bash fuzz/run.sh BUILD_DIR SECONDS [TARGET...]" >&2; exit 2; fi
 build="$1"; seconds="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace slice_layers file_kind)
+[ ${#targets[@]} -eq 0 ] && targets=(topo_m nccl_xml node_json scenario plan suite job_list philly alibaba kube queue_yaml set_record failure_trace slice_layers file_kind results)
 shared=${TOPSIM_SHARED_DIR:-../shared}  # the real inputs; TOPSIM_SHARED_DIR when the checkout has no ../shared
 
 seed() {  # seed TARGET FILE...: copy the files that exist into the target's corpus
@@ -74,6 +74,13 @@ for seed_file in D:tests/real_files/manifests/kai-pytorch-job.yaml D:scenarios/q
   f=${seed_file#?:}
   [ -f "$f" ] && { printf '%s' "${seed_file%%:*}"; head -c 16384 "$f"; } >"$build/fuzz-corpus/file_kind/seed-$(basename "$f")"
 done
+mkdir -p "$build/fuzz-corpus/results"  # a saved run (results.json, a NUL, jobs.jsonl) of the smallest shipped replay
+if [ -x "$build/cli/topsim" ]; then
+  run_dir=$(mktemp -d)
+  "$build/cli/topsim" run scenarios/ack-v100-benchmark.json -o "$run_dir/out" --quiet --no-report >/dev/null 2>&1 &&
+    { cat "$run_dir/out/results.json"; printf '\0'; cat "$run_dir/out/jobs.jsonl"; } >"$build/fuzz-corpus/results/seed-ack"
+  rm -rf "$run_dir"
+fi
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv
