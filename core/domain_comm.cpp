@@ -77,11 +77,12 @@ CommPath several_domains_path(const std::vector<DomainShare>& domains) {
   std::vector<NvlsDomain> nvls_tree;
   std::vector<TreeHost> tree;
   for (const DomainShare& d : domains) {
+    const double nvlink_ring = domain_ring_gbps(d);
     path.ranks += d.ranks;
-    ring = std::min({ring, domain_ring_gbps(d), d.network_gbps});
+    ring = std::min({ring, nvlink_ring, d.network_gbps});
     sm = std::min(sm, d.sm);
     nvls_tree.push_back({d.ranks, d.link_gbps, d.network_gbps, d.nics});
-    tree.push_back({d.ranks, domain_ring_gbps(d), d.network_gbps});
+    tree.push_back({d.ranks, nvlink_ring, d.network_gbps});
   }
   path.nvlink_hops = std::all_of(domains.begin(), domains.end(), [](const DomainShare& d) { return d.nvlink_only; });
   choose_algorithm(path, {ring, nvls_tree_bus_gbps(sm, nvls_tree), NcclAlgorithm::NVLSTree, tree_bus_gbps(tree)});

@@ -130,6 +130,11 @@ double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains) {
 
 int tree_network_flows(int hosts) { return hosts <= 2 ? 1 : 2; }
 
+double host_network_demand_gbps(NcclAlgorithm algorithm, double bus_gbps, int ranks, int hosts) {
+  if ((algorithm != NcclAlgorithm::Tree && algorithm != NcclAlgorithm::NVLSTree) || ranks < 2) return bus_gbps;
+  return bus_gbps * ranks / (2.0 * (ranks - 1)) * tree_network_flows(hosts);
+}
+
 double tree_bus_gbps(const std::vector<TreeHost>& hosts) {
   const int count = static_cast<int>(hosts.size());
   if (count < 2) return 0;

@@ -111,6 +111,11 @@ double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains);
 // (model above): 1 on 2 hosts, 2 beyond.
 int tree_network_flows(int hosts);
 
+// What `algorithm` at `bus_gbps` over `ranks` GPUs on `hosts` hosts sends per direction through
+// the busiest host's NICs, GB/s: a ring its bus bandwidth; a Tree or NVLSTree its algorithm
+// bandwidth, bus x k / 2(k-1), times tree_network_flows(hosts).
+double host_network_demand_gbps(NcclAlgorithm algorithm, double bus_gbps, int ranks, int hosts);
+
 // One host of a Tree: the job's GPUs there, their ring bus bandwidth (GB/s; read from 2 GPUs on)
 // and the host's achieved network bandwidth for the job (GB/s).
 struct TreeHost {

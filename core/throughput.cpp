@@ -110,6 +110,7 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
                                    const NetworkModel& net, double pod_socket_gbps) {
   if (pods.size() == 1) return pods.front().gpus ? ring_plan_path(*pods.front().gpus) : CommPath{};
   std::vector<int> rank_nodes;
+  std::vector<TreeHost> tree;  // each pod is a host of NCCL's Tree too
   CommPath path;
   path.ranks = 0;
   bool all_pods_nvlink = true, any_multi_gpu_pod = false;
@@ -118,6 +119,7 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
     rank_nodes.push_back(pod.node);
     const int gpus = pod.gpus ? std::max<int>(1, static_cast<int>(pod.gpus->order.size())) : 1;
     path.ranks += gpus;
+    tree.push_back({gpus, gpus > 1 ? pod.gpus->bus_bandwidth_gbps : 0, 0});
     if (gpus < 2) continue;
     bus_gbps = std::min(bus_gbps, pod.gpus->bus_bandwidth_gbps);
     any_multi_gpu_pod = true;
@@ -128,12 +130,7 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
   if (pods.empty()) return CommPath{};
   path.hosts = static_cast<int>(pods.size());
   path.nvlink_hops = any_multi_gpu_pod && all_pods_nvlink;
-  // Each pod is a host of NCCL's Tree too; its sockets carry what they carry in the ring.
-  std::vector<TreeHost> tree;
-  for (const PodInRing& pod : pods) {
-    const int gpus = pod.gpus ? std::max<int>(1, static_cast<int>(pod.gpus->order.size())) : 1;
-    tree.push_back({gpus, gpus > 1 ? pod.gpus->bus_bandwidth_gbps : 0, *ring_gbps});
-  }
+  for (TreeHost& host : tree) host.network_gbps = *ring_gbps;  // its sockets carry what they carry in the ring
   choose_algorithm(path, {std::min(bus_gbps, *ring_gbps), 0, NcclAlgorithm::NVLS, tree_bus_gbps(tree)});
   const bool crosses_nodes = std::any_of(rank_nodes.begin(), rank_nodes.end(), [&](int n) { return n != rank_nodes[0]; });
   path.transport = crosses_nodes ? CommTransport::Tcp : CommTransport::PodSockets;

@@ -26,18 +26,15 @@ bool FlowingJobs::needed(const ClusterState& cluster) { return !cluster.fabric()
 FlowingJobs::FlowingJobs(const ClusterState& cluster, const NetworkModel& network, JobBook& book, RateAt rate_at)
     : cluster_(cluster), network_(network), book_(book), rate_at_(std::move(rate_at)), links_(shares_of(cluster, network)) {}
 
-// What its algorithm sends per direction through a host's NICs, at most what each node's NICs
-// carry of it: a ring its bus bandwidth; a Tree or NVLSTree (core/nccl_algo.h) its algorithm
-// bandwidth, bus x k / 2(k-1) over k ranks, times the flows its busiest host carries.
+// What its algorithm sends per direction through a host's NICs (core/nccl_algo.h
+// host_network_demand_gbps), at most what each node's NICs carry of it.
 double FlowingJobs::demand(uint32_t id, std::vector<int>& crossed) const {
   const JobRecord& r = book_[id];
   if (r.comm.hosts < 2 || !(r.comm.bus_bandwidth_gbps > 0)) return 0;
   const auto by_node = gpus_by_node(r.pods);
   if (by_node.size() < 2) return 0;
   std::vector<int> nodes;
-  double demand = r.comm.bus_bandwidth_gbps;
-  if (r.comm.algorithm == NcclAlgorithm::Tree || r.comm.algorithm == NcclAlgorithm::NVLSTree)
-    demand *= r.comm.ranks / (2.0 * (r.comm.ranks - 1)) * tree_network_flows(r.comm.hosts);
+  double demand = host_network_demand_gbps(r.comm.algorithm, r.comm.bus_bandwidth_gbps, r.comm.ranks, r.comm.hosts);
   std::vector<int> first_nics;
   bool aligned = true;
   for (const auto& [node, gpus] : by_node) {
