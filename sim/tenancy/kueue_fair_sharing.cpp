@@ -20,7 +20,8 @@
 // put back in reverse order while the preemptor still fits.
 #include <algorithm>
 #include <map>
-#include <numeric>
+#include <optional>
+#include <set>
 
 #include "sim/tenancy/fair_sharing.h"
 #include "sim/tenancy/kueue_admission.h"
@@ -91,12 +92,13 @@ size_t KueueAdmission::fair_next(const std::vector<CycleEntry>& entries) {
 namespace {
 
 struct FairCandidate {
+  using Usage = std::vector<std::pair<int, int64_t>>;  // (FR, amount)
   uint32_t id;
   int queue;
   int32_t priority;
   int64_t admitted_ms;
   uint64_t sequence;
-  const std::vector<std::pair<int, int64_t>>* usage;  // (FR, amount) it holds
+  const Usage* usage;  // what it holds
 };
 
 // Kueue's CandidatesOrdering (preemption/common/ordering.go): other queues' workloads before the
@@ -108,29 +110,39 @@ bool candidate_before(const FairCandidate& a, const FairCandidate& b, int preemp
   return a.sequence > b.sequence;
 }
 
-// TargetClusterQueueOrdering: the candidates of each queue in order, and the queues and cohorts
-// no longer worth visiting.
+// The candidates each queue offers, in order, taken as the search goes (a Source: has, head,
+// pop, clear). Two are used: the admitted workloads themselves for the first strategy, and the
+// first candidate per queue that strategy refused for the second.
+class FirstRefused {
+ public:
+  explicit FirstRefused(int queues) : first_(static_cast<size_t>(queues)) {}
+  void add(const FairCandidate& c) {
+    auto& slot = first_[static_cast<size_t>(c.queue)];
+    if (!slot) slot = c;
+  }
+  bool has(int q) { return first_[static_cast<size_t>(q)].has_value(); }
+  const FairCandidate& head(int q) { return *first_[static_cast<size_t>(q)]; }
+  FairCandidate pop(int q) {
+    const FairCandidate c = *first_[static_cast<size_t>(q)];
+    first_[static_cast<size_t>(q)].reset();
+    return c;
+  }
+
+ private:
+  std::vector<std::optional<FairCandidate>> first_;  // by queue
+};
+
+// TargetClusterQueueOrdering: which queue to take a candidate from next, and the queues and
+// cohorts no longer worth visiting.
+template <class Source>
 class TargetOrdering {
  public:
-  TargetOrdering(const QuotaTree& tree, const std::vector<std::vector<int>>& children, int preemptor,
-                 const std::vector<FairCandidate>& candidates)
+  TargetOrdering(const QuotaTree& tree, const std::vector<std::vector<int>>& children, int preemptor, Source& source)
       : tree_(tree),
         children_(children),
         preemptor_(preemptor),
-        ordered_(candidates.size()),
-        end_(static_cast<size_t>(tree.cluster_queues()), 0),
-        pruned_(static_cast<size_t>(tree.nodes()), false) {
-    // Each queue's candidates in their order, queue after queue in one array (a counting sort:
-    // one allocation, not one per queue; this is built for every preemption search). Filled from
-    // the back, each queue's cursor ends at its run's start.
-    for (const FairCandidate& c : candidates) ++end_[static_cast<size_t>(c.queue)];
-    std::partial_sum(end_.begin(), end_.end(), end_.begin());
-    next_ = end_;
-    for (auto c = candidates.rbegin(); c != candidates.rend(); ++c) ordered_[--next_[static_cast<size_t>(c->queue)]] = *c;
-  }
-  bool has(int q) const { return next_[static_cast<size_t>(q)] < end_[static_cast<size_t>(q)]; }
-  const FairCandidate& head(int q) const { return ordered_[next_[static_cast<size_t>(q)]]; }
-  FairCandidate pop(int q) { return ordered_[next_[static_cast<size_t>(q)]++]; }
+        source_(source),
+        pruned_(static_cast<size_t>(tree.nodes()), false) {}
   void drop(int q) { pruned_[static_cast<size_t>(q)] = true; }
   bool done(int root) const { return pruned_[static_cast<size_t>(root)]; }
 
@@ -150,9 +162,9 @@ class TargetOrdering {
         continue;
       }
       const int c = best_queue < 0 ? 1 : compare_drs(share, queue_share);
-      if ((!share.borrowing && child != preemptor_) || !has(child))
+      if ((!share.borrowing && child != preemptor_) || !source_.has(child))
         pruned_[static_cast<size_t>(child)] = true;
-      else if (c > 0 || (c == 0 && candidate_before(head(child), head(best_queue), preemptor_)))
+      else if (c > 0 || (c == 0 && candidate_before(source_.head(child), source_.head(best_queue), preemptor_)))
         best_queue = child, queue_share = share;
     }
     if (best_queue < 0 && best_cohort < 0) {
@@ -167,9 +179,8 @@ class TargetOrdering {
   const QuotaTree& tree_;
   const std::vector<std::vector<int>>& children_;
   int preemptor_;
-  std::vector<FairCandidate> ordered_;  // by queue, each queue's in candidate order
-  std::vector<size_t> next_, end_;      // per queue: its next candidate in ordered_, one past its last
-  std::vector<bool> pruned_;            // by node
+  Source& source_;
+  std::vector<bool> pruned_;  // by node
 };
 
 }  // namespace
@@ -181,29 +192,77 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
   const std::vector<int> short_frs = short_of(cq, needs);
   if (short_frs.empty() || !could_free(cq, needs, short_frs)) return {};
   auto uses_short = [&](const Admitted& a) { return uses_any(a, short_frs); };
-  std::vector<FairCandidate> candidates;
   const int root = tree_.root(cq);
+  // Whether an admitted workload of queue `q` may be evicted for this one, young or not.
+  auto may_take = [&](int q, const Admitted& a) {
+    const bool eligible =
+        q == cq ? within_queue_eligible(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms)
+                : reclaim_eligible(spec.reclaim, a.priority, workload.priority);
+    return eligible && uses_short(a);
+  };
+  // The candidates: the preemptor's own queue's workloads (withinClusterQueue) and those of
+  // borrowing queues of its tree, each queue's in its order (admitted_by_queue_), read in place
+  // as the search goes: a search that finds nothing would otherwise copy every admitted workload
+  // of the cohort, and Philly's replays run a million of them.
+  class AdmittedCandidates {
+   public:
+    using Queue = std::set<VictimKey>;
+    AdmittedCandidates(const KueueAdmission& self, decltype(may_take)& may) : self_(self), may_(may) {
+      const size_t queues = static_cast<size_t>(self.tree_.cluster_queues());
+      at_.resize(queues);
+      end_.resize(queues);
+    }
+    void open(int q) {
+      const Queue& queue = self_.admitted_by_queue_[static_cast<size_t>(q)];
+      at_[static_cast<size_t>(q)] = queue.begin();
+      end_[static_cast<size_t>(q)] = queue.end();
+    }
+    bool has(int q) {  // moves past what is no candidate (young ones too: they are left out)
+      auto& at = at_[static_cast<size_t>(q)];
+      while (at != end_[static_cast<size_t>(q)] && !(at->admitted->admitted_ms < self_.instant_ms_ && may_(q, *at->admitted)))
+        ++at;
+      return at != end_[static_cast<size_t>(q)];
+    }
+    FairCandidate head(int q) {
+      const VictimKey& key = *at_[static_cast<size_t>(q)];
+      const Admitted& a = *key.admitted;
+      return {key.id, q, a.priority, a.admitted_ms, a.sequence, &a.usage};
+    }
+    FairCandidate pop(int q) {
+      const FairCandidate c = head(q);
+      ++at_[static_cast<size_t>(q)];
+      return c;
+    }
+    void clear(int q) { at_[static_cast<size_t>(q)] = end_[static_cast<size_t>(q)]; }
+
+   private:
+    const KueueAdmission& self_;
+    decltype(may_take)& may_;
+    std::vector<Queue::const_iterator> at_, end_;  // by queue: its next admitted workload, its end
+  };
+  AdmittedCandidates candidates(*this, may_take);
+  bool any = false;
   for (int q = 0; q < tree_.cluster_queues(); ++q) {
     const bool own = q == cq;
     if (own ? spec.within_queue == WithinQueuePreemption::Never
             : tree_.parent(cq) < 0 || spec.reclaim == ReclaimPreemption::Never || tree_.root(q) != root ||
                   std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(q, fr); }))
       continue;
-    for (const VictimKey& key : admitted_by_queue_[static_cast<size_t>(q)]) {  // in candidate order
-      const Admitted& a = *key.admitted;
-      const bool eligible =
-          own ? within_queue_eligible(spec.within_queue, a.priority, a.timestamp_ms, workload.priority, workload.timestamp_ms)
-              : reclaim_eligible(spec.reclaim, a.priority, workload.priority);
-      if (!eligible || !uses_short(a)) continue;
-      if (a.admitted_ms >= instant_ms_)
-        left_young_ = true;
-      else
-        candidates.push_back({key.id, q, a.priority, a.admitted_ms, a.sequence, &a.usage});
+    // Workloads admitted at this instant are no candidates yet, but the search notes them: each
+    // priority's most recent come first, so only those runs' heads are read.
+    const auto& queue = admitted_by_queue_[static_cast<size_t>(q)];
+    for (auto it = queue.begin(); it != queue.end() && !left_young_;) {
+      if (it->admitted->admitted_ms < instant_ms_) {  // the rest of this priority is older
+        it = queue.lower_bound({it->priority, std::numeric_limits<int64_t>::max(), 0, 0, nullptr});
+        continue;
+      }
+      left_young_ = may_take(q, *it->admitted);
+      ++it;
     }
+    candidates.open(q);
+    any = any || candidates.has(q);
   }
-  if (candidates.empty()) return {};
-  // Each queue's candidates are in their order already (admitted_by_queue_), which is all the
-  // target ordering reads.
+  if (!any) return {};
 
   QuotaTree& work = scratch_;
   work = tree_;
@@ -224,7 +283,7 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
   add_preemptor(+1);
   const bool within_nominal = std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return work.borrowing(cq, fr); });
   std::vector<FairCandidate> targets;
-  std::vector<FairCandidate> retry;
+  FirstRefused refused(tree_.cluster_queues());  // all the second strategy reads of those refused
   bool fit = false;
   auto take = [&](const FairCandidate& c) {
     change(c, -1);
@@ -234,44 +293,54 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
   TargetOrdering first(work, children_, cq, candidates);
   const int top = work.parent(cq) < 0 ? cq : root;
   while (!fit && !first.done(top)) {
-    const int target = top == cq ? (first.has(cq) ? cq : -1) : first.next(root);
+    const int target = top == cq ? (candidates.has(cq) ? cq : -1) : first.next(root);
     if (top == cq && target < 0) break;
     if (target < 0) continue;
     if (target == cq || within_nominal) {
-      take(first.pop(target));
+      take(candidates.pop(target));
       continue;
     }
     const int lca = work.common_ancestor(cq, target);
     const Drs preemptor_new = share_below(cq, lca);
     const Drs target_old = share_below(target, lca);
-    const bool hopeless = preemptor_new.infinite() && !target_old.infinite();  // fsStrategyUnsatisfiable
-    while (first.has(target)) {
-      const FairCandidate c = first.pop(target);
-      if (hopeless) {
-        retry.push_back(c);
-        continue;
+    const bool by_final = strategies_.front() == FairStrategy::LessThanOrEqualToFinalShare;
+    // fsStrategyUnsatisfiable, or LessThanInitialShare, which reads no candidate's usage.
+    const bool none =
+        (preemptor_new.infinite() && !target_old.infinite()) || (!by_final && compare_drs(preemptor_new, target_old) >= 0);
+    if (none) {  // every candidate of the queue is refused
+      if (candidates.has(target)) refused.add(candidates.head(target));
+      candidates.clear(target);
+      continue;
+    }
+    // Nothing changes in `work` until a candidate is taken, so whether one passes depends on what
+    // it holds alone: a usage that failed fails again (Philly's queues hold hundreds of workloads
+    // of a few sizes, and a search that finds nothing visits every one).
+    std::vector<const FairCandidate::Usage*> failed;
+    while (candidates.has(target)) {
+      const FairCandidate c = candidates.pop(target);
+      bool passed = std::none_of(failed.begin(), failed.end(), [&](const auto* u) { return *u == *c.usage; });
+      if (passed && by_final) {
+        change(c, -1);
+        const Drs target_new = share_below(target, lca);
+        change(c, +1);
+        passed = compare_drs(preemptor_new, target_new) <= 0;
+        if (!passed) failed.push_back(c.usage);
       }
-      change(c, -1);
-      const Drs target_new = share_below(target, lca);
-      change(c, +1);
-      const bool passed = strategies_.front() == FairStrategy::LessThanOrEqualToFinalShare
-                              ? compare_drs(preemptor_new, target_new) <= 0
-                              : compare_drs(preemptor_new, target_old) < 0;
       if (passed) {
         take(c);
         break;
       }
-      retry.push_back(c);
+      refused.add(c);
     }
   }
   if (!fit && strategies_.size() > 1) {
-    TargetOrdering second(work, children_, cq, retry);
+    TargetOrdering second(work, children_, cq, refused);
     while (!fit && !second.done(root)) {
       const int target = second.next(root);
       if (target < 0) continue;
       const int lca = work.common_ancestor(cq, target);
       const bool passed = compare_drs(share_below(cq, lca), share_below(target, lca)) < 0;
-      const FairCandidate c = second.pop(target);
+      const FairCandidate c = refused.pop(target);
       if (passed) take(c);
       second.drop(target);
     }

@@ -319,3 +319,22 @@ TEST_CASE("kueue::fair sharing converges to the weights under preemption", "[sim
   CHECK(admitted.empty());
   CHECK(evicted.empty());
 }
+
+TEST_CASE("kueue::fair preemption leaves out workloads admitted at this instant and takes them at the next one", "[sim][kueue]") {
+  // b holds the cohort's 9 CPU in 1-CPU workloads; `in` asks for 1 CPU of a's nominal quota.
+  KueueFixture f = base();
+  f.build();
+  SECTION("an older workload is evicted before newer ones admitted at this instant") {
+    for (uint32_t id = 1; id <= 9; ++id) f.running(id, "b", 0, 1000, id == 5 ? 500 : 1000);
+    f.admission->enqueue(f.workload(99, "a", 0, 1000));
+    CHECK(f.cycles(1, 1000).second == std::vector<uint32_t>{5});  // the most recent first, were they candidates
+  }
+  SECTION("with every candidate admitted at this instant, nothing is evicted until the next") {
+    for (uint32_t id = 1; id <= 9; ++id) f.running(id, "b", 0, 1000, 1000);
+    f.admission->enqueue(f.workload(99, "a", 0, 1000));
+    const auto [admitted, evicted] = f.cycles(-1, 1000);
+    CHECK(admitted.empty());
+    CHECK(evicted.empty());
+    CHECK(f.cycles(1, 2000).second == std::vector<uint32_t>{9});  // the most recently admitted
+  }
+}
