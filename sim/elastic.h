@@ -34,9 +34,8 @@ std::vector<PodBinding> pods_grown(const std::vector<PodPlacement>& pods, int no
 // hosts recounted. Hosts stay pods when its pods were NCCL's hosts (each pod its own host, more
 // than one), else they are the NVLink domains of `fabric` or the nodes the pods span. Every
 // candidate keeps its figure, a Tree's too, though its flows per host change between 2 hosts and
-// more (core/nccl_algo.h): the engine makes a host-networked gang's path anew instead
-// (sim/engine_stops.cpp); pod-socket and LLM jobs, and gangs on clusters with measured pairs,
-// resize with this.
+// more (core/nccl_algo.h): the engine makes a resized job's path anew instead
+// (sim/engine_stops.cpp) and uses this for a spare swap, which keeps its size.
 CommPath resized_comm(const CommPath& comm, size_t pods_before, const std::vector<PodBinding>& pods, int gpus_per_worker,
                       const Fabric& fabric);
 

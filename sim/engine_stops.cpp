@@ -2,6 +2,7 @@
 // (preemption) or its node's failure, moved to a spare or resized (elastic), and the tenants'
 // quota that decides preemptions.
 #include "sim/engine_loop.h"
+#include "sim/schedulers/support.h"
 #include "sim/schedulers/tier_support.h"
 
 #include <algorithm>
@@ -188,12 +189,13 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   JobRecord& r = book_[id];
   const JobSpec& job = open_[id];
   const bool resized = pods.size() != job.workers;
-  // A resized gang with host networking gets its path anew: which algorithm NCCL runs, and a
-  // Tree's or NVLSTree's figure, depend on how many hosts it spans (core/nccl_algo.h). On a
-  // cluster with measured pairs it keeps its path's figures (host_network_path reads no pairs).
-  const bool fresh_path = resized && r.host_network && job.llm == kNoLlm && !cluster_.has_measured();
-  JobStart again{fresh_path ? host_network_path(cluster_, pods, config_.network)
-                            : resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric()),
+  // A resized job gets its path anew, as a job starting on those pods would: which algorithm
+  // NCCL runs, and a Tree's or NVLSTree's figure, depend on how many hosts it spans
+  // (core/nccl_algo.h). Host-networked gangs here; pod-socket jobs once their pods are bound
+  // (below); start() caps either by measured pairs. A spare swap keeps its path's figures.
+  const bool host_path = resized && r.host_network;
+  JobStart again{host_path ? host_network_path(cluster_, pods, config_.network)
+                           : resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric()),
                  r.relaxed,
                  {},
                  r.host_network,
@@ -206,6 +208,11 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   else
     shrunk_.erase(id);
   for (const PodBinding& pod : pods) bind(id, pod);
+  if (resized && !again.host_network) {
+    const JobStart sockets = socket_job_start(view_, id, config_.network);
+    again.comm = sockets.comm;
+    again.rank_order = sockets.rank_order;
+  }
   if (resized) {
     ++r.resizes;
     ++out_.elastic_resizes;
