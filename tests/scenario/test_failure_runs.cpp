@@ -230,11 +230,12 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
   const std::string nodes = R"([{"model": "dgx1-v100", "count": 3}])";
   // Host-networked gangs (topology-aware) and pods over sockets (default) alike, and gangs on a
   // cluster with measured pairs (here above what the model gives, so they cap nothing).
-  const auto [scheduler, network] = GENERATE(table<std::string, std::string>(
+  const auto setting = GENERATE(table<std::string, std::string>(
       {{"topology-aware", ""},
        {"default", ""},
        {"topology-aware", R"(, "network": {"transport": "ib", "measured": [{"a": "node-0", "b": "node-1", "bus_gbps": 1000},
            {"a": "node-0", "b": "node-2", "bus_gbps": 1000}, {"a": "node-1", "b": "node-2", "bus_gbps": 1000}]})"}}));
+  const std::string scheduler = std::get<0>(setting), network = std::get<1>(setting);  // (not bindings: lambdas read them)
   CAPTURE(scheduler, network);
   auto scenario_json = [&](const std::string& node_list, const std::string& job_list, const std::string& extra = "") {
     return topsim::test::scenario_json(node_list, job_list, extra, network);
