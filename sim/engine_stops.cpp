@@ -189,17 +189,15 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   JobRecord& r = book_[id];
   const JobSpec& job = open_[id];
   const bool resized = pods.size() != job.workers;
-  // A resized job gets its path anew, as a job starting on those pods would: which algorithm
-  // NCCL runs, and a Tree's or NVLSTree's figure, depend on how many hosts it spans
-  // (core/nccl_algo.h). Host-networked gangs here; pod-socket jobs once their pods are bound
-  // (below); start() caps either by measured pairs. A spare swap keeps its path's figures.
-  const bool host_path = resized && r.host_network;
-  JobStart again{host_path ? host_network_path(cluster_, pods, config_.network)
-                           : resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric()),
-                 r.relaxed,
-                 {},
-                 r.host_network,
-                 r.placement_note};
+  // A spare swap keeps its path's figures. A resized job gets its path anew, as a job starting
+  // on those pods would: which algorithm NCCL runs, and a Tree's or NVLSTree's figure, depend on
+  // how many hosts it spans (core/nccl_algo.h). Host-networked gangs here; pod-socket jobs once
+  // their pods are bound (below); start() caps either by measured pairs.
+  JobStart again{{}, r.relaxed, {}, r.host_network, r.placement_note};
+  if (!resized)
+    again.comm = resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric());
+  else if (r.host_network)
+    again.comm = host_network_path(cluster_, pods, config_.network);
   const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
   stop(id, failure, false, !failure);
   open_.set_workers(id, static_cast<uint16_t>(pods.size()));

@@ -110,9 +110,10 @@ bool candidate_before(const FairCandidate& a, const FairCandidate& b, int preemp
   return a.sequence > b.sequence;
 }
 
-// The candidates each queue offers, in order, taken as the search goes (a Source: has, head,
-// pop, clear). Two are used: the admitted workloads themselves for the first strategy, and the
-// first candidate per queue that strategy refused for the second.
+// The candidates each queue offers, in order, taken as the search goes (a Source: has, head and
+// pop by queue). Two are used: the admitted workloads themselves for the first strategy
+// (AdmittedCandidates, in fair_preemption_targets), and this, the first candidate per queue that
+// strategy refused, for the second.
 class FirstRefused {
  public:
   explicit FirstRefused(int queues) : first_(static_cast<size_t>(queues)) {}
@@ -291,6 +292,7 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
     return fit = fits_now();
   };
   TargetOrdering first(work, children_, cq, candidates);
+  const bool by_final = strategies_.front() == FairStrategy::LessThanOrEqualToFinalShare;
   const int top = work.parent(cq) < 0 ? cq : root;
   while (!fit && !first.done(top)) {
     const int target = top == cq ? (candidates.has(cq) ? cq : -1) : first.next(root);
@@ -303,7 +305,6 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
     const int lca = work.common_ancestor(cq, target);
     const Drs preemptor_new = share_below(cq, lca);
     const Drs target_old = share_below(target, lca);
-    const bool by_final = strategies_.front() == FairStrategy::LessThanOrEqualToFinalShare;
     // fsStrategyUnsatisfiable, or LessThanInitialShare, which reads no candidate's usage.
     const bool none =
         (preemptor_new.infinite() && !target_old.infinite()) || (!by_final && compare_drs(preemptor_new, target_old) >= 0);

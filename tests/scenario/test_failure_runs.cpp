@@ -237,16 +237,17 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
            {"a": "node-0", "b": "node-2", "bus_gbps": 1000}, {"a": "node-1", "b": "node-2", "bus_gbps": 1000}]})"}}));
   const std::string scheduler = std::get<0>(setting), network = std::get<1>(setting);  // (not bindings: lambdas read them)
   CAPTURE(scheduler, network);
-  auto scenario_json = [&](const std::string& node_list, const std::string& job_list, const std::string& extra = "") {
+  auto on_network = [&](const std::string& node_list, const std::string& job_list,
+                        const std::string& extra = "") {  // scenario_json on `network`
     return topsim::test::scenario_json(node_list, job_list, extra, network);
   };
-  const Scenario s = scenario_from(scenario_json(nodes, jobs(R"(, "min_workers": 2)"), failures), dir.path.string());
+  const Scenario s = scenario_from(on_network(nodes, jobs(R"(, "min_workers": 2)"), failures), dir.path.string());
   const RunResult r = run(s, scheduler);
   const JobRecord& e = record(r, s, "e");
   // Its rate on two of the nodes, as a job of two workers gets it there: its path is made anew
   // (with two hosts NCCL's Tree carries one flow per host, with three two).
-  const Scenario two = scenario_from(scenario_json(nodes,
-                                                   R"([{"name": "t", "submit_s": 0, "workers": 2, "gpus_per_worker": 8,
+  const Scenario two = scenario_from(on_network(nodes,
+                                                R"([{"name": "t", "submit_s": 0, "workers": 2, "gpus_per_worker": 8,
                                                         "model": "resnet50", "duration_s": 1000}])"),
                                      dir.path.string());
   const double r2 = record(run(two, scheduler), two, "t").samples_per_sec, r3 = e.samples_per_sec;
@@ -266,7 +267,7 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
   CHECK(metric(r, "elastic_resizes") == 2);
 
   // Not elastic, it waits for node 0 and restarts whole at 750 s.
-  const Scenario rigid = scenario_from(scenario_json(nodes, jobs(""), failures), dir.path.string());
+  const Scenario rigid = scenario_from(on_network(nodes, jobs(""), failures), dir.path.string());
   const RunResult rigid_run = run(rigid, scheduler);
   const JobRecord& j = record(rigid_run, rigid, "e");
   CHECK(j.requeue_ms == 500'000);
