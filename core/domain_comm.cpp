@@ -85,7 +85,9 @@ CommPath several_domains_path(const std::vector<DomainShare>& domains) {
     tree.push_back({d.ranks, nvlink_ring, d.network_gbps});
   }
   path.nvlink_hops = std::all_of(domains.begin(), domains.end(), [](const DomainShare& d) { return d.nvlink_only; });
-  choose_algorithm(path, {ring, nvls_tree_bus_gbps(sm, nvls_tree), NcclAlgorithm::NVLSTree, tree_bus_gbps(tree)});
+  choose_algorithm(path,
+                   {ring, nvls_tree_bus_gbps(sm, nvls_tree), NcclAlgorithm::NVLSTree, tree_bus_gbps(tree),
+                    nvls_tree_bus_gbps(sm, nvls_tree, TreeFlows::TunerCounted), tree_bus_gbps(tree, TreeFlows::TunerCounted)});
   return path;
 }
 

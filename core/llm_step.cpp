@@ -33,6 +33,7 @@ CommPath ring_of(CommPath path) {
   path.algorithm = NcclAlgorithm::Ring;
   path.nvls_bus_gbps = 0;
   path.tree_bus_gbps = 0;
+  path.nvls_tuner_bus_gbps = path.tree_tuner_bus_gbps = -1;
   return path;
 }
 // A ring reduce-scatter or all-gather runs half of a ring all-reduce's steps (n-1 of 2(n-1)).

@@ -22,8 +22,9 @@ void apply_measured(CommPath& path, const std::vector<int>& ring_nodes, const Me
   const MeasuredLink ring = measured_ring(ring_nodes, measured);
   if (ring.bus_gbps > 0) {
     path.bus_bandwidth_gbps = std::min(path.bus_bandwidth_gbps, ring.bus_gbps);
-    for (double* candidate : {&path.ring_bus_gbps, &path.nvls_bus_gbps, &path.tree_bus_gbps})
-      *candidate = std::min(*candidate, ring.bus_gbps);
+    for (double* candidate :
+         {&path.ring_bus_gbps, &path.nvls_bus_gbps, &path.tree_bus_gbps, &path.nvls_tuner_bus_gbps, &path.tree_tuner_bus_gbps})
+      *candidate = std::min(*candidate, ring.bus_gbps);  // a tuner figure's -1 (the same) stays
   }
   path.net_latency_us = std::max(path.net_latency_us, ring.latency_us);
 }

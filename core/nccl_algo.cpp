@@ -63,23 +63,33 @@ constexpr double kTreeCorrection[3][23] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
 
 // Tree all-reduce time of `bytes` over `ranks` GPUs on `hosts` hosts at `bus_gbps` (header
-// model), the fastest protocol.
-AllReduceEstimate tree_time(double bytes, int ranks, int hosts, double bus_gbps, bool nvlink_hops, double net_latency_us) {
-  AllReduceEstimate best{std::numeric_limits<double>::infinity(), NcclProtocol::Simple, NcclAlgorithm::Tree};
+// model) with protocol `p` (0 LL, 1 LL128, 2 Simple).
+double tree_time_us(double bytes, int ranks, int hosts, double bus_gbps, bool nvlink_hops, double net_latency_us, int p) {
   const int size_log = static_cast<int>(std::floor(std::log2(std::max(bytes / 64, 1.0))));
   const int per_host_hops = ranks / hosts - 1;  // NCCL: nRanks / nNodes, integer division
   const int net_hops = static_cast<int>(std::floor(std::log2(hosts)));
   const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;
-  for (int p = 0; p < 3; ++p) {
-    const double net_hop = kTreeNetHopUs[p] + net_latency_us * (p == 2 ? 2 : 1);
-    const double latency =
-        kTreeBaseUs[p] + 2 * (per_host_hops * (nvlink_hops ? kTreeNvlinkHopUs[p] : kTreePcieHopUs[p]) + net_hops * net_hop);
-    const double correction = bytes >= 64 && size_log < 23 ? kTreeCorrection[p][size_log] : 1.0;
-    const double time = latency + moved_bytes / (bus_gbps * kTreeProtocolShare[p] * correction * 1e3);
-    if (time < best.time_us) best = {time, static_cast<NcclProtocol>(p), NcclAlgorithm::Tree};
-  }
-  return best;
+  const double net_hop = kTreeNetHopUs[p] + net_latency_us * (p == 2 ? 2 : 1);
+  const double latency =
+      kTreeBaseUs[p] + 2 * (per_host_hops * (nvlink_hops ? kTreeNvlinkHopUs[p] : kTreePcieHopUs[p]) + net_hops * net_hop);
+  const double correction = bytes >= 64 && size_log < 23 ? kTreeCorrection[p][size_log] : 1.0;
+  return latency + moved_bytes / (bus_gbps * kTreeProtocolShare[p] * correction * 1e3);
 }
+
+// The busiest host's flows per direction as `counted`: as the tree carries them or as NCCL's
+// tuner counts them.
+double flows(int hosts, TreeFlows counted) {
+  return counted == TreeFlows::Carried ? tree_network_flows(hosts) : tree_tuner_flows(hosts);
+}
+
+// A candidate of NCCL's choice: the time its tuner expects, and the time the run takes.
+struct Timed {
+  double tuner_us = std::numeric_limits<double>::infinity();
+  AllReduceEstimate run;
+  void offer(double tuner_us_of, const AllReduceEstimate& run_of) {
+    if (tuner_us_of < tuner_us) *this = {tuner_us_of, run_of};
+  }
+};
 
 }  // namespace
 
@@ -113,7 +123,7 @@ double nvls_bus_gbps(int sm, double link_gbps, int ranks) {
   return bus_from_alg(nvls_alg_gbps(sm, link_gbps, ranks), ranks);
 }
 
-double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains) {
+double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains, TreeFlows counted) {
   const int count = static_cast<int>(domains.size());
   if (count < 2 || nvls_efficiency(sm) <= 0) return 0;
   double alg = std::numeric_limits<double>::infinity();
@@ -122,20 +132,25 @@ double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains) {
   for (const NvlsDomain& d : domains) {
     if (!(d.link_gbps > 0) || d.nics < 1 || d.ranks < 2) return 0;
     ranks += d.ranks;
-    alg = std::min({alg, nvls_alg_gbps(sm, d.link_gbps, d.ranks), d.network_gbps / tree_network_flows(count)});
+    alg = std::min({alg, nvls_alg_gbps(sm, d.link_gbps, d.ranks), d.network_gbps / flows(count, counted)});
     ceiling = std::min(ceiling, std::min(d.nics, nvls_channels(sm)) * nvls_tree_channel_ceiling_gbps(sm, count));
   }
   return std::min(bus_from_alg(alg, ranks), ceiling);
 }
 
-int tree_network_flows(int hosts) { return hosts <= 2 ? 1 : 2; }
+double tree_network_flows(int hosts) {
+  if (hosts <= 2) return 1;
+  return hosts == 3 ? 1.5 : 2;
+}
+
+int tree_tuner_flows(int hosts) { return hosts <= 2 ? 1 : 2; }
 
 double host_network_demand_gbps(NcclAlgorithm algorithm, double bus_gbps, int ranks, int hosts) {
   if ((algorithm != NcclAlgorithm::Tree && algorithm != NcclAlgorithm::NVLSTree) || ranks < 2) return bus_gbps;
   return bus_gbps * ranks / (2.0 * (ranks - 1)) * tree_network_flows(hosts);
 }
 
-double tree_bus_gbps(const std::vector<TreeHost>& hosts) {
+double tree_bus_gbps(const std::vector<TreeHost>& hosts, TreeFlows counted) {
   const int count = static_cast<int>(hosts.size());
   if (count < 2) return 0;
   double alg = std::numeric_limits<double>::infinity();
@@ -144,35 +159,49 @@ double tree_bus_gbps(const std::vector<TreeHost>& hosts) {
     if (!(h.network_gbps > 0) || h.ranks < 1) return 0;
     ranks += h.ranks;
     const double chain = h.ranks > 2 ? h.ring_gbps / 2 : h.ranks == 2 ? h.ring_gbps : std::numeric_limits<double>::infinity();
-    alg = std::min({alg, h.network_gbps / tree_network_flows(count), chain});
+    alg = std::min({alg, h.network_gbps / flows(count, counted), chain});
   }
   return kTreeBusShare * bus_from_alg(alg, ranks);
 }
 
+double AllReduceAlgos::nvls_tuner_gbps() const { return nvls_tuner_bus_gbps < 0 ? nvls_bus_gbps : nvls_tuner_bus_gbps; }
+
+double AllReduceAlgos::tree_tuner_gbps() const { return tree_tuner_bus_gbps < 0 ? tree_bus_gbps : tree_tuner_bus_gbps; }
+
 NcclAlgorithm AllReduceAlgos::large_message_algorithm() const {
-  const double best = large_message_bus_gbps();
+  const double best = std::max({ring_bus_gbps, nvls_tuner_gbps(), tree_tuner_gbps()});
   if (ring_bus_gbps >= best) return NcclAlgorithm::Ring;
-  return nvls_bus_gbps >= best ? nvls_kind : NcclAlgorithm::Tree;
+  return nvls_tuner_gbps() >= best ? nvls_kind : NcclAlgorithm::Tree;
 }
 
-double AllReduceAlgos::large_message_bus_gbps() const { return std::max({ring_bus_gbps, nvls_bus_gbps, tree_bus_gbps}); }
+double AllReduceAlgos::large_message_bus_gbps() const {
+  const NcclAlgorithm chosen = large_message_algorithm();
+  if (chosen == NcclAlgorithm::Ring) return ring_bus_gbps;
+  return chosen == NcclAlgorithm::Tree ? tree_bus_gbps : nvls_bus_gbps;
+}
 
 AllReduceEstimate allreduce_time(double bytes, int ranks, int domains, const AllReduceAlgos& algos, bool nvlink_hops,
                                  double net_latency_us) {
-  AllReduceEstimate best = allreduce_time(bytes, ranks, domains, algos.ring_bus_gbps, nvlink_hops, net_latency_us);
-  if (ranks < 2 || bytes <= 0) return best;
+  const AllReduceEstimate ring = allreduce_time(bytes, ranks, domains, algos.ring_bus_gbps, nvlink_hops, net_latency_us);
+  if (ranks < 2 || bytes <= 0) return ring;
+  Timed best;
+  best.offer(ring.time_us, ring);
   if (domains > 1 && algos.tree_bus_gbps > 0) {
-    const AllReduceEstimate tree = tree_time(bytes, ranks, domains, algos.tree_bus_gbps, nvlink_hops, net_latency_us);
-    if (tree.time_us < best.time_us) best = tree;
+    for (int p = 0; p < 3; ++p) {
+      const auto time = [&](double bus_gbps) {
+        return tree_time_us(bytes, ranks, domains, bus_gbps, nvlink_hops, net_latency_us, p);
+      };
+      best.offer(time(algos.tree_tuner_gbps()), {time(algos.tree_bus_gbps), static_cast<NcclProtocol>(p), NcclAlgorithm::Tree});
+    }
   }
-  if (!(algos.nvls_bus_gbps > 0)) return best;
+  if (!(algos.nvls_bus_gbps > 0)) return best.run;
   double latency = kNvlsIntraLatencyUs;
   if (algos.nvls_kind == NcclAlgorithm::NVLSTree)
     latency += 2.0 * std::log2(std::max(domains, 1)) * (kNvlsTreeNetLatencyUs + 2 * net_latency_us);
   const double moved_bytes = 2.0 * (ranks - 1) / ranks * bytes;  // bus bandwidth counts these bytes
-  const double time = latency + moved_bytes / (algos.nvls_bus_gbps * 1e3);
-  if (time < best.time_us) best = {time, NcclProtocol::Simple, algos.nvls_kind};
-  return best;
+  const auto time = [&](double bus_gbps) { return latency + moved_bytes / (bus_gbps * 1e3); };
+  best.offer(time(algos.nvls_tuner_gbps()), {time(algos.nvls_bus_gbps), NcclProtocol::Simple, algos.nvls_kind});
+  return best.run;
 }
 
 }  // namespace topsim

@@ -25,9 +25,11 @@
 //   both bounds meet (8 x B200); at 72 the switch's binds (the rack's plateau).
 // - NVLSTree over D domains: NVLS inside each, a tree between domains over the NICs. On two
 //   domains each sends and receives S per direction over its NICs (NCCL doubles bwInter for
-//   nNodes <= 2, tuning.cc v2.28+); beyond two, interior tree nodes carry two flows per direction
-//   (NCCL halves bwInter for more than 2 nodes, tuning.cc v2.23 NVLSTree). algBw = min over
-//   domains of min(eff x L x k/(k+1) for its k heads, net x (D <= 2 ? 1 : 1/2)), net the domain's
+//   nNodes <= 2, tuning.cc v2.28+); beyond two, the busiest domain carries the flows of NCCL's
+//   double binary tree between them (connect.cc builds the NVLSTree's network tree with the Tree's
+//   ncclGetDtree; see Tree below): 1.5 on 3 domains, 2 from 4 on, where the tuner counts 2 from 3
+//   on (bwInter not doubled, tuning.cc v2.23 NVLSTree). algBw = min over domains of
+//   min(eff x L x k/(k+1) for its k heads, net / flows), net the domain's
 //   achieved NIC bandwidth (core/network_model.h) over at most kNcclMnnvlNetNics of its NICs
 //   when it spans several nodes; the bus bandwidth is also at most channels x
 //   NCCL's per-channel ceiling perChMaxNVLSTreeBw (tuning.cc v2.28+), one channel per NIC head,
@@ -38,12 +40,20 @@
 //   NVLS, Simple), NVLSTree 25 + 2 log2(D) x 20.9 us (NET, NVLSTree, Simple).
 // - Tree between hosts (NCCL trees.cc, a double binary tree over the hosts, each host a chain
 //   from the GPU nearest the NIC through its GPUs; sjeaugey nccl#545): an all-reduce of S bytes
-//   reduces up the trees and broadcasts down. On 2 hosts each host roots one tree and is the
-//   other's child, so it sends S per direction over its NICs, against the ring's 2(k-1)/k S:
-//   "up to ~2x the network speed" (sjeaugey nccl#946), which 2 x DGX A100 reach (nccl#812). Beyond
-//   2 hosts the busiest host carries 2 flows per direction, as NCCL's tuner counts it (its
-//   bwInter is not doubled), so the ring keeps large messages there ("beyond two nodes, the same
-//   effect will not be present", AddyLaddy nccl#812) and Tree wins small ones by latency. Inside a
+//   reduces up the trees and broadcasts down, each tree carrying S/2. A host sends its tree's
+//   share once to its parent and once to each child, so per direction it carries S/2 x (its
+//   links in both trees): a flow is S. On 2 hosts each host roots one tree and is the other's
+//   child: 1 flow, against the ring's 2(k-1)/k S, "up to ~2x the network speed" (sjeaugey
+//   nccl#946), which 2 x DGX A100 reach (nccl#812). On 3 hosts each tree is a chain (the second
+//   the first shifted by one host), so the busiest host is a chain's middle in one tree and its
+//   root or leaf in the other: 1.5 flows. From 4 hosts on a host is interior (a parent, 2
+//   children) in one tree and a leaf in the other: 2 flows (tree_network_flows; a test builds
+//   NCCL's trees and counts). NCCL's tuner counts 2 beyond 2 hosts (bwInter not doubled, ratio
+//   0.5, tuning.cc), so on 3 hosts it chooses by a Tree and an NVLSTree 3/4 as fast across the
+//   network as they run: the model chooses by the tuner's figures (AllReduceAlgos' tuner
+//   fields) and times what runs at the carried ones. Beyond two hosts the ring keeps large
+//   messages ("beyond two nodes, the same effect will not be present", AddyLaddy nccl#812) and
+//   Tree wins small ones by latency. Inside a
 //   host the chain's middle GPUs send S up and S down: the chain runs at half the host's ring bus
 //   bandwidth from 3 GPUs on, at the ring's with 2, unbounded with 1. Bus bandwidth = 0.92 (the
 //   tuner's Tree term, tuning.cc) x min over hosts of min(network / flows, chain) x 2(k-1)/k over
@@ -84,6 +94,10 @@ inline constexpr int kNcclMnnvlNetNics = 16;
 // The NVLS heads of a domain with `ranks` of the job's GPUs: min(ranks, kNcclMaxNvlsArity).
 int nvls_heads(int ranks);
 
+// Which flows a tree's bus bandwidth is worked out for: those its busiest host carries (what the
+// run reaches) or those NCCL's tuner counts (what it chooses by).
+enum class TreeFlows { Carried, TunerCounted };
+
 // The GPUs' NCCL NVLink bandwidth into the node's NVSwitch fabric (links x nvlink_gbps_per_link),
 // the least among `gpus`, GB/s; 0 when any of them has no NVSwitch link.
 double nvswitch_link_gbps(const Topology& node, const std::vector<int>& gpus);
@@ -105,11 +119,13 @@ struct NvlsDomain {
 // NVLSTree bus bandwidth over `domains` (model above), GB/s; 0 when NVLS is impossible in one of
 // them (fewer than 2 of the job's GPUs there, as NCCL needs 2 local ranks, a GPU off the switch,
 // no NIC) or there is a single domain.
-double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains);
+double nvls_tree_bus_gbps(int sm, const std::vector<NvlsDomain>& domains, TreeFlows counted = TreeFlows::Carried);
 
-// Flows per direction through the busiest host of NCCL's double binary tree over `hosts` hosts
-// (model above): 1 on 2 hosts, 2 beyond.
-int tree_network_flows(int hosts);
+// Flows (the all-reduce's size, S) per direction through the busiest host of NCCL's double binary
+// tree over `hosts` hosts (model above): 1 on 2 hosts, 1.5 on 3, 2 beyond.
+double tree_network_flows(int hosts);
+// The flows NCCL's tuner counts there (model above): 1 on 2 hosts, 2 beyond.
+int tree_tuner_flows(int hosts);
 
 // What `algorithm` at `bus_gbps` over `ranks` GPUs on `hosts` hosts sends per direction through
 // the busiest host's NICs, GB/s: a ring its bus bandwidth; a Tree or NVLSTree its algorithm
@@ -125,23 +141,31 @@ struct TreeHost {
 };
 // Tree bus bandwidth over `hosts` (model above), GB/s; 0 for fewer than 2 hosts or a host
 // without network bandwidth.
-double tree_bus_gbps(const std::vector<TreeHost>& hosts);
+double tree_bus_gbps(const std::vector<TreeHost>& hosts, TreeFlows counted = TreeFlows::Carried);
 
-// What each algorithm offers one communicator.
+// What each algorithm offers one communicator: the bus bandwidth each reaches when it runs, and
+// what NCCL's tuner expects of the tree-shaped ones where that differs (3 hosts: model above).
 struct AllReduceAlgos {
   double ring_bus_gbps = 0;                       // ring bus bandwidth, GB/s
   double nvls_bus_gbps = 0;                       // NVLS or NVLSTree bus bandwidth; 0 = not possible
   NcclAlgorithm nvls_kind = NcclAlgorithm::NVLS;  // NVLS on one domain, NVLSTree on several
   double tree_bus_gbps = 0;                       // Tree between hosts; 0 = not possible (one host)
+  // What NCCL's tuner expects of NVLS/NVLSTree and of Tree, GB/s, at most the figures above;
+  // negative: the figure above. The tuner chooses by these; the chosen one runs at its figure above.
+  double nvls_tuner_bus_gbps = -1;
+  double tree_tuner_bus_gbps = -1;
 
-  // The algorithm NCCL runs for large messages: the one with the highest bus bandwidth (ties:
-  // the ring, then NVLS or NVLSTree).
+  double nvls_tuner_gbps() const;
+  double tree_tuner_gbps() const;
+  // The algorithm NCCL runs for large messages: the one its tuner expects the highest bus
+  // bandwidth of (ties: the ring, then NVLS or NVLSTree), and the bus bandwidth it reaches.
   NcclAlgorithm large_message_algorithm() const;
   double large_message_bus_gbps() const;
 };
 
 // Time of an all-reduce of `bytes` over `ranks` GPUs in `domains` NVLink domains (hosts, to
-// NCCL), choosing algorithm and protocol as NCCL's tuner does (model above). `nvlink_hops` picks
+// NCCL), choosing algorithm and protocol as NCCL's tuner does (model above): the choice by the
+// tuner's figures, the time at the chosen one's figure. `nvlink_hops` picks
 // the ring's intra-domain hop latency; `net_latency_us` what the network adds to each
 // inter-domain step (ring.h allreduce_time; NVLSTree pays it, twice as Simple, on each of its
 // 2 log2(D) network steps, tuning.cc, and Tree on its 2 floor(log2 D)). REQUIRES: ranks >= 1, domains >= 1, a positive bandwidth

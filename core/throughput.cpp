@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "core/hardware.h"
 #include "core/model_layers.h"
@@ -35,12 +37,21 @@ std::vector<int> crossing_hops_per_node(const std::vector<int>& rank_nodes, size
 }  // namespace
 
 AllReduceAlgos CommPath::algos() const {
-  const auto candidate = [&](NcclAlgorithm a, double gbps) {
-    return algorithm == a ? bus_bandwidth_gbps : std::min(gbps, bus_bandwidth_gbps);
+  // A candidate as it runs and as NCCL's tuner sees it (negative: the same), after whatever cut
+  // bus_bandwidth_gbps: the chosen one runs at it; another is seen at most at it. Where the two
+  // figures differ (3 hosts) the other one scales with the first.
+  const auto candidate = [&](NcclAlgorithm a, double gbps, double tuner_gbps) -> std::pair<double, double> {
+    if (tuner_gbps < 0) return {algorithm == a ? bus_bandwidth_gbps : std::min(gbps, bus_bandwidth_gbps), tuner_gbps};
+    if (algorithm == a) return {bus_bandwidth_gbps, gbps > 0 ? tuner_gbps * bus_bandwidth_gbps / gbps : tuner_gbps};
+    const double seen = std::min(tuner_gbps, bus_bandwidth_gbps);
+    return {tuner_gbps > 0 ? gbps * seen / tuner_gbps : std::min(gbps, bus_bandwidth_gbps), seen};
   };
-  const NcclAlgorithm nvls_kind = hosts > 1 ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS;
-  return {candidate(NcclAlgorithm::Ring, ring_bus_gbps), candidate(nvls_kind, nvls_bus_gbps), nvls_kind,
-          candidate(NcclAlgorithm::Tree, tree_bus_gbps)};
+  AllReduceAlgos algos;
+  algos.nvls_kind = hosts > 1 ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS;
+  algos.ring_bus_gbps = candidate(NcclAlgorithm::Ring, ring_bus_gbps, -1).first;
+  std::tie(algos.nvls_bus_gbps, algos.nvls_tuner_bus_gbps) = candidate(algos.nvls_kind, nvls_bus_gbps, nvls_tuner_bus_gbps);
+  std::tie(algos.tree_bus_gbps, algos.tree_tuner_bus_gbps) = candidate(NcclAlgorithm::Tree, tree_bus_gbps, tree_tuner_bus_gbps);
+  return algos;
 }
 
 AllReduceEstimate path_allreduce_time(double bytes, const CommPath& path) {
@@ -53,6 +64,9 @@ void choose_algorithm(CommPath& path, const AllReduceAlgos& algos) {
   path.ring_bus_gbps = algos.ring_bus_gbps;
   path.nvls_bus_gbps = algos.nvls_bus_gbps;
   path.tree_bus_gbps = algos.tree_bus_gbps;
+  // Kept only where they differ (3 hosts), so most paths carry -1.
+  path.nvls_tuner_bus_gbps = algos.nvls_tuner_gbps() < algos.nvls_bus_gbps ? algos.nvls_tuner_gbps() : -1;
+  path.tree_tuner_bus_gbps = algos.tree_tuner_gbps() < algos.tree_bus_gbps ? algos.tree_tuner_gbps() : -1;
 }
 
 CommPath ring_plan_path(const RingPlan& plan) {
@@ -131,7 +145,8 @@ Expected<CommPath> pod_socket_path(const std::vector<PodInRing>& pods, const std
   path.hosts = static_cast<int>(pods.size());
   path.nvlink_hops = any_multi_gpu_pod && all_pods_nvlink;
   for (TreeHost& host : tree) host.network_gbps = *ring_gbps;  // its sockets carry what they carry in the ring
-  choose_algorithm(path, {std::min(bus_gbps, *ring_gbps), 0, NcclAlgorithm::NVLS, tree_bus_gbps(tree)});
+  choose_algorithm(path, {std::min(bus_gbps, *ring_gbps), 0, NcclAlgorithm::NVLS, tree_bus_gbps(tree), -1,
+                          tree_bus_gbps(tree, TreeFlows::TunerCounted)});
   const bool crosses_nodes = std::any_of(rank_nodes.begin(), rank_nodes.end(), [&](int n) { return n != rank_nodes[0]; });
   path.transport = crosses_nodes ? CommTransport::Tcp : CommTransport::PodSockets;
   return path;

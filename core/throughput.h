@@ -80,12 +80,16 @@ struct CommPath {
   double ring_bus_gbps = 0;
   double nvls_bus_gbps = 0;  // NVLS on one host, NVLSTree across hosts
   double tree_bus_gbps = 0;
+  // What NCCL's tuner expects of NVLS/NVLSTree and Tree where it differs from their figures above
+  // (AllReduceAlgos), GB/s; negative: the same.
+  double nvls_tuner_bus_gbps = -1;
+  double tree_tuner_bus_gbps = -1;
   // What the network adds to each inter-host step of the all-reduce beyond NCCL's per-hop
   // constants (ring.h allreduce_time: a measured pair's latency), us; default 0.
   double net_latency_us = 0;
 
-  // The candidates NCCL's tuner chooses from: `algorithm`'s at bus_bandwidth_gbps, the others at
-  // most that.
+  // The candidates NCCL's tuner chooses from: `algorithm`'s at bus_bandwidth_gbps, the others
+  // seen by the tuner at most at that (what they would carry scaled with it where it differs).
   AllReduceAlgos algos() const;
 };
 

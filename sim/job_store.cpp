@@ -83,6 +83,11 @@ void encode(std::string& out, const JobRecord& r) {
   for (const double value : {r.comm.bus_bandwidth_gbps, r.comm.ring_bus_gbps, r.comm.nvls_bus_gbps, r.comm.tree_bus_gbps,
                              r.samples_per_sec, r.ideal_samples_per_sec, r.work_samples})
     put(out, value);
+  // The tuner's figures, only where one differs from its candidate's (3 hosts): a byte for most jobs.
+  const bool tuner_figures = r.comm.nvls_tuner_bus_gbps >= 0 || r.comm.tree_tuner_bus_gbps >= 0;
+  put(out, static_cast<uint8_t>(tuner_figures));
+  if (tuner_figures)
+    for (const double value : {r.comm.nvls_tuner_bus_gbps, r.comm.tree_tuner_bus_gbps}) put(out, value);
   put(out, static_cast<uint32_t>(r.pods.size()));
   for (const PodPlacement& pod : r.pods) {
     put(out, static_cast<int32_t>(pod.node));
@@ -125,6 +130,8 @@ JobRecord decode(const char* at) {
   for (double* value : {&r.comm.bus_bandwidth_gbps, &r.comm.ring_bus_gbps, &r.comm.nvls_bus_gbps, &r.comm.tree_bus_gbps,
                         &r.samples_per_sec, &r.ideal_samples_per_sec, &r.work_samples})
     *value = in.get<double>();
+  if (in.get<uint8_t>() != 0)
+    for (double* value : {&r.comm.nvls_tuner_bus_gbps, &r.comm.tree_tuner_bus_gbps}) *value = in.get<double>();
   r.pods.resize(in.get<uint32_t>());
   for (PodPlacement& pod : r.pods) {
     pod.node = in.get<int32_t>();

@@ -21,13 +21,13 @@ JobTimer::JobTimer(const ClusterState& cluster, const NetworkModel& network, con
 }
 
 // ThroughputKey holds every field of CommPath: a field added there must be added to the key.
-static_assert(sizeof(CommPath) == 56, "CommPath changed: update JobTimer::ThroughputKey");
+static_assert(sizeof(CommPath) == 72, "CommPath changed: update JobTimer::ThroughputKey");
 
 size_t JobTimer::ThroughputKeyHash::operator()(const ThroughputKey& k) const {
   Digest64 d;
   for (uint64_t v : {uint64_t(k.model), uint64_t(k.framework), uint64_t(k.batch), uint64_t(k.ranks), uint64_t(k.hosts),
                      uint64_t(k.transport), uint64_t(k.algorithm), uint64_t(k.nvlink_hops), reinterpret_cast<uint64_t>(k.gpu),
-                     k.bus_bits, k.ring_bits, k.nvls_bits, k.tree_bits, k.latency_bits})
+                     k.bus_bits, k.ring_bits, k.nvls_bits, k.tree_bits, k.nvls_tuner_bits, k.tree_tuner_bits, k.latency_bits})
     d.add_word(v);
   return static_cast<size_t>(d.value());
 }
@@ -47,6 +47,8 @@ Expected<ThroughputEstimate> JobTimer::throughput(const JobSpec& job, const Node
                           std::bit_cast<uint64_t>(path.ring_bus_gbps),
                           std::bit_cast<uint64_t>(path.nvls_bus_gbps),
                           std::bit_cast<uint64_t>(path.tree_bus_gbps),
+                          std::bit_cast<uint64_t>(path.nvls_tuner_bus_gbps),
+                          std::bit_cast<uint64_t>(path.tree_tuner_bus_gbps),
                           std::bit_cast<uint64_t>(path.net_latency_us)};
   if (const auto it = throughputs_.find(key); it != throughputs_.end()) return it->second;
   return throughputs_.emplace(key, estimate_throughput(tj, path, overlap_)).first->second;
@@ -169,7 +171,8 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
   key.push_back(std::llround(path.bus_bandwidth_gbps * 1e3));
   key.push_back(path.nvlink_hops);
   key.push_back(static_cast<int64_t>(path.algorithm));
-  for (const double candidate : {path.ring_bus_gbps, path.nvls_bus_gbps, path.tree_bus_gbps})
+  for (const double candidate :
+       {path.ring_bus_gbps, path.nvls_bus_gbps, path.tree_bus_gbps, path.nvls_tuner_bus_gbps, path.tree_tuner_bus_gbps})
     key.push_back(std::llround(candidate * 1e3));
   key.push_back(std::llround(path.net_latency_us * 1e3));
 }

@@ -132,7 +132,8 @@ class JobTimer {
     int model = 0, framework = 0, batch = 0, ranks = 0, hosts = 0, transport = 0, algorithm = 0;
     bool nvlink_hops = false;
     const GpuModel* gpu = nullptr;
-    uint64_t bus_bits = 0, ring_bits = 0, nvls_bits = 0, tree_bits = 0, latency_bits = 0;
+    uint64_t bus_bits = 0, ring_bits = 0, nvls_bits = 0, tree_bits = 0, nvls_tuner_bits = 0, tree_tuner_bits = 0,
+             latency_bits = 0;
     bool operator==(const ThroughputKey&) const = default;
   };
   struct ThroughputKeyHash {

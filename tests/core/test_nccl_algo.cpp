@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -128,10 +129,24 @@ TEST_CASE("core::tree_bus_gbps: a double binary tree over hosts, a chain through
     const TreeHost host{8, 400, 100};
     CHECK(tree_bus_gbps({host, host}) == Approx(0.92 * 100 * 2 * 15 / 16));
   }
-  SECTION("beyond 2 hosts: 2 flows per direction through the busiest") {
+  SECTION("3 hosts: 1.5 flows per direction through the busiest, the tuner counts 2") {
     const TreeHost host{8, 400, 100};
-    CHECK(tree_network_flows(3) == 2);
-    CHECK(tree_bus_gbps({host, host, host}) == Approx(0.92 * 50 * 2 * 23 / 24));
+    CHECK(tree_network_flows(3) == 1.5);
+    CHECK(tree_tuner_flows(3) == 2);
+    CHECK(tree_bus_gbps({host, host, host}) == Approx(0.92 * 100 / 1.5 * 2 * 23 / 24));
+    CHECK(tree_bus_gbps({host, host, host}, TreeFlows::TunerCounted) == Approx(0.92 * 50 * 2 * 23 / 24));
+  }
+  SECTION("4 hosts on: 2 flows, as the tuner counts") {
+    const TreeHost host{8, 400, 100};
+    CHECK(tree_network_flows(4) == 2);
+    CHECK(tree_bus_gbps({host, host, host, host}) == Approx(0.92 * 50 * 2 * 31 / 32));
+    CHECK(tree_bus_gbps({host, host, host, host}, TreeFlows::TunerCounted) == tree_bus_gbps({host, host, host, host}));
+  }
+  SECTION("3 hosts bound by their chains: the tuner's 2 flows bind it, the carried 1.5 do not") {
+    // Carried: min(100 / 1.5, 120 / 2) = 60 (the chain); counted: min(100 / 2, 60) = 50.
+    const TreeHost host{8, 120, 100};
+    CHECK(tree_bus_gbps({host, host, host}) == Approx(0.92 * 60 * 2 * 23 / 24));
+    CHECK(tree_bus_gbps({host, host, host}, TreeFlows::TunerCounted) == Approx(0.92 * 50 * 2 * 23 / 24));
   }
   SECTION("a chain of 2 GPUs runs at their ring; of 1, the network alone; the slowest host binds") {
     CHECK(tree_bus_gbps({{2, 60, 100}, {2, 60, 100}}) == Approx(0.92 * 60 * 2 * 3 / 4));
@@ -141,6 +156,98 @@ TEST_CASE("core::tree_bus_gbps: a double binary tree over hosts, a chain through
   SECTION("one host, or a host without network: no Tree") {
     CHECK(tree_bus_gbps({{8, 400, 100}}) == 0);
     CHECK(tree_bus_gbps({{8, 400, 100}, {8, 400, 0}}) == 0);
+  }
+}
+
+namespace {
+
+// The links (parent and children) of host `r` in NCCL's binary tree over `n` hosts (trees.cc
+// ncclGetBtree): host 0 is the root with one child, the highest power of two below n; any other
+// host's parent clears its lowest set bit b and sets 2b (or only clears b when that is out of
+// range); its children are r - b/2 and the first of r + b/2, r + b/4, ... that is in range.
+int btree_links(int n, int r) {
+  if (r == 0) return n > 1 ? 1 : 0;
+  const int low = r & -r;
+  int links = 1;  // a parent
+  if (low > 1) {
+    ++links;  // r - low/2, always in range
+    for (int step = low / 2; step > 0; step /= 2)
+      if (r + step < n) {
+        ++links;
+        break;
+      }
+  }
+  return links;
+}
+
+// Flows per direction through host `r` of NCCL's double binary tree (trees.cc ncclGetDtree): the
+// second tree is the first mirrored (even n) or shifted by one host (odd n); each tree carries
+// half the all-reduce once over each of its links, each way.
+double dtree_flows(int n, int r) {
+  const int second = n % 2 == 0 ? n - 1 - r : (r - 1 + n) % n;
+  return 0.5 * (btree_links(n, r) + btree_links(n, second));
+}
+
+}  // namespace
+
+TEST_CASE("core::tree_network_flows: the busiest host of NCCL's double binary tree", "[core][nccl]") {
+  // Hand check, 3 hosts: tree 0 is 0 - 2 - 1 (host 2 in the middle), tree 1 is 1 - 0 - 2.
+  CHECK(btree_links(3, 0) == 1);
+  CHECK(btree_links(3, 2) == 2);
+  CHECK(btree_links(3, 1) == 1);
+  CHECK(dtree_flows(3, 0) == 1.5);
+  CHECK(dtree_flows(3, 1) == 1.0);
+  CHECK(dtree_flows(3, 2) == 1.5);
+  for (int n = 2; n <= 1024; ++n) {
+    double busiest = 0;
+    for (int r = 0; r < n; ++r) busiest = std::max(busiest, dtree_flows(n, r));
+    INFO(n << " hosts");
+    CHECK(tree_network_flows(n) == busiest);
+    CHECK(tree_tuner_flows(n) >= tree_network_flows(n));  // the tuner never counts fewer
+  }
+}
+
+TEST_CASE("core::host_network_demand_gbps: what an algorithm sends through the busiest host", "[core][nccl]") {
+  // 24 ranks at 115 GB/s of bus bandwidth: algBw 115 x 24 / 46 = 60.
+  CHECK(host_network_demand_gbps(NcclAlgorithm::Ring, 115, 24, 3) == 115);
+  CHECK(host_network_demand_gbps(NcclAlgorithm::Tree, 115, 24, 2) == Approx(60));
+  CHECK(host_network_demand_gbps(NcclAlgorithm::Tree, 115, 24, 3) == Approx(90));
+  CHECK(host_network_demand_gbps(NcclAlgorithm::NVLSTree, 115, 24, 3) == Approx(90));
+  CHECK(host_network_demand_gbps(NcclAlgorithm::Tree, 115, 24, 4) == Approx(120));
+}
+
+TEST_CASE("core::allreduce_time: 3 hosts, chosen as NCCL's tuner counts, run as the tree carries", "[core][nccl]") {
+  // 3 hosts of 8 GPUs, NVLink ring 400, network 100 GB/s: Tree carries 0.92 x 100/1.5 x 2 x 23/24
+  // = 117.6, the tuner expects 88.2, the ring reaches 100.
+  const TreeHost host{8, 400, 100};
+  const AllReduceAlgos algos{100,
+                             0,
+                             NcclAlgorithm::NVLS,
+                             tree_bus_gbps({host, host, host}),
+                             -1,
+                             tree_bus_gbps({host, host, host}, TreeFlows::TunerCounted)};
+  REQUIRE(algos.tree_bus_gbps > algos.ring_bus_gbps);
+  REQUIRE(algos.tree_tuner_gbps() < algos.ring_bus_gbps);
+  SECTION("large messages: the ring, as the tuner sees Tree below it") {
+    CHECK(algos.large_message_algorithm() == NcclAlgorithm::Ring);
+    CHECK(algos.large_message_bus_gbps() == 100);
+    CHECK(allreduce_time(1 << 30, 24, 3, algos, true).algorithm == NcclAlgorithm::Ring);
+  }
+  SECTION("small messages: Tree LL by the tuner's time, timed at what it carries") {
+    // 32 KiB: Tree LL, 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us plus 3.9 us at the tuner's
+    // figure x 1/3.8 x its correction 0.7 at log2(32768 / 64) = 9, beats the ring's LL, 6.6 +
+    // 42 x 0.6 + 4 x 2.7 = 42.6 us plus 1.3; it runs at the carried figure.
+    const double bytes = 1 << 15;
+    const AllReduceEstimate e = allreduce_time(bytes, 24, 3, algos, true);
+    CHECK(e.algorithm == NcclAlgorithm::Tree);
+    CHECK(e.protocol == NcclProtocol::LL);
+    CHECK(e.time_us == Approx(25.2 + 2.0 * 23 / 24 * bytes / (algos.tree_bus_gbps / 3.8 * 0.7 * 1e3)));
+  }
+  SECTION("a tuner figure the same as the candidate's changes nothing") {
+    AllReduceAlgos same = algos;
+    same.tree_tuner_bus_gbps = -1;
+    CHECK(same.large_message_algorithm() == NcclAlgorithm::Tree);
+    CHECK(same.large_message_bus_gbps() == algos.tree_bus_gbps);
   }
 }
 
@@ -243,26 +350,39 @@ TEST_CASE("core::gang_comm_path across nodes and multi-node NVLink domains", "[c
     CHECK(path.transport == CommTransport::Rdma);
   }
   SECTION("three whole racks: NCCL leaves each rack through 16 of its 72 NICs, the ring at 16 x 44.25 GB/s") {
-    // Expectation: ring min(NVLink 721.8, 16 x 50 x 0.885 = 708); NVLSTree beyond 2 domains half
-    // of that per head, 354 x 2 x 215/216 = 704.7: the ring. With all 72 NICs it would be
-    // NVLSTree at the racks' NVLS, 848.5.
+    // Expectation: ring min(NVLink 721.8, 16 x 50 x 0.885 = 708); NVLSTree as NCCL's tuner counts
+    // it beyond 2 domains, half of that per head, 354 x 2 x 215/216 = 704.7: the ring. The
+    // NVLSTree would carry 1.5 flows through a rack, 472 per head, beyond the rack's NVLS (426.2
+    // per head): 848.5, which the ring's large messages forgo.
     const CommPath path = Cluster("gb200-nvl72-tray", 54, 18).path(54, 4);
     CHECK(path.hosts == 3);
     CHECK(path.algorithm == NcclAlgorithm::Ring);
     CHECK(path.bus_bandwidth_gbps == Approx(kNcclMnnvlNetNics * 50 * kInfiniBandEfficiency));
     const double rack_network = kNcclMnnvlNetNics * 50 * kInfiniBandEfficiency;
     const NvlsDomain rack{72, 721.8, rack_network, kNcclMnnvlNetNics};
-    CHECK(nvls_tree_bus_gbps(100, {rack, rack, rack}) == Approx(rack_network / 2 * 2 * 215 / 216));
-    // The loser is kept: NCCL's tuner picks per size, and the ring's 2 x 215 steps (1.5 ms as
+    const double counted = rack_network / 2 * 2 * 215 / 216;
+    const double carried = nvls_bus_gbps(100, 721.8, 72) / (2.0 * 71 / 72) * 2 * 215 / 216;
+    CHECK(carried == Approx(848.5).epsilon(1e-3));
+    CHECK(nvls_tree_bus_gbps(100, {rack, rack, rack}, TreeFlows::TunerCounted) == Approx(counted));
+    CHECK(nvls_tree_bus_gbps(100, {rack, rack, rack}) == Approx(carried));
+    // Both are kept: NCCL's tuner picks per size, and the ring's 2 x 215 steps (1.5 ms as
     // Simple) cost far more than NVLSTree's 2 log2(3) network steps (0.09 ms) and its 0.5% less
-    // bandwidth, so NVLSTree runs up to hundreds of GB.
-    CHECK(path.nvls_bus_gbps == Approx(rack_network / 2 * 2 * 215 / 216));
+    // bandwidth (as the tuner counts it), so NVLSTree runs up to hundreds of GB, at what it carries.
+    CHECK(path.nvls_bus_gbps == Approx(carried));
+    CHECK(path.nvls_tuner_bus_gbps == Approx(counted));
     CHECK(path.algos().nvls_kind == NcclAlgorithm::NVLSTree);
     const double mib64 = 64.0 * (1 << 20);
     const AllReduceEstimate small = path_allreduce_time(mib64, path);
     CHECK(small.algorithm == NcclAlgorithm::NVLSTree);
-    CHECK(small.time_us ==
-          Approx(25 + 2 * std::log2(3.0) * 20.9 + 2.0 * 215 / 216 * mib64 / (rack_network / 2 * 2 * 215 / 216 * 1e3)));
+    CHECK(small.time_us == Approx(25 + 2 * std::log2(3.0) * 20.9 + 2.0 * 215 / 216 * mib64 / (carried * 1e3)));
+    // A cut of the chosen ring to half (contention): the tuner sees NVLSTree at most at that, and
+    // what NVLSTree carries falls with what it sees.
+    CommPath cut = path;
+    cut.bus_bandwidth_gbps = path.bus_bandwidth_gbps / 2;
+    const AllReduceAlgos seen = cut.algos();
+    CHECK(seen.ring_bus_gbps == cut.bus_bandwidth_gbps);
+    CHECK(seen.nvls_tuner_gbps() == cut.bus_bandwidth_gbps);
+    CHECK(seen.nvls_bus_gbps == Approx(carried * cut.bus_bandwidth_gbps / counted));
   }
   SECTION("three domains of 3 trays: fewer NICs than the cap, all 12 used") {
     const CommPath path = Cluster("gb200-nvl72-tray", 9, 3).path(9, 4);

@@ -36,6 +36,8 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
   r.comm.ring_bus_gbps = id % 3 == 0 ? 0 : 2.0 / (id + 1);
   r.comm.nvls_bus_gbps = id % 5 == 0 ? 0 : 3.0 / (id + 1);
   r.comm.tree_bus_gbps = id % 7 == 0 ? 0 : 5.0 / (id + 1);
+  if (id % 9 == 0) r.comm.tree_tuner_bus_gbps = 3.75 / (id + 1);  // a 3-host tree's, one of them
+  if (id % 9 == 3) r.comm.nvls_tuner_bus_gbps = 2.25 / (id + 1);
   r.contended_ms = id % 4 == 0 ? 0 : 1000 + id;
   r.least_network_share = id % 4 == 0 ? 1 : 1.0 / (id + 2);
   r.samples_per_sec = -0.0;
@@ -92,6 +94,8 @@ void check_same(const JobRecord& a, const JobRecord& b) {
   CHECK(same_bits(a.comm.ring_bus_gbps, b.comm.ring_bus_gbps));
   CHECK(same_bits(a.comm.nvls_bus_gbps, b.comm.nvls_bus_gbps));
   CHECK(same_bits(a.comm.tree_bus_gbps, b.comm.tree_bus_gbps));
+  CHECK(same_bits(a.comm.nvls_tuner_bus_gbps, b.comm.nvls_tuner_bus_gbps));
+  CHECK(same_bits(a.comm.tree_tuner_bus_gbps, b.comm.tree_tuner_bus_gbps));
   CHECK(a.contended_ms == b.contended_ms);
   CHECK(same_bits(a.least_network_share, b.least_network_share));
   CHECK(same_bits(a.samples_per_sec, b.samples_per_sec));
