@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "core/fabric.h"
-
 namespace topsim {
 
 bool keeps_enough_workers(const std::vector<PodPlacement>& pods, int failed, int min_workers) {
@@ -37,22 +35,6 @@ std::vector<PodBinding> pods_grown(const std::vector<PodPlacement>& pods, int no
     const auto first = free_cards.begin() + static_cast<std::ptrdiff_t>(p * per_pod);
     out.push_back({node, std::vector<int>(first, first + static_cast<std::ptrdiff_t>(per_pod))});
   }
-  return out;
-}
-
-CommPath resized_comm(const CommPath& comm, size_t pods_before, const std::vector<PodBinding>& pods, int gpus_per_worker,
-                      const Fabric& fabric) {
-  CommPath out = comm;
-  const bool pods_are_hosts = comm.hosts == static_cast<int>(pods_before) && pods_before > 1;
-  std::vector<int> hosts;
-  for (const PodBinding& pod : pods) {
-    const int domain = fabric.nvlink_domain(pod.node);
-    hosts.push_back(domain >= 0 ? domain : pod.node);
-  }
-  std::sort(hosts.begin(), hosts.end());
-  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-  out.ranks = static_cast<int>(pods.size()) * gpus_per_worker;
-  out.hosts = pods_are_hosts ? static_cast<int>(pods.size()) : static_cast<int>(hosts.size());
   return out;
 }
 

@@ -1,18 +1,15 @@
 // Elastic jobs and spare swaps (JobSpec::min_workers, SpareSpec; docs/failures.md): the pods a
-// running job goes on with when one of its nodes fails or comes back, and its communication path
-// at that size. Pure functions over a job's pods; the engine stops and restarts the job on them.
+// running job goes on with when one of its nodes fails or comes back. Pure functions over a job's
+// pods; the engine stops and restarts the job on them, with its path made anew (sim/engine_stops.cpp).
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "core/throughput.h"
 #include "sim/job_record.h"
 #include "sim/scheduler.h"
 
 namespace topsim {
-
-class Fabric;
 
 // The job keeps at least `min_workers` of its pods off node `failed` (min_workers 0: not elastic,
 // it never shrinks).
@@ -29,14 +26,5 @@ std::vector<PodBinding> pods_off_node(const std::vector<PodPlacement>& pods, int
 // REQUIRES: gpus_per_worker >= 1.
 std::vector<PodBinding> pods_grown(const std::vector<PodPlacement>& pods, int node, const std::vector<int>& free_cards,
                                    size_t missing, int gpus_per_worker);
-
-// Its communication path `comm` (over `pods_before` pods) on `pods`: the same links, its ranks and
-// hosts recounted. Hosts stay pods when its pods were NCCL's hosts (each pod its own host, more
-// than one), else they are the NVLink domains of `fabric` or the nodes the pods span. Every
-// candidate keeps its figure, a Tree's too, though its flows per host change between 2 hosts and
-// more (core/nccl_algo.h): the engine makes a resized job's path anew instead
-// (sim/engine_stops.cpp) and uses this for a spare swap, which keeps its size.
-CommPath resized_comm(const CommPath& comm, size_t pods_before, const std::vector<PodBinding>& pods, int gpus_per_worker,
-                      const Fabric& fabric);
 
 }  // namespace topsim

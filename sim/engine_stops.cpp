@@ -189,15 +189,17 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   JobRecord& r = book_[id];
   const JobSpec& job = open_[id];
   const bool resized = pods.size() != job.workers;
-  // A spare swap keeps its path's figures. A resized job gets its path anew, as a job starting
-  // on those pods would: which algorithm NCCL runs, and a Tree's or NVLSTree's figure, depend on
-  // how many hosts it spans (core/nccl_algo.h). Host-networked gangs here; pod-socket jobs once
-  // their pods are bound (below); start() caps either by measured pairs.
+  // The job gets its path anew, as a job starting on those pods would: which algorithm NCCL runs,
+  // and a Tree's or NVLSTree's figure, depend on how many hosts it spans (core/nccl_algo.h), and
+  // a spare in another NVLink domain than the failed node's moves the job's traffic between them
+  // onto the NICs. Host-networked gangs here; pod-socket training jobs once their pods are bound
+  // (below); start() caps either by the measured pairs of its nodes now. Other jobs (inference)
+  // have no collective and keep theirs.
   JobStart again{{}, r.relaxed, {}, r.host_network, r.placement_note};
-  if (!resized)
-    again.comm = resized_comm(r.comm, r.pods.size(), pods, job.gpus_per_worker, cluster_.fabric());
-  else if (r.host_network)
+  if (r.host_network)
     again.comm = host_network_path(cluster_, pods, config_.network);
+  else if (!job.is_training())
+    again.comm = r.comm;
   const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
   stop(id, failure, false, !failure);
   open_.set_workers(id, static_cast<uint16_t>(pods.size()));
@@ -206,7 +208,7 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   else
     shrunk_.erase(id);
   for (const PodBinding& pod : pods) bind(id, pod);
-  if (resized && !again.host_network) {
+  if (!again.host_network && job.is_training()) {
     const JobStart sockets = socket_job_start(view_, id, config_.network);
     again.comm = sockets.comm;
     again.rank_order = sockets.rank_order;

@@ -5,10 +5,12 @@
 
 namespace topsim {
 
-SparePool::SparePool(int per_group, std::vector<int> group, std::vector<int> type, int groups)
+SparePool::SparePool(int per_group, std::vector<int> group, std::vector<int> type, int groups,
+                     std::vector<std::vector<int>> below)
     : per_group_(per_group),
       group_(std::move(group)),
       type_(std::move(type)),
+      below_(std::move(below)),
       pools_(static_cast<size_t>(groups)),
       idle_(group_.size(), 0) {}
 
@@ -36,13 +38,25 @@ bool SparePool::release(int node) {
   return true;
 }
 
+size_t SparePool::shared_level(int a, int b) const {
+  size_t level = 0;
+  while (level < below_.size() && below_[level][static_cast<size_t>(a)] != below_[level][static_cast<size_t>(b)]) ++level;
+  return level;
+}
+
 int SparePool::take(int failed) {
-  for (int node : pool_of(failed))
-    if (type_[static_cast<size_t>(node)] == type_[static_cast<size_t>(failed)]) {
-      release(node);
-      return node;
+  int nearest = -1;
+  size_t nearest_level = 0;
+  for (int node : pool_of(failed)) {  // ascending: the first of equals is the lowest
+    if (type_[static_cast<size_t>(node)] != type_[static_cast<size_t>(failed)]) continue;
+    const size_t level = shared_level(node, failed);
+    if (nearest < 0 || level < nearest_level) {
+      nearest = node;
+      nearest_level = level;
     }
-  return -1;
+  }
+  if (nearest >= 0) release(nearest);
+  return nearest;
 }
 
 bool SparePool::short_of(int node) const { return pool_of(node).size() < static_cast<size_t>(per_group_); }

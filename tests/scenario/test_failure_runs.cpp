@@ -218,6 +218,70 @@ TEST_CASE("sim::failures spares per rack serve their own rack, an idle spare tha
   CHECK(j2.finish_ms == 600'000 + 30'000 + 900'000);
 }
 
+TEST_CASE("sim::failures a spare in another NVLink domain gives the swapped job the path across domains", "[sim][failures]") {
+  // GB200 trays in NVLink domains of 4, and a Llama 3 8B job at TP 8 over 2 trays: its tensor-
+  // parallel group crosses trays over NVLink. Tray 0 fails at 250 s for 500 s; checkpoints every
+  // 100 s, a 30 s restart. The job keeps the 200 s its checkpoints saved and runs the rest from
+  // 280 s at the rate of the trays it restarts on.
+  TempDir dir;
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
+  const std::string job = R"([{"name": "g", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "iterations": 400,
+      "llm": {"model": "llama3-8b", "tp": 8, "global_batch": 32}}])";
+  const auto trays = [](int count, int per_domain) {
+    return std::pair{R"([{"model": "gb200-nvl72-tray", "count": )" + std::to_string(count) + "}]",
+                     R"(, "network": {"transport": "ib", "levels": [{"name": "nvl", "fanout": )" + std::to_string(per_domain) +
+                         R"(, "links": "nvlink"}]})"};
+  };
+  const auto failing = [&](const std::string& spares, const std::string& jobs) {
+    const auto [nodes, network] = trays(8, 4);
+    return scenario_from(scenario_json(nodes, jobs,
+                                       R"(, "checkpoints": {"every_s": 100, "restart_s": 30}, "failures": {"rates": "none", )"
+                                       R"("trace": "incidents.csv", "spares": )" +
+                                           spares + "}",
+                                       network),
+                         dir.path.string());
+  };
+  const auto plain = [&](int count, int per_domain) {  // the job alone, no failure
+    const auto [nodes, network] = trays(count, per_domain);
+    const Scenario s = scenario_from(scenario_json(nodes, job, "", network), dir.path.string());
+    return record(run(s, "topology-aware"), s, "g");
+  };
+  const JobRecord whole = plain(8, 4);  // trays 0-1, one domain
+  const JobRecord split = plain(2, 1);  // each tray its own domain: TP over the NICs
+  REQUIRE(whole.comm.hosts == 1);
+  REQUIRE(split.comm.hosts == 2);
+  const double r1 = whole.samples_per_sec, r2 = split.samples_per_sec;
+  CHECK(r2 / r1 == Approx(0.675).margin(0.001));  // docs/failures.md, "Hot spares"
+
+  // Two spares for the cluster: trays 6 and 7. A 2-tray job listed first fills domain 1's other
+  // two trays, so the job runs on trays 0-1; tray 0 takes tray 6 and the job goes on across the
+  // two domains.
+  const std::string blocked = R"([{"name": "b", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "model": "resnet50",
+      "duration_s": 100000}, )" +
+                              job.substr(1);
+  const Scenario s = failing(R"({"nodes": 2})", blocked);
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(r.failures.size() == 1);
+  CHECK(r.failures.front().spare == 6);
+  CHECK(g.requeue_ms == 0);
+  CHECK(g.comm.hosts == 2);
+  CHECK(g.comm.bus_bandwidth_gbps == Approx(split.comm.bus_bandwidth_gbps));
+  CHECK(g.samples_per_sec == Approx(r2));
+  CHECK(g.finish_ms == Approx(280'000 + (whole.finish_ms - 200'000) * r1 / r2).margin(2));
+
+  // One spare per domain (trays 3 and 7): tray 0 takes tray 3, in its own domain, and the job runs
+  // on at its rate.
+  const Scenario near = failing(R"({"nodes": 1, "per": "nvl"})", job);
+  const RunResult n = run(near, "topology-aware");
+  const JobRecord& p = record(n, near, "g");
+  REQUIRE(n.failures.size() == 1);
+  CHECK(n.failures.front().spare == 3);
+  CHECK(p.comm.hosts == 1);
+  CHECK(p.samples_per_sec == Approx(r1));
+  CHECK(p.finish_ms == Approx(280'000 + whole.finish_ms - 200'000).margin(2));
+}
+
 TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when the node returns", "[sim][failures]") {
   TempDir dir;
   std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";

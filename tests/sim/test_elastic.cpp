@@ -1,7 +1,6 @@
-// Elastic resizes and spare swaps (sim/elastic.h), by hand on small jobs.
+// Elastic resizes and spare swaps (sim/elastic.h): the pods they go on with, by hand on small jobs.
 #include <catch2/catch.hpp>
 
-#include "core/fabric.h"
 #include "sim/elastic.h"
 
 using namespace topsim;
@@ -19,13 +18,6 @@ bool same(const std::vector<PodBinding>& a, const std::vector<PodBinding>& b) {
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i].node != b[i].node || a[i].gpus != b[i].gpus) return false;
   return true;
-}
-
-// Nodes 0-3 in two NVLink domains of 2 nodes (0-1, 2-3).
-Fabric two_domains() {
-  FabricSpec spec;
-  spec.levels.push_back({"domain", 2, "", 1, 0, true});
-  return Fabric::build(spec, *Fabric::groups_by_order(spec, 4)).value();
 }
 
 }  // namespace
@@ -54,27 +46,4 @@ TEST_CASE("elastic: a shrunk job grows back onto the lowest free cards, as many 
   CHECK(same(pods_grown(pods, 5, {1, 2, 4, 6, 7}, 1, 2), {{6, {0, 1}}, {7, {0, 1}}, {5, {1, 2}}}));
   // One free card holds no pod of 2: the job keeps its pods.
   CHECK(same(pods_grown(pods, 5, {3}, 2, 2), {{6, {0, 1}}, {7, {0, 1}}}));
-}
-
-TEST_CASE("elastic: a resized job's path recounts its ranks and hosts", "[sim][failures]") {
-  const Fabric flat;
-  CommPath comm;
-  comm.ranks = 8;
-  comm.hosts = 2;  // 4 pods of 2 GPUs on 2 nodes: nodes are the hosts
-  comm.bus_bandwidth_gbps = 40;
-  const CommPath three = resized_comm(comm, 4, {{0, {0, 1}}, {0, {2, 3}}, {1, {0, 1}}}, 2, flat);
-  CHECK(three.ranks == 6);
-  CHECK(three.hosts == 2);
-  CHECK(three.bus_bandwidth_gbps == 40);  // the same links
-  CHECK(resized_comm(comm, 4, {{0, {0, 1}}, {0, {2, 3}}}, 2, flat).hosts == 1);
-
-  // Pods that were NCCL's hosts (pods without host networking: one host each) stay hosts.
-  CommPath pods_hosts = comm;
-  pods_hosts.hosts = 4;
-  CHECK(resized_comm(pods_hosts, 4, {{0, {0, 1}}, {0, {2, 3}}, {1, {0, 1}}}, 2, flat).hosts == 3);
-
-  // Nodes of one NVLink domain are one host.
-  const Fabric domains = two_domains();
-  CHECK(resized_comm(comm, 4, {{0, {0, 1}}, {1, {0, 1}}, {3, {0, 1}}}, 2, domains).hosts == 2);
-  CHECK(resized_comm(comm, 4, {{0, {0, 1}}, {1, {0, 1}}}, 2, domains).hosts == 1);
 }

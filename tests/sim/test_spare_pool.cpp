@@ -33,3 +33,23 @@ TEST_CASE("spare pool: a group smaller than its spares holds all its nodes", "[s
   CHECK(none.initial().empty());
   CHECK_FALSE(none.short_of(1));
 }
+
+TEST_CASE("spare pool: a failed node takes the nearest spare of its type, its NVLink domain's first", "[sim][failures]") {
+  // One pool for the cluster (group 0) of 8 nodes: NVLink domains of 2 (level 0) in racks of 4
+  // (level 1). Nodes 1, 5 and 6 are idle spares; node 6 is of type 1.
+  const std::vector<std::vector<int>> below = {{0, 0, 1, 1, 2, 2, 3, 3}, {0, 0, 0, 0, 1, 1, 1, 1}};
+  SparePool pool(3, std::vector<int>(8, 0), {0, 0, 0, 0, 0, 0, 1, 0}, 1, below);
+  for (int node : {1, 5, 6}) pool.hold(node);
+  CHECK(pool.take(4) == 5);   // its own domain's, although 1 is lower
+  CHECK(pool.take(7) == 1);   // 6 shares its domain but is of another type; 1 is the only one of its own
+  CHECK(pool.take(7) == -1);  // 6 is of type 1
+  pool.hold(1);
+  pool.hold(5);
+  CHECK(pool.take(2) == 1);  // its rack's, not its domain's (none) nor the other rack's
+  CHECK(pool.take(0) == 5);  // the other rack's, when its own rack holds none
+  // Without levels under the pools, the lowest of its type.
+  SparePool flat(2, std::vector<int>(4, 0), {0, 0, 0, 0}, 1);
+  flat.hold(3);
+  flat.hold(2);
+  CHECK(flat.take(0) == 2);
+}
