@@ -282,6 +282,42 @@ TEST_CASE("sim::failures a spare in another NVLink domain gives the swapped job 
   CHECK(p.finish_ms == Approx(280'000 + whole.finish_ms - 200'000).margin(2));
 }
 
+TEST_CASE("sim::failures a swapped job is capped by the spare's measured pairs, not the failed node's", "[sim][failures]") {
+  // Three DGX-1, node 2 the spare. Node 0 and node 1 measure 5 GB/s between them, which caps a
+  // 2-node VGG-16 gang there; node 2 and node 1 measure nothing. Node 0 fails at 250 s for 500 s:
+  // the gang keeps the 200 s its checkpoints saved and runs the rest from 280 s on nodes 2 and 1,
+  // uncapped, at a fresh gang's rate there.
+  TempDir dir;
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
+  std::ofstream(dir.file("late.csv")) << "node,start_s,duration_s,cause\nnode-0,1000000,1,gpu\n";  // after the gang
+  const std::string nodes = R"([{"model": "dgx1-v100", "count": 3}])";
+  const std::string job = R"([{"name": "g", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "model": "vgg16",
+      "batch_per_gpu": 4, "iterations": 20000}])";
+  const std::string capped = R"(, "network": {"transport": "ib", "measured": [{"a": "node-0", "b": "node-1", "bus_gbps": 5}]})";
+  const std::string failures = R"(, "checkpoints": {"every_s": 100, "restart_s": 30},
+      "failures": {"rates": "none", "trace": "incidents.csv", "spares": {"nodes": 1}})";
+  const auto alone = [&](const std::string& network) {  // the gang on nodes 0 and 1 (node 2 held), no failure
+    const Scenario s = scenario_from(
+        scenario_json(nodes, job, R"(, "failures": {"rates": "none", "trace": "late.csv", "spares": {"nodes": 1}})", network),
+        dir.path.string());
+    return record(run(s, "topology-aware"), s, "g");
+  };
+  const JobRecord slow = alone(capped), free = alone(R"(, "network": {"transport": "ib"})");
+  REQUIRE(slow.comm.bus_bandwidth_gbps == 5);
+  REQUIRE(free.comm.bus_bandwidth_gbps > 5);
+  const double r_slow = slow.samples_per_sec, r_free = free.samples_per_sec;
+  REQUIRE(r_slow < 0.9 * r_free);
+
+  const Scenario s = scenario_from(scenario_json(nodes, job, failures, capped), dir.path.string());
+  const RunResult r = run(s, "topology-aware");
+  const JobRecord& g = record(r, s, "g");
+  REQUIRE(r.failures.size() == 1);
+  CHECK(r.failures.front().spare == 2);
+  CHECK(g.comm.bus_bandwidth_gbps == Approx(free.comm.bus_bandwidth_gbps));
+  CHECK(g.samples_per_sec == Approx(r_free));
+  CHECK(g.finish_ms == Approx(280'000 + (slow.finish_ms - 200'000) * r_slow / r_free).margin(2));
+}
+
 TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when the node returns", "[sim][failures]") {
   TempDir dir;
   std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,gpu\n";
