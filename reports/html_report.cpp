@@ -6,6 +6,7 @@
 // each canvas `data-rendered="yes"` and the body `data-charts-drawn="<n>"`; script errors are
 // listed in <pre id="errors"> (the browser test reads both).
 #include <fmt/format.h>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "reports/escape.h"
@@ -93,7 +94,7 @@ std::string table_html(const ChartTable& t) {
 }
 
 std::string change_html(double percent, bool worse, Better better) {
-  if (better == Better::Neither || percent == 0) return format_change_percent(percent);
+  if (better == Better::Neither || percent == 0 || std::isnan(percent)) return format_change_percent(percent);
   return fmt::format("<span class=\"{}\">{}</span>", worse ? "worse" : "better", format_change_percent(percent));
 }
 
@@ -105,7 +106,7 @@ std::string cards_html(const ReportModel& m) {
     out += "<div class=\"value\">" + html_escape(format_number(h.other)) + " " + html_escape(h.unit) + "</div><div>" +
            html_escape(h.other_name) + "</div>";
     if (!h.base_name.empty() && !h.no_change.empty())
-      out += "<div>n/a against " + html_escape(h.base_name) + ": " + html_escape(h.no_change) + "</div>";
+      out += "<div>n/a against " + html_escape(h.base_name) + " (" + html_escape(h.no_change) + ")</div>";
     else if (!h.base_name.empty())
       out += "<div>" + change_html(h.change_percent, h.worse, h.better) + " against " + html_escape(h.base_name) + " (" +
              html_escape(format_number(h.base)) + " " + html_escape(h.unit) + ")</div>";
@@ -133,7 +134,9 @@ std::string deltas_html(const ReportModel& m) {
       out += "<td>" + change_html(row.change_percent[l], row.worse[l], info ? info->better : Better::Neither) + "</td>";
     out += "</tr>\n";
   }
-  return out + "</tbody></table>\n";
+  out += "</tbody></table>\n";
+  if (any_change_against_zero(m.deltas)) out += "<p class=\"note\">" + html_escape(kChangeAgainstZeroNote) + "</p>\n";
+  return out;
 }
 
 // Nodes read from a trace's node list (no network modelled).

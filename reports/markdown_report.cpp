@@ -3,6 +3,7 @@
 // "worse"), then one table row per scheduler. Names from inputs are escaped per cell.
 #include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "reports/escape.h"
@@ -38,7 +39,7 @@ constexpr Column kFillColumns[] = {{"jobs", "pods"},
 
 std::string change_text(double percent, bool worse, bool directed) {
   const std::string text = format_change_percent(percent);
-  if (!directed || percent == 0) return text;
+  if (!directed || percent == 0 || std::isnan(percent)) return text;
   return worse ? "**" + text + " worse**" : text + " better";
 }
 
@@ -77,6 +78,7 @@ std::string delta_table(const ReportModel& m) {
       out += " " + change_text(row.change_percent[l], row.worse[l], info && info->better != Better::Neither) + " |";
     out += "\n";
   }
+  if (any_change_against_zero(m.deltas)) out += "\n" + markdown_cell(kChangeAgainstZeroNote) + "\n";
   return out + "\n";
 }
 

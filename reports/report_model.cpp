@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "reports/report_charts.h"
@@ -124,8 +125,8 @@ std::string no_change_reason(const Headline& h, bool base_has_metric, const JobC
   };
   if (base.jobs > 0 && base.placed == 0) return placed_none(base);
   if (other.jobs > 0 && other.placed == 0) return placed_none(other);
-  if (!base_has_metric) return h.base_name + " has no value";
-  if (h.base == 0) return h.base_name + "'s value is 0";
+  if (!base_has_metric) return "it has no value";
+  if (h.base == 0) return "its value is 0";
   return "";
 }
 
@@ -201,7 +202,9 @@ std::vector<DeltaRow> make_deltas(const std::vector<LabelledResults>& inputs, co
         const double value = s ? mean_of(*s, metric, found) : 0;
         if (!found) break;
         row.values.push_back(value);
-        row.change_percent.push_back(change_percent(row.values.front(), value));
+        // A change against 0 cannot be stated: NaN, which the renderers show as "n/a".
+        row.change_percent.push_back(row.values.front() != 0 ? change_percent(row.values.front(), value)
+                                                             : std::numeric_limits<double>::quiet_NaN());
         row.worse.push_back(is_worse(info ? info->better : Better::Neither, row.values.front(), value));
       }
       if (row.values.size() == inputs.size()) rows.push_back(std::move(row));
@@ -209,6 +212,16 @@ std::vector<DeltaRow> make_deltas(const std::vector<LabelledResults>& inputs, co
   }
   return rows;
 }
+
+}  // namespace
+
+bool any_change_against_zero(const std::vector<DeltaRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const DeltaRow& row) {
+    return std::any_of(row.change_percent.begin(), row.change_percent.end(), [](double c) { return std::isnan(c); });
+  });
+}
+
+namespace {
 
 // "0.9512 ± 0.0012": a metric's mean and sample sd over seeds; "n/a" when the series lacks it.
 std::string mean_sd(const SchedulerResult& s, const char* metric, int decimals) {

@@ -86,7 +86,7 @@ struct Headline {
   double change_percent = 0;  // (other - base) / base x 100; 0 when there is no change to show
   bool worse = false;         // other is worse than base by the metric's direction
   // Non-empty when a change cannot be stated, with the reason: "default placed 0 of 2 jobs",
-  // "default's value is 0", "default has no value". Renderers show "n/a" and the reason.
+  // "its value is 0", "it has no value" (the base's). Renderers show "n/a against <base> (<reason>)".
   std::string no_change;
 };
 
@@ -105,9 +105,13 @@ struct DeltaRow {
   std::string metric;
   std::string unit;
   std::vector<double> values;          // one per label, in label order (mean over seeds)
-  std::vector<double> change_percent;  // vs the first label
+  std::vector<double> change_percent;  // vs the first label; NaN (shown "n/a") when the first is 0
   std::vector<bool> worse;
 };
+
+// A change in `rows` is "n/a" (against a first run's 0); the tables then carry this note.
+bool any_change_against_zero(const std::vector<DeltaRow>& rows);
+inline constexpr const char* kChangeAgainstZeroNote = "n/a: no change can be stated against a value of 0 in the first run.";
 
 struct ReportModel {
   std::vector<std::string> labels;

@@ -58,7 +58,7 @@ TEST_CASE("reports::headline against a scheduler that placed nothing is n/a with
   CHECK_THAT(md, !Catch::Contains("+0.0%"));
   CHECK_THAT(md, Catch::Contains("- jobs: topology-aware 2 of 2 placed; default 0 of 2 placed (2 rejected)"));
   const std::string& html = sink.files.at("report.html");
-  CHECK_THAT(html, Catch::Contains("n/a against default: default placed 0 of 2 jobs"));
+  CHECK_THAT(html, Catch::Contains("n/a against default (default placed 0 of 2 jobs)"));
   CHECK_THAT(html, Catch::Contains("<div>default: 0 of 2 placed (2 rejected)</div>"));
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("reports::headline against a zero value is n/a, not +0.0%", "[reports]
   const auto wait =
       std::find_if(m.headlines.begin(), m.headlines.end(), [](const Headline& h) { return h.metric == "wait_s.p95"; });
   REQUIRE(wait != m.headlines.end());
-  CHECK(wait->no_change == "default's value is 0");
+  CHECK(wait->no_change == "its value is 0");
   const auto images =
       std::find_if(m.headlines.begin(), m.headlines.end(), [](const Headline& h) { return h.metric == "images_per_sec.mean"; });
   REQUIRE(images != m.headlines.end());

@@ -3,6 +3,7 @@
 // script, Markdown, CSV and Prometheus metacharacters go through every output without
 // breaking out of their place.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -153,10 +154,20 @@ TEST_CASE("reports::comparison of two runs: deltas with % change, worse marked",
   CHECK(row->values[0] == 0);
   CHECK(row->values[1] > 0);
   CHECK(row->worse[1]);
+  // Expected: a change against 0 cannot be stated (before: "+0.0%" for a wait that grew from 0).
+  CHECK(std::isnan(row->change_percent[1]));
+  const auto jct = std::find_if(m.deltas.begin(), m.deltas.end(), [](const DeltaRow& r) { return r.metric == "jct_s.mean"; });
+  REQUIRE(jct != m.deltas.end());
+  CHECK(jct->change_percent[1] == Approx((jct->values[1] - jct->values[0]) / jct->values[0] * 100));
   MemorySink sink;
   REQUIRE(write_report({{"two nodes", &two}, {"one node", &one}}, sink).ok());
-  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("| one node vs two nodes |") && Catch::Contains(" worse**"));
-  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("Comparison of runs") && Catch::Contains("class=\"worse\""));
+  const std::string& md = sink.files.at("summary.md");
+  CHECK_THAT(md, Catch::Contains("| one node vs two nodes |") && Catch::Contains(" worse**"));
+  CHECK_THAT(md, Catch::Contains("| topology-aware | wait\\_s.mean | s | 0 | ") && Catch::Contains(" | n/a |"));
+  CHECK_THAT(md, Catch::Contains(kChangeAgainstZeroNote));
+  const std::string& html = sink.files.at("report.html");
+  CHECK_THAT(html, Catch::Contains("Comparison of runs") && Catch::Contains("class=\"worse\""));
+  CHECK_THAT(html, Catch::Contains("<td>n/a</td>") && Catch::Contains(kChangeAgainstZeroNote));
 }
 
 TEST_CASE("reports::files: every one written, CSV headers with units, Prometheus families", "[reports]") {
