@@ -29,7 +29,7 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 .better { color: #1a7f37; } .worse { color: #cf222e; font-weight: 600; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
-caption { text-align: left; color: #666; padding-bottom: 0.25em; }
+caption { text-align: left; color: #666; padding-bottom: 0.25em; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 .chart { position: relative; height: 380px; }
 .note { color: #666; font-size: 0.85em; }
