@@ -43,6 +43,12 @@ namespace topsim {
 // often quoted "192 GB/s on DGX A100's 8 x HDR" (nccl#1576) is a two-node Tree figure: on two
 // hosts a tree sends each byte once per direction where a ring sends 2(k-1)/k (core/nccl_algo.h
 // models it, NVLink-bound there at 202.5), so it bounds no ring.
+// Not per generation: NCCL's maintainers quote the same share of line rate for well-tuned HDR and
+// NDR fabrics, "24" of 25 GB/s per HDR NIC (nccl-tests#160, #252) and "46-48" of 50 per NDR NIC
+// (nccl-tests#290), 0.92-0.96; measured NDR rings spread around that as HDR runs do: 41.4 per
+// NIC (4 x 8 H100, Voltage Park), 45.7 (nccl-tests#309), 48.3 (CoreWeave, 8 x 8 H100), 49.2
+// (GB200 partitions, nccl#1801) (tests/core/nccl_published.h). 0.885 keeps every H100 row within
+// 10%; it leaves nccl#1801's rings 10.0% under.
 inline constexpr double kInfiniBandEfficiency = 0.885;
 // RoCE v2 carries the same verbs traffic in Ethernet framing: per 4096-byte payload IB adds 26
 // bytes (LRH 8, BTH 12, ICRC 4, VCRC 2), RoCE v2 82 (Ethernet 14 + FCS 4 + preamble/gap 20,
