@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/fabric.h"
+
 namespace topsim {
 
 bool keeps_enough_workers(const std::vector<PodPlacement>& pods, int failed, int min_workers) {
@@ -15,6 +17,12 @@ std::vector<PodBinding> pods_on_spare(const std::vector<PodPlacement>& pods, int
   out.reserve(pods.size());
   for (const PodPlacement& pod : pods) out.push_back({pod.node == failed ? spare : pod.node, pod.gpus});
   return out;
+}
+
+bool same_nvlink_domains(const std::vector<PodPlacement>& before, const std::vector<PodBinding>& after, const Fabric& fabric) {
+  for (size_t i = 0; i < before.size(); ++i)
+    if (fabric.nvlink_domain(before[i].node) != fabric.nvlink_domain(after[i].node)) return false;
+  return true;
 }
 
 std::vector<PodBinding> pods_off_node(const std::vector<PodPlacement>& pods, int failed) {

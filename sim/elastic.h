@@ -11,12 +11,18 @@
 
 namespace topsim {
 
+class Fabric;
+
 // The job keeps at least `min_workers` of its pods off node `failed` (min_workers 0: not elastic,
 // it never shrinks).
 bool keeps_enough_workers(const std::vector<PodPlacement>& pods, int failed, int min_workers);
 
 // Its pods with `spare` standing in for `failed`: the same cards, in the same order.
 std::vector<PodBinding> pods_on_spare(const std::vector<PodPlacement>& pods, int failed, int spare);
+
+// Each of `after`'s pods is on a node of the same multi-node NVLink domain of `fabric` as the pod
+// of `before` at its index (or neither is in one). REQUIRES: as many pods in each.
+bool same_nvlink_domains(const std::vector<PodPlacement>& before, const std::vector<PodBinding>& after, const Fabric& fabric);
 
 // Its pods off node `failed`, in their order.
 std::vector<PodBinding> pods_off_node(const std::vector<PodPlacement>& pods, int failed);

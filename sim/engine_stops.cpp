@@ -193,13 +193,18 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   // and a Tree's or NVLSTree's figure, depend on how many hosts it spans (core/nccl_algo.h), and
   // a spare in another NVLink domain than the failed node's moves the job's traffic between them
   // onto the NICs. Host-networked gangs here; pod-socket training jobs once their pods are bound
-  // (below); start() caps either by the measured pairs of its nodes now. Other jobs (inference)
-  // have no collective and keep theirs.
+  // (below); start() caps either by the measured pairs of its nodes now. It keeps its path where
+  // that would give the same: a swap onto a spare (of the failed node's model) in the same NVLink
+  // domain, without measured pairs (which are by node) on the cluster, since remaking a gang's
+  // path visits every node it spans (1,536 for failures-h100-16k's pre-training job); and a job
+  // without a collective (inference).
+  const bool keeps_path =
+      !job.is_training() || (!resized && !cluster_.has_measured() && same_nvlink_domains(r.pods, pods, cluster_.fabric()));
   JobStart again{{}, r.relaxed, {}, r.host_network, r.placement_note};
-  if (r.host_network)
-    again.comm = host_network_path(cluster_, pods, config_.network);
-  else if (!job.is_training())
+  if (keeps_path)
     again.comm = r.comm;
+  else if (r.host_network)
+    again.comm = host_network_path(cluster_, pods, config_.network);
   const uint16_t full = shrunk_.count(id) ? shrunk_.at(id) : job.workers;
   stop(id, failure, false, !failure);
   open_.set_workers(id, static_cast<uint16_t>(pods.size()));
@@ -208,7 +213,7 @@ void Engine::restart_on(uint32_t id, std::vector<PodBinding> pods, std::optional
   else
     shrunk_.erase(id);
   for (const PodBinding& pod : pods) bind(id, pod);
-  if (!again.host_network && job.is_training()) {
+  if (!keeps_path && !again.host_network) {
     const JobStart sockets = socket_job_start(view_, id, config_.network);
     again.comm = sockets.comm;
     again.rank_order = sockets.rank_order;

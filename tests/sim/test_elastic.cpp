@@ -1,6 +1,8 @@
 // Elastic resizes and spare swaps (sim/elastic.h): the pods they go on with, by hand on small jobs.
 #include <catch2/catch.hpp>
 
+#include "core/fabric.h"
+
 #include "sim/elastic.h"
 
 using namespace topsim;
@@ -46,4 +48,15 @@ TEST_CASE("elastic: a shrunk job grows back onto the lowest free cards, as many 
   CHECK(same(pods_grown(pods, 5, {1, 2, 4, 6, 7}, 1, 2), {{6, {0, 1}}, {7, {0, 1}}, {5, {1, 2}}}));
   // One free card holds no pod of 2: the job keeps its pods.
   CHECK(same(pods_grown(pods, 5, {3}, 2, 2), {{6, {0, 1}}, {7, {0, 1}}}));
+}
+
+TEST_CASE("elastic: a swap keeps its pods' NVLink domains when each spare is in its node's", "[sim][failures]") {
+  // Nodes 0-3 in two NVLink domains of 2 (0-1, 2-3).
+  FabricSpec spec;
+  spec.levels.push_back({"domain", 2, "", 1, 0, true});
+  const Fabric domains = Fabric::build(spec, *Fabric::groups_by_order(spec, 4)).value();
+  const auto pods = placed({{0, {0, 1}}, {2, {0, 1}}});
+  CHECK(same_nvlink_domains(pods, pods_on_spare(pods, 0, 1), domains));
+  CHECK_FALSE(same_nvlink_domains(pods, pods_on_spare(pods, 0, 3), domains));
+  CHECK(same_nvlink_domains(pods, pods_on_spare(pods, 0, 3), Fabric{}));  // no domains at all
 }
