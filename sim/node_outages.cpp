@@ -29,17 +29,13 @@ NodeOutages::NodeOutages(const FailureSpec& spec, ClusterState& cluster, Invaria
   // The last `nodes` nodes of every group are held idle from the start.
   const SpareSpec& wanted = *spec.spares;
   const Fabric& fabric = cluster_.fabric();
-  // A failed node takes the nearest spare of its group: the levels under the spares' groups.
-  const int levels_below = wanted.level < 0 ? fabric.level_count() : wanted.level;
   std::vector<int> group, type;
-  std::vector<std::vector<int>> below(static_cast<size_t>(levels_below));
   for (int n = 0; n < cluster_.node_count(); ++n) {
     group.push_back(wanted.level < 0 ? 0 : fabric.group(wanted.level, n));
     type.push_back(cluster_.node(n).type);
-    for (int l = 0; l < levels_below; ++l) below[static_cast<size_t>(l)].push_back(fabric.group(l, n));
   }
   spares_.emplace(wanted.nodes, std::move(group), std::move(type), wanted.level < 0 ? 1 : fabric.group_count(wanted.level),
-                  std::move(below));
+                  &fabric);
   for (int node : spares_->initial()) {
     set_in_service(node, false, true);
     spares_->hold(node);

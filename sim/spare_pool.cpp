@@ -1,16 +1,17 @@
 #include "sim/spare_pool.h"
 
+#include "core/fabric.h"
+
 #include <algorithm>
 #include <utility>
 
 namespace topsim {
 
-SparePool::SparePool(int per_group, std::vector<int> group, std::vector<int> type, int groups,
-                     std::vector<std::vector<int>> below)
+SparePool::SparePool(int per_group, std::vector<int> group, std::vector<int> type, int groups, const Fabric* fabric)
     : per_group_(per_group),
       group_(std::move(group)),
       type_(std::move(type)),
-      below_(std::move(below)),
+      fabric_(fabric),
       pools_(static_cast<size_t>(groups)),
       idle_(group_.size(), 0) {}
 
@@ -38,18 +39,12 @@ bool SparePool::release(int node) {
   return true;
 }
 
-size_t SparePool::shared_level(int a, int b) const {
-  size_t level = 0;
-  while (level < below_.size() && below_[level][static_cast<size_t>(a)] != below_[level][static_cast<size_t>(b)]) ++level;
-  return level;
-}
-
 int SparePool::take(int failed) {
   int nearest = -1;
-  size_t nearest_level = 0;
+  int nearest_level = 0;
   for (int node : pool_of(failed)) {  // ascending: the first of equals is the lowest
     if (type_[static_cast<size_t>(node)] != type_[static_cast<size_t>(failed)]) continue;
-    const size_t level = shared_level(node, failed);
+    const int level = fabric_ ? fabric_->span_level({node, failed}) : 0;
     if (nearest < 0 || level < nearest_level) {
       nearest = node;
       nearest_level = level;

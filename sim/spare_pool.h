@@ -8,13 +8,14 @@
 
 namespace topsim {
 
+class Fabric;
+
 class SparePool {
  public:
   // `group[n]`: node n's group, 0..groups-1; `type[n]`: its node type. Every group should hold
-  // `per_group` idle spares. `below[l][n]`: node n's group at each fabric level under the pools'
-  // (lowest first; none when the pools are the lowest level's groups), which `take` reads.
-  // REQUIRES: group, type and every level of below have one entry per node; per_group >= 0.
-  SparePool(int per_group, std::vector<int> group, std::vector<int> type, int groups, std::vector<std::vector<int>> below = {});
+  // `per_group` idle spares. `fabric` (none: a flat network), which `take` reads, outlives the pool.
+  // REQUIRES: group and type have one entry per node, the fabric's nodes too; per_group >= 0.
+  SparePool(int per_group, std::vector<int> group, std::vector<int> type, int groups, const Fabric* fabric = nullptr);
 
   // The nodes held from the start: the last `per_group` nodes of every group (all of a smaller
   // group), group by group, ascending within each.
@@ -25,8 +26,8 @@ class SparePool {
   // `node` leaves the idle spares (it goes into service, or it failed); false when it is none.
   bool release(int node);
   // An idle spare of `failed`'s group and type, released; -1 when there is none. The nearest in
-  // the fabric: one sharing `failed`'s lowest group under the pools' (its NVLink domain, its
-  // rack), then the next level up; the lowest of equals.
+  // the fabric (the lowest Fabric::span_level with `failed`: its NVLink domain, its rack, ...);
+  // the lowest of equals.
   int take(int failed);
   // `node`'s group holds fewer idle spares than it should (a repaired node refills it first).
   bool short_of(int node) const;
@@ -35,12 +36,9 @@ class SparePool {
   std::vector<int>& pool_of(int node) { return pools_[static_cast<size_t>(group_[static_cast<size_t>(node)])]; }
   const std::vector<int>& pool_of(int node) const { return pools_[static_cast<size_t>(group_[static_cast<size_t>(node)])]; }
 
-  // The lowest level of below_ at which `a` and `b` share a group; below_.size() when none.
-  size_t shared_level(int a, int b) const;
-
   int per_group_;
   std::vector<int> group_, type_;
-  std::vector<std::vector<int>> below_;  // [level][node]: its group under the pools' level
+  const Fabric* fabric_;
   std::vector<std::vector<int>> pools_;  // by group: its idle spares, ascending
   std::vector<char> idle_;               // by node: an idle spare now
 };

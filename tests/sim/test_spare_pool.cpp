@@ -1,6 +1,7 @@
 // Hot spares' books (sim/spare_pool.h), by hand on two groups of mixed node types.
 #include <catch2/catch.hpp>
 
+#include "core/fabric.h"
 #include "sim/spare_pool.h"
 
 using namespace topsim;
@@ -37,8 +38,11 @@ TEST_CASE("spare pool: a group smaller than its spares holds all its nodes", "[s
 TEST_CASE("spare pool: a failed node takes the nearest spare of its type, its NVLink domain's first", "[sim][failures]") {
   // One pool for the cluster (group 0) of 8 nodes: NVLink domains of 2 (level 0) in racks of 4
   // (level 1). Nodes 1, 5 and 6 are idle spares; node 6 is of type 1.
-  const std::vector<std::vector<int>> below = {{0, 0, 1, 1, 2, 2, 3, 3}, {0, 0, 0, 0, 1, 1, 1, 1}};
-  SparePool pool(3, std::vector<int>(8, 0), {0, 0, 0, 0, 0, 0, 1, 0}, 1, below);
+  FabricSpec spec;
+  spec.levels.push_back({"domain", 2, "", 1, 0, true});
+  spec.levels.push_back({"rack", 2, "", 1, 0, false});
+  const Fabric fabric = Fabric::build(spec, *Fabric::groups_by_order(spec, 8)).value();
+  SparePool pool(3, std::vector<int>(8, 0), {0, 0, 0, 0, 0, 0, 1, 0}, 1, &fabric);
   for (int node : {1, 5, 6}) pool.hold(node);
   CHECK(pool.take(4) == 5);   // its own domain's, although 1 is lower
   CHECK(pool.take(7) == 1);   // 6 shares its domain but is of another type; 1 is the only one of its own
