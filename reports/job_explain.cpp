@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -47,6 +48,13 @@ std::optional<std::string> skipped_text(const ScenarioInfo& scenario, const std:
   return std::nullopt;
 }
 
+// "node 3" or, when the cluster named its nodes, "gpu-a (node 3)".
+std::string node_text(int node, const std::vector<std::string>& node_names) {
+  if (node >= 0 && static_cast<size_t>(node) < node_names.size())
+    return fmt::format("{} (node {})", one_line(node_names[static_cast<size_t>(node)]), node);
+  return fmt::format("node {}", node);
+}
+
 // Nodes listed one by one up to this many; a larger job's are summed up.
 constexpr size_t kNodesListed = 16;
 
@@ -72,12 +80,78 @@ std::string gpus_text(const JobRecord& r, const std::vector<std::string>& node_n
                        gpus_min == gpus_max ? std::to_string(gpus_min) : fmt::format("{}-{}", gpus_min, gpus_max));
   }
   std::string out;
-  for (const auto& [node, gpus] : by_node) {
-    const bool named = node >= 0 && static_cast<size_t>(node) < node_names.size();
-    const std::string where =
-        named ? fmt::format("{} (node {})", one_line(node_names[static_cast<size_t>(node)]), node) : fmt::format("node {}", node);
-    out += (out.empty() ? "" : "; ") + fmt::format("{}: GPU{} {}", where, gpus.size() == 1 ? "" : "s",
+  for (const auto& [node, gpus] : by_node)
+    out += (out.empty() ? "" : "; ") + fmt::format("{}: GPU{} {}", node_text(node, node_names), gpus.size() == 1 ? "" : "s",
                                                    join(gpus, ",", [](int g) { return std::to_string(g); }));
+  return out;
+}
+
+// The fabric's level of multi-node NVLink domains, or nullptr.
+const FabricLevelView* nvlink_level(const FabricView& fabric) {
+  const auto level = std::find_if(fabric.levels.begin(), fabric.levels.end(), [](const FabricLevelView& l) { return l.nvlink; });
+  return level == fabric.levels.end() ? nullptr : &*level;
+}
+
+// The group of `level` that `node` is in, or nullptr: none, or groups that are not runs of
+// consecutive nodes.
+const FabricGroupView* group_of(const FabricLevelView& level, int node) {
+  for (const FabricGroupView& group : level.groups)
+    if (group.first_node <= node && node <= group.last_node)
+      return group.nodes == group.last_node - group.first_node + 1 ? &group : nullptr;
+  return nullptr;
+}
+
+// Node failures listed one by one up to this many; results.json's node_failures holds them all.
+constexpr size_t kFailuresListed = 5;
+
+// "  node 3 failed under it at 600 s (gpu, down 7,200 s): it restarted on spare node 7, ...": the
+// node failures of `run` that hit job `id` (record `r`), what became of it each time, and when a
+// spare in another NVLink domain than the failed node's took its place, that it did, and for an
+// RDMA job with nodes in the failed node's domain, that its traffic between the two now crosses
+// the NICs (its bandwidth and rate above are those of its last placement).
+std::string failure_lines(const RunResult& run, uint32_t id, const JobRecord& r, const ScenarioInfo& scenario) {
+  std::string out;
+  size_t hits = 0;
+  std::array<size_t, 3> unlisted{};  // by FailureOutcome
+  for (const NodeEvent& e : run.failures) {
+    const auto hit = std::find_if(e.hit.begin(), e.hit.end(), [&](const FailureHit& h) { return h.job == id; });
+    if (hit == e.hit.end()) continue;
+    if (++hits > kFailuresListed) {
+      ++unlisted[static_cast<size_t>(hit->then)];
+      continue;
+    }
+    const std::string failed = node_text(e.node, scenario.node_names);
+    out += fmt::format("\n  {} failed under it at {} ({}, down {}): ", failed, seconds(e.at_ms), enum_name(e.cause),
+                       seconds(e.down_ms));
+    switch (hit->then) {
+      case FailureOutcome::Spare: {
+        out += "it restarted at once with spare " + node_text(e.spare, scenario.node_names) + " in its place";
+        const FabricLevelView* level = nvlink_level(scenario.fabric_view);
+        const FabricGroupView* from = level ? group_of(*level, e.node) : nullptr;
+        const FabricGroupView* to = level ? group_of(*level, e.spare) : nullptr;
+        if (!from || !to || from == to) break;
+        out +=
+            fmt::format(", in another NVLink domain ({0} {1}; the failed node's is {0} {2})", level->name, to->name, from->name);
+        // A job on RDMA (host-networked: pods over sockets run TCP) with nodes in the failed
+        // node's domain talked to it over NVLink; to the spare it talks over the NICs.
+        if (r.comm.transport == CommTransport::Rdma && std::any_of(r.pods.begin(), r.pods.end(), [&](const PodPlacement& pod) {
+              return pod.node != e.node && group_of(*level, pod.node) == from;
+            }))
+          out += ": its traffic between the two domains crosses the NICs, where it went over NVLink before";
+        break;
+      }
+      case FailureOutcome::Shrunk: out += "it went on at once with its workers off that node (elastic)"; break;
+      case FailureOutcome::Stopped: out += "it stopped, to be placed again"; break;
+    }
+  }
+  if (hits > kFailuresListed) {
+    std::vector<std::string> outcomes;
+    for (const auto& [then, what] :
+         {std::pair{FailureOutcome::Spare, "with a spare in its place"},
+          std::pair{FailureOutcome::Shrunk, "going on with fewer workers"}, std::pair{FailureOutcome::Stopped, "stopping it"}})
+      if (const size_t n = unlisted[static_cast<size_t>(then)]; n > 0) outcomes.push_back(fmt::format("{} {}", n, what));
+    out += fmt::format("\n  ... and {} more node failures under it: {} (results.json's node_failures lists them)",
+                       hits - kFailuresListed, join(outcomes, ", "));
   }
   return out;
 }
@@ -114,8 +188,8 @@ std::string segment_hint(const std::string& scheduler, const JobRecord& r, const
             : std::vector<const char*>{"volcano.sh/partition-size"};
   if (extras && std::any_of(asks.begin(), asks.end(), [&](const char* key) { return extras->annotations.count(key) > 0; }))
     return "";
-  const auto level = std::find_if(fabric.levels.begin(), fabric.levels.end(), [](const FabricLevelView& l) { return l.nvlink; });
-  if (level == fabric.levels.end()) return "";
+  const FabricLevelView* level = nvlink_level(fabric);
+  if (!level) return "";
   int domain_nodes = 0;
   for (const FabricGroupView& group : level->groups) domain_nodes = std::max(domain_nodes, group.nodes);
   std::map<int, int> pods_on;
@@ -132,7 +206,7 @@ std::string segment_hint(const std::string& scheduler, const JobRecord& r, const
   if (kueue)
     return out +
            fmt::format("kueue.x-k8s.io/podset-slice-required-topology: {} and kueue.x-k8s.io/podset-slice-size: {}", name, slice);
-  const int tier = static_cast<int>(level - fabric.levels.begin()) + 1;
+  const int tier = static_cast<int>(level - fabric.levels.data()) + 1;
   return out + fmt::format(
                    "volcano.sh/partition-size: {}, volcano.sh/partition-network-topology-mode: hard and "
                    "volcano.sh/partition-highest-tier-allowed: {} (hard partitions without a tier are not held to one)",
@@ -210,6 +284,7 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
           fmt::format("; effective training time {:.1f}% of {}",
                       100 * productive_ms(r) / static_cast<double>(r.finish_ms - r.start_ms), seconds(r.finish_ms - r.start_ms));
   }
+  out += failure_lines(s.runs.front(), job.id, r, scenario);
   return out + "\n";
 }
 

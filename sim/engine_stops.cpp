@@ -154,23 +154,28 @@ void Engine::start_failures() {
 void Engine::node_events_at(int64_t t) {
   std::vector<uint32_t> hit;
   while (outages_ && outages_->due(t)) {
-    const NodeEvent e = outages_->next(hit, [this](uint32_t id) { return book_[id].state == JobState::Running; });
+    NodeEvent e = outages_->next(hit, [this](uint32_t id) { return book_[id].state == JobState::Running; });
     ++out_.events;
     if (!e.fails) {
       repaired(e.node);
       continue;
     }
     ++out_.failures_by_cause[static_cast<size_t>(e.cause)].failures;
-    out_.failure_log.push_back(e);
     if (e.spare >= 0) ++out_.spare_swaps;
+    e.hit.reserve(hit.size());
     for (uint32_t id : hit)
-      if (e.spare >= 0 && book_[id].state == JobState::Running)
+      if (e.spare >= 0 && book_[id].state == JobState::Running) {
         move_to_spare(id, e.node, e.spare, e.cause);
-      else if (e.down_ms > 0 && can_shrink(id, e.node))
+        e.hit.push_back({id, FailureOutcome::Spare});
+      } else if (e.down_ms > 0 && can_shrink(id, e.node)) {
         shrink(id, e.node, e.cause);
-      else
+        e.hit.push_back({id, FailureOutcome::Shrunk});
+      } else {
         stop(id, e.cause);
+        e.hit.push_back({id, FailureOutcome::Stopped});
+      }
     outages_->take_down(e.node);
+    out_.failure_log.push_back(std::move(e));
   }
 }
 

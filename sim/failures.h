@@ -105,6 +105,23 @@ FailureRates resolve_failure_rates(const FailureSpec& spec, const GpuModel* gpu)
 // any rate. Empty, or the sentence saying so (the scenario loader refuses such a scenario).
 std::string missing_failure_rates(const FailureSpec& spec, const GpuModel* gpu, const std::string& node_model);
 
+// What became of a running job a node failure hit (sim/engine_stops.cpp): it restarted at once
+// on its nodes with a hot spare for the failed one; an elastic job went on with the workers it
+// had off that node; or it stopped and waited to be placed again.
+enum class FailureOutcome : uint8_t { Spare, Shrunk, Stopped };
+template <>
+struct EnumNames<FailureOutcome> {
+  static constexpr std::array<EnumName<FailureOutcome>, 3> table{
+      {{FailureOutcome::Spare, "spare"}, {FailureOutcome::Shrunk, "shrunk"}, {FailureOutcome::Stopped, "stopped"}}};
+};
+
+// A job a node failure hit (its id) and what became of it.
+struct FailureHit {
+  uint32_t job = 0;
+  FailureOutcome then = FailureOutcome::Stopped;
+  bool operator==(const FailureHit&) const = default;
+};
+
 // A node going down or coming back.
 struct NodeEvent {
   int64_t at_ms = 0;
@@ -113,6 +130,7 @@ struct NodeEvent {
   FailureCause cause = FailureCause::Replayed;  // of a failure
   int64_t down_ms = 0;                          // of a failure: how long it stays down
   int spare = -1;                               // of a failure: the spare that took its jobs; -1: none
+  std::vector<FailureHit> hit = {};             // of a logged failure: the jobs on the node, by id
 };
 
 // The node events of one run in time order: `spec`'s trace, and with `spec.draw` failures drawn

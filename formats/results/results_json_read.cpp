@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -210,6 +211,7 @@ std::vector<NodeEvent> read_failures(const Json& columns) {
       columns.is_object() && columns.contains("cause") && columns["cause"].is_array() ? &columns["cause"] : nullptr;
   const Json* spares =
       columns.is_object() && columns.contains("spare") && columns["spare"].is_array() ? &columns["spare"] : nullptr;
+  const Json* jobs = columns.is_object() && columns.contains("jobs") && columns["jobs"].is_array() ? &columns["jobs"] : nullptr;
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].at_ms = std::llround(time[i] * 1000);
     out[i].node = static_cast<int>(i < node.size() ? node[i] : 0);
@@ -217,6 +219,14 @@ std::vector<NodeEvent> read_failures(const Json& columns) {
     if (spares && i < spares->size() && (*spares)[i].is_number_integer()) out[i].spare = (*spares)[i].get<int>();
     if (causes && i < causes->size() && (*causes)[i].is_string())
       out[i].cause = parse_enum<FailureCause>((*causes)[i].get<std::string>()).value_or(FailureCause::Replayed);
+    if (jobs && i < jobs->size() && (*jobs)[i].is_array())
+      for (const Json& h : (*jobs)[i]) {
+        if (!h.is_object() || !h.contains("id") || !h["id"].is_number_unsigned() || h["id"].get<uint64_t>() > UINT32_MAX ||
+            !h.contains("then") || !h["then"].is_string())
+          continue;
+        if (const auto then = parse_enum<FailureOutcome>(h["then"].get<std::string>()))
+          out[i].hit.push_back({static_cast<uint32_t>(h["id"].get<uint64_t>()), *then});
+      }
   }
   return out;
 }

@@ -231,7 +231,13 @@ Json run_json(const RunResult& run) {
                        {"node", [](const NodeEvent& e) { return Json(e.node); }},
                        {"cause", [](const NodeEvent& e) { return Json(std::string(enum_name(e.cause))); }},
                        {"down_s", [](const NodeEvent& e) { return Json(seconds(e.down_ms)); }},
-                       {"spare", [](const NodeEvent& e) { return e.spare >= 0 ? Json(e.spare) : Json(nullptr); }}});
+                       {"spare", [](const NodeEvent& e) { return e.spare >= 0 ? Json(e.spare) : Json(nullptr); }},
+                       {"jobs", [](const NodeEvent& e) {
+                          Json hit = Json::array();
+                          for (const FailureHit& h : e.hit)
+                            hit.push_back({{"id", h.job}, {"then", std::string(enum_name(h.then))}});
+                          return hit;
+                        }}});
   out["rejections"] = run.rejections;
   return out;
 }

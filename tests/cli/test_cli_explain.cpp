@@ -7,6 +7,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tests/scenario/scenario_support.h"
 #include "tests/sim/tenancy/gpu_flavors_yaml.h"
@@ -31,6 +32,15 @@ std::string run_without_nics(const TempDir& dir) {
   const CliResult r = run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report");
   REQUIRE(r.exit_code == 0);
   return dir.file("out");
+}
+
+// Runs dir/s.json into dir/out and explains `job` there; both must succeed.
+CliResult run_then_explain(const TempDir& dir, const std::string& job) {
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  CliResult r = run_cli("explain '" + dir.file("out") + "' " + job);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
 }
 
 }  // namespace
@@ -68,10 +78,7 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
       {"name": "sft", "workers": 8, "gpus_per_worker": 4, "iterations": 10,
        "llm": {"model": "llama3-70b", "tp": 8, "pp": 2, "sequence": 4096, "global_batch": 16, "sequence_parallel": true}}]},
     "schedulers": ["topology-aware", "default"]})";
-  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
-  const CliResult r = run_cli("explain '" + dir.file("out") + "' sft");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = run_then_explain(dir, "sft");
   CHECK_THAT(r.out, Catch::Contains(" tokens/s (100.0% of the ideal placement's ") && Catch::Contains("  step: ") &&
                         Catch::Contains("+ tensor-parallel ") && Catch::Contains("tokens/s per GPU, MFU "));
   // The run's summaries and report carry the LLM jobs' mean step, and results.json keeps it.
@@ -112,10 +119,7 @@ TEST_CASE("cli::explain a gang over two node types: paced by the slower, measure
       {"name": "g", "workers": 2, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000},
       {"name": "one", "submit_s": 100, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000}]},
     "schedulers": ["topology-aware"]})";
-  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
-  const CliResult r = run_cli("explain '" + dir.file("out") + "' g");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = run_then_explain(dir, "g");
   CHECK_THAT(r.out, Catch::Contains("  throughput: 11524.5 images/s (52.1% of the ideal placement's 22103)\n"
                                     "  node types: hgx-h100, dgx-a100: every step waits for the slowest ranks, so it runs "
                                     "at the pace of the type it is slowest on; its ideal is the fastest type's\n"));
@@ -135,10 +139,7 @@ TEST_CASE("cli::explain a job that selects GPU models says so, and why it waited
       {"name": "pinned", "submit_s": 1, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000,
        "gpu_models": ["NVIDIA-H100-80GB-HBM3", "h200"]}]},
     "schedulers": ["topology-aware"]})";
-  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
-  const CliResult r = run_cli("explain '" + dir.file("out") + "' pinned");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = run_then_explain(dir, "pinned");
   CHECK_THAT(r.out, Catch::Contains("\nselects GPU models: h100, h200 (\"gpu_models\", a nvidia.com/gpu.product node selector): "
                                     "it runs on nodes of these only\n"));
   CHECK_THAT(r.out, Catch::Contains("GPUs: node 0: GPUs"));
@@ -156,10 +157,7 @@ TEST_CASE("cli::explain names the Kueue flavor a job was admitted on (read back 
     "workload": {"kind": "jobs", "jobs": [
       {"name": "j", "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000, "queue": "team"}]},
     "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
-  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
-  const CliResult r = run_cli("explain '" + dir.file("out") + "' j");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = run_then_explain(dir, "j");
   CHECK_THAT(r.out, Catch::Contains("\n  Kueue flavor: a100 (its nvidia.com/gpu at its last admission; the flavor's nodeLabels "
                                     "are its pods' node selector)\n  GPUs: node 1: GPUs 0,1,2,3,4,5,6,7"));
   CHECK_THAT(topsim::test::read_text(dir.file("out") + "/jobs.jsonl"), Catch::Contains(R"("flavor":"a100")"));
@@ -175,14 +173,67 @@ TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes i
       {"name": "wide", "submit_s": 0, "workers": 20, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000}]},
     "schedulers": ["topology-aware"], "checkpoints": {"every_s": 100, "restart_s": 30},
     "failures": {"rates": "none", "trace": "incidents.csv"}})";
-  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
-  const CliResult r = run_cli("explain '" + dir.file("out") + "' wide");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = run_then_explain(dir, "wide");
   CHECK_THAT(r.out, Catch::Contains("  GPUs: 20 nodes (nodes 0-19), 8 GPUs each\n"));
   CHECK_THAT(r.out, Catch::Contains("  stopped: 1 time by node failures, 0 times by preemption; training redone 50 s, "
                                     "restarting 30 s, writing checkpoints 0 s, waiting to restart 500 s; effective "
-                                    "training time 63.3% of 1580 s"));
+                                    "training time 63.3% of 1580 s\n  node 0 failed under it at 250 s (gpu, down 500 s): it "
+                                    "stopped, to be placed again\n"));
+}
+
+TEST_CASE("cli::explain lists a job's first five node failures and counts the rest by outcome", "[cli][failures]") {
+  // One DGX-1, down for 10 s every 100 s from 100 s to 700 s, under a 1000 s job: each failure
+  // stops it and it waits for the repair.
+  TempDir dir;
+  std::string incidents = "node,start_s,duration_s,cause\n";
+  for (int t = 100; t <= 700; t += 100) incidents += "node-0," + std::to_string(t) + ",10,host\n";
+  std::ofstream(dir.file("incidents.csv")) << incidents;
+  std::ofstream(dir.file("s.json")) << R"({"name": "f", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "j", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000}]},
+    "schedulers": ["topology-aware"], "failures": {"rates": "none", "trace": "incidents.csv"}})";
+  const CliResult r = run_then_explain(dir, "j");
+  CHECK_THAT(r.out, Catch::Contains("  stopped: 7 times by node failures"));
+  CHECK_THAT(r.out, Catch::Contains("\n  node 0 failed under it at 100 s (host, down 10 s): it stopped, to be placed again\n"));
+  CHECK_THAT(r.out, Catch::Contains("\n  node 0 failed under it at 500 s (host, down 10 s): it stopped, to be placed again\n"));
+  CHECK_THAT(r.out, !Catch::Contains("at 600 s"));
+  CHECK_THAT(r.out, Catch::EndsWith("\n  ... and 2 more node failures under it: 2 stopping it (results.json's node_failures "
+                                    "lists them)\n"));
+}
+
+TEST_CASE("cli::explain a job a hot spare took in, and that the spare is in another NVLink domain", "[cli][failures]") {
+  // GB200 trays in NVLink domains of 4, two spares for the cluster (trays 6 and 7). A 2-tray job
+  // listed first takes trays 2-3, so the TP-8 job runs on trays 0-1; tray 0 fails at 250 s and
+  // tray 6, in domain 1, takes its place (tests/scenario/test_failure_runs.cpp works the rates).
+  TempDir dir;
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,250,500,network\n";
+  std::ofstream(dir.file("s.json")) << R"({"name": "f", "cluster": {"nodes": [{"model": "gb200-nvl72-tray", "count": 8}],
+      "network": {"transport": "ib", "levels": [{"name": "nvl", "fanout": 4, "links": "nvlink"}]}},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "b", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 100000},
+      {"name": "g", "submit_s": 0, "workers": 2, "gpus_per_worker": 4, "iterations": 400,
+       "llm": {"model": "llama3-8b", "tp": 8, "global_batch": 32}}]},
+    "schedulers": ["topology-aware", "default"], "checkpoints": {"every_s": 100, "restart_s": 30},
+    "failures": {"rates": "none", "trace": "incidents.csv", "spares": {"nodes": 2}}})";
+  const CliResult r = run_then_explain(dir, "g");
+  CHECK_THAT(r.out, Catch::Contains("  node 0 failed under it at 250 s (network, down 500 s): it restarted at once with spare "
+                                    "node 6 in its place, in another NVLink domain (nvl 1; the failed node's is nvl 0): its "
+                                    "traffic between the two domains crosses the NICs, where it went over NVLink before\n"));
+  // b ran on trays 2-3 under topology-aware, off the failed tray. Under default scheduling it is
+  // on tray 0 and the spare takes it in; its pods talk over sockets (TCP), never over NVLink, so
+  // only the domain is named.
+  const std::string b = run_cli("explain '" + dir.file("out") + "' b").out;
+  const size_t by_default = b.find("default (seed 1)");
+  REQUIRE(by_default != std::string::npos);
+  CHECK_THAT(b.substr(0, by_default), !Catch::Contains("failed under it"));
+  CHECK_THAT(b.substr(by_default), Catch::EndsWith("node 0 failed under it at 250 s (network, down 500 s): it restarted at "
+                                                   "once with spare node 6 in its place, in another NVLink domain (nvl 1; "
+                                                   "the failed node's is nvl 0)\n"));
+  // results.json names the job the failure hit (its id) and what became of it.
+  const auto results = nlohmann::json::parse(topsim::test::read_text(dir.file("out") + "/results.json"));
+  for (const auto& [scheduler, id] : {std::pair{0, 1}, std::pair{1, 0}})
+    CHECK(results["schedulers"][scheduler]["runs"][0]["node_failures"]["jobs"] ==
+          nlohmann::json::parse(R"([[{"id": )" + std::to_string(id) + R"(, "then": "spare"}]])"));
 }
 
 TEST_CASE("cli::explain names the slice or partition annotation that lays a job larger than an NVL72 rack out as its ideal",
@@ -201,10 +252,7 @@ TEST_CASE("cli::explain names the slice or partition annotation that lays a job 
       "iterations": 20, )"
         << llm << R"(, "annotations": {)" << annotations << R"(}}]},
       "schedulers": ["topology-aware", "kueue-tas", "volcano-topology"]})";
-    REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
-    const CliResult r = run_cli("explain '" + dir.file("out") + "' gpt3");
-    REQUIRE(r.exit_code == 0);
-    return r.out;
+    return run_then_explain(dir, "gpt3").out;
   };
   const std::string plain = write("");
   const std::string hint =

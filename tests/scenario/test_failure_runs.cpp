@@ -264,6 +264,7 @@ TEST_CASE("sim::failures a spare in another NVLink domain gives the swapped job 
   const JobRecord& g = record(r, s, "g");
   REQUIRE(r.failures.size() == 1);
   CHECK(r.failures.front().spare == 6);
+  CHECK(r.failures.front().hit == std::vector<FailureHit>{{1, FailureOutcome::Spare}});  // g, not b on trays 2-3
   CHECK(g.requeue_ms == 0);
   CHECK(g.comm.hosts == 2);
   CHECK(g.comm.bus_bandwidth_gbps == Approx(split.comm.bus_bandwidth_gbps));
@@ -365,6 +366,8 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
   CHECK(e.pods.size() == 3);
   CHECK(e.finish_ms == Approx(780'000 + 800'000 - 400'000 * r2 / r3).margin(2));
   CHECK(metric(r, "elastic_resizes") == 2);
+  REQUIRE(r.failures.size() == 1);
+  CHECK(r.failures.front().hit == std::vector<FailureHit>{{0, FailureOutcome::Shrunk}});
 
   // Not elastic, it waits for node 0 and restarts whole at 750 s.
   const Scenario rigid = scenario_from(on_network(nodes, jobs(""), failures), dir.path.string());
@@ -373,6 +376,8 @@ TEST_CASE("sim::failures an elastic job shrinks on a failure and grows back when
   CHECK(j.requeue_ms == 500'000);
   CHECK(j.finish_ms == 750'000 + 30'000 + 800'000);
   CHECK(e.finish_ms < j.finish_ms);
+  REQUIRE(rigid_run.failures.size() == 1);
+  CHECK(rigid_run.failures.front().hit == std::vector<FailureHit>{{0, FailureOutcome::Stopped}});
 }
 
 TEST_CASE("sim::failures an elastic job over two node types grows back onto either", "[sim][failures]") {
