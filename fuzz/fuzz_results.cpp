@@ -1,7 +1,8 @@
 // Saved runs, results.json and jobs.jsonl (docs/results-format.md), read as `topsim report DIR`
 // and `topsim explain DIR` read them: the input up to its first NUL byte is results.json, the
 // rest (when there is a NUL) jobs.jsonl, written to a folder of their own. A set the reader
-// accepts, written out again (results.json alone), reads back and writes the same bytes.
+// accepts, written out again (results.json alone), reads back and writes the same bytes, and
+// `topsim explain DIR '#0'` makes of it an answer or an error.
 #include <unistd.h>
 
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "formats/results/results_json.h"
 #include "fuzz/fuzz_support.h"
+#include "reports/job_explain.h"
 
 namespace {
 
@@ -56,6 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto loaded = load_results(input.string());
   fuzz::check(loaded);
   if (!loaded) return 0;
+  (void)explain_job(*loaded, "#0");  // job 0 under each scheduler, with the failures that hit it
   const std::string first = results_text(*loaded);
   write(again / "results.json", first.data(), first.size());
   const auto reloaded = load_results(again.string());

@@ -74,12 +74,17 @@ for seed_file in D:tests/real_files/manifests/kai-pytorch-job.yaml D:scenarios/q
   f=${seed_file#?:}
   [ -f "$f" ] && { printf '%s' "${seed_file%%:*}"; head -c 16384 "$f"; } >"$build/fuzz-corpus/file_kind/seed-$(basename "$f")"
 done
-mkdir -p "$build/fuzz-corpus/results"  # a saved run (results.json, a NUL, jobs.jsonl) of the smallest shipped replay
+# Saved runs (results.json, a NUL, jobs.jsonl): the smallest shipped replay, and failures a spare
+# takes, an elastic job shrinks on and a job stops on (node_failures with every outcome).
+mkdir -p "$build/fuzz-corpus/results"
 if [ -x "$build/cli/topsim" ]; then
-  run_dir=$(mktemp -d)
-  "$build/cli/topsim" run scenarios/ack-v100-benchmark.json -o "$run_dir/out" --quiet --no-report >/dev/null 2>&1 &&
-    { cat "$run_dir/out/results.json"; printf '\0'; cat "$run_dir/out/jobs.jsonl"; } >"$build/fuzz-corpus/results/seed-ack"
-  rm -rf "$run_dir"
+  for seed_run in ack:scenarios/ack-v100-benchmark.json failures:fuzz/seeds/failures.json; do
+    run_dir=$(mktemp -d)
+    "$build/cli/topsim" run "${seed_run#*:}" -o "$run_dir/out" --quiet --no-report >/dev/null 2>&1 &&
+      { cat "$run_dir/out/results.json"; printf '\0'; cat "$run_dir/out/jobs.jsonl"; } \
+        >"$build/fuzz-corpus/results/seed-${seed_run%%:*}"
+    rm -rf "$run_dir"
+  done
 fi
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
