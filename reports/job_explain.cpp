@@ -113,6 +113,7 @@ std::string failure_lines(const RunResult& run, uint32_t id, const JobRecord& r,
   std::string out;
   size_t hits = 0;
   std::array<size_t, 3> unlisted{};  // by FailureOutcome
+  const FabricLevelView* level = nvlink_level(scenario.fabric_view);
   for (const NodeEvent& e : run.failures) {
     const auto hit = std::find_if(e.hit.begin(), e.hit.end(), [&](const FailureHit& h) { return h.job == id; });
     if (hit == e.hit.end()) continue;
@@ -126,7 +127,6 @@ std::string failure_lines(const RunResult& run, uint32_t id, const JobRecord& r,
     switch (hit->then) {
       case FailureOutcome::Spare: {
         out += "it restarted at once with spare " + node_text(e.spare, scenario.node_names) + " in its place";
-        const FabricLevelView* level = nvlink_level(scenario.fabric_view);
         const FabricGroupView* from = level ? group_of(*level, e.node) : nullptr;
         const FabricGroupView* to = level ? group_of(*level, e.spare) : nullptr;
         if (!from || !to || from == to) break;

@@ -163,11 +163,22 @@ Metrics read_metrics(Reader& r, const Json& object, const std::string& pointer) 
   return metrics;
 }
 
+// Column `name` of columns {"name": [...]}, or nullptr when it is absent or no array.
+const Json* array_column(const Json& columns, const char* name) {
+  return columns.is_object() && columns.contains(name) && columns[name].is_array() ? &columns[name] : nullptr;
+}
+
+// Row `i` of column `name`, or nullptr when the column or the row is missing.
+const Json* cell(const Json& columns, const char* name, size_t i) {
+  const Json* c = array_column(columns, name);
+  return c && i < c->size() ? &(*c)[i] : nullptr;
+}
+
 // Columns {"name": [...]} -> values of column `name` (empty when absent).
 std::vector<double> column(const Json& columns, const char* name) {
   std::vector<double> values;
-  if (columns.is_object() && columns.contains(name) && columns[name].is_array())
-    for (const Json& v : columns[name]) values.push_back(v.is_number() ? v.get<double>() : 0);
+  if (const Json* c = array_column(columns, name))
+    for (const Json& v : *c) values.push_back(v.is_number() ? v.get<double>() : 0);
   return values;
 }
 
@@ -197,9 +208,8 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
          {std::pair{"uplink_utilisation", &samples[i].link_utilisation}, std::pair{"tenant_gpus", &samples[i].tenant_gpus},
           std::pair{"tenant_fair_share_gpus", &samples[i].tenant_fair_share_gpus},
           std::pair{"tenant_usage_share", &samples[i].tenant_usage_share}})
-      if (columns.is_object() && columns.contains(name) && columns[name].is_array() && i < columns[name].size() &&
-          columns[name][i].is_array())
-        for (const Json& u : columns[name][i]) into->push_back(u.is_number() ? u.get<double>() : 0);
+      if (const Json* row = cell(columns, name, i); row && row->is_array())
+        for (const Json& u : *row) into->push_back(u.is_number() ? u.get<double>() : 0);
   }
   return samples;
 }
@@ -207,20 +217,15 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
 std::vector<NodeEvent> read_failures(const Json& columns) {
   const std::vector<double> time = column(columns, "time_s"), node = column(columns, "node"), down = column(columns, "down_s");
   std::vector<NodeEvent> out(time.size());
-  const Json* causes =
-      columns.is_object() && columns.contains("cause") && columns["cause"].is_array() ? &columns["cause"] : nullptr;
-  const Json* spares =
-      columns.is_object() && columns.contains("spare") && columns["spare"].is_array() ? &columns["spare"] : nullptr;
-  const Json* jobs = columns.is_object() && columns.contains("jobs") && columns["jobs"].is_array() ? &columns["jobs"] : nullptr;
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].at_ms = std::llround(time[i] * 1000);
     out[i].node = static_cast<int>(i < node.size() ? node[i] : 0);
     out[i].down_ms = std::llround((i < down.size() ? down[i] : 0) * 1000);
-    if (spares && i < spares->size() && (*spares)[i].is_number_integer()) out[i].spare = (*spares)[i].get<int>();
-    if (causes && i < causes->size() && (*causes)[i].is_string())
-      out[i].cause = parse_enum<FailureCause>((*causes)[i].get<std::string>()).value_or(FailureCause::Replayed);
-    if (jobs && i < jobs->size() && (*jobs)[i].is_array())
-      for (const Json& h : (*jobs)[i]) {
+    if (const Json* spare = cell(columns, "spare", i); spare && spare->is_number_integer()) out[i].spare = spare->get<int>();
+    if (const Json* cause = cell(columns, "cause", i); cause && cause->is_string())
+      out[i].cause = parse_enum<FailureCause>(cause->get<std::string>()).value_or(FailureCause::Replayed);
+    if (const Json* jobs = cell(columns, "jobs", i); jobs && jobs->is_array())
+      for (const Json& h : *jobs) {
         if (!h.is_object() || !h.contains("id") || !h["id"].is_number_unsigned() || h["id"].get<uint64_t>() > UINT32_MAX ||
             !h.contains("then") || !h["then"].is_string())
           continue;
