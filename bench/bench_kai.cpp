@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> epoch(jobs, 0), finish_epoch(jobs, 0);
   int64_t now_ms = 0;
   auto admit = [&](uint32_t id) { events.push({now_ms + run_ms[id], id, true}), finish_epoch[id] = ++epoch[id]; };
-  auto evict = [&](uint32_t id) {
+  auto evict = [&](const Preemption& p) {
+    const uint32_t id = p.victim;
     ++evictions, ++epoch[id];
     KaiWorkload again = workload[id];
     again.timestamp_ms = now_ms;

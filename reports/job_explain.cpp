@@ -29,7 +29,11 @@ std::string job_line(const Workload& workload, const JobSpec& job, const std::st
     out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
     if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
   }
-  out += "), submitted at " + seconds(job.submit_ms) + "\n";
+  out += "), submitted at " + seconds(job.submit_ms);
+  if (job.queue < workload.queue_names.size()) out += " to queue " + one_line(workload.queue_names[job.queue]);
+  if (job.priority_class < workload.priority_class_names.size())
+    out += ", priority class " + one_line(workload.priority_class_names[job.priority_class]);
+  out += "\n";
   if (job.gpu_models != kAnyGpuModel)
     out += "selects GPU models: " + join(workload.selected_gpu_names(job), ", ") +
            " (\"gpu_models\", a nvidia.com/gpu.product node selector): it runs on nodes of these only\n";
@@ -156,6 +160,101 @@ std::string failure_lines(const RunResult& run, uint32_t id, const JobRecord& r,
   return out;
 }
 
+// What a preemption's reason means, the same words for its victim and its preemptor.
+std::string_view preemption_text(PreemptionReason reason) {
+  switch (reason) {
+    case PreemptionReason::InClusterQueue: return "priority within one ClusterQueue (Kueue's InClusterQueue)";
+    case PreemptionReason::InCohortReclamation:
+      return "the preemptor's ClusterQueue reclaiming quota the victim's borrowed in their cohort (Kueue's "
+             "InCohortReclamation)";
+    case PreemptionReason::InCohortReclaimWhileBorrowing:
+      return "the preemptor's ClusterQueue reclaiming quota the victim's borrowed, while borrowing itself (borrowWithinCohort; "
+             "Kueue's InCohortReclaimWhileBorrowing)";
+    case PreemptionReason::InCohortFairSharing:
+      return "Fair Sharing between the ClusterQueues of their cohort (Kueue's InCohortFairSharing)";
+    case PreemptionReason::Reclaim:
+      return "the preemptor's queue, within its fair share, reclaiming GPUs of the victim's queue, above its own (KAI's reclaim "
+             "action)";
+    case PreemptionReason::Preempt: return "priority within one queue (KAI's preempt action)";
+  }
+  return "";
+}
+
+// The spec of job `id` when the workload lists it (a generated workload does not).
+const JobSpec* spec_of(const Workload& workload, uint32_t id) {
+  // Jobs are in submission order: a job's id is most often its index.
+  if (id < workload.jobs.size() && workload.jobs[id].id == id) return &workload.jobs[id];
+  const auto it = std::find_if(workload.jobs.begin(), workload.jobs.end(), [&](const JobSpec& j) { return j.id == id; });
+  return it == workload.jobs.end() ? nullptr : &*it;
+}
+
+// The queue job `id` names, or "".
+std::string queue_of(const Workload& workload, uint32_t id) {
+  const JobSpec* job = spec_of(workload, id);
+  return job && job->queue < workload.queue_names.size() ? one_line(workload.queue_names[job->queue]) : "";
+}
+
+// "b-17 (#34; queue team-a, priority class high)": a job of a preemption.
+std::string other_job_text(const Workload& workload, uint32_t id) {
+  std::string out = one_line(workload.job_name(id)) + " (#" + std::to_string(id);
+  if (const std::string queue = queue_of(workload, id); !queue.empty()) out += "; queue " + queue;
+  if (const JobSpec* job = spec_of(workload, id); job && job->priority_class < workload.priority_class_names.size())
+    out += ", priority class " + one_line(workload.priority_class_names[job->priority_class]);
+  return out + ")";
+}
+
+// Preemptions of a job listed one by one up to this many, and as many evictions made for it (each
+// with up to as many victims named); results.json's preemptions holds them all.
+constexpr size_t kPreemptionsListed = 5;
+
+// "  preempted at 1,200 s by job b-17 (#34; queue team-a): ...", then "  to be admitted it
+// preempted, at 1,200 s, job a-3 (#3; queue team-b), ...: ...": the evictions of `run` that
+// stopped job `id`, and those made for it (one line per instant and reason: Kueue evicts a
+// preemptor's victims in one cycle), with the reason of each.
+std::string preemption_lines(const RunResult& run, uint32_t id, const Workload& workload) {
+  std::string out;
+  size_t as_victim = 0, groups = 0, unlisted = 0;
+  std::map<std::string, size_t> unlisted_by;  // preemptions of it not listed, by the preemptor's queue
+  for (size_t i = 0; i < run.preemptions.size(); ++i) {
+    const Preemption& p = run.preemptions[i];
+    if (p.victim == id && ++as_victim <= kPreemptionsListed)
+      out += fmt::format("\n  preempted at {} by {}: {}", seconds(p.at_ms), other_job_text(workload, p.preemptor),
+                         preemption_text(p.reason));
+    else if (p.victim == id)
+      ++unlisted_by[queue_of(workload, p.preemptor)];
+    if (p.preemptor != id) continue;
+    // The evictions made for it at this instant for this reason (the log keeps them together).
+    size_t end = i;
+    while (end < run.preemptions.size() && run.preemptions[end].preemptor == id && run.preemptions[end].at_ms == p.at_ms &&
+           run.preemptions[end].reason == p.reason)
+      ++end;
+    const size_t n = end - i;
+    i = end - 1;
+    if (++groups > kPreemptionsListed) {
+      unlisted += n;
+      continue;
+    }
+    std::vector<std::string> victims;
+    for (size_t k = 0; k < n && k < kPreemptionsListed; ++k)
+      victims.push_back(other_job_text(workload, run.preemptions[end - n + k].victim));
+    out += fmt::format("\n  to be admitted it preempted, at {}, {}{}: {}", seconds(p.at_ms), join(victims, ", "),
+                       n > victims.size() ? fmt::format(" and {} more", n - victims.size()) : "", preemption_text(p.reason));
+  }
+  if (as_victim > kPreemptionsListed) {
+    // By the preemptors' queues, most first: which tenants took its GPUs back.
+    std::vector<std::pair<size_t, std::string>> by;
+    for (const auto& [queue, n] : unlisted_by) by.emplace_back(n, queue);
+    std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> parts;
+    for (const auto& [n, queue] : by)
+      parts.push_back(fmt::format("{} by {} of {}", n, n == 1 ? "a job" : "jobs", queue.empty() ? "no queue" : "queue " + queue));
+    out += fmt::format("\n  ... and {} more preemptions of it: {} (results.json's preemptions lists them)",
+                       as_victim - kPreemptionsListed, join(parts, ", "));
+  }
+  if (unlisted > 0) out += fmt::format("\n  ... and {} more jobs it preempted (results.json's preemptions lists them)", unlisted);
+  return out;
+}
+
 // "  step: 5 s = compute 3.71 + tensor-parallel 0.95 + ...; 819.8 tokens/s per GPU, MFU 35.89%".
 std::string llm_step_line(const LlmStep& s) {
   const std::pair<const char*, double> parts[] = {
@@ -234,27 +333,13 @@ std::vector<std::string> pod_models(const JobRecord& r, const ScenarioInfo& scen
   return models.size() > 1 ? models : std::vector<std::string>{};
 }
 
-std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
-                            const ScenarioInfo& scenario) {
-  const std::vector<std::string>& node_names = scenario.node_names;
-  const std::string state = r.state == JobState::Pending ? "never placed" : std::string(enum_name(r.state));
-  std::string out = fmt::format("{} (seed {}): {}", s.name, s.runs.front().seed, state);
-  if (r.start_ms >= 0) {
-    out += ", waited " + seconds(r.start_ms - r.submit_ms);
-    if (r.finish_ms >= 0) out += ", ran " + seconds(r.finish_ms - r.start_ms);
-  }
-  if (!r.reason.empty()) out += "\n  why: " + (r.reason.starts_with("never placed: ") ? r.reason.substr(14) : r.reason);
-  if (!r.placement_note.empty()) out += "\n  note: " + r.placement_note;
-  out += "\n";
-  if (const std::vector<std::string>& flavors = s.runs.front().flavors;
-      r.flavor >= 0 && static_cast<size_t>(r.flavor) < flavors.size())
-    out += "  Kueue flavor: " + flavors[static_cast<size_t>(r.flavor)] + " (its " +
-           std::string(job.is_training() ? "nvidia.com/gpu"
-                       : job.is_share()  ? "aliyun.com/gpu-mem"
-                                         : "GPUs") +
-           " at its last admission; the flavor's nodeLabels are its pods' node selector)\n";
+// Where its pods are and, for a training job that ran, its ring, rate and stops: lines each
+// ending in a newline.
+std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
+                         const ScenarioInfo& scenario) {
+  std::string out;
   if (r.pods.empty()) return out;
-  out += "  GPUs: " + gpus_text(r, node_names) + "\n";
+  out += "  GPUs: " + gpus_text(r, scenario.node_names) + "\n";
   if (!job.is_training() || r.start_ms < 0) return out;
   if (r.comm.transport != CommTransport::None)
     out +=
@@ -284,8 +369,38 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
           fmt::format("; effective training time {:.1f}% of {}",
                       100 * productive_ms(r) / static_cast<double>(r.finish_ms - r.start_ms), seconds(r.finish_ms - r.start_ms));
   }
-  out += failure_lines(s.runs.front(), job.id, r, scenario);
   return out + "\n";
+}
+
+std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
+                            const ScenarioInfo& scenario) {
+  // A job waiting when the run ended had not always waited from the start: a preemption or a
+  // failure may have stopped it after it started.
+  const std::string state = r.state != JobState::Pending ? std::string(enum_name(r.state))
+                            : r.start_ms >= 0            ? "waiting again when the run ended"
+                                                         : "never placed";
+  std::string out = fmt::format("{} (seed {}): {}", s.name, s.runs.front().seed, state);
+  if (r.start_ms >= 0) {
+    out += fmt::format(", {} {}", r.state == JobState::Pending ? "first started after" : "waited",
+                       seconds(r.start_ms - r.submit_ms));
+    if (r.finish_ms >= 0) out += ", ran " + seconds(r.finish_ms - r.start_ms);
+  }
+  if (!r.reason.empty()) out += "\n  why: " + (r.reason.starts_with("never placed: ") ? r.reason.substr(14) : r.reason);
+  if (!r.placement_note.empty()) out += "\n  note: " + r.placement_note;
+  out += "\n";
+  if (const std::vector<std::string>& flavors = s.runs.front().flavors;
+      r.flavor >= 0 && static_cast<size_t>(r.flavor) < flavors.size())
+    out += "  Kueue flavor: " + flavors[static_cast<size_t>(r.flavor)] + " (its " +
+           std::string(job.is_training() ? "nvidia.com/gpu"
+                       : job.is_share()  ? "aliyun.com/gpu-mem"
+                                         : "GPUs") +
+           " at its last admission; the flavor's nodeLabels are its pods' node selector)\n";
+  out += placed_lines(s, job, r, extras, scenario);
+  // What stopped it or what it stopped: "\n  ..." each.
+  const std::string events =
+      failure_lines(s.runs.front(), job.id, r, scenario) + preemption_lines(s.runs.front(), job.id, *s.runs.front().workload);
+  if (!events.empty()) out += events.substr(1) + "\n";
+  return out;
 }
 
 // "#ID" asks for a job by its id (jobs.jsonl's "id"); nullopt for a name.

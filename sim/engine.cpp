@@ -236,7 +236,11 @@ void Engine::finish(uint32_t id) {
 void Engine::schedule_pass() {
   if (admission_ && admission_->waiting() > 0)
     admission_->run(
-        now_ms_, [&](uint32_t id) { admitted(id); }, [&](uint32_t id) { preempt(id); });
+        now_ms_, [&](uint32_t id) { admitted(id); },
+        [&](const Preemption& p) {
+          out_.preemption_log.push_back(p);
+          preempt(p.victim);
+        });
   for (Queue& queue : queues_) {
     if (queue.pending.empty()) continue;
     Scheduler& scheduler = *queue.scheduler;
@@ -346,7 +350,8 @@ void Engine::end_of_run() {
         set_state(id, JobState::Stuck);
       } else if (r.reason.empty()) {
         const std::string why = queue.scheduler->wait_reason(view_, id);
-        r.reason = "never placed: " + (why.empty() ? "not enough free GPUs when the simulation ended" : why);
+        r.reason = std::string(r.start_ms >= 0 ? "not placed again: " : "never placed: ") +
+                   (why.empty() ? "not enough free GPUs when the simulation ended" : why);
       }
     }
   }
@@ -355,7 +360,7 @@ void Engine::end_of_run() {
     if (book_.is_open(id)) {
       JobRecord& r = book_[id];
       if (admission_ && r.reason.empty() && r.state == JobState::Pending)
-        r.reason = "never admitted: " + admission_->wait_reason(id);
+        r.reason = std::string(r.start_ms >= 0 ? "not admitted again: " : "never admitted: ") + admission_->wait_reason(id);
       close(id);
     }
   out_.makespan_ms = now_ms_;

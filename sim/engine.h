@@ -33,6 +33,7 @@
 #include "sim/job_tally.h"
 #include "sim/sampling.h"
 #include "sim/schedulers/registry.h"
+#include "sim/tenancy/preemption.h"
 #include "sim/tenancy/tenancy.h"
 #include "sim/verdict_watch.h"
 
@@ -128,7 +129,8 @@ struct RunOutput {
     int64_t lost_gpu_ms = 0;
   };
   std::array<FailureSums, kFailureCauses> failures_by_cause{};
-  std::vector<NodeEvent> failure_log;  // every node failure, in time order
+  std::vector<NodeEvent> failure_log;      // every node failure, in time order
+  std::vector<Preemption> preemption_log;  // with quota: every eviction, in the order made
   bool failures = false;
   bool spares = false;           // hot spares were held (FailureSpec::spares)
   CheckpointPolicy checkpoint;   // RunConfig::checkpoint

@@ -203,6 +203,7 @@ class Experiment {
       result.transitions = std::move(out.transitions);
     }
     result.failures = std::move(out.failure_log);
+    result.preemptions = std::move(out.preemption_log);
     return result;
   }
 

@@ -19,6 +19,7 @@
 #include "sim/job_store.h"
 #include "sim/metrics.h"
 #include "sim/sampling.h"
+#include "sim/tenancy/preemption.h"
 #include "sim/verdict_watch.h"
 #include "util/expected.h"
 
@@ -75,6 +76,7 @@ struct RunResult {
   std::shared_ptr<const JobStore> job_store;  // per job, on disk (ExperimentOptions::spill_dir); else null
   std::vector<Transition> transitions;        // lifecycle transitions, when recorded and kept
   std::vector<NodeEvent> failures;            // node failures in time order (sim/failures.h); empty without
+  std::vector<Preemption> preemptions;        // with quota: the evictions in the order made (sim/tenancy/preemption.h)
   std::vector<std::string> rejections;        // distinct rejection reasons, "job: reason", first 10
   std::vector<std::string> flavors;           // Kueue's ResourceFlavors (JobRecord::flavor indexes it)
   std::optional<RunDecision> decided;         // stopped once this bound was lost (ExperimentOptions::stop_when)

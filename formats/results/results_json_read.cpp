@@ -236,6 +236,26 @@ std::vector<NodeEvent> read_failures(const Json& columns) {
   return out;
 }
 
+// Evictions by the queues: a row whose job or preemptor is not a job id, or whose reason is not
+// one topsim writes, is skipped (as a malformed failure's jobs are).
+std::vector<Preemption> read_preemptions(const Json& columns) {
+  const std::vector<double> time = column(columns, "time_s");
+  std::vector<Preemption> out;
+  out.reserve(time.size());
+  auto id = [](const Json* cell) -> std::optional<uint32_t> {
+    if (!cell || !cell->is_number_unsigned() || cell->get<uint64_t>() > UINT32_MAX) return std::nullopt;
+    return static_cast<uint32_t>(cell->get<uint64_t>());
+  };
+  for (size_t i = 0; i < time.size(); ++i) {
+    const std::optional<uint32_t> victim = id(cell(columns, "job", i)), by = id(cell(columns, "by", i));
+    const Json* reason = cell(columns, "reason", i);
+    const std::optional<PreemptionReason> why =
+        reason && reason->is_string() ? parse_enum<PreemptionReason>(reason->get<std::string>()) : std::nullopt;
+    if (victim && by && why) out.push_back({std::llround(time[i] * 1000), *victim, *by, *why});
+  }
+  return out;
+}
+
 std::vector<LoadPoint> read_load_curve(const Json& columns) {
   const std::vector<double> load = column(columns, "load_percent"), alloc = column(columns, "gpu_alloc_ratio"),
                             frag = column(columns, "fragmentation_gpus"), rate = column(columns, "fragmentation_rate"),
@@ -307,6 +327,7 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
   }
   if (run.contains("load_curve")) result.load_curve = read_load_curve(run["load_curve"]);
   if (run.contains("node_failures")) result.failures = read_failures(run["node_failures"]);
+  if (run.contains("preemptions")) result.preemptions = read_preemptions(run["preemptions"]);
   if (run.contains("rejections") && run["rejections"].is_array())
     for (const Json& reason : run["rejections"])
       if (reason.is_string()) result.rejections.push_back(reason.get<std::string>());
@@ -497,6 +518,19 @@ Status load_job_records(const std::string& dir, ResultSet& results) {
         job.gpu_models = static_cast<uint8_t>(found - sets.begin());
       }
     }
+    // Its queue and priority class by name, as the workload lists them (in order of first mention).
+    auto intern = [&](const char* key, std::vector<std::string>& names, size_t none) -> size_t {
+      const auto value = j->find(key);
+      if (value == j->end() || !value->is_string()) return none;
+      auto found = std::find(names.begin(), names.end(), value->get<std::string>());
+      if (found == names.end()) {
+        if (names.size() >= none) return none;
+        found = names.insert(names.end(), value->get<std::string>());
+      }
+      return static_cast<size_t>(found - names.begin());
+    };
+    job.queue = static_cast<uint16_t>(intern("queue", workload.queue_names, kNoQueue));
+    job.priority_class = static_cast<uint8_t>(intern("priority_class", workload.priority_class_names, kNoPriorityClass));
     if (const auto flavor = j->find("flavor"); flavor != j->end() && flavor->is_string()) {
       std::vector<std::string>& flavors = run->second->flavors;  // the run's, in order of first mention
       auto found = std::find(flavors.begin(), flavors.end(), flavor->get<std::string>());

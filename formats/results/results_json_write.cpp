@@ -238,6 +238,12 @@ Json run_json(const RunResult& run) {
                             hit.push_back({{"id", h.job}, {"then", std::string(enum_name(h.then))}});
                           return hit;
                         }}});
+  if (!run.preemptions.empty())  // evictions by the queues (sim/tenancy/preemption.h), columns in the order made
+    out["preemptions"] = columns_json<Preemption>(
+        run.preemptions, {{"time_s", [](const Preemption& p) { return Json(seconds(p.at_ms)); }},
+                          {"job", [](const Preemption& p) { return Json(p.victim); }},
+                          {"by", [](const Preemption& p) { return Json(p.preemptor); }},
+                          {"reason", [](const Preemption& p) { return Json(std::string(enum_name(p.reason))); }}});
   out["rejections"] = run.rejections;
   return out;
 }

@@ -18,7 +18,7 @@ class QuotaOver : public Admission {
       : binding_(std::move(binding)), admission_(std::forward<Args>(core)...) {}
 
   const std::vector<TenantQuota>& tenants() const override { return tenants_; }
-  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) override {
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict) override {
     admission_.run(now_ms, admit, evict);
   }
   void finish(uint32_t id, int64_t now_ms) override { admission_.finish(id, now_ms); }

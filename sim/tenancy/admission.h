@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/job.h"
+#include "sim/tenancy/preemption.h"
 #include "sim/tenancy/tenancy.h"
 #include "util/expected.h"
 
@@ -37,10 +38,10 @@ class Admission {
   // `job` now waits for its queue, in its queue's order from `timestamp_ms` (its submission, or
   // its last eviction); or why it can never be admitted (nothing was enqueued).
   virtual std::string enqueue(const JobSpec& job, int64_t timestamp_ms) = 0;
-  // Runs the scheduling cycles of the instant `now_ms`: `evict(id)` for each victim after its
-  // quota is released (the caller stops it and may enqueue it again), `admit(id)` for each job
-  // whose quota is reserved.
-  virtual void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) = 0;
+  // Runs the scheduling cycles of the instant `now_ms`: `evict(p)` for each victim after its
+  // quota is released (the caller stops it and may enqueue it again), naming the job it was
+  // evicted for and why; `admit(id)` for each job whose quota is reserved.
+  virtual void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict) = 0;
   // An admitted job ended: its quota returns.
   virtual void finish(uint32_t id, int64_t now_ms) = 0;
   // A later instant at which run() may admit what it could not before with nothing else

@@ -104,8 +104,7 @@ void KaiAdmission::enqueue(KaiWorkload workload) {
   shape.jobs.insert(key);
 }
 
-void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
-                       int max_cycles) {
+void KaiAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict, int max_cycles) {
   now_ms_ = now_ms;
   refresh_usage(now_ms);
   if (usage_moved_ && !dirty_) {  // a new usage snapshot: the cycles may act only if it moves a fair share
@@ -297,7 +296,7 @@ void KaiAdmission::divide_fair_shares() {
   for (size_t q = 0; q < queues_.size(); ++q) fair_share_[q] = to_milli(share[q]);
 }
 
-bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict) {
+bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict) {
   divide_fair_shares();
   bool changed = false;
   for (Action action : {Action::Allocate, Action::Reclaim, Action::Preempt})
@@ -310,8 +309,7 @@ bool KaiAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& ad
 // A turn changes the head of one leaf and the allocations on its path and its victims' paths;
 // only those paths are ranked again (each against its siblings): a turn costs the fan-outs along
 // them, not all queues.
-bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit,
-                       const std::function<void(uint32_t)>& evict) {
+bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict) {
   ++actions_;
   std::vector<ShapeHead> heads(queues_.size());
   for (size_t q = 0; q < queues_.size(); ++q) heads[q] = head(static_cast<int>(q));
@@ -333,7 +331,7 @@ bool KaiAdmission::act(Action action, int64_t now_ms, const std::function<void(u
         moved.push_back(admitted_.at(victim).queue);
         release(victim, now_ms);
         evicted_now_.insert(victim);  // enqueued again, it waits for the next run
-        evict(victim);
+        evict({now_ms, victim, job.id, action == Action::Reclaim ? PreemptionReason::Reclaim : PreemptionReason::Preempt});
       }
       take_from_queue(job);
       allocate(job, now_ms);

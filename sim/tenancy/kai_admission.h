@@ -59,6 +59,7 @@
 
 #include "sim/tenancy/kai_division.h"
 #include "sim/tenancy/kai_usage.h"
+#include "sim/tenancy/preemption.h"
 #include "sim/tenancy/queue_config.h"
 
 namespace topsim {
@@ -92,11 +93,11 @@ class KaiAdmission {
   std::string never_admitted(int queue, int64_t gpu_milli, int32_t priority = 0) const;
 
   void enqueue(KaiWorkload workload);
-  // Runs cycles at `now_ms` until one changes nothing. `evict(id)` is called for each victim after
-  // its GPUs are released (the caller stops it and may enqueue it again); `admit(id)` for each
-  // job admitted. `max_cycles` limits the cycles (tests replay one of KAI's).
-  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
-           int max_cycles = -1);
+  // Runs cycles at `now_ms` until one changes nothing. `evict(p)` is called for each victim after
+  // its GPUs are released (the caller stops it and may enqueue it again), with the job it made
+  // room for and the action (reclaim or preempt); `admit(id)` for each job admitted.
+  // `max_cycles` limits the cycles (tests replay one of KAI's).
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict, int max_cycles = -1);
   // An admitted job ended: its GPUs return to its queue.
   void finish(uint32_t id, int64_t now_ms);
   // When a victim that min-runtime protection kept from the last run's Reclaim or Preempt may be
@@ -183,8 +184,8 @@ class KaiAdmission {
   bool rank_before(int a, int64_t job_a, int b, int64_t job_b, const std::vector<int64_t>& alloc) const;
   ShapeHead head(int leaf);
   void divide_fair_shares();
-  bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
-  bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict);
+  bool act(Action action, int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict);
   // best_[q] afresh from its children's (a leaf: itself while it has a head in `heads`).
   void rank_subtree(int queue, const std::vector<ShapeHead>& heads);
   // The best of `children` (their best_): the first of them in KAI's order, each with its best job.

@@ -19,7 +19,7 @@ struct KueueAdmission::FlavorTry {
   bool reclaim_only = false;
   std::vector<std::pair<int, int64_t>> usage;  // (FR, amount)
   std::vector<std::pair<int, int64_t>> needs;  // FRs short of quota
-  std::vector<uint32_t> victims;               // Preempt: who would be preempted
+  std::vector<Target> victims;                 // Preempt: who would be preempted, and why
   std::string reason;
 };
 
@@ -293,8 +293,8 @@ KueueAdmission::Nomination KueueAdmission::nominate(const QueuedWorkload& worklo
       if (t.mode == Mode::Preempt) {
         t.victims = preemption_targets(workload, t.usage);
         t.no_candidates = t.victims.empty();
-        t.reclaim_only =
-            std::none_of(t.victims.begin(), t.victims.end(), [&](uint32_t v) { return admitted_.at(v).cluster_queue == cq; });
+        t.reclaim_only = std::none_of(t.victims.begin(), t.victims.end(),
+                                      [&](const Target& v) { return admitted_.at(v.id).cluster_queue == cq; });
         if (t.no_candidates) t.reason += "; no workload it may preempt frees enough";
       }
       // isPreferred (flavorassigner.go): a smaller rank wins, the first flavor ties.
@@ -387,8 +387,7 @@ void KueueAdmission::mark_failed(const QueuedWorkload& workload, const Nominatio
     queue.shapes.at(shape_of(workload)).failed = failure;
 }
 
-bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit,
-                           const std::function<void(uint32_t)>& evict) {
+bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict) {
   std::vector<CycleEntry> entries;
   for (int q = 0; q < tree_.cluster_queues(); ++q)
     if (const QueuedWorkload* w = head(q))
@@ -405,7 +404,7 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
       return a.workload->id < b.workload->id;
     });
   bool changed = false;
-  std::set<uint32_t> evicted;
+  std::map<uint32_t, Preemption> evicted;  // by victim
   // Kueue's cycle snapshot once a preemption is issued (scheduler.go processEntry): the
   // preemptor's usage is added and its victims' taken out, so that later entries of the cycle
   // cannot take what the preemptor waits for.
@@ -414,8 +413,8 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
   auto change_view = [&](int cq, const std::vector<std::pair<int, int64_t>>& usage, int sign) {
     for (const auto& [fr, amount] : usage) view.add_usage(cq, fr, sign * amount);
   };
-  auto change_victims = [&](const std::vector<uint32_t>& victims, int sign) {
-    for (uint32_t v : victims) change_view(admitted_.at(v).cluster_queue, admitted_.at(v).usage, sign);
+  auto change_victims = [&](const std::vector<Target>& victims, int sign) {
+    for (const Target& v : victims) change_view(admitted_.at(v.id).cluster_queue, admitted_.at(v.id).usage, sign);
   };
   while (!entries.empty()) {
     const size_t next = fair_ ? fair_next(entries) : 0;
@@ -429,7 +428,8 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
       changed = true;
     } else if (e.nomination.mode == Mode::Preempt) {
       const auto& targets = e.nomination.targets;
-      if (std::any_of(targets.begin(), targets.end(), [&](uint32_t t) { return evicted.count(t) || !admitted_.count(t); }))
+      if (std::any_of(targets.begin(), targets.end(),
+                      [&](const Target& t) { return evicted.count(t.id) || !admitted_.count(t.id); }))
         continue;  // chosen by an earlier entry of this cycle: retried in the next
       if (!reserved) view = tree_, reserved = true;
       change_victims(targets, -1);
@@ -438,7 +438,8 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
         continue;
       }
       change_view(w.cluster_queue, e.nomination.usage, +1);
-      evicted.insert(targets.begin(), targets.end());  // they hold their quota until the cycle ends
+      for (const Target& t : targets)  // they hold their quota until the cycle ends
+        evicted.emplace(t.id, Preemption{now_ms, t.id, w.id, t.reason});
       pinned = w.id;
       changed = true;
     } else if (fits(e.nomination.usage, w.cluster_queue, reserved ? view : tree_, true)) {
@@ -463,15 +464,14 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
       changed = true;
     }  // else: no longer fits after an earlier admission; nominated again next cycle
   }
-  for (uint32_t victim : evicted) {  // in id order
+  for (const auto& [victim, preemption] : evicted) {  // in id order
     release(victim, now_ms);
-    evict(victim);
+    evict(preemption);
   }
   return changed;
 }
 
-void KueueAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
-                         int max_cycles) {
+void KueueAdmission::run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict, int max_cycles) {
   instant_ms_ = now_ms;
   if (fair_admission_)
     for (LocalQueueUsage& queue : local_usage_) sample_usage(queue, now_ms);

@@ -76,6 +76,7 @@
 #include <vector>
 
 #include "sim/job.h"
+#include "sim/tenancy/preemption.h"
 #include "sim/tenancy/queue_config.h"
 #include "sim/tenancy/quota_tree.h"
 
@@ -131,12 +132,12 @@ class KueueAdmission {
   int flavor_gpu(int flavor) const { return flavor_gpu_[static_cast<size_t>(flavor)]; }
 
   void enqueue(QueuedWorkload workload);
-  // Runs scheduling cycles at `now_ms` until one changes nothing. `evict(id)` is called for each
+  // Runs scheduling cycles at `now_ms` until one changes nothing. `evict(p)` is called for each
   // preemption victim after its quota is released (the caller stops it and may enqueue it
-  // again); `admit(id)` for each workload whose quota is reserved.
+  // again), with its preemptor and Kueue's reason; `admit(id)` for each workload whose quota is
+  // reserved.
   // `max_cycles` limits the cycles (tests replay one of Kueue's cycles).
-  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict,
-           int max_cycles = -1);
+  void run(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict, int max_cycles = -1);
   // An admitted workload ended: its quota returns to its queue.
   void finish(uint32_t id, int64_t now_ms);
   bool admitted(uint32_t id) const { return admitted_.count(id) != 0; }
@@ -145,10 +146,14 @@ class KueueAdmission {
   // Waiting workloads.
   size_t waiting() const { return waiting_.size(); }
 
+  // A victim and the reason Kueue gives it: the variant it was a candidate under.
+  struct Target {
+    uint32_t id = 0;
+    PreemptionReason reason = PreemptionReason::InClusterQueue;
+  };
   // The victims that would let `workload` (not enqueued) take `needs` ((FR, amount)), in the
   // order Kueue evicts them; empty when no set of candidates frees enough. Public for tests.
-  std::vector<uint32_t> preemption_targets(const QueuedWorkload& workload,
-                                           const std::vector<std::pair<int, int64_t>>& needs) const;
+  std::vector<Target> preemption_targets(const QueuedWorkload& workload, const std::vector<std::pair<int, int64_t>>& needs) const;
   // Admits `workload` at once on the first flavor of each group, as if it had been admitted
   // earlier (tests build a cluster's state with it). REQUIRES: the flavors are the queue's.
   void admit_now(const QueuedWorkload& workload, int64_t admitted_ms, const std::vector<std::string>& flavors = {});
@@ -209,7 +214,7 @@ class KueueAdmission {
     Mode mode = Mode::NoFit;
     int level = 0;                               // borrowing level
     std::vector<std::pair<int, int64_t>> usage;  // (FR, amount) of the chosen flavors
-    std::vector<uint32_t> targets;               // Preempt: the victims
+    std::vector<Target> targets;                 // Preempt: the victims
     bool needs_candidates = false;               // NoFit for want of preemption candidates
     bool young_candidates = false;               // some were left out as admitted at this instant
     std::string reason;                          // NoFit: why
@@ -247,11 +252,11 @@ class KueueAdmission {
   Nomination nominate(const QueuedWorkload& workload) const;
   bool fits(const std::vector<std::pair<int, int64_t>>& usage, int cluster_queue, const QuotaTree& tree,
             bool allow_borrowing) const;
-  bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const std::function<void(uint32_t)>& evict);
+  bool cycle(int64_t now_ms, const std::function<void(uint32_t)>& admit, const Evict& evict);
   // Fair Sharing (kueue_fair_sharing.cpp): the entry a cycle takes next, and the victims.
   size_t fair_next(const std::vector<CycleEntry>& entries);
-  std::vector<uint32_t> fair_preemption_targets(const QueuedWorkload& workload,
-                                                const std::vector<std::pair<int, int64_t>>& needs) const;
+  std::vector<Target> fair_preemption_targets(const QueuedWorkload& workload,
+                                              const std::vector<std::pair<int, int64_t>>& needs) const;
   void mark_failed(const QueuedWorkload& workload, const Nomination& nomination);
   bool still_failed(const Failure& failure, int cluster_queue) const;
   void take_from_queue(const QueuedWorkload& workload);

@@ -186,8 +186,8 @@ class TargetOrdering {
 
 }  // namespace
 
-std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorkload& workload,
-                                                              const std::vector<std::pair<int, int64_t>>& needs) const {
+std::vector<KueueAdmission::Target> KueueAdmission::fair_preemption_targets(
+    const QueuedWorkload& workload, const std::vector<std::pair<int, int64_t>>& needs) const {
   const int cq = workload.cluster_queue;
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
   const std::vector<int> short_frs = short_of(cq, needs);
@@ -355,9 +355,13 @@ std::vector<uint32_t> KueueAdmission::fair_preemption_targets(const QueuedWorklo
     else
       change(targets[i], -1);
   }
-  std::vector<uint32_t> ids;
-  for (const FairCandidate& c : targets) ids.push_back(c.id);
-  return ids;
+  // Kueue's reasons under Fair Sharing (preemption.go): within the preemptor's ClusterQueue, else
+  // Fair Sharing within the cohort.
+  std::vector<Target> out;
+  for (const FairCandidate& c : targets)
+    out.push_back({c.id, admitted_.at(c.id).cluster_queue == cq ? PreemptionReason::InClusterQueue
+                                                                : PreemptionReason::InCohortFairSharing});
+  return out;
 }
 
 }  // namespace topsim

@@ -27,6 +27,17 @@ struct Candidate {
   const std::vector<std::pair<int, int64_t>>* usage;  // (FR, amount) it holds
 };
 
+// The reason Kueue gives a victim found as `kind` (preemptionVariant's PreemptionReason).
+PreemptionReason reason_of(Kind kind) {
+  switch (kind) {
+    case Kind::SameQueue: return PreemptionReason::InClusterQueue;
+    case Kind::WhileBorrowing: return PreemptionReason::InCohortReclaimWhileBorrowing;
+    case Kind::Hierarchical:
+    case Kind::WithoutBorrowing: return PreemptionReason::InCohortReclamation;
+  }
+  return PreemptionReason::InCohortReclamation;
+}
+
 }  // namespace
 
 bool within_queue_eligible(WithinQueuePreemption policy, int32_t priority, int64_t timestamp_ms, int32_t preemptor_priority,
@@ -69,8 +80,8 @@ bool KueueAdmission::could_free(int cq, const std::vector<std::pair<int, int64_t
   return true;
 }
 
-std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& workload,
-                                                         const std::vector<std::pair<int, int64_t>>& needs) const {
+std::vector<KueueAdmission::Target> KueueAdmission::preemption_targets(const QueuedWorkload& workload,
+                                                                       const std::vector<std::pair<int, int64_t>>& needs) const {
   if (fair_) return fair_preemption_targets(workload, needs);
   const int cq = workload.cluster_queue;
   const ClusterQueueSpec& spec = queues_[static_cast<size_t>(cq)];
@@ -157,10 +168,10 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
                          candidates.begin() + static_cast<std::ptrdiff_t>(bounds[std::min(i + 2 * width, runs)]), before);
 
   // Greedy removal until the preemptor fits, then the reverse fill-back.
-  auto attempt = [&](bool allow_borrowing) -> std::vector<uint32_t> {
+  auto attempt = [&](bool allow_borrowing) -> std::vector<Target> {
     QuotaTree& work = scratch_;
     work = tree_;  // copy-assigned: no allocation once the scratch tree has the shape
-    std::vector<uint32_t> targets;
+    std::vector<Target> targets;
     std::vector<const Candidate*> taken;
     auto change = [&](const Candidate& c, int sign) {
       for (const auto& [fr, amount] : *c.usage) work.add_usage(c.queue, fr, sign * amount);
@@ -187,7 +198,7 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
         else
           change(*taken[i], -1);
       }
-      for (const Candidate* t : taken) targets.push_back(t->id);
+      for (const Candidate* t : taken) targets.push_back({t->id, reason_of(t->kind)});
       return targets;
     }
     return {};
@@ -205,7 +216,7 @@ std::vector<uint32_t> KueueAdmission::preemption_targets(const QueuedWorkload& w
   else if (borrow_never && !any_hierarchical)
     modes = {false, true};
   for (bool allow_borrowing : modes)
-    if (std::vector<uint32_t> targets = attempt(allow_borrowing); !targets.empty()) return targets;
+    if (std::vector<Target> targets = attempt(allow_borrowing); !targets.empty()) return targets;
   return {};
 }
 

@@ -163,6 +163,55 @@ TEST_CASE("cli::explain names the Kueue flavor a job was admitted on (read back 
   CHECK_THAT(topsim::test::read_text(dir.file("out") + "/jobs.jsonl"), Catch::Contains(R"("flavor":"a100")"));
 }
 
+TEST_CASE("cli::explain names who preempted a job and why, and whom a job preempted", "[cli][kueue]") {
+  // One DGX-1: ClusterQueues a and b of 4 GPUs in cohort lab, a reclaiming from any borrower. b1
+  // and b2 (b) start at 0 s, b2 on a's idle quota; a1 (a, priority class high) reclaims it at
+  // 100 s; b2 runs again once b1 ends and then waits for nothing.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "q");
+  std::ofstream(dir.file("q/queues.yaml")) << R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+)" << [] {
+    std::string out;
+    for (const char* name : {"a", "b"})
+      out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: ") + name +
+             "}\nspec:\n  cohortName: lab\n" + (name == std::string("a") ? "  preemption: {reclaimWithinCohort: Any}\n" : "") +
+             "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: default\n"
+             "      resources: [{name: nvidia.com/gpu, nominalQuota: 4}]\n";
+    return out;
+  }();
+  std::ofstream(dir.file("s.json")) << R"({"name": "reclaim", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "b2", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "a1", "submit_s": 100, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000,
+       "queue": "a", "priority_class": "high"}]},
+    "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
+  const std::string reason =
+      "the preemptor's ClusterQueue reclaiming quota the victim's borrowed in their cohort (Kueue's InCohortReclamation)";
+  const CliResult victim = run_then_explain(dir, "b2");
+  CHECK_THAT(victim.out,
+             Catch::StartsWith("job b2 (training, 1 pod x 4 GPUs, resnet50 / pytorch), submitted at 0 s to queue b\n"));
+  CHECK_THAT(victim.out, Catch::Contains("1 time by preemption"));
+  CHECK_THAT(victim.out, Catch::Contains("\n  preempted at 100 s by a1 (#2; queue a, priority class high): " + reason + "\n"));
+  const CliResult preemptor = run_cli("explain '" + dir.file("out") + "' a1");
+  REQUIRE(preemptor.exit_code == 0);
+  CHECK_THAT(preemptor.out, Catch::Contains("submitted at 100 s to queue a, priority class high\n"));
+  CHECK_THAT(preemptor.out, Catch::Contains("\n  to be admitted it preempted, at 100 s, b2 (#1; queue b): " + reason + "\n"));
+  // b1 neither was preempted nor preempted.
+  CHECK_THAT(run_cli("explain '" + dir.file("out") + "' b1").out, !Catch::Contains("preempt"));
+  // results.json keeps the eviction as columns.
+  const auto results = nlohmann::json::parse(topsim::test::read_text(dir.file("out") + "/results.json"));
+  CHECK(results["schedulers"][0]["runs"][0]["preemptions"] ==
+        nlohmann::json::parse(R"({"time_s": [100], "job": [1], "by": [2], "reason": ["InCohortReclamation"]})"));
+}
+
 TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {
   TempDir dir;
   // 20 DGX-1; a 20-node job, node 0 down from 250 s to 750 s, checkpoints every 100 s, 30 s

@@ -27,7 +27,8 @@ struct KaiFixture {
 
   QueueConfig config;
   std::optional<KaiAdmission> admission;
-  bool requeue = false;  // victims wait in their queue again (as the engine does)
+  bool requeue = false;                 // victims wait in their queue again (as the engine does)
+  std::vector<Preemption> preemptions;  // every eviction of cycles(), in order
   int64_t now_ms = 0;
 
   KaiFixture& department(const std::string& name, double deserved, double limit = -1) {
@@ -68,7 +69,9 @@ struct KaiFixture {
   // Runs `cycles` cycles (-1: until one changes nothing) at `now_ms`.
   Cycle cycles(int cycles = -1) {
     Cycle out;
-    auto evict = [&](uint32_t id) {
+    auto evict = [&](const Preemption& p) {
+      const uint32_t id = p.victim;
+      preemptions.push_back(p);
       out.second.push_back(id);
       if (!requeue) return;
       KaiWorkload again = jobs.at(id);

@@ -79,25 +79,42 @@ class KueueFixture {
                const std::string& flavor = "default", const std::string& resource = "cpu") {
     admission->admit_now(workload(id, queue, priority, amount, 0, resource), admitted_ms < 0 ? id : admitted_ms, {flavor});
   }
-  // The victims Kueue picks for `w` on flavor `flavor`.
-  std::vector<uint32_t> targets(const QueuedWorkload& w, const std::string& flavor = "default") const {
+  // The victims Kueue picks for `w` on flavor `flavor`, with their reasons, by id.
+  std::vector<KueueAdmission::Target> victims(const QueuedWorkload& w, const std::string& flavor = "default") const {
     std::vector<std::pair<int, int64_t>> needs;
     for (const auto& [resource, amount] : w.request)
       needs.emplace_back(admission->tree().fr(admission->tree().flavor(flavor), resource), amount);
-    std::vector<uint32_t> out = admission->preemption_targets(w, needs);
-    std::sort(out.begin(), out.end());
+    std::vector<KueueAdmission::Target> out = admission->preemption_targets(w, needs);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return out;
+  }
+  // Their ids; their reasons (by id).
+  std::vector<std::pair<uint32_t, PreemptionReason>> why(const QueuedWorkload& w, const std::string& flavor = "default") const {
+    std::vector<std::pair<uint32_t, PreemptionReason>> out;
+    for (const KueueAdmission::Target& t : victims(w, flavor)) out.emplace_back(t.id, t.reason);
+    return out;
+  }
+  std::vector<uint32_t> targets(const QueuedWorkload& w, const std::string& flavor = "default") const {
+    std::vector<uint32_t> out;
+    for (const KueueAdmission::Target& t : victims(w, flavor)) out.push_back(t.id);
     return out;
   }
   // One scheduling cycle (or all, with -1): what was admitted and evicted, in order.
   std::pair<std::vector<uint32_t>, std::vector<uint32_t>> cycles(int count = 1, int64_t now_ms = 1000) {
     std::vector<uint32_t> admitted, evicted;
     admission->run(
-        now_ms, [&](uint32_t id) { admitted.push_back(id); }, [&](uint32_t id) { evicted.push_back(id); }, count);
+        now_ms, [&](uint32_t id) { admitted.push_back(id); },
+        [&](const Preemption& p) {
+          evicted.push_back(p.victim);
+          preemptions.push_back(p);
+        },
+        count);
     return {admitted, evicted};
   }
 
   QueueConfig config;
   std::optional<KueueAdmission> admission;
+  std::vector<Preemption> preemptions;  // every eviction of cycles(), in order
 
  private:
   static std::vector<ResourceQuota> resources(const std::vector<Quota>& quotas) {

@@ -3,6 +3,7 @@
 // and actions/preempt/preempt_test.go, case names quoted — and rules worked by hand. KAI's tests
 // run one action on nodes; here a cycle runs Allocate, Reclaim and Preempt on the cluster's GPU
 // count. A job KAI leaves Pipelined onto a victim's GPUs is admitted here in the same cycle.
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -41,6 +42,9 @@ TEST_CASE("kai::admission \"Reclaim jobs according to queue fair share\"", "[sim
   f.pending(7, "reclaimer_queue", kTrain, 2);
   // Fair shares 2/2/2: each of queue0 and queue1 gives up its priority-49 job.
   CHECK(f.cycles(1) == Cycle{{7}, {3, 6}});
+  // Both for job 7, by the reclaim action.
+  std::sort(f.preemptions.begin(), f.preemptions.end(), [](const auto& a, const auto& b) { return a.victim < b.victim; });
+  CHECK(f.preemptions == std::vector<Preemption>{{0, 3, 7, PreemptionReason::Reclaim}, {0, 6, 7, PreemptionReason::Reclaim}});
   CHECK(f.fair_share("queue0") == 2000);
   CHECK(f.fair_share("reclaimer_queue") == 2000);
 }
@@ -186,6 +190,7 @@ TEST_CASE("kai::admission \"1 train job running, 1 build job pending for the sam
   f.running(1, "queue0", kTrain, 1);
   f.pending(2, "queue0", kBuild, 1);
   CHECK(f.cycles(1) == Cycle{{2}, {1}});
+  CHECK(f.preemptions == std::vector<Preemption>{{0, 1, 2, PreemptionReason::Preempt}});
 }
 
 TEST_CASE("kai::admission \"1 train job running, 1 train job pending for the same queue - don't preempt\"",

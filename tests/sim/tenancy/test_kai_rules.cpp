@@ -178,7 +178,7 @@ TEST_CASE("kai::admission the next job is found from the top of the hierarchy do
   f.pending(3, "b1", kTrain, 2);
   std::vector<uint32_t> order;
   f.admission->run(
-      0, [&](uint32_t id) { order.push_back(id); }, [](uint32_t) {}, 1);
+      0, [&](uint32_t id) { order.push_back(id); }, [](const Preemption&) {}, 1);
   // b's job, then a1's fails (6 GPUs free), then a2's.
   CHECK(order == std::vector<uint32_t>{3, 2});
   INFO(f.admission->wait_reason(1));

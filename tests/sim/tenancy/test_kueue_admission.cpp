@@ -209,6 +209,8 @@ TEST_CASE("kueue::admission reclaim: a lender's workload preempts the borrower's
   // once time has moved on from b's admissions.
   CHECK(f.cycles(-1) == Cycle{{}, {}});
   CHECK(f.cycles(-1, 2000) == Cycle{{4}, {2}});
+  // The eviction names its preemptor and Kueue's reason, at the instant it was made.
+  CHECK(f.preemptions == std::vector<Preemption>{{2000, 2, 4, PreemptionReason::InCohortReclamation}});
 }
 
 TEST_CASE("kueue::admission the quota a preemption frees goes to its preemptor, not back to the borrower", "[sim][kueue]") {

@@ -38,7 +38,7 @@ struct Shared {
   std::vector<uint32_t> run(int64_t now_ms) {
     std::vector<uint32_t> admitted;
     k.admission->run(
-        now_ms, [&](uint32_t id) { admitted.push_back(id); }, [](uint32_t) {});
+        now_ms, [&](uint32_t id) { admitted.push_back(id); }, [](const Preemption&) {});
     return admitted;
   }
   // a1 (lq-a) runs 0-20 min while a2 (lq-a, older) and b1 (lq-b) wait; who is admitted at 20 min.

@@ -63,16 +63,23 @@ std::vector<Wl> join(std::vector<std::vector<Wl>> parts) {
   return out;
 }
 
-// The names of the workloads Kueue preempts for `incoming`.
-Names preempted(KueueFixture& f, const std::vector<Wl>& admitted, const Wl& incoming) {
+// The workloads Kueue preempts for `incoming`, by name, with their reasons.
+std::map<std::string, PreemptionReason> preempted_why(KueueFixture& f, const std::vector<Wl>& admitted, const Wl& incoming) {
   f.build();
   for (size_t i = admitted.size(); i-- > 0;) {
     const Wl& w = admitted[i];
     f.running(static_cast<uint32_t>(i + 1), w.queue, w.priority, w.milli_cpu, 0);
   }
+  std::map<std::string, PreemptionReason> out;
+  for (const auto& [id, reason] : f.why(f.workload(999, incoming.queue, incoming.priority, incoming.milli_cpu)))
+    out.emplace(admitted[id - 1].name, reason);
+  return out;
+}
+
+// Their names.
+Names preempted(KueueFixture& f, const std::vector<Wl>& admitted, const Wl& incoming) {
   Names out;
-  for (uint32_t id : f.targets(f.workload(999, incoming.queue, incoming.priority, incoming.milli_cpu)))
-    out.insert(admitted[id - 1].name);
+  for (const auto& [name, reason] : preempted_why(f, admitted, incoming)) out.insert(name);
   return out;
 }
 
@@ -137,7 +144,10 @@ TEST_CASE("kueue::fair preemption \"can preempt lower priority workloads from sa
 TEST_CASE("kueue::fair preemption \"can preempt a combination of same CQ and highest user\"", "[sim][kueue]") {
   KueueFixture f = base();
   std::vector<Wl> admitted{{"a_low", "a", 1000, -1}, {"a2", "a"}, {"a3", "a"}};
-  CHECK(preempted(f, join({admitted, units("b", 6)}), {"in", "a", 2000}) == Names{"a_low", "b1"});
+  // Kueue's reasons: the preemptor's own ClusterQueue, then Fair Sharing in the cohort.
+  CHECK(preempted_why(f, join({admitted, units("b", 6)}), {"in", "a", 2000}) ==
+        std::map<std::string, PreemptionReason>{{"a_low", PreemptionReason::InClusterQueue},
+                                                {"b1", PreemptionReason::InCohortFairSharing}});
 }
 
 TEST_CASE("kueue::fair preemption of huge workloads", "[sim][kueue]") {

@@ -9,6 +9,7 @@
 using namespace topsim;
 using topsim::test::KueueFixture;
 using Ids = std::vector<uint32_t>;
+using Why = std::vector<std::pair<uint32_t, PreemptionReason>>;  // the victims' reasons, as wantPreempted's targetKeyReason
 
 namespace {
 
@@ -61,6 +62,7 @@ TEST_CASE("kueue::preemption \"preempt lowest priority\"", "[sim][kueue]") {
   f.running(2, "standalone", 0, 2);
   f.running(3, "standalone", 1, 2);
   CHECK(f.targets(f.workload(9, "standalone", 1, 2)) == Ids{1});
+  CHECK(f.why(f.workload(9, "standalone", 1, 2)) == Why{{1, PreemptionReason::InClusterQueue}});
 }
 
 TEST_CASE("kueue::preemption \"preempt multiple\"", "[sim][kueue]") {
@@ -94,6 +96,7 @@ TEST_CASE("kueue::preemption \"reclaim quota from borrower\"", "[sim][kueue]") {
   f.running(2, "c2", 0, 3);   // c2-mid
   f.running(3, "c2", 1, 6);   // c2-high: c2 borrows 3
   CHECK(f.targets(f.workload(9, "c1", 1, 3)) == Ids{2});
+  CHECK(f.why(f.workload(9, "c1", 1, 3)) == Why{{2, PreemptionReason::InCohortReclamation}});
 }
 
 TEST_CASE("kueue::preemption \"no workloads borrowing\"", "[sim][kueue]") {
@@ -134,7 +137,8 @@ TEST_CASE("kueue::preemption \"preempt from all ClusterQueues in cohort\"", "[si
   f.running(2, "c1", 0, 2);   // c1-mid
   f.running(3, "c2", -1, 3);  // c2-low
   f.running(4, "c2", 0, 4);   // c2-mid: c2 borrows 1
-  CHECK(f.targets(f.workload(9, "c1", 0, 4)) == Ids{1, 3});
+  CHECK(f.why(f.workload(9, "c1", 0, 4)) ==
+        Why{{1, PreemptionReason::InClusterQueue}, {3, PreemptionReason::InCohortReclamation}});
 }
 
 TEST_CASE("kueue::preemption \"preempt newer workloads with the same priority\"", "[sim][kueue]") {
@@ -154,7 +158,7 @@ TEST_CASE("kueue::preemption BorrowWithinCohort: lower priority of another queue
   KueueFixture f = shared_cohort();
   f.running(1, "a_best_effort", -1, 10);
   f.running(2, "b_best_effort", -1, 1);
-  CHECK(f.targets(f.workload(9, "a_standard", 0, 10)) == Ids{1});
+  CHECK(f.why(f.workload(9, "a_standard", 0, 10)) == Why{{1, PreemptionReason::InCohortReclaimWhileBorrowing}});
 }
 
 TEST_CASE("kueue::preemption BorrowWithinCohort: maxPriorityThreshold", "[sim][kueue]") {
@@ -166,7 +170,7 @@ TEST_CASE("kueue::preemption BorrowWithinCohort: maxPriorityThreshold", "[sim][k
   SECTION("\"allow preempting ... above MaxPriorityThreshold, if borrowing is not required after the preemption\"") {
     KueueFixture f = shared_cohort();
     f.running(1, "b_standard", 1, 13);
-    CHECK(f.targets(f.workload(9, "a_standard", 2, 1)) == Ids{1});
+    CHECK(f.why(f.workload(9, "a_standard", 2, 1)) == Why{{1, PreemptionReason::InCohortReclamation}});
   }
   SECTION("\"preempt from CQ and from other CQs with workloads below threshold\"") {
     KueueFixture f = shared_cohort();

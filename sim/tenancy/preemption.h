@@ -1,0 +1,46 @@
+// One preemption: a queue system evicting an admitted job to admit another, and why. The
+// reasons are the systems' own: Kueue's Preempted condition reasons (apis/kueue/v1beta1
+// workload_types.go, v0.19; the variant each candidate was found under, preemption.go), and
+// KAI-Scheduler's actions that evict (actions/reclaim, actions/preempt).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+
+#include "util/enum_names.h"
+
+namespace topsim {
+
+enum class PreemptionReason : uint8_t {
+  InClusterQueue,                 // Kueue: a workload of the victim's own ClusterQueue (withinClusterQueue)
+  InCohortReclamation,            // Kueue: its ClusterQueue borrowed; the preemptor's takes its quota back
+  InCohortReclaimWhileBorrowing,  // Kueue: the same, the preemptor borrowing too (borrowWithinCohort)
+  InCohortFairSharing,            // Kueue: Fair Sharing between ClusterQueues of a cohort
+  Reclaim,                        // KAI: a queue within its fair share takes GPUs of one above its own
+  Preempt,                        // KAI: a higher-priority job of the victim's own queue
+};
+template <>
+struct EnumNames<PreemptionReason> {
+  static constexpr std::array<EnumName<PreemptionReason>, 6> table{
+      {{PreemptionReason::InClusterQueue, "InClusterQueue"},
+       {PreemptionReason::InCohortReclamation, "InCohortReclamation"},
+       {PreemptionReason::InCohortReclaimWhileBorrowing, "InCohortReclaimWhileBorrowing"},
+       {PreemptionReason::InCohortFairSharing, "InCohortFairSharing"},
+       {PreemptionReason::Reclaim, "reclaim"},
+       {PreemptionReason::Preempt, "preempt"}}};
+};
+
+// At `at_ms`, job `victim` was evicted so that job `preemptor` could be admitted.
+struct Preemption {
+  int64_t at_ms = 0;
+  uint32_t victim = 0;
+  uint32_t preemptor = 0;
+  PreemptionReason reason = PreemptionReason::InClusterQueue;
+  bool operator==(const Preemption&) const = default;
+};
+
+// What a queue system calls for each job it evicts (after releasing its quota).
+using Evict = std::function<void(const Preemption&)>;
+
+}  // namespace topsim

@@ -1,0 +1,76 @@
+// results.json's `preemptions` columns (docs/results-format.md): every eviction of a run with
+// quota, written and read back; rows that are not a job id, a preemptor id and a known reason
+// are skipped, as the failures' malformed entries are.
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "formats/results/results_json.h"
+#include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
+
+using namespace topsim;
+using namespace topsim::test;
+
+namespace {
+
+// A set of one run of no jobs whose preemptions are `preemptions`.
+ResultSet with_preemptions(std::vector<Preemption> preemptions) {
+  ResultSet results = run_all(scenario_from(scenario_json(R"([{"model": "dgx1-v100", "count": 1}])", "[]")));
+  REQUIRE(!results.schedulers.empty());
+  for (SchedulerResult& s : results.schedulers)
+    for (RunResult& run : s.runs) run.preemptions = preemptions;
+  return results;
+}
+
+Expected<ResultSet> written_and_read(const ResultSet& results, const TempDir& dir) {
+  {
+    std::ofstream out(dir.file("results.json"));
+    write_results_json(results, out);
+  }
+  return load_results(dir.path.string());
+}
+
+}  // namespace
+
+TEST_CASE("results: preemptions are written as columns and read back, every reason", "[results][kueue][kai]") {
+  const std::vector<Preemption> made{{100'000, 1, 2, PreemptionReason::InClusterQueue},
+                                     {100'000, 3, 2, PreemptionReason::InCohortReclamation},
+                                     {250'500, 4, 7, PreemptionReason::InCohortReclaimWhileBorrowing},
+                                     {300'000, 5, 8, PreemptionReason::InCohortFairSharing},
+                                     {400'000, 6, 9, PreemptionReason::Reclaim},
+                                     {500'000, 0, 9, PreemptionReason::Preempt}};
+  const ResultSet results = with_preemptions(made);
+  TempDir dir;
+  const auto loaded = written_and_read(results, dir);
+  REQUIRE(loaded.ok());
+  for (const SchedulerResult& s : loaded->schedulers) CHECK(s.runs.front().preemptions == made);
+  const auto json = nlohmann::json::parse(read_text(dir.file("results.json")));
+  CHECK(json["schedulers"][0]["runs"][0]["preemptions"]["reason"] ==
+        nlohmann::json::parse(R"(["InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing",
+                                   "InCohortFairSharing", "reclaim", "preempt"])"));
+  CHECK(json["schedulers"][0]["runs"][0]["preemptions"]["time_s"][2] == 250.5);
+}
+
+TEST_CASE("results: a run without preemptions has no preemptions columns", "[results]") {
+  TempDir dir;
+  REQUIRE(written_and_read(with_preemptions({}), dir).ok());
+  CHECK(!nlohmann::json::parse(read_text(dir.file("results.json")))["schedulers"][0]["runs"][0].contains("preemptions"));
+}
+
+TEST_CASE("results: malformed preemption rows are skipped, the rest read", "[results]") {
+  TempDir dir;
+  REQUIRE(written_and_read(with_preemptions({{1000, 1, 2, PreemptionReason::Reclaim}}), dir).ok());
+  auto json = nlohmann::json::parse(read_text(dir.file("results.json")));
+  json["schedulers"][0]["runs"][0]["preemptions"] = nlohmann::json::parse(R"({
+    "time_s": [1, 2, 3, 4, 5, 6],
+    "job": [1, -1, 3, "4", 5, 4294967296],
+    "by": [2, 2, null, 2, 2, 2],
+    "reason": ["reclaim", "reclaim", "reclaim", "reclaim", "evicted", "preempt"]})");
+  std::ofstream(dir.file("results.json")) << json.dump();
+  const auto loaded = load_results(dir.path.string());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->schedulers.front().runs.front().preemptions == std::vector<Preemption>{{1000, 1, 2, PreemptionReason::Reclaim}});
+}
