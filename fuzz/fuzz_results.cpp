@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto loaded = load_results(input.string());
   fuzz::check(loaded);
   if (!loaded) return 0;
-  (void)explain_job(*loaded, "#0");  // job 0 under each scheduler, with the failures that hit it
+  (void)explain_job(*loaded, "#0");  // job 0 under each scheduler, with the failures and preemptions that hit it
   const std::string first = results_text(*loaded);
   write(again / "results.json", first.data(), first.size());
   const auto reloaded = load_results(again.string());

@@ -74,11 +74,13 @@ for seed_file in D:tests/real_files/manifests/kai-pytorch-job.yaml D:scenarios/q
   f=${seed_file#?:}
   [ -f "$f" ] && { printf '%s' "${seed_file%%:*}"; head -c 16384 "$f"; } >"$build/fuzz-corpus/file_kind/seed-$(basename "$f")"
 done
-# Saved runs (results.json, a NUL, jobs.jsonl): the smallest shipped replay, and failures a spare
-# takes, an elastic job shrinks on and a job stops on (node_failures with every outcome).
+# Saved runs (results.json, a NUL, jobs.jsonl): the smallest shipped replay, failures a spare
+# takes, an elastic job shrinks on and a job stops on (node_failures with every outcome), and
+# Kueue's preemptions (a reclaim and a preemption within a ClusterQueue).
 mkdir -p "$build/fuzz-corpus/results"
 if [ -x "$build/cli/topsim" ]; then
-  for seed_run in ack:scenarios/ack-v100-benchmark.json failures:fuzz/seeds/failures.json; do
+  for seed_run in ack:scenarios/ack-v100-benchmark.json failures:fuzz/seeds/failures.json \
+    preemptions:fuzz/seeds/preemptions.json; do
     run_dir=$(mktemp -d)
     "$build/cli/topsim" run "${seed_run#*:}" -o "$run_dir/out" --quiet --no-report >/dev/null 2>&1 &&
       { cat "$run_dir/out/results.json"; printf '\0'; cat "$run_dir/out/jobs.jsonl"; } \

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "formats/results/job_line.h"
 #include "formats/results/results_json.h"
@@ -15,7 +17,75 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string dump(const Json& root) { return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+// A value on one line, as nlohmann writes it (invalid UTF-8 replaced).
+std::string scalar(const Json& v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+// Lines of results.json are at most this wide where values can be filled into them.
+constexpr size_t kWidth = 100;
+
+// `v` indented by two spaces a level, as nlohmann's dump(2), except arrays of scalars (the
+// columns: samples, failures, preemptions): their values are filled into lines up to 100
+// columns wide, or kept on the key's line when they fit there. A column of 26,000 evictions
+// then takes 26,000 / 10 lines, not 26,000.
+void pretty(const Json& v, std::string& out, size_t depth) {
+  const std::string inner(2 * (depth + 1), ' ');
+  if (v.is_object() && !v.empty()) {
+    out += "{\n";
+    size_t i = 0;
+    for (const auto& [key, value] : v.items()) {
+      out += inner + scalar(Json(key)) + ": ";
+      pretty(value, out, depth + 1);
+      out += ++i < v.size() ? ",\n" : "\n";
+    }
+    out += std::string(2 * depth, ' ') + "}";
+    return;
+  }
+  if (!v.is_array() || v.empty()) {
+    out += scalar(v);
+    return;
+  }
+  if (std::any_of(v.begin(), v.end(), [](const Json& e) { return e.is_structured(); })) {
+    out += "[\n";
+    for (size_t i = 0; i < v.size(); ++i) {
+      out += inner;
+      pretty(v[i], out, depth + 1);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out += std::string(2 * depth, ' ') + "]";
+    return;
+  }
+  std::vector<std::string> values;
+  size_t one_line = 0;  // "[a, b]"
+  for (const Json& e : v) values.push_back(scalar(e)), one_line += values.back().size() + 2;
+  const size_t column = out.size() - std::min(out.size(), out.rfind('\n') + 1);
+  if (column + one_line <= kWidth) {
+    out += "[";
+    for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+    out += "]";
+    return;
+  }
+  out += "[\n" + inner;
+  size_t at = inner.size();
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string& text = values[i];
+    if (i > 0 && at + 2 + text.size() + 1 > kWidth) {
+      out += ",\n" + inner;
+      at = inner.size();
+    } else if (i > 0) {
+      out += ", ";
+      at += 2;
+    }
+    out += text;
+    at += text.size();
+  }
+  out += "\n" + std::string(2 * depth, ' ') + "]";
+}
+
+std::string dump(const Json& root) {
+  std::string out;
+  pretty(root, out, 0);
+  return out;
+}
 
 double seconds(int64_t ms) { return rounded_micro(static_cast<double>(ms) / 1000.0); }
 

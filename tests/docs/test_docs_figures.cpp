@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -596,6 +597,53 @@ TEST_CASE("docs::the KAI reclaimMinRuntime figures in docs/tenancy.md are what t
 
 // docs/tenancy.md's table of the Philly trace as Kueue tenants (no cohort, one cohort, Fair
 // Sharing) and the README's sentence drawn from it.
+// docs/tenancy.md's most-preempted job of philly-kai under topology-aware: its name and GPUs, its
+// evictions (all reclaims), how many came from the VC that made most, and the share of its run
+// not spent training, from results.json's preemptions and jobs.jsonl; and explain says the same.
+TEST_CASE("docs::the most-preempted job's figures in docs/tenancy.md are what philly-kai and explain give", "[docs][kai]") {
+#ifndef TOPSIM_SANITIZED
+  if (philly_absent()) return;
+  const TempDir dir;
+  REQUIRE(run_cli("run '" + (kRoot / "scenarios/philly-kai.json").string() + "' -o '" + dir.file("out") +
+                  "' -q --no-report --threads 2")
+              .exit_code == 0);
+  const auto results = nlohmann::json::parse(read_text(dir.file("out/results.json")));
+  std::map<uint64_t, std::pair<std::string, nlohmann::json>> jobs;  // topology-aware's, by id: name, line
+  std::istringstream lines(read_text(dir.file("out/jobs.jsonl")));
+  for (std::string line; std::getline(lines, line);)
+    if (auto j = nlohmann::json::parse(line); j.at("scheduler") == "topology-aware")
+      jobs[j.at("id").get<uint64_t>()] = {j.at("name").get<std::string>(), j};
+  const nlohmann::json* columns = nullptr;
+  for (const auto& s : results.at("schedulers"))
+    if (s.at("name") == "topology-aware") columns = &s.at("runs").at(0).at("preemptions");
+  REQUIRE(columns);
+  std::map<uint64_t, size_t> evicted;
+  for (const auto& id : columns->at("job")) ++evicted[id.get<uint64_t>()];
+  const auto most =
+      std::max_element(evicted.begin(), evicted.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::map<std::string, size_t> by_queue;
+  for (size_t i = 0; i < columns->at("job").size(); ++i)
+    if (columns->at("job")[i] == most->first) {
+      CHECK(columns->at("reason")[i] == "reclaim");
+      ++by_queue[jobs.at(columns->at("by")[i].get<uint64_t>()).second.at("queue").get<std::string>()];
+    }
+  const auto top =
+      std::max_element(by_queue.begin(), by_queue.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto& [name, line] = jobs.at(most->first);
+  CHECK(line.at("evictions") == most->second);
+  const CliResult explained = run_cli("explain '" + dir.file("out") + "' " + name);
+  REQUIRE(explained.exit_code == 0);
+  // topology-aware is the scenario's first scheduler: its lines come first.
+  const std::string effective = first_group(explained.out, "effective training time ([0-9.]+)%");
+  REQUIRE(!effective.empty());
+  CHECK_THAT(one_spaced(read_text(kRoot / "docs/tenancy.md")),
+             Catch::Contains(fmt::format("({}, {} GPUs) was evicted {} times by reclaims, {} of them by jobs of VC {}, and "
+                                         "spent {:.1f}% of its run",
+                                         name, line.at("workers").get<int>() * line.at("gpus_per_worker").get<int>(),
+                                         most->second, top->second, top->first, 100 - std::stod(effective))));
+#endif
+}
+
 TEST_CASE("docs::the Kueue cohort figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {
 #ifndef TOPSIM_SANITIZED
   if (philly_absent()) return;

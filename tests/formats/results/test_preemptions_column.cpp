@@ -1,6 +1,7 @@
 // results.json's `preemptions` columns (docs/results-format.md): every eviction of a run with
 // quota, written and read back; rows that are not a job id, a preemptor id and a known reason
 // are skipped, as the failures' malformed entries are.
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -73,4 +74,28 @@ TEST_CASE("results: malformed preemption rows are skipped, the rest read", "[res
   const auto loaded = load_results(dir.path.string());
   REQUIRE(loaded.ok());
   CHECK(loaded->schedulers.front().runs.front().preemptions == std::vector<Preemption>{{1000, 1, 2, PreemptionReason::Reclaim}});
+}
+
+TEST_CASE("results: columns fill lines up to 100 characters, and read back the same", "[results]") {
+  std::vector<Preemption> many;
+  for (uint32_t i = 0; i < 2000; ++i)
+    many.push_back(
+        {int64_t{1'000'000} + 7 * i, i, 5000 + i, i % 3 ? PreemptionReason::InCohortReclamation : PreemptionReason::Preempt});
+  TempDir dir;
+  const auto loaded = written_and_read(with_preemptions(many), dir);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->schedulers.front().runs.front().preemptions == many);
+  const std::string text = read_text(dir.file("results.json"));
+  const size_t from = text.find("\"preemptions\": {"), to = text.find('}', from);
+  REQUIRE(from != std::string::npos);
+  size_t lines = 0, widest = 0;
+  for (size_t at = from; at < to;) {
+    const size_t end = text.find('\n', at);
+    widest = std::max(widest, end - at), ++lines, at = end + 1;
+  }
+  CHECK(widest <= 100);
+  CHECK(lines < 2000);  // 8,000 values, several to a line
+  // A short column stays on its key's line.
+  REQUIRE(written_and_read(with_preemptions({{1000, 1, 2, PreemptionReason::Reclaim}}), dir).ok());
+  CHECK_THAT(read_text(dir.file("results.json")), Catch::Contains("\"time_s\": [1.0],\n"));
 }
