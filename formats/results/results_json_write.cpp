@@ -2,7 +2,9 @@
 // order, numbers rounded to 1e-6, nothing that depends on where or when it ran.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,55 +25,61 @@ std::string scalar(const Json& v) { return v.dump(-1, ' ', false, nlohmann::json
 // Lines of results.json are at most this wide where values can be filled into them.
 constexpr size_t kWidth = 100;
 
-// `v` indented by two spaces a level, as nlohmann's dump(2), except arrays of scalars (the
-// columns: samples, failures, preemptions): their values are filled into lines up to 100
-// columns wide, or kept on the key's line when they fit there. A column of 26,000 evictions
-// then takes 26,000 / 10 lines, not 26,000.
-void pretty(const Json& v, std::string& out, size_t depth) {
-  const std::string inner(2 * (depth + 1), ' ');
-  if (v.is_object() && !v.empty()) {
-    out += "{\n";
-    size_t i = 0;
-    for (const auto& [key, value] : v.items()) {
-      out += inner + scalar(Json(key)) + ": ";
-      pretty(value, out, depth + 1);
-      out += ++i < v.size() ? ",\n" : "\n";
-    }
-    out += std::string(2 * depth, ' ') + "}";
-    return;
+// `v` on one line ("{"a": 1, "b": [2, 3]}"), or nullopt when that is longer than `limit`
+// (given up as soon as it is).
+std::optional<std::string> one_line(const Json& v, size_t limit) {
+  if (!v.is_structured()) {
+    std::string text = scalar(v);
+    return text.size() <= limit ? std::optional(std::move(text)) : std::nullopt;
   }
-  if (!v.is_array() || v.empty()) {
+  std::string out = v.is_object() ? "{" : "[";
+  bool first = true;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    out += first ? "" : ", ";
+    first = false;
+    if (v.is_object()) out += scalar(Json(it.key())) + ": ";
+    if (out.size() > limit) return std::nullopt;
+    const std::optional<std::string> inner = one_line(*it, limit - out.size());
+    if (!inner) return std::nullopt;
+    out += *inner;
+  }
+  out += v.is_object() ? "}" : "]";
+  return out.size() <= limit ? std::optional(std::move(out)) : std::nullopt;
+}
+
+// `v` indented by two spaces a level, as nlohmann's dump(2), but shorter: an object or array
+// that fits on the rest of its line (up to 100 columns) stays on it, and the values of a longer
+// array of scalars (the columns: samples, failures, preemptions) are filled into lines of up to
+// 100 columns. A column of 21,000 evictions' times then takes some 3,000 lines, not 21,000.
+void pretty(const Json& v, std::string& out, size_t depth) {
+  const size_t column = out.size() - std::min(out.size(), out.rfind('\n') + 1);
+  if (v.empty() || !v.is_structured()) {
     out += scalar(v);
     return;
   }
-  if (std::any_of(v.begin(), v.end(), [](const Json& e) { return e.is_structured(); })) {
-    out += "[\n";
-    for (size_t i = 0; i < v.size(); ++i) {
-      out += inner;
-      pretty(v[i], out, depth + 1);
-      out += i + 1 < v.size() ? ",\n" : "\n";
-    }
-    out += std::string(2 * depth, ' ') + "]";
+  if (const auto line = one_line(v, kWidth - std::min(kWidth, column + 1))) {  // + 1: a comma after it
+    out += *line;
     return;
   }
-  std::vector<std::string> values;
-  size_t one_line = 0;  // "[a, b]"
-  for (const Json& e : v) values.push_back(scalar(e)), one_line += values.back().size() + 2;
-  const size_t column = out.size() - std::min(out.size(), out.rfind('\n') + 1);
-  if (column + one_line <= kWidth) {
-    out += "[";
-    for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
-    out += "]";
+  const std::string inner(2 * (depth + 1), ' ');
+  if (v.is_object() || std::any_of(v.begin(), v.end(), [](const Json& e) { return e.is_structured(); })) {
+    out += v.is_object() ? "{\n" : "[\n";
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out += inner + (v.is_object() ? scalar(Json(it.key())) + ": " : "");
+      pretty(*it, out, depth + 1);
+      out += std::next(it) != v.end() ? ",\n" : "\n";
+    }
+    out += std::string(2 * depth, ' ') + (v.is_object() ? "}" : "]");
     return;
   }
   out += "[\n" + inner;
   size_t at = inner.size();
-  for (size_t i = 0; i < values.size(); ++i) {
-    const std::string& text = values[i];
-    if (i > 0 && at + 2 + text.size() + 1 > kWidth) {
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string text = scalar(*it);
+    if (it != v.begin() && at + 2 + text.size() + 1 > kWidth) {
       out += ",\n" + inner;
       at = inner.size();
-    } else if (i > 0) {
+    } else if (it != v.begin()) {
       out += ", ";
       at += 2;
     }
