@@ -205,9 +205,12 @@ std::string render_report_html(const ReportModel& m) {
   const std::string policies = m.policy_table.rows.empty() ? "" : "<h2>Policies, ranked</h2>\n" + table_html(m.policy_table);
   const std::string failures =
       m.failure_table.rows.empty() ? "" : "<h2>Failures and goodput</h2>\n" + table_html(m.failure_table);
-  const std::string tenants = m.tenancy_table.rows.empty() ? ""
-                                                           : "<h2>Tenants</h2>\n" + table_html(m.tenancy_table) +
-                                                                 "<h2>Per tenant</h2>\n" + table_html(m.tenant_table);
+  const std::string tenants =
+      m.tenancy_table.rows.empty()
+          ? ""
+          : "<h2>Tenants</h2>\n" + table_html(m.tenancy_table) + "<h2>Per tenant</h2>\n" + table_html(m.tenant_table) +
+                (m.preemption_table.rows.empty() ? ""
+                                                 : "<h2>Preemptions between tenants</h2>\n" + table_html(m.preemption_table));
   const std::string node_types = m.node_type_table.rows.empty() ? "" : "<h2>Per node type</h2>\n" + table_html(m.node_type_table);
   std::string warnings;
   for (const std::string& warning : m.warnings) warnings += "<p class=\"warning\">Warning: " + html_escape(warning) + "</p>\n";

@@ -158,6 +158,7 @@ std::string render_report_markdown(const ReportModel& m) {
   if (!m.failure_table.rows.empty()) out += "\n" + table_markdown("Failures and goodput", m.failure_table);
   if (!m.tenancy_table.rows.empty())
     out += "\n" + table_markdown("Tenants", m.tenancy_table) + table_markdown("Per tenant", m.tenant_table);
+  if (!m.preemption_table.rows.empty()) out += "\n" + table_markdown("Preemptions between tenants", m.preemption_table);
   return out + "\nCharts and every figure: report.html, summary.csv, metrics.prom (docs/reports.md).\n";
 }
 

@@ -5,7 +5,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 
 #include "reports/report_charts.h"
 #include "sim/schedulers/registry.h"
@@ -454,6 +456,49 @@ ChartTable per_tenant_table(const std::vector<Series>& series) {
   return t;
 }
 
+ChartTable preemption_table(const std::vector<Series>& series) {
+  constexpr size_t kPairsShown = 10;
+  ChartTable t;
+  t.header = {"scheduler", "evicted from", "for a job of", "reason", "evictions", "share of its evictions"};
+  for (const Series& s : series) {
+    const std::vector<RunResult>& runs = s.result->runs;
+    // (tenant, by tenant, reason) -> evictions over the runs; tenants by name ("none" without one).
+    std::map<std::tuple<std::string, std::string, std::string>, double> pairs;
+    double total = 0;
+    for (const RunResult& run : runs) {
+      const std::vector<std::string> tenants = tenant_names(run);
+      const auto name = [&](int16_t t) {
+        return t >= 0 && static_cast<size_t>(t) < tenants.size() ? tenants[static_cast<size_t>(t)] : std::string("none");
+      };
+      for (const Preemption& p : run.preemptions)
+        pairs[{name(p.tenant), name(p.by_tenant), std::string(enum_name(p.reason))}] += 1, total += 1;
+    }
+    if (total == 0) continue;
+    std::vector<std::pair<double, std::tuple<std::string, std::string, std::string>>> ranked;
+    for (const auto& [key, n] : pairs) ranked.emplace_back(n, key);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const auto per_seed = [&](double n) { return fmt::format("{:.1f}", n / static_cast<double>(runs.size())); };
+    double rest = 0;
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      const auto& [n, key] = ranked[i];
+      if (i >= kPairsShown) {
+        rest += n;
+        continue;
+      }
+      const auto& [from, by, reason] = key;
+      t.rows.push_back({s.name, from, by, reason, per_seed(n), fmt::format("{:.1f}%", 100 * n / total)});
+    }
+    if (rest > 0)
+      t.rows.push_back({s.name, fmt::format("{} other pairs", ranked.size() - kPairsShown), "", "", per_seed(rest),
+                        fmt::format("{:.1f}%", 100 * rest / total)});
+  }
+  t.note =
+      "means over seeds; a row per tenant evicted from, tenant of the job it was evicted for, and the queue system's reason "
+      "(Kueue's InClusterQueue, InCohortReclamation, InCohortReclaimWhileBorrowing, InCohortFairSharing; KAI's reclaim, "
+      "preempt; docs/tenancy.md); the 10 largest per scheduler; topsim explain names the jobs";
+  return t;
+}
+
 ChartTable node_type_table(const std::vector<Series>& series) {
   ChartTable t;
   bool llm = false;  // LLM jobs' tokens/s get their own columns
@@ -496,6 +541,7 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs) {
   if (!m.fill) m.failure_table = failure_table(m);
   if (!m.fill) m.tenancy_table = tenancy_table(m);
   if (!m.fill) m.tenant_table = per_tenant_table(m.series);
+  if (!m.fill) m.preemption_table = preemption_table(m.series);
   m.node_type_table = node_type_table(m.series);
   return m;
 }

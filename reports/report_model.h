@@ -134,6 +134,8 @@ struct ReportModel {
   // stretch and, with quota, what preemption and borrowing came to (tenancy_table); per tenant, a
   // row per series (per_tenant_table). Both empty otherwise.
   ChartTable tenancy_table, tenant_table;
+  // With quota, who preempted whom (preemption_table); empty when no series evicted a job.
+  ChartTable preemption_table;
   // Clusters of several node types: where each series' training jobs ran (node_type_table).
   ChartTable node_type_table;
   bool fill = false;  // fill experiments (charts against arrived load)
@@ -150,6 +152,12 @@ ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
 // with quota (some series evicted or could have), GPU-hours borrowed above nominal, evictions and
 // GPU-hours they lost. Empty when no series has tenants. The terminal summary shows some columns.
 ChartTable per_tenant_table(const std::vector<Series>& series);
+
+// The evictions of the series' runs between tenants (results.json's preemptions): a row per series,
+// tenant evicted from, tenant of the job evicted for, and reason, with the evictions (mean over
+// seeds) and their share of the series' evictions, most first, the first 10 per series and then
+// the rest in one row. Empty when no series evicted a job.
+ChartTable preemption_table(const std::vector<Series>& series);
 
 // Per node type of a cluster of several, a row per series whose first run has them: the training
 // jobs the type paced, the GPU-hours finished jobs spent on its nodes and their mean samples/s

@@ -238,7 +238,9 @@ void Engine::schedule_pass() {
     admission_->run(
         now_ms_, [&](uint32_t id) { admitted(id); },
         [&](const Preemption& p) {
-          out_.preemption_log.push_back(p);
+          Preemption& logged = out_.preemption_log.emplace_back(p);
+          logged.tenant = static_cast<int16_t>(tenant_of(open_[p.victim]));
+          logged.by_tenant = static_cast<int16_t>(tenant_of(open_[p.preemptor]));
           preempt(p.victim);
         });
   for (Queue& queue : queues_) {

@@ -237,8 +237,8 @@ std::vector<NodeEvent> read_failures(const Json& columns) {
 }
 
 // Evictions by the queues: a row whose job or preemptor is not a job id, or whose reason is not
-// one topsim writes, is skipped (as a malformed failure's jobs are).
-std::vector<Preemption> read_preemptions(const Json& columns) {
+// one topsim writes, is skipped (as a malformed failure's jobs are); `tenants` are the run's.
+std::vector<Preemption> read_preemptions(const Json& columns, const std::vector<std::string>& tenants) {
   const std::vector<double> time = column(columns, "time_s");
   std::vector<Preemption> out;
   out.reserve(time.size());
@@ -251,7 +251,17 @@ std::vector<Preemption> read_preemptions(const Json& columns) {
     const Json* reason = cell(columns, "reason", i);
     const std::optional<PreemptionReason> why =
         reason && reason->is_string() ? parse_enum<PreemptionReason>(reason->get<std::string>()) : std::nullopt;
-    if (victim && by && why) out.push_back({std::llround(time[i] * 1000), *victim, *by, *why});
+    if (!victim || !by || !why) continue;
+    Preemption& p = out.emplace_back(Preemption{std::llround(time[i] * 1000), *victim, *by, *why});
+    // The tenants by name, indexes into the run's (`tenants`); -1: none, or one it does not have.
+    auto tenant = [&](const char* name) -> int16_t {
+      const Json* value = cell(columns, name, i);
+      if (!value || !value->is_string()) return -1;
+      const auto it = std::find(tenants.begin(), tenants.end(), value->get<std::string>());
+      return it == tenants.end() ? int16_t{-1} : static_cast<int16_t>(it - tenants.begin());
+    };
+    p.tenant = tenant("tenant");
+    p.by_tenant = tenant("by_tenant");
   }
   return out;
 }
@@ -327,7 +337,7 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
   }
   if (run.contains("load_curve")) result.load_curve = read_load_curve(run["load_curve"]);
   if (run.contains("node_failures")) result.failures = read_failures(run["node_failures"]);
-  if (run.contains("preemptions")) result.preemptions = read_preemptions(run["preemptions"]);
+  if (run.contains("preemptions")) result.preemptions = read_preemptions(run["preemptions"], tenant_names(result));
   if (run.contains("rejections") && run["rejections"].is_array())
     for (const Json& reason : run["rejections"])
       if (reason.is_string()) result.rejections.push_back(reason.get<std::string>());

@@ -2,6 +2,7 @@
 // order, numbers rounded to 1e-6, nothing that depends on where or when it ran.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -187,7 +188,7 @@ Json over_seeds_json(const SchedulerResult& s) {
 template <class Row>
 struct Column {
   const char* name;
-  Json (*value)(const Row&);
+  std::function<Json(const Row&)> value;
 };
 
 template <class Row>
@@ -316,12 +317,19 @@ Json run_json(const RunResult& run) {
                             hit.push_back({{"id", h.job}, {"then", std::string(enum_name(h.then))}});
                           return hit;
                         }}});
-  if (!run.preemptions.empty())  // evictions by the queues (sim/tenancy/preemption.h), columns in the order made
+  // Evictions by the queues (sim/tenancy/preemption.h), columns in the order made; tenants by name.
+  const std::vector<std::string> tenants = run.preemptions.empty() ? std::vector<std::string>{} : tenant_names(run);
+  const auto tenant_json = [&](int16_t t) {
+    return t >= 0 && static_cast<size_t>(t) < tenants.size() ? Json(tenants[static_cast<size_t>(t)]) : Json(nullptr);
+  };
+  if (!run.preemptions.empty())
     out["preemptions"] = columns_json<Preemption>(
         run.preemptions, {{"time_s", [](const Preemption& p) { return Json(seconds(p.at_ms)); }},
                           {"job", [](const Preemption& p) { return Json(p.victim); }},
                           {"by", [](const Preemption& p) { return Json(p.preemptor); }},
-                          {"reason", [](const Preemption& p) { return Json(std::string(enum_name(p.reason))); }}});
+                          {"reason", [](const Preemption& p) { return Json(std::string(enum_name(p.reason))); }},
+                          {"tenant", [&](const Preemption& p) { return tenant_json(p.tenant); }},
+                          {"by_tenant", [&](const Preemption& p) { return tenant_json(p.by_tenant); }}});
   out["rejections"] = run.rejections;
   return out;
 }

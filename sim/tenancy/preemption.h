@@ -31,12 +31,14 @@ struct EnumNames<PreemptionReason> {
        {PreemptionReason::Preempt, "preempt"}}};
 };
 
-// At `at_ms`, job `victim` was evicted so that job `preemptor` could be admitted.
+// At `at_ms`, job `victim` was evicted so that job `preemptor` could be admitted. The engine adds
+// the two jobs' tenants (indexes into the run's tenants, as its `@tenant` metrics; -1: none).
 struct Preemption {
   int64_t at_ms = 0;
   uint32_t victim = 0;
   uint32_t preemptor = 0;
   PreemptionReason reason = PreemptionReason::InClusterQueue;
+  int16_t tenant = -1, by_tenant = -1;
   bool operator==(const Preemption&) const = default;
 };
 

@@ -43,6 +43,37 @@ CliResult run_then_explain(const TempDir& dir, const std::string& job) {
   return r;
 }
 
+// One DGX-1: ClusterQueues a and b of 4 GPUs in cohort lab, a reclaiming from any borrower. b1
+// and b2 (b) start at 0 s, b2 on a's idle quota; a1 (a, priority class high) reclaims it at
+// 100 s; b2 runs again once b1 ends. Written into dir (s.json, q/).
+void write_reclaim_scenario(const TempDir& dir) {
+  std::filesystem::create_directories(dir.path / "q");
+  std::ofstream(dir.file("q/queues.yaml")) << R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+)" << [] {
+    std::string out;
+    for (const char* name : {"a", "b"})
+      out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: ") + name +
+             "}\nspec:\n  cohortName: lab\n" + (name == std::string("a") ? "  preemption: {reclaimWithinCohort: Any}\n" : "") +
+             "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: default\n"
+             "      resources: [{name: nvidia.com/gpu, nominalQuota: 4}]\n";
+    return out;
+  }();
+  std::ofstream(dir.file("s.json")) << R"({"name": "reclaim", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "b2", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "a1", "submit_s": 100, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000,
+       "queue": "a", "priority_class": "high"}]},
+    "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
+}
+
 }  // namespace
 
 TEST_CASE("cli::explain a job: placement, ring, throughput, and why it never ran", "[cli]") {
@@ -164,35 +195,8 @@ TEST_CASE("cli::explain names the Kueue flavor a job was admitted on (read back 
 }
 
 TEST_CASE("cli::explain names who preempted a job and why, and whom a job preempted", "[cli][kueue]") {
-  // One DGX-1: ClusterQueues a and b of 4 GPUs in cohort lab, a reclaiming from any borrower. b1
-  // and b2 (b) start at 0 s, b2 on a's idle quota; a1 (a, priority class high) reclaims it at
-  // 100 s; b2 runs again once b1 ends and then waits for nothing.
   TempDir dir;
-  std::filesystem::create_directories(dir.path / "q");
-  std::ofstream(dir.file("q/queues.yaml")) << R"(apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 100
-)" << [] {
-    std::string out;
-    for (const char* name : {"a", "b"})
-      out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: ") + name +
-             "}\nspec:\n  cohortName: lab\n" + (name == std::string("a") ? "  preemption: {reclaimWithinCohort: Any}\n" : "") +
-             "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: default\n"
-             "      resources: [{name: nvidia.com/gpu, nominalQuota: 4}]\n";
-    return out;
-  }();
-  std::ofstream(dir.file("s.json")) << R"({"name": "reclaim", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
-    "workload": {"kind": "jobs", "jobs": [
-      {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
-      {"name": "b2", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
-      {"name": "a1", "submit_s": 100, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000,
-       "queue": "a", "priority_class": "high"}]},
-    "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
+  write_reclaim_scenario(dir);
   const std::string reason =
       "the preemptor's ClusterQueue reclaiming quota the victim's borrowed in their cohort (Kueue's InCohortReclamation)";
   const CliResult victim = run_then_explain(dir, "b2");
@@ -209,7 +213,24 @@ value: 100
   // results.json keeps the eviction as columns.
   const auto results = nlohmann::json::parse(topsim::test::read_text(dir.file("out") + "/results.json"));
   CHECK(results["schedulers"][0]["runs"][0]["preemptions"] ==
-        nlohmann::json::parse(R"({"time_s": [100], "job": [1], "by": [2], "reason": ["InCohortReclamation"]})"));
+        nlohmann::json::parse(R"({"time_s": [100], "job": [1], "by": [2], "reason": ["InCohortReclamation"],
+                                   "tenant": ["b"], "by_tenant": ["a"]})"));
+}
+
+TEST_CASE("reports: who preempted whom, a row per pair of tenants and reason", "[cli][kueue][reports]") {
+  TempDir dir;
+  write_reclaim_scenario(dir);
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q").exit_code == 0);
+  const std::string md = topsim::test::read_text(dir.file("out/summary.md"));
+  CHECK_THAT(md, Catch::Contains("### Preemptions between tenants\n\n| scheduler | evicted from | for a job of | reason | evictions | "
+                                 "share of its evictions |"));
+  CHECK_THAT(md, Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% |"));
+  CHECK_THAT(topsim::test::read_text(dir.file("out/report.html")),
+             Catch::Contains("<h2>Preemptions between tenants</h2>\n<table><thead><tr><th>scheduler</th><th>evicted from</th>"));
+  // Read back from results.json, the report says the same.
+  REQUIRE(run_cli("report '" + dir.file("out") + "' -o '" + dir.file("again") + "'").exit_code == 0);
+  CHECK_THAT(topsim::test::read_text(dir.file("again/summary.md")),
+             Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% |"));
 }
 
 TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {

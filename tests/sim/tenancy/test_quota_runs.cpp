@@ -71,14 +71,15 @@ TEST_CASE("sim::quota a lender's job reclaims its quota: the borrower is preempt
   CHECK(b2.finish_ms == 1'000'000 + 30'000 + 940'000);
   CHECK(b2.state == JobState::Finished);
   CHECK(metric(r, "evictions") == 1);
-  // The one eviction, logged with its preemptor and Kueue's reason.
+  // The one eviction, logged with its preemptor, Kueue's reason and the two tenants.
   auto id = [&](const char* name) {
     for (const JobSpec& j : s.workload->jobs)
       if (s.workload->job_name(j.id) == name) return j.id;
     FAIL("no job " << name);
     return uint32_t{0};
   };
-  CHECK(r.preemptions == std::vector<Preemption>{{100'000, id("b2"), id("a1"), PreemptionReason::InCohortReclamation}});
+  // Tenants in the run's order (a, b): b's job evicted for a's.
+  CHECK(r.preemptions == std::vector<Preemption>{{100'000, id("b2"), id("a1"), PreemptionReason::InCohortReclamation, 1, 0}});
   CHECK(metric(r, "evictions@b") == 1);
   CHECK(metric(r, "evictions@a") == 0);
   CHECK(metric(r, "preempted_gpu_hours@b") == Approx(160.0 / 3600));
