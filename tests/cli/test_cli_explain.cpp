@@ -222,8 +222,9 @@ TEST_CASE("reports: who preempted whom, a row per pair of tenants and reason", "
   write_reclaim_scenario(dir);
   REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q").exit_code == 0);
   const std::string md = topsim::test::read_text(dir.file("out/summary.md"));
-  CHECK_THAT(md, Catch::Contains("### Preemptions between tenants\n\n| scheduler | evicted from | for a job of | reason | evictions | "
-                                 "share of its evictions |"));
+  CHECK_THAT(
+      md, Catch::Contains("### Preemptions between tenants\n\n| scheduler | evicted from | for a job of | reason | evictions | "
+                          "share of its evictions |"));
   CHECK_THAT(md, Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% |"));
   CHECK_THAT(topsim::test::read_text(dir.file("out/report.html")),
              Catch::Contains("<h2>Preemptions between tenants</h2>\n<table><thead><tr><th>scheduler</th><th>evicted from</th>"));
