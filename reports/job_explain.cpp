@@ -21,6 +21,16 @@ namespace {
 
 std::string seconds(int64_t ms) { return format_number(static_cast<double>(ms) / 1000.0) + " s"; }
 
+// "<before>queue team-a, priority class high": the queue and priority class `job` names (each
+// only when it names one; no job: neither).
+std::string queue_words(const Workload& workload, const JobSpec* job, const char* before) {
+  std::string out;
+  if (job && job->queue < workload.queue_names.size()) out += before + ("queue " + one_line(workload.queue_names[job->queue]));
+  if (job && job->priority_class < workload.priority_class_names.size())
+    out += ", priority class " + one_line(workload.priority_class_names[job->priority_class]);
+  return out;
+}
+
 // "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s", the GPU models it selects and the
 // placement asks it carried.
 std::string job_line(const Workload& workload, const JobSpec& job, const std::string& name, const JobExtras* extras) {
@@ -29,11 +39,7 @@ std::string job_line(const Workload& workload, const JobSpec& job, const std::st
     out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
     if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
   }
-  out += "), submitted at " + seconds(job.submit_ms);
-  if (job.queue < workload.queue_names.size()) out += " to queue " + one_line(workload.queue_names[job.queue]);
-  if (job.priority_class < workload.priority_class_names.size())
-    out += ", priority class " + one_line(workload.priority_class_names[job.priority_class]);
-  out += "\n";
+  out += "), submitted at " + seconds(job.submit_ms) + queue_words(workload, &job, " to ") + "\n";
   if (job.gpu_models != kAnyGpuModel)
     out += "selects GPU models: " + join(workload.selected_gpu_names(job), ", ") +
            " (\"gpu_models\", a nvidia.com/gpu.product node selector): it runs on nodes of these only\n";
@@ -196,11 +202,7 @@ std::string queue_of(const Workload& workload, uint32_t id) {
 
 // "b-17 (#34; queue team-a, priority class high)": a job of a preemption.
 std::string other_job_text(const Workload& workload, uint32_t id) {
-  std::string out = one_line(workload.job_name(id)) + " (#" + std::to_string(id);
-  if (const std::string queue = queue_of(workload, id); !queue.empty()) out += "; queue " + queue;
-  if (const JobSpec* job = spec_of(workload, id); job && job->priority_class < workload.priority_class_names.size())
-    out += ", priority class " + one_line(workload.priority_class_names[job->priority_class]);
-  return out + ")";
+  return one_line(workload.job_name(id)) + " (#" + std::to_string(id) + queue_words(workload, spec_of(workload, id), "; ") + ")";
 }
 
 // Preemptions of a job listed one by one up to this many, and as many evictions made for it (each
