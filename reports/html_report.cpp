@@ -30,7 +30,8 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 caption { text-align: left; color: #666; padding-bottom: 0.25em; white-space: nowrap; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child, th.name, td.name { text-align: left; }
+td.name { white-space: nowrap; }
 .chart { position: relative; height: 380px; }
 .note { color: #666; font-size: 0.85em; }
 #errors:empty { display: none; }
@@ -82,11 +83,17 @@ std::string table_html(const ChartTable& t) {
   std::string out = "<table>";
   if (!t.values.empty()) out += "<caption>figures: " + html_escape(t.values) + "</caption>";
   out += "<thead><tr>";
-  for (const std::string& h : t.header) out += "<th>" + html_escape(h) + "</th>";
+  // Columns of names after the first are aligned left as the first is (report_model.h names_column).
+  std::vector<bool> names(t.header.size());
+  for (size_t i = 1; i < t.header.size(); ++i) names[i] = names_column(t.header[i]);
+  const auto open = [&](const char* tag, size_t i) {
+    return fmt::format("<{}{}>", tag, i < names.size() && names[i] ? " class=\"name\"" : "");
+  };
+  for (size_t i = 0; i < t.header.size(); ++i) out += open("th", i) + html_escape(t.header[i]) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
-    for (const std::string& cell : row) out += "<td>" + html_escape(cell) + "</td>";
+    for (size_t i = 0; i < row.size(); ++i) out += open("td", i) + html_escape(row[i]) + "</td>";
     out += "</tr>\n";
   }
   out += "</tbody></table>\n";

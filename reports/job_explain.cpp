@@ -213,6 +213,14 @@ constexpr size_t kPreemptionsListed = 5;
 // preempted, at 1,200 s, job a-3 (#3; queue team-b), ...: ...": the evictions of `run` that
 // stopped job `id`, and those made for it (one line per instant and reason: Kueue evicts a
 // preemptor's victims in one cycle), with the reason of each.
+// What one eviction cost its victim ("" when nothing: it was not running, or not recorded).
+std::string lost_text(const Preemption& p) {
+  if (p.lost_gpu_ms <= 0) return "";
+  const double hours = static_cast<double>(p.lost_gpu_ms) / 3.6e6;
+  return fmt::format("; it lost {} GPU-hours (the training since its last checkpoint, to redo, and this run's restart)",
+                     hours < 1e-4 ? "under 0.0001" : format_number(hours));
+}
+
 std::string preemption_lines(const RunResult& run, uint32_t id, const Workload& workload) {
   std::string out;
   size_t as_victim = 0, groups = 0, unlisted = 0;
@@ -220,8 +228,8 @@ std::string preemption_lines(const RunResult& run, uint32_t id, const Workload& 
   for (size_t i = 0; i < run.preemptions.size(); ++i) {
     const Preemption& p = run.preemptions[i];
     if (p.victim == id && ++as_victim <= kPreemptionsListed)
-      out += fmt::format("\n  preempted at {} by {}: {}", seconds(p.at_ms), other_job_text(workload, p.preemptor),
-                         preemption_text(p.reason));
+      out += fmt::format("\n  preempted at {} by {}: {}{}", seconds(p.at_ms), other_job_text(workload, p.preemptor),
+                         preemption_text(p.reason), lost_text(p));
     else if (p.victim == id)
       ++unlisted_by[queue_of(workload, p.preemptor)];
     if (p.preemptor != id) continue;

@@ -108,8 +108,7 @@ std::string scheduler_table(const ReportModel& m, const Column (&columns)[N]) {
 std::string table_markdown(const std::string& heading, const ChartTable& table) {
   if (table.rows.empty()) return "";
   std::string out = "### " + heading + "\n\n|", rule = "|";
-  for (const std::string& h : table.header)
-    out += " " + markdown_cell(h) + " |", rule += h == "scheduler" || h == "tenant" || h == "node type" ? " --- |" : " ---: |";
+  for (const std::string& h : table.header) out += " " + markdown_cell(h) + " |", rule += names_column(h) ? " --- |" : " ---: |";
   out += "\n" + rule + "\n";
   for (const auto& row : table.rows) {
     out += "|";

@@ -456,46 +456,82 @@ ChartTable per_tenant_table(const std::vector<Series>& series) {
   return t;
 }
 
+bool names_column(const std::string& heading) {
+  static const std::array<std::string_view, 7> names = {"scheduler",    "tenant",       "node type", "candidate",
+                                                        "evicted from", "for a job of", "reason"};
+  return std::find(names.begin(), names.end(), heading) != names.end();
+}
+
 ChartTable preemption_table(const std::vector<Series>& series) {
   constexpr size_t kPairsShown = 10;
   ChartTable t;
-  t.header = {"scheduler", "evicted from", "for a job of", "reason", "evictions", "share of its evictions"};
+  t.header = {"scheduler", "evicted from", "for a job of", "reason", "evictions", "share of its evictions", "GPU-h lost"};
+  // Evictions and the GPU time they cost, summed over the runs of a scheduler; unknown: some
+  // eviction's cost was not recorded (results written before topsim recorded it).
+  struct Sum {
+    double evictions = 0, lost_ms = 0;
+    bool unknown = false;
+    void add(const Preemption& p) {
+      evictions += 1;
+      if (p.lost_gpu_ms < 0)
+        unknown = true;
+      else
+        lost_ms += static_cast<double>(p.lost_gpu_ms);
+    }
+    void add(const Sum& o) { evictions += o.evictions, lost_ms += o.lost_ms, unknown = unknown || o.unknown; }
+  };
   for (const Series& s : series) {
     const std::vector<RunResult>& runs = s.result->runs;
     // (tenant, by tenant, reason) -> evictions over the runs; tenants by name ("none" without one).
-    std::map<std::tuple<std::string, std::string, std::string>, double> pairs;
-    double total = 0;
+    std::map<std::tuple<std::string, std::string, std::string>, Sum> pairs;
+    Sum total;
     for (const RunResult& run : runs) {
       const std::vector<std::string> tenants = tenant_names(run);
       const auto name = [&](int16_t t) {
         return t >= 0 && static_cast<size_t>(t) < tenants.size() ? tenants[static_cast<size_t>(t)] : std::string("none");
       };
-      for (const Preemption& p : run.preemptions)
-        pairs[{name(p.tenant), name(p.by_tenant), std::string(enum_name(p.reason))}] += 1, total += 1;
+      for (const Preemption& p : run.preemptions) {
+        pairs[{name(p.tenant), name(p.by_tenant), std::string(enum_name(p.reason))}].add(p);
+        total.add(p);
+      }
     }
-    if (total == 0) continue;
-    std::vector<std::pair<double, std::tuple<std::string, std::string, std::string>>> ranked;
-    for (const auto& [key, n] : pairs) ranked.emplace_back(n, key);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    const auto per_seed = [&](double n) { return fmt::format("{:.1f}", n / static_cast<double>(runs.size())); };
-    double rest = 0;
+    if (total.evictions == 0) continue;
+    std::vector<std::pair<Sum, std::tuple<std::string, std::string, std::string>>> ranked;
+    for (const auto& [key, sum] : pairs) ranked.emplace_back(sum, key);
+    // Those that cost the most GPU time first (by evictions when some cost is not known).
+    const bool by_cost = !total.unknown;
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
+      return by_cost && a.first.lost_ms != b.first.lost_ms ? a.first.lost_ms > b.first.lost_ms
+                                                           : a.first.evictions > b.first.evictions;
+    });
+    const double seeds = static_cast<double>(runs.size());
+    const auto cells = [&](const Sum& sum) {
+      return std::array<std::string, 3>{fmt::format("{:.1f}", sum.evictions / seeds),
+                                        fmt::format("{:.1f}%", 100 * sum.evictions / total.evictions),
+                                        sum.unknown ? "n/a" : fmt::format("{:.1f}", sum.lost_ms / 3.6e6 / seeds)};
+    };
+    Sum rest;
     for (size_t i = 0; i < ranked.size(); ++i) {
-      const auto& [n, key] = ranked[i];
+      const auto& [sum, key] = ranked[i];
       if (i >= kPairsShown) {
-        rest += n;
+        rest.add(sum);
         continue;
       }
       const auto& [from, by, reason] = key;
-      t.rows.push_back({s.name, from, by, reason, per_seed(n), fmt::format("{:.1f}%", 100 * n / total)});
+      const auto [n, share, lost] = cells(sum);
+      t.rows.push_back({s.name, from, by, reason, n, share, lost});
     }
-    if (rest > 0)
-      t.rows.push_back({s.name, fmt::format("{} other pairs", ranked.size() - kPairsShown), "", "", per_seed(rest),
-                        fmt::format("{:.1f}%", 100 * rest / total)});
+    if (rest.evictions > 0) {
+      const auto [n, share, lost] = cells(rest);
+      t.rows.push_back({s.name, fmt::format("{} other pairs", ranked.size() - kPairsShown), "", "", n, share, lost});
+    }
   }
   t.note =
       "means over seeds; a row per tenant evicted from, tenant of the job it was evicted for, and the queue system's reason "
       "(Kueue's InClusterQueue, InCohortReclamation, InCohortReclaimWhileBorrowing, InCohortFairSharing; KAI's reclaim, "
-      "preempt; docs/tenancy.md); the 10 largest per scheduler; topsim explain names the jobs";
+      "preempt; docs/tenancy.md); per scheduler the 10 that cost the most GPU-hours (the most evictions where a cost is "
+      "not known); GPU-h lost: the training the evicted jobs redo and the restart time their runs had spent (a tenant's "
+      "rows add up to its GPU-hours lost to preemption); topsim explain names the jobs";
   return t;
 }
 

@@ -142,6 +142,10 @@ struct ReportModel {
   Status status;      // error: a run's per-job records on disk could not be read back for the charts
 };
 
+// Whether a table's column of this heading holds names (schedulers, tenants, node types, reasons),
+// which every reporter aligns left; the others hold figures, aligned right.
+bool names_column(const std::string& heading);
+
 // REQUIRES: `inputs` non-empty and outliving the model.
 ReportModel build_report_model(const std::vector<LabelledResults>& inputs);
 
@@ -155,8 +159,9 @@ ChartTable per_tenant_table(const std::vector<Series>& series);
 
 // The evictions of the series' runs between tenants (results.json's preemptions): a row per series,
 // tenant evicted from, tenant of the job evicted for, and reason, with the evictions (mean over
-// seeds) and their share of the series' evictions, most first, the first 10 per series and then
-// the rest in one row. Empty when no series evicted a job.
+// seeds), their share of the series' evictions and the GPU-hours they cost the evicted jobs (n/a
+// when a run did not record it); per series the 10 that cost the most GPU-hours (the most
+// evictions when a cost is not known), then the rest in one row. Empty when no series evicted a job.
 ChartTable preemption_table(const std::vector<Series>& series);
 
 // Per node type of a cluster of several, a row per series whose first run has them: the training

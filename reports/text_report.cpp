@@ -118,16 +118,21 @@ void tenant_rows(const ResultSet& r, SideBySide& table) {
   });
 }
 
-// Per tenant, a row per scheduler (report_model.h's per_tenant_table, the columns that fit a
-// terminal); evictions only when some run evicted a job. The tenant's name on its first row only.
-std::string tenant_table(const ResultSet& r) {
+// The schedulers of one result set as report_model.h's series, for its tables.
+std::vector<Series> scheduler_series(const ResultSet& r) {
   std::vector<Series> series;
   for (const SchedulerResult& s : r.schedulers) {
     Series& one = series.emplace_back();
     one.name = s.name;
     one.result = &s;
   }
-  const ChartTable full = per_tenant_table(series);
+  return series;
+}
+
+// Per tenant, a row per scheduler (report_model.h's per_tenant_table, the columns that fit a
+// terminal); evictions only when some run evicted a job. The tenant's name on its first row only.
+std::string tenant_table(const ResultSet& r) {
+  const ChartTable full = per_tenant_table(scheduler_series(r));
   if (full.rows.empty()) return "";
   const bool evicted = std::any_of(r.schedulers.begin(), r.schedulers.end(),
                                    [](const SchedulerResult& s) { return has(s, "evictions") && mean(s, "evictions") > 0; });
@@ -152,6 +157,26 @@ std::string tenant_table(const ResultSet& r) {
   }
   return "\nper tenant (means over seeds; waits and JCT of finished jobs; share: of the GPU-hours all tenants ran):\n" +
          text_table(rows, {"  ", 2, 2, false});
+}
+
+// When a run evicted jobs: per scheduler the three pairs of tenants (evicted from, evicted for,
+// reason) whose evictions cost the most GPU time, from report_model.h's preemption_table
+// (summary.md lists ten).
+std::string preemption_pairs(const ResultSet& r) {
+  constexpr size_t kShown = 3;
+  const ChartTable full = preemption_table(scheduler_series(r));
+  if (full.rows.empty()) return "";
+  std::vector<TextRow> rows{{"scheduler", "evicted from", "for a job of", "reason", "evictions", "share", "GPU-h lost"}};
+  size_t of_scheduler = 0;
+  for (size_t i = 0; i < full.rows.size(); ++i) {
+    const std::vector<std::string>& cells = full.rows[i];
+    const bool first = i == 0 || cells[0] != full.rows[i - 1][0];
+    of_scheduler = first ? 1 : of_scheduler + 1;
+    if (of_scheduler > kShown) continue;
+    rows.push_back({first ? one_line(cells[0]) : "", cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]});
+  }
+  return "\ncostliest preemptions between tenants (means over seeds; summary.md lists ten per scheduler):\n" +
+         text_table(rows, {"  ", 4, 2, false});
 }
 
 // With failures (sim/failures.h): the nodes that failed, the jobs they interrupted and what that
@@ -404,8 +429,9 @@ std::string llm_step_table(const ResultSet& r) {
 
 std::string render_replay(const ResultSet& r, const TextOptions& options) {
   std::string out = header(r) + "\n";
-  if (r.schedulers.size() > kMaxColumns) return out + replay_rows(r) + tenant_table(r) + node_type_table(r) + llm_step_table(r);
-  out += replay_columns(r) + tenant_table(r) + node_type_table(r) + llm_step_table(r);
+  if (r.schedulers.size() > kMaxColumns)
+    return out + replay_rows(r) + tenant_table(r) + preemption_pairs(r) + node_type_table(r) + llm_step_table(r);
+  out += replay_columns(r) + tenant_table(r) + preemption_pairs(r) + node_type_table(r) + llm_step_table(r);
   const RunResult& first = r.schedulers.front().runs.front();
   if (has_job_records(first) && first.workload->size() <= options.max_job_lines) {
     auto records = first_records(r);

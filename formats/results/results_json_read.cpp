@@ -262,6 +262,11 @@ std::vector<Preemption> read_preemptions(const Json& columns, const std::vector<
     };
     p.tenant = tenant("tenant");
     p.by_tenant = tenant("by_tenant");
+    // The GPU time it cost; a file without the column (or a malformed cell) does not say: -1.
+    const Json* lost = cell(columns, "lost_gpu_s", i);
+    p.lost_gpu_ms = lost && lost->is_number() && lost->get<double>() >= 0 && lost->get<double>() < 9e12
+                        ? std::llround(lost->get<double>() * 1000)
+                        : -1;
   }
   return out;
 }

@@ -324,12 +324,14 @@ Json run_json(const RunResult& run) {
   };
   if (!run.preemptions.empty())
     out["preemptions"] = columns_json<Preemption>(
-        run.preemptions, {{"time_s", [](const Preemption& p) { return Json(seconds(p.at_ms)); }},
-                          {"job", [](const Preemption& p) { return Json(p.victim); }},
-                          {"by", [](const Preemption& p) { return Json(p.preemptor); }},
-                          {"reason", [](const Preemption& p) { return Json(std::string(enum_name(p.reason))); }},
-                          {"tenant", [&](const Preemption& p) { return tenant_json(p.tenant); }},
-                          {"by_tenant", [&](const Preemption& p) { return tenant_json(p.by_tenant); }}});
+        run.preemptions,
+        {{"time_s", [](const Preemption& p) { return Json(seconds(p.at_ms)); }},
+         {"job", [](const Preemption& p) { return Json(p.victim); }},
+         {"by", [](const Preemption& p) { return Json(p.preemptor); }},
+         {"reason", [](const Preemption& p) { return Json(std::string(enum_name(p.reason))); }},
+         {"tenant", [&](const Preemption& p) { return tenant_json(p.tenant); }},
+         {"by_tenant", [&](const Preemption& p) { return tenant_json(p.by_tenant); }},
+         {"lost_gpu_s", [](const Preemption& p) { return p.lost_gpu_ms >= 0 ? Json(seconds(p.lost_gpu_ms)) : Json(nullptr); }}});
   out["rejections"] = run.rejections;
   return out;
 }

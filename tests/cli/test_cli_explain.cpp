@@ -203,7 +203,10 @@ TEST_CASE("cli::explain names who preempted a job and why, and whom a job preemp
   CHECK_THAT(victim.out,
              Catch::StartsWith("job b2 (training, 1 pod x 4 GPUs, resnet50 / pytorch), submitted at 0 s to queue b\n"));
   CHECK_THAT(victim.out, Catch::Contains("1 time by preemption"));
-  CHECK_THAT(victim.out, Catch::Contains("\n  preempted at 100 s by a1 (#2; queue a, priority class high): " + reason + "\n"));
+  // No checkpoints: its 100 s on 4 GPUs are lost.
+  CHECK_THAT(victim.out, Catch::Contains("\n  preempted at 100 s by a1 (#2; queue a, priority class high): " + reason +
+                                         "; it lost 0.1111 GPU-hours (the training since its last checkpoint, to redo, "
+                                         "and this run's restart)\n"));
   const CliResult preemptor = run_cli("explain '" + dir.file("out") + "' a1");
   REQUIRE(preemptor.exit_code == 0);
   CHECK_THAT(preemptor.out, Catch::Contains("submitted at 100 s to queue a, priority class high\n"));
@@ -214,7 +217,7 @@ TEST_CASE("cli::explain names who preempted a job and why, and whom a job preemp
   const auto results = nlohmann::json::parse(topsim::test::read_text(dir.file("out") + "/results.json"));
   CHECK(results["schedulers"][0]["runs"][0]["preemptions"] ==
         nlohmann::json::parse(R"({"time_s": [100], "job": [1], "by": [2], "reason": ["InCohortReclamation"],
-                                   "tenant": ["b"], "by_tenant": ["a"]})"));
+                                   "tenant": ["b"], "by_tenant": ["a"], "lost_gpu_s": [400]})"));
 }
 
 TEST_CASE("reports: who preempted whom, a row per pair of tenants and reason", "[cli][kueue][reports]") {
@@ -224,14 +227,16 @@ TEST_CASE("reports: who preempted whom, a row per pair of tenants and reason", "
   const std::string md = topsim::test::read_text(dir.file("out/summary.md"));
   CHECK_THAT(
       md, Catch::Contains("### Preemptions between tenants\n\n| scheduler | evicted from | for a job of | reason | evictions | "
-                          "share of its evictions |"));
-  CHECK_THAT(md, Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% |"));
+                          "share of its evictions | GPU-h lost |"));
+  CHECK_THAT(md, Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% | 0.1 |"));
   CHECK_THAT(topsim::test::read_text(dir.file("out/report.html")),
-             Catch::Contains("<h2>Preemptions between tenants</h2>\n<table><thead><tr><th>scheduler</th><th>evicted from</th>"));
+             Catch::Contains("<h2>Preemptions between tenants</h2>\n<table><thead><tr><th>scheduler</th><th class=\"name\">"
+                             "evicted from</th><th class=\"name\">for a job of</th><th class=\"name\">reason</th>"
+                             "<th>evictions</th>"));
   // Read back from results.json, the report says the same.
   REQUIRE(run_cli("report '" + dir.file("out") + "' -o '" + dir.file("again") + "'").exit_code == 0);
   CHECK_THAT(topsim::test::read_text(dir.file("again/summary.md")),
-             Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% |"));
+             Catch::Contains("| topology-aware | b | a | InCohortReclamation | 1.0 | 100.0% | 0.1 |"));
 }
 
 TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes in one line", "[cli][failures]") {

@@ -312,11 +312,13 @@ TEST_CASE("reports: per node type, LLM jobs' tokens/s stand apart from other job
                                                           "mean samples/s | LLM jobs | mean tokens/s |\n| --- | --- | ---: |"));
   // report.html has the same table, a row per node type.
   const std::string& html = sink.files.at("report.html");
-  CHECK_THAT(html, Catch::Contains("<h2>Per node type</h2>\n<table><thead><tr><th>scheduler</th><th>node type</th><th>jobs</th>"
-                                   "<th>GPU-hours</th><th>mean samples/s</th><th>LLM jobs</th><th>mean tokens/s</th>"));
+  CHECK_THAT(
+      html,
+      Catch::Contains("<h2>Per node type</h2>\n<table><thead><tr><th>scheduler</th><th class=\"name\">node type</th><th>jobs</th>"
+                      "<th>GPU-hours</th><th>mean samples/s</th><th>LLM jobs</th><th>mean tokens/s</th>"));
   for (const NodeTypeUsage& u : run.by_node_type)
-    CHECK_THAT(html,
-               Catch::Contains("<tr><td>topology-aware</td><td>" + u.node_type + "</td><td>" + std::to_string(u.jobs) + "</td>"));
+    CHECK_THAT(html, Catch::Contains("<tr><td>topology-aware</td><td class=\"name\">" + u.node_type + "</td><td>" +
+                                     std::to_string(u.jobs) + "</td>"));
 }
 
 TEST_CASE("reports: a cluster of one node type has no per-node-type table", "[reports]") {

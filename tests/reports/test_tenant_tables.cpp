@@ -119,3 +119,34 @@ TEST_CASE("reports::no tenants, no tenant tables", "[reports][queues]") {
   CHECK(sink.files.at("summary.md").find("Per tenant") == std::string::npos);
   CHECK(render_text(results).find("per tenant") == std::string::npos);
 }
+
+TEST_CASE("reports::preemptions between tenants: evictions and the GPU-hours they cost, per pair", "[reports][queues]") {
+  TempDir dir;
+  ResultSet results = two_teams(dir);
+  // The run's tenants are a (0) and b (1). b loses two reclaims to a (1 and 0.5 GPU-hours), a
+  // one preemption to b whose cost a results.json written before it was recorded does not say.
+  for (SchedulerResult& s : results.schedulers)
+    for (RunResult& run : s.runs)
+      run.preemptions = {{10'000, 1, 0, PreemptionReason::InCohortReclamation, 1, 0, 3'600'000},
+                         {20'000, 2, 0, PreemptionReason::InCohortReclamation, 1, 0, 1'800'000},
+                         {30'000, 0, 2, PreemptionReason::InClusterQueue, 0, 1, -1}};
+  const ReportModel m = build_report_model({{"teams", &results}});
+  const ChartTable& t = m.preemption_table;
+  REQUIRE(t.header.back() == "GPU-h lost");
+  REQUIRE(t.rows.size() == 4);  // two pairs under each scheduler, the larger first
+  CHECK(t.rows[0] == std::vector<std::string>{"topology-aware", "b", "a", "InCohortReclamation", "2.0", "66.7%", "1.5"});
+  CHECK(t.rows[1] == std::vector<std::string>{"topology-aware", "a", "b", "InClusterQueue", "1.0", "33.3%", "n/a"});
+  CHECK(t.rows[2][0] == "default");
+  // All costs known: the pairs that cost the most GPU time first, whatever their evictions.
+  for (SchedulerResult& s : results.schedulers)
+    for (RunResult& run : s.runs) run.preemptions.back().lost_gpu_ms = 7'200'000;
+  const ChartTable by_cost = build_report_model({{"teams", &results}}).preemption_table;
+  REQUIRE(by_cost.rows.size() == 4);
+  CHECK(by_cost.rows[0] == std::vector<std::string>{"topology-aware", "a", "b", "InClusterQueue", "1.0", "33.3%", "2.0"});
+  CHECK(by_cost.rows[1] == std::vector<std::string>{"topology-aware", "b", "a", "InCohortReclamation", "2.0", "66.7%", "1.5"});
+  // The terminal summary shows the same pairs.
+  const std::string text = render_text(results);
+  CHECK_THAT(text,
+             Catch::Contains("costliest preemptions between tenants (means over seeds; summary.md lists ten per scheduler):\n"));
+  CHECK_THAT(text, Catch::Contains("InClusterQueue             1.0  33.3%         2.0\n"));
+}

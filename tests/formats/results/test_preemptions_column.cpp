@@ -37,8 +37,8 @@ Expected<ResultSet> written_and_read(const ResultSet& results, const TempDir& di
 }  // namespace
 
 TEST_CASE("results: preemptions are written as columns and read back, every reason", "[results][kueue][kai]") {
-  const std::vector<Preemption> made{{100'000, 1, 2, PreemptionReason::InClusterQueue},
-                                     {100'000, 3, 2, PreemptionReason::InCohortReclamation},
+  const std::vector<Preemption> made{{100'000, 1, 2, PreemptionReason::InClusterQueue, -1, -1, 160'000},
+                                     {100'000, 3, 2, PreemptionReason::InCohortReclamation, -1, -1, 3'600'001},
                                      {250'500, 4, 7, PreemptionReason::InCohortReclaimWhileBorrowing},
                                      {300'000, 5, 8, PreemptionReason::InCohortFairSharing},
                                      {400'000, 6, 9, PreemptionReason::Reclaim},
@@ -53,6 +53,7 @@ TEST_CASE("results: preemptions are written as columns and read back, every reas
         nlohmann::json::parse(R"(["InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing",
                                    "InCohortFairSharing", "reclaim", "preempt"])"));
   CHECK(json["schedulers"][0]["runs"][0]["preemptions"]["time_s"][2] == 250.5);
+  CHECK(json["schedulers"][0]["runs"][0]["preemptions"]["lost_gpu_s"] == nlohmann::json::parse("[160, 3600.001, 0, 0, 0, 0]"));
 }
 
 TEST_CASE("results: a run without preemptions has no preemptions columns", "[results]") {
@@ -73,7 +74,24 @@ TEST_CASE("results: malformed preemption rows are skipped, the rest read", "[res
   std::ofstream(dir.file("results.json")) << json.dump();
   const auto loaded = load_results(dir.path.string());
   REQUIRE(loaded.ok());
-  CHECK(loaded->schedulers.front().runs.front().preemptions == std::vector<Preemption>{{1000, 1, 2, PreemptionReason::Reclaim}});
+  // No lost_gpu_s column (results written before it): the cost is not known, -1.
+  CHECK(loaded->schedulers.front().runs.front().preemptions ==
+        std::vector<Preemption>{{1000, 1, 2, PreemptionReason::Reclaim, -1, -1, -1}});
+}
+
+TEST_CASE("results: an eviction's GPU time that is not a number of seconds is not known", "[results]") {
+  TempDir dir;
+  REQUIRE(written_and_read(with_preemptions({{1000, 1, 2, PreemptionReason::Reclaim}}), dir).ok());
+  auto json = nlohmann::json::parse(read_text(dir.file("results.json")));
+  json["schedulers"][0]["runs"][0]["preemptions"] = nlohmann::json::parse(R"({
+    "time_s": [1, 2, 3, 4], "job": [1, 1, 1, 1], "by": [2, 2, 2, 2],
+    "reason": ["reclaim", "reclaim", "reclaim", "reclaim"], "lost_gpu_s": [12.5, -1, "7", null]})");
+  std::ofstream(dir.file("results.json")) << json.dump();
+  const auto loaded = load_results(dir.path.string());
+  REQUIRE(loaded.ok());
+  std::vector<int64_t> lost;
+  for (const Preemption& p : loaded->schedulers.front().runs.front().preemptions) lost.push_back(p.lost_gpu_ms);
+  CHECK(lost == std::vector<int64_t>{12'500, -1, -1, -1});
 }
 
 TEST_CASE("results: columns fill lines up to 100 characters, and read back the same", "[results]") {

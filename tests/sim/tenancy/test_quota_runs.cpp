@@ -1,6 +1,9 @@
 // Runs with quota (sim/tenancy/ in the engine): admission before placement, borrowing, a reclaim
 // that preempts a borrower, the work a preempted job keeps from its checkpoints, and the
 // per-tenant figures. Worked by hand on one DGX-1 (8 GPUs).
+#include <array>
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "tests/scenario/scenario_support.h"
@@ -78,8 +81,9 @@ TEST_CASE("sim::quota a lender's job reclaims its quota: the borrower is preempt
     FAIL("no job " << name);
     return uint32_t{0};
   };
-  // Tenants in the run's order (a, b): b's job evicted for a's.
-  CHECK(r.preemptions == std::vector<Preemption>{{100'000, id("b2"), id("a1"), PreemptionReason::InCohortReclamation, 1, 0}});
+  // Tenants in the run's order (a, b): b's job evicted for a's, losing its 40 s of 4 GPUs.
+  CHECK(r.preemptions ==
+        std::vector<Preemption>{{100'000, id("b2"), id("a1"), PreemptionReason::InCohortReclamation, 1, 0, 160'000}});
   CHECK(metric(r, "evictions@b") == 1);
   CHECK(metric(r, "evictions@a") == 0);
   CHECK(metric(r, "preempted_gpu_hours@b") == Approx(160.0 / 3600));
@@ -141,4 +145,43 @@ TEST_CASE("sim::quota preemption cost arithmetic", "[sim][kueue]") {
   CHECK(c.done == Approx(0.5));
   CHECK(c.lost_ms() == 20'000);
   CHECK(remaining_run_ms(0.18, 1'000'000, 30'000, every_minute) == 30'000 + 820'000);
+}
+
+TEST_CASE("sim::quota every eviction's GPU time adds up to its job's and its tenant's", "[sim][kueue]") {
+  // b fills the node with four 2-GPU jobs of 2000 s, two on a's idle quota; a's 2-GPU jobs of
+  // 150 s arrive every 200 s and reclaim, so b's borrowers are evicted again and again, some
+  // during the restart after an earlier eviction (checkpoints every 60 s, 30 s restart).
+  std::string jobs = "[";
+  for (int i = 0; i < 4; ++i) jobs += job("b" + std::to_string(i), 0, 2, 2000) + ",";
+  for (int i = 0; i < 12; ++i) jobs += job("a" + std::to_string(i), 95 + 200 * i, 2, 150) + (i < 11 ? "," : "]");
+  Scenario s = scenario_from(scenario_json(kOneDgx1, jobs));
+  Workload w = *s.workload;
+  w.queue_names = {"b-lq", "a-lq"};
+  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id)[0] == 'a' ? 1 : 0;
+  s.workload = std::make_shared<const Workload>(std::move(w));
+  s.tenancy = std::make_shared<const TenancySpec>(lab());
+  s.checkpoint = {60'000, 0, 30'000};
+  const RunResult r = run(s, "topology-aware");
+  REQUIRE(r.preemptions.size() >= 6);
+  std::map<uint32_t, int64_t> lost_by_job;
+  std::map<uint32_t, int> evictions_by_job;
+  std::array<int64_t, 2> lost_by_tenant{};  // the run's tenants: a, b
+  for (const Preemption& p : r.preemptions) {
+    CHECK(p.lost_gpu_ms >= 0);
+    lost_by_job[p.victim] += p.lost_gpu_ms;
+    ++evictions_by_job[p.victim];
+    REQUIRE((p.tenant == 0 || p.tenant == 1));
+    lost_by_tenant[static_cast<size_t>(p.tenant)] += p.lost_gpu_ms;
+  }
+  bool again = false;                                // some job evicted more than once
+  for (uint32_t id = 0; id < r.jobs.size(); ++id) {  // jobs by id
+    const JobRecord& rec = r.jobs[id];
+    CHECK(lost_by_job[id] == rec.lost_gpu_ms);
+    CHECK(evictions_by_job[id] == rec.evictions);
+    again = again || rec.evictions >= 2;
+  }
+  CHECK(again);
+  CHECK(lost_by_tenant[1] > 0);
+  CHECK(static_cast<double>(lost_by_tenant[1]) / 3.6e6 == Approx(metric(r, "preempted_gpu_hours@b")));
+  CHECK(static_cast<double>(lost_by_tenant[0]) / 3.6e6 == Approx(metric(r, "preempted_gpu_hours@a")).margin(1e-12));
 }
