@@ -91,6 +91,9 @@ void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, bool
   done_[id] = stopped.done;
   r.recompute_ms += stopped.recompute_ms;
   r.checkpoint_ms += stopped.writes_ms;
+  // The run's restart was counted whole when it started (resumed_run_ms): a run stopped during it
+  // spent only part of it.
+  r.restart_ms -= run.overhead_ms - stopped.overhead_ms;
   if (failure) {
     ++r.interruptions;
     RunOutput::FailureSums& sums = out_.failures_by_cause[static_cast<size_t>(*failure)];

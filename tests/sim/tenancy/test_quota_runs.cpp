@@ -149,11 +149,12 @@ TEST_CASE("sim::quota preemption cost arithmetic", "[sim][kueue]") {
 
 TEST_CASE("sim::quota every eviction's GPU time adds up to its job's and its tenant's", "[sim][kueue]") {
   // b fills the node with four 2-GPU jobs of 2000 s, two on a's idle quota; a's 2-GPU jobs of
-  // 150 s arrive every 200 s and reclaim, so b's borrowers are evicted again and again, some
-  // during the restart after an earlier eviction (checkpoints every 60 s, 30 s restart).
+  // 180 s arrive every 200 s and reclaim, so b's borrowers are evicted again and again: one is
+  // admitted again when an a job ends and evicted 20 s into its 30 s restart by the next
+  // (checkpoints every 60 s).
   std::string jobs = "[";
   for (int i = 0; i < 4; ++i) jobs += job("b" + std::to_string(i), 0, 2, 2000) + ",";
-  for (int i = 0; i < 12; ++i) jobs += job("a" + std::to_string(i), 95 + 200 * i, 2, 150) + (i < 11 ? "," : "]");
+  for (int i = 0; i < 12; ++i) jobs += job("a" + std::to_string(i), 95 + 200 * i, 2, 180) + (i < 11 ? "," : "]");
   Scenario s = scenario_from(scenario_json(kOneDgx1, jobs));
   Workload w = *s.workload;
   w.queue_names = {"b-lq", "a-lq"};
@@ -179,6 +180,11 @@ TEST_CASE("sim::quota every eviction's GPU time adds up to its job's and its ten
     CHECK(lost_by_job[id] == rec.lost_gpu_ms);
     CHECK(evictions_by_job[id] == rec.evictions);
     again = again || rec.evictions >= 2;
+    // Its restarts count what they spent: a run stopped 20 s into its restart, 20 s. What the
+    // evictions cost it is the training redone and the restarts of the runs they stopped, all
+    // but the last, which it finished.
+    if (rec.evictions > 0 && rec.state == JobState::Finished)
+      CHECK(rec.lost_gpu_ms == 2 * (rec.recompute_ms + rec.restart_ms - 30'000));
   }
   CHECK(again);
   CHECK(lost_by_tenant[1] > 0);
