@@ -6,6 +6,7 @@
 #include <regex>
 #include <string>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -218,6 +219,38 @@ TEST_CASE("cli::explain names who preempted a job and why, and whom a job preemp
   CHECK(results["schedulers"][0]["runs"][0]["preemptions"] ==
         nlohmann::json::parse(R"({"time_s": [100], "job": [1], "by": [2], "reason": ["InCohortReclamation"],
                                    "tenant": ["b"], "by_tenant": ["a"], "lost_gpu_s": [400]})"));
+}
+
+TEST_CASE("cli::explain a job evicted again and again: each eviction's cost, the rest summed per queue", "[cli][kueue]") {
+  // The queues of write_reclaim_scenario. b fills the DGX-1 with four 2-GPU jobs of 2000 s, two on
+  // a's quota; a's 2-GPU jobs of 180 s arrive every 200 s from 95 s and reclaim. b3, admitted last,
+  // is evicted each time: first 95 s into its run (checkpoint at 60 s: 35 s to redo), then, each
+  // time it is admitted again as an a job ends, 20 s into its 30 s restart.
+  TempDir dir;
+  write_reclaim_scenario(dir);
+  std::string jobs;
+  for (int i = 0; i < 4; ++i)
+    jobs += fmt::format(R"({{"name": "b{}", "submit_s": 0, "workers": 1, "gpus_per_worker": 2, "model": "resnet50",
+                             "duration_s": 2000, "queue": "b"}},)",
+                        i);
+  for (int i = 0; i < 12; ++i)
+    jobs += fmt::format(R"({}{{"name": "a{}", "submit_s": {}, "workers": 1, "gpus_per_worker": 2, "model": "resnet50",
+                             "duration_s": 180, "queue": "a"}})",
+                        i == 0 ? "" : ",", i, 95 + 200 * i);
+  std::ofstream(dir.file("s.json")) << R"({"name": "again", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
+    "workload": {"kind": "jobs", "jobs": [)" +
+                                           jobs + R"(]},
+    "tenancy": {"queues": "q", "checkpoint_every_s": 60, "restart_overhead_s": 30}, "schedulers": ["topology-aware"]})";
+  const CliResult r = run_then_explain(dir, "b3");
+  // Restarts as spent: 9 cut short at 20 s, the last whole.
+  CHECK_THAT(r.out, Catch::Contains("10 times by preemption; training redone 35 s, restarting 210 s,"));
+  // (35 + 0) s x 2 GPUs, then 20 s x 2 GPUs.
+  CHECK_THAT(r.out, Catch::Contains("(Kueue's InCohortReclamation); it lost 0.0194 GPU-hours (the training since its last "
+                                    "checkpoint, to redo, and this run's restart)\n"));
+  CHECK_THAT(r.out, Catch::Contains("\n  preempted at 895 s by a4 (#8; queue a): "));
+  CHECK_THAT(r.out, Catch::Contains("it lost 0.0111 GPU-hours"));
+  CHECK_THAT(r.out, Catch::EndsWith("\n  ... and 5 more preemptions of it: 5 by jobs of queue a (0.0556 GPU-hours lost) "
+                                    "(results.json's preemptions lists them)\n"));
 }
 
 TEST_CASE("reports: who preempted whom, a row per pair of tenants and reason", "[cli][kueue][reports]") {
