@@ -294,8 +294,24 @@ class KueueAdmission {
   static bool uses_any(const Admitted& a, const std::vector<int>& frs);
   bool could_free(int cq, const std::vector<std::pair<int, int64_t>>& needs, const std::vector<int>& short_frs) const;
   std::vector<std::set<VictimKey>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
-  std::vector<uint64_t> releases_, admissions_;         // by root node
-  std::vector<bool> within_preempts_;                   // by root node: some queue of the tree preempts within itself
+  // Whether ClusterQueue `q` holds a workload admitted at this instant (no preemption candidate
+  // yet) for which `counts` holds: each priority's most recent first, so only the heads of the
+  // priorities' runs of older ones are read.
+  template <class Counts>
+  bool young_in(int q, Counts&& counts) const {
+    const std::set<VictimKey>& queue = admitted_by_queue_[static_cast<size_t>(q)];
+    for (auto it = queue.begin(); it != queue.end();) {
+      if (it->admitted->admitted_ms < instant_ms_) {  // the rest of this priority is older
+        it = queue.lower_bound({it->priority, std::numeric_limits<int64_t>::max(), 0, 0, nullptr});
+        continue;
+      }
+      if (counts(*it->admitted)) return true;
+      ++it;
+    }
+    return false;
+  }
+  std::vector<uint64_t> releases_, admissions_;  // by root node
+  std::vector<bool> within_preempts_;            // by root node: some queue of the tree preempts within itself
   // The instant the cycles run at: workloads admitted at it are no preemption candidates yet.
   int64_t instant_ms_ = std::numeric_limits<int64_t>::max();
   mutable bool left_young_ = false;  // a preemption search left out such a workload

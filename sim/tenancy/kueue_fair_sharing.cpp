@@ -249,17 +249,8 @@ std::vector<KueueAdmission::Target> KueueAdmission::fair_preemption_targets(
             : tree_.parent(cq) < 0 || spec.reclaim == ReclaimPreemption::Never || tree_.root(q) != root ||
                   std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(q, fr); }))
       continue;
-    // Workloads admitted at this instant are no candidates yet, but the search notes them: each
-    // priority's most recent come first, so only those runs' heads are read.
-    const auto& queue = admitted_by_queue_[static_cast<size_t>(q)];
-    for (auto it = queue.begin(); it != queue.end() && !left_young_;) {
-      if (it->admitted->admitted_ms < instant_ms_) {  // the rest of this priority is older
-        it = queue.lower_bound({it->priority, std::numeric_limits<int64_t>::max(), 0, 0, nullptr});
-        continue;
-      }
-      left_young_ = may_take(q, *it->admitted);
-      ++it;
-    }
+    // Workloads admitted at this instant are no candidates yet, but the search notes them.
+    left_young_ = left_young_ || young_in(q, [&](const Admitted& a) { return may_take(q, a); });
     candidates.open(q);
     any = any || candidates.has(q);
   }

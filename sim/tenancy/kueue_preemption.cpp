@@ -100,6 +100,32 @@ std::vector<KueueAdmission::Target> KueueAdmission::preemption_targets(const Que
     return false;
   };
 
+  // Only the queue's own workloads, and those of queues of its tree borrowing a short FR, can be
+  // victims: other queues are skipped whole.
+  const int root = tree_.root(cq);
+  const auto source = [&](int other) {
+    return other == cq ? spec.within_queue != WithinQueuePreemption::Never
+                       : spec.reclaim != ReclaimPreemption::Never && tree_.root(other) == root &&
+                             std::any_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(other, fr); });
+  };
+  const bool under_nominal =
+      std::all_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.usage(cq, fr) < tree_.nominal(cq, fr); });
+  const bool borrow_never = spec.borrow_within_cohort == BorrowWithinCohort::Never;
+  // A preemptor at or above its nominal quota that may not borrow while preempting, nor preempt
+  // within its queue, can take only from queues its own side guarantees it against (hierarchical):
+  // with none, every candidate would be refused, and the search is not made (Philly's queues at
+  // their quota, asking for more). The workloads it would have noted as too young are noted.
+  if (spec.within_queue == WithinQueuePreemption::Never && borrow_never && !under_nominal) {
+    bool any_hierarchical = false;
+    for (int other = 0; other < tree_.cluster_queues() && !any_hierarchical; ++other)
+      any_hierarchical = other != cq && source(other) && guaranteed_below(tree_.common_ancestor(cq, other));
+    if (!any_hierarchical) {
+      for (int other = 0; other < tree_.cluster_queues() && !left_young_; ++other)
+        if (source(other)) left_young_ = young_in(other, uses_short);
+      return {};
+    }
+  }
+
   std::vector<Candidate> candidates;
   std::vector<size_t> bounds{0};  // where each queue's candidates start, and the end
   auto collect = [&](int queue) {
@@ -129,15 +155,8 @@ std::vector<KueueAdmission::Target> KueueAdmission::preemption_targets(const Que
       candidates.push_back({id, kind, a.priority, a.admitted_ms, a.sequence, queue, &a.usage});
     }
   };
-  // Only the queue's own workloads, and those of queues of its tree borrowing a short FR, can be
-  // victims: other queues are skipped whole.
-  const int root = tree_.root(cq);
   for (int other = 0; other < tree_.cluster_queues(); ++other) {
-    const bool skip =
-        other == cq ? spec.within_queue == WithinQueuePreemption::Never
-                    : spec.reclaim == ReclaimPreemption::Never || tree_.root(other) != root ||
-                          std::none_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.borrowing(other, fr); });
-    if (!skip) collect(other);
+    if (source(other)) collect(other);
     if (candidates.size() > bounds.back()) bounds.push_back(candidates.size());
   }
   if (candidates.empty()) return {};
@@ -207,9 +226,6 @@ std::vector<KueueAdmission::Target> KueueAdmission::preemption_targets(const Que
       std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.kind != Kind::SameQueue; });
   const bool any_hierarchical =
       std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.kind == Kind::Hierarchical; });
-  const bool under_nominal =
-      std::all_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.usage(cq, fr) < tree_.nominal(cq, fr); });
-  const bool borrow_never = spec.borrow_within_cohort == BorrowWithinCohort::Never;
   std::vector<bool> modes{true, false};
   if (!any_other || (borrow_never && !under_nominal))
     modes = {true};
