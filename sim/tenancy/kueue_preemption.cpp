@@ -111,11 +111,16 @@ std::vector<KueueAdmission::Target> KueueAdmission::preemption_targets(const Que
   const bool under_nominal =
       std::all_of(short_frs.begin(), short_frs.end(), [&](int fr) { return tree_.usage(cq, fr) < tree_.nominal(cq, fr); });
   const bool borrow_never = spec.borrow_within_cohort == BorrowWithinCohort::Never;
-  // A preemptor at or above its nominal quota that may not borrow while preempting, nor preempt
-  // within its queue, can take only from queues its own side guarantees it against (hierarchical):
-  // with none, every candidate would be refused, and the search is not made (Philly's queues at
-  // their quota, asking for more). The workloads it would have noted as too young are noted.
-  if (spec.within_queue == WithinQueuePreemption::Never && borrow_never && !under_nominal) {
+  // A preemptor that may not borrow while preempting, nor preempt within its queue, takes other
+  // queues' workloads only if it then stays within its own quota (its usage is not changed by
+  // them), or from queues its own side guarantees it against (hierarchical). At or above its
+  // nominal quota, or asking for more than it has left of it, with no hierarchical advantage,
+  // every candidate would be refused: the search is not made (Philly's queues, mostly). The
+  // workloads it would have noted as too young are noted.
+  const bool stays_within = tree_.parent(cq) < 0 || std::all_of(needs.begin(), needs.end(), [&](const auto& need) {
+                              return tree_.usage(cq, need.first) + need.second <= tree_.subtree_quota(cq, need.first);
+                            });
+  if (spec.within_queue == WithinQueuePreemption::Never && borrow_never && (!under_nominal || !stays_within)) {
     bool any_hierarchical = false;
     for (int other = 0; other < tree_.cluster_queues() && !any_hierarchical; ++other)
       any_hierarchical = other != cq && source(other) && guaranteed_below(tree_.common_ancestor(cq, other));
