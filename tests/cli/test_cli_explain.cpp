@@ -253,6 +253,35 @@ TEST_CASE("cli::explain a job evicted again and again: each eviction's cost, the
                                     "(results.json's preemptions lists them)\n"));
 }
 
+TEST_CASE("cli::explain a job evicted after its admission, before it ran: it lost no GPU time", "[cli][kueue]") {
+  // ClusterQueues a and b of 8 GPUs each on one DGX-1 (8 GPUs): b2 is admitted on a's quota while
+  // b1 holds the node, so it waits for GPUs; a1 reclaims the quota before b2 ever runs.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "q");
+  std::ofstream(dir.file("q/queues.yaml")) << [] {
+    std::string out = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n";
+    for (const char* name : {"a", "b"})
+      out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: ") + name +
+             "}\nspec:\n  cohortName: lab\n" + (name == std::string("a") ? "  preemption: {reclaimWithinCohort: Any}\n" : "") +
+             "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: default\n"
+             "      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]\n";
+    return out;
+  }();
+  std::ofstream(dir.file("s.json")) << R"({"name": "unplaced", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
+    "workload": {"kind": "jobs", "jobs": [
+      {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "b2", "submit_s": 10, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000, "queue": "b"},
+      {"name": "a1", "submit_s": 100, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000,
+       "queue": "a"}]},
+    "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
+  const CliResult r = run_then_explain(dir, "b2");
+  CHECK_THAT(r.out,
+             Catch::EndsWith("\n  preempted at 100 s by a1 (#2; queue a): the preemptor's ClusterQueue reclaiming quota "
+                             "the victim's borrowed in their cohort (Kueue's InCohortReclamation); it lost no GPU time\n"));
+  const auto results = nlohmann::json::parse(topsim::test::read_text(dir.file("out") + "/results.json"));
+  CHECK(results["schedulers"][0]["runs"][0]["preemptions"]["lost_gpu_s"] == nlohmann::json::parse("[0]"));
+}
+
 TEST_CASE("reports: who preempted whom, a row per pair of tenants and reason", "[cli][kueue][reports]") {
   TempDir dir;
   write_reclaim_scenario(dir);
