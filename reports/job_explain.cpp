@@ -209,10 +209,6 @@ std::string other_job_text(const Workload& workload, uint32_t id) {
 // with up to as many victims named); results.json's preemptions holds them all.
 constexpr size_t kPreemptionsListed = 5;
 
-// "  preempted at 1,200 s by job b-17 (#34; queue team-a): ...", then "  to be admitted it
-// preempted, at 1,200 s, job a-3 (#3; queue team-b), ...: ...": the evictions of `run` that
-// stopped job `id`, and those made for it (one line per instant and reason: Kueue evicts a
-// preemptor's victims in one cycle), with the reason of each.
 // GPU-hours as explain writes them: "0.0492", "under 0.0001".
 std::string gpu_hours_text(int64_t gpu_ms) {
   const double hours = static_cast<double>(gpu_ms) / 3.6e6;
@@ -228,22 +224,21 @@ std::string lost_text(const Preemption& p) {
                      gpu_hours_text(p.lost_gpu_ms));
 }
 
+// "  preempted at 1,200 s by job b-17 (#34; queue team-a): ...", then "  to be admitted it
+// preempted, at 1,200 s, job a-3 (#3; queue team-b), ...: ...": the evictions of `run` that
+// stopped job `id`, and those made for it (one line per instant and reason: Kueue evicts a
+// preemptor's victims in one cycle), with the reason of each.
 std::string preemption_lines(const RunResult& run, uint32_t id, const Workload& workload) {
   std::string out;
   size_t as_victim = 0, groups = 0, unlisted = 0;
-  // Preemptions of it not listed, by the preemptor's queue: how many, the GPU time they cost it
-  // (-1: some cost not recorded).
-  std::map<std::string, std::pair<size_t, int64_t>> unlisted_by;
+  std::map<std::string, EvictionSum> unlisted_by;  // preemptions of it not listed, by the preemptor's queue
   for (size_t i = 0; i < run.preemptions.size(); ++i) {
     const Preemption& p = run.preemptions[i];
     if (p.victim == id && ++as_victim <= kPreemptionsListed)
       out += fmt::format("\n  preempted at {} by {}: {}{}", seconds(p.at_ms), other_job_text(workload, p.preemptor),
                          preemption_text(p.reason), lost_text(p));
-    else if (p.victim == id) {
-      auto& [n, lost_ms] = unlisted_by[queue_of(workload, p.preemptor)];
-      ++n;
-      lost_ms = lost_ms < 0 || p.lost_gpu_ms < 0 ? -1 : lost_ms + p.lost_gpu_ms;
-    }
+    else if (p.victim == id)
+      unlisted_by[queue_of(workload, p.preemptor)].add(p);
     if (p.preemptor != id) continue;
     // The evictions made for it at this instant for this reason (the log keeps them together).
     size_t end = i;
@@ -264,15 +259,14 @@ std::string preemption_lines(const RunResult& run, uint32_t id, const Workload& 
   }
   if (as_victim > kPreemptionsListed) {
     // By the preemptors' queues, most first: which tenants took its GPUs back.
-    std::vector<std::pair<std::pair<size_t, int64_t>, std::string>> by;
-    for (const auto& [queue, sums] : unlisted_by) by.emplace_back(sums, queue);
-    std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.first.first > b.first.first; });
+    std::vector<std::pair<EvictionSum, std::string>> by;
+    for (const auto& [queue, sum] : unlisted_by) by.emplace_back(sum, queue);
+    std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.first.evictions > b.first.evictions; });
     std::vector<std::string> parts;
-    for (const auto& [sums, queue] : by) {
-      const auto [n, lost_ms] = sums;
-      parts.push_back(fmt::format("{} by {} of {}{}", n, n == 1 ? "a job" : "jobs", queue.empty() ? "no queue" : "queue " + queue,
-                                  lost_ms < 0 ? "" : " (" + gpu_hours_text(lost_ms) + " GPU-hours lost)"));
-    }
+    for (const auto& [sum, queue] : by)
+      parts.push_back(fmt::format("{} by {} of {}{}", sum.evictions, sum.evictions == 1 ? "a job" : "jobs",
+                                  queue.empty() ? "no queue" : "queue " + queue,
+                                  sum.known ? " (" + gpu_hours_text(sum.lost_gpu_ms) + " GPU-hours lost)" : ""));
     out += fmt::format("\n  ... and {} more preemptions of it: {} (results.json's preemptions lists them)",
                        as_victim - kPreemptionsListed, join(parts, ", "));
   }

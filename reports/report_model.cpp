@@ -466,25 +466,11 @@ ChartTable preemption_table(const std::vector<Series>& series) {
   constexpr size_t kPairsShown = 10;
   ChartTable t;
   t.header = {"scheduler", "evicted from", "for a job of", "reason", "evictions", "share of its evictions", "GPU-h lost"};
-  // Evictions and the GPU time they cost, summed over the runs of a scheduler; unknown: some
-  // eviction's cost was not recorded (results written before topsim recorded it).
-  struct Sum {
-    double evictions = 0, lost_ms = 0;
-    bool unknown = false;
-    void add(const Preemption& p) {
-      evictions += 1;
-      if (p.lost_gpu_ms < 0)
-        unknown = true;
-      else
-        lost_ms += static_cast<double>(p.lost_gpu_ms);
-    }
-    void add(const Sum& o) { evictions += o.evictions, lost_ms += o.lost_ms, unknown = unknown || o.unknown; }
-  };
   for (const Series& s : series) {
     const std::vector<RunResult>& runs = s.result->runs;
     // (tenant, by tenant, reason) -> evictions over the runs; tenants by name ("none" without one).
-    std::map<std::tuple<std::string, std::string, std::string>, Sum> pairs;
-    Sum total;
+    std::map<std::tuple<std::string, std::string, std::string>, EvictionSum> pairs;
+    EvictionSum total;
     for (const RunResult& run : runs) {
       const std::vector<std::string> tenants = tenant_names(run);
       const auto name = [&](int16_t t) {
@@ -496,21 +482,22 @@ ChartTable preemption_table(const std::vector<Series>& series) {
       }
     }
     if (total.evictions == 0) continue;
-    std::vector<std::pair<Sum, std::tuple<std::string, std::string, std::string>>> ranked;
+    std::vector<std::pair<EvictionSum, std::tuple<std::string, std::string, std::string>>> ranked;
     for (const auto& [key, sum] : pairs) ranked.emplace_back(sum, key);
     // Those that cost the most GPU time first (by evictions when some cost is not known).
-    const bool by_cost = !total.unknown;
+    const bool by_cost = total.known;
     std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
-      return by_cost && a.first.lost_ms != b.first.lost_ms ? a.first.lost_ms > b.first.lost_ms
-                                                           : a.first.evictions > b.first.evictions;
+      return by_cost && a.first.lost_gpu_ms != b.first.lost_gpu_ms ? a.first.lost_gpu_ms > b.first.lost_gpu_ms
+                                                                   : a.first.evictions > b.first.evictions;
     });
     const double seeds = static_cast<double>(runs.size());
-    const auto cells = [&](const Sum& sum) {
-      return std::array<std::string, 3>{fmt::format("{:.1f}", sum.evictions / seeds),
-                                        fmt::format("{:.1f}%", 100 * sum.evictions / total.evictions),
-                                        sum.unknown ? "n/a" : fmt::format("{:.1f}", sum.lost_ms / 3.6e6 / seeds)};
+    const auto cells = [&](const EvictionSum& sum) {
+      const double n = static_cast<double>(sum.evictions);
+      return std::array<std::string, 3>{
+          fmt::format("{:.1f}", n / seeds), fmt::format("{:.1f}%", 100 * n / static_cast<double>(total.evictions)),
+          sum.known ? fmt::format("{:.1f}", static_cast<double>(sum.lost_gpu_ms) / 3.6e6 / seeds) : "n/a"};
     };
-    Sum rest;
+    EvictionSum rest;
     for (size_t i = 0; i < ranked.size(); ++i) {
       const auto& [sum, key] = ranked[i];
       if (i >= kPairsShown) {

@@ -262,7 +262,8 @@ std::vector<Preemption> read_preemptions(const Json& columns, const std::vector<
     };
     p.tenant = tenant("tenant");
     p.by_tenant = tenant("by_tenant");
-    // The GPU time it cost; a file without the column (or a malformed cell) does not say: -1.
+    // The GPU time it cost; a file without the column (or a malformed cell, or one beyond 9e12 s,
+    // whose milliseconds would not fit in 64 bits) does not say: -1.
     const Json* lost = cell(columns, "lost_gpu_s", i);
     p.lost_gpu_ms = lost && lost->is_number() && lost->get<double>() >= 0 && lost->get<double>() < 9e12
                         ? std::llround(lost->get<double>() * 1000)

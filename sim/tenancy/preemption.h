@@ -47,6 +47,26 @@ struct Preemption {
   bool operator==(const Preemption&) const = default;
 };
 
+// Evictions and the GPU time they cost, summed (reports: per pair of tenants, per preempting
+// queue); `known` is false once an eviction's cost was not recorded.
+struct EvictionSum {
+  int64_t evictions = 0;
+  int64_t lost_gpu_ms = 0;
+  bool known = true;
+  void add(const Preemption& p) {
+    ++evictions;
+    if (p.lost_gpu_ms < 0)
+      known = false;
+    else
+      lost_gpu_ms += p.lost_gpu_ms;
+  }
+  void add(const EvictionSum& o) {
+    evictions += o.evictions;
+    lost_gpu_ms += o.lost_gpu_ms;
+    known = known && o.known;
+  }
+};
+
 // What a queue system calls for each job it evicts (after releasing its quota).
 using Evict = std::function<void(const Preemption&)>;
 

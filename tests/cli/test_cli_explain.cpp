@@ -44,10 +44,9 @@ CliResult run_then_explain(const TempDir& dir, const std::string& job) {
   return r;
 }
 
-// One DGX-1: ClusterQueues a and b of 4 GPUs in cohort lab, a reclaiming from any borrower. b1
-// and b2 (b) start at 0 s, b2 on a's idle quota; a1 (a, priority class high) reclaims it at
-// 100 s; b2 runs again once b1 ends. Written into dir (s.json, q/).
-void write_reclaim_scenario(const TempDir& dir) {
+// q/queues.yaml in dir: ClusterQueues a and b of `nominal` GPUs each in cohort lab, a reclaiming
+// from any borrower, and priority class high.
+void write_lab_queues(const TempDir& dir, int nominal) {
   std::filesystem::create_directories(dir.path / "q");
   std::ofstream(dir.file("q/queues.yaml")) << R"(apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -57,15 +56,23 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: WorkloadPriorityClass
 metadata: {name: high}
 value: 100
-)" << [] {
+)" << [&] {
     std::string out;
     for (const char* name : {"a", "b"})
       out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: ") + name +
              "}\nspec:\n  cohortName: lab\n" + (name == std::string("a") ? "  preemption: {reclaimWithinCohort: Any}\n" : "") +
              "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: default\n"
-             "      resources: [{name: nvidia.com/gpu, nominalQuota: 4}]\n";
+             "      resources: [{name: nvidia.com/gpu, nominalQuota: " +
+             std::to_string(nominal) + "}]\n";
     return out;
   }();
+}
+
+// One DGX-1: ClusterQueues a and b of 4 GPUs in cohort lab, a reclaiming from any borrower. b1
+// and b2 (b) start at 0 s, b2 on a's idle quota; a1 (a, priority class high) reclaims it at
+// 100 s; b2 runs again once b1 ends. Written into dir (s.json, q/).
+void write_reclaim_scenario(const TempDir& dir) {
+  write_lab_queues(dir, 4);
   std::ofstream(dir.file("s.json")) << R"({"name": "reclaim", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
     "workload": {"kind": "jobs", "jobs": [
       {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 4, "model": "resnet50", "duration_s": 1000, "queue": "b"},
@@ -257,16 +264,7 @@ TEST_CASE("cli::explain a job evicted after its admission, before it ran: it los
   // ClusterQueues a and b of 8 GPUs each on one DGX-1 (8 GPUs): b2 is admitted on a's quota while
   // b1 holds the node, so it waits for GPUs; a1 reclaims the quota before b2 ever runs.
   TempDir dir;
-  std::filesystem::create_directories(dir.path / "q");
-  std::ofstream(dir.file("q/queues.yaml")) << [] {
-    std::string out = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n";
-    for (const char* name : {"a", "b"})
-      out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: ") + name +
-             "}\nspec:\n  cohortName: lab\n" + (name == std::string("a") ? "  preemption: {reclaimWithinCohort: Any}\n" : "") +
-             "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: default\n"
-             "      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]\n";
-    return out;
-  }();
+  write_lab_queues(dir, 8);
   std::ofstream(dir.file("s.json")) << R"({"name": "unplaced", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
     "workload": {"kind": "jobs", "jobs": [
       {"name": "b1", "submit_s": 0, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000, "queue": "b"},
