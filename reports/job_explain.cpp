@@ -215,12 +215,13 @@ std::string gpu_hours_text(int64_t gpu_ms) {
   return hours > 0 && hours < 1e-4 ? "under 0.0001" : format_number(hours);
 }
 
-// What one eviction cost its victim ("" when the results did not record it). Nothing when it
-// was admitted again but not yet running, or stopped at a checkpoint before any restart.
+// What one eviction cost its victim ("" when the results did not record it): the training since
+// its last checkpoint, to redo, and the restart it made the job spend. Nothing when it was
+// admitted but not running, or stopped at a checkpoint without a restart.
 std::string lost_text(const Preemption& p) {
   if (p.lost_gpu_ms < 0) return "";
   if (p.lost_gpu_ms == 0) return "; it lost no GPU time";
-  return fmt::format("; it lost {} GPU-hours (the training since its last checkpoint, to redo, and this run's restart)",
+  return fmt::format("; it lost {} GPU-hours (the training since its last checkpoint, to redo, and the restart it caused)",
                      gpu_hours_text(p.lost_gpu_ms));
 }
 
@@ -352,6 +353,13 @@ std::vector<std::string> pod_models(const JobRecord& r, const ScenarioInfo& scen
   return models.size() > 1 ? models : std::vector<std::string>{};
 }
 
+// How many of job `id`'s evictions came before it first started (at `start_ms`): admitted, its
+// pods perhaps bound, it stopped nothing that ran.
+size_t evictions_before_start(const RunResult& run, uint32_t id, int64_t start_ms) {
+  return static_cast<size_t>(std::count_if(run.preemptions.begin(), run.preemptions.end(),
+                                           [&](const Preemption& p) { return p.victim == id && p.at_ms < start_ms; }));
+}
+
 // Where its pods are and, for a training job that ran, its ring, rate and stops: lines each
 // ending in a newline.
 std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
@@ -380,6 +388,8 @@ std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const Job
   if (r.interruptions > 0 || r.evictions > 0 || r.checkpoint_ms > 0) {
     out += "\n  stopped: " + counted(r.interruptions, "time") + " by node failures, " + counted(r.evictions, "time") +
            " by preemption";
+    if (const size_t before = s.runs.empty() ? 0 : evictions_before_start(s.runs.front(), job.id, r.start_ms); before > 0)
+      out += before == r.evictions ? " (before it first ran)" : fmt::format(" ({} of them before it first ran)", before);
     if (r.resizes > 0) out += ", resized " + counted(r.resizes, "time") + " (elastic)";
     out += "; training redone " + seconds(r.recompute_ms) + ", restarting " + seconds(r.restart_ms) + ", writing checkpoints " +
            seconds(r.checkpoint_ms) + ", waiting to restart " + seconds(r.requeue_ms);

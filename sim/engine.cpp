@@ -241,9 +241,8 @@ void Engine::schedule_pass() {
           Preemption& logged = out_.preemption_log.emplace_back(p);
           logged.tenant = static_cast<int16_t>(tenant_of(open_[p.victim]));
           logged.by_tenant = static_cast<int16_t>(tenant_of(open_[p.preemptor]));
-          const int64_t lost_before = book_[p.victim].lost_gpu_ms;
-          preempt(p.victim);
-          logged.lost_gpu_ms = book_[p.victim].lost_gpu_ms - lost_before;
+          logged.lost_gpu_ms = 0;
+          preempt(p.victim, out_.preemption_log.size() - 1);
         });
   for (Queue& queue : queues_) {
     if (queue.pending.empty()) continue;

@@ -123,7 +123,8 @@ struct RunOutput {
   std::vector<std::string> flavors;    // Kueue's ResourceFlavors (JobRecord::flavor indexes it)
   int64_t borrowed_gpu_ms = 0;         // with quota: GPU time above nominal quota, over every queue
   // With failures (RunConfig::failures), per cause: nodes that failed, running jobs they
-  // interrupted, and the GPU time that cost (training since the last checkpoint, and the restart).
+  // interrupted, and the GPU time that cost (training since the last checkpoint, and the restarts
+  // the failures caused, as spent).
   struct FailureSums {
     uint64_t failures = 0, interruptions = 0;
     int64_t lost_gpu_ms = 0;

@@ -46,11 +46,20 @@ class Engine final : private Binder {
   // checkpoints: when this run started and is due to end (a job on shared links: its
   // FlowingJobs::finish_of instead), the restart overhead it began with and the checkpoint writes
   // it will make if it runs to its end.
+  //
+  // A restart is charged, as it is spent, to the stop that made it: the failure's cause, or the
+  // eviction (its row of the preemption log); neither after a resize, nor for a first run. So
+  // failure_lost_gpu_hours and preempted_gpu_hours count every restart once, and only what ran.
+  struct RestartOwner {
+    int failure = -1;       // FailureCause, or -1
+    int64_t eviction = -1;  // index in RunOutput::preemption_log, or -1
+  };
   struct Run {
     int64_t start_ms = 0;
     int64_t finish_ms = 0;
     int64_t overhead_ms = 0;
     int64_t writes_ms = 0;
+    RestartOwner owner;
   };
   // With failures: a run ends once nothing runs or arrives and no repair can let a waiting job
   // start, or when nothing has started or finished for this long while nodes stay down.
@@ -121,9 +130,10 @@ class Engine final : private Binder {
     return job.is_training() ? int64_t{kMilliPerGpu} * job.total_gpus() : job.gpu_milli_total(card_mem_of(book_[id]));
   }
 
-  // Evicted by a preemption: it gives back its GPUs, keeps the work up to its last checkpoint
-  // and waits for its queue again, timestamped by the eviction (Kueue's default requeuing).
-  void preempt(uint32_t id) { stop(id, std::nullopt); }
+  // Evicted by a preemption (row `logged` of the preemption log): it gives back its GPUs, keeps
+  // the work up to its last checkpoint and waits for its queue again, timestamped by the eviction
+  // (Kueue's default requeuing). Its restart, when it runs again, is charged to that row.
+  void preempt(uint32_t id, size_t logged);
 
   // Stops a job that holds GPUs: preempted by its queue (no `failure`), or its node failed. A
   // running job keeps the work up to its last checkpoint and counts what it lost; it gives back
@@ -135,9 +145,11 @@ class Engine final : private Binder {
   // The accounting of a running job's stop: its checkpoint, what it lost, its share of the GPUs.
   void stop_running(uint32_t id, std::optional<FailureCause> failure, bool resize);
 
-  // A (re)started job runs what its checkpoints left, after the restart overhead when it was
-  // stopped before, with its checkpoint writes.
+  // A (re)started job runs what its checkpoints left, after the restart overhead when a run of it
+  // was stopped before, with its checkpoint writes.
   int64_t resumed_run_ms(uint32_t id, int64_t full_ms);
+  // The restart time `spent_ms` of a run of `id` is charged to the stop that made it (Run).
+  void charge_restart(uint32_t id, const RestartOwner& owner, int64_t spent_ms, int64_t milli);
 
   // A finished job's last run counts to its tenant's GPU time, and its checkpoint writes.
   void end_run(uint32_t id);
@@ -254,14 +266,15 @@ class Engine final : private Binder {
   std::string binding_error_;
   // Runs that may stop before their end or write checkpoints are tracked (runs_, done_, epoch_).
   bool track_runs_ = false;
-  std::optional<NodeOutages> outages_;                // RunConfig::failures
-  std::map<uint32_t, uint16_t> shrunk_;               // running elastic jobs below their size: that size
-  std::unordered_map<uint32_t, int64_t> stopped_at_;  // stopped jobs waiting to restart: when they stopped
-  int64_t last_activity_ms_ = 0;                      // the last submission, start or finish
-  std::unordered_map<uint32_t, uint32_t> epoch_;      // preempted jobs: their run count
-  std::unordered_map<uint32_t, double> done_;         // preempted jobs: the share of their work checkpointed
-  std::unordered_map<uint32_t, Run> runs_;            // running jobs of a run with quota
-  std::vector<int64_t> tenant_milli_;                 // per tenant: GPU share (x 1000) its running jobs hold
+  std::optional<NodeOutages> outages_;                        // RunConfig::failures
+  std::map<uint32_t, uint16_t> shrunk_;                       // running elastic jobs below their size: that size
+  std::unordered_map<uint32_t, int64_t> stopped_at_;          // stopped jobs waiting to restart: when they stopped
+  std::unordered_map<uint32_t, RestartOwner> restart_owner_;  // stopped runs: whom their next restart is charged to
+  int64_t last_activity_ms_ = 0;                              // the last submission, start or finish
+  std::unordered_map<uint32_t, uint32_t> epoch_;              // preempted jobs: their run count
+  std::unordered_map<uint32_t, double> done_;                 // preempted jobs: the share of their work checkpointed
+  std::unordered_map<uint32_t, Run> runs_;                    // running jobs of a run with quota
+  std::vector<int64_t> tenant_milli_;                         // per tenant: GPU share (x 1000) its running jobs hold
 };
 
 }  // namespace topsim

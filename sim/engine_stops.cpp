@@ -92,16 +92,19 @@ void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, bool
   r.recompute_ms += stopped.recompute_ms;
   r.checkpoint_ms += stopped.writes_ms;
   // The run's restart was counted whole when it started (resumed_run_ms): a run stopped during it
-  // spent only part of it.
+  // spent only part of it, and that part is charged to the stop that made it.
   r.restart_ms -= run.overhead_ms - stopped.overhead_ms;
+  charge_restart(id, run.owner, stopped.overhead_ms, milli);
+  // What a failure costs now: the training since the last checkpoint, to redo; its restart, when
+  // the job runs again. An eviction's is charged by preempt().
   if (failure) {
     ++r.interruptions;
     RunOutput::FailureSums& sums = out_.failures_by_cause[static_cast<size_t>(*failure)];
     ++sums.interruptions;
-    // What the failure costs: the training since the last checkpoint, and the restart to come.
-    sums.lost_gpu_ms += (stopped.recompute_ms + config_.checkpoint.restart_overhead_ms) * milli / kMilliPerGpu;
-  } else if (!resize) {
-    r.lost_gpu_ms += stopped.lost_ms() * milli / kMilliPerGpu;
+    sums.lost_gpu_ms += stopped.recompute_ms * milli / kMilliPerGpu;
+    restart_owner_[id] = {static_cast<int>(*failure), -1};
+  } else if (resize) {
+    restart_owner_[id] = {};
   }
   out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
   if (const int t = tenant_of(open_[id]); t >= 0) {
@@ -111,14 +114,46 @@ void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, bool
   --running_;
 }
 
+void Engine::preempt(uint32_t id, size_t logged) {
+  JobRecord& r = book_[id];
+  const bool running = r.state == JobState::Running;
+  const int64_t milli = gpu_milli(id), recompute_before = r.recompute_ms;
+  stop(id, std::nullopt);
+  // A job evicted before it ran again loses nothing, and keeps whom its coming restart is charged to.
+  if (!running) return;
+  // What the eviction costs now: the training since the last checkpoint, to redo (at the GPUs it
+  // ran on); its restart, when the job runs again.
+  const int64_t redo_gpu_ms = (r.recompute_ms - recompute_before) * milli / kMilliPerGpu;
+  r.lost_gpu_ms += redo_gpu_ms;
+  out_.preemption_log[logged].lost_gpu_ms += redo_gpu_ms;
+  restart_owner_[id] = {-1, static_cast<int64_t>(logged)};
+}
+
+void Engine::charge_restart(uint32_t id, const RestartOwner& owner, int64_t spent_ms, int64_t milli) {
+  const int64_t gpu_ms = spent_ms * milli / kMilliPerGpu;
+  if (gpu_ms == 0) return;
+  if (owner.failure >= 0) out_.failures_by_cause[static_cast<size_t>(owner.failure)].lost_gpu_ms += gpu_ms;
+  if (owner.eviction >= 0) {
+    book_[id].lost_gpu_ms += gpu_ms;
+    out_.preemption_log[static_cast<size_t>(owner.eviction)].lost_gpu_ms += gpu_ms;
+  }
+}
+
 int64_t Engine::resumed_run_ms(uint32_t id, int64_t full_ms) {
   JobRecord& r = book_[id];
+  // A run of it stopped before (done_ holds what it saved): it restarts. A job evicted only
+  // before it ever ran has nothing to restore.
   const auto done = done_.find(id);
-  const int64_t overhead = r.evictions + r.interruptions + r.resizes > 0 ? config_.checkpoint.restart_overhead_ms : 0;
+  const int64_t overhead = done != done_.end() ? config_.checkpoint.restart_overhead_ms : 0;
   const int64_t run_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, overhead, config_.checkpoint);
   if (open_[id].is_training()) out_.busy_gpu_ms += (run_ms - full_ms) * open_[id].total_gpus();
   const int64_t rest_ms = remaining_run_ms(done == done_.end() ? 0 : done->second, full_ms, 0, CheckpointPolicy{});
-  runs_[id] = {now_ms_, now_ms_ + run_ms, overhead, run_ms - overhead - rest_ms};
+  RestartOwner owner;
+  if (const auto it = restart_owner_.find(id); it != restart_owner_.end()) {
+    owner = it->second;
+    restart_owner_.erase(it);
+  }
+  runs_[id] = {now_ms_, now_ms_ + run_ms, overhead, run_ms - overhead - rest_ms, owner};
   r.restart_ms += overhead;
   if (const auto stopped = stopped_at_.find(id); stopped != stopped_at_.end()) {
     r.requeue_ms += now_ms_ - stopped->second;
@@ -132,6 +167,7 @@ void Engine::end_run(uint32_t id) {
   if (const auto run = runs_.find(id); run != runs_.end()) {
     start = run->second.start_ms;
     book_[id].checkpoint_ms += run->second.writes_ms;
+    charge_restart(id, run->second.owner, run->second.overhead_ms, gpu_milli(id));
     runs_.erase(run);
   }
   done_.erase(id);

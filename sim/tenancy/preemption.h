@@ -34,9 +34,9 @@ struct EnumNames<PreemptionReason> {
 // At `at_ms`, job `victim` was evicted so that job `preemptor` could be admitted. The engine adds
 // the two jobs' tenants (indexes into the run's tenants, as its `@tenant` metrics; -1: none) and
 // what the eviction cost the victim in GPU time: the training since its last checkpoint, to be
-// redone, and the restart overhead its run had spent, times its GPUs (0 for a job admitted but not
-// yet running). A job's evictions add up to its jobs.jsonl `preempted_gpu_s`, a tenant's to its
-// `preempted_gpu_hours@tenant`. -1: not known (results written before topsim recorded it).
+// redone, and the restart it caused, as spent (added when the victim's next run spends it), times
+// its GPUs (0 for a job admitted but not yet running). A job's evictions add up to its jobs.jsonl `preempted_gpu_s`, a tenant's
+// to its `preempted_gpu_hours@tenant`. -1: not known (results written before topsim recorded it).
 struct Preemption {
   int64_t at_ms = 0;
   uint32_t victim = 0;

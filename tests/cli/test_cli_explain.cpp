@@ -214,7 +214,7 @@ TEST_CASE("cli::explain names who preempted a job and why, and whom a job preemp
   // No checkpoints: its 100 s on 4 GPUs are lost.
   CHECK_THAT(victim.out, Catch::Contains("\n  preempted at 100 s by a1 (#2; queue a, priority class high): " + reason +
                                          "; it lost 0.1111 GPU-hours (the training since its last checkpoint, to redo, "
-                                         "and this run's restart)\n"));
+                                         "and the restart it caused)\n"));
   const CliResult preemptor = run_cli("explain '" + dir.file("out") + "' a1");
   REQUIRE(preemptor.exit_code == 0);
   CHECK_THAT(preemptor.out, Catch::Contains("submitted at 100 s to queue a, priority class high\n"));
@@ -251,18 +251,22 @@ TEST_CASE("cli::explain a job evicted again and again: each eviction's cost, the
   const CliResult r = run_then_explain(dir, "b3");
   // Restarts as spent: 9 cut short at 20 s, the last whole.
   CHECK_THAT(r.out, Catch::Contains("10 times by preemption; training redone 35 s, restarting 210 s,"));
-  // (35 + 0) s x 2 GPUs, then 20 s x 2 GPUs.
-  CHECK_THAT(r.out, Catch::Contains("(Kueue's InCohortReclamation); it lost 0.0194 GPU-hours (the training since its last "
-                                    "checkpoint, to redo, and this run's restart)\n"));
+  // Each eviction costs the training to redo and the restart it caused, on 2 GPUs: the first
+  // 35 s + 20 s, the next ones the 20 s of their restarts, the last one its whole 30 s.
+  CHECK_THAT(r.out, Catch::Contains("(Kueue's InCohortReclamation); it lost 0.0306 GPU-hours (the training since its last "
+                                    "checkpoint, to redo, and the restart it caused)\n"));
   CHECK_THAT(r.out, Catch::Contains("\n  preempted at 895 s by a4 (#8; queue a): "));
   CHECK_THAT(r.out, Catch::Contains("it lost 0.0111 GPU-hours"));
-  CHECK_THAT(r.out, Catch::EndsWith("\n  ... and 5 more preemptions of it: 5 by jobs of queue a (0.0556 GPU-hours lost) "
+  // The 5 not listed: 4 x 20 s + 30 s, of 2 GPUs. With the listed 55 + 4 x 20 s: 2 x (35 + 210) s.
+  CHECK_THAT(r.out, Catch::EndsWith("\n  ... and 5 more preemptions of it: 5 by jobs of queue a (0.0611 GPU-hours lost) "
                                     "(results.json's preemptions lists them)\n"));
 }
 
 TEST_CASE("cli::explain a job evicted after its admission, before it ran: it lost no GPU time", "[cli][kueue]") {
   // ClusterQueues a and b of 8 GPUs each on one DGX-1 (8 GPUs): b2 is admitted on a's quota while
-  // b1 holds the node, so it waits for GPUs; a1 reclaims the quota before b2 ever runs.
+  // b1 holds the node, so it waits for GPUs; a1 reclaims the quota before b2 ever runs. Admitted
+  // again within b's quota when b1 ends, b2 runs its 1000 s from 1000 s, with no restart: it has
+  // nothing to restore.
   TempDir dir;
   write_lab_queues(dir, 8);
   std::ofstream(dir.file("s.json")) << R"({"name": "unplaced", "cluster": {"nodes": [{"model": "dgx1-v100", "count": 1}]},
@@ -271,8 +275,11 @@ TEST_CASE("cli::explain a job evicted after its admission, before it ran: it los
       {"name": "b2", "submit_s": 10, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000, "queue": "b"},
       {"name": "a1", "submit_s": 100, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "duration_s": 1000,
        "queue": "a"}]},
-    "tenancy": {"queues": "q"}, "schedulers": ["topology-aware"]})";
+    "tenancy": {"queues": "q", "checkpoint_every_s": 60, "restart_overhead_s": 30}, "schedulers": ["topology-aware"]})";
   const CliResult r = run_then_explain(dir, "b2");
+  CHECK_THAT(r.out, Catch::Contains("finished, waited 990 s, ran 1000 s\n"));
+  CHECK_THAT(r.out, Catch::Contains("\n  stopped: 0 times by node failures, 1 time by preemption (before it first ran); "
+                                    "training redone 0 s, restarting 0 s,"));
   CHECK_THAT(r.out,
              Catch::EndsWith("\n  preempted at 100 s by a1 (#2; queue a): the preemptor's ClusterQueue reclaiming quota "
                              "the victim's borrowed in their cohort (Kueue's InCohortReclamation); it lost no GPU time\n"));

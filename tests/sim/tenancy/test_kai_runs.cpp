@@ -61,12 +61,12 @@ TEST_CASE("sim::kai a queue within its fair share reclaims GPUs another holds ab
   CHECK(a1.admitted_ms == 100'000);
   CHECK(a1.start_ms == 100'000);
   // b2 ran 100 s, checkpointed at 60 s: 40 s of 4 GPUs lost; admitted again when b1 ends, it
-  // runs the 30 s overhead and the 940 s left.
-  CHECK(b2.lost_gpu_ms == 160'000);
+  // runs the 30 s overhead and the 940 s left. The eviction cost it both, on 4 GPUs.
+  CHECK(b2.lost_gpu_ms == 160'000 + 120'000);
   CHECK(b2.finish_ms == 1'000'000 + 30'000 + 940'000);
   CHECK(metric(r, "evictions@b") == 1);
   CHECK(metric(r, "evictions@a") == 0);
-  CHECK(metric(r, "preempted_gpu_hours@b") == Approx(160.0 / 3600));
+  CHECK(metric(r, "preempted_gpu_hours@b") == Approx(280.0 / 3600));
   // Tenants are the leaf queues, their nominal GPUs the deserved quota; b held 4 GPUs above its
   // 4 deserved for 100 s.
   CHECK(tenant_names(r) == std::vector<std::string>{"a", "b"});
@@ -118,7 +118,7 @@ TEST_CASE("sim::kai reclaimMinRuntime: the reclaim happens when the victim's pro
   CHECK(a1.start_ms == 300'000);
   CHECK(a1.finish_ms == 1'300'000);
   // b2 checkpointed at 280 s: 20 s of 4 GPUs lost; back when b1 ends, 30 s overhead + 720 s left.
-  CHECK(b2.lost_gpu_ms == 80'000);
+  CHECK(b2.lost_gpu_ms == 80'000 + 120'000);
   CHECK(b2.finish_ms == 1'000'000 + 30'000 + 720'000);
 }
 

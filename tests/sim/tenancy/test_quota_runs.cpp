@@ -2,11 +2,13 @@
 // that preempts a borrower, the work a preempted job keeps from its checkpoints, and the
 // per-tenant figures. Worked by hand on one DGX-1 (8 GPUs).
 #include <array>
+#include <fstream>
 #include <map>
 
 #include <catch2/catch.hpp>
 
 #include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 using namespace topsim;
 using namespace topsim::test;
@@ -68,8 +70,9 @@ TEST_CASE("sim::quota a lender's job reclaims its quota: the borrower is preempt
   CHECK(a1.start_ms == 100'000);
   CHECK(a1.admitted_ms == 100'000);
   // 100 s run, checkpoint at 60 s: 40 s of 4 GPUs lost; b2 is admitted again inside b's quota
-  // when b1 ends at 1000 s and runs the 30 s overhead plus the 940 s left.
-  CHECK(b2.lost_gpu_ms == 160'000);
+  // when b1 ends at 1000 s and runs the 30 s overhead plus the 940 s left. The eviction cost it
+  // both: 40 s to redo and the 30 s restart, of 4 GPUs.
+  CHECK(b2.lost_gpu_ms == 280'000);
   CHECK(b2.start_ms == 0);
   CHECK(b2.finish_ms == 1'000'000 + 30'000 + 940'000);
   CHECK(b2.state == JobState::Finished);
@@ -81,12 +84,12 @@ TEST_CASE("sim::quota a lender's job reclaims its quota: the borrower is preempt
     FAIL("no job " << name);
     return uint32_t{0};
   };
-  // Tenants in the run's order (a, b): b's job evicted for a's, losing its 40 s of 4 GPUs.
+  // Tenants in the run's order (a, b): b's job evicted for a's, losing 40 s + 30 s of 4 GPUs.
   CHECK(r.preemptions ==
-        std::vector<Preemption>{{100'000, id("b2"), id("a1"), PreemptionReason::InCohortReclamation, 1, 0, 160'000}});
+        std::vector<Preemption>{{100'000, id("b2"), id("a1"), PreemptionReason::InCohortReclamation, 1, 0, 280'000}});
   CHECK(metric(r, "evictions@b") == 1);
   CHECK(metric(r, "evictions@a") == 0);
-  CHECK(metric(r, "preempted_gpu_hours@b") == Approx(160.0 / 3600));
+  CHECK(metric(r, "preempted_gpu_hours@b") == Approx(280.0 / 3600));
   // b held 4 GPUs above its nominal 4 for 100 s.
   CHECK(metric(r, "borrowed_gpu_hours@b") == Approx(400.0 / 3600));
   CHECK(metric(r, "borrowed_gpu_hours@a") == 0);
@@ -180,14 +183,61 @@ TEST_CASE("sim::quota every eviction's GPU time adds up to its job's and its ten
     CHECK(lost_by_job[id] == rec.lost_gpu_ms);
     CHECK(evictions_by_job[id] == rec.evictions);
     again = again || rec.evictions >= 2;
-    // Its restarts count what they spent: a run stopped 20 s into its restart, 20 s. What the
-    // evictions cost it is the training redone and the restarts of the runs they stopped, all
-    // but the last, which it finished.
-    if (rec.evictions > 0 && rec.state == JobState::Finished)
-      CHECK(rec.lost_gpu_ms == 2 * (rec.recompute_ms + rec.restart_ms - 30'000));
+    // Its restarts count what they spent: a run stopped 20 s into its restart, 20 s. Every restart
+    // it spent was caused by an eviction, and every eviction's cost is the training redone and the
+    // restart it caused, so they add up to all it redid and restarted (2 GPUs).
+    CHECK(rec.lost_gpu_ms == 2 * (rec.recompute_ms + rec.restart_ms));
+    if (rec.evictions == 0) CHECK(rec.restart_ms == 0);
   }
   CHECK(again);
   CHECK(lost_by_tenant[1] > 0);
   CHECK(static_cast<double>(lost_by_tenant[1]) / 3.6e6 == Approx(metric(r, "preempted_gpu_hours@b")));
   CHECK(static_cast<double>(lost_by_tenant[0]) / 3.6e6 == Approx(metric(r, "preempted_gpu_hours@a")).margin(1e-12));
+}
+
+TEST_CASE("sim::quota a restart is charged once, to the stop that caused it: a failure's, then an eviction's",
+          "[sim][kueue][failures]") {
+  // b1, b2 (b: 4 GPUs each, 1000 s) at 0, b2 borrowing a's idle quota; checkpoints every 60 s,
+  // 30 s restarts. The node fails at 130 s for 100 s: each loses the 10 s since its checkpoint at
+  // 120 s. Both restart at 230 s; a1 (a, 4 GPUs, 100 s) arrives at 240 s and reclaims one of them
+  // (the two are alike) 10 s into its restart; that one is admitted again when a1 ends at 340 s
+  // and restarts again.
+  TempDir dir;
+  std::ofstream(dir.file("incidents.csv")) << "node,start_s,duration_s,cause\nnode-0,130,100,gpu\n";
+  const std::string extra =
+      R"(, "checkpoints": {"every_s": 60, "restart_s": 30}, "failures": {"rates": "none", "trace": "incidents.csv"})";
+  Scenario s = scenario_from(
+      scenario_json(kOneDgx1, "[" + job("b1", 0, 4, 1000) + "," + job("b2", 0, 4, 1000) + "," + job("a1", 240, 4, 100) + "]",
+                    extra),
+      dir.path.string());
+  Workload w = *s.workload;
+  w.queue_names = {"b-lq", "a-lq"};
+  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id) == "a1" ? 1 : 0;
+  s.workload = std::make_shared<const Workload>(std::move(w));
+  s.tenancy = std::make_shared<const TenancySpec>(lab());
+  const RunResult r = run(s, "topology-aware");
+  REQUIRE(r.preemptions.size() == 1);
+  const Preemption& p = r.preemptions.front();
+  CHECK(p.at_ms == 240'000);
+  const JobRecord& victim = r.jobs[p.victim];
+  const JobRecord& other = r.jobs[p.victim == job_id(s, "b1") ? job_id(s, "b2") : job_id(s, "b1")];
+  CHECK(victim.interruptions == 1);
+  CHECK(victim.evictions == 1);
+  // Its restarts: 10 s of the failure's, cut short, and the eviction's 30 s from 340 s.
+  CHECK(victim.restart_ms == 40'000);
+  CHECK(victim.recompute_ms == 10'000);
+  CHECK(victim.finish_ms == 340'000 + 30'000 + 880'000);
+  // The eviction cost it the restart it caused (nothing to redo: it had not trained since 120 s).
+  CHECK(p.lost_gpu_ms == 30'000 * 4);
+  CHECK(victim.lost_gpu_ms == 30'000 * 4);
+  CHECK(other.restart_ms == 30'000);
+  // The failure cost each 10 s to redo, and the restarts it caused as spent: the other's 30 s and
+  // the victim's 10 s. Counted at the failure whole (2 x 30 s), the victim's 10 s would count
+  // twice, once in each figure.
+  CHECK(metric(r, "failure_lost_gpu_hours") == Approx((10.0 + 30 + 10 + 10) * 4 / 3600));
+  CHECK(metric(r, "preempted_gpu_hours") == Approx(30.0 * 4 / 3600));
+  // Together: all the GPU time redone and restarting.
+  const double redone_and_restarting =
+      4.0 * static_cast<double>(victim.recompute_ms + victim.restart_ms + other.recompute_ms + other.restart_ms);
+  CHECK(metric(r, "failure_lost_gpu_hours") + metric(r, "preempted_gpu_hours") == Approx(redone_and_restarting / 3.6e6));
 }
