@@ -369,8 +369,9 @@ std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const Job
   out += "  GPUs: " + gpus_text(r, scenario.node_names) + "\n";
   if (!job.is_training() || r.start_ms < 0) return out;
   if (r.comm.transport != CommTransport::None)
-    out +=
-        fmt::format("  ring: {}, {} GB/s bus bandwidth\n", enum_name(r.comm.transport), format_number(r.comm.bus_bandwidth_gbps));
+    out += fmt::format("  ring: {}, {} GB/s bus bandwidth{}\n", enum_name(r.comm.transport),
+                       format_number(r.comm.bus_bandwidth_gbps),
+                       r.host_network ? "; its pods on the host network (NCCL sees its nodes, not its pods)" : "");
   out += "  throughput: " + format_number(r.samples_per_sec) + " " + throughput_unit(job, r);
   if (r.ideal_samples_per_sec > 0)
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,

@@ -140,6 +140,10 @@ void put_training(std::string& out, const JobSpec& job, const JobRecord& r) {
   if (r.llm) put_llm(out, *r.llm);
   key(out, "cross_numa");
   out += r.cross_numa ? "true" : "false";
+  if (r.host_network) {  // its pods shared their nodes' network: NCCL saw nodes, not pods
+    key(out, "host_network");
+    out += "true";
+  }
   if (r.contended_ms > 0) {  // slowed by uplinks shared with other jobs
     field(out, "contended_s", rounded_micro(static_cast<double>(r.contended_ms) / 1e3));
     field(out, "least_network_share", rounded_micro(r.least_network_share));

@@ -413,6 +413,7 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.ideal_samples_per_sec = num("ideal_samples_per_sec");
   r.work_samples = num("work_samples");
   r.cross_numa = j.value("cross_numa", false);
+  r.host_network = j.value("host_network", false);
   r.contended_ms = std::llround(num("contended_s") * 1e3);
   if (j.contains("admitted_s")) r.admitted_ms = ms("admitted_s");
   r.evictions = static_cast<uint16_t>(num("evictions"));

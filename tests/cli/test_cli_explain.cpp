@@ -538,3 +538,26 @@ TEST_CASE("cli::explain in a fill experiment: a name several draws share, and a 
     check_bad_input(run_cli("explain '" + dir.file("out") + "' '#100000'"), "no job has id 100000 (ids run from 0 to ");
   }
 }
+
+TEST_CASE("cli::explain and jobs.jsonl say when a gang's pods were on the host network", "[cli][explain]") {
+  // Two DGX A100 and a 2 x 8-GPU gang: topology-aware runs it on host networking (NCCL sees two
+  // nodes, RDMA between them), default on the pod network (TCP sockets between its pods).
+  TempDir dir;
+  std::ofstream(dir.file("s.json")) << R"({"name": "hostnet",
+    "cluster": {"nodes": [{"model": "dgx-a100", "count": 2}], "network": {"transport": "ib"}},
+    "workload": {"kind": "jobs", "jobs": [{"name": "g", "workers": 2, "gpus_per_worker": 8, "model": "resnet50",
+                                            "iterations": 100}]},
+    "schedulers": ["topology-aware", "default"]})";
+  const CliResult r = run_then_explain(dir, "g");
+  CHECK_THAT(r.out,
+             Catch::Contains("\n  ring: rdma, 202.53 GB/s bus bandwidth; its pods on the host network (NCCL sees its nodes, "
+                             "not its pods)\n"));
+  CHECK_THAT(r.out, Catch::Contains("\n  ring: tcp, "));
+  CHECK(r.out.find("host network") == r.out.rfind("host network"));  // default's pods were not
+  const std::string jobs = topsim::test::read_text(dir.file("out") + "/jobs.jsonl");
+  const size_t second = jobs.find('\n');
+  REQUIRE(second != std::string::npos);
+  CHECK_THAT(jobs.substr(0, second),
+             Catch::Contains(R"("scheduler":"topology-aware")") && Catch::Contains(R"("host_network":true)"));
+  CHECK_THAT(jobs.substr(second), Catch::Contains(R"("scheduler":"default")") && !Catch::Contains("host_network"));
+}
