@@ -386,34 +386,62 @@ LlmStep read_llm_step(const Json& j) {
   return s;
 }
 
-void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
+// Returns what is malformed ("/field: expected ..."), or "" when the line reads.
+std::string read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
+  std::string bad;  // the first field of a type other than the one written
+  auto refuse = [&](const char* key, const char* expected) {
+    if (bad.empty()) bad = std::string("/") + key + ": expected " + expected;
+  };
   auto num = [&](const char* key, double fallback = 0) {
     return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
   };
+  auto text = [&](const char* key, const char* fallback) {
+    const auto it = j.find(key);
+    if (it != j.end() && it->is_string()) return it->get<std::string>();
+    if (it != j.end()) refuse(key, "a string");
+    return std::string(fallback);
+  };
+  auto flag = [&](const char* key) {
+    const auto it = j.find(key);
+    if (it != j.end() && !it->is_boolean()) refuse(key, "true or false");
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+  };
   auto ms = [&](const char* key) { return j.contains(key) ? std::llround(num(key) * 1000) : int64_t{-1}; };
-  name = j.value("name", "");
-  job.kind = parse_enum<JobKind>(j.value("kind", "training")).value_or(JobKind::Training);
+  name = text("name", "");
+  job.kind = parse_enum<JobKind>(text("kind", "training")).value_or(JobKind::Training);
   job.workers = static_cast<uint16_t>(num("workers", 1));
   job.gpus_per_worker = static_cast<uint16_t>(job.kind == JobKind::TracePod ? num("num_gpu") : num("gpus_per_worker", 1));
   job.gpu_mem_gib = static_cast<uint16_t>(num("gpu_mem_gib"));
   job.gpu_core_percent = static_cast<uint8_t>(num("gpu_core_percent"));
   job.gpu_milli = static_cast<uint16_t>(num("gpu_milli"));
-  job.model = workload_model_index(j.value("model", "")).value_or(kNoModel);
-  job.framework = parse_enum<TrainingFramework>(j.value("framework", "pytorch")).value_or(TrainingFramework::PyTorch);
+  job.model = workload_model_index(text("model", "")).value_or(kNoModel);
+  job.framework = parse_enum<TrainingFramework>(text("framework", "pytorch")).value_or(TrainingFramework::PyTorch);
   job.submit_ms = ms("submit_s");
-  r.state = parse_enum<JobState>(j.value("state", "pending")).value_or(JobState::Pending);
+  r.state = parse_enum<JobState>(text("state", "pending")).value_or(JobState::Pending);
   r.submit_ms = job.submit_ms;
   r.start_ms = ms("start_s");
   r.finish_ms = ms("finish_s");
   if (j.contains("pods") && j["pods"].is_array())
-    for (const Json& pod : j["pods"]) r.pods.push_back({pod.value("node", 0), pod.value("gpus", std::vector<int>{}), r.start_ms});
-  r.comm.transport = parse_enum<CommTransport>(j.value("transport", "none")).value_or(CommTransport::None);
+    for (const Json& pod : j["pods"]) {
+      const auto node = pod.find("node");
+      const auto gpus = pod.find("gpus");
+      const auto whole = [](const Json& v) {
+        return v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= INT32_MAX;
+      };
+      if (!pod.is_object() || node == pod.end() || !whole(*node) || gpus == pod.end() || !gpus->is_array() ||
+          !std::all_of(gpus->begin(), gpus->end(), whole)) {
+        refuse("pods", "[{\"node\": N, \"gpus\": [G, ...]}, ...]");
+        break;
+      }
+      r.pods.push_back({node->get<int>(), gpus->get<std::vector<int>>(), r.start_ms});
+    }
+  r.comm.transport = parse_enum<CommTransport>(text("transport", "none")).value_or(CommTransport::None);
   r.comm.bus_bandwidth_gbps = num("ring_gbps");
   r.samples_per_sec = num("samples_per_sec");
   r.ideal_samples_per_sec = num("ideal_samples_per_sec");
   r.work_samples = num("work_samples");
-  r.cross_numa = j.value("cross_numa", false);
-  r.host_network = j.value("host_network", false);
+  r.cross_numa = flag("cross_numa");
+  r.host_network = flag("host_network");
   r.contended_ms = std::llround(num("contended_s") * 1e3);
   if (j.contains("admitted_s")) r.admitted_ms = ms("admitted_s");
   r.evictions = static_cast<uint16_t>(num("evictions"));
@@ -425,9 +453,10 @@ void read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   r.checkpoint_ms = std::llround(num("checkpoint_s") * 1e3);
   r.requeue_ms = std::llround(num("requeue_s") * 1e3);
   if (j.contains("least_network_share")) r.least_network_share = num("least_network_share");
-  r.reason = j.value("reason", "");
-  r.placement_note = j.value("placement_note", "");
+  r.reason = text("reason", "");
+  r.placement_note = text("placement_note", "");
   if (j.contains("llm") && j["llm"].is_object()) r.llm = std::make_shared<const LlmStep>(read_llm_step(j["llm"]));
+  return bad;
 }
 
 // What results.json says of jobs.jsonl: nothing (written before runs had an identity), or its
@@ -508,14 +537,22 @@ Status load_job_records(const std::string& dir, ResultSet& results) {
     if (line.empty()) continue;
     auto j = parse_json_text(line, path + ":" + std::to_string(number));
     if (!j) return j.error();
-    const auto run = runs.find({j->value("scheduler", ""), j->value("seed", uint64_t{0})});
-    if (!j->is_object() || run == runs.end())
-      return Error{path + ":" + std::to_string(number) + ": a job of no run in results.json"};
+    // Its run: scheduler and seed ("" and 0 when absent); a line of other types belongs to none.
+    auto run = runs.end();
+    if (j->is_object()) {
+      const auto scheduler = j->find("scheduler");
+      const auto seed = j->find("seed");
+      if ((scheduler == j->end() || scheduler->is_string()) && (seed == j->end() || seed->is_number_unsigned()))
+        run = runs.find({scheduler == j->end() ? std::string() : scheduler->get<std::string>(),
+                         seed == j->end() ? uint64_t{0} : seed->get<uint64_t>()});
+    }
+    if (run == runs.end()) return Error{path + ":" + std::to_string(number) + ": a job of no run in results.json"};
     Workload& workload = *workloads[run->second];
     JobSpec job;
     JobRecord record;
     std::string name;
-    read_job(*j, job, record, name);
+    if (const std::string bad = read_job(*j, job, record, name); !bad.empty())
+      return Error{path + ":" + std::to_string(number) + ": " + bad};
     job.id = static_cast<uint32_t>(workload.jobs.size());
     JobExtras& extras = workload.extras[job.id];
     extras.name = name;
