@@ -241,7 +241,6 @@ void Engine::schedule_pass() {
           Preemption& logged = out_.preemption_log.emplace_back(p);
           logged.tenant = static_cast<int16_t>(tenant_of(open_[p.victim]));
           logged.by_tenant = static_cast<int16_t>(tenant_of(open_[p.preemptor]));
-          logged.lost_gpu_ms = 0;
           preempt(p.victim, out_.preemption_log.size() - 1);
         });
   for (Queue& queue : queues_) {

@@ -132,24 +132,28 @@ class Engine final : private Binder {
 
   // Evicted by a preemption (row `logged` of the preemption log): it gives back its GPUs, keeps
   // the work up to its last checkpoint and waits for its queue again, timestamped by the eviction
-  // (Kueue's default requeuing). Its restart, when it runs again, is charged to that row.
-  void preempt(uint32_t id, size_t logged);
+  // (Kueue's default requeuing). What it lost, and its restart when it runs again, are charged
+  // to that row.
+  void preempt(uint32_t id, size_t logged) { stop(id, std::nullopt, true, false, static_cast<int64_t>(logged)); }
 
   // Stops a job that holds GPUs: preempted by its queue (no `failure`), or its node failed. A
   // running job keeps the work up to its last checkpoint and counts what it lost; it gives back
   // its GPUs and waits again (for its queue, or the scheduler). A partly placed job only gives
   // back its pods and waits again. Without `requeue` (its pods move to a spare) it only stops:
-  // the caller binds and starts it again at once, still admitted.
-  void stop(uint32_t id, std::optional<FailureCause> failure, bool requeue = true, bool resize = false);
+  // the caller binds and starts it again at once, still admitted. `eviction`: the preemption
+  // log's row of the eviction, or -1.
+  void stop(uint32_t id, std::optional<FailureCause> failure, bool requeue = true, bool resize = false, int64_t eviction = -1);
 
-  // The accounting of a running job's stop: its checkpoint, what it lost, its share of the GPUs.
-  void stop_running(uint32_t id, std::optional<FailureCause> failure, bool resize);
+  // The accounting of a running job's stop: its checkpoint, what it lost (charged to the failure's
+  // cause or the eviction's row; a resize to neither), its share of the GPUs.
+  void stop_running(uint32_t id, std::optional<FailureCause> failure, int64_t eviction);
 
   // A (re)started job runs what its checkpoints left, after the restart overhead when a run of it
   // was stopped before, with its checkpoint writes.
   int64_t resumed_run_ms(uint32_t id, int64_t full_ms);
-  // The restart time `spent_ms` of a run of `id` is charged to the stop that made it (Run).
-  void charge_restart(uint32_t id, const RestartOwner& owner, int64_t spent_ms, int64_t milli);
+  // GPU time `id` lost, charged to the stop that cost it (Run): the failure's cause, or the
+  // eviction's row and the job's preempted GPU time.
+  void charge(uint32_t id, const RestartOwner& owner, int64_t gpu_ms);
 
   // A finished job's last run counts to its tenant's GPU time, and its checkpoint writes.
   void end_run(uint32_t id);

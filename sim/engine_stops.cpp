@@ -41,13 +41,13 @@ void Engine::admitted(uint32_t id) {
   queue->pending.push(id, queue->scheduler->shape(view_, id));
 }
 
-void Engine::stop(uint32_t id, std::optional<FailureCause> failure, bool requeue, bool resize) {
+void Engine::stop(uint32_t id, std::optional<FailureCause> failure, bool requeue, bool resize, int64_t eviction) {
   ++out_.events;
   JobRecord& r = book_[id];
   const JobSpec& job = open_[id];
   const bool running = r.state == JobState::Running;
   if (running) {
-    stop_running(id, failure, resize);
+    stop_running(id, failure, eviction);
   } else {
     queue_for(job)->pending.remove(id);
     for (const PodPlacement& pod : r.pods)
@@ -80,7 +80,7 @@ void Engine::stop(uint32_t id, std::optional<FailureCause> failure, bool requeue
   }
 }
 
-void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, bool resize) {
+void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, int64_t eviction) {
   JobRecord& r = book_[id];
   const int64_t milli = gpu_milli(id);
   Run run = runs_.at(id);
@@ -94,18 +94,16 @@ void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, bool
   // The run's restart was counted whole when it started (resumed_run_ms): a run stopped during it
   // spent only part of it, and that part is charged to the stop that made it.
   r.restart_ms -= run.overhead_ms - stopped.overhead_ms;
-  charge_restart(id, run.owner, stopped.overhead_ms, milli);
-  // What a failure costs now: the training since the last checkpoint, to redo; its restart, when
-  // the job runs again. An eviction's is charged by preempt().
+  charge(id, run.owner, stopped.overhead_ms * milli / kMilliPerGpu);
+  // What this stop costs now: the training since the last checkpoint, to redo; its restart, when
+  // the job runs again.
+  const RestartOwner cause = failure ? RestartOwner{static_cast<int>(*failure), -1} : RestartOwner{-1, eviction};
   if (failure) {
     ++r.interruptions;
-    RunOutput::FailureSums& sums = out_.failures_by_cause[static_cast<size_t>(*failure)];
-    ++sums.interruptions;
-    sums.lost_gpu_ms += stopped.recompute_ms * milli / kMilliPerGpu;
-    restart_owner_[id] = {static_cast<int>(*failure), -1};
-  } else if (resize) {
-    restart_owner_[id] = {};
+    ++out_.failures_by_cause[static_cast<size_t>(*failure)].interruptions;
   }
+  charge(id, cause, stopped.recompute_ms * milli / kMilliPerGpu);
+  restart_owner_[id] = cause;
   out_.busy_gpu_ms -= (run.finish_ms - now_ms_) * milli / kMilliPerGpu;
   if (const int t = tenant_of(open_[id]); t >= 0) {
     out_.tenants[static_cast<size_t>(t)].used_gpu_ms += (now_ms_ - run.start_ms) * milli / kMilliPerGpu;
@@ -114,23 +112,7 @@ void Engine::stop_running(uint32_t id, std::optional<FailureCause> failure, bool
   --running_;
 }
 
-void Engine::preempt(uint32_t id, size_t logged) {
-  JobRecord& r = book_[id];
-  const bool running = r.state == JobState::Running;
-  const int64_t milli = gpu_milli(id), recompute_before = r.recompute_ms;
-  stop(id, std::nullopt);
-  // A job evicted before it ran again loses nothing, and keeps whom its coming restart is charged to.
-  if (!running) return;
-  // What the eviction costs now: the training since the last checkpoint, to redo (at the GPUs it
-  // ran on); its restart, when the job runs again.
-  const int64_t redo_gpu_ms = (r.recompute_ms - recompute_before) * milli / kMilliPerGpu;
-  r.lost_gpu_ms += redo_gpu_ms;
-  out_.preemption_log[logged].lost_gpu_ms += redo_gpu_ms;
-  restart_owner_[id] = {-1, static_cast<int64_t>(logged)};
-}
-
-void Engine::charge_restart(uint32_t id, const RestartOwner& owner, int64_t spent_ms, int64_t milli) {
-  const int64_t gpu_ms = spent_ms * milli / kMilliPerGpu;
+void Engine::charge(uint32_t id, const RestartOwner& owner, int64_t gpu_ms) {
   if (gpu_ms == 0) return;
   if (owner.failure >= 0) out_.failures_by_cause[static_cast<size_t>(owner.failure)].lost_gpu_ms += gpu_ms;
   if (owner.eviction >= 0) {
@@ -167,7 +149,7 @@ void Engine::end_run(uint32_t id) {
   if (const auto run = runs_.find(id); run != runs_.end()) {
     start = run->second.start_ms;
     book_[id].checkpoint_ms += run->second.writes_ms;
-    charge_restart(id, run->second.owner, run->second.overhead_ms, gpu_milli(id));
+    charge(id, run->second.owner, run->second.overhead_ms * gpu_milli(id) / kMilliPerGpu);
     runs_.erase(run);
   }
   done_.erase(id);

@@ -42,15 +42,20 @@ TenancySpec lab() {
   return spec;
 }
 
+// The scenario's jobs in cohort `lab`: those named a... in queue a, the others in b.
+void in_lab(Scenario& s) {
+  Workload w = *s.workload;
+  w.queue_names = {"b-lq", "a-lq"};
+  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id)[0] == 'a' ? 1 : 0;
+  s.workload = std::make_shared<const Workload>(std::move(w));
+  s.tenancy = std::make_shared<const TenancySpec>(lab());
+}
+
 // b1, b2 (b: 4 GPUs each, 1000 s) at 0, b2 borrowing a's idle quota; a1 (a, 4 GPUs, 1000 s) at 100 s.
 Scenario reclaim_scenario(int64_t checkpoint_every_s, int64_t overhead_s) {
   Scenario s = scenario_from(
       scenario_json(kOneDgx1, "[" + job("b1", 0, 4, 1000) + "," + job("b2", 0, 4, 1000) + "," + job("a1", 100, 4, 1000) + "]"));
-  Workload w = *s.workload;
-  w.queue_names = {"b-lq", "a-lq"};
-  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id) == "a1" ? 1 : 0;
-  s.workload = std::make_shared<const Workload>(std::move(w));
-  s.tenancy = std::make_shared<const TenancySpec>(lab());
+  in_lab(s);
   s.checkpoint = {checkpoint_every_s * 1000, 0, overhead_s * 1000};
   return s;
 }
@@ -159,11 +164,7 @@ TEST_CASE("sim::quota every eviction's GPU time adds up to its job's and its ten
   for (int i = 0; i < 4; ++i) jobs += job("b" + std::to_string(i), 0, 2, 2000) + ",";
   for (int i = 0; i < 12; ++i) jobs += job("a" + std::to_string(i), 95 + 200 * i, 2, 180) + (i < 11 ? "," : "]");
   Scenario s = scenario_from(scenario_json(kOneDgx1, jobs));
-  Workload w = *s.workload;
-  w.queue_names = {"b-lq", "a-lq"};
-  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id)[0] == 'a' ? 1 : 0;
-  s.workload = std::make_shared<const Workload>(std::move(w));
-  s.tenancy = std::make_shared<const TenancySpec>(lab());
+  in_lab(s);
   s.checkpoint = {60'000, 0, 30'000};
   const RunResult r = run(s, "topology-aware");
   REQUIRE(r.preemptions.size() >= 6);
@@ -210,11 +211,7 @@ TEST_CASE("sim::quota a restart is charged once, to the stop that caused it: a f
       scenario_json(kOneDgx1, "[" + job("b1", 0, 4, 1000) + "," + job("b2", 0, 4, 1000) + "," + job("a1", 240, 4, 100) + "]",
                     extra),
       dir.path.string());
-  Workload w = *s.workload;
-  w.queue_names = {"b-lq", "a-lq"};
-  for (JobSpec& j : w.jobs) j.queue = w.job_name(j.id) == "a1" ? 1 : 0;
-  s.workload = std::make_shared<const Workload>(std::move(w));
-  s.tenancy = std::make_shared<const TenancySpec>(lab());
+  in_lab(s);
   const RunResult r = run(s, "topology-aware");
   REQUIRE(r.preemptions.size() == 1);
   const Preemption& p = r.preemptions.front();
