@@ -28,6 +28,8 @@ Expected<Baseline> load_baseline(const std::string& path) {
   const auto scenarios = top.member("scenarios");
   if (!scenarios || !scenarios->value->is_object()) return Error{path + ": /scenarios: must be an object"};
   for (const auto& [key, metrics] : scenarios->value->items()) {
+    if (!metrics.is_object())
+      return Error{path + ": " + scenarios->member(key).pointer + ": must be an object of metrics (mean, sd, runs each)"};
     for (const auto& [name, v] : metrics.items()) {
       const JsonAt at = scenarios->member(key).member(name);
       JsonObject value(errors, at, {"mean", "sd", "runs"});

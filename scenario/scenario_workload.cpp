@@ -168,12 +168,13 @@ void read_imported(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
 void read_alibaba_pods(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& s) {
   JsonObject o(errors, at, {"kind", "path", "max_pods"});
   if (!o.require("path")) return;
+  const std::optional<std::string> path = o.string("path");
   const int64_t max_pods = o.integer("max_pods", 0, INT64_MAX).value_or(0);
   if (errors.failed()) return;
   if (s.cluster.trace_nodes.empty())
     return o.fail("kind",
                   "alibaba-pods runs on a trace's nodes: give the cluster a \"node_list\" (for modelled nodes use kind alibaba)");
-  auto list = load_trace_pods(resolve_path(base_dir, *o.string("path")));
+  auto list = load_trace_pods(resolve_path(base_dir, *path));
   if (!list) return o.fail("path", list.error().message);
   auto pods = std::make_shared<const TracePodList>(std::move(list).value());
   if (s.mode == ExperimentMode::Fill) {
