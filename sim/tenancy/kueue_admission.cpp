@@ -49,6 +49,7 @@ KueueAdmission::KueueAdmission(QuotaTree tree, const QueueConfig& config)
       borrowed_gpu_ms_(config.cluster_queues.size(), 0),
       borrowed_since_ms_(config.cluster_queues.size(), 0) {
   admitted_by_queue_.resize(config.cluster_queues.size());
+  usage_classes_.resize(config.cluster_queues.size());
   for (const char* name : {kResourceGpu, kResourceGpuMem, "alibabacloud.com/gpu-milli"})
     if (const int resource = tree_.resource(name); resource >= 0) gpu_resources_.push_back(resource);
   flavor_gpu_.assign(static_cast<size_t>(tree_.flavors()), -1);
@@ -452,7 +453,7 @@ bool KueueAdmission::cycle(int64_t now_ms, const std::function<void(uint32_t)>& 
         a.fair_usage = fair_usage_of(w.request);
         change_held(a.local_queue, a.fair_usage, now_ms, true);
       }
-      admitted_by_queue_[static_cast<size_t>(w.cluster_queue)].insert(victim_key(w.id, a));
+      hold(w.id, a);
       // A new preemption candidate only when it borrows, or when a queue preempts within itself.
       const size_t root = static_cast<size_t>(tree_.root(w.cluster_queue));
       if (e.nomination.level > 0 || within_preempts_[root]) ++admissions_[root];
@@ -485,7 +486,7 @@ void KueueAdmission::release(uint32_t id, int64_t now_ms) {
   for (const auto& [fr, amount] : it->second.usage) change_usage(it->second.cluster_queue, fr, -amount, now_ms);
   ++releases_[static_cast<size_t>(tree_.root(it->second.cluster_queue))];
   if (it->second.local_queue >= 0) change_held(it->second.local_queue, -it->second.fair_usage, now_ms, false);
-  admitted_by_queue_[static_cast<size_t>(it->second.cluster_queue)].erase(victim_key(id, it->second));
+  unhold(id, it->second);
   admitted_.erase(it);
 }
 
@@ -527,7 +528,20 @@ void KueueAdmission::admit_now(const QueuedWorkload& workload, int64_t admitted_
     a.fair_usage = fair_usage_of(workload.request);
     change_held(a.local_queue, a.fair_usage, admitted_ms, true);
   }
-  admitted_by_queue_[static_cast<size_t>(workload.cluster_queue)].insert(victim_key(workload.id, a));
+  hold(workload.id, a);
+}
+
+void KueueAdmission::hold(uint32_t id, const Admitted& a) {
+  admitted_by_queue_[static_cast<size_t>(a.cluster_queue)].insert(victim_key(id, a));
+  if (fair_) ++usage_classes_[static_cast<size_t>(a.cluster_queue)][{a.priority, a.usage}];
+}
+
+void KueueAdmission::unhold(uint32_t id, const Admitted& a) {
+  admitted_by_queue_[static_cast<size_t>(a.cluster_queue)].erase(victim_key(id, a));
+  if (!fair_) return;
+  auto& classes = usage_classes_[static_cast<size_t>(a.cluster_queue)];
+  const auto it = classes.find({a.priority, a.usage});
+  if (--it->second == 0) classes.erase(it);
 }
 
 }  // namespace topsim

@@ -291,9 +291,17 @@ class KueueAdmission {
   // own queue (when it preempts within itself) and the borrowing queues of its tree hold.
   // The FRs of `needs` that `cq` cannot get now, and whether an admitted workload holds any.
   std::vector<int> short_of(int cq, const std::vector<std::pair<int, int64_t>>& needs) const;
-  static bool uses_any(const Admitted& a, const std::vector<int>& frs);
+  static bool uses_any(const std::vector<std::pair<int, int64_t>>& usage, const std::vector<int>& frs);
+  static bool uses_any(const Admitted& a, const std::vector<int>& frs) { return uses_any(a.usage, frs); }
   bool could_free(int cq, const std::vector<std::pair<int, int64_t>>& needs, const std::vector<int>& short_frs) const;
   std::vector<std::set<VictimKey>> admitted_by_queue_;  // by ClusterQueue: its admitted workloads
+  // Under Fair Sharing, by ClusterQueue: how many of its admitted workloads hold each usage, per
+  // priority. A preemption search asks whether any workload of a priority's run could pass its
+  // strategy, which depends on the usage alone (kueue_fair_sharing.cpp), before reading the run.
+  using UsageClass = std::pair<int32_t, std::vector<std::pair<int, int64_t>>>;  // (priority, usage)
+  std::vector<std::map<UsageClass, uint32_t>> usage_classes_;
+  void hold(uint32_t id, const Admitted& a);    // admitted: into admitted_by_queue_ (and usage_classes_)
+  void unhold(uint32_t id, const Admitted& a);  // released: out of them
   // Whether ClusterQueue `q` holds a workload admitted at this instant (no preemption candidate
   // yet) for which `counts` holds: each priority's most recent first, so only the heads of the
   // priorities' runs of older ones are read.

@@ -58,8 +58,8 @@ std::vector<int> KueueAdmission::short_of(int cq, const std::vector<std::pair<in
   return out;
 }
 
-bool KueueAdmission::uses_any(const Admitted& a, const std::vector<int>& frs) {
-  return std::any_of(a.usage.begin(), a.usage.end(),
+bool KueueAdmission::uses_any(const std::vector<std::pair<int, int64_t>>& usage, const std::vector<int>& frs) {
+  return std::any_of(usage.begin(), usage.end(),
                      [&](const auto& u) { return u.second > 0 && std::find(frs.begin(), frs.end(), u.first) != frs.end(); });
 }
 

@@ -217,6 +217,32 @@ TEST_CASE("kueue::fair preemption strategies one at a time", "[sim][kueue]") {
   }
 }
 
+// The search refuses a priority's run of one queue whole when none of the usages its workloads
+// hold passes the strategy (kueue_fair_sharing.cpp), and reads the next run; the usages held are
+// counted per priority as workloads are admitted and released.
+TEST_CASE("kueue::fair preemption passes over a run of one priority none of whose usages pass, and reads the next",
+          "[sim][kueue]") {
+  // The cohort's 9 CPUs are full. b holds 5, 2 above its nominal 3; a, with the incoming 0.5,
+  // would borrow 0.5. Taking one of b's 2-CPU workloads (priority 0) would leave b borrowing
+  // nothing, below a: none of that run passes. A 0.5-CPU one (priority 1) leaves b 1.5: it does.
+  KueueFixture f = base({FairStrategy::LessThanOrEqualToFinalShare});
+  f.build();
+  f.running(1, "a", 0, 3000);
+  f.running(2, "b", 0, 2000);
+  f.running(3, "b", 0, 2000);
+  f.running(4, "b", 1, 500);
+  f.running(5, "b", 1, 500);
+  f.running(6, "c", 0, 1000);
+  const QueuedWorkload incoming = f.workload(999, "a", 0, 500);
+  CHECK(f.targets(incoming) == std::vector<uint32_t>{5});  // the newest of priority 1
+  f.admission->finish(5, 10);                              // one 0.5-CPU workload gone, its twin still held
+  f.running(7, "c", 0, 500);                               // the cohort full again
+  CHECK(f.targets(incoming) == std::vector<uint32_t>{4});
+  f.admission->finish(4, 20);  // none left: b's 2-CPU workloads alone, and none passes
+  f.running(8, "c", 0, 500);
+  CHECK(f.targets(incoming).empty());
+}
+
 TEST_CASE(
     "kueue::fair preemption by weight: \"CQ with higher weight can preempt more\", \"can preempt anything borrowing "
     "from CQ with 0 weight\", \"can't preempt nominal from CQ with 0 weight\"",
