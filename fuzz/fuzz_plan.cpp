@@ -7,3 +7,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::check(parse_plan(fuzz::text_of(data, size), "fuzz.json", "/nonexistent-topsim-fuzz"));
   return 0;
 }
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
+  return topsim::fuzz::mutate_json(data, size, max_size, seed);
+}

@@ -69,3 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (results_text(*reloaded) != first) fuzz::finding("an accepted set, written out and read back, writes other bytes");
   return 0;
 }
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
+  return topsim::fuzz::mutate_json(data, size, max_size, seed);
+}

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 #include "core/hardware.h"
 #include "core/throughput.h"
@@ -25,6 +28,20 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
+// The ranges numbers are read in: any, a count cast to int, seconds whose milliseconds fit in
+// 64 bits, a count of at most 2^53 (exact in a double).
+constexpr double kAnyNumber = std::numeric_limits<double>::max();
+constexpr double kInt = std::numeric_limits<int32_t>::max();
+constexpr double kSeconds = 9e12;
+constexpr double kExact = 9007199254740992.0;
+
+std::string format_number(double v) {
+  if (v == kAnyNumber || v == -kAnyNumber) return v > 0 ? "max" : "-max";
+  std::ostringstream out;
+  out << std::setprecision(15) << v;
+  return out.str();
+}
+
 // Typed access with errors naming the file and the pointer; the first error wins.
 class Reader {
  public:
@@ -38,10 +55,25 @@ class Reader {
     }
     return object.at(key);
   }
-  double number(const Json& object, const std::string& key, const std::string& pointer) {
+  // A number (0 when null, as a NaN is written) within [lo, hi]: a value an integer field takes,
+  // or seconds turned to milliseconds, must fit the field.
+  double number(const Json& object, const std::string& key, const std::string& pointer, double lo = -kAnyNumber,
+                double hi = kAnyNumber) {
+    return checked(at(object, key, pointer), pointer + "/" + key, lo, hi);
+  }
+  double checked(const Json& v, const std::string& pointer, double lo, double hi) {
+    if (v.is_null()) return 0;
+    if (!v.is_number()) return errors_.fail(pointer, "must be a number, got " + describe_json(v)), 0;
+    const double value = v.get<double>();
+    if (value >= lo && value <= hi) return value;
+    errors_.fail(pointer, "must be a number in " + format_number(lo) + ".." + format_number(hi) + ", got " + describe_json(v));
+    return 0;
+  }
+  // A seed: a whole number written as one (64 bits, beyond a double's 53).
+  uint64_t seed(const Json& object, const std::string& key, const std::string& pointer) {
     const Json& v = at(object, key, pointer);
-    if (v.is_number()) return v.get<double>();
-    if (!v.is_null()) errors_.fail(pointer + "/" + key, "must be a number, got " + describe_json(v));
+    if (v.is_number_unsigned()) return v.get<uint64_t>();
+    if (!v.is_null()) errors_.fail(pointer + "/" + key, "must be a whole number 0 or more, got " + describe_json(v));
     return 0;
   }
   std::string text(const Json& object, const std::string& key, const std::string& pointer) {
@@ -63,10 +95,10 @@ class Reader {
 
 FabricView read_fabric_view(Reader& r, const Json& v, const std::string& p) {
   FabricView view;
-  view.rails = static_cast<int>(r.number(v, "rails", p));
+  view.rails = static_cast<int>(r.number(v, "rails", p, 0, kInt));
   view.least_node_gbps = r.number(v, "least_node_gbps", p);
   view.most_node_gbps = r.number(v, "most_node_gbps", p);
-  view.measured_pairs = static_cast<int>(r.number(v, "measured_pairs", p));
+  view.measured_pairs = static_cast<int>(r.number(v, "measured_pairs", p, 0, kInt));
   view.least_measured_gbps = r.number(v, "least_measured_gbps", p);
   view.most_measured_latency_us = r.number(v, "most_measured_latency_us", p);
   const Json& levels = r.array(v, "levels", p);
@@ -75,7 +107,7 @@ FabricView read_fabric_view(Reader& r, const Json& v, const std::string& p) {
     const Json& l = levels[i];
     FabricLevelView level{r.text(l, "name", lp),
                           r.text(l, "label", lp),
-                          static_cast<int>(r.number(l, "fanout", lp)),
+                          static_cast<int>(r.number(l, "fanout", lp, 0, kInt)),
                           r.number(l, "oversubscription", lp),
                           r.at(l, "nvlink", lp).is_boolean() && r.at(l, "nvlink", lp).get<bool>(),
                           {}};
@@ -83,10 +115,9 @@ FabricView read_fabric_view(Reader& r, const Json& v, const std::string& p) {
     for (size_t j = 0; groups.is_array() && j < groups.size(); ++j) {
       const std::string gp = lp + "/groups/" + std::to_string(j);
       const Json& g = groups[j];
-      level.groups.push_back({r.text(g, "name", gp), static_cast<int>(r.number(g, "parent", gp)),
-                              static_cast<int>(r.number(g, "first_node", gp)), static_cast<int>(r.number(g, "last_node", gp)),
-                              static_cast<int>(r.number(g, "nodes", gp)), static_cast<int>(r.number(g, "gpus", gp)),
-                              r.number(g, "uplink_gbps", gp)});
+      auto whole = [&](const char* key, double lo) { return static_cast<int>(r.number(g, key, gp, lo, kInt)); };
+      level.groups.push_back({r.text(g, "name", gp), whole("parent", -1), whole("first_node", 0), whole("last_node", 0),
+                              whole("nodes", 0), whole("gpus", 0), r.number(g, "uplink_gbps", gp)});
     }
     view.levels.push_back(std::move(level));
   }
@@ -99,12 +130,12 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   info.name = r.text(s, "name", p);
   info.description = r.text(s, "description", p);
   info.mode = r.text(s, "mode", p);
-  info.seed = static_cast<uint64_t>(r.number(s, "seed", p));
-  info.seeds = static_cast<int>(r.number(s, "seeds", p));
+  info.seed = r.seed(s, "seed", p);
+  info.seeds = static_cast<int>(r.number(s, "seeds", p, 0, kInt));
   info.workload = r.text(s, "workload", p);
-  info.jobs = static_cast<size_t>(r.number(s, "jobs", p));
-  info.nodes = static_cast<int>(r.number(s, "nodes", p));
-  info.gpus = static_cast<int>(r.number(s, "gpus", p));
+  info.jobs = static_cast<size_t>(r.number(s, "jobs", p, 0, kExact));
+  info.nodes = static_cast<int>(r.number(s, "nodes", p, 0, kInt));
+  info.gpus = static_cast<int>(r.number(s, "gpus", p, 0, kInt));
   info.network = r.text(s, "network", p);
   info.share_scheduler = r.text(s, "share_policy", p);
   info.fragmentation_coverage = r.number(s, "workload_coverage", p);
@@ -142,8 +173,8 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   for (size_t i = 0; groups.is_array() && i < groups.size(); ++i) {
     const std::string gp = p + "/node_groups/" + std::to_string(i);
     const Json& g = groups[i];
-    info.node_groups.push_back({r.text(g, "model", gp), static_cast<int>(r.number(g, "count", gp)),
-                                static_cast<int>(r.number(g, "gpus_per_node", gp)),
+    info.node_groups.push_back({r.text(g, "model", gp), static_cast<int>(r.number(g, "count", gp, 0, kInt)),
+                                static_cast<int>(r.number(g, "gpus_per_node", gp, 0, kInt)),
                                 g.contains("label") ? r.text(g, "label", gp) : ""});
   }
   return info;
@@ -174,20 +205,26 @@ const Json* cell(const Json& columns, const char* name, size_t i) {
   return c && i < c->size() ? &(*c)[i] : nullptr;
 }
 
-// Columns {"name": [...]} -> values of column `name` (empty when absent).
-std::vector<double> column(const Json& columns, const char* name) {
+// Columns {"name": [...]} at `pointer` -> values of column `name` (empty when absent), each a
+// number in [lo, hi] (null: 0).
+std::vector<double> column(Reader& r, const Json& columns, const char* name, const std::string& pointer, double lo = -kAnyNumber,
+                           double hi = kAnyNumber) {
   std::vector<double> values;
   if (const Json* c = array_column(columns, name))
-    for (const Json& v : *c) values.push_back(v.is_number() ? v.get<double>() : 0);
+    for (size_t i = 0; i < c->size(); ++i)
+      values.push_back(r.checked((*c)[i], pointer + "/" + name + "/" + std::to_string(i), lo, hi));
   return values;
 }
 
-std::vector<ClusterSample> read_samples(const Json& columns) {
-  const std::vector<double> time = column(columns, "time_s"), running = column(columns, "running_jobs"),
-                            pending = column(columns, "pending_jobs"), allocated = column(columns, "allocated_gpus"),
-                            frag = column(columns, "fragmentation_gpus"), rate = column(columns, "fragmentation_rate"),
-                            unusable = column(columns, "unusable_gpus"), idle = column(columns, "idle_cards"),
-                            down = column(columns, "gpus_down");
+std::vector<ClusterSample> read_samples(Reader& r, const Json& columns, const std::string& p) {
+  const std::vector<double> time = column(r, columns, "time_s", p, 0, kSeconds),
+                            running = column(r, columns, "running_jobs", p, 0, kExact),
+                            pending = column(r, columns, "pending_jobs", p, 0, kExact),
+                            allocated = column(r, columns, "allocated_gpus", p),
+                            frag = column(r, columns, "fragmentation_gpus", p),
+                            rate = column(r, columns, "fragmentation_rate", p), unusable = column(r, columns, "unusable_gpus", p),
+                            idle = column(r, columns, "idle_cards", p, 0, kInt),
+                            down = column(r, columns, "gpus_down", p, 0, kInt);
   std::vector<ClusterSample> samples(time.size());
   for (size_t i = 0; i < samples.size(); ++i) {
     auto at = [&](const std::vector<double>& c) { return i < c.size() ? c[i] : 0.0; };
@@ -214,8 +251,9 @@ std::vector<ClusterSample> read_samples(const Json& columns) {
   return samples;
 }
 
-std::vector<NodeEvent> read_failures(const Json& columns) {
-  const std::vector<double> time = column(columns, "time_s"), node = column(columns, "node"), down = column(columns, "down_s");
+std::vector<NodeEvent> read_failures(Reader& r, const Json& columns, const std::string& p) {
+  const std::vector<double> time = column(r, columns, "time_s", p, 0, kSeconds), node = column(r, columns, "node", p, 0, kInt),
+                            down = column(r, columns, "down_s", p, 0, kSeconds);
   std::vector<NodeEvent> out(time.size());
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].at_ms = std::llround(time[i] * 1000);
@@ -238,8 +276,9 @@ std::vector<NodeEvent> read_failures(const Json& columns) {
 
 // Evictions by the queues: a row whose job or preemptor is not a job id, or whose reason is not
 // one topsim writes, is skipped (as a malformed failure's jobs are); `tenants` are the run's.
-std::vector<Preemption> read_preemptions(const Json& columns, const std::vector<std::string>& tenants) {
-  const std::vector<double> time = column(columns, "time_s");
+std::vector<Preemption> read_preemptions(Reader& r, const Json& columns, const std::string& p,
+                                         const std::vector<std::string>& tenants) {
+  const std::vector<double> time = column(r, columns, "time_s", p, 0, kSeconds);
   std::vector<Preemption> out;
   out.reserve(time.size());
   auto id = [](const Json* cell) -> std::optional<uint32_t> {
@@ -252,7 +291,7 @@ std::vector<Preemption> read_preemptions(const Json& columns, const std::vector<
     const std::optional<PreemptionReason> why =
         reason && reason->is_string() ? parse_enum<PreemptionReason>(reason->get<std::string>()) : std::nullopt;
     if (!victim || !by || !why) continue;
-    Preemption& p = out.emplace_back(Preemption{std::llround(time[i] * 1000), *victim, *by, *why});
+    Preemption& row = out.emplace_back(Preemption{std::llround(time[i] * 1000), *victim, *by, *why});
     // The tenants by name, indexes into the run's (`tenants`); -1: none, or one it does not have.
     auto tenant = [&](const char* name) -> int16_t {
       const Json* value = cell(columns, name, i);
@@ -260,23 +299,24 @@ std::vector<Preemption> read_preemptions(const Json& columns, const std::vector<
       const auto it = std::find(tenants.begin(), tenants.end(), value->get<std::string>());
       return it == tenants.end() ? int16_t{-1} : static_cast<int16_t>(it - tenants.begin());
     };
-    p.tenant = tenant("tenant");
-    p.by_tenant = tenant("by_tenant");
+    row.tenant = tenant("tenant");
+    row.by_tenant = tenant("by_tenant");
     // The GPU time it cost; a file without the column (or a malformed cell, or one beyond 9e12 s,
     // whose milliseconds would not fit in 64 bits) does not say: -1.
     const Json* lost = cell(columns, "lost_gpu_s", i);
-    p.lost_gpu_ms = lost && lost->is_number() && lost->get<double>() >= 0 && lost->get<double>() < 9e12
-                        ? std::llround(lost->get<double>() * 1000)
-                        : -1;
+    row.lost_gpu_ms = lost && lost->is_number() && lost->get<double>() >= 0 && lost->get<double>() < 9e12
+                          ? std::llround(lost->get<double>() * 1000)
+                          : -1;
   }
   return out;
 }
 
-std::vector<LoadPoint> read_load_curve(const Json& columns) {
-  const std::vector<double> load = column(columns, "load_percent"), alloc = column(columns, "gpu_alloc_ratio"),
-                            frag = column(columns, "fragmentation_gpus"), rate = column(columns, "fragmentation_rate"),
-                            unusable = column(columns, "unusable_gpus"), idle = column(columns, "idle_cards"),
-                            failed = column(columns, "failed");
+std::vector<LoadPoint> read_load_curve(Reader& r, const Json& columns, const std::string& p) {
+  const std::vector<double> load = column(r, columns, "load_percent", p, 0, kInt),
+                            alloc = column(r, columns, "gpu_alloc_ratio", p), frag = column(r, columns, "fragmentation_gpus", p),
+                            rate = column(r, columns, "fragmentation_rate", p), unusable = column(r, columns, "unusable_gpus", p),
+                            idle = column(r, columns, "idle_cards", p, 0, kInt),
+                            failed = column(r, columns, "failed", p, 0, kExact);
   std::vector<LoadPoint> curve(load.size());
   for (size_t i = 0; i < curve.size(); ++i) {
     auto at = [&](const std::vector<double>& c) { return i < c.size() ? c[i] : 0.0; };
@@ -288,16 +328,16 @@ std::vector<LoadPoint> read_load_curve(const Json& columns) {
 
 RunResult read_run(Reader& r, const Json& run, const std::string& p) {
   RunResult result;
-  result.seed = static_cast<uint64_t>(r.number(run, "seed", p));
+  result.seed = r.seed(run, "seed", p);
   result.metrics = read_metrics(r, r.at(run, "metrics", p), p + "/metrics");
-  result.target_specs = static_cast<size_t>(r.number(run, "target_workload_specs", p));
+  result.target_specs = static_cast<size_t>(r.number(run, "target_workload_specs", p, 0, kExact));
   const Json& models = r.array(run, "throughput_by_model", p);
   for (size_t i = 0; models.is_array() && i < models.size(); ++i) {
     const std::string mp = p + "/throughput_by_model/" + std::to_string(i);
     std::string unit = r.text(models[i], "unit", mp);
     if (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s") unit.resize(unit.size() - 2);
     result.by_model.push_back({r.text(models[i], "model", mp), r.text(models[i], "framework", mp), unit,
-                               static_cast<uint64_t>(r.number(models[i], "jobs", mp)),
+                               static_cast<uint64_t>(r.number(models[i], "jobs", mp, 0, kExact)),
                                r.number(models[i], "mean_samples_per_sec", mp),
                                r.number(models[i], "mean_ideal_samples_per_sec", mp)});
   }
@@ -308,7 +348,7 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
       const Json& j = steps[i];
       LlmModelStep m;
       m.model = r.text(j, "model", sp);
-      m.jobs = static_cast<uint64_t>(r.number(j, "jobs", sp));
+      m.jobs = static_cast<uint64_t>(r.number(j, "jobs", sp, 0, kExact));
       m.tokens_per_sec_per_gpu = r.number(j, "tokens_per_s_per_gpu", sp);
       m.mfu = r.number(j, "mfu", sp);
       m.step_s = r.number(j, "step_s", sp);
@@ -327,23 +367,24 @@ RunResult read_run(Reader& r, const Json& run, const std::string& p) {
       const std::string tp = p + "/usage_by_node_type/" + std::to_string(i);
       NodeTypeUsage u;
       u.node_type = r.text(types[i], "node_type", tp);
-      u.jobs = static_cast<uint64_t>(r.number(types[i], "jobs", tp));
+      u.jobs = static_cast<uint64_t>(r.number(types[i], "jobs", tp, 0, kExact));
       u.gpu_hours = r.number(types[i], "gpu_hours", tp);
       u.mean_samples_per_sec = r.number(types[i], "mean_samples_per_sec", tp);
       if (types[i].is_object() && types[i].contains("llm_jobs")) {  // written when LLM jobs ran on the cluster
-        u.llm_jobs = static_cast<uint64_t>(r.number(types[i], "llm_jobs", tp));
+        u.llm_jobs = static_cast<uint64_t>(r.number(types[i], "llm_jobs", tp, 0, kExact));
         u.mean_tokens_per_sec = r.number(types[i], "mean_tokens_per_sec", tp);
       }
       result.by_node_type.push_back(std::move(u));
     }
   }
   if (run.contains("samples")) {
-    result.sample_every_ms = std::llround(r.number(run, "sample_every_s", p) * 1000);
-    result.samples = read_samples(run["samples"]);
+    result.sample_every_ms = std::llround(r.number(run, "sample_every_s", p, 0, kSeconds) * 1000);
+    result.samples = read_samples(r, run["samples"], p + "/samples");
   }
-  if (run.contains("load_curve")) result.load_curve = read_load_curve(run["load_curve"]);
-  if (run.contains("node_failures")) result.failures = read_failures(run["node_failures"]);
-  if (run.contains("preemptions")) result.preemptions = read_preemptions(run["preemptions"], tenant_names(result));
+  if (run.contains("load_curve")) result.load_curve = read_load_curve(r, run["load_curve"], p + "/load_curve");
+  if (run.contains("node_failures")) result.failures = read_failures(r, run["node_failures"], p + "/node_failures");
+  if (run.contains("preemptions"))
+    result.preemptions = read_preemptions(r, run["preemptions"], p + "/preemptions", tenant_names(result));
   if (run.contains("rejections") && run["rejections"].is_array())
     for (const Json& reason : run["rejections"])
       if (reason.is_string()) result.rejections.push_back(reason.get<std::string>());
@@ -389,12 +430,20 @@ LlmStep read_llm_step(const Json& j) {
 // Returns what is malformed ("/field: expected ..."), or "" when the line reads.
 std::string read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& name) {
   std::string bad;  // the first field of a type other than the one written
-  auto refuse = [&](const char* key, const char* expected) {
+  auto refuse = [&](const char* key, const std::string& expected) {
     if (bad.empty()) bad = std::string("/") + key + ": expected " + expected;
   };
-  auto num = [&](const char* key, double fallback = 0) {
-    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+  // A number within [lo, hi] (what its field holds); `fallback` when absent or null.
+  auto num = [&](const char* key, double fallback = 0, double lo = -kAnyNumber, double hi = kAnyNumber) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    const double value = it->is_number() ? it->get<double>() : std::nan("");
+    if (value >= lo && value <= hi) return value;
+    refuse(key, it->is_number() ? "a number in " + format_number(lo) + ".." + format_number(hi) : std::string("a number"));
+    return fallback;
   };
+  auto count = [&](const char* key, double hi, double fallback = 0) { return num(key, fallback, 0, hi); };
+  auto millis = [&](const char* key) { return std::llround(num(key, 0, 0, kSeconds) * 1e3); };
   auto text = [&](const char* key, const char* fallback) {
     const auto it = j.find(key);
     if (it != j.end() && it->is_string()) return it->get<std::string>();
@@ -406,14 +455,16 @@ std::string read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& nam
     if (it != j.end() && !it->is_boolean()) refuse(key, "true or false");
     return it != j.end() && it->is_boolean() && it->get<bool>();
   };
-  auto ms = [&](const char* key) { return j.contains(key) ? std::llround(num(key) * 1000) : int64_t{-1}; };
+  auto ms = [&](const char* key) { return j.contains(key) ? millis(key) : int64_t{-1}; };
   name = text("name", "");
   job.kind = parse_enum<JobKind>(text("kind", "training")).value_or(JobKind::Training);
-  job.workers = static_cast<uint16_t>(num("workers", 1));
-  job.gpus_per_worker = static_cast<uint16_t>(job.kind == JobKind::TracePod ? num("num_gpu") : num("gpus_per_worker", 1));
-  job.gpu_mem_gib = static_cast<uint16_t>(num("gpu_mem_gib"));
-  job.gpu_core_percent = static_cast<uint8_t>(num("gpu_core_percent"));
-  job.gpu_milli = static_cast<uint16_t>(num("gpu_milli"));
+  constexpr double k16 = std::numeric_limits<uint16_t>::max(), k8 = std::numeric_limits<uint8_t>::max();
+  job.workers = static_cast<uint16_t>(count("workers", k16, 1));
+  job.gpus_per_worker =
+      static_cast<uint16_t>(job.kind == JobKind::TracePod ? count("num_gpu", k16) : count("gpus_per_worker", k16, 1));
+  job.gpu_mem_gib = static_cast<uint16_t>(count("gpu_mem_gib", k16));
+  job.gpu_core_percent = static_cast<uint8_t>(count("gpu_core_percent", k8));
+  job.gpu_milli = static_cast<uint16_t>(count("gpu_milli", k16));
   job.model = workload_model_index(text("model", "")).value_or(kNoModel);
   job.framework = parse_enum<TrainingFramework>(text("framework", "pytorch")).value_or(TrainingFramework::PyTorch);
   job.submit_ms = ms("submit_s");
@@ -442,16 +493,16 @@ std::string read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& nam
   r.work_samples = num("work_samples");
   r.cross_numa = flag("cross_numa");
   r.host_network = flag("host_network");
-  r.contended_ms = std::llround(num("contended_s") * 1e3);
+  r.contended_ms = millis("contended_s");
   if (j.contains("admitted_s")) r.admitted_ms = ms("admitted_s");
-  r.evictions = static_cast<uint16_t>(num("evictions"));
-  r.lost_gpu_ms = std::llround(num("preempted_gpu_s") * 1e3);
-  r.interruptions = static_cast<uint16_t>(num("interruptions"));
-  r.resizes = static_cast<uint16_t>(num("resizes"));
-  r.recompute_ms = std::llround(num("recompute_s") * 1e3);
-  r.restart_ms = std::llround(num("restart_s") * 1e3);
-  r.checkpoint_ms = std::llround(num("checkpoint_s") * 1e3);
-  r.requeue_ms = std::llround(num("requeue_s") * 1e3);
+  r.evictions = static_cast<uint16_t>(count("evictions", k16));
+  r.lost_gpu_ms = millis("preempted_gpu_s");
+  r.interruptions = static_cast<uint16_t>(count("interruptions", k16));
+  r.resizes = static_cast<uint16_t>(count("resizes", k16));
+  r.recompute_ms = millis("recompute_s");
+  r.restart_ms = millis("restart_s");
+  r.checkpoint_ms = millis("checkpoint_s");
+  r.requeue_ms = millis("requeue_s");
   if (j.contains("least_network_share")) r.least_network_share = num("least_network_share");
   r.reason = text("reason", "");
   r.placement_note = text("placement_note", "");
