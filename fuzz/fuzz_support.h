@@ -1,9 +1,11 @@
 // What every fuzz target checks beyond "no crash, no sanitizer report, no hang": an input that
-// is refused gets one error line, without raw control bytes the reader did not escape.
+// is refused gets one error line, without raw control bytes the reader did not escape. And the
+// JSON targets' structure-aware mutation (mutate_json).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +14,8 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/node_model.h"
