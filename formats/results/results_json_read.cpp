@@ -42,6 +42,13 @@ std::string format_number(double v) {
   return out.str();
 }
 
+// `v` as a number within [lo, hi]; nullopt when it is no number or outside.
+std::optional<double> number_within(const Json& v, double lo, double hi) {
+  const double value = v.is_number() ? v.get<double>() : std::nan("");
+  return value >= lo && value <= hi ? std::optional(value) : std::nullopt;
+}
+std::string range_text(double lo, double hi) { return "a number in " + format_number(lo) + ".." + format_number(hi); }
+
 // Typed access with errors naming the file and the pointer; the first error wins.
 class Reader {
  public:
@@ -63,10 +70,8 @@ class Reader {
   }
   double checked(const Json& v, const std::string& pointer, double lo, double hi) {
     if (v.is_null()) return 0;
-    if (!v.is_number()) return errors_.fail(pointer, "must be a number, got " + describe_json(v)), 0;
-    const double value = v.get<double>();
-    if (value >= lo && value <= hi) return value;
-    errors_.fail(pointer, "must be a number in " + format_number(lo) + ".." + format_number(hi) + ", got " + describe_json(v));
+    if (const auto value = number_within(v, lo, hi)) return *value;
+    errors_.fail(pointer, "must be " + (v.is_number() ? range_text(lo, hi) : "a number") + ", got " + describe_json(v));
     return 0;
   }
   // A seed: a whole number written as one (64 bits, beyond a double's 53).
@@ -437,9 +442,8 @@ std::string read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& nam
   auto num = [&](const char* key, double fallback = 0, double lo = -kAnyNumber, double hi = kAnyNumber) {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null()) return fallback;
-    const double value = it->is_number() ? it->get<double>() : std::nan("");
-    if (value >= lo && value <= hi) return value;
-    refuse(key, it->is_number() ? "a number in " + format_number(lo) + ".." + format_number(hi) : std::string("a number"));
+    if (const auto value = number_within(*it, lo, hi)) return *value;
+    refuse(key, it->is_number() ? range_text(lo, hi) : "a number");
     return fallback;
   };
   auto count = [&](const char* key, double hi, double fallback = 0) { return num(key, fallback, 0, hi); };

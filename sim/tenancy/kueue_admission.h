@@ -302,6 +302,11 @@ class KueueAdmission {
   std::vector<std::map<UsageClass, uint32_t>> usage_classes_;
   void hold(uint32_t id, const Admitted& a);    // admitted: into admitted_by_queue_ (and usage_classes_)
   void unhold(uint32_t id, const Admitted& a);  // released: out of them
+  // The first admitted workload of `queue` after those of `priority` (its run).
+  static std::set<VictimKey>::const_iterator past_run(const std::set<VictimKey>& queue, int32_t priority) {
+    constexpr int64_t kLast = std::numeric_limits<int64_t>::max();
+    return queue.upper_bound({priority, kLast, kLast, std::numeric_limits<uint32_t>::max(), nullptr});
+  }
   // Whether ClusterQueue `q` holds a workload admitted at this instant (no preemption candidate
   // yet) for which `counts` holds: each priority's most recent first, so only the heads of the
   // priorities' runs of older ones are read.
@@ -310,7 +315,7 @@ class KueueAdmission {
     const std::set<VictimKey>& queue = admitted_by_queue_[static_cast<size_t>(q)];
     for (auto it = queue.begin(); it != queue.end();) {
       if (it->admitted->admitted_ms < instant_ms_) {  // the rest of this priority is older
-        it = queue.lower_bound({it->priority, std::numeric_limits<int64_t>::max(), 0, 0, nullptr});
+        it = past_run(queue, it->priority);
         continue;
       }
       if (counts(*it->admitted)) return true;

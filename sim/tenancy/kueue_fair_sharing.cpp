@@ -19,7 +19,6 @@
 // refused get the second strategy (LessThanInitialShare), one per queue. Victims found are then
 // put back in reverse order while the preemptor still fits.
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -262,9 +261,7 @@ std::vector<KueueAdmission::Target> KueueAdmission::fair_preemption_targets(
     }
     void skip_run(int q) {  // past the head's run
       auto& at = at_[static_cast<size_t>(q)];
-      at = self_.admitted_by_queue_[static_cast<size_t>(q)].upper_bound({at->priority, std::numeric_limits<int64_t>::max(),
-                                                                         std::numeric_limits<int64_t>::max(),
-                                                                         std::numeric_limits<uint32_t>::max(), nullptr});
+      at = past_run(self_.admitted_by_queue_[static_cast<size_t>(q)], at->priority);
     }
 
    private:
