@@ -9,6 +9,7 @@
 #include "formats/jobs/kube_manifests.h"
 #include "formats/jobs/sacct.h"
 #include "fuzz/fuzz_support.h"
+#include "fuzz/fuzz_yaml_mutator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
@@ -36,4 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   return 0;
+}
+
+// Manifests and node lists (YAML, or JSON, which YAML reads) mutate by structure after the byte
+// that picks the reader; sacct and Helios text by bytes.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
+  if (size > 0 && data[0] % 4 < 2) return topsim::fuzz::mutate_yaml(data, size, max_size, seed, 1);
+  return LLVMFuzzerMutate(data, size, max_size);
 }

@@ -2,6 +2,7 @@
 // one file of the folder. An accepted configuration must also render (reports/queue_config_report.h).
 #include "formats/queues/queue_yaml.h"
 #include "fuzz/fuzz_support.h"
+#include "fuzz/fuzz_yaml_mutator.h"
 #include "reports/queue_config_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -10,4 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::check(config);
   if (config.ok() && render_queue_config(*config).empty()) fuzz::finding("an accepted queue configuration rendered as nothing");
   return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
+  return topsim::fuzz::mutate_yaml(data, size, max_size, seed);
 }

@@ -1,11 +1,89 @@
-// Scenario files (docs/scenarios.md). Relative paths resolve in a folder that does not exist;
-// absolute ones may name anything, which is the point (devices, FIFOs, folders).
+// Scenario files (docs/scenarios.md) and the files they name. The input is the scenario, then,
+// after each NUL byte, one file of its folder: its relative name on the first line (letters,
+// digits, '.', '_', '-', at most one '/' for a folder such as a queue folder; no "..") and its
+// content after. The files are written to a folder of this process before each execution and the
+// scenario is read there, so mutations reach the readers behind a scenario's paths (node lists,
+// pod lists, traces, kubectl node lists, manifests, queue folders, incident traces) as the
+// scenario reaches them. Absolute paths may name anything, which is the point (devices, FIFOs,
+// folders).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
 #include "fuzz/fuzz_support.h"
 #include "scenario/scenario_loader.h"
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// A relative name the harness writes: [A-Za-z0-9._-]+ in one or two parts, none "." or "..".
+bool safe_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name.front() == '/' || name.back() == '/') return false;
+  int slashes = 0;
+  for (char c : name) {
+    if (c == '/') {
+      ++slashes;
+      continue;
+    }
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  if (slashes > 1) return false;
+  for (size_t from = 0; from <= name.size();) {
+    const size_t slash = std::min(name.find('/', from), name.size());
+    const std::string_view part = name.substr(from, slash - from);
+    if (part.empty() || part == "." || part == "..") return false;
+    from = slash + 1;
+  }
+  return true;
+}
+
+// The files' folder: TMPDIR's (fuzz/run.sh points it inside the build folder), named by the
+// process so that targets side by side do not share one. Removed at a normal exit; libFuzzer's
+// exit at its time limit skips that, and run.sh removes its TMPDIR.
+const fs::path& folder() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("topsim-fuzz-scenario-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    std::atexit([] {
+      std::error_code ignored;
+      fs::remove_all(folder(), ignored);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topsim;
-  fuzz::check(parse_scenario(fuzz::text_of(data, size), "fuzz.json", "/nonexistent-topsim-fuzz"));
+  const std::string_view input = fuzz::text_of(data, size);
+  const fs::path& dir = folder();
+  for (const auto& entry : fs::directory_iterator(dir)) fs::remove_all(entry.path());
+  const size_t first_nul = std::min(input.find('\0'), input.size());
+  for (size_t at = first_nul; at < input.size();) {
+    const size_t next = std::min(input.find('\0', at + 1), input.size());
+    const std::string_view part = input.substr(at + 1, next - at - 1);
+    at = next;
+    const size_t newline = part.find('\n');
+    if (newline == std::string_view::npos || !safe_name(part.substr(0, newline))) continue;
+    const fs::path file = dir / std::string(part.substr(0, newline));
+    std::error_code error;
+    fs::create_directories(file.parent_path(), error);
+    if (error || fs::is_directory(file)) continue;
+    std::ofstream(file, std::ios::binary)
+        .write(part.data() + newline + 1, static_cast<std::streamsize>(part.size() - newline - 1));
+  }
+  fuzz::check(parse_scenario(input.substr(0, first_nul), "fuzz.json", dir.string()));
   return 0;
 }
 

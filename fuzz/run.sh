@@ -30,6 +30,28 @@ seed topo_m "$shared"/topologies/*topo-m*.txt
 seed nccl_xml "$shared"/topologies/*.xml
 seed node_json scenarios/nodes/*.json
 seed scenario scenarios/*.json
+# Scenarios with the files they name, as fuzz_scenario takes them: the scenario, then per file a
+# NUL, its relative name on a line and its content (the traces of ../shared: their first 40 lines).
+scenario_seed() {  # scenario_seed NAME SCENARIO NAME=FILE...
+  local out="$build/fuzz-corpus/scenario/seed-files-$1" text="$2" spec; shift 2
+  for spec in "$@"; do [ -f "${spec#*=}" ] || return 0; done  # a file absent (no ../shared): no seed
+  { printf '%s' "$text"
+    for spec in "$@"; do
+      printf '\0%s\n' "${spec%%=*}"
+      case "${spec#*=}" in "$shared"/*) head -40 "${spec#*=}" ;; *) cat "${spec#*=}" ;; esac
+    done; } >"$out"
+}
+mkdir -p "$build/fuzz-corpus/scenario"
+scenario_seed kube '{"cluster": "nodes.yaml", "workload": "jobs.yaml", "schedulers": ["topology-aware"]}' \
+  nodes.yaml=tests/real_files/nodes/fgd-openb-v100m16x8.yaml jobs.yaml=tests/real_files/manifests/kai-pytorch-job.yaml
+scenario_seed alibaba '{"mode": "fill", "cluster": {"node_list": "nodes.csv"}, "workload": {"kind": "alibaba-pods", "path": "pods.csv"}, "schedulers": ["fgd"], "target_load": 1.3}' \
+  nodes.csv="$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv \
+  pods.csv="$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv
+scenario_seed philly '{"cluster": {"nodes": [{"model": "nodes/two.json", "count": 4}, {"model": "dgx1-v100", "count": 2}], "network": {"transport": "ib"}}, "workload": {"kind": "philly", "path": "philly.csv"}, "tenancy": {"queues": "queues"}, "checkpoints": {"every_s": 600, "restart_s": 30}, "failures": {"rates": "none", "trace": "incidents.csv"}}' \
+  nodes/two.json=scenarios/nodes/pcie-2gpu-v100.json philly.csv="$shared"/traces/philly/philly.csv \
+  queues/cluster-queues.yaml=scenarios/queues/philly-vcs/cluster-queues.yaml \
+  queues/flavors.yaml=scenarios/queues/philly-vcs/flavors.yaml \
+  queues/local-queues.yaml=scenarios/queues/philly-vcs/local-queues.yaml incidents.csv=fuzz/seeds/failures.csv
 seed plan scenarios/plan-*.json
 seed suite ci/quality-suite.json
 seed job_list scenarios/ack-v100-benchmark.json
@@ -99,6 +121,10 @@ seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.
 seed_option=()
 [ -n "${TOPSIM_FUZZ_SEED:-}" ] && seed_option=(-seed="$TOPSIM_FUZZ_SEED")
 status=0
+# fuzz_scenario writes its files to a folder of its own under TMPDIR, which libFuzzer's exit at
+# the time limit leaves behind: here, inside the build folder, removed when the targets are done.
+export TMPDIR="$build/fuzz-tmp"
+mkdir -p "$TMPDIR"
 mkdir -p "$build/fuzz-findings"
 for t in "${targets[@]}"; do
   bin="$build/fuzz/fuzz_$t"
@@ -118,4 +144,5 @@ for t in "${targets[@]}"; do
     echo "fuzz_$t: ${runs:-?} executions in ${seconds} s, corpus ${size}, no finding"
   fi
 done
+rm -rf "$TMPDIR"
 exit $status
