@@ -1,27 +1,13 @@
 #include "sim/tenancy/fair_sharing.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace topsim {
-
-double Drs::weighted() const {
-  if (ratio == 0) return 0;
-  if (infinite()) return std::numeric_limits<double>::infinity();
-  return ratio / weight;
-}
 
 bool Drs::borrowing_on(const std::vector<std::pair<int, int64_t>>& request) const {
   return std::any_of(request.begin(), request.end(), [&](const auto& r) {
     return r.second > 0 && std::find(borrowed_frs.begin(), borrowed_frs.end(), r.first) != borrowed_frs.end();
   });
-}
-
-int compare_drs(const Drs& a, const Drs& b) {
-  auto cmp = [](double x, double y) { return x < y ? -1 : x > y ? 1 : 0; };
-  if (a.infinite() && b.infinite()) return cmp(a.ratio, b.ratio);
-  if (a.infinite() != b.infinite()) return a.infinite() ? 1 : -1;
-  return cmp(a.weighted(), b.weighted());
 }
 
 Drs dominant_resource_share(const QuotaTree& tree, int node, bool list_borrowed_frs) {
@@ -40,10 +26,10 @@ Drs dominant_resource_share(const QuotaTree& tree, int node, bool list_borrowed_
   // here). Summed in place: this runs for every queue a preemption search visits, so it allocates
   // nothing unless asked for the FRs.
   for (int r = 0; r < resources; ++r) {
-    int64_t borrowed = 0, lendable = 0;
+    int64_t borrowed = 0;
     for (int f = 0; f * resources < tree.fr_count(); ++f) borrowed += std::max<int64_t>(0, over(tree.fr(f, r)));
     if (borrowed == 0) continue;
-    for (int f = 0; f * resources < tree.fr_count(); ++f) lendable += tree.potential_available(parent, tree.fr(f, r));
+    const int64_t lendable = tree.potential_all_flavors(parent, r);
     if (lendable <= 0) continue;
     drs.ratio = std::max(drs.ratio, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
   }

@@ -120,6 +120,13 @@ Expected<QuotaTree> QuotaTree::build(const QueueConfig& config) {
       }
     }
   }
+  tree.potential_.assign(static_cast<size_t>(tree.nodes()) * tree.resource_names_.size(), 0);
+  for (int n = 0; n < tree.nodes(); ++n)
+    for (int r = 0; r < tree.resources(); ++r)
+      for (int f = 0; f < tree.flavors(); ++f) {
+        int64_t& sum = tree.potential_[static_cast<size_t>(n) * tree.resource_names_.size() + static_cast<size_t>(r)];
+        sum = saturating_add(sum, tree.potential_available(n, tree.fr(f, r)));
+      }
   return tree;
 }
 

@@ -58,6 +58,12 @@ class QuotaTree {
   // What the node can still take of the FR now, and with nothing in use anywhere.
   int64_t available(int node, int fr) const;
   int64_t potential_available(int node, int fr) const;
+  // potential_available summed over the flavors of `resource`: what the node could lend of it,
+  // Fair Sharing's denominator (fair_sharing.h). Quotas do not change once built: kept, not summed
+  // on every call.
+  int64_t potential_all_flavors(int node, int resource) const {
+    return potential_[static_cast<size_t>(node) * resource_names_.size() + static_cast<size_t>(resource)];
+  }
   // How far up a request of `amount` at ClusterQueue `cq` must reach: 0 inside the queue's own
   // quota, else the height of the lowest ancestor whose subtree holds it (Kueue's borrowing
   // level, resource_node.go: a node's height is one more than its highest child's).
@@ -92,6 +98,7 @@ class QuotaTree {
   int cluster_queues_ = 0;
   std::vector<Node> nodes_;
   std::vector<std::string> flavor_names_, resource_names_;
+  std::vector<int64_t> potential_;  // by node x resource: potential_all_flavors
 };
 
 }  // namespace topsim

@@ -202,6 +202,14 @@ TEST_CASE("kueue::preemption lending limits: \"reclaim quota from lender\" and t
     // lend1 keeps 2 to itself and the cohort holds 4 + 2: 8 at most, never 9.
     const int fr = f.admission->tree().fr(0, f.admission->tree().resource("cpu"));
     CHECK(f.admission->tree().potential_available(f.queue_index("lend1"), fr) == 8);
+    // Fair Sharing's denominator, kept per resource from the build: the same, summed over flavors.
+    const QuotaTree& tree = f.admission->tree();
+    for (int node = 0; node < tree.nodes(); ++node) {
+      int64_t sum = 0;
+      for (int flavor = 0; flavor < tree.flavors(); ++flavor) sum += tree.potential_available(node, tree.fr(flavor, 0));
+      CHECK(tree.potential_all_flavors(node, 0) == sum);
+    }
+    CHECK(tree.potential_all_flavors(f.queue_index("lend1"), tree.resource("cpu")) == 8);
     f.admission->enqueue(f.workload(9, "lend1", 0, 9));
     CHECK(f.cycles(-1) == std::pair{Ids{}, Ids{}});
     CHECK_THAT(f.admission->wait_reason(9), Catch::Contains("8 at most ever"));
