@@ -121,9 +121,10 @@ seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.
 seed_option=()
 [ -n "${TOPSIM_FUZZ_SEED:-}" ] && seed_option=(-seed="$TOPSIM_FUZZ_SEED")
 status=0
-# fuzz_scenario writes its files to a folder of its own under TMPDIR, which libFuzzer's exit at
-# the time limit leaves behind: here, inside the build folder, removed when the targets are done.
-export TMPDIR="$build/fuzz-tmp"
+# fuzz_scenario and fuzz_results write files to a folder of their own under TMPDIR, which
+# libFuzzer's exit at the time limit leaves behind: here, inside the build folder, one per run of
+# this script (runs side by side do not remove each other's), removed when its targets are done.
+export TMPDIR="$build/fuzz-tmp/$$"
 mkdir -p "$TMPDIR"
 mkdir -p "$build/fuzz-findings"
 for t in "${targets[@]}"; do
@@ -145,4 +146,5 @@ for t in "${targets[@]}"; do
   fi
 done
 rm -rf "$TMPDIR"
+rmdir "$build/fuzz-tmp" 2>/dev/null  # when no other run is using it
 exit $status
