@@ -120,13 +120,12 @@ Expected<QuotaTree> QuotaTree::build(const QueueConfig& config) {
       }
     }
   }
-  tree.potential_.assign(static_cast<size_t>(tree.nodes()) * tree.resource_names_.size(), 0);
-  for (int n = 0; n < tree.nodes(); ++n)
-    for (int r = 0; r < tree.resources(); ++r)
-      for (int f = 0; f < tree.flavors(); ++f) {
-        int64_t& sum = tree.potential_[static_cast<size_t>(n) * tree.resource_names_.size() + static_cast<size_t>(r)];
-        sum = saturating_add(sum, tree.potential_available(n, tree.fr(f, r)));
-      }
+  for (int n = 0; n < tree.nodes(); ++n)  // node-major, as potential_all_flavors reads it
+    for (int r = 0; r < tree.resources(); ++r) {
+      int64_t sum = 0;
+      for (int f = 0; f < tree.flavors(); ++f) sum = saturating_add(sum, tree.potential_available(n, tree.fr(f, r)));
+      tree.potential_.push_back(sum);
+    }
   return tree;
 }
 
