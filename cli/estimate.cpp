@@ -45,7 +45,10 @@ class Estimate : public Command {
         "zero", po::value(&c_.zero)->value_name("Z"),
         "0 replicated optimizer, 1 distributed optimizer, 2 + gradients, 3 + parameters (FSDP) (default 1)")(
         "precision", po::value(&precision_)->value_name("P"), "bf16 or fp8 (default bf16)")(
-        "tp-overlap", po::bool_switch(&c_.tp_overlap), "overlap TP collectives with GEMMs (Megatron --tp-comm-overlap)")(
+        "attention", po::value(&attention_)->value_name("A"),
+        "attention kernels: fused (FlashAttention, Transformer Engine) or unfused (the s x s scores in memory, "
+        "Megatron-LM before FlashAttention) (default fused)")("tp-overlap", po::bool_switch(&c_.tp_overlap),
+                                                              "overlap TP collectives with GEMMs (Megatron --tp-comm-overlap)")(
         "offload-layers", po::value(&c_.offload_layers)->value_name("L"),
         "layers whose activations wait in host memory for the backward pass (Megatron-Core "
         "cpu_offloading_num_layers; needs pp 1 and --recompute none; default 0)")(
@@ -75,6 +78,8 @@ class Estimate : public Command {
       if (Status s = parse_choice("recompute", recompute_, c_.recompute); !s) return s;
     if (values.count("precision"))
       if (Status s = parse_choice("precision", precision_, c_.precision); !s) return s;
+    if (values.count("attention"))
+      if (Status s = parse_choice("attention", attention_, c_.attention); !s) return s;
     c_.overlap_dp = !no_dp_overlap_;
     const std::pair<const char*, int> sizes[] = {{"tp", c_.tp},
                                                  {"pp", c_.pp},
@@ -130,7 +135,7 @@ class Estimate : public Command {
   int gpus_ = 0;
   int nvlink_domain_ = 0;  // 0: the model's
   int segment_ = 0;        // 0: the default layouts (core/llm_estimate.h default_segments)
-  std::string model_name_, recompute_, precision_;
+  std::string model_name_, recompute_, precision_, attention_;
   bool no_dp_overlap_ = false, json_ = false;
   const LlmModel* model_ = nullptr;
   ParallelConfig c_;

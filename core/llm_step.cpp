@@ -46,6 +46,7 @@ double all_to_all_ms(double bytes, const CommPath& path) { return half_allreduce
 struct Work {
   double gemm = 0, attention = 0;  // FLOPs
   double memory_bytes = 0;         // element-wise traffic (memory-bound kernels)
+  double score_bytes = 0;          // of it, an unfused attention core's score tensors
 };
 
 // Bytes per token of one layer's activations as Korthikanti et al. count them (Table 2,
@@ -54,6 +55,14 @@ double layer_activation_bytes_per_token(const LlmModel& model, const ParallelCon
   const double f = static_cast<double>(model.ffn_hidden) * model.top_k / model.hidden;
   const double h = model.hidden;
   return c.sequence_parallel ? h * (18 + 4 * f) / c.tp : h * (10 + (8 + 4 * f) / c.tp);
+}
+
+// Bytes per token of one layer's attention score tensors an unfused core keeps in memory, per GPU:
+// 5 a s (Korthikanti Table 2's 5 a s^2 b over the s b tokens: the softmax output and the dropout
+// output in BF16, the dropout mask in bytes), the heads split over TP; 0 when fused.
+double layer_score_bytes_per_token(const LlmModel& model, const ParallelConfig& c) {
+  if (c.attention == LlmAttention::Fused) return 0;
+  return 5.0 * model.heads / c.tp * c.seq(model);
 }
 
 // Per-GPU FLOPs of one micro-batch's forward through one stage of `layers` layers.
@@ -74,6 +83,8 @@ Work forward_work(const LlmModel& model, const ParallelConfig& c, double layers,
   // adds, rotary embeddings, casts) are memory-bound: each activation tensor is written once and
   // read once, 2 x its bytes; the logits are FP32, written and read by the softmax and loss.
   w.memory_bytes = layers * tokens * 2 * layer_activation_bytes_per_token(model, c);
+  w.score_bytes = layers * tokens * 2 * layer_score_bytes_per_token(model, c);
+  w.memory_bytes += w.score_bytes;
   if (last_stage) {
     w.gemm += tokens * model.logit_flops_per_token() / c.tp;
     w.memory_bytes += tokens * 2 * 4.0 * model.vocab / c.tp;
@@ -152,6 +163,9 @@ LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {
     per_layer = sbh * (18 + 4 * ffn_ratio - fp8_saving) / c.tp;
   else
     per_layer = sbh * (10 + (8 + 4 * ffn_ratio - fp8_saving) / c.tp);
+  // Selective recomputation reruns the attention core and keeps none of its scores.
+  if (c.recompute == Recompute::None)
+    per_layer += static_cast<double>(c.seq(model)) / c.cp * c.micro_batch * layer_score_bytes_per_token(model, c);
   const int m_count = c.microbatches();
   double layers_held = (stage_layers_of(model, c) - c.offload_layers) * std::min(m_count, c.pp);
   if (c.vpp > 1) layers_held *= 1 + static_cast<double>(c.pp - 1) / (c.pp * c.vpp);
@@ -272,7 +286,8 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
   if (c.recompute == Recompute::Full)
     recompute = compute_ms(layers_only, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps);
   if (c.recompute == Recompute::Selective)
-    recompute = compute_ms({0, layers_only.attention, 0}, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps);
+    recompute = compute_ms({0, layers_only.attention, layers_only.score_bytes, 0}, gemm_peak, gpu.fp16_tflops, efficiency,
+                           gpu.memory_gbps);
   const double bwd_compute = 2 * fwd_compute + recompute;
 
   // With tp_overlap each collective is split into chunks pipelined with the GEMM it feeds or
@@ -280,7 +295,7 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
   // the layer's GEMMs is exposed.
   const double tp_one = allreduce_ms(tokens * model.hidden * kActivationBytes, links.tp);
   const double layer_gemm_fwd =
-      compute_ms({layers_only.gemm / stage_layers, 0, 0}, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps);
+      compute_ms({layers_only.gemm / stage_layers, 0, 0, 0}, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps);
   const double tp_layer_fwd = c.tp_overlap ? std::max(0.0, 2 * tp_one - layer_gemm_fwd) : 2 * tp_one;
   const double tp_layer_bwd = c.tp_overlap ? std::max(0.0, 2 * tp_one - 2 * layer_gemm_fwd) : 2 * tp_one;
   const double tp_fwd = stage_layers * tp_layer_fwd;
@@ -297,7 +312,7 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
     const double kv = 2 * tokens * model.kv_heads * model.head_dim() * kActivationBytes / c.tp;
     const double exchange = (c.cp - 1) * send_ms(kv, links.cp);
     const double attention =
-        compute_ms({0, layers_only.attention / stage_layers, 0}, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps);
+        compute_ms({0, layers_only.attention / stage_layers, 0, 0}, gemm_peak, gpu.fp16_tflops, efficiency, gpu.memory_gbps);
     cp_fwd = stage_layers * std::max(0.0, exchange - attention);
     cp_bwd = stage_layers * std::max(0.0, 2 * exchange - 2 * attention);
   }

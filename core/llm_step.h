@@ -36,7 +36,12 @@
 //   what outlasts it is exposed.
 // - Element-wise kernels (norms, activation functions, residuals, casts) are memory-bound: each
 //   activation tensor (Korthikanti's per-layer count) written and read once, FP32 logits written
-//   and read by the loss, at the GPU's memory bandwidth, added to the tensor-core time.
+//   and read by the loss, at the GPU's memory bandwidth, added to the tensor-core time. An unfused
+//   attention core (Megatron before FlashAttention) also materialises the score tensors, 5 a s^2 b
+//   bytes per layer (Korthikanti Table 2: softmax output, dropout mask and output), written and read
+//   forward, again when selective recomputation reruns the core, and held for the backward pass
+//   when nothing is recomputed; a fused one (FlashAttention, cuDNN / Transformer Engine fused
+//   attention) keeps them on chip.
 // - The optimizer: Adam reads and writes 30 bytes per parameter of the GPU's shard (FP32 parameter,
 //   gradient, two moments; the BF16 copy), at the memory bandwidth.
 // Step = pipeline (m + (p-1)/v slots, each forward + backward of one micro-batch) + PP sends + DP
@@ -73,6 +78,17 @@ struct EnumNames<LlmPrecision> {
   static constexpr std::array<EnumName<LlmPrecision>, 2> table{{{LlmPrecision::Bf16, "bf16"}, {LlmPrecision::Fp8, "fp8"}}};
 };
 
+// The attention core's kernels: fused (FlashAttention, Megatron-Core's default through Transformer
+// Engine) or unfused (Megatron-LM before FlashAttention: QK^T, a fused scale-mask-softmax, dropout
+// and AV as separate kernels, the s x s scores in memory; Narayanan et al. 2021, Korthikanti et
+// al. 2022).
+enum class LlmAttention : uint8_t { Fused, Unfused };
+template <>
+struct EnumNames<LlmAttention> {
+  static constexpr std::array<EnumName<LlmAttention>, 2> table{
+      {{LlmAttention::Fused, "fused"}, {LlmAttention::Unfused, "unfused"}}};
+};
+
 struct ParallelConfig {
   int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
   int vpp = 1;           // virtual pipeline stages per GPU (interleaved 1F1B)
@@ -85,6 +101,7 @@ struct ParallelConfig {
   LlmPrecision precision = LlmPrecision::Bf16;
   bool overlap_dp = true;   // overlap gradient reduce-scatter / parameter all-gather with compute
   bool tp_overlap = false;  // overlap TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap)
+  LlmAttention attention = LlmAttention::Fused;
   // Layers whose activations are kept in host memory between the forward and backward pass
   // (Megatron-Core cpu_offloading_num_layers, Transformer Engine's CPU offload): 0 none.
   int offload_layers = 0;
@@ -117,7 +134,8 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& conf
 // ((6 + 2 ffn/h) s b h, kept as FP8 by Transformer Engine). 1F1B holds p micro-batches on the first stage,
 // so L layers' worth; interleaved x (1 + (p-1)/(p v)); fewer micro-batches than stages x m/p. A
 // single stage adds the output layer's logits, 4 s b h (1 + V/h) / TP. Offloaded layers hold none:
-// their activations go to host memory as the next layer runs.
+// their activations go to host memory as the next layer runs. An unfused attention core without
+// recomputation also holds its score tensors, 5 a s^2 b / TP (Korthikanti Table 2).
 struct LlmMemory {
   double parameters_gib = 0;  // weights, gradients and optimizer state
   double activations_gib = 0;
@@ -156,8 +174,8 @@ struct LlmLinks {
 // (Ada) uses Hopper's). Each value is the least-squares fit (in log throughput) of this model to
 // the rows of one published table; the other tables are held out for validation
 // (docs/llm-training.md, tests/core/test_llm_validation.cpp).
-// Ampere BF16: Korthikanti et al. Table 5 (4 rows, A100 80 GB).
-inline constexpr double kLlmEfficiencyAmpereBf16 = 0.642;
+// Ampere BF16: Korthikanti et al. Table 5 (4 rows, A100 80 GB; their attention unfused).
+inline constexpr double kLlmEfficiencyAmpereBf16 = 0.690;
 // Hopper FP8: NeMo 24.07 pre-training table (7 rows, DGX H100).
 inline constexpr double kLlmEfficiencyHopperFp8 = 0.443;
 // Hopper BF16: Megatron-Core r0.8 weak scaling, rows without pipelining (4 rows, H100; the table

@@ -45,9 +45,9 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
   out += "\n";
   out += fmt::format(
       "parallelism: tp {} x pp {} x dp {} x cp {}, ep {}, vpp {}; sequence {} tokens, global batch {} sequences, "
-      "micro-batch {} ({} per step), recompute {}, sequence parallel {}, zero {}, {}\n",
+      "micro-batch {} ({} per step), recompute {}, sequence parallel {}, zero {}, {}, {} attention\n",
       c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp, c.seq(*r.model), c.batch(), c.micro_batch, c.microbatches(), enum_name(c.recompute),
-      c.sequence_parallel ? "on" : "off", c.zero, enum_name(c.precision));
+      c.sequence_parallel ? "on" : "off", c.zero, enum_name(c.precision), enum_name(c.attention));
   if (c.offload_layers > 0)
     out += fmt::format("offload: the activations of {} layer{} wait in host memory ({} GB/s per direction)\n", c.offload_layers,
                        c.offload_layers == 1 ? "" : "s", format_number(host_copy_gbps(*r.estimate.gpu)));
@@ -109,6 +109,7 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
         {"sequence_parallel", c.sequence_parallel},
         {"zero", c.zero},
         {"precision", enum_name(c.precision)},
+        {"attention", enum_name(c.attention)},
         {"tp_overlap", c.tp_overlap},
         {"dp_overlap", c.overlap_dp},
         {"offload_layers", c.offload_layers}}},

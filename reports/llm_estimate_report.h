@@ -25,7 +25,7 @@ std::string render_llm_estimate_text(const LlmEstimateReport& report);
 // nvlink_domain_nodes (nodes per multi-node NVLink domain; 0: each node its own), segment_nodes
 // (the job's nodes per segment, each inside one domain; 0 without domains), config
 // {tp, pp, dp, cp, ep, vpp, sequence, global_batch, micro_batch, microbatches, recompute,
-// sequence_parallel, zero, precision, tp_overlap, dp_overlap}, step_s, tokens_per_s,
+// sequence_parallel, zero, precision, attention, tp_overlap, dp_overlap, offload_layers}, step_s, tokens_per_s,
 // tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, memory_gib {parameters, activations, total,
 // gpu}, breakdown_s {compute, tp, ep, cp, pp_bubble, pp_p2p, dp_exposed, optimizer}, dp_comm_s,
 // links {tp, cp, dp, ep, pp: {ranks, hosts, bus_gbps, transport, algorithm (NCCL's for large

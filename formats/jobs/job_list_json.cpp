@@ -164,7 +164,8 @@ const std::vector<std::string> kLlmKeys = {"model",
                                            "precision",
                                            "tp_overlap",
                                            "dp_overlap",
-                                           "offload_layers"};
+                                           "offload_layers",
+                                           "attention"};
 
 std::optional<bool> read_flag(JsonErrors& errors, const JsonObject& o, std::string_view key) {
   if (!o.has(key)) return std::nullopt;
@@ -207,6 +208,7 @@ std::optional<LlmJob> read_llm(JsonErrors& errors, const JsonObject& entry, cons
   c.offload_layers = static_cast<int>(o.integer("offload_layers", 0, kMaxUint16).value_or(0));
   read_choice(errors, o, "recompute", c.recompute);
   read_choice(errors, o, "precision", c.precision);
+  read_choice(errors, o, "attention", c.attention);
   c.sequence_parallel = read_flag(errors, o, "sequence_parallel").value_or(false);
   c.tp_overlap = read_flag(errors, o, "tp_overlap").value_or(false);
   c.overlap_dp = read_flag(errors, o, "dp_overlap").value_or(true);

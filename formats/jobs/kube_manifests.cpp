@@ -120,7 +120,8 @@ nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& mo
         throw ManifestFault{std::string(annotation) + ": must be true or false, got '" + text + "'"};
       llm[key] = text == "true";
     }
-  for (const auto& [annotation, key] : {std::pair{"topsim/recompute", "recompute"}, std::pair{"topsim/precision", "precision"}})
+  for (const auto& [annotation, key] : {std::pair{"topsim/recompute", "recompute"}, std::pair{"topsim/precision", "precision"},
+                                        std::pair{"topsim/attention", "attention"}})
     if (const std::string text = setting(doc, annotation); !text.empty()) llm[key] = text;
   return llm;
 }

@@ -142,6 +142,40 @@ TEST_CASE("cli::import jobs reads Kubeflow, MPI, Volcano and plain manifests int
   CHECK(jobs[3].at("submit_s") == 0);
 }
 
+TEST_CASE("cli::import jobs reads an LLM job's configuration from its annotations", "[cli][import][llm]") {
+  TempDir dir;
+  const std::string manifest = R"(kind: PyTorchJob
+metadata:
+  name: gpt-22b
+  annotations:
+    topsim/model: megatron-22b
+    topsim/iterations: "50"
+    topsim/tp: "8"
+    topsim/global-batch: "4"
+    topsim/micro-batch: "4"
+    topsim/sequence-parallel: "true"
+    topsim/recompute: selective
+    topsim/attention: unfused
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 1
+      template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)";
+  const CliResult r = run_cli("import jobs '" + write(dir.path / "gpt.yaml", manifest) + "' -o '" + dir.file("jobs.json") + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
+  REQUIRE(jobs.size() == 1);
+  const auto& llm = jobs[0].at("llm");
+  CHECK(llm.at("model") == "megatron-22b");
+  CHECK(llm.at("tp") == 8);
+  CHECK(llm.at("micro_batch") == 4);
+  CHECK(llm.at("sequence_parallel") == true);
+  CHECK(llm.at("recompute") == "selective");
+  CHECK(llm.at("attention") == "unfused");
+}
+
 TEST_CASE("cli::import: from manifests and kubectl nodes to a topology-aware vs default comparison", "[cli][import]") {
   TempDir dir;
   write(dir.path / "manifests" / "bert.yaml", kPyTorchJob);

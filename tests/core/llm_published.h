@@ -72,6 +72,13 @@ inline std::vector<LlmRow> tp_overlapped(std::vector<LlmRow> rows) {
   return rows;
 }
 
+// Rows of a source whose attention core ran unfused, its score tensors in memory (Megatron-LM
+// before FlashAttention: Narayanan et al. 2021, Korthikanti et al. 2022).
+inline std::vector<LlmRow> unfused_attention(std::vector<LlmRow> rows) {
+  for (LlmRow& row : rows) row.config.attention = LlmAttention::Unfused;
+  return rows;
+}
+
 constexpr auto kBf16 = LlmPrecision::Bf16;
 constexpr auto kFp8 = LlmPrecision::Fp8;
 constexpr auto kSel = Recompute::Selective;
@@ -83,7 +90,7 @@ constexpr auto kNone = Recompute::None;
 // no data parallelism, sequence parallelism + selective recomputation; the interleaved schedule
 // with 3 stages for 175B and 530B. tokens/s/GPU = batch x 2048 / (iteration time x GPUs).
 inline std::vector<LlmRow> korthikanti_selective() {
-  return {
+  return unfused_attention({
       {"Korthikanti T5 22B sel", catalog_model("megatron-22b"), "dgx-a100-80g",
        cfg(8, 1, 1, 1, 1, 2048, 4, 4, kSel, true, 1, kBf16), 4 * 2048 / (1.10 * 8)},
       {"Korthikanti T5 175B sel", catalog_model("gpt3-175b"), "dgx-a100-80g",
@@ -92,14 +99,14 @@ inline std::vector<LlmRow> korthikanti_selective() {
        cfg(8, 35, 1, 1, 3, 2048, 280, 1, kSel, true, 1, kBf16), 2048 / 37.83},
       {"Korthikanti T5 1T sel", catalog_model("megatron-1t"), "dgx-a100-80g",
        cfg(8, 64, 1, 1, 1, 2048, 512, 1, kSel, true, 1, kBf16), 2048 / 71.49},
-  };
+  });
 }
 
 // A100 BF16, held out: the same paper's full-recomputation baseline (no sequence parallelism),
 // and 530B with 8-way data parallelism on 2,240 GPUs without gradient overlap (section 6.3:
 // 39.15 s per iteration).
 inline std::vector<LlmRow> korthikanti_held_out() {
-  return {
+  return unfused_attention({
       {"Korthikanti T5 22B full", catalog_model("megatron-22b"), "dgx-a100-80g",
        cfg(8, 1, 1, 1, 1, 2048, 4, 4, kFull, false, 1, kBf16), 4 * 2048 / (1.42 * 8)},
       {"Korthikanti T5 175B full", catalog_model("gpt3-175b"), "dgx-a100-80g",
@@ -110,7 +117,41 @@ inline std::vector<LlmRow> korthikanti_held_out() {
        cfg(8, 64, 1, 1, 1, 2048, 512, 1, kFull, false, 1, kBf16), 2048 / 94.42},
       {"Korthikanti 6.3 530B DP8", catalog_model("megatron-530b"), "dgx-a100-80g",
        cfg(8, 35, 8, 1, 3, 2048, 2240, 1, kSel, true, 1, kBf16, false), 2048 / 39.15},
+  });
+}
+
+// Narayanan et al.'s hardware FLOPs per token of Megatron's GPT under full recomputation, 96 L h^2
+// (1 + s/(6h) + V/(16 L h)) (SC'21 section 5.1, Eq. 3): converts their TFLOP/s per GPU to tokens/s.
+inline double narayanan_tokens_per_sec(double tflops, const LlmModel& m, int seq) {
+  const double L = m.layers, h = m.hidden;
+  return tflops * 1e12 / (96 * L * h * h * (1 + seq / (6 * h) + m.vocab / (16 * L * h)));
+}
+
+// A100 FP16, held out: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
+// Clusters Using Megatron-LM" (SC'21, arXiv:2104.04473), Table 1: weak scaling from 1.7B to 1T on
+// Selene (DGX A100 80 GB), full recomputation (the FLOPs count above assumes it), unfused
+// attention, data-parallel gradients all-reduced (no distributed optimizer then). The table gives
+// no micro-batch or interleaving: micro-batch 1 and plain 1F1B assumed, which bounds the bubble
+// from below; the rows without pipelining do not depend on it.
+inline std::vector<LlmRow> narayanan_weak_scaling() {
+  std::vector<LlmRow> rows;
+  struct Row {
+    const char* model;
+    int tp, pp, gpus, batch;
+    double tflops;
   };
+  for (const Row& r : {Row{"megatron-1.7b", 1, 1, 32, 512, 137}, Row{"megatron-3.6b", 2, 1, 64, 512, 138},
+                       Row{"megatron-7.5b", 4, 1, 128, 512, 142}, Row{"megatron-18b", 8, 1, 256, 1024, 135},
+                       Row{"megatron-39b", 8, 2, 512, 1536, 138}, Row{"megatron-76b", 8, 4, 1024, 1792, 140},
+                       Row{"megatron-146b", 8, 8, 1536, 2304, 148}, Row{"megatron-310b", 8, 16, 1920, 2160, 155},
+                       Row{"megatron-530b", 8, 35, 2520, 2520, 163}, Row{"megatron-1t", 8, 64, 3072, 3072, 163}}) {
+    const LlmModel m = catalog_model(r.model);
+    const int dp = r.gpus / (r.tp * r.pp);
+    rows.push_back({"Narayanan T1 " + m.display_name.substr(m.display_name.rfind(' ') + 1) + " " + std::to_string(r.gpus), m,
+                    "dgx-a100-80g", cfg(r.tp, r.pp, dp, 1, 1, 2048, r.batch, 1, kFull, false, 0, kBf16),
+                    narayanan_tokens_per_sec(r.tflops, m, 2048)});
+  }
+  return unfused_attention(rows);
 }
 
 // H100 FP8, calibration: NVIDIA NeMo 24.07 performance summary, pre-training on DGX H100

@@ -300,4 +300,41 @@ TEST_CASE("core::llm offloaded activations must fit in the node's host memory", 
   CHECK_THAT(estimate.error().message, Catch::StartsWith("host memory: "));
 }
 
+TEST_CASE("core::llm an unfused attention core moves its scores through memory", "[core][llm]") {
+  // Megatron GPT 1.7B on one DGX A100 (2,039 GB/s), TP 1 x DP 8, one sequence of 2,048 tokens per
+  // micro-batch: each layer's scores are 5 a s^2 b = 5 x 24 x 2048^2 bytes (Korthikanti Table 2),
+  // written and read once per forward pass of the attention core.
+  const LlmModel& model = llm("megatron-1.7b");
+  ParallelConfig c = config(1, 1, 8, 16);
+  c.sequence_parallel = false;
+  const double score_bytes = 5.0 * 24 * 2048 * 2048;
+  const double pass_ms = model.layers * 2 * score_bytes / 2039e9 * 1e3;  // one forward of every layer
+  const int m = c.microbatches();
+  REQUIRE(m == 2);
+  for (const auto& [recompute, forward_passes] :
+       {std::pair{Recompute::None, 3}, std::pair{Recompute::Selective, 4}, std::pair{Recompute::Full, 4}}) {
+    INFO("recompute " << enum_name(recompute));
+    c.recompute = recompute;
+    c.attention = LlmAttention::Fused;
+    const LlmStep fused = estimate(model, c, "dgx-a100-80g");
+    c.attention = LlmAttention::Unfused;
+    const LlmStep unfused = estimate(model, c, "dgx-a100-80g");
+    // Forward, backward (twice the forward's traffic) and the recomputed forward, where the
+    // recomputation reruns the core (selective) or the whole layer (full).
+    CHECK(unfused.compute_ms - fused.compute_ms == Approx(m * forward_passes * pass_ms).epsilon(1e-9));
+    CHECK(unfused.tp_ms == fused.tp_ms);
+    // Without recomputation the scores wait in memory for the backward pass; recomputation keeps
+    // none of them.
+    const double held_gib = recompute == Recompute::None ? model.layers * score_bytes / (1 << 30) : 0;
+    CHECK(unfused.memory.activations_gib - fused.memory.activations_gib == Approx(held_gib).margin(1e-9));
+  }
+  // Split over 8 tensor-parallel ranks, each GPU holds and moves an eighth of the heads' scores.
+  c = config(8, 1, 1, 2);
+  c.recompute = Recompute::None;
+  const LlmMemory fused = llm_memory_per_gpu(model, c);
+  c.attention = LlmAttention::Unfused;
+  CHECK(llm_memory_per_gpu(model, c).activations_gib - fused.activations_gib ==
+        Approx(model.layers * score_bytes / 8 / (1 << 30)));
+}
+
 }  // namespace topsim
