@@ -212,6 +212,12 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, i
     return Error{"pp x vpp = " + itos(c.pp * c.vpp) + " is more than the " + itos(model.layers) + " layers" + of};
   if (c.seq(model) % c.cp != 0)
     return Error{"cp " + itos(c.cp) + " does not divide the sequence of " + itos(c.seq(model)) + " tokens"};
+  // Megatron-Core's own attention refuses context parallelism ("only supported by
+  // TEDotProductAttention", megatron/core/transformer/dot_product_attention.py): ring attention
+  // runs inside Transformer Engine's fused kernels.
+  if (c.cp > 1 && c.attention == LlmAttention::Unfused)
+    return Error{"cp " + itos(c.cp) + " needs fused attention (Megatron-Core runs context parallelism only in Transformer " +
+                 "Engine's fused attention)"};
   if (!model.moe() && c.ep != 1)
     return Error{"ep " + itos(c.ep) + " needs a mixture-of-experts model; " + model.name + " is dense"};
   if (model.experts % c.ep != 0 || (c.dp * c.cp) % c.ep != 0)

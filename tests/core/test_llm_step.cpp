@@ -176,6 +176,14 @@ TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
   c = config(2, 8, 1, 4);
   c.vpp = 2;
   CHECK_THAT(error(c, 16), Catch::Contains("multiple of pp"));
+  // Context parallelism runs in Transformer Engine's fused attention only.
+  c = config(1, 1, 1);
+  c.cp = 2;
+  c.attention = LlmAttention::Unfused;
+  CHECK(error(c, 2) ==
+        "cp 2 needs fused attention (Megatron-Core runs context parallelism only in Transformer Engine's fused attention)");
+  c.attention = LlmAttention::Fused;
+  CHECK(validate_parallel_shape(model, c, 2).ok());
 }
 
 TEST_CASE("core::llm offloaded layers hold no activations, their copies cost what outlasts a layer", "[core][llm]") {
