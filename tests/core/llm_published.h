@@ -38,12 +38,18 @@ inline LlmModel mcore_gpt(int layers, int hidden, int heads) {
   return m;
 }
 
-// Megatron's model FLOPs per token of its GPT, 72 L h^2 (1 + s/(6h) + V/(12 L h)) (Korthikanti et
-// al. Appendix A; Megatron-LM training.py num_floating_point_operations): converts a table's
-// TFLOP/s per GPU to tokens/s per GPU.
-inline double megatron_tokens_per_sec(double tflops, const LlmModel& m, int seq) {
+// FLOPs per token of Megatron's GPT when its layers run `passes` forward-equivalents (3: forward
+// and backward; 4: with full recomputation) and the logits 3: passes x 24 L h^2 (1 + s/(6h)) +
+// 6 V h. With 3 it is Megatron's model FLOPs, 72 L h^2 (1 + s/(6h) + V/(12 L h)) (Korthikanti et
+// al. Appendix A; Megatron-LM training.py num_floating_point_operations); with 4 Narayanan et
+// al.'s count, 96 L h^2 (1 + s/(6h) + V/(16 L h)) (SC'21 section 5.1, Eq. 3).
+inline double megatron_flops_per_token(const LlmModel& m, int seq, int passes) {
   const double L = m.layers, h = m.hidden;
-  return tflops * 1e12 / (72 * L * h * h * (1 + seq / (6 * h) + m.vocab / (12 * L * h)));
+  return passes * 24 * L * h * h * (1 + seq / (6 * h)) + 6 * m.vocab * h;
+}
+// A table's TFLOP/s per GPU in Megatron's model FLOPs as tokens/s per GPU.
+inline double megatron_tokens_per_sec(double tflops, const LlmModel& m, int seq) {
+  return tflops * 1e12 / megatron_flops_per_token(m, seq, 3);
 }
 
 inline ParallelConfig cfg(int tp, int pp, int dp, int cp, int vpp, int seq, int gbs, int mbs, Recompute recompute, bool sp,
@@ -120,16 +126,9 @@ inline std::vector<LlmRow> korthikanti_held_out() {
   });
 }
 
-// Narayanan et al.'s hardware FLOPs per token of Megatron's GPT under full recomputation, 96 L h^2
-// (1 + s/(6h) + V/(16 L h)) (SC'21 section 5.1, Eq. 3): converts their TFLOP/s per GPU to tokens/s.
-inline double narayanan_tokens_per_sec(double tflops, const LlmModel& m, int seq) {
-  const double L = m.layers, h = m.hidden;
-  return tflops * 1e12 / (96 * L * h * h * (1 + seq / (6 * h) + m.vocab / (16 * L * h)));
-}
-
 // A100 FP16, held out: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
 // Clusters Using Megatron-LM" (SC'21, arXiv:2104.04473), Table 1: weak scaling from 1.7B to 1T on
-// Selene (DGX A100 80 GB), full recomputation (the FLOPs count above assumes it), unfused
+// Selene (DGX A100 80 GB), full recomputation (their FLOPs count, 4 passes, assumes it), unfused
 // attention, data-parallel gradients all-reduced (no distributed optimizer then). The table gives
 // no micro-batch or interleaving: micro-batch 1 and plain 1F1B assumed, which bounds the bubble
 // from below; the rows without pipelining do not depend on it.
@@ -149,7 +148,7 @@ inline std::vector<LlmRow> narayanan_weak_scaling() {
     const int dp = r.gpus / (r.tp * r.pp);
     rows.push_back({"Narayanan T1 " + m.display_name.substr(m.display_name.rfind(' ') + 1) + " " + std::to_string(r.gpus), m,
                     "dgx-a100-80g", cfg(r.tp, r.pp, dp, 1, 1, 2048, r.batch, 1, kFull, false, 0, kBf16),
-                    narayanan_tokens_per_sec(r.tflops, m, 2048)});
+                    r.tflops * 1e12 / megatron_flops_per_token(m, 2048, 4)});
   }
   return unfused_attention(rows);
 }
