@@ -46,6 +46,7 @@ declare -A internal=(
   [formats/queues/queue_fields.h]="formats"
   [formats/queues/queue_objects.h]="formats"
   [formats/hardware/nccl_xml_importer.h]="formats"
+  [formats/results/read_numbers.h]="formats"
   [scenario/scenario_sections.h]="scenario plan gate"
   [cli/command_table.h]="cli"
 )

@@ -5,17 +5,22 @@
 // scenario is read there, so mutations reach the readers behind a scenario's paths (node lists,
 // pod lists, traces, kubectl node lists, manifests, queue folders, incident traces) as the
 // scenario reaches them. Absolute paths may name anything, which is the point (devices, FIFOs,
-// folders).
+// folders). The mutator changes the scenario and the JSON files by structure (mutate_json), and
+// the YAML files (manifests, node lists, queue folders) by theirs (mutate_yaml).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "fuzz/fuzz_support.h"
+#include "fuzz/fuzz_yaml_mutator.h"
 #include "scenario/scenario_loader.h"
 
 namespace {
@@ -87,6 +92,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// A third of the mutations, when the input has a file named *.yaml or *.yml, take one of them and
+// give its content (after the name line) to the YAML mutator, the rest of the input unchanged;
+// the others are mutate_json's (which reads each part between NUL bytes, or one of its lines).
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
-  return topsim::fuzz::mutate_json(data, size, max_size, seed);
+  using namespace topsim;
+  std::minstd_rand rng(seed);
+  const std::string_view input = fuzz::text_of(data, size);
+  std::vector<std::pair<size_t, size_t>> yaml_files;  // [begin, end) of each part: its name line, then its content
+  for (size_t at = input.find('\0'); at < input.size();) {
+    const size_t next = std::min(input.find('\0', at + 1), input.size());
+    const std::string_view part = input.substr(at + 1, next - at - 1);
+    const std::string_view name = part.substr(0, std::min(part.find('\n'), part.size()));
+    const auto ends_with = [&name](std::string_view tail) {
+      return name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail;
+    };
+    if (name.size() < part.size() && (ends_with(".yaml") || ends_with(".yml"))) yaml_files.emplace_back(at + 1, next);
+    at = next;
+  }
+  if (yaml_files.empty() || rng() % 3 != 0) return fuzz::mutate_json(data, size, max_size, seed);
+  const auto [begin, end] = yaml_files[rng() % yaml_files.size()];
+  const size_t room = max_size - (size - (end - begin));  // what the file may grow to
+  std::string file(input.substr(begin, end - begin));
+  const size_t name_line = file.find('\n') + 1;
+  file.resize(std::max(room, file.size()));
+  const size_t grown =
+      fuzz::mutate_yaml(reinterpret_cast<uint8_t*>(file.data()), end - begin, room, static_cast<unsigned>(rng()), name_line);
+  const std::string mutated = std::string(input.substr(0, begin)) + file.substr(0, grown) + std::string(input.substr(end));
+  if (mutated.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  std::copy(mutated.begin(), mutated.end(), data);
+  return mutated.size();
 }

@@ -16,6 +16,7 @@
 
 #include "fuzz/fuzz_support.h"
 #include "util/nesting.h"
+#include "util/yaml_stream.h"
 
 namespace topsim::fuzz {
 
@@ -32,18 +33,9 @@ inline size_t mutate_yaml(uint8_t* data, size_t size, size_t max_size, unsigned 
   const auto pick = [&rng](size_t n) { return static_cast<size_t>(rng() % n); };
   if (size <= prefix || pick(2) == 0) return LLVMFuzzerMutate(data, size, max_size);
   const std::string text(reinterpret_cast<const char*>(data), size);
-  std::vector<std::pair<size_t, size_t>> documents{{prefix, prefix}};  // [begin, end) of each document's text
-  for (size_t at = prefix; at < size;) {
-    const size_t newline = text.find('\n', at);
-    const size_t next = newline == std::string::npos ? size : newline + 1;
-    const std::string_view line(text.data() + at, next - at);
-    if (line.rfind("---", 0) == 0 && (line.size() == 3 || line[3] == ' ' || line[3] == '\r' || line[3] == '\n'))
-      documents.emplace_back(next, next);
-    else
-      documents.back().second = next;
-    at = next;
-  }
-  const auto [begin, end] = documents[pick(documents.size())];
+  const std::vector<YamlDocumentSpan> documents = yaml_document_spans(text, prefix);
+  const YamlDocumentSpan chosen = documents[pick(documents.size())];
+  const size_t begin = chosen.begin, end = chosen.end;
   const std::string document = text.substr(begin, end - begin);
   if (first_too_deep_yaml_line(document)) return LLVMFuzzerMutate(data, size, max_size);
   YAML::Node root;

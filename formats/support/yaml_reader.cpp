@@ -6,31 +6,10 @@
 #include <utility>
 
 #include "util/nesting.h"
+#include "util/yaml_stream.h"
 
 namespace topsim {
 namespace {
-
-// The documents of a YAML stream, split at "---" lines, each with the line it starts on (1-based).
-// yaml-cpp 0.7's LoadAll loops forever, allocating, on some malformed streams (fixed upstream in
-// jbeder/yaml-cpp#1319, not in Debian's 0.7); one Load per document does not.
-std::vector<std::pair<int64_t, std::string>> yaml_documents(const std::string& text) {
-  std::vector<std::pair<int64_t, std::string>> parts{{1, ""}};
-  int64_t line_number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line(text.data() + start, end - start);
-    ++line_number;
-    const bool separator = line.rfind("---", 0) == 0 && (line.size() == 3 || line[3] == ' ' || line[3] == '\r');
-    if (separator)
-      parts.emplace_back(line_number + 1, "");
-    else
-      parts.back().second.append(line).append("\n");
-    start = end + 1;
-  }
-  return parts;
-}
 
 // Refuses a document nested deeper than kMaxNestingDepth, or whose aliases expand it to more nodes
 // than its text could hold (an alias bomb: each alias repeats a whole subtree), before anything
@@ -108,7 +87,10 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
 
 Expected<std::vector<YamlDocument>> parse_yaml_stream(const std::string& text, const std::string& source) {
   std::vector<YamlDocument> documents;
-  for (const auto& [first_line, part] : yaml_documents(text)) {
+  for (const YamlDocumentSpan& span : yaml_document_spans(text)) {
+    const int64_t first_line = span.first_line;
+    std::string part = text.substr(span.begin, span.end - span.begin);
+    if (!part.empty() && part.back() != '\n') part += '\n';  // every line ends as yaml-cpp has always read it
     // yaml-cpp's parser recurses per level: a document too deep is refused before it runs.
     if (const auto deep = first_too_deep_yaml_line(part))
       return Error{source + ":" + std::to_string(first_line + static_cast<int64_t>(*deep)) + ": nested more than " +
