@@ -3,6 +3,8 @@
 // (core/llm_estimate.h): step time, tokens/s, MFU, memory per GPU and the step's breakdown.
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "cli/command_table.h"
 #include "cli/node_options.h"
 #include "core/builtin_models.h"
@@ -38,7 +40,9 @@ class Estimate : public Command {
         "seq", po::value(&c_.sequence)->value_name("S"), "tokens per sequence (default: the model's)")(
         "global-batch", po::value(&c_.global_batch)->value_name("B"),
         "sequences per step (default: one micro-batch per data-parallel rank)")(
-        "micro-batch", po::value(&c_.micro_batch)->value_name("M"), "sequences per micro-batch (default 1)")(
+        "micro-batch", po::value(&micro_batch_)->value_name("M|auto"),
+        "sequences per micro-batch (default 1); auto: the fastest that fits of the sizes dividing the sequences each "
+        "data-parallel rank takes (needs --global-batch)")(
         "recompute", po::value(&recompute_)->value_name("R"),
         "activation recomputation: full, selective or none (default selective)")(
         "sequence-parallel", po::bool_switch(&c_.sequence_parallel), "sequence parallelism within TP groups")(
@@ -81,6 +85,17 @@ class Estimate : public Command {
     if (values.count("attention"))
       if (Status s = parse_choice("attention", attention_, c_.attention); !s) return s;
     c_.overlap_dp = !no_dp_overlap_;
+    if (values.count("micro-batch")) {
+      fastest_micro_batch_ = micro_batch_ == "auto";
+      if (fastest_micro_batch_ && !values.count("global-batch"))
+        return Error{"--micro-batch auto needs --global-batch B (the sequences a step takes, which the micro-batches divide)"};
+      if (!fastest_micro_batch_) {
+        const char* end = micro_batch_.data() + micro_batch_.size();
+        const auto [stop, error] = std::from_chars(micro_batch_.data(), end, c_.micro_batch);
+        if (error != std::errc() || stop != end || micro_batch_.empty())
+          return Error{fmt::format("--micro-batch: expected a whole number or 'auto', got '{}'", micro_batch_)};
+      }
+    }
     const std::pair<const char*, int> sizes[] = {{"tp", c_.tp},
                                                  {"pp", c_.pp},
                                                  {"dp", c_.dp},
@@ -115,9 +130,14 @@ class Estimate : public Command {
     if (segment_ > 0 && node_gpus > 0)  // the job's nodes: idle nodes filled in order (core/llm_links.h)
       if (auto fill = segment_domain_nodes(domain_nodes, segment_, (gpus_ + node_gpus - 1) / node_gpus); !fill)
         return Outcome::bad_input("--segment: " + fill.error().message);
-    auto estimate = estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain_nodes, segment_);
+    auto estimate =
+        fastest_micro_batch_
+            ? estimate_llm_idle_fastest_micro_batch(*model_, c_, *node, NetworkModel{}, std::nullopt, domain_nodes, segment_)
+            : estimate_llm_idle(*model_, c_, *node, NetworkModel{}, std::nullopt, domain_nodes, segment_);
     if (!estimate) return Outcome::bad_input(estimate.error().message);
-    const LlmEstimateReport report{node->name, node_gpus, node->host_memory_gib, model_, c_, std::move(*estimate)};
+    c_.micro_batch = estimate->micro_batch;
+    LlmEstimateReport report{node->name, node_gpus, node->host_memory_gib, model_, c_, std::move(*estimate)};
+    report.micro_batch_chosen = fastest_micro_batch_;
     io.out << (json_ ? render_llm_estimate_json(report) : render_llm_estimate_text(report));
     return Outcome::ok();
   }
@@ -135,8 +155,9 @@ class Estimate : public Command {
   int gpus_ = 0;
   int nvlink_domain_ = 0;  // 0: the model's
   int segment_ = 0;        // 0: the default layouts (core/llm_estimate.h default_segments)
-  std::string model_name_, recompute_, precision_, attention_;
+  std::string model_name_, recompute_, precision_, attention_, micro_batch_;
   bool no_dp_overlap_ = false, json_ = false;
+  bool fastest_micro_batch_ = false;  // --micro-batch auto
   const LlmModel* model_ = nullptr;
   ParallelConfig c_;
 };

@@ -1,5 +1,9 @@
 #include "core/llm_estimate.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include "core/allocator.h"
 #include "core/model_catalog.h"
 #include "core/nccl_algo.h"
@@ -65,7 +69,7 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
     if (!links) return links.error();
     auto step = efficiency ? llm_step(model, config, **gpu, *links, *efficiency) : llm_step(model, config, **gpu, *links);
     if (!step) return step.error();
-    return LlmEstimate{*step, *links, job_nodes, *gpu, domain_nodes, segment, per_domain};
+    return LlmEstimate{*step, *links, job_nodes, *gpu, domain_nodes, segment, per_domain, config.micro_batch};
   };
   if (segment_nodes != 0) return laid_out(segment_nodes);
   if (domain_nodes == 0) return laid_out(0);
@@ -77,6 +81,38 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
     if (!best || estimate->step.step_ms < best->step.step_ms) best = std::move(estimate);
   }
   return best;
+}
+
+Expected<LlmEstimate> estimate_llm_idle_fastest_micro_batch(const LlmModel& model, ParallelConfig config, const NodeModel& node,
+                                                            const NetworkModel& net, std::optional<double> efficiency,
+                                                            int nvlink_domain_nodes, int segment_nodes) {
+  if (config.global_batch < 1)
+    return Error{"choosing the micro-batch needs the global batch (the sequences a step takes), got " +
+                 std::to_string(config.global_batch)};
+  if (config.dp < 1 || config.global_batch % config.dp != 0)
+    return Error{"global_batch " + std::to_string(config.global_batch) +
+                 " is not a multiple of dp = " + std::to_string(config.dp)};
+  const int per_rank = config.global_batch / config.dp;
+  std::vector<int> sizes;  // the divisors of per_rank, ascending
+  for (int d = 1; 1LL * d * d <= per_rank; ++d)
+    if (per_rank % d == 0) {
+      sizes.push_back(d);
+      if (d != per_rank / d) sizes.push_back(per_rank / d);
+    }
+  std::sort(sizes.begin(), sizes.end());
+  std::optional<LlmEstimate> best;
+  std::optional<Error> smallest_error;
+  for (int size : sizes) {
+    config.micro_batch = size;
+    auto estimate = estimate_llm_idle(model, config, node, net, efficiency, nvlink_domain_nodes, segment_nodes);
+    if (!estimate) {
+      if (!smallest_error) smallest_error = estimate.error();
+      continue;
+    }
+    if (!best || estimate->step.tokens_per_sec > best->step.tokens_per_sec * (1 + 1e-9)) best = std::move(*estimate);
+  }
+  if (!best) return *smallest_error;
+  return *best;
 }
 
 }  // namespace topsim

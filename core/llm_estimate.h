@@ -20,6 +20,7 @@ struct LlmEstimate {
   int nvlink_domain_nodes = 0;  // nodes per multi-node NVLink domain; 0: each node its own
   int segment_nodes = 0;        // the job's nodes per segment (one domain each); 0 without domains
   int domain_job_nodes = 0;     // the job's nodes in each domain it fills (whole segments); 0 without
+  int micro_batch = 0;          // sequences per micro-batch the step was timed with
 };
 
 // NVIDIA's recommended Slurm segment for GB200 NVL72 jobs of 128 GPUs and more: 16 trays
@@ -59,5 +60,18 @@ void assign_domains(std::vector<LinkNode>& nodes, int domain_job_nodes);
 Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelConfig& config, const NodeModel& node,
                                         const NetworkModel& net = {}, std::optional<double> efficiency = {},
                                         int nvlink_domain_nodes = 0, int segment_nodes = 0);
+
+// The micro-batch a tuned run picks, where a configuration leaves it open: of the sizes dividing
+// the sequences each data-parallel rank takes per step (global_batch / dp), the one whose step on
+// idle nodes (estimate_llm_idle, the same arguments) gives the most tokens/s, the smallest of
+// equal ones (within 1e-9). Sizes that cannot run are passed over: activations beyond the GPU's
+// memory, a count of micro-batches the interleaved schedule cannot take. A larger micro-batch
+// leaves fewer micro-batches per step: less of the data-parallel traffic waits for the last one's
+// backward pass, but a longer pipeline bubble. `config.micro_batch` is not read; the estimate's
+// `micro_batch` is the choice. Errors: no global batch (0), one dp does not divide, or, when no
+// size can run, micro-batch 1's error.
+Expected<LlmEstimate> estimate_llm_idle_fastest_micro_batch(const LlmModel& model, ParallelConfig config, const NodeModel& node,
+                                                            const NetworkModel& net = {}, std::optional<double> efficiency = {},
+                                                            int nvlink_domain_nodes = 0, int segment_nodes = 0);
 
 }  // namespace topsim

@@ -179,8 +179,8 @@ inline constexpr double kLlmEfficiencyAmpereBf16 = 0.690;
 // Hopper FP8: NeMo 24.07 pre-training table (7 rows, DGX H100).
 inline constexpr double kLlmEfficiencyHopperFp8 = 0.443;
 // Hopper BF16: Megatron-Core r0.8 weak scaling, rows without pipelining (4 rows, H100; the table
-// gives no micro-batch: 1 assumed). Its rows scatter +-35% around the fit (docs/llm-training.md).
-inline constexpr double kLlmEfficiencyHopperBf16 = 0.519;
+// gives no micro-batch: each row runs the fastest that fits, estimate_llm_idle_fastest_micro_batch).
+inline constexpr double kLlmEfficiencyHopperBf16 = 0.483;
 // Blackwell FP8: NeMo 25.02 DGX-B200 table (4 rows).
 inline constexpr double kLlmEfficiencyBlackwellFp8 = 0.410;
 // Blackwell BF16: no published table with a full configuration; Hopper's value, unvalidated.

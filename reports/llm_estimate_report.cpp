@@ -45,8 +45,9 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
   out += "\n";
   out += fmt::format(
       "parallelism: tp {} x pp {} x dp {} x cp {}, ep {}, vpp {}; sequence {} tokens, global batch {} sequences, "
-      "micro-batch {} ({} per step), recompute {}, sequence parallel {}, zero {}, {}, {} attention\n",
-      c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp, c.seq(*r.model), c.batch(), c.micro_batch, c.microbatches(), enum_name(c.recompute),
+      "micro-batch {} ({}{} per step), recompute {}, sequence parallel {}, zero {}, {}, {} attention\n",
+      c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp, c.seq(*r.model), c.batch(), c.micro_batch,
+      r.micro_batch_chosen ? "the fastest that fits, " : "", c.microbatches(), enum_name(c.recompute),
       c.sequence_parallel ? "on" : "off", c.zero, enum_name(c.precision), enum_name(c.attention));
   if (c.offload_layers > 0)
     out += fmt::format("offload: the activations of {} layer{} wait in host memory ({} GB/s per direction)\n", c.offload_layers,
@@ -104,6 +105,7 @@ std::string render_llm_estimate_json(const LlmEstimateReport& r) {
         {"sequence", c.seq(*r.model)},
         {"global_batch", c.batch()},
         {"micro_batch", c.micro_batch},
+        {"micro_batch_chosen", r.micro_batch_chosen},
         {"microbatches", c.microbatches()},
         {"recompute", enum_name(c.recompute)},
         {"sequence_parallel", c.sequence_parallel},

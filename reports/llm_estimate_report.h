@@ -15,6 +15,7 @@ struct LlmEstimateReport {
   const LlmModel* model = nullptr;
   ParallelConfig config;
   LlmEstimate estimate;
+  bool micro_batch_chosen = false;  // the micro-batch is the fastest that fits (--micro-batch auto)
 };
 
 // Text: the configuration, the placement, step time, tokens/s (job and per GPU), MFU, memory per
@@ -24,7 +25,8 @@ std::string render_llm_estimate_text(const LlmEstimateReport& report);
 // JSON (2-space indent, newline-terminated), keys in this order: node, model, gpus, nodes,
 // nvlink_domain_nodes (nodes per multi-node NVLink domain; 0: each node its own), segment_nodes
 // (the job's nodes per segment, each inside one domain; 0 without domains), config
-// {tp, pp, dp, cp, ep, vpp, sequence, global_batch, micro_batch, microbatches, recompute,
+// {tp, pp, dp, cp, ep, vpp, sequence, global_batch, micro_batch, micro_batch_chosen (true when
+// --micro-batch auto chose it), microbatches, recompute,
 // sequence_parallel, zero, precision, attention, tp_overlap, dp_overlap, offload_layers}, step_s, tokens_per_s,
 // tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, memory_gib {parameters, activations, total,
 // gpu}, breakdown_s {compute, tp, ep, cp, pp_bubble, pp_p2p, dp_exposed, optimizer}, dp_comm_s,

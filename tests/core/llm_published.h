@@ -18,6 +18,10 @@ struct LlmRow {
   std::string node;  // built-in node model of the system measured
   ParallelConfig config;
   double tokens_per_sec_per_gpu = 0;
+  // The source gives no micro-batch: the row runs the one a tuned run would, the fastest that
+  // fits by the model (estimate_llm_idle_fastest_micro_batch, `topsim estimate --micro-batch
+  // auto`); config.micro_batch is not read.
+  bool micro_batch_unpublished = false;
 };
 
 inline LlmModel catalog_model(const char* name) { return **find_llm_model(name); }
@@ -69,6 +73,12 @@ inline ParallelConfig cfg(int tp, int pp, int dp, int cp, int vpp, int seq, int 
   c.precision = precision;
   c.overlap_dp = overlap;
   return c;
+}
+
+// Rows of a source that gives no micro-batch (LlmRow::micro_batch_unpublished).
+inline std::vector<LlmRow> micro_batch_unpublished(std::vector<LlmRow> rows) {
+  for (LlmRow& row : rows) row.micro_batch_unpublished = true;
+  return rows;
 }
 
 // Rows of a source that overlapped tensor-parallel communication with GEMMs (NeMo recipes and
@@ -129,9 +139,11 @@ inline std::vector<LlmRow> korthikanti_held_out() {
 // A100 FP16, held out: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
 // Clusters Using Megatron-LM" (SC'21, arXiv:2104.04473), Table 1: weak scaling from 1.7B to 1T on
 // Selene (DGX A100 80 GB), full recomputation (their FLOPs count, 4 passes, assumes it), unfused
-// attention, data-parallel gradients all-reduced (no distributed optimizer then). The table gives
-// no micro-batch or interleaving: micro-batch 1 and plain 1F1B assumed, which bounds the bubble
-// from below; the rows without pipelining do not depend on it.
+// attention, data-parallel gradients all-reduced after the step's last backward pass, not
+// overlapped (no distributed optimizer then; Megatron-LM @ a8d172b3, April 2021: --DDP-impl
+// defaults to 'local', whose allreduce_gradients() train_step calls after forward_backward). The
+// table gives no micro-batch or interleaving: plain 1F1B assumed, the micro-batch the fastest that
+// fits (for the pipelined rows 1, the smallest bubble).
 inline std::vector<LlmRow> narayanan_weak_scaling() {
   std::vector<LlmRow> rows;
   struct Row {
@@ -147,10 +159,10 @@ inline std::vector<LlmRow> narayanan_weak_scaling() {
     const LlmModel m = catalog_model(r.model);
     const int dp = r.gpus / (r.tp * r.pp);
     rows.push_back({"Narayanan T1 " + m.display_name.substr(m.display_name.rfind(' ') + 1) + " " + std::to_string(r.gpus), m,
-                    "dgx-a100-80g", cfg(r.tp, r.pp, dp, 1, 1, 2048, r.batch, 1, kFull, false, 0, kBf16),
+                    "dgx-a100-80g", cfg(r.tp, r.pp, dp, 1, 1, 2048, r.batch, 1, kFull, false, 0, kBf16, false),
                     r.tflops * 1e12 / megatron_flops_per_token(m, 2048, 4)});
   }
-  return unfused_attention(rows);
+  return micro_batch_unpublished(unfused_attention(rows));
 }
 
 // H100 FP8, calibration: NVIDIA NeMo 24.07 performance summary, pre-training on DGX H100
@@ -193,13 +205,14 @@ inline std::vector<LlmRow> h100_fp8_held_out() {
 }
 
 // H100 BF16, calibration: Megatron-Core r0.8 weak scaling (NVIDIA/Megatron-LM README @ c230e0d7,
-// images/model_table.png), the rows without pipeline parallelism (the table gives no micro-batch
-// or interleaving; micro-batch 1 assumed, data parallelism 48, overlapped). TFLOP/s per GPU
-// converted with Megatron's FLOPs per token.
+// images/model_table.png), the rows without pipeline parallelism (data parallelism 48, batch 192,
+// gradient reduce and parameter gather overlapped: --overlap-grad-reduce --overlap-param-gather,
+// as the README says). The table gives no micro-batch: the fastest that fits (LlmRow). TFLOP/s
+// per GPU converted with Megatron's FLOPs per token.
 inline std::vector<LlmRow> mcore_h100_bf16() {
   const LlmModel m17 = mcore_gpt(24, 2048, 16), m71 = mcore_gpt(30, 4096, 32), m16 = mcore_gpt(32, 6144, 48),
                  m32 = mcore_gpt(48, 7168, 56);
-  return tp_overlapped({
+  return micro_batch_unpublished(tp_overlapped({
       {"Megatron-Core 1.7B 48", m17, "hgx-h100", cfg(1, 1, 48, 1, 1, 4096, 192, 1, kSel, true, 1, kBf16),
        megatron_tokens_per_sec(408.8, m17, 4096)},
       {"Megatron-Core 7.1B 96", m71, "hgx-h100", cfg(2, 1, 48, 1, 1, 4096, 192, 1, kSel, true, 1, kBf16),
@@ -208,7 +221,7 @@ inline std::vector<LlmRow> mcore_h100_bf16() {
        megatron_tokens_per_sec(489.1, m16, 4096)},
       {"Megatron-Core 32B 384", m32, "hgx-h100", cfg(8, 1, 48, 1, 1, 4096, 192, 1, kSel, true, 1, kBf16),
        megatron_tokens_per_sec(459.6, m32, 4096)},
-  });
+  }));
 }
 
 // B200 FP8, calibration: NeMo 25.02 performance summary, DGX-B200 (docs.nvidia.com nemo-framework

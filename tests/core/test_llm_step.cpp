@@ -1,9 +1,12 @@
 // The LLM step model's mechanisms on small cases (core/llm_step.h, core/llm_links.h).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "core/builtin_models.h"
 #include "core/llm_estimate.h"
 #include "core/topology.h"
+#include "tests/core/llm_published.h"
 #include "tests/core/model_fixture.h"
 
 namespace topsim {
@@ -343,6 +346,55 @@ TEST_CASE("core::llm an unfused attention core moves its scores through memory",
   c.attention = LlmAttention::Unfused;
   CHECK(llm_memory_per_gpu(model, c).activations_gib - fused.activations_gib ==
         Approx(model.layers * score_bytes / 8 / (1 << 30)));
+}
+
+TEST_CASE("core::llm the fastest micro-batch that fits", "[core][llm]") {
+  // Megatron-Core's 32B on 384 H100 (TP 8, DP 48, batch 192: 4 sequences per data-parallel rank).
+  const published::LlmRow row = published::mcore_h100_bf16().back();
+  const NodeModel h100 = *builtin_model("hgx-h100");
+  auto chosen = estimate_llm_idle_fastest_micro_batch(row.model, row.config, h100);
+  REQUIRE(chosen.ok());
+  // Each size dividing 4 by itself: the choice is the fastest of them.
+  double fastest = 0;
+  for (int size : {1, 2, 4}) {
+    ParallelConfig c = row.config;
+    c.micro_batch = size;
+    auto e = estimate_llm_idle(row.model, c, h100);
+    REQUIRE(e.ok());
+    CHECK(e->micro_batch == size);
+    fastest = std::max(fastest, e->step.tokens_per_sec);
+    CHECK(chosen->step.tokens_per_sec >= e->step.tokens_per_sec);
+  }
+  CHECK(chosen->step.tokens_per_sec == fastest);
+  // At micro-batch 1 the FP32 gradients' reduce-scatter outlasts one micro-batch's backward
+  // pass; at 4 one backward pass of the whole batch hides it.
+  CHECK(chosen->micro_batch == 4);
+  CHECK(chosen->step.dp_exposed_ms == 0);
+  ParallelConfig one = row.config;
+  one.micro_batch = 1;
+  CHECK(estimate_llm_idle(row.model, one, h100)->step.dp_exposed_ms > 100);
+  // Sizes whose activations exceed the GPU are passed over: Llama 3 8B, TP 2 x DP 8 on 16 H100,
+  // 128 sequences of 8,192 tokens a step (16 per rank), selective recomputation: 1 and 2 fit, 4
+  // (100 GiB) does not.
+  const LlmModel& l8 = llm("llama3-8b");
+  ParallelConfig c = config(2, 1, 8, 128);
+  c.micro_batch = 4;
+  REQUIRE_FALSE(estimate_llm_idle(l8, c, h100).ok());
+  auto passed_over = estimate_llm_idle_fastest_micro_batch(l8, c, h100);
+  REQUIRE(passed_over.ok());
+  CHECK(passed_over->micro_batch <= 2);
+  // None fits (TP 1, no recomputation: 92 GiB at micro-batch 1): micro-batch 1's error. No global
+  // batch, or one dp does not divide: refused.
+  ParallelConfig none = config(1, 1, 8, 32);
+  none.recompute = Recompute::None;
+  auto refused = estimate_llm_idle_fastest_micro_batch(l8, none, h100);
+  REQUIRE_FALSE(refused.ok());
+  none.micro_batch = 1;
+  CHECK(refused.error().message == estimate_llm_idle(l8, none, h100).error().message);
+  CHECK_THAT(refused.error().message, Catch::StartsWith("memory: llama3-8b needs 92.13 GiB"));
+  CHECK_FALSE(estimate_llm_idle_fastest_micro_batch(l8, config(2, 1, 8, 0), h100).ok());
+  CHECK(estimate_llm_idle_fastest_micro_batch(l8, config(2, 1, 8, 100), h100).error().message ==
+        "global_batch 100 is not a multiple of dp = 8");
 }
 
 }  // namespace topsim

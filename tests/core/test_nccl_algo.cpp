@@ -506,12 +506,14 @@ TEST_CASE("core::estimate_llm_idle lays a job spanning NVL72 racks out in segmen
   // TP 4 x PP 4 x DP 8 on 32 trays: each stage's DP groups span 8 consecutive trays. Filling
   // racks of 18, stage 2's (trays 16-23) straddles two racks; in segments of 16 (NVIDIA's
   // recommendation for jobs of 128 GPUs and more) no DP group leaves its rack, the step is
-  // faster, and the default takes them.
+  // faster, and the default takes them. The gradients are reduced after the step (no overlap),
+  // so the DP groups' links show in the step whatever the compute.
   const LlmModel& model = **find_llm_model("llama3-8b");
   ParallelConfig c;
   c.tp = 4;
   c.pp = 4;
   c.dp = 8;
+  c.overlap_dp = false;
   const NodeModel tray = *builtin_model("gb200-nvl72-tray");
   auto segments = estimate_llm_idle(model, c, tray, NetworkModel{}, std::nullopt, 18);
   REQUIRE(segments.ok());
