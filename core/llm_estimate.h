@@ -66,8 +66,9 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
 // idle nodes (estimate_llm_idle, the same arguments) gives the most tokens/s, the smallest of
 // equal ones (within 1e-9). Sizes that cannot run are passed over: activations beyond the GPU's
 // memory, a count of micro-batches the interleaved schedule cannot take. A larger micro-batch
-// leaves fewer micro-batches per step: less of the data-parallel traffic waits for the last one's
-// backward pass, but a longer pipeline bubble. `config.micro_batch` is not read; the estimate's
+// leaves fewer micro-batches per step: the last one's backward pass, which the data-parallel
+// traffic hides behind, is longer, and fewer tensor-parallel collectives pay their latency, but
+// a pipeline's bubble grows. `config.micro_batch` is not read; the estimate's
 // `micro_batch` is the choice. Errors: no global batch (0), one dp does not divide, or, when no
 // size can run, micro-batch 1's error.
 Expected<LlmEstimate> estimate_llm_idle_fastest_micro_batch(const LlmModel& model, ParallelConfig config, const NodeModel& node,
