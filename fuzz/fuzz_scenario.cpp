@@ -74,11 +74,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input = fuzz::text_of(data, size);
   const fs::path& dir = folder();
   for (const auto& entry : fs::directory_iterator(dir)) fs::remove_all(entry.path());
-  const size_t first_nul = std::min(input.find('\0'), input.size());
-  for (size_t at = first_nul; at < input.size();) {
-    const size_t next = std::min(input.find('\0', at + 1), input.size());
-    const std::string_view part = input.substr(at + 1, next - at - 1);
-    at = next;
+  const auto parts = fuzz::nul_separated_parts(input);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string_view part = input.substr(parts[i].first, parts[i].second - parts[i].first);
     const size_t newline = part.find('\n');
     if (newline == std::string_view::npos || !safe_name(part.substr(0, newline))) continue;
     const fs::path file = dir / std::string(part.substr(0, newline));
@@ -88,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream(file, std::ios::binary)
         .write(part.data() + newline + 1, static_cast<std::streamsize>(part.size() - newline - 1));
   }
-  fuzz::check(parse_scenario(input.substr(0, first_nul), "fuzz.json", dir.string()));
+  fuzz::check(parse_scenario(input.substr(0, parts.front().second), "fuzz.json", dir.string()));
   return 0;
 }
 
@@ -99,16 +97,13 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   using namespace topsim;
   std::minstd_rand rng(seed);
   const std::string_view input = fuzz::text_of(data, size);
-  std::vector<std::pair<size_t, size_t>> yaml_files;  // [begin, end) of each part: its name line, then its content
-  for (size_t at = input.find('\0'); at < input.size();) {
-    const size_t next = std::min(input.find('\0', at + 1), input.size());
-    const std::string_view part = input.substr(at + 1, next - at - 1);
+  std::vector<std::pair<size_t, size_t>> yaml_files;  // [begin, end) of each file: its name line, then its content
+  const auto parts = fuzz::nul_separated_parts(input);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const auto [begin, end] = parts[i];
+    const std::string_view part = input.substr(begin, end - begin);
     const std::string_view name = part.substr(0, std::min(part.find('\n'), part.size()));
-    const auto ends_with = [&name](std::string_view tail) {
-      return name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail;
-    };
-    if (name.size() < part.size() && (ends_with(".yaml") || ends_with(".yml"))) yaml_files.emplace_back(at + 1, next);
-    at = next;
+    if (name.size() < part.size() && (name.ends_with(".yaml") || name.ends_with(".yml"))) yaml_files.emplace_back(begin, end);
   }
   if (yaml_files.empty() || rng() % 3 != 0) return fuzz::mutate_json(data, size, max_size, seed);
   const auto [begin, end] = yaml_files[rng() % yaml_files.size()];

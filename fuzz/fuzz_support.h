@@ -66,6 +66,18 @@ inline void check_node_round_trip(const NodeModel& model, const char* importer) 
   if (node_to_json(*again) != json) finding("node JSON round trip changed the node");
 }
 
+// The parts of `text` between NUL bytes, as [begin, end) offsets: always at least one (the text
+// before the first NUL, or all of it). Inputs that carry several files use NUL as separator.
+inline std::vector<std::pair<size_t, size_t>> nul_separated_parts(std::string_view text) {
+  std::vector<std::pair<size_t, size_t>> parts;
+  for (size_t begin = 0;;) {
+    const size_t nul = text.find('\0', begin);
+    parts.emplace_back(begin, nul == std::string_view::npos ? text.size() : nul);
+    if (nul == std::string_view::npos) return parts;
+    begin = nul + 1;
+  }
+}
+
 // Structure-aware mutation for the JSON readers (each JSON target's LLVMFuzzerCustomMutator).
 // Byte mutations seldom keep a document valid JSON while changing the type of a field deep in
 // it, which is where a reader that checks the syntax but not a field's type fails. Half the
@@ -80,13 +92,7 @@ inline size_t mutate_json(uint8_t* data, size_t size, size_t max_size, unsigned 
   const auto pick = [&rng](size_t n) { return static_cast<size_t>(rng() % n); };
   if (pick(2) == 0) return LLVMFuzzerMutate(data, size, max_size);
   const std::string text(reinterpret_cast<const char*>(data), size);
-  std::vector<std::pair<size_t, size_t>> parts;  // [begin, end) between NUL bytes
-  for (size_t begin = 0;;) {
-    const size_t nul = text.find('\0', begin);
-    parts.emplace_back(begin, nul == std::string::npos ? size : nul);
-    if (nul == std::string::npos) break;
-    begin = nul + 1;
-  }
+  const std::vector<std::pair<size_t, size_t>> parts = nul_separated_parts(text);
   auto [begin, end] = parts[pick(parts.size())];
   const auto parse = [&text](size_t from, size_t to) {
     const std::string_view span(text.data() + from, to - from);
