@@ -176,7 +176,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "framework", enum_name(job.framework));
   } else if (const LlmJob* llm = workload.llm_of(job)) {
     field(out, "model", llm->model->name);
-    const ParallelConfig& c = llm->config;
+    const ParallelConfig c = llm->config_for(job.total_gpus());  // an automatic job's follows its size
     field(out, "parallelism",
           std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
               std::to_string(c.cp) + " ep" + std::to_string(c.ep));

@@ -4,6 +4,7 @@
 
 #include "core/builtin_models.h"
 #include "core/llm_estimate.h"
+#include "formats/results/job_line.h"
 #include "tests/scenario/scenario_support.h"
 
 namespace topsim {
@@ -183,6 +184,11 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
     CHECK(c.tp == 8);
     CHECK(c.gpus() == job->total_gpus());
     CHECK(c.batch() * c.seq(*llm->model) >= 4 * 1024 * 1024);
+    // jobs.jsonl names the layout it ran with, not the spec's unset one.
+    std::string line;
+    append_job_line(line, "topology-aware", 1, *s.workload, *job, JobRecord{});
+    CHECK_THAT(line, Catch::Contains(job->total_gpus() == 8 ? R"("parallelism":"tp8 pp1 dp1 cp1 ep1")"
+                                                            : R"("parallelism":"tp8 pp1 dp2 cp1 ep1")"));
   }
   CHECK(llm_jobs > 15);
   CHECK(llm_jobs < 45);
