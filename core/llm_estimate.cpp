@@ -83,6 +83,18 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
   return best;
 }
 
+std::vector<int> micro_batch_sizes(const ParallelConfig& config) {
+  const int per_rank = config.global_batch / config.dp;
+  std::vector<int> sizes;
+  for (int d = 1; 1LL * d * d <= per_rank; ++d)
+    if (per_rank % d == 0) {
+      sizes.push_back(d);
+      if (d != per_rank / d) sizes.push_back(per_rank / d);
+    }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
 Expected<LlmEstimate> estimate_llm_idle_fastest_micro_batch(const LlmModel& model, ParallelConfig config, const NodeModel& node,
                                                             const NetworkModel& net, std::optional<double> efficiency,
                                                             int nvlink_domain_nodes, int segment_nodes) {
@@ -92,24 +104,16 @@ Expected<LlmEstimate> estimate_llm_idle_fastest_micro_batch(const LlmModel& mode
   if (config.dp < 1 || config.global_batch % config.dp != 0)
     return Error{"global_batch " + std::to_string(config.global_batch) +
                  " is not a multiple of dp = " + std::to_string(config.dp)};
-  const int per_rank = config.global_batch / config.dp;
-  std::vector<int> sizes;  // the divisors of per_rank, ascending
-  for (int d = 1; 1LL * d * d <= per_rank; ++d)
-    if (per_rank % d == 0) {
-      sizes.push_back(d);
-      if (d != per_rank / d) sizes.push_back(per_rank / d);
-    }
-  std::sort(sizes.begin(), sizes.end());
   std::optional<LlmEstimate> best;
   std::optional<Error> smallest_error;
-  for (int size : sizes) {
+  for (int size : micro_batch_sizes(config)) {
     config.micro_batch = size;
     auto estimate = estimate_llm_idle(model, config, node, net, efficiency, nvlink_domain_nodes, segment_nodes);
     if (!estimate) {
       if (!smallest_error) smallest_error = estimate.error();
       continue;
     }
-    if (!best || estimate->step.tokens_per_sec > best->step.tokens_per_sec * (1 + 1e-9)) best = std::move(*estimate);
+    if (!best || faster_micro_batch(estimate->step.tokens_per_sec, best->step.tokens_per_sec)) best = std::move(*estimate);
   }
   if (!best) return *smallest_error;
   return *best;

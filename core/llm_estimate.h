@@ -71,6 +71,12 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
 // a pipeline's bubble grows. `config.micro_batch` is not read; the estimate's
 // `micro_batch` is the choice. Errors: no global batch (0), one dp does not divide, or, when no
 // size can run, micro-batch 1's error.
+// The micro-batches estimate_llm_idle_fastest_micro_batch tries: the divisors of global_batch / dp,
+// ascending. REQUIRES config.global_batch >= 1 and a multiple of config.dp >= 1.
+std::vector<int> micro_batch_sizes(const ParallelConfig& config);
+// Whether a step of `tokens_per_sec` beats the best so far by more than the tie tolerance (1e-9
+// relative): the smaller of two equal micro-batches stays chosen.
+inline bool faster_micro_batch(double tokens_per_sec, double best) { return tokens_per_sec > best * (1 + 1e-9); }
 Expected<LlmEstimate> estimate_llm_idle_fastest_micro_batch(const LlmModel& model, ParallelConfig config, const NodeModel& node,
                                                             const NetworkModel& net = {}, std::optional<double> efficiency = {},
                                                             int nvlink_domain_nodes = 0, int segment_nodes = 0);

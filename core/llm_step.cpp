@@ -380,6 +380,7 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
   const double step_tokens = static_cast<double>(c.batch()) * seq;
   s.tokens_per_sec = step_tokens / (s.step_ms / 1e3);
   s.tokens_per_sec_per_gpu = s.tokens_per_sec / c.gpus();
+  s.micro_batch = c.micro_batch;
   s.model_tflops_per_gpu = s.tokens_per_sec_per_gpu * model.training_flops_per_token(seq) / 1e12;
   s.mfu = s.model_tflops_per_gpu / gpu.fp16_tflops;
   return s;

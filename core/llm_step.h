@@ -203,6 +203,7 @@ struct LlmStep {
   double tokens_per_sec_per_gpu = 0;
   double model_tflops_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU
   double mfu = 0;                   // model_tflops_per_gpu over the GPU's dense BF16 peak
+  int micro_batch = 0;              // sequences per micro-batch (the configuration's)
   LlmMemory memory;
 };
 

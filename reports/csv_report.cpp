@@ -44,6 +44,7 @@ std::string seconds(int64_t ms) { return ms < 0 ? "" : number(static_cast<double
 std::vector<std::string> job_fields(const Series& s, const RunResult& run, const JobSpec& job, const JobRecord& r) {
   const uint32_t id = job.id;
   const DnnModel* model = model_at(job.model);
+  const LlmJob* llm = run.workload->llm_of(job);
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
   const bool trained = job.is_training() && r.start_ms >= 0;
@@ -59,8 +60,12 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
           job.is_share() ? std::to_string(job.gpu_mem_gib) : "",
           job.gpu_core_percent ? std::to_string(job.gpu_core_percent) : "",
           job.kind == JobKind::TracePod ? std::to_string(job.gpu_milli) : "",
-          model ? model->name : "",
-          model ? std::string(enum_name(job.framework)) : "",
+          model ? model->name
+          : llm ? llm->model->name
+                : "",
+          model ? std::string(enum_name(job.framework))
+          : llm ? "megatron"
+                : "",
           seconds(r.submit_ms),
           seconds(r.start_ms),
           seconds(r.finish_ms),
@@ -70,6 +75,7 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
           trained ? number(r.comm.bus_bandwidth_gbps) : "",
           trained ? number(r.samples_per_sec) : "",
           trained ? number(r.ideal_samples_per_sec) : "",
+          trained ? throughput_unit(job, r) : "",
           trained && r.work_samples > 0 ? number(r.work_samples) : "",
           nodes,
           r.reason};
@@ -118,6 +124,7 @@ Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
             "ring_gbps",
             "samples_per_sec",
             "ideal_samples_per_sec",
+            "unit",
             "work_samples",
             "nodes",
             "reason"});

@@ -31,13 +31,18 @@ std::string queue_words(const Workload& workload, const JobSpec* job, const char
   return out;
 }
 
-// "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s", the GPU models it selects and the
-// placement asks it carried.
+// "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s" (an image model and its framework, or
+// an LLM and its layout: "llama3-70b: tp 8 x pp 2 x dp 2 x cp 1, ep 1"), the GPU models it selects
+// and the placement asks it carried.
 std::string job_line(const Workload& workload, const JobSpec& job, const std::string& name, const JobExtras* extras) {
   std::string out = "job " + name + " (" + std::string(enum_name(job.kind));
   if (job.is_training()) {
     out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
     if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
+    if (const LlmJob* llm = workload.llm_of(job)) {
+      const ParallelConfig c = llm->config_for(job.total_gpus());
+      out += fmt::format(", {}: tp {} x pp {} x dp {} x cp {}, ep {}", llm->model->name, c.tp, c.pp, c.dp, c.cp, c.ep);
+    }
   }
   out += "), submitted at " + seconds(job.submit_ms) + queue_words(workload, &job, " to ") + "\n";
   if (job.gpu_models != kAnyGpuModel)
@@ -275,7 +280,8 @@ std::string preemption_lines(const RunResult& run, uint32_t id, const Workload& 
   return out;
 }
 
-// "  step: 5 s = compute 3.71 + tensor-parallel 0.95 + ...; 819.8 tokens/s per GPU, MFU 35.89%".
+// "  step: 5 s = compute 3.71 + tensor-parallel 0.95 + ...; 819.8 tokens/s per GPU, MFU 35.89%,
+// micro-batch 2" (the micro-batch when the records give it).
 std::string llm_step_line(const LlmStep& s) {
   const std::pair<const char*, double> parts[] = {
       {"compute", s.compute_ms},          {"tensor-parallel", s.tp_ms},        {"expert all-to-all", s.ep_ms},
@@ -288,7 +294,8 @@ std::string llm_step_line(const LlmStep& s) {
       out += fmt::format("{} {} {} s", first ? "" : " +", name, format_number(ms / 1000));
       first = false;
     }
-  return out + fmt::format("; {} tokens/s per GPU, MFU {}%", format_number(s.tokens_per_sec_per_gpu), format_number(100 * s.mfu));
+  out += fmt::format("; {} tokens/s per GPU, MFU {}%", format_number(s.tokens_per_sec_per_gpu), format_number(100 * s.mfu));
+  return s.micro_batch > 0 ? out + fmt::format(", micro-batch {}", s.micro_batch) : out;
 }
 
 // A job larger than a multi-node NVLink domain (GB200 NVL72) placed below its ideal by a tier

@@ -136,6 +136,11 @@ struct LlmJob {
   const LlmModel* model = nullptr;  // a catalog entry (core/llm_catalog.h)
   ParallelConfig config;
   bool automatic = false;  // the configuration follows each job's size (default_parallel)
+  // "micro_batch": "auto": on each node type the micro-batch a tuned run picks there, the fastest
+  // that fits on idle nodes of it (core/llm_estimate.h estimate_llm_idle_fastest_micro_batch;
+  // sim/job_timing.h); config.micro_batch holds 1, the least memory, for the checks that ask
+  // whether any size runs on a GPU.
+  bool micro_batch_auto = false;
   // The configuration of a job of `gpus` GPUs.
   ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus) : config; }
 };

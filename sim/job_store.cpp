@@ -113,6 +113,7 @@ void encode(std::string& out, const JobRecord& r) {
   if (r.llm) {
     LlmStep step = *r.llm;
     for (const double* value : llm_fields(step)) put(out, *value);
+    put(out, static_cast<int32_t>(step.micro_batch));
   }
 }
 
@@ -156,6 +157,7 @@ JobRecord decode(const char* at) {
   if (in.get<uint8_t>() != 0) {
     LlmStep step;
     for (double* value : llm_fields(step)) *value = in.get<double>();
+    step.micro_batch = in.get<int32_t>();
     r.llm = std::make_shared<const LlmStep>(step);
   }
   return r;

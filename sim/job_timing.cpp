@@ -179,25 +179,25 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
 
 }  // namespace
 
-std::shared_ptr<const LlmStep> JobTimer::llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links) {
+std::shared_ptr<const LlmStep> JobTimer::llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links,
+                                                     int micro_batch) {
   const uint16_t llm = job.llm;
-  std::vector<int64_t> key{llm, job.total_gpus(), type.gpu ? type.gpu->catalog_index : -1};
+  std::vector<int64_t> key{llm, job.total_gpus(), type.gpu ? type.gpu->catalog_index : -1, micro_batch};
   for (const CommPath* path : {&links.tp, &links.cp, &links.dp, &links.ep, &links.pp}) push_path(key, *path);
   auto [it, fresh] = llm_steps_.emplace(std::move(key), nullptr);
   if (fresh && type.gpu) {
     const LlmJob& spec = (*llm_jobs_)[llm];
-    auto step = llm_step(*spec.model, spec.config_for(job.total_gpus()), *type.gpu, links);
+    ParallelConfig config = spec.config_for(job.total_gpus());
+    config.micro_batch = micro_batch;
+    auto step = llm_step(*spec.model, config, *type.gpu, links);
     if (step) it->second = std::make_shared<const LlmStep>(*step);
   }
   return it->second;
 }
 
-double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key) {
-  auto [it, fresh] = ideal_llm_cache_.emplace(std::make_tuple(key, int{job.llm}, job.total_gpus()), 0.0);
-  if (!fresh || !type.allocator) return it->second;
-  const ParallelConfig config = (*llm_jobs_)[job.llm].config_for(job.total_gpus());
+double JobTimer::idle_llm_rate(const JobSpec& job, const NodeType& type, const ParallelConfig& config) {
   auto sites = idle_rank_sites(*type.allocator, config.gpus());
-  if (!sites) return it->second;
+  if (!sites) return 0;
   std::vector<LinkNode> nodes(static_cast<size_t>(sites->back().node) + 1,
                               LinkNode{type.allocator.get(), type.primary_nic_gbit, -1});
   LinkOptions options;
@@ -207,13 +207,50 @@ double JobTimer::ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& ty
   const int domain_nodes = ideal_domain_nodes();
   const std::vector<int> segments =
       domain_nodes > 0 ? default_segments(domain_nodes, static_cast<int>(nodes.size())) : std::vector<int>{0};
+  double rate = 0;
   for (int segment : segments) {
     assign_domains(nodes, segment > 0 ? segment_fill(domain_nodes, segment) : 0);
     auto links = llm_links(config, *sites, nodes, options);
     if (!links) continue;
-    if (auto step = llm_step_on(job, type, *links)) it->second = std::max(it->second, step->tokens_per_sec);
+    if (auto step = llm_step_on(job, type, *links, config.micro_batch)) rate = std::max(rate, step->tokens_per_sec);
   }
-  return it->second;
+  return rate;
+}
+
+const JobTimer::IdealLlm& JobTimer::ideal_llm(const JobSpec& job, const NodeType& type, int key) {
+  auto [it, fresh] = ideal_llm_cache_.emplace(std::make_tuple(key, int{job.llm}, job.total_gpus()), IdealLlm{});
+  if (!fresh || !type.allocator) return it->second;
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  ParallelConfig config = spec.config_for(job.total_gpus());
+  IdealLlm& ideal = it->second;
+  if (!spec.micro_batch_auto || !type.gpu) {
+    ideal = {idle_llm_rate(job, type, config), config.micro_batch};
+    return ideal;
+  }
+  for (const int size : micro_batch_sizes(config)) {
+    config.micro_batch = size;
+    if (!validate_parallel(*spec.model, config, *type.gpu, job.total_gpus()) ||
+        !validate_host_memory(*spec.model, config, type.topology->model()))
+      continue;
+    if (const double rate = idle_llm_rate(job, type, config); faster_micro_batch(rate, ideal.tokens_per_sec))
+      ideal = {rate, size};
+  }
+  return ideal;
+}
+
+int JobTimer::placed_micro_batch(const JobSpec& job, const JobRecord& record) {
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  if (!spec.micro_batch_auto) return spec.config_for(job.total_gpus()).micro_batch;
+  int micro_batch = 0;
+  int last_type = -1;
+  for (const PodPlacement& pod : record.pods) {
+    const int type = cluster_.node(pod.node).type;
+    if (type == last_type) continue;
+    last_type = type;
+    const int chosen = ideal_llm(job, cluster_.type(type), type).micro_batch;
+    micro_batch = micro_batch == 0 ? chosen : std::min(micro_batch, chosen);
+  }
+  return std::max(1, micro_batch);
 }
 
 Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& record) const {
@@ -250,7 +287,8 @@ double JobTimer::rate_at(const JobSpec& job, const JobRecord& record, double fac
     if (!links) return 0;
     for (CommPath* path : {&links->tp, &links->cp, &links->dp, &links->ep, &links->pp})
       if (path->hosts > 1) path->bus_bandwidth_gbps *= factor;
-    const auto rate_on = [&](int type) { return llm_rate_on(job, *links, type); };
+    const int micro_batch = placed_micro_batch(job, record);
+    const auto rate_on = [&](int type) { return llm_rate_on(job, *links, type, micro_batch); };
     return rate_on(pace_type(record, rate_on));
   }
   CommPath path = record.comm;
@@ -264,8 +302,8 @@ double JobTimer::rate_on_type(const JobSpec& job, const CommPath& path, int type
   return estimate ? estimate->samples_per_sec : 0.0;
 }
 
-double JobTimer::llm_rate_on(const JobSpec& job, const LlmLinks& links, int type) {
-  const auto step = llm_step_on(job, cluster_.type(type), links);
+double JobTimer::llm_rate_on(const JobSpec& job, const LlmLinks& links, int type, int micro_batch) {
+  const auto step = llm_step_on(job, cluster_.type(type), links, micro_batch);
   return step ? step->tokens_per_sec : 0.0;
 }
 
@@ -293,10 +331,11 @@ JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
   auto links = llm_links_of(job, record);
   int node_type = cluster_.node(record.pods.front().node).type;
-  if (links) node_type = pace_type(record, [&](int u) { return llm_rate_on(job, *links, u); });
+  const int micro_batch = placed_micro_batch(job, record);
+  if (links) node_type = pace_type(record, [&](int u) { return llm_rate_on(job, *links, u, micro_batch); });
   const NodeType& type = cluster_.type(node_type);
   t.node_type = node_type;
-  if (links) t.llm = llm_step_on(job, type, *links);
+  if (links) t.llm = llm_step_on(job, type, *links, micro_batch);
   t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
   const double own_ideal = ideal_llm_tokens_per_sec(job, type, node_type);
   t.ideal_samples_per_sec = own_ideal;

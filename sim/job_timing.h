@@ -16,7 +16,9 @@
 // placement gives its parallel groups (core/llm_links.h): ranks are its pods in rank order, each
 // pod's GPUs ascending; with host networking (topology-aware gangs) groups across pods of one node
 // talk over the node's links, without it over pod sockets. Its throughput is in tokens/s, an
-// iteration is a training step; steps are cached by (configuration, links).
+// iteration is a training step; steps are cached by (configuration, links). A job whose
+// micro-batch is "auto" runs on each node type the fastest that fits on idle nodes of it (a tuned
+// run's choice for that hardware); placed on several types, the smallest of their choices.
 #pragma once
 
 #include <cstdint>
@@ -87,7 +89,7 @@ class JobTimer {
   // The job's throughput over `path` (samples/s), or an LLM job's on `links` (tokens/s), on node
   // type `type`; 0 when there is no model.
   double rate_on_type(const JobSpec& job, const CommPath& path, int type) const;
-  double llm_rate_on(const JobSpec& job, const LlmLinks& links, int type);
+  double llm_rate_on(const JobSpec& job, const LlmLinks& links, int type, int micro_batch);
   // Nodes per multi-node NVLink domain of the cluster's fabric; 0 without an NVLink level.
   int ideal_domain_nodes() const;
   // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
@@ -95,9 +97,26 @@ class JobTimer {
   int ideal_domain(size_t node) const;
   JobTiming time_llm(const JobSpec& job, const JobRecord& record);
   Expected<LlmLinks> llm_links_of(const JobSpec& job, const JobRecord& record) const;
-  std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links);
-  // Tokens/s of the LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec).
-  double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key);
+  std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links, int micro_batch);
+  // The LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec): its tokens/s
+  // and micro-batch, its configuration's, or under "micro_batch": "auto" (LlmJob::micro_batch_auto)
+  // the fastest of the sizes that run there (core/llm_estimate.h micro_batch_sizes; memory and
+  // host memory checked), the smallest of equals, as estimate_llm_idle_fastest_micro_batch
+  // chooses.
+  struct IdealLlm {
+    double tokens_per_sec = 0;
+    int micro_batch = 1;
+  };
+  const IdealLlm& ideal_llm(const JobSpec& job, const NodeType& type, int key);
+  double ideal_llm_tokens_per_sec(const JobSpec& job, const NodeType& type, int key) {
+    return ideal_llm(job, type, key).tokens_per_sec;
+  }
+  // Tokens/s of the LLM job at `micro_batch` on the ideal layouts of idle nodes of `type`; 0 when
+  // none can be timed.
+  double idle_llm_rate(const JobSpec& job, const NodeType& type, const ParallelConfig& config);
+  // The micro-batch of a placed LLM job: one for all its ranks, the smallest of the choices of
+  // its pods' node types (it fits on each: memory grows with the micro-batch).
+  int placed_micro_batch(const JobSpec& job, const JobRecord& record);
   // Whether the job is timed as an LLM job (it names one of the workload's LLM specs).
   bool is_llm(const JobSpec& job) const { return job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size(); }
   // The LLM job's ideal tokens/s on its reference node type; `own` (its rate on the node type it
@@ -124,8 +143,9 @@ class JobTimer {
   const GpuModel* reference_gpu_ = nullptr;
   std::map<int, std::shared_ptr<const NodeType>> reference_types_;  // by GPU catalog index
   std::shared_ptr<const std::vector<LlmJob>> llm_jobs_;
-  std::map<std::tuple<int, int, int>, double> ideal_llm_cache_;               // (type key, llm index, GPUs) -> tokens/s
-  std::map<std::vector<int64_t>, std::shared_ptr<const LlmStep>> llm_steps_;  // (llm, GPUs, GPU model, links) -> step
+  std::map<std::tuple<int, int, int>, IdealLlm> ideal_llm_cache_;  // (type key, llm index, GPUs)
+  // (llm, GPUs, GPU model, micro-batch, links) -> step
+  std::map<std::vector<int64_t>, std::shared_ptr<const LlmStep>> llm_steps_;
   // throughput()'s answers by every input it reads (the path's figures bit for bit), so a job
   // shape placed the same way again costs one lookup.
   struct ThroughputKey {

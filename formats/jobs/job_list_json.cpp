@@ -201,7 +201,19 @@ std::optional<LlmJob> read_llm(JsonErrors& errors, const JsonObject& entry, cons
   const std::pair<const char*, int*> sizes[] = {{"tp", &c.tp}, {"pp", &c.pp},   {"cp", &c.cp},
                                                 {"ep", &c.ep}, {"vpp", &c.vpp}, {"micro_batch", &c.micro_batch},
                                                 {"dp", &c.dp}};
-  for (const auto& [key, field] : sizes) *field = static_cast<int>(o.integer(key, 1, kMaxUint16).value_or(1));
+  // "micro_batch": "auto" (LlmJob::micro_batch_auto): 1 for the checks, chosen per node type.
+  llm.micro_batch_auto = o.has("micro_batch") && o.member("micro_batch")->value->is_string();
+  for (const auto& [key, field] : sizes)
+    if (!(llm.micro_batch_auto && field == &c.micro_batch)) *field = static_cast<int>(o.integer(key, 1, kMaxUint16).value_or(1));
+  if (llm.micro_batch_auto) {
+    const JsonAt mb = *o.member("micro_batch");
+    if (mb.value->get<std::string>() != "auto")
+      errors.fail(mb.pointer,
+                  "must be an integer in 1.." + std::to_string(kMaxUint16) + " or \"auto\", got " + describe_json(*mb.value));
+    else if (!o.has("global_batch"))
+      errors.fail(mb.pointer,
+                  "\"auto\" needs \"global_batch\": the micro-batch is chosen among the divisors of global_batch / dp");
+  }
   c.sequence = static_cast<int>(o.integer("sequence", 1, 1 << 24).value_or(0));
   c.global_batch = static_cast<int>(o.integer("global_batch", 1, 1 << 24).value_or(0));
   c.zero = static_cast<int>(o.integer("zero", 0, 3).value_or(1));

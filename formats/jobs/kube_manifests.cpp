@@ -90,8 +90,9 @@ void note_once(Context& ctx, bool& noted, std::string note) {
 void add_work(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json& job, bool share);
 void add_job(Context& ctx, const YAML::Node& doc, nlohmann::ordered_json job, const std::string& label);
 
-// An LLM job's "llm" object from its topsim/<key> annotations (docs/importers.md): integers,
-// true/false flags and names, each checked again by the job-list reader.
+// An LLM job's "llm" object from its topsim/<key> annotations (docs/importers.md): integers
+// (topsim/micro-batch also "auto"), true/false flags and names, each checked again by the
+// job-list reader.
 nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& model) {
   nlohmann::ordered_json llm = {{"model", model}};
   const std::pair<const char*, const char*> integers[] = {{"topsim/tp", "tp"},
@@ -107,8 +108,11 @@ nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& mo
                                                           {"topsim/offload-layers", "offload_layers"}};
   for (const auto& [annotation, key] : integers)
     if (const std::string text = setting(doc, annotation); !text.empty()) {
-      const auto value = nlohmann::ordered_json::parse(text, nullptr, false);
-      if (!value.is_number_integer()) throw ManifestFault{std::string(annotation) + ": must be an integer, got '" + text + "'"};
+      const bool automatic = std::string_view(key) == "micro_batch" && text == "auto";  // chosen per node type
+      const auto value = automatic ? nlohmann::ordered_json("auto") : nlohmann::ordered_json::parse(text, nullptr, false);
+      if (!automatic && !value.is_number_integer())
+        throw ManifestFault{std::string(annotation) + ": must be an integer" +
+                            (std::string_view(key) == "micro_batch" ? " or auto" : "") + ", got '" + text + "'"};
       llm[key] = value;
     }
   const std::pair<const char*, const char*> flags[] = {{"topsim/sequence-parallel", "sequence_parallel"},

@@ -127,6 +127,7 @@ void put_llm(std::string& out, const LlmStep& step) {
     out += ':';
     put_double(out, rounded_micro(figures[i].second));
   }
+  if (step.micro_batch > 0) field(out, "micro_batch", step.micro_batch);  // sequences per micro-batch it ran
   out += '}';
 }
 

@@ -1,6 +1,7 @@
 #include "formats/results/jobs_jsonl_read.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -9,8 +10,11 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
 
 #include "core/hardware.h"
+#include "core/llm_catalog.h"
 #include "formats/results/read_numbers.h"
 #include "formats/support/json_reader.h"
 #include "sim/workload/workload_mix.h"
@@ -41,6 +45,9 @@ LlmStep read_llm_step(const Json& j) {
   s.offload_ms = sec("offload_s");
   s.tokens_per_sec_per_gpu = num("tokens_per_s_per_gpu");
   s.mfu = num("mfu");
+  const double micro_batch = num("micro_batch");  // 0 (not written) when absent or not a count
+  s.micro_batch =
+      micro_batch >= 1 && micro_batch <= 65535 && micro_batch == std::floor(micro_batch) ? static_cast<int>(micro_batch) : 0;
   return s;
 }
 
@@ -126,6 +133,25 @@ std::string read_job(const Json& j, JobSpec& job, JobRecord& r, std::string& nam
   return bad;
 }
 
+// An LLM job's layout as job_line.cpp writes it, "tp8 pp2 dp2 cp1 ep1": each size in 1..65535.
+std::optional<ParallelConfig> read_layout(const std::string& text) {
+  ParallelConfig c;
+  std::string_view rest = text;
+  const std::pair<std::string_view, int*> sizes[] = {{"tp", &c.tp}, {"pp", &c.pp}, {"dp", &c.dp}, {"cp", &c.cp}, {"ep", &c.ep}};
+  for (size_t i = 0; i < std::size(sizes); ++i) {
+    const auto& [prefix, size] = sizes[i];
+    if (i > 0 && !rest.starts_with(' ')) return std::nullopt;
+    if (i > 0) rest.remove_prefix(1);
+    if (!rest.starts_with(prefix)) return std::nullopt;
+    rest.remove_prefix(prefix.size());
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), *size);
+    if (ec != std::errc() || *size < 1 || *size > 65535 || (end != rest.data() && rest.front() == '0')) return std::nullopt;
+    rest.remove_prefix(static_cast<size_t>(end - rest.data()));
+  }
+  if (!rest.empty()) return std::nullopt;
+  return c;
+}
+
 }  // namespace
 
 Status read_jobs_jsonl(const std::string& dir, ResultSet& results) {
@@ -138,6 +164,8 @@ Status read_jobs_jsonl(const std::string& dir, ResultSet& results) {
   std::ifstream& in = *opened;
   std::map<std::pair<std::string, uint64_t>, RunResult*> runs;
   std::map<RunResult*, std::shared_ptr<Workload>> workloads;
+  // Per run, the LLM specs its lines name (model and layout), in order of first mention.
+  std::map<RunResult*, std::shared_ptr<std::vector<LlmJob>>> llm_specs;
   for (SchedulerResult& s : results.schedulers)
     for (RunResult& run : s.runs) runs[{s.name, run.seed}] = &run, workloads[&run] = std::make_shared<Workload>();
   std::string line;
@@ -199,11 +227,33 @@ Status read_jobs_jsonl(const std::string& dir, ResultSet& results) {
       if (found == flavors.end()) found = flavors.insert(flavors.end(), flavor->get<std::string>());
       record.flavor = static_cast<int16_t>(found - flavors.begin());
     }
+    // An LLM job: its catalog model (a name this build does not know is read as no model, as an
+    // image model's is) and the layout it ran with.
+    if (const auto layout = j->find("parallelism"); layout != j->end()) {
+      const auto config = layout->is_string() ? read_layout(layout->get<std::string>()) : std::nullopt;
+      if (!config)
+        return Error{path + ":" + std::to_string(number) + ": /parallelism: expected \"tp<T> pp<P> dp<D> cp<C> ep<E>\""};
+      const auto model = j->find("model");
+      const LlmModel* llm = nullptr;
+      if (model != j->end() && model->is_string())
+        if (auto found = find_llm_model(model->get<std::string>())) llm = *found;
+      if (llm) {
+        auto& specs = llm_specs[run->second];
+        if (!specs) specs = std::make_shared<std::vector<LlmJob>>();
+        const auto sizes = [](const ParallelConfig& c) { return std::tie(c.tp, c.pp, c.dp, c.cp, c.ep); };
+        auto same = std::find_if(specs->begin(), specs->end(),
+                                 [&](const LlmJob& spec) { return spec.model == llm && sizes(spec.config) == sizes(*config); });
+        if (same == specs->end() && specs->size() < kNoLlm) same = specs->insert(specs->end(), LlmJob{llm, *config});
+        if (same != specs->end()) job.llm = static_cast<uint16_t>(same - specs->begin());
+      }
+    }
     workload.jobs.push_back(job);
     run->second->jobs.push_back(std::move(record));
   }
-  for (auto& [run, workload] : workloads)
+  for (auto& [run, workload] : workloads) {
+    workload->llm_jobs = llm_specs[run];
     if (!workload->jobs.empty()) run->workload = workload;
+  }
   return Status::success();
 }
 

@@ -119,17 +119,21 @@ class TopologyAware final : public Scheduler {
 
   // The job's predicted throughput on a placement of type `type` (0 when the cluster has one
   // GPU model: then the ring alone decides). An LLM job's is its tokens/s on an idle node of the
-  // type (core/llm_estimate.h), once per LLM, size and type: the type decides, the ring within it.
+  // type (core/llm_estimate.h; under "micro_batch": "auto" at the fastest micro-batch there), once
+  // per LLM, size and type: the type decides, the ring within it.
   double mixed_rate(const SchedulingView& view, const JobSpec& job, int type, const RingPlan& ring) const {
     if (!view.cluster().mixes_gpu_models()) return 0;
     if (const LlmJob* llm = view.workload().llm_of(job)) {
       const uint64_t key =
           (uint64_t{job.llm} << 40) | (static_cast<uint64_t>(job.total_gpus()) << 16) | static_cast<uint16_t>(type);
       auto [it, fresh] = llm_rates_.try_emplace(key, 0.0);
-      if (fresh)
-        if (auto e = estimate_llm_idle(*llm->model, llm->config_for(job.total_gpus()),
-                                       view.cluster().type(type).topology->model(), context_.network))
+      if (fresh) {
+        const NodeModel& node = view.cluster().type(type).topology->model();
+        const ParallelConfig config = llm->config_for(job.total_gpus());
+        if (auto e = llm->micro_batch_auto ? estimate_llm_idle_fastest_micro_batch(*llm->model, config, node, context_.network)
+                                           : estimate_llm_idle(*llm->model, config, node, context_.network))
           it->second = e->step.tokens_per_sec;
+      }
       return it->second;
     }
     const TrainingJob tj{job.model, job.framework, job.batch_per_gpu, view.cluster().type(type).gpu};

@@ -118,8 +118,11 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
        "llm": {"model": "llama3-70b", "tp": 8, "pp": 2, "sequence": 4096, "global_batch": 16, "sequence_parallel": true}}]},
     "schedulers": ["topology-aware", "default"]})";
   const CliResult r = run_then_explain(dir, "sft");
+  CHECK_THAT(r.out, Catch::StartsWith("job sft (training, 8 pods x 4 GPUs, llama3-70b: tp 8 x pp 2 x dp 2 x cp 1, ep 1), "
+                                      "submitted at 0 s\n"));
   CHECK_THAT(r.out, Catch::Contains(" tokens/s (100.0% of the ideal placement's ") && Catch::Contains("  step: ") &&
                         Catch::Contains("+ tensor-parallel ") && Catch::Contains("tokens/s per GPU, MFU "));
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*  step: [^\n]*%, micro-batch 1\n(.|\n)*"));  // the job list's micro-batch
   // The run's summaries and report carry the LLM jobs' mean step, and results.json keeps it.
   const std::string out = dir.file("out");
   CHECK_THAT(topsim::test::read_text(out + "/summary.txt"),
@@ -128,6 +131,10 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
   CHECK_THAT(results, Catch::Contains("\"llm_step_by_model\"") && Catch::Contains("\"tensor_parallel_s\""));
   REQUIRE(run_cli("report '" + out + "' -o '" + dir.file("again") + "'").exit_code == 0);
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/report.html"), Catch::Contains("LLM jobs: where the step goes"));
+  // jobs.csv names the LLM and its throughput's unit, written from the run's records.
+  CHECK_THAT(topsim::test::read_text(dir.file("again") + "/jobs.csv"),
+             Catch::Contains(",workers,gpus_per_worker,gpu_mem_gib,gpu_core_percent,gpu_milli,model,framework,") &&
+                 Catch::Contains(",8,4,,,,llama3-70b,megatron,") && Catch::Contains(",tokens/s,655360,"));
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/summary.md"),
              Catch::Contains("| scheduler | LLM | jobs | tokens/s per GPU |"));
 }

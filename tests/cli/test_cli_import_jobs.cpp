@@ -174,6 +174,14 @@ spec:
   CHECK(llm.at("sequence_parallel") == true);
   CHECK(llm.at("recompute") == "selective");
   CHECK(llm.at("attention") == "unfused");
+  // "auto": the fastest micro-batch that fits on each node type (docs/workloads.md).
+  std::string automatic = manifest;
+  const std::string four = "topsim/micro-batch: \"4\"";
+  automatic.replace(automatic.find(four), four.size(), "topsim/micro-batch: auto");
+  REQUIRE(
+      run_cli("import jobs '" + write(dir.path / "auto.yaml", automatic) + "' -o '" + dir.file("auto.json") + "'").exit_code ==
+      0);
+  CHECK(nlohmann::json::parse(read_text(dir.file("auto.json"))).at("jobs")[0].at("llm").at("micro_batch") == "auto");
 }
 
 TEST_CASE("cli::import: from manifests and kubectl nodes to a topology-aware vs default comparison", "[cli][import]") {

@@ -129,6 +129,67 @@ TEST_CASE("scenario::llm job list errors name the field", "[scenario][llm]") {
              Catch::Contains("but the job has 8 GPUs"));
 }
 
+TEST_CASE("scenario::llm micro_batch auto runs the fastest micro-batch of each node type", "[scenario][llm]") {
+  // Llama 3 8B, TP 2 x DP 4 with sequence parallelism, 128 sequences a step, nothing recomputed:
+  // the fastest micro-batch that fits is 2 in an H100's 80 GB and 4 in an H200's 141 GB.
+  const std::string llm = R"("llm": {"model": "llama3-8b", "tp": 2, "global_batch": 128, "sequence_parallel": true,
+                                     "recompute": "none", "micro_batch": "auto"})";
+  const Scenario s = scenario_from(scenario_json(
+      R"([{"model": "hgx-h100", "count": 1}, {"model": "hgx-h200", "count": 1}])",
+      R"([{"name": "on-h100", "workers": 1, "gpus_per_worker": 8, "iterations": 10, "gpu_models": ["h100"], )" + llm + R"(},
+                        {"name": "on-h200", "workers": 1, "gpus_per_worker": 8, "iterations": 10, "gpu_models": ["h200"], )" +
+          llm + R"(},
+                        {"name": "both", "submit_s": 100000, "workers": 2, "gpus_per_worker": 8, "iterations": 10,
+                         "llm": {"model": "llama3-8b", "tp": 2, "global_batch": 128, "sequence_parallel": true,
+                                 "recompute": "none", "micro_batch": "auto"}}])",
+      "", R"(, "network": {"transport": "ib"})"));
+  const LlmJob& spec = s.workload->llm_jobs->front();
+  CHECK(spec.micro_batch_auto);
+  CHECK(spec.config.micro_batch == 1);
+  const RunResult topo = run(s, "topology-aware");
+  for (const auto& [name, node, chosen] : {std::tuple{"on-h100", "hgx-h100", 2}, std::tuple{"on-h200", "hgx-h200", 4}}) {
+    INFO(name);
+    const JobRecord& r = record(topo, s, name);
+    REQUIRE(r.state == JobState::Finished);
+    REQUIRE(r.llm != nullptr);
+    auto fastest = estimate_llm_idle_fastest_micro_batch(*spec.model, spec.config_for(8), *builtin_model(node));
+    REQUIRE(fastest.ok());
+    CHECK(fastest->micro_batch == chosen);
+    CHECK(r.llm->micro_batch == chosen);
+    CHECK(r.llm->step_ms == Approx(fastest->step.step_ms).epsilon(1e-9));
+    CHECK(r.samples_per_sec == Approx(r.ideal_samples_per_sec));
+    CHECK(r.work_samples == Approx(10.0 * 128 * 8192));
+    std::string line;
+    append_job_line(line, "topology-aware", 1, *s.workload, s.workload->jobs.at(test::job_id(s, name)), r);
+    CHECK_THAT(line, Catch::Contains(R"("micro_batch":)" + std::to_string(chosen) + "}"));
+  }
+  // Across both types every rank runs one micro-batch: the smaller choice, which fits on both.
+  for (const RunResult& result : {topo, run(s, "default")}) {
+    const JobRecord& both = record(result, s, "both");
+    REQUIRE(both.state == JobState::Finished);
+    REQUIRE(both.llm != nullptr);
+    CHECK(both.llm->micro_batch == 2);
+  }
+}
+
+TEST_CASE("scenario::llm micro_batch auto errors name the field", "[scenario][llm]") {
+  auto error = [](const std::string& llm) {
+    auto s = parse_scenario(
+        scenario_json(
+            R"([{"model": "hgx-h100", "count": 1}])",
+            R"([{"workers": 1, "gpus_per_worker": 8, "iterations": 1, "llm": {"model": "llama3-8b", "tp": 8, )" + llm + "}}]"),
+        "test.json", "");
+    REQUIRE_FALSE(s.ok());
+    return s.error().message;
+  };
+  CHECK(error(R"("micro_batch": "big", "global_batch": 8)") ==
+        R"(test.json: /workload/jobs/0/llm/micro_batch: must be an integer in 1..65535 or "auto", got "big")");
+  CHECK(
+      error(R"("micro_batch": "auto")") ==
+      R"(test.json: /workload/jobs/0/llm/micro_batch: "auto" needs "global_batch": the micro-batch is chosen among the divisors of global_batch / dp)");
+  CHECK_THAT(error(R"("micro_batch": 0)"), Catch::Contains("/workload/jobs/0/llm/micro_batch: must be an integer in 1..65535"));
+}
+
 TEST_CASE("scenario::llm a node group's own host memory bounds the offload, naming its nodes", "[scenario][llm]") {
   // llama3-70b, ZeRO-3 over 64 H100s, micro-batch 1, no recomputation: 60 layers offloaded keep
   // 2 GiB each per GPU, 960 GiB for a node's 8 GPUs; hgx-h100 states 2048 GiB.

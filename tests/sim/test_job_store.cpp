@@ -66,6 +66,7 @@ JobRecord record_of(uint32_t id, std::mt19937_64& random) {
                          &step->memory.parameters_gib,
                          &step->memory.activations_gib};
     for (size_t i = 0; i < std::size(figures); ++i) *figures[i] = id + 1.0 / (i + 2);
+    step->micro_batch = static_cast<int>(id % 7) + 1;
     r.llm = std::move(step);
   }
   return r;
@@ -122,6 +123,7 @@ void check_same(const JobRecord& a, const JobRecord& b) {
     CHECK(same_bits(x.tokens_per_sec_per_gpu, y.tokens_per_sec_per_gpu));
     CHECK(same_bits(x.model_tflops_per_gpu, y.model_tflops_per_gpu));
     CHECK(same_bits(x.mfu, y.mfu));
+    CHECK(x.micro_batch == y.micro_batch);
     CHECK(same_bits(x.memory.parameters_gib, y.memory.parameters_gib));
     CHECK(same_bits(x.memory.activations_gib, y.memory.activations_gib));
   }
