@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/domain_comm.h"
 #include "core/nccl_algo.h"
@@ -44,9 +45,10 @@ class LinkPlanner {
   LinkPlanner(const std::vector<RankSite>& ranks, const std::vector<LinkNode>& nodes, const LinkOptions& options)
       : ranks_(ranks), nodes_(nodes), options_(options) {}
 
-  // The slowest path among `groups` (all of one kind, running at once).
-  Expected<CommPath> slowest(const std::vector<Group>& groups) {
-    count_nic_users(groups);
+  // The slowest path among `groups` (all of one kind, running at once). `one_at_a_time`: each
+  // rank takes part in one of its groups at a time (count_nic_users).
+  Expected<CommPath> slowest(const std::vector<Group>& groups, bool one_at_a_time = false) {
+    count_nic_users(groups, one_at_a_time);
     CommPath worst;
     bool first = true;
     for (const Group& group : groups) {
@@ -62,16 +64,25 @@ class LinkPlanner {
  private:
   const Topology& topology(int node) const { return nodes_[node].allocator->topology(); }
 
-  // Per (node, NIC): how many groups cross the network through it.
-  void count_nic_users(const std::vector<Group>& groups) {
+  // Per (node, NIC): how many groups cross the network through it at once - every group through
+  // it, or with `one_at_a_time` (a rank in one of its groups at a time) the ranks behind it that
+  // are in such groups.
+  void count_nic_users(const std::vector<Group>& groups, bool one_at_a_time) {
     users_.clear();
     if (!options_.host_network) return;
+    std::map<std::pair<int, int>, std::set<int>> ranks;  // one_at_a_time: per NIC, its ranks in crossing groups
     for (const Group& group : groups) {
       if (!spans_nodes(group) || one_domain(group)) continue;
       std::map<std::pair<int, int>, bool> seen;
-      for (int r : group) seen[{ranks_[r].node, network_nic(topology(ranks_[r].node), ranks_[r].gpu)}] = true;
-      for (const auto& [key, unused] : seen) ++users_[key];
+      for (int r : group) {
+        const std::pair<int, int> key{ranks_[r].node, network_nic(topology(ranks_[r].node), ranks_[r].gpu)};
+        seen[key] = true;
+        if (one_at_a_time) ranks[key].insert(r);
+      }
+      if (!one_at_a_time)
+        for (const auto& [key, unused] : seen) ++users_[key];
     }
+    for (const auto& [key, behind] : ranks) users_[key] = static_cast<int>(behind.size());
   }
 
   bool spans_nodes(const Group& group) const {
@@ -182,7 +193,11 @@ Expected<LlmLinks> llm_links(const ParallelConfig& config, const std::vector<Ran
                                                              {&links.ep, &groups.ep},
                                                              {&links.pp, &groups.pp}};
   for (auto& [field, list] : kinds) {
-    auto path = planner.slowest(*list);
+    // Pipeline neighbours under plain 1F1B: a stage exchanges with the next stage after a forward
+    // pass and with the previous one after a backward pass (Megatron-Core schedules.py,
+    // send_forward_recv_backward / send_backward_recv_forward), one pair at a time; the
+    // interleaved schedule sends to both at once (send_forward_backward_recv_forward_backward).
+    auto path = planner.slowest(*list, list == &groups.pp && config.vpp == 1);
     if (!path) return path.error();
     *field = *path;
   }

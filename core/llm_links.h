@@ -17,7 +17,9 @@
 //   bandwidth is the least, over its domains, of the NVLink ring there and of the domain's network
 //   bandwidth for the group's GPUs (core/network_model.h) divided by the number of groups of the
 //   same kind that cross the network through the same NIC (they run at once: every TP group
-//   all-reduces in the same layer, every DP group reduces gradients together); NVLSTree beside
+//   all-reduces in the same layer, every DP group reduces gradients together; pipeline pairs under
+//   plain 1F1B, VPP 1, by the ranks behind the NIC: a stage exchanges with one neighbour at a
+//   time); NVLSTree beside
 //   it where every domain holds 2 of the group's GPUs on an NVLink switch. Where node pairs were
 //   measured (LinkOptions::measured), its ring over its nodes in rank order runs at most at the
 //   slowest measured hop and pays the largest measured latency;

@@ -97,6 +97,31 @@ TEST_CASE("core::llm a TP group split across nodes is slower by the link ratio",
   CHECK(slow->tokens_per_sec < fast->tokens_per_sec);
 }
 
+TEST_CASE("core::llm a middle pipeline stage's NICs carry one neighbour at a time under 1F1B and both when interleaved",
+          "[core][llm]") {
+  // TP 8 x PP 3 on three HGX H100 nodes, a stage a node: GPU g of the middle node exchanges with
+  // GPU g of the node before and of the node after, through its own 400G NIC.
+  auto node = builtin_model("hgx-h100");
+  auto topology = Topology::build(*node);
+  REQUIRE(topology.ok());
+  const Allocator allocator(*topology);
+  const std::vector<LinkNode> nodes(3, LinkNode{&allocator, 400});
+  std::vector<RankSite> sites;
+  for (int r = 0; r < 24; ++r) sites.push_back({r / 8, r % 8, r / 8});
+  ParallelConfig c = config(8, 3, 1);
+  const double nic = 50 * kInfiniBandEfficiency;  // one 400 Gb/s NIC's achieved GB/s
+  auto plain = llm_links(c, sites, nodes);
+  REQUIRE(plain.ok());
+  CHECK(plain->pp.hosts == 2);
+  CHECK(plain->pp.bus_bandwidth_gbps == Approx(nic));  // one pair at a time per NIC
+  c.vpp = 2;
+  auto interleaved = llm_links(c, sites, nodes);
+  REQUIRE(interleaved.ok());
+  CHECK(interleaved->pp.bus_bandwidth_gbps == Approx(nic / 2));  // both pairs at once
+  // The other kinds are counted as before: every TP group inside its node either way.
+  CHECK(plain->tp.bus_bandwidth_gbps == interleaved->tp.bus_bandwidth_gbps);
+}
+
 TEST_CASE("core::llm reduce-scatter and all-gather run on the ring, all-reduce may take NVLS", "[core][llm]") {
   // DP 8 on one HGX H100: the group's path offers NVLS (490 GB/s) beside the ring (370.8). NCCL
   // runs an all-reduce on NVLS, the distributed optimizer's reduce-scatter and all-gather on the
