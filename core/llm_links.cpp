@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "core/domain_comm.h"
 #include "core/nccl_algo.h"
@@ -70,19 +69,16 @@ class LinkPlanner {
   void count_nic_users(const std::vector<Group>& groups, bool one_at_a_time) {
     users_.clear();
     if (!options_.host_network) return;
-    std::map<std::pair<int, int>, std::set<int>> ranks;  // one_at_a_time: per NIC, its ranks in crossing groups
-    for (const Group& group : groups) {
-      if (!spans_nodes(group) || one_domain(group)) continue;
-      std::map<std::pair<int, int>, bool> seen;
-      for (int r : group) {
-        const std::pair<int, int> key{ranks_[r].node, network_nic(topology(ranks_[r].node), ranks_[r].gpu)};
-        seen[key] = true;
-        if (one_at_a_time) ranks[key].insert(r);
-      }
-      if (!one_at_a_time)
-        for (const auto& [key, unused] : seen) ++users_[key];
+    std::vector<std::pair<std::pair<int, int>, int>> members;  // (NIC, group or rank) crossing through it
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (!spans_nodes(groups[g]) || one_domain(groups[g])) continue;
+      for (int r : groups[g])
+        members.push_back(
+            {{ranks_[r].node, network_nic(topology(ranks_[r].node), ranks_[r].gpu)}, one_at_a_time ? r : static_cast<int>(g)});
     }
-    for (const auto& [key, behind] : ranks) users_[key] = static_cast<int>(behind.size());
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    for (const auto& [nic, member] : members) ++users_[nic];
   }
 
   bool spans_nodes(const Group& group) const {

@@ -44,7 +44,9 @@ std::string seconds(int64_t ms) { return ms < 0 ? "" : number(static_cast<double
 std::vector<std::string> job_fields(const Series& s, const RunResult& run, const JobSpec& job, const JobRecord& r) {
   const uint32_t id = job.id;
   const DnnModel* model = model_at(job.model);
-  const LlmJob* llm = run.workload->llm_of(job);
+  const LlmJob* llm = run.workload->llm_of(job);  // an LLM job: its catalog model, trained with Megatron
+  const std::string model_name = model ? model->name : llm ? llm->model->name : "";
+  const std::string framework = model ? std::string(enum_name(job.framework)) : llm ? "megatron" : "";
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
   const bool trained = job.is_training() && r.start_ms >= 0;
@@ -60,12 +62,8 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
           job.is_share() ? std::to_string(job.gpu_mem_gib) : "",
           job.gpu_core_percent ? std::to_string(job.gpu_core_percent) : "",
           job.kind == JobKind::TracePod ? std::to_string(job.gpu_milli) : "",
-          model ? model->name
-          : llm ? llm->model->name
-                : "",
-          model ? std::string(enum_name(job.framework))
-          : llm ? "megatron"
-                : "",
+          model_name,
+          framework,
           seconds(r.submit_ms),
           seconds(r.start_ms),
           seconds(r.finish_ms),

@@ -202,16 +202,16 @@ std::optional<LlmJob> read_llm(JsonErrors& errors, const JsonObject& entry, cons
                                                 {"ep", &c.ep}, {"vpp", &c.vpp}, {"micro_batch", &c.micro_batch},
                                                 {"dp", &c.dp}};
   // "micro_batch": "auto" (LlmJob::micro_batch_auto): 1 for the checks, chosen per node type.
-  llm.micro_batch_auto = o.has("micro_batch") && o.member("micro_batch")->value->is_string();
+  const auto micro_batch = o.member("micro_batch");
+  llm.micro_batch_auto = micro_batch && micro_batch->value->is_string();
   for (const auto& [key, field] : sizes)
     if (!(llm.micro_batch_auto && field == &c.micro_batch)) *field = static_cast<int>(o.integer(key, 1, kMaxUint16).value_or(1));
   if (llm.micro_batch_auto) {
-    const JsonAt mb = *o.member("micro_batch");
-    if (mb.value->get<std::string>() != "auto")
-      errors.fail(mb.pointer,
-                  "must be an integer in 1.." + std::to_string(kMaxUint16) + " or \"auto\", got " + describe_json(*mb.value));
+    if (micro_batch->value->get<std::string>() != "auto")
+      errors.fail(micro_batch->pointer, "must be an integer in 1.." + std::to_string(kMaxUint16) + " or \"auto\", got " +
+                                            describe_json(*micro_batch->value));
     else if (!o.has("global_batch"))
-      errors.fail(mb.pointer,
+      errors.fail(micro_batch->pointer,
                   "\"auto\" needs \"global_batch\": the micro-batch is chosen among the divisors of global_batch / dp");
   }
   c.sequence = static_cast<int>(o.integer("sequence", 1, 1 << 24).value_or(0));

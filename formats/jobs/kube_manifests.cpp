@@ -108,11 +108,12 @@ nlohmann::ordered_json llm_settings(const YAML::Node& doc, const std::string& mo
                                                           {"topsim/offload-layers", "offload_layers"}};
   for (const auto& [annotation, key] : integers)
     if (const std::string text = setting(doc, annotation); !text.empty()) {
-      const bool automatic = std::string_view(key) == "micro_batch" && text == "auto";  // chosen per node type
+      const bool micro_batch = std::string_view(key) == "micro_batch";
+      const bool automatic = micro_batch && text == "auto";  // chosen per node type
       const auto value = automatic ? nlohmann::ordered_json("auto") : nlohmann::ordered_json::parse(text, nullptr, false);
       if (!automatic && !value.is_number_integer())
-        throw ManifestFault{std::string(annotation) + ": must be an integer" +
-                            (std::string_view(key) == "micro_batch" ? " or auto" : "") + ", got '" + text + "'"};
+        throw ManifestFault{std::string(annotation) + ": must be an integer" + (micro_batch ? " or auto" : "") + ", got '" +
+                            text + "'"};
       llm[key] = value;
     }
   const std::pair<const char*, const char*> flags[] = {{"topsim/sequence-parallel", "sequence_parallel"},
