@@ -37,6 +37,7 @@ declare -A internal=(
   [core/topology_graph.h]="core"
   [formats/support/json_reader.h]="formats scenario plan gate"
   [formats/jobs/job_list_entries.h]="formats"
+  [formats/jobs/llm_config_json.h]="formats"
   [formats/support/yaml_reader.h]="formats"
   [formats/jobs/kube_yaml.h]="formats"
   [formats/jobs/kube_gpu_asks.h]="formats"

@@ -111,9 +111,12 @@ if [ -x "$build/cli/topsim" ]; then
   done
 fi
 # And a run written before runs had an identity (no digest guards its jobs.jsonl, so a mutated
-# line reaches the line reader): a 2 x 8-GPU gang on host networking.
-{ cat fuzz/seeds/unstamped/results.json; printf '\0'; cat fuzz/seeds/unstamped/jobs.jsonl; } \
-  >"$build/fuzz-corpus/results/seed-unstamped"
+# line reaches the line reader): a 2 x 8-GPU gang on host networking, and an LLM job's line (its
+# layout, its whole configuration as llm_config, its step).
+for unstamped in unstamped unstamped-llm; do
+  { cat "fuzz/seeds/$unstamped/results.json"; printf '\0'; cat "fuzz/seeds/$unstamped/jobs.jsonl"; } \
+    >"$build/fuzz-corpus/results/seed-$unstamped"
+done
 seed_head alibaba "A" "$shared"/traces/alibaba-gpu-v2023/openb_node_list_gpu_node.csv
 seed_head alibaba "B" "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_default.csv \
   "$shared"/traces/alibaba-gpu-v2023/openb_pod_list_gpushare40.csv

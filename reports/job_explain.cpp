@@ -10,6 +10,7 @@
 
 #include "core/llm_estimate.h"
 #include "core/model_catalog.h"
+#include "reports/llm_estimate_report.h"
 #include "reports/report_model.h"
 #include "util/number_format.h"
 #include "util/one_line.h"
@@ -31,6 +32,21 @@ std::string queue_words(const Workload& workload, const JobSpec* job, const char
   return out;
 }
 
+// "training: vpp 5, sequence 8192 tokens, global batch 128 sequences, micro-batch auto (the fastest
+// that fits on each node type), recompute none, ..., TP overlap on\n": an LLM job's settings
+// beyond its layout, as its job list gave them (jobs.jsonl's llm_config).
+std::string llm_config_line(const LlmJob& llm, int gpus) {
+  const ParallelConfig c = llm.config_for(gpus);
+  const std::string micro_batch = llm.micro_batch_auto ? std::string("auto (the fastest that fits on each node type)")
+                                                       : fmt::format("{} ({} per step)", c.micro_batch, c.microbatches());
+  std::string out = fmt::format("training: vpp {}, {}", c.vpp, llm_settings_text(*llm.model, c, micro_batch));
+  if (c.tp_overlap) out += ", TP overlap on";
+  if (!c.overlap_dp) out += ", data-parallel traffic not overlapped";
+  if (c.offload_layers > 0)
+    out += fmt::format(", activations of {} offloaded to host memory", counted(c.offload_layers, "layer"));
+  return out + "\n";
+}
+
 // "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s" (an image model and its framework, or
 // an LLM and its layout: "llama3-70b: tp 8 x pp 2 x dp 2 x cp 1, ep 1"), the GPU models it selects
 // and the placement asks it carried.
@@ -45,6 +61,7 @@ std::string job_line(const Workload& workload, const JobSpec& job, const std::st
     }
   }
   out += "), submitted at " + seconds(job.submit_ms) + queue_words(workload, &job, " to ") + "\n";
+  if (const LlmJob* llm = job.is_training() ? workload.llm_of(job) : nullptr) out += llm_config_line(*llm, job.total_gpus());
   if (job.gpu_models != kAnyGpuModel)
     out += "selects GPU models: " + join(workload.selected_gpu_names(job), ", ") +
            " (\"gpu_models\", a nvidia.com/gpu.product node selector): it runs on nodes of these only\n";

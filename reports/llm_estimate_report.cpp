@@ -29,6 +29,14 @@ std::string share(double part, double whole) { return whole > 0 ? format_number(
 
 }  // namespace
 
+std::string llm_settings_text(const LlmModel& model, const ParallelConfig& c, std::string_view micro_batch) {
+  return fmt::format(
+      "sequence {} tokens, global batch {} sequences, micro-batch {}, recompute {}, sequence parallel {}, zero {}, {}, {} "
+      "attention",
+      c.seq(model), c.batch(), micro_batch, enum_name(c.recompute), c.sequence_parallel ? "on" : "off", c.zero,
+      enum_name(c.precision), enum_name(c.attention));
+}
+
 std::string render_llm_estimate_text(const LlmEstimateReport& r) {
   const ParallelConfig& c = r.config;
   const LlmStep& s = r.estimate.step;
@@ -43,12 +51,10 @@ std::string render_llm_estimate_text(const LlmEstimateReport& r) {
       out += fmt::format(", {} of the job's in each (segments of {})", filled, r.estimate.segment_nodes);
   }
   out += "\n";
-  out += fmt::format(
-      "parallelism: tp {} x pp {} x dp {} x cp {}, ep {}, vpp {}; sequence {} tokens, global batch {} sequences, "
-      "micro-batch {} ({}{} per step), recompute {}, sequence parallel {}, zero {}, {}, {} attention\n",
-      c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp, c.seq(*r.model), c.batch(), c.micro_batch,
-      r.micro_batch_chosen ? "the fastest that fits, " : "", c.microbatches(), enum_name(c.recompute),
-      c.sequence_parallel ? "on" : "off", c.zero, enum_name(c.precision), enum_name(c.attention));
+  const std::string micro_batch =
+      fmt::format("{} ({}{} per step)", c.micro_batch, r.micro_batch_chosen ? "the fastest that fits, " : "", c.microbatches());
+  out += fmt::format("parallelism: tp {} x pp {} x dp {} x cp {}, ep {}, vpp {}; {}\n", c.tp, c.pp, c.dp, c.cp, c.ep, c.vpp,
+                     llm_settings_text(*r.model, c, micro_batch));
   if (c.offload_layers > 0)
     out += fmt::format("offload: the activations of {} layer{} wait in host memory ({} GB/s per direction)\n", c.offload_layers,
                        c.offload_layers == 1 ? "" : "s", format_number(host_copy_gbps(*r.estimate.gpu)));

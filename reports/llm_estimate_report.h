@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/llm_estimate.h"
 
@@ -17,6 +18,11 @@ struct LlmEstimateReport {
   LlmEstimate estimate;
   bool micro_batch_chosen = false;  // the micro-batch is the fastest that fits (--micro-batch auto)
 };
+
+// "sequence 8192 tokens, global batch 128 sequences, micro-batch <micro_batch>, recompute none,
+// sequence parallel on, zero 1, fp8, fused attention": the run's settings beyond its layout, as
+// `topsim estimate` and `topsim explain` print them (`micro_batch`: "2 (64 per step)", "auto ...").
+std::string llm_settings_text(const LlmModel& model, const ParallelConfig& config, std::string_view micro_batch);
 
 // Text: the configuration, the placement, step time, tokens/s (job and per GPU), MFU, memory per
 // GPU and the breakdown of the step, every figure with its unit.

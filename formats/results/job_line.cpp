@@ -131,6 +131,36 @@ void put_llm(std::string& out, const LlmStep& step) {
   out += '}';
 }
 
+// An LLM job's configuration as it ran, every key of a job list's "llm" object resolved (dp, sequence,
+// global batch; the micro-batch "auto" when chosen per node type), so the object reads back as
+// the job list's does (formats/jobs/llm_config_json.h) and can be copied into one.
+void put_llm_config(std::string& out, const LlmJob& llm, int gpus) {
+  const ParallelConfig c = llm.config_for(gpus);  // an automatic job's follows its size
+  key(out, "llm_config");
+  out += "{\"model\":";
+  put_string(out, llm.model->name);
+  for (const auto& [name, size] :
+       {std::pair{"tp", c.tp}, std::pair{"pp", c.pp}, std::pair{"dp", c.dp}, std::pair{"cp", c.cp}, std::pair{"ep", c.ep},
+        std::pair{"vpp", c.vpp}, std::pair{"sequence", c.seq(*llm.model)}, std::pair{"global_batch", c.batch()}})
+    field(out, name, size);
+  if (llm.micro_batch_auto)
+    field(out, "micro_batch", std::string_view("auto"));
+  else
+    field(out, "micro_batch", c.micro_batch);
+  field(out, "recompute", enum_name(c.recompute));
+  key(out, "sequence_parallel");
+  out += c.sequence_parallel ? "true" : "false";
+  field(out, "zero", c.zero);
+  field(out, "precision", enum_name(c.precision));
+  key(out, "tp_overlap");
+  out += c.tp_overlap ? "true" : "false";
+  key(out, "dp_overlap");
+  out += c.overlap_dp ? "true" : "false";
+  field(out, "attention", enum_name(c.attention));
+  field(out, "offload_layers", c.offload_layers);
+  out += '}';
+}
+
 void put_training(std::string& out, const JobSpec& job, const JobRecord& r) {
   field(out, "transport", enum_name(r.comm.transport));
   field(out, "ring_gbps", rounded_micro(r.comm.bus_bandwidth_gbps));
@@ -181,6 +211,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "parallelism",
           std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
               std::to_string(c.cp) + " ep" + std::to_string(c.ep));
+    put_llm_config(out, *llm, job.total_gpus());
   }
   if (job.queue != kNoQueue && job.queue < workload.queue_names.size())
     field(out, "queue", std::string_view(workload.queue_names[job.queue]));

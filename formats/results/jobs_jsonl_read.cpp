@@ -11,10 +11,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <tuple>
 
 #include "core/hardware.h"
 #include "core/llm_catalog.h"
+#include "formats/jobs/llm_config_json.h"
 #include "formats/results/read_numbers.h"
 #include "formats/support/json_reader.h"
 #include "sim/workload/workload_mix.h"
@@ -228,24 +228,36 @@ Status read_jobs_jsonl(const std::string& dir, ResultSet& results) {
       record.flavor = static_cast<int16_t>(found - flavors.begin());
     }
     // An LLM job: its catalog model (a name this build does not know is read as no model, as an
-    // image model's is) and the layout it ran with.
-    if (const auto layout = j->find("parallelism"); layout != j->end()) {
-      const auto config = layout->is_string() ? read_layout(layout->get<std::string>()) : std::nullopt;
-      if (!config)
+    // image model's is) and the configuration it ran with: "llm_config" (every key of a job list's
+    // "llm"), or, in files written before it, the layout "parallelism" alone.
+    const auto config = j->find("llm_config");
+    const auto layout = j->find("parallelism");
+    std::optional<LlmJob> spec;
+    if (config != j->end()) {
+      const auto model = config->is_object() ? config->find("model") : config->end();
+      const bool unknown =
+          config->is_object() && model != config->end() && model->is_string() && !find_llm_model(model->get<std::string>());
+      if (!unknown) {
+        JsonErrors errors(path + ":" + std::to_string(number));
+        spec = read_llm_config(errors, JsonAt{&*config, "/llm_config"}, job.total_gpus());
+        if (errors.failed()) return errors.error();
+      }
+    } else if (layout != j->end()) {
+      const auto sizes = layout->is_string() ? read_layout(layout->get<std::string>()) : std::nullopt;
+      if (!sizes)
         return Error{path + ":" + std::to_string(number) + ": /parallelism: expected \"tp<T> pp<P> dp<D> cp<C> ep<E>\""};
       const auto model = j->find("model");
-      const LlmModel* llm = nullptr;
       if (model != j->end() && model->is_string())
-        if (auto found = find_llm_model(model->get<std::string>())) llm = *found;
-      if (llm) {
-        auto& specs = llm_specs[run->second];
-        if (!specs) specs = std::make_shared<std::vector<LlmJob>>();
-        const auto sizes = [](const ParallelConfig& c) { return std::tie(c.tp, c.pp, c.dp, c.cp, c.ep); };
-        auto same = std::find_if(specs->begin(), specs->end(),
-                                 [&](const LlmJob& spec) { return spec.model == llm && sizes(spec.config) == sizes(*config); });
-        if (same == specs->end() && specs->size() < kNoLlm) same = specs->insert(specs->end(), LlmJob{llm, *config});
-        if (same != specs->end()) job.llm = static_cast<uint16_t>(same - specs->begin());
-      }
+        if (auto found = find_llm_model(model->get<std::string>())) spec = LlmJob{*found, *sizes};
+    }
+    if (spec) {  // one spec per distinct configuration of the run
+      auto& specs = llm_specs[run->second];
+      if (!specs) specs = std::make_shared<std::vector<LlmJob>>();
+      auto same = std::find_if(specs->begin(), specs->end(), [&](const LlmJob& other) {
+        return other.model == spec->model && other.config == spec->config && other.micro_batch_auto == spec->micro_batch_auto;
+      });
+      if (same == specs->end() && specs->size() < kNoLlm) same = specs->insert(specs->end(), *spec);
+      if (same != specs->end()) job.llm = static_cast<uint16_t>(same - specs->begin());
     }
     workload.jobs.push_back(job);
     run->second->jobs.push_back(std::move(record));

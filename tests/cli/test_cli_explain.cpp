@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <string>
 
@@ -137,6 +138,64 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
                  Catch::Contains(",8,4,,,,llama3-70b,megatron,") && Catch::Contains(",tokens/s,655360,"));
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/summary.md"),
              Catch::Contains("| scheduler | LLM | jobs | tokens/s per GPU |"));
+}
+
+TEST_CASE("cli::explain an LLM job's settings come back from jobs.jsonl as its job list gave them", "[cli][llm]") {
+  TempDir dir;
+  const std::string jobs = R"([
+      {"name": "pre", "workers": 8, "gpus_per_worker": 8, "iterations": 5,
+       "llm": {"model": "llama3-70b", "tp": 4, "pp": 4, "vpp": 5, "global_batch": 128, "micro_batch": "auto",
+               "sequence_parallel": true, "recompute": "none", "precision": "fp8", "tp_overlap": true, "dp_overlap": false}},
+      {"name": "ft", "workers": 1, "gpus_per_worker": 8, "iterations": 5,
+       "llm": {"model": "llama3-8b", "tp": 2, "sequence": 4096, "global_batch": 64, "micro_batch": 2, "recompute": "full",
+               "zero": 3, "attention": "unfused"}},
+      {"name": "off", "workers": 1, "gpus_per_worker": 8, "iterations": 5,
+       "llm": {"model": "llama3-8b", "global_batch": 8, "recompute": "none", "zero": 3, "offload_layers": 4}}])";
+  const auto scenario = [](const std::string& list) {
+    return R"({"name": "llm", "cluster": {"nodes": [{"model": "hgx-h100", "count": 10}], "network": {"transport": "ib"}},
+      "workload": {"kind": "jobs", "jobs": )" +
+           list + R"(}, "schedulers": ["topology-aware"]})";
+  };
+  std::ofstream(dir.file("s.json")) << scenario(jobs);
+  const CliResult pre = run_then_explain(dir, "pre");
+  CHECK_THAT(pre.out,
+             Catch::Contains("\ntraining: vpp 5, sequence 8192 tokens, global batch 128 sequences, micro-batch auto (the "
+                             "fastest that fits on each node type), recompute none, sequence parallel on, zero 1, fp8, "
+                             "fused attention, TP overlap on, data-parallel traffic not overlapped\n"));
+  const CliResult ft = run_cli("explain '" + dir.file("out") + "' ft");
+  CHECK_THAT(ft.out, Catch::Contains("\ntraining: vpp 1, sequence 4096 tokens, global batch 64 sequences, micro-batch 2 (8 per "
+                                     "step), recompute full, sequence parallel off, zero 3, bf16, unfused attention\n"));
+  const CliResult off = run_cli("explain '" + dir.file("out") + "' off");
+  CHECK_THAT(off.out, Catch::Contains(", zero 3, bf16, fused attention, activations of 4 layers offloaded to host memory\n"));
+
+  // Each line's llm_config, as a job list's "llm", runs the same step: nothing of the configuration is lost.
+  std::ifstream lines(dir.file("out") + "/jobs.jsonl");
+  nlohmann::json again = nlohmann::json::array();
+  std::map<std::string, double> step_s;
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    REQUIRE(j.contains("llm_config"));
+    step_s[j["name"]] = j["llm"]["step_s"];
+    again.push_back({{"name", j["name"]},
+                     {"workers", j["workers"]},
+                     {"gpus_per_worker", j["gpus_per_worker"]},
+                     {"iterations", 5},
+                     {"llm", j["llm_config"]}});
+  }
+  REQUIRE(step_s.size() == 3);
+  CHECK(again[0]["llm"] == nlohmann::json::parse(R"({"model": "llama3-70b", "tp": 4, "pp": 4, "dp": 4, "cp": 1, "ep": 1,
+    "vpp": 5, "sequence": 8192, "global_batch": 128, "micro_batch": "auto", "recompute": "none", "sequence_parallel": true,
+    "zero": 1, "precision": "fp8", "tp_overlap": true, "dp_overlap": false, "attention": "fused", "offload_layers": 0})"));
+  std::ofstream(dir.file("again.json")) << scenario(again.dump());
+  REQUIRE(run_cli("run '" + dir.file("again.json") + "' -o '" + dir.file("again") + "' -q --no-report").exit_code == 0);
+  std::ifstream rerun(dir.file("again") + "/jobs.jsonl");
+  int same = 0;
+  for (std::string line; std::getline(rerun, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    CHECK(j["llm"]["step_s"].get<double>() == step_s[j["name"]]);
+    same += j["llm"]["step_s"].get<double>() == step_s[j["name"]];
+  }
+  CHECK(same == 3);
 }
 
 TEST_CASE("cli::explain names nodes by the names the cluster gave them (kubectl)", "[cli]") {
@@ -435,7 +494,7 @@ TEST_CASE("cli::explain names the slice or partition annotation that lays a job 
   const std::string untiered =
       write(R"("volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16")");
   CHECK(ideal(untiered) == 1);
-  CHECK_THAT(untiered, Catch::Contains("submitted at 0 s\nasks: volcano.sh/partition-network-topology-mode: hard, "
+  CHECK_THAT(untiered, Catch::Contains("fused attention, TP overlap on\nasks: volcano.sh/partition-network-topology-mode: hard, "
                                        "volcano.sh/partition-size: 16\ntopology-aware (seed 1)"));
   // It asked for partitions: Kueue's hint stays, Volcano's (which the note replaces) does not.
   CHECK(occurrences(untiered, "hint:") == 1);
