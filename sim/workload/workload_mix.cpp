@@ -107,7 +107,13 @@ std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<Model
   auto table = std::make_shared<std::vector<LlmJob>>();
   for (const ModelShare& share : mix)
     if (!workload_model_index(share.model))
-      if (auto model = find_llm_model(share.model)) table->push_back({*model, {}, true});
+      if (auto model = find_llm_model(share.model)) {
+        // Configured by size; the micro-batch a tuned run picks on each node type (the fastest
+        // that fits on idle nodes of it, as a job list's "micro_batch": "auto").
+        LlmJob llm{*model, {}, true};
+        llm.micro_batch_auto = true;
+        table->push_back(llm);
+      }
   return table->empty() ? nullptr : table;
 }
 

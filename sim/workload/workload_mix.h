@@ -87,7 +87,8 @@ class TrainingDraw {
 };
 
 // The LLM jobs of a mix naming large language models (core/llm_catalog.h), in mix order, each
-// configured by its job's size (LlmJob::automatic): Workload::llm_jobs of a workload drawn with
+// configured by its job's size (LlmJob::automatic) with the micro-batch chosen per node type
+// (LlmJob::micro_batch_auto): Workload::llm_jobs of a workload drawn with
 // the mix. Null when the mix names none.
 std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<ModelShare>& mix);
 

@@ -258,6 +258,24 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
   for (const ModelThroughput& t : r.by_model)
     if (t.model == "llama3-8b") tokens = t.unit == "tokens" && t.mean_samples_per_sec > 0;
   CHECK(tokens);
+  // Each runs the micro-batch a tuned run picks, the fastest that fits on an idle H100 node (8
+  // for Llama 3 8B at TP 8: 1.8% above micro-batch 1), and jobs.jsonl says it was chosen.
+  const LlmJob& spec = s.workload->llm_jobs->front();
+  CHECK(spec.micro_batch_auto);
+  const auto fastest = estimate_llm_idle_fastest_micro_batch(*spec.model, spec.config_for(8), *builtin_model("hgx-h100"));
+  REQUIRE(fastest.ok());
+  CHECK(fastest->micro_batch == 8);
+  int chosen = 0;
+  JobCursor ran(*s.workload);
+  while (const JobSpec* job = ran.next()) {
+    const JobRecord& record = r.jobs.at(job->id);
+    if (!s.workload->llm_of(*job) || job->total_gpus() != 8 || !record.llm) continue;
+    chosen += record.llm->micro_batch == 8;
+    std::string line;
+    append_job_line(line, "topology-aware", 1, *s.workload, *job, record);
+    CHECK_THAT(line, Catch::Contains(R"("micro_batch":"auto")") && Catch::Contains(R"("micro_batch":8})"));
+  }
+  CHECK(chosen > 5);
   // Durations measured on a V100 (the synthetic default) cannot become work for a BF16 job.
   auto refused = parse_scenario(base + R"(}, "schedulers": ["topology-aware"]})", "test.json", "");
   REQUIRE_FALSE(refused.ok());
