@@ -61,7 +61,8 @@ std::string job_line(const Workload& workload, const JobSpec& job, const std::st
     }
   }
   out += "), submitted at " + seconds(job.submit_ms) + queue_words(workload, &job, " to ") + "\n";
-  if (const LlmJob* llm = job.is_training() ? workload.llm_of(job) : nullptr) out += llm_config_line(*llm, job.total_gpus());
+  if (const LlmJob* llm = job.is_training() ? workload.llm_of(job) : nullptr; llm && llm->settings_known)
+    out += llm_config_line(*llm, job.total_gpus());
   if (job.gpu_models != kAnyGpuModel)
     out += "selects GPU models: " + join(workload.selected_gpu_names(job), ", ") +
            " (\"gpu_models\", a nvidia.com/gpu.product node selector): it runs on nodes of these only\n";

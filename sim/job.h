@@ -141,6 +141,9 @@ struct LlmJob {
   // sim/job_timing.h); config.micro_batch holds 1, the least memory, for the checks that ask
   // whether any size runs on a GPU.
   bool micro_batch_auto = false;
+  // False for a job read back from results that named only its layout (jobs.jsonl written before
+  // llm_config): its other settings are not known, and reports do not state them.
+  bool settings_known = true;
   // The configuration of a job of `gpus` GPUs.
   ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus) : config; }
 };

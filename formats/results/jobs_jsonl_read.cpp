@@ -248,13 +248,17 @@ Status read_jobs_jsonl(const std::string& dir, ResultSet& results) {
         return Error{path + ":" + std::to_string(number) + ": /parallelism: expected \"tp<T> pp<P> dp<D> cp<C> ep<E>\""};
       const auto model = j->find("model");
       if (model != j->end() && model->is_string())
-        if (auto found = find_llm_model(model->get<std::string>())) spec = LlmJob{*found, *sizes};
+        if (auto found = find_llm_model(model->get<std::string>())) {
+          spec = LlmJob{*found, *sizes};
+          spec->settings_known = false;
+        }
     }
     if (spec) {  // one spec per distinct configuration of the run
       auto& specs = llm_specs[run->second];
       if (!specs) specs = std::make_shared<std::vector<LlmJob>>();
       auto same = std::find_if(specs->begin(), specs->end(), [&](const LlmJob& other) {
-        return other.model == spec->model && other.config == spec->config && other.micro_batch_auto == spec->micro_batch_auto;
+        return other.model == spec->model && other.config == spec->config && other.micro_batch_auto == spec->micro_batch_auto &&
+               other.settings_known == spec->settings_known;
       });
       if (same == specs->end() && specs->size() < kNoLlm) same = specs->insert(specs->end(), *spec);
       if (same != specs->end()) job.llm = static_cast<uint16_t>(same - specs->begin());

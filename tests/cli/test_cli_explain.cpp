@@ -183,6 +183,23 @@ TEST_CASE("cli::explain an LLM job's settings come back from jobs.jsonl as its j
                      {"llm", j["llm_config"]}});
   }
   REQUIRE(step_s.size() == 3);
+  // Results written before llm_config name the layout only: explain states no settings it was not given.
+  std::filesystem::create_directories(dir.path / "old");
+  nlohmann::ordered_json results = nlohmann::ordered_json::parse(topsim::test::read_text(dir.file("out") + "/results.json"));
+  results.erase("run");  // written before runs had an identity: no digest guards the lines
+  std::ofstream(dir.file("old") + "/results.json") << results.dump();
+  std::ofstream old_lines(dir.file("old") + "/jobs.jsonl");
+  std::ifstream written(dir.file("out") + "/jobs.jsonl");
+  for (std::string line; std::getline(written, line);) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(line);
+    j.erase("llm_config");
+    old_lines << j.dump() << "\n";
+  }
+  old_lines.close();
+  const CliResult old = run_cli("explain '" + dir.file("old") + "' pre");
+  INFO(old.err);
+  CHECK_THAT(old.out, Catch::StartsWith("job pre (training, 8 pods x 8 GPUs, llama3-70b: tp 4 x pp 4 x dp 4 x cp 1, ep 1), "
+                                        "submitted at 0 s\ntopology-aware (seed "));
   CHECK(again[0]["llm"] == nlohmann::json::parse(R"({"model": "llama3-70b", "tp": 4, "pp": 4, "dp": 4, "cp": 1, "ep": 1,
     "vpp": 5, "sequence": 8192, "global_batch": 128, "micro_batch": "auto", "recompute": "none", "sequence_parallel": true,
     "zero": 1, "precision": "fp8", "tp_overlap": true, "dp_overlap": false, "attention": "fused", "offload_layers": 0})"));
