@@ -211,7 +211,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "parallelism",
           std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
               std::to_string(c.cp) + " ep" + std::to_string(c.ep));
-    put_llm_config(out, *llm, job.total_gpus());
+    if (llm->settings_known) put_llm_config(out, *llm, job.total_gpus());  // not for a job read back from its layout alone
   }
   if (job.queue != kNoQueue && job.queue < workload.queue_names.size())
     field(out, "queue", std::string_view(workload.queue_names[job.queue]));
