@@ -276,6 +276,20 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
     CHECK_THAT(line, Catch::Contains(R"("micro_batch":"auto")") && Catch::Contains(R"("micro_batch":8})"));
   }
   CHECK(chosen > 5);
+  // A job read back from results that named only its layout has no settings to write.
+  Workload layout_only = *s.workload;
+  auto specs = std::make_shared<std::vector<LlmJob>>(*layout_only.llm_jobs);
+  for (LlmJob& other : *specs) other.settings_known = false;
+  layout_only.llm_jobs = specs;
+  JobCursor first(layout_only);
+  while (const JobSpec* job = first.next()) {
+    if (!layout_only.llm_of(*job)) continue;
+    std::string line;
+    append_job_line(line, "topology-aware", 1, layout_only, *job, JobRecord{});
+    CHECK_THAT(line, Catch::Contains(R"("parallelism":"tp8 pp1 )"));
+    CHECK(line.find("llm_config") == std::string::npos);
+    break;
+  }
   // Durations measured on a V100 (the synthetic default) cannot become work for a BF16 job.
   auto refused = parse_scenario(base + R"(}, "schedulers": ["topology-aware"]})", "test.json", "");
   REQUIRE_FALSE(refused.ok());
