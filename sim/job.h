@@ -146,6 +146,7 @@ struct LlmJob {
   bool settings_known = true;
   // The configuration of a job of `gpus` GPUs.
   ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus) : config; }
+  friend bool operator==(const LlmJob&, const LlmJob&) = default;
 };
 
 // Extra per-job data only scenario-embedded jobs carry (kept out of JobSpec for size).

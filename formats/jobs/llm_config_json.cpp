@@ -1,7 +1,9 @@
 #include "formats/jobs/llm_config_json.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/llm_catalog.h"
 #include "util/enum_names.h"
@@ -11,6 +13,26 @@ namespace topsim {
 namespace {
 
 constexpr int64_t kMaxSize = 65535;  // tp, pp, dp, cp, ep, vpp, micro-batch, offloaded layers
+
+// The keys the object may hold.
+const std::vector<std::string> kKeys = {"model",
+                                        "tp",
+                                        "pp",
+                                        "dp",
+                                        "cp",
+                                        "ep",
+                                        "vpp",
+                                        "sequence",
+                                        "global_batch",
+                                        "micro_batch",
+                                        "recompute",
+                                        "sequence_parallel",
+                                        "zero",
+                                        "precision",
+                                        "tp_overlap",
+                                        "dp_overlap",
+                                        "offload_layers",
+                                        "attention"};
 
 std::optional<bool> read_flag(JsonErrors& errors, const JsonObject& o, std::string_view key) {
   if (!o.has(key)) return std::nullopt;
@@ -31,30 +53,8 @@ void read_choice(JsonErrors& errors, const JsonObject& o, std::string_view key, 
 
 }  // namespace
 
-const std::vector<std::string>& llm_config_keys() {
-  static const std::vector<std::string> keys = {"model",
-                                                "tp",
-                                                "pp",
-                                                "dp",
-                                                "cp",
-                                                "ep",
-                                                "vpp",
-                                                "sequence",
-                                                "global_batch",
-                                                "micro_batch",
-                                                "recompute",
-                                                "sequence_parallel",
-                                                "zero",
-                                                "precision",
-                                                "tp_overlap",
-                                                "dp_overlap",
-                                                "offload_layers",
-                                                "attention"};
-  return keys;
-}
-
 std::optional<LlmJob> read_llm_config(JsonErrors& errors, const JsonAt& at, int gpus) {
-  const JsonObject o(errors, at, llm_config_keys());
+  const JsonObject o(errors, at, kKeys);
   if (!o.is_object()) return std::nullopt;
   LlmJob llm;
   if (const auto name = o.require("model") ? o.string("model") : std::nullopt) {

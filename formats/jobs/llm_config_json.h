@@ -4,16 +4,11 @@
 #pragma once
 
 #include <optional>
-#include <string>
-#include <vector>
 
 #include "formats/support/json_reader.h"
 #include "sim/job.h"
 
 namespace topsim {
-
-// The keys the object may hold.
-const std::vector<std::string>& llm_config_keys();
 
 // Reads the object at `at` as the configuration of a job of `gpus` GPUs: "model" (required, an
 // LLM catalog name), the sizes (1..65535; "dp" defaults to gpus / (tp x pp x cp)), "micro_batch"

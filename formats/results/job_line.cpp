@@ -60,7 +60,9 @@ void key(std::string& out, std::string_view name) {
 template <class Value>
 void field(std::string& out, std::string_view name, const Value& value) {
   key(out, name);
-  if constexpr (std::is_floating_point_v<Value>)
+  if constexpr (std::is_same_v<Value, bool>)
+    out += value ? "true" : "false";
+  else if constexpr (std::is_floating_point_v<Value>)
     put_double(out, value);
   else if constexpr (std::is_integral_v<Value>)
     put_integer(out, value);
@@ -134,8 +136,7 @@ void put_llm(std::string& out, const LlmStep& step) {
 // An LLM job's configuration as it ran, every key of a job list's "llm" object resolved (dp, sequence,
 // global batch; the micro-batch "auto" when chosen per node type), so the object reads back as
 // the job list's does (formats/jobs/llm_config_json.h) and can be copied into one.
-void put_llm_config(std::string& out, const LlmJob& llm, int gpus) {
-  const ParallelConfig c = llm.config_for(gpus);  // an automatic job's follows its size
+void put_llm_config(std::string& out, const LlmJob& llm, const ParallelConfig& c) {
   key(out, "llm_config");
   out += "{\"model\":";
   put_string(out, llm.model->name);
@@ -148,14 +149,11 @@ void put_llm_config(std::string& out, const LlmJob& llm, int gpus) {
   else
     field(out, "micro_batch", c.micro_batch);
   field(out, "recompute", enum_name(c.recompute));
-  key(out, "sequence_parallel");
-  out += c.sequence_parallel ? "true" : "false";
+  field(out, "sequence_parallel", c.sequence_parallel);
   field(out, "zero", c.zero);
   field(out, "precision", enum_name(c.precision));
-  key(out, "tp_overlap");
-  out += c.tp_overlap ? "true" : "false";
-  key(out, "dp_overlap");
-  out += c.overlap_dp ? "true" : "false";
+  field(out, "tp_overlap", c.tp_overlap);
+  field(out, "dp_overlap", c.overlap_dp);
   field(out, "attention", enum_name(c.attention));
   field(out, "offload_layers", c.offload_layers);
   out += '}';
@@ -211,7 +209,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "parallelism",
           std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
               std::to_string(c.cp) + " ep" + std::to_string(c.ep));
-    if (llm->settings_known) put_llm_config(out, *llm, job.total_gpus());  // not for a job read back from its layout alone
+    if (llm->settings_known) put_llm_config(out, *llm, c);  // not for a job read back from its layout alone
   }
   if (job.queue != kNoQueue && job.queue < workload.queue_names.size())
     field(out, "queue", std::string_view(workload.queue_names[job.queue]));

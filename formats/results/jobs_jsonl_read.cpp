@@ -256,10 +256,7 @@ Status read_jobs_jsonl(const std::string& dir, ResultSet& results) {
     if (spec) {  // one spec per distinct configuration of the run
       auto& specs = llm_specs[run->second];
       if (!specs) specs = std::make_shared<std::vector<LlmJob>>();
-      auto same = std::find_if(specs->begin(), specs->end(), [&](const LlmJob& other) {
-        return other.model == spec->model && other.config == spec->config && other.micro_batch_auto == spec->micro_batch_auto &&
-               other.settings_known == spec->settings_known;
-      });
+      auto same = std::find(specs->begin(), specs->end(), *spec);
       if (same == specs->end() && specs->size() < kNoLlm) same = specs->insert(specs->end(), *spec);
       if (same != specs->end()) job.llm = static_cast<uint16_t>(same - specs->begin());
     }
