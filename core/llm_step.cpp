@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/ring.h"
 #include "util/number_format.h"
@@ -122,6 +123,13 @@ double state_bytes_per_parameter(int zero, double d) {
   }
 }
 
+// Whether `gpu` has tensor cores of the configuration's precision: FP8 (Ada, Hopper or later),
+// BF16 (Ampere, SM80, or later).
+bool has_precision(const ParallelConfig& c, const GpuModel& gpu) {
+  if (c.precision == LlmPrecision::Fp8) return gpu.fp8_tflops > 0;
+  return gpu.sm >= 80 && gpu.fp16_tflops > 0;
+}
+
 }  // namespace
 
 double llm_compute_efficiency(const GpuModel& gpu, LlmPrecision precision) {
@@ -131,19 +139,27 @@ double llm_compute_efficiency(const GpuModel& gpu, LlmPrecision precision) {
   return fp8 ? kLlmEfficiencyHopperFp8 : kLlmEfficiencyAmpereBf16;
 }
 
-ParallelConfig default_parallel(const LlmModel& model, int gpus) {
-  ParallelConfig c;
-  for (int tp : {8, 4, 2, 1})
-    if (gpus % tp == 0 && model.heads % tp == 0 && model.kv_heads % tp == 0) {
-      c.tp = tp;
-      break;
-    }
-  c.dp = std::max(1, gpus / c.tp);
-  c.sequence_parallel = c.tp > 1;
-  constexpr double kTokensPerStep = 4.0 * 1024 * 1024;
-  const int sequences = static_cast<int>(std::ceil(kTokensPerStep / model.default_sequence));
-  c.global_batch = (sequences + c.dp - 1) / c.dp * c.dp;
-  return c;
+ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel* fit_on) {
+  const auto with_tp = [&](int tp) {
+    ParallelConfig c;
+    c.tp = tp;
+    c.dp = std::max(1, gpus / tp);
+    c.sequence_parallel = tp > 1;
+    constexpr double kTokensPerStep = 4.0 * 1024 * 1024;
+    const int sequences = static_cast<int>(std::ceil(kTokensPerStep / model.default_sequence));
+    c.global_batch = (sequences + c.dp - 1) / c.dp * c.dp;
+    return c;
+  };
+  std::optional<ParallelConfig> largest;
+  for (int tp : {1, 2, 4, 8}) {
+    if (gpus % tp != 0 || model.heads % tp != 0 || model.kv_heads % tp != 0) continue;
+    const ParallelConfig c = with_tp(tp);
+    // validate_parallel's precision and memory checks (the shape is valid by construction),
+    // without its messages: a job's layout is asked for at every scheduling pass.
+    if (fit_on && has_precision(c, *fit_on) && llm_memory_per_gpu(model, c).total_gib() <= fit_on->memory_gib) return c;
+    largest = c;
+  }
+  return largest ? *largest : with_tp(1);
 }
 
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {
@@ -248,10 +264,10 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, i
 
 Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, int gpus) {
   if (Status shape = validate_parallel_shape(model, c, gpus); !shape) return shape;
-  if (c.precision == LlmPrecision::Fp8 && !(gpu.fp8_tflops > 0))
-    return Error{"precision fp8 needs FP8 tensor cores (Ada, Hopper or later); " + gpu.name + " has none"};
-  if (c.precision == LlmPrecision::Bf16 && (gpu.sm < 80 || !(gpu.fp16_tflops > 0)))
-    return Error{"precision bf16 needs BF16 tensor cores (Ampere or later); " + gpu.name + " has none"};
+  if (!has_precision(c, gpu))
+    return Error{c.precision == LlmPrecision::Fp8
+                     ? "precision fp8 needs FP8 tensor cores (Ada, Hopper or later); " + gpu.name + " has none"
+                     : "precision bf16 needs BF16 tensor cores (Ampere or later); " + gpu.name + " has none"};
   const LlmMemory memory = llm_memory_per_gpu(model, c);
   if (memory.total_gib() <= gpu.memory_gib) return Status::success();
   // What would lower it from this configuration: recomputation only when not already full,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -206,11 +207,32 @@ std::string reference_llm_problem(const Workload& workload, const JobSpec& job) 
   const GpuModel* reference =
       job.reference_gpu == kWorkloadReference ? find_gpu_model(workload.reference_gpu) : gpu_at(job.reference_gpu);
   if (reference == nullptr) return "";
-  const ParallelConfig config = llm->config_for(job.total_gpus());
-  if (const Status valid = validate_parallel(*llm->model, config, *reference, job.total_gpus()); !valid)
-    return " (" + llm->model->name + ") is given by a duration measured on " + reference->name + ", which cannot run it (" +
-           valid.error().message + "): set \"reference_gpu\" to a GPU that can, e.g. h100";
-  return "";
+  const int gpus = job.total_gpus();
+  const ParallelConfig config = llm->config_for(gpus);
+  const Status valid = validate_parallel(*llm->model, config, *reference, gpus);
+  if (valid) return "";
+  std::string problem = " (" + llm->model->name + ", " + counted(gpus, "GPU") + ") is given by a duration measured on " +
+                        reference->name + ", which cannot run it (" + valid.error().message + ")";
+  GpuModel roomy = *reference;  // the same GPU without a memory limit
+  roomy.memory_gib = std::numeric_limits<double>::infinity();
+  if (validate_parallel(*llm->model, config, roomy, gpus)) {
+    // Memory alone: a job list's message says what to raise; a model-mix job has no layout to
+    // raise but its size or pipelining.
+    if (llm->automatic)
+      problem += ": no layout without pipelining fits it there at that size; give " + llm->model->name +
+                 " larger sizes, or list its jobs with a pipelined layout (a job list's \"llm\": \"pp\")";
+    return problem;
+  }
+  // The GPU itself (its precision): the advice names one that runs the job (a model-mix job's
+  // layout chosen to fit it), the first in catalog order.
+  for (const std::string& name : gpu_model_names()) {
+    LlmJob on = *llm;
+    const GpuModel* gpu = find_gpu_model(name);
+    if (on.automatic) on.fit_gpu = gpu;
+    if (validate_parallel(*on.model, on.config_for(gpus), *gpu, gpus))
+      return problem + ": set \"reference_gpu\" to a GPU that can, e.g. " + name;
+  }
+  return problem;
 }
 
 // Where a job runs, per node group (group g is the cluster's node type g): `runs[g]`, and how many

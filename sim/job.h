@@ -136,6 +136,9 @@ struct LlmJob {
   const LlmModel* model = nullptr;  // a catalog entry (core/llm_catalog.h)
   ParallelConfig config;
   bool automatic = false;  // the configuration follows each job's size (default_parallel)
+  // An automatic job's layout is the one that fits this GPU (the workload's reference GPU, the
+  // hardware its durations were measured on: fit_llm_layouts); none: the least memory per GPU.
+  const GpuModel* fit_gpu = nullptr;
   // "micro_batch": "auto": on each node type the micro-batch a tuned run picks there, the fastest
   // that fits on idle nodes of it (core/llm_estimate.h estimate_llm_idle_fastest_micro_batch;
   // sim/job_timing.h); config.micro_batch holds 1, the least memory, for the checks that ask
@@ -145,7 +148,7 @@ struct LlmJob {
   // llm_config): its other settings are not known, and reports do not state them.
   bool settings_known = true;
   // The configuration of a job of `gpus` GPUs.
-  ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus) : config; }
+  ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus, fit_gpu) : config; }
   friend bool operator==(const LlmJob&, const LlmJob&) = default;
 };
 

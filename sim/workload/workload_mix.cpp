@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "core/hardware.h"
 #include "core/llm_catalog.h"
 #include "core/model_catalog.h"
 
@@ -115,6 +116,15 @@ std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<Model
         table->push_back(llm);
       }
   return table->empty() ? nullptr : table;
+}
+
+void fit_llm_layouts(Workload& workload) {
+  const GpuModel* gpu = find_gpu_model(workload.reference_gpu);
+  if (!workload.llm_jobs || !gpu) return;
+  auto fitted = std::make_shared<std::vector<LlmJob>>(*workload.llm_jobs);
+  for (LlmJob& llm : *fitted)
+    if (llm.automatic) llm.fit_gpu = gpu;
+  workload.llm_jobs = std::move(fitted);
 }
 
 void TrainingDraw::assign(JobSpec& job, std::mt19937_64& rng) const {

@@ -92,6 +92,12 @@ class TrainingDraw {
 // the mix. Null when the mix names none.
 std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<ModelShare>& mix);
 
+// Chooses the layouts of the workload's automatic LLM jobs (LlmJob::fit_gpu, core/llm_step.h
+// default_parallel) to fit its reference GPU: the hardware their durations were measured on, so
+// the runs the durations came from were configured for it. No change when the workload names no
+// reference GPU or has no such jobs.
+void fit_llm_layouts(Workload& workload);
+
 // Draws what every training job trains, in job order, from std::mt19937_64(seed) (two draws
 // per job, TrainingDraw::assign); other jobs draw nothing. Loading a trace with one seed and
 // redrawing with another gives the same jobs as loading it with the other seed.

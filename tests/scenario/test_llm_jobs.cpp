@@ -242,14 +242,16 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
     ++llm_jobs;
     CHECK(job->model == kNoModel);
     const ParallelConfig c = llm->config_for(job->total_gpus());
-    CHECK(c.tp == 8);
+    // The smallest TP that fits the reference GPU (core/llm_step.h default_parallel): TP 1 needs
+    // 92 GiB, TP 2 fits.
+    CHECK(c.tp == 2);
     CHECK(c.gpus() == job->total_gpus());
     CHECK(c.batch() * c.seq(*llm->model) >= 4 * 1024 * 1024);
     // jobs.jsonl names the layout it ran with, not the spec's unset one.
     std::string line;
     append_job_line(line, "topology-aware", 1, *s.workload, *job, JobRecord{});
-    CHECK_THAT(line, Catch::Contains(job->total_gpus() == 8 ? R"("parallelism":"tp8 pp1 dp1 cp1 ep1")"
-                                                            : R"("parallelism":"tp8 pp1 dp2 cp1 ep1")"));
+    CHECK_THAT(line, Catch::Contains(job->total_gpus() == 8 ? R"("parallelism":"tp2 pp1 dp4 cp1 ep1")"
+                                                            : R"("parallelism":"tp2 pp1 dp8 cp1 ep1")"));
   }
   CHECK(llm_jobs > 15);
   CHECK(llm_jobs < 45);
@@ -258,22 +260,22 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
   for (const ModelThroughput& t : r.by_model)
     if (t.model == "llama3-8b") tokens = t.unit == "tokens" && t.mean_samples_per_sec > 0;
   CHECK(tokens);
-  // Each runs the micro-batch a tuned run picks, the fastest that fits on an idle H100 node (8
-  // for Llama 3 8B at TP 8: 1.8% above micro-batch 1), and jobs.jsonl says it was chosen.
+  // Each runs the micro-batch a tuned run picks, the fastest that fits on an idle H100 node (2
+  // for Llama 3 8B at TP 2: 0.19% above micro-batch 1), and jobs.jsonl says it was chosen.
   const LlmJob& spec = s.workload->llm_jobs->front();
   CHECK(spec.micro_batch_auto);
   const auto fastest = estimate_llm_idle_fastest_micro_batch(*spec.model, spec.config_for(8), *builtin_model("hgx-h100"));
   REQUIRE(fastest.ok());
-  CHECK(fastest->micro_batch == 8);
+  CHECK(fastest->micro_batch == 2);
   int chosen = 0;
   JobCursor ran(*s.workload);
   while (const JobSpec* job = ran.next()) {
     const JobRecord& record = r.jobs.at(job->id);
     if (!s.workload->llm_of(*job) || job->total_gpus() != 8 || !record.llm) continue;
-    chosen += record.llm->micro_batch == 8;
+    chosen += record.llm->micro_batch == 2;
     std::string line;
     append_job_line(line, "topology-aware", 1, *s.workload, *job, record);
-    CHECK_THAT(line, Catch::Contains(R"("micro_batch":"auto")") && Catch::Contains(R"("micro_batch":8})"));
+    CHECK_THAT(line, Catch::Contains(R"("micro_batch":"auto")") && Catch::Contains(R"("micro_batch":2})"));
   }
   CHECK(chosen > 5);
   // A job read back from results that named only its layout has no settings to write.
@@ -286,14 +288,26 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
     if (!layout_only.llm_of(*job)) continue;
     std::string line;
     append_job_line(line, "topology-aware", 1, layout_only, *job, JobRecord{});
-    CHECK_THAT(line, Catch::Contains(R"("parallelism":"tp8 pp1 )"));
+    CHECK_THAT(line, Catch::Contains(R"("parallelism":"tp2 pp1 )"));
     CHECK(line.find("llm_config") == std::string::npos);
     break;
   }
   // Durations measured on a V100 (the synthetic default) cannot become work for a BF16 job.
   auto refused = parse_scenario(base + R"(}, "schedulers": ["topology-aware"]})", "test.json", "");
   REQUIRE_FALSE(refused.ok());
-  CHECK_THAT(refused.error().message, Catch::Contains("measured on v100, which cannot run it"));
+  CHECK_THAT(refused.error().message, Catch::Contains("(llama3-8b, ") &&
+                                          Catch::Contains("measured on v100, which cannot run it") &&
+                                          Catch::Contains(R"(: set "reference_gpu" to a GPU that can, e.g. )"));
+  // A model no GPU holds at a drawn size without pipelining: the advice says what would run it.
+  auto too_small = parse_scenario(R"({"cluster": {"nodes": [{"model": "hgx-h100", "count": 8}], "network": {"transport": "ib"}},
+    "workload": {"kind": "synthetic", "jobs": 4, "size_mix": {"1": 1}, "model_mix": {"llama2-13b": 1}, "reference_gpu": "h100"},
+    "schedulers": ["topology-aware"]})",
+                                  "test.json", "");
+  REQUIRE_FALSE(too_small.ok());
+  CHECK_THAT(too_small.error().message,
+             Catch::Contains("(llama2-13b, 1 GPU) is given by a duration measured on h100, which cannot run it (memory: ") &&
+                 Catch::Contains("no layout without pipelining fits it there at that size; give llama2-13b larger sizes"));
+  CHECK(too_small.error().message.find("set \"reference_gpu\"") == std::string::npos);
 }
 
 }  // namespace topsim
