@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "core/model_catalog.h"
+#include "formats/results/job_line.h"
 #include "reports/escape.h"
 #include "reports/report_files.h"
 
@@ -47,6 +48,7 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
   const LlmJob* llm = run.workload->llm_of(job);  // an LLM job: its catalog model, trained with Megatron
   const std::string model_name = model ? model->name : llm ? llm->model->name : "";
   const std::string framework = model ? std::string(enum_name(job.framework)) : llm ? "megatron" : "";
+  const std::string parallelism = llm ? parallelism_text(llm->config_for(job.total_gpus())) : "";
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
   const bool trained = job.is_training() && r.start_ms >= 0;
@@ -64,6 +66,8 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
           job.kind == JobKind::TracePod ? std::to_string(job.gpu_milli) : "",
           model_name,
           framework,
+          parallelism,
+          r.llm ? std::to_string(r.llm->micro_batch) : "",
           seconds(r.submit_ms),
           seconds(r.start_ms),
           seconds(r.finish_ms),
@@ -113,6 +117,8 @@ Status write_jobs_csv(const ReportModel& m, std::ostream& out) {
             "gpu_milli",
             "model",
             "framework",
+            "parallelism",
+            "micro_batch",
             "submit_s",
             "start_s",
             "finish_s",

@@ -188,6 +188,11 @@ void put_training(std::string& out, const JobSpec& job, const JobRecord& r) {
 
 }  // namespace
 
+std::string parallelism_text(const ParallelConfig& c) {
+  return "tp" + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
+         std::to_string(c.cp) + " ep" + std::to_string(c.ep);
+}
+
 void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed, const Workload& workload, const JobSpec& job,
                      const JobRecord& r, const std::vector<std::string>& flavors) {
   const uint32_t id = job.id;
@@ -206,9 +211,7 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
   } else if (const LlmJob* llm = workload.llm_of(job)) {
     field(out, "model", llm->model->name);
     const ParallelConfig c = llm->config_for(job.total_gpus());  // an automatic job's follows its size
-    field(out, "parallelism",
-          std::string("tp") + std::to_string(c.tp) + " pp" + std::to_string(c.pp) + " dp" + std::to_string(c.dp) + " cp" +
-              std::to_string(c.cp) + " ep" + std::to_string(c.ep));
+    field(out, "parallelism", parallelism_text(c));
     if (llm->settings_known) put_llm_config(out, *llm, c);  // not for a job read back from its layout alone
   }
   if (job.queue != kNoQueue && job.queue < workload.queue_names.size())

@@ -14,6 +14,9 @@
 
 namespace topsim {
 
+// An LLM job's layout as results name it (jobs.jsonl "parallelism", jobs.csv): "tp8 pp2 dp2 cp1 ep1".
+std::string parallelism_text(const ParallelConfig& config);
+
 // Appends `job` of `workload` with its final `record`, run by `scheduler` with `seed`, as one
 // JSON object and a newline to `out`; `flavors` are the run's Kueue ResourceFlavors
 // (JobRecord::flavor indexes them).

@@ -132,10 +132,12 @@ TEST_CASE("cli::explain an LLM job: tokens/s and the step's breakdown under each
   CHECK_THAT(results, Catch::Contains("\"llm_step_by_model\"") && Catch::Contains("\"tensor_parallel_s\""));
   REQUIRE(run_cli("report '" + out + "' -o '" + dir.file("again") + "'").exit_code == 0);
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/report.html"), Catch::Contains("LLM jobs: where the step goes"));
-  // jobs.csv names the LLM and its throughput's unit, written from the run's records.
+  // jobs.csv names the LLM, its layout, the micro-batch it ran and its throughput's unit,
+  // written from the run's records.
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/jobs.csv"),
-             Catch::Contains(",workers,gpus_per_worker,gpu_mem_gib,gpu_core_percent,gpu_milli,model,framework,") &&
-                 Catch::Contains(",8,4,,,,llama3-70b,megatron,") && Catch::Contains(",tokens/s,655360,"));
+             Catch::Contains(",workers,gpus_per_worker,gpu_mem_gib,gpu_core_percent,gpu_milli,model,framework,parallelism,"
+                             "micro_batch,submit_s,") &&
+                 Catch::Contains(",8,4,,,,llama3-70b,megatron,tp8 pp2 dp2 cp1 ep1,1,0,") && Catch::Contains(",tokens/s,655360,"));
   CHECK_THAT(topsim::test::read_text(dir.file("again") + "/summary.md"),
              Catch::Contains("| scheduler | LLM | jobs | tokens/s per GPU |"));
 }
