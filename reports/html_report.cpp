@@ -100,9 +100,10 @@ std::string table_html(const ChartTable& t) {
   return t.note.empty() ? out : out + "<p class=\"note\">" + html_escape(t.note) + "</p>\n";
 }
 
-std::string change_html(double percent, bool worse, Better better) {
-  if (better == Better::Neither || percent == 0 || std::isnan(percent)) return format_change_percent(percent);
-  return fmt::format("<span class=\"{}\">{}</span>", worse ? "worse" : "better", format_change_percent(percent));
+// `text`, a change of `percent`, marked better or worse when the metric has a direction.
+std::string change_html(const std::string& text, double percent, bool worse, Better better) {
+  if (better == Better::Neither || percent == 0 || std::isnan(percent)) return text;
+  return fmt::format("<span class=\"{}\">{}</span>", worse ? "worse" : "better", text);
 }
 
 std::string cards_html(const ReportModel& m) {
@@ -110,13 +111,13 @@ std::string cards_html(const ReportModel& m) {
   std::string out = "<section class=\"cards\">\n";
   for (const Headline& h : m.headlines) {
     out += "<div class=\"card\"><div>" + html_escape(h.title) + "</div>";
-    out += "<div class=\"value\">" + html_escape(format_number(h.other)) + " " + html_escape(h.unit) + "</div><div>" +
+    out += "<div class=\"value\">" + html_escape(headline_value_text(h.other, h.unit)) + "</div><div>" +
            html_escape(h.other_name) + "</div>";
     if (!h.base_name.empty() && !h.no_change.empty())
       out += "<div>n/a against " + html_escape(h.base_name) + " (" + html_escape(h.no_change) + ")</div>";
     else if (!h.base_name.empty())
-      out += "<div>" + change_html(h.change_percent, h.worse, h.better) + " against " + html_escape(h.base_name) + " (" +
-             html_escape(format_number(h.base)) + " " + html_escape(h.unit) + ")</div>";
+      out += "<div>" + change_html(headline_change_text(h), h.change_percent, h.worse, h.better) + " against " +
+             html_escape(h.base_name) + " (" + html_escape(headline_value_text(h.base, h.unit)) + ")</div>";
     out += "</div>\n";
   }
   out += "<div class=\"card\"><div>jobs</div>";
@@ -138,7 +139,10 @@ std::string deltas_html(const ReportModel& m) {
            "</td>";
     for (double v : row.values) out += "<td>" + format_number(v) + "</td>";
     for (size_t l = 1; l < row.values.size(); ++l)
-      out += "<td>" + change_html(row.change_percent[l], row.worse[l], info ? info->better : Better::Neither) + "</td>";
+      out += "<td>" +
+             change_html(format_change_percent(row.change_percent[l]), row.change_percent[l], row.worse[l],
+                         info ? info->better : Better::Neither) +
+             "</td>";
     out += "</tr>\n";
   }
   out += "</tbody></table>\n";

@@ -37,8 +37,8 @@ constexpr Column kFillColumns[] = {{"jobs", "pods"},
                                    {"failed", "failed pods"},
                                    {"failed_no_gpu_room", "failed with no GPU room on any node"}};
 
-std::string change_text(double percent, bool worse, bool directed) {
-  const std::string text = format_change_percent(percent);
+// `text`, a change of `percent`, marked better or worse when the metric has a direction.
+std::string change_text(const std::string& text, double percent, bool worse, bool directed) {
   if (!directed || percent == 0 || std::isnan(percent)) return text;
   return worse ? "**" + text + " worse**" : text + " better";
 }
@@ -46,13 +46,13 @@ std::string change_text(double percent, bool worse, bool directed) {
 std::string headline_lines(const ReportModel& m) {
   std::string out;
   for (const Headline& h : m.headlines) {
-    out += "- " + markdown_cell(h.title) + ": **" + format_number(h.other) + " " + markdown_cell(h.unit) + "** " +
+    out += "- " + markdown_cell(h.title) + ": **" + markdown_cell(headline_value_text(h.other, h.unit)) + "** " +
            markdown_cell(h.other_name);
     if (!h.base_name.empty() && !h.no_change.empty())
       out += " against " + markdown_cell(h.base_name) + ": n/a (" + markdown_cell(h.no_change) + ")";
     else if (!h.base_name.empty())
-      out += " against " + format_number(h.base) + " " + markdown_cell(h.unit) + " " + markdown_cell(h.base_name) + " (" +
-             change_text(h.change_percent, h.worse, h.better != Better::Neither) + ")";
+      out += " against " + markdown_cell(headline_value_text(h.base, h.unit)) + " " + markdown_cell(h.base_name) + " (" +
+             change_text(headline_change_text(h), h.change_percent, h.worse, h.better != Better::Neither) + ")";
     out += "\n";
   }
   if (out.empty()) return out;
@@ -75,7 +75,10 @@ std::string delta_table(const ReportModel& m) {
     out += "| " + markdown_cell(row.scheduler) + " | " + markdown_cell(row.metric) + " | " + markdown_cell(row.unit) + " |";
     for (double v : row.values) out += " " + format_number(v) + " |";
     for (size_t l = 1; l < row.values.size(); ++l)
-      out += " " + change_text(row.change_percent[l], row.worse[l], info && info->better != Better::Neither) + " |";
+      out += " " +
+             change_text(format_change_percent(row.change_percent[l]), row.change_percent[l], row.worse[l],
+                         info && info->better != Better::Neither) +
+             " |";
     out += "\n";
   }
   if (any_change_against_zero(m.deltas)) out += "\n" + markdown_cell(kChangeAgainstZeroNote) + "\n";

@@ -365,6 +365,21 @@ std::string size_text(const ScenarioInfo& s) {
   return counted(s.nodes, "node") + ", " + counted(s.gpus, "GPU") + ", " + counted(static_cast<long long>(s.jobs), "job");
 }
 
+std::string headline_value_text(double value, const std::string& unit) {
+  if (unit == "ratio") return format_number(value * 100) + "%";
+  std::string text = format_number(value) + (unit.empty() ? "" : " " + unit);
+  if (unit == "s" && std::abs(value) >= 86400) return text + " = " + format_number(value / 86400) + " d";
+  if (unit == "s" && std::abs(value) >= 3600) return text + " = " + format_number(value / 3600) + " h";
+  return text;
+}
+
+std::string headline_change_text(const Headline& h) {
+  if (h.unit != "ratio") return format_change_percent(h.change_percent);
+  std::string points = format_change_percent((h.other - h.base) * 100);  // its digits: "+0.2%", "-0.019%"
+  points.pop_back();
+  return points + " pp";
+}
+
 std::string job_counts_text(const JobCounts& c) {
   std::string out = format_number(c.placed) + " of " + format_number(c.jobs) + " placed";
   std::vector<std::string> unplaced;

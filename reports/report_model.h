@@ -89,6 +89,14 @@ struct Headline {
   // "its value is 0", "it has no value" (the base's). Renderers show "n/a against <base> (<reason>)".
   std::string no_change;
 };
+// A card's figure as a reader takes it in: a ratio as a percentage ("41.78%"), seconds of an hour
+// or more with the span beside them ("1400636 s = 16.21 d", "7200 s = 2 h"), else the number and
+// its unit ("20404.1 images/s").
+std::string headline_value_text(double value, const std::string& unit);
+// A card's change against its base: a ratio's in percentage points, with format_change_percent's
+// digits ("+0.2 pp": a relative change of a percentage reads as a wrong difference), else relative
+// ("-35.6%").
+std::string headline_change_text(const Headline& h);
 
 // What became of a series' jobs (means over seeds), shown beside the headline cards so a
 // scheduler that placed nothing cannot pass for one that made no difference.

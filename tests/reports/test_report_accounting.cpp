@@ -85,6 +85,48 @@ TEST_CASE("reports::headline against a zero value is n/a, not +0.0%", "[reports]
   CHECK_THAT(sink.files.at("report.html"), Catch::Contains(" against default (" + base + " images/s)</div>"));
 }
 
+TEST_CASE("reports::headline figures read as a person takes them in: ratios in percent, long spans in hours or days",
+          "[reports]") {
+  CHECK(headline_value_text(0.4178, "ratio") == "41.78%");
+  CHECK(headline_value_text(20404.1, "images/s") == "20404.1 images/s");
+  CHECK(headline_value_text(59.5, "s") == "59.5 s");
+  CHECK(headline_value_text(7200, "s") == "7200 s = 2 h");
+  CHECK(headline_value_text(1400636, "s") == "1400636 s = 16.21 d");
+  CHECK(headline_value_text(3, "GPUs") == "3 GPUs");
+  // A ratio's change is a difference in percentage points; others' a relative change.
+  Headline mfu;
+  mfu.unit = "ratio";
+  mfu.base = 0.4154;
+  mfu.other = 0.4178;
+  mfu.change_percent = (mfu.other - mfu.base) / mfu.base * 100;
+  CHECK(headline_change_text(mfu) == "+0.2 pp");
+  std::swap(mfu.base, mfu.other);
+  CHECK(headline_change_text(mfu) == "-0.2 pp");
+  Headline jct;
+  jct.unit = "s";
+  jct.change_percent = -35.6;
+  CHECK(headline_change_text(jct) == "-35.6%");
+
+  // In the report: an LLM run's MFU card and its summary.md line.
+  const std::string jobs = R"([{"name": "llm", "submit_s": 0, "workers": 2, "gpus_per_worker": 8, "iterations": 2,
+      "llm": {"model": "llama3-8b", "tp": 2, "global_batch": 16, "sequence_parallel": true}}])";
+  const ResultSet results = run_all(
+      scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 2}])", jobs, "", R"(, "network": {"transport": "ib"})")));
+  const ReportModel m = build_report_model({{"bench", &results}});
+  const auto card =
+      std::find_if(m.headlines.begin(), m.headlines.end(), [](const Headline& h) { return h.metric == "llm_mfu.mean"; });
+  REQUIRE(card != m.headlines.end());
+  REQUIRE(card->no_change.empty());
+  MemorySink sink;
+  REQUIRE(write_report({{"bench", &results}}, sink).ok());
+  const std::string other = format_number(card->other * 100) + "%", base = format_number(card->base * 100) + "%";
+  CHECK_THAT(sink.files.at("report.html"), Catch::Contains("<div class=\"value\">" + other + "</div>") &&
+                                               Catch::Contains(" against default (" + base + ")</div>") &&
+                                               !Catch::Contains(format_number(card->other) + " ratio"));
+  CHECK_THAT(sink.files.at("summary.md"), Catch::Contains("- LLM MFU per job, mean: **" + other + "** topology-aware against " +
+                                                          base + " default (" + headline_change_text(*card)));
+}
+
 TEST_CASE("reports::text summary accounts for every job, never-placed ones included", "[reports]") {
   const ResultSet results = one_job_never_placed();
   const std::string text = render_text(results);
