@@ -140,26 +140,36 @@ double llm_compute_efficiency(const GpuModel& gpu, LlmPrecision precision) {
 }
 
 ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel* fit_on) {
-  const auto with_tp = [&](int tp) {
+  const auto layout = [&](int tp, int pp) {
     ParallelConfig c;
     c.tp = tp;
-    c.dp = std::max(1, gpus / tp);
+    c.pp = pp;
+    c.dp = std::max(1, gpus / (tp * pp));
     c.sequence_parallel = tp > 1;
     constexpr double kTokensPerStep = 4.0 * 1024 * 1024;
     const int sequences = static_cast<int>(std::ceil(kTokensPerStep / model.default_sequence));
     c.global_batch = (sequences + c.dp - 1) / c.dp * c.dp;
     return c;
   };
-  std::optional<ParallelConfig> largest;
-  for (int tp : {1, 2, 4, 8}) {
-    if (gpus % tp != 0 || model.heads % tp != 0 || model.kv_heads % tp != 0) continue;
-    const ParallelConfig c = with_tp(tp);
+  // TP the largest of 8, 4, 2, 1 dividing `m` and the (KV) heads.
+  const auto tensor_parallel = [&](int m) {
+    for (int t : {8, 4, 2})
+      if (m % t == 0 && model.heads % t == 0 && model.kv_heads % t == 0) return t;
+    return 1;
+  };
+  if (!fit_on) return layout(tensor_parallel(gpus), 1);
+  ParallelConfig least = layout(1, 1);  // the largest model-parallel size tried: the least memory
+  for (int m = 1; m <= gpus; ++m) {
+    if (gpus % m != 0) continue;
+    const int tp = tensor_parallel(m);
+    if (m / tp > model.layers) continue;
+    const ParallelConfig c = layout(tp, m / tp);
     // validate_parallel's precision and memory checks (the shape is valid by construction),
     // without its messages: a job's layout is asked for at every scheduling pass.
-    if (fit_on && has_precision(c, *fit_on) && llm_memory_per_gpu(model, c).total_gib() <= fit_on->memory_gib) return c;
-    largest = c;
+    if (has_precision(c, *fit_on) && llm_memory_per_gpu(model, c).total_gib() <= fit_on->memory_gib) return c;
+    least = c;
   }
-  return largest ? *largest : with_tp(1);
+  return least;
 }
 
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {

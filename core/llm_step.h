@@ -158,17 +158,18 @@ inline int llm_gpus_on_node(const ParallelConfig& config, int node_gpus) { retur
 Status validate_host_memory(const LlmModel& model, const ParallelConfig& config, const NodeModel& node);
 
 // The configuration a job of `gpus` GPUs gets when only its model is known (synthetic mixes):
-// TP the smallest of 1, 2, 4, 8 dividing the GPUs and the (KV) heads with which the job fits in
-// the memory of `fit_on` at micro-batch 1 (validate_parallel), with sequence parallelism when
-// TP > 1; no pipelining; the rest data-parallel. This is Narayanan et al., SC'21 (Efficient
-// Large-Scale Language Model Training on GPU Clusters), takeaways #1 and #2: tensor parallelism
-// within a server, and a model-parallel size just large enough that the model fits, data
-// parallelism for the rest, since model-parallel collectives sit on the step's critical path
-// while data-parallel traffic overlaps the backward pass. Without `fit_on`, or when no TP fits
-// there (or `fit_on` cannot run the precision), the largest that divides: the least memory per
-// GPU. The model's sequence; a global batch of 4M tokens (Llama 2's, model card: "global
-// batch-size of 4M tokens"), rounded up to a multiple of DP; selective recomputation,
-// distributed optimizer, BF16.
+// the smallest model-parallel size M = TP x PP (a divisor of the GPUs) with which the job fits in
+// the memory of `fit_on` at micro-batch 1 (validate_parallel's precision and memory checks), TP
+// the largest of 8, 4, 2, 1 dividing M and the (KV) heads, PP = M / TP (at most the layers), the
+// rest data-parallel; sequence parallelism when TP > 1. This is Narayanan et al., SC'21
+// (Efficient Large-Scale Language Model Training on GPU Clusters), takeaways #1 and #2: tensor
+// parallelism within a server, then pipelining, with a model-parallel size just large enough that
+// the model fits and data parallelism for the rest, since model-parallel collectives sit on the
+// step's critical path while data-parallel traffic overlaps the backward pass. When no size fits
+// `fit_on` (or it cannot run the precision), the largest tried, the least memory per GPU; without
+// `fit_on`, TP the largest that divides the GPUs and the heads, no pipelining. The model's
+// sequence; a global batch of 4M tokens (Llama 2's, model card: "global batch-size of 4M
+// tokens"), rounded up to a multiple of DP; selective recomputation, distributed optimizer, BF16.
 ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel* fit_on = nullptr);
 
 // The links the placement gives each kind of group: its slowest group's path (core/llm_links.h).

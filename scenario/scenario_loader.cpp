@@ -216,11 +216,11 @@ std::string reference_llm_problem(const Workload& workload, const JobSpec& job) 
   GpuModel roomy = *reference;  // the same GPU without a memory limit
   roomy.memory_gib = std::numeric_limits<double>::infinity();
   if (validate_parallel(*llm->model, config, roomy, gpus)) {
-    // Memory alone: a job list's message says what to raise; a model-mix job has no layout to
-    // raise but its size or pipelining.
+    // Memory alone: a job list's message says what to raise; a model-mix job's layout is already
+    // the least memory its GPUs allow.
     if (llm->automatic)
-      problem += ": no layout without pipelining fits it there at that size; give " + llm->model->name +
-                 " larger sizes, or list its jobs with a pipelined layout (a job list's \"llm\": \"pp\")";
+      problem += ": no tensor and pipeline layout of its GPUs fits it there; give " + llm->model->name +
+                 " larger sizes, or list its jobs in a job list, where \"recompute\": \"full\" or \"zero\": 3 save memory";
     return problem;
   }
   // The GPU itself (its precision): the advice names one that runs the job (a model-mix job's

@@ -422,43 +422,49 @@ TEST_CASE("core::llm the fastest micro-batch that fits", "[core][llm]") {
         "global_batch 100 is not a multiple of dp = 8");
 }
 
-TEST_CASE("core::llm a job known only by its model gets the smallest TP that fits its GPU, the fastest layout", "[core][llm]") {
-  // Narayanan et al., SC'21, takeaway #2: model parallelism just large enough to fit, data
-  // parallelism for the rest. Every candidate (TP 1, 2, 4, 8 with DP the rest) is estimated on
-  // idle nodes of the GPU at its fastest micro-batch: the chosen one fits and none is faster.
+TEST_CASE("core::llm a job known only by its model gets the smallest model-parallel size that fits its GPU", "[core][llm]") {
+  // Narayanan et al., SC'21, takeaways #1 and #2: TP within a server, then PP, model parallelism
+  // just large enough to fit, data parallelism for the rest. Every candidate of every other size
+  // (M = TP x PP, TP as large as the size allows, up to 8) is estimated on idle nodes of the GPU
+  // at its fastest micro-batch: smaller sizes do not fit, larger ones are slower.
   struct Case {
     const char* model;
     int gpus;
     const char* node;
     const char* gpu;
-    int tp;
+    int tp, pp;
   };
-  for (const Case& k : {Case{"llama3-8b", 8, "hgx-h100", "h100", 2}, Case{"llama3-8b", 16, "hgx-h100", "h100", 2},
-                        Case{"llama3-8b", 16, "hgx-h200", "h200", 1}, Case{"llama3-8b", 16, "dgx-a100", "a100", 4},
-                        Case{"llama2-7b", 16, "hgx-h100", "h100", 1}, Case{"llama2-13b", 64, "hgx-h100", "h100", 2},
-                        Case{"mixtral-8x7b", 64, "hgx-h100", "h100", 4}}) {
+  for (const Case& k : {Case{"llama3-8b", 8, "hgx-h100", "h100", 2, 1}, Case{"llama3-8b", 16, "hgx-h100", "h100", 2, 1},
+                        Case{"llama3-8b", 16, "hgx-h200", "h200", 1, 1}, Case{"llama3-8b", 16, "dgx-a100", "a100", 4, 1},
+                        Case{"llama2-7b", 16, "hgx-h100", "h100", 1, 1}, Case{"llama2-13b", 64, "hgx-h100", "h100", 2, 1},
+                        Case{"mixtral-8x7b", 64, "hgx-h100", "h100", 4, 1}, Case{"llama3-70b", 64, "hgx-h100", "h100", 8, 2},
+                        Case{"llama3-70b", 128, "dgx-a100", "a100", 8, 4}}) {
     INFO(k.model << " on " << k.gpus << " " << k.gpu);
     const LlmModel& model = llm(k.model);
     const GpuModel* gpu = find_gpu_model(k.gpu);
     REQUIRE(gpu != nullptr);
     const ParallelConfig chosen = default_parallel(model, k.gpus, gpu);
     CHECK(chosen.tp == k.tp);
+    CHECK(chosen.pp == k.pp);
     CHECK(chosen.gpus() == k.gpus);
     CHECK(chosen.sequence_parallel == (k.tp > 1));
     CHECK(chosen.global_batch % chosen.dp == 0);
     CHECK(static_cast<double>(chosen.global_batch) * model.default_sequence >= 4.0 * 1024 * 1024);
+    CHECK(validate_parallel(model, chosen, *gpu, k.gpus).ok());
     const auto best = estimate_llm_idle_fastest_micro_batch(model, chosen, *builtin_model(k.node));
     REQUIRE(best.ok());
-    for (int tp : {1, 2, 4, 8}) {
-      if (tp == k.tp) continue;
+    for (int m = 1; m <= k.gpus; m *= 2) {
+      if (m == k.tp * k.pp) continue;
       ParallelConfig other = chosen;
-      other.tp = tp;
-      other.dp = k.gpus / tp;
-      other.sequence_parallel = tp > 1;
+      other.tp = std::min(m, 8);
+      other.pp = m / other.tp;
+      other.dp = k.gpus / m;
+      other.sequence_parallel = other.tp > 1;
       other.global_batch = (chosen.global_batch + other.dp - 1) / other.dp * other.dp;
+      if (!validate_parallel_shape(model, other, k.gpus)) continue;
       const auto e = estimate_llm_idle_fastest_micro_batch(model, other, *builtin_model(k.node));
-      INFO("tp " << tp);
-      if (tp < k.tp) CHECK_FALSE(e.ok());  // smaller ones do not fit
+      INFO("tp " << other.tp << " pp " << other.pp);
+      if (m < k.tp * k.pp) CHECK_FALSE(e.ok());  // smaller ones do not fit
       if (e.ok()) CHECK(e->step.tokens_per_sec < best->step.tokens_per_sec);
     }
   }
@@ -466,13 +472,18 @@ TEST_CASE("core::llm a job known only by its model gets the smallest TP that fit
   const ParallelConfig l8 = default_parallel(llm("llama3-8b"), 16, find_gpu_model("h100"));
   CHECK(estimate_llm_idle_fastest_micro_batch(llm("llama3-8b"), l8, *builtin_model("hgx-h100"))->step.tokens_per_sec / 16 ==
         Approx(7902.6).margin(0.05));
-  // Without a GPU, or when nothing fits it (Llama 3 70B needs pipelining on 80 GB; V100 has no
-  // BF16), the largest TP that divides: the least memory per GPU.
+  // Without a GPU: the largest TP that divides, no pipelining. When nothing fits (Llama 3 70B on
+  // 8 H100 needs 157 GiB at TP 8; V100 has no BF16): the largest size tried, the least memory.
   CHECK(default_parallel(llm("llama3-8b"), 16).tp == 8);
-  CHECK(default_parallel(llm("llama3-8b"), 16, find_gpu_model("v100")).tp == 8);
-  CHECK(default_parallel(llm("llama3-70b"), 64, find_gpu_model("h100")).tp == 8);
-  CHECK(default_parallel(llm("llama3-8b"), 12).tp == 4);                         // 8 does not divide 12
-  CHECK(default_parallel(llm("llama3-8b"), 3, find_gpu_model("h100")).tp == 1);  // only 1 divides 3
+  CHECK(default_parallel(llm("llama3-8b"), 12).tp == 4);  // 8 does not divide 12
+  const ParallelConfig v100 = default_parallel(llm("llama3-8b"), 16, find_gpu_model("v100"));
+  CHECK((v100.tp == 8 && v100.pp == 2 && v100.dp == 1));
+  const ParallelConfig none = default_parallel(llm("llama3-70b"), 8, find_gpu_model("h100"));
+  CHECK((none.tp == 8 && none.pp == 1));
+  CHECK_FALSE(validate_parallel(llm("llama3-70b"), none, *find_gpu_model("h100"), 8).ok());
+  // 3 GPUs: M of 1 or 3, TP 1; neither fits (111 and 82 GiB), so PP 3.
+  const ParallelConfig odd = default_parallel(llm("llama3-8b"), 3, find_gpu_model("h100"));
+  CHECK((odd.tp == 1 && odd.pp == 3 && odd.dp == 1));
 }
 
 }  // namespace topsim

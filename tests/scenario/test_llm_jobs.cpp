@@ -306,7 +306,7 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
   REQUIRE_FALSE(too_small.ok());
   CHECK_THAT(too_small.error().message,
              Catch::Contains("(llama2-13b, 1 GPU) is given by a duration measured on h100, which cannot run it (memory: ") &&
-                 Catch::Contains("no layout without pipelining fits it there at that size; give llama2-13b larger sizes"));
+                 Catch::Contains("no tensor and pipeline layout of its GPUs fits it there; give llama2-13b larger sizes"));
   CHECK(too_small.error().message.find("set \"reference_gpu\"") == std::string::npos);
 }
 
