@@ -15,9 +15,13 @@
 //                  2:1 at every level, 8 rails): jobs share the uplinks (sim/link_shares.h)
 //   synthetic      10^6 synthetic jobs on 10,000 GPUs (1,250 DGX A100), 600 an hour (31% of what they sustain)
 //   synthetic-10m  10^7 synthetic jobs on 100,000 GPUs (12,500 DGX A100), 6,000 an hour (the same load)
+//   llm-mix        2 x 10^4 synthetic jobs of 8 to 64 GPUs on 64 HGX H100 (512 GPUs), a third each
+//                  Llama 3 8B, Llama 2 13B (model-mix LLMs: their layouts fit to the reference H100,
+//                  core/llm_step.h default_parallel, asked at every scheduling pass) and ResNet-50,
+//                  400 an hour (queues form)
 //   fgd            scenarios/fgd-openb-default.json, one seed, the fgd policy (fill mode)
 //   scaling        overload and synthetic at 1/4, 1/2, 1 and 2 x their job counts: time per doubling
-// --jobs N overrides the job count of overload / synthetic / synthetic-10m; --repeat N reports the
+// --jobs N overrides the job count of overload / synthetic / synthetic-10m / llm-mix; --repeat N reports the
 // best wall time of N runs (peak RSS is that of all of them: the same run N times). --records
 // keeps every job's record as `topsim run` does (on disk, sim/job_store.h) and includes in the
 // wall time writing jobs.jsonl (to a stream that only counts its bytes); the case is then named
@@ -43,6 +47,7 @@
 #include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
 #include "sim/workload/synthetic_workload.h"
+#include "sim/workload/workload_mix.h"
 
 using namespace topsim;
 using Clock = std::chrono::steady_clock;
@@ -111,6 +116,28 @@ Scenario synthetic_scenario(const std::string& name, uint32_t jobs, int nodes, d
   return s;
 }
 
+// `jobs` synthetic jobs of 8 to 64 GPUs on 64 HGX H100, a third each Llama 3 8B, Llama 2 13B and
+// ResNet-50, 400 an hour, durations measured on H100.
+Scenario llm_mix_scenario(const std::string& name, uint32_t jobs) {
+  SyntheticOptions options;
+  options.jobs = jobs;
+  options.seed = 42;
+  options.arrival_rate_per_hour = 400;
+  options.size_mix = {{8, 0.5}, {16, 0.3}, {32, 0.1}, {64, 0.1}};
+  options.model_mix = {{"resnet50", 1, default_batch_per_gpu("resnet50")}, {"llama3-8b", 1, 1}, {"llama2-13b", 1, 1}};
+  Scenario s;
+  s.name = name;
+  Workload workload = stream_synthetic(options);
+  workload.reference_gpu = "h100";
+  fit_llm_layouts(workload);  // as a scenario's synthetic workload (scenario/scenario_workload.cpp)
+  s.workload = std::make_shared<const Workload>(std::move(workload));
+  s.cluster.groups.push_back({*builtin_model("hgx-h100"), 64, NodeMode::Topology, false, {}, {}});
+  s.cluster.network.transport = NetworkTransport::InfiniBand;
+  s.schedulers = {"topology-aware", "default"};
+  s.record_transitions = false;
+  return s;
+}
+
 Scenario load_or_exit(const std::string& relative) {
   auto scenario = load_scenario(std::string(TOPSIM_SOURCE_DIR) + "/" + relative);
   if (!scenario) {
@@ -156,6 +183,8 @@ void print_header() {
     scenario.cluster.network.fabric.rails = 8;
   } else if (name == "synthetic") {
     scenario = synthetic_scenario(name, jobs ? jobs : 1000000, 1250, 0.3072);  // 600 jobs/h
+  } else if (name == "llm-mix") {
+    scenario = llm_mix_scenario(name, jobs ? jobs : 20000);
   } else if (name == "synthetic-10m") {
     scenario = synthetic_scenario(name, jobs ? jobs : 10000000, 12500, 0.3072);  // 6,000 jobs/h
   }
@@ -179,7 +208,8 @@ void print_header() {
   }
   const Metrics& m = results->schedulers.front().runs.front().metrics;
   const double n = m.value_or("jobs", 0), events = m.value_or("events", 0);
-  if (jobs && (name == "overload" || name == "overload-fabric" || name == "synthetic")) label += " " + std::to_string(jobs);
+  if (jobs && (name == "overload" || name == "overload-fabric" || name == "synthetic" || name == "llm-mix"))
+    label += " " + std::to_string(jobs);
   if (records) label += "+records";
   const char* format = markdown ? "| %s | %s | %.0f | %.0f | %.2f | %.3f | %.0f | %.0f | %.0f |\n"
                                 : "%-22s %-15s %10.0f %10.0f %10.2f %8.3f %11.0f %11.0f %8.0f\n";
@@ -230,12 +260,12 @@ int main(int argc, char** argv) {
     } else if (arg == "--markdown") {
       markdown = true;
     } else if (arg == "philly" || arg == "philly-plan" || arg == "overload" || arg == "overload-fabric" || arg == "synthetic" ||
-               arg == "synthetic-10m" || arg == "fgd" || arg == "scaling") {
+               arg == "synthetic-10m" || arg == "llm-mix" || arg == "fgd" || arg == "scaling") {
       cases.push_back(arg);
     } else {
       std::fprintf(stderr,
                    "bench_sim: unknown argument '%s' (cases: philly philly-plan overload overload-fabric synthetic synthetic-10m "
-                   "fgd scaling)\n",
+                   "llm-mix fgd scaling)\n",
                    arg.c_str());
       return 2;
     }
