@@ -128,8 +128,7 @@ Scenario llm_mix_scenario(const std::string& name, uint32_t jobs) {
   Scenario s;
   s.name = name;
   Workload workload = stream_synthetic(options);
-  workload.reference_gpu = "h100";
-  fit_llm_layouts(workload);  // as a scenario's synthetic workload (scenario/scenario_workload.cpp)
+  set_reference_gpu(workload, "h100");  // as a scenario's synthetic workload (scenario/scenario_workload.cpp)
   s.workload = std::make_shared<const Workload>(std::move(workload));
   s.cluster.groups.push_back({*builtin_model("hgx-h100"), 64, NodeMode::Topology, false, {}, {}});
   s.cluster.network.transport = NetworkTransport::InfiniBand;

@@ -272,14 +272,12 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
   }
   if (s.workload && !reference_gpu->empty()) {
     Workload with = *s.workload;
-    with.reference_gpu = *reference_gpu;
-    fit_llm_layouts(with);
+    set_reference_gpu(with, *reference_gpu);
     s.workload = std::make_shared<const Workload>(std::move(with));
     if (auto rebuild = s.workload_for_seed)
       s.workload_for_seed = [rebuild, gpu = *reference_gpu](uint64_t seed) {
         Workload w = rebuild(seed);
-        w.reference_gpu = gpu;
-        fit_llm_layouts(w);
+        set_reference_gpu(w, gpu);
         return w;
       };
   }

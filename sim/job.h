@@ -137,7 +137,7 @@ struct LlmJob {
   ParallelConfig config;
   bool automatic = false;  // the configuration follows each job's size (default_parallel)
   // An automatic job's layout is the one that fits this GPU (the workload's reference GPU, the
-  // hardware its durations were measured on: fit_llm_layouts); none: the least memory per GPU.
+  // hardware its durations were measured on: set_reference_gpu); none: the least memory per GPU.
   const GpuModel* fit_gpu = nullptr;
   // "micro_batch": "auto": on each node type the micro-batch a tuned run picks there, the fastest
   // that fits on idle nodes of it (core/llm_estimate.h estimate_llm_idle_fastest_micro_batch;

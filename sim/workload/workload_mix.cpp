@@ -118,8 +118,9 @@ std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<Model
   return table->empty() ? nullptr : table;
 }
 
-void fit_llm_layouts(Workload& workload) {
-  const GpuModel* gpu = find_gpu_model(workload.reference_gpu);
+void set_reference_gpu(Workload& workload, const std::string& name) {
+  workload.reference_gpu = name;
+  const GpuModel* gpu = find_gpu_model(name);
   if (!workload.llm_jobs || !gpu) return;
   auto fitted = std::make_shared<std::vector<LlmJob>>(*workload.llm_jobs);
   for (LlmJob& llm : *fitted)

@@ -92,11 +92,10 @@ class TrainingDraw {
 // the mix. Null when the mix names none.
 std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<ModelShare>& mix);
 
-// Chooses the layouts of the workload's automatic LLM jobs (LlmJob::fit_gpu, core/llm_step.h
-// default_parallel) to fit its reference GPU: the hardware their durations were measured on, so
-// the runs the durations came from were configured for it. No change when the workload names no
-// reference GPU or has no such jobs.
-void fit_llm_layouts(Workload& workload);
+// Sets the workload's reference GPU (`gpu`, a catalog name: the hardware its durations were
+// measured on) and chooses the layouts of its automatic LLM jobs to fit it (LlmJob::fit_gpu,
+// core/llm_step.h default_parallel): the runs the durations came from were configured for it.
+void set_reference_gpu(Workload& workload, const std::string& gpu);
 
 // Draws what every training job trains, in job order, from std::mt19937_64(seed) (two draws
 // per job, TrainingDraw::assign); other jobs draw nothing. Loading a trace with one seed and
