@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "core/builtin_models.h"
+#include "core/hardware.h"
 #include "formats/results/results_json.h"
 #include "scenario/scenario_loader.h"
 #include "sim/experiment.h"
@@ -125,6 +126,7 @@ Scenario llm_mix_scenario(const std::string& name, uint32_t jobs) {
   options.arrival_rate_per_hour = 400;
   options.size_mix = {{8, 0.5}, {16, 0.3}, {32, 0.1}, {64, 0.1}};
   options.model_mix = {{"resnet50", 1, default_batch_per_gpu("resnet50")}, {"llama3-8b", 1, 1}, {"llama2-13b", 1, 1}};
+  options.reference_gpu = find_gpu_model("h100");  // every size fits both LLMs: drawn as without it
   Scenario s;
   s.name = name;
   Workload workload = stream_synthetic(options);

@@ -130,6 +130,11 @@ bool has_precision(const ParallelConfig& c, const GpuModel& gpu) {
   return gpu.sm >= 80 && gpu.fp16_tflops > 0;
 }
 
+// Whether the configuration's memory per GPU (llm_memory_per_gpu) fits `gpu`'s.
+bool fits_memory(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu) {
+  return llm_memory_per_gpu(model, c).total_gib() <= gpu.memory_gib;
+}
+
 }  // namespace
 
 double llm_compute_efficiency(const GpuModel& gpu, LlmPrecision precision) {
@@ -166,10 +171,15 @@ ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel*
     const ParallelConfig c = layout(tp, m / tp);
     // validate_parallel's precision and memory checks (the shape is valid by construction),
     // without its messages: a job's layout is asked for at every scheduling pass.
-    if (has_precision(c, *fit_on) && llm_memory_per_gpu(model, c).total_gib() <= fit_on->memory_gib) return c;
+    if (has_precision(c, *fit_on) && fits_memory(model, c, *fit_on)) return c;
     least = c;
   }
   return least;
+}
+
+bool default_parallel_too_large(const LlmModel& model, int gpus, const GpuModel& gpu) {
+  const ParallelConfig c = default_parallel(model, gpus, &gpu);
+  return has_precision(c, gpu) && !fits_memory(model, c, gpu);
 }
 
 LlmMemory llm_memory_per_gpu(const LlmModel& model, const ParallelConfig& c) {

@@ -171,6 +171,11 @@ Status validate_host_memory(const LlmModel& model, const ParallelConfig& config,
 // sequence; a global batch of 4M tokens (Llama 2's, model card: "global batch-size of 4M
 // tokens"), rounded up to a multiple of DP; selective recomputation, distributed optimizer, BF16.
 ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel* fit_on = nullptr);
+// Whether a model mix leaves `model` out of jobs of `gpus` GPUs measured on `gpu`
+// (sim/workload/workload_mix.h TrainingDraw): `gpu` runs the layouts' precision but no layout
+// default_parallel tries fits its memory at micro-batch 1. A GPU without the precision leaves no
+// size out: such jobs are drawn, and the scenario reader refuses them, naming a GPU that runs them.
+bool default_parallel_too_large(const LlmModel& model, int gpus, const GpuModel& gpu);
 
 // The links the placement gives each kind of group: its slowest group's path (core/llm_links.h).
 // A path with ranks 1 costs nothing. `pp` is the slowest stage-to-stage pair (ranks 2).

@@ -160,7 +160,8 @@ std::string facts_html(const ReportModel& m) {
     out += "<p class=\"facts\">" + (m.runs.size() > 1 ? "<b>" + html_escape(run->label) + "</b>: " : std::string()) +
            html_escape(fmt::format("{} ({}): {} ({}){}, {}", s.name, s.mode, size_text(s), s.workload,
                                    trace_nodes(s) ? ", the trace's nodes" : ", " + s.network + " network", seeds_text(s))) +
-           (s.description.empty() ? "" : "<br>" + html_escape(s.description)) + "</p>\n";
+           (s.description.empty() ? "" : "<br>" + html_escape(s.description)) +
+           (s.model_mix.empty() ? "" : "<br>Model mix: " + html_escape(s.model_mix)) + "</p>\n";
   }
   return out;
 }

@@ -151,6 +151,7 @@ std::string render_report_markdown(const ReportModel& m) {
     const ScenarioInfo& s = run->results->scenario;
     out += "*" + markdown_cell(run->label) + "*: " + markdown_cell(s.name) + " (" + s.mode + "), " + size_text(s) + ", " +
            seeds_text(s) + (s.seeds > 1 ? " (means)" : "") + "\n\n";
+    if (!s.model_mix.empty()) out += "Model mix: " + markdown_cell(s.model_mix) + "\n\n";
   }
   for (const std::string& warning : m.warnings) out += "> **Warning:** " + markdown_cell(warning) + "\n\n";
   out += headline_lines(m) + delta_table(m) + table_markdown("Policies, ranked", m.policy_table);

@@ -89,6 +89,7 @@ std::string header(const ResultSet& results) {
   std::string out = fmt::format("scenario {}: {} ({}), {}\n", one_line(sc.name), size_text(sc), one_line(sc.workload), seeds);
   if (!sc.fabric.empty()) out += fmt::format("fabric: {}\n", one_line(sc.fabric));
   if (!sc.failures.empty()) out += fmt::format("failures: {}\n", one_line(sc.failures));
+  if (!sc.model_mix.empty()) out += fmt::format("model mix: {}\n", one_line(sc.model_mix));
   for (const SchedulerResult& s : results.schedulers)
     if (!s.share_scheduler.empty())
       return out + fmt::format("GPU shares placed by {} under schedulers that do not place them\n", s.share_scheduler);

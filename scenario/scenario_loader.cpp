@@ -20,8 +20,10 @@
 #include "scenario/other_inputs.h"
 #include "scenario/scenario_sections.h"
 #include "sim/schedulers/registry.h"
+#include "sim/workload/workload_mix.h"
 #include "util/file_names.h"
 #include "util/input_file.h"
+#include "util/number_format.h"
 #include "util/suggest.h"
 #include "util/text.h"
 
@@ -216,11 +218,12 @@ std::string reference_llm_problem(const Workload& workload, const JobSpec& job) 
   GpuModel roomy = *reference;  // the same GPU without a memory limit
   roomy.memory_gib = std::numeric_limits<double>::infinity();
   if (validate_parallel(*llm->model, config, roomy, gpus)) {
-    // Memory alone: a job list's message says what to raise; a model-mix job's layout is already
-    // the least memory its GPUs allow.
+    // Memory alone: a job list's message says what to raise. A model-mix job's layout is already
+    // the least memory its GPUs allow, and its LLM was drawn only because no model of the mix
+    // fits its size there (sim/workload/workload_mix.h TrainingDraw).
     if (llm->automatic)
-      problem += ": no tensor and pipeline layout of its GPUs fits it there; give " + llm->model->name +
-                 " larger sizes, or list its jobs in a job list, where \"recompute\": \"full\" or \"zero\": 3 save memory";
+      problem += ": no model of the model mix fits a job of " + counted(gpus, "GPU") +
+                 " there (an LLM of the mix is drawn only for the sizes it fits); add one that does, e.g. resnet50";
     return problem;
   }
   // The GPU itself (its precision): the advice names one that runs the job (a model-mix job's
@@ -337,6 +340,15 @@ void check_fits(JsonErrors& errors, const Scenario& s, const ClusterState& clust
   std::map<int, int> capacity;
   GroupFit fit;
   NodesFor whole, on;
+  // A model-mix LLM no job's size fits on the reference GPU is never drawn (TrainingDraw).
+  for (const MixLlmLimit& limit : mix_llm_limits(*s.workload))
+    if (limit.jobs_left_out == limit.training_jobs)
+      return errors.fail("/workload/model_mix",
+                         limit.llm->model->name + " fits no job of the workload on " + limit.llm->fit_gpu->name + " (" +
+                             format_number(limit.llm->fit_gpu->memory_gib) + " GiB): no layout of its sizes, up to " +
+                             counted(limit.left_out.rbegin()->first, "GPU") +
+                             ", holds it, so the mix would never draw it; give the workload larger jobs, or list its jobs in a "
+                             "job list, where \"recompute\": \"full\" or \"zero\": 3 save memory");
   JobCursor cursor(*s.workload);
   while (const JobSpec* next = cursor.next()) {
     const JobSpec& job = *next;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/hardware.h"
 #include "core/model_catalog.h"
 #include "formats/jobs/imported_jobs.h"
 #include "formats/jobs/job_list_json.h"
@@ -51,9 +52,13 @@ int64_t cluster_capacity_milli(const ClusterSpec& cluster) {
   return gpus * kMilliPerGpu;
 }
 
-void read_synthetic(const JsonAt& at, const std::string& source, Scenario& s, std::optional<Error>& verbatim) {
+// `reference`: the workload's reference GPU (null: none), which the model mix's LLMs are drawn to
+// fit (TrainingDraw).
+void read_synthetic(const JsonAt& at, const std::string& source, const GpuModel* reference, Scenario& s,
+                    std::optional<Error>& verbatim) {
   SyntheticOptions defaults;
   defaults.seed = s.seed;
+  defaults.reference_gpu = reference;
   auto options = read_synthetic_options(at, source, defaults, {"kind", "pod_gpus", "reference_gpu"});
   if (!options) return verbatim.emplace(options.error()), void();
   s.workload = std::make_shared<const Workload>(stream_synthetic(*options));
@@ -65,10 +70,11 @@ void read_synthetic(const JsonAt& at, const std::string& source, Scenario& s, st
     };
 }
 
-void read_philly(JsonErrors& errors, const JsonAt& at, const std::string& source, const std::string& base_dir, Scenario& s,
-                 std::optional<Error>& verbatim) {
+void read_philly(JsonErrors& errors, const JsonAt& at, const std::string& source, const std::string& base_dir,
+                 const GpuModel* reference, Scenario& s, std::optional<Error>& verbatim) {
   PhillyOptions defaults;
   defaults.seed = s.seed;
+  defaults.reference_gpu = reference;
   auto philly = read_philly_source(at, source, defaults, {"kind", "pod_gpus", "reference_gpu"});
   if (!philly) return verbatim.emplace(philly.error()), void();
   auto w = load_philly(resolve_path(base_dir, philly->path), philly->options);
@@ -76,7 +82,8 @@ void read_philly(JsonErrors& errors, const JsonAt& at, const std::string& source
   auto base = std::make_shared<const Workload>(std::move(w).value());
   s.workload = base;
   if (!at.value->contains("seed"))
-    s.workload_for_seed = redraw_with(base, TrainingDraw(philly->options.model_mix, philly->options.tensorflow_share));
+    s.workload_for_seed = redraw_with(
+        base, TrainingDraw(philly->options.model_mix, philly->options.tensorflow_share, philly->options.reference_gpu));
 }
 
 void read_alibaba(JsonErrors& errors, const JsonAt& at, const std::string& base_dir, Scenario& s) {
@@ -258,9 +265,9 @@ void read_workload(JsonErrors& errors, std::optional<Error>& verbatim, const Jso
         std::filesystem::path(source).filename().string() + "#" + at.pointer + "/jobs";  // no folder: results do not depend on it
     s.workload = std::make_shared<const Workload>(std::move(w).value());
   } else if (kind == "synthetic") {
-    read_synthetic(at, source, s, verbatim);
+    read_synthetic(at, source, find_gpu_model(*reference_gpu), s, verbatim);
   } else if (kind == "philly") {
-    read_philly(errors, at, source, base_dir, s, verbatim);
+    read_philly(errors, at, source, base_dir, find_gpu_model(*reference_gpu), s, verbatim);
   } else if (kind == "alibaba") {
     read_alibaba(errors, at, base_dir, s);
   } else if (kind == "alibaba-pods") {

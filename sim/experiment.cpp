@@ -14,6 +14,7 @@
 #include "sim/run_summary.h"
 #include "sim/seeds.h"
 #include "sim/target_workloads.h"
+#include "sim/workload/workload_mix.h"
 #include "util/number_format.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
@@ -65,6 +66,7 @@ ScenarioInfo scenario_info(const Scenario& s, const ClusterState& cluster) {
   info.network = std::string(enum_name(s.cluster.network.transport));
   info.fabric = describe_fabric(s.cluster.network.fabric);
   info.failures = describe_failures(s, cluster);
+  info.model_mix = describe_mix_limits(mix_llm_limits(*s.workload));
   info.fabric_view = view_fabric(s.cluster, cluster, s.network);
   if (std::any_of(s.cluster.groups.begin(), s.cluster.groups.end(), [](const NodeGroupSpec& g) { return !g.names.empty(); }))
     for (int n = 0; n < cluster.node_count(); ++n) info.node_names.push_back(cluster.node_name(n));

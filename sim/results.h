@@ -51,6 +51,8 @@ struct ScenarioInfo {
   std::vector<std::string> node_names;     // by node index, when the cluster named its nodes (kubectl); else empty
   std::string fabric;                      // the fabric in words ("rack: 16 nodes, 4:1; block: 8 racks, 2:1; 8 rails")
   std::string failures;                    // failures and checkpoints in words (sim/experiment.cpp); empty: none
+  std::string model_mix;                   // the jobs the model mix left its LLMs out of, in words
+                                           // (sim/workload/workload_mix.h describe_mix_limits); empty: none
   std::vector<SkippedEntries> skipped;     // the workload's trace entries that are not jobs, by reason
   FabricView fabric_view;                  // the fabric to draw (levels, groups, uplinks); empty: flat, none measured
   std::string share_scheduler;             // places GPU shares for schedulers that do not

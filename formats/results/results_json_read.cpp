@@ -124,6 +124,7 @@ ScenarioInfo read_scenario(Reader& r, const Json& s) {
   if (s.contains("protocol")) info.protocol = r.text(s, "protocol", p);
   if (s.contains("fabric")) info.fabric = r.text(s, "fabric", p);
   if (s.contains("failures")) info.failures = r.text(s, "failures", p);
+  if (s.contains("model_mix")) info.model_mix = r.text(s, "model_mix", p);
   if (s.contains("fabric_view")) info.fabric_view = read_fabric_view(r, s.at("fabric_view"), p + "/fabric_view");
   if (s.contains("node_names")) {
     const Json& names = r.array(s, "node_names", p);

@@ -151,6 +151,7 @@ Json scenario_json(const ScenarioInfo& s) {
   if (!s.fabric_levels.empty()) out["fabric_levels"] = s.fabric_levels;
   if (!s.fabric.empty()) out["fabric"] = s.fabric;
   if (!s.failures.empty()) out["failures"] = s.failures;
+  if (!s.model_mix.empty()) out["model_mix"] = s.model_mix;
   for (const SkippedEntries& skipped : s.skipped) out["skipped"].push_back({{"why", skipped.why}, {"names", skipped.names}});
   if (!s.fabric_view.empty()) out["fabric_view"] = fabric_view_json(s.fabric_view);
   if (!s.node_names.empty()) out["node_names"] = s.node_names;

@@ -94,7 +94,7 @@ void finish_jobs(std::vector<JobSpec>& jobs, const PhillyOptions& options) {
     job.id = static_cast<uint32_t>(i);
     job.submit_ms = std::llround(static_cast<double>(job.submit_ms - start_ms) * options.arrival_time_scale);
   }
-  draw_training(jobs, TrainingDraw(options.model_mix, options.tensorflow_share), options.seed);
+  draw_training(jobs, TrainingDraw(options.model_mix, options.tensorflow_share, options.reference_gpu), options.seed);
 }
 
 }  // namespace

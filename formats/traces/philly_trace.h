@@ -42,6 +42,9 @@ struct PhillyOptions {
                                                             // durations are unchanged; default 1
   std::vector<ModelShare> model_mix = default_model_mix();  // default: default_model_mix()
   double tensorflow_share = 0.5;                            // share of TensorFlow jobs, the rest PyTorch; default 0.5
+  // The GPU the trace's durations are taken as measured on: an LLM of the mix is drawn only for
+  // jobs whose size it fits there (TrainingDraw); default null: for any job.
+  const GpuModel* reference_gpu = nullptr;
 };
 
 // OK when gpus_per_node >= 1, arrival_time_scale > 0, the mix is valid and the TensorFlow

@@ -124,7 +124,7 @@ class SyntheticSource final : public JobSource {
       : gpu_models_(options.gpu_models, options.seed),
         jobs_(options.jobs),
         size_pick_(size_weights(options.size_mix)),
-        draw_(options.model_mix, options.tensorflow_share),
+        draw_(options.model_mix, options.tensorflow_share, options.reference_gpu),
         mean_gap_ms_(kMsPerHour / options.arrival_rate_per_hour),
         log_median_ms_(std::log(options.median_duration_minutes * kMsPerMinute)),
         sigma_(options.duration_sigma),

@@ -27,6 +27,9 @@ struct SyntheticOptions {
   int gpus_per_node = 8;                                    // the gang rule's pod limit; default 8
   std::vector<ModelShare> model_mix = default_model_mix();  // default: default_model_mix()
   double tensorflow_share = 0.5;                            // share of TensorFlow jobs, the rest PyTorch; default 0.5
+  // The GPU the durations are taken as measured on: an LLM of the mix is drawn only for jobs whose
+  // size it fits there (TrainingDraw); default null: for any job.
+  const GpuModel* reference_gpu = nullptr;
   // Ideal run time ~ LogNormal(ln(median), sigma): median_duration_minutes is the median,
   // sigma the standard deviation of the log (1.0: the middle 50% lie within x0.51..x1.96 of the
   // median, mean = median x e^(sigma^2/2) = 1.65 x median). Defaults 60 minutes and 1.0.

@@ -6,7 +6,10 @@
 
 #include "core/hardware.h"
 #include "core/llm_catalog.h"
+#include "core/llm_step.h"
 #include "core/model_catalog.h"
+#include "util/number_format.h"
+#include "util/text.h"
 
 namespace topsim {
 
@@ -92,16 +95,46 @@ std::vector<double> mix_weights(const std::vector<ModelShare>& mix) {
 }
 }  // namespace
 
-TrainingDraw::TrainingDraw(const std::vector<ModelShare>& mix, double tensorflow_share)
-    : model_pick_(mix_weights(mix)), tensorflow_share_(tensorflow_share) {
+TrainingDraw::TrainingDraw(const std::vector<ModelShare>& mix, double tensorflow_share, const GpuModel* reference_gpu)
+    : weights_(mix_weights(mix)), model_pick_(weights_), tensorflow_share_(tensorflow_share) {
   assert(validate_model_mix(mix).ok() && "TrainingDraw: invalid model mix");
   uint16_t next_llm = 0;
   for (const ModelShare& share : mix) {
     const auto index = workload_model_index(share.model);
     model_index_.push_back(index.value_or(kNoModel));
     llm_index_.push_back(index ? kNoLlm : next_llm++);
+    const LlmModel* llm = nullptr;
+    if (!index)
+      if (auto found = find_llm_model(share.model)) llm = *found;
+    llm_models_.push_back(llm);
     batch_per_gpu_.push_back(share.batch_per_gpu);
   }
+  if (next_llm > 0) reference_gpu_ = reference_gpu;
+}
+
+const WeightedPick& TrainingDraw::pick_for(int gpus) {
+  if (reference_gpu_ == nullptr) return model_pick_;
+  auto it = size_picks_.find(gpus);
+  if (it == size_picks_.end()) {
+    std::vector<double> weights = weights_;
+    bool every = true;
+    for (size_t i = 0; i < weights.size(); ++i)
+      if (llm_models_[i] && default_parallel_too_large(*llm_models_[i], gpus, *reference_gpu_)) {
+        weights[i] = 0;
+        every = false;
+      }
+    const bool some = std::any_of(weights.begin(), weights.end(), [](double w) { return w > 0; });
+    it = size_picks_.emplace(gpus, every || !some ? model_pick_ : WeightedPick(weights)).first;
+  }
+  return it->second;
+}
+
+void TrainingDraw::assign(JobSpec& job, std::mt19937_64& rng) {
+  const size_t choice = pick_for(job.total_gpus()).pick(rng);
+  job.model = model_index_[choice];
+  job.llm = llm_index_[choice];
+  job.batch_per_gpu = batch_per_gpu_[choice];
+  job.framework = uniform01(rng) < tensorflow_share_ ? Framework::TensorFlow : Framework::PyTorch;
 }
 
 std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<ModelShare>& mix) {
@@ -128,15 +161,57 @@ void set_reference_gpu(Workload& workload, const std::string& name) {
   workload.llm_jobs = std::move(fitted);
 }
 
-void TrainingDraw::assign(JobSpec& job, std::mt19937_64& rng) const {
-  const size_t choice = model_pick_.pick(rng);
-  job.model = model_index_[choice];
-  job.llm = llm_index_[choice];
-  job.batch_per_gpu = batch_per_gpu_[choice];
-  job.framework = uniform01(rng) < tensorflow_share_ ? Framework::TensorFlow : Framework::PyTorch;
+std::vector<MixLlmLimit> mix_llm_limits(const Workload& workload) {
+  std::vector<MixLlmLimit> limits;
+  if (!workload.llm_jobs) return limits;
+  std::vector<const LlmJob*> limited;
+  for (const LlmJob& llm : *workload.llm_jobs)
+    if (llm.automatic && llm.fit_gpu) limited.push_back(&llm);
+  if (limited.empty()) return limits;
+  std::map<int, size_t> sizes;  // training jobs by GPUs
+  size_t training = 0;
+  JobCursor cursor(workload);
+  while (const JobSpec* job = cursor.next())
+    if (job->is_training()) {
+      ++sizes[job->total_gpus()];
+      ++training;
+    }
+  for (const LlmJob* llm : limited) {
+    MixLlmLimit limit{llm, {}, 0, training};
+    for (const auto& [gpus, jobs] : sizes)
+      if (default_parallel_too_large(*llm->model, gpus, *llm->fit_gpu)) {
+        limit.left_out.emplace(gpus, jobs);
+        limit.jobs_left_out += jobs;
+      }
+    if (limit.jobs_left_out > 0) limits.push_back(std::move(limit));
+  }
+  return limits;
 }
 
-void draw_training(std::vector<JobSpec>& jobs, const TrainingDraw& draw, uint64_t seed) {
+std::string describe_mix_limits(const std::vector<MixLlmLimit>& limits) {
+  std::string out;
+  for (const MixLlmLimit& limit : limits) {
+    // The sizes ascending, the first 6 named: "1, 2 or 4 GPUs", "1, 2, 3, 5, 6, 7 GPUs and 4 more sizes".
+    std::vector<std::string> named;
+    for (const auto& [gpus, jobs] : limit.left_out) {
+      if (named.size() == 6) break;
+      named.push_back(std::to_string(gpus));
+    }
+    std::string sizes;
+    const size_t more = limit.left_out.size() - named.size();
+    for (size_t i = 0; i < named.size(); ++i)
+      sizes += (i == 0 ? "" : i + 1 == named.size() && more == 0 ? " or " : ", ") + named[i];
+    sizes += limit.left_out.size() == 1 && limit.left_out.begin()->first == 1 ? " GPU" : " GPUs";
+    if (more > 0) sizes += " and " + counted(static_cast<long long>(more), "more size");
+    const GpuModel& gpu = *limit.llm->fit_gpu;
+    out += (out.empty() ? "" : "; ") + limit.llm->model->name + " is left out of the " +
+           counted(static_cast<long long>(limit.jobs_left_out), "job") + " of " + sizes + " (no layout of theirs fits " +
+           gpu.name + ", " + format_number(gpu.memory_gib) + " GiB)";
+  }
+  return out;
+}
+
+void draw_training(std::vector<JobSpec>& jobs, TrainingDraw draw, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (JobSpec& job : jobs)
     if (job.is_training()) draw.assign(job, rng);

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/job.h"
@@ -72,18 +74,33 @@ class WeightedPick {
 };
 
 // Assigns model, batch and framework to jobs: two draws per job (model, then framework).
+// With a reference GPU (the hardware the jobs' durations were measured on) an LLM of the mix is
+// drawn only for jobs whose GPU count has a layout that fits that GPU's memory
+// (core/llm_step.h default_parallel_too_large): a 1-GPU job measured on an H100 was no Llama 3 8B
+// run. A job of such a size draws from the other models, their weights in the same proportions;
+// a job no model of the mix fits draws from the whole mix (the scenario reader then refuses it,
+// naming the size). The draws are the same in number, so a job's size changes no other job's
+// models, and sizes every model fits draw exactly as without a reference GPU. A draw keeps the
+// picks it made per job size: one instance draws for one thread at a time.
 class TrainingDraw {
  public:
   // REQUIRES: validate_model_mix(mix).ok(), 0 <= tensorflow_share <= 1.
-  TrainingDraw(const std::vector<ModelShare>& mix, double tensorflow_share);
-  void assign(JobSpec& job, std::mt19937_64& rng) const;
+  TrainingDraw(const std::vector<ModelShare>& mix, double tensorflow_share, const GpuModel* reference_gpu = nullptr);
+  void assign(JobSpec& job, std::mt19937_64& rng);
 
  private:
+  // The pick for a job of `gpus` GPUs: model_pick_ unless an LLM of the mix does not fit it.
+  const WeightedPick& pick_for(int gpus);
+
+  std::vector<double> weights_;
   WeightedPick model_pick_;
-  std::vector<uint16_t> model_index_;  // kNoModel for an LLM
-  std::vector<uint16_t> llm_index_;    // its index in llm_mix_table(mix), else kNoLlm
+  std::vector<uint16_t> model_index_;        // kNoModel for an LLM
+  std::vector<uint16_t> llm_index_;          // its index in llm_mix_table(mix), else kNoLlm
+  std::vector<const LlmModel*> llm_models_;  // the LLM of each entry, else null
   std::vector<uint16_t> batch_per_gpu_;
   double tensorflow_share_;
+  const GpuModel* reference_gpu_ = nullptr;           // null, or no LLM in the mix: every size draws from the whole mix
+  std::unordered_map<int, WeightedPick> size_picks_;  // by job size, where some LLM does not fit
 };
 
 // The LLM jobs of a mix naming large language models (core/llm_catalog.h), in mix order, each
@@ -97,9 +114,24 @@ std::shared_ptr<const std::vector<LlmJob>> llm_mix_table(const std::vector<Model
 // core/llm_step.h default_parallel): the runs the durations came from were configured for it.
 void set_reference_gpu(Workload& workload, const std::string& gpu);
 
+// What a workload's model mix leaves an LLM out of (TrainingDraw): the workload's training jobs
+// of the sizes no layout of which fits the LLM's reference GPU (LlmJob::fit_gpu).
+struct MixLlmLimit {
+  const LlmJob* llm = nullptr;
+  std::map<int, size_t> left_out;  // job size in GPUs -> the workload's training jobs of that size
+  size_t jobs_left_out = 0;        // the sum of left_out
+  size_t training_jobs = 0;        // the workload's training jobs
+};
+// Per automatic LLM of the workload (Workload::llm_jobs) with a reference GPU, in mix order, when
+// it leaves some job out; one pass over the jobs.
+std::vector<MixLlmLimit> mix_llm_limits(const Workload& workload);
+// The limits in words (ScenarioInfo::model_mix): "llama3-8b is left out of the 252 jobs of 1 GPU
+// (no layout of theirs fits h100, 80 GiB)", one clause per LLM joined by "; "; empty without.
+std::string describe_mix_limits(const std::vector<MixLlmLimit>& limits);
+
 // Draws what every training job trains, in job order, from std::mt19937_64(seed) (two draws
 // per job, TrainingDraw::assign); other jobs draw nothing. Loading a trace with one seed and
 // redrawing with another gives the same jobs as loading it with the other seed.
-void draw_training(std::vector<JobSpec>& jobs, const TrainingDraw& draw, uint64_t seed);
+void draw_training(std::vector<JobSpec>& jobs, TrainingDraw draw, uint64_t seed);
 
 }  // namespace topsim

@@ -2,10 +2,18 @@
 // what default (order-blind, pod network) placement costs against topology-aware gangs.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <fstream>
+
 #include "core/builtin_models.h"
+#include "core/hardware.h"
+#include "core/llm_catalog.h"
 #include "core/llm_estimate.h"
 #include "formats/results/job_line.h"
+#include "formats/results/results_json.h"
+#include "reports/text_report.h"
 #include "tests/scenario/scenario_support.h"
+#include "tests/test_support.h"
 
 namespace topsim {
 
@@ -298,16 +306,65 @@ TEST_CASE("scenario::llm synthetic mixes draw LLM jobs configured by their size"
   CHECK_THAT(refused.error().message, Catch::Contains("(llama3-8b, ") &&
                                           Catch::Contains("measured on v100, which cannot run it") &&
                                           Catch::Contains(R"(: set "reference_gpu" to a GPU that can, e.g. )"));
-  // A model no GPU holds at a drawn size without pipelining: the advice says what would run it.
+  // A model no layout of any of the workload's sizes fits on the reference GPU would never be
+  // drawn: the mix is refused, saying what would run it.
   auto too_small = parse_scenario(R"({"cluster": {"nodes": [{"model": "hgx-h100", "count": 8}], "network": {"transport": "ib"}},
     "workload": {"kind": "synthetic", "jobs": 4, "size_mix": {"1": 1}, "model_mix": {"llama2-13b": 1}, "reference_gpu": "h100"},
     "schedulers": ["topology-aware"]})",
                                   "test.json", "");
   REQUIRE_FALSE(too_small.ok());
-  CHECK_THAT(too_small.error().message,
+  CHECK(too_small.error().message ==
+        "test.json: /workload/model_mix: llama2-13b fits no job of the workload on h100 (80 GiB): no layout of its sizes, up "
+        "to 1 GPU, holds it, so the mix would never draw it; give the workload larger jobs, or list its jobs in a job list, "
+        "where \"recompute\": \"full\" or \"zero\": 3 save memory");
+  // Jobs of a size no model of the mix fits: refused, naming the size.
+  auto none_fits = parse_scenario(R"({"cluster": {"nodes": [{"model": "hgx-h100", "count": 8}], "network": {"transport": "ib"}},
+    "workload": {"kind": "synthetic", "jobs": 20, "size_mix": {"1": 0.5, "8": 0.5}, "model_mix": {"llama2-13b": 1},
+                 "reference_gpu": "h100"}, "schedulers": ["topology-aware"]})",
+                                  "test.json", "");
+  REQUIRE_FALSE(none_fits.ok());
+  CHECK_THAT(none_fits.error().message,
              Catch::Contains("(llama2-13b, 1 GPU) is given by a duration measured on h100, which cannot run it (memory: ") &&
-                 Catch::Contains("no tensor and pipeline layout of its GPUs fits it there; give llama2-13b larger sizes"));
-  CHECK(too_small.error().message.find("set \"reference_gpu\"") == std::string::npos);
+                 Catch::Contains("): no model of the model mix fits a job of 1 GPU there (an LLM of the mix is drawn only for "
+                                 "the sizes it fits); add one that does, e.g. resnet50"));
+  CHECK(none_fits.error().message.find("set \"reference_gpu\"") == std::string::npos);
+}
+
+TEST_CASE("scenario::llm a mix's LLM is drawn only for the job sizes it fits, and the results say which it left out",
+          "[scenario][llm]") {
+  // The default sizes: half the jobs have 1 GPU, which no layout of Llama 3 8B fits on an H100.
+  const Scenario s =
+      test::scenario_from(R"({"cluster": {"nodes": [{"model": "hgx-h100", "count": 8}], "network": {"transport": "ib"}},
+    "workload": {"kind": "synthetic", "jobs": 200, "model_mix": {"resnet50": 0.5, "llama3-8b": 0.5}, "reference_gpu": "h100"},
+    "schedulers": ["topology-aware"]})");
+  size_t one_gpu = 0, left_out = 0, llm_jobs = 0, llm_eligible = 0;
+  JobCursor cursor(*s.workload);
+  while (const JobSpec* job = cursor.next()) {
+    const bool fits =
+        !default_parallel_too_large(*find_llm_model("llama3-8b").value(), job->total_gpus(), *find_gpu_model("h100"));
+    one_gpu += job->total_gpus() == 1;
+    llm_eligible += fits;
+    left_out += !fits;
+    if (!s.workload->llm_of(*job)) continue;
+    ++llm_jobs;
+    CHECK(fits);
+  }
+  REQUIRE(one_gpu > 60);
+  // Half of the jobs of sizes it fits (binomial: within 4 standard deviations).
+  CHECK(std::abs(static_cast<double>(llm_jobs) - llm_eligible / 2.0) < 4 * std::sqrt(llm_eligible / 4.0));
+  const ResultSet results = test::run_all(s);
+  CHECK(left_out >= one_gpu);
+  CHECK(results.scenario.model_mix.find("llama3-8b is left out of the " + std::to_string(left_out) + " jobs of 1") == 0);
+  CHECK_THAT(render_text(results), Catch::Contains("model mix: llama3-8b is left out of the "));
+  // Read back from results.json as written.
+  const test::TempDir dir;
+  {
+    std::ofstream out(dir.file("results.json"));
+    write_results_json(results, out);
+  }
+  const auto back = load_results(dir.path.string());
+  REQUIRE(back.ok());
+  CHECK(back->scenario.model_mix == results.scenario.model_mix);
 }
 
 }  // namespace topsim
