@@ -18,6 +18,7 @@
 #include "sim/seeds.h"
 #include "sim/target_workloads.h"
 #include "sim/tenancy/gpu_quota.h"
+#include "sim/workload/workload_mix.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
 
@@ -537,6 +538,7 @@ PlanInfo plan_info(const PlanSpec& plan) {
   info.source = plan.source;
   info.fingerprint = plan.fingerprint;
   info.workload = plan.base.workload->source;
+  info.model_mix = describe_mix_limits(mix_llm_limits(*plan.base.workload));
   info.jobs = plan.base.workload->size();
   info.seed = plan.base.seed;
   info.seeds = plan.base.seeds;

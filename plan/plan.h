@@ -171,8 +171,9 @@ struct PlanChain {
 struct PlanInfo {
   std::string name, description, source;
   uint64_t fingerprint = 0;
-  std::string workload;  // e.g. "philly.csv"
-  size_t jobs = 0;       // of the workload at growth 1, seed 0
+  std::string workload;   // e.g. "philly.csv"
+  std::string model_mix;  // the jobs the model mix left its LLMs out of, in words (ScenarioInfo::model_mix); empty: none
+  size_t jobs = 0;        // of the workload at growth 1, seed 0
   uint64_t seed = 1;
   int seeds = 1;
   std::vector<std::string> schedulers;

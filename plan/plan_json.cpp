@@ -101,6 +101,7 @@ Json info_json(const PlanInfo& info, bool exact) {
               {"max_nodes", info.max_nodes},
               {"chains", info.chains}};
   if (info.max_cost_per_hour) out["max_cost_per_hour"] = *info.max_cost_per_hour;
+  if (!info.model_mix.empty()) out["model_mix"] = info.model_mix;
   if (info.quota) out["quota_search"] = quota_search_json(*info.quota);
   return out;
 }

@@ -37,6 +37,7 @@ PlanInfo read_info(const json& p) {
   info.source = p.at("source").get<std::string>();
   info.fingerprint = std::stoull(p.at("fingerprint").get<std::string>(), nullptr, 16);
   info.workload = p.at("workload").get<std::string>();
+  if (p.contains("model_mix")) info.model_mix = p.at("model_mix").get<std::string>();
   info.jobs = p.at("jobs").get<size_t>();
   info.seed = p.at("seed").get<uint64_t>();
   info.seeds = p.at("seeds").get<int>();

@@ -179,6 +179,7 @@ std::string render_plan_text(const PlanResult& r) {
   const PlanInfo& info = r.info;
   std::string out = "plan " + info.name + ": " + facts_line(info) + "\n";
   out += "SLOs: " + slo_list(info) + "; bounds: " + bounds_text(info) + "\n";
+  if (!info.model_mix.empty()) out += "model mix: " + info.model_mix + "\n";
   const std::vector<std::string> metrics = table_metrics(info);
   const auto headlines = plan_headlines(r);
   for (size_t g = 0; g < info.growth.size(); ++g) {
@@ -204,6 +205,7 @@ std::string render_plan_markdown(const PlanResult& r) {
   std::string out = "## Capacity plan: " + markdown_cell(info.name) + "\n\n";
   out +=
       markdown_cell(facts_line(info)) + ". SLOs: " + markdown_cell(slo_list(info)) + "; bounds: " + bounds_text(info) + ".\n\n";
+  if (!info.model_mix.empty()) out += "Model mix: " + markdown_cell(info.model_mix) + "\n\n";
   const std::vector<std::string> metrics = table_metrics(info);
   const auto headlines = plan_headlines(r);
   for (size_t g = 0; g < info.growth.size(); ++g) {
@@ -260,7 +262,8 @@ void add_answer_marks(const PlanResult& r, size_t growth, Chart& chart) {
 std::string render_plan_html(const PlanResult& r) {
   const PlanInfo& info = r.info;
   std::string body = "<p class=\"facts\">" + html_escape(facts_line(info)) + "<br>SLOs: " + html_escape(slo_list(info)) +
-                     "; bounds: " + html_escape(bounds_text(info)) + "</p>\n";
+                     "; bounds: " + html_escape(bounds_text(info)) +
+                     (info.model_mix.empty() ? "" : "<br>Model mix: " + html_escape(info.model_mix)) + "</p>\n";
   const auto headlines = plan_headlines(r);
   const std::vector<std::string> metrics = table_metrics(info);
   std::vector<Chart> charts;

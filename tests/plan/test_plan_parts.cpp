@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "plan/plan_parts.h"
+#include "reports/plan_report.h"
 #include "tests/plan/plan_fixture.h"
 #include "tests/test_support.h"
 
@@ -107,4 +108,26 @@ TEST_CASE("plan::merge_plan_parts: the parts of every shard give the whole plan'
     test::TempDir empty;
     CHECK_THAT(find_plan_parts(empty.path.string()).error().message, Catch::Contains("no plan-part-*.json"));
   }
+}
+
+TEST_CASE("plan: what a model mix left its LLMs out of is said by the plan and kept by its shards", "[plan][shards][llm]") {
+  std::string text = test::kSmallPlan;
+  const std::string sizes = R"("median_duration_minutes": 30})";
+  REQUIRE(text.find(sizes) != std::string::npos);
+  text.replace(text.find(sizes), sizes.size(),
+               R"("median_duration_minutes": 30, "model_mix": {"resnet50": 1, "llama3-8b": 1}, "reference_gpu": "a100"})");
+  auto plan = parse_plan(text, "plan.json", "");
+  REQUIRE(plan.ok());
+  auto whole = run_plan(*plan, {});
+  REQUIRE(whole.ok());
+  // Llama 3 8B needs 8 GPUs of 40 GiB: the jobs of 1, 2 and 4 GPUs draw ResNet-50.
+  CHECK(whole->info.model_mix.find("llama3-8b is left out of the ") == 0);
+  CHECK_THAT(whole->info.model_mix, Catch::Contains(" jobs of 1, 2 or 4 GPUs (no layout of theirs fits a100, 40 GiB)"));
+  CHECK_THAT(render_plan_text(*whole), Catch::Contains("\nmodel mix: " + whole->info.model_mix + "\n"));
+  CHECK_THAT(render_plan_markdown(*whole), Catch::Contains("Model mix: "));
+  test::TempDir dir;
+  auto merged = merge_plan_parts({part(*plan, 1, 2, dir), part(*plan, 0, 2, dir)});
+  REQUIRE(merged.ok());
+  CHECK(merged->info.model_mix == whole->info.model_mix);
+  CHECK(render_plan_json(*merged) == render_plan_json(*whole));
 }
