@@ -144,18 +144,20 @@ double llm_compute_efficiency(const GpuModel& gpu, LlmPrecision precision) {
   return fp8 ? kLlmEfficiencyHopperFp8 : kLlmEfficiencyAmpereBf16;
 }
 
+ParallelConfig default_layout(const LlmModel& model, int gpus, int tp, int pp) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.pp = pp;
+  c.dp = std::max(1, gpus / (tp * pp));
+  c.sequence_parallel = tp > 1;
+  constexpr double kTokensPerStep = 4.0 * 1024 * 1024;
+  const int sequences = static_cast<int>(std::ceil(kTokensPerStep / model.default_sequence));
+  c.global_batch = (sequences + c.dp - 1) / c.dp * c.dp;
+  return c;
+}
+
 ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel* fit_on) {
-  const auto layout = [&](int tp, int pp) {
-    ParallelConfig c;
-    c.tp = tp;
-    c.pp = pp;
-    c.dp = std::max(1, gpus / (tp * pp));
-    c.sequence_parallel = tp > 1;
-    constexpr double kTokensPerStep = 4.0 * 1024 * 1024;
-    const int sequences = static_cast<int>(std::ceil(kTokensPerStep / model.default_sequence));
-    c.global_batch = (sequences + c.dp - 1) / c.dp * c.dp;
-    return c;
-  };
+  const auto layout = [&](int tp, int pp) { return default_layout(model, gpus, tp, pp); };
   // TP the largest of 8, 4, 2, 1 dividing `m` and the (KV) heads.
   const auto tensor_parallel = [&](int m) {
     for (int t : {8, 4, 2})
@@ -417,6 +419,8 @@ Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const
   s.tokens_per_sec = step_tokens / (s.step_ms / 1e3);
   s.tokens_per_sec_per_gpu = s.tokens_per_sec / c.gpus();
   s.micro_batch = c.micro_batch;
+  s.tp = c.tp;
+  s.pp = c.pp;
   s.model_tflops_per_gpu = s.tokens_per_sec_per_gpu * model.training_flops_per_token(seq) / 1e12;
   s.mfu = s.model_tflops_per_gpu / gpu.fp16_tflops;
   return s;

@@ -171,6 +171,8 @@ Status validate_host_memory(const LlmModel& model, const ParallelConfig& config,
 // sequence; a global batch of 4M tokens (Llama 2's, model card: "global batch-size of 4M
 // tokens"), rounded up to a multiple of DP; selective recomputation, distributed optimizer, BF16.
 ParallelConfig default_parallel(const LlmModel& model, int gpus, const GpuModel* fit_on = nullptr);
+// default_parallel's configuration of `gpus` GPUs at TP `tp` and PP `pp` (DP the rest).
+ParallelConfig default_layout(const LlmModel& model, int gpus, int tp, int pp);
 // Whether a model mix leaves `model` out of jobs of `gpus` GPUs measured on `gpu`
 // (sim/workload/workload_mix.h TrainingDraw): `gpu` runs the layouts' precision but no layout
 // default_parallel tries fits its memory at micro-batch 1. A GPU without the precision leaves no
@@ -218,6 +220,7 @@ struct LlmStep {
   double model_tflops_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU
   double mfu = 0;                   // model_tflops_per_gpu over the GPU's dense BF16 peak
   int micro_batch = 0;              // sequences per micro-batch (the configuration's)
+  int tp = 0, pp = 0;               // the configuration's tensor- and pipeline-parallel sizes
   LlmMemory memory;
 };
 

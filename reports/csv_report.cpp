@@ -48,7 +48,7 @@ std::vector<std::string> job_fields(const Series& s, const RunResult& run, const
   const LlmJob* llm = run.workload->llm_of(job);  // an LLM job: its catalog model, trained with Megatron
   const std::string model_name = model ? model->name : llm ? llm->model->name : "";
   const std::string framework = model ? std::string(enum_name(job.framework)) : llm ? "megatron" : "";
-  const std::string parallelism = llm ? parallelism_text(llm->config_for(job.total_gpus())) : "";
+  const std::string parallelism = llm ? parallelism_text(llm->config_ran(job.total_gpus(), r.llm.get())) : "";
   std::string nodes;
   for (const PodPlacement& pod : r.pods) nodes += (nodes.empty() ? "" : " ") + std::to_string(pod.node);
   const bool trained = job.is_training() && r.start_ms >= 0;

@@ -317,16 +317,21 @@ std::string unrunnable_message(const Workload& workload, const JobSpec& job, con
   const std::string job_words = name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) ";
   std::string advice;
   if (llm->automatic && llm->fit_gpu) {
-    // A model-mix job cannot take validate_parallel's advice (raise tp, pp, ...): its layout is the
-    // one that fits the reference GPU, kept on every GPU it runs on (sim/job.h LlmJob::fit_gpu).
+    // A model-mix job cannot take validate_parallel's advice (raise tp, pp, ...): on each GPU it
+    // takes the layout of least memory that fits it, here none (sim/job.h LlmJob::config_for).
+    bool memory = false;
     for (std::string& reason : reasons)
-      if (reason.find(": memory: ") != std::string::npos) reason.erase(reason.rfind("; "));
-    const ParallelConfig c = llm->config_for(job.total_gpus());
-    advice = ": a model mix gives its LLM jobs the layout a tuned run takes on the reference GPU (" + llm->fit_gpu->name +
-             ", where the durations were measured: TP " + std::to_string(c.tp) + " x PP " + std::to_string(c.pp) + " at " +
-             counted(job.total_gpus(), "GPU") + ") and they keep it on every GPU; run the workload on GPUs of at least " +
-             format_number(std::ceil(llm_memory_per_gpu(*llm->model, c).total_gib())) +
-             " GiB, or list its jobs in a job list with a layout of their own";
+      if (reason.find(": memory: ") != std::string::npos) {
+        reason.erase(reason.rfind("; "));
+        memory = true;
+      }
+    const ParallelConfig c = llm->config_for(job.total_gpus(), largest);
+    if (memory)
+      advice = ": no layout of its " + counted(job.total_gpus(), "GPU") +
+               " fits (a model mix's LLM job takes the layout a tuned run takes on the GPU it runs on; the least memory is TP " +
+               std::to_string(c.tp) + " x PP " + std::to_string(c.pp) + "); run the workload on GPUs of at least " +
+               format_number(std::ceil(llm_memory_per_gpu(*llm->model, c).total_gib())) +
+               " GiB, or list its jobs in a job list, where \"recompute\": \"full\" or \"zero\": 3 save memory";
   }
   if (reasons.size() == 1) return job_words + reasons.front() + advice;
   return job_words + "can run on no node type of the cluster: " + join(reasons, "; ") + advice;

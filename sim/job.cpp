@@ -103,7 +103,7 @@ NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, co
 NodeFitProblem job_capacity_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node) {
   if (!job.is_training()) return {};
   if (const LlmJob* llm = workload.llm_of(job)) {
-    const ParallelConfig config = llm->config_for(job.total_gpus());
+    const ParallelConfig config = llm->config_for(job.total_gpus(), &gpu);
     if (const Status valid = validate_parallel(*llm->model, config, gpu, job.total_gpus()); !valid)
       return {valid.error().message, false};
     if (const Status fits = validate_host_memory(*llm->model, config, node); !fits) return {fits.error().message, true};

@@ -136,8 +136,9 @@ struct LlmJob {
   const LlmModel* model = nullptr;  // a catalog entry (core/llm_catalog.h)
   ParallelConfig config;
   bool automatic = false;  // the configuration follows each job's size (default_parallel)
-  // An automatic job's layout is the one that fits this GPU (the workload's reference GPU, the
-  // hardware its durations were measured on: set_reference_gpu); none: the least memory per GPU.
+  // An automatic job's layout is the one that fits the GPU it runs on (config_for), and on this
+  // GPU (the workload's reference GPU, the hardware its durations were measured on:
+  // set_reference_gpu) the one its duration was measured with; none: TP alone, no pipelining.
   const GpuModel* fit_gpu = nullptr;
   // "micro_batch": "auto": on each node type the micro-batch a tuned run picks there, the fastest
   // that fits on idle nodes of it (core/llm_estimate.h estimate_llm_idle_fastest_micro_batch;
@@ -147,8 +148,16 @@ struct LlmJob {
   // False for a job read back from results that named only its layout (jobs.jsonl written before
   // llm_config): its other settings are not known, and reports do not state them.
   bool settings_known = true;
-  // The configuration of a job of `gpus` GPUs.
-  ParallelConfig config_for(int gpus) const { return automatic ? default_parallel(*model, gpus, fit_gpu) : config; }
+  // The configuration of a job of `gpus` GPUs running on `on` (null: the reference GPU, fit_gpu):
+  // an automatic job's layout is the one a tuned run takes on that GPU (default_parallel).
+  ParallelConfig config_for(int gpus, const GpuModel* on = nullptr) const {
+    return automatic ? default_parallel(*model, gpus, on && fit_gpu ? on : fit_gpu) : config;
+  }
+  // The configuration a job of `gpus` GPUs ran with, whose step was `step` (null: it has not run,
+  // the reference GPU's): an automatic job's layout is the one it was timed with.
+  ParallelConfig config_ran(int gpus, const LlmStep* step) const {
+    return automatic && step && step->tp > 0 ? default_layout(*model, gpus, step->tp, step->pp) : config_for(gpus);
+  }
   friend bool operator==(const LlmJob&, const LlmJob&) = default;
 };
 

@@ -114,6 +114,8 @@ void encode(std::string& out, const JobRecord& r) {
     LlmStep step = *r.llm;
     for (const double* value : llm_fields(step)) put(out, *value);
     put(out, static_cast<int32_t>(step.micro_batch));
+    put(out, static_cast<int32_t>(step.tp));
+    put(out, static_cast<int32_t>(step.pp));
   }
 }
 
@@ -158,6 +160,8 @@ JobRecord decode(const char* at) {
     LlmStep step;
     for (double* value : llm_fields(step)) *value = in.get<double>();
     step.micro_batch = in.get<int32_t>();
+    step.tp = in.get<int32_t>();
+    step.pp = in.get<int32_t>();
     r.llm = std::make_shared<const LlmStep>(step);
   }
   return r;

@@ -180,15 +180,15 @@ void push_path(std::vector<int64_t>& key, const CommPath& path) {
 }  // namespace
 
 std::shared_ptr<const LlmStep> JobTimer::llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links,
-                                                     int micro_batch) {
+                                                     const ParallelConfig& config) {
   const uint16_t llm = job.llm;
-  std::vector<int64_t> key{llm, job.total_gpus(), type.gpu ? type.gpu->catalog_index : -1, micro_batch};
+  // An automatic job's layout depends on the GPU it is fitted to: the key holds it.
+  std::vector<int64_t> key{llm,       job.total_gpus(), type.gpu ? type.gpu->catalog_index : -1, config.micro_batch,
+                           config.tp, config.pp};
   for (const CommPath* path : {&links.tp, &links.cp, &links.dp, &links.ep, &links.pp}) push_path(key, *path);
   auto [it, fresh] = llm_steps_.emplace(std::move(key), nullptr);
   if (fresh && type.gpu) {
     const LlmJob& spec = (*llm_jobs_)[llm];
-    ParallelConfig config = spec.config_for(job.total_gpus());
-    config.micro_batch = micro_batch;
     auto step = llm_step(*spec.model, config, *type.gpu, links);
     if (step) it->second = std::make_shared<const LlmStep>(*step);
   }
@@ -212,7 +212,7 @@ double JobTimer::idle_llm_rate(const JobSpec& job, const NodeType& type, const P
     assign_domains(nodes, segment > 0 ? segment_fill(domain_nodes, segment) : 0);
     auto links = llm_links(config, *sites, nodes, options);
     if (!links) continue;
-    if (auto step = llm_step_on(job, type, *links, config.micro_batch)) rate = std::max(rate, step->tokens_per_sec);
+    if (auto step = llm_step_on(job, type, *links, config)) rate = std::max(rate, step->tokens_per_sec);
   }
   return rate;
 }
@@ -221,7 +221,7 @@ const JobTimer::IdealLlm& JobTimer::ideal_llm(const JobSpec& job, const NodeType
   auto [it, fresh] = ideal_llm_cache_.emplace(std::make_tuple(key, int{job.llm}, job.total_gpus()), IdealLlm{});
   if (!fresh || !type.allocator) return it->second;
   const LlmJob& spec = (*llm_jobs_)[job.llm];
-  ParallelConfig config = spec.config_for(job.total_gpus());
+  ParallelConfig config = spec.config_for(job.total_gpus(), type.gpu);  // the layout a tuned run takes on it
   IdealLlm& ideal = it->second;
   if (!spec.micro_batch_auto || !type.gpu) {
     ideal = {idle_llm_rate(job, type, config), config.micro_batch};
@@ -236,6 +236,16 @@ const JobTimer::IdealLlm& JobTimer::ideal_llm(const JobSpec& job, const NodeType
       ideal = {rate, size};
   }
   return ideal;
+}
+
+ParallelConfig JobTimer::placed_config(const JobSpec& job, const JobRecord& record) {
+  const LlmJob& spec = (*llm_jobs_)[job.llm];
+  const GpuModel* least = nullptr;  // memory per GPU does not depend on the GPU: fitting the least fits all
+  for (const PodPlacement& pod : record.pods)
+    if (const GpuModel* gpu = cluster_.type_of(pod.node).gpu; gpu && (!least || gpu->memory_gib < least->memory_gib)) least = gpu;
+  ParallelConfig config = spec.config_for(job.total_gpus(), least);
+  config.micro_batch = placed_micro_batch(job, record);
+  return config;
 }
 
 int JobTimer::placed_micro_batch(const JobSpec& job, const JobRecord& record) {
@@ -253,8 +263,7 @@ int JobTimer::placed_micro_batch(const JobSpec& job, const JobRecord& record) {
   return std::max(1, micro_batch);
 }
 
-Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& record) const {
-  const ParallelConfig config = (*llm_jobs_)[job.llm].config_for(job.total_gpus());
+Expected<LlmLinks> JobTimer::llm_links_of(const JobRecord& record, const ParallelConfig& config) const {
   // Ranks: pods in rank order, each pod's GPUs ascending.
   std::vector<int> node_ids;
   std::vector<LinkNode> nodes;
@@ -283,12 +292,12 @@ Expected<LlmLinks> JobTimer::llm_links_of(const JobSpec& job, const JobRecord& r
 
 double JobTimer::rate_at(const JobSpec& job, const JobRecord& record, double factor) {
   if (is_llm(job)) {
-    auto links = llm_links_of(job, record);
+    const ParallelConfig config = placed_config(job, record);
+    auto links = llm_links_of(record, config);
     if (!links) return 0;
     for (CommPath* path : {&links->tp, &links->cp, &links->dp, &links->ep, &links->pp})
       if (path->hosts > 1) path->bus_bandwidth_gbps *= factor;
-    const int micro_batch = placed_micro_batch(job, record);
-    const auto rate_on = [&](int type) { return llm_rate_on(job, *links, type, micro_batch); };
+    const auto rate_on = [&](int type) { return llm_rate_on(job, *links, type, config); };
     return rate_on(pace_type(record, rate_on));
   }
   CommPath path = record.comm;
@@ -302,8 +311,8 @@ double JobTimer::rate_on_type(const JobSpec& job, const CommPath& path, int type
   return estimate ? estimate->samples_per_sec : 0.0;
 }
 
-double JobTimer::llm_rate_on(const JobSpec& job, const LlmLinks& links, int type, int micro_batch) {
-  const auto step = llm_step_on(job, cluster_.type(type), links, micro_batch);
+double JobTimer::llm_rate_on(const JobSpec& job, const LlmLinks& links, int type, const ParallelConfig& config) {
+  const auto step = llm_step_on(job, cluster_.type(type), links, config);
   return step ? step->tokens_per_sec : 0.0;
 }
 
@@ -329,13 +338,13 @@ int JobTimer::pace_type(const JobRecord& record, RateOn rate_on) {
 
 JobTiming JobTimer::time_llm(const JobSpec& job, const JobRecord& record) {
   JobTiming t;
-  auto links = llm_links_of(job, record);
+  const ParallelConfig config = placed_config(job, record);
+  auto links = llm_links_of(record, config);
   int node_type = cluster_.node(record.pods.front().node).type;
-  const int micro_batch = placed_micro_batch(job, record);
-  if (links) node_type = pace_type(record, [&](int u) { return llm_rate_on(job, *links, u, micro_batch); });
+  if (links) node_type = pace_type(record, [&](int u) { return llm_rate_on(job, *links, u, config); });
   const NodeType& type = cluster_.type(node_type);
   t.node_type = node_type;
-  if (links) t.llm = llm_step_on(job, type, *links, micro_batch);
+  if (links) t.llm = llm_step_on(job, type, *links, config);
   t.samples_per_sec = t.llm ? t.llm->tokens_per_sec : 0;
   const double own_ideal = ideal_llm_tokens_per_sec(job, type, node_type);
   t.ideal_samples_per_sec = own_ideal;

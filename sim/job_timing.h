@@ -89,15 +89,17 @@ class JobTimer {
   // The job's throughput over `path` (samples/s), or an LLM job's on `links` (tokens/s), on node
   // type `type`; 0 when there is no model.
   double rate_on_type(const JobSpec& job, const CommPath& path, int type) const;
-  double llm_rate_on(const JobSpec& job, const LlmLinks& links, int type, int micro_batch);
+  double llm_rate_on(const JobSpec& job, const LlmLinks& links, int type, const ParallelConfig& config);
   // Nodes per multi-node NVLink domain of the cluster's fabric; 0 without an NVLink level.
   int ideal_domain_nodes() const;
   // An ideal placement's node `node` (0, 1, ...): its NVLink domain when the cluster has them
   // (consecutive nodes fill domains), else -1.
   int ideal_domain(size_t node) const;
   JobTiming time_llm(const JobSpec& job, const JobRecord& record);
-  Expected<LlmLinks> llm_links_of(const JobSpec& job, const JobRecord& record) const;
-  std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links, int micro_batch);
+  Expected<LlmLinks> llm_links_of(const JobRecord& record, const ParallelConfig& config) const;
+  // The LLM job's step on `type` with `config` (its layout and micro-batch) over `links`; cached.
+  std::shared_ptr<const LlmStep> llm_step_on(const JobSpec& job, const NodeType& type, const LlmLinks& links,
+                                             const ParallelConfig& config);
   // The LLM job on idle nodes of `type` (cached by `key` as ideal_samples_per_sec): its tokens/s
   // and micro-batch, its configuration's, or under "micro_batch": "auto" (LlmJob::micro_batch_auto)
   // the fastest of the sizes that run there (core/llm_estimate.h micro_batch_sizes; memory and
@@ -117,6 +119,10 @@ class JobTimer {
   // The micro-batch of a placed LLM job: one for all its ranks, the smallest of the choices of
   // its pods' node types (it fits on each: memory grows with the micro-batch).
   int placed_micro_batch(const JobSpec& job, const JobRecord& record);
+  // The configuration of a placed LLM job: an automatic job's layout the one that fits the GPU of
+  // least memory among its pods' node types (so it runs on each; on one type, that type's tuned
+  // layout), at placed_micro_batch.
+  ParallelConfig placed_config(const JobSpec& job, const JobRecord& record);
   // Whether the job is timed as an LLM job (it names one of the workload's LLM specs).
   bool is_llm(const JobSpec& job) const { return job.llm != kNoLlm && llm_jobs_ && job.llm < llm_jobs_->size(); }
   // The LLM job's ideal tokens/s on its reference node type; `own` (its rate on the node type it

@@ -210,7 +210,8 @@ void append_job_line(std::string& out, std::string_view scheduler, uint64_t seed
     field(out, "framework", enum_name(job.framework));
   } else if (const LlmJob* llm = workload.llm_of(job)) {
     field(out, "model", llm->model->name);
-    const ParallelConfig c = llm->config_for(job.total_gpus());  // an automatic job's follows its size
+    // An automatic job's follows its size and the GPU it ran on.
+    const ParallelConfig c = llm->config_ran(job.total_gpus(), r.llm.get());
     field(out, "parallelism", parallelism_text(c));
     if (llm->settings_known) put_llm_config(out, *llm, c);  // not for a job read back from its layout alone
   }

@@ -129,7 +129,7 @@ class TopologyAware final : public Scheduler {
       auto [it, fresh] = llm_rates_.try_emplace(key, 0.0);
       if (fresh) {
         const NodeModel& node = view.cluster().type(type).topology->model();
-        const ParallelConfig config = llm->config_for(job.total_gpus());
+        const ParallelConfig config = llm->config_for(job.total_gpus(), view.cluster().type(type).gpu);
         if (auto e = llm->micro_batch_auto ? estimate_llm_idle_fastest_micro_batch(*llm->model, config, node, context_.network)
                                            : estimate_llm_idle(*llm->model, config, node, context_.network))
           it->second = e->step.tokens_per_sec;
@@ -273,7 +273,7 @@ class TopologyAware final : public Scheduler {
     const int node_gpus = view.cluster().gpus_per_node(0);
     const int nodes = job.workers;
     if (job.gpus_per_worker != node_gpus || nodes <= fabric.level(0).fanout || nodes % kLargeJobSegmentNodes != 0) return 0;
-    const ParallelConfig config = llm->config_for(job.total_gpus());
+    const ParallelConfig config = llm->config_for(job.total_gpus(), view.cluster().type(0).gpu);
     const int stage_gpus = config.tp * config.cp * config.dp;
     if (stage_gpus % node_gpus != 0 || kLargeJobSegmentNodes % (stage_gpus / node_gpus) != 0) return 0;
     return kLargeJobSegmentNodes;

@@ -368,3 +368,51 @@ TEST_CASE("scenario::llm a mix's LLM is drawn only for the job sizes it fits, an
 }
 
 }  // namespace topsim
+
+namespace topsim {
+
+TEST_CASE("scenario::llm a mix's LLM job runs the layout a tuned run takes on the GPU it runs on", "[scenario][llm]") {
+  // Durations measured on H100 (Llama 3 8B at 16 GPUs: TP 2), replayed on 40 GB A100s, where TP 2
+  // needs 46 GiB and TP 4 fits.
+  const auto scenario = [](const std::string& node) {
+    return test::scenario_from(R"({"cluster": {"nodes": [{"model": ")" + node +
+                               R"(", "count": 4}], "network": {"transport": "ib"}},
+      "workload": {"kind": "synthetic", "jobs": 6, "arrival_rate_per_hour": 1, "size_mix": {"16": 1},
+                   "model_mix": {"llama3-8b": 1}, "reference_gpu": "h100"}, "schedulers": ["topology-aware"]})");
+  };
+  const Scenario on_a100 = scenario("dgx-a100"), on_h100 = scenario("hgx-h100");
+  const LlmJob& spec = on_a100.workload->llm_jobs->front();
+  REQUIRE(spec.config_for(16).tp == 2);
+  REQUIRE(spec.config_for(16, find_gpu_model("a100")).tp == 4);
+  REQUIRE(spec.config_for(16, find_gpu_model("h100")).tp == 2);
+  const RunResult a = test::run(on_a100, "topology-aware"), h = test::run(on_h100, "topology-aware");
+  int ran = 0;
+  JobCursor cursor(*on_a100.workload);
+  while (const JobSpec* job = cursor.next()) {
+    const JobRecord& on_a = a.jobs.at(job->id);
+    const JobRecord& on_h = h.jobs.at(job->id);
+    REQUIRE(on_a.llm);
+    REQUIRE(on_h.llm);
+    ++ran;
+    CHECK(on_a.llm->tp == 4);
+    CHECK(on_a.llm->pp == 1);
+    CHECK(on_h.llm->tp == 2);
+    // The work is the duration at the reference layout's rate on H100, wherever the job runs; on
+    // an ideal H100 placement it runs as long as measured, on A100s at TP 4 work / their rate.
+    CHECK(on_a.work_samples == Approx(on_h.work_samples).epsilon(1e-12));
+    REQUIRE(on_h.samples_per_sec == Approx(on_h.ideal_samples_per_sec).epsilon(1e-12));
+    CHECK(std::abs(static_cast<double>(on_h.finish_ms - on_h.start_ms - job->ideal_duration_ms)) <= 1);
+    CHECK(static_cast<double>(on_a.finish_ms - on_a.start_ms) ==
+          Approx(on_a.work_samples / on_a.samples_per_sec * 1e3).margin(1.0));
+    CHECK(on_a.samples_per_sec < on_h.samples_per_sec);
+    std::string line;
+    append_job_line(line, "topology-aware", 1, *on_a100.workload, *job, on_a);
+    CHECK_THAT(line, Catch::Contains(R"("parallelism":"tp4 pp1 dp4 cp1 ep1")"));
+    line.clear();
+    append_job_line(line, "topology-aware", 1, *on_h100.workload, *job, on_h);
+    CHECK_THAT(line, Catch::Contains(R"("parallelism":"tp2 pp1 dp8 cp1 ep1")"));
+  }
+  CHECK(ran == 6);
+}
+
+}  // namespace topsim
