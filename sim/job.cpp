@@ -81,12 +81,7 @@ std::vector<std::string> Workload::selected_gpu_names(const JobSpec& job) const 
   return gpu_model_names_in(gpu_model_sets[job.gpu_models]);
 }
 
-std::string Workload::selected_gpus_text(const JobSpec& job) const {
-  const std::vector<std::string> names = selected_gpu_names(job);
-  std::string text;
-  for (size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return text;
-}
+std::string Workload::selected_gpus_text(const JobSpec& job) const { return join_alternatives(selected_gpu_names(job)); }
 
 NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node) {
   if (job.is_training() && job.flavor_gpu != kAnyGpuModel && gpu.catalog_index != job.flavor_gpu)

@@ -14,6 +14,12 @@ std::string join_first(const std::vector<std::string>& parts, size_t shown, std:
          std::string(separator) + "and " + std::to_string(parts.size() - shown) + " more";
 }
 
+std::string join_alternatives(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
 std::string counted(long long n, std::string_view singular, std::string_view plural) {
   const std::string noun = n == 1 ? std::string(singular) : plural.empty() ? std::string(singular) + "s" : std::string(plural);
   return std::to_string(n) + " " + noun;

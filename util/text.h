@@ -31,6 +31,9 @@ std::string join(const Range& items, std::string_view separator, TextOf text_of)
   return out;
 }
 
+// Names as alternatives: "a", "a or b", "a, b or c"; empty for none.
+std::string join_alternatives(const std::vector<std::string>& names);
+
 // A count with its noun, singular for one: "1 node", "2 nodes" (plural: the singular + "s"
 // unless given).
 std::string counted(long long n, std::string_view singular, std::string_view plural = "");

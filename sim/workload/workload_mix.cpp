@@ -197,10 +197,8 @@ std::string describe_mix_limits(const std::vector<MixLlmLimit>& limits) {
       if (named.size() == 6) break;
       named.push_back(std::to_string(gpus));
     }
-    std::string sizes;
     const size_t more = limit.left_out.size() - named.size();
-    for (size_t i = 0; i < named.size(); ++i)
-      sizes += (i == 0 ? "" : i + 1 == named.size() && more == 0 ? " or " : ", ") + named[i];
+    std::string sizes = more == 0 ? join_alternatives(named) : join(named, ", ");
     sizes += limit.left_out.size() == 1 && limit.left_out.begin()->first == 1 ? " GPU" : " GPUs";
     if (more > 0) sizes += " and " + counted(static_cast<long long>(more), "more size");
     const GpuModel& gpu = *limit.llm->fit_gpu;
