@@ -47,18 +47,25 @@ std::string llm_config_line(const LlmJob& llm, int gpus) {
   return out + "\n";
 }
 
+// "tp 8 x pp 2 x dp 2 x cp 1, ep 1": the layout an LLM job ran with under one scheduler (the
+// reference GPU's when it did not run; sim/job.h config_ran), "" for other jobs.
+std::string layout_ran(const Workload& workload, const JobSpec& job, const JobRecord& r) {
+  const LlmJob* llm = job.is_training() ? workload.llm_of(job) : nullptr;
+  if (!llm) return "";
+  const ParallelConfig c = llm->config_ran(job.total_gpus(), r.llm.get());
+  return fmt::format("tp {} x pp {} x dp {} x cp {}, ep {}", c.tp, c.pp, c.dp, c.cp, c.ep);
+}
+
 // "job a (training, 2 pods x 8 GPUs, ...), submitted at 0 s" (an image model and its framework, or
-// an LLM and its layout: "llama3-70b: tp 8 x pp 2 x dp 2 x cp 1, ep 1"), the GPU models it selects
-// and the placement asks it carried.
-std::string job_line(const Workload& workload, const JobSpec& job, const std::string& name, const JobExtras* extras) {
+// an LLM and `layout`, the first scheduler's: "llama3-70b: tp 8 x pp 2 x dp 2 x cp 1, ep 1"), the
+// GPU models it selects and the placement asks it carried.
+std::string job_line(const Workload& workload, const JobSpec& job, const std::string& name, const JobExtras* extras,
+                     const std::string& layout) {
   std::string out = "job " + name + " (" + std::string(enum_name(job.kind));
   if (job.is_training()) {
     out += ", " + counted(job.workers, "pod") + " x " + counted(job.gpus_per_worker, "GPU");
     if (const DnnModel* model = model_at(job.model)) out += ", " + model->name + " / " + std::string(enum_name(job.framework));
-    if (const LlmJob* llm = workload.llm_of(job)) {
-      const ParallelConfig c = llm->config_for(job.total_gpus());
-      out += fmt::format(", {}: tp {} x pp {} x dp {} x cp {}, ep {}", llm->model->name, c.tp, c.pp, c.dp, c.cp, c.ep);
-    }
+    if (const LlmJob* llm = workload.llm_of(job)) out += ", " + llm->model->name + ": " + layout;
   }
   out += "), submitted at " + seconds(job.submit_ms) + queue_words(workload, &job, " to ") + "\n";
   if (const LlmJob* llm = job.is_training() ? workload.llm_of(job) : nullptr; llm && llm->settings_known)
@@ -388,7 +395,7 @@ size_t evictions_before_start(const RunResult& run, uint32_t id, int64_t start_m
 // Where its pods are and, for a training job that ran, its ring, rate and stops: lines each
 // ending in a newline.
 std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
-                         const ScenarioInfo& scenario) {
+                         const ScenarioInfo& scenario, const std::string& header_layout) {
   std::string out;
   if (r.pods.empty()) return out;
   out += "  GPUs: " + gpus_text(r, scenario.node_names) + "\n";
@@ -401,6 +408,10 @@ std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const Job
   if (r.ideal_samples_per_sec > 0)
     out += fmt::format(" ({:.1f}% of the ideal placement's {})", 100 * r.samples_per_sec / r.ideal_samples_per_sec,
                        format_number(r.ideal_samples_per_sec));
+  // A model mix's LLM job takes the layout that fits the GPU it runs on: under a scheduler that
+  // placed it on other GPUs than the first line's it ran with another.
+  if (const std::string layout = layout_ran(*s.runs.front().workload, job, r); r.llm && layout != header_layout)
+    out += "\n  layout: " + layout + " (the one that fits the GPUs it ran on here; the first line's is " + header_layout + ")";
   if (r.llm) out += "\n" + llm_step_line(*r.llm);
   if (const auto models = pod_models(r, scenario); !models.empty())
     out += "\n  node types: " + join(models, ", ") +
@@ -428,7 +439,7 @@ std::string placed_lines(const SchedulerResult& s, const JobSpec& job, const Job
 }
 
 std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const JobRecord& r, const JobExtras* extras,
-                            const ScenarioInfo& scenario) {
+                            const ScenarioInfo& scenario, const std::string& header_layout) {
   // A job waiting when the run ended had not always waited from the start: a preemption or a
   // failure may have stopped it after it started.
   const std::string state = r.state != JobState::Pending ? std::string(enum_name(r.state))
@@ -450,7 +461,7 @@ std::string scheduler_lines(const SchedulerResult& s, const JobSpec& job, const 
                        : job.is_share()  ? "aliyun.com/gpu-mem"
                                          : "GPUs") +
            " at its last admission; the flavor's nodeLabels are its pods' node selector)\n";
-  out += placed_lines(s, job, r, extras, scenario);
+  out += placed_lines(s, job, r, extras, scenario, header_layout);
   // What stopped it or what it stopped: "\n  ..." each.
   const std::string events =
       failure_lines(s.runs.front(), job.id, r, scenario) + preemption_lines(s.runs.front(), job.id, *s.runs.front().workload);
@@ -484,7 +495,7 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
   if (!has_job_records(results.schedulers.front().runs.front()))
     return Error{"the results have no per-job records (written with --summary-only)"};
   const std::optional<uint32_t> by_id = asked_id(job_name);
-  std::string header, body;
+  std::string header, header_layout, body;
   std::vector<std::string> names;
   std::vector<uint32_t> same_name;  // ids of the first scheduler's jobs with the asked name
   size_t jobs = 0;                  // of the first scheduler's run
@@ -500,8 +511,11 @@ Expected<std::string> explain_job(const ResultSet& results, const std::string& j
       if (found) return;
       const auto extras = workload.extras.find(job.id);
       const JobExtras* asked = extras == workload.extras.end() ? nullptr : &extras->second;
-      if (header.empty()) header = job_line(workload, job, name, asked);
-      found = scheduler_lines(s, job, record, asked, results.scenario);
+      if (header.empty()) {
+        header_layout = layout_ran(workload, job, record);
+        header = job_line(workload, job, name, asked, header_layout);
+      }
+      found = scheduler_lines(s, job, record, asked, results.scenario, header_layout);
     });
     if (!read) return read.error();
     if (!found && by_id)

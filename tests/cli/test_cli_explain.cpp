@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -250,6 +251,52 @@ TEST_CASE("cli::explain a gang over two node types: paced by the slower, measure
   const CliResult one = run_cli("explain '" + dir.file("out") + "' one");
   REQUIRE(one.exit_code == 0);
   CHECK_THAT(one.out, !Catch::Contains("node types:"));
+}
+
+TEST_CASE("cli::explain a mix's LLM job that two schedulers ran on different GPUs: each one's layout", "[cli][llm]") {
+  // Llama 3 8B jobs measured on H100 (8 GPUs: TP 2) on one H100 and one 40 GB A100 node (TP 4
+  // there): where the schedulers put a job on different types its layouts differ, and the first
+  // line, the first scheduler's, is not the second's.
+  TempDir dir;
+  std::ofstream(dir.file("s.json")) << R"({"name": "two", "seed": 3, "cluster": {"nodes": [{"model": "hgx-h100", "count": 1},
+    {"model": "dgx-a100", "count": 1}], "network": {"transport": "ib"}},
+    "workload": {"kind": "synthetic", "jobs": 6, "arrival_rate_per_hour": 2, "size_mix": {"8": 1}, "pod_gpus": 8,
+      "model_mix": {"llama3-8b": 1}, "reference_gpu": "h100"}, "schedulers": ["topology-aware", "default"]})";
+  REQUIRE(run_cli("run '" + dir.file("s.json") + "' -o '" + dir.file("out") + "' -q --no-report").exit_code == 0);
+  std::map<std::string, std::map<std::string, std::string>> layouts;  // job -> scheduler -> parallelism
+  std::ifstream jobs(dir.file("out") + "/jobs.jsonl");
+  for (std::string line; std::getline(jobs, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    layouts[j["name"]][j["scheduler"]] = j["parallelism"];
+  }
+  std::string moved, stayed;  // a job whose layouts differ, one whose do not
+  for (const auto& [job, by] : layouts) {
+    REQUIRE(by.size() == 2);
+    std::string& pick = by.at("topology-aware") != by.at("default") ? moved : stayed;
+    if (pick.empty()) pick = job;
+  }
+  REQUIRE(!moved.empty());
+  REQUIRE(!stayed.empty());
+  const auto words = [](const std::string& jsonl) {  // "tp4 pp1 dp2 cp1 ep1" as explain words it
+    const std::regex sizes("tp(\\d+) pp(\\d+) dp(\\d+) cp(\\d+) ep(\\d+)");
+    return std::regex_replace(jsonl, sizes, "tp $1 x pp $2 x dp $3 x cp $4, ep $5");
+  };
+  const std::string first = words(layouts[moved]["topology-aware"]), second = words(layouts[moved]["default"]);
+  const CliResult r = run_cli("explain '" + dir.file("out") + "' " + moved);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("job " + moved + " (training, 1 pod x 8 GPUs, llama3-8b: " + first + "), "));
+  const size_t second_part = r.out.find("\ndefault (seed 3)");
+  REQUIRE(second_part != std::string::npos);
+  CHECK_THAT(r.out.substr(0, second_part), !Catch::Contains("  layout: "));
+  CHECK_THAT(r.out.substr(second_part),
+             Catch::Contains("  layout: " + second + " (the one that fits the GPUs it ran on here; the first line's is " + first +
+                             ")\n  step: "));
+  // H100 takes TP 2, the A100 TP 4 (8 GPUs, dp 4 and 2).
+  CHECK(std::set<std::string>{first, second} ==
+        std::set<std::string>{"tp 2 x pp 1 x dp 4 x cp 1, ep 1", "tp 4 x pp 1 x dp 2 x cp 1, ep 1"});
+  const CliResult same = run_cli("explain '" + dir.file("out") + "' " + stayed);
+  REQUIRE(same.exit_code == 0);
+  CHECK_THAT(same.out, !Catch::Contains("  layout: "));
 }
 
 TEST_CASE("cli::explain a job that selects GPU models says so, and why it waited", "[cli]") {
