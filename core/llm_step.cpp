@@ -284,14 +284,18 @@ Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& c, i
   return Status::success();
 }
 
-Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, int gpus) {
+Status validate_parallel_precision(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, int gpus) {
   if (Status shape = validate_parallel_shape(model, c, gpus); !shape) return shape;
   if (!has_precision(c, gpu))
     return Error{c.precision == LlmPrecision::Fp8
                      ? "precision fp8 needs FP8 tensor cores (Ada, Hopper or later); " + gpu.name + " has none"
                      : "precision bf16 needs BF16 tensor cores (Ampere or later); " + gpu.name + " has none"};
+  return Status::success();
+}
+
+std::optional<MemoryShortfall> memory_shortfall(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu) {
   const LlmMemory memory = llm_memory_per_gpu(model, c);
-  if (memory.total_gib() <= gpu.memory_gib) return Status::success();
+  if (memory.total_gib() <= gpu.memory_gib) return std::nullopt;
   // What would lower it from this configuration: recomputation only when not already full,
   // ZeRO below stage 3, offloading only where Megatron-Core allows it (pp 1, no recomputation).
   std::vector<std::string> ways{c.zero < 3 ? "raise tp, pp or zero" : "raise tp or pp"};
@@ -299,10 +303,18 @@ Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const G
   if (c.pp == 1 && c.recompute == Recompute::None) ways.push_back("offload layers to host memory");
   std::string advice = ways.front();
   for (size_t i = 1; i < ways.size(); ++i) advice += (i + 1 == ways.size() ? ", or " : ", ") + ways[i];
-  return Error{"memory: " + model.name + " needs " + format_number(memory.total_gib()) + " GiB per GPU (" +
-               format_number(memory.parameters_gib) + " parameters and optimizer state, " +
-               format_number(memory.activations_gib) + " activations), " + gpu.name + " has " + format_number(gpu.memory_gib) +
-               "; " + advice};
+  return MemoryShortfall{memory.total_gib(),
+                         format_number(memory.total_gib()) + " GiB per GPU (" + format_number(memory.parameters_gib) +
+                             " parameters and optimizer state, " + format_number(memory.activations_gib) + " activations), " +
+                             gpu.name + " has " + format_number(gpu.memory_gib),
+                         advice};
+}
+
+Status validate_parallel(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, int gpus) {
+  if (Status valid = validate_parallel_precision(model, c, gpu, gpus); !valid) return valid;
+  if (const auto shortfall = memory_shortfall(model, c, gpu))
+    return Error{"memory: " + model.name + " needs " + shortfall->figures + "; " + shortfall->advice};
+  return Status::success();
 }
 
 Expected<LlmStep> llm_step(const LlmModel& model, const ParallelConfig& c, const GpuModel& gpu, const LlmLinks& links) {

@@ -53,6 +53,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -123,6 +124,17 @@ struct ParallelConfig {
 Status validate_parallel(const LlmModel& model, const ParallelConfig& config, const GpuModel& gpu, int gpus = 0);
 // The checks that need no GPU (everything but precision and memory).
 Status validate_parallel_shape(const LlmModel& model, const ParallelConfig& config, int gpus = 0);
+// validate_parallel's checks but memory: the shape and the GPU's precision.
+Status validate_parallel_precision(const LlmModel& model, const ParallelConfig& config, const GpuModel& gpu, int gpus = 0);
+// How far `config` is over the GPU's memory, in parts its callers word: `figures` "46.2 GiB per
+// GPU (33.6 parameters and optimizer state, 12.6 activations), a100 has 40", `advice` the
+// settings that would lower it from this configuration ("raise tp, pp or zero, or recompute"),
+// which a job whose layout is chosen for it (a model mix's) cannot take. nullopt when it fits.
+struct MemoryShortfall {
+  double need_gib = 0;
+  std::string figures, advice;
+};
+std::optional<MemoryShortfall> memory_shortfall(const LlmModel& model, const ParallelConfig& config, const GpuModel& gpu);
 
 // Memory one GPU holds (the first pipeline stage, which stores the most activations), GiB.
 // Model state per parameter (Megatron-LM docs/user-guide/features/dist_optimizer.md, BF16

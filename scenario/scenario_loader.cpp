@@ -264,14 +264,18 @@ std::vector<const GpuModel*> group_paces(const std::vector<NodeGroupSpec>& group
 
 // Why a training job cannot run on each group that cannot take it, each distinct reason once and
 // where it applies: "on v100: ..." for what the GPU cannot hold, "on hgx-h100 (node h5): ..." for
-// a group's host memory (named nodes, from kubectl, are named: the memory is theirs).
+// a group's host memory (named nodes, from kubectl, are named: the memory is theirs). `least_gib`,
+// when given, gets the most of a model-mix job's least memory per GPU where no layout fits
+// (NodeFitProblem::least_gib), 0 when that is no group's reason.
 std::vector<std::string> group_reasons(const Workload& workload, const JobSpec& job, const std::vector<NodeGroupSpec>& groups,
-                                       const std::vector<const GpuModel*>& paces) {
+                                       const std::vector<const GpuModel*>& paces, double* least_gib = nullptr) {
   std::vector<std::string> reasons;
+  if (least_gib) *least_gib = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (!paces[g]) continue;
     const NodeFitProblem problem = job_node_problem(workload, job, *paces[g], groups[g].model);
     if (problem.ok()) continue;
+    if (least_gib) *least_gib = std::max(*least_gib, problem.least_gib);
     std::string where = paces[g]->name;
     if (problem.of_node) {
       const size_t named = groups[g].names.size();
@@ -313,26 +317,17 @@ std::string unrunnable_message(const Workload& workload, const JobSpec& job, con
         largest->memory_gib);
     return name + text;
   }
-  std::vector<std::string> reasons = group_reasons(workload, job, groups, paces);
+  double least_gib = 0;
+  const std::vector<std::string> reasons = group_reasons(workload, job, groups, paces, &least_gib);
   const std::string job_words = name + " (" + llm->model->name + ", " + std::to_string(job.total_gpus()) + " GPUs) ";
-  std::string advice;
-  if (llm->automatic && llm->fit_gpu) {
-    // A model-mix job cannot take validate_parallel's advice (raise tp, pp, ...): on each GPU it
-    // takes the layout of least memory that fits it, here none (sim/job.h LlmJob::config_for).
-    bool memory = false;
-    for (std::string& reason : reasons)
-      if (reason.find(": memory: ") != std::string::npos) {
-        reason.erase(reason.rfind("; "));
-        memory = true;
-      }
-    const ParallelConfig c = llm->config_for(job.total_gpus(), largest);
-    if (memory)
-      advice = ": no layout of its " + counted(job.total_gpus(), "GPU") +
-               " fits (a model mix's LLM job takes the layout a tuned run takes on the GPU it runs on; the least memory is TP " +
-               std::to_string(c.tp) + " x PP " + std::to_string(c.pp) + "); run the workload on GPUs of at least " +
-               format_number(std::ceil(llm_memory_per_gpu(*llm->model, c).total_gib())) +
-               " GiB, or list its jobs in a job list, where \"recompute\": \"full\" or \"zero\": 3 save memory";
-  }
+  // A model-mix job cannot take a job list's advice (raise tp, pp, ...): on each GPU it takes the
+  // layout of least memory that fits it, here none (sim/job.h LlmJob::config_for).
+  const std::string advice =
+      least_gib <= 0 ? ""
+                     : "; a model mix's LLM job takes the layout a tuned run takes on the GPU it runs on: run the workload on "
+                       "GPUs of at least " +
+                           format_number(std::ceil(least_gib)) +
+                           " GiB, or list its jobs in a job list, where \"recompute\": \"full\" or \"zero\": 3 save memory";
   if (reasons.size() == 1) return job_words + reasons.front() + advice;
   return job_words + "can run on no node type of the cluster: " + join(reasons, "; ") + advice;
 }

@@ -266,6 +266,9 @@ std::string unknown_gpu_products(const std::vector<std::string>& values);
 struct NodeFitProblem {
   std::string message;   // empty: the job can run there
   bool of_node = false;  // the node's host memory, not its GPU
+  // A model mix's LLM job (LlmJob::automatic) no layout of which fits the GPU's memory: the
+  // least memory per GPU any of them needs, GiB (0 otherwise).
+  double least_gib = 0;
   bool ok() const { return message.empty(); }
 };
 NodeFitProblem job_node_problem(const Workload& workload, const JobSpec& job, const GpuModel& gpu, const NodeModel& node);

@@ -195,6 +195,14 @@ TEST_CASE("core::llm configuration errors name the field", "[core][llm]") {
   CHECK_THAT(error(c, 2), Catch::EndsWith("; raise tp or pp, or recompute full"));
   c.recompute = Recompute::Full;
   CHECK_THAT(error(c, 2), Catch::EndsWith("; raise tp or pp"));
+  // The same in parts (memory_shortfall): what validate_parallel says is the figures and advice.
+  const auto shortfall = memory_shortfall(model, c, h100);
+  REQUIRE(shortfall);
+  CHECK(shortfall->need_gib == Approx(llm_memory_per_gpu(model, c).total_gib()));
+  CHECK(shortfall->advice == "raise tp or pp");
+  CHECK(error(c, 2) == "memory: llama3-8b needs " + shortfall->figures + "; raise tp or pp");
+  CHECK_THAT(shortfall->figures, Catch::EndsWith(" activations), h100 has 80"));
+  CHECK_FALSE(memory_shortfall(model, config(8, 1, 1), h100));
   c = config(8, 1, 1);
   c.ep = 2;
   CHECK_THAT(error(c, 8), Catch::Contains("needs a mixture-of-experts model"));

@@ -415,4 +415,38 @@ TEST_CASE("scenario::llm a mix's LLM job runs the layout a tuned run takes on th
   CHECK(ran == 6);
 }
 
+TEST_CASE("scenario::llm a mix's LLM job no layout of which fits a GPU is told so, without a job list's advice",
+          "[scenario][llm]") {
+  // Llama 3 8B measured on H100 at 16 GPUs; a job of 4 GPUs on a 40 GB A100 needs 42.66 GiB at
+  // TP 4, its least memory. The mix chose its layout, so "raise tp, pp or zero" would be no advice.
+  const Scenario s = test::scenario_from(R"({"cluster": {"nodes": [{"model": "hgx-h100", "count": 2}],
+    "network": {"transport": "ib"}}, "workload": {"kind": "synthetic", "jobs": 2, "size_mix": {"16": 1},
+    "model_mix": {"llama3-8b": 1}, "reference_gpu": "h100"}})");
+  JobCursor cursor(*s.workload);
+  JobSpec job = *cursor.next();
+  REQUIRE(s.workload->llm_of(job));
+  job.workers = 1;
+  job.gpus_per_worker = 4;
+  const GpuModel& a100 = *find_gpu_model("a100");
+  const NodeFitProblem mix = job_capacity_problem(*s.workload, job, a100, *builtin_model("dgx-a100"));
+  CHECK(mix.message ==
+        "memory: no layout of its 4 GPUs fits: the least memory, TP 4 x PP 1, needs 42.66 GiB per GPU (33.65 parameters "
+        "and optimizer state, 9.01 activations), a100 has 40");
+  CHECK(mix.least_gib == Approx(42.66).margin(0.005));
+  CHECK_FALSE(mix.of_node);
+  // The same layout given by a job list keeps validate_parallel's advice, and no least memory.
+  Workload listed = *s.workload;
+  auto specs = std::make_shared<std::vector<LlmJob>>(*s.workload->llm_jobs);
+  specs->front().config = specs->front().config_for(4, &a100);
+  specs->front().automatic = false;
+  listed.llm_jobs = specs;
+  const NodeFitProblem given = job_capacity_problem(listed, job, a100, *builtin_model("dgx-a100"));
+  CHECK(given.message ==
+        "memory: llama3-8b needs 42.66 GiB per GPU (33.65 parameters and optimizer state, 9.01 activations), a100 has 40; "
+        "raise tp, pp or zero, or recompute full");
+  CHECK(given.least_gib == 0);
+  // On H100 it fits at TP 2.
+  CHECK(job_capacity_problem(*s.workload, job, *find_gpu_model("h100"), *builtin_model("hgx-h100")).ok());
+}
+
 }  // namespace topsim
