@@ -145,11 +145,41 @@ size_t evaluated(const PlanResult& r) {
   return n;
 }
 
+// "scheduler / candidate / growth: note" per note of each chain. A note several chains of one
+// candidate share word for word (a candidate not searched: the same job cannot run on it under
+// every scheduler and load) is written once, naming its schedulers and growths ("every scheduler",
+// "x1, x1.5") when it holds for each of their pairs; otherwise each chain's line is written.
 std::vector<std::string> all_notes(const PlanResult& r) {
-  std::vector<std::string> notes;
+  struct Shared {
+    const std::string* candidate;
+    const std::string* note;
+    std::vector<const PlanChain*> chains;
+  };
+  std::vector<Shared> groups;  // in order of first mention
   for (const PlanChain& c : r.chains)
-    for (const std::string& note : c.notes)
-      notes.push_back(c.scheduler + " / " + c.candidate + " / " + growth_name(c.growth) + ": " + note);
+    for (const std::string& note : c.notes) {
+      auto same = std::find_if(groups.begin(), groups.end(),
+                               [&](const Shared& g) { return *g.candidate == c.candidate && *g.note == note; });
+      if (same == groups.end()) same = groups.insert(groups.end(), Shared{&c.candidate, &note, {}});
+      same->chains.push_back(&c);
+    }
+  std::vector<std::string> notes;
+  for (const Shared& g : groups) {
+    std::vector<std::string> schedulers;
+    std::vector<double> growths;
+    for (const PlanChain* c : g.chains) {
+      if (std::find(schedulers.begin(), schedulers.end(), c->scheduler) == schedulers.end()) schedulers.push_back(c->scheduler);
+      if (std::find(growths.begin(), growths.end(), c->growth) == growths.end()) growths.push_back(c->growth);
+    }
+    if (g.chains.size() == 1 || g.chains.size() != schedulers.size() * growths.size()) {
+      for (const PlanChain* c : g.chains)
+        notes.push_back(c->scheduler + " / " + c->candidate + " / " + growth_name(c->growth) + ": " + *g.note);
+      continue;
+    }
+    const bool every = schedulers.size() > 1 && schedulers.size() == r.info.schedulers.size();
+    notes.push_back((every ? "every scheduler" : join(schedulers, ", ")) + " / " + *g.candidate + " / " +
+                    join(growths, ", ", [](double growth) { return growth_name(growth); }) + ": " + *g.note);
+  }
   return notes;
 }
 

@@ -400,6 +400,28 @@ TEST_CASE("plan: a node type that cannot run a job is not searched, and none tha
                        Catch::Contains("  topology-aware / small / x1: not searched: job 'j' (llama3-8b, 8 GPUs) on hgx-h100"));
   CHECK_THAT(plan_error(plan_with(R"([{"model": "dgx1-v100"}])")),
              Catch::StartsWith("plan.json: /node_types: no candidate can run the workload: job 'j' (llama3-8b, 8 GPUs) on v100"));
+  // Under two schedulers and two loads each candidate's note is one line naming them, not four.
+  nlohmann::ordered_json wider = nlohmann::ordered_json::parse(plan_with(R"([{"model": "hgx-h100"}, {"model": "dgx1-v100"}])"));
+  wider["schedulers"] = {"topology-aware", "default"};
+  wider["growth"] = {1, 2};
+  auto both = run_plan(small_plan(wider.dump()), {});
+  REQUIRE(both.ok());
+  const std::string notes = render_plan_text(*both).substr(render_plan_text(*both).find("\nnotes:\n"));
+  CHECK_THAT(notes, Catch::StartsWith("\nnotes:\n  every scheduler / dgx1-v100 / x1, x2: not searched: job 'j' (llama3-8b, 8 "
+                                      "GPUs) on v100: precision bf16 needs BF16 tensor cores"));
+  size_t lines = 0;
+  for (size_t at = notes.find("not searched: job"); at != std::string::npos; at = notes.find("not searched: job", at + 1))
+    ++lines;
+  CHECK(lines == 1);
+  // A note only some of the pairs share is written per chain.
+  PlanResult some = *both;
+  for (PlanChain& chain : some.chains)
+    if (chain.scheduler == "default" && chain.growth == 2) chain.notes.clear();
+  const std::string each = render_plan_text(some);
+  CHECK_THAT(each, Catch::Contains("  topology-aware / dgx1-v100 / x1: not searched: ") &&
+                       Catch::Contains("  default / dgx1-v100 / x1: not searched: ") &&
+                       Catch::Contains("  topology-aware / dgx1-v100 / x2: not searched: ") &&
+                       !Catch::Contains("every scheduler"));
 }
 
 TEST_CASE("plan: a mix is searched when each job runs on one of its types, which keeps it off the others", "[sim][plan]") {
