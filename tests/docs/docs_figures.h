@@ -11,7 +11,17 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/test_support.h"
+
 namespace topsim::test::docs {
+
+// The shared test helpers these tests use (tests/test_support.h), so that one using-directive of
+// this namespace brings everything a docs test needs.
+using test::CliResult;
+using test::read_text;
+using test::run_cli;
+using test::run_shell;
+using test::TempDir;
 
 inline const std::filesystem::path kRoot = TOPSIM_SOURCE_DIR;
 

@@ -1,31 +1,17 @@
 // The figures docs/fabric.md, docs/failures.md and the README quote of the fabric and failure
 // scenarios are what the scenarios give (helpers: tests/docs/docs_figures.h).
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <map>
-#include <optional>
-#include <regex>
-#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tests/docs/docs_figures.h"
-#include "tests/test_support.h"
 
-using topsim::test::CliResult;
-using topsim::test::read_text;
-using topsim::test::run_cli;
-using topsim::test::run_shell;
-using topsim::test::TempDir;
 using namespace topsim::test::docs;
-
-namespace fs = std::filesystem;
 
 // docs/fabric.md's table of both fabric scenarios under every scheduler (mean wait, mean JCT,
 // jobs slowed by shared uplinks and the GPU-hours they ran slowed), its kube-tas table and the

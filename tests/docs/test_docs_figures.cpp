@@ -5,31 +5,19 @@
 // figures the README's scenario table and docs/llm-training.md quote, and the reports the README's
 // screenshots show. The other documents' figures: test_docs_fabric_failures.cpp,
 // test_docs_tenancy.cpp, test_docs_workloads.cpp.
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <map>
-#include <optional>
 #include <regex>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tests/docs/docs_figures.h"
-#include "tests/test_support.h"
 
-using topsim::test::CliResult;
-using topsim::test::read_text;
-using topsim::test::run_cli;
-using topsim::test::run_shell;
-using topsim::test::TempDir;
 using namespace topsim::test::docs;
-
 namespace fs = std::filesystem;
 TEST_CASE("docs::the README's count of malformed inputs is the number of bad-input cases", "[docs]") {
   size_t cases = 0;

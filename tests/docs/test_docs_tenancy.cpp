@@ -6,26 +6,18 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
-#include <optional>
-#include <regex>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tests/docs/docs_figures.h"
-#include "tests/test_support.h"
 
-using topsim::test::CliResult;
-using topsim::test::read_text;
-using topsim::test::run_cli;
-using topsim::test::run_shell;
-using topsim::test::TempDir;
 using namespace topsim::test::docs;
-
 namespace fs = std::filesystem;
 
 TEST_CASE("docs::the Admission Fair Sharing figures in docs/tenancy.md and the README are what the scenarios give", "[docs]") {

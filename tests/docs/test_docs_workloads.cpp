@@ -1,33 +1,16 @@
 // The figures docs/workloads.md quotes of GPU-model selection and of model mixes naming LLMs are
 // what the scenarios and draws give (helpers: tests/docs/docs_figures.h).
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <optional>
-#include <regex>
-#include <sstream>
+#include <string>
+#include <vector>
 
-#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "scenario/scenario_loader.h"
 #include "sim/workload/workload_mix.h"
 #include "tests/docs/docs_figures.h"
-#include "tests/test_support.h"
 
-using topsim::test::CliResult;
-using topsim::test::read_text;
-using topsim::test::run_cli;
-using topsim::test::run_shell;
-using topsim::test::TempDir;
 using namespace topsim::test::docs;
-
-namespace fs = std::filesystem;
 
 // docs/workloads.md's table of mean JCT by GPU-model selection (scenarios/mixed-h100-a100-pinned.json
 // against the same jobs unpinned) and the sentences drawn from it.
