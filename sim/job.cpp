@@ -99,12 +99,13 @@ NodeFitProblem job_capacity_problem(const Workload& workload, const JobSpec& job
   if (!job.is_training()) return {};
   if (const LlmJob* llm = workload.llm_of(job)) {
     const ParallelConfig config = llm->config_for(job.total_gpus(), &gpu);
-    if (const Status valid = validate_parallel_precision(*llm->model, config, gpu, job.total_gpus()); !valid)
+    // A job list's layout gets validate_parallel's advice. A model mix's job takes the layout of
+    // least memory that fits (config_for): when none does, it has no setting of its own to change.
+    if (const Status valid = llm->automatic ? validate_parallel_precision(*llm->model, config, gpu, job.total_gpus())
+                                            : validate_parallel(*llm->model, config, gpu, job.total_gpus());
+        !valid)
       return {valid.error().message};
-    if (const auto shortfall = memory_shortfall(*llm->model, config, gpu)) {
-      if (!llm->automatic) return {"memory: " + llm->model->name + " needs " + shortfall->figures + "; " + shortfall->advice};
-      // A model mix's job takes the layout of least memory that fits (config_for): here none
-      // does, and it has no setting of its own to change.
+    if (const auto shortfall = llm->automatic ? memory_shortfall(*llm->model, config, gpu) : std::nullopt) {
       NodeFitProblem none{"memory: no layout of its " + counted(job.total_gpus(), "GPU") + " fits: the least memory, TP " +
                           std::to_string(config.tp) + " x PP " + std::to_string(config.pp) + ", needs " + shortfall->figures};
       none.least_gib = shortfall->need_gib;
