@@ -8,11 +8,10 @@
 #include "cli/output_file.h"
 #include "core/topology.h"
 #include "formats/hardware/nccl_xml.h"
+#include "util/text.h"
 
 namespace topsim::cli {
 namespace {
-
-std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 class TopoExportNccl : public Command {
  public:
@@ -40,9 +39,9 @@ class TopoExportNccl : public Command {
     if (Status s = write_output(output_, export_nccl_xml(*model, gpus_), io.out); !s)
       return Outcome::bad_input(s.error().message);
     const size_t exported = gpus_.empty() ? model->gpus.size() : gpus_.size();
-    (output_ == "-" ? io.err : io.out) << fmt::format("wrote NCCL topology of {} and {} of {} -> {}\n", plural(exported, "GPU"),
-                                                      plural(model->nics.size(), "NIC"), model->name,
-                                                      output_ == "-" ? "stdout" : output_);
+    (output_ == "-" ? io.err : io.out) << fmt::format(
+        "wrote NCCL topology of {} and {} of {} -> {}\n", counted(static_cast<long long>(exported), "GPU"),
+        counted(static_cast<long long>(model->nics.size()), "NIC"), model->name, output_ == "-" ? "stdout" : output_);
     return Outcome::ok();
   }
 

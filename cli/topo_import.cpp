@@ -8,11 +8,10 @@
 #include "cli/output_file.h"
 #include "core/topology.h"
 #include "formats/hardware/node_json.h"
+#include "util/text.h"
 
 namespace topsim::cli {
 namespace {
-
-std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // "NV1/NV2": the NVLink bond sizes the importer saw.
 std::string nvlink_codes(const NodeModel& m) {
@@ -60,8 +59,9 @@ class TopoImport : public Command {
     if (Status s = write_output(output_, node_to_json(*model), io.out); !s) return Outcome::bad_input(s.error().message);
     const NodeModel& m = *model;
     (output_ == "-" ? io.err : io.out) << fmt::format(
-        "imported {} ({}), {}, {} -> {}\n", plural(m.gpus.size(), "GPU"), gpu_models(m, info, node_.load_options()),
-        plural(m.numa_nodes.size(), "NUMA node"), plural(m.nics.size(), "NIC"), output_ == "-" ? "stdout" : output_);
+        "imported {} ({}), {}, {} -> {}\n", counted(static_cast<long long>(m.gpus.size()), "GPU"),
+        gpu_models(m, info, node_.load_options()), counted(static_cast<long long>(m.numa_nodes.size()), "NUMA node"),
+        counted(static_cast<long long>(m.nics.size()), "NIC"), output_ == "-" ? "stdout" : output_);
     if (m.nics.empty())
       io.notes << "topsim: warning: " << node_.spec()
                << " lists no NIC: nodes of this model cannot take multi-node jobs (their pods have no network path "

@@ -19,6 +19,7 @@
 #include "sim/target_workloads.h"
 #include "sim/tenancy/gpu_quota.h"
 #include "sim/workload/workload_mix.h"
+#include "util/number_format.h"
 #include "util/periodic_call.h"
 #include "util/workers.h"
 
@@ -381,7 +382,8 @@ class Planner {
     e.decided = PlanDecision{Slo{d.bound.metric, std::nullopt, d.bound.max}.describe(), seed,
                              static_cast<double>(d.at_ms) / 1000.0, d.jobs_done, d.jobs};
     e.unmet = {fmt::format("fails {} (decided at {} h, {} of {} jobs){}", e.decided->slo, figure(e.decided->at_s / 3600),
-                           d.jobs_done, d.jobs, on_seed(seed))};
+                           format_count(static_cast<long long>(d.jobs_done)), format_count(static_cast<long long>(d.jobs)),
+                           on_seed(seed))};
     e.failed_seed = seed;
   }
 

@@ -13,15 +13,7 @@
 namespace topsim {
 
 // "$1,234,567": whole dollars with thousands separators.
-std::string dollars(double value) {
-  const auto whole = static_cast<long long>(std::llround(std::abs(value)));
-  std::string digits = std::to_string(whole), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (value < 0 ? "-$" : "$") + out;
-}
+std::string dollars(double value) { return (value < 0 ? "-$" : "$") + format_count(std::llround(std::abs(value))); }
 
 double per_month(double per_hour) { return per_hour * kHoursPerMonth; }
 
@@ -31,7 +23,8 @@ std::string growth_name(double g) { return "x" + format_number(g); }
 std::string composition(const PlanInfo& info, const PlanChain& chain, const PlanEvaluation& e) {
   const PlanInfo::Candidate& c = info.candidates[chain.key.candidate];
   std::string out;
-  for (const auto& [type, count] : c.parts) out += (out.empty() ? "" : " + ") + std::to_string(count * e.units) + " " + type;
+  for (const auto& [type, count] : c.parts)
+    out += (out.empty() ? "" : " + ") + format_count(static_cast<long long>(count) * e.units) + " " + type;
   return out;
 }
 
@@ -43,7 +36,7 @@ bool all_finish(const PlanEvaluation& e) {
 std::string binding(const PlanChain& chain) {
   const PlanEvaluation* largest = chain.largest();
   if (!largest) return chain.notes.empty() ? "nothing evaluated" : chain.notes.front();
-  return join(largest->unmet, "; ") + " at " + std::to_string(largest->nodes) + " nodes";
+  return join(largest->unmet, "; ") + " at " + format_count(largest->nodes) + " nodes";
 }
 
 std::string margin(const PlanChain& chain) {

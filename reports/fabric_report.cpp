@@ -7,6 +7,7 @@
 #include "reports/escape.h"
 #include "reports/text_table.h"
 #include "util/number_format.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -14,8 +15,6 @@ namespace {
 std::string node_name(const std::vector<std::string>& names, int node) {
   return static_cast<size_t>(node) < names.size() ? names[static_cast<size_t>(node)] : "node-" + std::to_string(node);
 }
-
-std::string plural(int n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 std::string gbps(double value) { return format_number(value) + " GB/s"; }
 
@@ -31,7 +30,7 @@ std::string holds(const FabricView& v, size_t l) {
   const auto [least, most] = std::minmax_element(children.begin(), children.end());
   const std::string noun = l == 0 ? "node" : v.levels[l - 1].name;
   const int low = children.empty() ? 0 : *least, high = children.empty() ? 0 : *most;
-  return low == high ? plural(high, noun) : fmt::format("{}-{} {}s", low, high, noun);
+  return low == high ? counted(high, noun) : fmt::format("{}-{} {}s", low, high, noun);
 }
 
 // The uplink column: "708 GB/s" (or a range), "none" for a top level of one group.
@@ -71,7 +70,7 @@ std::vector<std::string> facts(const FabricView& v) {
   if (v.rails > 0) {
     const size_t rail_level = !v.levels.empty() && v.levels.front().nvlink ? 1 : 0;
     const std::string level = rail_level < v.levels.size() ? v.levels[rail_level].name : "group";
-    out.push_back(plural(v.rails, "rail") + ": NIC i of every node of a " + level + " on rail switch i");
+    out.push_back(counted(v.rails, "rail") + ": NIC i of every node of a " + level + " on rail switch i");
   }
   if (!v.levels.empty() && v.levels.front().nvlink)
     out.push_back("each " + v.levels.front().name +
@@ -79,7 +78,7 @@ std::vector<std::string> facts(const FabricView& v) {
                   "spanning domains leaves each through at most " + std::to_string(kNcclMnnvlNetNics) +
                   " of its NICs (NCCL 2.27.3 on), not its whole uplink");
   if (v.measured_pairs > 0) {
-    std::string line = "measured: " + plural(v.measured_pairs, "node pair");
+    std::string line = "measured: " + counted(v.measured_pairs, "node pair");
     if (v.least_measured_gbps > 0) line += ", slowest " + gbps(v.least_measured_gbps);
     if (v.most_measured_latency_us > 0) line += ", largest latency " + format_number(v.most_measured_latency_us) + " us";
     out.push_back(line);
@@ -125,7 +124,7 @@ class TreeDrawer {
     std::string line = v_.levels[level].name + " " + group.name + ": ";
     line += group.nodes == 1 ? node_name(names_, group.first_node)
                              : node_name(names_, group.first_node) + " .. " + node_name(names_, group.last_node);
-    line += " (" + plural(group.nodes, "node") + ", " + plural(group.gpus, "GPU") + ")";
+    line += " (" + counted(group.nodes, "node") + ", " + counted(group.gpus, "GPU") + ")";
     if (group.uplink_gbps > 0) line += ", uplink " + gbps(group.uplink_gbps);
     return line;
   }
@@ -144,7 +143,7 @@ std::string render_fabric_text(const FabricView& view, const std::vector<std::st
   if (view.levels.empty()) {
     out = "fabric: one flat network\n";
   } else {
-    out = "fabric: " + plural(static_cast<int>(view.levels.size()), "level") + " above the nodes, top first\n";
+    out = "fabric: " + counted(static_cast<int>(view.levels.size()), "level") + " above the nodes, top first\n";
     out += text_table(level_table(view), {"  "});
   }
   for (const std::string& fact : facts(view)) out += fact + "\n";
@@ -156,8 +155,8 @@ std::string render_node_groups_text(const ClusterSpec& cluster, const std::vecto
   if (cluster.groups.empty()) {  // a trace's node list
     int gpus = 0;
     for (const TraceNode& n : cluster.trace_nodes) gpus += n.gpu_count;
-    return "node list: " + plural(static_cast<int>(cluster.trace_nodes.size()), "node") + " of the trace, " +
-           plural(gpus, "GPU") + " (cards, CPU and memory as listed; no topology)\n";
+    return "node list: " + counted(static_cast<int>(cluster.trace_nodes.size()), "node") + " of the trace, " +
+           counted(gpus, "GPU") + " (cards, CPU and memory as listed; no topology)\n";
   }
   const bool labels = std::any_of(cluster.groups.begin(), cluster.groups.end(), [](const auto& g) { return g.label_pinned; });
   std::vector<TextRow> rows;
@@ -180,8 +179,8 @@ std::string render_node_groups_text(const ClusterSpec& cluster, const std::vecto
     row.push_back(std::move(names));
     rows.push_back(std::move(row));
   }
-  return "node groups: " + std::to_string(cluster.groups.size()) + " (" + plural(static_cast<int>(first), "node") + ", " +
-         plural(gpus, "GPU") + ")\n" + text_table(rows, {"  "});
+  return "node groups: " + format_count(static_cast<long long>(cluster.groups.size())) + " (" +
+         counted(static_cast<int>(first), "node") + ", " + counted(gpus, "GPU") + ")\n" + text_table(rows, {"  "});
 }
 
 std::string render_fabric_html(const FabricView& view, const std::vector<std::string>& node_names) {

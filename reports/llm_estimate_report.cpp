@@ -25,7 +25,7 @@ std::string link_text(const char* name, const CommPath& path) {
                      enum_name(path.algorithm));
 }
 
-std::string share(double part, double whole) { return whole > 0 ? format_number(100 * part / whole) + "%" : "n/a"; }
+std::string share(double part, double whole) { return whole > 0 ? format_share_percent(100 * part / whole) : "n/a"; }
 
 }  // namespace
 

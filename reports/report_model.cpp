@@ -123,7 +123,7 @@ JobCounts job_counts_of(const Series& s) {
 // Why `h`'s change against its base cannot be stated, or "" when it can.
 std::string no_change_reason(const Headline& h, bool base_has_metric, const JobCounts& base, const JobCounts& other) {
   const auto placed_none = [](const JobCounts& c) {
-    return fmt::format("{} placed 0 of {} jobs", c.name, format_number(c.jobs));
+    return fmt::format("{} placed 0 of {} jobs", c.name, format_count_mean(c.jobs));
   };
   if (base.jobs > 0 && base.placed == 0) return placed_none(base);
   if (other.jobs > 0 && other.placed == 0) return placed_none(other);
@@ -265,6 +265,13 @@ std::string figure_cell(const SchedulerResult& s, const std::string& metric, int
   return found ? fmt::format("{:.{}f}", value * scale, decimals) : std::string("n/a");
 }
 
+// A count's mean over seeds ("82,247"; "12.5" where the seeds differ), "n/a" where not measured.
+std::string count_cell(const SchedulerResult& s, const std::string& metric) {
+  bool found = false;
+  const double value = mean_of(s, metric, found);
+  return found ? format_count_mean(value) : std::string("n/a");
+}
+
 // Replays with failures: one row per series, means over seeds.
 ChartTable failure_table(const ReportModel& m) {
   ChartTable t;
@@ -331,8 +338,8 @@ ChartTable tenancy_table(const ReportModel& m) {
     std::vector<std::string> row = {series.name, std::to_string(tenant_names(s.runs.front()).size()),
                                     figure_cell(s, "tenant_fairness", 3)};
     if (quota)
-      row.insert(row.end(), {figure_cell(s, "evictions", 0), figure_cell(s, "preempted_gpu_hours", 1),
-                             figure_cell(s, "borrowed_gpu_hours", 1)});
+      row.insert(row.end(),
+                 {count_cell(s, "evictions"), figure_cell(s, "preempted_gpu_hours", 1), figure_cell(s, "borrowed_gpu_hours", 1)});
     t.rows.push_back(std::move(row));
   }
   t.note =
@@ -381,10 +388,10 @@ std::string headline_change_text(const Headline& h) {
 }
 
 std::string job_counts_text(const JobCounts& c) {
-  std::string out = format_number(c.placed) + " of " + format_number(c.jobs) + " placed";
+  std::string out = format_count_mean(c.placed) + " of " + format_count_mean(c.jobs) + " placed";
   std::vector<std::string> unplaced;
   const auto add = [&](double n, const char* what) {
-    if (n > 0) unplaced.push_back(format_number(n) + " " + what);
+    if (n > 0) unplaced.push_back(format_count_mean(n) + " " + what);
   };
   add(c.never_placed, "never placed");
   add(c.stuck, "stuck");
@@ -447,8 +454,8 @@ ChartTable per_tenant_table(const std::vector<Series>& series) {
       // Waits and JCTs are absent for a tenant that finished no job: n/a.
       std::vector<std::string> row = {name,
                                       series[i].name,
-                                      figure_cell(s, "jobs" + at, 0),
-                                      figure_cell(s, "finished" + at, 0),
+                                      count_cell(s, "jobs" + at),
+                                      count_cell(s, "finished" + at),
                                       figure_cell(s, "wait_s.mean" + at, 1),
                                       figure_cell(s, "wait_s.p95" + at, 1),
                                       figure_cell(s, "jct_s.mean" + at, 1),
@@ -456,7 +463,7 @@ ChartTable per_tenant_table(const std::vector<Series>& series) {
                                       found && ran[i] > 0 ? fmt::format("{:.1f}%", 100 * hours / ran[i]) : "n/a"};
       if (nominal) row.insert(row.begin() + 1, s.metric("nominal_gpus" + at) ? figure_cell(s, "nominal_gpus" + at, 0) : "none");
       if (quota)
-        row.insert(row.end(), {figure_cell(s, "borrowed_gpu_hours" + at, 1), figure_cell(s, "evictions" + at, 0),
+        row.insert(row.end(), {figure_cell(s, "borrowed_gpu_hours" + at, 1), count_cell(s, "evictions" + at),
                                figure_cell(s, "preempted_gpu_hours" + at, 1)});
       t.rows.push_back(std::move(row));
     }
@@ -549,10 +556,10 @@ ChartTable node_type_table(const std::vector<Series>& series) {
     // One type, or no training job (GPU shares and trace pods only): nothing to compare.
     if (usage.size() < 2 || std::all_of(usage.begin(), usage.end(), [](const NodeTypeUsage& u) { return u.jobs == 0; })) continue;
     for (const NodeTypeUsage& u : usage) {
-      std::vector<std::string> row = {s.name, u.node_type, std::to_string(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
+      std::vector<std::string> row = {s.name, u.node_type, format_count(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
                                       u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-"};
       if (llm)
-        row.insert(row.end(), {std::to_string(u.llm_jobs), u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
+        row.insert(row.end(), {format_count(u.llm_jobs), u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
       t.rows.push_back(std::move(row));
     }
   }

@@ -27,7 +27,8 @@ double mean(const SchedulerResult& s, std::string_view name) {
 }
 bool has(const SchedulerResult& s, std::string_view name) { return s.metric(name) != nullptr; }
 // A job count (a mean over seeds: "2", or "1.5").
-std::string count(const SchedulerResult& s, std::string_view name) { return format_number(mean(s, name)); }
+// A count's mean over seeds: "82,247", or "12.5" where the seeds differ.
+std::string count(const SchedulerResult& s, std::string_view name) { return format_count_mean(mean(s, name)); }
 // Jobs neither finished, rejected, stuck nor never placed: running when the run ended.
 double unaccounted(const SchedulerResult& s) {
   return std::max(0.0, mean(s, "jobs") - mean(s, "finished") - mean(s, "rejected") - mean(s, "stuck") - mean(s, "never_placed"));
@@ -48,7 +49,7 @@ std::string subset_note(const ResultSet& r) {
   std::string out;
   for (const SchedulerResult& s : r.schedulers)
     if (const double ran = mean(s, "finished"); ran < mean(s, "jobs"))
-      out += fmt::format("{}{} {} of {}", out.empty() ? "" : ", ", s.name, format_number(ran), count(s, "jobs"));
+      out += fmt::format("{}{} {} of {}", out.empty() ? "" : ", ", s.name, format_count_mean(ran), count(s, "jobs"));
   if (out.empty()) return "";
   return "wait and JCT are over finished jobs only (" + out +
          ");\nthroughput, placement efficiency and cross-NUMA over started jobs; n/a: no job to measure\n";
@@ -225,7 +226,7 @@ std::string replay_columns(const ResultSet& r) {
   table.row("  stuck / never placed",
             [](const SchedulerResult& s) { return count(s, "stuck") + " / " + count(s, "never_placed"); });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return unaccounted(s) > 0; }))
-    table.row("  still running at the end", [](const SchedulerResult& s) { return format_number(unaccounted(s)); });
+    table.row("  still running at the end", [](const SchedulerResult& s) { return format_count_mean(unaccounted(s)); });
   table.row("wait of finished, mean / p95 (s)", [](const SchedulerResult& s) { return pair(s, "wait_s.mean", "wait_s.p95"); });
   table.row("JCT mean / p50 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.mean", "jct_s.p50"); });
   table.row("JCT p95 / p99 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.p95", "jct_s.p99"); });
@@ -420,7 +421,7 @@ std::string llm_step_table(const ResultSet& r) {
       std::string parts;
       for (const auto& [part, seconds] : m.parts())
         if (seconds > 0 && m.step_s > 0)
-          parts += fmt::format("{}{} {}%", parts.empty() ? "" : ", ", part, format_number(100 * seconds / m.step_s));
+          parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", part, format_share_percent(100 * seconds / m.step_s));
       // Fixed decimals per column, so the figures of a column line up on their decimal point.
       rows.push_back({s.name, m.model, std::to_string(m.jobs), fmt::format("{:.1f}", m.tokens_per_sec_per_gpu),
                       fmt::format("{:.1f}%", 100 * m.mfu), fmt::format("{:.2f}", m.step_s), parts});

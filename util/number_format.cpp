@@ -29,6 +29,30 @@ std::string format_number(double value) {
   return fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4);
 }
 
+std::string format_share_percent(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  if (percent > 0 && percent < 0.05) return "<0.1%";
+  if (percent > 99.95 && percent < 100) return ">99.9%";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", percent == 0 ? 0.0 : percent);
+  return text;
+}
+
+std::string format_count(long long count) {
+  const std::string digits = std::to_string(count < 0 ? -static_cast<unsigned long long>(count) : count);
+  std::string out = count < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format_count_mean(double mean) {
+  if (std::isfinite(mean) && mean == std::floor(mean) && std::abs(mean) < 1e15) return format_count(std::llround(mean));
+  return format_number(mean);
+}
+
 std::string format_change_percent(double percent) {
   if (!std::isfinite(percent)) return "n/a";
   char text[32];

@@ -20,6 +20,16 @@ std::string format_number(double value);
 // decimals ("+0.000%" below 0.0005%); exactly 0 is "+0.0%".
 std::string format_change_percent(double percent);
 
+// A part of a whole for people, in percent, one decimal so a column lines up: "87.9%", "0.0%"
+// for nothing; a part one decimal would round to 0.0 or 100.0 says so ("<0.1%", ">99.9%");
+// "n/a" when not finite.
+std::string format_share_percent(double percent);
+
+// A count for people, with thousands separators: "82,247", "-1,024".
+std::string format_count(long long count);
+// A mean of counts: format_count when it is whole, else format_number ("12.5").
+std::string format_count_mean(double mean);
+
 // A figure for data files (CSV): up to 6 decimals, trailing zeros dropped; `not_finite` when
 // it is not finite.
 std::string format_data(double value, std::string_view not_finite = "");

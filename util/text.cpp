@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "util/number_format.h"
+
 namespace topsim {
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
@@ -22,7 +24,7 @@ std::string join_alternatives(const std::vector<std::string>& names) {
 
 std::string counted(long long n, std::string_view singular, std::string_view plural) {
   const std::string noun = n == 1 ? std::string(singular) : plural.empty() ? std::string(singular) + "s" : std::string(plural);
-  return std::to_string(n) + " " + noun;
+  return format_count(n) + " " + noun;
 }
 
 std::string normalized_name(std::string_view name) {

@@ -34,8 +34,8 @@ std::string join(const Range& items, std::string_view separator, TextOf text_of)
 // Names as alternatives: "a", "a or b", "a, b or c"; empty for none.
 std::string join_alternatives(const std::vector<std::string>& names);
 
-// A count with its noun, singular for one: "1 node", "2 nodes" (plural: the singular + "s"
-// unless given).
+// A count with its noun, singular for one, thousands separated: "1 node", "82,247 jobs" (plural:
+// the singular + "s" unless given).
 std::string counted(long long n, std::string_view singular, std::string_view plural = "");
 
 // A name as compared when users type it: lower case, without '-', '_' and ' ' ("DGX-A100" and

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <climits>
+
 #include "util/number_format.h"
 #include "util/suggest.h"
 #include "util/text.h"
@@ -49,6 +51,31 @@ TEST_CASE("util::number formats: files keep 1e-6, people read a few decimals", "
     CHECK(format_change_percent(-0.019) == "-0.019%");  // before: "-0.0%", styled better
     CHECK(format_change_percent(0.0004) == "+0.000%");
     CHECK(format_change_percent(0.0 / 0.0) == "n/a");
+  }
+  SECTION("format_share_percent: one decimal, never 0.0 or 100.0 for a part that is neither") {
+    CHECK(format_share_percent(87.94) == "87.9%");
+    CHECK(format_share_percent(7.336) == "7.3%");
+    CHECK(format_share_percent(0) == "0.0%");
+    CHECK(format_share_percent(0.0261) == "<0.1%");  // the optimizer's part of a long step
+    CHECK(format_share_percent(0.05) == "0.1%");
+    CHECK(format_share_percent(99.97) == ">99.9%");
+    CHECK(format_share_percent(100) == "100.0%");
+    CHECK(format_share_percent(0.0 / 0.0) == "n/a");
+  }
+  SECTION("format_count and counted: thousands separated, the sign before them") {
+    CHECK(format_count(0) == "0");
+    CHECK(format_count(999) == "999");
+    CHECK(format_count(82247) == "82,247");
+    CHECK(format_count(1000000) == "1,000,000");
+    CHECK(format_count(-1024) == "-1,024");
+    CHECK(format_count(LLONG_MIN) == "-9,223,372,036,854,775,808");
+    CHECK(counted(699744, "job") == "699,744 jobs");
+    CHECK(counted(1, "node") == "1 node");
+  }
+  SECTION("format_count_mean: a whole mean as a count, a fractional one as a figure") {
+    CHECK(format_count_mean(82247) == "82,247");
+    CHECK(format_count_mean(12.5) == "12.5");
+    CHECK(format_count_mean(0.0 / 0.0) == "n/a");
   }
   SECTION("format_data: six decimals, or the text given for what is not finite") {
     CHECK(format_data(0.1234567) == "0.123457");
