@@ -37,11 +37,11 @@ double unaccounted(const SchedulerResult& s) {
 // "mean / p95" of a distribution over finished jobs, "n/a" when a run finished none (of its kind).
 std::string pair(const SchedulerResult& s, std::string_view first, std::string_view second) {
   if (!has(s, first) || !has(s, second)) return "n/a";
-  return fmt::format("{:.1f} / {:.1f}", mean(s, first), mean(s, second));
+  return format_fixed(mean(s, first), 1) + " / " + format_fixed(mean(s, second), 1);
 }
 // One figure of such a distribution, "n/a" likewise.
 std::string seconds(const SchedulerResult& s, std::string_view name) {
-  return has(s, name) ? fmt::format("{:.1f}", mean(s, name)) : std::string("n/a");
+  return has(s, name) ? format_fixed(mean(s, name), 1) : std::string("n/a");
 }
 
 // Which jobs the distributions cover, said when some jobs never ran.
@@ -230,7 +230,7 @@ std::string replay_columns(const ResultSet& r) {
   table.row("wait of finished, mean / p95 (s)", [](const SchedulerResult& s) { return pair(s, "wait_s.mean", "wait_s.p95"); });
   table.row("JCT mean / p50 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.mean", "jct_s.p50"); });
   table.row("JCT p95 / p99 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.p95", "jct_s.p99"); });
-  table.row("makespan (s)", [](const SchedulerResult& s) { return fmt::format("{:.1f}", mean(s, "makespan_s")); });
+  table.row("makespan (s)", [](const SchedulerResult& s) { return format_fixed(mean(s, "makespan_s"), 1); });
   table.row("GPU utilisation", [](const SchedulerResult& s) { return fmt::format("{:.1f}%", 100 * mean(s, "gpu_utilisation")); });
   table.row("placement efficiency (started)", [](const SchedulerResult& s) {
     return has(s, "placement_efficiency") ? fmt::format("{:.1f}%", 100 * mean(s, "placement_efficiency")) : std::string("n/a");
@@ -423,7 +423,7 @@ std::string llm_step_table(const ResultSet& r) {
         if (seconds > 0 && m.step_s > 0)
           parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", part, format_share_percent(100 * seconds / m.step_s));
       // Fixed decimals per column, so the figures of a column line up on their decimal point.
-      rows.push_back({s.name, m.model, std::to_string(m.jobs), fmt::format("{:.1f}", m.tokens_per_sec_per_gpu),
+      rows.push_back({s.name, m.model, format_count(m.jobs), format_fixed(m.tokens_per_sec_per_gpu, 1),
                       fmt::format("{:.1f}%", 100 * m.mfu), fmt::format("{:.2f}", m.step_s), parts});
     }
   return "\nLLM jobs, mean step (first seed)\n" + text_table(rows, {"  ", 2});

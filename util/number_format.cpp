@@ -1,5 +1,6 @@
 #include "util/number_format.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,18 @@ std::string fixed_trimmed(double value, int decimals) {
     if (!text.empty() && text.back() == '.') text.pop_back();
   }
   return text == "-0" ? "0" : text;
+}
+
+// `text` with commas between the thousands of its first run of digits: "-82245.5" -> "-82,245.5".
+std::string grouped(const std::string& text) {
+  const size_t first = std::min(text.find_first_of("0123456789"), text.size());
+  const size_t end = std::min(text.find_first_not_of("0123456789", first), text.size());
+  std::string out = text.substr(0, first);
+  for (size_t i = first; i < end; ++i) {
+    if (i > first && (end - i) % 3 == 0) out += ',';
+    out += text[i];
+  }
+  return out + text.substr(end);
 }
 
 }  // namespace
@@ -38,19 +51,15 @@ std::string format_share_percent(double percent) {
   return text;
 }
 
-std::string format_count(long long count) {
-  const std::string digits = std::to_string(count < 0 ? -static_cast<unsigned long long>(count) : count);
-  std::string out = count < 0 ? "-" : "";
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+std::string format_count(long long count) { return grouped(std::to_string(count)); }
 
-std::string format_count_mean(double mean) {
-  if (std::isfinite(mean) && mean == std::floor(mean) && std::abs(mean) < 1e15) return format_count(std::llround(mean));
-  return format_number(mean);
+std::string format_count_mean(double mean) { return grouped(format_number(mean)); }
+
+std::string format_fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return "n/a";
+  char buffer[400];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+  return grouped(std::string(buffer, result.ptr));
 }
 
 std::string format_change_percent(double percent) {

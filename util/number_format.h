@@ -27,8 +27,11 @@ std::string format_share_percent(double percent);
 
 // A count for people, with thousands separators: "82,247", "-1,024".
 std::string format_count(long long count);
-// A mean of counts: format_count when it is whole, else format_number ("12.5").
+// A mean of counts, format_number's figure with its whole part grouped ("82,245.5", "12.5").
 std::string format_count_mean(double mean);
+// A figure in a column of fixed decimals, its whole part grouped ("9,408,737.9" at 1); "n/a" when
+// not finite.
+std::string format_fixed(double value, int decimals);
 
 // A figure for data files (CSV): up to 6 decimals, trailing zeros dropped; `not_finite` when
 // it is not finite.

@@ -127,6 +127,24 @@ TEST_CASE("reports::headline figures read as a person takes them in: ratios in p
                                                           base + " default (" + headline_change_text(*card)));
 }
 
+TEST_CASE("reports::text summary groups counts by thousands, a fractional mean over seeds as it is", "[reports]") {
+  ResultSet results = one_job_never_placed();
+  results.scenario.jobs = 82247;
+  for (SchedulerResult& s : results.schedulers)
+    for (MetricSummary& m : s.metrics) {
+      if (m.name == "jobs") m.over_seeds.mean = 82247;
+      if (m.name == "finished") m.over_seeds.mean = 82245.5;
+      if (m.name == "never_placed") m.over_seeds.mean = 1.5;
+    }
+  const std::string text = render_text(results);
+  // Expected: the header's and the jobs row's 82,247; finished 82,245.5 (a mean of two seeds'
+  // counts) keeps its decimal.
+  CHECK_THAT(text, Catch::Contains(" 82,247 jobs ("));
+  CHECK(some_line_matches(text, "jobs submitted +82,247( .*)?"));
+  CHECK(some_line_matches(text, ".*  finished / rejected +82,245.5 / 0( .*)?"));
+  CHECK(some_line_matches(text, ".*  stuck / never placed +0 / 1.5( .*)?"));
+}
+
 TEST_CASE("reports::text summary accounts for every job, never-placed ones included", "[reports]") {
   const ResultSet results = one_job_never_placed();
   const std::string text = render_text(results);

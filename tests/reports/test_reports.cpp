@@ -246,7 +246,7 @@ TEST_CASE("reports::text: figures wider than their column never run into the nex
   for (SchedulerResult& s : results.schedulers)
     for (MetricSummary& m : s.metrics) m.over_seeds.mean = 1e15;
   const std::string text = render_text(results);
-  CHECK(text.find("1000000000000000.0 / 1000000000000000.0") != std::string::npos);
+  CHECK(text.find("1,000,000,000,000,000.0 / 1,000,000,000,000,000.0") != std::string::npos);
   CHECK(text.find(".01000") == std::string::npos);  // "...0.0" directly followed by "1000..."
   CHECK(text.find("%1") == std::string::npos);
 }

@@ -102,14 +102,14 @@ TEST_CASE("reports::text: the LLM step table's figures line up on their decimal 
   INFO(lines[header + 1] << "\n" << lines[header + 2]);
   REQUIRE(first.size() > 5);
   REQUIRE(second.size() > 5);
-  CHECK(first[3] == "4159.0");
+  CHECK(first[3] == "4,159.0");
   CHECK(second[3] == "903.4");
   CHECK(first[4] == "34.5%");
   CHECK(first[5] == "3.10");
   CHECK(second[5] == "13.82");
-  for (const std::string cell : {"4159.0", "34.5%", "3.10"}) {
+  for (const std::string cell : {"4,159.0", "34.5%", "3.10"}) {
     const size_t column_end = end_of(lines[header + 1], cell);
-    const std::string& other = cell == "4159.0" ? second[3] : cell == "34.5%" ? second[4] : second[5];
+    const std::string& other = cell == "4,159.0" ? second[3] : cell == "34.5%" ? second[4] : second[5];
     CHECK(end_of(lines[header + 2], other) == column_end);
   }
 }

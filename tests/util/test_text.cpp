@@ -72,10 +72,18 @@ TEST_CASE("util::number formats: files keep 1e-6, people read a few decimals", "
     CHECK(counted(699744, "job") == "699,744 jobs");
     CHECK(counted(1, "node") == "1 node");
   }
-  SECTION("format_count_mean: a whole mean as a count, a fractional one as a figure") {
+  SECTION("format_count_mean: format_number's figure, its whole part grouped") {
     CHECK(format_count_mean(82247) == "82,247");
+    CHECK(format_count_mean(82245.5) == "82,245.5");
+    CHECK(format_count_mean(-1234.25) == "-1,234.2");
     CHECK(format_count_mean(12.5) == "12.5");
     CHECK(format_count_mean(0.0 / 0.0) == "n/a");
+  }
+  SECTION("format_fixed: the decimals asked, the whole part grouped") {
+    CHECK(format_fixed(9408737.94, 1) == "9,408,737.9");
+    CHECK(format_fixed(856.25, 2) == "856.25");
+    CHECK(format_fixed(-1000, 0) == "-1,000");
+    CHECK(format_fixed(1.0 / 0.0, 1) == "n/a");
   }
   SECTION("format_data: six decimals, or the text given for what is not finite") {
     CHECK(format_data(0.1234567) == "0.123457");
