@@ -53,6 +53,14 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
     return Error{"node " + node.name +
                  "'s GPUs are not on an NVLink switch, so its nodes cannot share a multi-node NVLink domain"};
   const int job_nodes = sites->back().node + 1;
+  if (node.nics.empty() && job_nodes > std::max(1, domain_nodes)) {
+    const int node_gpus = topology->gpu_count();
+    return Error{"node " + node.name + " has no NIC: a job of " + std::to_string(config.gpus()) + " GPUs spans " +
+                 std::to_string(job_nodes) + " nodes of " + std::to_string(node_gpus) +
+                 " GPUs, and its parallel groups cannot reach across them; list the node's NICs (docs/node-format.md) or "
+                 "estimate at most " +
+                 std::to_string(std::max(1, domain_nodes) * node_gpus) + " GPUs"};
+  }
   // The job laid out in segments of `segment` nodes (0: no domains).
   auto laid_out = [&](int segment) -> Expected<LlmEstimate> {
     std::vector<LinkNode> nodes(static_cast<size_t>(job_nodes), LinkNode{&allocator, 0});

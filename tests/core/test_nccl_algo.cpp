@@ -499,6 +499,16 @@ TEST_CASE("core::llm_links: a data-parallel group over two NVL72 racks crosses t
     auto pcie = estimate_llm_idle(model, small, *builtin_model("pcie-h100"), NetworkModel{}, std::nullopt, 2);
     REQUIRE_FALSE(pcie.ok());
     CHECK_THAT(pcie.error().message, Catch::Contains("not on an NVLink switch"));
+    // A node without NICs: a job of two nodes is refused with what would run it, unless one
+    // multi-node NVLink domain holds both nodes.
+    NodeModel no_nic = *builtin_model("hgx-h100");
+    no_nic.nics.clear();
+    auto across = estimate_llm_idle(model, small, no_nic);
+    REQUIRE_FALSE(across.ok());
+    CHECK_THAT(across.error().message, Catch::Contains("has no NIC: a job of 16 GPUs spans 2 nodes of 8 GPUs") &&
+                                           Catch::Contains("estimate at most 8 GPUs"));
+    auto one_domain = estimate_llm_idle(model, small, no_nic, NetworkModel{}, std::nullopt, 2);
+    CHECK(one_domain.ok());
   }
 }
 
