@@ -123,7 +123,7 @@ JobCounts job_counts_of(const Series& s) {
 // Why `h`'s change against its base cannot be stated, or "" when it can.
 std::string no_change_reason(const Headline& h, bool base_has_metric, const JobCounts& base, const JobCounts& other) {
   const auto placed_none = [](const JobCounts& c) {
-    return fmt::format("{} placed 0 of {} jobs", c.name, format_count_mean(c.jobs));
+    return fmt::format("{} placed 0 of {} jobs", c.name, format_number(c.jobs));
   };
   if (base.jobs > 0 && base.placed == 0) return placed_none(base);
   if (other.jobs > 0 && other.placed == 0) return placed_none(other);
@@ -262,14 +262,14 @@ ChartTable policy_table(const ReportModel& m) {
 std::string figure_cell(const SchedulerResult& s, const std::string& metric, int decimals, double scale = 1) {
   bool found = false;
   const double value = mean_of(s, metric, found);
-  return found ? fmt::format("{:.{}f}", value * scale, decimals) : std::string("n/a");
+  return found ? format_fixed(value * scale, decimals) : std::string("n/a");
 }
 
 // A count's mean over seeds ("82,247"; "12.5" where the seeds differ), "n/a" where not measured.
 std::string count_cell(const SchedulerResult& s, const std::string& metric) {
   bool found = false;
   const double value = mean_of(s, metric, found);
-  return found ? format_count_mean(value) : std::string("n/a");
+  return found ? format_number(value) : std::string("n/a");
 }
 
 // Replays with failures: one row per series, means over seeds.
@@ -388,10 +388,10 @@ std::string headline_change_text(const Headline& h) {
 }
 
 std::string job_counts_text(const JobCounts& c) {
-  std::string out = format_count_mean(c.placed) + " of " + format_count_mean(c.jobs) + " placed";
+  std::string out = format_number(c.placed) + " of " + format_number(c.jobs) + " placed";
   std::vector<std::string> unplaced;
   const auto add = [&](double n, const char* what) {
-    if (n > 0) unplaced.push_back(format_count_mean(n) + " " + what);
+    if (n > 0) unplaced.push_back(format_number(n) + " " + what);
   };
   add(c.never_placed, "never placed");
   add(c.stuck, "stuck");
@@ -516,8 +516,8 @@ ChartTable preemption_table(const std::vector<Series>& series) {
     const auto cells = [&](const EvictionSum& sum) {
       const double n = static_cast<double>(sum.evictions);
       return std::array<std::string, 3>{
-          fmt::format("{:.1f}", n / seeds), fmt::format("{:.1f}%", 100 * n / static_cast<double>(total.evictions)),
-          sum.known ? fmt::format("{:.1f}", static_cast<double>(sum.lost_gpu_ms) / 3.6e6 / seeds) : "n/a"};
+          format_fixed(n / seeds, 1), fmt::format("{:.1f}%", 100 * n / static_cast<double>(total.evictions)),
+          sum.known ? format_fixed(static_cast<double>(sum.lost_gpu_ms) / 3.6e6 / seeds, 1) : "n/a"};
     };
     EvictionSum rest;
     for (size_t i = 0; i < ranked.size(); ++i) {
@@ -556,10 +556,9 @@ ChartTable node_type_table(const std::vector<Series>& series) {
     // One type, or no training job (GPU shares and trace pods only): nothing to compare.
     if (usage.size() < 2 || std::all_of(usage.begin(), usage.end(), [](const NodeTypeUsage& u) { return u.jobs == 0; })) continue;
     for (const NodeTypeUsage& u : usage) {
-      std::vector<std::string> row = {s.name, u.node_type, format_count(u.jobs), fmt::format("{:.1f}", u.gpu_hours),
-                                      u.jobs > u.llm_jobs ? fmt::format("{:.1f}", u.mean_samples_per_sec) : "-"};
-      if (llm)
-        row.insert(row.end(), {format_count(u.llm_jobs), u.llm_jobs > 0 ? fmt::format("{:.1f}", u.mean_tokens_per_sec) : "-"});
+      std::vector<std::string> row = {s.name, u.node_type, format_count(u.jobs), format_fixed(u.gpu_hours, 1),
+                                      u.jobs > u.llm_jobs ? format_fixed(u.mean_samples_per_sec, 1) : "-"};
+      if (llm) row.insert(row.end(), {format_count(u.llm_jobs), u.llm_jobs > 0 ? format_fixed(u.mean_tokens_per_sec, 1) : "-"});
       t.rows.push_back(std::move(row));
     }
   }

@@ -28,7 +28,7 @@ double mean(const SchedulerResult& s, std::string_view name) {
 bool has(const SchedulerResult& s, std::string_view name) { return s.metric(name) != nullptr; }
 // A job count (a mean over seeds: "2", or "1.5").
 // A count's mean over seeds: "82,247", or "12.5" where the seeds differ.
-std::string count(const SchedulerResult& s, std::string_view name) { return format_count_mean(mean(s, name)); }
+std::string count(const SchedulerResult& s, std::string_view name) { return format_number(mean(s, name)); }
 // Jobs neither finished, rejected, stuck nor never placed: running when the run ended.
 double unaccounted(const SchedulerResult& s) {
   return std::max(0.0, mean(s, "jobs") - mean(s, "finished") - mean(s, "rejected") - mean(s, "stuck") - mean(s, "never_placed"));
@@ -49,7 +49,7 @@ std::string subset_note(const ResultSet& r) {
   std::string out;
   for (const SchedulerResult& s : r.schedulers)
     if (const double ran = mean(s, "finished"); ran < mean(s, "jobs"))
-      out += fmt::format("{}{} {} of {}", out.empty() ? "" : ", ", s.name, format_count_mean(ran), count(s, "jobs"));
+      out += fmt::format("{}{} {} of {}", out.empty() ? "" : ", ", s.name, format_number(ran), count(s, "jobs"));
   if (out.empty()) return "";
   return "wait and JCT are over finished jobs only (" + out +
          ");\nthroughput, placement efficiency and cross-NUMA over started jobs; n/a: no job to measure\n";
@@ -110,10 +110,10 @@ void tenant_rows(const ResultSet& r, SideBySide& table) {
   if (tenant_names(r.schedulers.front().runs.front()).empty()) return;
   if (has(r.schedulers.front(), "evictions")) {
     table.row("preempted: evictions / GPU-h lost", [](const SchedulerResult& s) {
-      return fmt::format("{:.0f} / {:.2f}", mean(s, "evictions"), mean(s, "preempted_gpu_hours"));
+      return fmt::format("{} / {}", format_fixed(mean(s, "evictions"), 0), format_fixed(mean(s, "preempted_gpu_hours"), 2));
     });
     table.row("borrowed above nominal (GPU-h)",
-              [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "borrowed_gpu_hours")); });
+              [](const SchedulerResult& s) { return format_fixed(mean(s, "borrowed_gpu_hours"), 2); });
   }
   table.row("tenant fairness (Jain, 1 = even)", [](const SchedulerResult& s) {
     return has(s, "tenant_fairness") ? fmt::format("{:.3f}", mean(s, "tenant_fairness")) : std::string("n/a");
@@ -186,35 +186,37 @@ std::string preemption_pairs(const ResultSet& r) {
 void failure_rows(const ResultSet& r, SideBySide& table) {
   if (!has(r.schedulers.front(), "node_failures")) return;
   table.row("node failures: all (gpu/hbm/network/host/software)", [](const SchedulerResult& s) {
-    return fmt::format("{:.0f} ({:.0f}/{:.0f}/{:.0f}/{:.0f}/{:.0f})", mean(s, "node_failures"), mean(s, "node_failures.gpu"),
-                       mean(s, "node_failures.hbm"), mean(s, "node_failures.network"), mean(s, "node_failures.host"),
-                       mean(s, "node_failures.software"));
+    return fmt::format("{} ({}/{}/{}/{}/{})", format_fixed(mean(s, "node_failures"), 0),
+                       format_fixed(mean(s, "node_failures.gpu"), 0), format_fixed(mean(s, "node_failures.hbm"), 0),
+                       format_fixed(mean(s, "node_failures.network"), 0), format_fixed(mean(s, "node_failures.host"), 0),
+                       format_fixed(mean(s, "node_failures.software"), 0));
   });
   table.row("jobs interrupted / GPU-h lost to them", [](const SchedulerResult& s) {
-    return fmt::format("{:.0f} / {:.2f}", mean(s, "interruptions"), mean(s, "failure_lost_gpu_hours"));
+    return fmt::format("{} / {}", format_fixed(mean(s, "interruptions"), 0), format_fixed(mean(s, "failure_lost_gpu_hours"), 2));
   });
   table.row("GPU-h restarting / checkpointing / waiting", [](const SchedulerResult& s) {
-    return fmt::format("{:.2f} / {:.2f} / {:.2f}", mean(s, "restart_gpu_hours"), mean(s, "checkpoint_gpu_hours"),
-                       mean(s, "requeue_gpu_hours"));
+    return fmt::format("{} / {} / {}", format_fixed(mean(s, "restart_gpu_hours"), 2),
+                       format_fixed(mean(s, "checkpoint_gpu_hours"), 2), format_fixed(mean(s, "requeue_gpu_hours"), 2));
   });
   table.row("goodput / mean ETTR (finished training)", [](const SchedulerResult& s) {
     if (!has(s, "goodput") || !has(s, "ettr.mean")) return std::string("n/a");  // no training job finished
     return fmt::format("{:.1f}% / {:.1f}%", 100 * mean(s, "goodput"), 100 * mean(s, "ettr.mean"));
   });
   table.row("GPUs down, mean / peak", [](const SchedulerResult& s) {
-    return fmt::format("{:.1f} / {:.0f}", mean(s, "gpus_down.mean"), mean(s, "gpus_down.max"));
+    return fmt::format("{} / {}", format_fixed(mean(s, "gpus_down.mean"), 1), format_fixed(mean(s, "gpus_down.max"), 0));
   });
   if (has(r.schedulers.front(), "checkpoint_optimum_s"))
     table.row("largest interrupted job: MTBF / Daly interval (min)", [](const SchedulerResult& s) {
       if (!has(s, "checkpoint_optimum_s")) return std::string("n/a");
-      return fmt::format("{:.1f} / {:.1f}", mean(s, "interrupted_job_mtbf_s") / 60, mean(s, "checkpoint_optimum_s") / 60);
+      return fmt::format("{} / {}", format_fixed(mean(s, "interrupted_job_mtbf_s") / 60, 1),
+                         format_fixed(mean(s, "checkpoint_optimum_s") / 60, 1));
     });
   if (has(r.schedulers.front(), "elastic_resizes"))
     table.row("elastic jobs: shrinks and growths",
-              [](const SchedulerResult& s) { return fmt::format("{:.0f}", mean(s, "elastic_resizes")); });
+              [](const SchedulerResult& s) { return format_fixed(mean(s, "elastic_resizes"), 0); });
   if (has(r.schedulers.front(), "spare_swaps"))
     table.row("spare GPUs / failures a spare took", [](const SchedulerResult& s) {
-      return fmt::format("{:.0f} / {:.0f}", mean(s, "spare_gpus"), mean(s, "spare_swaps"));
+      return fmt::format("{} / {}", format_fixed(mean(s, "spare_gpus"), 0), format_fixed(mean(s, "spare_swaps"), 0));
     });
 }
 
@@ -226,7 +228,7 @@ std::string replay_columns(const ResultSet& r) {
   table.row("  stuck / never placed",
             [](const SchedulerResult& s) { return count(s, "stuck") + " / " + count(s, "never_placed"); });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return unaccounted(s) > 0; }))
-    table.row("  still running at the end", [](const SchedulerResult& s) { return format_count_mean(unaccounted(s)); });
+    table.row("  still running at the end", [](const SchedulerResult& s) { return format_number(unaccounted(s)); });
   table.row("wait of finished, mean / p95 (s)", [](const SchedulerResult& s) { return pair(s, "wait_s.mean", "wait_s.p95"); });
   table.row("JCT mean / p50 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.mean", "jct_s.p50"); });
   table.row("JCT p95 / p99 (s)", [](const SchedulerResult& s) { return pair(s, "jct_s.p95", "jct_s.p99"); });
@@ -240,14 +242,14 @@ std::string replay_columns(const ResultSet& r) {
   });
   table.row("topology success rate / fallbacks", [](const SchedulerResult& s) {
     if (!has(s, "topology_success_rate")) return std::string("n/a");
-    return fmt::format("{:.3f} / {:.0f}", mean(s, "topology_success_rate"), mean(s, "fallbacks"));
+    return fmt::format("{} / {}", format_fixed(mean(s, "topology_success_rate"), 3), format_fixed(mean(s, "fallbacks"), 0));
   });
   table.row("GPU-hours held by partial jobs",
-            [](const SchedulerResult& s) { return fmt::format("{:.2f}", mean(s, "held_idle_gpu_hours")); });
+            [](const SchedulerResult& s) { return format_fixed(mean(s, "held_idle_gpu_hours"), 2); });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return has(s, "contended_jobs"); }))
     table.row("slowed by shared uplinks: jobs / GPU-h", [](const SchedulerResult& s) {
       if (!has(s, "contended_jobs")) return std::string("n/a");
-      return fmt::format("{:.0f} / {:.2f}", mean(s, "contended_jobs"), mean(s, "contended_gpu_hours"));
+      return fmt::format("{} / {}", format_fixed(mean(s, "contended_jobs"), 0), format_fixed(mean(s, "contended_gpu_hours"), 2));
     });
   if (std::any_of(r.schedulers.begin(), r.schedulers.end(), [](const SchedulerResult& s) { return mean(s, "share_jobs") > 0; }))
     table.row("shared-GPU jobs: wait mean / p95 (s)",
@@ -256,13 +258,15 @@ std::string replay_columns(const ResultSet& r) {
   failure_rows(r, table);
   table.heading("time-weighted means:");
   table.row("  GPUs allocated", [&](const SchedulerResult& s) {
-    return fmt::format("{:.2f} ({:.1f}%)", mean(s, "allocated_gpus.mean"), 100 * mean(s, "gpu_alloc_ratio.mean"));
+    return fmt::format("{} ({}%)", format_fixed(mean(s, "allocated_gpus.mean"), 2),
+                       format_fixed(100 * mean(s, "gpu_alloc_ratio.mean"), 1));
   });
   table.row("  fragmentation F, GPUs (rate)", [](const SchedulerResult& s) {
-    return fmt::format("{:.2f} ({:.1f}%)", mean(s, "fragmentation_gpus.mean"), 100 * mean(s, "fragmentation_rate.mean"));
+    return fmt::format("{} ({}%)", format_fixed(mean(s, "fragmentation_gpus.mean"), 2),
+                       format_fixed(100 * mean(s, "fragmentation_rate.mean"), 1));
   });
   table.row("  jobs pending mean / peak", [](const SchedulerResult& s) {
-    return fmt::format("{:.2f} / {:.0f}", mean(s, "pending_jobs.mean"), mean(s, "pending_jobs.max"));
+    return fmt::format("{} / {}", format_fixed(mean(s, "pending_jobs.mean"), 2), format_fixed(mean(s, "pending_jobs.max"), 0));
   });
   return table.text() + subset_note(r);
 }
@@ -276,7 +280,7 @@ std::string replay_rows(const ResultSet& r) {
         {s.name,
          fmt::format("{}/{}/{}/{}", count(s, "finished"), count(s, "rejected"), count(s, "stuck"), count(s, "never_placed")),
          seconds(s, "wait_s.mean"), seconds(s, "wait_s.p95"), seconds(s, "jct_s.mean"),
-         fmt::format("{:.0f}", mean(s, "pending_jobs.max")), percent(mean(s, "gpu_alloc_ratio.mean")),
+         format_fixed(mean(s, "pending_jobs.max"), 0), percent(mean(s, "gpu_alloc_ratio.mean")),
          percent(mean(s, "gpu_alloc_ratio.max")), percent(mean(s, "fragmentation_rate.mean"))});
   return text_table(rows, kFigures) + subset_note(r) +
          "(fin/rej/stuck/never: jobs finished, rejected, stuck, never placed; peak pend: most jobs waiting at once; alloc: GPU "
@@ -305,7 +309,7 @@ std::string job_cell(const JobSpec& job, const JobRecord& r) {
     return job.gpu_core_percent > 0 ? fmt::format("share {} GiB + {}%", job.gpu_mem_gib, job.gpu_core_percent)
                                     : fmt::format("share {} GiB", job.gpu_mem_gib);
   if (!job.is_training()) return fmt::format("node {}", r.pods.front().node);
-  return fmt::format("{:.2f} {}", r.samples_per_sec, throughput_unit(job, r));
+  return fmt::format("{} {}", format_fixed(r.samples_per_sec, 2), throughput_unit(job, r));
 }
 
 std::string placement_cell(const JobSpec& job, const JobRecord& r) {
@@ -359,8 +363,9 @@ void timeline_cells(TextRow& row, const SchedulerResult& s, int64_t time_ms, int
   }
   const ClusterSample& x = *std::prev(after);
   const double share = gpus ? 100 * x.allocated_gpus / gpus : 0.0;
-  row.insert(row.end(), {std::to_string(x.running), std::to_string(x.pending), fmt::format("{:.1f}%", share),
-                         fmt::format("{:.2f} ({:.0f}%)", x.fragmentation_gpus, 100 * x.fragmentation_rate)});
+  row.insert(row.end(),
+             {std::to_string(x.running), std::to_string(x.pending), fmt::format("{}%", format_fixed(share, 1)),
+              fmt::format("{} ({}%)", format_fixed(x.fragmentation_gpus, 2), format_fixed(100 * x.fragmentation_rate, 0))});
 }
 
 // The sampled state side by side, at up to `max_rows` times evenly spread over the samples of the
@@ -424,7 +429,7 @@ std::string llm_step_table(const ResultSet& r) {
           parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", part, format_share_percent(100 * seconds / m.step_s));
       // Fixed decimals per column, so the figures of a column line up on their decimal point.
       rows.push_back({s.name, m.model, format_count(m.jobs), format_fixed(m.tokens_per_sec_per_gpu, 1),
-                      fmt::format("{:.1f}%", 100 * m.mfu), fmt::format("{:.2f}", m.step_s), parts});
+                      fmt::format("{}%", format_fixed(100 * m.mfu, 1)), format_fixed(m.step_s, 2), parts});
     }
   return "\nLLM jobs, mean step (first seed)\n" + text_table(rows, {"  ", 2});
 }

@@ -135,8 +135,8 @@ void read_node_group(JsonErrors& errors, const JsonAt& at, const std::string& ba
   // The group's own host memory (kubectl's allocatable memory, topsim import nodes) over the model's.
   if (auto gib = o.positive_number("host_memory_gib")) {
     if (*gib > kMaxHostMemoryGib)
-      return o.fail("host_memory_gib", "must be at most " + std::to_string(static_cast<int>(kMaxHostMemoryGib)) + " GiB, got " +
-                                           format_number(*gib));
+      return o.fail("host_memory_gib",
+                    "must be at most " + format_number(kMaxHostMemoryGib) + " GiB, got " + format_number(*gib));
     group.model.host_memory_gib = *gib;
   }
   if (auto c = o.integer("count", 1, 100000)) group.count = static_cast<int>(*c);

@@ -39,7 +39,7 @@ double rounded_micro(double value) { return std::round(value * 1e6) / 1e6; }
 std::string format_number(double value) {
   if (!std::isfinite(value)) return "n/a";
   const double size = std::abs(value);
-  return fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4);
+  return grouped(fixed_trimmed(value, size >= 1000 ? 1 : size >= 10 ? 2 : size >= 1 ? 3 : 4));
 }
 
 std::string format_share_percent(double percent) {
@@ -52,8 +52,6 @@ std::string format_share_percent(double percent) {
 }
 
 std::string format_count(long long count) { return grouped(std::to_string(count)); }
-
-std::string format_count_mean(double mean) { return grouped(format_number(mean)); }
 
 std::string format_fixed(double value, int decimals) {
   if (!std::isfinite(value)) return "n/a";

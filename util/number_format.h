@@ -12,7 +12,8 @@ namespace topsim {
 double rounded_micro(double value);
 
 // A figure for people: 4 significant decimals below 1, 3 below 10, 2 below 1000, else 1;
-// trailing zeros dropped ("1472", "0.95", "88.89"); "n/a" when not finite.
+// trailing zeros dropped, the whole part grouped by thousands ("1,472", "82,245.5", "0.95",
+// "88.89"); "n/a" when not finite. Never for files a program reads (format_data, rounded_micro).
 std::string format_number(double value);
 
 // A relative change for people, signed, in percent: one decimal ("+3.4%", "-12.0%"), but a change
@@ -27,8 +28,6 @@ std::string format_share_percent(double percent);
 
 // A count for people, with thousands separators: "82,247", "-1,024".
 std::string format_count(long long count);
-// A mean of counts, format_number's figure with its whole part grouped ("82,245.5", "12.5").
-std::string format_count_mean(double mean);
 // A figure in a column of fixed decimals, its whole part grouped ("9,408,737.9" at 1); "n/a" when
 // not finite.
 std::string format_fixed(double value, int decimals);

@@ -72,7 +72,7 @@ TEST_CASE("cli::check passes on an unchanged tree, fails naming the metric when 
     const pugi::xml_node failed =
         suite_node.find_child_by_attribute("testcase", "name", "default as topology-aware/images_per_sec.mean");
     REQUIRE(failed);
-    CHECK_THAT(std::string(failed.child("failure").child_value()), Catch::Contains("baseline 1071.5, now "));
+    CHECK_THAT(std::string(failed.child("failure").child_value()), Catch::Contains("baseline 1,071.5, now "));
     // Markdown: the regression first, the ok rows folded under a summary line.
     const std::string md = read_text(dir.file("check.md"));
     CHECK_THAT(md, Catch::Contains("**regressed**") && Catch::Contains("candidate default judged against topology-aware's"));
@@ -158,7 +158,7 @@ TEST_CASE("cli::check gates a tenant's metric: team b waiting longer than its ba
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("topology-aware/wait_s.max@b"));
   // Expected: the change against a baseline of 0 has no percentage.
-  CHECK_THAT(r.out, Catch::Contains("+1000 (n/a: baseline 0)  REGRESSED"));
+  CHECK_THAT(r.out, Catch::Contains("+1,000 (n/a: baseline 0)  REGRESSED"));
 }
 
 TEST_CASE("cli::check bad input: exit 2, one line", "[cli][check]") {

@@ -245,7 +245,7 @@ TEST_CASE("cli::explain a gang over two node types: paced by the slower, measure
       {"name": "one", "submit_s": 100, "workers": 1, "gpus_per_worker": 8, "model": "resnet50", "iterations": 1000}]},
     "schedulers": ["topology-aware"]})";
   const CliResult r = run_then_explain(dir, "g");
-  CHECK_THAT(r.out, Catch::Contains("  throughput: 11524.5 images/s (52.1% of the ideal placement's 22103)\n"
+  CHECK_THAT(r.out, Catch::Contains("  throughput: 11,524.5 images/s (52.1% of the ideal placement's 22,103)\n"
                                     "  node types: hgx-h100, dgx-a100: every step waits for the slowest ranks, so it runs "
                                     "at the pace of the type it is slowest on; its ideal is the fastest type's\n"));
   const CliResult one = run_cli("explain '" + dir.file("out") + "' one");
@@ -409,7 +409,7 @@ TEST_CASE("cli::explain a job evicted after its admission, before it ran: it los
        "queue": "a"}]},
     "tenancy": {"queues": "q", "checkpoint_every_s": 60, "restart_overhead_s": 30}, "schedulers": ["topology-aware"]})";
   const CliResult r = run_then_explain(dir, "b2");
-  CHECK_THAT(r.out, Catch::Contains("finished, waited 990 s, ran 1000 s\n"));
+  CHECK_THAT(r.out, Catch::Contains("finished, waited 990 s, ran 1,000 s\n"));
   CHECK_THAT(r.out, Catch::Contains("\n  stopped: 0 times by node failures, 1 time by preemption (before it first ran); "
                                     "training redone 0 s, restarting 0 s,"));
   CHECK_THAT(r.out,
@@ -452,7 +452,7 @@ TEST_CASE("cli::explain a job that failures stopped, and a job over many nodes i
   CHECK_THAT(r.out, Catch::Contains("  GPUs: 20 nodes (nodes 0-19), 8 GPUs each\n"));
   CHECK_THAT(r.out, Catch::Contains("  stopped: 1 time by node failures, 0 times by preemption; training redone 50 s, "
                                     "restarting 30 s, writing checkpoints 0 s, waiting to restart 500 s; effective "
-                                    "training time 63.3% of 1580 s\n  node 0 failed under it at 250 s (gpu, down 500 s): it "
+                                    "training time 63.3% of 1,580 s\n  node 0 failed under it at 250 s (gpu, down 500 s): it "
                                     "stopped, to be placed again\n"));
 }
 
@@ -554,7 +554,7 @@ TEST_CASE("cli::explain names the slice or partition annotation that lays a job 
       "volcano.sh/partition-network-topology-mode": "hard", "volcano.sh/partition-size": "16",
       "volcano.sh/partition-highest-tier-allowed": "1")");
   CHECK(sliced.find("hint:") == std::string::npos);
-  const auto ideal = [&](const std::string& text) { return occurrences(text, "(100.0% of the ideal placement's 223684.8)"); };
+  const auto ideal = [&](const std::string& text) { return occurrences(text, "(100.0% of the ideal placement's 223,684.8)"); };
   CHECK(ideal(sliced) == 3);
   // Hard partitions without a tier: Volcano holds them to none, and the job runs as without them.
   const std::string untiered =

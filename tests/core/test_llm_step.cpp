@@ -327,8 +327,8 @@ TEST_CASE("core::llm offloaded activations must fit in the node's host memory", 
   const Status over = validate_host_memory(model, c, h100);
   REQUIRE_FALSE(over.ok());
   CHECK(over.error().message ==
-        "host memory: offload_layers 76 keeps 304 GiB of llama3-70b's activations per GPU in host memory, 2432 GiB for 8 "
-        "GPUs on a node of hgx-h100, which has 2048 GiB; offload fewer layers");
+        "host memory: offload_layers 76 keeps 304 GiB of llama3-70b's activations per GPU in host memory, 2,432 GiB for 8 "
+        "GPUs on a node of hgx-h100, which has 2,048 GiB; offload fewer layers");
   c.offload_layers = 64;  // 2048 GiB: just fits
   CHECK(validate_host_memory(model, c, h100).ok());
   c.offload_layers = 76;

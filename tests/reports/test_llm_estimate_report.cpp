@@ -72,7 +72,7 @@ TEST_CASE("reports::llm estimate shows offloaded layers, the host link and the e
   CHECK_THAT(text, Catch::Contains("host offload exposed"));
   // 5 layers on each of the node's 8 GPUs, a layer of micro-batch 1 under FP8:
   // 8192 x 8192 x (18 + 14 - 6.5) bytes = 1.59375 GiB.
-  CHECK_THAT(text, Catch::Contains("host memory     63.75 GiB offloaded per node (8 GPUs x 7.969) of 2048 GiB\n"));
+  CHECK_THAT(text, Catch::Contains("host memory     63.75 GiB offloaded per node (8 GPUs x 7.969) of 2,048 GiB\n"));
   CHECK(json["memory_gib"]["host_offload_per_node"] == 63.75);
   CHECK(json["memory_gib"]["host"] == 2048.0);
   const LlmEstimateReport unstated{"hgx-b200", 8, 0, model, c, *estimate};

@@ -88,10 +88,10 @@ TEST_CASE("reports::headline against a zero value is n/a, not +0.0%", "[reports]
 TEST_CASE("reports::headline figures read as a person takes them in: ratios in percent, long spans in hours or days",
           "[reports]") {
   CHECK(headline_value_text(0.4178, "ratio") == "41.78%");
-  CHECK(headline_value_text(20404.1, "images/s") == "20404.1 images/s");
+  CHECK(headline_value_text(20404.1, "images/s") == "20,404.1 images/s");
   CHECK(headline_value_text(59.5, "s") == "59.5 s");
-  CHECK(headline_value_text(7200, "s") == "7200 s = 2 h");
-  CHECK(headline_value_text(1400636, "s") == "1400636 s = 16.21 d");
+  CHECK(headline_value_text(7200, "s") == "7,200 s = 2 h");
+  CHECK(headline_value_text(1400636, "s") == "1,400,636 s = 16.21 d");
   CHECK(headline_value_text(3, "GPUs") == "3 GPUs");
   // A ratio's change is a difference in percentage points; others' a relative change.
   Headline mfu;

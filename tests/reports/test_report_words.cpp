@@ -47,7 +47,7 @@ TEST_CASE("reports::words: an LLM job's throughput is in tokens/s", "[reports]")
       "llm": {"model": "llama3-8b", "tp": 8, "global_batch": 8}}])";
   const std::string text = render_text(run_all(
       scenario_from(scenario_json(R"([{"model": "hgx-h100", "count": 1}])", jobs, R"(, "schedulers": ["topology-aware"])"))));
-  CHECK(some_line_matches(text, "^llm +[0-9]+\\.[0-9]{2} tokens/s"));
+  CHECK(some_line_matches(text, "^llm +[0-9,]+\\.[0-9]{2} tokens/s"));
 }
 
 TEST_CASE("reports::words: a run of LLMs only leads with their MFU, not an image rate", "[reports][llm]") {

@@ -91,7 +91,7 @@ TEST_CASE("reports::downsampling keeps the ends", "[reports]") {
     CHECK(cdf.back().y == 1);
   }
   SECTION("numbers print with precision for their size") {
-    CHECK(format_number(1071.70519) == "1071.7");
+    CHECK(format_number(1071.70519) == "1,071.7");
     CHECK(format_number(12.3456) == "12.35");
     CHECK(format_number(0.88781) == "0.8878");
     CHECK(format_number(0) == "0");

@@ -65,13 +65,13 @@ TEST_CASE("reports::per-tenant table: jobs, waits, JCT, GPU-hours and their shar
     REQUIRE(b);
     // a: its one job starts at once; 2 GPUs x 1000 s = 0.56 GPU-h of 1.67, a third.
     CHECK(*a ==
-          std::vector<std::string>{"a", "6", scheduler, "1", "1", "0.0", "0.0", "1000.0", "0.6", "33.3%", "0.0", "0", "0.0"});
+          std::vector<std::string>{"a", "6", scheduler, "1", "1", "0.0", "0.0", "1,000.0", "0.6", "33.3%", "0.0", "0", "0.0"});
     // b: its quota holds one job at a time, the second waits 1000 s; two thirds of the GPU time.
     CHECK((*b)[1] == "2");
     CHECK((*b)[3] == "2");
     CHECK((*b)[4] == "2");
     CHECK((*b)[5] == "500.0");
-    CHECK((*b)[7] == "1500.0");
+    CHECK((*b)[7] == "1,500.0");
     CHECK((*b)[8] == "1.1");
     CHECK((*b)[9] == "66.7%");
   }
@@ -87,7 +87,7 @@ TEST_CASE("reports::per-tenant table: jobs, waits, JCT, GPU-hours and their shar
     CHECK_THAT(md, Catch::Contains("### Tenants") && Catch::Contains("| topology-aware | 2 | 0.962 | 0 | 0.0 | 0.0 |"));
     CHECK_THAT(md, Catch::Contains("### Per tenant") && Catch::Contains("| tenant | nominal GPUs | scheduler |") &&
                        Catch::Contains("| --- | ---: | --- |") &&
-                       Catch::Contains("| b | 2 | default | 2 | 2 | 500.0 | 1000.0 | 1500.0 | 1.1 | 66.7% |"));
+                       Catch::Contains("| b | 2 | default | 2 | 2 | 500.0 | 1,000.0 | 1,500.0 | 1.1 | 66.7% |"));
     const std::string& html = sink.files.at("report.html");
     CHECK_THAT(html, Catch::Contains("<h2>Tenants</h2>") && Catch::Contains("<h2>Per tenant</h2>"));
   }
@@ -98,10 +98,10 @@ TEST_CASE("reports::per-tenant table: jobs, waits, JCT, GPU-hours and their shar
     CHECK_THAT(text, Catch::Contains("\nper tenant (means over seeds;"));
     CHECK_THAT(text, Catch::Contains("  tenant (nominal GPUs)  scheduler       jobs  finished  p95 wait s  mean JCT s  "
                                      "GPU-h run  share\n"));
-    CHECK_THAT(text, Catch::Contains("  a (6)                  topology-aware     1         1         0.0      1000.0        "
-                                     "0.6  33.3%\n                         default            1         1         0.0      "
-                                     "1000.0        0.6  33.3%\n"));
-    CHECK_THAT(text, Catch::Contains("  b (2)                  topology-aware     2         2      1000.0      1500.0        "
+    CHECK_THAT(text, Catch::Contains("  a (6)                  topology-aware     1         1         0.0     1,000.0        "
+                                     "0.6  33.3%\n                         default            1         1         0.0     "
+                                     "1,000.0        0.6  33.3%\n"));
+    CHECK_THAT(text, Catch::Contains("  b (2)                  topology-aware     2         2     1,000.0     1,500.0        "
                                      "1.1  66.7%\n"));
     CHECK(text.find("evictions  ") == std::string::npos);
   }

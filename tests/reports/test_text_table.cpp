@@ -156,9 +156,9 @@ TEST_CASE("reports::text: the side-by-side block keeps wide cells apart and unde
     return std::string();
   };
   const std::pair<std::string, std::string> wide[] = {
-      {"preempted: evictions / GPU-h lost", "4741 / 1.00"},
+      {"preempted: evictions / GPU-h lost", "4,741 / 1.00"},
       {"node failures: all", "182 (88/0/0/0/0)"},
-      {"GPU-h restarting / checkpointing / waiting", "146549.33 / 121139.20 / 0.00"}};
+      {"GPU-h restarting / checkpointing / waiting", "146,549.33 / 121,139.20 / 0.00"}};
   for (const auto& [label, cell] : wide) {
     const std::string row = row_of(label);
     INFO(header << "\n" << row);
@@ -174,7 +174,7 @@ TEST_CASE("reports::text: the side-by-side block keeps wide cells apart and unde
   }
   // Each tenant's figures are a table of their own below, a row per scheduler.
   CHECK(row_of("  tenant (nominal GPUs)").ends_with("  evictions"));
-  CHECK(row_of("  ee9e8c (128)").ends_with("  11538.0     69898.0   181080.0  100.0%        795"));
+  CHECK(row_of("  ee9e8c (128)").ends_with("  11,538.0    69,898.0  181,080.0  100.0%        795"));
 
   SECTION("no run evicted a job: the per-tenant table leaves evictions out") {
     for (SchedulerResult& s : results.schedulers) {
@@ -187,7 +187,7 @@ TEST_CASE("reports::text: the side-by-side block keeps wide cells apart and unde
     for (const std::string& line : quiet) {
       INFO(line);
       if (line.rfind("  tenant (nominal GPUs)", 0) == 0) CHECK(line.ends_with("  share"));
-      if (line.rfind("  ee9e8c (128)", 0) == 0) CHECK(line.ends_with("  181080.0  100.0%"));
+      if (line.rfind("  ee9e8c (128)", 0) == 0) CHECK(line.ends_with("  181,080.0  100.0%"));
       if (line.rfind("preempted: evictions", 0) == 0) CHECK(line.find("0 / 1.00") != std::string::npos);
     }
   }

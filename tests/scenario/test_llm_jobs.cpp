@@ -229,7 +229,7 @@ TEST_CASE("scenario::llm a node group's own host memory bounds the offload, nami
   CHECK_THAT(bad.error().message, Catch::Contains("/cluster/nodes/0/host_memory_gib: must be a positive number, got 0"));
   const auto huge = load(R"([{"model": "hgx-h100", "count": 8, "host_memory_gib": 70000}])");
   REQUIRE_FALSE(huge.ok());
-  CHECK_THAT(huge.error().message, Catch::Contains("/cluster/nodes/0/host_memory_gib: must be at most 65536 GiB, got 70000"));
+  CHECK_THAT(huge.error().message, Catch::Contains("/cluster/nodes/0/host_memory_gib: must be at most 65,536 GiB, got 70,000"));
 }
 
 }  // namespace topsim

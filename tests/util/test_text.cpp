@@ -36,8 +36,8 @@ TEST_CASE("util::number formats: files keep 1e-6, people read a few decimals", "
     CHECK(rounded_micro(-2.5e-7) == Approx(-0.0).margin(1e-12));
   }
   SECTION("format_number: decimals by size, trailing zeros dropped, n/a when not finite") {
-    CHECK(format_number(1472) == "1472");
-    CHECK(format_number(1472.04) == "1472");
+    CHECK(format_number(1472) == "1,472");
+    CHECK(format_number(1472.04) == "1,472");
     CHECK(format_number(88.888) == "88.89");
     CHECK(format_number(0.95) == "0.95");
     CHECK(format_number(0.00004) == "0");
@@ -72,12 +72,12 @@ TEST_CASE("util::number formats: files keep 1e-6, people read a few decimals", "
     CHECK(counted(699744, "job") == "699,744 jobs");
     CHECK(counted(1, "node") == "1 node");
   }
-  SECTION("format_count_mean: format_number's figure, its whole part grouped") {
-    CHECK(format_count_mean(82247) == "82,247");
-    CHECK(format_count_mean(82245.5) == "82,245.5");
-    CHECK(format_count_mean(-1234.25) == "-1,234.2");
-    CHECK(format_count_mean(12.5) == "12.5");
-    CHECK(format_count_mean(0.0 / 0.0) == "n/a");
+  SECTION("format_number groups the whole part by thousands, the sign before it") {
+    CHECK(format_number(82247) == "82,247");
+    CHECK(format_number(82245.5) == "82,245.5");
+    CHECK(format_number(-1234.25) == "-1,234.2");
+    CHECK(format_number(12.5) == "12.5");
+    CHECK(format_number(0.0 / 0.0) == "n/a");
   }
   SECTION("format_fixed: the decimals asked, the whole part grouped") {
     CHECK(format_fixed(9408737.94, 1) == "9,408,737.9");
@@ -116,7 +116,7 @@ TEST_CASE("util::unknown_name lists a short list whole, the first of a long one 
   }
   SECTION("`count`: the list holds only the first of the candidates") {
     const std::vector<std::string> first(many.begin(), many.begin() + 50);
-    CHECK_THAT(unknown_name("job", "zzzzzzzz", first, 100000), Catch::EndsWith("name38 and 99961 more)"));
+    CHECK_THAT(unknown_name("job", "zzzzzzzz", first, 100000), Catch::EndsWith("name38 and 99,961 more)"));
     const std::vector<std::string> few(many.begin(), many.begin() + 3);
     CHECK_THAT(unknown_name("job", "zzzzzzzz", few, 10), Catch::EndsWith("name2 and 7 more)"));
   }
