@@ -128,15 +128,16 @@ std::string bounds_text(const PlanInfo& info) {
   if (info.quota)
     return fmt::format("quota moved {} GPUs at a time, at most {} splits per search", info.quota->step_gpus,
                        info.quota->max_evaluations);
-  std::string out = "at most " + std::to_string(info.max_nodes) + " nodes";
+  std::string out = "at most " + counted(info.max_nodes, "node");
   if (info.max_cost_per_hour) out += " and " + dollars(per_month(*info.max_cost_per_hour)) + "/month";
   return out;
 }
 
 std::string facts_line(const PlanInfo& info) {
-  return fmt::format("{} ({} jobs at x1), {} scheduler(s) x {} candidate(s) x {} growth step(s), {} seed(s) from {}",
-                     info.workload, info.jobs, info.schedulers.size(), info.candidates.size(), info.growth.size(), info.seeds,
-                     info.seed);
+  const auto n = [](size_t count, const char* noun) { return counted(static_cast<long long>(count), noun); };
+  return fmt::format("{} ({} at x1), {} x {} x {}, {} from {}", info.workload, n(info.jobs, "job"),
+                     n(info.schedulers.size(), "scheduler"), n(info.candidates.size(), "candidate"),
+                     n(info.growth.size(), "growth step"), n(static_cast<size_t>(info.seeds), "seed"), info.seed);
 }
 
 size_t evaluated(const PlanResult& r) {

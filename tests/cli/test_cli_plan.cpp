@@ -57,6 +57,9 @@ TEST_CASE("cli::plan writes the plan's files and a headline", "[cli][plan]") {
                              "than 7 dgx1-v100, its next best; margin: at 4 nodes, fails wait_s.p95 <= 900 (decided at 9.717 h, "
                              "152 of 300 jobs)); default needs 5 dgx-a100: the same."));
   CHECK_THAT(r.out, Catch::Contains("growth x2:"));
+  // The first line counts what the plan searches, each count with its noun (one seed, singular).
+  CHECK_THAT(r.out.substr(0, r.out.find('\n')),
+             Catch::EndsWith("(300 jobs at x1), 2 schedulers x 3 candidates x 2 growth steps, 1 seed from 4"));
   for (const std::string& name : kFiles) CHECK(fs::exists(fs::path(dir.file("out")) / name));
   const std::string json = read_text(fs::path(dir.file("out")) / "plan.json");
   CHECK_THAT(json, Catch::Contains("\"schema\": \"topsim.plan/1\"") && Catch::Contains("\"feasible\": true"));
