@@ -6,6 +6,7 @@
 #include "cli/output_file.h"
 #include "formats/jobs/imported_jobs.h"
 #include "scenario/other_inputs.h"
+#include "util/text.h"
 
 namespace topsim::cli {
 namespace {
@@ -47,7 +48,8 @@ class ImportJobs : public Command {
     std::ostream& note = output_ == "-" ? io.notes : io.out;
     for (const std::string& n : imported->notes) note << "note: " << n << "\n";
     for (const std::string& skipped : imported->skipped) note << "skipped " << skipped << "\n";
-    note << fmt::format("{} job(s) -> {}\n", imported->size(), output_ == "-" ? "stdout" : output_);
+    note << fmt::format("{} -> {}\n", counted(static_cast<long long>(imported->size()), "job"),
+                        output_ == "-" ? "stdout" : output_);
     return Outcome::ok();
   }
 

@@ -65,8 +65,8 @@ class ImportNodes : public Command {
     note << "network: " << imported->transport << " (" << imported->transport_reason << ")\n";
     for (const std::string& line : imported->notes) note << "note: " << line << "\n";
     if (!imported->skipped.empty())
-      note << fmt::format("skipped {} node(s) without GPUs: {}{}\n", imported->skipped.size(), imported->skipped.front(),
-                          imported->skipped.size() > 1 ? ", ..." : "");
+      note << fmt::format("skipped {} without GPUs: {}{}\n", counted(static_cast<long long>(imported->skipped.size()), "node"),
+                          imported->skipped.front(), imported->skipped.size() > 1 ? ", ..." : "");
     return Outcome::ok();
   }
 

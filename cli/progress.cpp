@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/number_format.h"
+
 namespace topsim::cli {
 
 bool stderr_is_terminal() {
@@ -31,8 +33,10 @@ std::string live_line(const std::string& label, const LiveProgress& p) {
     eta = format_duration(static_cast<double>(p.expected_events - p.events) / rate);
   else if (p.events >= p.expected_events && p.events > 0)
     eta = format_duration(0);
-  return fmt::format("{}: run {}/{}, simulated {}, {}/{} jobs done, {:.0f} events/s, ETA {}", label,
-                     std::min(p.runs_done + 1, p.runs), p.runs, format_duration(p.simulated_s), p.jobs_done, p.jobs, rate, eta);
+  return fmt::format("{}: run {}/{}, simulated {}, {}/{} jobs done, {} events/s, ETA {}", label,
+                     std::min(p.runs_done + 1, p.runs), p.runs, format_duration(p.simulated_s),
+                     format_count(static_cast<long long>(p.jobs_done)), format_count(static_cast<long long>(p.jobs)),
+                     format_fixed(rate, 0), eta);
 }
 
 }  // namespace
@@ -42,8 +46,9 @@ void attach_progress(ExperimentOptions& options, std::ostream& err, const Progre
   if (progress.timing) {
     options.progress = [&err, live](const RunProgress& p) {
       if (live) err << "\r\033[K";  // the timing line replaces the live line, which is drawn again at the next tick
-      err << fmt::format("[{}/{}] {} seed {}: {} jobs, {} events in {:.2f} s ({:.0f} events/s)\n", p.done, p.total, p.scheduler,
-                         p.seed, p.jobs, p.events, p.wall_s, static_cast<double>(p.events) / std::max(p.wall_s, 1e-9));
+      err << fmt::format("[{}/{}] {} seed {}: {} jobs, {} events in {:.2f} s ({} events/s)\n", p.done, p.total, p.scheduler,
+                         p.seed, format_count(static_cast<long long>(p.jobs)), format_count(static_cast<long long>(p.events)),
+                         p.wall_s, format_fixed(static_cast<double>(p.events) / std::max(p.wall_s, 1e-9), 0));
       err.flush();
     };
   }

@@ -485,7 +485,8 @@ std::string shared_name_line(const std::string& name, const std::vector<uint32_t
   std::vector<std::string> shown;
   for (size_t i = 0; i < ids.size() && i < kShown; ++i) shown.push_back(std::to_string(ids[i]));
   return fmt::format("  ({} names {} jobs of this run, ids {}{}; this is id {}: `topsim explain DIR '#ID'` explains another)\n",
-                     name, ids.size(), join(shown, ", "), ids.size() > kShown ? ", ..." : "", ids.front());
+                     name, format_count(static_cast<long long>(ids.size())), join(shown, ", "),
+                     ids.size() > kShown ? ", ..." : "", ids.front());
 }
 
 }  // namespace

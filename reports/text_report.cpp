@@ -399,7 +399,8 @@ std::string timeline(const ResultSet& r, size_t max_rows) {
   }
   const std::string every =
       shortest_period == longest_period ? clock(shortest_period) : clock(shortest_period) + " to " + clock(longest_period);
-  return fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n", every, count, grid.size()) +
+  return fmt::format("\nover time (every {}; {} of {} samples, all in results.json):\n", every,
+                     format_count(static_cast<long long>(count)), format_count(static_cast<long long>(grid.size()))) +
          text_table(rows, {"  ", 0, 2, false});
 }
 

@@ -146,8 +146,8 @@ class RecordJobs {
     const int64_t first = *std::min_element(submits_.begin(), submits_.end());
     for (size_t j = 0; j < submits_.size(); ++j) out_.entries->jobs[j]["submit_s"] = submits_[j] - first;
     out_.notes.push_back(std::string(tool) + " does not say what trains: every job trains " + kDefaultModel);
-    if (not_run_ > 0) out_.skipped.push_back(std::to_string(not_run_) + " jobs that never started or had not ended");
-    if (no_gpu_ > 0) out_.skipped.push_back(std::to_string(no_gpu_) + " jobs without GPUs");
+    if (not_run_ > 0) out_.skipped.push_back(counted(not_run_, "job") + " that never started or had not ended");
+    if (no_gpu_ > 0) out_.skipped.push_back(counted(no_gpu_, "job") + " without GPUs");
     return std::move(out_);
   }
 

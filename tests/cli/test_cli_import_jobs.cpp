@@ -126,7 +126,7 @@ TEST_CASE("cli::import jobs reads Kubeflow, MPI, Volcano and plain manifests int
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("skipped ") && Catch::Contains("Service tensorboard: not a workload topsim reads") &&
-                        Catch::Contains("4 job(s) -> "));
+                        Catch::Contains("4 jobs -> "));
   CHECK_THAT(r.out, Catch::Contains("note: no metadata.creationTimestamp on some manifests"));
   const auto workload = nlohmann::json::parse(read_text(dir.file("jobs.json")));
   CHECK(workload.at("kind") == "jobs");
@@ -275,8 +275,8 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   const CliResult r = run_cli("import jobs '" + write(dir.path / "sacct.txt", kSacct) + "' -o '" + dir.file("jobs.json") + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("skipped 1 jobs that never started or had not ended") &&
-                        Catch::Contains("skipped 1 jobs without GPUs") && Catch::Contains("3 job(s) -> "));
+  CHECK_THAT(r.out, Catch::Contains("skipped 1 job that never started or had not ended") &&
+                        Catch::Contains("skipped 1 job without GPUs") && Catch::Contains("3 jobs -> "));
   const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
   REQUIRE(jobs.size() == 3);
   CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1001-bert", "workers": 2, "gpus_per_worker": 8, "model": "resnet50",
@@ -291,8 +291,8 @@ TEST_CASE("cli::import jobs reads Slurm sacct output", "[cli][import]") {
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   // Expected: the run accounts for the records it did not replay, as the import does.
-  CHECK_THAT(run.out, Catch::Contains("3 jobs (Slurm sacct from sacct.txt (skipped: 1 jobs that never started or had not "
-                                      "ended; 1 jobs without GPUs))"));
+  CHECK_THAT(run.out, Catch::Contains("3 jobs (Slurm sacct from sacct.txt (skipped: 1 job that never started or had not "
+                                      "ended; 1 job without GPUs))"));
   std::string bad = kSacct;
   bad.replace(bad.find("|2|COMPLETED"), 12, "|two|COMPLETED");
   check_bad_input(run_cli("import jobs '" + write(dir.path / "bad.txt", bad) + "' -o '" + dir.file("j.json") + "'"),
@@ -341,7 +341,7 @@ TEST_CASE("cli::import jobs reads a Helios cluster_log.csv", "[cli][import]") {
       run_cli("import jobs '" + write(dir.path / "cluster_log.csv", log) + "' -o '" + dir.file("jobs.json") + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("skipped 1 jobs without GPUs") && Catch::Contains("2 job(s) -> "));
+  CHECK_THAT(r.out, Catch::Contains("skipped 1 job without GPUs") && Catch::Contains("2 jobs -> "));
   const auto jobs = nlohmann::json::parse(read_text(dir.file("jobs.json"))).at("jobs");
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[0] == nlohmann::json::parse(R"({"name": "1425511", "queue": "vcA", "workers": 1, "gpus_per_worker": 1,

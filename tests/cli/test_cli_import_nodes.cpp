@@ -53,7 +53,7 @@ TEST_CASE("cli::import nodes groups kubectl's GPU nodes into built-in models, an
   CHECK_THAT(r.out, Catch::Contains("2 x dgx-a100 (8 x NVIDIA-A100-SXM4-40GB, 1005.7 GiB host memory)") &&
                         Catch::Contains("1 x hgx-h100 (8 x NVIDIA-H100-80GB-HBM3, 1005.7 GiB host memory)") &&
                         Catch::Contains("1 x dgx1-v100 (8 x Tesla-V100-SXM2-16GB, share, 1005.7 GiB host memory)") &&
-                        Catch::Contains("skipped 1 node(s) without GPUs: cpu-0"));
+                        Catch::Contains("skipped 1 node without GPUs: cpu-0"));
   const auto cluster = nlohmann::json::parse(read_text(dir.file("cluster.json")));
   CHECK(cluster == nlohmann::json::parse(R"({"nodes": [
       {"model": "dgx-a100", "count": 2, "names": ["a100-0", "a100-1"], "host_memory_gib": 1005.705078125},

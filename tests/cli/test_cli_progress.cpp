@@ -40,7 +40,7 @@ size_t count(const std::string& text, const std::string& needle) {
 
 // Lines "[i/n] <scheduler> seed <s>: <jobs> jobs, <events> events in <t> s (<rate> events/s)".
 size_t timing_lines(const std::string& err) {
-  static const std::regex line(R"(\[\d+/\d+\] [a-z-]+ seed \d+: \d+ jobs, \d+ events in [0-9.]+ s \([0-9]+ events/s\))");
+  static const std::regex line(R"(\[\d+/\d+\] [a-z-]+ seed \d+: [0-9,]+ jobs, [0-9,]+ events in [0-9.]+ s \([0-9,]+ events/s\))");
   return static_cast<size_t>(std::distance(std::sregex_iterator(err.begin(), err.end(), line), std::sregex_iterator()));
 }
 
@@ -61,7 +61,7 @@ TEST_CASE("progress: a live line on a terminal, cleared at the end, --quiet sile
     const CliResult r = run_shell("TOPSIM_PROGRESS=always " + std::string(TOPSIM_CLI_PATH) + " " + run);
     REQUIRE(r.exit_code == 0);
     INFO("stderr: " << r.err);
-    CHECK_THAT(r.err, Catch::Contains("progress: run 1/4, simulated ") && Catch::Contains("/12000 jobs done, ") &&
+    CHECK_THAT(r.err, Catch::Contains("progress: run 1/4, simulated ") && Catch::Contains("/12,000 jobs done, ") &&
                           Catch::Contains(" events/s, ETA "));
     CHECK(r.err.size() >= 4);
     CHECK(r.err.substr(r.err.size() - 4) == "\r\033[K");  // the line is gone when the runs end
