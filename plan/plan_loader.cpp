@@ -21,6 +21,7 @@
 #include "util/input_file.h"
 #include "util/number_format.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 namespace topsim {
 namespace {
@@ -357,7 +358,7 @@ void check_bounds(JsonErrors& errors, const PlanSpec& plan) {
   char cost[32];
   std::snprintf(cost, sizeof cost, "$%.2f", first.cost_per_unit_hour);
   errors.fail("/bounds", "below one unit of every candidate (one unit of '" + first.name + "' is " +
-                             std::to_string(first.nodes_per_unit) + " node(s) at " + cost + " an hour)");
+                             counted(first.nodes_per_unit, "node") + " at " + cost + " an hour)");
 }
 
 // The shared keys as a scenario document. A size plan gets a one-node stand-in cluster (the loader

@@ -395,11 +395,11 @@ Expected<KubeNodeImport> parse_kube_nodes(std::string_view text, std::string_vie
                  unhealthy};
   choose_transport(out, evidence, network);
   if (counted_by_label > 0)
-    out.notes.push_back(std::to_string(counted_by_label) +
-                        " node(s) without GPUs allocatable counted by their nvidia.com/gpu.count label");
+    out.notes.push_back(counted(counted_by_label, "node") +
+                        " without GPUs allocatable counted by their nvidia.com/gpu.count label");
   if (without_memory > 0)
-    out.notes.push_back(std::to_string(without_memory) +
-                        " GPU node(s) state no memory (status allocatable or capacity): their host memory is the other "
+    out.notes.push_back(counted(without_memory, "GPU node") + (without_memory == 1 ? " states" : " state") +
+                        " no memory (status allocatable or capacity): their host memory is the other "
                         "nodes' of their group, or the model's when none states it");
   return out;
 }

@@ -357,7 +357,7 @@ TEST_CASE("cli::topo show --scenario and --cluster draw a cluster's fabric", "[c
                                       "  2 x hgx-h100  8 x h100  host memory 2048.0 GiB  a, c\n"
                                       "  1 x hgx-h100  8 x h100  host memory 2048.0 GiB  b\n\n"));
     // Then what the import assumed, as `topsim import nodes` says it.
-    CHECK_THAT(r.out, Catch::EndsWith("  b\n\nnetwork: ib (as given; RDMA devices on 0 of 3 GPU nodes)\n3 GPU node(s) state no "
+    CHECK_THAT(r.out, Catch::EndsWith("  b\n\nnetwork: ib (as given; RDMA devices on 0 of 3 GPU nodes)\n3 GPU nodes state no "
                                       "memory (status allocatable or "
                                       "capacity): their host memory is the other nodes' of their group, or the model's when "
                                       "none states it\n"));

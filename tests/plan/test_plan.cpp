@@ -331,9 +331,8 @@ TEST_CASE("plan: bad plans are one-line errors naming the key", "[sim][plan]") {
              Catch::Contains("/mixes/0/parts/dgx-h100: unknown node type 'dgx-h100'"));
   CHECK_THAT(plan_error(with("bounds", R"({"max_nodes": 0})")),
              Catch::Contains("/bounds/max_nodes: must be an integer in 1..100000"));
-  CHECK_THAT(
-      plan_error(with("bounds", R"({"max_cost_per_hour": 10})")),
-      Catch::Contains("/bounds: below one unit of every candidate (one unit of 'dgx1-v100' is 1 node(s) at $24.48 an hour)"));
+  CHECK_THAT(plan_error(with("bounds", R"({"max_cost_per_hour": 10})")),
+             Catch::Contains("/bounds: below one unit of every candidate (one unit of 'dgx1-v100' is 1 node at $24.48 an hour)"));
   CHECK_THAT(plan_error(with("growth", "[1, 1]")), Catch::Contains("/growth/1: growth step 1 is listed twice"));
   CHECK_THAT(plan_error(with("growth", "[0]")), Catch::Contains("/growth/0: must be a number in"));
   CHECK_THAT(plan_error(with("mode", R"("fill")")), Catch::Contains("/mode: a plan replays its workload"));

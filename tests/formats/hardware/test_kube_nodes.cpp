@@ -240,7 +240,7 @@ TEST_CASE("formats::kube_nodes: host memory from allocatable memory, nodes far a
     REQUIRE(r->groups.size() == 1);
     CHECK(r->groups[0].host_memory_gib == 1024);
     REQUIRE(r->notes.size() == 1);
-    CHECK_THAT(r->notes[0], Catch::StartsWith("1 GPU node(s) state no memory"));
+    CHECK_THAT(r->notes[0], Catch::StartsWith("1 GPU node states no memory"));
   }
   SECTION("no memory anywhere: the model's figure, none written") {
     const auto r = parse_kube_nodes(list({node("a", "NVIDIA-H100-80GB-HBM3", 8)}), "nodes.json");
