@@ -8,6 +8,7 @@
 #include "core/model_catalog.h"
 #include "core/nccl_algo.h"
 #include "core/topology.h"
+#include "util/text.h"
 
 namespace topsim {
 
@@ -55,11 +56,11 @@ Expected<LlmEstimate> estimate_llm_idle(const LlmModel& model, const ParallelCon
   const int job_nodes = sites->back().node + 1;
   if (node.nics.empty() && job_nodes > std::max(1, domain_nodes)) {
     const int node_gpus = topology->gpu_count();
-    return Error{"node " + node.name + " has no NIC: a job of " + std::to_string(config.gpus()) + " GPUs spans " +
-                 std::to_string(job_nodes) + " nodes of " + std::to_string(node_gpus) +
-                 " GPUs, and its parallel groups cannot reach across them; list the node's NICs (docs/node-format.md) or "
+    return Error{"node " + node.name + " has no NIC: a job of " + counted(config.gpus(), "GPU") + " spans " +
+                 counted(job_nodes, "node") + " of " + counted(node_gpus, "GPU") +
+                 ", and its parallel groups cannot reach across them; list the node's NICs (docs/node-format.md) or "
                  "estimate at most " +
-                 std::to_string(std::max(1, domain_nodes) * node_gpus) + " GPUs"};
+                 counted(std::max(1, domain_nodes) * node_gpus, "GPU")};
   }
   // The job laid out in segments of `segment` nodes (0: no domains).
   auto laid_out = [&](int segment) -> Expected<LlmEstimate> {

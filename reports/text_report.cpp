@@ -258,12 +258,11 @@ std::string replay_columns(const ResultSet& r) {
   failure_rows(r, table);
   table.heading("time-weighted means:");
   table.row("  GPUs allocated", [&](const SchedulerResult& s) {
-    return fmt::format("{} ({}%)", format_fixed(mean(s, "allocated_gpus.mean"), 2),
-                       format_fixed(100 * mean(s, "gpu_alloc_ratio.mean"), 1));
+    return fmt::format("{} ({})", format_fixed(mean(s, "allocated_gpus.mean"), 2), percent(mean(s, "gpu_alloc_ratio.mean")));
   });
   table.row("  fragmentation F, GPUs (rate)", [](const SchedulerResult& s) {
-    return fmt::format("{} ({}%)", format_fixed(mean(s, "fragmentation_gpus.mean"), 2),
-                       format_fixed(100 * mean(s, "fragmentation_rate.mean"), 1));
+    return fmt::format("{} ({})", format_fixed(mean(s, "fragmentation_gpus.mean"), 2),
+                       percent(mean(s, "fragmentation_rate.mean")));
   });
   table.row("  jobs pending mean / peak", [](const SchedulerResult& s) {
     return fmt::format("{} / {}", format_fixed(mean(s, "pending_jobs.mean"), 2), format_fixed(mean(s, "pending_jobs.max"), 0));
@@ -363,9 +362,8 @@ void timeline_cells(TextRow& row, const SchedulerResult& s, int64_t time_ms, int
   }
   const ClusterSample& x = *std::prev(after);
   const double share = gpus ? 100 * x.allocated_gpus / gpus : 0.0;
-  row.insert(row.end(),
-             {std::to_string(x.running), std::to_string(x.pending), fmt::format("{}%", format_fixed(share, 1)),
-              fmt::format("{} ({}%)", format_fixed(x.fragmentation_gpus, 2), format_fixed(100 * x.fragmentation_rate, 0))});
+  row.insert(row.end(), {std::to_string(x.running), std::to_string(x.pending), fmt::format("{:.1f}%", share),
+                         fmt::format("{} ({:.0f}%)", format_fixed(x.fragmentation_gpus, 2), 100 * x.fragmentation_rate)});
 }
 
 // The sampled state side by side, at up to `max_rows` times evenly spread over the samples of the
@@ -429,8 +427,8 @@ std::string llm_step_table(const ResultSet& r) {
         if (seconds > 0 && m.step_s > 0)
           parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", part, format_share_percent(100 * seconds / m.step_s));
       // Fixed decimals per column, so the figures of a column line up on their decimal point.
-      rows.push_back({s.name, m.model, format_count(m.jobs), format_fixed(m.tokens_per_sec_per_gpu, 1),
-                      fmt::format("{}%", format_fixed(100 * m.mfu, 1)), format_fixed(m.step_s, 2), parts});
+      rows.push_back({s.name, m.model, format_count(m.jobs), format_fixed(m.tokens_per_sec_per_gpu, 1), percent(m.mfu),
+                      format_fixed(m.step_s, 2), parts});
     }
   return "\nLLM jobs, mean step (first seed)\n" + text_table(rows, {"  ", 2});
 }
